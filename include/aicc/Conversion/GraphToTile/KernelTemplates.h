@@ -1,0 +1,31 @@
+//===- KernelTemplates.h - graph fusion groups -> tile kernels --*- C++ -*-===//
+//
+// Kernel templates used by convert-graph-to-tile. Each builds one tile kernel (a func.func
+// with a #tile.schedule) from a graph.fusion_group:
+//   - buildElementwiseKernel: 1-D programs of BLOCK output elements; every input is read
+//     at the broadcast (and, for a transposed input, permuted) offset of each output element.
+//   - buildMatmulKernel: programs over (BLOCK_M x BLOCK_N) output tiles (grid z = batch),
+//     a K loop of BLOCK_K with tile.dot into an f32 accumulator, then the fused epilogue
+//     (Gemm alpha/beta*C, elementwise chain) applied to the accumulator tile before one store.
+//   - buildSoftmaxKernel: one program per row (the softmax axis), the row held on chip:
+//     max, sum of exp, normalize, then the fused elementwise consumers.
+// Kernel parameters are the group's inputs then its outputs, each a flat 1-D memref
+// (row-major, element count = the tensor's).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AICC_CONVERSION_GRAPHTOTILE_KERNELTEMPLATES_H
+#define AICC_CONVERSION_GRAPHTOTILE_KERNELTEMPLATES_H
+
+#include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace aicc {
+/// Builds the kernel for `group` as a func.func named `name` at `builder`'s insertion
+/// point. Emits a diagnostic at the offending op and returns failure for groups no
+/// template covers (the message names the op and the reason).
+mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
+                                                       graph::FusionGroupOp group,
+                                                       llvm::StringRef name);
+} // namespace aicc
+
+#endif

@@ -1,0 +1,84 @@
+//===- Passes.td - aicc conversion passes ------------------*- tablegen -*-===//
+#ifndef AICC_CONVERSION_PASSES_TD
+#define AICC_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
+  let summary = "Lower fused graph functions to tile kernels and a host launch plan";
+  let description = [{
+    Every `graph.fusion_group` becomes a tile kernel (a `func.func` with `tile.schedule`
+    inside the nested `builtin.module @kernels`) built from a template chosen by its kind:
+    matmul/gemm + elementwise epilogue, elementwise with broadcasting, or row softmax.
+    The graph function becomes the host plan: a function over memrefs where constants are
+    `memref.global`s, intermediate tensors are `memref.alloc`s, each kernel runs through
+    `tile.launch`, and reshapes become `memref.reinterpret_cast` views.
+
+    ```mlir
+    func.func @main(%x: memref<2x4xf32>) -> memref<2x3xf32> {
+      %w = memref.get_global @__constant_0 : memref<4x3xf32>
+      %y = memref.alloc() : memref<2x3xf32>
+      tile.launch @kernels::@fused_0(%x, %w, %y) : memref<2x4xf32>, memref<4x3xf32>, memref<2x3xf32>
+      return %y : memref<2x3xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+def ConvertTileToLinalg : Pass<"convert-tile-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower tile ops on tensors to linalg/tensor/scf (before bufferization)";
+  let description = [{
+    make_range, splat, broadcast and expand_dims become linalg.generic / tensor.expand_shape;
+    load becomes a linalg.generic that reads the buffer under the mask; dot becomes
+    linalg.matmul into the accumulator; reduce becomes linalg.reduce; store becomes an
+    scf.parallel over the tile that writes the buffer under the mask. Elementwise arith/math
+    on tensors is left for convert-elementwise-to-linalg. program_id is kept.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Turn bufferized tile kernels into gpu.func kernels of a gpu.module";
+  let description = [{
+    Runs after bufferization and convert-linalg-to-parallel-loops. For each kernel of
+    `builtin.module @kernels`: program_id -> gpu.block_id, num_programs -> gpu.grid_dim;
+    each outermost scf.parallel becomes a loop over the block's threads (thread t takes
+    linear iterations t, t + T, t + 2T, ..., T = 32 * num_warps, so consecutive threads touch
+    consecutive elements: coalesced) followed by gpu.barrier; tile buffers (memref.alloc)
+    become workgroup (shared-memory) attributions. The module becomes
+    `gpu.module @kernels` and the host's tile.launch keeps referring to it.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {
+  let summary = "Turn bufferized tile kernels into host functions called once per program";
+  let description = [{
+    For each kernel of `builtin.module @kernels`: program_id / num_programs become trailing
+    i64 arguments (pid x, y, z, then grid x, y, z); tile buffers are freed at the end of
+    their scope. After func-to-llvm, `tile-cpu-emit-entry-points` (part of this pass's
+    pipeline) adds `void NAME(void **args, int64_t pid[3], int64_t grid[3])`.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect", "mlir::func::FuncDialect"];
+}
+
+def TileCPUEmitEntryPoints : Pass<"tile-cpu-emit-entry-points", "mlir::ModuleOp"> {
+  let summary = "Add C-callable entry points to LLVM-lowered CPU tile kernels";
+  let description = [{
+    For each `llvm.func @K` that came from a tile kernel (attribute `tile.cpu_kernel`, with
+    bare-pointer memref arguments), adds `llvm.func @K_entry(%args: !llvm.ptr, %pid: !llvm.ptr,
+    %grid: !llvm.ptr)` that loads the buffer pointers from `args` and the program id and grid
+    from the two i64[3] arrays, then calls @K. The runtime calls K_entry once per program.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif

@@ -1,0 +1,33 @@
+//===- GraphOps.h - aicc graph dialect --------------------------*- C++ -*-===//
+//
+// The graph dialect: tensor-level operator DAG. See GraphOps.td for op semantics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AICC_DIALECT_GRAPH_IR_GRAPHOPS_H
+#define AICC_DIALECT_GRAPH_IR_GRAPHOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "aicc/Dialect/Graph/IR/GraphOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "aicc/Dialect/Graph/IR/GraphOps.h.inc"
+
+namespace aicc::graph {
+/// Numpy/ONNX multidirectional broadcast of two static shapes (ONNX Broadcasting.md).
+/// Returns failure when a pair of dims is neither equal nor 1.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// True for the graph ops that map one element to one element (relu, add, ...).
+bool isElementwise(mlir::Operation *op);
+} // namespace aicc::graph
+
+#endif

@@ -1,0 +1,45 @@
+//===- Passes.td - graph dialect passes --------------------*- tablegen -*-===//
+#ifndef AICC_DIALECT_GRAPH_TRANSFORMS_PASSES_TD
+#define AICC_DIALECT_GRAPH_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GraphInferShapes : Pass<"graph-infer-shapes", "mlir::func::FuncOp"> {
+  let summary = "Re-infer result types of graph ops and the function's result types";
+  let description = [{
+    Walks the function in order; every op implementing InferTypeOpInterface gets the
+    inferred result types, and `func.return` operand types are written back into the
+    function type. Use after editing shapes by hand or after a rewrite that changed an
+    operand type.
+
+    ```mlir
+    // before: %0 = graph.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
+def GraphFuse : Pass<"graph-fuse", "mlir::func::FuncOp"> {
+  let summary = "Group ops into kernels (epilogue, elementwise and softmax fusion)";
+  let description = [{
+    Builds `graph.fusion_group` ops, one per future kernel:
+    - epilogue: a matmul/gemm and the chain of elementwise consumers that follow it, as long
+      as the result shape stays the matmul's and each fused producer has exactly one user;
+    - softmax: a softmax and its single-user elementwise consumers;
+    - elementwise: maximal runs of elementwise ops (with broadcasting) whose intermediate
+      values have one user each.
+    Legality (each checked by its own function): the producer has no other user; the op has
+    no side effect; the consumer's shape equals the kernel's iteration space.
+    Every op left over (transpose, a lone op) becomes a "single" group. Reshapes and
+    constants stay outside groups.
+
+    ```mlir
+    %m = graph.matmul %x, %w ...; %r = graph.relu %m ...
+    // becomes
+    %r = graph.fusion_group "epilogue" (%x, %w) ... { matmul; relu; graph.yield }
+    ```
+  }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
+#endif

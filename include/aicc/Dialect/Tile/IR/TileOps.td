@@ -1,0 +1,155 @@
+//===- TileOps.td - aicc tile dialect ops ------------------*- tablegen -*-===//
+#ifndef AICC_DIALECT_TILE_IR_TILEOPS_TD
+#define AICC_DIALECT_TILE_IR_TILEOPS_TD
+
+include "aicc/Dialect/Tile/IR/TileDialect.td"
+include "aicc/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+def Tile_Tensor : RankedTensorOf<[AnyType]>;
+def Tile_I32Tensor : RankedTensorOf<[I32]>;
+def Tile_I1Tensor : RankedTensorOf<[I1]>;
+def Tile_GlobalBuffer : MemRefRankOf<[AnyType], [1]>;
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program instance along a grid axis (CUDA blockIdx)";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of program instances along a grid axis (CUDA gridDim)";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
+  let summary = "1-D tile [start, start+1, ..., end-1] of i32";
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs Tile_I32Tensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"element type matches", "result", "src",
+                   "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "tile with every element equal to a scalar";
+  let arguments = (ins AnyType:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "stretch size-1 dims of a tile to the result shape (same rank)";
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a size-1 dim at `axis`";
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    MemoryEffects<[MemRead]>]> {
+  let summary = "gather a tile from global memory at element offsets, under a mask";
+  let description = [{
+    result[i] = mask[i] ? ptr[offsets[i]] : padding. `ptr` is a flat 1-D buffer; offsets are in
+    elements. Without a mask every offset must be in bounds. `padding` (Triton's `other`)
+    defaults to zero.
+
+    ```mlir
+    %x = tile.load %ptr[%offs], %mask {padding = 0.0 : f32} : memref<4096xf32>, tensor<1024xi32>, tensor<1024xi1> -> tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalBuffer:$ptr, Tile_I32Tensor:$offsets,
+                   Optional<Tile_I1Tensor>:$mask, OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $ptr `[` $offsets `]` (`,` $mask^)? attr-dict `:` type($ptr) `,` type($offsets) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "scatter a tile to global memory at element offsets, under a mask";
+  let arguments = (ins Tile_GlobalBuffer:$ptr, Tile_I32Tensor:$offsets, Tile_Tensor:$value,
+                   Optional<Tile_I1Tensor>:$mask);
+  let assemblyFormat = [{
+    $ptr `[` $offsets `]` `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($offsets) `,` type($value) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_InputPrecision : I32EnumAttr<"InputPrecision", "dot input precision", [
+  I32EnumAttrCase<"ieee", 0>, I32EnumAttrCase<"tf32", 1>]> {
+  let cppNamespace = "::aicc::tile";
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "tile matrix multiply-accumulate: acc + a @ b";
+  let description = [{
+    a: [M, K], b: [K, N], acc: [M, N] -> [M, N]. Products are accumulated in acc's element
+    type (f32 for f16/bf16/f32 inputs). `input_precision = tf32` lets the GPU path round f32
+    inputs to tf32 on tensor cores; `ieee` (default) is exact f32 math.
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
+                   DefaultValuedAttr<Tile_InputPrecision, "::aicc::tile::InputPrecision::ieee">:$input_precision);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+  I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>,
+  I32EnumAttrCase<"mul", 3>]> {
+  let cppNamespace = "::aicc::tile";
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tile along one axis with an associative combiner";
+  let description = [{
+    The result drops dim `axis`. `max`/`min` follow IEEE maxnum/minnum on floats
+    (arith.maxnumf / minnumf).
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis, Tile_ReduceKind:$kind);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$kind $src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LaunchOp : Tile_Op<"launch", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "host plan: run a tile kernel over its schedule's grid";
+  let description = [{
+    Appears in the host function made by convert-graph-to-tile. Buffers are passed in the
+    kernel's parameter order; each must hold exactly as many elements as the kernel's
+    matching flat parameter (the runtime passes its base address).
+
+    ```mlir
+    tile.launch @kernels::@fused_0(%x, %w, %y) : memref<2x4xf32>, memref<4x3xf32>, memref<2x3xf32>
+    ```
+  }];
+  let arguments = (ins SymbolRefAttr:$kernel, Variadic<AnyStaticShapeMemRef>:$buffers);
+  let assemblyFormat = "$kernel `(` $buffers `)` attr-dict `:` type($buffers)";
+}
+
+#endif

@@ -1,0 +1,48 @@
+//===- Pipelines.h - aicc's named pass pipelines ----------------*- C++ -*-===//
+//
+// Every pipeline aicc-compile runs is registered here, so each stage reproduces in
+// aicc-opt with --pass-pipeline="builtin.module(aicc-<name>-pipeline)".
+//
+//   aicc-graph-pipeline   graph cleanup: graph-infer-shapes, canonicalize, cse
+//   aicc-fusion-pipeline  graph-fuse (fusion groups = future kernels)
+//   aicc-tile-pipeline    convert-graph-to-tile (kernels + host plan)
+//   aicc-cpu-pipeline     tile kernels -> LLVM dialect host code (+ entry points)
+//   aicc-gpu-pipeline     tile kernels -> gpu.module -> NVVM -> PTX (gpu.binary)
+//
+//===----------------------------------------------------------------------===//
+#ifndef AICC_PIPELINES_PIPELINES_H
+#define AICC_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace aicc {
+
+/// Options of aicc-gpu-pipeline.
+struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("target SM (sm_80, sm_90, sm_90a)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features", llvm::cl::desc("PTX ISA features"),
+                               llvm::cl::init("+ptx80")};
+  Option<unsigned> optLevel{*this, "opt-level", llvm::cl::desc("LLVM optimization level"),
+                            llvm::cl::init(3)};
+};
+
+void buildGraphPipeline(mlir::OpPassManager &pm);
+void buildFusionPipeline(mlir::OpPassManager &pm);
+void buildTilePipeline(mlir::OpPassManager &pm);
+/// Shared tail of both targets: tile ops -> linalg on tensors -> elementwise fusion ->
+/// one-shot bufferization -> scf.parallel loops, on the nested kernels module.
+void buildTileBufferizePipeline(mlir::OpPassManager &pm);
+void buildCPUPipeline(mlir::OpPassManager &pm);
+/// aicc-gpu-pipeline without its last pass (gpu-module-to-binary): ends with the kernels
+/// as a gpu.module in the LLVM/NVVM dialects with an #nvvm.target attached.
+void buildGPULoweringPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);
+void buildGPUPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);
+
+/// Registers the aicc-*-pipeline names with the global pass registry.
+void registerPipelines();
+
+} // namespace aicc
+
+#endif

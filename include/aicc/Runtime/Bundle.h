@@ -1,0 +1,186 @@
+//===- Bundle.h - The .aicc bundle: data model, reader, writer -*- C++ -*-===//
+//
+// A bundle holds everything needed to run one compiled model: the launch plan
+// (manifest), the kernel code and the weights. The byte format is specified in
+// docs/bundle-format.md (version 1); this header is its in-memory form.
+//
+// The compiler fills a Bundle and calls serializeBundle(); the runtime calls
+// parseBundle() and hands the result to Session::create(). Nothing here depends
+// on MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AICC_RUNTIME_BUNDLE_H
+#define AICC_RUNTIME_BUNDLE_H
+
+#include "aicc/Runtime/Status.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aicc::runtime {
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+/// Element type of a tensor buffer. The manifest spells them `f32 f16 bf16 f64
+/// i64 i32 i8 u8 bool` (dtypeName / parseDType); all are stored little-endian.
+enum class DType { f32, f16, bf16, f64, i64, i32, i8, u8, boolean };
+
+/// Size of one element in bytes (bool: 1 byte, 0 or 1).
+size_t dtypeSize(DType dtype);
+
+/// Manifest spelling of `dtype`: "f32", ..., "bool" for DType::boolean. The
+/// returned pointer is a static string.
+const char *dtypeName(DType dtype);
+
+/// Parses a manifest spelling ("f32", ..., "bool"); std::nullopt when `name` is
+/// not one of the nine names.
+std::optional<DType> parseDType(std::string_view name);
+
+/// Formats a tensor type the way error messages print it, e.g. "f32[2,3]"
+/// ("f32[]" for a scalar).
+std::string formatTensorType(DType dtype, const std::vector<int64_t> &shape);
+
+/// Number of elements of `shape` (1 for rank 0); std::nullopt when a dimension
+/// is negative or the product overflows int64_t.
+std::optional<int64_t> shapeNumElements(const std::vector<int64_t> &shape);
+
+//===----------------------------------------------------------------------===//
+// Manifest records
+//===----------------------------------------------------------------------===//
+
+/// Who provides a buffer's memory (manifest field KIND).
+enum class BufferKind {
+  input,    ///< model input; the runtime copies the caller's tensor in
+  output,   ///< model output; allocated by the runtime, copied out after a run
+  temp,     ///< scratch; allocated by the runtime
+  constant, ///< spelled `const`; data lives in the weights section at `offset`
+  alias,    ///< same memory as buffer `offset` (the source id), another shape
+};
+
+/// Manifest spelling of `kind` ("input", "output", "temp", "const", "alias").
+const char *bufferKindName(BufferKind kind);
+
+/// Parses a manifest KIND spelling; std::nullopt when unknown.
+std::optional<BufferKind> parseBufferKind(std::string_view name);
+
+/// One `buffer` record: a tensor the kernels read or write.
+struct BufferDesc {
+  /// Buffer id; buffers are numbered 0, 1, 2 ... in manifest order, so
+  /// `Bundle::buffers[i].id == i`.
+  int id = 0;
+  DType dtype = DType::f32;
+  BufferKind kind = BufferKind::temp;
+  /// Size in bytes; always product(shape) * dtypeSize(dtype).
+  uint64_t sizeBytes = 0;
+  /// Dimensions in elements, outermost first (row-major); empty for a scalar.
+  std::vector<int64_t> shape;
+  /// For BufferKind::constant: byte offset of the data inside the weights
+  /// section (a multiple of 64). For BufferKind::alias: the id of the source
+  /// buffer (smaller than `id`). Unused (0) for the other kinds.
+  uint64_t offset = 0;
+};
+
+/// One `input` or `output` record: binds a model input/output to a buffer.
+struct IODesc {
+  /// 0-based position among the model's inputs (or outputs), ONNX graph order.
+  int index = 0;
+  /// The buffer holding the tensor.
+  int bufferId = 0;
+  /// The ONNX name (decoded; may contain any byte except NUL).
+  std::string name;
+};
+
+/// One `kernel` record.
+struct KernelDesc {
+  /// Kernel name: the `.entry` name in a cubin, or `NAME` of the exported
+  /// `NAME_entry` function in a CPU shared object.
+  std::string name;
+  /// Program instances per dimension (x, y, z); each >= 1.
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  /// GPU threads per program (x, y, z); each >= 1; {1, 1, 1} for the cpu target.
+  std::array<int64_t, 3> block = {1, 1, 1};
+  /// Shared memory in bytes passed as the launch's dynamic shared memory size
+  /// (0 when the kernel uses only static shared memory).
+  uint64_t sharedBytes = 0;
+  /// Number of buffer parameters every launch of this kernel passes.
+  int numParams = 0;
+};
+
+/// One `launch` record: run `kernel` over its grid with these buffers.
+struct LaunchDesc {
+  /// Name of a KernelDesc in the same bundle.
+  std::string kernel;
+  /// Buffer ids passed as the kernel's parameters, in order; the count equals
+  /// the kernel's numParams.
+  std::vector<int> buffers;
+};
+
+/// A whole bundle in memory. The bundle owns its code and weights bytes.
+struct Bundle {
+  /// `cpu` or `sm_NN` / `sm_NNa` (e.g. `sm_90a`).
+  std::string target;
+  /// Indexed by buffer id.
+  std::vector<BufferDesc> buffers;
+  /// Indexed by model input index.
+  std::vector<IODesc> inputs;
+  /// Indexed by model output index.
+  std::vector<IODesc> outputs;
+  std::vector<KernelDesc> kernels;
+  /// Executed in this order on one stream.
+  std::vector<LaunchDesc> launches;
+  /// The code section: a cubin for sm_* targets, an ELF shared object for cpu.
+  std::string code;
+  /// The weights section: raw little-endian constant data.
+  std::string weights;
+
+  /// Returns the kernel named `name`, or nullptr.
+  const KernelDesc *findKernel(std::string_view name) const;
+};
+
+/// Checks every invariant of docs/bundle-format.md on an in-memory bundle:
+/// target spelling, buffer ids in order, SIZE_BYTES == product(shape) * dtype
+/// size, const data inside the weights and 64-byte aligned, alias sources that
+/// exist, precede the alias and are large enough, input/output indices
+/// contiguous from 0 with valid buffers (each input buffer bound exactly once),
+/// unique kernel names, positive grid/block, launches that name a known kernel
+/// with the right number of valid buffer ids. Returns the first violation.
+Status validateBundle(const Bundle &bundle);
+
+/// Serializes `bundle` to the version-1 byte format. Deterministic: the same
+/// Bundle always gives the same bytes (records are written in vector order:
+/// header, target, buffers, inputs, outputs, kernels, launches). Names are
+/// percent-encoded. Does not validate; call validateBundle() first when the
+/// bundle comes from untrusted code.
+std::string serializeBundle(const Bundle &bundle);
+
+/// Parses and validates a version-1 bundle from `bytes` into `out` (which is
+/// overwritten). Never crashes on malformed input: bad magic, truncated or
+/// trailing sections, unknown or malformed records (reported with their
+/// manifest line number), out-of-range ids, offsets and sizes all give an
+/// error Status and leave `out` unspecified.
+Status parseBundle(std::string_view bytes, Bundle &out);
+
+/// Reads the file at `path` and parses it with parseBundle(). Errors name the
+/// path (missing or unreadable file, or a parse error).
+Status readBundleFile(const std::string &path, Bundle &out);
+
+/// Percent-encodes `name` for the manifest: bytes in [A-Za-z0-9_.:/-] are kept,
+/// every other byte becomes `%XX` (upper-case hex).
+std::string percentEncode(std::string_view name);
+
+/// Decodes a percent-encoded manifest field into `out`. Fails on a `%` not
+/// followed by two hex digits and on raw bytes outside [A-Za-z0-9_.:/-] (those
+/// must have been encoded).
+Status percentDecode(std::string_view field, std::string &out);
+
+} // namespace aicc::runtime
+
+#endif // AICC_RUNTIME_BUNDLE_H

@@ -1,0 +1,51 @@
+//===- ONNXData.h - ONNX TensorProto files <-> HostTensor -------*- C++ -*-===//
+//
+// Reads and writes the serialized onnx.TensorProto files (`*.pb`) that ONNX's
+// test data sets use (test_data_set_N/input_K.pb, output_K.pb). Lives in its
+// own library, AICCONNXData, so that AICCRuntime does not depend on protobuf.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AICC_RUNTIME_ONNXDATA_H
+#define AICC_RUNTIME_ONNXDATA_H
+
+#include "aicc/Runtime/Session.h"
+#include "aicc/Runtime/Status.h"
+
+#include <string>
+#include <string_view>
+
+namespace aicc::runtime {
+
+/// Decodes a serialized onnx.TensorProto into `out`; `name`, when not null,
+/// receives the tensor's name. Supported element types: FLOAT, FLOAT16,
+/// BFLOAT16, DOUBLE, INT64, INT32, INT8, UINT8, BOOL. The data may be in
+/// raw_data (little-endian) or in the typed field ONNX assigns to the type:
+/// float_data, double_data, int64_data, or int32_data (INT32, INT8, UINT8,
+/// BOOL values; FLOAT16/BFLOAT16 as 16-bit patterns in the low bits).
+/// Errors: malformed protobuf, unsupported data type, external or segmented
+/// data, negative dimensions, or an element count that does not match the
+/// dims.
+Status parseTensorProto(std::string_view bytes, HostTensor &out,
+                        std::string *name = nullptr);
+
+/// Reads the file at `path` and decodes it with parseTensorProto(). Errors
+/// name the path.
+Status readTensorProtoFile(const std::string &path, HostTensor &out,
+                           std::string *name = nullptr);
+
+/// Encodes `tensor` as an onnx.TensorProto (dims, data_type, raw_data, and
+/// `name` when not empty) into `out`. Fails when tensor.data.size() does not
+/// match its shape and dtype.
+Status serializeTensorProto(const HostTensor &tensor, const std::string &name,
+                            std::string &out);
+
+/// Writes `tensor` as an onnx.TensorProto file at `path`, atomically: the
+/// bytes go to a temporary file in the same directory, which is then renamed
+/// over `path`. Errors name the path (unwritable directory, full disk, ...).
+Status writeTensorProtoFile(const std::string &path, const HostTensor &tensor,
+                            const std::string &name = "");
+
+} // namespace aicc::runtime
+
+#endif // AICC_RUNTIME_ONNXDATA_H

@@ -1,0 +1,146 @@
+//===- Session.h - Run a compiled bundle on the CPU or a GPU ---*- C++ -*-===//
+//
+// A Session loads a Bundle's code on one device, allocates its buffers once and
+// then runs the launch plan as often as asked:
+//
+//   Bundle bundle;
+//   if (Status s = readBundleFile("model.aicc", bundle); !s.ok) ...
+//   std::unique_ptr<Session> session;
+//   if (Status s = Session::create(bundle, Device::cuda, session); !s.ok) ...
+//   std::vector<HostTensor> outputs;
+//   if (Status s = session->run(inputs, outputs); !s.ok) ...
+//
+// Nothing here depends on MLIR or LLVM. The CUDA backend reaches the driver
+// through dlopen("libcuda.so.1"), so a runtime built with CUDA support still
+// starts on machines without a GPU (creating a cuda session then fails).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AICC_RUNTIME_SESSION_H
+#define AICC_RUNTIME_SESSION_H
+
+#include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aicc::runtime {
+
+/// Where a session runs its kernels.
+enum class Device {
+  cpu,  ///< host threads calling the kernels of a shared object (target cpu)
+  cuda, ///< the first CUDA device visible to the driver (target sm_*); use
+        ///< CUDA_VISIBLE_DEVICES to pick another one
+};
+
+/// "cpu" or "cuda" (static string).
+const char *deviceName(Device device);
+
+/// Parses "cpu" / "cuda"; std::nullopt otherwise.
+std::optional<Device> parseDevice(std::string_view name);
+
+/// The device a bundle of `target` runs on by default: cuda for sm_* targets,
+/// cpu otherwise.
+Device defaultDeviceForTarget(std::string_view target);
+
+/// A dense tensor in host memory, owned by value.
+struct HostTensor {
+  DType dtype = DType::f32;
+  /// Dimensions in elements, outermost first; empty for a scalar.
+  std::vector<int64_t> shape;
+  /// Row-major, little-endian element bytes; size() must equal
+  /// product(shape) * dtypeSize(dtype).
+  std::vector<uint8_t> data;
+
+  /// Returns a zero-filled tensor of the given type (shape dims must be >= 0).
+  static HostTensor zeros(DType dtype, std::vector<int64_t> shape);
+  /// Number of elements (1 for a scalar; 0 when a dimension is invalid).
+  int64_t numElements() const;
+  /// Typed view of `data`; the caller picks the C++ type matching `dtype`.
+  template <typename T> T *as() { return reinterpret_cast<T *>(data.data()); }
+  template <typename T> const T *as() const {
+    return reinterpret_cast<const T *>(data.data());
+  }
+};
+
+/// Name and type of a model input or output as recorded in the bundle.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+};
+
+namespace detail {
+class Backend;
+} // namespace detail
+
+/// A bundle loaded on one device, with its buffers allocated. Not thread-safe:
+/// call run()/benchmark() from one thread at a time (any thread).
+class Session {
+public:
+  /// Loads `bundle` on `device` and allocates every buffer (temps and outputs
+  /// zero-filled, constants copied from the weights). The session copies what
+  /// it needs: `bundle` may be destroyed afterwards. Fails, leaving `out`
+  /// unchanged, when the bundle is invalid (validateBundle), its target does
+  /// not match the device (cpu needs target cpu, cuda needs sm_*), the code
+  /// cannot be loaded (dlopen error, missing NAME_entry symbol, cubin rejected
+  /// by the driver), a kernel's block exceeds what the compiled kernel allows,
+  /// memory runs out, or, for cuda, no driver/device is available.
+  ///
+  /// CPU sessions run programs on `std::thread::hardware_concurrency()`
+  /// threads; the environment variable AICC_NUM_THREADS overrides that count.
+  static Status create(const Bundle &bundle, Device device,
+                       std::unique_ptr<Session> &out);
+
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  /// Runs the model once: checks that `inputs` has one tensor per model input
+  /// with exactly the recorded dtype and shape (errors read like
+  /// "input 0 ('x'): expected f32[2,3], got f32[3,2]"), copies them to the
+  /// device, runs every launch in manifest order, waits for completion and
+  /// copies each model output into `outputs` (resized to getOutputs().size()).
+  /// On error `outputs` is unspecified; after a GPU fault the session should
+  /// be discarded.
+  Status run(const std::vector<HostTensor> &inputs,
+             std::vector<HostTensor> &outputs);
+
+  /// Measures the launch plan alone: one warm-up pass, then `iters` (>= 1)
+  /// back-to-back passes over the buffers as the last run() left them (zeroed
+  /// inputs if run() was never called); host<->device copies are excluded.
+  /// Sets `msPerRun` to the mean wall time of one pass in milliseconds,
+  /// measured with CUDA events on the GPU and std::chrono::steady_clock on the
+  /// CPU.
+  Status benchmark(int iters, double &msPerRun);
+
+  /// The device this session runs on.
+  Device getDevice() const { return device; }
+  /// The bundle's target ("cpu", "sm_90a", ...).
+  const std::string &getTarget() const { return target; }
+  /// Model inputs in index order (name, dtype, shape).
+  const std::vector<TensorInfo> &getInputs() const { return inputs; }
+  /// Model outputs in index order (name, dtype, shape).
+  const std::vector<TensorInfo> &getOutputs() const { return outputs; }
+
+private:
+  Session();
+
+  Device device = Device::cpu;
+  std::string target;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+  /// Buffer id behind each model input / output.
+  std::vector<int> inputBuffers;
+  std::vector<int> outputBuffers;
+  std::unique_ptr<detail::Backend> backend;
+};
+
+} // namespace aicc::runtime
+
+#endif // AICC_RUNTIME_SESSION_H

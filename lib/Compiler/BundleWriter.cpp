@@ -1,0 +1,214 @@
+//===- BundleWriter.cpp - host plan -> bundle manifest + weights -----------===//
+#include "Internal.h"
+
+#include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace aicc;
+using namespace aicc::detail;
+namespace rt = aicc::runtime;
+
+KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
+  KernelInfoMap map;
+  for (auto m : top.getOps<ModuleOp>()) {
+    if (m.getSymName() != kKernelModuleName)
+      continue;
+    for (auto fn : m.getOps<func::FuncOp>()) {
+      auto s = tile::getSchedule(fn);
+      if (!s)
+        continue;
+      KernelInfo info;
+      for (int i = 0; i < 3; ++i)
+        info.grid[i] = s.getGrid()[i];
+      info.threads = s.getNumThreads();
+      info.numParams = fn.getNumArguments();
+      map[fn.getName()] = info;
+    }
+  }
+  return map;
+}
+
+static FailureOr<rt::DType> toDType(Location loc, Type t) {
+  if (t.isF32())
+    return rt::DType::f32;
+  if (t.isF16())
+    return rt::DType::f16;
+  if (t.isBF16())
+    return rt::DType::bf16;
+  if (t.isF64())
+    return rt::DType::f64;
+  if (t.isInteger(1))
+    return rt::DType::boolean;
+  if (t.isUnsignedInteger(8))
+    return rt::DType::u8;
+  if (t.isInteger(8))
+    return rt::DType::i8;
+  if (t.isInteger(32))
+    return rt::DType::i32;
+  if (t.isInteger(64))
+    return rt::DType::i64;
+  return emitError(loc, "no bundle dtype for element type ") << t, failure();
+}
+
+/// Little-endian bytes of a constant, one element per dtype slot (i1 as one byte).
+static FailureOr<std::string> constantBytes(Location loc, ElementsAttr value) {
+  auto type = cast<ShapedType>(value.getType());
+  Type elem = type.getElementType();
+  int64_t n = type.getNumElements();
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return emitError(loc, "constant resource has no data"), failure();
+    ArrayRef<char> data = blob->getData();
+    return std::string(data.data(), data.size());
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return emitError(loc, "unsupported constant attribute kind"), failure();
+  if (elem.isInteger(1)) {
+    std::string out;
+    for (bool v : dense.getValues<bool>())
+      out.push_back(v ? 1 : 0);
+    return out;
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat())
+    return std::string(raw.data(), raw.size());
+  std::string out;
+  out.reserve(raw.size() * n);
+  for (int64_t i = 0; i < n; ++i)
+    out.append(raw.data(), raw.size());
+  return out;
+}
+
+FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelInfoMap &info,
+                                                    bool gpu) {
+  func::FuncOp host;
+  for (auto fn : top.getOps<func::FuncOp>())
+    if (!fn.isExternal()) {
+      if (host)
+        return fn.emitError("the host plan must have exactly one function"), failure();
+      host = fn;
+    }
+  if (!host)
+    return top.emitError("no host function found"), failure();
+  rt::Bundle bundle;
+  DenseMap<Value, int> bufferOf;
+  llvm::StringMap<uint64_t> globalOffset;
+  auto addBuffer = [&](Value v, rt::BufferKind kind, uint64_t offset) -> FailureOr<int> {
+    auto t = cast<MemRefType>(v.getType());
+    auto dt = toDType(v.getLoc(), t.getElementType());
+    if (failed(dt))
+      return failure();
+    rt::BufferDesc d;
+    d.id = bundle.buffers.size();
+    d.dtype = *dt;
+    d.kind = kind;
+    d.shape.assign(t.getShape().begin(), t.getShape().end());
+    d.sizeBytes = (uint64_t)t.getNumElements() * rt::dtypeSize(*dt);
+    d.offset = offset;
+    bundle.buffers.push_back(d);
+    bufferOf[v] = d.id;
+    return d.id;
+  };
+  auto nameAttr = [](DictionaryAttr attrs, std::string fallback) {
+    if (attrs)
+      if (auto s = attrs.getAs<StringAttr>("aicc.name"))
+        return s.getValue().str();
+    return fallback;
+  };
+
+  for (auto [i, arg] : llvm::enumerate(host.getArguments())) {
+    auto id = addBuffer(arg, rt::BufferKind::input, 0);
+    if (failed(id))
+      return failure();
+    bundle.inputs.push_back({(int)i, *id, nameAttr(host.getArgAttrDict(i), "input_" + std::to_string(i))});
+  }
+  SymbolTable symbols(top);
+  llvm::StringSet<> seenKernels;
+  for (Operation &op : host.getBody().front()) {
+    if (auto g = dyn_cast<memref::GetGlobalOp>(op)) {
+      auto global = symbols.lookup<memref::GlobalOp>(g.getName());
+      if (!global || !global.getInitialValue())
+        return g.emitError("constant global without initial value"), failure();
+      auto it = globalOffset.find(g.getName());
+      uint64_t off;
+      if (it != globalOffset.end()) {
+        off = it->second;
+      } else {
+        auto bytes = constantBytes(g.getLoc(), cast<ElementsAttr>(*global.getInitialValue()));
+        if (failed(bytes))
+          return failure();
+        while (bundle.weights.size() % 64)
+          bundle.weights.push_back(0);
+        off = bundle.weights.size();
+        bundle.weights += *bytes;
+        globalOffset[g.getName()] = off;
+      }
+      if (failed(addBuffer(g.getResult(), rt::BufferKind::constant, off)))
+        return failure();
+      continue;
+    }
+    if (auto a = dyn_cast<memref::AllocOp>(op)) {
+      if (failed(addBuffer(a.getResult(), rt::BufferKind::temp, 0)))
+        return failure();
+      continue;
+    }
+    if (auto c = dyn_cast<memref::ReinterpretCastOp>(op)) {
+      auto src = bufferOf.find(c.getSource());
+      if (src == bufferOf.end())
+        return c.emitError("view of an unknown buffer"), failure();
+      if (failed(addBuffer(c.getResult(), rt::BufferKind::alias, src->second)))
+        return failure();
+      continue;
+    }
+    if (auto l = dyn_cast<tile::LaunchOp>(op)) {
+      StringRef name = l.getKernel().getLeafReference().getValue();
+      auto it = info.find(name);
+      if (it == info.end())
+        return l.emitError("launch of unknown kernel @") << name, failure();
+      rt::LaunchDesc ld;
+      ld.kernel = name.str();
+      for (Value v : l.getBuffers())
+        ld.buffers.push_back(bufferOf.lookup(v));
+      if ((int)ld.buffers.size() != it->second.numParams)
+        return l.emitError("launch passes ") << ld.buffers.size() << " buffers, kernel takes "
+                                             << it->second.numParams,
+               failure();
+      bundle.launches.push_back(ld);
+      if (seenKernels.insert(name).second) {
+        rt::KernelDesc kd;
+        kd.name = name.str();
+        kd.grid = it->second.grid;
+        kd.block = {gpu ? it->second.threads : 1, 1, 1};
+        kd.numParams = it->second.numParams;
+        bundle.kernels.push_back(kd);
+      }
+      continue;
+    }
+    if (auto r = dyn_cast<func::ReturnOp>(op)) {
+      for (auto [i, v] : llvm::enumerate(r.getOperands())) {
+        auto it = bufferOf.find(v);
+        if (it == bufferOf.end())
+          return r.emitError("returned value is not a known buffer"), failure();
+        rt::BufferDesc &d = bundle.buffers[it->second];
+        if (d.kind == rt::BufferKind::temp)
+          d.kind = rt::BufferKind::output;
+        bundle.outputs.push_back({(int)i, it->second,
+                                  nameAttr(host.getResultAttrDict(i), "output_" + std::to_string(i))});
+      }
+      continue;
+    }
+    if (isa<arith::ConstantOp>(op))
+      continue;
+    return op.emitError("unexpected op in the host plan: ") << op.getName(), failure();
+  }
+  return bundle;
+}

@@ -1,0 +1,658 @@
+//===- KernelTemplates.cpp - graph fusion groups -> tile kernels -----------===//
+#include "aicc/Conversion/GraphToTile/KernelTemplates.h"
+
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace aicc;
+using namespace aicc::graph;
+namespace tl = aicc::tile;
+
+namespace {
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+/// Strides (in elements) of a value of shape `in` (whose own dims have strides `inStrides`)
+/// seen through numpy broadcasting as a value of shape `out`: right-aligned, size-1 and
+/// missing dims get stride 0.
+SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in, ArrayRef<int64_t> inStrides,
+                                      ArrayRef<int64_t> out) {
+  SmallVector<int64_t> s(out.size(), 0);
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1)
+      s[lead + i] = inStrides[i];
+  return s;
+}
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Element type the kernel computes in: f32 for 16-bit floats, else the type itself.
+Type computeType(Type t) {
+  if (t.isF16() || t.isBF16())
+    return Float32Type::get(t.getContext());
+  return t;
+}
+
+/// Small builder of tile arithmetic used by all templates.
+struct TileBuilder {
+  OpBuilder &b;
+  Location loc;
+  SmallVector<int64_t> shape; // the tile shape of the kernel's output iteration
+
+  RankedTensorType tileOf(Type elem) const { return RankedTensorType::get(shape, elem); }
+  Value i32(int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); }
+  Value splat(Value scalar) {
+    return b.create<tl::SplatOp>(loc, tileOf(scalar.getType()), scalar);
+  }
+  Value splatI32(int64_t v) { return splat(i32(v)); }
+  Value splatF(Type elem, double v) {
+    Value c = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v));
+    return splat(c);
+  }
+  Value range(int64_t n) {
+    return b.create<tl::MakeRangeOp>(loc, RankedTensorType::get({n}, b.getI32Type()),
+                                     b.getI32IntegerAttr(0), b.getI32IntegerAttr(n));
+  }
+  /// Place a 1-D tile along dim `d` of the kernel tile shape (expand_dims + broadcast).
+  Value along(Value v1d, unsigned d) {
+    auto t = cast<RankedTensorType>(v1d.getType());
+    Value v = v1d;
+    SmallVector<int64_t> cur{t.getDimSize(0)};
+    for (unsigned i = 0; i < shape.size(); ++i) {
+      if (i == d)
+        continue;
+      unsigned pos = i < d ? i : i;
+      (void)pos;
+    }
+    // Build by inserting unit dims before and after.
+    for (unsigned i = 0; i < d; ++i) {
+      cur.insert(cur.begin() + i, 1);
+      v = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get(cur, t.getElementType()), v,
+                                     b.getI32IntegerAttr(i));
+    }
+    for (unsigned i = d + 1; i < shape.size(); ++i) {
+      cur.push_back(1);
+      v = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get(cur, t.getElementType()), v,
+                                     b.getI32IntegerAttr(i));
+    }
+    if (ArrayRef<int64_t>(cur) != ArrayRef<int64_t>(shape))
+      v = b.create<tl::BroadcastOp>(loc, tileOf(t.getElementType()), v);
+    return v;
+  }
+  /// Offset tile sum_d idx[d] * strides[d] (+ scalar base), or nullptr-free splat(0).
+  Value offsets(ArrayRef<Value> idx, ArrayRef<int64_t> strides, Value scalarBase = {}) {
+    Value acc;
+    for (auto [v, s] : llvm::zip(idx, strides)) {
+      if (s == 0 || !v)
+        continue;
+      Value term = s == 1 ? v : b.create<arith::MulIOp>(loc, v, splatI32(s)).getResult();
+      acc = acc ? b.create<arith::AddIOp>(loc, acc, term).getResult() : term;
+    }
+    if (scalarBase)
+      acc = acc ? b.create<arith::AddIOp>(loc, acc, splat(scalarBase)).getResult()
+                : splat(scalarBase);
+    return acc ? acc : splatI32(0);
+  }
+  Value load(Value buffer, Value offs, Value mask, Type computeElem, double padding = 0.0) {
+    auto elem = cast<MemRefType>(buffer.getType()).getElementType();
+    TypedAttr pad;
+    if (isa<FloatType>(elem))
+      pad = b.getFloatAttr(elem, padding);
+    else
+      pad = b.getIntegerAttr(elem, (int64_t)padding);
+    Value v = b.create<tl::LoadOp>(loc, tileOf(elem), buffer, offs, mask, pad);
+    if (computeElem != elem)
+      v = b.create<arith::ExtFOp>(loc, tileOf(computeElem), v);
+    return v;
+  }
+  void store(Value buffer, Value offs, Value value, Value mask) {
+    auto elem = cast<MemRefType>(buffer.getType()).getElementType();
+    if (cast<RankedTensorType>(value.getType()).getElementType() != elem)
+      value = b.create<arith::TruncFOp>(loc, tileOf(elem), value);
+    b.create<tl::StoreOp>(loc, buffer, offs, value, mask);
+  }
+};
+
+/// Emits the tile math of one elementwise graph op on operand tiles.
+FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value> in) {
+  OpBuilder &b = tb.b;
+  Location loc = op->getLoc();
+  Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
+  bool isFloat = isa<FloatType>(elem);
+  if (!isFloat && !isa<AddOp, SubOp, MulOp, DivOp>(op)) {
+    op->emitError("kernel templates support ") << op->getName() << " on floats only";
+    return failure();
+  }
+  auto one = [&]() { return tb.splatF(elem, 1.0); };
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case([&](AddOp) -> Value {
+        return isFloat ? b.create<arith::AddFOp>(loc, in[0], in[1]).getResult()
+                       : b.create<arith::AddIOp>(loc, in[0], in[1]).getResult();
+      })
+      .Case([&](SubOp) -> Value {
+        return isFloat ? b.create<arith::SubFOp>(loc, in[0], in[1]).getResult()
+                       : b.create<arith::SubIOp>(loc, in[0], in[1]).getResult();
+      })
+      .Case([&](MulOp) -> Value {
+        return isFloat ? b.create<arith::MulFOp>(loc, in[0], in[1]).getResult()
+                       : b.create<arith::MulIOp>(loc, in[0], in[1]).getResult();
+      })
+      .Case([&](DivOp) -> Value {
+        return isFloat ? b.create<arith::DivFOp>(loc, in[0], in[1]).getResult()
+                       : b.create<arith::DivSIOp>(loc, in[0], in[1]).getResult();
+      })
+      .Case([&](ReluOp) -> Value {
+        return b.create<arith::MaximumFOp>(loc, in[0], tb.splatF(elem, 0.0));
+      })
+      .Case([&](TanhOp) -> Value { return b.create<math::TanhOp>(loc, in[0]); })
+      .Case([&](ExpOp) -> Value { return b.create<math::ExpOp>(loc, in[0]); })
+      .Case([&](ErfOp) -> Value { return b.create<math::ErfOp>(loc, in[0]); })
+      .Case([&](SigmoidOp) -> Value {
+        Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, in[0]));
+        return b.create<arith::DivFOp>(loc, one(), b.create<arith::AddFOp>(loc, one(), e));
+      })
+      .Case([&](GeluOp g) -> Value {
+        Value x = in[0];
+        Value half = b.create<arith::MulFOp>(loc, x, tb.splatF(elem, 0.5));
+        Value inner;
+        if (g.getApproximate() == "tanh") {
+          // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+          Value x3 = b.create<arith::MulFOp>(loc, b.create<arith::MulFOp>(loc, x, x), x);
+          Value t = b.create<arith::AddFOp>(
+              loc, x, b.create<arith::MulFOp>(loc, x3, tb.splatF(elem, 0.044715)));
+          t = b.create<arith::MulFOp>(loc, t, tb.splatF(elem, std::sqrt(2.0 / M_PI)));
+          inner = b.create<math::TanhOp>(loc, t);
+        } else {
+          // 0.5 x (1 + erf(x / sqrt(2)))
+          inner = b.create<math::ErfOp>(
+              loc, b.create<arith::MulFOp>(loc, x, tb.splatF(elem, M_SQRT1_2)));
+        }
+        return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, one(), inner));
+      })
+      .Default([&](Operation *o) -> FailureOr<Value> {
+        o->emitError("no tile lowering for ") << o->getName() << " inside a fusion group";
+        return failure();
+      });
+}
+
+/// Shared state of a template: the group, the kernel's parameters and the tile index
+/// of every output dim.
+struct KernelContext {
+  FusionGroupOp group;
+  func::FuncOp kernel;
+  SmallVector<Value> inParams, outParams; // kernel params, flat 1-D memrefs
+  DenseMap<Value, unsigned> argIndex;     // group body block arg -> input index
+};
+
+/// Loads body value `v` (a block argument, or a transpose of one) at the output element
+/// given by `idx` (one i32 tile per dim of `outShape`).
+FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
+                             ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask,
+                             Value scalarBase = {}) {
+  auto vt = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> strides;
+  Value arg = v;
+  if (auto tr = v.getDefiningOp<TransposeOp>()) {
+    arg = tr.getInput();
+    auto inStr = rowMajorStrides(cast<RankedTensorType>(arg.getType()).getShape());
+    for (int64_t p : tr.getPerm())
+      strides.push_back(inStr[p]);
+  } else {
+    strides = rowMajorStrides(vt.getShape());
+  }
+  auto it = kc.argIndex.find(arg);
+  if (it == kc.argIndex.end()) {
+    if (Operation *def = v.getDefiningOp())
+      def->emitError("value of ") << def->getName()
+                                  << " cannot be read here by the kernel template";
+    return failure();
+  }
+  auto s = broadcastStrides(vt.getShape(), strides, outShape);
+  Value offs = tb.offsets(idx, s, scalarBase);
+  return tb.load(kc.inParams[it->second], offs, mask, computeType(vt.getElementType()));
+}
+
+/// Applies the elementwise ops of the group body that follow `start` (exclusive), whose
+/// other operands are loaded at `idx`. `current` is the tile of start's result.
+FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,
+                               Value current, ArrayRef<int64_t> outShape,
+                               ArrayRef<Value> idx, Value mask) {
+  DenseMap<Value, Value> tiles;
+  tiles[start->getResult(0)] = current;
+  Block &body = kc.group.getBody().front();
+  for (Operation &op : llvm::make_range(std::next(start->getIterator()), body.end())) {
+    if (isa<YieldOp>(op))
+      break;
+    if (isa<TransposeOp>(op))
+      continue; // folded into the load of its user
+    if (!isElementwise(&op)) {
+      op.emitError("cannot fuse ") << op.getName() << " into this kernel's epilogue";
+      return failure();
+    }
+    SmallVector<Value> ins;
+    for (Value o : op.getOperands()) {
+      auto found = tiles.find(o);
+      if (found != tiles.end()) {
+        ins.push_back(found->second);
+        continue;
+      }
+      auto loaded = loadOperand(tb, kc, o, outShape, idx, mask);
+      if (failed(loaded))
+        return failure();
+      ins.push_back(*loaded);
+    }
+    auto r = emitElementwise(tb, &op, ins);
+    if (failed(r))
+      return failure();
+    tiles[op.getResult(0)] = *r;
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  auto found = tiles.find(yield.getValues()[0]);
+  if (found == tiles.end()) {
+    kc.group.emitError("fusion group result is not computed by its epilogue chain");
+    return failure();
+  }
+  return found->second;
+}
+
+/// Creates the kernel func with flat 1-D memref params for inputs then outputs.
+KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                         ArrayRef<int64_t> grid, int64_t numWarps,
+                         ArrayRef<NamedAttribute> blocks) {
+  KernelContext kc;
+  kc.group = group;
+  MLIRContext *ctx = builder.getContext();
+  SmallVector<Type> params;
+  auto flat = [](Type t) {
+    auto rt = cast<RankedTensorType>(t);
+    return MemRefType::get({rt.getNumElements()}, rt.getElementType());
+  };
+  for (Value v : group.getInputs())
+    params.push_back(flat(v.getType()));
+  for (Type t : group.getResultTypes())
+    params.push_back(flat(t));
+  auto fn = builder.create<func::FuncOp>(group.getLoc(), name,
+                                         FunctionType::get(ctx, params, {}));
+  fn.setPrivate();
+  SmallVector<int64_t> g(grid);
+  fn->setAttr(tl::kScheduleAttrName,
+              tl::ScheduleAttr::get(ctx, g, numWarps, /*numStages=*/1,
+                                    DictionaryAttr::get(ctx, blocks)));
+  Block *entry = fn.addEntryBlock();
+  unsigned nIn = group.getInputs().size();
+  for (unsigned i = 0; i < entry->getNumArguments(); ++i)
+    (i < nIn ? kc.inParams : kc.outParams).push_back(entry->getArgument(i));
+  for (auto [i, a] : llvm::enumerate(group.getBody().front().getArguments()))
+    kc.argIndex[a] = i;
+  kc.kernel = fn;
+  return kc;
+}
+
+NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v) {
+  return b.getNamedAttr(n, b.getI64IntegerAttr(v));
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise template
+//===----------------------------------------------------------------------===//
+FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group,
+                                         StringRef name) {
+  auto outType = cast<RankedTensorType>(group.getResult(0).getType());
+  ArrayRef<int64_t> outShape = outType.getShape();
+  int64_t numel = outType.getNumElements();
+  if (numel >= (int64_t(1) << 31))
+    return group.emitError("tensor of ") << numel << " elements exceeds 2^31 (i32 offsets)";
+  int64_t block = std::min<int64_t>(1024, std::max<int64_t>(128, llvm::PowerOf2Ceil(numel)));
+  int64_t programs = (numel + block - 1) / block;
+  KernelContext kc = makeKernel(builder, group, name, {programs, 1, 1}, 4,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  TileBuilder tb{b, group.getLoc(), {block}};
+  Value pid = b.create<tl::ProgramIdOp>(tb.loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value base = b.create<arith::MulIOp>(tb.loc, pid, tb.i32(block));
+  Value offs = b.create<arith::AddIOp>(tb.loc, tb.splat(base), tb.range(block));
+  Value mask = b.create<arith::CmpIOp>(tb.loc, arith::CmpIPredicate::slt, offs,
+                                       tb.splatI32(numel));
+  // Multi-dim output index, only materialized for operands that need it.
+  SmallVector<Value> idx;
+  auto outStrides = rowMajorStrides(outShape);
+  for (size_t d = 0; d < outShape.size(); ++d) {
+    Value q = offs;
+    if (outStrides[d] != 1)
+      q = b.create<arith::DivSIOp>(tb.loc, q, tb.splatI32(outStrides[d]));
+    if (d != 0)
+      q = b.create<arith::RemSIOp>(tb.loc, q, tb.splatI32(outShape[d]));
+    idx.push_back(q);
+  }
+  Block &body = group.getBody().front();
+  DenseMap<Value, Value> tiles;
+  auto getTile = [&](Value v) -> FailureOr<Value> {
+    auto it = tiles.find(v);
+    if (it != tiles.end())
+      return it->second;
+    auto vt = cast<RankedTensorType>(v.getType());
+    FailureOr<Value> t;
+    if (vt.getShape() == outShape && kc.argIndex.count(v))
+      t = tb.load(kc.inParams[kc.argIndex[v]], offs, mask, computeType(vt.getElementType()));
+    else
+      t = loadOperand(tb, kc, v, outShape, idx, mask);
+    if (succeeded(t))
+      tiles[v] = *t;
+    return t;
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (isa<TransposeOp>(op)) {
+      if (!kc.argIndex.count(op.getOperand(0)))
+        return op.emitError("transpose of a computed value is not supported in a fused kernel"),
+               failure();
+      continue;
+    }
+    if (!isElementwise(&op))
+      return op.emitError("elementwise kernel template cannot hold ") << op.getName(),
+             failure();
+    SmallVector<Value> ins;
+    for (Value o : op.getOperands()) {
+      auto t = getTile(o);
+      if (failed(t))
+        return failure();
+      ins.push_back(*t);
+    }
+    auto r = emitElementwise(tb, &op, ins);
+    if (failed(r))
+      return failure();
+    tiles[op.getResult(0)] = *r;
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+    if (cast<RankedTensorType>(v.getType()).getShape() != outShape)
+      return group.emitError("fusion group results must share one shape"), failure();
+    auto t = getTile(v);
+    if (failed(t))
+      return failure();
+    tb.store(kc.outParams[i], offs, *t, mask);
+  }
+  b.create<func::ReturnOp>(tb.loc);
+  return kc.kernel;
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul / Gemm + epilogue template
+//===----------------------------------------------------------------------===//
+FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+  Block &body = group.getBody().front();
+  Operation *anchor = &body.front();
+  while (isa<TransposeOp>(anchor))
+    anchor = anchor->getNextNode();
+  Value aV, bV, cV;
+  bool transA = false, transB = false;
+  double alpha = 1.0, beta = 1.0;
+  if (auto mm = dyn_cast<MatMulOp>(anchor)) {
+    aV = mm.getLhs();
+    bV = mm.getRhs();
+  } else if (auto gemm = dyn_cast<GemmOp>(anchor)) {
+    aV = gemm.getA();
+    bV = gemm.getB();
+    cV = gemm.getC();
+    transA = gemm.getTransA();
+    transB = gemm.getTransB();
+    alpha = gemm.getAlpha().convertToDouble();
+    beta = gemm.getBeta().convertToDouble();
+  } else {
+    return anchor->emitError("epilogue group must start with matmul or gemm"), failure();
+  }
+  if (!isa<BlockArgument>(aV) || !isa<BlockArgument>(bV))
+    return anchor->emitError("matmul operands must be kernel inputs"), failure();
+  auto aT = cast<RankedTensorType>(aV.getType()), bT = cast<RankedTensorType>(bV.getType());
+  SmallVector<int64_t> aS(aT.getShape()), bS(bT.getShape());
+  if (aS.size() == 1)
+    aS.insert(aS.begin(), 1);
+  if (bS.size() == 1)
+    bS.push_back(1);
+  int64_t M = transA ? aS[aS.size() - 1] : aS[aS.size() - 2];
+  int64_t K = transA ? aS[aS.size() - 2] : aS[aS.size() - 1];
+  int64_t N = transB ? bS[bS.size() - 2] : bS[bS.size() - 1];
+  auto aBatch = ArrayRef<int64_t>(aS).drop_back(2), bBatch = ArrayRef<int64_t>(bS).drop_back(2);
+  auto batchShape = broadcastShapes(aBatch, bBatch);
+  if (failed(batchShape))
+    return anchor->emitError("batch dims do not broadcast"), failure();
+  int64_t batch = numElements(*batchShape);
+  auto outType = cast<RankedTensorType>(group.getResult(0).getType());
+  if (outType.getNumElements() != batch * M * N)
+    return group.emitError("epilogue changes the matmul's shape"), failure();
+  for (int64_t n : {aT.getNumElements(), bT.getNumElements(), outType.getNumElements()})
+    if (n >= (int64_t(1) << 31))
+      return group.emitError("operand exceeds 2^31 elements (i32 offsets)"), failure();
+
+  int64_t BM = std::min<int64_t>(64, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
+  int64_t BN = std::min<int64_t>(64, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
+  int64_t BK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
+  int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
+  KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, 4,
+                                {blockAttr(builder, "BLOCK_M", BM),
+                                 blockAttr(builder, "BLOCK_N", BN),
+                                 blockAttr(builder, "BLOCK_K", BK)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = anchor->getLoc();
+  Type inElem = aT.getElementType();
+  Type acc = computeType(inElem);
+  TileBuilder t2{b, loc, {BM, BN}};
+  Value pidM = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pidN = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  Value pidB = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(2));
+  auto scalarMul = [&](Value v, int64_t c) -> Value {
+    return b.create<arith::MulIOp>(loc, v, t2.i32(c));
+  };
+  // Batch offsets of A and B (broadcast batch dims contribute 0).
+  Value aBase = t2.i32(0), bBase = t2.i32(0);
+  {
+    auto bs = rowMajorStrides(*batchShape);
+    auto aStr = broadcastStrides(aBatch, rowMajorStrides(aBatch), *batchShape);
+    auto bStr = broadcastStrides(bBatch, rowMajorStrides(bBatch), *batchShape);
+    for (size_t d = 0; d < batchShape->size(); ++d) {
+      Value q = bs[d] == 1 ? pidB : b.create<arith::DivSIOp>(loc, pidB, t2.i32(bs[d])).getResult();
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, t2.i32((*batchShape)[d]));
+      if (aStr[d])
+        aBase = b.create<arith::AddIOp>(loc, aBase, scalarMul(q, aStr[d] * M * K));
+      if (bStr[d])
+        bBase = b.create<arith::AddIOp>(loc, bBase, scalarMul(q, bStr[d] * K * N));
+    }
+  }
+  Value rm = b.create<arith::AddIOp>(loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BM}, b.getI32Type()), scalarMul(pidM, BM)), t2.range(BM));
+  Value rn = b.create<arith::AddIOp>(loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BN}, b.getI32Type()), scalarMul(pidN, BN)), t2.range(BN));
+  Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
+  Value mMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(M));
+  Value nMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(N));
+  Value outMask = b.create<arith::AndIOp>(loc, mMask, nMask);
+
+  // K loop.
+  Value zeroAcc = t2.splatF(acc, 0.0);
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value cK = b.create<arith::ConstantIndexOp>(loc, K);
+  Value cBK = b.create<arith::ConstantIndexOp>(loc, BK);
+  auto loop = b.create<scf::ForOp>(loc, c0, cK, cBK, ValueRange{zeroAcc});
+  {
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value k0 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+    TileBuilder ta{lb, loc, {BM, BK}}, tbk{lb, loc, {BK, BN}};
+    Value rk = lb.create<arith::AddIOp>(
+        loc, lb.create<tl::SplatOp>(loc, RankedTensorType::get({BK}, lb.getI32Type()), k0),
+        ta.range(BK));
+    // A tile [BM, BK]
+    Value am = ta.along(rm, 0), ak = ta.along(rk, 1);
+    int64_t sAm = transA ? 1 : K, sAk = transA ? M : 1;
+    Value aOff = ta.offsets({am, ak}, {sAm, sAk}, aBase);
+    Value aMask = lb.create<arith::AndIOp>(
+        loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, am, ta.splatI32(M)),
+        lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ak, ta.splatI32(K)));
+    Value aTile = ta.load(kc.inParams[kc.argIndex[aV]], aOff, aMask, inElem);
+    // B tile [BK, BN]
+    Value bk = tbk.along(rk, 0), bn = tbk.along(rn, 1);
+    int64_t sBk = transB ? 1 : N, sBn = transB ? K : 1;
+    Value bOff = tbk.offsets({bk, bn}, {sBk, sBn}, bBase);
+    Value bMask = lb.create<arith::AndIOp>(
+        loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, bk, tbk.splatI32(K)),
+        lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, bn, tbk.splatI32(N)));
+    Value bTile = tbk.load(kc.inParams[kc.argIndex[bV]], bOff, bMask, inElem);
+    Value next = lb.create<tl::DotOp>(loc, loop.getRegionIterArg(0).getType(), aTile, bTile,
+                                      loop.getRegionIterArg(0),
+                                      tl::InputPrecisionAttr::get(lb.getContext(),
+                                                                  tl::InputPrecision::ieee));
+    lb.create<scf::YieldOp>(loc, next);
+  }
+  Value result = loop.getResult(0);
+
+  // Output index per dim of the real output shape: batch dims from pidB (scalar splat),
+  // then M and N (either may be squeezed away for 1-D matmul operands).
+  ArrayRef<int64_t> outShape = outType.getShape();
+  SmallVector<Value> idx;
+  {
+    auto bs = rowMajorStrides(*batchShape);
+    for (size_t d = 0; d < batchShape->size(); ++d) {
+      Value q = bs[d] == 1 ? pidB : b.create<arith::DivSIOp>(loc, pidB, t2.i32(bs[d])).getResult();
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, t2.i32((*batchShape)[d]));
+      idx.push_back(t2.splat(q));
+    }
+    if (aT.getRank() != 1)
+      idx.push_back(rm2);
+    if (bT.getRank() != 1)
+      idx.push_back(rn2);
+  }
+  if (idx.size() != outShape.size())
+    return group.emitError("internal: matmul output rank mismatch"), failure();
+
+  if (alpha != 1.0)
+    result = b.create<arith::MulFOp>(loc, result, t2.splatF(acc, alpha));
+  if (cV) {
+    auto cl = loadOperand(t2, kc, cV, outShape, idx, outMask);
+    if (failed(cl))
+      return failure();
+    Value c = *cl;
+    if (beta != 1.0)
+      c = b.create<arith::MulFOp>(loc, c, t2.splatF(acc, beta));
+    result = b.create<arith::AddFOp>(loc, result, c);
+  }
+  auto fused = applyEpilogue(t2, kc, anchor, result, outShape, idx, outMask);
+  if (failed(fused))
+    return failure();
+  Value outOff = t2.offsets({rm2, rn2}, {N, 1}, scalarMul(pidB, M * N));
+  t2.store(kc.outParams[0], outOff, *fused, outMask);
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax template: one program per row, the row on chip.
+//===----------------------------------------------------------------------===//
+constexpr int64_t kMaxSoftmaxRow = 4096;
+
+FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+  Block &body = group.getBody().front();
+  auto sm = dyn_cast<SoftmaxOp>(&body.front());
+  if (!sm)
+    return group.emitError("softmax group must start with graph.softmax"), failure();
+  auto inT = sm.getType();
+  ArrayRef<int64_t> shape = inT.getShape();
+  int64_t axis = sm.getAxis();
+  int64_t R = shape[axis];
+  int64_t inner = 1, outer = 1;
+  for (int64_t d = axis + 1; d < (int64_t)shape.size(); ++d)
+    inner *= shape[d];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  if (R > kMaxSoftmaxRow)
+    return sm.emitError("softmax row of ") << R << " elements exceeds the one-pass template's "
+                                           << kMaxSoftmaxRow << " (split rows: later issue)",
+           failure();
+  if (inT.getNumElements() >= (int64_t(1) << 31))
+    return sm.emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  int64_t block = std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
+  int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
+  KernelContext kc = makeKernel(builder, group, name, {outer * inner, 1, 1}, warps,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = sm.getLoc();
+  TileBuilder tb{b, loc, {block}};
+  Type elem = computeType(inT.getElementType());
+  Value row = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value o = b.create<arith::DivSIOp>(loc, row, tb.i32(inner));
+  Value i = b.create<arith::RemSIOp>(loc, row, tb.i32(inner));
+  Value base = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, o, tb.i32(R * inner)), i);
+  Value cols = tb.range(block);
+  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cols, tb.splatI32(R));
+  Value offs = b.create<arith::AddIOp>(
+      loc, tb.splat(base), inner == 1 ? cols : b.create<arith::MulIOp>(loc, cols, tb.splatI32(inner)).getResult());
+  auto argIt = kc.argIndex.find(sm.getInput());
+  if (argIt == kc.argIndex.end())
+    return sm.emitError("softmax input must be a kernel input"), failure();
+  Value x = tb.load(kc.inParams[argIt->second], offs, mask, elem,
+                    -std::numeric_limits<double>::infinity());
+  auto scalarT = RankedTensorType::get({}, elem);
+  auto bcast = [&](Value s) -> Value {
+    Value e = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), s,
+                                         b.getI32IntegerAttr(0));
+    return b.create<tl::BroadcastOp>(loc, tb.tileOf(elem), e);
+  };
+  Value mx = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max);
+  Value e = b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, x, bcast(mx)));
+  Value sum = b.create<tl::ReduceOp>(loc, scalarT, e, (uint32_t)0, tl::ReduceKind::add);
+  Value y = b.create<arith::DivFOp>(loc, e, bcast(sum));
+  // Output index per dim for the fused consumers' other operands.
+  SmallVector<Value> idx;
+  auto strides = rowMajorStrides(shape);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    Value q = offs;
+    if (strides[d] != 1)
+      q = b.create<arith::DivSIOp>(loc, q, tb.splatI32(strides[d]));
+    if (d != 0)
+      q = b.create<arith::RemSIOp>(loc, q, tb.splatI32(shape[d]));
+    idx.push_back(q);
+  }
+  auto fused = applyEpilogue(tb, kc, sm, y, shape, idx, mask);
+  if (failed(fused))
+    return failure();
+  tb.store(kc.outParams[0], offs, *fused, mask);
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+} // namespace
+
+FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
+                                                  StringRef name) {
+  for (Type t : group.getResultTypes())
+    if (!cast<RankedTensorType>(t).hasStaticShape())
+      return group.emitError("kernel templates need static shapes"), failure();
+  StringRef kind = group.getKind();
+  if (kind == "epilogue")
+    return buildMatmul(builder, group, name);
+  if (kind == "softmax")
+    return buildSoftmax(builder, group, name);
+  if (group.getNumResults() != 1 && kind != "elementwise")
+    return group.emitError("multi-result groups are only supported for elementwise kernels"),
+           failure();
+  return buildElementwise(builder, group, name);
+}

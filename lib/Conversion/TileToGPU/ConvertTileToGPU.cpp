@@ -1,0 +1,259 @@
+//===- ConvertTileToGPU.cpp - bufferized tile kernels -> gpu.func ----------===//
+//
+// Input: `builtin.module @kernels` of bufferized tile kernels (func.func with tile.schedule)
+// whose tile-wide work is in scf.parallel loops (convert-linalg-to-parallel-loops), tile
+// buffers are memref.alloc, and program ids are tile.program_id.
+//
+// Distribution (one program instance = one CUDA block of T = 32 * num_warps threads):
+//   - an outermost scf.parallel of N iterations becomes `for (l = tid; l < N; l += T)`
+//     with the multi-dim induction variables delinearized from l (row-major, the last dim
+//     fastest: consecutive threads touch consecutive elements), then gpu.barrier;
+//   - any other op that writes memory at that level runs on thread 0 only, then
+//     gpu.barrier (correct for tile-level reductions and scalar stores; slow, replaced by
+//     tree reductions in a later issue);
+//   - scf.for loops that hold distributed work (the K loop) are uniform: every thread runs
+//     them and their bodies are distributed recursively;
+//   - memref.alloc tile buffers become workgroup (shared memory) attributions.
+//
+//===----------------------------------------------------------------------===//
+#include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace aicc {
+#define GEN_PASS_DEF_CONVERTTILETOGPU
+#include "aicc/Conversion/Passes.h.inc"
+} // namespace aicc
+
+using namespace mlir;
+using namespace aicc;
+
+namespace {
+
+bool writesMemory(Operation *op) {
+  if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
+    if (iface.hasEffect<MemoryEffects::Write>())
+      return true;
+    if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return false;
+  } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+    return op->getNumRegions() != 0 || !isMemoryEffectFree(op);
+  }
+  bool writes = false;
+  for (Region &r : op->getRegions())
+    r.walk([&](Operation *nested) {
+      if (auto i = dyn_cast<MemoryEffectOpInterface>(nested))
+        if (i.hasEffect<MemoryEffects::Write>())
+          writes = true;
+    });
+  return writes;
+}
+
+bool containsParallel(Operation *op) {
+  bool found = false;
+  op->walk([&](scf::ParallelOp) { found = true; });
+  return found;
+}
+
+struct Distributor {
+  Value tid;         // index
+  int64_t numThreads;
+
+  LogicalResult distributeBlock(Block &block) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : block.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      if (auto par = dyn_cast<scf::ParallelOp>(op)) {
+        if (failed(distributeParallel(par)))
+          return failure();
+        continue;
+      }
+      if (auto forOp = dyn_cast<scf::ForOp>(op); forOp && containsParallel(forOp)) {
+        if (failed(distributeBlock(*forOp.getBody())))
+          return failure();
+        continue;
+      }
+      if (containsParallel(op))
+        return op->emitError("convert-tile-to-gpu: cannot distribute parallel loops nested in ")
+               << op->getName();
+      if (!writesMemory(op))
+        continue;
+      if (op->getNumResults() != 0)
+        return op->emitError("convert-tile-to-gpu: a memory-writing op with results cannot be "
+                             "run on one thread");
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+      Value isFirst = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, zero);
+      auto ifOp = b.create<scf::IfOp>(loc, isFirst, /*withElse=*/false);
+      op->moveBefore(ifOp.thenBlock()->getTerminator());
+      b.setInsertionPointAfter(ifOp);
+      b.create<gpu::BarrierOp>(loc);
+    }
+    return success();
+  }
+
+  LogicalResult distributeParallel(scf::ParallelOp par) {
+    if (par.getNumResults() != 0)
+      return par.emitError("convert-tile-to-gpu: parallel reductions are not supported");
+    OpBuilder b(par);
+    Location loc = par.getLoc();
+    SmallVector<int64_t> lbs, steps, counts;
+    for (auto [lb, ub, st] : llvm::zip(par.getLowerBound(), par.getUpperBound(), par.getStep())) {
+      auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(st);
+      if (!l || !u || !s || *s <= 0)
+        return par.emitError("convert-tile-to-gpu: tile loops must have static bounds");
+      lbs.push_back(*l);
+      steps.push_back(*s);
+      counts.push_back(std::max<int64_t>(0, (*u - *l + *s - 1) / *s));
+    }
+    int64_t total = 1;
+    for (int64_t c : counts)
+      total *= c;
+    Value ub = b.create<arith::ConstantIndexOp>(loc, total);
+    Value step = b.create<arith::ConstantIndexOp>(loc, numThreads);
+    auto loop = b.create<scf::ForOp>(loc, tid, ub, step);
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value lin = loop.getInductionVar();
+    SmallVector<Value> ivs(counts.size());
+    int64_t stride = 1;
+    for (int64_t d = counts.size() - 1; d >= 0; --d) {
+      Value q = lin;
+      if (stride != 1)
+        q = lb.create<arith::DivUIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, stride));
+      if (d != 0)
+        q = lb.create<arith::RemUIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, counts[d]));
+      if (steps[d] != 1)
+        q = lb.create<arith::MulIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, steps[d]));
+      if (lbs[d] != 0)
+        q = lb.create<arith::AddIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, lbs[d]));
+      ivs[d] = q;
+      stride *= counts[d];
+    }
+    IRMapping map;
+    for (auto [iv, v] : llvm::zip(par.getInductionVars(), ivs))
+      map.map(iv, v);
+    for (Operation &op : par.getBody()->without_terminator())
+      lb.clone(op, map);
+    b.setInsertionPointAfter(loop);
+    b.create<gpu::BarrierOp>(loc);
+    par.erase();
+    return success();
+  }
+};
+
+/// Moves every memref.alloc to a workgroup attribution of `fn`, rewriting the memory space
+/// of the alloc's users' view results.
+LogicalResult promoteAllocs(gpu::GPUFuncOp fn) {
+  SmallVector<memref::AllocOp> allocs;
+  fn.walk([&](memref::AllocOp a) { allocs.push_back(a); });
+  auto ws = gpu::AddressSpaceAttr::get(fn.getContext(), gpu::AddressSpace::Workgroup);
+  auto withSpace = [&](Type t) -> Type {
+    auto m = cast<MemRefType>(t);
+    return MemRefType::get(m.getShape(), m.getElementType(), m.getLayout(), ws);
+  };
+  for (memref::AllocOp a : allocs) {
+    MemRefType t = a.getType();
+    if (!t.hasStaticShape())
+      return a.emitError("convert-tile-to-gpu: tile buffers must have static shapes");
+    BlockArgument attr = fn.addWorkgroupAttribution(withSpace(t), a.getLoc());
+    // Propagate the new memory space through view-like users.
+    SmallVector<Value> worklist{a.getResult()};
+    a.getResult().replaceAllUsesWith(attr);
+    worklist = {attr};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (isa<ViewLikeOpInterface>(user) || isa<memref::CastOp>(user)) {
+          for (Value r : user->getResults())
+            if (auto mt = dyn_cast<MemRefType>(r.getType()); mt && mt.getMemorySpace() != ws) {
+              r.setType(withSpace(mt));
+              worklist.push_back(r);
+            }
+        }
+      }
+    }
+    a.erase();
+  }
+  SmallVector<memref::DeallocOp> deallocs;
+  fn.walk([&](memref::DeallocOp d) { deallocs.push_back(d); });
+  for (auto d : deallocs)
+    d.erase();
+  return success();
+}
+
+struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  void runOnOperation() override {
+    ModuleOp top = getOperation();
+    ModuleOp kernels;
+    for (auto m : top.getOps<ModuleOp>())
+      if (m.getSymName() == kKernelModuleName)
+        kernels = m;
+    if (!kernels)
+      return;
+    MLIRContext *ctx = &getContext();
+    OpBuilder tb(kernels);
+    auto gpuModule = tb.create<gpu::GPUModuleOp>(kernels.getLoc(), kKernelModuleName);
+    top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+    OpBuilder gb = OpBuilder::atBlockBegin(gpuModule.getBody());
+
+    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
+      tile::ScheduleAttr sched = tile::getSchedule(fn);
+      if (!sched) {
+        fn.emitError("convert-tile-to-gpu: function without tile.schedule in @kernels");
+        return signalPassFailure();
+      }
+      int64_t threads = sched.getNumThreads();
+      auto gfn = gb.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(), fn.getFunctionType());
+      gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+      gfn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {(int32_t)threads, 1, 1}));
+      SmallVector<int32_t> grid;
+      for (int64_t g : sched.getGrid())
+        grid.push_back((int32_t)g);
+      gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
+      gfn->setAttr(tile::kScheduleAttrName, sched);
+
+      Block &dst = gfn.getBody().front();
+      Block &src = fn.getBody().front();
+      for (auto [a, na] : llvm::zip(src.getArguments(), dst.getArguments()))
+        a.replaceAllUsesWith(na);
+      dst.getOperations().splice(dst.end(), src.getOperations());
+      auto ret = cast<func::ReturnOp>(dst.getTerminator());
+      OpBuilder rb(ret);
+      rb.create<gpu::ReturnOp>(ret.getLoc());
+      ret.erase();
+
+      // Program ids and grid dims.
+      OpBuilder eb = OpBuilder::atBlockBegin(&dst);
+      Value tid = eb.create<gpu::ThreadIdOp>(fn.getLoc(), gpu::Dimension::x);
+      SmallVector<Operation *> pids;
+      gfn.walk([&](Operation *op) {
+        if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op))
+          pids.push_back(op);
+      });
+      for (Operation *op : pids) {
+        OpBuilder pb(op);
+        unsigned axis = isa<tile::ProgramIdOp>(op) ? cast<tile::ProgramIdOp>(op).getAxis()
+                                                   : cast<tile::NumProgramsOp>(op).getAxis();
+        auto dim = static_cast<gpu::Dimension>(axis);
+        Value v = isa<tile::ProgramIdOp>(op)
+                      ? pb.create<gpu::BlockIdOp>(op->getLoc(), dim).getResult()
+                      : pb.create<gpu::GridDimOp>(op->getLoc(), dim).getResult();
+        op->getResult(0).replaceAllUsesWith(
+            pb.create<arith::IndexCastOp>(op->getLoc(), pb.getI32Type(), v));
+        op->erase();
+      }
+      Distributor dist{tid, threads};
+      if (failed(dist.distributeBlock(dst)) || failed(promoteAllocs(gfn)))
+        return signalPassFailure();
+      fn.erase();
+    }
+    kernels.erase();
+  }
+};
+} // namespace

@@ -1,0 +1,267 @@
+//===- ConvertTileToLinalg.cpp - tile ops -> linalg/tensor/scf -------------===//
+//
+// Runs on tile kernels before bufferization. Every tile value is a static tensor; the ops
+// become destination-style linalg ops over tensor.empty, so upstream elementwise fusion and
+// one-shot bufferization do the rest. Global memory stays a memref kernel argument: loads
+// read it inside a linalg.generic body, stores write it inside an scf.parallel.
+//
+//===----------------------------------------------------------------------===//
+#include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace aicc {
+#define GEN_PASS_DEF_CONVERTTILETOLINALG
+#include "aicc/Conversion/Passes.h.inc"
+} // namespace aicc
+
+using namespace mlir;
+using namespace aicc::tile;
+
+namespace {
+
+SmallVector<utils::IteratorType> parallel(int64_t rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t) {
+  return b.create<tensor::EmptyOp>(loc, t.getShape(), t.getElementType());
+}
+
+/// linalg.generic over `resultType` with `ins` read at identity maps; `body` gets the
+/// scalar operands (ins..., out) and returns the yielded value.
+Value genericIdentity(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange ins,
+                      function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps(ins.size() + 1, b.getMultiDimIdentityMap(rank));
+  auto g = b.create<linalg::GenericOp>(
+      loc, TypeRange{resultType}, ins, ValueRange{emptyLike(b, loc, resultType)}, maps,
+      parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) {
+        nb.create<linalg::YieldOp>(nl, body(nb, nl, args));
+      });
+  return g.getResult(0);
+}
+
+Value indexOf(OpBuilder &b, Location loc, Value i32) {
+  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i32);
+}
+
+void lower(MakeRangeOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int32_t start = op.getStart();
+  Value r = genericIdentity(b, loc, op.getType(), {}, [&](OpBuilder &nb, Location nl, ValueRange) {
+    Value i = nb.create<linalg::IndexOp>(nl, 0);
+    Value v = nb.create<arith::IndexCastOp>(nl, nb.getI32Type(), i);
+    if (start != 0)
+      v = nb.create<arith::AddIOp>(nl, v, nb.create<arith::ConstantIntOp>(nl, nb.getI32Type(), start));
+    return v;
+  });
+  op.replaceAllUsesWith(r);
+  op.erase();
+}
+
+void lower(SplatOp op) {
+  OpBuilder b(op);
+  Value s = op.getSrc();
+  Value r = genericIdentity(b, op.getLoc(), op.getType(), {},
+                            [&](OpBuilder &, Location, ValueRange) { return s; });
+  op.replaceAllUsesWith(r);
+  op.erase();
+}
+
+void lower(ExpandDimsOp op) {
+  OpBuilder b(op);
+  auto src = op.getSrc().getType();
+  int64_t axis = op.getAxis();
+  SmallVector<ReassociationIndices> reassoc;
+  int64_t r = src.getRank();
+  if (r == 0) {
+    reassoc = {};
+  } else {
+    for (int64_t i = 0; i < r; ++i)
+      reassoc.push_back({});
+    // Result dims [0..r]; the inserted unit dim joins its neighbour group.
+    int64_t out = 0;
+    for (int64_t i = 0; i < r; ++i) {
+      if (out == axis)
+        reassoc[i].push_back(out++);
+      reassoc[i].push_back(out++);
+    }
+    if (axis == r)
+      reassoc[r - 1].push_back(out++);
+  }
+  Value v = b.create<tensor::ExpandShapeOp>(op.getLoc(), op.getType(), op.getSrc(), reassoc);
+  op.replaceAllUsesWith(v);
+  op.erase();
+}
+
+void lower(BroadcastOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto src = op.getSrc().getType();
+  auto dst = op.getType();
+  int64_t rank = dst.getRank();
+  // Read the source through a map that pins its size-1 (broadcast) dims to 0.
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i)
+    exprs.push_back(src.getDimSize(i) == 1 && dst.getDimSize(i) != 1
+                        ? b.getAffineConstantExpr(0)
+                        : b.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, b.getContext()),
+                              b.getMultiDimIdentityMap(rank)};
+  auto g = b.create<linalg::GenericOp>(
+      loc, TypeRange{dst}, ValueRange{op.getSrc()}, ValueRange{emptyLike(b, loc, dst)}, maps,
+      parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) {
+        nb.create<linalg::YieldOp>(nl, args[0]);
+      });
+  op.replaceAllUsesWith(g.getResult(0));
+  op.erase();
+}
+
+void lower(LoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value ptr = op.getPtr();
+  Type elem = op.getType().getElementType();
+  TypedAttr padAttr = op.getPaddingAttr();
+  if (!padAttr)
+    padAttr = isa<FloatType>(elem) ? TypedAttr(b.getFloatAttr(elem, 0.0))
+                                   : TypedAttr(b.getIntegerAttr(elem, 0));
+  SmallVector<Value> ins{op.getOffsets()};
+  if (op.getMask())
+    ins.push_back(op.getMask());
+  bool masked = (bool)op.getMask();
+  Value r = genericIdentity(b, loc, op.getType(), ins, [&](OpBuilder &nb, Location nl, ValueRange a) {
+    Value idx = indexOf(nb, nl, a[0]);
+    if (!masked)
+      return nb.create<memref::LoadOp>(nl, ptr, idx).getResult();
+    auto ifOp = nb.create<scf::IfOp>(
+        nl, a[1],
+        [&](OpBuilder &tb, Location tl) {
+          tb.create<scf::YieldOp>(tl, tb.create<memref::LoadOp>(tl, ptr, idx).getResult());
+        },
+        [&](OpBuilder &eb, Location el) {
+          eb.create<scf::YieldOp>(el, eb.create<arith::ConstantOp>(el, padAttr).getResult());
+        });
+    return ifOp.getResult(0);
+  });
+  op.replaceAllUsesWith(r);
+  op.erase();
+}
+
+void lower(StoreOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto t = op.getValue().getType();
+  SmallVector<Value> lbs, ubs, steps;
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0), c1 = b.create<arith::ConstantIndexOp>(loc, 1);
+  for (int64_t d : t.getShape()) {
+    lbs.push_back(c0);
+    ubs.push_back(b.create<arith::ConstantIndexOp>(loc, d));
+    steps.push_back(c1);
+  }
+  Value ptr = op.getPtr(), offs = op.getOffsets(), val = op.getValue(), mask = op.getMask();
+  b.create<scf::ParallelOp>(loc, lbs, ubs, steps, [&](OpBuilder &nb, Location nl, ValueRange iv) {
+    Value off = nb.create<tensor::ExtractOp>(nl, offs, iv);
+    Value v = nb.create<tensor::ExtractOp>(nl, val, iv);
+    Value idx = indexOf(nb, nl, off);
+    if (!mask) {
+      nb.create<memref::StoreOp>(nl, v, ptr, idx);
+      return;
+    }
+    Value m = nb.create<tensor::ExtractOp>(nl, mask, iv);
+    nb.create<scf::IfOp>(nl, m, [&](OpBuilder &tb, Location tl) {
+      tb.create<memref::StoreOp>(tl, v, ptr, idx);
+      tb.create<scf::YieldOp>(tl);
+    });
+  });
+  op.erase();
+}
+
+void lower(DotOp op) {
+  OpBuilder b(op);
+  auto mm = b.create<linalg::MatmulOp>(op.getLoc(), TypeRange{op.getType()},
+                                       ValueRange{op.getA(), op.getB()},
+                                       ValueRange{op.getAcc()});
+  op.replaceAllUsesWith(mm.getResult(0));
+  op.erase();
+}
+
+void lower(ReduceOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type elem = op.getType().getElementType();
+  auto ft = dyn_cast<FloatType>(elem);
+  TypedAttr init;
+  switch (op.getKind()) {
+  case ReduceKind::add:
+    init = ft ? TypedAttr(b.getFloatAttr(elem, 0.0)) : TypedAttr(b.getIntegerAttr(elem, 0));
+    break;
+  case ReduceKind::mul:
+    init = ft ? TypedAttr(b.getFloatAttr(elem, 1.0)) : TypedAttr(b.getIntegerAttr(elem, 1));
+    break;
+  case ReduceKind::max:
+    init = ft ? TypedAttr(b.getFloatAttr(elem, -std::numeric_limits<double>::infinity()))
+              : TypedAttr(b.getIntegerAttr(elem, APInt::getSignedMinValue(elem.getIntOrFloatBitWidth())));
+    break;
+  case ReduceKind::min:
+    init = ft ? TypedAttr(b.getFloatAttr(elem, std::numeric_limits<double>::infinity()))
+              : TypedAttr(b.getIntegerAttr(elem, APInt::getSignedMaxValue(elem.getIntOrFloatBitWidth())));
+    break;
+  }
+  Value initV = b.create<arith::ConstantOp>(loc, init);
+  Value filled = b.create<linalg::FillOp>(loc, initV, emptyLike(b, loc, op.getType())).getResult(0);
+  ReduceKind kind = op.getKind();
+  auto red = b.create<linalg::ReduceOp>(
+      loc, ValueRange{op.getSrc()}, ValueRange{filled},
+      SmallVector<int64_t>{(int64_t)op.getAxis()},
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value r;
+        switch (kind) {
+        case ReduceKind::add:
+          r = ft ? nb.create<arith::AddFOp>(nl, a[0], a[1]).getResult()
+                 : nb.create<arith::AddIOp>(nl, a[0], a[1]).getResult();
+          break;
+        case ReduceKind::mul:
+          r = ft ? nb.create<arith::MulFOp>(nl, a[0], a[1]).getResult()
+                 : nb.create<arith::MulIOp>(nl, a[0], a[1]).getResult();
+          break;
+        case ReduceKind::max:
+          r = ft ? nb.create<arith::MaxNumFOp>(nl, a[0], a[1]).getResult()
+                 : nb.create<arith::MaxSIOp>(nl, a[0], a[1]).getResult();
+          break;
+        case ReduceKind::min:
+          r = ft ? nb.create<arith::MinNumFOp>(nl, a[0], a[1]).getResult()
+                 : nb.create<arith::MinSIOp>(nl, a[0], a[1]).getResult();
+          break;
+        }
+        nb.create<linalg::YieldOp>(nl, r);
+      });
+  op.replaceAllUsesWith(red.getResult(0));
+  op.erase();
+}
+
+struct ConvertTileToLinalgPass
+    : public aicc::impl::ConvertTileToLinalgBase<ConvertTileToLinalgPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, StoreOp, DotOp,
+              ReduceOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, StoreOp, DotOp,
+                ReduceOp>([](auto o) { lower(o); });
+  }
+};
+} // namespace

@@ -1,0 +1,314 @@
+//===- GraphOps.cpp - aicc graph dialect ops -------------------------------===//
+#include "aicc/Dialect/Graph/IR/GraphOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace aicc::graph;
+
+FailureOr<SmallVector<int64_t>>
+aicc::graph::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da == db || db == 1)
+      out[i] = da;
+    else if (da == 1)
+      out[i] = db;
+    else
+      return failure();
+  }
+  return out;
+}
+
+bool aicc::graph::isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, ReluOp, TanhOp, SigmoidOp, ExpOp, ErfOp, GeluOp>(op);
+}
+
+static RankedTensorType getRanked(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+LogicalResult ConstantOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange, DictionaryAttr attrs,
+    OpaqueProperties properties, RegionRange, SmallVectorImpl<Type> &results) {
+  Adaptor adaptor(ValueRange{}, attrs, properties);
+  auto value = adaptor.getValueAttr();
+  if (!value)
+    return emitOptionalError(loc, "missing 'value'");
+  results.push_back(value.getType());
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  if (!isa<RankedTensorType>(getValue().getType()) ||
+      !cast<RankedTensorType>(getValue().getType()).hasStaticShape())
+    return emitOpError("value must have a static ranked tensor type");
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+//===----------------------------------------------------------------------===//
+// MatMulOp
+//===----------------------------------------------------------------------===//
+static FailureOr<SmallVector<int64_t>> matmulShape(ArrayRef<int64_t> a,
+                                                   ArrayRef<int64_t> b,
+                                                   std::string &why) {
+  if (a.empty() || b.empty()) {
+    why = "operands must have rank >= 1";
+    return failure();
+  }
+  SmallVector<int64_t> sa(a), sb(b);
+  bool squeezeM = false, squeezeN = false;
+  if (sa.size() == 1) {
+    sa.insert(sa.begin(), 1);
+    squeezeM = true;
+  }
+  if (sb.size() == 1) {
+    sb.push_back(1);
+    squeezeN = true;
+  }
+  int64_t k1 = sa.back(), k2 = sb[sb.size() - 2];
+  if (k1 != k2 && !ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2)) {
+    why = "contraction dims differ (" + std::to_string(k1) + " vs " +
+          std::to_string(k2) + ")";
+    return failure();
+  }
+  auto batch = broadcastShapes(ArrayRef<int64_t>(sa).drop_back(2),
+                               ArrayRef<int64_t>(sb).drop_back(2));
+  if (failed(batch)) {
+    why = "batch dims do not broadcast";
+    return failure();
+  }
+  SmallVector<int64_t> out(*batch);
+  if (!squeezeM)
+    out.push_back(sa[sa.size() - 2]);
+  if (!squeezeN)
+    out.push_back(sb.back());
+  return out;
+}
+
+LogicalResult MatMulOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &results) {
+  auto a = getRanked(operands[0]), b = getRanked(operands[1]);
+  if (!a || !b)
+    return emitOptionalError(loc, "operands must be ranked tensors");
+  std::string why;
+  auto shape = matmulShape(a.getShape(), b.getShape(), why);
+  if (failed(shape))
+    return emitOptionalError(loc, "graph.matmul: ", why);
+  results.push_back(RankedTensorType::get(*shape, a.getElementType()));
+  return success();
+}
+
+LogicalResult MatMulOp::verify() {
+  if (getLhs().getType().getElementType() != getRhs().getType().getElementType())
+    return emitOpError("operand element types differ");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+LogicalResult GemmOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr attrs, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &results) {
+  Adaptor adaptor(operands, attrs, properties, regions);
+  auto a = getRanked(adaptor.getA()), b = getRanked(adaptor.getB());
+  if (!a || !b || a.getRank() != 2 || b.getRank() != 2)
+    return emitOptionalError(loc, "graph.gemm: A and B must be rank-2 tensors");
+  int64_t m = adaptor.getTransA() ? a.getDimSize(1) : a.getDimSize(0);
+  int64_t n = adaptor.getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+  results.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  int64_t ka = getTransA() ? a.getDimSize(0) : a.getDimSize(1);
+  int64_t kb = getTransB() ? b.getDimSize(1) : b.getDimSize(0);
+  if (ka != kb)
+    return emitOpError("contraction dims differ: A gives K = ")
+           << ka << ", B gives K = " << kb;
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("A and B element types differ");
+  if (getC()) {
+    auto c = cast<RankedTensorType>(getC().getType());
+    auto bc = broadcastShapes(getType().getShape(), c.getShape());
+    if (c.getRank() > 2 || failed(bc) || *bc != SmallVector<int64_t>(getType().getShape()))
+      return emitOpError("C of shape [")
+             << c.getShape() << "] is not unidirectionally broadcastable to ["
+             << getType().getShape() << "]";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise
+//===----------------------------------------------------------------------===//
+static LogicalResult inferBinary(std::optional<Location> loc, ValueRange operands,
+                                 SmallVectorImpl<Type> &results) {
+  auto a = getRanked(operands[0]), b = getRanked(operands[1]);
+  if (!a || !b)
+    return emitOptionalError(loc, "operands must be ranked tensors");
+  auto shape = broadcastShapes(a.getShape(), b.getShape());
+  if (failed(shape))
+    return emitOptionalError(loc, "shapes do not broadcast");
+  results.push_back(RankedTensorType::get(*shape, a.getElementType()));
+  return success();
+}
+
+static LogicalResult verifyBinary(Operation *op) {
+  auto a = getRanked(op->getOperand(0)), b = getRanked(op->getOperand(1));
+  if (a.getElementType() != b.getElementType())
+    return op->emitOpError("operand element types differ: ")
+           << a.getElementType() << " vs " << b.getElementType();
+  auto shape = broadcastShapes(a.getShape(), b.getShape());
+  if (failed(shape))
+    return op->emitOpError("operand shapes [")
+           << a.getShape() << "] and [" << b.getShape() << "] do not broadcast";
+  auto r = getRanked(op->getResult(0));
+  if (r.getShape() != ArrayRef<int64_t>(*shape) || r.getElementType() != a.getElementType())
+    return op->emitOpError("result type ") << r << " is not the broadcast type";
+  return success();
+}
+
+#define AICC_BINARY_IMPL(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
+      DictionaryAttr, OpaqueProperties, RegionRange,                           \
+      SmallVectorImpl<Type> &results) {                                        \
+    return inferBinary(loc, operands, results);                                \
+  }                                                                            \
+  LogicalResult OP::verify() { return verifyBinary(getOperation()); }
+AICC_BINARY_IMPL(AddOp)
+AICC_BINARY_IMPL(SubOp)
+AICC_BINARY_IMPL(MulOp)
+AICC_BINARY_IMPL(DivOp)
+#undef AICC_BINARY_IMPL
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\", got \"")
+           << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getType().getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ") << getAxis() << " out of range [0, " << rank << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reshape / Transpose
+//===----------------------------------------------------------------------===//
+LogicalResult ReshapeOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  if (!in.hasStaticShape() || !out.hasStaticShape())
+    return emitOpError("shapes must be static");
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("element count changes: ")
+           << in.getNumElements() << " vs " << out.getNumElements();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element type changes");
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  if (auto c = llvm::dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
+    return c.reshape(getType());
+  return {};
+}
+
+LogicalResult TransposeOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, ValueRange operands,
+    DictionaryAttr attrs, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &results) {
+  Adaptor adaptor(operands, attrs, properties, regions);
+  auto in = getRanked(adaptor.getInput());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if (!in || (int64_t)perm.size() != in.getRank())
+    return emitOptionalError(loc, "graph.transpose: perm size must equal the rank");
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank())
+      return emitOptionalError(loc, "graph.transpose: perm entry out of range");
+    shape.push_back(in.getDimSize(p));
+  }
+  results.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  SmallVector<bool> seen(getPerm().size(), false);
+  for (int64_t p : getPerm()) {
+    if (p < 0 || p >= (int64_t)seen.size() || seen[p])
+      return emitOpError("perm is not a permutation of [0, ") << seen.size() << ")";
+    seen[p] = true;
+  }
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if ((int64_t)i != p)
+      return {};
+  return getInput();
+}
+
+//===----------------------------------------------------------------------===//
+// FusionGroupOp
+//===----------------------------------------------------------------------===//
+void FusionGroupOp::build(OpBuilder &b, OperationState &state, TypeRange results,
+                          ValueRange inputs, StringRef kind) {
+  state.addOperands(inputs);
+  state.addAttribute(getKindAttrName(state.name), b.getStringAttr(kind));
+  state.addTypes(results);
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value v : inputs)
+    block->addArgument(v.getType(), v.getLoc());
+}
+
+LogicalResult FusionGroupOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ") << body.getNumArguments()
+                                    << " arguments but the group has "
+                                    << getInputs().size() << " inputs";
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("body argument type ") << arg.getType()
+                                                << " differs from input type " << in.getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types differ from the result types");
+  StringRef k = getKind();
+  if (k != "epilogue" && k != "elementwise" && k != "softmax" && k != "single")
+    return emitOpError("unknown fusion kind \"") << k << "\"";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "aicc/Dialect/Graph/IR/GraphOps.cpp.inc"

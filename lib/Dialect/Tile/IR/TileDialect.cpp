@@ -1,0 +1,179 @@
+//===- TileDialect.cpp - aicc tile dialect ---------------------------------===//
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace aicc::tile;
+
+#include "aicc/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
+#include "aicc/Dialect/Tile/IR/TileOpsEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "aicc/Dialect/Tile/IR/TileOpsAttrDefs.cpp.inc"
+
+void TileDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "aicc/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "aicc/Dialect/Tile/IR/TileOpsAttrDefs.cpp.inc"
+      >();
+}
+
+ScheduleAttr aicc::tile::getSchedule(Operation *op) {
+  return op->getAttrOfType<ScheduleAttr>(kScheduleAttrName);
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == kScheduleAttrName) {
+    if (!isa<ScheduleAttr>(attr.getValue()))
+      return op->emitError("'tile.schedule' must be a #tile.schedule attribute");
+    auto fn = dyn_cast<func::FuncOp>(op);
+    if (!fn)
+      return op->emitError("'tile.schedule' only applies to func.func");
+    for (Type t : fn.getArgumentTypes()) {
+      auto m = dyn_cast<MemRefType>(t);
+      if (!m || m.getRank() != 1 || !m.hasStaticShape() ||
+          !m.getLayout().isIdentity())
+        return op->emitError("tile kernel arguments must be static 1-D memrefs with "
+                             "identity layout, got ")
+               << t;
+    }
+    if (fn.getNumResults() != 0)
+      return op->emitError("tile kernels return nothing");
+    return success();
+  }
+  if (attr.getName() == "tile.layout") {
+    if (!isa<BlockedLayoutAttr>(attr.getValue()))
+      return op->emitError("'tile.layout' must be a #tile.blocked attribute");
+    return success();
+  }
+  return op->emitError("unknown tile dialect attribute ") << attr.getName();
+}
+
+//===----------------------------------------------------------------------===//
+// ScheduleAttr
+//===----------------------------------------------------------------------===//
+LogicalResult
+ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     ArrayRef<int64_t> grid, int64_t numWarps, int64_t numStages,
+                     DictionaryAttr blocks) {
+  if (grid.size() != 3)
+    return emitError() << "grid must have 3 entries [x, y, z], got " << grid.size();
+  for (int64_t g : grid)
+    if (g < 1 || g > 2147483647)
+      return emitError() << "grid entries must be in [1, 2^31), got " << g;
+  if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)))
+    return emitError() << "num_warps must be a power of two in [1, 32], got " << numWarps;
+  if (numStages < 1)
+    return emitError() << "num_stages must be >= 1, got " << numStages;
+  for (NamedAttribute a : blocks) {
+    auto i = dyn_cast<IntegerAttr>(a.getValue());
+    if (!i || i.getInt() < 1)
+      return emitError() << "block size " << a.getName() << " must be a positive integer";
+  }
+  return success();
+}
+
+int64_t ScheduleAttr::getNumPrograms() const {
+  int64_t n = 1;
+  for (int64_t g : getGrid())
+    n *= g;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// BlockedLayoutAttr
+//===----------------------------------------------------------------------===//
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                        ArrayRef<unsigned> sizePerThread,
+                                        ArrayRef<unsigned> threadsPerWarp,
+                                        ArrayRef<unsigned> warpsPerCTA,
+                                        ArrayRef<unsigned> order) {
+  size_t r = sizePerThread.size();
+  if (threadsPerWarp.size() != r || warpsPerCTA.size() != r || order.size() != r)
+    return emitError() << "all blocked layout fields must have the same rank";
+  unsigned lanes = 1;
+  for (unsigned t : threadsPerWarp)
+    lanes *= t;
+  if (lanes != 32)
+    return emitError() << "threadsPerWarp must multiply to 32, got " << lanes;
+  SmallVector<bool> seen(r, false);
+  for (unsigned o : order) {
+    if (o >= r || seen[o])
+      return emitError() << "order must be a permutation of [0, " << r << ")";
+    seen[o] = true;
+  }
+  for (unsigned s : sizePerThread)
+    if (s == 0)
+      return emitError() << "sizePerThread entries must be positive";
+  for (unsigned w : warpsPerCTA)
+    if (w == 0)
+      return emitError() << "warpsPerCTA entries must be positive";
+  return success();
+}
+
+BlockedLayoutAttr::Owner BlockedLayoutAttr::getOwner(ArrayRef<int64_t> coord,
+                                                     ArrayRef<int64_t> shape) const {
+  // Per dim d: the CTA covers a "layout tile" of spt*tpw*wpc elements; coordinates repeat
+  // cyclically past it. Within it, c = (((w * tpw) + l) * spt) + e.
+  size_t r = coord.size();
+  int64_t lane = 0, warp = 0, reg = 0, laneStride = 1, warpStride = 1, regStride = 1;
+  for (unsigned i = 0; i < r; ++i) {
+    unsigned d = getOrder()[i];
+    int64_t spt = getSizePerThread()[d], tpw = getThreadsPerWarp()[d],
+            wpc = getWarpsPerCTA()[d];
+    int64_t span = spt * tpw * wpc;
+    int64_t c = coord[d] % span, rep = coord[d] / span;
+    int64_t reps = (shape[d] + span - 1) / span;
+    int64_t e = c % spt, l = (c / spt) % tpw, w = c / (spt * tpw);
+    lane += l * laneStride;
+    laneStride *= tpw;
+    warp += w * warpStride;
+    warpStride *= wpc;
+    reg += (rep * spt + e) * regStride;
+    regStride *= reps * spt;
+  }
+  return {warp * 32 + lane, reg};
+}
+
+BlockedLayoutAttr BlockedLayoutAttr::getDefault(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                                                unsigned numWarps, unsigned vecWidth) {
+  size_t r = shape.size();
+  SmallVector<unsigned> spt(r, 1), tpw(r, 1), wpc(r, 1), order;
+  for (size_t i = 0; i < r; ++i)
+    order.push_back(r - 1 - i);
+  if (r == 0)
+    return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+  spt[r - 1] = std::max<unsigned>(1, std::min<int64_t>(vecWidth, shape[r - 1]));
+  // Lanes: fill the contiguous dim first, then outer dims.
+  unsigned lanesLeft = 32;
+  for (int64_t d = r - 1; d >= 0 && lanesLeft > 1; --d) {
+    int64_t want = std::max<int64_t>(1, shape[d] / (d == (int64_t)r - 1 ? spt[d] : 1));
+    unsigned t = 1;
+    while (t < lanesLeft && t * 2 <= want)
+      t *= 2;
+    if (d == 0)
+      t = lanesLeft;
+    tpw[d] = t;
+    lanesLeft /= t;
+  }
+  tpw[r - 1] *= lanesLeft;
+  unsigned warpsLeft = numWarps;
+  for (size_t d = 0; d < r && warpsLeft > 1; ++d) {
+    int64_t want = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+    unsigned w = 1;
+    while (w < warpsLeft && w * 2 <= want)
+      w *= 2;
+    wpc[d] = w;
+    warpsLeft /= w;
+  }
+  wpc[0] *= warpsLeft;
+  return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
+}

@@ -1,0 +1,100 @@
+//===- TileOps.cpp - aicc tile dialect ops ---------------------------------===//
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace aicc::tile;
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t n = (int64_t)getEnd() - (int64_t)getStart();
+  if (n <= 0)
+    return emitOpError("end must be greater than start");
+  auto t = getType();
+  if (t.getRank() != 1 || t.getDimSize(0) != n)
+    return emitOpError("result must be tensor<") << n << "xi32>";
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto s = getSrc().getType(), r = getType();
+  if (s.getRank() != r.getRank() || s.getElementType() != r.getElementType())
+    return emitOpError("source and result must have the same rank and element type");
+  for (int64_t i = 0; i < s.getRank(); ++i)
+    if (s.getDimSize(i) != 1 && s.getDimSize(i) != r.getDimSize(i))
+      return emitOpError("dim ") << i << " of size " << s.getDimSize(i)
+                                 << " cannot broadcast to " << r.getDimSize(i);
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto s = getSrc().getType(), r = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > s.getRank())
+    return emitOpError("axis ") << axis << " out of range [0, " << s.getRank() << "]";
+  SmallVector<int64_t> want(s.getShape());
+  want.insert(want.begin() + axis, 1);
+  if (r.getShape() != ArrayRef<int64_t>(want) || r.getElementType() != s.getElementType())
+    return emitOpError("result type must be the source with a 1 inserted at ") << axis;
+  return success();
+}
+
+static LogicalResult verifyAccess(Operation *op, MemRefType ptr, RankedTensorType offs,
+                                  Value mask, RankedTensorType value) {
+  if (!offs.hasStaticShape() || offs.getShape() != value.getShape())
+    return op->emitOpError("offsets shape [")
+           << offs.getShape() << "] must equal the value shape [" << value.getShape() << "]";
+  if (ptr.getElementType() != value.getElementType())
+    return op->emitOpError("buffer element type ")
+           << ptr.getElementType() << " differs from the tile's " << value.getElementType();
+  if (mask && cast<RankedTensorType>(mask.getType()).getShape() != value.getShape())
+    return op->emitOpError("mask shape must equal the value shape");
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (failed(verifyAccess(*this, getPtr().getType(), getOffsets().getType(), getMask(),
+                          getType())))
+    return failure();
+  if (auto pad = getPaddingAttr())
+    if (pad.getType() != getType().getElementType())
+      return emitOpError("padding type ") << pad.getType() << " differs from element type";
+  return success();
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getPtr().getType(), getOffsets().getType(), getMask(),
+                      getValue().getType());
+}
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), c = getAcc().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be 2-D tiles");
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError("K differs: a is [") << a.getShape() << "], b is [" << b.getShape() << "]";
+  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
+    return emitOpError("accumulator shape [") << c.getShape() << "] is not [M, N]";
+  if (getType() != c)
+    return emitOpError("result type must equal the accumulator type");
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("a and b element types differ");
+  if (!isa<FloatType>(c.getElementType()))
+    return emitOpError("accumulator must be a float tile");
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto s = getSrc().getType(), r = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= s.getRank())
+    return emitOpError("axis ") << axis << " out of range [0, " << s.getRank() << ")";
+  SmallVector<int64_t> want(s.getShape());
+  want.erase(want.begin() + axis);
+  if (r.getShape() != ArrayRef<int64_t>(want) || r.getElementType() != s.getElementType())
+    return emitOpError("result must be the source with dim ") << axis << " removed";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "aicc/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -1,0 +1,107 @@
+//===- Pipelines.cpp - aicc's named pass pipelines -------------------------===//
+#include "aicc/Pipelines/Pipelines.h"
+
+#include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Graph/Transforms/Passes.h"
+#include "aicc/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void aicc::buildGraphPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(graph::createGraphInferShapes());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void aicc::buildFusionPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(graph::createGraphFuse());
+}
+
+void aicc::buildTilePipeline(OpPassManager &pm) {
+  pm.addPass(createConvertGraphToTile());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void aicc::buildTileBufferizePipeline(OpPassManager &pm) {
+  OpPassManager &kernels = pm.nest<ModuleOp>();
+  kernels.addNestedPass<func::FuncOp>(createConvertTileToLinalg());
+  kernels.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  kernels.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  kernels.addPass(createCanonicalizerPass());
+  bufferization::OneShotBufferizePassOptions bufOpts;
+  bufOpts.bufferizeFunctionBoundaries = true;
+  bufOpts.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  kernels.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  kernels.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addNestedPass<func::FuncOp>(math::createMathExpandOpsPass());
+}
+
+void aicc::buildCPUPipeline(OpPassManager &pm) {
+  buildTileBufferizePipeline(pm);
+  bufferization::buildBufferDeallocationPipeline(pm.nest<ModuleOp>());
+  pm.addPass(createConvertTileToCPU());
+  OpPassManager &kernels = pm.nest<ModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcOpts;
+  funcOpts.useBarePtrCallConv = true;
+  kernels.addPass(createConvertFuncToLLVMPass(funcOpts));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createTileCPUEmitEntryPoints());
+  kernels.addPass(createCanonicalizerPass());
+}
+
+void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  buildTileBufferizePipeline(pm);
+  pm.addPass(createConvertTileToGPU());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvmOpts;
+  nvvmOpts.useBarePtrCallConv = true;
+  nvvmOpts.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvmOpts));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuNVVMAttachTargetOptions target;
+  target.triple = "nvptx64-nvidia-cuda";
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+}
+
+void aicc::buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  buildGPULoweringPipeline(pm, options);
+  GpuModuleToBinaryPassOptions bin;
+  bin.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(bin));
+}
+
+void aicc::registerPipelines() {
+  PassPipelineRegistration<>("aicc-graph-pipeline", "graph cleanup (shapes, canonicalize, cse)",
+                             buildGraphPipeline);
+  PassPipelineRegistration<>("aicc-fusion-pipeline", "form fusion groups", buildFusionPipeline);
+  PassPipelineRegistration<>("aicc-tile-pipeline", "fused graph -> tile kernels + host plan",
+                             buildTilePipeline);
+  PassPipelineRegistration<>("aicc-cpu-pipeline", "tile kernels -> LLVM dialect host code",
+                             buildCPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "aicc-gpu-pipeline", "tile kernels -> NVVM -> PTX in a gpu.binary", buildGPUPipeline);
+}

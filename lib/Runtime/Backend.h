@@ -1,0 +1,53 @@
+//===- Backend.h - Device backends behind aicc::runtime::Session -*- C++ -*-===//
+//
+// Private to lib/Runtime. A backend owns the device copy of every buffer of one
+// bundle and executes its launch plan. Session does the input checking; a
+// backend may assume valid buffer ids and sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AICC_LIB_RUNTIME_BACKEND_H
+#define AICC_LIB_RUNTIME_BACKEND_H
+
+#include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/Status.h"
+
+#include <cstddef>
+#include <memory>
+
+namespace aicc::runtime::detail {
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  /// Copies `bytes` bytes from host memory `src` into buffer `id`.
+  virtual Status writeBuffer(int id, const void *src, size_t bytes) = 0;
+  /// Copies `bytes` bytes of buffer `id` to host memory `dst`.
+  virtual Status readBuffer(int id, void *dst, size_t bytes) = 0;
+  /// Runs every launch in order and waits until all have finished.
+  virtual Status execute() = 0;
+  /// One warm-up execute(), then `iters` passes; `msPerRun` gets the mean
+  /// milliseconds per pass.
+  virtual Status benchmark(int iters, double &msPerRun) = 0;
+};
+
+/// Follows alias records to the buffer that owns the memory of buffer `id`.
+/// Requires a validated bundle (alias sources precede the alias).
+inline int resolveAliasRoot(const Bundle &bundle, int id) {
+  while (bundle.buffers[id].kind == BufferKind::alias)
+    id = static_cast<int>(bundle.buffers[id].offset);
+  return id;
+}
+
+/// Loads a validated cpu-target bundle (CPUBackend.cpp).
+Status createCPUBackend(const Bundle &bundle, std::unique_ptr<Backend> &out);
+
+/// Loads a validated sm_*-target bundle through the CUDA driver
+/// (CUDABackend.cpp; a stub that always fails when the runtime is built
+/// without cuda.h).
+Status createCUDABackend(const Bundle &bundle, std::unique_ptr<Backend> &out);
+
+} // namespace aicc::runtime::detail
+
+#endif // AICC_LIB_RUNTIME_BACKEND_H

@@ -1,0 +1,320 @@
+//===- CPUBackend.cpp - Run a cpu bundle's shared object on host threads --===//
+//
+// The code section is an ELF shared object exporting, for each kernel NAME,
+//   void NAME_entry(void **args, const int64_t *pid, const int64_t *grid);
+// (docs/bundle-format.md, "Kernel calling conventions"). It is written to a
+// private temporary file, dlopen'ed and unlinked at once. Each launch calls the
+// entry once per program id; programs are independent, so they are spread over
+// a pool of worker threads that claim chunks of program ids.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace aicc::runtime;
+using namespace aicc::runtime::detail;
+
+namespace {
+
+using EntryFn = void (*)(void **args, const int64_t *pid, const int64_t *grid);
+
+/// Alignment of every buffer the CPU backend allocates, in bytes.
+constexpr size_t kBufferAlignment = 64;
+
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+using AlignedMemory = std::unique_ptr<uint8_t, FreeDeleter>;
+
+/// A fixed set of worker threads that run index ranges of one job at a time.
+/// The calling thread takes part in every job.
+class WorkerPool {
+public:
+  /// Starts `numThreads - 1` workers (the caller is the last thread).
+  explicit WorkerPool(unsigned numThreads) {
+    for (unsigned i = 1; i < numThreads; ++i)
+      workers.emplace_back([this] { workerLoop(); });
+  }
+
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stopping = true;
+    }
+    wake.notify_all();
+    for (std::thread &t : workers)
+      t.join();
+  }
+
+  unsigned getNumThreads() const { return workers.size() + 1; }
+
+  /// Calls `fn(begin, end)` over disjoint ranges covering [0, n), `chunk`
+  /// indices at a time, on all threads; returns when every range is done.
+  void parallelFor(int64_t n, int64_t chunk,
+                   const std::function<void(int64_t, int64_t)> &fn) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      job = &fn;
+      jobSize = n;
+      jobChunk = chunk;
+      next.store(0, std::memory_order_relaxed);
+      pending = static_cast<int>(workers.size());
+      ++generation;
+    }
+    wake.notify_all();
+    runChunks();
+    std::unique_lock<std::mutex> lock(mu);
+    done.wait(lock, [this] { return pending == 0; });
+    job = nullptr;
+  }
+
+private:
+  void runChunks() {
+    while (true) {
+      int64_t begin = next.fetch_add(jobChunk, std::memory_order_relaxed);
+      if (begin >= jobSize)
+        return;
+      (*job)(begin, std::min(jobSize, begin + jobChunk));
+    }
+  }
+
+  void workerLoop() {
+    uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        wake.wait(lock, [&] { return stopping || generation != seen; });
+        if (stopping)
+          return;
+        seen = generation;
+      }
+      runChunks();
+      std::lock_guard<std::mutex> lock(mu);
+      if (--pending == 0)
+        done.notify_one();
+    }
+  }
+
+  std::mutex mu;
+  std::condition_variable wake, done;
+  std::vector<std::thread> workers;
+  bool stopping = false;
+  uint64_t generation = 0;
+  int pending = 0;
+  const std::function<void(int64_t, int64_t)> *job = nullptr;
+  int64_t jobSize = 0, jobChunk = 1;
+  std::atomic<int64_t> next{0};
+};
+
+struct CPULaunch {
+  std::string kernel;
+  EntryFn entry = nullptr;
+  int64_t grid[3] = {1, 1, 1};
+  std::vector<void *> args;
+};
+
+class CPUBackend final : public Backend {
+public:
+  ~CPUBackend() override {
+    pool.reset();
+    if (handle)
+      dlclose(handle);
+  }
+
+  Status load(const Bundle &bundle);
+  Status writeBuffer(int id, const void *src, size_t bytes) override {
+    std::memcpy(addresses[id], src, bytes);
+    return Status::success();
+  }
+  Status readBuffer(int id, void *dst, size_t bytes) override {
+    std::memcpy(dst, addresses[id], bytes);
+    return Status::success();
+  }
+  Status execute() override;
+  Status benchmark(int iters, double &msPerRun) override;
+
+private:
+  Status loadSharedObject(const std::string &code);
+  void runLaunch(const CPULaunch &launch);
+
+  void *handle = nullptr;
+  std::vector<AlignedMemory> storage;
+  std::vector<uint8_t *> addresses;
+  std::vector<CPULaunch> launches;
+  unsigned numThreads = 1;
+  std::unique_ptr<WorkerPool> pool;
+};
+
+} // namespace
+
+/// Writes all of `bytes` to `fd`; false with errno set on failure.
+static bool writeAll(int fd, const std::string &bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+Status CPUBackend::loadSharedObject(const std::string &code) {
+  const char *tmpDir = std::getenv("TMPDIR");
+  std::string path = std::string(tmpDir && *tmpDir ? tmpDir : "/tmp") +
+                     "/aicc-kernels-XXXXXX";
+  int fd = ::mkstemp(path.data());
+  if (fd < 0)
+    return Status::error("cannot create a temporary file for the kernel code "
+                         "(" + path + "): " + std::strerror(errno));
+  bool written = writeAll(fd, code);
+  int writeErrno = errno;
+  bool closed = ::close(fd) == 0;
+  if (!written || !closed) {
+    ::unlink(path.c_str());
+    return Status::error("cannot write the kernel code to '" + path +
+                         "': " + std::strerror(written ? errno : writeErrno));
+  }
+  handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // The mapping keeps the file alive; nothing is left behind on disk.
+  ::unlink(path.c_str());
+  if (!handle) {
+    const char *err = ::dlerror();
+    return Status::error(std::string("cannot load the code section as a "
+                                     "shared object: ") +
+                         (err ? err : "unknown dlopen error"));
+  }
+  return Status::success();
+}
+
+Status CPUBackend::load(const Bundle &bundle) {
+  if (Status s = loadSharedObject(bundle.code); !s.ok)
+    return s;
+
+  const size_t numBuffers = bundle.buffers.size();
+  storage.resize(numBuffers);
+  addresses.assign(numBuffers, nullptr);
+  for (size_t i = 0; i < numBuffers; ++i) {
+    const BufferDesc &b = bundle.buffers[i];
+    if (b.kind == BufferKind::alias)
+      continue;
+    // aligned_alloc needs a size that is a multiple of the alignment; never
+    // allocate 0 bytes so that every buffer has a distinct valid address.
+    size_t size = (std::max<uint64_t>(b.sizeBytes, 1) + kBufferAlignment - 1) /
+                  kBufferAlignment * kBufferAlignment;
+    auto *p = static_cast<uint8_t *>(std::aligned_alloc(kBufferAlignment, size));
+    if (!p)
+      return Status::error("out of host memory allocating buffer " +
+                           std::to_string(i) + " (" + std::to_string(size) +
+                           " bytes)");
+    std::memset(p, 0, size);
+    if (b.kind == BufferKind::constant)
+      std::memcpy(p, bundle.weights.data() + b.offset, b.sizeBytes);
+    storage[i].reset(p);
+    addresses[i] = p;
+  }
+  for (size_t i = 0; i < numBuffers; ++i)
+    if (bundle.buffers[i].kind == BufferKind::alias)
+      addresses[i] = addresses[resolveAliasRoot(bundle, static_cast<int>(i))];
+
+  std::vector<EntryFn> entries(bundle.kernels.size());
+  for (size_t k = 0; k < bundle.kernels.size(); ++k) {
+    std::string symbol = bundle.kernels[k].name + "_entry";
+    ::dlerror();
+    void *sym = ::dlsym(handle, symbol.c_str());
+    if (!sym)
+      return Status::error("kernel '" + bundle.kernels[k].name +
+                           "': the code section exports no '" + symbol + "'");
+    entries[k] = reinterpret_cast<EntryFn>(sym);
+  }
+  for (const LaunchDesc &l : bundle.launches) {
+    const KernelDesc *k = bundle.findKernel(l.kernel);
+    CPULaunch launch;
+    launch.kernel = l.kernel;
+    launch.entry = entries[k - bundle.kernels.data()];
+    for (int d = 0; d < 3; ++d)
+      launch.grid[d] = k->grid[d];
+    for (int id : l.buffers)
+      launch.args.push_back(addresses[id]);
+    launches.push_back(std::move(launch));
+  }
+
+  unsigned hw = std::thread::hardware_concurrency();
+  numThreads = hw ? hw : 1;
+  if (const char *env = std::getenv("AICC_NUM_THREADS")) {
+    char *end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (end == env || *end != '\0' || n < 1 || n > 4096)
+      return Status::error(std::string("AICC_NUM_THREADS='") + env +
+                           "' is not a thread count between 1 and 4096");
+    numThreads = static_cast<unsigned>(n);
+  }
+  return Status::success();
+}
+
+void CPUBackend::runLaunch(const CPULaunch &launch) {
+  const int64_t gx = launch.grid[0], gy = launch.grid[1];
+  const int64_t total = gx * gy * launch.grid[2];
+  void **args = const_cast<void **>(launch.args.data());
+  auto runRange = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t pid[3] = {i % gx, (i / gx) % gy, i / (gx * gy)};
+      launch.entry(args, pid, launch.grid);
+    }
+  };
+  // One program, or one thread: no hand-off to the pool.
+  if (total < 2 || numThreads < 2) {
+    runRange(0, total);
+    return;
+  }
+  if (!pool)
+    pool = std::make_unique<WorkerPool>(numThreads);
+  // About 8 chunks per thread balances uneven programs without contention.
+  int64_t chunk = std::max<int64_t>(1, total / (int64_t(numThreads) * 8));
+  pool->parallelFor(total, chunk, runRange);
+}
+
+Status CPUBackend::execute() {
+  for (const CPULaunch &launch : launches)
+    runLaunch(launch);
+  return Status::success();
+}
+
+Status CPUBackend::benchmark(int iters, double &msPerRun) {
+  if (Status s = execute(); !s.ok)
+    return s;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i)
+    if (Status s = execute(); !s.ok)
+      return s;
+  std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start;
+  msPerRun = elapsed.count() / iters;
+  return Status::success();
+}
+
+Status aicc::runtime::detail::createCPUBackend(const Bundle &bundle,
+                                               std::unique_ptr<Backend> &out) {
+  auto backend = std::make_unique<CPUBackend>();
+  if (Status s = backend->load(bundle); !s.ok)
+    return s;
+  out = std::move(backend);
+  return Status::success();
+}

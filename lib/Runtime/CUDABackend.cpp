@@ -1,0 +1,450 @@
+//===- CUDABackend.cpp - Run an sm_* bundle through the CUDA driver API ---===//
+//
+// Compiled only when cuda.h is available (AICC_RUNTIME_HAVE_CUDA), but never
+// linked against libcuda: the driver is dlopen'ed on first use, so binaries
+// built here start on machines without an NVIDIA driver and report a clear
+// error when a cuda session is requested there.
+//
+// Only cuda.h's types and prototypes are used; every entry point is resolved
+// with dlsym under its versioned ABI name (the name cuda.h's macros map the
+// plain name to, e.g. cuMemAlloc -> cuMemAlloc_v2).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+using namespace aicc::runtime;
+using namespace aicc::runtime::detail;
+
+namespace {
+
+/// The driver entry points the backend uses. `decltype(&cuX)` picks up the
+/// prototype of the versioned symbol that cuda.h maps cuX to.
+struct DriverAPI {
+  decltype(&::cuInit) init = nullptr;
+  decltype(&::cuDriverGetVersion) driverGetVersion = nullptr;
+  decltype(&::cuDeviceGetCount) deviceGetCount = nullptr;
+  decltype(&::cuDeviceGet) deviceGet = nullptr;
+  decltype(&::cuDeviceGetName) deviceGetName = nullptr;
+  decltype(&::cuDeviceGetAttribute) deviceGetAttribute = nullptr;
+  decltype(&::cuDevicePrimaryCtxRetain) primaryCtxRetain = nullptr;
+  decltype(&::cuDevicePrimaryCtxRelease) primaryCtxRelease = nullptr;
+  decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
+  decltype(&::cuCtxSynchronize) ctxSynchronize = nullptr;
+  decltype(&::cuModuleLoadData) moduleLoadData = nullptr;
+  decltype(&::cuModuleUnload) moduleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
+  decltype(&::cuFuncGetAttribute) funcGetAttribute = nullptr;
+  decltype(&::cuFuncSetAttribute) funcSetAttribute = nullptr;
+  decltype(&::cuMemAlloc) memAlloc = nullptr;
+  decltype(&::cuMemFree) memFree = nullptr;
+  decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;
+  decltype(&::cuMemcpyDtoH) memcpyDtoH = nullptr;
+  decltype(&::cuMemsetD8) memsetD8 = nullptr;
+  decltype(&::cuLaunchKernel) launchKernel = nullptr;
+  decltype(&::cuGetErrorName) getErrorName = nullptr;
+  decltype(&::cuGetErrorString) getErrorString = nullptr;
+  decltype(&::cuEventCreate) eventCreate = nullptr;
+  decltype(&::cuEventDestroy) eventDestroy = nullptr;
+  decltype(&::cuEventRecord) eventRecord = nullptr;
+  decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
+  decltype(&::cuEventElapsedTime) eventElapsedTime = nullptr;
+};
+
+/// Loads libcuda.so.1 and calls cuInit once per process; later calls return
+/// the same result. The library stays loaded for the life of the process.
+Status getDriver(const DriverAPI *&api) {
+  static DriverAPI driver;
+  static Status loadStatus;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char *err = ::dlerror();
+      loadStatus = Status::error(
+          std::string("cannot load the CUDA driver library libcuda.so.1 (") +
+          (err ? err : "dlopen failed") +
+          "); a cuda session needs an NVIDIA GPU and its driver");
+      return;
+    }
+    bool missing = false;
+    std::string missingName;
+    auto bind = [&](auto &fn, std::initializer_list<const char *> names) {
+      for (const char *name : names) {
+        if (void *sym = ::dlsym(lib, name)) {
+          fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);
+          return;
+        }
+      }
+      if (!missing)
+        missingName = *names.begin();
+      missing = true;
+    };
+    bind(driver.init, {"cuInit"});
+    bind(driver.driverGetVersion, {"cuDriverGetVersion"});
+    bind(driver.deviceGetCount, {"cuDeviceGetCount"});
+    bind(driver.deviceGet, {"cuDeviceGet"});
+    bind(driver.deviceGetName, {"cuDeviceGetName"});
+    bind(driver.deviceGetAttribute, {"cuDeviceGetAttribute"});
+    bind(driver.primaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
+    bind(driver.primaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2"});
+    bind(driver.ctxSetCurrent, {"cuCtxSetCurrent"});
+    bind(driver.ctxSynchronize, {"cuCtxSynchronize"});
+    bind(driver.moduleLoadData, {"cuModuleLoadData"});
+    bind(driver.moduleUnload, {"cuModuleUnload"});
+    bind(driver.moduleGetFunction, {"cuModuleGetFunction"});
+    bind(driver.funcGetAttribute, {"cuFuncGetAttribute"});
+    bind(driver.funcSetAttribute, {"cuFuncSetAttribute"});
+    bind(driver.memAlloc, {"cuMemAlloc_v2"});
+    bind(driver.memFree, {"cuMemFree_v2"});
+    bind(driver.memcpyHtoD, {"cuMemcpyHtoD_v2"});
+    bind(driver.memcpyDtoH, {"cuMemcpyDtoH_v2"});
+    bind(driver.memsetD8, {"cuMemsetD8_v2"});
+    bind(driver.launchKernel, {"cuLaunchKernel"});
+    bind(driver.getErrorName, {"cuGetErrorName"});
+    bind(driver.getErrorString, {"cuGetErrorString"});
+    bind(driver.eventCreate, {"cuEventCreate"});
+    bind(driver.eventDestroy, {"cuEventDestroy_v2"});
+    bind(driver.eventRecord, {"cuEventRecord"});
+    bind(driver.eventSynchronize, {"cuEventSynchronize"});
+    // cuEventElapsedTime_v2 appeared in CUDA 12.8; older drivers only have
+    // the original symbol, with the same signature.
+    bind(driver.eventElapsedTime,
+         {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+    if (missing) {
+      loadStatus = Status::error("the CUDA driver library libcuda.so.1 lacks '" +
+                                 missingName + "' (driver too old?)");
+      return;
+    }
+    CUresult r = driver.init(0);
+    if (r != CUDA_SUCCESS) {
+      const char *name = nullptr;
+      driver.getErrorName(r, &name);
+      loadStatus = Status::error(std::string("cuInit failed: ") +
+                                 (name ? name : "unknown error") +
+                                 " (is a CUDA device visible?)");
+    }
+  });
+  api = &driver;
+  return loadStatus;
+}
+
+struct CUDALaunch {
+  std::string kernel;
+  CUfunction function = nullptr;
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned sharedBytes = 0;
+  /// Device addresses of the parameters; `params[i]` points at `args[i]`.
+  std::vector<CUdeviceptr> args;
+  std::vector<void *> params;
+};
+
+class CUDABackend final : public Backend {
+public:
+  explicit CUDABackend(const DriverAPI &api) : api(api) {}
+  ~CUDABackend() override;
+
+  Status load(const Bundle &bundle);
+  Status writeBuffer(int id, const void *src, size_t bytes) override;
+  Status readBuffer(int id, void *dst, size_t bytes) override;
+  Status execute() override;
+  Status benchmark(int iters, double &msPerRun) override;
+
+private:
+  /// Turns a driver result into a Status naming the failed call.
+  Status check(CUresult r, const std::string &what) const;
+  Status makeCurrent() const {
+    return check(api.ctxSetCurrent(context), "cuCtxSetCurrent");
+  }
+  Status loadModule(const Bundle &bundle);
+  Status enqueueLaunches();
+
+  const DriverAPI &api;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string deviceDescription;
+  CUmodule module = nullptr;
+  std::vector<CUdeviceptr> allocations;
+  std::vector<CUdeviceptr> addresses;
+  std::vector<CUDALaunch> launches;
+  CUevent startEvent = nullptr, stopEvent = nullptr;
+};
+
+} // namespace
+
+Status CUDABackend::check(CUresult r, const std::string &what) const {
+  if (r == CUDA_SUCCESS)
+    return Status::success();
+  const char *name = nullptr, *text = nullptr;
+  api.getErrorName(r, &name);
+  api.getErrorString(r, &text);
+  return Status::error(what + " failed: " + (name ? name : "unknown error") +
+                       (text ? std::string(" (") + text + ")" : std::string()));
+}
+
+CUDABackend::~CUDABackend() {
+  if (!context)
+    return;
+  api.ctxSetCurrent(context);
+  // Let in-flight work finish before its memory goes away.
+  api.ctxSynchronize();
+  if (startEvent)
+    api.eventDestroy(startEvent);
+  if (stopEvent)
+    api.eventDestroy(stopEvent);
+  for (CUdeviceptr p : allocations)
+    api.memFree(p);
+  if (module)
+    api.moduleUnload(module);
+  api.primaryCtxRelease(device);
+}
+
+Status CUDABackend::loadModule(const Bundle &bundle) {
+  // A cubin is ELF; the driver also JIT-compiles PTX text (NUL-terminated,
+  // which std::string guarantees).
+  CUresult r = api.moduleLoadData(&module, bundle.code.data());
+  if (r == CUDA_SUCCESS)
+    return Status::success();
+  return check(r, "cuModuleLoadData").withContext(
+      "cannot load the bundle's code (target " + bundle.target + ") on " +
+      deviceDescription);
+}
+
+Status CUDABackend::load(const Bundle &bundle) {
+  int count = 0;
+  if (Status s = check(api.deviceGetCount(&count), "cuDeviceGetCount"); !s.ok)
+    return s;
+  if (count == 0)
+    return Status::error("no CUDA device is visible");
+  if (Status s = check(api.deviceGet(&device, 0), "cuDeviceGet"); !s.ok)
+    return s;
+  if (Status s = check(api.primaryCtxRetain(&context, device),
+                       "cuDevicePrimaryCtxRetain");
+      !s.ok) {
+    context = nullptr;
+    return s;
+  }
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+
+  char name[256] = {0};
+  api.deviceGetName(name, sizeof(name) - 1, device);
+  int major = 0, minor = 0;
+  api.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                         device);
+  api.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                         device);
+  deviceDescription = "device 0 (" + std::string(name) + ", sm_" +
+                      std::to_string(major) + std::to_string(minor) + ")";
+
+  if (Status s = loadModule(bundle); !s.ok)
+    return s;
+
+  // Device limits for clearer errors than the launch's CUDA_ERROR_INVALID_VALUE.
+  int maxGrid[3] = {0, 0, 0}, maxBlock[3] = {0, 0, 0};
+  const CUdevice_attribute gridAttrs[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                                           CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                           CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+  const CUdevice_attribute blockAttrs[3] = {
+      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+      CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+  for (int d = 0; d < 3; ++d) {
+    api.deviceGetAttribute(&maxGrid[d], gridAttrs[d], device);
+    api.deviceGetAttribute(&maxBlock[d], blockAttrs[d], device);
+  }
+
+  std::vector<CUfunction> functions(bundle.kernels.size());
+  for (size_t k = 0; k < bundle.kernels.size(); ++k) {
+    const KernelDesc &kd = bundle.kernels[k];
+    std::string label = "kernel '" + kd.name + "'";
+    CUresult r = api.moduleGetFunction(&functions[k], module, kd.name.c_str());
+    if (r == CUDA_ERROR_NOT_FOUND)
+      return Status::error(label + ": no .entry of that name in the cubin");
+    if (Status s = check(r, "cuModuleGetFunction"); !s.ok)
+      return s.withContext(label);
+
+    static const char *kDims = "xyz";
+    for (int d = 0; d < 3; ++d) {
+      if (maxGrid[d] > 0 && kd.grid[d] > maxGrid[d])
+        return Status::error(label + ": grid " + kDims[d] + " = " +
+                             std::to_string(kd.grid[d]) + " exceeds the " +
+                             deviceDescription + " limit of " +
+                             std::to_string(maxGrid[d]));
+      if (maxBlock[d] > 0 && kd.block[d] > maxBlock[d])
+        return Status::error(label + ": block " + kDims[d] + " = " +
+                             std::to_string(kd.block[d]) + " exceeds the " +
+                             deviceDescription + " limit of " +
+                             std::to_string(maxBlock[d]));
+    }
+    int maxThreads = 0;
+    if (Status s = check(api.funcGetAttribute(
+                             &maxThreads,
+                             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                             functions[k]),
+                         "cuFuncGetAttribute");
+        !s.ok)
+      return s.withContext(label);
+    int64_t threads = kd.block[0] * kd.block[1] * kd.block[2];
+    if (threads > maxThreads)
+      return Status::error(
+          label + ": block " + std::to_string(kd.block[0]) + "x" +
+          std::to_string(kd.block[1]) + "x" + std::to_string(kd.block[2]) +
+          " has " + std::to_string(threads) +
+          " threads but the compiled kernel allows at most " +
+          std::to_string(maxThreads) +
+          " per block (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: register or "
+          "shared-memory use, or .maxntid)");
+    if (kd.sharedBytes > static_cast<uint64_t>(INT32_MAX))
+      return Status::error(label + ": " + std::to_string(kd.sharedBytes) +
+                           " bytes of shared memory is not launchable");
+    // Above 48 KiB of dynamic shared memory a kernel must opt in.
+    if (kd.sharedBytes > 48 * 1024)
+      if (Status s = check(api.funcSetAttribute(
+                               functions[k],
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               static_cast<int>(kd.sharedBytes)),
+                           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+                               std::to_string(kd.sharedBytes) + ")");
+          !s.ok)
+        return s.withContext(label);
+  }
+
+  const size_t numBuffers = bundle.buffers.size();
+  addresses.assign(numBuffers, 0);
+  for (size_t i = 0; i < numBuffers; ++i) {
+    const BufferDesc &b = bundle.buffers[i];
+    if (b.kind == BufferKind::alias)
+      continue;
+    // Never allocate 0 bytes: cuMemAlloc rejects it.
+    size_t size = std::max<uint64_t>(b.sizeBytes, 1);
+    CUdeviceptr p = 0;
+    if (Status s = check(api.memAlloc(&p, size),
+                         "cuMemAlloc(" + std::to_string(size) + " bytes)");
+        !s.ok)
+      return s.withContext("buffer " + std::to_string(i));
+    allocations.push_back(p);
+    addresses[i] = p;
+    Status s = b.kind == BufferKind::constant
+                   ? check(api.memcpyHtoD(p, bundle.weights.data() + b.offset,
+                                          b.sizeBytes),
+                           "cuMemcpyHtoD")
+                   : check(api.memsetD8(p, 0, size), "cuMemsetD8");
+    if (!s.ok)
+      return s.withContext("buffer " + std::to_string(i));
+  }
+  for (size_t i = 0; i < numBuffers; ++i)
+    if (bundle.buffers[i].kind == BufferKind::alias)
+      addresses[i] = addresses[resolveAliasRoot(bundle, static_cast<int>(i))];
+
+  launches.reserve(bundle.launches.size());
+  for (const LaunchDesc &l : bundle.launches) {
+    const KernelDesc *k = bundle.findKernel(l.kernel);
+    CUDALaunch launch;
+    launch.kernel = l.kernel;
+    launch.function = functions[k - bundle.kernels.data()];
+    for (int d = 0; d < 3; ++d) {
+      launch.grid[d] = static_cast<unsigned>(k->grid[d]);
+      launch.block[d] = static_cast<unsigned>(k->block[d]);
+    }
+    launch.sharedBytes = static_cast<unsigned>(k->sharedBytes);
+    for (int id : l.buffers)
+      launch.args.push_back(addresses[id]);
+    launches.push_back(std::move(launch));
+  }
+  // Take the parameter addresses once the vectors no longer move.
+  for (CUDALaunch &launch : launches)
+    for (CUdeviceptr &arg : launch.args)
+      launch.params.push_back(&arg);
+  return Status::success();
+}
+
+Status CUDABackend::writeBuffer(int id, const void *src, size_t bytes) {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  return check(api.memcpyHtoD(addresses[id], src, bytes), "cuMemcpyHtoD");
+}
+
+Status CUDABackend::readBuffer(int id, void *dst, size_t bytes) {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  return check(api.memcpyDtoH(dst, addresses[id], bytes), "cuMemcpyDtoH");
+}
+
+Status CUDABackend::enqueueLaunches() {
+  for (size_t i = 0; i < launches.size(); ++i) {
+    CUDALaunch &l = launches[i];
+    CUresult r = api.launchKernel(
+        l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+        l.block[2], l.sharedBytes, /*hStream=*/nullptr, l.params.data(),
+        /*extra=*/nullptr);
+    if (Status s = check(r, "cuLaunchKernel"); !s.ok)
+      return s.withContext("launch " + std::to_string(i) + " of '" + l.kernel +
+                           "'");
+  }
+  return Status::success();
+}
+
+Status CUDABackend::execute() {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  if (Status s = enqueueLaunches(); !s.ok)
+    return s;
+  return check(api.ctxSynchronize(), "running the launches (cuCtxSynchronize)");
+}
+
+Status CUDABackend::benchmark(int iters, double &msPerRun) {
+  if (Status s = execute(); !s.ok)
+    return s;
+  if (!startEvent) {
+    if (Status s = check(api.eventCreate(&startEvent, CU_EVENT_DEFAULT),
+                         "cuEventCreate");
+        !s.ok)
+      return s;
+    if (Status s = check(api.eventCreate(&stopEvent, CU_EVENT_DEFAULT),
+                         "cuEventCreate");
+        !s.ok)
+      return s;
+  }
+  if (Status s = check(api.eventRecord(startEvent, nullptr), "cuEventRecord");
+      !s.ok)
+    return s;
+  for (int i = 0; i < iters; ++i)
+    if (Status s = enqueueLaunches(); !s.ok)
+      return s;
+  if (Status s = check(api.eventRecord(stopEvent, nullptr), "cuEventRecord");
+      !s.ok)
+    return s;
+  if (Status s = check(api.eventSynchronize(stopEvent), "cuEventSynchronize");
+      !s.ok)
+    return s;
+  float ms = 0;
+  if (Status s = check(api.eventElapsedTime(&ms, startEvent, stopEvent),
+                       "cuEventElapsedTime");
+      !s.ok)
+    return s;
+  msPerRun = static_cast<double>(ms) / iters;
+  return Status::success();
+}
+
+Status aicc::runtime::detail::createCUDABackend(const Bundle &bundle,
+                                                std::unique_ptr<Backend> &out) {
+  const DriverAPI *api = nullptr;
+  if (Status s = getDriver(api); !s.ok)
+    return s;
+  auto backend = std::make_unique<CUDABackend>(*api);
+  if (Status s = backend->load(bundle); !s.ok)
+    return s;
+  out = std::move(backend);
+  return Status::success();
+}

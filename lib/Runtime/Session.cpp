@@ -1,0 +1,132 @@
+//===- Session.cpp - Device-independent part of a runtime session ---------===//
+
+#include "aicc/Runtime/Session.h"
+
+#include "Backend.h"
+
+using namespace aicc::runtime;
+using namespace aicc::runtime::detail;
+
+const char *aicc::runtime::deviceName(Device device) {
+  return device == Device::cuda ? "cuda" : "cpu";
+}
+
+std::optional<Device> aicc::runtime::parseDevice(std::string_view name) {
+  if (name == "cpu")
+    return Device::cpu;
+  if (name == "cuda")
+    return Device::cuda;
+  return std::nullopt;
+}
+
+Device aicc::runtime::defaultDeviceForTarget(std::string_view target) {
+  return target.substr(0, 3) == "sm_" ? Device::cuda : Device::cpu;
+}
+
+HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.data.assign(static_cast<size_t>(t.numElements()) * dtypeSize(dtype), 0);
+  return t;
+}
+
+int64_t HostTensor::numElements() const {
+  return shapeNumElements(shape).value_or(0);
+}
+
+#ifndef AICC_RUNTIME_HAVE_CUDA
+Status aicc::runtime::detail::createCUDABackend(const Bundle &,
+                                                std::unique_ptr<Backend> &) {
+  return Status::error("this aicc runtime was built without CUDA support "
+                       "(cuda.h was not found when it was configured)");
+}
+#endif
+
+Session::Session() = default;
+Session::~Session() = default;
+
+Status Session::create(const Bundle &bundle, Device device,
+                       std::unique_ptr<Session> &out) {
+  if (Status s = validateBundle(bundle); !s.ok)
+    return s.withContext("invalid bundle");
+  Device wanted = defaultDeviceForTarget(bundle.target);
+  if (wanted != device)
+    return Status::error("a bundle for target '" + bundle.target +
+                         "' cannot run on device " + deviceName(device) +
+                         " (it needs " + deviceName(wanted) + ")");
+
+  std::unique_ptr<Session> session(new Session());
+  session->device = device;
+  session->target = bundle.target;
+  for (const IODesc &io : bundle.inputs) {
+    const BufferDesc &b = bundle.buffers[io.bufferId];
+    session->inputs.push_back({io.name, b.dtype, b.shape});
+    session->inputBuffers.push_back(io.bufferId);
+  }
+  for (const IODesc &io : bundle.outputs) {
+    const BufferDesc &b = bundle.buffers[io.bufferId];
+    session->outputs.push_back({io.name, b.dtype, b.shape});
+    session->outputBuffers.push_back(io.bufferId);
+  }
+
+  Status s = device == Device::cuda
+                 ? createCUDABackend(bundle, session->backend)
+                 : createCPUBackend(bundle, session->backend);
+  if (!s.ok)
+    return s;
+  out = std::move(session);
+  return Status::success();
+}
+
+Status Session::run(const std::vector<HostTensor> &inputTensors,
+                    std::vector<HostTensor> &outputTensors) {
+  if (inputTensors.size() != inputs.size())
+    return Status::error("expected " + std::to_string(inputs.size()) +
+                         " input(s), got " +
+                         std::to_string(inputTensors.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo &info = inputs[i];
+    const HostTensor &t = inputTensors[i];
+    std::string label =
+        "input " + std::to_string(i) + " ('" + info.name + "')";
+    if (t.dtype != info.dtype || t.shape != info.shape)
+      return Status::error(label + ": expected " +
+                           formatTensorType(info.dtype, info.shape) + ", got " +
+                           formatTensorType(t.dtype, t.shape));
+    size_t expected =
+        static_cast<size_t>(t.numElements()) * dtypeSize(t.dtype);
+    if (t.data.size() != expected)
+      return Status::error(label + ": data holds " +
+                           std::to_string(t.data.size()) + " bytes but " +
+                           formatTensorType(t.dtype, t.shape) + " needs " +
+                           std::to_string(expected));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (Status s = backend->writeBuffer(inputBuffers[i], inputTensors[i].data.data(),
+                                        inputTensors[i].data.size());
+        !s.ok)
+      return s.withContext("copying input " + std::to_string(i) + " ('" +
+                           inputs[i].name + "') to the device");
+  if (Status s = backend->execute(); !s.ok)
+    return s;
+  outputTensors.clear();
+  outputTensors.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    HostTensor t = HostTensor::zeros(outputs[i].dtype, outputs[i].shape);
+    if (Status s = backend->readBuffer(outputBuffers[i], t.data.data(),
+                                       t.data.size());
+        !s.ok)
+      return s.withContext("copying output " + std::to_string(i) + " ('" +
+                           outputs[i].name + "') from the device");
+    outputTensors.push_back(std::move(t));
+  }
+  return Status::success();
+}
+
+Status Session::benchmark(int iters, double &msPerRun) {
+  if (iters < 1)
+    return Status::error("benchmark needs at least 1 iteration, got " +
+                         std::to_string(iters));
+  return backend->benchmark(iters, msPerRun);
+}

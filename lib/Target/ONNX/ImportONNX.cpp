@@ -1,0 +1,1293 @@
+//===- ImportONNX.cpp - ONNX ModelProto -> graph dialect ------------------===//
+//
+// One pass over the ONNX graph in node order (ONNX requires topological
+// order): every value name maps to an SSA value; initializers are materialized
+// as graph.constant on first use. Every field read from the protobuf is checked
+// first: this code runs on untrusted files with an MLIR built without
+// assertions.
+//
+//===----------------------------------------------------------------------===//
+#include "aicc/Target/ONNX/ImportONNX.h"
+
+#include "aicc/Dialect/Graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SwapByteOrder.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx_pb.h>
+
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+namespace graph = aicc::graph;
+
+namespace {
+
+/// Range of the default-domain opset this importer implements the semantics
+/// of. Opsets 1-6 are accepted for the old models in ONNX's own test data
+/// (legacy `broadcast` attribute on Add/Sub/Mul/Div/Gemm).
+constexpr int64_t kMinOpset = 1;
+constexpr int64_t kMaxOpset = 21;
+constexpr int64_t kMaxIRVersion = 10;
+/// Constants with more bytes than this become dense_resource blobs.
+constexpr uint64_t kMaxDenseBytes = 64 * 1024;
+
+/// Names of TensorProto.DataType values (onnx.proto, IR version 11), for
+/// messages: the system libonnx may be older than the model.
+llvm::StringRef dataTypeName(int32_t dt) {
+  static const char *const names[] = {
+      "UNDEFINED",     "FLOAT",          "UINT8",        "INT8",
+      "UINT16",        "INT16",          "INT32",        "INT64",
+      "STRING",        "BOOL",           "FLOAT16",      "DOUBLE",
+      "UINT32",        "UINT64",         "COMPLEX64",    "COMPLEX128",
+      "BFLOAT16",      "FLOAT8E4M3FN",   "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+      "FLOAT8E5M2FNUZ", "UINT4",         "INT4",         "FLOAT4E2M1"};
+  if (dt < 0 || dt >= (int32_t)std::size(names))
+    return "<unknown>";
+  return names[dt];
+}
+
+/// TensorProto.DataType -> MLIR element type; null for unsupported types.
+Type convertElementType(int32_t dt, MLIRContext *ctx) {
+  Builder b(ctx);
+  switch (dt) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT16:
+    return b.getI16Type();
+  case onnx::TensorProto::INT8:
+    return b.getI8Type();
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return {};
+  }
+}
+
+/// Bytes per element in ONNX raw_data / external data (BOOL: one byte).
+uint64_t storageBytes(Type elementType) {
+  if (elementType.isInteger(1))
+    return 1;
+  return elementType.getIntOrFloatBitWidth() / 8;
+}
+
+bool isGraphFloat(Type t) { return t.isF16() || t.isBF16() || t.isF32() || t.isF64(); }
+
+std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += std::to_string(d);
+  }
+  return s + "]";
+}
+
+/// Product of `dims`, or nullopt on overflow.
+std::optional<int64_t> product(llvm::ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    if (d < 0 || llvm::MulOverflow(p, d, p))
+      return std::nullopt;
+  return p;
+}
+
+/// A resource blob key: the ONNX name with characters outside [A-Za-z0-9_.]
+/// replaced, so the key prints as a bare identifier.
+std::string blobKey(llvm::StringRef name) {
+  std::string key = name.empty() ? "onnx_tensor" : name.str();
+  for (char &c : key)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (llvm::isDigit(key[0]) || key[0] == '.')
+    key = "onnx_" + key;
+  return key;
+}
+
+/// AttributeProto.type, inferred from the field that is set for old models
+/// that leave `type` unset.
+int attrType(const onnx::AttributeProto &a) {
+  if (a.type() != onnx::AttributeProto::UNDEFINED)
+    return a.type();
+  if (a.has_f())
+    return onnx::AttributeProto::FLOAT;
+  if (a.has_i())
+    return onnx::AttributeProto::INT;
+  if (a.has_s())
+    return onnx::AttributeProto::STRING;
+  if (a.has_t())
+    return onnx::AttributeProto::TENSOR;
+  if (a.has_g())
+    return onnx::AttributeProto::GRAPH;
+  if (a.floats_size())
+    return onnx::AttributeProto::FLOATS;
+  if (a.ints_size())
+    return onnx::AttributeProto::INTS;
+  if (a.strings_size())
+    return onnx::AttributeProto::STRINGS;
+  if (a.tensors_size())
+    return onnx::AttributeProto::TENSORS;
+  if (a.graphs_size())
+    return onnx::AttributeProto::GRAPHS;
+  return onnx::AttributeProto::UNDEFINED;
+}
+
+llvm::StringRef attrTypeName(int t) {
+  switch (t) {
+  case onnx::AttributeProto::FLOAT: return "FLOAT";
+  case onnx::AttributeProto::INT: return "INT";
+  case onnx::AttributeProto::STRING: return "STRING";
+  case onnx::AttributeProto::TENSOR: return "TENSOR";
+  case onnx::AttributeProto::GRAPH: return "GRAPH";
+  case onnx::AttributeProto::FLOATS: return "FLOATS";
+  case onnx::AttributeProto::INTS: return "INTS";
+  case onnx::AttributeProto::STRINGS: return "STRINGS";
+  case onnx::AttributeProto::TENSORS: return "TENSORS";
+  case onnx::AttributeProto::GRAPHS: return "GRAPHS";
+  default: return "UNDEFINED";
+  }
+}
+
+/// The node being imported: its proto, display name, location, attributes.
+struct NodeCtx {
+  const onnx::NodeProto &node;
+  std::string name;
+  Location loc;
+  llvm::StringMap<const onnx::AttributeProto *> attrs;
+
+  llvm::StringRef opType() const { return node.op_type(); }
+};
+
+class Importer {
+public:
+  Importer(MLIRContext &ctx, llvm::StringRef modelPath)
+      : ctx(ctx), b(&ctx),
+        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath,
+                                    0, 0)) {
+    modelDir = llvm::sys::path::parent_path(modelPath).str();
+  }
+
+  LogicalResult importModel(const onnx::ModelProto &model, ModuleOp module);
+
+private:
+  // Diagnostics.
+  InFlightDiagnostic nodeError(const NodeCtx &nc) {
+    return emitError(nc.loc) << nc.opType() << " node '" << nc.name << "': ";
+  }
+  Location nameLoc(llvm::StringRef name) {
+    return NameLoc::get(StringAttr::get(&ctx, name), fileLoc);
+  }
+
+  // Values.
+  LogicalResult collectInitializers(const onnx::GraphProto &g);
+  FailureOr<Value> lookup(llvm::StringRef name, Location useLoc,
+                          const NodeCtx *nc);
+  FailureOr<Value> getInput(const NodeCtx &nc, int idx);
+  FailureOr<Value> getOptionalInput(const NodeCtx &nc, int idx);
+  LogicalResult define(const NodeCtx &nc, int outIdx, Value v);
+  LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
+  FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v,
+                                                  llvm::StringRef what);
+
+  // Types and tensors.
+  FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &vi,
+                                               llvm::StringRef what);
+  FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &t,
+                                        llvm::StringRef name, Location loc);
+  FailureOr<RankedTensorType> checkFloat(const NodeCtx &nc, Value v,
+                                         llvm::StringRef what);
+
+  // Attributes.
+  const onnx::AttributeProto *findAttr(const NodeCtx &nc, llvm::StringRef name) {
+    auto it = nc.attrs.find(name);
+    return it == nc.attrs.end() ? nullptr : it->second;
+  }
+  LogicalResult attrTypeError(const NodeCtx &nc, const onnx::AttributeProto &a,
+                              int want) {
+    return nodeError(nc) << "attribute '" << a.name() << "' must be "
+                         << attrTypeName(want) << ", got "
+                         << attrTypeName(attrType(a));
+  }
+  FailureOr<int64_t> getInt(const NodeCtx &nc, llvm::StringRef name, int64_t dflt);
+  FailureOr<float> getFloat(const NodeCtx &nc, llvm::StringRef name, float dflt);
+  FailureOr<std::string> getString(const NodeCtx &nc, llvm::StringRef name,
+                                   llvm::StringRef dflt);
+  FailureOr<std::optional<SmallVector<int64_t>>> getInts(const NodeCtx &nc,
+                                                        llvm::StringRef name);
+  FailureOr<int64_t> normalizeAxis(const NodeCtx &nc, int64_t axis, int64_t rank,
+                                   bool allowRank);
+
+  // Ops.
+  LogicalResult importNode(const NodeCtx &nc);
+  template <typename OpTy> LogicalResult importBinary(const NodeCtx &nc);
+  template <typename OpTy> LogicalResult importUnary(const NodeCtx &nc);
+  LogicalResult importGelu(const NodeCtx &nc);
+  LogicalResult importMatMul(const NodeCtx &nc);
+  LogicalResult importGemm(const NodeCtx &nc);
+  LogicalResult importSoftmax(const NodeCtx &nc);
+  LogicalResult importReshape(const NodeCtx &nc);
+  LogicalResult importFlatten(const NodeCtx &nc);
+  LogicalResult importTranspose(const NodeCtx &nc);
+  LogicalResult importIdentity(const NodeCtx &nc);
+  LogicalResult importDropout(const NodeCtx &nc);
+  LogicalResult importConstant(const NodeCtx &nc);
+  Value reshape(Location loc, Value v, llvm::ArrayRef<int64_t> shape) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return graph::ReshapeOp::create(b, loc,
+                                    RankedTensorType::get(shape, t.getElementType()), v);
+  }
+
+  MLIRContext &ctx;
+  OpBuilder b;
+  Location fileLoc;
+  std::string modelDir;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<const onnx::TensorProto *> initializers;
+  /// Names read by some node or by the graph outputs.
+  llvm::StringSet<> usedNames;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Types and tensors
+//===----------------------------------------------------------------------===//
+
+FailureOr<RankedTensorType>
+Importer::convertValueInfo(const onnx::ValueInfoProto &vi, llvm::StringRef what) {
+  Location loc = nameLoc(vi.name());
+  if (!vi.has_type() || !vi.type().has_tensor_type())
+    return emitError(loc) << what << " '" << vi.name()
+                          << "' is not a tensor (or has no type)";
+  const auto &tt = vi.type().tensor_type();
+  Type elt = convertElementType(tt.elem_type(), &ctx);
+  if (!elt)
+    return emitError(loc) << what << " '" << vi.name() << "' has unsupported element type "
+                          << dataTypeName(tt.elem_type()) << " (" << tt.elem_type() << ")";
+  if (!tt.has_shape())
+    return emitError(loc) << what << " '" << vi.name()
+                          << "' has an unknown rank; only static shapes are supported";
+  SmallVector<int64_t> shape;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    if (!d.has_dim_value()) {
+      auto diag = emitError(loc) << what << " '" << vi.name() << "' has a dynamic dimension #"
+                                 << i;
+      if (d.has_dim_param())
+        diag << " ('" << d.dim_param() << "')";
+      return diag << "; only static shapes are supported";
+    }
+    if (d.dim_value() < 0)
+      return emitError(loc) << what << " '" << vi.name() << "' has a negative dimension #"
+                            << i << " (" << d.dim_value() << ")";
+    shape.push_back(d.dim_value());
+  }
+  if (!product(shape))
+    return emitError(loc) << what << " '" << vi.name() << "' has too many elements";
+  return RankedTensorType::get(shape, elt);
+}
+
+namespace {
+/// Reads `expectedBytes` of external data for tensor `name` (onnx.proto,
+/// "external_data": keys location / offset / length, location relative to the
+/// model's directory). The buffer is memory-mapped when large.
+FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
+readExternalData(const onnx::TensorProto &t, llvm::StringRef name,
+                 llvm::StringRef modelDir, uint64_t expectedBytes, Location loc) {
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  for (const auto &kv : t.external_data()) {
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      uint64_t v;
+      if (llvm::StringRef(kv.value()).getAsInteger(10, v))
+        return emitError(loc) << "tensor '" << name << "': external data " << kv.key()
+                              << " '" << kv.value() << "' is not a non-negative integer";
+      if (kv.key() == "offset")
+        offset = v;
+      else
+        length = v;
+    }
+  }
+  if (location.empty())
+    return emitError(loc) << "tensor '" << name
+                          << "' has external data without a 'location'";
+  if (llvm::sys::path::is_absolute(location))
+    return emitError(loc) << "tensor '" << name << "': external data location '"
+                          << location << "' must be relative to the model's directory";
+  llvm::SmallString<256> path(modelDir);
+  llvm::sys::path::append(path, location);
+  uint64_t fileSize;
+  if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize))
+    return emitError(loc) << "tensor '" << name << "': cannot open external data file '"
+                          << path << "': " << ec.message();
+  if (offset > fileSize)
+    return emitError(loc) << "tensor '" << name << "': external data offset " << offset
+                          << " is past the end of '" << path << "' (" << fileSize
+                          << " bytes)";
+  uint64_t len = length ? *length : fileSize - offset;
+  if (len != expectedBytes)
+    return emitError(loc) << "tensor '" << name << "': external data holds " << len
+                          << " bytes, the tensor needs " << expectedBytes;
+  if (len > fileSize - offset)
+    return emitError(loc) << "tensor '" << name << "': external data [" << offset << ", "
+                          << offset + len << ") is past the end of '" << path << "' ("
+                          << fileSize << " bytes)";
+  if (len == 0)
+    return llvm::MemoryBuffer::getMemBuffer("", path, /*RequiresNullTerminator=*/false);
+  auto buf = llvm::MemoryBuffer::getFileSlice(path, len, offset);
+  if (!buf)
+    return emitError(loc) << "tensor '" << name << "': cannot read external data file '"
+                          << path << "': " << buf.getError().message();
+  return std::move(*buf);
+}
+
+/// Copies `count` values of a typed TensorProto field into `out`, narrowing
+/// each to `width` bytes (little-endian).
+template <typename Field>
+void packTyped(const Field &field, uint64_t width, std::vector<char> &out) {
+  out.resize(field.size() * width);
+  char *p = out.data();
+  for (auto v : field) {
+    uint64_t bits;
+    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, float>) {
+      uint32_t u;
+      std::memcpy(&u, &v, 4);
+      bits = u;
+    } else if constexpr (std::is_same_v<std::decay_t<decltype(v)>, double>) {
+      std::memcpy(&bits, &v, 8);
+    } else {
+      bits = (uint64_t)v;
+    }
+    for (uint64_t i = 0; i < width; ++i)
+      *p++ = (char)((bits >> (8 * i)) & 0xff);
+  }
+}
+} // namespace
+
+FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t,
+                                                llvm::StringRef name, Location loc) {
+  if (!llvm::sys::IsLittleEndianHost)
+    return emitError(loc) << "the ONNX importer supports little-endian hosts only";
+  Type elt = convertElementType(t.data_type(), &ctx);
+  if (!elt)
+    return emitError(loc) << "tensor '" << name << "' has unsupported element type "
+                          << dataTypeName(t.data_type()) << " (" << t.data_type() << ")";
+  if (t.has_segment())
+    return emitError(loc) << "tensor '" << name << "' is segmented (unsupported)";
+  SmallVector<int64_t> shape;
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return emitError(loc) << "tensor '" << name << "' has a negative dimension " << d;
+    shape.push_back(d);
+  }
+  std::optional<int64_t> numElements = product(shape);
+  uint64_t width = storageBytes(elt);
+  int64_t numBytesSigned = 0;
+  if (!numElements || llvm::MulOverflow(*numElements, (int64_t)width, numBytesSigned) ||
+      numBytesSigned > (int64_t(1) << 48))
+    return emitError(loc) << "tensor '" << name << "' of shape " << shapeStr(shape)
+                          << " is too large";
+  uint64_t numBytes = numBytesSigned;
+  auto type = RankedTensorType::get(shape, elt);
+
+  // Locate the bytes: external file, raw_data, or a typed field.
+  std::unique_ptr<llvm::MemoryBuffer> external;
+  std::vector<char> packed;
+  ArrayRef<char> data;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    auto buf = readExternalData(t, name, modelDir, numBytes, loc);
+    if (failed(buf))
+      return failure();
+    external = std::move(*buf);
+    data = ArrayRef<char>(external->getBufferStart(), external->getBufferSize());
+  } else if (t.has_raw_data()) {
+    data = ArrayRef<char>(t.raw_data().data(), t.raw_data().size());
+  } else {
+    int64_t count = 0;
+    switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      count = t.float_data_size();
+      packTyped(t.float_data(), width, packed);
+      break;
+    case onnx::TensorProto::DOUBLE:
+      count = t.double_data_size();
+      packTyped(t.double_data(), width, packed);
+      break;
+    case onnx::TensorProto::INT64:
+      count = t.int64_data_size();
+      packTyped(t.int64_data(), width, packed);
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      count = t.uint64_data_size();
+      packTyped(t.uint64_data(), width, packed);
+      break;
+    default: // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16
+      count = t.int32_data_size();
+      packTyped(t.int32_data(), width, packed);
+      break;
+    }
+    if (count != *numElements)
+      return emitError(loc) << "tensor '" << name << "' of shape " << shapeStr(shape)
+                            << " needs " << *numElements << " values, has " << count;
+    data = packed;
+  }
+  if (data.size() != numBytes)
+    return emitError(loc) << "tensor '" << name << "' of shape " << shapeStr(shape) << " and type "
+                          << dataTypeName(t.data_type()) << " needs " << numBytes
+                          << " bytes of data, has " << data.size();
+
+  if (elt.isInteger(1)) {
+    SmallVector<bool> bits(data.size());
+    for (auto [i, c] : llvm::enumerate(data))
+      bits[i] = c != 0;
+    return cast<ElementsAttr>(DenseElementsAttr::get(type, bits));
+  }
+  if (numBytes <= kMaxDenseBytes) {
+    if (numBytes == 0)
+      return cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
+    bool splat = false;
+    if (!DenseElementsAttr::isValidRawBuffer(type, data, splat))
+      return emitError(loc) << "tensor '" << name << "': invalid data buffer";
+    return cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, data));
+  }
+  // Large: an owning blob in the builtin dialect's resource manager. A
+  // memory-mapped external file is adopted without a copy when aligned.
+  AsmResourceBlob blob;
+  if (external && llvm::isAddrAligned(llvm::Align(alignof(uint64_t)), data.data())) {
+    std::shared_ptr<llvm::MemoryBuffer> owner = std::move(external);
+    blob = AsmResourceBlob(data, alignof(uint64_t),
+                           [owner](void *, size_t, size_t) mutable { owner.reset(); },
+                           /*dataIsMutable=*/false);
+  } else {
+    blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t),
+                                                         /*dataIsMutable=*/false);
+  }
+  return cast<ElementsAttr>(
+      DenseResourceElementsAttr::get(type, blobKey(name), std::move(blob)));
+}
+
+FailureOr<RankedTensorType> Importer::checkFloat(const NodeCtx &nc, Value v,
+                                                 llvm::StringRef what) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!isGraphFloat(t.getElementType()))
+    return nodeError(nc) << what << " must be a floating-point tensor (f16, bf16, f32, f64), got "
+                         << t;
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::collectInitializers(const onnx::GraphProto &g) {
+  for (const auto &init : g.initializer()) {
+    if (init.name().empty())
+      return emitError(fileLoc) << "graph has an initializer without a name";
+    if (!initializers.try_emplace(init.name(), &init).second)
+      return emitError(nameLoc(init.name()))
+             << "initializer '" << init.name() << "' is defined twice";
+  }
+  if (g.sparse_initializer_size())
+    return emitError(fileLoc) << "sparse initializers are not supported (first: '"
+                              << g.sparse_initializer(0).values().name() << "')";
+  return success();
+}
+
+FailureOr<Value> Importer::lookup(llvm::StringRef name, Location useLoc,
+                                  const NodeCtx *nc) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto init = initializers.find(name);
+  if (init == initializers.end()) {
+    if (nc)
+      return nodeError(*nc) << "input '" << name
+                            << "' is not a graph input, an initializer or the output of an "
+                               "earlier node";
+    return emitError(useLoc) << "graph output '" << name
+                             << "' is not a graph input, an initializer or a node output";
+  }
+  Location loc = nameLoc(name);
+  auto attr = convertTensor(*init->second, name, loc);
+  if (failed(attr))
+    return failure();
+  Value v = graph::ConstantOp::create(b, loc, *attr);
+  values[name] = v;
+  return v;
+}
+
+FailureOr<Value> Importer::getOptionalInput(const NodeCtx &nc, int idx) {
+  if (idx >= nc.node.input_size() || nc.node.input(idx).empty())
+    return Value();
+  return lookup(nc.node.input(idx), nc.loc, &nc);
+}
+
+FailureOr<Value> Importer::getInput(const NodeCtx &nc, int idx) {
+  if (idx >= nc.node.input_size() || nc.node.input(idx).empty())
+    return nodeError(nc) << "required input #" << idx << " is missing";
+  return lookup(nc.node.input(idx), nc.loc, &nc);
+}
+
+LogicalResult Importer::define(const NodeCtx &nc, int outIdx, Value v) {
+  if (outIdx >= nc.node.output_size())
+    return success();
+  const std::string &name = nc.node.output(outIdx);
+  if (name.empty())
+    return success();
+  if (initializers.count(name) || !values.try_emplace(name, v).second)
+    return nodeError(nc) << "output '" << name << "' is already defined";
+  return success();
+}
+
+LogicalResult Importer::checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut) {
+  int n = nc.node.input_size();
+  if (n < minIn || n > maxIn) {
+    auto diag = nodeError(nc) << "expects ";
+    if (minIn == maxIn)
+      diag << minIn;
+    else
+      diag << minIn << " to " << maxIn;
+    return diag << " inputs, got " << n;
+  }
+  if (nc.node.output_size() < 1 || nc.node.output_size() > maxOut)
+    return nodeError(nc) << "expects 1" << (maxOut > 1 ? " to " + std::to_string(maxOut) : "")
+                         << " outputs, got " << nc.node.output_size();
+  return success();
+}
+
+FailureOr<SmallVector<int64_t>>
+Importer::getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what) {
+  auto cst = v.getDefiningOp<graph::ConstantOp>();
+  if (!cst)
+    return nodeError(nc) << what
+                         << " must be a constant (an initializer or a Constant node output)";
+  auto type = cast<RankedTensorType>(cst.getType());
+  auto intType = dyn_cast<IntegerType>(type.getElementType());
+  if (!intType || intType.getWidth() == 1 || type.getRank() > 1)
+    return nodeError(nc) << what << " must be a 1-D integer tensor, got " << type;
+  SmallVector<int64_t> out;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue())) {
+    for (const APInt &x : dense.getValues<APInt>())
+      out.push_back(intType.isUnsigned() ? (int64_t)x.getZExtValue() : x.getSExtValue());
+    return out;
+  }
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+    ArrayRef<char> raw = res.getData();
+    unsigned w = intType.getWidth() / 8;
+    if (raw.size() != type.getNumElements() * w)
+      return nodeError(nc) << what << ": constant data is unavailable";
+    for (int64_t i = 0; i < type.getNumElements(); ++i) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, raw.data() + i * w, w);
+      out.push_back(intType.isUnsigned() || w == 8 ? (int64_t)bits
+                                                   : llvm::SignExtend64(bits, w * 8));
+    }
+    return out;
+  }
+  return nodeError(nc) << what << ": unsupported constant attribute";
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+FailureOr<int64_t> Importer::getInt(const NodeCtx &nc, llvm::StringRef name,
+                                    int64_t dflt) {
+  const auto *a = findAttr(nc, name);
+  if (!a)
+    return dflt;
+  if (attrType(*a) != onnx::AttributeProto::INT)
+    return attrTypeError(nc, *a, onnx::AttributeProto::INT);
+  return a->i();
+}
+
+FailureOr<float> Importer::getFloat(const NodeCtx &nc, llvm::StringRef name, float dflt) {
+  const auto *a = findAttr(nc, name);
+  if (!a)
+    return dflt;
+  if (attrType(*a) != onnx::AttributeProto::FLOAT)
+    return attrTypeError(nc, *a, onnx::AttributeProto::FLOAT);
+  return a->f();
+}
+
+FailureOr<std::string> Importer::getString(const NodeCtx &nc, llvm::StringRef name,
+                                           llvm::StringRef dflt) {
+  const auto *a = findAttr(nc, name);
+  if (!a)
+    return dflt.str();
+  if (attrType(*a) != onnx::AttributeProto::STRING)
+    return attrTypeError(nc, *a, onnx::AttributeProto::STRING);
+  return a->s();
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>>
+Importer::getInts(const NodeCtx &nc, llvm::StringRef name) {
+  const auto *a = findAttr(nc, name);
+  if (!a)
+    return std::optional<SmallVector<int64_t>>();
+  // An empty INTS attribute written without `type` has no field set.
+  int t = attrType(*a);
+  if (t != onnx::AttributeProto::INTS && t != onnx::AttributeProto::UNDEFINED)
+    return attrTypeError(nc, *a, onnx::AttributeProto::INTS);
+  return std::optional<SmallVector<int64_t>>(
+      SmallVector<int64_t>(a->ints().begin(), a->ints().end()));
+}
+
+/// Maps `axis` in [-rank, rank) (or [-rank, rank] when `allowRank`) to
+/// [0, rank) (resp. [0, rank]).
+FailureOr<int64_t> Importer::normalizeAxis(const NodeCtx &nc, int64_t axis, int64_t rank,
+                                           bool allowRank) {
+  int64_t hi = allowRank ? rank : rank - 1;
+  if (axis < -rank || axis > hi)
+    return nodeError(nc) << "axis " << axis << " is out of range [" << -rank << ", " << hi
+                         << "] for an input of rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> LogicalResult Importer::importBinary(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto lhs = getInput(nc, 0), rhs = getInput(nc, 1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  Value l = *lhs, r = *rhs;
+  auto lt = cast<RankedTensorType>(l.getType()), rt = cast<RankedTensorType>(r.getType());
+  if (lt.getElementType() != rt.getElementType())
+    return nodeError(nc) << "operands have different element types (" << lt.getElementType()
+                         << " vs " << rt.getElementType() << ")";
+  if (opset < 7) {
+    // Legacy broadcasting (Add-6 etc.): B broadcasts to A, aligned at `axis`
+    // (default: trailing dims, which is numpy's rule).
+    auto bcast = getInt(nc, "broadcast", 0);
+    if (failed(bcast))
+      return failure();
+    if (!*bcast) {
+      if (lt.getShape() != rt.getShape())
+        return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
+                             << shapeStr(rt.getShape())
+                             << " differ and broadcast = 0 (opset " << opset << ")";
+    } else if (findAttr(nc, "axis")) {
+      auto axis = getInt(nc, "axis", 0);
+      if (failed(axis))
+        return failure();
+      int64_t rankA = lt.getRank(), rankB = rt.getRank();
+      auto a = normalizeAxis(nc, *axis, rankA, /*allowRank=*/true);
+      if (failed(a))
+        return failure();
+      if (*a + rankB > rankA)
+        return nodeError(nc) << "B of shape " << shapeStr(rt.getShape())
+                             << " does not fit in A of shape " << shapeStr(lt.getShape())
+                             << " at axis " << *a;
+      SmallVector<int64_t> shape(rt.getShape());
+      shape.append(rankA - *a - rankB, 1);
+      if ((int64_t)shape.size() != rankB) {
+        r = reshape(nc.loc, r, shape);
+        rt = cast<RankedTensorType>(r.getType());
+      }
+    }
+  }
+  auto shape = graph::broadcastShapes(lt.getShape(), rt.getShape());
+  if (failed(shape))
+    return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
+                         << shapeStr(rt.getShape()) << " do not broadcast";
+  Value v = OpTy::create(b, nc.loc, RankedTensorType::get(*shape, lt.getElementType()), l, r);
+  return define(nc, 0, v);
+}
+
+template <typename OpTy> LogicalResult Importer::importUnary(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in) || failed(checkFloat(nc, *in, "input")))
+    return failure();
+  return define(nc, 0, OpTy::create(b, nc.loc, in->getType(), *in));
+}
+
+LogicalResult Importer::importGelu(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in) || failed(checkFloat(nc, *in, "input")))
+    return failure();
+  auto approximate = getString(nc, "approximate", "none");
+  if (failed(approximate))
+    return failure();
+  if (*approximate != "none" && *approximate != "tanh")
+    return nodeError(nc) << "attribute 'approximate' must be \"none\" or \"tanh\", got \""
+                         << *approximate << "\"";
+  return define(nc, 0,
+                graph::GeluOp::create(b, nc.loc, in->getType(), *in, *approximate));
+}
+
+LogicalResult Importer::importMatMul(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto lhs = getInput(nc, 0), rhs = getInput(nc, 1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto at = checkFloat(nc, *lhs, "A"), bt = checkFloat(nc, *rhs, "B");
+  if (failed(at) || failed(bt))
+    return failure();
+  if (at->getElementType() != bt->getElementType())
+    return nodeError(nc) << "operands have different element types ("
+                         << at->getElementType() << " vs " << bt->getElementType() << ")";
+  if (at->getRank() == 0 || bt->getRank() == 0)
+    return nodeError(nc) << "operands must have rank >= 1";
+  // numpy.matmul: 1-D A is [1, K], 1-D B is [K, 1]; the added dims are dropped.
+  SmallVector<int64_t> sa(at->getShape()), sb(bt->getShape());
+  bool vecA = sa.size() == 1, vecB = sb.size() == 1;
+  if (vecA)
+    sa.insert(sa.begin(), 1);
+  if (vecB)
+    sb.push_back(1);
+  if (sa.back() != sb[sb.size() - 2])
+    return nodeError(nc) << "contraction dimensions differ: A " << shapeStr(at->getShape())
+                         << ", B " << shapeStr(bt->getShape());
+  auto batch = graph::broadcastShapes(ArrayRef<int64_t>(sa).drop_back(2),
+                                      ArrayRef<int64_t>(sb).drop_back(2));
+  if (failed(batch))
+    return nodeError(nc) << "batch dimensions of A " << shapeStr(at->getShape()) << " and B "
+                         << shapeStr(bt->getShape()) << " do not broadcast";
+  SmallVector<int64_t> shape(*batch);
+  if (!vecA)
+    shape.push_back(sa[sa.size() - 2]);
+  if (!vecB)
+    shape.push_back(sb.back());
+  Value v = graph::MatMulOp::create(
+      b, nc.loc, RankedTensorType::get(shape, at->getElementType()), *lhs, *rhs);
+  return define(nc, 0, v);
+}
+
+LogicalResult Importer::importGemm(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 3, 1)))
+    return failure();
+  auto a = getInput(nc, 0), bm = getInput(nc, 1), c = getOptionalInput(nc, 2);
+  if (failed(a) || failed(bm) || failed(c))
+    return failure();
+  auto at = checkFloat(nc, *a, "A"), bt = checkFloat(nc, *bm, "B");
+  if (failed(at) || failed(bt))
+    return failure();
+  auto alpha = getFloat(nc, "alpha", 1.0f), beta = getFloat(nc, "beta", 1.0f);
+  auto transA = getInt(nc, "transA", 0), transB = getInt(nc, "transB", 0);
+  if (failed(alpha) || failed(beta) || failed(transA) || failed(transB))
+    return failure();
+  if (at->getRank() != 2 || bt->getRank() != 2)
+    return nodeError(nc) << "A and B must be rank-2 tensors, got " << *at << " and " << *bt;
+  Type elt = at->getElementType();
+  if (bt->getElementType() != elt)
+    return nodeError(nc) << "A and B have different element types (" << elt << " vs "
+                         << bt->getElementType() << ")";
+  int64_t m = *transA ? at->getDimSize(1) : at->getDimSize(0);
+  int64_t ka = *transA ? at->getDimSize(0) : at->getDimSize(1);
+  int64_t kb = *transB ? bt->getDimSize(1) : bt->getDimSize(0);
+  int64_t n = *transB ? bt->getDimSize(0) : bt->getDimSize(1);
+  if (ka != kb)
+    return nodeError(nc) << "contraction dimensions differ: op(A) is [" << m << ", " << ka
+                         << "], op(B) is [" << kb << ", " << n << "]";
+  if (*c) {
+    auto ct = checkFloat(nc, *c, "C");
+    if (failed(ct))
+      return failure();
+    if (ct->getElementType() != elt)
+      return nodeError(nc) << "C has element type " << ct->getElementType() << ", A has "
+                           << elt;
+    // Unidirectional broadcast of C to [M, N] (also what legacy
+    // broadcast = 1 allows before opset 7).
+    SmallVector<int64_t> mn = {m, n};
+    auto bc = graph::broadcastShapes(mn, ct->getShape());
+    if (ct->getRank() > 2 || failed(bc) || *bc != mn)
+      return nodeError(nc) << "C of shape " << shapeStr(ct->getShape())
+                           << " does not broadcast to [" << m << ", " << n << "]";
+  }
+  Value v = graph::GemmOp::create(b, nc.loc, RankedTensorType::get({m, n}, elt), *a, *bm, *c,
+                                  b.getF32FloatAttr(*alpha), b.getF32FloatAttr(*beta),
+                                  b.getBoolAttr(*transA != 0), b.getBoolAttr(*transB != 0));
+  return define(nc, 0, v);
+}
+
+LogicalResult Importer::importSoftmax(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  auto t = checkFloat(nc, *in, "input");
+  if (failed(t))
+    return failure();
+  int64_t rank = t->getRank();
+  if (rank == 0)
+    return nodeError(nc) << "input must have rank >= 1";
+  auto axisAttr = getInt(nc, "axis", opset >= 13 ? -1 : 1);
+  if (failed(axisAttr))
+    return failure();
+  auto axis = normalizeAxis(nc, *axisAttr, rank, /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  // Opset >= 13: softmax along `axis`. Before: the input is coerced to 2-D
+  // [prod(dims[:axis]), prod(dims[axis:])] and normalized along dim 1; when
+  // axis is the last dim that is the same as softmax along it.
+  if (opset >= 13 || *axis == rank - 1)
+    return define(nc, 0, graph::SoftmaxOp::create(b, nc.loc, *t, *in, b.getI64IntegerAttr(*axis)));
+  auto outer = product(t->getShape().take_front(*axis));
+  auto inner = product(t->getShape().drop_front(*axis));
+  if (!outer || !inner)
+    return nodeError(nc) << "input is too large";
+  Value flat = reshape(nc.loc, *in, {*outer, *inner});
+  Value sm = graph::SoftmaxOp::create(b, nc.loc, flat.getType(), flat, b.getI64IntegerAttr(1));
+  return define(nc, 0, reshape(nc.loc, sm, t->getShape()));
+}
+
+LogicalResult Importer::importReshape(const NodeCtx &nc) {
+  SmallVector<int64_t> target;
+  bool allowZero = false;
+  Value data;
+  if (opset >= 5) {
+    if (failed(checkArity(nc, 2, 2, 1)))
+      return failure();
+    auto in = getInput(nc, 0), shapeIn = getInput(nc, 1);
+    if (failed(in) || failed(shapeIn))
+      return failure();
+    auto shape = getConstantInts(nc, *shapeIn, "shape input '" + nc.node.input(1) + "'");
+    if (failed(shape))
+      return failure();
+    auto az = getInt(nc, "allowzero", 0);
+    if (failed(az))
+      return failure();
+    data = *in;
+    target = std::move(*shape);
+    allowZero = *az != 0;
+  } else {
+    if (failed(checkArity(nc, 1, 1, 1)))
+      return failure();
+    auto in = getInput(nc, 0);
+    auto shape = getInts(nc, "shape");
+    if (failed(in) || failed(shape))
+      return failure();
+    if (!*shape)
+      return nodeError(nc) << "attribute 'shape' is required before opset 5";
+    data = *in;
+    target = std::move(**shape);
+  }
+  auto t = cast<RankedTensorType>(data.getType());
+  // 0 copies the input dim (unless allowzero), -1 is inferred (at most one).
+  int inferIdx = -1;
+  bool hasZero = false;
+  for (auto [i, d] : llvm::enumerate(target)) {
+    if (d == -1) {
+      if (inferIdx >= 0)
+        return nodeError(nc) << "shape " << shapeStr(target) << " has more than one -1";
+      inferIdx = i;
+    } else if (d == 0 && !allowZero) {
+      if ((int64_t)i >= t.getRank())
+        return nodeError(nc) << "shape " << shapeStr(target) << " copies dim #" << i
+                             << " (0) of an input of rank " << t.getRank();
+      d = t.getDimSize(i);
+    } else if (d < 0) {
+      return nodeError(nc) << "shape " << shapeStr(target) << " has invalid entry " << d;
+    }
+    hasZero |= d == 0;
+  }
+  if (allowZero && hasZero && inferIdx >= 0)
+    return nodeError(nc) << "shape " << shapeStr(target)
+                         << " has both 0 and -1 with allowzero = 1";
+  int64_t total = t.getNumElements();
+  if (inferIdx >= 0) {
+    SmallVector<int64_t> known(target);
+    known[inferIdx] = 1;
+    auto p = product(known);
+    if (!p || *p == 0 || total % *p != 0)
+      return nodeError(nc) << "cannot infer the -1 in shape " << shapeStr(target)
+                           << " for an input of shape " << shapeStr(t.getShape());
+    target[inferIdx] = total / *p;
+  }
+  auto p = product(target);
+  if (!p || *p != total)
+    return nodeError(nc) << "cannot reshape an input of shape " << shapeStr(t.getShape())
+                         << " (" << total << " elements) to " << shapeStr(target);
+  return define(nc, 0, reshape(nc.loc, data, target));
+}
+
+LogicalResult Importer::importFlatten(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto axisAttr = getInt(nc, "axis", 1);
+  if (failed(in) || failed(axisAttr))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  auto axis = normalizeAxis(nc, *axisAttr, t.getRank(), /*allowRank=*/true);
+  if (failed(axis))
+    return failure();
+  auto outer = product(t.getShape().take_front(*axis));
+  auto inner = product(t.getShape().drop_front(*axis));
+  if (!outer || !inner)
+    return nodeError(nc) << "input is too large";
+  return define(nc, 0, reshape(nc.loc, *in, {*outer, *inner}));
+}
+
+LogicalResult Importer::importTranspose(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto permAttr = getInts(nc, "perm");
+  if (failed(in) || failed(permAttr))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> perm;
+  if (*permAttr) {
+    perm = std::move(**permAttr);
+  } else {
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  }
+  SmallVector<bool> seen(rank, false);
+  if ((int64_t)perm.size() != rank)
+    return nodeError(nc) << "perm " << shapeStr(perm) << " has " << perm.size()
+                         << " entries, the input has rank " << rank;
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return nodeError(nc) << "perm " << shapeStr(perm) << " is not a permutation of [0, "
+                           << rank << ")";
+    seen[p] = true;
+    shape.push_back(t.getDimSize(p));
+  }
+  Value v = graph::TransposeOp::create(b, nc.loc,
+                                       RankedTensorType::get(shape, t.getElementType()), *in,
+                                       b.getDenseI64ArrayAttr(perm));
+  return define(nc, 0, v);
+}
+
+LogicalResult Importer::importIdentity(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  return define(nc, 0, *in);
+}
+
+LogicalResult Importer::importDropout(const NodeCtx &nc) {
+  // Inference semantics: output = input. The mask cannot be produced.
+  if (failed(checkArity(nc, 1, 3, 2)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  if (opset >= 12) {
+    auto mode = getOptionalInput(nc, 2);
+    if (failed(mode))
+      return failure();
+    if (*mode) {
+      auto bits = getConstantInts(nc, *mode, "training_mode");
+      if (failed(bits))
+        return failure();
+      if (llvm::any_of(*bits, [](int64_t x) { return x != 0; }))
+        return nodeError(nc) << "training_mode = true is not supported (inference only)";
+    }
+  } else if (opset < 7) {
+    auto isTest = getInt(nc, "is_test", 0);
+    if (failed(isTest))
+      return failure();
+  }
+  if (nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
+      usedNames.contains(nc.node.output(1)))
+    return nodeError(nc) << "mask output '" << nc.node.output(1)
+                         << "' is used; only inference Dropout (no mask) is supported";
+  return define(nc, 0, *in);
+}
+
+LogicalResult Importer::importConstant(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 0, 0, 1)))
+    return failure();
+  if (nc.attrs.size() != 1)
+    return nodeError(nc) << "expects exactly one attribute, got " << nc.attrs.size();
+  const onnx::AttributeProto &a = *nc.attrs.begin()->second;
+  llvm::StringRef kind = a.name();
+  int t = attrType(a);
+  std::string valueName = nc.node.output(0).empty() ? nc.name : nc.node.output(0);
+  ElementsAttr value;
+  if (kind == "value") {
+    if (t != onnx::AttributeProto::TENSOR)
+      return attrTypeError(nc, a, onnx::AttributeProto::TENSOR);
+    auto attr = convertTensor(a.t(), valueName, nc.loc);
+    if (failed(attr))
+      return failure();
+    value = *attr;
+  } else if (kind == "value_float") {
+    if (t != onnx::AttributeProto::FLOAT)
+      return attrTypeError(nc, a, onnx::AttributeProto::FLOAT);
+    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), a.f());
+  } else if (kind == "value_floats") {
+    if (t != onnx::AttributeProto::FLOATS && t != onnx::AttributeProto::UNDEFINED)
+      return attrTypeError(nc, a, onnx::AttributeProto::FLOATS);
+    SmallVector<float> v(a.floats().begin(), a.floats().end());
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)v.size()}, b.getF32Type()), ArrayRef<float>(v));
+  } else if (kind == "value_int") {
+    if (t != onnx::AttributeProto::INT)
+      return attrTypeError(nc, a, onnx::AttributeProto::INT);
+    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), (int64_t)a.i());
+  } else if (kind == "value_ints") {
+    if (t != onnx::AttributeProto::INTS && t != onnx::AttributeProto::UNDEFINED)
+      return attrTypeError(nc, a, onnx::AttributeProto::INTS);
+    SmallVector<int64_t> v(a.ints().begin(), a.ints().end());
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)v.size()}, b.getI64Type()), ArrayRef<int64_t>(v));
+  } else {
+    return nodeError(nc) << "attribute '" << kind << "' is not supported";
+  }
+  return define(nc, 0, graph::ConstantOp::create(b, nc.loc, value));
+}
+
+LogicalResult Importer::importNode(const NodeCtx &nc) {
+  llvm::StringRef op = nc.opType();
+  if (op == "Add")
+    return importBinary<graph::AddOp>(nc);
+  if (op == "Sub")
+    return importBinary<graph::SubOp>(nc);
+  if (op == "Mul")
+    return importBinary<graph::MulOp>(nc);
+  if (op == "Div")
+    return importBinary<graph::DivOp>(nc);
+  if (op == "Relu")
+    return importUnary<graph::ReluOp>(nc);
+  if (op == "Tanh")
+    return importUnary<graph::TanhOp>(nc);
+  if (op == "Sigmoid")
+    return importUnary<graph::SigmoidOp>(nc);
+  if (op == "Exp")
+    return importUnary<graph::ExpOp>(nc);
+  if (op == "Erf")
+    return importUnary<graph::ErfOp>(nc);
+  if (op == "Gelu")
+    return importGelu(nc);
+  if (op == "MatMul")
+    return importMatMul(nc);
+  if (op == "Gemm")
+    return importGemm(nc);
+  if (op == "Softmax")
+    return importSoftmax(nc);
+  if (op == "Reshape")
+    return importReshape(nc);
+  if (op == "Flatten")
+    return importFlatten(nc);
+  if (op == "Transpose")
+    return importTranspose(nc);
+  if (op == "Identity")
+    return importIdentity(nc);
+  if (op == "Dropout")
+    return importDropout(nc);
+  if (op == "Constant")
+    return importConstant(nc);
+  return emitError(nc.loc) << "unsupported ONNX op '" << op << "' (node '" << nc.name
+                           << "', opset " << opset << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Model
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp module) {
+  if (!model.has_ir_version() || model.ir_version() <= 0)
+    return emitError(fileLoc) << "not an ONNX model: no ir_version";
+  if (model.ir_version() > kMaxIRVersion)
+    return emitError(fileLoc) << "ONNX IR version " << model.ir_version()
+                              << " is not supported (supported: up to " << kMaxIRVersion
+                              << ")";
+  if (!model.has_graph())
+    return emitError(fileLoc) << "not an ONNX model: no graph";
+  llvm::StringMap<int64_t> domainOpsets;
+  bool haveDefault = false;
+  for (const auto &entry : model.opset_import()) {
+    llvm::StringRef domain = entry.domain();
+    if (domain.empty() || domain == "ai.onnx") {
+      opset = haveDefault ? std::max(opset, entry.version()) : entry.version();
+      haveDefault = true;
+    } else {
+      int64_t &v = domainOpsets[domain];
+      v = std::max(v, entry.version());
+    }
+  }
+  if (!haveDefault)
+    return emitError(fileLoc) << "model imports no default-domain (\"\" / \"ai.onnx\") opset";
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return emitError(fileLoc) << "default-domain opset " << opset
+                              << " is not supported (supported: " << kMinOpset << "-"
+                              << kMaxOpset << ")";
+
+  const onnx::GraphProto &g = model.graph();
+  if (failed(collectInitializers(g)))
+    return failure();
+  for (const auto &node : g.node())
+    for (const auto &in : node.input())
+      usedNames.insert(in);
+  for (const auto &out : g.output())
+    usedNames.insert(out.name());
+
+  b.setInsertionPointToEnd(module.getBody());
+
+  // Function arguments: graph inputs that are not initializers.
+  SmallVector<Type> argTypes;
+  SmallVector<const onnx::ValueInfoProto *> argInfos;
+  llvm::StringSet<> inputNames;
+  for (const auto &in : g.input()) {
+    if (in.name().empty())
+      return emitError(fileLoc) << "graph has an input without a name";
+    if (!inputNames.insert(in.name()).second)
+      return emitError(nameLoc(in.name())) << "graph input '" << in.name()
+                                           << "' is listed twice";
+    if (initializers.count(in.name()))
+      continue;
+    auto t = convertValueInfo(in, "graph input");
+    if (failed(t))
+      return failure();
+    argTypes.push_back(*t);
+    argInfos.push_back(&in);
+  }
+  auto func = func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, info] : llvm::enumerate(argInfos)) {
+    BlockArgument arg = entry->getArgument(i);
+    arg.setLoc(nameLoc(info->name()));
+    values[info->name()] = arg;
+    func.setArgAttr(i, "aicc.name", b.getStringAttr(info->name()));
+  }
+  b.setInsertionPointToStart(entry);
+
+  for (auto [i, node] : llvm::enumerate(g.node())) {
+    std::string name = node.name().empty()
+                           ? node.op_type() + "_" + std::to_string(i)
+                           : node.name();
+    NodeCtx nc{node, name, nameLoc(name), {}};
+    llvm::StringRef domain = node.domain();
+    if (!domain.empty() && domain != "ai.onnx") {
+      auto it = domainOpsets.find(domain);
+      auto diag = emitError(nc.loc) << "unsupported ONNX op '" << node.op_type()
+                                    << "' in domain '" << domain << "' (node '" << name << "'";
+      if (it != domainOpsets.end())
+        diag << ", opset " << it->second;
+      return diag << ")";
+    }
+    for (const auto &a : node.attribute()) {
+      if (!a.ref_attr_name().empty())
+        return nodeError(nc) << "attribute '" << a.name()
+                             << "' refers to a function attribute (unsupported)";
+      if (!nc.attrs.try_emplace(a.name(), &a).second)
+        return nodeError(nc) << "attribute '" << a.name() << "' is given twice";
+    }
+    if (failed(importNode(nc)))
+      return failure();
+  }
+
+  SmallVector<Value> results;
+  for (const auto &out : g.output()) {
+    auto v = lookup(out.name(), nameLoc(out.name()), nullptr);
+    if (failed(v))
+      return failure();
+    results.push_back(*v);
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(g.output()))
+    func.setResultAttr(i, "aicc.name", b.getStringAttr(out.name()));
+  // Constant nodes only read by Reshape's shape operand (or by nothing).
+  for (Operation &op : llvm::make_early_inc_range(*entry))
+    if (isa<graph::ConstantOp>(op) && op.use_empty())
+      op.erase();
+
+  return verify(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp>
+aicc::onnx_import::importONNXModel(llvm::StringRef bytes, llvm::StringRef modelPath,
+                                   MLIRContext &ctx, const ImportOptions &) {
+  ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  Location fileLoc =
+      FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0);
+  if (bytes.size() > (size_t)INT_MAX) {
+    emitError(fileLoc) << "model is " << bytes.size()
+                       << " bytes; protobuf limits a ModelProto to 2 GiB "
+                          "(store the weights as external data)";
+    return nullptr;
+  }
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), (int)bytes.size());
+  google::protobuf::io::CodedInputStream in(&raw);
+  in.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+    emitError(fileLoc) << "cannot parse the file as an ONNX ModelProto "
+                          "(truncated or not an ONNX model)";
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
+  if (failed(Importer(ctx, modelPath).importModel(model, *module)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> aicc::onnx_import::importONNXFile(llvm::StringRef path,
+                                                        MLIRContext &ctx,
+                                                        const ImportOptions &opts) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf) {
+    emitError(FileLineColLoc::get(&ctx, path, 0, 0))
+        << "cannot read ONNX model '" << path << "': " << buf.getError().message();
+    return nullptr;
+  }
+  return importONNXModel((*buf)->getBuffer(), path, ctx, opts);
+}

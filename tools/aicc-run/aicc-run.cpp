@@ -1,0 +1,517 @@
+//===- aicc-run.cpp - Run a compiled .aicc bundle -------------------------===//
+//
+// Loads a bundle, runs it on the CPU or a CUDA GPU, and optionally checks the
+// outputs against ONNX test data (test_data_set_N/{input,output}_K.pb) with
+// numpy.allclose's rule, writes the outputs, or times the launch plan.
+//
+// This tool deliberately uses a small hand-written argv parser instead of
+// llvm::cl: it must build where LLVM/MLIR are not installed (the GPU machine
+// builds the runtime with -DAICC_ENABLE_COMPILER=OFF).
+//
+//===----------------------------------------------------------------------===//
+
+#include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/ONNXData.h"
+#include "aicc/Runtime/Session.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace aicc::runtime;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+const char *const kUsage = R"(usage: aicc-run BUNDLE [options]
+
+Runs a compiled .aicc bundle.
+
+options:
+  --device=cuda|cpu       where to run (default: cuda for sm_* bundles, else cpu)
+  --input FILE.pb         a TensorProto for the next model input; give one per
+                          input, in order (default: pseudo-random floats in
+                          [-1, 1), zeros for integer and bool inputs)
+  --test-data-set DIR     load DIR/input_K.pb, run, compare every output with
+                          DIR/output_K.pb; may be repeated
+  --rtol R                relative tolerance (default 1e-4)
+  --atol A                absolute tolerance (default 1e-5); an element passes
+                          when |got - expected| <= atol + rtol * |expected|
+                          (numpy.allclose; NaN equals NaN)
+  --output-dir D          write the outputs as D/output_K.pb (with several test
+                          data sets: D/<data set name>/output_K.pb)
+  --benchmark N           afterwards, time N runs of the launch plan (transfers
+                          excluded) and print milliseconds per run
+  -h, --help              print this help
+
+Each option also takes the --option=value form.
+exit status: 0 success (all comparisons pass), 1 failure, 2 usage error
+)";
+
+struct Options {
+  std::string bundlePath;
+  std::optional<Device> device;
+  std::vector<std::string> inputFiles;
+  std::vector<std::string> testDataSets;
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  std::string outputDir;
+  int benchmarkIters = 0;
+};
+
+bool usageError(const std::string &message) {
+  std::fprintf(stderr, "aicc-run: %s\n(run 'aicc-run --help' for usage)\n",
+               message.c_str());
+  return false;
+}
+
+bool parseDouble(const std::string &flag, const std::string &text,
+                 double &out) {
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !(v >= 0))
+    return usageError(flag + " expects a non-negative number, got '" + text +
+                      "'");
+  out = v;
+  return true;
+}
+
+/// Parses argv into `opts`. Returns false after printing a usage error;
+/// sets `wantHelp` for --help.
+bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
+  static const char *const kValueFlags[] = {
+      "--device", "--input",      "--test-data-set", "--rtol",
+      "--atol",   "--output-dir", "--benchmark"};
+  bool flagsDone = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (flagsDone || arg.size() < 2 || arg[0] != '-') {
+      if (!opts.bundlePath.empty())
+        return usageError("unexpected argument '" + arg +
+                          "' (only one bundle may be given)");
+      opts.bundlePath = arg;
+      continue;
+    }
+    if (arg == "--") {
+      flagsDone = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      wantHelp = true;
+      return true;
+    }
+    std::string flag = arg, value;
+    bool hasValue = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      hasValue = true;
+    }
+    bool known = false;
+    for (const char *f : kValueFlags)
+      known |= flag == f;
+    if (!known)
+      return usageError("unknown option '" + flag + "'");
+    if (!hasValue) {
+      if (i + 1 >= argc)
+        return usageError("option '" + flag + "' needs a value");
+      value = argv[++i];
+    }
+
+    if (flag == "--device") {
+      opts.device = parseDevice(value);
+      if (!opts.device)
+        return usageError("--device must be cuda or cpu, got '" + value + "'");
+    } else if (flag == "--input") {
+      opts.inputFiles.push_back(value);
+    } else if (flag == "--test-data-set") {
+      opts.testDataSets.push_back(value);
+    } else if (flag == "--rtol") {
+      if (!parseDouble(flag, value, opts.rtol))
+        return false;
+    } else if (flag == "--atol") {
+      if (!parseDouble(flag, value, opts.atol))
+        return false;
+    } else if (flag == "--output-dir") {
+      if (value.empty())
+        return usageError("--output-dir needs a directory");
+      opts.outputDir = value;
+    } else if (flag == "--benchmark") {
+      char *end = nullptr;
+      errno = 0;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno == ERANGE || n < 1 ||
+          n > std::numeric_limits<int>::max())
+        return usageError("--benchmark expects a positive iteration count, "
+                          "got '" + value + "'");
+      opts.benchmarkIters = static_cast<int>(n);
+    }
+  }
+  if (opts.bundlePath.empty())
+    return usageError("no bundle given");
+  if (!opts.inputFiles.empty() && !opts.testDataSets.empty())
+    return usageError("--input and --test-data-set cannot be combined");
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Element access and comparison
+//===----------------------------------------------------------------------===//
+
+/// IEEE binary16 bits -> double (exact).
+double halfToDouble(uint16_t h) {
+  int exp = (h >> 10) & 0x1f;
+  int mant = h & 0x3ff;
+  double v;
+  if (exp == 0)
+    v = std::ldexp(mant, -24);
+  else if (exp == 31)
+    v = mant ? std::numeric_limits<double>::quiet_NaN()
+             : std::numeric_limits<double>::infinity();
+  else
+    v = std::ldexp(mant + 1024, exp - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/// bfloat16 bits -> double (exact): the upper half of an IEEE binary32.
+double bf16ToDouble(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+/// Element `i` of `t` as a double (exact for every dtype except i64 values
+/// beyond 2^53).
+double elementAsDouble(const HostTensor &t, int64_t i) {
+  const uint8_t *p = t.data.data() + i * dtypeSize(t.dtype);
+  auto load = [p](auto v) {
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  };
+  switch (t.dtype) {
+  case DType::f32:
+    return load(float());
+  case DType::f64:
+    return load(double());
+  case DType::f16:
+    return halfToDouble(load(uint16_t()));
+  case DType::bf16:
+    return bf16ToDouble(load(uint16_t()));
+  case DType::i64:
+    return static_cast<double>(load(int64_t()));
+  case DType::i32:
+    return load(int32_t());
+  case DType::i8:
+    return load(int8_t());
+  case DType::u8:
+  case DType::boolean:
+    return load(uint8_t());
+  }
+  return 0;
+}
+
+std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+struct Comparison {
+  double maxAbsErr = 0;
+  double maxRelErr = 0;
+  int64_t numMismatches = 0;
+  std::string problem; // a type/shape mismatch; empty when comparable
+  bool pass() const { return problem.empty() && numMismatches == 0; }
+};
+
+/// Compares with numpy.allclose's rule |got - exp| <= atol + rtol * |exp|,
+/// in double; NaN == NaN and equal infinities count as equal.
+Comparison compare(const HostTensor &got, const HostTensor &exp, double rtol,
+                   double atol) {
+  Comparison c;
+  if (got.dtype != exp.dtype || got.shape != exp.shape) {
+    c.problem = "expected " + formatTensorType(exp.dtype, exp.shape) +
+                ", got " + formatTensorType(got.dtype, got.shape);
+    return c;
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t n = got.numElements();
+  for (int64_t i = 0; i < n; ++i) {
+    double g = elementAsDouble(got, i), e = elementAsDouble(exp, i);
+    if (std::isnan(g) || std::isnan(e)) {
+      if (std::isnan(g) && std::isnan(e))
+        continue;
+      c.maxAbsErr = c.maxRelErr = inf;
+      ++c.numMismatches;
+      continue;
+    }
+    if (g == e)
+      continue; // also covers equal infinities
+    double abs = std::fabs(g - e);
+    double rel = e != 0 ? abs / std::fabs(e) : inf;
+    c.maxAbsErr = std::max(c.maxAbsErr, abs);
+    c.maxRelErr = std::max(c.maxRelErr, rel);
+    if (!(abs <= atol + rtol * std::fabs(e)))
+      ++c.numMismatches;
+  }
+  return c;
+}
+
+//===----------------------------------------------------------------------===//
+// Actions
+//===----------------------------------------------------------------------===//
+
+bool fail(const std::string &message) {
+  std::fprintf(stderr, "aicc-run: error: %s\n", message.c_str());
+  return false;
+}
+
+/// Deterministic inputs for runs without --input: floats uniform in [-1, 1)
+/// from a fixed-seed LCG, zeros for integers and bools (they are often
+/// indices, where random values would be out of range).
+std::vector<HostTensor> makeDefaultInputs(const Session &session) {
+  std::vector<HostTensor> inputs;
+  uint64_t state = 0x243F6A8885A308D3ull;
+  for (const TensorInfo &info : session.getInputs()) {
+    HostTensor t = HostTensor::zeros(info.dtype, info.shape);
+    for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      float v = static_cast<float>((state >> 40) * 0x1.0p-24 * 2.0 - 1.0);
+      uint8_t *p = t.data.data() + i * dtypeSize(t.dtype);
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      switch (info.dtype) {
+      case DType::f32:
+        std::memcpy(p, &v, 4);
+        break;
+      case DType::f64: {
+        double d = v;
+        std::memcpy(p, &d, 8);
+        break;
+      }
+      case DType::bf16: {
+        uint16_t b = static_cast<uint16_t>(bits >> 16);
+        std::memcpy(p, &b, 2);
+        break;
+      }
+      case DType::f16: {
+        // |v| < 1: v = m * 2^-24 is exact enough as a (sub)normal half built
+        // from the float's top bits; round toward zero.
+        uint16_t sign = (bits >> 16) & 0x8000;
+        int exp = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
+        uint16_t h = sign;
+        if (exp > 0)
+          h |= static_cast<uint16_t>((exp << 10) | ((bits >> 13) & 0x3ff));
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      default:
+        break;
+      }
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+bool writeOutputs(const Session &session, const std::vector<HostTensor> &outs,
+                  const std::string &dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return fail("cannot create output directory '" + dir +
+                "': " + ec.message());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string path = dir + "/output_" + std::to_string(i) + ".pb";
+    if (Status s = writeTensorProtoFile(path, outs[i],
+                                        session.getOutputs()[i].name);
+        !s.ok)
+      return fail(s.message);
+  }
+  return true;
+}
+
+void printSummary(const Session &session, const std::vector<HostTensor> &outs) {
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const HostTensor &t = outs[i];
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+    int64_t n = t.numElements();
+    for (int64_t k = 0; k < n; ++k) {
+      double v = elementAsDouble(t, k);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    std::printf("output %zu ('%s'): %s", i, session.getOutputs()[i].name.c_str(),
+                formatTensorType(t.dtype, t.shape).c_str());
+    if (n > 0)
+      std::printf(" min=%.6g max=%.6g mean=%.6g", lo, hi, sum / n);
+    std::printf("\n");
+  }
+}
+
+/// Runs one test data set; returns true when every output passes. Sets
+/// `hardError` for problems that are not numerical mismatches.
+bool runTestDataSet(Session &session, const Options &opts,
+                    const std::string &dir, bool multipleSets,
+                    bool &hardError) {
+  std::printf("test data set %s\n", dir.c_str());
+  std::vector<HostTensor> inputs(session.getInputs().size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string path = dir + "/input_" + std::to_string(i) + ".pb";
+    if (Status s = readTensorProtoFile(path, inputs[i]); !s.ok) {
+      hardError = true;
+      return fail(s.message);
+    }
+  }
+  std::vector<HostTensor> expected(session.getOutputs().size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    std::string path = dir + "/output_" + std::to_string(i) + ".pb";
+    if (Status s = readTensorProtoFile(path, expected[i]); !s.ok) {
+      hardError = true;
+      return fail(s.message);
+    }
+  }
+  std::vector<HostTensor> outputs;
+  if (Status s = session.run(inputs, outputs); !s.ok) {
+    hardError = true;
+    return fail(s.message);
+  }
+  bool allPass = true;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Comparison c = compare(outputs[i], expected[i], opts.rtol, opts.atol);
+    const char *name = session.getOutputs()[i].name.c_str();
+    if (!c.problem.empty()) {
+      std::printf("output %zu ('%s'): %s FAIL\n", i, name, c.problem.c_str());
+    } else {
+      std::printf("output %zu ('%s'): max_abs_err=%.3e max_rel_err=%.3e "
+                  "shape=%s %s",
+                  i, name, c.maxAbsErr, c.maxRelErr,
+                  formatShape(outputs[i].shape).c_str(),
+                  c.pass() ? "PASS" : "FAIL");
+      if (!c.pass())
+        std::printf(" (%lld of %lld elements outside rtol=%g atol=%g)",
+                    static_cast<long long>(c.numMismatches),
+                    static_cast<long long>(outputs[i].numElements()), opts.rtol,
+                    opts.atol);
+      std::printf("\n");
+    }
+    allPass &= c.pass();
+  }
+  if (!opts.outputDir.empty()) {
+    std::string outDir = opts.outputDir;
+    if (multipleSets) {
+      // One subdirectory per data set, named after the set's directory.
+      std::string trimmed = dir;
+      while (trimmed.size() > 1 && trimmed.back() == '/')
+        trimmed.pop_back();
+      outDir += "/" + std::filesystem::path(trimmed).filename().string();
+    }
+    if (!writeOutputs(session, outputs, outDir)) {
+      hardError = true;
+      return false;
+    }
+  }
+  return allPass;
+}
+
+int runMain(const Options &opts) {
+  Bundle bundle;
+  if (Status s = readBundleFile(opts.bundlePath, bundle); !s.ok) {
+    fail(s.message);
+    return kExitFailure;
+  }
+  Device device = opts.device.value_or(defaultDeviceForTarget(bundle.target));
+  std::unique_ptr<Session> session;
+  if (Status s = Session::create(bundle, device, session); !s.ok) {
+    fail(s.message);
+    return kExitFailure;
+  }
+  bundle = Bundle(); // the session holds what it needs
+
+  bool ok = true;
+  if (!opts.testDataSets.empty()) {
+    int passed = 0;
+    for (const std::string &dir : opts.testDataSets) {
+      bool hardError = false;
+      bool pass = runTestDataSet(*session, opts, dir,
+                                 opts.testDataSets.size() > 1, hardError);
+      passed += pass;
+      ok &= pass;
+    }
+    std::printf("%d of %zu test data set(s) passed\n", passed,
+                opts.testDataSets.size());
+  } else {
+    std::vector<HostTensor> inputs;
+    const size_t numInputs = session->getInputs().size();
+    if (opts.inputFiles.empty()) {
+      if (numInputs > 0)
+        std::fprintf(stderr, "aicc-run: note: no --input given; using "
+                             "pseudo-random float inputs\n");
+      inputs = makeDefaultInputs(*session);
+    } else {
+      if (opts.inputFiles.size() != numInputs) {
+        fail("the bundle has " + std::to_string(numInputs) + " input(s) but " +
+             std::to_string(opts.inputFiles.size()) + " --input file(s) were "
+             "given");
+        return kExitFailure;
+      }
+      inputs.resize(numInputs);
+      for (size_t i = 0; i < numInputs; ++i)
+        if (Status s = readTensorProtoFile(opts.inputFiles[i], inputs[i]);
+            !s.ok) {
+          fail(s.message);
+          return kExitFailure;
+        }
+    }
+    std::vector<HostTensor> outputs;
+    if (Status s = session->run(inputs, outputs); !s.ok) {
+      fail(s.message);
+      return kExitFailure;
+    }
+    printSummary(*session, outputs);
+    if (!opts.outputDir.empty() &&
+        !writeOutputs(*session, outputs, opts.outputDir))
+      return kExitFailure;
+  }
+
+  if (opts.benchmarkIters > 0) {
+    double ms = 0;
+    if (Status s = session->benchmark(opts.benchmarkIters, ms); !s.ok) {
+      fail(s.message);
+      return kExitFailure;
+    }
+    std::printf("benchmark: %d runs on %s, %.4f ms/run (%s)\n",
+                opts.benchmarkIters, deviceName(device), ms,
+                device == Device::cuda ? "CUDA events" : "steady_clock");
+  }
+  return ok ? kExitOk : kExitFailure;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opts;
+  bool wantHelp = false;
+  if (!parseArgs(argc, argv, opts, wantHelp))
+    return kExitUsage;
+  if (wantHelp) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  return runMain(opts);
+}

@@ -1,0 +1,478 @@
+//===- BundleTest.cpp - Bundle reader/writer tests ------------------------===//
+//
+// Round trips through serializeBundle/parseBundle, the exact byte layout of
+// docs/bundle-format.md, and every malformed-bundle error path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "aicc/Runtime/Bundle.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+using namespace aicc::runtime;
+
+namespace {
+
+std::string u64le(uint64_t v) {
+  std::string s;
+  for (int i = 0; i < 8; ++i)
+    s += static_cast<char>((v >> (8 * i)) & 0xff);
+  return s;
+}
+
+/// Frames a manifest, code and weights the way docs/bundle-format.md says.
+std::string frame(const std::string &manifest, const std::string &code = "ELF",
+                  const std::string &weights = std::string(128, '\x01')) {
+  return "AICCBND1" + u64le(manifest.size()) + manifest + u64le(code.size()) +
+         code + u64le(weights.size()) + weights;
+}
+
+/// A valid manifest using every record and buffer kind; tests mutate it.
+const char *const kValidManifest = "aicc-bundle 1\n"
+                                   "target cpu\n"
+                                   "buffer 0 f32 input 16 2 2 2\n"
+                                   "buffer 1 f32 const 16 1 4 64\n"
+                                   "buffer 2 f32 alias 16 1 4 0\n"
+                                   "buffer 3 f32 output 16 2 2 2\n"
+                                   "buffer 4 f32 temp 8 1 2\n"
+                                   "input 0 0 x\n"
+                                   "output 0 3 y\n"
+                                   "kernel k 1 1 1 1 1 1 0 3\n"
+                                   "launch k 3 0 1 3\n";
+
+/// kValidManifest with the first occurrence of `from` replaced by `to`.
+std::string mutate(const std::string &from, const std::string &to) {
+  std::string m = kValidManifest;
+  size_t pos = m.find(from);
+  EXPECT_NE(pos, std::string::npos) << "test bug: '" << from << "' not found";
+  if (pos != std::string::npos)
+    m.replace(pos, from.size(), to);
+  return m;
+}
+
+/// Parses `bytes`, expecting failure with `expected` in the message.
+void expectParseError(const std::string &bytes, const std::string &expected) {
+  Bundle b;
+  Status s = parseBundle(bytes, b);
+  EXPECT_FALSE(s.ok) << "parsed although '" << expected << "' was expected";
+  EXPECT_NE(s.message.find(expected), std::string::npos)
+      << "message: " << s.message << "\nexpected to contain: " << expected;
+}
+
+Bundle makeRichBundle() {
+  Bundle b;
+  b.target = "sm_90a";
+  b.buffers.push_back({0, DType::f16, BufferKind::input, 24, {3, 4}, 0});
+  b.buffers.push_back({1, DType::bf16, BufferKind::constant, 8, {4}, 0});
+  b.buffers.push_back({2, DType::f64, BufferKind::constant, 16, {2}, 64});
+  b.buffers.push_back({3, DType::i64, BufferKind::temp, 0, {0, 5}, 0});
+  b.buffers.push_back({4, DType::f16, BufferKind::alias, 24, {12}, 0});
+  b.buffers.push_back({5, DType::boolean, BufferKind::output, 1, {}, 0});
+  b.buffers.push_back({6, DType::u8, BufferKind::output, 6, {2, 3}, 0});
+  b.buffers.push_back({7, DType::i8, BufferKind::input, 2, {2}, 0});
+  b.buffers.push_back({8, DType::i32, BufferKind::temp, 4, {1}, 0});
+  b.inputs.push_back({0, 0, "input with space%and/percent"});
+  b.inputs.push_back({1, 7, "caf\xc3\xa9"});
+  b.outputs.push_back({0, 5, "out:0"});
+  b.outputs.push_back({1, 6, "out-1.y"});
+  b.outputs.push_back({2, 0, "passthrough"}); // input copied out
+  b.kernels.push_back({"fused_add_0", {7, 2, 1}, {128, 1, 1}, 49152, 3});
+  b.kernels.push_back({"reduce", {1, 1, 1}, {32, 4, 2}, 0, 0});
+  b.launches.push_back({"fused_add_0", {0, 4, 6}});
+  b.launches.push_back({"reduce", {}});
+  b.launches.push_back({"fused_add_0", {2, 2, 5}});
+  b.code = std::string("\x7f" "ELF\0\0binary\n code", 18);
+  b.weights.assign(80, '\0');
+  for (size_t i = 0; i < b.weights.size(); ++i)
+    b.weights[i] = static_cast<char>(i * 7);
+  return b;
+}
+
+} // namespace
+
+TEST(DTypeTest, SizesNamesAndParsing) {
+  struct Row {
+    DType dtype;
+    const char *name;
+    size_t size;
+  };
+  const Row rows[] = {{DType::f32, "f32", 4},   {DType::f16, "f16", 2},
+                      {DType::bf16, "bf16", 2}, {DType::f64, "f64", 8},
+                      {DType::i64, "i64", 8},   {DType::i32, "i32", 4},
+                      {DType::i8, "i8", 1},     {DType::u8, "u8", 1},
+                      {DType::boolean, "bool", 1}};
+  for (const Row &r : rows) {
+    EXPECT_EQ(dtypeSize(r.dtype), r.size) << r.name;
+    EXPECT_STREQ(dtypeName(r.dtype), r.name);
+    ASSERT_TRUE(parseDType(r.name).has_value()) << r.name;
+    EXPECT_EQ(*parseDType(r.name), r.dtype);
+  }
+  EXPECT_FALSE(parseDType("float"));
+  EXPECT_FALSE(parseDType("boolean"));
+  EXPECT_FALSE(parseDType(""));
+  EXPECT_EQ(formatTensorType(DType::f32, {2, 3}), "f32[2,3]");
+  EXPECT_EQ(formatTensorType(DType::boolean, {}), "bool[]");
+}
+
+TEST(DTypeTest, ShapeNumElements) {
+  EXPECT_EQ(shapeNumElements({}), 1);
+  EXPECT_EQ(shapeNumElements({2, 3, 4}), 24);
+  EXPECT_EQ(shapeNumElements({5, 0}), 0);
+  EXPECT_FALSE(shapeNumElements({-1, 2}));
+  EXPECT_FALSE(shapeNumElements({INT64_MAX, 2}));
+}
+
+TEST(PercentEncodingTest, EncodesEverythingOutsideTheSafeSet) {
+  EXPECT_EQ(percentEncode("Ab9_.:/-"), "Ab9_.:/-");
+  EXPECT_EQ(percentEncode("a b"), "a%20b");
+  EXPECT_EQ(percentEncode("100%"), "100%25");
+  EXPECT_EQ(percentEncode("caf\xc3\xa9"), "caf%C3%A9");
+  EXPECT_EQ(percentEncode(std::string("x\0y\n", 4)), "x%00y%0A");
+}
+
+TEST(PercentEncodingTest, DecodeRoundTripsAndRejectsBadInput) {
+  std::string all;
+  for (int c = 0; c < 256; ++c)
+    all += static_cast<char>(c);
+  std::string decoded;
+  ASSERT_TRUE(percentDecode(percentEncode(all), decoded).ok);
+  EXPECT_EQ(decoded, all);
+  ASSERT_TRUE(percentDecode("a%2fb%2F", decoded).ok); // either hex case
+  EXPECT_EQ(decoded, "a/b/");
+
+  EXPECT_FALSE(percentDecode("abc%", decoded).ok);
+  EXPECT_FALSE(percentDecode("abc%2", decoded).ok);
+  EXPECT_FALSE(percentDecode("%zz", decoded).ok);
+  EXPECT_FALSE(percentDecode("a(b", decoded).ok);
+  EXPECT_FALSE(percentDecode("a b", decoded).ok);
+}
+
+TEST(BundleTest, RoundTripPreservesEverything) {
+  Bundle original = makeRichBundle();
+  ASSERT_TRUE(validateBundle(original).ok) << validateBundle(original).message;
+  std::string bytes = serializeBundle(original);
+
+  Bundle parsed;
+  Status s = parseBundle(bytes, parsed);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(parsed.target, original.target);
+  ASSERT_EQ(parsed.buffers.size(), original.buffers.size());
+  for (size_t i = 0; i < original.buffers.size(); ++i) {
+    const BufferDesc &a = original.buffers[i], &b = parsed.buffers[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.dtype, b.dtype) << i;
+    EXPECT_EQ(a.kind, b.kind) << i;
+    EXPECT_EQ(a.sizeBytes, b.sizeBytes) << i;
+    EXPECT_EQ(a.shape, b.shape) << i;
+    EXPECT_EQ(a.offset, b.offset) << i;
+  }
+  auto expectIOEqual = [](const std::vector<IODesc> &a,
+                          const std::vector<IODesc> &b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].index, b[i].index);
+      EXPECT_EQ(a[i].bufferId, b[i].bufferId);
+      EXPECT_EQ(a[i].name, b[i].name);
+    }
+  };
+  expectIOEqual(original.inputs, parsed.inputs);
+  expectIOEqual(original.outputs, parsed.outputs);
+  ASSERT_EQ(parsed.kernels.size(), original.kernels.size());
+  for (size_t i = 0; i < original.kernels.size(); ++i) {
+    const KernelDesc &a = original.kernels[i], &b = parsed.kernels[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.grid, b.grid);
+    EXPECT_EQ(a.block, b.block);
+    EXPECT_EQ(a.sharedBytes, b.sharedBytes);
+    EXPECT_EQ(a.numParams, b.numParams);
+  }
+  ASSERT_EQ(parsed.launches.size(), original.launches.size());
+  for (size_t i = 0; i < original.launches.size(); ++i) {
+    EXPECT_EQ(parsed.launches[i].kernel, original.launches[i].kernel);
+    EXPECT_EQ(parsed.launches[i].buffers, original.launches[i].buffers);
+  }
+  EXPECT_EQ(parsed.code, original.code);
+  EXPECT_EQ(parsed.weights, original.weights);
+
+  // Deterministic: writing the parsed bundle gives the same bytes.
+  EXPECT_EQ(serializeBundle(parsed), bytes);
+}
+
+TEST(BundleTest, WriterProducesTheDocumentedLayout) {
+  Bundle b;
+  b.target = "cpu";
+  b.buffers.push_back({0, DType::f32, BufferKind::input, 24, {2, 3}, 0});
+  b.buffers.push_back({1, DType::f32, BufferKind::constant, 12, {3}, 0});
+  b.buffers.push_back({2, DType::f32, BufferKind::output, 24, {2, 3}, 0});
+  b.buffers.push_back({3, DType::f32, BufferKind::alias, 24, {6}, 2});
+  b.inputs.push_back({0, 0, "x in"});
+  b.outputs.push_back({0, 2, "y"});
+  b.kernels.push_back({"k", {2, 1, 1}, {1, 1, 1}, 0, 3});
+  b.launches.push_back({"k", {0, 1, 2}});
+  b.code = "CODE";
+  b.weights = std::string(12, 'w');
+  const std::string manifest = "aicc-bundle 1\n"
+                               "target cpu\n"
+                               "buffer 0 f32 input 24 2 2 3\n"
+                               "buffer 1 f32 const 12 1 3 0\n"
+                               "buffer 2 f32 output 24 2 2 3\n"
+                               "buffer 3 f32 alias 24 1 6 2\n"
+                               "input 0 0 x%20in\n"
+                               "output 0 2 y\n"
+                               "kernel k 2 1 1 1 1 1 0 3\n"
+                               "launch k 3 0 1 2\n";
+  EXPECT_EQ(serializeBundle(b), frame(manifest, "CODE", std::string(12, 'w')));
+}
+
+TEST(BundleTest, ParsesAValidManifest) {
+  Bundle b;
+  Status s = parseBundle(frame(kValidManifest), b);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(b.target, "cpu");
+  ASSERT_EQ(b.buffers.size(), 5u);
+  EXPECT_EQ(b.buffers[1].kind, BufferKind::constant);
+  EXPECT_EQ(b.buffers[1].offset, 64u);
+  EXPECT_EQ(b.buffers[2].kind, BufferKind::alias);
+  EXPECT_EQ(b.buffers[2].offset, 0u);
+  EXPECT_EQ(b.inputs[0].name, "x");
+  EXPECT_EQ(b.launches[0].buffers, (std::vector<int>{0, 1, 3}));
+  // A manifest without the final newline is accepted too.
+  std::string m = kValidManifest;
+  m.pop_back();
+  EXPECT_TRUE(parseBundle(frame(m), b).ok);
+}
+
+TEST(BundleTest, RejectsBadFraming) {
+  const std::string good = frame(kValidManifest);
+  expectParseError("", "too short for the magic");
+  expectParseError("AICC", "too short for the magic");
+  expectParseError("AICCBND2" + good.substr(8), "bad magic");
+  expectParseError("XICCBND1" + good.substr(8), "bad magic");
+  expectParseError("AICCBND1", "missing the manifest size");
+  expectParseError("AICCBND1" + u64le(1000) + "aicc", "manifest section says 1000");
+  expectParseError("AICCBND1" + u64le(UINT64_MAX) + "aicc",
+                   "manifest section says");
+  std::string m = kValidManifest;
+  expectParseError("AICCBND1" + u64le(m.size()) + m, "missing the code size");
+  expectParseError("AICCBND1" + u64le(m.size()) + m + u64le(10) + "abc",
+                   "code section says 10");
+  expectParseError("AICCBND1" + u64le(m.size()) + m + u64le(3) + "ELF",
+                   "missing the weights size");
+  expectParseError("AICCBND1" + u64le(m.size()) + m + u64le(3) + "ELF" +
+                       u64le(128) + "short",
+                   "weights section says 128");
+  expectParseError(good + "x", "1 trailing bytes");
+}
+
+TEST(BundleTest, EveryTruncationFailsCleanly) {
+  const std::string good = frame(kValidManifest);
+  Bundle b;
+  ASSERT_TRUE(parseBundle(good, b).ok);
+  for (size_t n = 0; n < good.size(); ++n) {
+    Status s = parseBundle(std::string_view(good).substr(0, n), b);
+    EXPECT_FALSE(s.ok) << "prefix of " << n << " bytes parsed";
+    EXPECT_FALSE(s.message.empty());
+  }
+}
+
+TEST(BundleTest, RejectsBadHeaderAndRecords) {
+  expectParseError(frame(""), "empty manifest");
+  expectParseError(frame(mutate("aicc-bundle 1\n", "")), "expected the 'aicc-bundle 1' header");
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 2")),
+                   "unsupported bundle version");
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 1 extra")),
+                   "unsupported bundle version");
+  expectParseError(frame(mutate("target cpu\n", "target cpu\naicc-bundle 1\n")),
+                   "line 3: 'aicc-bundle' header repeated");
+  expectParseError(frame(mutate("target cpu\n", "")), "no 'target' record");
+  expectParseError(frame(mutate("target cpu\n", "target cpu\ntarget cpu\n")),
+                   "'target' record repeated");
+  expectParseError(frame(mutate("target cpu", "target gpu")),
+                   "invalid target 'gpu'");
+  expectParseError(frame(mutate("target cpu", "target sm_")),
+                   "invalid target 'sm_'");
+  expectParseError(frame(mutate("target cpu", "target cpu extra")),
+                   "'target' record has 2 fields, expected 1");
+  expectParseError(frame(mutate("output 0 3 y\n", "output 0 3 y\nweights 12\n")),
+                   "line 10: unknown record 'weights'");
+  expectParseError(frame(mutate("output 0 3 y\n", "output 0 3 y\n\n")),
+                   "line 10: empty line");
+  expectParseError(frame(mutate("input 0 0 x", "input 0  0 x")),
+                   "empty field");
+  expectParseError(frame(mutate("input 0 0 x", "input 0 0 x ")),
+                   "empty field");
+  expectParseError(frame(mutate("target cpu", "target cpu\r")),
+                   "invalid target");
+}
+
+TEST(BundleTest, RejectsBadBuffers) {
+  expectParseError(frame(mutate("buffer 1 f32 const", "buffer 7 f32 const")),
+                   "buffer id 7 out of order, expected 1");
+  expectParseError(frame(mutate("buffer 0 f32 input", "buffer 0 f48 input")),
+                   "unknown dtype 'f48'");
+  expectParseError(frame(mutate("buffer 0 f32 input", "buffer 0 f32 param")),
+                   "unknown buffer kind 'param'");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input 20 2 2 2")),
+                   "buffer 0: SIZE_BYTES is 20 but f32[2,2] needs 16 bytes");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f16 input 16 2 2 2")),
+                   "f16[2,2] needs 8 bytes");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input 16 3 2 2")),
+                   "'buffer' record has 7 fields, expected 8");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input 16 99999999 2 2")),
+                   "RANK 99999999 exceeds");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input 16 2 -2 -2")),
+                   "bad dimension '-2'");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input 16 2 2 2 0")),
+                   "'buffer' record has 7 fields, expected 6");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input 99999999999999999999 2 2 2")),
+                   "bad SIZE_BYTES");
+  expectParseError(
+      frame(mutate("buffer 0 f32 input 16 2 2 2",
+                   "buffer 0 f32 input 16 2 9223372036854775807 4")),
+      "element count of the shape overflows");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input 16 2 2x 2")),
+                   "bad dimension '2x'");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2",
+                                "buffer 0 f32 input +16 2 2 2")),
+                   "bad SIZE_BYTES '+16'");
+  expectParseError(frame(mutate("buffer 0 ", "buffer ")),
+                   "bad buffer id 'f32'");
+  expectParseError(frame(mutate("buffer 0 f32 input 16 2 2 2", "buffer 0 f32")),
+                   "'buffer' record has 2 fields, expected 5");
+}
+
+TEST(BundleTest, RejectsBadConstAndAlias) {
+  expectParseError(frame(mutate("buffer 1 f32 const 16 1 4 64",
+                                "buffer 1 f32 const 16 1 4")),
+                   "'buffer' record has 6 fields, expected 7");
+  expectParseError(frame(mutate("const 16 1 4 64", "const 16 1 4 32")),
+                   "buffer 1: const offset 32 is not a multiple of 64");
+  expectParseError(frame(mutate("const 16 1 4 64", "const 16 1 4 100")),
+                   "is not a multiple of 64");
+  expectParseError(frame(kValidManifest, "ELF", std::string(70, 'w')),
+                   "buffer 1: const data [64, 80) lies past the end of the "
+                   "weights section (70 bytes)");
+  expectParseError(frame(mutate("const 16 1 4 64", "const 16 1 4 192")),
+                   "past the end of the weights section");
+  expectParseError(frame(mutate("const 16 1 4 64",
+                                "const 16 1 4 18446744073709551552")),
+                   "past the end of the weights section");
+  expectParseError(frame(mutate("alias 16 1 4 0", "alias 16 1 4 2")),
+                   "buffer 2: alias source 2 must be a buffer declared before");
+  expectParseError(frame(mutate("alias 16 1 4 0", "alias 16 1 4 9")),
+                   "alias source 9");
+  expectParseError(frame(mutate("buffer 2 f32 alias 16 1 4 0",
+                                "buffer 2 f32 alias 32 1 8 0")),
+                   "alias of 32 bytes is larger than its source buffer 0");
+}
+
+TEST(BundleTest, RejectsBadInputsAndOutputs) {
+  expectParseError(frame(mutate("input 0 0 x", "input 1 0 x")),
+                   "input index 1 out of order, expected 0");
+  expectParseError(frame(mutate("input 0 0 x", "input 0 9 x")),
+                   "input 0 ('x'): buffer id 9 is out of range (5 buffers)");
+  expectParseError(frame(mutate("input 0 0 x", "input 0 3 x")),
+                   "input 0 ('x'): buffer 3 has kind output, expected input");
+  expectParseError(frame(mutate("input 0 0 x\n", "input 0 0 x\ninput 1 0 x2\n")),
+                   "buffer 0 is already bound to input 0");
+  expectParseError(frame(mutate("input 0 0 x\n", "")),
+                   "buffer 0 has kind input but no input record binds it");
+  expectParseError(frame(mutate("input 0 0 x", "input 0 0")),
+                   "'input' record has 2 fields, expected 3");
+  expectParseError(frame(mutate("input 0 0 x", "input 0 0 x%4")),
+                   "bad percent escape");
+  expectParseError(frame(mutate("input 0 0 x", "input 0 0 x(1)")),
+                   "must be percent-encoded");
+  expectParseError(frame(mutate("output 0 3 y", "output 0 5 y")),
+                   "output 0 ('y'): buffer id 5 is out of range");
+  expectParseError(frame(mutate("output 0 3 y", "output 2 3 y")),
+                   "output index 2 out of order, expected 0");
+  expectParseError(frame(mutate("output 0 3 y", "output 0 -1 y")),
+                   "bad buffer id '-1'");
+}
+
+TEST(BundleTest, RejectsBadKernelsAndLaunches) {
+  expectParseError(frame(mutate("kernel k 1 1 1 1 1 1 0 3\n",
+                                "kernel k 1 1 1 1 1 1 0 3\nkernel k 1 1 1 1 1 1 0 3\n")),
+                   "kernel 'k' is declared twice");
+  expectParseError(frame(mutate("kernel k 1 1 1 1 1 1 0 3", "kernel k 1 1 1 1 1 0 3")),
+                   "'kernel' record has 8 fields, expected 9");
+  expectParseError(frame(mutate("kernel k 1 1 1", "kernel k 0 1 1")),
+                   "kernel 'k': grid and block sizes must be >= 1");
+  expectParseError(frame(mutate("kernel k 1 1 1 1 1 1", "kernel k 1 1 1 32 1 1")),
+                   "kernel 'k': block must be 1 1 1 on the cpu target");
+  expectParseError(frame(mutate("kernel k 1 1 1",
+                                "kernel k 4294967296 4294967296 4294967296")),
+                   "grid size overflows");
+  expectParseError(frame(mutate("launch k 3 0 1 3", "launch q 3 0 1 3")),
+                   "launch 0 of 'q': no kernel record with that name");
+  expectParseError(frame(mutate("launch k 3 0 1 3", "launch k 2 0 1")),
+                   "launch 0 of 'k': passes 2 buffers but the kernel takes 3");
+  expectParseError(frame(mutate("launch k 3 0 1 3", "launch k 3 0 1 5")),
+                   "launch 0 of 'k': buffer id 5 is out of range");
+  expectParseError(frame(mutate("launch k 3 0 1 3", "launch k 3 0 1")),
+                   "says 3 buffers but lists 2");
+  expectParseError(frame(mutate("launch k 3 0 1 3", "launch k 99999999999 0 1")),
+                   "says 99999999999 buffers but lists 2");
+  expectParseError(frame(mutate("launch k 3 0 1 3", "launch k")),
+                   "'launch' record has 1 fields, expected 2");
+  expectParseError(frame(kValidManifest, ""),
+                   "declares kernels but its code section is empty");
+}
+
+TEST(BundleTest, ValidateCatchesInMemoryMistakes) {
+  Bundle b = makeRichBundle();
+  b.buffers[3].id = 4;
+  EXPECT_FALSE(validateBundle(b).ok);
+  b = makeRichBundle();
+  b.buffers[0].sizeBytes = 23;
+  EXPECT_NE(validateBundle(b).message.find("SIZE_BYTES is 23"),
+            std::string::npos);
+  b = makeRichBundle();
+  b.buffers[3].offset = 64; // temp with an OFFSET
+  EXPECT_NE(validateBundle(b).message.find("takes no OFFSET"),
+            std::string::npos);
+  b = makeRichBundle();
+  b.inputs[0].name.clear();
+  EXPECT_NE(validateBundle(b).message.find("empty name"), std::string::npos);
+  b = makeRichBundle();
+  b.target = "SM_90";
+  EXPECT_FALSE(validateBundle(b).ok);
+  // An invalid bundle written and read back is rejected by the reader too.
+  b = makeRichBundle();
+  b.launches[1].buffers.push_back(0);
+  EXPECT_FALSE(parseBundle(serializeBundle(b), b).ok);
+}
+
+TEST(BundleTest, ReadBundleFileReportsMissingFiles) {
+  Bundle b;
+  Status s = readBundleFile("/nonexistent/dir/model.aicc", b);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("/nonexistent/dir/model.aicc"), std::string::npos);
+  EXPECT_NE(s.message.find("No such file"), std::string::npos) << s.message;
+}
+
+TEST(BundleTest, ReadBundleFileRoundTrip) {
+  std::string path = ::testing::TempDir() + "/bundle-test.aicc";
+  std::string bytes = serializeBundle(makeRichBundle());
+  FILE *f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+  Bundle b;
+  Status s = readBundleFile(path, b);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(serializeBundle(b), bytes);
+  std::remove(path.c_str());
+}

@@ -1,0 +1,105 @@
+//===- MakeTestBundle.cpp - Writes a tiny bundle + test data for aicc-run -===//
+//
+// usage: aicc-make-test-bundle cpu|cuda CODE_FILE OUT_DIR
+//
+// CODE_FILE is the shared object built from testdata/add_kernel.c (cpu) or the
+// cubin assembled from testdata/add_kernel.ptx (cuda). Writes:
+//   OUT_DIR/add.aicc                  c = a + b over f32[1000]
+//   OUT_DIR/test_data_set_{0,1}/      inputs and the expected output
+//   OUT_DIR/bad_expected/             output_0 off by 0.01 in one element
+//   OUT_DIR/bad_shape/                input_1 is f32[999]
+// The expected outputs are computed here in double and rounded to f32, so they
+// are independent of the kernels under test. Used by aicc-run-test.sh.
+//
+//===----------------------------------------------------------------------===//
+
+#include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/ONNXData.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace aicc::runtime;
+
+static constexpr int kN = 1000;
+
+static HostTensor randomTensor(int64_t n, uint32_t seed) {
+  HostTensor t = HostTensor::zeros(DType::f32, {n});
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  for (int64_t i = 0; i < n; ++i)
+    t.as<float>()[i] = dist(gen);
+  return t;
+}
+
+static bool writeSet(const std::string &dir, const HostTensor &a,
+                     const HostTensor &b, const HostTensor &c) {
+  std::filesystem::create_directories(dir);
+  for (auto [name, tensor] : {std::pair{"input_0.pb", &a},
+                              std::pair{"input_1.pb", &b},
+                              std::pair{"output_0.pb", &c}}) {
+    Status s = writeTensorProtoFile(dir + "/" + name, *tensor);
+    if (!s.ok) {
+      std::fprintf(stderr, "%s\n", s.message.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4 || (std::string(argv[1]) != "cpu" &&
+                    std::string(argv[1]) != "cuda")) {
+    std::fprintf(stderr, "usage: %s cpu|cuda CODE_FILE OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  const bool cuda = std::string(argv[1]) == "cuda";
+  std::ifstream in(argv[2], std::ios::binary);
+  std::stringstream code;
+  code << in.rdbuf();
+  if (!in || code.str().empty()) {
+    std::fprintf(stderr, "cannot read %s\n", argv[2]);
+    return 1;
+  }
+  const std::string outDir = argv[3];
+  std::filesystem::create_directories(outDir);
+
+  Bundle b;
+  b.target = cuda ? "sm_90" : "cpu";
+  b.buffers.push_back({0, DType::f32, BufferKind::input, kN * 4, {kN}, 0});
+  b.buffers.push_back({1, DType::f32, BufferKind::input, kN * 4, {kN}, 0});
+  b.buffers.push_back({2, DType::f32, BufferKind::output, kN * 4, {kN}, 0});
+  b.inputs.push_back({0, 0, "a"});
+  b.inputs.push_back({1, 1, "b"});
+  b.outputs.push_back({0, 2, "c"});
+  b.kernels.push_back({"add", {4, 1, 1}, {cuda ? 256 : 1, 1, 1}, 0, 3});
+  b.launches.push_back({"add", {0, 1, 2}});
+  b.code = code.str();
+  if (Status s = validateBundle(b); !s.ok) {
+    std::fprintf(stderr, "%s\n", s.message.c_str());
+    return 1;
+  }
+  std::ofstream(outDir + "/add.aicc", std::ios::binary) << serializeBundle(b);
+
+  for (int set = 0; set < 2; ++set) {
+    HostTensor x = randomTensor(kN, 100 + set), y = randomTensor(kN, 200 + set);
+    HostTensor sum = HostTensor::zeros(DType::f32, {kN});
+    for (int i = 0; i < kN; ++i)
+      sum.as<float>()[i] =
+          static_cast<float>(double(x.as<float>()[i]) + double(y.as<float>()[i]));
+    if (!writeSet(outDir + "/test_data_set_" + std::to_string(set), x, y, sum))
+      return 1;
+    if (set == 0) {
+      HostTensor off = sum;
+      off.as<float>()[kN / 2] += 0.01f;
+      if (!writeSet(outDir + "/bad_expected", x, y, off))
+        return 1;
+      if (!writeSet(outDir + "/bad_shape", x, randomTensor(kN - 1, 3), sum))
+        return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,380 @@
+//===- SessionTest.cpp - Runtime session tests (CPU, and CUDA if present) -===//
+//
+// The CPU tests load a real shared object, built from testdata/add_kernel.c at
+// test build time; the CUDA tests load a cubin assembled from
+// testdata/add_kernel.ptx by ptxas and skip themselves when no driver/GPU is
+// present. The environment variables AICC_TEST_KERNEL_SO and AICC_TEST_CUBIN
+// override the built-in paths (e.g. when the build tree is moved to another
+// machine).
+//
+//===----------------------------------------------------------------------===//
+
+#include "aicc/Runtime/Session.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+
+using namespace aicc::runtime;
+
+namespace {
+
+constexpr int kN = 1000;
+constexpr int kRows = 4;
+constexpr int kCols = 250;
+
+std::string testFile(const char *envVar, const char *builtin) {
+  const char *env = std::getenv(envVar);
+  return env && *env ? env : builtin;
+}
+
+/// Reads a whole file; empty when it cannot be read.
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string kernelSharedObject() {
+  std::string path = testFile("AICC_TEST_KERNEL_SO", AICC_TEST_KERNEL_SO);
+  std::string bytes = readFile(path);
+  EXPECT_FALSE(bytes.empty()) << "cannot read test kernel " << path;
+  return bytes;
+}
+
+HostTensor randomTensor(std::vector<int64_t> shape, uint32_t seed) {
+  HostTensor t = HostTensor::zeros(DType::f32, std::move(shape));
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.as<float>()[i] = dist(gen);
+  return t;
+}
+
+/// c = a + b over f32[1000]: one input-input-output launch of `add`.
+Bundle makeAddBundle(std::string target, std::string code,
+                     std::array<int64_t, 3> grid, std::array<int64_t, 3> block,
+                     std::string kernel = "add") {
+  Bundle b;
+  b.target = std::move(target);
+  b.buffers.push_back({0, DType::f32, BufferKind::input, kN * 4, {kN}, 0});
+  b.buffers.push_back({1, DType::f32, BufferKind::input, kN * 4, {kN}, 0});
+  b.buffers.push_back({2, DType::f32, BufferKind::output, kN * 4, {kN}, 0});
+  b.inputs.push_back({0, 0, "a"});
+  b.inputs.push_back({1, 1, "b"});
+  b.outputs.push_back({0, 2, "c"});
+  b.kernels.push_back({kernel, grid, block, 0, 3});
+  b.launches.push_back({kernel, {0, 1, 2}});
+  b.code = std::move(code);
+  return b;
+}
+
+void expectSum(const HostTensor &a, const HostTensor &b, const HostTensor &c) {
+  ASSERT_EQ(c.dtype, DType::f32);
+  ASSERT_EQ(c.shape, std::vector<int64_t>{kN});
+  for (int i = 0; i < kN; ++i) {
+    // Independent reference, computed in double; one f32 rounding allowed.
+    double expected = double(a.as<float>()[i]) + double(b.as<float>()[i]);
+    ASSERT_NEAR(c.as<float>()[i], expected, 1e-6 * std::fabs(expected) + 1e-7)
+        << "element " << i;
+  }
+}
+
+/// RAII setter for an environment variable.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      saved = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (saved)
+      ::setenv(name, saved->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+
+private:
+  const char *name;
+  std::optional<std::string> saved;
+};
+
+} // namespace
+
+TEST(DeviceTest, NamesAndDefaults) {
+  EXPECT_EQ(parseDevice("cpu"), Device::cpu);
+  EXPECT_EQ(parseDevice("cuda"), Device::cuda);
+  EXPECT_FALSE(parseDevice("gpu"));
+  EXPECT_STREQ(deviceName(Device::cuda), "cuda");
+  EXPECT_EQ(defaultDeviceForTarget("sm_90a"), Device::cuda);
+  EXPECT_EQ(defaultDeviceForTarget("cpu"), Device::cpu);
+}
+
+TEST(CPUSessionTest, RunsAddKernel) {
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cpu, session);
+  ASSERT_TRUE(s.ok) << s.message;
+  bundle = Bundle(); // the session must not depend on the bundle any more
+
+  ASSERT_EQ(session->getInputs().size(), 2u);
+  EXPECT_EQ(session->getInputs()[1].name, "b");
+  EXPECT_EQ(session->getInputs()[1].shape, std::vector<int64_t>{kN});
+  ASSERT_EQ(session->getOutputs().size(), 1u);
+  EXPECT_EQ(session->getOutputs()[0].name, "c");
+  EXPECT_EQ(session->getOutputs()[0].dtype, DType::f32);
+
+  // Two runs with different data: buffers are reused correctly.
+  for (uint32_t seed : {1u, 2u}) {
+    HostTensor a = randomTensor({kN}, seed), b = randomTensor({kN}, seed + 100);
+    std::vector<HostTensor> outputs;
+    s = session->run({a, b}, outputs);
+    ASSERT_TRUE(s.ok) << s.message;
+    ASSERT_EQ(outputs.size(), 1u);
+    expectSum(a, b, outputs[0]);
+  }
+
+  double ms = -1;
+  s = session->benchmark(3, ms);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_GE(ms, 0.0);
+  EXPECT_FALSE(session->benchmark(0, ms).ok);
+}
+
+TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
+  // t = a + b (temp f32[1000]); x = t viewed as f32[4,250] (alias);
+  // y = x * w (w: const f32[250] at weights offset 64), grid (2, 4, 1).
+  Bundle bundle;
+  bundle.target = "cpu";
+  bundle.buffers.push_back({0, DType::f32, BufferKind::input, kN * 4, {kN}, 0});
+  bundle.buffers.push_back({1, DType::f32, BufferKind::input, kN * 4, {kN}, 0});
+  bundle.buffers.push_back({2, DType::f32, BufferKind::temp, kN * 4, {kN}, 0});
+  bundle.buffers.push_back(
+      {3, DType::f32, BufferKind::alias, kN * 4, {kRows, kCols}, 2});
+  bundle.buffers.push_back(
+      {4, DType::f32, BufferKind::constant, kCols * 4, {kCols}, 64});
+  bundle.buffers.push_back(
+      {5, DType::f32, BufferKind::output, kN * 4, {kRows, kCols}, 0});
+  bundle.inputs.push_back({0, 0, "a"});
+  bundle.inputs.push_back({1, 1, "b"});
+  bundle.outputs.push_back({0, 5, "y"});
+  bundle.outputs.push_back({1, 3, "sum as matrix"}); // an alias read back
+  bundle.kernels.push_back({"add", {4, 1, 1}, {1, 1, 1}, 0, 3});
+  bundle.kernels.push_back({"mul_rows", {2, kRows, 1}, {1, 1, 1}, 0, 3});
+  bundle.launches.push_back({"add", {0, 1, 2}});
+  bundle.launches.push_back({"mul_rows", {3, 4, 5}});
+  bundle.code = kernelSharedObject();
+  HostTensor w = randomTensor({kCols}, 7);
+  bundle.weights.assign(64, '\xff'); // padding before the constant
+  bundle.weights.append(reinterpret_cast<const char *>(w.data.data()),
+                        w.data.size());
+
+  for (const char *threads : {"1", "3"}) {
+    ScopedEnv env("AICC_NUM_THREADS", threads);
+    std::unique_ptr<Session> session;
+    Status s = Session::create(bundle, Device::cpu, session);
+    ASSERT_TRUE(s.ok) << s.message;
+    HostTensor a = randomTensor({kN}, 11), b = randomTensor({kN}, 12);
+    std::vector<HostTensor> outputs;
+    s = session->run({a, b}, outputs);
+    ASSERT_TRUE(s.ok) << s.message;
+    ASSERT_EQ(outputs.size(), 2u);
+    EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{kRows, kCols}));
+    EXPECT_EQ(outputs[1].shape, (std::vector<int64_t>{kRows, kCols}));
+    for (int r = 0; r < kRows; ++r) {
+      for (int c = 0; c < kCols; ++c) {
+        int i = r * kCols + c;
+        float sum = a.as<float>()[i] + b.as<float>()[i];
+        ASSERT_EQ(outputs[1].as<float>()[i], sum) << "sum element " << i;
+        ASSERT_EQ(outputs[0].as<float>()[i], sum * w.as<float>()[c])
+            << "threads " << threads << ", element (" << r << ", " << c << ")";
+      }
+    }
+  }
+}
+
+TEST(CPUSessionTest, RejectsWrongInputs) {
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(bundle, Device::cpu, session).ok);
+  std::vector<HostTensor> outputs;
+  HostTensor good = randomTensor({kN}, 3);
+
+  Status s = session->run({good, randomTensor({kN - 1}, 4)}, outputs);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.message, "input 1 ('b'): expected f32[1000], got f32[999]");
+
+  s = session->run({randomTensor({4, 250}, 4), good}, outputs);
+  EXPECT_EQ(s.message, "input 0 ('a'): expected f32[1000], got f32[4,250]");
+
+  HostTensor f16 = HostTensor::zeros(DType::f16, {kN});
+  s = session->run({good, f16}, outputs);
+  EXPECT_EQ(s.message, "input 1 ('b'): expected f32[1000], got f16[1000]");
+
+  s = session->run({good}, outputs);
+  EXPECT_EQ(s.message, "expected 2 input(s), got 1");
+
+  HostTensor shortData = good;
+  shortData.data.resize(12);
+  s = session->run({good, shortData}, outputs);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("data holds 12 bytes"), std::string::npos)
+      << s.message;
+}
+
+TEST(CPUSessionTest, ReportsLoadErrors) {
+  std::unique_ptr<Session> session;
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1},
+                                {1, 1, 1}, "missing_kernel");
+  Status s = Session::create(bundle, Device::cpu, session);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.message, "kernel 'missing_kernel': the code section exports no "
+                       "'missing_kernel_entry'");
+  EXPECT_EQ(session, nullptr);
+
+  bundle = makeAddBundle("cpu", "not an ELF file", {4, 1, 1}, {1, 1, 1});
+  s = Session::create(bundle, Device::cpu, session);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("cannot load the code section as a shared object"),
+            std::string::npos)
+      << s.message;
+
+  bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  s = Session::create(bundle, Device::cuda, session);
+  EXPECT_EQ(s.message, "a bundle for target 'cpu' cannot run on device cuda "
+                       "(it needs cpu)");
+
+  bundle.buffers[2].sizeBytes = 3;
+  s = Session::create(bundle, Device::cpu, session);
+  EXPECT_NE(s.message.find("invalid bundle: buffer 2: SIZE_BYTES is 3"),
+            std::string::npos)
+      << s.message;
+
+  bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  {
+    ScopedEnv env("AICC_NUM_THREADS", "lots");
+    s = Session::create(bundle, Device::cpu, session);
+    EXPECT_NE(s.message.find("AICC_NUM_THREADS='lots'"), std::string::npos)
+        << s.message;
+  }
+}
+
+TEST(CPUSessionTest, ModelWithoutKernels) {
+  // An identity model: the output is the input buffer, copied out.
+  Bundle bundle;
+  bundle.target = "cpu";
+  bundle.buffers.push_back({0, DType::i64, BufferKind::input, 16, {2}, 0});
+  bundle.buffers.push_back({1, DType::i64, BufferKind::constant, 8, {}, 0});
+  bundle.inputs.push_back({0, 0, "x"});
+  bundle.outputs.push_back({0, 0, "x"});
+  bundle.outputs.push_back({1, 1, "k"});
+  int64_t k = -42;
+  bundle.weights.assign(reinterpret_cast<const char *>(&k), 8);
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cpu, session);
+  ASSERT_TRUE(s.ok) << s.message;
+  HostTensor x = HostTensor::zeros(DType::i64, {2});
+  x.as<int64_t>()[0] = 5;
+  x.as<int64_t>()[1] = -7;
+  std::vector<HostTensor> outputs;
+  s = session->run({x}, outputs);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(outputs[0].data, x.data);
+  EXPECT_EQ(outputs[1].shape, std::vector<int64_t>{});
+  EXPECT_EQ(outputs[1].as<int64_t>()[0], -42);
+}
+
+//===----------------------------------------------------------------------===//
+// CUDA
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// True when `s` says that no CUDA driver or device is usable here.
+bool isNoDeviceError(const Status &s) {
+  for (const char *needle :
+       {"libcuda.so.1", "cuInit failed", "no CUDA device", "without CUDA"})
+    if (s.message.find(needle) != std::string::npos)
+      return true;
+  return false;
+}
+
+std::string cubinPath() { return testFile("AICC_TEST_CUBIN", AICC_TEST_CUBIN); }
+
+} // namespace
+
+TEST(CUDASessionTest, FailsCleanlyOnBadCodeOrMissingDriver) {
+  Bundle bundle = makeAddBundle("sm_90", "definitely not a cubin", {4, 1, 1},
+                                {256, 1, 1});
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cuda, session);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(session, nullptr);
+  std::printf("cuda session error (expected): %s\n", s.message.c_str());
+  if (!isNoDeviceError(s))
+    EXPECT_NE(s.message.find("cuModuleLoadData failed"), std::string::npos)
+        << s.message;
+  s = Session::create(bundle, Device::cpu, session);
+  EXPECT_EQ(s.message, "a bundle for target 'sm_90' cannot run on device cpu "
+                       "(it needs cuda)");
+}
+
+TEST(CUDASessionTest, RunsAddKernel) {
+  if (cubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  std::string cubin = readFile(cubinPath());
+  ASSERT_FALSE(cubin.empty()) << "cannot read " << cubinPath();
+  Bundle bundle = makeAddBundle("sm_90", cubin, {4, 1, 1}, {256, 1, 1});
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cuda, session);
+  if (!s.ok && isNoDeviceError(s))
+    GTEST_SKIP() << s.message;
+  ASSERT_TRUE(s.ok) << s.message;
+  for (uint32_t seed : {5u, 6u}) {
+    HostTensor a = randomTensor({kN}, seed), b = randomTensor({kN}, seed + 10);
+    std::vector<HostTensor> outputs;
+    s = session->run({a, b}, outputs);
+    ASSERT_TRUE(s.ok) << s.message;
+    expectSum(a, b, outputs[0]);
+  }
+  double ms = -1;
+  s = session->benchmark(10, ms);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_GT(ms, 0.0);
+  std::printf("cuda add benchmark: %.4f ms/run\n", ms);
+
+  std::vector<HostTensor> outputs;
+  s = session->run({randomTensor({kN}, 1), randomTensor({2, 500}, 2)}, outputs);
+  EXPECT_EQ(s.message, "input 1 ('b'): expected f32[1000], got f32[2,500]");
+}
+
+TEST(CUDASessionTest, RejectsBlockLargerThanTheKernelAllows) {
+  if (cubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  std::string cubin = readFile(cubinPath());
+  // add_small is declared with .maxntid 128.
+  Bundle bundle =
+      makeAddBundle("sm_90", cubin, {4, 1, 1}, {256, 1, 1}, "add_small");
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cuda, session);
+  if (!s.ok && isNoDeviceError(s))
+    GTEST_SKIP() << s.message;
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("kernel 'add_small': block 256x1x1 has 256 threads "
+                           "but the compiled kernel allows at most 128"),
+            std::string::npos)
+      << s.message;
+
+  bundle = makeAddBundle("sm_90", cubin, {4, 1, 1}, {256, 1, 1}, "nope");
+  s = Session::create(bundle, Device::cuda, session);
+  EXPECT_EQ(s.message, "kernel 'nope': no .entry of that name in the cubin");
+}
