@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace aicc;
@@ -132,7 +133,7 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
     bundle.inputs.push_back({(int)i, *id, nameAttr(host.getArgAttrDict(i), "input_" + std::to_string(i))});
   }
   SymbolTable symbols(top);
-  llvm::StringSet<> seenKernels;
+  llvm::StringSet<llvm::MallocAllocator> seenKernels;
   for (Operation &op : host.getBody().front()) {
     if (auto g = dyn_cast<memref::GetGlobalOp>(op)) {
       auto global = symbols.lookup<memref::GlobalOp>(g.getName());

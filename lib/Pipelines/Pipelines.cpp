@@ -57,8 +57,14 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm.nest<ModuleOp>());
   pm.addPass(createConvertTileToCPU());
   OpPassManager &kernels = pm.nest<ModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
-  kernels.addPass(createConvertToLLVMPass());
+  kernels.addPass(createConvertMathToLibmPass());
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createArithToLLVMConversionPass());
+  kernels.addPass(createFinalizeMemRefToLLVMConversionPass());
+  kernels.addPass(createConvertControlFlowToLLVMPass());
   ConvertFuncToLLVMPassOptions funcOpts;
   funcOpts.useBarePtrCallConv = true;
   kernels.addPass(createConvertFuncToLLVMPass(funcOpts));
@@ -71,6 +77,8 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions 
   buildTileBufferizePipeline(pm);
   pm.addPass(createConvertTileToGPU());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvmOpts;
   nvvmOpts.useBarePtrCallConv = true;

@@ -60,8 +60,6 @@ public:
       t.join();
   }
 
-  unsigned getNumThreads() const { return workers.size() + 1; }
-
   /// Calls `fn(begin, end)` over disjoint ranges covering [0, n), `chunk`
   /// indices at a time, on all threads; returns when every range is done.
   void parallelFor(int64_t n, int64_t chunk,
@@ -205,8 +203,10 @@ Status CPUBackend::loadSharedObject(const std::string &code) {
 }
 
 Status CPUBackend::load(const Bundle &bundle) {
-  if (Status s = loadSharedObject(bundle.code); !s.ok)
-    return s;
+  // A model without kernels (e.g. an identity) needs no code.
+  if (!bundle.kernels.empty())
+    if (Status s = loadSharedObject(bundle.code); !s.ok)
+      return s;
 
   const size_t numBuffers = bundle.buffers.size();
   storage.resize(numBuffers);

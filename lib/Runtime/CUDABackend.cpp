@@ -248,8 +248,10 @@ Status CUDABackend::load(const Bundle &bundle) {
   deviceDescription = "device 0 (" + std::string(name) + ", sm_" +
                       std::to_string(major) + std::to_string(minor) + ")";
 
-  if (Status s = loadModule(bundle); !s.ok)
-    return s;
+  // A model without kernels (e.g. an identity) needs no code.
+  if (!bundle.kernels.empty())
+    if (Status s = loadModule(bundle); !s.ok)
+      return s;
 
   // Device limits for clearer errors than the launch's CUDA_ERROR_INVALID_VALUE.
   int maxGrid[3] = {0, 0, 0}, maxBlock[3] = {0, 0, 0};

@@ -359,7 +359,8 @@ void printSummary(const Session &session, const std::vector<HostTensor> &outs) {
     std::printf("output %zu ('%s'): %s", i, session.getOutputs()[i].name.c_str(),
                 formatTensorType(t.dtype, t.shape).c_str());
     if (n > 0)
-      std::printf(" min=%.6g max=%.6g mean=%.6g", lo, hi, sum / n);
+      std::printf(" min=%.6g max=%.6g mean=%.6g", lo, hi,
+                  sum / static_cast<double>(n));
     std::printf("\n");
   }
 }

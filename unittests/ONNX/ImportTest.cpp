@@ -16,6 +16,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -27,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -253,10 +255,11 @@ std::vector<float> iota(size_t n) {
 
 /// x[1, k] @ W[k, n] with W an initializer; returns the module (or null).
 OwningOpRef<ModuleOp> importMatVec(Ctx &c, onnx::ModelProto &m, int64_t k, int64_t n,
-                                   const std::string &path = "") {
+                                   const std::string &path = "",
+                                   const std::string &weight = "W") {
   addValue(m.mutable_graph()->mutable_input(), "x", {1, k});
   addValue(m.mutable_graph()->mutable_output(), "y", {1, n});
-  addNode(m, "MatMul", {"x", "W"}, {"y"}, "mm");
+  addNode(m, "MatMul", {"x", weight}, {"y"}, "mm");
   return importONNXModel(m.SerializeAsString(), path, c.ctx);
 }
 
@@ -286,7 +289,7 @@ TEST(ONNXImport, LargeInitializerIsDenseResource) {
   onnx::ModelProto m = makeModel();
   std::vector<float> w = iota(129 * 128); // 64 KiB + 512 bytes
   addF32Initializer(m, "model/W:0", {128, 129}, w);
-  auto module = importMatVec(c, m, 128, 129);
+  auto module = importMatVec(c, m, 128, 129, "", "model/W:0");
   ASSERT_TRUE(module) << c.diags;
   auto cst = onlyConstant(*module);
   ASSERT_TRUE(cst);
@@ -614,13 +617,46 @@ TEST(ONNXImport, ErrorLocationNamesTheNode) {
   EXPECT_EQ(file.getFilename().str(), "dir/model.onnx");
 }
 
-/// Truncations and byte flips of a valid model must give a module that verifies
-/// or a diagnostic, never a crash.
-TEST(ONNXImport, MalformedBytesNeverCrash) {
+TEST(ONNXImport, OpLocationsNameTheNodes) {
+  onnx::ModelProto m = makeModel();
+  addValue(m.mutable_graph()->mutable_input(), "x", {2, 4});
+  addValue(m.mutable_graph()->mutable_output(), "y", {2, 3});
+  addF32Initializer(m, "W", {4, 3}, iota(12));
+  addNode(m, "MatMul", {"x", "W"}, {"h"}, "fc");
+  addNode(m, "Relu", {"h"}, {"y"}); // unnamed: "<op_type>_<node index>"
+  Ctx c;
+  auto module = importONNXModel(m.SerializeAsString(), "models/m.onnx", c.ctx);
+  ASSERT_TRUE(module) << c.diags;
+  std::vector<std::string> names;
+  module->walk([&](Operation *op) {
+    if (auto loc = dyn_cast<NameLoc>(op->getLoc())) {
+      names.push_back(loc.getName().str());
+      auto file = dyn_cast<FileLineColLoc>(loc.getChildLoc());
+      ASSERT_TRUE(file);
+      EXPECT_EQ(file.getFilename().str(), "models/m.onnx");
+    }
+  });
+  EXPECT_EQ(names, (std::vector<std::string>{"W", "fc", "Relu_1"}));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo());
+  EXPECT_NE(text.find("loc(\"fc\"(#loc"), std::string::npos) << text;
+  EXPECT_NE(text.find("loc(\"Relu_1\"(#loc"), std::string::npos) << text;
+  EXPECT_NE(text.find("loc(\"models/m.onnx\":0:0)"), std::string::npos) << text;
+  // Function arguments are located at their ONNX name.
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+  auto argLoc = dyn_cast<NameLoc>(func.getArgument(0).getLoc());
+  ASSERT_TRUE(argLoc);
+  EXPECT_EQ(argLoc.getName().str(), "x");
+}
+
+/// A valid model exercising most importers (opset 11: coerced softmax).
+onnx::ModelProto fuzzSeedModel() {
   onnx::ModelProto m = makeModel(11);
   addValue(m.mutable_graph()->mutable_input(), "x", {2, 3, 4});
-  addValue(m.mutable_graph()->mutable_output(), "y", {2, 12});
+  addValue(m.mutable_graph()->mutable_output(), "y", {12, 2});
   addF32Initializer(m, "w", {12, 12}, iota(144));
+  addF32Initializer(m, "b", {12}, iota(12));
   auto *t = m.mutable_graph()->add_initializer();
   t->set_name("shape");
   t->set_data_type(onnx::TensorProto::INT64);
@@ -629,18 +665,45 @@ TEST(ONNXImport, MalformedBytesNeverCrash) {
   t->add_int64_data(-1);
   addNode(m, "Reshape", {"x", "shape"}, {"r"}, "reshape");
   setInt(addNode(m, "Softmax", {"r"}, {"s"}, "softmax"), "axis", 1);
-  setInt(addNode(m, "Gemm", {"s", "w", "w"}, {"g"}, "gemm"), "transB", 1);
+  setInt(addNode(m, "Gemm", {"s", "w", "b"}, {"g"}, "gemm"), "transB", 1);
   setInts(addNode(m, "Transpose", {"g"}, {"t"}, "transpose"), "perm", {1, 0});
   addNode(m, "Flatten", {"t"}, {"f"}, "flatten");
-  addNode(m, "Relu", {"f"}, {"y"}, "relu");
-  std::string bytes = m.SerializeAsString();
+  addNode(m, "MatMul", {"w", "f"}, {"mm"}, "matmul");
+  addNode(m, "Add", {"mm", "mm"}, {"a"}, "add");
+  addNode(m, "Relu", {"a"}, {"y"}, "relu");
+  return m;
+}
+
+/// Iterations of the mutation tests; AICC_ONNX_FUZZ_ITERATIONS raises it.
+int fuzzIterations(int dflt) {
+  const char *env = std::getenv("AICC_ONNX_FUZZ_ITERATIONS");
+  return env ? std::max(1, std::atoi(env)) : dflt;
+}
+
+/// Imports `bytes`; it must give a module that verifies or a diagnostic.
+void importMustNotCrash(const std::string &bytes, int iter, int &imported, int &rejected) {
+  Ctx c;
+  OwningOpRef<ModuleOp> module = importONNXModel(bytes, "", c.ctx);
+  if (module) {
+    EXPECT_TRUE(succeeded(verify(*module))) << "iteration " << iter;
+    ++imported;
+  } else {
+    EXPECT_FALSE(c.diags.empty()) << "failure without a diagnostic, iteration " << iter;
+    ++rejected;
+  }
+}
+
+/// Truncations and byte flips of a valid model.
+TEST(ONNXImport, MalformedBytesNeverCrash) {
+  std::string bytes = fuzzSeedModel().SerializeAsString();
   {
     Ctx c;
     ASSERT_TRUE(importONNXModel(bytes, "", c.ctx)) << c.diags;
   }
   std::mt19937 rng(1234);
   int imported = 0, rejected = 0;
-  for (int iter = 0; iter < 3000; ++iter) {
+  int iterations = std::max<int>(fuzzIterations(3000), bytes.size());
+  for (int iter = 0; iter < iterations; ++iter) {
     std::string mutated = bytes;
     if (iter < (int)bytes.size()) {
       mutated.resize(iter); // every truncation
@@ -649,15 +712,113 @@ TEST(ONNXImport, MalformedBytesNeverCrash) {
       for (int i = 0; i < flips; ++i)
         mutated[rng() % mutated.size()] = (char)(rng() & 0xff);
     }
+    importMustNotCrash(mutated, iter, imported, rejected);
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(imported, 0);
+}
+
+/// Field-level mutations of a valid model: wrong dims, op types, attribute
+/// types, input counts, data sizes, opsets.
+TEST(ONNXImport, MalformedModelsNeverCrash) {
+  const onnx::ModelProto seed = fuzzSeedModel();
+  {
     Ctx c;
-    OwningOpRef<ModuleOp> module = importONNXModel(mutated, "", c.ctx);
-    if (module) {
-      EXPECT_TRUE(succeeded(verify(*module)));
-      ++imported;
-    } else {
-      EXPECT_FALSE(c.diags.empty()) << "failure without a diagnostic, iteration " << iter;
-      ++rejected;
+    ASSERT_TRUE(importONNXModel(seed.SerializeAsString(), "", c.ctx)) << c.diags;
+  }
+  static const char *const ops[] = {
+      "Add", "Sub", "Mul", "Div", "Relu", "Tanh", "Sigmoid", "Exp", "Erf", "Gelu",
+      "MatMul", "Gemm", "Softmax", "Reshape", "Transpose", "Flatten", "Identity",
+      "Dropout", "Constant"};
+  static const char *const names[] = {"x", "w", "b", "shape", "r", "s", "g", "t", "", "zz"};
+  static const int64_t dims[] = {-1, 0, 1, 2, 3, 12, 144, (int64_t)1 << 40, INT64_MAX};
+  std::mt19937 rng(42);
+  auto pick = [&](int n) { return (int)(rng() % (unsigned)n); };
+  int imported = 0, rejected = 0;
+  int iterations = fuzzIterations(3000);
+  for (int iter = 0; iter < iterations; ++iter) {
+    onnx::ModelProto m = seed;
+    onnx::GraphProto *g = m.mutable_graph();
+    int mutations = 1 + pick(3);
+    for (int k = 0; k < mutations; ++k) {
+      onnx::NodeProto *n = g->mutable_node(pick(g->node_size()));
+      switch (pick(12)) {
+      case 0:
+        n->set_op_type(ops[pick(std::size(ops))]);
+        break;
+      case 1:
+        if (n->input_size())
+          n->set_input(pick(n->input_size()), names[pick(std::size(names))]);
+        break;
+      case 2:
+        n->add_input(names[pick(std::size(names))]);
+        break;
+      case 3:
+        if (n->input_size())
+          n->mutable_input()->RemoveLast();
+        break;
+      case 4: {
+        auto *a = n->add_attribute();
+        static const char *const attrs[] = {"axis", "perm", "transA", "alpha", "shape",
+                                            "value", "value_ints", "approximate",
+                                            "allowzero", "broadcast"};
+        a->set_name(attrs[pick(std::size(attrs))]);
+        switch (pick(5)) {
+        case 0: a->set_type(onnx::AttributeProto::INT); a->set_i(dims[pick(std::size(dims))]); break;
+        case 1: a->set_type(onnx::AttributeProto::INTS); a->add_ints(dims[pick(std::size(dims))]); a->add_ints(pick(4) - 1); break;
+        case 2: a->set_type(onnx::AttributeProto::FLOAT); a->set_f(0.5f); break;
+        case 3: a->set_type(onnx::AttributeProto::STRING); a->set_s("tanh"); break;
+        default: {
+          a->set_type(onnx::AttributeProto::TENSOR);
+          *a->mutable_t() = g->initializer(pick(g->initializer_size()));
+          break;
+        }
+        }
+        if (n->attribute_size() > 1 && pick(2))
+          n->mutable_attribute()->SwapElements(0, n->attribute_size() - 1);
+        break;
+      }
+      case 5: {
+        auto *vi = pick(2) ? g->mutable_input(0) : g->mutable_output(0);
+        auto *shape = vi->mutable_type()->mutable_tensor_type()->mutable_shape();
+        if (pick(4) == 0)
+          shape->add_dim()->set_dim_value(dims[pick(std::size(dims))]);
+        else if (shape->dim_size())
+          shape->mutable_dim(pick(shape->dim_size()))->set_dim_value(dims[pick(std::size(dims))]);
+        break;
+      }
+      case 6: {
+        auto *t = g->mutable_initializer(pick(g->initializer_size()));
+        if (t->dims_size())
+          t->set_dims(pick(t->dims_size()), dims[pick(std::size(dims))]);
+        break;
+      }
+      case 7: {
+        auto *t = g->mutable_initializer(pick(g->initializer_size()));
+        t->set_data_type(pick(24));
+        break;
+      }
+      case 8: {
+        auto *t = g->mutable_initializer(pick(g->initializer_size()));
+        if (t->has_raw_data())
+          t->mutable_raw_data()->resize(t->raw_data().size() / (1 + pick(3)));
+        else
+          t->add_int64_data(7);
+        break;
+      }
+      case 9:
+        m.mutable_opset_import(0)->set_version(pick(24));
+        break;
+      case 10:
+        if (n->output_size())
+          n->set_output(0, names[pick(std::size(names))]);
+        break;
+      default:
+        g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(pick(24));
+        break;
+      }
     }
+    importMustNotCrash(m.SerializeAsString(), iter, imported, rejected);
   }
   EXPECT_GT(rejected, 0);
   EXPECT_GT(imported, 0);

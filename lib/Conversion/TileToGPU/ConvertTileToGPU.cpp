@@ -162,6 +162,9 @@ LogicalResult promoteAllocs(gpu::GPUFuncOp fn) {
     if (!t.hasStaticShape())
       return a.emitError("convert-tile-to-gpu: tile buffers must have static shapes");
     BlockArgument attr = fn.addWorkgroupAttribution(withSpace(t), a.getLoc());
+    // 16-byte aligned so the backend may use 128-bit shared-memory accesses.
+    fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1, "llvm.align",
+                                   IntegerAttr::get(IntegerType::get(fn.getContext(), 64), 16));
     // Propagate the new memory space through view-like users.
     SmallVector<Value> worklist{a.getResult()};
     a.getResult().replaceAllUsesWith(attr);

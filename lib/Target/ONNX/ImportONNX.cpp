@@ -226,7 +226,8 @@ private:
   LogicalResult define(const NodeCtx &nc, int outIdx, Value v);
   LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v,
-                                                  llvm::StringRef what);
+                                                  llvm::StringRef what,
+                                                  bool allowBool = false);
 
   // Types and tensors.
   FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &vi,
@@ -270,6 +271,16 @@ private:
   LogicalResult importIdentity(const NodeCtx &nc);
   LogicalResult importDropout(const NodeCtx &nc);
   LogicalResult importConstant(const NodeCtx &nc);
+  /// Constants go to the top of the function, in creation order.
+  Value createConstant(Location loc, ElementsAttr value) {
+    OpBuilder::InsertionGuard guard(b);
+    if (lastConstant)
+      b.setInsertionPointAfter(lastConstant);
+    else
+      b.setInsertionPointToStart(entryBlock);
+    lastConstant = graph::ConstantOp::create(b, loc, value);
+    return lastConstant->getResult(0);
+  }
   Value reshape(Location loc, Value v, llvm::ArrayRef<int64_t> shape) {
     auto t = cast<RankedTensorType>(v.getType());
     return graph::ReshapeOp::create(b, loc,
@@ -281,6 +292,8 @@ private:
   Location fileLoc;
   std::string modelDir;
   int64_t opset = 0;
+  Block *entryBlock = nullptr;
+  Operation *lastConstant = nullptr;
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TensorProto *> initializers;
   /// Names read by some node or by the graph outputs.
@@ -555,7 +568,7 @@ FailureOr<Value> Importer::lookup(llvm::StringRef name, Location useLoc,
   auto attr = convertTensor(*init->second, name, loc);
   if (failed(attr))
     return failure();
-  Value v = graph::ConstantOp::create(b, loc, *attr);
+  Value v = createConstant(loc, *attr);
   values[name] = v;
   return v;
 }
@@ -600,24 +613,26 @@ LogicalResult Importer::checkArity(const NodeCtx &nc, int minIn, int maxIn, int 
 }
 
 FailureOr<SmallVector<int64_t>>
-Importer::getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what) {
+Importer::getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
+                          bool allowBool) {
   auto cst = v.getDefiningOp<graph::ConstantOp>();
   if (!cst)
     return nodeError(nc) << what
                          << " must be a constant (an initializer or a Constant node output)";
   auto type = cast<RankedTensorType>(cst.getType());
   auto intType = dyn_cast<IntegerType>(type.getElementType());
-  if (!intType || intType.getWidth() == 1 || type.getRank() > 1)
+  if (!intType || (intType.getWidth() == 1 && !allowBool) || type.getRank() > 1)
     return nodeError(nc) << what << " must be a 1-D integer tensor, got " << type;
   SmallVector<int64_t> out;
   if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue())) {
     for (const APInt &x : dense.getValues<APInt>())
-      out.push_back(intType.isUnsigned() ? (int64_t)x.getZExtValue() : x.getSExtValue());
+      out.push_back(intType.isUnsigned() || intType.getWidth() == 1 ? (int64_t)x.getZExtValue()
+                                                                    : x.getSExtValue());
     return out;
   }
   if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
     ArrayRef<char> raw = res.getData();
-    unsigned w = intType.getWidth() / 8;
+    unsigned w = std::max(1u, intType.getWidth() / 8);
     if (raw.size() != type.getNumElements() * w)
       return nodeError(nc) << what << ": constant data is unavailable";
     for (int64_t i = 0; i < type.getNumElements(); ++i) {
@@ -1028,7 +1043,7 @@ LogicalResult Importer::importDropout(const NodeCtx &nc) {
     if (failed(mode))
       return failure();
     if (*mode) {
-      auto bits = getConstantInts(nc, *mode, "training_mode");
+      auto bits = getConstantInts(nc, *mode, "training_mode", /*allowBool=*/true);
       if (failed(bits))
         return failure();
       if (llvm::any_of(*bits, [](int64_t x) { return x != 0; }))
@@ -1086,7 +1101,7 @@ LogicalResult Importer::importConstant(const NodeCtx &nc) {
   } else {
     return nodeError(nc) << "attribute '" << kind << "' is not supported";
   }
-  return define(nc, 0, graph::ConstantOp::create(b, nc.loc, value));
+  return define(nc, 0, createConstant(nc.loc, value));
 }
 
 LogicalResult Importer::importNode(const NodeCtx &nc) {
@@ -1196,6 +1211,7 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
   }
   auto func = func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
+  entryBlock = entry;
   for (auto [i, info] : llvm::enumerate(argInfos)) {
     BlockArgument arg = entry->getArgument(i);
     arg.setLoc(nameLoc(info->name()));

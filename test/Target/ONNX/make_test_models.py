@@ -87,7 +87,8 @@ def main():
 
     # Data movement: Reshape (0 / -1 from a Constant node), Transpose (default perm),
     # Flatten (axis 0), Identity, Dropout (inference, mask unused), Reshape from an
-    # initializer with allowzero = 1.
+    # initializer with allowzero = 1. The Relu keeps the last two reshapes apart (a
+    # canonicalizer would merge them).
     shape_c = helper.make_node("Constant", [], ["shape"], name="shape_const",
                                value=numpy_helper.from_array(np.array([0, -1], np.int64)))
     shape2 = numpy_helper.from_array(np.array([24, 1], np.int64), "shape2")
@@ -97,7 +98,8 @@ def main():
                 helper.make_node("Transpose", ["r"], ["t"], name="transpose"),
                 helper.make_node("Flatten", ["t"], ["f"], name="flatten", axis=0),
                 helper.make_node("Identity", ["f"], ["i"], name="identity"),
-                helper.make_node("Dropout", ["i", "ratio"], ["d", "mask"], name="dropout"),
+                helper.make_node("Relu", ["i"], ["i2"], name="relu"),
+                helper.make_node("Dropout", ["i2", "ratio"], ["d", "mask"], name="dropout"),
                 helper.make_node("Reshape", ["d", "shape2"], ["y"], name="reshape_az",
                                  allowzero=1)],
                [vi("x", F32, [2, 3, 4])], [vi("y", F32, [24, 1])], [shape2, ratio], opset=14),

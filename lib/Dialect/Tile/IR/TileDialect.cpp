@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -34,9 +35,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kScheduleAttrName) {
     if (!isa<ScheduleAttr>(attr.getValue()))
       return op->emitError("'tile.schedule' must be a #tile.schedule attribute");
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError("'tile.schedule' only applies to functions");
     auto fn = dyn_cast<func::FuncOp>(op);
     if (!fn)
-      return op->emitError("'tile.schedule' only applies to func.func");
+      return success();
     for (Type t : fn.getArgumentTypes()) {
       auto m = dyn_cast<MemRefType>(t);
       if (!m || m.getRank() != 1 || !m.hasStaticShape() ||
@@ -47,6 +50,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     }
     if (fn.getNumResults() != 0)
       return op->emitError("tile kernels return nothing");
+    return success();
+  }
+  if (attr.getName() == "tile.cpu_kernel") {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitError("'tile.cpu_kernel' must be an integer (buffer parameter count)");
     return success();
   }
   if (attr.getName() == "tile.layout") {

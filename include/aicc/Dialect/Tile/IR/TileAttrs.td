@@ -26,7 +26,10 @@ def Tile_ScheduleAttr : Tile_Attr<"Schedule", "schedule"> {
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$grid, "int64_t":$num_warps,
                         "int64_t":$num_stages, "::mlir::DictionaryAttr":$blocks);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let assemblyFormat = [{
+    `<` `grid` `=` `[` $grid `]` `,` `num_warps` `=` $num_warps `,` `num_stages` `=` $num_stages
+    `,` `blocks` `=` $blocks `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// CUDA threads per block (32 * num_warps).
@@ -50,7 +53,10 @@ def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
                         ArrayRefParameter<"unsigned">:$threadsPerWarp,
                         ArrayRefParameter<"unsigned">:$warpsPerCTA,
                         ArrayRefParameter<"unsigned">:$order);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let assemblyFormat = [{
+    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,` `threadsPerWarp` `=` `[` $threadsPerWarp `]`
+    `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,` `order` `=` `[` $order `]` `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The thread (linear id in [0, 32 * prod(warpsPerCTA))) that owns element `coord`
