@@ -49,6 +49,33 @@ StringRef aicc::targetName(Target t) {
 }
 
 namespace {
+/// Prints a location the way a user reads it: "file:line:col" for MLIR input,
+/// "model.onnx: node 'name'" for ONNX nodes (NameLoc over a line-0 FileLineColLoc).
+void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    if (!fused.getLocations().empty())
+      return printLocation(os, fused.getLocations().front());
+  }
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    if (auto file = dyn_cast<FileLineColLoc>(name.getChildLoc())) {
+      os << file.getFilename().getValue();
+      if (file.getLine() != 0)
+        os << ":" << file.getLine() << ":" << file.getColumn();
+      os << ": node '" << name.getName().getValue() << "'";
+      return;
+    }
+    os << "'" << name.getName().getValue() << "'";
+    return;
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
+    return;
+  }
+  if (auto cs = dyn_cast<CallSiteLoc>(loc))
+    return printLocation(os, cs.getCallee());
+  os << loc;
+}
+
 /// Collects diagnostics as text "loc: error: message" lines.
 struct DiagnosticCollector {
   std::string text;
@@ -56,7 +83,8 @@ struct DiagnosticCollector {
   explicit DiagnosticCollector(MLIRContext *ctx)
       : handler(ctx, [this](Diagnostic &d) {
           llvm::raw_string_ostream os(text);
-          os << d.getLocation() << ": ";
+          printLocation(os, d.getLocation());
+          os << ": ";
           switch (d.getSeverity()) {
           case DiagnosticSeverity::Error:
             os << "error: ";
@@ -73,7 +101,10 @@ struct DiagnosticCollector {
           }
           os << d << "\n";
           for (Diagnostic &n : d.getNotes())
-            os << n.getLocation() << ": note: " << n << "\n";
+          {
+            printLocation(os, n.getLocation());
+            os << ": note: " << n << "\n";
+          }
           return success();
         }) {}
   llvm::Error error(StringRef fallback) {

@@ -639,6 +639,91 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   return kc.kernel;
 }
 
+//===----------------------------------------------------------------------===//
+// Reduction template: one program per output element, the reduced elements on chip.
+//===----------------------------------------------------------------------===//
+constexpr int64_t kMaxReduction = 4096;
+
+FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+  Block &body = group.getBody().front();
+  Operation *red = &body.front();
+  if (!isReduction(red) || !isa<BlockArgument>(red->getOperand(0)))
+    return group.emitError("reduction group must hold one reduce op on a kernel input"), failure();
+  auto inT = cast<RankedTensorType>(red->getOperand(0).getType());
+  ArrayRef<int64_t> shape = inT.getShape();
+  ArrayRef<int64_t> axes = red->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+  SmallVector<bool> reduced(shape.size(), axes.empty());
+  for (int64_t a : axes)
+    reduced[a] = true;
+  auto strides = rowMajorStrides(shape);
+  SmallVector<int64_t> keptShape, keptStr, redShape, redStr;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    (reduced[d] ? redShape : keptShape).push_back(shape[d]);
+    (reduced[d] ? redStr : keptStr).push_back(strides[d]);
+  }
+  int64_t R = numElements(redShape), O = numElements(keptShape);
+  if (R > kMaxReduction)
+    return red->emitError("reduction over ") << R << " elements exceeds the one-pass template's "
+                                             << kMaxReduction << " (split reductions: later issue)",
+           failure();
+  if (inT.getNumElements() >= (int64_t(1) << 31))
+    return red->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  int64_t block = std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
+  int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
+  KernelContext kc = makeKernel(builder, group, name, {O, 1, 1}, warps,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = red->getLoc();
+  TileBuilder tb{b, loc, {block}};
+  Type elem = computeType(inT.getElementType());
+  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  // Scalar base offset of this output element's kept coordinates.
+  Value base = tb.i32(0);
+  {
+    auto ks = rowMajorStrides(keptShape);
+    for (size_t d = 0; d < keptShape.size(); ++d) {
+      Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, tb.i32(keptShape[d]));
+      base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(keptStr[d])));
+    }
+  }
+  Value r = tb.range(block);
+  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, tb.splatI32(R));
+  SmallVector<Value> ridx;
+  auto rs = rowMajorStrides(redShape);
+  for (size_t d = 0; d < redShape.size(); ++d) {
+    Value q = rs[d] == 1 ? r : b.create<arith::DivSIOp>(loc, r, tb.splatI32(rs[d])).getResult();
+    if (d != 0)
+      q = b.create<arith::RemSIOp>(loc, q, tb.splatI32(redShape[d]));
+    ridx.push_back(q);
+  }
+  Value offs = tb.offsets(ridx, redStr, base);
+  double inf = std::numeric_limits<double>::infinity();
+  tl::ReduceKind kind = tl::ReduceKind::add;
+  double pad = 0.0;
+  if (isa<ReduceMaxOp>(red)) {
+    kind = tl::ReduceKind::max;
+    pad = -inf;
+  } else if (isa<ReduceMinOp>(red)) {
+    kind = tl::ReduceKind::min;
+    pad = inf;
+  }
+  Value x = tb.load(kc.inParams[0], offs, mask, elem, pad);
+  Value v = b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, elem), x, (uint32_t)0, kind);
+  if (isa<ReduceMeanOp>(red)) {
+    Value rc = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, (double)R));
+    Value splatR = b.create<tl::SplatOp>(loc, RankedTensorType::get({}, elem), rc);
+    v = b.create<arith::DivFOp>(loc, v, splatR);
+  }
+  TileBuilder t1{b, loc, {1}};
+  Value v1 = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), v,
+                                        b.getI32IntegerAttr(0));
+  t1.store(kc.outParams[0], t1.splat(pid), v1, Value());
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
 } // namespace
 
 FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
@@ -651,6 +736,8 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
     return buildMatmul(builder, group, name);
   if (kind == "softmax")
     return buildSoftmax(builder, group, name);
+  if (kind == "reduction")
+    return buildReduction(builder, group, name);
   if (group.getNumResults() != 1 && kind != "elementwise")
     return group.emitError("multi-result groups are only supported for elementwise kernels"),
            failure();

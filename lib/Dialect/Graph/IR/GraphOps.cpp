@@ -26,6 +26,31 @@ aicc::graph::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return out;
 }
 
+FailureOr<SmallVector<int64_t>> aicc::graph::reducedShape(ArrayRef<int64_t> shape,
+                                                          ArrayRef<int64_t> axes,
+                                                          bool keepdims) {
+  SmallVector<bool> reduced(shape.size(), axes.empty());
+  int64_t prev = -1;
+  for (int64_t a : axes) {
+    if (a < 0 || a >= (int64_t)shape.size() || a <= prev)
+      return failure();
+    reduced[a] = true;
+    prev = a;
+  }
+  SmallVector<int64_t> out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (!reduced[i])
+      out.push_back(shape[i]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+bool aicc::graph::isReduction(Operation *op) {
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op);
+}
+
 bool aicc::graph::isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, ReluOp, TanhOp, SigmoidOp, ExpOp, ErfOp, GeluOp>(op);
 }
@@ -277,6 +302,29 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes, bool keepdims) {
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  auto shape = reducedShape(in.getShape(), axes, keepdims);
+  if (failed(shape))
+    return op->emitOpError("axes must be sorted, unique and in [0, ") << in.getRank() << ")";
+  if (out.getShape() != ArrayRef<int64_t>(*shape) || out.getElementType() != in.getElementType())
+    return op->emitOpError("result type ") << out << " does not match the reduced shape";
+  return success();
+}
+#define AICC_REDUCE_IMPL(OP)                                                   \
+  LogicalResult OP::verify() {                                                 \
+    return verifyReduce(getOperation(), getAxes(), getKeepdims());             \
+  }
+AICC_REDUCE_IMPL(ReduceSumOp)
+AICC_REDUCE_IMPL(ReduceMeanOp)
+AICC_REDUCE_IMPL(ReduceMaxOp)
+AICC_REDUCE_IMPL(ReduceMinOp)
+#undef AICC_REDUCE_IMPL
+
+//===----------------------------------------------------------------------===//
 // FusionGroupOp
 //===----------------------------------------------------------------------===//
 void FusionGroupOp::build(OpBuilder &b, OperationState &state, TypeRange results,
@@ -305,7 +353,8 @@ LogicalResult FusionGroupOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types differ from the result types");
   StringRef k = getKind();
-  if (k != "epilogue" && k != "elementwise" && k != "softmax" && k != "single")
+  if (k != "epilogue" && k != "elementwise" && k != "softmax" && k != "reduction" &&
+      k != "single")
     return emitOpError("unknown fusion kind \"") << k << "\"";
   return success();
 }

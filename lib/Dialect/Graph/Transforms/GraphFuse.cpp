@@ -136,12 +136,19 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       groups.push_back({ordered, "elementwise"});
     }
 
-    // 3. Everything else that computes (transpose) is a kernel of its own.
-    for (Operation *op : allOps)
-      if (isa<TransposeOp>(op) && !assigned.count(op)) {
+    // 3. Reductions are kernels of their own; everything else that computes
+    //    (transpose) too.
+    for (Operation *op : allOps) {
+      if (assigned.count(op))
+        continue;
+      if (isReduction(op)) {
+        assigned.insert(op);
+        groups.push_back({{op}, "reduction"});
+      } else if (isa<TransposeOp>(op)) {
         assigned.insert(op);
         groups.push_back({{op}, "single"});
       }
+    }
 
     for (auto &[ops, kind] : groups)
       outline(ops, kind);

@@ -26,6 +26,14 @@ namespace aicc::graph {
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
+/// Result shape of reducing `shape` over `axes` (empty = all dims), keeping size-1 dims
+/// when `keepdims`. Fails when an axis is out of range, repeated or unsorted.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+reducedShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes, bool keepdims);
+
+/// True for graph.reduce_* ops.
+bool isReduction(mlir::Operation *op);
+
 /// True for the graph ops that map one element to one element (relu, add, ...).
 bool isElementwise(mlir::Operation *op);
 } // namespace aicc::graph

@@ -156,6 +156,27 @@ def Graph_TransposeOp : Graph_Op<"transpose", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure]> {
+  let summary = desc # " over `axes` (ONNX Reduce* semantics)";
+  let description = [{
+    Reduces the input over the dims listed in `axes` (sorted, unique, in [0, rank)); the
+    reduced dims are kept with size 1 when `keepdims`, removed otherwise. An empty `axes`
+    reduces every dim (ONNX default when no axes are given).
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                   DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum">;
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "arithmetic mean">;
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "maximum">;
+def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min", "minimum">;
+
+//===----------------------------------------------------------------------===//
 // Fusion groups
 //===----------------------------------------------------------------------===//
 def Graph_FusionGroupOp : Graph_Op<"fusion_group", [IsolatedFromAbove,
@@ -165,7 +186,8 @@ def Graph_FusionGroupOp : Graph_Op<"fusion_group", [IsolatedFromAbove,
     Operands are the group's inputs (block arguments of the body, in order); results are the
     values the body yields. `kind` names the kernel template that implements it:
     "epilogue" (matmul/gemm + elementwise chain), "elementwise" (a run of elementwise ops),
-    "softmax" (a row softmax, possibly with elementwise producers/consumers), or "single".
+    "softmax" (a row softmax, possibly with elementwise producers/consumers), "reduction"
+    (one reduce op), or "single".
 
     ```mlir
     %r = graph.fusion_group "epilogue" (%x, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {

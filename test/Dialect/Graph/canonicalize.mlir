@@ -1,0 +1,134 @@
+// Folders of the graph dialect: reshape (same type, of a reshape, of a dense constant),
+// transpose (identity perm) and constant.
+// RUN: aicc-opt %s -split-input-file -canonicalize | FileCheck %s
+
+// CHECK-LABEL: func.func @reshape_same_type
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3xf32>
+// CHECK-NOT:     graph.reshape
+// CHECK:         return %[[X]]
+func.func @reshape_same_type(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = graph.reshape %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// A reshape of a reshape reads the first one's input.
+// CHECK-LABEL: func.func @reshape_of_reshape
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[R:.*]] = graph.reshape %[[X]] : (tensor<2x3x4xf32>) -> tensor<24xf32>
+// CHECK-NEXT:    return %[[R]]
+func.func @reshape_of_reshape(%x: tensor<2x3x4xf32>) -> tensor<24xf32> {
+  %0 = graph.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %1 = graph.reshape %0 : (tensor<6x4xf32>) -> tensor<24xf32>
+  return %1 : tensor<24xf32>
+}
+
+// -----
+
+// ... and disappears when the pair is an identity.
+// CHECK-LABEL: func.func @reshape_round_trip
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3x4xf32>
+// CHECK-NOT:     graph.reshape
+// CHECK:         return %[[X]]
+func.func @reshape_round_trip(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = graph.reshape %x : (tensor<2x3x4xf32>) -> tensor<24xf32>
+  %1 = graph.reshape %0 : (tensor<24xf32>) -> tensor<2x3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// The intermediate reshape stays when it has another user.
+// CHECK-LABEL: func.func @reshape_of_reshape_shared
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3x4xf32>
+// CHECK-DAG:     %[[A:.*]] = graph.reshape %[[X]] : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+// CHECK-DAG:     %[[B:.*]] = graph.reshape %[[X]] : (tensor<2x3x4xf32>) -> tensor<24xf32>
+// CHECK:         return %[[A]], %[[B]]
+func.func @reshape_of_reshape_shared(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<24xf32>) {
+  %0 = graph.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %1 = graph.reshape %0 : (tensor<6x4xf32>) -> tensor<24xf32>
+  return %0, %1 : tensor<6x4xf32>, tensor<24xf32>
+}
+
+// -----
+
+// A reshape of a dense constant is a constant of the new shape.
+// CHECK-LABEL: func.func @reshape_of_constant
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-NEXT:    return %[[C]]
+func.func @reshape_of_constant() -> tensor<3x2xf32> {
+  %c = graph.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %0 = graph.reshape %c : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// A splat stays a splat.
+// CHECK-LABEL: func.func @reshape_of_splat
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense<2.500000e+00> : tensor<6xf32>
+// CHECK-NEXT:    return %[[C]]
+func.func @reshape_of_splat() -> tensor<6xf32> {
+  %c = graph.constant dense<2.5> : tensor<2x3xf32>
+  %0 = graph.reshape %c : (tensor<2x3xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+// Resource constants are not DenseElementsAttr: the reshape stays (no copy of the blob).
+// CHECK-LABEL: func.func @reshape_of_resource
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense_resource<blob1> : tensor<2xf32>
+// CHECK-NEXT:    %[[R:.*]] = graph.reshape %[[C]] : (tensor<2xf32>) -> tensor<1x2xf32>
+// CHECK-NEXT:    return %[[R]]
+func.func @reshape_of_resource() -> tensor<1x2xf32> {
+  %c = graph.constant dense_resource<blob1> : tensor<2xf32>
+  %0 = graph.reshape %c : (tensor<2xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x040000000000803F00000040"
+    }
+  }
+#-}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_identity
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3x4xf32>
+// CHECK-NOT:     graph.transpose
+// CHECK:         return %[[X]]
+func.func @transpose_identity(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = graph.transpose %x, [0, 1, 2] : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_not_identity
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x2xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.transpose %[[X]], [1, 0]
+// CHECK-NEXT:    return %[[T]]
+func.func @transpose_not_identity(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %0 = graph.transpose %x, [1, 0] : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// Constants fold to their value: identical ones are deduplicated, unused ones erased.
+// CHECK-LABEL: func.func @constants
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT:    %[[A:.*]] = graph.add %[[C]], %[[C]]
+// CHECK-NEXT:    return %[[A]]
+func.func @constants() -> tensor<2xf32> {
+  %a = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %unused = graph.constant dense<3.0> : tensor<4xf32>
+  %0 = graph.add %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
