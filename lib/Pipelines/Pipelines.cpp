@@ -33,6 +33,7 @@ void aicc::buildFusionPipeline(OpPassManager &pm) {
 void aicc::buildTilePipeline(OpPassManager &pm) {
   pm.addPass(createConvertGraphToTile());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void aicc::buildTileBufferizePipeline(OpPassManager &pm) {

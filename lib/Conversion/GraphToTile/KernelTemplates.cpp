@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -80,13 +81,7 @@ struct TileBuilder {
     auto t = cast<RankedTensorType>(v1d.getType());
     Value v = v1d;
     SmallVector<int64_t> cur{t.getDimSize(0)};
-    for (unsigned i = 0; i < shape.size(); ++i) {
-      if (i == d)
-        continue;
-      unsigned pos = i < d ? i : i;
-      (void)pos;
-    }
-    // Build by inserting unit dims before and after.
+    // Insert unit dims before and after, then broadcast.
     for (unsigned i = 0; i < d; ++i) {
       cur.insert(cur.begin() + i, 1);
       v = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get(cur, t.getElementType()), v,
@@ -110,6 +105,8 @@ struct TileBuilder {
       Value term = s == 1 ? v : b.create<arith::MulIOp>(loc, v, splatI32(s)).getResult();
       acc = acc ? b.create<arith::AddIOp>(loc, acc, term).getResult() : term;
     }
+    if (scalarBase && isConstantIntValue(scalarBase, 0))
+      scalarBase = Value();
     if (scalarBase)
       acc = acc ? b.create<arith::AddIOp>(loc, acc, splat(scalarBase)).getResult()
                 : splat(scalarBase);

@@ -1,0 +1,471 @@
+// One case per verifier error of the tile dialect: ops (TileOps.cpp), attributes and
+// discardable attributes (TileDialect.cpp). Bad ops are written in generic form.
+// RUN: aicc-opt %s -split-input-file -verify-diagnostics
+
+// Known bug (its own XFAIL file): negative axes print as unsigned, see
+// invalid-negative-axis.mlir.
+
+func.func @program_id_axis() {
+  // expected-error @+1 {{'tile.program_id' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %0 = "tile.program_id"() <{axis = 3 : i32}> : () -> i32
+  return
+}
+
+// -----
+
+func.func @num_programs_axis() {
+  // expected-error @+1 {{'tile.num_programs' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %0 = "tile.num_programs"() <{axis = -1 : i32}> : () -> i32
+  return
+}
+
+// -----
+
+func.func @make_range_empty() {
+  // expected-error @+1 {{'tile.make_range' op end must be greater than start}}
+  %0 = "tile.make_range"() <{start = 8 : i32, end = 8 : i32}> : () -> tensor<0xi32>
+  return
+}
+
+// -----
+
+func.func @make_range_size() {
+  // expected-error @+1 {{'tile.make_range' op result must be tensor<16xi32>}}
+  %0 = "tile.make_range"() <{start = 0 : i32, end = 16 : i32}> : () -> tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @make_range_rank() {
+  // expected-error @+1 {{'tile.make_range' op result must be tensor<16xi32>}}
+  %0 = "tile.make_range"() <{start = 0 : i32, end = 16 : i32}> : () -> tensor<4x4xi32>
+  return
+}
+
+// -----
+
+func.func @splat_type(%s: f32) {
+  // expected-error @+1 {{'tile.splat' op failed to verify that element type matches}}
+  %0 = "tile.splat"(%s) : (f32) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%v: tensor<1x16xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op source and result must have the same rank and element type}}
+  %0 = "tile.broadcast"(%v) : (tensor<1x16xf32>) -> tensor<4x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%v: tensor<1x16xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op source and result must have the same rank and element type}}
+  %0 = "tile.broadcast"(%v) : (tensor<1x16xf32>) -> tensor<4x16xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_non_unit(%v: tensor<2x16xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op dim 0 of size 2 cannot broadcast to 4}}
+  %0 = "tile.broadcast"(%v) : (tensor<2x16xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_axis(%v: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.expand_dims' op axis 2 out of range [0, 1]}}
+  %0 = "tile.expand_dims"(%v) <{axis = 2 : i32}> : (tensor<16xf32>) -> tensor<16x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_result(%v: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.expand_dims' op result type must be the source with a 1 inserted at 0}}
+  %0 = "tile.expand_dims"(%v) <{axis = 0 : i32}> : (tensor<16xf32>) -> tensor<16x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_element_type(%v: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.expand_dims' op result type must be the source with a 1 inserted at 1}}
+  %0 = "tile.expand_dims"(%v) <{axis = 1 : i32}> : (tensor<16xf32>) -> tensor<16x1xf16>
+  return
+}
+
+// -----
+
+func.func @load_offsets_shape(%p: memref<64xf32>, %o: tensor<8xi32>) {
+  // expected-error @+1 {{'tile.load' op offsets shape [8] must equal the value shape [16]}}
+  %0 = "tile.load"(%p, %o) : (memref<64xf32>, tensor<8xi32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_element_type(%p: memref<64xf16>, %o: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.load' op buffer element type 'f16' differs from the tile's 'f32'}}
+  %0 = "tile.load"(%p, %o) : (memref<64xf16>, tensor<16xi32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_mask_shape(%p: memref<64xf32>, %o: tensor<16xi32>, %m: tensor<8xi1>) {
+  // expected-error @+1 {{'tile.load' op mask shape must equal the value shape}}
+  %0 = "tile.load"(%p, %o, %m) : (memref<64xf32>, tensor<16xi32>, tensor<8xi1>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_padding_type(%p: memref<64xf32>, %o: tensor<16xi32>, %m: tensor<16xi1>) {
+  // expected-error @+1 {{'tile.load' op padding type 'f16' differs from element type}}
+  %0 = "tile.load"(%p, %o, %m) <{padding = 0.0 : f16}> : (memref<64xf32>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_2d_buffer(%p: memref<8x8xf32>, %o: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.load' op operand #0 must be 1D memref of any type values}}
+  %0 = "tile.load"(%p, %o) : (memref<8x8xf32>, tensor<16xi32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_i64_offsets(%p: memref<64xf32>, %o: tensor<16xi64>) {
+  // expected-error @+1 {{'tile.load' op operand #1 must be ranked tensor of 32-bit signless integer values}}
+  %0 = "tile.load"(%p, %o) : (memref<64xf32>, tensor<16xi64>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @store_offsets_shape(%p: memref<64xf32>, %o: tensor<8xi32>, %v: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.store' op offsets shape [8] must equal the value shape [16]}}
+  "tile.store"(%p, %o, %v) : (memref<64xf32>, tensor<8xi32>, tensor<16xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_element_type(%p: memref<64xf32>, %o: tensor<16xi32>, %v: tensor<16xf16>) {
+  // expected-error @+1 {{'tile.store' op buffer element type 'f32' differs from the tile's 'f16'}}
+  "tile.store"(%p, %o, %v) : (memref<64xf32>, tensor<16xi32>, tensor<16xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_mask_shape(%p: memref<64xf32>, %o: tensor<4x4xi32>, %v: tensor<4x4xf32>, %m: tensor<16xi1>) {
+  // expected-error @+1 {{'tile.store' op mask shape must equal the value shape}}
+  "tile.store"(%p, %o, %v, %m) : (memref<64xf32>, tensor<4x4xi32>, tensor<4x4xf32>, tensor<16xi1>) -> ()
+  return
+}
+
+// -----
+
+func.func @dot_rank(%a: tensor<16xf32>, %b: tensor<16x8xf32>, %c: tensor<1x8xf32>) {
+  // expected-error @+1 {{'tile.dot' op operands must be 2-D tiles}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<16xf32>, tensor<16x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @dot_k(%a: tensor<16x32xf32>, %b: tensor<16x64xf32>, %c: tensor<16x64xf32>) {
+  // expected-error @+1 {{'tile.dot' op K differs: a is [16, 32], b is [16, 64]}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<16x32xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x32xf32>) {
+  // expected-error @+1 {{'tile.dot' op accumulator shape [16, 32] is not [M, N]}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<16x32xf32>, tensor<32x64xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_result_type(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x64xf32>) {
+  // expected-error @+1 {{'tile.dot' op failed to verify that all of {acc, result} have same type}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<16x32xf32>, tensor<32x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf16>
+  return
+}
+
+// -----
+
+func.func @dot_element_types(%a: tensor<16x32xf32>, %b: tensor<32x64xf16>, %c: tensor<16x64xf32>) {
+  // expected-error @+1 {{'tile.dot' op a and b element types differ}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<16x32xf32>, tensor<32x64xf16>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @dot_int_acc(%a: tensor<16x32xi8>, %b: tensor<32x64xi8>, %c: tensor<16x64xi32>) {
+  // expected-error @+1 {{'tile.dot' op accumulator must be a float tile}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<16x32xi8>, tensor<32x64xi8>, tensor<16x64xi32>) -> tensor<16x64xi32>
+  return
+}
+
+// -----
+
+func.func @dot_precision(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x64xf32>) {
+  // expected-error @+1 {{Invalid attribute `input_precision` in property conversion: 5 : i32}}
+  %0 = "tile.dot"(%a, %b, %c) <{input_precision = 5 : i32}> : (tensor<16x32xf32>, tensor<32x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%v: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op axis 2 out of range [0, 2)}}
+  %0 = "tile.reduce"(%v) <{axis = 2 : i32, kind = 0 : i32}> : (tensor<4x16xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%v: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be the source with dim 1 removed}}
+  %0 = "tile.reduce"(%v) <{axis = 1 : i32, kind = 1 : i32}> : (tensor<4x16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_keepdims(%v: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be the source with dim 1 removed}}
+  %0 = "tile.reduce"(%v) <{axis = 1 : i32, kind = 2 : i32}> : (tensor<4x16xf32>) -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_element_type(%v: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be the source with dim 0 removed}}
+  %0 = "tile.reduce"(%v) <{axis = 0 : i32, kind = 3 : i32}> : (tensor<4x16xf32>) -> tensor<16xf64>
+  return
+}
+
+// -----
+
+func.func @launch_dynamic(%x: memref<?xf32>) {
+  // expected-error @+1 {{'tile.launch' op operand #0 must be variadic of statically shaped memref of any type values}}
+  "tile.launch"(%x) <{kernel = @kernels::@k}> : (memref<?xf32>) -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.schedule
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{grid must have 3 entries [x, y, z], got 2}}
+func.func @schedule_grid_size() attributes {tile.schedule = #tile.schedule<grid = [1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{grid must have 3 entries [x, y, z], got 4}}
+func.func @schedule_grid_size4() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{grid entries must be in [1, 2^31), got 0}}
+func.func @schedule_grid_zero() attributes {tile.schedule = #tile.schedule<grid = [1, 0, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{grid entries must be in [1, 2^31), got 2147483648}}
+func.func @schedule_grid_huge() attributes {tile.schedule = #tile.schedule<grid = [2147483648, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{num_warps must be a power of two in [1, 32], got 3}}
+func.func @schedule_warps_not_pow2() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 3, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{num_warps must be a power of two in [1, 32], got 64}}
+func.func @schedule_warps_too_many() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 64, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{num_warps must be a power of two in [1, 32], got 0}}
+func.func @schedule_warps_zero() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 0, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{num_stages must be >= 1, got 0}}
+func.func @schedule_stages() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 0, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block size "BLOCK" must be a positive integer}}
+func.func @schedule_block_zero() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK = 0 : i64}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block size "BLOCK_M" must be a positive integer}}
+func.func @schedule_block_not_int() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK_M = "64"}>} {
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.blocked
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{threadsPerWarp must multiply to 32, got 16}}
+func.func @blocked_lanes() attributes {tile.layout = #tile.blocked<sizePerThread = [1], threadsPerWarp = [16], warpsPerCTA = [4], order = [0]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{threadsPerWarp must multiply to 32, got 64}}
+func.func @blocked_lanes_2d() attributes {tile.layout = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{all blocked layout fields must have the same rank}}
+func.func @blocked_rank() attributes {tile.layout = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{order must be a permutation of [0, 2)}}
+func.func @blocked_order_repeated() attributes {tile.layout = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 1]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{order must be a permutation of [0, 2)}}
+func.func @blocked_order_range() attributes {tile.layout = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [2, 0]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{sizePerThread entries must be positive}}
+func.func @blocked_size_zero() attributes {tile.layout = #tile.blocked<sizePerThread = [0], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{warpsPerCTA entries must be positive}}
+func.func @blocked_warps_zero() attributes {tile.layout = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [0], order = [0]>} {
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes: tile.schedule, tile.layout, tile.cpu_kernel
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{tile kernel arguments must be static 1-D memrefs with identity layout, got 'memref<4x4xf32>'}}
+func.func @schedule_2d_arg(%p: memref<4x4xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tile kernel arguments must be static 1-D memrefs with identity layout, got 'memref<?xf32>'}}
+func.func @schedule_dynamic_arg(%p: memref<?xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tile kernel arguments must be static 1-D memrefs with identity layout, got 'memref<16xf32, strided<[2]>>'}}
+func.func @schedule_strided_arg(%p: memref<16xf32, strided<[2]>>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tile kernel arguments must be static 1-D memrefs with identity layout, got 'tensor<16xf32>'}}
+func.func @schedule_tensor_arg(%p: tensor<16xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tile kernels return nothing}}
+func.func @schedule_results(%p: memref<16xf32>) -> memref<16xf32> attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return %p : memref<16xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'tile.schedule' must be a #tile.schedule attribute}}
+func.func @schedule_not_schedule() attributes {tile.schedule = 4 : i64} {
+  return
+}
+
+// -----
+
+func.func @schedule_not_function() {
+  // expected-error @+1 {{'tile.schedule' only applies to functions}}
+  %0 = arith.constant {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} 0 : i32
+  return
+}
+
+// -----
+
+func.func @layout_not_blocked() {
+  // expected-error @+1 {{'tile.layout' must be a #tile.blocked attribute}}
+  %0 = arith.constant {tile.layout = "blocked"} 0 : i32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.cpu_kernel' must be an integer (buffer parameter count)}}
+func.func @cpu_kernel_not_int() attributes {tile.cpu_kernel = "2"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect attribute "tile.bogus"}}
+func.func @unknown_attribute() attributes {tile.bogus = 1 : i64} {
+  return
+}
