@@ -86,7 +86,13 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
 
     // 1. Anchors (matmul/gemm -> epilogue, softmax -> softmax) grow down their chain of
     //    elementwise consumers.
+    // Only ops directly in the function body: ops already inside a fusion group stay put,
+    // so the pass is idempotent.
+    Block &top = fn.getBody().front();
+    auto topLevel = [&](Operation *op) { return op->getBlock() == &top; };
     fn.walk([&](Operation *op) {
+      if (!topLevel(op))
+        return;
       std::string kind;
       if (isa<MatMulOp, GemmOp>(op))
         kind = "epilogue";
@@ -112,7 +118,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     // 2. Elementwise DAGs: from each unassigned root (walking backwards), absorb
     //    single-user elementwise producers of the same iteration space.
     SmallVector<Operation *> allOps;
-    fn.walk([&](Operation *op) { allOps.push_back(op); });
+    for (Operation &op : top)
+      allOps.push_back(&op);
     for (Operation *root : llvm::reverse(allOps)) {
       if (assigned.count(root) || !isElementwise(root))
         continue;
