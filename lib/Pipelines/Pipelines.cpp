@@ -40,7 +40,8 @@ void aicc::buildTileBufferizePipeline(OpPassManager &pm) {
   OpPassManager &kernels = pm.nest<ModuleOp>();
   kernels.addNestedPass<func::FuncOp>(createConvertTileToLinalg());
   kernels.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  kernels.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  kernels.addNestedPass<func::FuncOp>(tile::createTileFuseElementwise());
+  kernels.addNestedPass<func::FuncOp>(createConvertTileStoreToSCF());
   kernels.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;

@@ -34,13 +34,35 @@ def ConvertTileToLinalg : Pass<"convert-tile-to-linalg", "mlir::func::FuncOp"> {
   let description = [{
     make_range, splat, broadcast and expand_dims become linalg.generic / tensor.expand_shape;
     load becomes a linalg.generic that reads the buffer under the mask; dot becomes
-    linalg.matmul into the accumulator; reduce becomes linalg.reduce; store becomes an
-    scf.parallel over the tile that writes the buffer under the mask. Elementwise arith/math
-    on tensors is left for convert-elementwise-to-linalg. program_id is kept.
+    linalg.matmul into the accumulator; reduce becomes a linalg.generic with a reduction
+    iterator (so producers fuse into it). Elementwise arith/math on tensors is left for
+    convert-elementwise-to-linalg; store for convert-tile-store-to-scf. program_id is kept.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];
+}
+
+def ConvertTileStoreToSCF : Pass<"convert-tile-store-to-scf", "mlir::func::FuncOp"> {
+  let summary = "Lower tile.store to an scf.parallel, recomputing cheap producers in place";
+  let description = [{
+    Runs after elementwise fusion. Each tile.store becomes an scf.parallel over the tile whose
+    body writes `ptr[offsets[i]] = value[i]` under `mask[i]`. Offsets, mask and value produced
+    by a parallel linalg.generic whose body touches no memory are recomputed inside the loop
+    at the loop's indices (recursively through such producers) instead of being read back
+    from a tile buffer; anything else is read with tensor.extract.
+
+    ```mlir
+    tile.store %out[%offs], %y, %mask : memref<64xf32>, tensor<64xi32>, tensor<64xf32>, tensor<64xi1>
+    // becomes
+    scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+      ... offsets, mask and y computed for element %i ...
+      scf.if %m { memref.store %v, %out[%o] : memref<64xf32> }
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+                           "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
 def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {

@@ -442,8 +442,9 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     if (n >= (int64_t(1) << 31))
       return group.emitError("operand exceeds 2^31 elements (i32 offsets)"), failure();
 
-  int64_t BM = std::min<int64_t>(64, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
-  int64_t BN = std::min<int64_t>(64, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
+  // Tiles sized so every tile buffer fits the 48 KiB of static shared memory on the GPU.
+  int64_t BM = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
+  int64_t BN = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
   int64_t BK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
   int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
   KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, 4,

@@ -183,6 +183,18 @@ LogicalResult promoteAllocs(gpu::GPUFuncOp fn) {
     }
     a.erase();
   }
+  int64_t bytes = 0;
+  for (BlockArgument a : fn.getWorkgroupAttributions()) {
+    auto t = cast<MemRefType>(a.getType());
+    int64_t bits = t.getElementType().getIntOrFloatBitWidth();
+    bytes += (t.getNumElements() * std::max<int64_t>(8, bits) / 8 + 15) / 16 * 16;
+  }
+  constexpr int64_t kStaticSharedLimit = 48 * 1024;
+  if (bytes > kStaticSharedLimit)
+    return fn.emitError("convert-tile-to-gpu: kernel @")
+           << fn.getName() << " needs " << bytes
+           << " bytes of shared memory for its tile buffers, over the 48 KiB static limit; "
+              "use smaller block sizes";
   SmallVector<memref::DeallocOp> deallocs;
   fn.walk([&](memref::DeallocOp d) { deallocs.push_back(d); });
   for (auto d : deallocs)

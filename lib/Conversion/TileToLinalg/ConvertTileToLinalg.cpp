@@ -3,7 +3,8 @@
 // Runs on tile kernels before bufferization. Every tile value is a static tensor; the ops
 // become destination-style linalg ops over tensor.empty, so upstream elementwise fusion and
 // one-shot bufferization do the rest. Global memory stays a memref kernel argument: loads
-// read it inside a linalg.generic body, stores write it inside an scf.parallel.
+// read it inside a linalg.generic body. tile.store stays: convert-tile-store-to-scf lowers it
+// after elementwise fusion, so the stored value's producers can be recomputed in place.
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Conversion/Passes.h"
@@ -157,35 +158,6 @@ void lower(LoadOp op) {
   op.erase();
 }
 
-void lower(StoreOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto t = op.getValue().getType();
-  SmallVector<Value> lbs, ubs, steps;
-  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0), c1 = b.create<arith::ConstantIndexOp>(loc, 1);
-  for (int64_t d : t.getShape()) {
-    lbs.push_back(c0);
-    ubs.push_back(b.create<arith::ConstantIndexOp>(loc, d));
-    steps.push_back(c1);
-  }
-  Value ptr = op.getPtr(), offs = op.getOffsets(), val = op.getValue(), mask = op.getMask();
-  b.create<scf::ParallelOp>(loc, lbs, ubs, steps, [&](OpBuilder &nb, Location nl, ValueRange iv) {
-    Value off = nb.create<tensor::ExtractOp>(nl, offs, iv);
-    Value v = nb.create<tensor::ExtractOp>(nl, val, iv);
-    Value idx = indexOf(nb, nl, off);
-    if (!mask) {
-      nb.create<memref::StoreOp>(nl, v, ptr, idx);
-      return;
-    }
-    Value m = nb.create<tensor::ExtractOp>(nl, mask, iv);
-    nb.create<scf::IfOp>(nl, m, [&](OpBuilder &tb, Location tl) {
-      tb.create<memref::StoreOp>(tl, v, ptr, idx);
-      tb.create<scf::YieldOp>(tl);
-    });
-  });
-  op.erase();
-}
-
 void lower(DotOp op) {
   OpBuilder b(op);
   auto mm = b.create<linalg::MatmulOp>(op.getLoc(), TypeRange{op.getType()},
@@ -220,9 +192,21 @@ void lower(ReduceOp op) {
   Value initV = b.create<arith::ConstantOp>(loc, init);
   Value filled = b.create<linalg::FillOp>(loc, initV, emptyLike(b, loc, op.getType())).getResult(0);
   ReduceKind kind = op.getKind();
-  auto red = b.create<linalg::ReduceOp>(
-      loc, ValueRange{op.getSrc()}, ValueRange{filled},
-      SmallVector<int64_t>{(int64_t)op.getAxis()},
+  // A linalg.generic with a reduction iterator (not linalg.reduce) so that elementwise
+  // producers fuse into it.
+  int64_t rank = op.getSrc().getType().getRank();
+  int64_t axis = op.getAxis();
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iters;
+  for (int64_t d = 0; d < rank; ++d) {
+    iters.push_back(d == axis ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+    if (d != axis)
+      outExprs.push_back(b.getAffineDimExpr(d));
+  }
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank),
+                              AffineMap::get(rank, 0, outExprs, b.getContext())};
+  auto red = b.create<linalg::GenericOp>(
+      loc, TypeRange{op.getType()}, ValueRange{op.getSrc()}, ValueRange{filled}, maps, iters,
       [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value r;
         switch (kind) {
@@ -254,14 +238,13 @@ struct ConvertTileToLinalgPass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, StoreOp, DotOp,
-              ReduceOp>(op))
+      if (isa<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, DotOp, ReduceOp>(op))
         ops.push_back(op);
     });
     for (Operation *op : ops)
       llvm::TypeSwitch<Operation *>(op)
-          .Case<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, StoreOp, DotOp,
-                ReduceOp>([](auto o) { lower(o); });
+          .Case<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, DotOp, ReduceOp>(
+              [](auto o) { lower(o); });
   }
 };
 } // namespace

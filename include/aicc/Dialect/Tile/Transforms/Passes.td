@@ -20,4 +20,21 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::tile::TileDialect"];
 }
 
+def TileFuseElementwise : Pass<"tile-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg ops of tile kernels, recomputing cheap producers";
+  let description = [{
+    Runs after convert-tile-to-linalg / convert-elementwise-to-linalg. Like upstream
+    linalg-fuse-elementwise-ops, but a producer with several users is also fused into each of
+    them when it is cheap to recompute: its body reads no memory (index and mask
+    arithmetic, splats, broadcasts). Such values then never become tile buffers (shared
+    memory on the GPU). Producers that load from memory are fused only into their single user.
+
+    ```mlir
+    %offs = linalg.generic ... { index arithmetic }    // used by a load and by a mask
+    // after: each user computes the offsets inline; %offs disappears
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif
