@@ -61,19 +61,22 @@ struct Ctx {
 
 /// Test directories (relative to kTestData) the importer must handle.
 std::vector<std::string> supportedTestDirs() {
-  std::vector<std::string> dirs = {
-      "pytorch-converted/test_Linear",       "pytorch-converted/test_Linear_no_bias",
-      "pytorch-converted/test_ReLU",         "pytorch-converted/test_Tanh",
-      "pytorch-converted/test_Sigmoid",      "pytorch-converted/test_Softmax",
-      "pytorch-operator/test_operator_mm",   "pytorch-operator/test_operator_addmm",
-      "pytorch-operator/test_operator_add_broadcast",
-      "simple/test_single_relu_model",       "node/test_matmul_2d",
-      "node/test_matmul_3d"};
+  std::vector<std::string> dirs = {"pytorch-converted/test_Linear",
+                                   "pytorch-converted/test_Linear_no_bias",
+                                   "pytorch-converted/test_ReLU",
+                                   "pytorch-converted/test_Tanh",
+                                   "pytorch-converted/test_Sigmoid",
+                                   "pytorch-converted/test_Softmax",
+                                   "pytorch-operator/test_operator_mm",
+                                   "pytorch-operator/test_operator_addmm",
+                                   "pytorch-operator/test_operator_add_broadcast",
+                                   "simple/test_single_relu_model",
+                                   "node/test_matmul_2d",
+                                   "node/test_matmul_3d"};
   std::vector<std::string> globbed;
   std::error_code ec;
   std::string node = std::string(kTestData) + "/node";
-  for (llvm::sys::fs::directory_iterator it(node, ec), end; it != end && !ec;
-       it.increment(ec)) {
+  for (llvm::sys::fs::directory_iterator it(node, ec), end; it != end && !ec; it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
     if ((name.starts_with("test_gemm_") || name.starts_with("test_softmax_")) &&
         !name.ends_with("_expanded"))
@@ -96,10 +99,14 @@ std::string declaredType(const onnx::ValueInfoProto &vi) {
   for (const auto &d : tt.shape().dim())
     s += std::to_string(d.dim_value()) + "x";
   switch (tt.elem_type()) {
-  case onnx::TensorProto::FLOAT: return s + "f32>";
-  case onnx::TensorProto::DOUBLE: return s + "f64>";
-  case onnx::TensorProto::FLOAT16: return s + "f16>";
-  default: return s + "?>";
+  case onnx::TensorProto::FLOAT:
+    return s + "f32>";
+  case onnx::TensorProto::DOUBLE:
+    return s + "f64>";
+  case onnx::TensorProto::FLOAT16:
+    return s + "f16>";
+  default:
+    return s + "?>";
   }
 }
 
@@ -171,8 +178,7 @@ TEST(ONNXImportTestData, ImportsSupportedModels) {
 }
 
 TEST(ONNXImportTestData, ExpandedSoftmaxNamesTheFirstUnsupportedOp) {
-  std::string path =
-      std::string(kTestData) + "/node/test_softmax_axis_0_expanded/model.onnx";
+  std::string path = std::string(kTestData) + "/node/test_softmax_axis_0_expanded/model.onnx";
   if (!llvm::sys::fs::exists(path))
     GTEST_SKIP() << path << " is missing";
   Ctx c;
@@ -207,9 +213,8 @@ void addValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> *list,
     shape->add_dim()->set_dim_value(d);
 }
 
-onnx::NodeProto *addNode(onnx::ModelProto &m, const std::string &op,
-                         std::vector<std::string> ins, std::vector<std::string> outs,
-                         const std::string &name = "") {
+onnx::NodeProto *addNode(onnx::ModelProto &m, const std::string &op, std::vector<std::string> ins,
+                         std::vector<std::string> outs, const std::string &name = "") {
   auto *n = m.mutable_graph()->add_node();
   n->set_op_type(op);
   n->set_name(name);
@@ -255,8 +260,7 @@ std::vector<float> iota(size_t n) {
 
 /// x[1, k] @ W[k, n] with W an initializer; returns the module (or null).
 OwningOpRef<ModuleOp> importMatVec(Ctx &c, onnx::ModelProto &m, int64_t k, int64_t n,
-                                   const std::string &path = "",
-                                   const std::string &weight = "W") {
+                                   const std::string &path = "", const std::string &weight = "W") {
   addValue(m.mutable_graph()->mutable_input(), "x", {1, k});
   addValue(m.mutable_graph()->mutable_output(), "y", {1, n});
   addNode(m, "MatMul", {"x", weight}, {"y"}, "mm");
@@ -451,8 +455,13 @@ TEST(ONNXImport, ModelLevelErrors) {
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   expectError(m, "graph input 'x' has an unknown rank");
   m = unaryModel("Relu");
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(1)->clear_dim_value();
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->clear_dim_value();
   expectError(m, "graph input 'x' has a dynamic dimension #1;");
   m = unaryModel("Relu");
   m.mutable_graph()->mutable_output(0)->set_name("nothing");
@@ -726,10 +735,10 @@ TEST(ONNXImport, MalformedModelsNeverCrash) {
     Ctx c;
     ASSERT_TRUE(importONNXModel(seed.SerializeAsString(), "", c.ctx)) << c.diags;
   }
-  static const char *const ops[] = {
-      "Add", "Sub", "Mul", "Div", "Relu", "Tanh", "Sigmoid", "Exp", "Erf", "Gelu",
-      "MatMul", "Gemm", "Softmax", "Reshape", "Transpose", "Flatten", "Identity",
-      "Dropout", "Constant"};
+  static const char *const ops[] = {"Add",     "Sub",      "Mul",     "Div",     "Relu",
+                                    "Tanh",    "Sigmoid",  "Exp",     "Erf",     "Gelu",
+                                    "MatMul",  "Gemm",     "Softmax", "Reshape", "Transpose",
+                                    "Flatten", "Identity", "Dropout", "Constant"};
   static const char *const names[] = {"x", "w", "b", "shape", "r", "s", "g", "t", "", "zz"};
   static const int64_t dims[] = {-1, 0, 1, 2, 3, 12, 144, (int64_t)1 << 40, INT64_MAX};
   std::mt19937 rng(42);
@@ -759,15 +768,28 @@ TEST(ONNXImport, MalformedModelsNeverCrash) {
         break;
       case 4: {
         auto *a = n->add_attribute();
-        static const char *const attrs[] = {"axis", "perm", "transA", "alpha", "shape",
-                                            "value", "value_ints", "approximate",
+        static const char *const attrs[] = {"axis",      "perm",     "transA",     "alpha",
+                                            "shape",     "value",    "value_ints", "approximate",
                                             "allowzero", "broadcast"};
         a->set_name(attrs[pick(std::size(attrs))]);
         switch (pick(5)) {
-        case 0: a->set_type(onnx::AttributeProto::INT); a->set_i(dims[pick(std::size(dims))]); break;
-        case 1: a->set_type(onnx::AttributeProto::INTS); a->add_ints(dims[pick(std::size(dims))]); a->add_ints(pick(4) - 1); break;
-        case 2: a->set_type(onnx::AttributeProto::FLOAT); a->set_f(0.5f); break;
-        case 3: a->set_type(onnx::AttributeProto::STRING); a->set_s("tanh"); break;
+        case 0:
+          a->set_type(onnx::AttributeProto::INT);
+          a->set_i(dims[pick(std::size(dims))]);
+          break;
+        case 1:
+          a->set_type(onnx::AttributeProto::INTS);
+          a->add_ints(dims[pick(std::size(dims))]);
+          a->add_ints(pick(4) - 1);
+          break;
+        case 2:
+          a->set_type(onnx::AttributeProto::FLOAT);
+          a->set_f(0.5f);
+          break;
+        case 3:
+          a->set_type(onnx::AttributeProto::STRING);
+          a->set_s("tanh");
+          break;
         default: {
           a->set_type(onnx::AttributeProto::TENSOR);
           *a->mutable_t() = g->initializer(pick(g->initializer_size()));

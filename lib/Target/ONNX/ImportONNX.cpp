@@ -1,10 +1,10 @@
 //===- ImportONNX.cpp - ONNX ModelProto -> graph dialect ------------------===//
 //
 // One pass over the ONNX graph in node order (ONNX requires topological
-// order): every value name maps to an SSA value; initializers are materialized
-// as graph.constant on first use. Every field read from the protobuf is checked
-// first: this code runs on untrusted files with an MLIR built without
-// assertions.
+// order): every value name maps to an SSA value. Initializers become
+// graph.constant on first use; all constants sit at the top of @main. Every
+// field read from the protobuf is checked first: this code runs on untrusted
+// files with an MLIR built without assertions.
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Target/ONNX/ImportONNX.h"
@@ -19,14 +19,13 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SwapByteOrder.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -57,12 +56,10 @@ constexpr uint64_t kMaxDenseBytes = 64 * 1024;
 /// messages: the system libonnx may be older than the model.
 llvm::StringRef dataTypeName(int32_t dt) {
   static const char *const names[] = {
-      "UNDEFINED",     "FLOAT",          "UINT8",        "INT8",
-      "UINT16",        "INT16",          "INT32",        "INT64",
-      "STRING",        "BOOL",           "FLOAT16",      "DOUBLE",
-      "UINT32",        "UINT64",         "COMPLEX64",    "COMPLEX128",
-      "BFLOAT16",      "FLOAT8E4M3FN",   "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-      "FLOAT8E5M2FNUZ", "UINT4",         "INT4",         "FLOAT4E2M1"};
+      "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",   "INT16",
+      "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",  "DOUBLE",
+      "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",     "FLOAT4E2M1"};
   if (dt < 0 || dt >= (int32_t)std::size(names))
     return "<unknown>";
   return names[dt];
@@ -173,17 +170,28 @@ int attrType(const onnx::AttributeProto &a) {
 
 llvm::StringRef attrTypeName(int t) {
   switch (t) {
-  case onnx::AttributeProto::FLOAT: return "FLOAT";
-  case onnx::AttributeProto::INT: return "INT";
-  case onnx::AttributeProto::STRING: return "STRING";
-  case onnx::AttributeProto::TENSOR: return "TENSOR";
-  case onnx::AttributeProto::GRAPH: return "GRAPH";
-  case onnx::AttributeProto::FLOATS: return "FLOATS";
-  case onnx::AttributeProto::INTS: return "INTS";
-  case onnx::AttributeProto::STRINGS: return "STRINGS";
-  case onnx::AttributeProto::TENSORS: return "TENSORS";
-  case onnx::AttributeProto::GRAPHS: return "GRAPHS";
-  default: return "UNDEFINED";
+  case onnx::AttributeProto::FLOAT:
+    return "FLOAT";
+  case onnx::AttributeProto::INT:
+    return "INT";
+  case onnx::AttributeProto::STRING:
+    return "STRING";
+  case onnx::AttributeProto::TENSOR:
+    return "TENSOR";
+  case onnx::AttributeProto::GRAPH:
+    return "GRAPH";
+  case onnx::AttributeProto::FLOATS:
+    return "FLOATS";
+  case onnx::AttributeProto::INTS:
+    return "INTS";
+  case onnx::AttributeProto::STRINGS:
+    return "STRINGS";
+  case onnx::AttributeProto::TENSORS:
+    return "TENSORS";
+  case onnx::AttributeProto::GRAPHS:
+    return "GRAPHS";
+  default:
+    return "UNDEFINED";
   }
 }
 
@@ -201,8 +209,7 @@ class Importer {
 public:
   Importer(MLIRContext &ctx, llvm::StringRef modelPath)
       : ctx(ctx), b(&ctx),
-        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath,
-                                    0, 0)) {
+        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)) {
     modelDir = llvm::sys::path::parent_path(modelPath).str();
   }
 
@@ -219,43 +226,35 @@ private:
 
   // Values.
   LogicalResult collectInitializers(const onnx::GraphProto &g);
-  FailureOr<Value> lookup(llvm::StringRef name, Location useLoc,
-                          const NodeCtx *nc);
+  FailureOr<Value> lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc);
   FailureOr<Value> getInput(const NodeCtx &nc, int idx);
   FailureOr<Value> getOptionalInput(const NodeCtx &nc, int idx);
   LogicalResult define(const NodeCtx &nc, int outIdx, Value v);
   LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
-  FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v,
-                                                  llvm::StringRef what,
+  FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);
 
   // Types and tensors.
   FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &vi,
                                                llvm::StringRef what);
-  FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &t,
-                                        llvm::StringRef name, Location loc);
-  FailureOr<RankedTensorType> checkFloat(const NodeCtx &nc, Value v,
-                                         llvm::StringRef what);
+  FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &t, llvm::StringRef name,
+                                        Location loc);
+  FailureOr<RankedTensorType> checkFloat(const NodeCtx &nc, Value v, llvm::StringRef what);
 
   // Attributes.
   const onnx::AttributeProto *findAttr(const NodeCtx &nc, llvm::StringRef name) {
     auto it = nc.attrs.find(name);
     return it == nc.attrs.end() ? nullptr : it->second;
   }
-  LogicalResult attrTypeError(const NodeCtx &nc, const onnx::AttributeProto &a,
-                              int want) {
-    return nodeError(nc) << "attribute '" << a.name() << "' must be "
-                         << attrTypeName(want) << ", got "
-                         << attrTypeName(attrType(a));
+  LogicalResult attrTypeError(const NodeCtx &nc, const onnx::AttributeProto &a, int want) {
+    return nodeError(nc) << "attribute '" << a.name() << "' must be " << attrTypeName(want)
+                         << ", got " << attrTypeName(attrType(a));
   }
   FailureOr<int64_t> getInt(const NodeCtx &nc, llvm::StringRef name, int64_t dflt);
   FailureOr<float> getFloat(const NodeCtx &nc, llvm::StringRef name, float dflt);
-  FailureOr<std::string> getString(const NodeCtx &nc, llvm::StringRef name,
-                                   llvm::StringRef dflt);
-  FailureOr<std::optional<SmallVector<int64_t>>> getInts(const NodeCtx &nc,
-                                                        llvm::StringRef name);
-  FailureOr<int64_t> normalizeAxis(const NodeCtx &nc, int64_t axis, int64_t rank,
-                                   bool allowRank);
+  FailureOr<std::string> getString(const NodeCtx &nc, llvm::StringRef name, llvm::StringRef dflt);
+  FailureOr<std::optional<SmallVector<int64_t>>> getInts(const NodeCtx &nc, llvm::StringRef name);
+  FailureOr<int64_t> normalizeAxis(const NodeCtx &nc, int64_t axis, int64_t rank, bool allowRank);
 
   // Ops.
   LogicalResult importNode(const NodeCtx &nc);
@@ -283,8 +282,7 @@ private:
   }
   Value reshape(Location loc, Value v, llvm::ArrayRef<int64_t> shape) {
     auto t = cast<RankedTensorType>(v.getType());
-    return graph::ReshapeOp::create(b, loc,
-                                    RankedTensorType::get(shape, t.getElementType()), v);
+    return graph::ReshapeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v);
   }
 
   MLIRContext &ctx;
@@ -306,12 +304,11 @@ private:
 // Types and tensors
 //===----------------------------------------------------------------------===//
 
-FailureOr<RankedTensorType>
-Importer::convertValueInfo(const onnx::ValueInfoProto &vi, llvm::StringRef what) {
+FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProto &vi,
+                                                       llvm::StringRef what) {
   Location loc = nameLoc(vi.name());
   if (!vi.has_type() || !vi.type().has_tensor_type())
-    return emitError(loc) << what << " '" << vi.name()
-                          << "' is not a tensor (or has no type)";
+    return emitError(loc) << what << " '" << vi.name() << "' is not a tensor (or has no type)";
   const auto &tt = vi.type().tensor_type();
   Type elt = convertElementType(tt.elem_type(), &ctx);
   if (!elt)
@@ -324,15 +321,14 @@ Importer::convertValueInfo(const onnx::ValueInfoProto &vi, llvm::StringRef what)
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto &d = tt.shape().dim(i);
     if (!d.has_dim_value()) {
-      auto diag = emitError(loc) << what << " '" << vi.name() << "' has a dynamic dimension #"
-                                 << i;
+      auto diag = emitError(loc) << what << " '" << vi.name() << "' has a dynamic dimension #" << i;
       if (d.has_dim_param())
         diag << " ('" << d.dim_param() << "')";
       return diag << "; only static shapes are supported";
     }
     if (d.dim_value() < 0)
-      return emitError(loc) << what << " '" << vi.name() << "' has a negative dimension #"
-                            << i << " (" << d.dim_value() << ")";
+      return emitError(loc) << what << " '" << vi.name() << "' has a negative dimension #" << i
+                            << " (" << d.dim_value() << ")";
     shape.push_back(d.dim_value());
   }
   if (!product(shape))
@@ -345,8 +341,8 @@ namespace {
 /// "external_data": keys location / offset / length, location relative to the
 /// model's directory). The buffer is memory-mapped when large.
 FailureOr<std::unique_ptr<llvm::MemoryBuffer>>
-readExternalData(const onnx::TensorProto &t, llvm::StringRef name,
-                 llvm::StringRef modelDir, uint64_t expectedBytes, Location loc) {
+readExternalData(const onnx::TensorProto &t, llvm::StringRef name, llvm::StringRef modelDir,
+                 uint64_t expectedBytes, Location loc) {
   std::string location;
   uint64_t offset = 0;
   std::optional<uint64_t> length;
@@ -356,8 +352,8 @@ readExternalData(const onnx::TensorProto &t, llvm::StringRef name,
     } else if (kv.key() == "offset" || kv.key() == "length") {
       uint64_t v;
       if (llvm::StringRef(kv.value()).getAsInteger(10, v))
-        return emitError(loc) << "tensor '" << name << "': external data " << kv.key()
-                              << " '" << kv.value() << "' is not a non-negative integer";
+        return emitError(loc) << "tensor '" << name << "': external data " << kv.key() << " '"
+                              << kv.value() << "' is not a non-negative integer";
       if (kv.key() == "offset")
         offset = v;
       else
@@ -365,35 +361,33 @@ readExternalData(const onnx::TensorProto &t, llvm::StringRef name,
     }
   }
   if (location.empty())
-    return emitError(loc) << "tensor '" << name
-                          << "' has external data without a 'location'";
+    return emitError(loc) << "tensor '" << name << "' has external data without a 'location'";
   if (llvm::sys::path::is_absolute(location))
-    return emitError(loc) << "tensor '" << name << "': external data location '"
-                          << location << "' must be relative to the model's directory";
+    return emitError(loc) << "tensor '" << name << "': external data location '" << location
+                          << "' must be relative to the model's directory";
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
   uint64_t fileSize;
   if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize))
-    return emitError(loc) << "tensor '" << name << "': cannot open external data file '"
-                          << path << "': " << ec.message();
+    return emitError(loc) << "tensor '" << name << "': cannot open external data file '" << path
+                          << "': " << ec.message();
   if (offset > fileSize)
     return emitError(loc) << "tensor '" << name << "': external data offset " << offset
-                          << " is past the end of '" << path << "' (" << fileSize
-                          << " bytes)";
+                          << " is past the end of '" << path << "' (" << fileSize << " bytes)";
   uint64_t len = length ? *length : fileSize - offset;
   if (len != expectedBytes)
     return emitError(loc) << "tensor '" << name << "': external data holds " << len
                           << " bytes, the tensor needs " << expectedBytes;
   if (len > fileSize - offset)
     return emitError(loc) << "tensor '" << name << "': external data [" << offset << ", "
-                          << offset + len << ") is past the end of '" << path << "' ("
-                          << fileSize << " bytes)";
+                          << offset + len << ") is past the end of '" << path << "' (" << fileSize
+                          << " bytes)";
   if (len == 0)
     return llvm::MemoryBuffer::getMemBuffer("", path, /*RequiresNullTerminator=*/false);
   auto buf = llvm::MemoryBuffer::getFileSlice(path, len, offset);
   if (!buf)
-    return emitError(loc) << "tensor '" << name << "': cannot read external data file '"
-                          << path << "': " << buf.getError().message();
+    return emitError(loc) << "tensor '" << name << "': cannot read external data file '" << path
+                          << "': " << buf.getError().message();
   return std::move(*buf);
 }
 
@@ -420,8 +414,8 @@ void packTyped(const Field &field, uint64_t width, std::vector<char> &out) {
 }
 } // namespace
 
-FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t,
-                                                llvm::StringRef name, Location loc) {
+FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t, llvm::StringRef name,
+                                                Location loc) {
   if (!llvm::sys::IsLittleEndianHost)
     return emitError(loc) << "the ONNX importer supports little-endian hosts only";
   Type elt = convertElementType(t.data_type(), &ctx);
@@ -484,8 +478,8 @@ FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t,
       break;
     }
     if (count != *numElements)
-      return emitError(loc) << "tensor '" << name << "' of shape " << shapeStr(shape)
-                            << " needs " << *numElements << " values, has " << count;
+      return emitError(loc) << "tensor '" << name << "' of shape " << shapeStr(shape) << " needs "
+                            << *numElements << " values, has " << count;
     data = packed;
   }
   if (data.size() != numBytes)
@@ -512,19 +506,17 @@ FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t,
   AsmResourceBlob blob;
   if (external && llvm::isAddrAligned(llvm::Align(alignof(uint64_t)), data.data())) {
     std::shared_ptr<llvm::MemoryBuffer> owner = std::move(external);
-    blob = AsmResourceBlob(data, alignof(uint64_t),
-                           [owner](void *, size_t, size_t) mutable { owner.reset(); },
-                           /*dataIsMutable=*/false);
+    blob = AsmResourceBlob(
+        data, alignof(uint64_t), [owner](void *, size_t, size_t) mutable { owner.reset(); },
+        /*dataIsMutable=*/false);
   } else {
     blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t),
                                                          /*dataIsMutable=*/false);
   }
-  return cast<ElementsAttr>(
-      DenseResourceElementsAttr::get(type, blobKey(name), std::move(blob)));
+  return cast<ElementsAttr>(DenseResourceElementsAttr::get(type, blobKey(name), std::move(blob)));
 }
 
-FailureOr<RankedTensorType> Importer::checkFloat(const NodeCtx &nc, Value v,
-                                                 llvm::StringRef what) {
+FailureOr<RankedTensorType> Importer::checkFloat(const NodeCtx &nc, Value v, llvm::StringRef what) {
   auto t = cast<RankedTensorType>(v.getType());
   if (!isGraphFloat(t.getElementType()))
     return nodeError(nc) << what << " must be a floating-point tensor (f16, bf16, f32, f64), got "
@@ -550,8 +542,7 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &g) {
   return success();
 }
 
-FailureOr<Value> Importer::lookup(llvm::StringRef name, Location useLoc,
-                                  const NodeCtx *nc) {
+FailureOr<Value> Importer::lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc) {
   auto it = values.find(name);
   if (it != values.end())
     return it->second;
@@ -612,9 +603,8 @@ LogicalResult Importer::checkArity(const NodeCtx &nc, int minIn, int maxIn, int 
   return success();
 }
 
-FailureOr<SmallVector<int64_t>>
-Importer::getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
-                          bool allowBool) {
+FailureOr<SmallVector<int64_t>> Importer::getConstantInts(const NodeCtx &nc, Value v,
+                                                          llvm::StringRef what, bool allowBool) {
   auto cst = v.getDefiningOp<graph::ConstantOp>();
   if (!cst)
     return nodeError(nc) << what
@@ -650,8 +640,7 @@ Importer::getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
 // Attributes
 //===----------------------------------------------------------------------===//
 
-FailureOr<int64_t> Importer::getInt(const NodeCtx &nc, llvm::StringRef name,
-                                    int64_t dflt) {
+FailureOr<int64_t> Importer::getInt(const NodeCtx &nc, llvm::StringRef name, int64_t dflt) {
   const auto *a = findAttr(nc, name);
   if (!a)
     return dflt;
@@ -679,8 +668,8 @@ FailureOr<std::string> Importer::getString(const NodeCtx &nc, llvm::StringRef na
   return a->s();
 }
 
-FailureOr<std::optional<SmallVector<int64_t>>>
-Importer::getInts(const NodeCtx &nc, llvm::StringRef name) {
+FailureOr<std::optional<SmallVector<int64_t>>> Importer::getInts(const NodeCtx &nc,
+                                                                 llvm::StringRef name) {
   const auto *a = findAttr(nc, name);
   if (!a)
     return std::optional<SmallVector<int64_t>>();
@@ -727,8 +716,8 @@ template <typename OpTy> LogicalResult Importer::importBinary(const NodeCtx &nc)
     if (!*bcast) {
       if (lt.getShape() != rt.getShape())
         return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
-                             << shapeStr(rt.getShape())
-                             << " differ and broadcast = 0 (opset " << opset << ")";
+                             << shapeStr(rt.getShape()) << " differ and broadcast = 0 (opset "
+                             << opset << ")";
     } else if (findAttr(nc, "axis")) {
       auto axis = getInt(nc, "axis", 0);
       if (failed(axis))
@@ -778,8 +767,7 @@ LogicalResult Importer::importGelu(const NodeCtx &nc) {
   if (*approximate != "none" && *approximate != "tanh")
     return nodeError(nc) << "attribute 'approximate' must be \"none\" or \"tanh\", got \""
                          << *approximate << "\"";
-  return define(nc, 0,
-                graph::GeluOp::create(b, nc.loc, in->getType(), *in, *approximate));
+  return define(nc, 0, graph::GeluOp::create(b, nc.loc, in->getType(), *in, *approximate));
 }
 
 LogicalResult Importer::importMatMul(const NodeCtx &nc) {
@@ -792,8 +780,8 @@ LogicalResult Importer::importMatMul(const NodeCtx &nc) {
   if (failed(at) || failed(bt))
     return failure();
   if (at->getElementType() != bt->getElementType())
-    return nodeError(nc) << "operands have different element types ("
-                         << at->getElementType() << " vs " << bt->getElementType() << ")";
+    return nodeError(nc) << "operands have different element types (" << at->getElementType()
+                         << " vs " << bt->getElementType() << ")";
   if (at->getRank() == 0 || bt->getRank() == 0)
     return nodeError(nc) << "operands must have rank >= 1";
   // numpy.matmul: 1-D A is [1, K], 1-D B is [K, 1]; the added dims are dropped.
@@ -816,8 +804,8 @@ LogicalResult Importer::importMatMul(const NodeCtx &nc) {
     shape.push_back(sa[sa.size() - 2]);
   if (!vecB)
     shape.push_back(sb.back());
-  Value v = graph::MatMulOp::create(
-      b, nc.loc, RankedTensorType::get(shape, at->getElementType()), *lhs, *rhs);
+  Value v = graph::MatMulOp::create(b, nc.loc, RankedTensorType::get(shape, at->getElementType()),
+                                    *lhs, *rhs);
   return define(nc, 0, v);
 }
 
@@ -852,8 +840,7 @@ LogicalResult Importer::importGemm(const NodeCtx &nc) {
     if (failed(ct))
       return failure();
     if (ct->getElementType() != elt)
-      return nodeError(nc) << "C has element type " << ct->getElementType() << ", A has "
-                           << elt;
+      return nodeError(nc) << "C has element type " << ct->getElementType() << ", A has " << elt;
     // Unidirectional broadcast of C to [M, N] (also what legacy
     // broadcast = 1 allows before opset 7).
     SmallVector<int64_t> mn = {m, n};
@@ -951,8 +938,7 @@ LogicalResult Importer::importReshape(const NodeCtx &nc) {
     hasZero |= d == 0;
   }
   if (allowZero && hasZero && inferIdx >= 0)
-    return nodeError(nc) << "shape " << shapeStr(target)
-                         << " has both 0 and -1 with allowzero = 1";
+    return nodeError(nc) << "shape " << shapeStr(target) << " has both 0 and -1 with allowzero = 1";
   int64_t total = t.getNumElements();
   if (inferIdx >= 0) {
     SmallVector<int64_t> known(target);
@@ -965,8 +951,8 @@ LogicalResult Importer::importReshape(const NodeCtx &nc) {
   }
   auto p = product(target);
   if (!p || *p != total)
-    return nodeError(nc) << "cannot reshape an input of shape " << shapeStr(t.getShape())
-                         << " (" << total << " elements) to " << shapeStr(target);
+    return nodeError(nc) << "cannot reshape an input of shape " << shapeStr(t.getShape()) << " ("
+                         << total << " elements) to " << shapeStr(target);
   return define(nc, 0, reshape(nc.loc, data, target));
 }
 
@@ -1011,14 +997,13 @@ LogicalResult Importer::importTranspose(const NodeCtx &nc) {
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || seen[p])
-      return nodeError(nc) << "perm " << shapeStr(perm) << " is not a permutation of [0, "
-                           << rank << ")";
+      return nodeError(nc) << "perm " << shapeStr(perm) << " is not a permutation of [0, " << rank
+                           << ")";
     seen[p] = true;
     shape.push_back(t.getDimSize(p));
   }
-  Value v = graph::TransposeOp::create(b, nc.loc,
-                                       RankedTensorType::get(shape, t.getElementType()), *in,
-                                       b.getDenseI64ArrayAttr(perm));
+  Value v = graph::TransposeOp::create(b, nc.loc, RankedTensorType::get(shape, t.getElementType()),
+                                       *in, b.getDenseI64ArrayAttr(perm));
   return define(nc, 0, v);
 }
 
@@ -1086,8 +1071,8 @@ LogicalResult Importer::importConstant(const NodeCtx &nc) {
     if (t != onnx::AttributeProto::FLOATS && t != onnx::AttributeProto::UNDEFINED)
       return attrTypeError(nc, a, onnx::AttributeProto::FLOATS);
     SmallVector<float> v(a.floats().begin(), a.floats().end());
-    value = DenseElementsAttr::get(
-        RankedTensorType::get({(int64_t)v.size()}, b.getF32Type()), ArrayRef<float>(v));
+    value = DenseElementsAttr::get(RankedTensorType::get({(int64_t)v.size()}, b.getF32Type()),
+                                   ArrayRef<float>(v));
   } else if (kind == "value_int") {
     if (t != onnx::AttributeProto::INT)
       return attrTypeError(nc, a, onnx::AttributeProto::INT);
@@ -1096,8 +1081,8 @@ LogicalResult Importer::importConstant(const NodeCtx &nc) {
     if (t != onnx::AttributeProto::INTS && t != onnx::AttributeProto::UNDEFINED)
       return attrTypeError(nc, a, onnx::AttributeProto::INTS);
     SmallVector<int64_t> v(a.ints().begin(), a.ints().end());
-    value = DenseElementsAttr::get(
-        RankedTensorType::get({(int64_t)v.size()}, b.getI64Type()), ArrayRef<int64_t>(v));
+    value = DenseElementsAttr::get(RankedTensorType::get({(int64_t)v.size()}, b.getI64Type()),
+                                   ArrayRef<int64_t>(v));
   } else {
     return nodeError(nc) << "attribute '" << kind << "' is not supported";
   }
@@ -1144,8 +1129,8 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importDropout(nc);
   if (op == "Constant")
     return importConstant(nc);
-  return emitError(nc.loc) << "unsupported ONNX op '" << op << "' (node '" << nc.name
-                           << "', opset " << opset << ")";
+  return emitError(nc.loc) << "unsupported ONNX op '" << op << "' (node '" << nc.name << "', opset "
+                           << opset << ")";
 }
 
 //===----------------------------------------------------------------------===//
@@ -1157,8 +1142,7 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     return emitError(fileLoc) << "not an ONNX model: no ir_version";
   if (model.ir_version() > kMaxIRVersion)
     return emitError(fileLoc) << "ONNX IR version " << model.ir_version()
-                              << " is not supported (supported: up to " << kMaxIRVersion
-                              << ")";
+                              << " is not supported (supported: up to " << kMaxIRVersion << ")";
   if (!model.has_graph())
     return emitError(fileLoc) << "not an ONNX model: no graph";
   llvm::StringMap<int64_t> domainOpsets;
@@ -1177,8 +1161,8 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     return emitError(fileLoc) << "model imports no default-domain (\"\" / \"ai.onnx\") opset";
   if (opset < kMinOpset || opset > kMaxOpset)
     return emitError(fileLoc) << "default-domain opset " << opset
-                              << " is not supported (supported: " << kMinOpset << "-"
-                              << kMaxOpset << ")";
+                              << " is not supported (supported: " << kMinOpset << "-" << kMaxOpset
+                              << ")";
 
   const onnx::GraphProto &g = model.graph();
   if (failed(collectInitializers(g)))
@@ -1199,8 +1183,7 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     if (in.name().empty())
       return emitError(fileLoc) << "graph has an input without a name";
     if (!inputNames.insert(in.name()).second)
-      return emitError(nameLoc(in.name())) << "graph input '" << in.name()
-                                           << "' is listed twice";
+      return emitError(nameLoc(in.name())) << "graph input '" << in.name() << "' is listed twice";
     if (initializers.count(in.name()))
       continue;
     auto t = convertValueInfo(in, "graph input");
@@ -1221,15 +1204,13 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
   b.setInsertionPointToStart(entry);
 
   for (auto [i, node] : llvm::enumerate(g.node())) {
-    std::string name = node.name().empty()
-                           ? node.op_type() + "_" + std::to_string(i)
-                           : node.name();
+    std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
     NodeCtx nc{node, name, nameLoc(name), {}};
     llvm::StringRef domain = node.domain();
     if (!domain.empty() && domain != "ai.onnx") {
       auto it = domainOpsets.find(domain);
-      auto diag = emitError(nc.loc) << "unsupported ONNX op '" << node.op_type()
-                                    << "' in domain '" << domain << "' (node '" << name << "'";
+      auto diag = emitError(nc.loc) << "unsupported ONNX op '" << node.op_type() << "' in domain '"
+                                    << domain << "' (node '" << name << "'";
       if (it != domainOpsets.end())
         diag << ", opset " << it->second;
       return diag << ")";
@@ -1268,12 +1249,11 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
 // Entry points
 //===----------------------------------------------------------------------===//
 
-OwningOpRef<ModuleOp>
-aicc::onnx_import::importONNXModel(llvm::StringRef bytes, llvm::StringRef modelPath,
-                                   MLIRContext &ctx, const ImportOptions &) {
+OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
+                                                         llvm::StringRef modelPath,
+                                                         MLIRContext &ctx, const ImportOptions &) {
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
-  Location fileLoc =
-      FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0);
+  Location fileLoc = FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0);
   if (bytes.size() > (size_t)INT_MAX) {
     emitError(fileLoc) << "model is " << bytes.size()
                        << " bytes; protobuf limits a ModelProto to 2 GiB "
@@ -1295,8 +1275,7 @@ aicc::onnx_import::importONNXModel(llvm::StringRef bytes, llvm::StringRef modelP
   return module;
 }
 
-OwningOpRef<ModuleOp> aicc::onnx_import::importONNXFile(llvm::StringRef path,
-                                                        MLIRContext &ctx,
+OwningOpRef<ModuleOp> aicc::onnx_import::importONNXFile(llvm::StringRef path, MLIRContext &ctx,
                                                         const ImportOptions &opts) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);

@@ -65,16 +65,15 @@ struct ImportOptions {};
 /// MLIR diagnostics on `ctx`, located at the offending node (its name is also
 /// in the message); the result is then null. Nothing is printed by the
 /// importer itself: install a diagnostic handler to see the messages.
-mlir::OwningOpRef<mlir::ModuleOp>
-importONNXModel(llvm::StringRef bytes, llvm::StringRef modelPath,
-                mlir::MLIRContext &ctx, const ImportOptions &opts = {});
+mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes, llvm::StringRef modelPath,
+                                                  mlir::MLIRContext &ctx,
+                                                  const ImportOptions &opts = {});
 
 /// Reads the file at `path` (memory-mapped, not copied) and imports it with
 /// importONNXModel(bytes, path, ctx, opts). A missing or unreadable file is an
 /// error diagnostic located at `path`; the result is then null.
-mlir::OwningOpRef<mlir::ModuleOp>
-importONNXFile(llvm::StringRef path, mlir::MLIRContext &ctx,
-               const ImportOptions &opts = {});
+mlir::OwningOpRef<mlir::ModuleOp> importONNXFile(llvm::StringRef path, mlir::MLIRContext &ctx,
+                                                 const ImportOptions &opts = {});
 
 } // namespace aicc::onnx_import
 
