@@ -267,6 +267,7 @@ private:
   LogicalResult importReshape(const NodeCtx &nc);
   LogicalResult importFlatten(const NodeCtx &nc);
   LogicalResult importTranspose(const NodeCtx &nc);
+  template <typename OpTy> LogicalResult importReduce(const NodeCtx &nc, int axesInputSince);
   LogicalResult importIdentity(const NodeCtx &nc);
   LogicalResult importDropout(const NodeCtx &nc);
   LogicalResult importConstant(const NodeCtx &nc);
@@ -1007,6 +1008,62 @@ LogicalResult Importer::importTranspose(const NodeCtx &nc) {
   return define(nc, 0, v);
 }
 
+/// ReduceSum / ReduceMean / ReduceMax / ReduceMin. `axes` is an attribute before opset
+/// `axesInputSince` (13 for ReduceSum, 18 for the others) and an optional constant input
+/// from then on. No axes reduces every dim, unless noop_with_empty_axes = 1 (identity).
+template <typename OpTy>
+LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
+  bool axesAsInput = opset >= axesInputSince;
+  if (failed(checkArity(nc, 1, axesAsInput ? 2 : 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  auto t = checkFloat(nc, *in, "data");
+  if (failed(t))
+    return failure();
+  SmallVector<int64_t> axes;
+  if (axesAsInput) {
+    auto axesIn = getOptionalInput(nc, 1);
+    if (failed(axesIn))
+      return failure();
+    if (*axesIn) {
+      auto v = getConstantInts(nc, *axesIn, "axes input '" + nc.node.input(1) + "'");
+      if (failed(v))
+        return failure();
+      axes = std::move(*v);
+    }
+  } else {
+    auto a = getInts(nc, "axes");
+    if (failed(a))
+      return failure();
+    if (*a)
+      axes = std::move(**a);
+  }
+  auto keep = getInt(nc, "keepdims", 1);
+  auto noop = getInt(nc, "noop_with_empty_axes", 0);
+  if (failed(keep) || failed(noop))
+    return failure();
+  if (axes.empty() && *noop)
+    return define(nc, 0, *in);
+  int64_t rank = t->getRank();
+  for (int64_t &a : axes) {
+    auto n = normalizeAxis(nc, a, rank, /*allowRank=*/false);
+    if (failed(n))
+      return failure();
+    a = *n;
+  }
+  llvm::sort(axes);
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    return nodeError(nc) << "axes " << shapeStr(axes) << " repeat a dim";
+  auto shape = graph::reducedShape(t->getShape(), axes, *keep != 0);
+  if (failed(shape))
+    return nodeError(nc) << "invalid axes " << shapeStr(axes);
+  Value v = OpTy::create(b, nc.loc, RankedTensorType::get(*shape, t->getElementType()), *in,
+                         b.getDenseI64ArrayAttr(axes), b.getBoolAttr(*keep != 0));
+  return define(nc, 0, v);
+}
+
 LogicalResult Importer::importIdentity(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 1)))
     return failure();
@@ -1123,6 +1180,14 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importFlatten(nc);
   if (op == "Transpose")
     return importTranspose(nc);
+  if (op == "ReduceSum")
+    return importReduce<graph::ReduceSumOp>(nc, 13);
+  if (op == "ReduceMean")
+    return importReduce<graph::ReduceMeanOp>(nc, 18);
+  if (op == "ReduceMax")
+    return importReduce<graph::ReduceMaxOp>(nc, 18);
+  if (op == "ReduceMin")
+    return importReduce<graph::ReduceMinOp>(nc, 18);
   if (op == "Identity")
     return importIdentity(nc);
   if (op == "Dropout")
