@@ -177,14 +177,27 @@ TEST(ONNXImportTestData, ImportsSupportedModels) {
   }
 }
 
-TEST(ONNXImportTestData, ExpandedSoftmaxNamesTheFirstUnsupportedOp) {
-  std::string path = std::string(kTestData) + "/node/test_softmax_axis_0_expanded/model.onnx";
+TEST(ONNXImportTestData, UnsupportedOpNamesOpNodeAndOpset) {
+  // node/test_cos: one Cos node (unnamed: the importer names it Cos_0), opset 7.
+  std::string path = std::string(kTestData) + "/node/test_cos/model.onnx";
   if (!llvm::sys::fs::exists(path))
     GTEST_SKIP() << path << " is missing";
   Ctx c;
   EXPECT_FALSE(importONNXFile(path, c.ctx));
-  EXPECT_NE(c.diags.find("unsupported ONNX op 'ReduceMax'"), std::string::npos) << c.diags;
-  EXPECT_NE(c.diags.find("opset 13)"), std::string::npos) << c.diags;
+  EXPECT_NE(c.diags.find("unsupported ONNX op 'Cos'"), std::string::npos) << c.diags;
+  EXPECT_NE(c.diags.find("opset 7)"), std::string::npos) << c.diags;
+}
+
+TEST(ONNXImportTestData, ExpandedSoftmaxImportsReductions) {
+  std::string path = std::string(kTestData) + "/node/test_softmax_axis_0_expanded/model.onnx";
+  if (!llvm::sys::fs::exists(path))
+    GTEST_SKIP() << path << " is missing";
+  Ctx c;
+  auto m = importONNXFile(path, c.ctx);
+  ASSERT_TRUE(m) << c.diags;
+  int reduces = 0;
+  m->walk([&](Operation *op) { reduces += isa<aicc::graph::ReduceMaxOp, aicc::graph::ReduceSumOp>(op); });
+  EXPECT_EQ(reduces, 2);
 }
 
 //===----------------------------------------------------------------------===//
