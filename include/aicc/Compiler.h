@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -23,6 +24,25 @@ namespace aicc {
 /// by ptxas; cpu produces an x86-64 ELF shared object.
 enum class Target { CPU, SM80, SM90, SM90a };
 
+/// Compilation stages, in order. `aicc-compile --compile-to=S` stops after S and writes its
+/// output; `--compile-from=S` reads S's output (possibly edited) and resumes.
+///   onnx    the model input (.onnx, or graph-dialect .mlir not yet cleaned up)
+///   graph   graph dialect after import and aicc-graph-pipeline (MLIR)
+///   fused   after aicc-fusion-pipeline: graph.fusion_group ops (MLIR)
+///   tile    after aicc-tile-pipeline: tile kernels + host plan (MLIR)
+///   gpu     after the target lowering: gpu.module in the NVVM/LLVM dialects (GPU targets), or
+///   cpu     the kernels module in the LLVM dialect (cpu target); host plan kept (MLIR)
+///   llvm    LLVM IR of the kernels (text)
+///   ptx     PTX of every kernel (GPU targets)
+///   cubin   one cubin holding every kernel (GPU targets)
+///   bundle  the runnable .aicc file
+enum class Stage { ONNX, Graph, Fused, Tile, Lowered, LLVM, PTX, Cubin, Bundle };
+
+/// Parses a stage name (onnx, graph, fused, tile, gpu, cpu, llvm, ptx, cubin, bundle).
+llvm::Expected<Stage> parseStage(llvm::StringRef name);
+/// The stage's name; Lowered is "gpu" for GPU targets and "cpu" for the cpu target.
+std::string stageName(Stage stage, Target target);
+
 /// What compileModel returns.
 enum class EmitKind {
   Bundle, ///< one .aicc file: code + launch plan + weights (docs/bundle-format.md)
@@ -32,6 +52,8 @@ enum class EmitKind {
   Fused,  ///< graph-dialect MLIR after fusion (graph.fusion_group ops)
   Tile,   ///< tile kernels + host plan (MLIR)
   LLVM,   ///< LLVM IR of the kernels (host code for cpu, NVVM IR for GPU targets)
+  Lowered, ///< MLIR after the target lowering (stage gpu / cpu)
+  Dot,    ///< Graphviz of the fused graph: one cluster per fusion group, coloured by kind
 };
 
 /// Model input format.
@@ -48,7 +70,24 @@ struct CompileOptions {
   bool printIRAfterAll = false;
   /// Print per-pass timing to stderr at the end (like --mlir-timing).
   bool timing = false;
+  /// Stage the input is at. Unset: Stage::ONNX (a model to import, or graph MLIR to clean up).
+  std::optional<Stage> from;
+  /// For --compile-from=llvm|ptx|cubin with a bundle as the result: an MLIR file at the tile
+  /// or gpu/cpu stage of the same model whose host plan (buffers, launches, weights) the
+  /// bundle uses.
+  std::string planFile;
+  /// When non-empty, every MLIR pass runs as its own step and the IR after it is written to
+  /// DIR/NN-<pass>.mlir with the aicc-opt command reproducing it from the previous file;
+  /// LLVM IR / PTX steps are written too.
+  std::string dumpStepsDir;
+  /// When non-empty, per kernel: DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx,
+  /// resources.json} (PTX and ptxas resource usage for GPU targets).
+  std::string dumpKernelsDir;
 };
+
+/// The passes compileModel runs for `options` and `emit`, one stage a line:
+/// `stage: textual pipeline` for MLIR stages, a description for the others.
+std::string describePipeline(EmitKind emit, const CompileOptions &options = {});
 
 /// Parses a target name: "cpu", "sm_80", "sm_90", "sm_90a". Returns an error naming the
 /// accepted values otherwise.

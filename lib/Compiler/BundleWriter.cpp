@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -18,19 +19,25 @@ namespace rt = aicc::runtime;
 
 KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
   KernelInfoMap map;
-  for (auto m : top.getOps<ModuleOp>()) {
-    if (m.getSymName() != kKernelModuleName)
+  for (Operation &container : top.getBody()->getOperations()) {
+    auto sym = container.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!sym || sym.getValue() != kKernelModuleName || container.getNumRegions() != 1)
       continue;
-    for (auto fn : m.getOps<func::FuncOp>()) {
-      auto s = tile::getSchedule(fn);
-      if (!s)
+    for (Operation &op : container.getRegion(0).front()) {
+      auto s = tile::getSchedule(&op);
+      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      auto fn = dyn_cast<FunctionOpInterface>(op);
+      if (!s || !name || !fn)
         continue;
       KernelInfo info;
       for (int i = 0; i < 3; ++i)
         info.grid[i] = s.getGrid()[i];
       info.threads = s.getNumThreads();
       info.numParams = fn.getNumArguments();
-      map[fn.getName()] = info;
+      // CPU kernels carry their buffer count (pid and grid arguments follow the buffers).
+      if (auto n = op.getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
+        info.numParams = n.getInt();
+      map[name.getValue()] = info;
     }
   }
   return map;

@@ -6,7 +6,16 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -20,6 +29,13 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+
+extern "C" {
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
@@ -93,15 +109,103 @@ FailureOr<std::string> aicc::detail::translateToLLVMIRText(Operation *kernels) {
   return s;
 }
 
-FailureOr<std::string> aicc::detail::emitCPUSharedObject(Operation *kernels) {
-  Location loc = kernels->getLoc();
+namespace {
+/// Parses LLVM IR text into `ctx`.
+FailureOr<std::unique_ptr<llvm::Module>> parseLLVMIR(Location loc, StringRef text,
+                                                     llvm::LLVMContext &ctx) {
+  llvm::SMDiagnostic err;
+  auto mod = llvm::parseIR(llvm::MemoryBufferRef(text, "kernels.ll"), err, ctx);
+  if (!mod) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    err.print("kernels.ll", os, /*ShowColors=*/false);
+    return emitError(loc, "invalid LLVM IR: ") << msg, failure();
+  }
+  return mod;
+}
+
+void optimizeModule(llvm::Module &mod, llvm::TargetMachine *tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(mod, mam);
+}
+
+FailureOr<std::string> emitWithTargetMachine(Location loc, llvm::Module &mod,
+                                            llvm::TargetMachine &tm,
+                                            llvm::CodeGenFileType type) {
+  llvm::SmallString<0> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::legacy::PassManager cg;
+  if (tm.addPassesToEmitFile(cg, os, nullptr, type))
+    return emitError(loc, "the LLVM target cannot emit this file type"), failure();
+  cg.run(mod);
+  return std::string(buf.str());
+}
+
+/// libdevice functions that are exactly one LLVM intrinsic the NVPTX backend selects.
+std::optional<llvm::Intrinsic::ID> libdeviceIntrinsic(StringRef name) {
+  StringRef base = name;
+  if (!base.consume_front("__nv_"))
+    return std::nullopt;
+  if (base.ends_with("f") && base != "fabs" && base != "copysign")
+    base = base.drop_back(); // float variant: fmaf -> fma
+  return llvm::StringSwitch<std::optional<llvm::Intrinsic::ID>>(base)
+      .Case("fma", llvm::Intrinsic::fma)
+      .Case("fmax", llvm::Intrinsic::maxnum)
+      .Case("fmin", llvm::Intrinsic::minnum)
+      .Case("floor", llvm::Intrinsic::floor)
+      .Case("ceil", llvm::Intrinsic::ceil)
+      .Cases("fabs", "fabsf", llvm::Intrinsic::fabs)
+      .Case("sqrt", llvm::Intrinsic::sqrt)
+      .Case("trunc", llvm::Intrinsic::trunc)
+      .Case("rint", llvm::Intrinsic::rint)
+      .Case("nearbyint", llvm::Intrinsic::nearbyint)
+      .Cases("copysign", "copysignf", llvm::Intrinsic::copysign)
+      .Default(std::nullopt);
+}
+
+LogicalResult defineLibdeviceCalls(Location loc, llvm::Module &mod) {
+  for (llvm::Function &f : mod.functions()) {
+    if (!f.isDeclaration() || !f.getName().starts_with("__nv_"))
+      continue;
+    auto id = libdeviceIntrinsic(f.getName());
+    if (!id)
+      return emitError(loc, "kernel calls libdevice function ")
+                 << f.getName() << ", which aicc does not provide (expand it before lowering)",
+             failure();
+    llvm::Function *intr = llvm::Intrinsic::getOrInsertDeclaration(&mod, *id,
+                                                                   {f.getReturnType()});
+    auto *bb = llvm::BasicBlock::Create(mod.getContext(), "entry", &f);
+    llvm::IRBuilder<> b(bb);
+    SmallVector<llvm::Value *> args;
+    for (llvm::Argument &a : f.args())
+      args.push_back(&a);
+    b.CreateRet(b.CreateCall(intr, args));
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  return success();
+}
+} // namespace
+
+FailureOr<std::string> aicc::detail::emitCPUSharedObject(Location loc, StringRef llvmIR) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::LLVMContext llvmCtx;
-  auto mod = translateModuleToLLVMIR(kernels, llvmCtx, "aicc_kernels");
-  if (!mod)
-    return emitError(loc, "translation of the CPU kernels to LLVM IR failed"), failure();
-  mod->setSourceFileName("aicc_kernels");
+  auto parsed = parseLLVMIR(loc, llvmIR, llvmCtx);
+  if (failed(parsed))
+    return failure();
+  llvm::Module &mod = **parsed;
+  mod.setSourceFileName("aicc_kernels");
   std::string triple = llvm::sys::getDefaultTargetTriple();
   std::string err;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
@@ -113,42 +217,52 @@ FailureOr<std::string> aicc::detail::emitCPUSharedObject(Operation *kernels) {
       tt, "x86-64-v2", "", to, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
     return emitError(loc, "cannot create a target machine for ") << triple, failure();
-  mod->setTargetTriple(tt);
-  mod->setDataLayout(tm->createDataLayout());
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    mpm.run(*mod, mam);
-  }
-  TempFile obj, so;
-  if (failed(obj.create(loc, "aicc-kernels", "o")) || failed(so.create(loc, "aicc-kernels", "so")))
+  mod.setTargetTriple(tt);
+  mod.setDataLayout(tm->createDataLayout());
+  optimizeModule(mod, tm.get());
+  auto obj = emitWithTargetMachine(loc, mod, *tm, llvm::CodeGenFileType::ObjectFile);
+  if (failed(obj))
     return failure();
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(obj.path, ec);
-    if (ec)
-      return emitError(loc, "cannot write ") << obj.path << ": " << ec.message(), failure();
-    llvm::legacy::PassManager cg;
-    if (tm->addPassesToEmitFile(cg, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      return emitError(loc, "the target cannot emit object files"), failure();
-    cg.run(*mod);
-  }
+  TempFile objFile, so;
+  if (failed(objFile.create(loc, "aicc-kernels", "o")) ||
+      failed(so.create(loc, "aicc-kernels", "so")) || failed(writeFile(loc, objFile.path, *obj)))
+    return failure();
   auto cc = llvm::sys::findProgramByName("cc");
   if (!cc)
     return emitError(loc, "no C compiler driver 'cc' on PATH to link the CPU kernels"), failure();
   if (failed(runTool(loc, *cc, {*cc, "-shared", "-nostartfiles", "-Wl,--build-id=none", "-o",
-                                so.path, obj.path, "-lm"})))
+                                so.path, objFile.path, "-lm"})))
     return failure();
   return readFile(loc, so.path);
+}
+
+FailureOr<std::string> aicc::detail::emitPTX(Location loc, StringRef llvmIR, StringRef chip,
+                                             StringRef features) {
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+  llvm::LLVMContext llvmCtx;
+  auto parsed = parseLLVMIR(loc, llvmIR, llvmCtx);
+  if (failed(parsed))
+    return failure();
+  llvm::Module &mod = **parsed;
+  llvm::Triple tt("nvptx64-nvidia-cuda");
+  std::string err;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(tt.str(), err);
+  if (!target)
+    return emitError(loc, "LLVM has no NVPTX target: ") << err, failure();
+  llvm::TargetOptions to;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      tt, chip, features, to, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return emitError(loc, "cannot create an NVPTX target machine for ") << chip, failure();
+  mod.setTargetTriple(tt);
+  mod.setDataLayout(tm->createDataLayout());
+  if (failed(defineLibdeviceCalls(loc, mod)))
+    return failure();
+  optimizeModule(mod, tm.get());
+  return emitWithTargetMachine(loc, mod, *tm, llvm::CodeGenFileType::AssemblyFile);
 }
 
 FailureOr<std::string> aicc::detail::extractPTX(ModuleOp top) {
@@ -186,7 +300,7 @@ static std::string findPtxas(StringRef cudaPath) {
 }
 
 FailureOr<std::string> aicc::detail::assemblePTX(Location loc, StringRef ptx, StringRef chip,
-                                                 StringRef cudaPath) {
+                                                 StringRef cudaPath, std::string *log) {
   std::string ptxas = findPtxas(cudaPath);
   if (ptxas.empty())
     return emitError(loc, "ptxas not found (looked in --cuda-path, $CUDA_HOME, "
@@ -197,7 +311,98 @@ FailureOr<std::string> aicc::detail::assemblePTX(Location loc, StringRef ptx, St
       failed(out.create(loc, "aicc-kernels", "cubin")) || failed(writeFile(loc, in.path, ptx)))
     return failure();
   std::string arch = ("-arch=" + chip).str();
-  if (failed(runTool(loc, ptxas, {ptxas, arch, "-O3", in.path, "-o", out.path})))
+  SmallVector<StringRef> args{ptxas, arch, "-O3", in.path, "-o", out.path};
+  if (log)
+    args.push_back("-v");
+  if (failed(runTool(loc, ptxas, args, log)))
     return failure();
   return readFile(loc, out.path);
+}
+
+LogicalResult aicc::detail::dumpKernels(Location loc, StringRef dir, StringRef llvmIR,
+                                       const llvm::StringMap<std::string> &tileIR, bool gpu,
+                                       StringRef chip, StringRef features, StringRef cudaPath) {
+  llvm::LLVMContext llvmCtx;
+  auto parsed = parseLLVMIR(loc, llvmIR, llvmCtx);
+  if (failed(parsed))
+    return failure();
+  llvm::Module &whole = **parsed;
+  SmallVector<std::string> kernels;
+  for (llvm::Function &f : whole.functions()) {
+    if (f.isDeclaration())
+      continue;
+    bool isKernel = gpu ? f.getCallingConv() == llvm::CallingConv::PTX_Kernel
+                        : f.getName().ends_with("_entry");
+    if (isKernel)
+      kernels.push_back((gpu ? f.getName() : f.getName().drop_back(6)).str());
+  }
+  for (const std::string &k : kernels) {
+    llvm::SmallString<256> kdir(dir);
+    llvm::sys::path::append(kdir, k);
+    if (auto ec = llvm::sys::fs::create_directories(kdir))
+      return emitError(loc, "cannot create ") << kdir << ": " << ec.message(), failure();
+    auto file = [&](StringRef name) {
+      llvm::SmallString<256> p(kdir);
+      llvm::sys::path::append(p, name);
+      return std::string(p);
+    };
+    auto it = tileIR.find(k);
+    if (it != tileIR.end() && failed(writeFile(loc, file("tile.mlir"), it->second)))
+      return failure();
+    // This kernel alone: drop the bodies of the other kernels, then unused globals.
+    std::unique_ptr<llvm::Module> one = llvm::CloneModule(whole);
+    for (llvm::Function &f : one->functions()) {
+      StringRef n = f.getName();
+      bool mine = gpu ? n == k : (n == k || n == k + "_entry");
+      bool otherKernel = gpu ? f.getCallingConv() == llvm::CallingConv::PTX_Kernel
+                             : llvm::is_contained(kernels, n.str()) || n.ends_with("_entry");
+      if (!mine && otherKernel && !f.isDeclaration())
+        f.deleteBody();
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    one->print(os, nullptr);
+    if (failed(writeFile(loc, file("kernel.ll"), text)))
+      return failure();
+    if (!gpu)
+      continue;
+    auto ptx = emitPTX(loc, text, chip, features);
+    if (failed(ptx) || failed(writeFile(loc, file("kernel.ptx"), *ptx)))
+      return failure();
+    llvm::json::Object summary{{"kernel", k}, {"chip", chip.str()}};
+    std::string log;
+    if (!findPtxas(cudaPath).empty()) {
+      if (failed(assemblePTX(loc, *ptx, chip, cudaPath, &log)))
+        return failure();
+      // ptxas -v: "Used 30 registers, used 1 barriers, 8736 bytes smem, ..." and
+      // "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads".
+      auto grab = [&](StringRef pattern) -> std::optional<int64_t> {
+        llvm::Regex re(pattern);
+        SmallVector<StringRef> m;
+        int64_t v;
+        if (re.match(log, &m) && !m[1].getAsInteger(10, v))
+          return v;
+        return std::nullopt;
+      };
+      auto put = [&](StringRef key, std::optional<int64_t> v) {
+        if (v)
+          summary[key] = *v;
+      };
+      put("registers", grab("Used ([0-9]+) registers"));
+      put("barriers", grab("used ([0-9]+) barriers"));
+      summary["shared_bytes"] = grab("([0-9]+) bytes smem").value_or(0);
+      put("stack_frame_bytes", grab("([0-9]+) bytes stack frame"));
+      put("spill_store_bytes", grab("([0-9]+) bytes spill stores"));
+      put("spill_load_bytes", grab("([0-9]+) bytes spill loads"));
+      summary["ptxas_log"] = log;
+    } else {
+      summary["ptxas"] = "unavailable (no CUDA toolkit found); PTX only";
+    }
+    std::string json;
+    llvm::raw_string_ostream js(json);
+    js << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary))) << "\n";
+    if (failed(writeFile(loc, file("resources.json"), json)))
+      return failure();
+  }
+  return success();
 }

@@ -4,6 +4,7 @@
 #include "Internal.h"
 
 #include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Graph/IR/GraphOps.h"
 #include "aicc/InitAll.h"
 #include "aicc/Pipelines/Pipelines.h"
 #include "aicc/Target/ONNX/ImportONNX.h"
@@ -14,8 +15,17 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
+#include "aicc/Support/PipelineSteps.h"
 
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -100,8 +110,10 @@ struct DiagnosticCollector {
             break;
           }
           os << d << "\n";
-          for (Diagnostic &n : d.getNotes())
-          {
+          for (Diagnostic &n : d.getNotes()) {
+            // The pass manager's "see current operation" notes repeat whole functions.
+            if (StringRef(n.str()).starts_with("see current operation"))
+              continue;
             printLocation(os, n.getLocation());
             os << ": note: " << n << "\n";
           }
@@ -112,123 +124,564 @@ struct DiagnosticCollector {
   }
 };
 
-std::string printOp(Operation *op) {
+std::string printOp(Operation *op) { return printIR(op); }
+
+/// Names the pass, the op and its location when a pass fails (the pass's own diagnostics
+/// come first).
+struct NameFailingPass : public PassInstrumentation {
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    auto diag = emitError(op->getLoc()) << "pass '" << pass->getArgument() << "' failed on '"
+                                        << op->getName() << "'";
+    if (auto sym = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+      diag << " @" << sym.getValue();
+  }
+};
+
+constexpr int rank(Stage s) { return static_cast<int>(s); }
+
+/// The compile driver: runs stages [from, to] on one module.
+class Driver {
+public:
+  Driver(MLIRContext &ctx, const CompileOptions &opts, DiagnosticCollector &diags)
+      : ctx(ctx), opts(opts), diags(diags), gpu(opts.target != Target::CPU) {
+    if (opts.timing) {
+      timing.setEnabled(true);
+      timing.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+      root = timing.getRootScope();
+    }
+    if (!opts.dumpStepsDir.empty() || opts.printIRAfterAll)
+      ctx.disableMultithreading();
+  }
+
+  /// Runs one MLIR stage's pipeline (step by step when dumping steps).
+  LogicalResult runStage(ModuleOp module, Stage stage,
+                         llvm::function_ref<void(OpPassManager &)> build) {
+    std::string name = stageName(stage, opts.target);
+    TimingScope scope = root.nest(name);
+    PassManager pm(&ctx, ModuleOp::getOperationName());
+    build(pm);
+    if (opts.dumpStepsDir.empty()) {
+      configure(pm, scope);
+      return pm.run(module);
+    }
+    std::string err;
+    auto steps = flattenPipeline(printPipeline(pm), err);
+    if (failed(steps))
+      return module.emitError("internal error: ") << err;
+    for (const PipelineStep &step : *steps) {
+      PassManager one(&ctx, ModuleOp::getOperationName());
+      std::string nestedText;
+      for (size_t i = 1; i < step.nesting.size(); ++i)
+        nestedText += step.nesting[i] + "(";
+      nestedText += step.pass;
+      nestedText.append(step.nesting.size() > 0 ? step.nesting.size() - 1 : 0, ')');
+      std::string perr;
+      llvm::raw_string_ostream pos(perr);
+      if (failed(parsePassPipeline(nestedText, one, pos)))
+        return module.emitError("internal error: cannot parse step '") << step.pipeline()
+                                                                       << "': " << perr;
+      configure(one, scope);
+      if (failed(one.run(module)))
+        return failure();
+      if (failed(dumpMLIR(step, printOp(module))))
+        return failure();
+    }
+    return success();
+  }
+
+  /// Writes the stage's starting IR as 00-<stage>.mlir (step dumps only).
+  LogicalResult dumpStart(ModuleOp module, Stage stage) {
+    if (opts.dumpStepsDir.empty())
+      return success();
+    std::string name = "00-" + stageName(stage, opts.target) + ".mlir";
+    llvm::SmallString<256> path(opts.dumpStepsDir);
+    llvm::sys::path::append(path, name);
+    std::string err;
+    if (auto ec = llvm::sys::fs::create_directories(opts.dumpStepsDir))
+      return module.emitError("cannot create '") << opts.dumpStepsDir << "': " << ec.message();
+    if (failed(writeFileAtomically(path, "// aicc step 00: input at stage " +
+                                             stageName(stage, opts.target) + "\n" +
+                                             printOp(module),
+                                   err)))
+      return module.emitError(err);
+    lastStepFile = std::string(path);
+    return success();
+  }
+
+  /// Writes a non-MLIR step (LLVM IR, PTX) to the step directory.
+  LogicalResult dumpArtifact(Location loc, StringRef name, StringRef ext, StringRef comment,
+                             StringRef reproduce, StringRef text) {
+    if (opts.dumpStepsDir.empty())
+      return success();
+    char num[16];
+    snprintf(num, sizeof(num), "%02u", ++stepIndex);
+    llvm::SmallString<256> path(opts.dumpStepsDir);
+    llvm::sys::path::append(path, std::string(num) + "-" + name.str() + "." + ext.str());
+    std::string header = (comment + " aicc step " + num + ": " + name + "\n" + comment +
+                          " reproduce: aicc-compile " + lastStepFile + " " + reproduce + "\n")
+                             .str();
+    std::string err;
+    if (failed(writeFileAtomically(path, header + text.str(), err)))
+      return emitError(loc, err);
+    lastStepFile = std::string(path);
+    return success();
+  }
+
+  TimingScope nest(StringRef name) { return root.nest(name); }
+  const CompileOptions &options() const { return opts; }
+
+private:
+  void configure(PassManager &pm, TimingScope &scope) {
+    if (!opts.crashReproducer.empty())
+      pm.enableCrashReproducerGeneration(opts.crashReproducer);
+    if (opts.printIRAfterAll)
+      pm.enableIRPrinting();
+    if (opts.timing)
+      pm.enableTiming(scope);
+    pm.addInstrumentation(std::make_unique<NameFailingPass>());
+  }
+
+  LogicalResult dumpMLIR(const PipelineStep &step, StringRef ir) {
+    std::string err, written;
+    if (failed(writeStepDump(opts.dumpStepsDir, ++stepIndex, step, lastStepFile, ir, err,
+                             &written)))
+      return emitError(UnknownLoc::get(&ctx), err);
+    lastStepFile = written;
+    return success();
+  }
+
+  MLIRContext &ctx;
+  const CompileOptions &opts;
+  DiagnosticCollector &diags;
+  bool gpu;
+  unsigned stepIndex = 0;
+  std::string lastStepFile = "<input>";
+  DefaultTimingManager timing;
+  TimingScope root;
+};
+
+/// The kernels container of a module at the tile or lowered stage.
+Operation *findKernels(ModuleOp module) {
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto m = dyn_cast<ModuleOp>(op); m && m.getSymName() == kKernelModuleName)
+      return m;
+    if (auto g = dyn_cast<gpu::GPUModuleOp>(op); g && g.getName() == kKernelModuleName)
+      return g;
+  }
+  return nullptr;
+}
+
+FailureOr<OwningOpRef<ModuleOp>> parseMLIR(MLIRContext &ctx, StringRef text, StringRef name) {
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
+  OwningOpRef<ModuleOp> m = parseSourceFile<ModuleOp>(sm, &ctx);
+  if (!m)
+    return failure();
+  return m;
+}
+
+/// Graphviz of the fused graph: fusion groups are clusters coloured by kind.
+std::string emitDot(ModuleOp module) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  op->print(os);
+  DenseMap<Operation *, unsigned> ids;
+  DenseMap<Value, std::string> producer; // value -> node id that produces it
+  unsigned next = 0;
+  auto color = [](StringRef kind) {
+    return llvm::StringSwitch<const char *>(kind)
+        .Case("epilogue", "lightblue")
+        .Case("elementwise", "palegreen")
+        .Case("softmax", "orange")
+        .Case("reduction", "plum")
+        .Default("lightgray");
+  };
+  auto escape = [](StringRef in) {
+    std::string r;
+    for (char c : in) {
+      if (c == '"' || c == '\\')
+        r.push_back('\\');
+      r.push_back(c);
+    }
+    return r;
+  };
+  auto typeStr = [](Type t) {
+    std::string r;
+    llvm::raw_string_ostream ts(r);
+    ts << t;
+    return r;
+  };
+  os << "digraph aicc {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    for (BlockArgument a : fn.getArguments()) {
+      std::string id = "n" + std::to_string(next++);
+      std::string name = "arg" + std::to_string(a.getArgNumber());
+      if (auto n = fn.getArgAttrOfType<StringAttr>(a.getArgNumber(), "aicc.name"))
+        name = n.getValue().str();
+      os << "  " << id << " [shape=ellipse, label=\"input " << escape(name) << "\\n" << typeStr(a.getType())
+         << "\"];\n";
+      producer[a] = id;
+    }
+    unsigned cluster = 0;
+    auto emitOp = [&](Operation &op, StringRef indent) {
+      std::string id = "n" + std::to_string(next++);
+      std::string label = op.getName().getStringRef().str();
+      if (auto n = dyn_cast<NameLoc>(op.getLoc()))
+        label += "\\n" + escape(n.getName().getValue());
+      if (op.getNumResults() == 1)
+        label += "\\n" + typeStr(op.getResult(0).getType());
+      os << indent << id << " [label=\"" << label << "\"];\n";
+      for (Value r : op.getResults())
+        producer[r] = id;
+      return id;
+    };
+    SmallVector<std::pair<std::string, std::string>> edges;
+    for (Operation &op : fn.getBody().front()) {
+      if (auto g = dyn_cast<aicc::graph::FusionGroupOp>(op)) {
+        // Same numbering as convert-graph-to-tile's kernel names.
+        os << "  subgraph cluster_" << cluster << " {\n    style=filled; fillcolor="
+           << color(g.getKind()) << "; label=\"fused_" << cluster << "_" << g.getKind()
+           << "\";\n";
+        ++cluster;
+        Block &body = g.getBody().front();
+        for (auto [arg, in] : llvm::zip(body.getArguments(), g.getInputs()))
+          producer[arg] = producer.lookup(in);
+        for (Operation &inner : body) {
+          if (auto y = dyn_cast<aicc::graph::YieldOp>(inner)) {
+            for (auto [v, r] : llvm::zip(y.getValues(), g.getResults()))
+              producer[r] = producer.lookup(v);
+            continue;
+          }
+          std::string id = emitOp(inner, "    ");
+          for (Value o : inner.getOperands())
+            if (producer.count(o))
+              edges.push_back({producer[o], id});
+        }
+        os << "  }\n";
+        continue;
+      }
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+          std::string id = "n" + std::to_string(next++);
+          os << "  " << id << " [shape=ellipse, label=\"output " << i << "\"];\n";
+          if (producer.count(v))
+            edges.push_back({producer[v], id});
+        }
+        continue;
+      }
+      std::string id = emitOp(op, "  ");
+      for (Value o : op.getOperands())
+        if (producer.count(o))
+          edges.push_back({producer[o], id});
+    }
+    for (auto &[a, b] : edges)
+      os << "  " << a << " -> " << b << ";\n";
+  }
+  os << "}\n";
   return s;
 }
 
-LogicalResult runPipeline(ModuleOp module, const CompileOptions &opts,
-                          llvm::function_ref<void(OpPassManager &)> build) {
-  PassManager pm(module->getContext());
-  if (!opts.crashReproducer.empty())
-    pm.enableCrashReproducerGeneration(opts.crashReproducer);
-  if (opts.printIRAfterAll) {
-    module->getContext()->disableMultithreading();
-    pm.enableIRPrinting();
-  }
-  if (opts.timing)
-    pm.enableTiming();
-  build(pm);
-  return pm.run(module);
+/// Reads the host plan from an MLIR file at the tile or lowered stage.
+FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool gpu) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return emitError(UnknownLoc::get(&ctx), "cannot read the plan file '")
+               << path << "': " << buf.getError().message(),
+           failure();
+  auto m = parseMLIR(ctx, (*buf)->getBuffer(), path);
+  if (failed(m))
+    return failure();
+  return aicc::detail::buildBundlePlan(**m, aicc::detail::collectKernelInfo(**m), gpu);
 }
 } // namespace
+
+llvm::Expected<Stage> aicc::parseStage(StringRef name) {
+  auto s = llvm::StringSwitch<std::optional<Stage>>(name)
+               .Case("onnx", Stage::ONNX)
+               .Case("graph", Stage::Graph)
+               .Case("fused", Stage::Fused)
+               .Case("tile", Stage::Tile)
+               .Cases("gpu", "cpu", Stage::Lowered)
+               .Case("llvm", Stage::LLVM)
+               .Case("ptx", Stage::PTX)
+               .Case("cubin", Stage::Cubin)
+               .Case("bundle", Stage::Bundle)
+               .Default(std::nullopt);
+  if (!s)
+    return llvm::createStringError("unknown stage '" + name.str() +
+                                   "' (expected onnx, graph, fused, tile, gpu, cpu, llvm, "
+                                   "ptx, cubin or bundle)");
+  return *s;
+}
+
+std::string aicc::stageName(Stage stage, Target target) {
+  switch (stage) {
+  case Stage::ONNX:
+    return "onnx";
+  case Stage::Graph:
+    return "graph";
+  case Stage::Fused:
+    return "fused";
+  case Stage::Tile:
+    return "tile";
+  case Stage::Lowered:
+    return target == Target::CPU ? "cpu" : "gpu";
+  case Stage::LLVM:
+    return "llvm";
+  case Stage::PTX:
+    return "ptx";
+  case Stage::Cubin:
+    return "cubin";
+  case Stage::Bundle:
+    return "bundle";
+  }
+  return "?";
+}
+
+static Stage stageOf(EmitKind emit) {
+  switch (emit) {
+  case EmitKind::Bundle:
+    return Stage::Bundle;
+  case EmitKind::Cubin:
+    return Stage::Cubin;
+  case EmitKind::PTX:
+    return Stage::PTX;
+  case EmitKind::Graph:
+    return Stage::Graph;
+  case EmitKind::Fused:
+  case EmitKind::Dot:
+    return Stage::Fused;
+  case EmitKind::Tile:
+    return Stage::Tile;
+  case EmitKind::LLVM:
+    return Stage::LLVM;
+  case EmitKind::Lowered:
+    return Stage::Lowered;
+  }
+  return Stage::Bundle;
+}
+
+static void setGPUOptions(GPUPipelineOptions &g, const CompileOptions &opts) {
+  g.chip = targetName(opts.target).str();
+  g.features = opts.target == Target::SM90a ? "+ptx80" : "+ptx78";
+}
+
+std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  Stage from = opts.from.value_or(Stage::ONNX), to = stageOf(emit);
+  bool gpu = opts.target != Target::CPU;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  auto mlirStage = [&](Stage s, llvm::function_ref<void(OpPassManager &)> build) {
+    if (rank(from) >= rank(s) || rank(to) < rank(s))
+      return;
+    PassManager pm(&ctx, ModuleOp::getOperationName());
+    build(pm);
+    os << stageName(s, opts.target) << ": " << printPipeline(pm) << "\n";
+  };
+  if (from == Stage::ONNX)
+    os << "onnx: import (ONNX ModelProto -> graph dialect), or parse graph-dialect MLIR\n";
+  mlirStage(Stage::Graph, buildGraphPipeline);
+  mlirStage(Stage::Fused, buildFusionPipeline);
+  mlirStage(Stage::Tile, buildTilePipeline);
+  GPUPipelineOptions g;
+  setGPUOptions(g, opts);
+  mlirStage(Stage::Lowered, [&](OpPassManager &pm) {
+    if (gpu)
+      buildGPULoweringPipeline(pm, g);
+    else
+      buildCPUPipeline(pm);
+  });
+  auto step = [&](Stage s, StringRef what) {
+    if (rank(from) < rank(s) && rank(to) >= rank(s))
+      os << stageName(s, opts.target) << ": " << what << "\n";
+  };
+  step(Stage::LLVM, "translate the kernels module to LLVM IR (mlir::translateModuleToLLVMIR)");
+  if (gpu) {
+    step(Stage::PTX, "LLVM -O3 + NVPTX codegen (nvptx64-nvidia-cuda, " + g.chip + ", " +
+                         g.features + ")");
+    step(Stage::Cubin, "ptxas -arch=" + g.chip + " -O3");
+    step(Stage::Bundle, "bundle: host plan + cubin + weights");
+  } else {
+    step(Stage::Bundle, "LLVM -O3 + x86-64 codegen (PIC), cc -shared; bundle: host plan + "
+                        "shared object + weights");
+  }
+  return out;
+}
 
 llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef bufferName,
                                                InputKind kind, EmitKind emit,
                                                const CompileOptions &opts) {
+  registerAllPasses(); // step dumps parse pass pipelines by name
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   DiagnosticCollector diags(&ctx);
+  Driver driver(ctx, opts, diags);
 
   bool gpu = opts.target != Target::CPU;
-  if (!gpu && (emit == EmitKind::Cubin || emit == EmitKind::PTX))
-    return llvm::createStringError("--emit=cubin/ptx need a GPU target (sm_80, sm_90, sm_90a)");
+  Stage from = opts.from.value_or(Stage::ONNX), to = stageOf(emit);
+  std::string fromName = stageName(from, opts.target), toName = stageName(to, opts.target);
+  if (rank(from) > rank(to))
+    return llvm::createStringError("cannot compile from stage '" + fromName +
+                                   "' back to the earlier stage '" + toName + "'");
+  if (!gpu && (to == Stage::Cubin || to == Stage::PTX || from == Stage::PTX ||
+               from == Stage::Cubin))
+    return llvm::createStringError("stages ptx and cubin need a GPU target (sm_80, sm_90, "
+                                   "sm_90a)");
+  if (from == Stage::Bundle)
+    return llvm::createStringError("a bundle is the final stage: nothing to compile from it");
+  if (emit == EmitKind::Dot && from != Stage::ONNX && from != Stage::Graph &&
+      from != Stage::Fused)
+    return llvm::createStringError("--emit=dot needs the graph (stages onnx, graph, fused)");
+  Location loc = FileLineColLoc::get(&ctx, bufferName, 0, 0);
 
-  OwningOpRef<ModuleOp> module;
-  if (kind == InputKind::ONNX) {
-    module = onnx_import::importONNXModel(input, bufferName, ctx);
-  } else {
-    llvm::SourceMgr sm;
-    sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(input, bufferName), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sm, &ctx);
+  runtime::Bundle plan;
+  bool havePlan = false;
+  std::string llvmIR;
+  // Kernel name -> tile-stage IR, for --dump-kernels.
+  llvm::StringMap<std::string> kernelTileIR;
+
+  if (rank(from) <= rank(Stage::Lowered)) {
+    OwningOpRef<ModuleOp> module;
+    if (from == Stage::ONNX && kind == InputKind::ONNX) {
+      TimingScope t = driver.nest("import");
+      module = onnx_import::importONNXModel(input, bufferName, ctx);
+    } else {
+      auto parsed = parseMLIR(ctx, input, bufferName);
+      if (succeeded(parsed))
+        module = std::move(*parsed);
+    }
+    if (!module)
+      return diags.error("failed to load " + bufferName.str());
+    if (failed(verify(*module)))
+      return diags.error("the input module does not verify");
+    if (failed(driver.dumpStart(*module, from)))
+      return diags.error("cannot write the step dump");
+
+    auto stage = [&](Stage s, llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
+      if (rank(from) >= rank(s) || rank(to) < rank(s))
+        return success();
+      return driver.runStage(*module, s, build);
+    };
+    if (failed(stage(Stage::Graph, buildGraphPipeline)))
+      return diags.error("graph pipeline failed");
+    if (to == Stage::Graph)
+      return printOp(*module);
+    if (failed(stage(Stage::Fused, buildFusionPipeline)))
+      return diags.error("fusion pipeline failed");
+    if (to == Stage::Fused)
+      return emit == EmitKind::Dot ? emitDot(*module) : printOp(*module);
+    if (failed(stage(Stage::Tile, buildTilePipeline)))
+      return diags.error("tile pipeline failed");
+    if (!opts.dumpKernelsDir.empty())
+      if (Operation *k = findKernels(*module); k && isa<ModuleOp>(k))
+        for (auto fn : cast<ModuleOp>(k).getOps<func::FuncOp>())
+          kernelTileIR[fn.getName()] = printOp(fn);
+    if (to == Stage::Tile)
+      return printOp(*module);
+    if (to == Stage::Bundle) {
+      auto p = aicc::detail::buildBundlePlan(*module, aicc::detail::collectKernelInfo(*module), gpu);
+      if (failed(p))
+        return diags.error("building the launch plan failed");
+      plan = std::move(*p);
+      havePlan = true;
+    }
+    GPUPipelineOptions gpuOpts;
+    setGPUOptions(gpuOpts, opts);
+    if (failed(stage(Stage::Lowered, [&](OpPassManager &pm) {
+          if (gpu)
+            buildGPULoweringPipeline(pm, gpuOpts);
+          else
+            buildCPUPipeline(pm);
+        })))
+      return diags.error(gpu ? "GPU lowering failed" : "CPU lowering failed");
+    if (to == Stage::Lowered)
+      return printOp(*module);
+    Operation *kernels = findKernels(*module);
+    if (!kernels)
+      return diags.error("no kernels module (builtin.module or gpu.module @kernels) at stage " +
+                         fromName);
+    TimingScope t = driver.nest("llvm");
+    auto text = aicc::detail::translateToLLVMIRText(kernels);
+    if (failed(text))
+      return diags.error("LLVM IR translation failed");
+    llvmIR = std::move(*text);
+    if (failed(driver.dumpArtifact(loc, "llvm", "ll", ";",
+                                   ("--compile-from=" + stageName(Stage::Lowered, opts.target) +
+                                    " --compile-to=llvm --target=" + targetName(opts.target))
+                                       .str(),
+                                   llvmIR)))
+      return diags.error("cannot write the step dump");
+  } else if (from == Stage::LLVM) {
+    llvmIR = input.str();
   }
-  if (!module)
-    return diags.error("failed to load " + bufferName.str());
-  if (failed(verify(*module)))
-    return diags.error("the input module does not verify");
+  if (to == Stage::LLVM)
+    return llvmIR;
 
-  if (failed(runPipeline(*module, opts, buildGraphPipeline)))
-    return diags.error("graph pipeline failed");
-  if (emit == EmitKind::Graph)
-    return printOp(*module);
-  if (failed(runPipeline(*module, opts, buildFusionPipeline)))
-    return diags.error("fusion pipeline failed");
-  if (emit == EmitKind::Fused)
-    return printOp(*module);
-  if (failed(runPipeline(*module, opts, buildTilePipeline)))
-    return diags.error("tile pipeline failed");
-  if (emit == EmitKind::Tile)
-    return printOp(*module);
+  if (to == Stage::Bundle && !havePlan) {
+    if (opts.planFile.empty())
+      return llvm::createStringError("a bundle from stage '" + fromName +
+                                     "' needs --plan=FILE: the model's MLIR at the tile or " +
+                                     stageName(Stage::Lowered, opts.target) + " stage");
+    auto p = planFromFile(ctx, opts.planFile, gpu);
+    if (failed(p))
+      return diags.error("cannot read the host plan from " + opts.planFile);
+    plan = std::move(*p);
+  }
+  plan.target = targetName(opts.target).str();
 
-  detail::KernelInfoMap info = detail::collectKernelInfo(*module);
-  auto plan = detail::buildBundlePlan(*module, info, gpu);
-  if (failed(plan))
-    return diags.error("building the launch plan failed");
-  plan->target = targetName(opts.target).str();
+  // Per-kernel dumps (LLVM IR, PTX, ptxas resources).
+  if (!opts.dumpKernelsDir.empty() && !llvmIR.empty()) {
+    GPUPipelineOptions g;
+    setGPUOptions(g, opts);
+    if (failed(aicc::detail::dumpKernels(loc, opts.dumpKernelsDir, llvmIR, kernelTileIR, gpu,
+                                         g.chip, g.features, opts.cudaPath)))
+      return diags.error("writing the kernel dumps failed");
+  }
 
   if (!gpu) {
-    if (failed(runPipeline(*module, opts, buildCPUPipeline)))
-      return diags.error("CPU pipeline failed");
-    Operation *kernels = nullptr;
-    for (auto m : module->getOps<ModuleOp>())
-      if (m.getSymName() == kKernelModuleName)
-        kernels = m;
-    if (!kernels)
-      return llvm::createStringError("internal error: no kernels module after the CPU pipeline");
-    if (emit == EmitKind::LLVM) {
-      auto text = detail::translateToLLVMIRText(kernels);
-      if (failed(text))
-        return diags.error("LLVM IR translation failed");
-      return *text;
-    }
-    auto so = detail::emitCPUSharedObject(kernels);
+    TimingScope t = driver.nest("codegen (x86-64 + link)");
+    auto so = aicc::detail::emitCPUSharedObject(loc, llvmIR);
     if (failed(so))
       return diags.error("CPU code generation failed");
-    plan->code = std::move(*so);
-    return runtime::serializeBundle(*plan);
+    plan.code = std::move(*so);
+    return runtime::serializeBundle(plan);
   }
 
   GPUPipelineOptions gpuOpts;
-  gpuOpts.chip = targetName(opts.target).str();
-  gpuOpts.features = opts.target == Target::SM90a ? "+ptx80" : "+ptx78";
-  if (emit == EmitKind::LLVM) {
-    if (failed(runPipeline(*module, opts,
-                           [&](OpPassManager &pm) { buildGPULoweringPipeline(pm, gpuOpts); })))
-      return diags.error("GPU pipeline failed");
-    for (auto m : module->getOps<gpu::GPUModuleOp>()) {
-      auto text = detail::translateToLLVMIRText(m);
-      if (failed(text))
-        return diags.error("LLVM IR translation failed");
-      return *text;
-    }
-    return llvm::createStringError("internal error: no gpu.module after the GPU pipeline");
+  setGPUOptions(gpuOpts, opts);
+  std::string ptx;
+  if (rank(from) <= rank(Stage::LLVM)) {
+    TimingScope t = driver.nest("ptx (NVPTX codegen)");
+    auto p = aicc::detail::emitPTX(loc, llvmIR, gpuOpts.chip, gpuOpts.features);
+    if (failed(p))
+      return diags.error("PTX generation failed");
+    ptx = std::move(*p);
+    if (failed(driver.dumpArtifact(loc, "ptx", "ptx", "//",
+                                   "--compile-from=llvm --compile-to=ptx --target=" +
+                                       gpuOpts.chip,
+                                   ptx)))
+      return diags.error("cannot write the step dump");
+  } else if (from == Stage::PTX) {
+    ptx = input.str();
   }
-  if (failed(runPipeline(*module, opts, [&](OpPassManager &pm) { buildGPUPipeline(pm, gpuOpts); })))
-    return diags.error("GPU pipeline failed");
-  auto ptx = detail::extractPTX(*module);
-  if (failed(ptx))
-    return diags.error("no PTX produced");
-  if (emit == EmitKind::PTX)
-    return *ptx;
-  auto cubin = detail::assemblePTX(module->getLoc(), *ptx, gpuOpts.chip, opts.cudaPath);
-  if (failed(cubin))
-    return diags.error("ptxas failed");
-  if (emit == EmitKind::Cubin)
-    return *cubin;
-  plan->code = std::move(*cubin);
-  return runtime::serializeBundle(*plan);
+  if (to == Stage::PTX)
+    return ptx;
+  std::string cubin;
+  if (from == Stage::Cubin) {
+    cubin = input.str();
+  } else {
+    TimingScope t = driver.nest("cubin (ptxas)");
+    auto c = aicc::detail::assemblePTX(loc, ptx, gpuOpts.chip, opts.cudaPath);
+    if (failed(c))
+      return diags.error("ptxas failed");
+    cubin = std::move(*c);
+  }
+  if (to == Stage::Cubin)
+    return cubin;
+  plan.code = std::move(cubin);
+  return runtime::serializeBundle(plan);
 }

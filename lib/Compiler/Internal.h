@@ -20,7 +20,8 @@ struct KernelInfo {
 };
 using KernelInfoMap = llvm::StringMap<KernelInfo>;
 
-/// Collects KernelInfo for every kernel of the nested @kernels module (tile level).
+/// Collects KernelInfo for every kernel of the @kernels module of `top`, at the tile stage
+/// (func.func) or after lowering (gpu.func / llvm.func keeping their tile.schedule).
 KernelInfoMap collectKernelInfo(mlir::ModuleOp top);
 
 /// Builds the bundle's plan (buffers, inputs, outputs, kernels, launches) and weights from
@@ -32,13 +33,29 @@ mlir::FailureOr<runtime::Bundle> buildBundlePlan(mlir::ModuleOp top, const Kerne
 /// Translates the LLVM-dialect module `kernels` to LLVM IR text.
 mlir::FailureOr<std::string> translateToLLVMIRText(mlir::Operation *kernels);
 
-/// Compiles the LLVM-dialect kernels module for the host CPU (x86-64, PIC, -O3) and links
-/// it into an ELF shared object with the system C compiler driver. Returns the .so bytes.
-mlir::FailureOr<std::string> emitCPUSharedObject(mlir::Operation *kernels);
+/// Compiles LLVM IR (text) of the CPU kernels for the host (x86-64, PIC, -O3) and links it
+/// into an ELF shared object with the system C compiler driver. Returns the .so bytes.
+mlir::FailureOr<std::string> emitCPUSharedObject(mlir::Location loc, llvm::StringRef llvmIR);
+
+/// Compiles LLVM IR (text) of GPU kernels to PTX: -O3, NVPTX backend for `chip` with PTX
+/// `features`. Calls to libdevice functions that are one LLVM intrinsic (__nv_fmaf,
+/// __nv_fmaxf, __nv_floorf, ...) are defined as that intrinsic; any other __nv_ call is an
+/// error (math functions are expanded before, so no libdevice is needed).
+mlir::FailureOr<std::string> emitPTX(mlir::Location loc, llvm::StringRef llvmIR,
+                                     llvm::StringRef chip, llvm::StringRef features);
+
+/// Writes DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx, resources.json} for every kernel
+/// of `llvmIR` (PTX and ptxas resources for GPU targets only).
+mlir::LogicalResult dumpKernels(mlir::Location loc, llvm::StringRef dir, llvm::StringRef llvmIR,
+                                const llvm::StringMap<std::string> &tileIR, bool gpu,
+                                llvm::StringRef chip, llvm::StringRef features,
+                                llvm::StringRef cudaPath);
 
 /// Runs ptxas (-arch=`chip`, -O3) on `ptx`; returns cubin bytes. `cudaPath` may be empty.
+/// When `log` is given, ptxas runs with -v and its output lands there.
 mlir::FailureOr<std::string> assemblePTX(mlir::Location loc, llvm::StringRef ptx,
-                                         llvm::StringRef chip, llvm::StringRef cudaPath);
+                                         llvm::StringRef chip, llvm::StringRef cudaPath,
+                                         std::string *log = nullptr);
 
 /// Returns the PTX held by the gpu.binary @kernels of `top`.
 mlir::FailureOr<std::string> extractPTX(mlir::ModuleOp top);

@@ -1,6 +1,8 @@
 //===- InitAll.cpp - register every aicc dialect, pass and pipeline -------===//
 #include "aicc/InitAll.h"
 
+#include <mutex>
+
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
@@ -23,13 +25,12 @@ void aicc::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void aicc::registerAllPasses() {
-  static bool done = false;
-  if (done)
-    return;
-  done = true;
-  mlir::registerAllPasses();
-  aicc::graph::registerGraphPasses();
-  aicc::tile::registerTilePasses();
-  aicc::registerConversionPasses();
-  aicc::registerPipelines();
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mlir::registerAllPasses();
+    aicc::graph::registerGraphPasses();
+    aicc::tile::registerTilePasses();
+    aicc::registerConversionPasses();
+    aicc::registerPipelines();
+  });
 }

@@ -1,10 +1,13 @@
 //===- aicc-compile.cpp - model -> bundle / cubin / PTX / IR ---------------===//
 //
 //   aicc-compile MODEL -o OUT [--target=cpu|sm_80|sm_90|sm_90a]
-//                [--emit=bundle|cubin|ptx|graph|fused|tile|llvm]
+//                [--emit=bundle|cubin|ptx|graph|fused|tile|gpu|cpu|llvm|dot]
+//                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
+//                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
 //
-// MODEL is .onnx (ONNX ModelProto) or .mlir (graph dialect). The output is written to a
-// temporary file and renamed over OUT only when compilation succeeds.
+// MODEL is .onnx (ONNX ModelProto) or .mlir (graph dialect), or the output of an earlier
+// --compile-to stage given with --compile-from. The output is written to a temporary file
+// and renamed over OUT only when compilation succeeds.
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Compiler.h"
@@ -14,14 +17,17 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
 
 using namespace llvm;
 
 static cl::OptionCategory cat("aicc-compile options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx|model.mlir>"),
-                                      cl::Required, cl::cat(cat));
+                                      cl::cat(cat));
 static cl::opt<std::string> outputFile("o", cl::desc("output file ('-' for stdout)"),
-                                       cl::value_desc("file"), cl::Required, cl::cat(cat));
+                                       cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> targetName("target", cl::desc("cpu, sm_80, sm_90 or sm_90a"),
                                        cl::init("cpu"), cl::cat(cat));
 static cl::opt<aicc::EmitKind> emit(
@@ -32,7 +38,36 @@ static cl::opt<aicc::EmitKind> emit(
                clEnumValN(aicc::EmitKind::Graph, "graph", "graph dialect after import"),
                clEnumValN(aicc::EmitKind::Fused, "fused", "graph dialect after fusion"),
                clEnumValN(aicc::EmitKind::Tile, "tile", "tile kernels + host plan"),
-               clEnumValN(aicc::EmitKind::LLVM, "llvm", "LLVM IR of the kernels")),
+               clEnumValN(aicc::EmitKind::Lowered, "gpu", "MLIR after GPU lowering (NVVM)"),
+               clEnumValN(aicc::EmitKind::Lowered, "cpu", "MLIR after CPU lowering (LLVM)"),
+               clEnumValN(aicc::EmitKind::LLVM, "llvm", "LLVM IR of the kernels"),
+               clEnumValN(aicc::EmitKind::Dot, "dot", "Graphviz of the fused graph")),
+    cl::cat(cat));
+static cl::opt<std::string> compileTo(
+    "compile-to",
+    cl::desc("stop after this stage and write its output: onnx, graph, fused, tile, gpu|cpu, "
+             "llvm, ptx, cubin, bundle (same as --emit)"),
+    cl::cat(cat));
+static cl::opt<std::string> compileFrom(
+    "compile-from",
+    cl::desc("the input is the output of this stage (graph, fused, tile, gpu|cpu, llvm, ptx, "
+             "cubin): resume from it"),
+    cl::cat(cat));
+static cl::opt<std::string> planFile(
+    "plan", cl::desc("with --compile-from=llvm|ptx|cubin: MLIR of the same model at the tile "
+                     "or gpu/cpu stage, whose host plan the bundle uses"),
+    cl::cat(cat));
+static cl::opt<bool> printPipelineFlag("print-pipeline",
+                                       cl::desc("print every stage's pass pipeline and exit"),
+                                       cl::cat(cat));
+static cl::opt<std::string> dumpSteps(
+    "dump-steps",
+    cl::desc("write DIR/NN-<pass>.mlir after every pass (header: the aicc-opt command "
+             "reproducing it from the previous file)"),
+    cl::cat(cat));
+static cl::opt<std::string> dumpKernels(
+    "dump-kernels",
+    cl::desc("write DIR/<kernel>/{tile.mlir,kernel.ll,kernel.ptx,resources.json} per kernel"),
     cl::cat(cat));
 static cl::opt<std::string> cudaPath("cuda-path", cl::desc("CUDA toolkit root (for ptxas)"),
                                      cl::cat(cat));
@@ -43,42 +78,90 @@ static cl::opt<bool> printAfterAll("mlir-print-ir-after-all",
                                    cl::desc("print the IR after every pass"), cl::cat(cat));
 static cl::opt<bool> timing("mlir-timing", cl::desc("per-pass timing report"), cl::cat(cat));
 
+static int fail(const Twine &msg) {
+  WithColor::error(errs(), "aicc-compile") << msg << "\n";
+  return 1;
+}
+
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(argc, argv, "aicc model compiler\n");
+  auto start = std::chrono::steady_clock::now();
 
   auto target = aicc::parseTarget(targetName);
-  if (!target) {
-    WithColor::error(errs(), "aicc-compile") << toString(target.takeError()) << "\n";
-    return 1;
-  }
-  auto buf = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/false);
-  if (!buf) {
-    WithColor::error(errs(), "aicc-compile")
-        << "cannot read '" << inputFile << "': " << buf.getError().message() << "\n";
-    return 1;
-  }
-  StringRef name = inputFile;
-  aicc::InputKind kind = name.ends_with(".mlir") ? aicc::InputKind::MLIR : aicc::InputKind::ONNX;
+  if (!target)
+    return fail(toString(target.takeError()));
   aicc::CompileOptions opts;
   opts.target = *target;
   opts.cudaPath = cudaPath;
   opts.crashReproducer = crashReproducer;
   opts.printIRAfterAll = printAfterAll;
   opts.timing = timing;
-  auto result = aicc::compileModel((*buf)->getBuffer(), inputFile, kind, emit, opts);
+  opts.planFile = planFile;
+  opts.dumpStepsDir = dumpSteps;
+  opts.dumpKernelsDir = dumpKernels;
+  if (!compileFrom.empty()) {
+    auto from = aicc::parseStage(compileFrom);
+    if (!from)
+      return fail(toString(from.takeError()));
+    opts.from = *from;
+  }
+  aicc::EmitKind what = emit;
+  if (!compileTo.empty()) {
+    auto to = aicc::parseStage(compileTo);
+    if (!to)
+      return fail(toString(to.takeError()));
+    static const std::pair<aicc::Stage, aicc::EmitKind> table[] = {
+        {aicc::Stage::Graph, aicc::EmitKind::Graph},   {aicc::Stage::Fused, aicc::EmitKind::Fused},
+        {aicc::Stage::Tile, aicc::EmitKind::Tile},     {aicc::Stage::Lowered, aicc::EmitKind::Lowered},
+        {aicc::Stage::LLVM, aicc::EmitKind::LLVM},     {aicc::Stage::PTX, aicc::EmitKind::PTX},
+        {aicc::Stage::Cubin, aicc::EmitKind::Cubin},   {aicc::Stage::Bundle, aicc::EmitKind::Bundle}};
+    bool found = false;
+    for (auto &[st, ek] : table)
+      if (st == *to) {
+        what = ek;
+        found = true;
+      }
+    if (!found)
+      return fail("--compile-to=onnx: the input is already at stage onnx");
+    if (emit.getNumOccurrences() && what != emit)
+      return fail("--emit and --compile-to name different stages");
+  }
+  if (printPipelineFlag) {
+    outs() << aicc::describePipeline(what, opts);
+    return 0;
+  }
+  if (inputFile.empty())
+    return fail("no input file (aicc-compile MODEL -o OUT)");
+  if (outputFile.empty())
+    return fail("no output file: pass -o OUT ('-' for stdout)");
+
+  auto buf = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/false);
+  if (!buf)
+    return fail("cannot read '" + inputFile + "': " + buf.getError().message());
+  StringRef name = inputFile;
+  aicc::InputKind kind = name.ends_with(".onnx") ? aicc::InputKind::ONNX
+                         : name.ends_with(".mlir") ? aicc::InputKind::MLIR
+                         : opts.from ? aicc::InputKind::MLIR
+                                     : aicc::InputKind::ONNX;
+  auto result = aicc::compileModel((*buf)->getBuffer(), inputFile, kind, what, opts);
   if (!result) {
-    errs() << toString(result.takeError());
-    errs() << "aicc-compile: compilation failed; no output written\n";
+    std::string msg = toString(result.takeError());
+    if (!StringRef(msg).ends_with("\n"))
+      msg += "\n";
+    errs() << msg << "aicc-compile: compilation failed; no output written\n";
     return 1;
   }
   if (Error e = writeToOutput(outputFile, [&](raw_ostream &os) -> Error {
         os << *result;
         return Error::success();
-      })) {
-    WithColor::error(errs(), "aicc-compile") << toString(std::move(e)) << "\n";
-    return 1;
+      }))
+    return fail(toString(std::move(e)));
+  if (timing) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+    errs() << formatv("aicc-compile: total compile time {0:f1} ms ({1})\n", ms, inputFile);
   }
   return 0;
 }

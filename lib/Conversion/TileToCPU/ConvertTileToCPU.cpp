@@ -57,7 +57,6 @@ struct ConvertTileToCPUPass : public aicc::impl::ConvertTileToCPUBase<ConvertTil
           op->erase();
         }
         fn.setPublic();
-        fn->removeAttr(tile::kScheduleAttrName);
         fn->setAttr("tile.cpu_kernel", IntegerAttr::get(IntegerType::get(ctx, 64), numBuffers));
       }
     }

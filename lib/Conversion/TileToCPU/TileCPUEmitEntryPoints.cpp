@@ -50,7 +50,6 @@ struct TileCPUEmitEntryPointsPass
         args.push_back(loadAt(blk->getArgument(2), i64, j));
       b.create<LLVM::CallOp>(loc, fn, args);
       b.create<LLVM::ReturnOp>(loc, ValueRange{});
-      fn->removeAttr("tile.cpu_kernel");
     }
   }
 };

@@ -13,13 +13,17 @@
 //     tree reductions in a later issue);
 //   - scf.for loops that hold distributed work (the K loop) are uniform: every thread runs
 //     them and their bodies are distributed recursively;
-//   - memref.alloc tile buffers become workgroup (shared memory) attributions.
+//   - memref.alloc tile buffers become workgroup (shared memory) attributions;
+//   - math functions (exp, erf, tanh, ...) become polynomial approximations: no libdevice.
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -269,6 +273,13 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       fn.erase();
     }
     kernels.erase();
+
+    // Math functions become polynomial approximations (MLIR's math-polynomial-approximation
+    // patterns), so the PTX calls no libdevice function and needs no CUDA toolkit to build.
+    RewritePatternSet patterns(ctx);
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
+      return signalPassFailure();
   }
 };
 } // namespace
