@@ -21,14 +21,14 @@ config.test_exec_root = os.path.join(config.aicc_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
                    "generate.py", "make_test_models.py"]
 
-config.substitutions.append(("%PATH%", config.environment["PATH"]))
-
 # FileCheck, not, count, split-file come from LLVM's bin dir (Debian ships no llvm-lit
 # tree, so put it on PATH ahead of anything else).
 llvm_config.with_system_environment(["HOME", "TMPDIR", "CUDA_HOME",
                                      "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
+llvm_config.add_tool_substitutions([ToolSubst("split-file", unresolved="fatal")],
+                                   [config.llvm_tools_dir])
 
 # ptxas: from the CMake-detected toolkit, /usr/local/cuda/bin, or PATH.
 ptxas = None

@@ -5,6 +5,10 @@
 
 // Known verifier bugs live in their own files so they do not hide these cases:
 // invalid-gemm-rank.mlir, invalid-softmax-negative-axis.mlir.
+// Not reachable from IR, so not tested: ConstantOp::inferReturnTypes "missing 'value'" and the
+// "operands must be ranked tensors" of inferBinary / MatMulOp (ODS constraints reject first),
+// inferBinary's "shapes do not broadcast" and TransposeOp's "perm entry out of range" (the
+// op's verify() reports first).
 
 func.func @constant_dynamic() -> tensor<?xf32> {
   // expected-error @+1 {{'graph.constant' op value must have a static ranked tensor type}}
@@ -261,6 +265,54 @@ func.func @transpose_result_type(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   // expected-error @+1 {{'graph.transpose' op failed to infer returned types}}
   %0 = "graph.transpose"(%a) <{perm = array<i64: 1, 0>}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @reduce_axis_out_of_range(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'graph.reduce_sum' op axes must be sorted, unique and in [0, 2)}}
+  %0 = "graph.reduce_sum"(%x) <{axes = array<i64: 2>, keepdims = true}> : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @reduce_axis_negative(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'graph.reduce_mean' op axes must be sorted, unique and in [0, 2)}}
+  %0 = "graph.reduce_mean"(%x) <{axes = array<i64: -1>, keepdims = true}> : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @reduce_axes_unsorted(%x: tensor<2x3xf32>) -> tensor<1x1xf32> {
+  // expected-error @+1 {{'graph.reduce_max' op axes must be sorted, unique and in [0, 2)}}
+  %0 = "graph.reduce_max"(%x) <{axes = array<i64: 1, 0>, keepdims = true}> : (tensor<2x3xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}
+
+// -----
+
+func.func @reduce_axes_repeated(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'graph.reduce_min' op axes must be sorted, unique and in [0, 2)}}
+  %0 = "graph.reduce_min"(%x) <{axes = array<i64: 1, 1>, keepdims = true}> : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @reduce_keepdims_shape(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'graph.reduce_mean' op result type 'tensor<2x1xf32>' does not match the reduced shape}}
+  %0 = "graph.reduce_mean"(%x) <{axes = array<i64: 1>, keepdims = false}> : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @reduce_element_type(%x: tensor<2x3xf32>) -> tensor<2x1xf16> {
+  // expected-error @+1 {{'graph.reduce_sum' op result type 'tensor<2x1xf16>' does not match the reduced shape}}
+  %0 = "graph.reduce_sum"(%x) <{axes = array<i64: 1>, keepdims = true}> : (tensor<2x3xf32>) -> tensor<2x1xf16>
+  return %0 : tensor<2x1xf16>
 }
 
 // -----

@@ -110,6 +110,23 @@ func.func @data_movement(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<6x
   return %1, %2, %3 : tensor<2x3x4xf32>, tensor<6x4xf32>, tensor<4x2x3xf32>
 }
 
+// CHECK-LABEL: func.func @reductions
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3x4xf32>
+func.func @reductions(%x: tensor<2x3x4xf32>) -> (tensor<2x1x4xf32>, tensor<2x4xf32>, tensor<1x1x1xf32>, tensor<f32>) {
+  // keepdims = true is the default and is elided.
+  // CHECK:       %[[S:.*]] = graph.reduce_sum %[[X]] {axes = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  %0 = graph.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  // CHECK:       %[[M:.*]] = graph.reduce_mean %[[X]] {axes = array<i64: 1>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
+  %1 = graph.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
+  // Empty axes reduce every dim.
+  // CHECK:       %[[MX:.*]] = graph.reduce_max %[[X]] {axes = array<i64>} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+  %2 = graph.reduce_max %x {axes = array<i64>} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+  // CHECK:       %[[MN:.*]] = graph.reduce_min %[[X]] {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
+  %3 = graph.reduce_min %x {axes = array<i64: 0, 1, 2>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
+  // CHECK:       return %[[S]], %[[M]], %[[MX]], %[[MN]]
+  return %0, %1, %2, %3 : tensor<2x1x4xf32>, tensor<2x4xf32>, tensor<1x1x1xf32>, tensor<f32>
+}
+
 // CHECK-LABEL: func.func @fusion_group
 // CHECK-SAME:      %[[X:[^:]*]]: tensor<4x8xf32>, %[[W:[^:]*]]: tensor<8x16xf32>, %[[BIAS:[^:]*]]: tensor<16xf32>
 func.func @fusion_group(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %bias: tensor<16xf32>)
@@ -144,6 +161,12 @@ func.func @fusion_group(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %bias: tensor
   ^bb0(%in: tensor<4x16xf32>):
     %t = graph.softmax %in {axis = 1 : i64} : tensor<4x16xf32>
     graph.yield %t : tensor<4x16xf32>
+  }
+  // CHECK:       graph.fusion_group "reduction" (%[[E]])
+  %r = graph.fusion_group "reduction" (%1) : (tensor<4x16xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in: tensor<4x16xf32>):
+    %t = graph.reduce_max %in {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4x1xf32>
+    graph.yield %t : tensor<4x1xf32>
   }
   // CHECK:       graph.fusion_group "single" (%[[X]])
   %3 = graph.fusion_group "single" (%x) : (tensor<4x8xf32>) -> tensor<8x4xf32> {
