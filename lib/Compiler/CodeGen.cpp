@@ -279,8 +279,12 @@ FailureOr<std::string> aicc::detail::extractPTX(ModuleOp top) {
 
 static std::string findPtxas(StringRef cudaPath) {
   SmallVector<std::string> roots;
-  if (!cudaPath.empty())
-    roots.push_back(cudaPath.str());
+  if (!cudaPath.empty()) {
+    // An explicit --cuda-path is the only place looked at.
+    llvm::SmallString<256> p(cudaPath);
+    llvm::sys::path::append(p, "bin", "ptxas");
+    return llvm::sys::fs::can_execute(p) ? std::string(p) : std::string();
+  }
   if (const char *h = std::getenv("CUDA_HOME"))
     roots.push_back(h);
 #ifdef AICC_DEFAULT_CUDA_ROOT
@@ -303,8 +307,10 @@ FailureOr<std::string> aicc::detail::assemblePTX(Location loc, StringRef ptx, St
                                                  StringRef cudaPath, std::string *log) {
   std::string ptxas = findPtxas(cudaPath);
   if (ptxas.empty())
-    return emitError(loc, "ptxas not found (looked in --cuda-path, $CUDA_HOME, "
-                          "/usr/local/cuda/bin and PATH); use --emit=ptx without a CUDA toolkit"),
+    return emitError(loc, cudaPath.empty()
+                              ? "ptxas not found (looked in $CUDA_HOME, /usr/local/cuda/bin and "
+                                "PATH); use --emit=ptx without a CUDA toolkit"
+                              : ("no executable bin/ptxas under --cuda-path=" + cudaPath).str()),
            failure();
   TempFile in, out;
   if (failed(in.create(loc, "aicc-kernels", "ptx")) ||

@@ -235,7 +235,9 @@ private:
     if (!opts.crashReproducer.empty())
       pm.enableCrashReproducerGeneration(opts.crashReproducer);
     if (opts.printIRAfterAll)
-      pm.enableIRPrinting();
+      pm.enableIRPrinting(/*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+                          /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
     if (opts.timing)
       pm.enableTiming(scope);
     pm.addInstrumentation(std::make_unique<NameFailingPass>());

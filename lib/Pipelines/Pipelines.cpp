@@ -6,6 +6,7 @@
 #include "aicc/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -59,6 +60,10 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm.nest<ModuleOp>());
   pm.addPass(createConvertTileToCPU());
   OpPassManager &kernels = pm.nest<ModuleOp>();
+  // bf16 <-> f32 conversions as integer ops: the host's libgcc may lack __truncsfbf2.
+  arith::ArithExpandOpsPassOptions expandOpts;
+  expandOpts.includeBf16 = true;
+  kernels.addPass(arith::createArithExpandOpsPass(expandOpts));
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());

@@ -44,9 +44,9 @@
 // TILE-NEXT:     tile.launch @kernels::@fused_1_softmax(%[[Y0]], %[[Y1]])
 // TILE-NEXT:     return %[[Y1]]
 // TILE:        module @kernels {
-// TILE:          func.func private @fused_0_epilogue({{.*}}) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1]
+// TILE:          func.func @fused_0_epilogue({{.*}}) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1]
 // TILE:            tile.dot
-// TILE:          func.func private @fused_1_softmax({{.*}}) attributes {tile.schedule = #tile.schedule<grid = [2, 1, 1]
+// TILE:          func.func @fused_1_softmax({{.*}}) attributes {tile.schedule = #tile.schedule<grid = [2, 1, 1]
 // TILE:            tile.reduce max
 // TILE:            tile.reduce add
 

@@ -147,10 +147,18 @@ int main(int argc, char **argv) {
                                      : aicc::InputKind::ONNX;
   auto result = aicc::compileModel((*buf)->getBuffer(), inputFile, kind, what, opts);
   if (!result) {
+    // Located diagnostics read "LOC: error: ..."; other messages get the tool's prefix.
     std::string msg = toString(result.takeError());
-    if (!StringRef(msg).ends_with("\n"))
-      msg += "\n";
-    errs() << msg << "aicc-compile: compilation failed; no output written\n";
+    SmallVector<StringRef> lines;
+    StringRef(msg).split(lines, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef line : lines) {
+      if (line.contains(": error: ") || line.contains(": note: ") || line.contains(": warning: ") ||
+          line.starts_with(" ") || line.starts_with("\t"))
+        errs() << line << "\n";
+      else
+        WithColor::error(errs(), "aicc-compile") << line << "\n";
+    }
+    errs() << "aicc-compile: compilation failed; no output written\n";
     return 1;
   }
   if (Error e = writeToOutput(outputFile, [&](raw_ostream &os) -> Error {

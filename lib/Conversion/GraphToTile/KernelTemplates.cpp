@@ -292,7 +292,7 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
     params.push_back(flat(t));
   auto fn = builder.create<func::FuncOp>(group.getLoc(), name,
                                          FunctionType::get(ctx, params, {}));
-  fn.setPrivate();
+
   SmallVector<int64_t> g(grid);
   fn->setAttr(tl::kScheduleAttrName,
               tl::ScheduleAttr::get(ctx, g, numWarps, /*numStages=*/1,

@@ -14,7 +14,7 @@
 
 // CHECK:       module @kernels {
 // The kernel takes flat 1-D buffers: inputs, then outputs.
-// CHECK-LABEL:   func.func private @fused_0_epilogue
+// CHECK-LABEL:   func.func @fused_0_epilogue
 // CHECK-SAME:        (%[[PA:[^:]*]]: memref<8xf32>, %[[PB:[^:]*]]: memref<12xf32>, %[[PC:[^:]*]]: memref<3xf32>, %[[PY:[^:]*]]: memref<6xf32>)
 // CHECK-SAME:        attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK_K = 16 : i64, BLOCK_M = 16 : i64, BLOCK_N = 16 : i64}>}
 // CHECK:           %[[PIDM:.*]] = tile.program_id 0 : i32
@@ -65,7 +65,7 @@ func.func @epilogue(%x: tensor<2x4xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
 // -----
 
 // Gemm with alpha/beta/transB: grid = [ceil(M/BM), ceil(N/BN), batch], BM = BN <= 32.
-// CHECK-LABEL: func.func private @fused_0_epilogue
+// CHECK-LABEL: func.func @fused_0_epilogue
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [4, 5, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>
 // CHECK:         scf.for
 // transB: B is [N, K] = [160, 40], element (k, n) at n * K + k.
@@ -106,7 +106,7 @@ func.func @gemm(%x: tensor<100x40xf32>, %w: tensor<160x40xf32>, %c: tensor<160xf
 // CHECK-NEXT:    return %[[S]], %[[T]] : memref<3x2xf32>, memref<2x3xf32>
 
 // One program of BLOCK = 128 covers the 6 elements.
-// CHECK-LABEL:   func.func private @fused_0_elementwise
+// CHECK-LABEL:   func.func @fused_0_elementwise
 // CHECK-SAME:        (%[[PX:[^:]*]]: memref<6xf32>, %[[PB:[^:]*]]: memref<3xf32>, %[[PY:[^:]*]]: memref<6xf32>)
 // CHECK-SAME:        tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK = 128 : i64}>
 // CHECK:           %[[PID:.*]] = tile.program_id 0 : i32
@@ -126,7 +126,7 @@ func.func @gemm(%x: tensor<100x40xf32>, %w: tensor<160x40xf32>, %c: tensor<160xf
 // CHECK:           tile.store %[[PY]][%[[OFFS]]], %[[TANH]], %[[MASK]] : memref<6xf32>, tensor<128xi32>, tensor<128xf32>, tensor<128xi1>
 
 // One program per row (3 rows), the row padded to BLOCK = 32 lanes with -inf.
-// CHECK-LABEL:   func.func private @fused_1_softmax
+// CHECK-LABEL:   func.func @fused_1_softmax
 // CHECK-SAME:        (%[[SX:[^:]*]]: memref<6xf32>, %[[SY:[^:]*]]: memref<6xf32>)
 // CHECK-SAME:        tile.schedule = #tile.schedule<grid = [3, 1, 1], num_warps = 1, num_stages = 1, blocks = {BLOCK = 32 : i64}>
 // CHECK:           %[[ROW:.*]] = tile.program_id 0 : i32
@@ -165,7 +165,7 @@ func.func @elementwise_softmax(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tenso
 // -----
 
 // Softmax over a non-last axis: the row is strided by the inner size (4).
-// CHECK-LABEL: func.func private @fused_0_softmax
+// CHECK-LABEL: func.func @fused_0_softmax
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [8, 1, 1], num_warps = 1, num_stages = 1, blocks = {BLOCK = 32 : i64}>
 // CHECK:         %[[ROW:.*]] = tile.program_id 0 : i32
 // CHECK:         %[[INNER:.*]] = arith.constant 4 : i32
@@ -191,7 +191,7 @@ func.func @softmax_axis1(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
 
 // A "single" transpose group reads its input at permuted offsets: out (i, j) of [3, 2] is
 // in (j, i) of [2, 3], i.e. offset j * 3 + i.
-// CHECK-LABEL: func.func private @fused_0_single
+// CHECK-LABEL: func.func @fused_0_single
 // CHECK:         %[[OFFS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<128xi32>
 // CHECK:         %[[I:.*]] = arith.divsi %[[OFFS]], %{{.*}} : tensor<128xi32>
 // CHECK:         %[[J:.*]] = arith.remsi %[[OFFS]], %{{.*}} : tensor<128xi32>
@@ -213,7 +213,7 @@ func.func @transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 // -----
 
 // f16 tensors are computed in f32: loads are extended, the store truncates.
-// CHECK-LABEL: func.func private @fused_0_elementwise
+// CHECK-LABEL: func.func @fused_0_elementwise
 // CHECK-SAME:      (%{{.*}}: memref<4xf16>, %{{.*}}: memref<4xf16>)
 // CHECK:         %[[L:.*]] = tile.load %{{.*}} {padding = 0.000000e+00 : f16} : memref<4xf16>, tensor<128xi32>, tensor<128xi1> -> tensor<128xf16>
 // CHECK:         %[[E:.*]] = arith.extf %[[L]] : tensor<128xf16> to tensor<128xf32>
@@ -237,7 +237,7 @@ func.func @half(%x: tensor<4xf16>) -> tensor<4xf16> {
 // CHECK-NEXT:    %[[A1:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
 // CHECK-NEXT:    tile.launch @kernels::@fused_0_elementwise(%{{.*}}, %[[A0]], %[[A1]])
 // CHECK-NEXT:    return %[[A0]], %[[A1]]
-// CHECK-LABEL: func.func private @fused_0_elementwise
+// CHECK-LABEL: func.func @fused_0_elementwise
 // CHECK-SAME:      (%{{.*}}: memref<8xf32>, %[[O0:[^:]*]]: memref<8xf32>, %[[O1:[^:]*]]: memref<8xf32>)
 // CHECK:         %[[E:.*]] = math.exp
 // CHECK:         %[[T:.*]] = math.tanh %[[E]]
@@ -258,7 +258,7 @@ func.func @two_results(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 // Batched matmul: batch dims [2, 1] x [3] broadcast to [2, 3] = 6 programs along z. The
 // batch index pid_z splits into (pid_z / 3, pid_z % 3); A's batch offset uses only the first
 // (its second batch dim is 1), B's only the second.
-// CHECK-LABEL: func.func private @fused_0_epilogue
+// CHECK-LABEL: func.func @fused_0_epilogue
 // CHECK-SAME:      (%[[A:[^:]*]]: memref<64xf32>, %[[B:[^:]*]]: memref<120xf32>, %[[Y:[^:]*]]: memref<120xf32>)
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [1, 1, 6], num_warps = 4
 // CHECK:         %[[PIDZ:.*]] = tile.program_id 2 : i32
@@ -291,7 +291,7 @@ func.func @batched(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x3
 // CHECK-LABEL: func.func @reduce
 // CHECK:         tile.launch @kernels::@fused_0_reduction(%{{.*}}, %{{.*}}) : memref<2x3x4xf32>, memref<2x1x4xf32>
 // CHECK:         tile.launch @kernels::@fused_1_reduction(%{{.*}}, %{{.*}}) : memref<2x3x4xf32>, memref<2x4xf32>
-// CHECK-LABEL: func.func private @fused_0_reduction
+// CHECK-LABEL: func.func @fused_0_reduction
 // CHECK-SAME:      (%[[X:[^:]*]]: memref<24xf32>, %[[Y:[^:]*]]: memref<8xf32>)
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [8, 1, 1], num_warps = 1, num_stages = 1, blocks = {BLOCK = 32 : i64}>
 // CHECK:         %[[PID:.*]] = tile.program_id 0 : i32
@@ -310,7 +310,7 @@ func.func @batched(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x3
 // CHECK:         %[[M1:.*]] = tile.expand_dims %[[M]] {axis = 0 : i32} : tensor<f32> -> tensor<1xf32>
 // CHECK:         %[[AT:.*]] = tile.splat %[[PID]] : tensor<1xi32>
 // CHECK:         tile.store %[[Y]][%[[AT]]], %[[M1]] : memref<8xf32>, tensor<1xi32>, tensor<1xf32>
-// CHECK-LABEL: func.func private @fused_1_reduction
+// CHECK-LABEL: func.func @fused_1_reduction
 // CHECK:         %[[V:.*]] = tile.load %{{.*}} {padding = 0.000000e+00 : f32}
 // CHECK:         %[[S:.*]] = tile.reduce add %[[V]] {axis = 0 : i32} : tensor<32xf32> -> tensor<f32>
 // CHECK:         %[[N:.*]] = arith.constant 3.000000e+00 : f32

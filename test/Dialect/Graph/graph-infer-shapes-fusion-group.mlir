@@ -2,8 +2,7 @@
 // the ops inside and its results (so it also works after graph-fuse).
 // RUN: aicc-opt %s --mlir-very-unsafe-disable-verifier-on-parsing -graph-infer-shapes | FileCheck %s
 //
-// XFAIL: *
-// Bug: GraphInferShapesPass (lib/Dialect/Graph/Transforms/GraphInferShapes.cpp) re-infers
+// Regression test (fixed): GraphInferShapesPass (lib/Dialect/Graph/Transforms/GraphInferShapes.cpp) re-infers
 // only ops implementing InferTypeOpInterface. graph.fusion_group has none, and nothing
 // updates its body's block argument types or its result types, so after re-inferring the
 // matmul below the IR no longer verifies: "'graph.fusion_group' op body argument type

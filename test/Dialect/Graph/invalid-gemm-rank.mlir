@@ -1,8 +1,7 @@
 // graph.gemm with an operand that is not rank 2 must be rejected with a rank error.
 // RUN: not aicc-opt %s -split-input-file 2>&1 | FileCheck %s
 //
-// XFAIL: *
-// Bug: GemmOp::verify (lib/Dialect/Graph/IR/GraphOps.cpp) reads A's and B's dims 0/1
+// Regression test (fixed): GemmOp::verify (lib/Dialect/Graph/IR/GraphOps.cpp) reads A's and B's dims 0/1
 // (getDimSize(1)) before anything has checked that they are rank 2; the rank check lives only
 // in GemmOp::inferReturnTypes, which the verifier runs after verify(). A rank-1 A reads past
 // the shape array and reports a garbage K ("A gives K = 94683375689808"); rank-0 operands

@@ -1,8 +1,7 @@
 // A negative softmax axis is rejected with the axis the user wrote.
 // RUN: aicc-opt %s -split-input-file -verify-diagnostics
 //
-// XFAIL: *
-// Bug: SoftmaxOp::verify (lib/Dialect/Graph/IR/GraphOps.cpp) compares and prints getAxis(),
+// Regression test (fixed): SoftmaxOp::verify (lib/Dialect/Graph/IR/GraphOps.cpp) compares and prints getAxis(),
 // which ODS returns as uint64_t for an I64Attr: `getAxis() < 0` is never true, and the message
 // reads "axis 18446744073709551615 out of range [0, 2)" instead of "axis -1 ...". (The op is
 // still rejected, through the unsigned `>= rank` comparison.)

@@ -3,8 +3,7 @@
 // "each must hold exactly as many elements as the kernel's matching flat parameter").
 // RUN: aicc-opt %s -split-input-file -verify-diagnostics
 //
-// XFAIL: *
-// Verifier gap: Tile_LaunchOp (include/aicc/Dialect/Tile/IR/TileOps.td) has no verifier and
+// Regression test (fixed): Tile_LaunchOp (include/aicc/Dialect/Tile/IR/TileOps.td) has no verifier and
 // no SymbolUserOpInterface, so a launch of an undefined kernel, of a function that is not a
 // tile kernel, or with buffers whose sizes or count differ from the kernel's parameters is
 // accepted; the mismatch only surfaces later (bundle writer / runtime) or never.
@@ -24,7 +23,7 @@ module {
     }
   }
   func.func @size_mismatch(%x: memref<2x4xf32>, %y: memref<3x3xf32>) {
-    // expected-error @+1 {{9}}
+    // expected-error @+1 {{buffer #1 of type 'memref<3x3xf32>' does not match kernel parameter 'memref<8xf32>'}}
     tile.launch @kernels::@k(%x, %y) : memref<2x4xf32>, memref<3x3xf32>
     return
   }

@@ -1,8 +1,7 @@
 // Negative axes are rejected with the axis the user wrote.
 // RUN: aicc-opt %s -split-input-file -verify-diagnostics
 //
-// XFAIL: *
-// Bug: ExpandDimsOp::verify and ReduceOp::verify (lib/Dialect/Tile/IR/TileOps.cpp) read the
+// Regression test (fixed): ExpandDimsOp::verify and ReduceOp::verify (lib/Dialect/Tile/IR/TileOps.cpp) read the
 // I32Attr axis through the ODS getter, which returns uint32_t: -1 becomes 4294967295, so
 // `axis < 0` never holds and the messages read "axis 4294967295 out of range [0, 1]". (The op
 // is still rejected through the `axis > rank` comparison.) Same bug as graph.softmax, see

@@ -62,11 +62,11 @@ func.func @shapes(%v: tensor<16xf32>, %sc: f32) -> (tensor<8x16xf32>, tensor<16x
 // CHECK-SAME:      (%[[A:[^:]*]]: tensor<16x32xf32>, %[[B:[^:]*]]: tensor<32x64xf32>, %[[C:[^:]*]]: tensor<16x64xf32>, %[[AH:[^:]*]]: tensor<16x32xf16>, %[[BH:[^:]*]]: tensor<32x64xf16>)
 func.func @dot(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x64xf32>,
                %ah: tensor<16x32xf16>, %bh: tensor<32x64xf16>) -> tensor<16x64xf32> {
-  // input_precision = ieee (0) is the default and is elided; tf32 is 1.
+  // input_precision = ieee is the default and is elided.
   // CHECK:       %[[D0:.*]] = tile.dot %[[A]], %[[B]], %[[C]] : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
   %0 = tile.dot %a, %b, %c : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
-  // CHECK:       %[[D1:.*]] = tile.dot %[[A]], %[[B]], %[[D0]] {input_precision = 1 : i32} : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
-  %1 = tile.dot %a, %b, %0 {input_precision = 1 : i32} : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
+  // CHECK:       %[[D1:.*]] = tile.dot %[[A]], %[[B]], %[[D0]] input_precision = tf32 : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
+  %1 = tile.dot %a, %b, %0 input_precision = tf32 : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
   // CHECK:       %[[D2:.*]] = tile.dot %[[A]], %[[B]], %[[D1]] : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
   %2 = tile.dot %a, %b, %1 {input_precision = 0 : i32} : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<16x64xf32>
   // f16 inputs accumulate in f32.
@@ -100,6 +100,14 @@ func.func @launch(%x: memref<2x4xf32>, %w: memref<4x3xf32>, %y: memref<2x3xf32>)
   // CHECK:       tile.launch @kernels::@fused_0(%[[X]], %[[W]], %[[Y]]) : memref<2x4xf32>, memref<4x3xf32>, memref<2x3xf32>
   tile.launch @kernels::@fused_0(%x, %w, %y) : memref<2x4xf32>, memref<4x3xf32>, memref<2x3xf32>
   return
+}
+
+// The launched kernel (tile.launch verifies the kernel exists and its parameters match).
+module @kernels {
+  func.func @fused_0(%a: memref<8xf32>, %b: memref<12xf32>, %c: memref<6xf32>)
+      attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 1, num_stages = 1, blocks = {}>} {
+    return
+  }
 }
 
 // The layout attribute, as tile-assign-layouts attaches it, on a 1-D and a 2-D tile.

@@ -162,6 +162,9 @@ LogicalResult GemmOp::inferReturnTypes(
 
 LogicalResult GemmOp::verify() {
   auto a = getA().getType(), b = getB().getType();
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOpError("A and B must be rank-2 tensors, got ranks ")
+           << a.getRank() << " and " << b.getRank();
   int64_t ka = getTransA() ? a.getDimSize(0) : a.getDimSize(1);
   int64_t kb = getTransB() ? b.getDimSize(1) : b.getDimSize(0);
   if (ka != kb)
@@ -233,8 +236,9 @@ LogicalResult GeluOp::verify() {
 
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = getType().getRank();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError("axis ") << getAxis() << " out of range [0, " << rank << ")";
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " out of range [0, " << rank << ")";
   return success();
 }
 

@@ -13,33 +13,44 @@ using namespace mlir;
 namespace {
 struct GraphInferShapesPass
     : public aicc::graph::impl::GraphInferShapesBase<GraphInferShapesPass> {
-  void runOnOperation() override {
-    func::FuncOp fn = getOperation();
-    bool failedAny = false;
-    fn.walk([&](Operation *op) {
-      if (!isa<aicc::graph::GraphDialect>(op->getDialect()))
-        return;
+  /// Re-infers the types of `block`'s ops in order. Fusion groups: block arguments take the
+  /// group's (updated) input types, the body is processed, results take the yielded types.
+  LogicalResult inferBlock(Block &block) {
+    for (Operation &op : block) {
+      if (auto group = dyn_cast<aicc::graph::FusionGroupOp>(op)) {
+        Block &body = group.getBody().front();
+        for (auto [arg, in] : llvm::zip(body.getArguments(), group.getInputs()))
+          arg.setType(in.getType());
+        if (failed(inferBlock(body)))
+          return failure();
+        for (auto [res, v] : llvm::zip(group.getResults(), body.getTerminator()->getOperands()))
+          res.setType(v.getType());
+        continue;
+      }
+      if (op.hasTrait<OpTrait::SameOperandsAndResultType>() && op.getNumOperands() == 1 &&
+          op.getNumResults() == 1) {
+        op.getResult(0).setType(op.getOperand(0).getType());
+        continue;
+      }
+      if (!isa<aicc::graph::GraphDialect>(op.getDialect()))
+        continue;
       auto infer = dyn_cast<InferTypeOpInterface>(op);
       if (!infer)
-        return;
+        continue;
       SmallVector<Type> types;
-      if (failed(infer.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
-                                        op->getRawDictionaryAttrs(),
-                                        op->getPropertiesStorage(), op->getRegions(),
-                                        types))) {
-        failedAny = true;
-        return;
-      }
-      for (auto [res, t] : llvm::zip(op->getResults(), types))
+      if (failed(infer.inferReturnTypes(op.getContext(), op.getLoc(), op.getOperands(),
+                                        op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
+                                        op.getRegions(), types)))
+        return failure();
+      for (auto [res, t] : llvm::zip(op.getResults(), types))
         res.setType(t);
-    });
-    // Unary ops keep SameOperandsAndResultType: propagate operand types.
-    fn.walk([&](Operation *op) {
-      if (op->hasTrait<OpTrait::SameOperandsAndResultType>() && op->getNumOperands() == 1 &&
-          op->getNumResults() == 1)
-        op->getResult(0).setType(op->getOperand(0).getType());
-    });
-    if (failedAny)
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (!fn.isExternal() && failed(inferBlock(fn.getBody().front())))
       return signalPassFailure();
     if (fn.isExternal())
       return;

@@ -2,6 +2,8 @@
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace aicc::tile;
@@ -29,7 +31,7 @@ LogicalResult BroadcastOp::verify() {
 
 LogicalResult ExpandDimsOp::verify() {
   auto s = getSrc().getType(), r = getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis > s.getRank())
     return emitOpError("axis ") << axis << " out of range [0, " << s.getRank() << "]";
   SmallVector<int64_t> want(s.getShape());
@@ -86,13 +88,48 @@ LogicalResult DotOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   auto s = getSrc().getType(), r = getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis >= s.getRank())
     return emitOpError("axis ") << axis << " out of range [0, " << s.getRank() << ")";
   SmallVector<int64_t> want(s.getShape());
   want.erase(want.begin() + axis);
   if (r.getShape() != ArrayRef<int64_t>(want) || r.getElementType() != s.getElementType())
     return emitOpError("result must be the source with dim ") << axis << " removed";
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto module = (*this)->getParentOfType<ModuleOp>();
+  if (!module)
+    return emitOpError("must be inside a module");
+  SymbolRefAttr ref = getKernel();
+  // After gpu-module-to-binary the kernels live in a gpu.binary: nothing to look up.
+  if (Operation *root = symbols.lookupSymbolIn(module, ref.getRootReference()))
+    if (root->getName().getStringRef() == "gpu.binary")
+      return success();
+  Operation *kernel = symbols.lookupSymbolIn(module, ref);
+  if (!kernel)
+    return emitOpError("kernel ") << ref << " not found";
+  auto fn = dyn_cast<FunctionOpInterface>(kernel);
+  if (!fn)
+    return emitOpError("kernel ") << ref << " is not a function";
+  // CPU kernels (after convert-tile-to-cpu) take program ids and grid sizes after the buffers.
+  unsigned numParams = fn.getNumArguments();
+  if (auto n = kernel->getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
+    numParams = n.getInt();
+  if (numParams != getBuffers().size())
+    return emitOpError("passes ") << getBuffers().size() << " buffers, kernel " << ref
+                                  << " takes " << numParams;
+  for (auto [i, buf] : llvm::enumerate(getBuffers())) {
+    auto have = cast<MemRefType>(buf.getType());
+    auto want = dyn_cast<MemRefType>(fn.getArgumentTypes()[i]);
+    if (!want)
+      continue; // lowered kernels take pointers
+    if (have.getElementType() != want.getElementType() ||
+        have.getNumElements() != want.getNumElements())
+      return emitOpError("buffer #") << i << " of type " << have << " does not match kernel parameter "
+                                     << want << " (element type and element count must agree)";
+  }
   return success();
 }
 

@@ -10,6 +10,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
@@ -114,7 +115,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
                    DefaultValuedAttr<Tile_InputPrecision, "::aicc::tile::InputPrecision::ieee">:$input_precision);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+    $a `,` $b `,` $acc (`input_precision` `=` $input_precision^)? attr-dict `:` type($a) `,`
+    type($b) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -137,7 +139,8 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_LaunchOp : Tile_Op<"launch", [MemoryEffects<[MemRead, MemWrite]>]> {
+def Tile_LaunchOp : Tile_Op<"launch", [MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "host plan: run a tile kernel over its schedule's grid";
   let description = [{
     Appears in the host function made by convert-graph-to-tile. Buffers are passed in the
@@ -149,7 +152,7 @@ def Tile_LaunchOp : Tile_Op<"launch", [MemoryEffects<[MemRead, MemWrite]>]> {
     ```
   }];
   let arguments = (ins SymbolRefAttr:$kernel, Variadic<AnyStaticShapeMemRef>:$buffers);
-  let assemblyFormat = "$kernel `(` $buffers `)` attr-dict `:` type($buffers)";
+  let assemblyFormat = "$kernel `(` $buffers `)` attr-dict (`:` type($buffers)^)?";
 }
 
 #endif
