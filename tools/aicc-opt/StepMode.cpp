@@ -34,6 +34,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/StringSet.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <iostream>
 
@@ -61,6 +63,74 @@ int usage(llvm::StringRef msg) {
                << "\nstep mode: aicc-opt FILE --pass-pipeline='builtin.module(...)' "
                   "[--step] [--dump-steps=DIR] [-o OUT]\n";
   return 2;
+}
+
+/// Printed text of every symbol-defining op (functions, kernels, globals), keyed by its
+/// nested symbol path (e.g. `@kernels::@fused_0_epilogue`), in IR order.
+std::vector<std::pair<std::string, std::string>> symbolTexts(Operation *root) {
+  std::vector<std::pair<std::string, std::string>> out;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == root)
+      return WalkResult::advance();
+    auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!name)
+      return WalkResult::advance();
+    std::string path = "@" + name.getValue().str();
+    for (Operation *p = op->getParentOp(); p && p != root; p = p->getParentOp())
+      if (auto pn = p->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+        path = "@" + pn.getValue().str() + "::" + path;
+    // Containers (modules) are reported through their contents.
+    if (op->hasTrait<OpTrait::SymbolTable>())
+      return WalkResult::advance();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    op->print(os, OpPrintingFlags().enableDebugInfo(false));
+    out.push_back({path, text});
+    return WalkResult::skip();
+  });
+  return out;
+}
+
+/// "changed: @a, @b; added: @c; removed: @d; unchanged: 3 ops" from two snapshots.
+std::string symbolDelta(const std::vector<std::pair<std::string, std::string>> &before,
+                        const std::vector<std::pair<std::string, std::string>> &after) {
+  llvm::StringMap<const std::string *> old;
+  for (auto &[k, v] : before)
+    old[k] = &v;
+  SmallVector<std::string> changed, added;
+  unsigned unchanged = 0;
+  llvm::StringSet<> seen;
+  for (auto &[k, v] : after) {
+    seen.insert(k);
+    auto it = old.find(k);
+    if (it == old.end())
+      added.push_back(k);
+    else if (*it->second != v)
+      changed.push_back(k);
+    else
+      ++unchanged;
+  }
+  SmallVector<std::string> removed;
+  for (auto &[k, v] : before)
+    if (!seen.contains(k))
+      removed.push_back(k);
+  std::string s;
+  auto list = [&](llvm::StringRef what, ArrayRef<std::string> names) {
+    if (names.empty())
+      return;
+    s += (s.empty() ? "" : "; ") + what.str() + ": ";
+    for (size_t i = 0; i < names.size() && i < 6; ++i)
+      s += (i ? ", " : "") + names[i];
+    if (names.size() > 6)
+      s += ", ... (" + std::to_string(names.size()) + ")";
+  };
+  list("changed", changed);
+  list("added", added);
+  list("removed", removed);
+  if (unchanged)
+    s += (s.empty() ? "" : "; ") + std::string("unchanged: ") + std::to_string(unchanged) +
+         (unchanged == 1 ? " op" : " ops");
+  return s;
 }
 
 /// Counts lines only in `a` and only in `b` (a cheap size for "what changed").
@@ -178,6 +248,7 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
   auto runOne = [&]() -> bool {
     const PipelineStep &s = (*steps)[next];
     before = printIR(*module);
+    auto symsBefore = symbolTexts(*module);
     if (failed(runStep(*module, s))) {
       out << "pass " << s.name << " failed (step " << next + 1 << ")\n";
       return false;
@@ -191,6 +262,9 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
         auto [added, removed] = lineDelta(before, after);
         out << "[" << next << "/" << steps->size() << "] " << s.name << ": changed (+" << added
             << " -" << removed << " lines)\n";
+        std::string delta = symbolDelta(symsBefore, symbolTexts(*module));
+        if (!delta.empty())
+          out << "    " << delta << "\n";
       }
     }
     if (!args.dumpDir.empty()) {

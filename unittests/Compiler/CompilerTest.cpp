@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <cmath>
 #include <random>
 
@@ -153,6 +156,28 @@ TEST(Compiler, GarbageInputFailsCleanly) {
   auto r2 = compileModel("func.func @main( {", "junk.mlir", InputKind::MLIR, EmitKind::Bundle);
   ASSERT_FALSE((bool)r2);
   EXPECT_NE(llvm::toString(r2.takeError()).find("junk.mlir"), std::string::npos);
+}
+
+TEST(Compiler, CrashReproducerFromTheAPI) {
+  // An 8192-long softmax row exceeds the one-pass template: convert-graph-to-tile fails.
+  const char *mlir = R"(
+    func.func @main(%x: tensor<2x8192xf32>) -> tensor<2x8192xf32> {
+      %s = graph.softmax %x {axis = 1 : i64} : tensor<2x8192xf32>
+      return %s : tensor<2x8192xf32>
+    })";
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("aicc-repro", "mlir", path));
+  CompileOptions opts;
+  opts.crashReproducer = std::string(path);
+  auto r = compileModel(mlir, "long.mlir", InputKind::MLIR, EmitKind::Bundle, opts);
+  ASSERT_FALSE((bool)r);
+  std::string msg = llvm::toString(r.takeError());
+  EXPECT_NE(msg.find("pass 'convert-graph-to-tile' failed"), std::string::npos) << msg;
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  ASSERT_TRUE((bool)buf);
+  EXPECT_NE((*buf)->getBuffer().find("convert-graph-to-tile"), llvm::StringRef::npos);
+  EXPECT_NE((*buf)->getBuffer().find("graph.softmax"), llvm::StringRef::npos);
+  llvm::sys::fs::remove(path);
 }
 
 TEST(Compiler, PTXForHopper) {

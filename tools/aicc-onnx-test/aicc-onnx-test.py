@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""aicc-onnx-test: ONNX's conformance data as aicc's scoreboard.
+
+Walks ONNX backend test directories (each: model.onnx + test_data_set_N/{input_K,output_K}.pb),
+compiles every model with aicc-compile for a target, runs every data set with aicc-run, and
+classifies each test:
+
+  pass            every output of every data set within tolerance
+  mismatch        ran, some output differs (max abs / rel error recorded)
+  unsupported     aicc-compile names an ONNX op it does not support (op type + opset)
+  compile-error   aicc-compile failed otherwise (message recorded)
+  runtime-error   aicc-run failed without comparing (message recorded)
+  crash           a tool died on a signal or ran past the time limit (never acceptable)
+  not-applicable  the test needs something outside aicc's scope (reason recorded)
+
+Each test runs in its own subprocesses, so a crash is counted, never fatal to the run.
+
+  aicc-onnx-test [--target cpu|sm_90] [--data DIR ...] [--jobs N] [--filter REGEX]
+                 [--json OUT.json] [--doc docs/onnx-conformance.md]
+                 [--expected FILE [--update-expected]] [--bin build/bin]
+
+With --expected, exits 1 when a test listed there as `pass` no longer passes (a regression);
+tests that newly pass are reported (refresh the file with --update-expected).
+"""
+import argparse
+import collections
+import concurrent.futures
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+
+DEFAULT_DATA = "/usr/share/libonnx-testdata/data"
+SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+
+# Op families outside aicc's scope, with the reason shown in the report.
+NOT_APPLICABLE = {}
+for op in ["Adagrad", "Adam", "Momentum", "Gradient"]:
+    NOT_APPLICABLE[op] = "training op"
+for op in ["StringNormalizer", "RegexFullMatch", "StringConcat", "StringSplit",
+           "TfIdfVectorizer", "Tokenizer"]:
+    NOT_APPLICABLE[op] = "string op"
+for op in ["SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
+           "SequenceInsert", "SequenceLength", "SequenceMap", "SplitToSequence",
+           "ConcatFromSequence", "Optional", "OptionalGetElement", "OptionalHasElement"]:
+    NOT_APPLICABLE[op] = "sequence/optional type"
+for op in ["RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
+           "Multinomial", "Bernoulli"]:
+    NOT_APPLICABLE[op] = "random op (no deterministic expected output)"
+NA_DOMAINS = {"ai.onnx.ml": "ONNX-ML domain (classical ML)",
+              "ai.onnx.preview.training": "training domain"}
+
+
+def model_info(path):
+    """Op types, opset, and a not-applicable reason (or None) for one model."""
+    try:
+        import onnx
+    except ImportError:
+        return [], None, None
+    try:
+        m = onnx.load(path, load_external_data=False)
+    except Exception as e:  # a broken model is aicc's to diagnose, not ours
+        return [], None, None
+    opset = max([o.version for o in m.opset_import if o.domain in ("", "ai.onnx")] or [0])
+    ops, reason = [], None
+    def walk(graph):
+        nonlocal reason
+        for n in graph.node:
+            ops.append(n.op_type)
+            if n.domain in NA_DOMAINS:
+                reason = reason or NA_DOMAINS[n.domain]
+            elif n.op_type in NOT_APPLICABLE:
+                reason = reason or NOT_APPLICABLE[n.op_type]
+            for a in n.attribute:
+                if a.name == "training_mode" and a.i == 1:
+                    reason = reason or "training mode"
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g)
+    walk(m.graph)
+    for vi in list(m.graph.input) + list(m.graph.output):
+        kind = vi.type.WhichOneof("value")
+        if kind in ("sequence_type", "optional_type", "map_type"):
+            reason = reason or "sequence/optional type"
+        elif kind == "tensor_type" and vi.type.tensor_type.elem_type == onnx.TensorProto.STRING:
+            reason = reason or "string tensor"
+    return sorted(set(ops)), opset, reason
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr, False
+    except subprocess.TimeoutExpired as e:
+        return None, e.stdout or "", e.stderr or "", True
+
+
+def first_error(text):
+    for line in text.splitlines():
+        if "error" in line:
+            return line.strip()
+    lines = [l for l in text.splitlines() if l.strip()]
+    return lines[0].strip() if lines else ""
+
+
+def run_test(test_dir, name, args, workdir):
+    model = os.path.join(test_dir, "model.onnx")
+    ops, opset, na = model_info(model)
+    result = {"test": name, "ops": ops, "opset": opset}
+    if na:
+        result.update(status="not-applicable", reason=na)
+        return result
+    bundle = os.path.join(workdir, name.replace("/", "_") + ".aicc")
+    rc, out, err, to = run([os.path.join(args.bin, "aicc-compile"), model,
+                            "--target=" + args.target, "-o", bundle], args.timeout)
+    if to or (rc is not None and rc < 0):
+        result.update(status="crash", reason="aicc-compile " +
+                      ("timed out" if to else "died on signal %d" % -rc))
+        return result
+    if rc != 0:
+        m = re.search(r"unsupported ONNX op '([^']+)'", err)
+        if m:
+            result.update(status="unsupported", reason="%s (opset %s)" % (m.group(1), opset),
+                          op=m.group(1))
+        else:
+            result.update(status="compile-error", reason=first_error(err))
+        return result
+    if args.target != "cpu" and not args.run_gpu:
+        result.update(status="pass" if os.path.exists(bundle) else "compile-error",
+                      reason="compiled (not run: no GPU)")
+        return result
+    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
+    cmd = [os.path.join(args.bin, "aicc-run"), bundle]
+    for s in sets:
+        cmd += ["--test-data-set", os.path.join(test_dir, s)]
+    if args.rtol is not None:
+        cmd += ["--rtol", str(args.rtol)]
+    if args.atol is not None:
+        cmd += ["--atol", str(args.atol)]
+    rc, out, err, to = run(cmd, args.timeout)
+    try:
+        os.remove(bundle)
+    except OSError:
+        pass
+    if to or (rc is not None and rc < 0):
+        result.update(status="crash", reason="aicc-run " +
+                      ("timed out" if to else "died on signal %d" % -rc))
+        return result
+    if rc == 0:
+        result.update(status="pass")
+        return result
+    fails = re.findall(r"max_abs_err=(\S+) max_rel_err=(\S+) shape=\S+ FAIL", out)
+    if fails:
+        a = max(float(f[0]) for f in fails)
+        r = max(float(f[1]) for f in fails)
+        result.update(status="mismatch", reason="max_abs_err=%.3e max_rel_err=%.3e" % (a, r),
+                      max_abs=a, max_rel=r)
+    else:
+        result.update(status="runtime-error", reason=first_error(err + out))
+    return result
+
+
+def collect(data_dirs, suites, filt):
+    tests = []
+    for data in data_dirs:
+        for suite in suites:
+            root = os.path.join(data, suite)
+            if not os.path.isdir(root):
+                continue
+            for t in sorted(os.listdir(root)):
+                d = os.path.join(root, t)
+                if os.path.isfile(os.path.join(d, "model.onnx")):
+                    name = suite + "/" + t
+                    if filt and not re.search(filt, name):
+                        continue
+                    tests.append((d, name))
+    return tests
+
+
+def write_doc(path, results, args, command):
+    by_status = collections.Counter(r["status"] for r in results)
+    per_suite = collections.defaultdict(collections.Counter)
+    for r in results:
+        per_suite[r["test"].split("/")[0]][r["status"]] += 1
+    per_op = collections.defaultdict(collections.Counter)
+    for r in results:
+        for op in r["ops"] or ["?"]:
+            per_op[op][r["status"]] += 1
+    statuses = ["pass", "mismatch", "unsupported", "compile-error", "runtime-error", "crash",
+                "not-applicable"]
+    applicable = lambda c: sum(c.values()) - c["not-applicable"]
+    lines = ["# ONNX conformance scoreboard", "",
+             "Generated by `tools/aicc-onnx-test/aicc-onnx-test.py`; do not edit by hand.", "",
+             "- Date: %s" % datetime.date.today().isoformat(),
+             "- Target: `%s`%s" % (args.target, "" if args.target == "cpu" or args.run_gpu
+                                   else " (compiled and assembled only; not run)"),
+             "- Data: %s" % ", ".join(args.data),
+             "- Command: `%s`" % command, "",
+             "## Totals", "",
+             "| suite | " + " | ".join(statuses) + " | pass / applicable |",
+             "|---|" + "---|" * (len(statuses) + 1)]
+    for suite in sorted(per_suite) + ["all"]:
+        c = by_status if suite == "all" else per_suite[suite]
+        app = applicable(c)
+        lines.append("| %s | %s | %d / %d (%.1f%%) |" % (
+            suite, " | ".join(str(c[s]) for s in statuses), c["pass"], app,
+            100.0 * c["pass"] / app if app else 0.0))
+    lines += ["", "## Per op", "",
+              "A test counts for every op type its model uses.", "",
+              "| op | pass | applicable | other outcomes |", "|---|---|---|---|"]
+    for op in sorted(per_op):
+        c = per_op[op]
+        other = ", ".join("%s %d" % (s, c[s]) for s in statuses[1:] if c[s])
+        lines.append("| %s | %d | %d | %s |" % (op, c["pass"], applicable(c), other))
+    lines += ["", "## Tests that do not pass", "", "| test | status | detail |", "|---|---|---|"]
+    for r in sorted(results, key=lambda r: r["test"]):
+        if r["status"] not in ("pass",):
+            lines.append("| %s | %s | %s |" % (r["test"], r["status"],
+                                              r.get("reason", "").replace("|", "\\|")[:200]))
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--target", default="cpu")
+    p.add_argument("--data", action="append", help="data root(s); default " + DEFAULT_DATA)
+    p.add_argument("--suites", default=",".join(SUITES))
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--filter")
+    p.add_argument("--bin", default=os.environ.get("AICC_BIN", here))
+    p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--rtol", type=float)
+    p.add_argument("--atol", type=float)
+    p.add_argument("--run-gpu", action="store_true", help="run GPU bundles (needs a GPU)")
+    p.add_argument("--json")
+    p.add_argument("--doc")
+    p.add_argument("--expected")
+    p.add_argument("--update-expected", action="store_true")
+    p.add_argument("--workdir", default=None)
+    args = p.parse_args()
+    args.data = args.data or [DEFAULT_DATA]
+    import tempfile
+    workdir = args.workdir or tempfile.mkdtemp(prefix="aicc-onnx-test-")
+    tests = collect(args.data, args.suites.split(","), args.filter)
+    if not tests:
+        print("aicc-onnx-test: no tests found under " + ", ".join(args.data), file=sys.stderr)
+        return 2
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        futs = [ex.submit(run_test, d, n, args, workdir) for d, n in tests]
+        for f in concurrent.futures.as_completed(futs):
+            results.append(f.result())
+    results.sort(key=lambda r: r["test"])
+    counts = collections.Counter(r["status"] for r in results)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    command = "aicc-onnx-test " + " ".join(a for a in sys.argv[1:] if not a.startswith("--doc"))
+    if args.doc:
+        write_doc(args.doc, results, args, command)
+    status = 0
+    if args.expected:
+        expected = {}
+        if os.path.exists(args.expected):
+            for line in open(args.expected):
+                parts = line.split()
+                if len(parts) == 2 and not line.startswith("#"):
+                    expected[parts[0]] = parts[1]
+        got = {r["test"]: r["status"] for r in results}
+        regressions = [t for t, s in expected.items() if s == "pass" and t in got and got[t] != "pass"]
+        newly = [t for t, s in got.items() if s == "pass" and expected.get(t) != "pass"]
+        for t in regressions:
+            r = next(x for x in results if x["test"] == t)
+            print("REGRESSION %s: %s (%s)" % (t, r["status"], r.get("reason", "")))
+        if newly and not args.update_expected:
+            print("%d test(s) pass that %s does not list as passing (refresh it with "
+                  "--update-expected): %s" % (len(newly), args.expected, ", ".join(newly[:20])))
+        if args.update_expected:
+            with open(args.expected + ".tmp", "w") as f:
+                f.write("# aicc-onnx-test expected statuses (target %s); regenerate with "
+                        "--update-expected\n" % args.target)
+                for r in results:
+                    f.write("%s %s\n" % (r["test"], r["status"]))
+            os.replace(args.expected + ".tmp", args.expected)
+        if regressions:
+            status = 1
+    if counts["crash"]:
+        for r in results:
+            if r["status"] == "crash":
+                print("CRASH %s: %s" % (r["test"], r.get("reason", "")))
+        status = 1
+    app = len(results) - counts["not-applicable"]
+    print("aicc-onnx-test (%s): %d tests, %d applicable: " % (args.target, len(results), app) +
+          ", ".join("%s %d" % (k, counts[k]) for k in ["pass", "mismatch", "unsupported",
+                    "compile-error", "runtime-error", "crash", "not-applicable"]))
+    print("conformance: %d of %d applicable tests pass" % (counts["pass"], app))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
