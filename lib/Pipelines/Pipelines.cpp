@@ -52,7 +52,10 @@ void aicc::buildTileBufferizePipeline(OpPassManager &pm) {
   kernels.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
-  kernels.addNestedPass<func::FuncOp>(math::createMathExpandOpsPass());
+  // Math functions neither libm-free GPU code nor the LLVM intrinsics cover, as exp/log.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"sinh", "cosh", "tan", "asinh", "acosh", "atanh", "fpowi", "ctlz"};
+  kernels.addNestedPass<func::FuncOp>(math::createMathExpandOpsPass(expand));
 }
 
 void aicc::buildCPUPipeline(OpPassManager &pm) {

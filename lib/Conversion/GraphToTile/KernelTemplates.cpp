@@ -132,17 +132,50 @@ struct TileBuilder {
   }
 };
 
-/// Emits the tile math of one elementwise graph op on operand tiles.
+/// Emits the tile math of one elementwise graph op on operand tiles. Floats of 16 bits are
+/// computed in f32 (their tiles arrive extended); other types in their own type.
 FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value> in) {
   OpBuilder &b = tb.b;
   Location loc = op->getLoc();
   Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
   bool isFloat = isa<FloatType>(elem);
-  if (!isFloat && !isa<AddOp, SubOp, MulOp, DivOp>(op)) {
-    op->emitError("kernel templates support ") << op->getName() << " on floats only";
+  if (elem.isUnsignedInteger() || elem.isSignedInteger()) {
+    op->emitError("kernel templates do not support ") << elem << " tensors yet (" << op->getName()
+                                                      << ")";
     return failure();
   }
-  auto one = [&]() { return tb.splatF(elem, 1.0); };
+  auto fconst = [&](double v) { return tb.splatF(elem, v); };
+  auto iconst = [&](Type t, int64_t v) {
+    return tb.splat(b.create<arith::ConstantOp>(loc, t, b.getIntegerAttr(t, v)));
+  };
+  auto zero = [&]() { return isFloat ? fconst(0.0) : iconst(elem, 0); };
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip, Value x, Value y) -> Value {
+    if (isFloat)
+      return b.create<arith::CmpFOp>(loc, fp, x, y);
+    return b.create<arith::CmpIOp>(loc, ip, x, y);
+  };
+  auto sel = [&](Value c, Value x, Value y) -> Value {
+    return b.create<arith::SelectOp>(loc, c, x, y);
+  };
+  // Integer division traps on x86 for a zero divisor, and masked-off lanes load 0: divide
+  // by 1 there (a real zero divisor is undefined behaviour in ONNX anyway).
+  auto safeDivisor = [&](Value d) -> Value {
+    Value z = iconst(elem, 0);
+    return sel(b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, d, z), iconst(elem, 1), d);
+  };
+  auto mulf = [&](Value x, Value y) -> Value { return b.create<arith::MulFOp>(loc, x, y); };
+  auto addf = [&](Value x, Value y) -> Value { return b.create<arith::AddFOp>(loc, x, y); };
+  auto expm1 = [&](Value x) -> Value {
+    return b.create<arith::SubFOp>(loc, b.create<math::ExpOp>(loc, x), fconst(1.0));
+  };
+  auto minf = [&](Value x, Value y) -> Value { return b.create<arith::MinimumFOp>(loc, x, y); };
+  auto maxf = [&](Value x, Value y) -> Value { return b.create<arith::MaximumFOp>(loc, x, y); };
+  auto requireFloat = [&]() -> LogicalResult {
+    if (isFloat)
+      return success();
+    return op->emitError("kernel templates support ") << op->getName() << " on floats only";
+  };
+  auto one = [&]() { return fconst(1.0); };
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case([&](AddOp) -> Value {
         return isFloat ? b.create<arith::AddFOp>(loc, in[0], in[1]).getResult()
@@ -158,39 +191,216 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       })
       .Case([&](DivOp) -> Value {
         return isFloat ? b.create<arith::DivFOp>(loc, in[0], in[1]).getResult()
-                       : b.create<arith::DivSIOp>(loc, in[0], in[1]).getResult();
+                       : b.create<arith::DivSIOp>(loc, in[0], safeDivisor(in[1])).getResult();
       })
-      .Case([&](ReluOp) -> Value {
-        return b.create<arith::MaximumFOp>(loc, in[0], tb.splatF(elem, 0.0));
+      .Case([&](MinOp) -> Value {
+        return isFloat ? minf(in[0], in[1])
+                       : b.create<arith::MinSIOp>(loc, in[0], in[1]).getResult();
       })
-      .Case([&](TanhOp) -> Value { return b.create<math::TanhOp>(loc, in[0]); })
-      .Case([&](ExpOp) -> Value { return b.create<math::ExpOp>(loc, in[0]); })
-      .Case([&](ErfOp) -> Value { return b.create<math::ErfOp>(loc, in[0]); })
-      .Case([&](SigmoidOp) -> Value {
-        Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, in[0]));
-        return b.create<arith::DivFOp>(loc, one(), b.create<arith::AddFOp>(loc, one(), e));
+      .Case([&](MaxOp) -> Value {
+        return isFloat ? maxf(in[0], in[1])
+                       : b.create<arith::MaxSIOp>(loc, in[0], in[1]).getResult();
       })
-      .Case([&](GeluOp g) -> Value {
+      .Case([&](PowOp) -> FailureOr<Value> {
+        if (failed(requireFloat()))
+          return failure();
+        return b.create<math::PowFOp>(loc, in[0], in[1]).getResult();
+      })
+      .Case([&](ModOp m) -> FailureOr<Value> {
+        if (isFloat)
+          return b.create<arith::RemFOp>(loc, in[0], in[1]).getResult();
+        Value d = safeDivisor(in[1]);
+        Value r = b.create<arith::RemSIOp>(loc, in[0], d);
+        if (m.getFmod())
+          return r;
+        // Python-style: the result takes the divisor's sign.
+        Value z = zero();
+        Value fix = b.create<arith::AndIOp>(
+            loc, cmp({}, arith::CmpIPredicate::ne, r, z),
+            b.create<arith::XOrIOp>(loc, cmp({}, arith::CmpIPredicate::slt, r, z),
+                                    cmp({}, arith::CmpIPredicate::slt, in[1], z)));
+        return sel(fix, b.create<arith::AddIOp>(loc, r, d), r);
+      })
+      .Case([&](PReluOp) -> FailureOr<Value> {
+        if (failed(requireFloat()))
+          return failure();
+        return sel(cmp(arith::CmpFPredicate::OLT, {}, in[0], zero()), mulf(in[0], in[1]), in[0]);
+      })
+      .Case([&](AndOp) -> Value { return b.create<arith::AndIOp>(loc, in[0], in[1]); })
+      .Case([&](OrOp) -> Value { return b.create<arith::OrIOp>(loc, in[0], in[1]); })
+      .Case([&](XorOp) -> Value { return b.create<arith::XOrIOp>(loc, in[0], in[1]); })
+      .Case([&](NotOp) -> Value {
+        return b.create<arith::XOrIOp>(loc, in[0], iconst(b.getI1Type(), 1));
+      })
+      .Case([&](EqualOp) -> Value {
+        return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq, in[0], in[1]);
+      })
+      .Case([&](LessOp) -> Value {
+        return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, in[0], in[1]);
+      })
+      .Case([&](LessEqualOp) -> Value {
+        return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle, in[0], in[1]);
+      })
+      .Case([&](GreaterOp) -> Value {
+        return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, in[0], in[1]);
+      })
+      .Case([&](GreaterEqualOp) -> Value {
+        return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge, in[0], in[1]);
+      })
+      .Case([&](WhereOp) -> Value { return sel(in[0], in[1], in[2]); })
+      .Case([&](NegOp) -> Value {
+        return isFloat ? b.create<arith::NegFOp>(loc, in[0]).getResult()
+                       : b.create<arith::SubIOp>(loc, zero(), in[0]).getResult();
+      })
+      .Case([&](AbsOp) -> Value {
+        return isFloat ? b.create<math::AbsFOp>(loc, in[0]).getResult()
+                       : b.create<math::AbsIOp>(loc, in[0]).getResult();
+      })
+      .Case([&](SignOp) -> Value {
+        Value pos = isFloat ? fconst(1.0) : iconst(elem, 1);
+        Value neg = isFloat ? fconst(-1.0) : iconst(elem, -1);
+        return sel(cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, in[0], zero()), pos,
+                   sel(cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, in[0], zero()),
+                       neg, zero()));
+      })
+      .Case([&](ClipOp c) -> Value {
         Value x = in[0];
-        Value half = b.create<arith::MulFOp>(loc, x, tb.splatF(elem, 0.5));
-        Value inner;
-        if (g.getApproximate() == "tanh") {
-          // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-          Value x3 = b.create<arith::MulFOp>(loc, b.create<arith::MulFOp>(loc, x, x), x);
-          Value t = b.create<arith::AddFOp>(
-              loc, x, b.create<arith::MulFOp>(loc, x3, tb.splatF(elem, 0.044715)));
-          t = b.create<arith::MulFOp>(loc, t, tb.splatF(elem, std::sqrt(2.0 / M_PI)));
-          inner = b.create<math::TanhOp>(loc, t);
-        } else {
-          // 0.5 x (1 + erf(x / sqrt(2)))
-          inner = b.create<math::ErfOp>(
-              loc, b.create<arith::MulFOp>(loc, x, tb.splatF(elem, M_SQRT1_2)));
+        auto bound = [&](double v) { return isFloat ? fconst(v) : iconst(elem, (int64_t)v); };
+        if (auto lo = c.getMinAttr())
+          x = isFloat ? maxf(x, bound(lo.getValueAsDouble()))
+                      : b.create<arith::MaxSIOp>(loc, x, bound(lo.getValueAsDouble())).getResult();
+        if (auto hi = c.getMaxAttr())
+          x = isFloat ? minf(x, bound(hi.getValueAsDouble()))
+                      : b.create<arith::MinSIOp>(loc, x, bound(hi.getValueAsDouble())).getResult();
+        return x;
+      })
+      .Case([&](CastOp c) -> FailureOr<Value> {
+        Type to = c.getType().getElementType();
+        Type target = computeType(to);
+        auto tileT = tb.tileOf(target);
+        Value x = in[0];
+        if (to.isUnsignedInteger() || to.isSignedInteger())
+          return op->emitError("kernel templates do not support casts to ") << to, failure();
+        if (isa<FloatType>(elem) && isa<FloatType>(to)) {
+          // Round through the target precision, then compute in the target's compute type.
+          auto ft = cast<FloatType>(elem), tt = cast<FloatType>(to);
+          if (tt.getWidth() < ft.getWidth())
+            x = b.create<arith::TruncFOp>(loc, tb.tileOf(to), x);
+          else if (tt.getWidth() > ft.getWidth())
+            x = b.create<arith::ExtFOp>(loc, tb.tileOf(to), x);
+          if (to != target)
+            x = b.create<arith::ExtFOp>(loc, tileT, x);
+          return x;
         }
-        return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, one(), inner));
+        if (isa<FloatType>(elem)) { // float -> int / bool
+          if (to.isInteger(1))
+            return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, x, zero()).getResult();
+          return b.create<arith::FPToSIOp>(loc, tileT, x).getResult();
+        }
+        if (isa<FloatType>(to)) { // int / bool -> float
+          Value r = elem.isInteger(1) ? b.create<arith::UIToFPOp>(loc, tb.tileOf(to), x).getResult()
+                                      : b.create<arith::SIToFPOp>(loc, tb.tileOf(to), x).getResult();
+          if (to != target)
+            r = b.create<arith::ExtFOp>(loc, tileT, r);
+          return r;
+        }
+        unsigned from = elem.getIntOrFloatBitWidth(), width = to.getIntOrFloatBitWidth();
+        if (to.isInteger(1))
+          return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x, zero()).getResult();
+        if (width == from)
+          return x;
+        if (width < from)
+          return b.create<arith::TruncIOp>(loc, tileT, x).getResult();
+        if (elem.isInteger(1))
+          return b.create<arith::ExtUIOp>(loc, tileT, x).getResult();
+        return b.create<arith::ExtSIOp>(loc, tileT, x).getResult();
       })
       .Default([&](Operation *o) -> FailureOr<Value> {
-        o->emitError("no tile lowering for ") << o->getName() << " inside a fusion group";
-        return failure();
+        if (failed(requireFloat()))
+          return failure();
+        Value x = in[0];
+        Value r =
+            llvm::TypeSwitch<Operation *, Value>(o)
+                .Case([&](ReluOp) -> Value { return maxf(x, fconst(0.0)); })
+                .Case([&](TanhOp) -> Value { return b.create<math::TanhOp>(loc, x); })
+                .Case([&](ExpOp) -> Value { return b.create<math::ExpOp>(loc, x); })
+                .Case([&](ErfOp) -> Value { return b.create<math::ErfOp>(loc, x); })
+                .Case([&](SigmoidOp) -> Value {
+                  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+                  return b.create<arith::DivFOp>(loc, one(), addf(one(), e));
+                })
+                .Case([&](GeluOp g) -> Value {
+                  Value half = mulf(x, fconst(0.5));
+                  Value inner;
+                  if (g.getApproximate() == "tanh") {
+                    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+                    Value x3 = mulf(mulf(x, x), x);
+                    Value t = addf(x, mulf(x3, fconst(0.044715)));
+                    inner = b.create<math::TanhOp>(loc, mulf(t, fconst(std::sqrt(2.0 / M_PI))));
+                  } else {
+                    // 0.5 x (1 + erf(x / sqrt(2)))
+                    inner = b.create<math::ErfOp>(loc, mulf(x, fconst(M_SQRT1_2)));
+                  }
+                  return mulf(half, addf(one(), inner));
+                })
+                .Case([&](CeilOp) -> Value { return b.create<math::CeilOp>(loc, x); })
+                .Case([&](FloorOp) -> Value { return b.create<math::FloorOp>(loc, x); })
+                .Case([&](RoundOp) -> Value { return b.create<math::RoundEvenOp>(loc, x); })
+                .Case([&](SqrtOp) -> Value { return b.create<math::SqrtOp>(loc, x); })
+                .Case([&](ReciprocalOp) -> Value { return b.create<arith::DivFOp>(loc, one(), x); })
+                .Case([&](LogOp) -> Value { return b.create<math::LogOp>(loc, x); })
+                .Case([&](SinOp) -> Value { return b.create<math::SinOp>(loc, x); })
+                .Case([&](CosOp) -> Value { return b.create<math::CosOp>(loc, x); })
+                .Case([&](TanOp) -> Value { return b.create<math::TanOp>(loc, x); })
+                .Case([&](AsinOp) -> Value { return b.create<math::AsinOp>(loc, x); })
+                .Case([&](AcosOp) -> Value { return b.create<math::AcosOp>(loc, x); })
+                .Case([&](AtanOp) -> Value { return b.create<math::AtanOp>(loc, x); })
+                .Case([&](SinhOp) -> Value { return b.create<math::SinhOp>(loc, x); })
+                .Case([&](CoshOp) -> Value { return b.create<math::CoshOp>(loc, x); })
+                .Case([&](AsinhOp) -> Value { return b.create<math::AsinhOp>(loc, x); })
+                .Case([&](AcoshOp) -> Value { return b.create<math::AcoshOp>(loc, x); })
+                .Case([&](AtanhOp) -> Value { return b.create<math::AtanhOp>(loc, x); })
+                .Case([&](SoftplusOp) -> Value {
+                  return b.create<math::LogOp>(loc, addf(b.create<math::ExpOp>(loc, x), one()));
+                })
+                .Case([&](SoftsignOp) -> Value {
+                  return b.create<arith::DivFOp>(loc, x,
+                                                 addf(one(), b.create<math::AbsFOp>(loc, x)));
+                })
+                .Case([&](HardSwishOp) -> Value {
+                  Value h = maxf(fconst(0.0), minf(one(), addf(mulf(x, fconst(1.0 / 6.0)),
+                                                                fconst(0.5))));
+                  return mulf(x, h);
+                })
+                .Case([&](HardSigmoidOp h) -> Value {
+                  Value y = addf(mulf(x, fconst(h.getAlpha().convertToDouble())),
+                                 fconst(h.getBeta().convertToDouble()));
+                  return maxf(fconst(0.0), minf(one(), y));
+                })
+                .Case([&](LeakyReluOp l) -> Value {
+                  return sel(cmp(arith::CmpFPredicate::OLT, {}, x, fconst(0.0)),
+                             mulf(x, fconst(l.getAlpha().convertToDouble())), x);
+                })
+                .Case([&](EluOp e) -> Value {
+                  return sel(cmp(arith::CmpFPredicate::OLT, {}, x, fconst(0.0)),
+                             mulf(expm1(x), fconst(e.getAlpha().convertToDouble())), x);
+                })
+                .Case([&](SeluOp e) -> Value {
+                  Value neg = mulf(expm1(x), fconst(e.getAlpha().convertToDouble()));
+                  Value y = sel(cmp(arith::CmpFPredicate::OGT, {}, x, fconst(0.0)), x, neg);
+                  return mulf(y, fconst(e.getGamma().convertToDouble()));
+                })
+                .Case([&](CeluOp e) -> Value {
+                  double alpha = e.getAlpha().convertToDouble();
+                  Value neg = mulf(expm1(mulf(x, fconst(1.0 / alpha))), fconst(alpha));
+                  return addf(maxf(x, fconst(0.0)), minf(neg, fconst(0.0)));
+                })
+                .Default([](Operation *) -> Value { return Value(); });
+        if (!r) {
+          o->emitError("no tile lowering for ") << o->getName() << " inside a fusion group";
+          return failure();
+        }
+        return r;
       });
 }
 

@@ -268,6 +268,24 @@ private:
   LogicalResult importFlatten(const NodeCtx &nc);
   LogicalResult importTranspose(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importReduce(const NodeCtx &nc, int axesInputSince);
+  template <typename OpTy> LogicalResult importCompare(const NodeCtx &nc);
+  template <typename OpTy> LogicalResult importVariadic(const NodeCtx &nc);
+  template <typename OpTy> LogicalResult importNumUnary(const NodeCtx &nc);
+  LogicalResult importParamUnary(const NodeCtx &nc);
+  LogicalResult importClip(const NodeCtx &nc);
+  LogicalResult importPow(const NodeCtx &nc);
+  LogicalResult importMod(const NodeCtx &nc);
+  LogicalResult importMean(const NodeCtx &nc);
+  LogicalResult importWhere(const NodeCtx &nc);
+  LogicalResult importCast(const NodeCtx &nc);
+  LogicalResult importNot(const NodeCtx &nc);
+  FailureOr<double> getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what);
+  Value castTo(Location loc, Value v, Type elem) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() == elem)
+      return v;
+    return graph::CastOp::create(b, loc, RankedTensorType::get(t.getShape(), elem), v);
+  }
   LogicalResult importIdentity(const NodeCtx &nc);
   LogicalResult importDropout(const NodeCtx &nc);
   LogicalResult importConstant(const NodeCtx &nc);
@@ -1064,6 +1082,244 @@ LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
   return define(nc, 0, v);
 }
 
+FailureOr<double> Importer::getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  if (!dense || dense.getNumElements() != 1)
+    return nodeError(nc) << what << " must be a constant scalar (initializer or Constant)";
+  Type et = dense.getElementType();
+  if (isa<FloatType>(et))
+    return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  return (double)(*dense.getValues<APInt>().begin()).getSExtValue();
+}
+
+/// Neg, Abs, Sign: floats and integers.
+template <typename OpTy> LogicalResult Importer::importNumUnary(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  return define(nc, 0, OpTy::create(b, nc.loc, in->getType(), *in));
+}
+
+/// LeakyRelu, Elu, Celu, Selu, HardSigmoid: float attributes with ONNX defaults.
+LogicalResult Importer::importParamUnary(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in) || failed(checkFloat(nc, *in, "input")))
+    return failure();
+  llvm::StringRef op = nc.opType();
+  auto f = [&](llvm::StringRef name, float dflt) { return getFloat(nc, name, dflt); };
+  Type t = in->getType();
+  auto attr = [&](double v) { return b.getF64FloatAttr(v); };
+  Value v;
+  if (op == "LeakyRelu") {
+    auto a = f("alpha", 0.01f);
+    if (failed(a))
+      return failure();
+    v = graph::LeakyReluOp::create(b, nc.loc, t, *in, attr(*a));
+  } else if (op == "Elu") {
+    auto a = f("alpha", 1.0f);
+    if (failed(a))
+      return failure();
+    v = graph::EluOp::create(b, nc.loc, t, *in, attr(*a));
+  } else if (op == "Celu") {
+    auto a = f("alpha", 1.0f);
+    if (failed(a))
+      return failure();
+    v = graph::CeluOp::create(b, nc.loc, t, *in, attr(*a));
+  } else if (op == "Selu") {
+    auto a = f("alpha", 1.67326319217681884765625f), g = f("gamma", 1.05070102214813232421875f);
+    if (failed(a) || failed(g))
+      return failure();
+    v = graph::SeluOp::create(b, nc.loc, t, *in, attr(*a), attr(*g));
+  } else { // HardSigmoid
+    auto a = f("alpha", 0.2f), be = f("beta", 0.5f);
+    if (failed(a) || failed(be))
+      return failure();
+    v = graph::HardSigmoidOp::create(b, nc.loc, t, *in, attr(*a), attr(*be));
+  }
+  return define(nc, 0, v);
+}
+
+/// Clip: bounds are attributes before opset 11 and optional constant inputs from then on.
+LogicalResult Importer::importClip(const NodeCtx &nc) {
+  bool inputs = opset >= 11;
+  if (failed(checkArity(nc, 1, inputs ? 3 : 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  FloatAttr lo, hi;
+  if (inputs) {
+    for (int i = 1; i <= 2; ++i) {
+      auto bound = getOptionalInput(nc, i);
+      if (failed(bound))
+        return failure();
+      if (!*bound)
+        continue;
+      auto v = getConstantScalar(nc, *bound, i == 1 ? "input 'min'" : "input 'max'");
+      if (failed(v))
+        return failure();
+      (i == 1 ? lo : hi) = b.getF64FloatAttr(*v);
+    }
+  } else {
+    if (findAttr(nc, "min")) {
+      auto v = getFloat(nc, "min", 0);
+      if (failed(v))
+        return failure();
+      lo = b.getF64FloatAttr(*v);
+    }
+    if (findAttr(nc, "max")) {
+      auto v = getFloat(nc, "max", 0);
+      if (failed(v))
+        return failure();
+      hi = b.getF64FloatAttr(*v);
+    }
+  }
+  return define(nc, 0, graph::ClipOp::create(b, nc.loc, in->getType(), *in, lo, hi));
+}
+
+/// Pow: the exponent may have another type (opset >= 12); it is cast to the base's.
+LogicalResult Importer::importPow(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), y = getInput(nc, 1);
+  if (failed(x) || failed(y) || failed(checkFloat(nc, *x, "base")))
+    return failure();
+  Value e = castTo(nc.loc, *y, cast<RankedTensorType>(x->getType()).getElementType());
+  auto lt = cast<RankedTensorType>(x->getType()), rt = cast<RankedTensorType>(e.getType());
+  auto shape = graph::broadcastShapes(lt.getShape(), rt.getShape());
+  if (failed(shape))
+    return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
+                         << shapeStr(rt.getShape()) << " do not broadcast";
+  return define(nc, 0, graph::PowOp::create(b, nc.loc,
+                                            RankedTensorType::get(*shape, lt.getElementType()),
+                                            *x, e));
+}
+
+LogicalResult Importer::importMod(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), y = getInput(nc, 1);
+  auto fmod = getInt(nc, "fmod", 0);
+  if (failed(x) || failed(y) || failed(fmod))
+    return failure();
+  auto lt = cast<RankedTensorType>(x->getType()), rt = cast<RankedTensorType>(y->getType());
+  if (lt.getElementType() != rt.getElementType())
+    return nodeError(nc) << "operands have different element types";
+  if (isa<FloatType>(lt.getElementType()) && !*fmod)
+    return nodeError(nc) << "fmod = 0 is only defined for integers (ONNX Mod)";
+  auto shape = graph::broadcastShapes(lt.getShape(), rt.getShape());
+  if (failed(shape))
+    return nodeError(nc) << "operand shapes do not broadcast";
+  return define(nc, 0, graph::ModOp::create(b, nc.loc,
+                                            RankedTensorType::get(*shape, lt.getElementType()),
+                                            *x, *y, b.getBoolAttr(*fmod != 0)));
+}
+
+template <typename OpTy> LogicalResult Importer::importCompare(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), y = getInput(nc, 1);
+  if (failed(x) || failed(y))
+    return failure();
+  auto lt = cast<RankedTensorType>(x->getType()), rt = cast<RankedTensorType>(y->getType());
+  if (lt.getElementType() != rt.getElementType())
+    return nodeError(nc) << "operands have different element types";
+  auto shape = graph::broadcastShapes(lt.getShape(), rt.getShape());
+  if (failed(shape))
+    return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
+                         << shapeStr(rt.getShape()) << " do not broadcast";
+  return define(nc, 0, OpTy::create(b, nc.loc,
+                                    RankedTensorType::get(*shape, b.getI1Type()), *x, *y));
+}
+
+/// Min / Max / Sum with any number of inputs: a chain of broadcasting binary ops.
+template <typename OpTy> LogicalResult Importer::importVariadic(const NodeCtx &nc) {
+  if (nc.node.input_size() < 1)
+    return nodeError(nc) << "needs at least one input";
+  auto acc = getInput(nc, 0);
+  if (failed(acc))
+    return failure();
+  Value v = *acc;
+  for (int i = 1; i < nc.node.input_size(); ++i) {
+    auto next = getInput(nc, i);
+    if (failed(next))
+      return failure();
+    auto lt = cast<RankedTensorType>(v.getType()), rt = cast<RankedTensorType>(next->getType());
+    if (lt.getElementType() != rt.getElementType())
+      return nodeError(nc) << "inputs have different element types";
+    auto shape = graph::broadcastShapes(lt.getShape(), rt.getShape());
+    if (failed(shape))
+      return nodeError(nc) << "input shapes do not broadcast";
+    v = OpTy::create(b, nc.loc, RankedTensorType::get(*shape, lt.getElementType()), v, *next);
+  }
+  return define(nc, 0, v);
+}
+
+LogicalResult Importer::importMean(const NodeCtx &nc) {
+  if (failed(importVariadic<graph::AddOp>(nc)))
+    return failure();
+  Value sum = values.lookup(nc.node.output(0));
+  auto t = cast<RankedTensorType>(sum.getType());
+  if (!isa<FloatType>(t.getElementType()))
+    return nodeError(nc) << "Mean needs float inputs";
+  auto scalarT = RankedTensorType::get({}, t.getElementType());
+  Value n = createConstant(nc.loc, DenseElementsAttr::get(
+                                       scalarT, b.getFloatAttr(t.getElementType(),
+                                                               (double)nc.node.input_size())));
+  values[nc.node.output(0)] = graph::DivOp::create(b, nc.loc, t, sum, n);
+  return success();
+}
+
+LogicalResult Importer::importWhere(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  auto c = getInput(nc, 0), x = getInput(nc, 1), y = getInput(nc, 2);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  auto ct = cast<RankedTensorType>(c->getType()), xt = cast<RankedTensorType>(x->getType()),
+       yt = cast<RankedTensorType>(y->getType());
+  if (!ct.getElementType().isInteger(1))
+    return nodeError(nc) << "condition must be a bool tensor";
+  if (xt.getElementType() != yt.getElementType())
+    return nodeError(nc) << "X and Y have different element types";
+  auto xy = graph::broadcastShapes(xt.getShape(), yt.getShape());
+  auto all = succeeded(xy) ? graph::broadcastShapes(ct.getShape(), *xy) : xy;
+  if (failed(all))
+    return nodeError(nc) << "condition, X and Y shapes do not broadcast";
+  return define(nc, 0, graph::WhereOp::create(b, nc.loc,
+                                              RankedTensorType::get(*all, xt.getElementType()),
+                                              *c, *x, *y));
+}
+
+LogicalResult Importer::importCast(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto to = getInt(nc, "to", 0);
+  if (failed(in) || failed(to))
+    return failure();
+  Type elem = convertElementType((int32_t)*to, &ctx);
+  if (!elem)
+    return nodeError(nc) << "cast to ONNX data type " << *to << " is not supported";
+  return define(nc, 0, castTo(nc.loc, *in, elem));
+}
+
+LogicalResult Importer::importNot(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  if (!cast<RankedTensorType>(in->getType()).getElementType().isInteger(1))
+    return nodeError(nc) << "Not needs a bool tensor";
+  return define(nc, 0, graph::NotOp::create(b, nc.loc, in->getType(), *in));
+}
+
 LogicalResult Importer::importIdentity(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 1)))
     return failure();
@@ -1180,6 +1436,76 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importFlatten(nc);
   if (op == "Transpose")
     return importTranspose(nc);
+  if (op == "Neg")
+    return importNumUnary<graph::NegOp>(nc);
+  if (op == "Abs")
+    return importNumUnary<graph::AbsOp>(nc);
+  if (op == "Sign")
+    return importNumUnary<graph::SignOp>(nc);
+#define AICC_FLOAT_UNARY(NAME, OP)                                             \
+  if (op == NAME)                                                              \
+    return importUnary<graph::OP>(nc);
+  AICC_FLOAT_UNARY("Ceil", CeilOp)
+  AICC_FLOAT_UNARY("Floor", FloorOp)
+  AICC_FLOAT_UNARY("Round", RoundOp)
+  AICC_FLOAT_UNARY("Sqrt", SqrtOp)
+  AICC_FLOAT_UNARY("Reciprocal", ReciprocalOp)
+  AICC_FLOAT_UNARY("Log", LogOp)
+  AICC_FLOAT_UNARY("Sin", SinOp)
+  AICC_FLOAT_UNARY("Cos", CosOp)
+  AICC_FLOAT_UNARY("Tan", TanOp)
+  AICC_FLOAT_UNARY("Asin", AsinOp)
+  AICC_FLOAT_UNARY("Acos", AcosOp)
+  AICC_FLOAT_UNARY("Atan", AtanOp)
+  AICC_FLOAT_UNARY("Sinh", SinhOp)
+  AICC_FLOAT_UNARY("Cosh", CoshOp)
+  AICC_FLOAT_UNARY("Asinh", AsinhOp)
+  AICC_FLOAT_UNARY("Acosh", AcoshOp)
+  AICC_FLOAT_UNARY("Atanh", AtanhOp)
+  AICC_FLOAT_UNARY("Softplus", SoftplusOp)
+  AICC_FLOAT_UNARY("Softsign", SoftsignOp)
+  AICC_FLOAT_UNARY("HardSwish", HardSwishOp)
+#undef AICC_FLOAT_UNARY
+  if (op == "LeakyRelu" || op == "Elu" || op == "Celu" || op == "Selu" || op == "HardSigmoid")
+    return importParamUnary(nc);
+  if (op == "Clip")
+    return importClip(nc);
+  if (op == "Pow")
+    return importPow(nc);
+  if (op == "Mod")
+    return importMod(nc);
+  if (op == "PRelu")
+    return importBinary<graph::PReluOp>(nc);
+  if (op == "Min")
+    return importVariadic<graph::MinOp>(nc);
+  if (op == "Max")
+    return importVariadic<graph::MaxOp>(nc);
+  if (op == "Sum")
+    return importVariadic<graph::AddOp>(nc);
+  if (op == "Mean")
+    return importMean(nc);
+  if (op == "And")
+    return importBinary<graph::AndOp>(nc);
+  if (op == "Or")
+    return importBinary<graph::OrOp>(nc);
+  if (op == "Xor")
+    return importBinary<graph::XorOp>(nc);
+  if (op == "Not")
+    return importNot(nc);
+  if (op == "Equal")
+    return importCompare<graph::EqualOp>(nc);
+  if (op == "Less")
+    return importCompare<graph::LessOp>(nc);
+  if (op == "LessOrEqual")
+    return importCompare<graph::LessEqualOp>(nc);
+  if (op == "Greater")
+    return importCompare<graph::GreaterOp>(nc);
+  if (op == "GreaterOrEqual")
+    return importCompare<graph::GreaterEqualOp>(nc);
+  if (op == "Where")
+    return importWhere(nc);
+  if (op == "Cast")
+    return importCast(nc);
   if (op == "ReduceSum")
     return importReduce<graph::ReduceSumOp>(nc, 13);
   if (op == "ReduceMean")

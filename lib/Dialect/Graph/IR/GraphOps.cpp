@@ -52,7 +52,12 @@ bool aicc::graph::isReduction(Operation *op) {
 }
 
 bool aicc::graph::isElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, ReluOp, TanhOp, SigmoidOp, ExpOp, ErfOp, GeluOp>(op);
+  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, ModOp, PReluOp, AndOp, OrOp, XorOp,
+             EqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, WhereOp, ReluOp, TanhOp,
+             SigmoidOp, ExpOp, ErfOp, GeluOp, NegOp, AbsOp, SignOp, CeilOp, FloorOp, RoundOp,
+             SqrtOp, ReciprocalOp, LogOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
+             CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftplusOp, SoftsignOp, HardSwishOp, LeakyReluOp,
+             EluOp, CeluOp, SeluOp, HardSigmoidOp, ClipOp, NotOp, CastOp>(op);
 }
 
 static RankedTensorType getRanked(Value v) {
@@ -225,7 +230,94 @@ AICC_BINARY_IMPL(AddOp)
 AICC_BINARY_IMPL(SubOp)
 AICC_BINARY_IMPL(MulOp)
 AICC_BINARY_IMPL(DivOp)
+AICC_BINARY_IMPL(PowOp)
+AICC_BINARY_IMPL(MinOp)
+AICC_BINARY_IMPL(MaxOp)
+AICC_BINARY_IMPL(ModOp)
+AICC_BINARY_IMPL(PReluOp)
+AICC_BINARY_IMPL(AndOp)
+AICC_BINARY_IMPL(OrOp)
+AICC_BINARY_IMPL(XorOp)
 #undef AICC_BINARY_IMPL
+
+static LogicalResult inferCompare(MLIRContext *ctx, std::optional<Location> loc,
+                                  ValueRange operands, SmallVectorImpl<Type> &results) {
+  auto a = getRanked(operands[0]), b = getRanked(operands[1]);
+  if (!a || !b)
+    return emitOptionalError(loc, "operands must be ranked tensors");
+  auto shape = broadcastShapes(a.getShape(), b.getShape());
+  if (failed(shape))
+    return emitOptionalError(loc, "shapes do not broadcast");
+  results.push_back(RankedTensorType::get(*shape, IntegerType::get(ctx, 1)));
+  return success();
+}
+
+static LogicalResult verifyCompare(Operation *op) {
+  auto a = getRanked(op->getOperand(0)), b = getRanked(op->getOperand(1));
+  if (a.getElementType() != b.getElementType())
+    return op->emitOpError("operand element types differ: ")
+           << a.getElementType() << " vs " << b.getElementType();
+  auto shape = broadcastShapes(a.getShape(), b.getShape());
+  if (failed(shape))
+    return op->emitOpError("operand shapes [")
+           << a.getShape() << "] and [" << b.getShape() << "] do not broadcast";
+  if (getRanked(op->getResult(0)).getShape() != ArrayRef<int64_t>(*shape))
+    return op->emitOpError("result shape is not the broadcast shape");
+  return success();
+}
+
+#define AICC_COMPARE_IMPL(OP)                                                  \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
+      DictionaryAttr, OpaqueProperties, RegionRange,                           \
+      SmallVectorImpl<Type> &results) {                                        \
+    return inferCompare(ctx, loc, operands, results);                          \
+  }                                                                            \
+  LogicalResult OP::verify() { return verifyCompare(getOperation()); }
+AICC_COMPARE_IMPL(EqualOp)
+AICC_COMPARE_IMPL(LessOp)
+AICC_COMPARE_IMPL(LessEqualOp)
+AICC_COMPARE_IMPL(GreaterOp)
+AICC_COMPARE_IMPL(GreaterEqualOp)
+#undef AICC_COMPARE_IMPL
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                        RegionRange, SmallVectorImpl<Type> &results) {
+  auto c = getRanked(operands[0]), a = getRanked(operands[1]), b = getRanked(operands[2]);
+  if (!c || !a || !b)
+    return emitOptionalError(loc, "operands must be ranked tensors");
+  auto ab = broadcastShapes(a.getShape(), b.getShape());
+  if (failed(ab))
+    return emitOptionalError(loc, "shapes do not broadcast");
+  auto all = broadcastShapes(c.getShape(), *ab);
+  if (failed(all))
+    return emitOptionalError(loc, "shapes do not broadcast");
+  results.push_back(RankedTensorType::get(*all, a.getElementType()));
+  return success();
+}
+
+LogicalResult WhereOp::verify() {
+  if (getLhs().getType().getElementType() != getRhs().getType().getElementType())
+    return emitOpError("x and y element types differ");
+  SmallVector<Type> types;
+  if (failed(inferReturnTypes(getContext(), getLoc(), getOperands(), nullptr, nullptr, {},
+                              types)))
+    return emitOpError("cond, x and y shapes do not broadcast");
+  if (types[0] != getType())
+    return emitOpError("result type must be ") << types[0];
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  if (getInput().getType().getShape() != getType().getShape())
+    return emitOpError("cast keeps the shape: ")
+           << getInput().getType() << " vs " << getType();
+  auto ok = [](Type t) { return isa<FloatType>(t) || isa<IntegerType>(t); };
+  if (!ok(getInput().getType().getElementType()) || !ok(getType().getElementType()))
+    return emitOpError("casts between float, integer and bool tensors only");
+  return success();
+}
 
 LogicalResult GeluOp::verify() {
   if (getApproximate() != "none" && getApproximate() != "tanh")

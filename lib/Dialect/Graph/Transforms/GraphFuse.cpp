@@ -30,7 +30,8 @@ bool hasSingleUser(Value v) { return v.hasOneUse(); }
 bool isSideEffectFree(Operation *op) { return isMemoryEffectFree(op); }
 
 bool sameIterationSpace(Value producer, Operation *consumer) {
-  return producer.getType() == consumer->getResult(0).getType();
+  return cast<ShapedType>(producer.getType()).getShape() ==
+         cast<ShapedType>(consumer->getResult(0).getType()).getShape();
 }
 
 /// A consumer can join a group whose current output is `tail`.
@@ -132,7 +133,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           if (!def || assigned.count(def) || !isElementwise(def) ||
               !isSideEffectFree(def) || !hasSingleUser(v) ||
               def->getBlock() != root->getBlock() ||
-              def->getResult(0).getType() != root->getResult(0).getType())
+              !sameIterationSpace(def->getResult(0), root))
             continue;
           members.insert(def);
           assigned.insert(def);

@@ -16,6 +16,8 @@ class Graph_Op<string mnemonic, list<Trait> traits = []>
 
 def Graph_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Graph_AnyTensor : RankedTensorOf<[AnyType]>;
+def Graph_NumTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger, AnyUnsignedInteger]>;
+def Graph_BoolTensor : RankedTensorOf<[I1]>;
 
 //===----------------------------------------------------------------------===//
 // Constant
@@ -94,6 +96,40 @@ def Graph_AddOp : Graph_BinaryOp<"add", "Addition">;
 def Graph_SubOp : Graph_BinaryOp<"sub", "Subtraction">;
 def Graph_MulOp : Graph_BinaryOp<"mul", "Multiplication">;
 def Graph_DivOp : Graph_BinaryOp<"div", "Division">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "Power (x^y)">;
+def Graph_MinOp : Graph_BinaryOp<"min", "Minimum">;
+def Graph_MaxOp : Graph_BinaryOp<"max", "Maximum">;
+def Graph_ModOp : Graph_BinaryOp<"mod", "Remainder (ONNX Mod: fmod = 1 takes the sign of the dividend, fmod = 0 of the divisor)"> {
+  let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs,
+                   DefaultValuedAttr<BoolAttr, "false">:$fmod);
+}
+def Graph_PReluOp : Graph_BinaryOp<"prelu", "x >= 0 ? x : slope * x">;
+def Graph_AndOp : Graph_BinaryOp<"and", "Logical and">;
+def Graph_OrOp : Graph_BinaryOp<"or", "Logical or">;
+def Graph_XorOp : Graph_BinaryOp<"xor", "Logical xor">;
+
+class Graph_CompareOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = desc # " with numpy broadcasting; i1 result";
+  let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs);
+  let results = (outs Graph_BoolTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+def Graph_EqualOp : Graph_CompareOp<"equal", "x == y">;
+def Graph_LessOp : Graph_CompareOp<"less", "x < y">;
+def Graph_LessEqualOp : Graph_CompareOp<"less_equal", "x <= y">;
+def Graph_GreaterOp : Graph_CompareOp<"greater", "x > y">;
+def Graph_GreaterEqualOp : Graph_CompareOp<"greater_equal", "x >= y">;
+
+def Graph_WhereOp : Graph_Op<"where", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "cond ? x : y with numpy broadcasting of all three (ONNX Where)";
+  let arguments = (ins Graph_BoolTensor:$cond, Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$cond `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
 
 class Graph_UnaryOp<string mnemonic, string desc, list<Trait> traits = []>
     : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
@@ -107,6 +143,84 @@ def Graph_TanhOp : Graph_UnaryOp<"tanh", "hyperbolic tangent">;
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Graph_ExpOp : Graph_UnaryOp<"exp", "e^x">;
 def Graph_ErfOp : Graph_UnaryOp<"erf", "Gauss error function">;
+class Graph_NumUnaryOp<string mnemonic, string desc>
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = desc # " (floats and integers)";
+  let arguments = (ins Graph_NumTensor:$input);
+  let results = (outs Graph_NumTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+def Graph_NegOp : Graph_NumUnaryOp<"neg", "-x">;
+def Graph_AbsOp : Graph_NumUnaryOp<"abs", "|x|">;
+def Graph_SignOp : Graph_NumUnaryOp<"sign", "-1, 0 or 1 by the sign of x">;
+
+def Graph_CeilOp : Graph_UnaryOp<"ceil", "smallest integer >= x">;
+def Graph_FloorOp : Graph_UnaryOp<"floor", "largest integer <= x">;
+def Graph_RoundOp : Graph_UnaryOp<"round", "nearest integer, halves to even (ONNX Round)">;
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "square root">;
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "1 / x">;
+def Graph_LogOp : Graph_UnaryOp<"log", "natural logarithm">;
+def Graph_SinOp : Graph_UnaryOp<"sin", "sine">;
+def Graph_CosOp : Graph_UnaryOp<"cos", "cosine">;
+def Graph_TanOp : Graph_UnaryOp<"tan", "tangent">;
+def Graph_AsinOp : Graph_UnaryOp<"asin", "arcsine">;
+def Graph_AcosOp : Graph_UnaryOp<"acos", "arccosine">;
+def Graph_AtanOp : Graph_UnaryOp<"atan", "arctangent">;
+def Graph_SinhOp : Graph_UnaryOp<"sinh", "hyperbolic sine">;
+def Graph_CoshOp : Graph_UnaryOp<"cosh", "hyperbolic cosine">;
+def Graph_AsinhOp : Graph_UnaryOp<"asinh", "inverse hyperbolic sine">;
+def Graph_AcoshOp : Graph_UnaryOp<"acosh", "inverse hyperbolic cosine">;
+def Graph_AtanhOp : Graph_UnaryOp<"atanh", "inverse hyperbolic tangent">;
+def Graph_SoftplusOp : Graph_UnaryOp<"softplus", "log(1 + e^x)">;
+def Graph_SoftsignOp : Graph_UnaryOp<"softsign", "x / (1 + |x|)">;
+def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", "x * max(0, min(1, x / 6 + 1 / 2))">;
+
+class Graph_ParamUnaryOp<string mnemonic, string desc, dag params>
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = desc;
+  let arguments = !con((ins Graph_FloatTensor:$input), params);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+def Graph_LeakyReluOp : Graph_ParamUnaryOp<"leaky_relu", "x >= 0 ? x : alpha * x",
+    (ins DefaultValuedAttr<F64Attr, "0.01">:$alpha)>;
+def Graph_EluOp : Graph_ParamUnaryOp<"elu", "x >= 0 ? x : alpha * (e^x - 1)",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def Graph_CeluOp : Graph_ParamUnaryOp<"celu", "max(0, x) + min(0, alpha * (e^(x / alpha) - 1))",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def Graph_SeluOp : Graph_ParamUnaryOp<"selu", "gamma * (x > 0 ? x : alpha * (e^x - 1))",
+    (ins DefaultValuedAttr<F64Attr, "1.67326319217681884765625">:$alpha,
+         DefaultValuedAttr<F64Attr, "1.05070102214813232421875">:$gamma)>;
+def Graph_HardSigmoidOp : Graph_ParamUnaryOp<"hard_sigmoid", "max(0, min(1, alpha * x + beta))",
+    (ins DefaultValuedAttr<F64Attr, "0.2">:$alpha, DefaultValuedAttr<F64Attr, "0.5">:$beta)>;
+def Graph_ClipOp : Graph_Op<"clip", [Pure, SameOperandsAndResultType]> {
+  let summary = "min(max(x, min), max); absent bounds do not clip (ONNX Clip)";
+  let arguments = (ins Graph_NumTensor:$input, OptionalAttr<F64Attr>:$min,
+                   OptionalAttr<F64Attr>:$max);
+  let results = (outs Graph_NumTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Graph_NotOp : Graph_Op<"not", [Pure, SameOperandsAndResultType]> {
+  let summary = "logical not";
+  let arguments = (ins Graph_BoolTensor:$input);
+  let results = (outs Graph_BoolTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Graph_CastOp : Graph_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion to the result's element type (ONNX Cast)";
+  let description = [{
+    Float to float rounds to nearest even; float to integer truncates toward zero
+    (saturating is not required by ONNX before opset 19); integer to float rounds;
+    to bool is x != 0; from bool gives 0 or 1. Shapes must match.
+  }];
+  let arguments = (ins Graph_AnyTensor:$input);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Graph_GeluOp : Graph_Op<"gelu", [Pure, SameOperandsAndResultType]> {
   let summary = "GELU, erf form (approximate = \"none\") or tanh form (\"tanh\")";
   let description = [{
