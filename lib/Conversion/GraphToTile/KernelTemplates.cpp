@@ -779,12 +779,14 @@ constexpr int64_t kMaxSoftmaxRow = 4096;
 
 FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
-  auto sm = dyn_cast<SoftmaxOp>(&body.front());
-  if (!sm)
-    return group.emitError("softmax group must start with graph.softmax"), failure();
-  auto inT = sm.getType();
+  Operation *sm = &body.front();
+  if (!isa<SoftmaxOp, LogSoftmaxOp>(sm))
+    return group.emitError("softmax group must start with graph.softmax or log_softmax"),
+           failure();
+  bool isLog = isa<LogSoftmaxOp>(sm);
+  auto inT = cast<RankedTensorType>(sm->getResult(0).getType());
   ArrayRef<int64_t> shape = inT.getShape();
-  int64_t axis = sm.getAxis();
+  int64_t axis = sm->getAttrOfType<IntegerAttr>("axis").getInt();
   int64_t R = shape[axis];
   int64_t inner = 1, outer = 1;
   for (int64_t d = axis + 1; d < (int64_t)shape.size(); ++d)
@@ -792,17 +794,17 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   for (int64_t d = 0; d < axis; ++d)
     outer *= shape[d];
   if (R > kMaxSoftmaxRow)
-    return sm.emitError("softmax row of ") << R << " elements exceeds the one-pass template's "
+    return sm->emitError("softmax row of ") << R << " elements exceeds the one-pass template's "
                                            << kMaxSoftmaxRow << " (split rows: later issue)",
            failure();
   if (inT.getNumElements() >= (int64_t(1) << 31))
-    return sm.emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+    return sm->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
   int64_t block = std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
   int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
   KernelContext kc = makeKernel(builder, group, name, {outer * inner, 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
-  Location loc = sm.getLoc();
+  Location loc = sm->getLoc();
   TileBuilder tb{b, loc, {block}};
   Type elem = computeType(inT.getElementType());
   Value row = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
@@ -813,9 +815,9 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cols, tb.splatI32(R));
   Value offs = b.create<arith::AddIOp>(
       loc, tb.splat(base), inner == 1 ? cols : b.create<arith::MulIOp>(loc, cols, tb.splatI32(inner)).getResult());
-  auto argIt = kc.argIndex.find(sm.getInput());
+  auto argIt = kc.argIndex.find(sm->getOperand(0));
   if (argIt == kc.argIndex.end())
-    return sm.emitError("softmax input must be a kernel input"), failure();
+    return sm->emitError("softmax input must be a kernel input"), failure();
   Value x = tb.load(kc.inParams[argIt->second], offs, mask, elem,
                     -std::numeric_limits<double>::infinity());
   auto scalarT = RankedTensorType::get({}, elem);
@@ -825,9 +827,12 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     return b.create<tl::BroadcastOp>(loc, tb.tileOf(elem), e);
   };
   Value mx = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max);
-  Value e = b.create<math::ExpOp>(loc, b.create<arith::SubFOp>(loc, x, bcast(mx)));
+  Value shifted = b.create<arith::SubFOp>(loc, x, bcast(mx));
+  Value e = b.create<math::ExpOp>(loc, shifted);
   Value sum = b.create<tl::ReduceOp>(loc, scalarT, e, (uint32_t)0, tl::ReduceKind::add);
-  Value y = b.create<arith::DivFOp>(loc, e, bcast(sum));
+  Value y = isLog ? b.create<arith::SubFOp>(loc, shifted, bcast(b.create<math::LogOp>(loc, sum)))
+                        .getResult()
+                  : b.create<arith::DivFOp>(loc, e, bcast(sum)).getResult();
   // Output index per dim for the fused consumers' other operands.
   SmallVector<Value> idx;
   auto strides = rowMajorStrides(shape);
@@ -916,6 +921,9 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   } else if (isa<ReduceMinOp>(red)) {
     kind = tl::ReduceKind::min;
     pad = inf;
+  } else if (isa<ReduceProdOp>(red)) {
+    kind = tl::ReduceKind::mul;
+    pad = 1.0;
   }
   Value x = tb.load(kc.inParams[0], offs, mask, elem, pad);
   Value v = b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, elem), x, (uint32_t)0, kind);

@@ -267,7 +267,17 @@ private:
   LogicalResult importReshape(const NodeCtx &nc);
   LogicalResult importFlatten(const NodeCtx &nc);
   LogicalResult importTranspose(const NodeCtx &nc);
+  struct ReduceArgs {
+    Value input;
+    SmallVector<int64_t> axes;
+    bool keepdims = true, noop = false;
+  };
+  FailureOr<ReduceArgs> parseReduce(const NodeCtx &nc, int axesInputSince);
+  template <typename OpTy>
+  Value buildReduce(Location loc, Value in, ArrayRef<int64_t> axes, bool keepdims);
   template <typename OpTy> LogicalResult importReduce(const NodeCtx &nc, int axesInputSince);
+  LogicalResult importReduceComposite(const NodeCtx &nc);
+  LogicalResult importLogSoftmax(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importCompare(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importVariadic(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importNumUnary(const NodeCtx &nc);
@@ -1026,11 +1036,10 @@ LogicalResult Importer::importTranspose(const NodeCtx &nc) {
   return define(nc, 0, v);
 }
 
-/// ReduceSum / ReduceMean / ReduceMax / ReduceMin. `axes` is an attribute before opset
-/// `axesInputSince` (13 for ReduceSum, 18 for the others) and an optional constant input
-/// from then on. No axes reduces every dim, unless noop_with_empty_axes = 1 (identity).
-template <typename OpTy>
-LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
+/// Reduce* arguments. `axes` is an attribute before opset `axesInputSince` (13 for
+/// ReduceSum, 18 for the others) and an optional constant input from then on. No axes
+/// reduces every dim, unless noop_with_empty_axes = 1 (then `noop` is set).
+FailureOr<Importer::ReduceArgs> Importer::parseReduce(const NodeCtx &nc, int axesInputSince) {
   bool axesAsInput = opset >= axesInputSince;
   if (failed(checkArity(nc, 1, axesAsInput ? 2 : 1, 1)))
     return failure();
@@ -1040,7 +1049,8 @@ LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
   auto t = checkFloat(nc, *in, "data");
   if (failed(t))
     return failure();
-  SmallVector<int64_t> axes;
+  ReduceArgs r;
+  r.input = *in;
   if (axesAsInput) {
     auto axesIn = getOptionalInput(nc, 1);
     if (failed(axesIn))
@@ -1049,37 +1059,131 @@ LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
       auto v = getConstantInts(nc, *axesIn, "axes input '" + nc.node.input(1) + "'");
       if (failed(v))
         return failure();
-      axes = std::move(*v);
+      r.axes = std::move(*v);
     }
   } else {
     auto a = getInts(nc, "axes");
     if (failed(a))
       return failure();
     if (*a)
-      axes = std::move(**a);
+      r.axes = std::move(**a);
   }
   auto keep = getInt(nc, "keepdims", 1);
   auto noop = getInt(nc, "noop_with_empty_axes", 0);
   if (failed(keep) || failed(noop))
     return failure();
-  if (axes.empty() && *noop)
-    return define(nc, 0, *in);
+  r.keepdims = *keep != 0;
+  r.noop = r.axes.empty() && *noop;
   int64_t rank = t->getRank();
-  for (int64_t &a : axes) {
+  for (int64_t &a : r.axes) {
     auto n = normalizeAxis(nc, a, rank, /*allowRank=*/false);
     if (failed(n))
       return failure();
     a = *n;
   }
-  llvm::sort(axes);
-  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
-    return nodeError(nc) << "axes " << shapeStr(axes) << " repeat a dim";
-  auto shape = graph::reducedShape(t->getShape(), axes, *keep != 0);
-  if (failed(shape))
-    return nodeError(nc) << "invalid axes " << shapeStr(axes);
-  Value v = OpTy::create(b, nc.loc, RankedTensorType::get(*shape, t->getElementType()), *in,
-                         b.getDenseI64ArrayAttr(axes), b.getBoolAttr(*keep != 0));
+  llvm::sort(r.axes);
+  if (std::adjacent_find(r.axes.begin(), r.axes.end()) != r.axes.end())
+    return nodeError(nc) << "axes " << shapeStr(r.axes) << " repeat a dim";
+  return r;
+}
+
+template <typename OpTy>
+Value Importer::buildReduce(Location loc, Value in, ArrayRef<int64_t> axes, bool keepdims) {
+  auto t = cast<RankedTensorType>(in.getType());
+  auto shape = graph::reducedShape(t.getShape(), axes, keepdims);
+  return OpTy::create(b, loc, RankedTensorType::get(*shape, t.getElementType()), in,
+                      b.getDenseI64ArrayAttr(axes), b.getBoolAttr(keepdims));
+}
+
+template <typename OpTy>
+LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
+  auto r = parseReduce(nc, axesInputSince);
+  if (failed(r))
+    return failure();
+  if (r->noop)
+    return define(nc, 0, r->input);
+  return define(nc, 0, buildReduce<OpTy>(nc.loc, r->input, r->axes, r->keepdims));
+}
+
+/// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp: decomposed into
+/// elementwise ops around reduce_sum / reduce_max (ONNX operator definitions).
+LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
+  auto r = parseReduce(nc, 18);
+  if (failed(r))
+    return failure();
+  llvm::StringRef op = nc.opType();
+  Value x = r->input;
+  Location loc = nc.loc;
+  auto t = cast<RankedTensorType>(x.getType());
+  auto unary = [&](auto tag, Value v) -> Value {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, v.getType(), v);
+  };
+  if (r->noop) {
+    // Identity reduction: only the elementwise parts apply.
+    if (op == "ReduceL1")
+      return define(nc, 0, unary(graph::AbsOp(), x));
+    if (op == "ReduceL2")
+      return define(nc, 0, unary(graph::AbsOp(), x));
+    if (op == "ReduceSumSquare")
+      return define(nc, 0, graph::MulOp::create(b, loc, t, x, x));
+    if (op == "ReduceLogSum")
+      return define(nc, 0, unary(graph::LogOp(), x));
+    return define(nc, 0, x); // LogSumExp of one element
+  }
+  Value v;
+  if (op == "ReduceL1") {
+    v = buildReduce<graph::ReduceSumOp>(loc, unary(graph::AbsOp(), x), r->axes, r->keepdims);
+  } else if (op == "ReduceL2") {
+    Value sq = graph::MulOp::create(b, loc, t, x, x);
+    v = unary(graph::SqrtOp(), buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims));
+  } else if (op == "ReduceSumSquare") {
+    Value sq = graph::MulOp::create(b, loc, t, x, x);
+    v = buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims);
+  } else if (op == "ReduceLogSum") {
+    v = unary(graph::LogOp(), buildReduce<graph::ReduceSumOp>(loc, x, r->axes, r->keepdims));
+  } else { // ReduceLogSumExp, stabilised by the max: m + log(sum(exp(x - m)))
+    Value m = buildReduce<graph::ReduceMaxOp>(loc, x, r->axes, /*keepdims=*/true);
+    Value shifted = graph::SubOp::create(b, loc, t, x, m);
+    Value s = buildReduce<graph::ReduceSumOp>(loc, unary(graph::ExpOp(), shifted), r->axes,
+                                              r->keepdims);
+    Value l = unary(graph::LogOp(), s);
+    Value mr = m;
+    if (!r->keepdims)
+      mr = reshape(loc, m, cast<RankedTensorType>(l.getType()).getShape());
+    v = graph::AddOp::create(b, loc, l.getType(), l, mr);
+  }
   return define(nc, 0, v);
+}
+
+LogicalResult Importer::importLogSoftmax(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  auto t = checkFloat(nc, *in, "input");
+  if (failed(t))
+    return failure();
+  int64_t rank = t->getRank();
+  if (rank == 0)
+    return nodeError(nc) << "input must have rank >= 1";
+  auto axisAttr = getInt(nc, "axis", opset >= 13 ? -1 : 1);
+  if (failed(axisAttr))
+    return failure();
+  auto axis = normalizeAxis(nc, *axisAttr, rank, /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  if (opset >= 13 || *axis == rank - 1)
+    return define(nc, 0,
+                  graph::LogSoftmaxOp::create(b, nc.loc, *t, *in, b.getI64IntegerAttr(*axis)));
+  auto outer = product(t->getShape().take_front(*axis));
+  auto inner = product(t->getShape().drop_front(*axis));
+  if (!outer || !inner)
+    return nodeError(nc) << "input is too large";
+  Value flat = reshape(nc.loc, *in, {*outer, *inner});
+  Value sm = graph::LogSoftmaxOp::create(b, nc.loc, flat.getType(), flat, b.getI64IntegerAttr(1));
+  return define(nc, 0, reshape(nc.loc, sm, t->getShape()));
 }
 
 FailureOr<double> Importer::getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what) {
@@ -1508,6 +1612,13 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importCast(nc);
   if (op == "ReduceSum")
     return importReduce<graph::ReduceSumOp>(nc, 13);
+  if (op == "ReduceProd")
+    return importReduce<graph::ReduceProdOp>(nc, 18);
+  if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSum" ||
+      op == "ReduceLogSumExp")
+    return importReduceComposite(nc);
+  if (op == "LogSoftmax")
+    return importLogSoftmax(nc);
   if (op == "ReduceMean")
     return importReduce<graph::ReduceMeanOp>(nc, 18);
   if (op == "ReduceMax")

@@ -48,7 +48,7 @@ FailureOr<SmallVector<int64_t>> aicc::graph::reducedShape(ArrayRef<int64_t> shap
 }
 
 bool aicc::graph::isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op);
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
 }
 
 bool aicc::graph::isElementwise(Operation *op) {
@@ -326,6 +326,14 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
+LogicalResult LogSoftmaxOp::verify() {
+  int64_t rank = getType().getRank();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " out of range [0, " << rank << ")";
+  return success();
+}
+
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = getType().getRank();
   int64_t axis = static_cast<int64_t>(getAxis());
@@ -418,6 +426,7 @@ AICC_REDUCE_IMPL(ReduceSumOp)
 AICC_REDUCE_IMPL(ReduceMeanOp)
 AICC_REDUCE_IMPL(ReduceMaxOp)
 AICC_REDUCE_IMPL(ReduceMinOp)
+AICC_REDUCE_IMPL(ReduceProdOp)
 #undef AICC_REDUCE_IMPL
 
 //===----------------------------------------------------------------------===//

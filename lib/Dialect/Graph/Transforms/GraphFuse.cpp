@@ -97,7 +97,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       std::string kind;
       if (isa<MatMulOp, GemmOp>(op))
         kind = "epilogue";
-      else if (isa<SoftmaxOp>(op))
+      else if (isa<SoftmaxOp, LogSoftmaxOp>(op))
         kind = "softmax";
       else
         return;

@@ -250,6 +250,17 @@ def Graph_SoftmaxOp : Graph_Op<"softmax", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Graph_LogSoftmaxOp : Graph_Op<"log_softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "log of softmax along one axis (ONNX LogSoftmax, opset >= 13 semantics)";
+  let description = [{
+    y = x - max(x, axis) - log(sum(exp(x - max(x, axis)), axis)).
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let summary = "reshape to the static result type (same element count)";
   let arguments = (ins Graph_AnyTensor:$input);
@@ -289,6 +300,7 @@ def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum">;
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "arithmetic mean">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "maximum">;
 def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min", "minimum">;
+def Graph_ReduceProdOp : Graph_ReduceOp<"reduce_prod", "product">;
 
 //===----------------------------------------------------------------------===//
 // Fusion groups
