@@ -248,6 +248,7 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge, in[0], in[1]);
       })
       .Case([&](WhereOp) -> Value { return sel(in[0], in[1], in[2]); })
+      .Case([&](ExpandOp) -> Value { return in[0]; }) // operands arrive broadcast
       .Case([&](NegOp) -> Value {
         return isFloat ? b.create<arith::NegFOp>(loc, in[0]).getResult()
                        : b.create<arith::SubIOp>(loc, zero(), in[0]).getResult();
@@ -418,6 +419,9 @@ struct KernelContext {
 FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
                              ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask,
                              Value scalarBase = {}) {
+  // A broadcast composes with the load's own broadcasting: read its input instead.
+  while (auto e = v.getDefiningOp<ExpandOp>())
+    v = e.getInput();
   auto vt = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> strides;
   Value arg = v;
@@ -574,6 +578,22 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
       if (!kc.argIndex.count(op.getOperand(0)))
         return op.emitError("transpose of a computed value is not supported in a fused kernel"),
                failure();
+      continue;
+    }
+    if (auto e = dyn_cast<ExpandOp>(op)) {
+      Value src = e.getInput();
+      while (auto inner = src.getDefiningOp<ExpandOp>())
+        src = inner.getInput();
+      FailureOr<Value> t;
+      if (auto it = tiles.find(src); it != tiles.end())
+        t = it->second; // already computed at the output shape
+      else if (kc.argIndex.count(src))
+        t = loadOperand(tb, kc, src, outShape, idx, mask);
+      else
+        return op.emitError("expand of a computed value of another shape is not fused"), failure();
+      if (failed(t))
+        return failure();
+      tiles[e.getResult()] = *t;
       continue;
     }
     if (!isElementwise(&op))

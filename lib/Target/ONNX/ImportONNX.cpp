@@ -277,6 +277,18 @@ private:
   Value buildReduce(Location loc, Value in, ArrayRef<int64_t> axes, bool keepdims);
   template <typename OpTy> LogicalResult importReduce(const NodeCtx &nc, int axesInputSince);
   LogicalResult importReduceComposite(const NodeCtx &nc);
+  LogicalResult importShapeOp(const NodeCtx &nc);
+  LogicalResult importSqueeze(const NodeCtx &nc, bool unsqueeze);
+  LogicalResult importRange(const NodeCtx &nc);
+  LogicalResult importConstantOfShape(const NodeCtx &nc);
+  LogicalResult importExpand(const NodeCtx &nc);
+  LogicalResult importGather(const NodeCtx &nc);
+  LogicalResult importConcat(const NodeCtx &nc);
+  /// Integer constant contents (any rank, at most 4096 elements), for folding shape math.
+  std::optional<SmallVector<int64_t>> intConstant(Value v);
+  Value intConstantOf(Location loc, RankedTensorType type, ArrayRef<int64_t> values);
+  /// Folds an integer binary op when both operands are small constants.
+  std::optional<Value> foldIntBinary(const NodeCtx &nc, llvm::StringRef op);
   LogicalResult importLogSoftmax(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importCompare(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importVariadic(const NodeCtx &nc);
@@ -1186,6 +1198,338 @@ LogicalResult Importer::importLogSoftmax(const NodeCtx &nc) {
   return define(nc, 0, reshape(nc.loc, sm, t->getShape()));
 }
 
+std::optional<SmallVector<int64_t>> Importer::intConstant(Value v) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseIntElementsAttr>(c.getValue());
+  auto it = dyn_cast<IntegerType>(cast<RankedTensorType>(c.getType()).getElementType());
+  if (!dense || !it || dense.getNumElements() > 4096)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &x : dense.getValues<APInt>())
+    out.push_back(it.isUnsigned() || it.getWidth() == 1 ? (int64_t)x.getZExtValue()
+                                                        : x.getSExtValue());
+  return out;
+}
+
+Value Importer::intConstantOf(Location loc, RankedTensorType type, ArrayRef<int64_t> values) {
+  auto it = cast<IntegerType>(type.getElementType());
+  SmallVector<APInt> bits;
+  for (int64_t v : values)
+    bits.push_back(APInt(it.getWidth(), (uint64_t)v, /*isSigned=*/!it.isUnsigned()));
+  return createConstant(loc, DenseElementsAttr::get(type, bits));
+}
+
+std::optional<Value> Importer::foldIntBinary(const NodeCtx &nc, llvm::StringRef op) {
+  if (nc.node.input_size() != 2)
+    return std::nullopt;
+  auto a = values.lookup(nc.node.input(0)), bv = values.lookup(nc.node.input(1));
+  if (!a || !bv)
+    return std::nullopt;
+  auto ca = intConstant(a), cb = intConstant(bv);
+  auto ta = cast<RankedTensorType>(a.getType()), tb = cast<RankedTensorType>(bv.getType());
+  if (!ca || !cb || ta.getElementType() != tb.getElementType() ||
+      ta.getElementType().isInteger(1))
+    return std::nullopt;
+  auto shape = graph::broadcastShapes(ta.getShape(), tb.getShape());
+  if (failed(shape))
+    return std::nullopt;
+  auto outT = RankedTensorType::get(*shape, ta.getElementType());
+  int64_t n = outT.getNumElements();
+  auto at = [&](ArrayRef<int64_t> vals, RankedTensorType t, int64_t lin) {
+    // Broadcast read: right-aligned numpy rules.
+    int64_t off = 0, stride = 1, rem = lin;
+    SmallVector<int64_t> idx(shape->size());
+    for (int64_t d = shape->size() - 1; d >= 0; --d) {
+      idx[d] = rem % (*shape)[d];
+      rem /= (*shape)[d];
+    }
+    for (int64_t d = t.getRank() - 1; d >= 0; --d) {
+      int64_t od = d + shape->size() - t.getRank();
+      off += (t.getDimSize(d) == 1 ? 0 : idx[od]) * stride;
+      stride *= t.getDimSize(d);
+    }
+    return vals[off];
+  };
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t x = at(*ca, ta, i), y = at(*cb, tb, i);
+    if ((op == "Div" || op == "Mod") && y == 0)
+      return std::nullopt;
+    out.push_back(op == "Add"   ? x + y
+                  : op == "Sub" ? x - y
+                  : op == "Mul" ? x * y
+                  : op == "Div" ? x / y
+                                : ((x % y) + y) % y);
+  }
+  return intConstantOf(nc.loc, outT, out);
+}
+
+/// Shape and Size of statically shaped tensors are constants.
+LogicalResult Importer::importShapeOp(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  auto i64 = b.getI64Type();
+  if (nc.opType() == "Size")
+    return define(nc, 0, intConstantOf(nc.loc, RankedTensorType::get({}, i64),
+                                       {t.getNumElements()}));
+  int64_t rank = t.getRank();
+  auto start = getInt(nc, "start", 0), end = getInt(nc, "end", rank);
+  if (failed(start) || failed(end))
+    return failure();
+  int64_t s0 = std::clamp<int64_t>(*start < 0 ? *start + rank : *start, 0, rank);
+  int64_t e0 = std::clamp<int64_t>(*end < 0 ? *end + rank : *end, 0, rank);
+  SmallVector<int64_t> dims;
+  for (int64_t i = s0; i < e0; ++i)
+    dims.push_back(t.getDimSize(i));
+  return define(nc, 0, intConstantOf(nc.loc, RankedTensorType::get({(int64_t)dims.size()}, i64),
+                                     dims));
+}
+
+/// Squeeze / Unsqueeze: reshapes; axes from the attribute (opset < 13) or a constant input.
+LogicalResult Importer::importSqueeze(const NodeCtx &nc, bool unsqueeze) {
+  bool axesInput = opset >= 13;
+  if (failed(checkArity(nc, 1, axesInput ? 2 : 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  SmallVector<int64_t> axes;
+  bool haveAxes = false;
+  if (axesInput) {
+    auto a = getOptionalInput(nc, 1);
+    if (failed(a))
+      return failure();
+    if (*a) {
+      auto v = getConstantInts(nc, *a, "axes input '" + nc.node.input(1) + "'");
+      if (failed(v))
+        return failure();
+      axes = *v;
+      haveAxes = true;
+    }
+  } else {
+    auto a = getInts(nc, "axes");
+    if (failed(a))
+      return failure();
+    if (*a) {
+      axes = **a;
+      haveAxes = true;
+    }
+  }
+  auto t = cast<RankedTensorType>(in->getType());
+  SmallVector<int64_t> shape;
+  if (unsqueeze) {
+    if (!haveAxes)
+      return nodeError(nc) << "Unsqueeze needs axes";
+    int64_t outRank = t.getRank() + axes.size();
+    SmallVector<bool> isNew(outRank, false);
+    for (int64_t a : axes) {
+      auto n = normalizeAxis(nc, a, outRank, /*allowRank=*/false);
+      if (failed(n))
+        return failure();
+      if (isNew[*n])
+        return nodeError(nc) << "axes repeat dim " << *n;
+      isNew[*n] = true;
+    }
+    int64_t j = 0;
+    for (int64_t i = 0; i < outRank; ++i)
+      shape.push_back(isNew[i] ? 1 : t.getDimSize(j++));
+  } else {
+    SmallVector<bool> drop(t.getRank(), false);
+    if (!haveAxes) {
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        drop[i] = t.getDimSize(i) == 1;
+    } else {
+      for (int64_t a : axes) {
+        auto n = normalizeAxis(nc, a, t.getRank(), /*allowRank=*/false);
+        if (failed(n))
+          return failure();
+        if (t.getDimSize(*n) != 1)
+          return nodeError(nc) << "cannot squeeze dim " << *n << " of size " << t.getDimSize(*n);
+        drop[*n] = true;
+      }
+    }
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (!drop[i])
+        shape.push_back(t.getDimSize(i));
+  }
+  return define(nc, 0, reshape(nc.loc, *in, shape));
+}
+
+/// Range with constant start / limit / delta folds to a constant.
+LogicalResult Importer::importRange(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  SmallVector<double> v;
+  Type elem;
+  for (int i = 0; i < 3; ++i) {
+    auto in = getInput(nc, i);
+    if (failed(in))
+      return failure();
+    elem = cast<RankedTensorType>(in->getType()).getElementType();
+    auto s = getConstantScalar(nc, *in, "Range input");
+    if (failed(s))
+      return failure();
+    v.push_back(*s);
+  }
+  if (v[2] == 0)
+    return nodeError(nc) << "delta is 0";
+  int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((v[1] - v[0]) / v[2]));
+  if (n > (1 << 24))
+    return nodeError(nc) << "range of " << n << " elements is too large to fold";
+  auto type = RankedTensorType::get({n}, elem);
+  if (isa<FloatType>(elem)) {
+    SmallVector<APFloat> vals;
+    for (int64_t i = 0; i < n; ++i) {
+      APFloat f(v[0] + i * v[2]);
+      bool lost;
+      f.convert(cast<FloatType>(elem).getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      vals.push_back(f);
+    }
+    return define(nc, 0, createConstant(nc.loc, DenseElementsAttr::get(type, vals)));
+  }
+  SmallVector<int64_t> vals;
+  for (int64_t i = 0; i < n; ++i)
+    vals.push_back((int64_t)v[0] + i * (int64_t)v[2]);
+  return define(nc, 0, intConstantOf(nc.loc, type, vals));
+}
+
+LogicalResult Importer::importConstantOfShape(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  auto shape = getConstantInts(nc, *in, "shape input");
+  if (failed(shape))
+    return failure();
+  for (int64_t d : *shape)
+    if (d < 0)
+      return nodeError(nc) << "negative dim in shape";
+  Attribute fill;
+  Type elem = b.getF32Type();
+  if (auto it = nc.attrs.find("value"); it != nc.attrs.end()) {
+    auto t = convertTensor(it->second->t(), "value", nc.loc);
+    if (failed(t))
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(*t);
+    if (!dense || dense.getNumElements() != 1)
+      return nodeError(nc) << "attribute 'value' must be a one-element tensor";
+    elem = dense.getElementType();
+    fill = *dense.value_begin<Attribute>();
+  } else {
+    fill = b.getF32FloatAttr(0.0f);
+  }
+  auto type = RankedTensorType::get(*shape, elem);
+  return define(nc, 0, createConstant(nc.loc, DenseElementsAttr::get(type, fill)));
+}
+
+LogicalResult Importer::importExpand(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto in = getInput(nc, 0), shapeIn = getInput(nc, 1);
+  if (failed(in) || failed(shapeIn))
+    return failure();
+  auto shape = getConstantInts(nc, *shapeIn, "shape input '" + nc.node.input(1) + "'");
+  if (failed(shape))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  auto out = graph::broadcastShapes(t.getShape(), *shape);
+  if (failed(out))
+    return nodeError(nc) << "cannot expand " << shapeStr(t.getShape()) << " to "
+                         << shapeStr(*shape);
+  auto outT = RankedTensorType::get(*out, t.getElementType());
+  if (outT == t)
+    return define(nc, 0, *in);
+  return define(nc, 0, graph::ExpandOp::create(b, nc.loc, outT, *in));
+}
+
+/// Gather folds when data and indices are small integer constants (shape arithmetic);
+/// otherwise it is unsupported for now.
+LogicalResult Importer::importGather(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto data = getInput(nc, 0), indices = getInput(nc, 1);
+  auto axisAttr = getInt(nc, "axis", 0);
+  if (failed(data) || failed(indices) || failed(axisAttr))
+    return failure();
+  auto dv = intConstant(*data), iv = intConstant(*indices);
+  if (!dv || !iv)
+    return emitError(nc.loc) << "unsupported ONNX op 'Gather' (node '" << nc.name << "', opset "
+                             << opset << "): only constant data and indices are folded yet";
+  auto dt = cast<RankedTensorType>(data->getType()), it = cast<RankedTensorType>(indices->getType());
+  auto axis = normalizeAxis(nc, *axisAttr, dt.getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> outShape(dt.getShape().take_front(*axis));
+  outShape.append(it.getShape().begin(), it.getShape().end());
+  outShape.append(dt.getShape().begin() + *axis + 1, dt.getShape().end());
+  int64_t outer = 1, inner = 1, n = dt.getDimSize(*axis);
+  for (int64_t d = 0; d < *axis; ++d)
+    outer *= dt.getDimSize(d);
+  for (int64_t d = *axis + 1; d < dt.getRank(); ++d)
+    inner *= dt.getDimSize(d);
+  SmallVector<int64_t> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k : *iv) {
+      if (k < -n || k >= n)
+        return nodeError(nc) << "index " << k << " out of range [" << -n << ", " << n << ")";
+      int64_t kk = k < 0 ? k + n : k;
+      for (int64_t i = 0; i < inner; ++i)
+        out.push_back((*dv)[(o * n + kk) * inner + i]);
+    }
+  return define(nc, 0, intConstantOf(nc.loc, RankedTensorType::get(outShape, dt.getElementType()),
+                                     out));
+}
+
+/// Concat folds for integer constants (shape vectors); otherwise unsupported for now.
+LogicalResult Importer::importConcat(const NodeCtx &nc) {
+  auto axisAttr = getInt(nc, "axis", 0);
+  if (failed(axisAttr) || nc.node.input_size() < 1)
+    return nodeError(nc) << "needs inputs and an axis";
+  SmallVector<SmallVector<int64_t>> parts;
+  SmallVector<RankedTensorType> types;
+  for (int i = 0; i < nc.node.input_size(); ++i) {
+    auto in = getInput(nc, i);
+    if (failed(in))
+      return failure();
+    auto c = intConstant(*in);
+    if (!c)
+      return emitError(nc.loc) << "unsupported ONNX op 'Concat' (node '" << nc.name
+                               << "', opset " << opset
+                               << "): only integer constants are folded yet";
+    parts.push_back(*c);
+    types.push_back(cast<RankedTensorType>(in->getType()));
+  }
+  auto axis = normalizeAxis(nc, *axisAttr, types[0].getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(types[0].getShape());
+  shape[*axis] = 0;
+  for (auto t : types) {
+    if (t.getRank() != (int64_t)shape.size() || t.getElementType() != types[0].getElementType())
+      return nodeError(nc) << "inputs differ in rank or element type";
+    shape[*axis] += t.getDimSize(*axis);
+  }
+  int64_t outer = 1;
+  for (int64_t d = 0; d < *axis; ++d)
+    outer *= shape[d];
+  SmallVector<int64_t> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [t, vals] : llvm::zip(types, parts)) {
+      int64_t chunk = t.getNumElements() / std::max<int64_t>(outer, 1);
+      out.append(vals.begin() + o * chunk, vals.begin() + (o + 1) * chunk);
+    }
+  return define(nc, 0, intConstantOf(nc.loc, RankedTensorType::get(shape,
+                                                                   types[0].getElementType()),
+                                     out));
+}
+
 FailureOr<double> Importer::getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
   auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
@@ -1540,6 +1884,34 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importFlatten(nc);
   if (op == "Transpose")
     return importTranspose(nc);
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod")
+    if (auto folded = foldIntBinary(nc, op))
+      return define(nc, 0, *folded);
+  if (op == "Shape" || op == "Size")
+    return importShapeOp(nc);
+  if (op == "Squeeze")
+    return importSqueeze(nc, /*unsqueeze=*/false);
+  if (op == "Unsqueeze")
+    return importSqueeze(nc, /*unsqueeze=*/true);
+  if (op == "Range")
+    return importRange(nc);
+  if (op == "ConstantOfShape")
+    return importConstantOfShape(nc);
+  if (op == "Expand")
+    return importExpand(nc);
+  if (op == "Gather")
+    return importGather(nc);
+  if (op == "Concat")
+    return importConcat(nc);
+  if (op == "CastLike") {
+    if (failed(checkArity(nc, 2, 2, 1)))
+      return failure();
+    auto in = getInput(nc, 0), like = getInput(nc, 1);
+    if (failed(in) || failed(like))
+      return failure();
+    return define(nc, 0, castTo(nc.loc, *in,
+                                cast<RankedTensorType>(like->getType()).getElementType()));
+  }
   if (op == "Neg")
     return importNumUnary<graph::NegOp>(nc);
   if (op == "Abs")

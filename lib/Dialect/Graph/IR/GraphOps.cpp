@@ -57,7 +57,7 @@ bool aicc::graph::isElementwise(Operation *op) {
              SigmoidOp, ExpOp, ErfOp, GeluOp, NegOp, AbsOp, SignOp, CeilOp, FloorOp, RoundOp,
              SqrtOp, ReciprocalOp, LogOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
              CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftplusOp, SoftsignOp, HardSwishOp, LeakyReluOp,
-             EluOp, CeluOp, SeluOp, HardSigmoidOp, ClipOp, NotOp, CastOp>(op);
+             EluOp, CeluOp, SeluOp, HardSigmoidOp, ClipOp, NotOp, CastOp, ExpandOp>(op);
 }
 
 static RankedTensorType getRanked(Value v) {
@@ -367,6 +367,16 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (auto c = llvm::dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
     return c.reshape(getType());
   return {};
+}
+
+LogicalResult ExpandOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  auto b = broadcastShapes(in.getShape(), out.getShape());
+  if (failed(b) || ArrayRef<int64_t>(*b) != out.getShape())
+    return emitOpError("cannot broadcast ") << in << " to " << out;
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element type changes");
+  return success();
 }
 
 LogicalResult TransposeOp::inferReturnTypes(

@@ -270,6 +270,14 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
+  let summary = "broadcast to the result shape (numpy rules; ONNX Expand)";
+  let arguments = (ins Graph_AnyTensor:$input);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Graph_TransposeOp : Graph_Op<"transpose", [Pure,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "permute dimensions: result dim i = input dim perm[i]";
