@@ -79,6 +79,12 @@ def model_info(path):
                 if a.type == onnx.AttributeProto.GRAPH:
                     walk(a.g)
     walk(m.graph)
+    # Dropout whose training_mode is a graph input (decided at run time): training.
+    inits = {i.name for i in m.graph.initializer}
+    graph_inputs = {i.name for i in m.graph.input} - inits
+    for n in m.graph.node:
+        if n.op_type == "Dropout" and len(n.input) >= 3 and n.input[2] in graph_inputs:
+            reason = reason or "training mode (runtime flag)"
     for vi in list(m.graph.input) + list(m.graph.output):
         kind = vi.type.WhichOneof("value")
         if kind in ("sequence_type", "optional_type", "map_type"):

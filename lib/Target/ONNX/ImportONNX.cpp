@@ -278,6 +278,31 @@ private:
   template <typename OpTy> LogicalResult importReduce(const NodeCtx &nc, int axesInputSince);
   LogicalResult importReduceComposite(const NodeCtx &nc);
   LogicalResult importShapeOp(const NodeCtx &nc);
+  LogicalResult importPRelu(const NodeCtx &nc);
+  LogicalResult importBatchNorm(const NodeCtx &nc);
+  LogicalResult importInstanceNorm(const NodeCtx &nc);
+  LogicalResult importLayerNorm(const NodeCtx &nc);
+  LogicalResult importGroupNorm(const NodeCtx &nc);
+  /// Broadcasting binary op (numpy rules; operands must broadcast).
+  template <typename OpTy> Value bin(Location loc, Value x, Value y) {
+    auto xt = cast<RankedTensorType>(x.getType()), yt = cast<RankedTensorType>(y.getType());
+    auto shape = graph::broadcastShapes(xt.getShape(), yt.getShape());
+    return OpTy::create(b, loc, RankedTensorType::get(*shape, xt.getElementType()), x, y);
+  }
+  Value scalarF(Location loc, Type elem, double v) {
+    auto t = RankedTensorType::get({}, elem);
+    return createConstant(loc, DenseElementsAttr::get(t, b.getFloatAttr(elem, v)));
+  }
+  /// (x - mean(x, axes)) / sqrt(var(x, axes) + eps), biased variance (ONNX definitions).
+  Value normalize(Location loc, Value x, ArrayRef<int64_t> axes, double eps) {
+    auto t = cast<RankedTensorType>(x.getType());
+    Value mean = buildReduce<graph::ReduceMeanOp>(loc, x, axes, true);
+    Value d = bin<graph::SubOp>(loc, x, mean);
+    Value var = buildReduce<graph::ReduceMeanOp>(loc, bin<graph::MulOp>(loc, d, d), axes, true);
+    Value denom = graph::SqrtOp::create(
+        b, loc, var.getType(), bin<graph::AddOp>(loc, var, scalarF(loc, t.getElementType(), eps)));
+    return bin<graph::DivOp>(loc, d, denom);
+  }
   LogicalResult importSqueeze(const NodeCtx &nc, bool unsqueeze);
   LogicalResult importRange(const NodeCtx &nc);
   LogicalResult importConstantOfShape(const NodeCtx &nc);
@@ -1530,6 +1555,171 @@ LogicalResult Importer::importConcat(const NodeCtx &nc) {
                                      out));
 }
 
+LogicalResult Importer::importPRelu(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), slope = getInput(nc, 1);
+  if (failed(x) || failed(slope) || failed(checkFloat(nc, *x, "X")))
+    return failure();
+  auto xt = cast<RankedTensorType>(x->getType());
+  auto st = cast<RankedTensorType>(slope->getType());
+  Value s = *slope;
+  // Before opset 7 a 1-D slope of C values is per channel (dim 1).
+  if (opset < 7 && st.getRank() == 1 && xt.getRank() > 2 && st.getDimSize(0) == xt.getDimSize(1)) {
+    SmallVector<int64_t> shape(xt.getRank() - 1, 1);
+    shape[0] = st.getDimSize(0);
+    s = reshape(nc.loc, s, shape);
+  }
+  auto shape = graph::broadcastShapes(xt.getShape(), cast<RankedTensorType>(s.getType()).getShape());
+  if (failed(shape) || ArrayRef<int64_t>(*shape) != xt.getShape())
+    return nodeError(nc) << "slope of shape " << shapeStr(st.getShape())
+                         << " does not broadcast to X of shape " << shapeStr(xt.getShape());
+  return define(nc, 0, graph::PReluOp::create(b, nc.loc, xt, *x, s));
+}
+
+/// Reshapes a per-channel vector [C] to broadcast along dim 1 of a rank-`rank` tensor.
+static SmallVector<int64_t> channelShape(int64_t c, int64_t rank) {
+  SmallVector<int64_t> s(std::max<int64_t>(rank - 1, 1), 1);
+  s[0] = c;
+  return s;
+}
+
+/// Inference BatchNormalization: (x - mean) / sqrt(var + eps) * scale + B, per channel.
+LogicalResult Importer::importBatchNorm(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 5, 5, 5)))
+    return failure();
+  for (int i = 1; i < nc.node.output_size(); ++i)
+    if (!nc.node.output(i).empty() && usedNames.contains(nc.node.output(i)))
+      return nodeError(nc) << "training outputs (running mean/var) are not supported";
+  auto training = getInt(nc, "training_mode", 0);
+  auto eps = getFloat(nc, "epsilon", 1e-5f);
+  if (failed(training) || failed(eps))
+    return failure();
+  if (*training)
+    return nodeError(nc) << "training_mode = 1 is not supported (inference only)";
+  SmallVector<Value> in;
+  for (int i = 0; i < 5; ++i) {
+    auto v = getInput(nc, i);
+    if (failed(v))
+      return failure();
+    in.push_back(*v);
+  }
+  auto xt = checkFloat(nc, in[0], "X");
+  if (failed(xt))
+    return failure();
+  if (xt->getRank() < 2)
+    return nodeError(nc) << "X must have rank >= 2";
+  int64_t c = xt->getDimSize(1), rank = xt->getRank();
+  SmallVector<Value> p;
+  for (int i = 1; i < 5; ++i) {
+    auto t = cast<RankedTensorType>(in[i].getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != c)
+      return nodeError(nc) << "input " << i << " must have shape [" << c << "]";
+    Value v = reshape(nc.loc, castTo(nc.loc, in[i], xt->getElementType()), channelShape(c, rank));
+    p.push_back(v);
+  }
+  Location loc = nc.loc;
+  Value denom = graph::SqrtOp::create(
+      b, loc, p[3].getType(), bin<graph::AddOp>(loc, p[3], scalarF(loc, xt->getElementType(), *eps)));
+  Value y = bin<graph::DivOp>(loc, bin<graph::SubOp>(loc, in[0], p[2]), denom);
+  y = bin<graph::AddOp>(loc, bin<graph::MulOp>(loc, y, p[0]), p[1]);
+  return define(nc, 0, y);
+}
+
+/// InstanceNormalization: normalize over the spatial dims of each (n, c), then scale + B.
+LogicalResult Importer::importInstanceNorm(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  auto x = getInput(nc, 0), scale = getInput(nc, 1), bias = getInput(nc, 2);
+  auto eps = getFloat(nc, "epsilon", 1e-5f);
+  if (failed(x) || failed(scale) || failed(bias) || failed(eps))
+    return failure();
+  auto xt = checkFloat(nc, *x, "input");
+  if (failed(xt))
+    return failure();
+  if (xt->getRank() < 3)
+    return nodeError(nc) << "input must have rank >= 3";
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < xt->getRank(); ++d)
+    axes.push_back(d);
+  Value y = normalize(nc.loc, *x, axes, *eps);
+  auto cs = channelShape(xt->getDimSize(1), xt->getRank());
+  y = bin<graph::MulOp>(nc.loc, y, reshape(nc.loc, *scale, cs));
+  return define(nc, 0, bin<graph::AddOp>(nc.loc, y, reshape(nc.loc, *bias, cs)));
+}
+
+/// LayerNormalization (opset 17): normalize over dims [axis, rank), then Scale and B
+/// (broadcast over those dims). Optional outputs: Mean and InvStdDev (reduced dims kept).
+LogicalResult Importer::importLayerNorm(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 3, 3)))
+    return failure();
+  auto x = getInput(nc, 0), scale = getInput(nc, 1), bias = getOptionalInput(nc, 2);
+  auto axisAttr = getInt(nc, "axis", -1);
+  auto eps = getFloat(nc, "epsilon", 1e-5f);
+  auto stash = getInt(nc, "stash_type", 1);
+  if (failed(x) || failed(scale) || failed(bias) || failed(axisAttr) || failed(eps) ||
+      failed(stash))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X");
+  if (failed(xt))
+    return failure();
+  auto axis = normalizeAxis(nc, *axisAttr, xt->getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < xt->getRank(); ++d)
+    axes.push_back(d);
+  Location loc = nc.loc;
+  Value mean = buildReduce<graph::ReduceMeanOp>(loc, *x, axes, true);
+  Value d = bin<graph::SubOp>(loc, *x, mean);
+  Value var = buildReduce<graph::ReduceMeanOp>(loc, bin<graph::MulOp>(loc, d, d), axes, true);
+  Value stddev = graph::SqrtOp::create(
+      b, loc, var.getType(), bin<graph::AddOp>(loc, var, scalarF(loc, xt->getElementType(), *eps)));
+  Value y = bin<graph::DivOp>(loc, d, stddev);
+  y = bin<graph::MulOp>(loc, y, *scale);
+  if (*bias)
+    y = bin<graph::AddOp>(loc, y, *bias);
+  if (failed(define(nc, 0, y)))
+    return failure();
+  if (nc.node.output_size() > 1 && !nc.node.output(1).empty() && failed(define(nc, 1, mean)))
+    return failure();
+  if (nc.node.output_size() > 2 && !nc.node.output(2).empty())
+    return define(nc, 2, graph::ReciprocalOp::create(b, loc, stddev.getType(), stddev));
+  return success();
+}
+
+/// GroupNormalization (opset 18/21): [N, C, ...] as [N, G, C/G * spatial], normalized per
+/// group, then per-channel scale and bias (opset 21; per-group in opset 18).
+LogicalResult Importer::importGroupNorm(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  auto x = getInput(nc, 0), scale = getInput(nc, 1), bias = getInput(nc, 2);
+  auto groups = getInt(nc, "num_groups", 0);
+  auto eps = getFloat(nc, "epsilon", 1e-5f);
+  if (failed(x) || failed(scale) || failed(bias) || failed(groups) || failed(eps))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X");
+  if (failed(xt))
+    return failure();
+  int64_t n = xt->getDimSize(0), c = xt->getDimSize(1), g = *groups;
+  if (g <= 0 || c % g != 0)
+    return nodeError(nc) << "num_groups " << g << " does not divide " << c << " channels";
+  Value flat = reshape(nc.loc, *x, {n, g, xt->getNumElements() / (n * g)});
+  Value y = reshape(nc.loc, normalize(nc.loc, flat, {2}, *eps), xt->getShape());
+  int64_t sc = cast<RankedTensorType>(scale->getType()).getNumElements();
+  Value s = *scale, bb = *bias;
+  if (sc == g && g != c) { // opset 18: one scale / bias per group
+    SmallVector<int64_t> gshape{n, g, xt->getNumElements() / (n * g)};
+    Value yg = reshape(nc.loc, y, gshape);
+    yg = bin<graph::MulOp>(nc.loc, yg, reshape(nc.loc, s, {g, 1}));
+    yg = bin<graph::AddOp>(nc.loc, yg, reshape(nc.loc, bb, {g, 1}));
+    return define(nc, 0, reshape(nc.loc, yg, xt->getShape()));
+  }
+  auto cs = channelShape(c, xt->getRank());
+  y = bin<graph::MulOp>(nc.loc, y, reshape(nc.loc, s, cs));
+  return define(nc, 0, bin<graph::AddOp>(nc.loc, y, reshape(nc.loc, bb, cs)));
+}
+
 FailureOr<double> Importer::getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
   auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
@@ -1951,7 +2141,15 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
   if (op == "Mod")
     return importMod(nc);
   if (op == "PRelu")
-    return importBinary<graph::PReluOp>(nc);
+    return importPRelu(nc);
+  if (op == "BatchNormalization")
+    return importBatchNorm(nc);
+  if (op == "InstanceNormalization")
+    return importInstanceNorm(nc);
+  if (op == "LayerNormalization")
+    return importLayerNorm(nc);
+  if (op == "GroupNormalization")
+    return importGroupNorm(nc);
   if (op == "Min")
     return importVariadic<graph::MinOp>(nc);
   if (op == "Max")
