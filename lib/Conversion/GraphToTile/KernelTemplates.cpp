@@ -414,35 +414,146 @@ struct KernelContext {
   DenseMap<Value, unsigned> argIndex;     // group body block arg -> input index
 };
 
-/// Loads body value `v` (a block argument, or a transpose of one) at the output element
-/// given by `idx` (one i32 tile per dim of `outShape`).
-FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
-                             ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask,
-                             Value scalarBase = {}) {
-  // A broadcast composes with the load's own broadcasting: read its input instead.
-  while (auto e = v.getDefiningOp<ExpandOp>())
-    v = e.getInput();
+/// Loads view `v` (a kernel input, or view ops over kernel inputs) at the element whose
+/// index along each of v's dims is `idx[d]` (i32 tiles), under `mask`. View ops become
+/// index arithmetic: transpose permutes, expand pins broadcast dims to 0, slice scales and
+/// shifts, tile wraps, pad shifts and masks (or clamps / reflects), concat selects.
+FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> idx,
+                          Value mask) {
+  OpBuilder &b = tb.b;
+  Location loc = tb.loc;
   auto vt = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> strides;
-  Value arg = v;
-  if (auto tr = v.getDefiningOp<TransposeOp>()) {
-    arg = tr.getInput();
-    auto inStr = rowMajorStrides(cast<RankedTensorType>(arg.getType()).getShape());
-    for (int64_t p : tr.getPerm())
-      strides.push_back(inStr[p]);
-  } else {
-    strides = rowMajorStrides(vt.getShape());
+  Type elem = computeType(vt.getElementType());
+  auto splat = [&](int64_t c) { return tb.splatI32(c); };
+  auto addI = [&](Value x, int64_t c) -> Value {
+    return c == 0 ? x : b.create<arith::AddIOp>(loc, x, splat(c)).getResult();
+  };
+  auto andMask = [&](Value m, Value c) -> Value {
+    return m ? b.create<arith::AndIOp>(loc, m, c).getResult() : c;
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t c) -> Value {
+    return b.create<arith::CmpIOp>(loc, p, x, splat(c));
+  };
+  if (auto it = kc.argIndex.find(v); it != kc.argIndex.end()) {
+    auto strides = rowMajorStrides(vt.getShape());
+    SmallVector<Value> used;
+    SmallVector<int64_t> usedStrides;
+    for (int64_t d = 0; d < vt.getRank(); ++d)
+      if (vt.getDimSize(d) != 1) {
+        used.push_back(idx[d]);
+        usedStrides.push_back(strides[d]);
+      }
+    return tb.load(kc.inParams[it->second], tb.offsets(used, usedStrides), mask, elem);
   }
-  auto it = kc.argIndex.find(arg);
-  if (it == kc.argIndex.end()) {
-    if (Operation *def = v.getDefiningOp())
+  Operation *def = v.getDefiningOp();
+  if (!def || !isView(def)) {
+    if (def)
       def->emitError("value of ") << def->getName()
                                   << " cannot be read here by the kernel template";
     return failure();
   }
-  auto s = broadcastStrides(vt.getShape(), strides, outShape);
-  Value offs = tb.offsets(idx, s, scalarBase);
-  return tb.load(kc.inParams[it->second], offs, mask, computeType(vt.getElementType()));
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(def)
+      .Case([&](TransposeOp t) -> FailureOr<Value> {
+        SmallVector<Value> in(idx.size());
+        for (auto [i, p] : llvm::enumerate(t.getPerm()))
+          in[p] = idx[i];
+        return loadView(tb, kc, t.getInput(), in, mask);
+      })
+      .Case([&](ExpandOp e) -> FailureOr<Value> {
+        auto it = e.getInput().getType();
+        size_t lead = vt.getRank() - it.getRank();
+        SmallVector<Value> in;
+        for (int64_t d = 0; d < it.getRank(); ++d)
+          in.push_back(it.getDimSize(d) == 1 ? splat(0) : idx[lead + d]);
+        return loadView(tb, kc, e.getInput(), in, mask);
+      })
+      .Case([&](SliceOp s) -> FailureOr<Value> {
+        SmallVector<Value> in;
+        for (auto [d, x] : llvm::enumerate(idx)) {
+          int64_t step = s.getSteps()[d];
+          Value y = step == 1 ? x : b.create<arith::MulIOp>(loc, x, splat(step)).getResult();
+          in.push_back(addI(y, s.getStarts()[d]));
+        }
+        return loadView(tb, kc, s.getInput(), in, mask);
+      })
+      .Case([&](TileOp t) -> FailureOr<Value> {
+        auto it = t.getInput().getType();
+        SmallVector<Value> in;
+        for (auto [d, x] : llvm::enumerate(idx))
+          in.push_back(it.getDimSize(d) == vt.getDimSize(d)
+                           ? x
+                           : b.create<arith::RemSIOp>(loc, x, splat(it.getDimSize(d)))
+                                 .getResult());
+        return loadView(tb, kc, t.getInput(), in, mask);
+      })
+      .Case([&](PadOp p) -> FailureOr<Value> {
+        auto it = p.getInput().getType();
+        SmallVector<Value> in;
+        Value inRange;
+        for (auto [d, x] : llvm::enumerate(idx)) {
+          int64_t n = it.getDimSize(d);
+          Value y = addI(x, -p.getLow()[d]);
+          if (p.getLow()[d] == 0 && p.getHigh()[d] == 0) {
+            in.push_back(y);
+            continue;
+          }
+          if (p.getMode() == "constant") {
+            inRange = andMask(inRange, b.create<arith::AndIOp>(
+                                           loc, cmp(arith::CmpIPredicate::sge, y, 0),
+                                           cmp(arith::CmpIPredicate::slt, y, n)));
+          } else if (p.getMode() == "edge") {
+            y = b.create<arith::MaxSIOp>(loc, y, splat(0));
+            y = b.create<arith::MinSIOp>(loc, y, splat(n - 1));
+          } else { // reflect: -i for i < 0, 2(n - 1) - i for i >= n
+            y = b.create<math::AbsIOp>(loc, y);
+            y = b.create<arith::SubIOp>(
+                loc, splat(n - 1),
+                b.create<math::AbsIOp>(loc, b.create<arith::SubIOp>(loc, splat(n - 1), y)));
+          }
+          in.push_back(y);
+        }
+        auto val = loadView(tb, kc, p.getInput(), in, inRange ? andMask(mask, inRange) : mask);
+        if (failed(val) || !inRange)
+          return val;
+        Value pad = isa<FloatType>(elem) ? tb.splatF(elem, p.getValue().convertToDouble())
+                                         : tb.splat(b.create<arith::ConstantOp>(
+                                               loc, elem, b.getIntegerAttr(elem, (int64_t)p.getValue().convertToDouble())));
+        return b.create<arith::SelectOp>(loc, inRange, *val, pad).getResult();
+      })
+      .Case([&](ConcatOp c) -> FailureOr<Value> {
+        int64_t axis = c.getAxis();
+        int64_t start = 0;
+        Value acc;
+        for (Value in : c.getInputs()) {
+          int64_t n = cast<RankedTensorType>(in.getType()).getDimSize(axis);
+          Value inside = b.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sge, idx[axis], start),
+                                                 cmp(arith::CmpIPredicate::slt, idx[axis], start + n));
+          SmallVector<Value> sub(idx);
+          sub[axis] = addI(idx[axis], -start);
+          auto val = loadView(tb, kc, in, sub, andMask(mask, inside));
+          if (failed(val))
+            return failure();
+          acc = acc ? b.create<arith::SelectOp>(loc, inside, *val, acc).getResult() : *val;
+          start += n;
+        }
+        return acc;
+      })
+      .Default([&](Operation *o) -> FailureOr<Value> {
+        o->emitError("no load lowering for view op ") << o->getName();
+        return failure();
+      });
+}
+
+/// Loads body value `v` at the output element given by `idx` (one i32 tile per dim of
+/// `outShape`), broadcasting v to `outShape` (numpy rules) first.
+FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
+                             ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask) {
+  auto vt = cast<RankedTensorType>(v.getType());
+  size_t lead = outShape.size() - vt.getRank();
+  SmallVector<Value> in;
+  for (int64_t d = 0; d < vt.getRank(); ++d)
+    in.push_back(vt.getDimSize(d) == 1 ? tb.splatI32(0) : idx[lead + d]);
+  return loadView(tb, kc, v, in, mask);
 }
 
 /// Applies the elementwise ops of the group body that follow `start` (exclusive), whose
@@ -456,8 +567,8 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
   for (Operation &op : llvm::make_range(std::next(start->getIterator()), body.end())) {
     if (isa<YieldOp>(op))
       break;
-    if (isa<TransposeOp>(op))
-      continue; // folded into the load of its user
+    if (isView(&op))
+      continue; // folded into the loads of its users
     if (!isElementwise(&op)) {
       op.emitError("cannot fuse ") << op.getName() << " into this kernel's epilogue";
       return failure();
@@ -574,28 +685,8 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
     return t;
   };
   for (Operation &op : body.without_terminator()) {
-    if (isa<TransposeOp>(op)) {
-      if (!kc.argIndex.count(op.getOperand(0)))
-        return op.emitError("transpose of a computed value is not supported in a fused kernel"),
-               failure();
-      continue;
-    }
-    if (auto e = dyn_cast<ExpandOp>(op)) {
-      Value src = e.getInput();
-      while (auto inner = src.getDefiningOp<ExpandOp>())
-        src = inner.getInput();
-      FailureOr<Value> t;
-      if (auto it = tiles.find(src); it != tiles.end())
-        t = it->second; // already computed at the output shape
-      else if (kc.argIndex.count(src))
-        t = loadOperand(tb, kc, src, outShape, idx, mask);
-      else
-        return op.emitError("expand of a computed value of another shape is not fused"), failure();
-      if (failed(t))
-        return failure();
-      tiles[e.getResult()] = *t;
-      continue;
-    }
+    if (isView(&op))
+      continue; // read through index arithmetic when used (loadView)
     if (!isElementwise(&op))
       return op.emitError("elementwise kernel template cannot hold ") << op.getName(),
              failure();

@@ -279,6 +279,11 @@ private:
   LogicalResult importReduceComposite(const NodeCtx &nc);
   LogicalResult importShapeOp(const NodeCtx &nc);
   LogicalResult importPRelu(const NodeCtx &nc);
+  LogicalResult importSlice(const NodeCtx &nc);
+  LogicalResult importPad(const NodeCtx &nc);
+  LogicalResult importTile(const NodeCtx &nc);
+  LogicalResult importSplit(const NodeCtx &nc);
+  LogicalResult importDepthToSpace(const NodeCtx &nc, bool toSpace);
   LogicalResult importBatchNorm(const NodeCtx &nc);
   LogicalResult importInstanceNorm(const NodeCtx &nc);
   LogicalResult importLayerNorm(const NodeCtx &nc);
@@ -1524,12 +1529,40 @@ LogicalResult Importer::importConcat(const NodeCtx &nc) {
     if (failed(in))
       return failure();
     auto c = intConstant(*in);
-    if (!c)
-      return emitError(nc.loc) << "unsupported ONNX op 'Concat' (node '" << nc.name
-                               << "', opset " << opset
-                               << "): only integer constants are folded yet";
-    parts.push_back(*c);
     types.push_back(cast<RankedTensorType>(in->getType()));
+    if (!c) {
+      parts.clear();
+      break;
+    }
+    parts.push_back(*c);
+  }
+  if ((int)parts.size() != nc.node.input_size()) {
+    // Not all constant: a concat kernel (graph.concat, read through index arithmetic).
+    SmallVector<Value> ins;
+    for (int i = 0; i < nc.node.input_size(); ++i) {
+      auto v = getInput(nc, i);
+      if (failed(v))
+        return failure();
+      ins.push_back(*v);
+    }
+    auto t0 = cast<RankedTensorType>(ins[0].getType());
+    auto ax = normalizeAxis(nc, *axisAttr, t0.getRank(), /*allowRank=*/false);
+    if (failed(ax))
+      return failure();
+    SmallVector<int64_t> shape(t0.getShape());
+    shape[*ax] = 0;
+    for (Value v : ins) {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getRank() != t0.getRank() || t.getElementType() != t0.getElementType())
+        return nodeError(nc) << "inputs differ in rank or element type";
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (d != *ax && t.getDimSize(d) != t0.getDimSize(d))
+          return nodeError(nc) << "input shapes differ outside the axis";
+      shape[*ax] += t.getDimSize(*ax);
+    }
+    return define(nc, 0, graph::ConcatOp::create(b, nc.loc,
+                                                 RankedTensorType::get(shape, t0.getElementType()),
+                                                 ins, b.getI64IntegerAttr(*ax)));
   }
   auto axis = normalizeAxis(nc, *axisAttr, types[0].getRank(), /*allowRank=*/false);
   if (failed(axis))
@@ -1553,6 +1586,289 @@ LogicalResult Importer::importConcat(const NodeCtx &nc) {
   return define(nc, 0, intConstantOf(nc.loc, RankedTensorType::get(shape,
                                                                    types[0].getElementType()),
                                      out));
+}
+
+/// Slice: starts/ends/axes/steps are attributes before opset 10 and constant inputs from
+/// then on; clamped as the ONNX spec says (Slice-13).
+LogicalResult Importer::importSlice(const NodeCtx &nc) {
+  bool inputs = opset >= 10;
+  if (failed(checkArity(nc, inputs ? 3 : 1, inputs ? 5 : 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  if (failed(in))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  int64_t r = t.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (inputs) {
+    auto get = [&](int i, llvm::StringRef what, SmallVector<int64_t> &out) -> LogicalResult {
+      auto v = i < nc.node.input_size() ? getOptionalInput(nc, i) : FailureOr<Value>(Value());
+      if (failed(v))
+        return failure();
+      if (!*v)
+        return success();
+      auto c = getConstantInts(nc, *v, what);
+      if (failed(c))
+        return failure();
+      out = *c;
+      return success();
+    };
+    if (failed(get(1, "starts", starts)) || failed(get(2, "ends", ends)) ||
+        failed(get(3, "axes", axes)) || failed(get(4, "steps", steps)))
+      return failure();
+  } else {
+    auto s0 = getInts(nc, "starts"), e0 = getInts(nc, "ends"), a0 = getInts(nc, "axes");
+    if (failed(s0) || failed(e0) || failed(a0))
+      return failure();
+    if (!*s0 || !*e0)
+      return nodeError(nc) << "attributes 'starts' and 'ends' are required";
+    starts = **s0;
+    ends = **e0;
+    if (*a0)
+      axes = **a0;
+  }
+  if (axes.empty())
+    for (int64_t i = 0; i < (int64_t)starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    return nodeError(nc) << "starts, ends, axes and steps differ in length";
+  SmallVector<int64_t> st(r, 0), sp(r, 1), shape(t.getShape());
+  SmallVector<bool> seen(r, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto a = normalizeAxis(nc, axes[i], r, /*allowRank=*/false);
+    if (failed(a))
+      return failure();
+    if (seen[*a])
+      return nodeError(nc) << "axis " << *a << " repeats";
+    seen[*a] = true;
+    int64_t n = t.getDimSize(*a), step = steps[i];
+    if (step == 0)
+      return nodeError(nc) << "step 0";
+    int64_t s0 = starts[i] < 0 ? starts[i] + n : starts[i];
+    int64_t e0 = ends[i] < 0 ? ends[i] + n : ends[i];
+    if (step > 0) {
+      s0 = std::clamp<int64_t>(s0, 0, n);
+      e0 = std::clamp<int64_t>(e0, 0, n);
+    } else {
+      s0 = std::clamp<int64_t>(s0, 0, n - 1);
+      e0 = std::clamp<int64_t>(e0, -1, n - 1);
+    }
+    int64_t count = step > 0 ? std::max<int64_t>(0, (e0 - s0 + step - 1) / step)
+                             : std::max<int64_t>(0, (s0 - e0 - step - 1) / (-step));
+    st[*a] = count ? s0 : 0;
+    sp[*a] = step;
+    shape[*a] = count;
+  }
+  auto outT = RankedTensorType::get(shape, t.getElementType());
+  if (outT == t && llvm::all_of(sp, [](int64_t x) { return x == 1; }))
+    return define(nc, 0, *in);
+  return define(nc, 0, graph::SliceOp::create(b, nc.loc, outT, *in, b.getDenseI64ArrayAttr(st),
+                                              b.getDenseI64ArrayAttr(sp)));
+}
+
+/// Pad: pads (and value) are attributes before opset 11, constant inputs from then on.
+LogicalResult Importer::importPad(const NodeCtx &nc) {
+  bool inputs = opset >= 11;
+  if (failed(checkArity(nc, 1, inputs ? 4 : 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto mode = getString(nc, "mode", "constant");
+  if (failed(in) || failed(mode))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  int64_t r = t.getRank();
+  SmallVector<int64_t> pads, axes;
+  double value = 0;
+  if (inputs) {
+    auto p = getInput(nc, 1);
+    if (failed(p))
+      return failure();
+    auto pv = getConstantInts(nc, *p, "pads");
+    if (failed(pv))
+      return failure();
+    pads = *pv;
+    if (nc.node.input_size() > 2) {
+      auto c = getOptionalInput(nc, 2);
+      if (failed(c))
+        return failure();
+      if (*c) {
+        auto v = getConstantScalar(nc, *c, "constant_value");
+        if (failed(v))
+          return failure();
+        value = *v;
+      }
+    }
+    if (nc.node.input_size() > 3) {
+      auto a = getOptionalInput(nc, 3);
+      if (failed(a))
+        return failure();
+      if (*a) {
+        auto av = getConstantInts(nc, *a, "axes");
+        if (failed(av))
+          return failure();
+        axes = *av;
+      }
+    }
+  } else {
+    auto p = getInts(nc, opset < 2 ? "paddings" : "pads");
+    auto v = getFloat(nc, "value", 0.0f);
+    if (failed(p) || failed(v))
+      return failure();
+    if (!*p)
+      return nodeError(nc) << "attribute 'pads' is required";
+    pads = **p;
+    value = *v;
+  }
+  if (axes.empty())
+    for (int64_t i = 0; i < r; ++i)
+      axes.push_back(i);
+  if ((int64_t)pads.size() != 2 * (int64_t)axes.size())
+    return nodeError(nc) << "pads has " << pads.size() << " entries, expected "
+                         << 2 * axes.size();
+  SmallVector<int64_t> low(r, 0), high(r, 0), shape(t.getShape());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto a = normalizeAxis(nc, axes[i], r, /*allowRank=*/false);
+    if (failed(a))
+      return failure();
+    low[*a] = pads[i];
+    high[*a] = pads[i + axes.size()];
+    if (low[*a] < 0 || high[*a] < 0)
+      return nodeError(nc) << "negative pads (cropping) are not supported";
+    shape[*a] += low[*a] + high[*a];
+  }
+  if (*mode != "constant" && *mode != "reflect" && *mode != "edge")
+    return nodeError(nc) << "mode '" << *mode << "' is not supported";
+  return define(nc, 0, graph::PadOp::create(b, nc.loc, RankedTensorType::get(shape, t.getElementType()),
+                                            *in, b.getDenseI64ArrayAttr(low),
+                                            b.getDenseI64ArrayAttr(high), b.getStringAttr(*mode),
+                                            b.getF64FloatAttr(value)));
+}
+
+LogicalResult Importer::importTile(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto in = getInput(nc, 0), rep = getInput(nc, 1);
+  if (failed(in) || failed(rep))
+    return failure();
+  auto reps = getConstantInts(nc, *rep, "repeats");
+  if (failed(reps))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  if ((int64_t)reps->size() != t.getRank())
+    return nodeError(nc) << "repeats needs one entry per dim";
+  SmallVector<int64_t> shape;
+  for (auto [d, k] : llvm::enumerate(*reps)) {
+    if (k < 0)
+      return nodeError(nc) << "negative repeat";
+    shape.push_back(t.getDimSize(d) * k);
+  }
+  return define(nc, 0, graph::TileOp::create(b, nc.loc, RankedTensorType::get(shape, t.getElementType()),
+                                             *in));
+}
+
+/// Split: sizes from the attribute (< 13), a constant input (>= 13), num_outputs (>= 18),
+/// or equal parts; each output is a slice.
+LogicalResult Importer::importSplit(const NodeCtx &nc) {
+  auto in = getInput(nc, 0);
+  auto axisAttr = getInt(nc, "axis", 0);
+  if (failed(in) || failed(axisAttr))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  auto axis = normalizeAxis(nc, *axisAttr, t.getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  int64_t n = t.getDimSize(*axis), outs = nc.node.output_size();
+  SmallVector<int64_t> sizes;
+  if (opset >= 13 && nc.node.input_size() > 1 && !nc.node.input(1).empty()) {
+    auto v = getInput(nc, 1);
+    if (failed(v))
+      return failure();
+    auto c = getConstantInts(nc, *v, "split");
+    if (failed(c))
+      return failure();
+    sizes = *c;
+  } else if (opset < 13) {
+    auto a = getInts(nc, "split");
+    if (failed(a))
+      return failure();
+    if (*a)
+      sizes = **a;
+  }
+  if (sizes.empty()) {
+    auto k = getInt(nc, "num_outputs", outs);
+    if (failed(k) || *k <= 0)
+      return nodeError(nc) << "bad num_outputs";
+    int64_t chunk = (n + *k - 1) / *k;
+    for (int64_t i = 0, left = n; i < *k; ++i, left -= chunk)
+      sizes.push_back(std::min(chunk, left));
+  }
+  if ((int64_t)sizes.size() != outs)
+    return nodeError(nc) << sizes.size() << " split sizes for " << outs << " outputs";
+  int64_t start = 0;
+  for (int64_t i = 0; i < outs; ++i) {
+    SmallVector<int64_t> st(t.getRank(), 0), sp(t.getRank(), 1), shape(t.getShape());
+    st[*axis] = start;
+    shape[*axis] = sizes[i];
+    start += sizes[i];
+    if (start > n || sizes[i] < 0)
+      return nodeError(nc) << "split sizes exceed the axis";
+    Value v = graph::SliceOp::create(b, nc.loc, RankedTensorType::get(shape, t.getElementType()),
+                                     *in, b.getDenseI64ArrayAttr(st), b.getDenseI64ArrayAttr(sp));
+    if (!nc.node.output(i).empty() && failed(define(nc, i, v)))
+      return failure();
+  }
+  if (start != n)
+    return nodeError(nc) << "split sizes add up to " << start << ", not " << n;
+  return success();
+}
+
+/// DepthToSpace (DCR / CRD) and SpaceToDepth as reshape + transpose + reshape.
+LogicalResult Importer::importDepthToSpace(const NodeCtx &nc, bool toSpace) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto bs = getInt(nc, "blocksize", 0);
+  auto mode = getString(nc, "mode", "DCR");
+  if (failed(in) || failed(bs) || failed(mode))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  if (t.getRank() != 4 || *bs <= 0)
+    return nodeError(nc) << "needs a 4-D input and a positive blocksize";
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3),
+          k = *bs;
+  Type e = t.getElementType();
+  Value v;
+  if (toSpace) {
+    if (C % (k * k))
+      return nodeError(nc) << "channels not divisible by blocksize^2";
+    bool crd = *mode == "CRD";
+    Value r = reshape(nc.loc, *in, crd ? SmallVector<int64_t>{N, C / (k * k), k, k, H, W}
+                                       : SmallVector<int64_t>{N, k, k, C / (k * k), H, W});
+    SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+                                    : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+    SmallVector<int64_t> ts;
+    auto rt = cast<RankedTensorType>(r.getType());
+    for (int64_t p : perm)
+      ts.push_back(rt.getDimSize(p));
+    v = graph::TransposeOp::create(b, nc.loc, RankedTensorType::get(ts, e), r,
+                                   b.getDenseI64ArrayAttr(perm));
+    v = reshape(nc.loc, v, {N, C / (k * k), H * k, W * k});
+  } else {
+    if (H % k || W % k)
+      return nodeError(nc) << "spatial dims not divisible by blocksize";
+    Value r = reshape(nc.loc, *in, {N, C, H / k, k, W / k, k});
+    SmallVector<int64_t> perm{0, 3, 5, 1, 2, 4};
+    SmallVector<int64_t> ts;
+    auto rt = cast<RankedTensorType>(r.getType());
+    for (int64_t p : perm)
+      ts.push_back(rt.getDimSize(p));
+    v = graph::TransposeOp::create(b, nc.loc, RankedTensorType::get(ts, e), r,
+                                   b.getDenseI64ArrayAttr(perm));
+    v = reshape(nc.loc, v, {N, C * k * k, H / k, W / k});
+  }
+  return define(nc, 0, v);
 }
 
 LogicalResult Importer::importPRelu(const NodeCtx &nc) {
@@ -2093,6 +2409,18 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importGather(nc);
   if (op == "Concat")
     return importConcat(nc);
+  if (op == "Slice")
+    return importSlice(nc);
+  if (op == "Pad")
+    return importPad(nc);
+  if (op == "Tile")
+    return importTile(nc);
+  if (op == "Split")
+    return importSplit(nc);
+  if (op == "DepthToSpace")
+    return importDepthToSpace(nc, /*toSpace=*/true);
+  if (op == "SpaceToDepth")
+    return importDepthToSpace(nc, /*toSpace=*/false);
   if (op == "CastLike") {
     if (failed(checkArity(nc, 2, 2, 1)))
       return failure();

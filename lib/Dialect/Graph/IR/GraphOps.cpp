@@ -51,6 +51,10 @@ bool aicc::graph::isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
 }
 
+bool aicc::graph::isView(Operation *op) {
+  return isa<TransposeOp, ExpandOp, SliceOp, PadOp, ConcatOp, TileOp>(op);
+}
+
 bool aicc::graph::isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, ModOp, PReluOp, AndOp, OrOp, XorOp,
              EqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, WhereOp, ReluOp, TanhOp,
@@ -367,6 +371,77 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (auto c = llvm::dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
     return c.reshape(getType());
   return {};
+}
+
+LogicalResult SliceOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  int64_t r = in.getRank();
+  if ((int64_t)getStarts().size() != r || (int64_t)getSteps().size() != r || out.getRank() != r)
+    return emitOpError("starts, steps and the result need one entry per input dim");
+  for (int64_t d = 0; d < r; ++d) {
+    int64_t st = getStarts()[d], sp = getSteps()[d], n = out.getDimSize(d);
+    if (sp == 0)
+      return emitOpError("step of dim ") << d << " is 0";
+    if (n == 0)
+      continue;
+    int64_t last = st + (n - 1) * sp;
+    if (st < 0 || st >= in.getDimSize(d) || last < 0 || last >= in.getDimSize(d))
+      return emitOpError("dim ") << d << " reads [" << st << ", " << last << "] outside [0, "
+                                 << in.getDimSize(d) << ")";
+  }
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element type changes");
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  int64_t r = in.getRank();
+  if ((int64_t)getLow().size() != r || (int64_t)getHigh().size() != r || out.getRank() != r)
+    return emitOpError("low, high and the result need one entry per input dim");
+  for (int64_t d = 0; d < r; ++d) {
+    if (getLow()[d] < 0 || getHigh()[d] < 0)
+      return emitOpError("negative pads are not supported");
+    if (out.getDimSize(d) != in.getDimSize(d) + getLow()[d] + getHigh()[d])
+      return emitOpError("result dim ") << d << " must be input + low + high";
+    if (getMode() == "reflect" && (getLow()[d] >= in.getDimSize(d) || getHigh()[d] >= in.getDimSize(d)))
+      return emitOpError("reflect pads must be smaller than the dim");
+  }
+  if (getMode() != "constant" && getMode() != "reflect" && getMode() != "edge")
+    return emitOpError("mode must be constant, reflect or edge");
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  auto out = getType();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= out.getRank())
+    return emitOpError("axis ") << axis << " out of range";
+  int64_t total = 0;
+  for (Value v : getInputs()) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != out.getRank() || t.getElementType() != out.getElementType())
+      return emitOpError("inputs must share rank and element type with the result");
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != axis && t.getDimSize(d) != out.getDimSize(d))
+        return emitOpError("inputs differ from the result outside the axis");
+    total += t.getDimSize(axis);
+  }
+  if (total != out.getDimSize(axis))
+    return emitOpError("the axis sizes add up to ") << total << ", not " << out.getDimSize(axis);
+  return success();
+}
+
+LogicalResult TileOp::verify() {
+  auto in = getInput().getType(), out = getType();
+  if (in.getRank() != out.getRank() || in.getElementType() != out.getElementType())
+    return emitOpError("rank and element type must not change");
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.getDimSize(d) == 0 ? out.getDimSize(d) != 0 : out.getDimSize(d) % in.getDimSize(d))
+      return emitOpError("result dim ") << d << " is not a multiple of the input's";
+  return success();
 }
 
 LogicalResult ExpandOp::verify() {

@@ -34,6 +34,10 @@ bool sameIterationSpace(Value producer, Operation *consumer) {
          cast<ShapedType>(consumer->getResult(0).getType()).getShape();
 }
 
+/// A view op finds its element by index arithmetic on its operand, so that operand must be
+/// in memory (a kernel input): its producer never joins the view's kernel.
+bool mayAbsorbProducers(Operation *op) { return !isView(op); }
+
 /// A consumer can join a group whose current output is `tail`.
 bool canFuseConsumer(Value tail, Operation *user) {
   return user && isElementwise(user) && isSideEffectFree(user) && hasSingleUser(tail) &&
@@ -121,16 +125,21 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     SmallVector<Operation *> allOps;
     for (Operation &op : top)
       allOps.push_back(&op);
+    // View ops (transpose, slice, pad, concat, tile, expand) join these groups as
+    // injective ops; they read only kernel inputs (mayAbsorbProducers).
+    auto injective = [](Operation *op) { return isElementwise(op) || isView(op); };
     for (Operation *root : llvm::reverse(allOps)) {
-      if (assigned.count(root) || !isElementwise(root))
+      if (assigned.count(root) || !injective(root))
         continue;
       llvm::SetVector<Operation *> members;
       members.insert(root);
       assigned.insert(root);
       for (size_t i = 0; i < members.size(); ++i) {
+        if (!mayAbsorbProducers(members[i]))
+          continue;
         for (Value v : members[i]->getOperands()) {
           Operation *def = v.getDefiningOp();
-          if (!def || assigned.count(def) || !isElementwise(def) ||
+          if (!def || assigned.count(def) || !injective(def) ||
               !isSideEffectFree(def) || !hasSingleUser(v) ||
               def->getBlock() != root->getBlock() ||
               !sameIterationSpace(def->getResult(0), root))
@@ -152,9 +161,6 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       if (isReduction(op)) {
         assigned.insert(op);
         groups.push_back({{op}, "reduction"});
-      } else if (isa<TransposeOp>(op)) {
-        assigned.insert(op);
-        groups.push_back({{op}, "single"});
       }
     }
 

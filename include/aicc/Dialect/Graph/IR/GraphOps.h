@@ -34,6 +34,10 @@ reducedShape(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axes, bool k
 /// True for graph.reduce_* ops.
 bool isReduction(mlir::Operation *op);
 
+/// True for the data-movement ops kernels fold into their loads (transpose, expand, slice,
+/// pad, concat, tile): each output element is one input element, found by index arithmetic.
+bool isView(mlir::Operation *op);
+
 /// True for the graph ops that map one element to one element (relu, add, ...).
 bool isElementwise(mlir::Operation *op);
 } // namespace aicc::graph

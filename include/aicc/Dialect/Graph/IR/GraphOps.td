@@ -270,6 +270,45 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
+def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
+  let summary = "strided slice: result[i] = input[starts + i * steps] per dim";
+  let description = [{
+    One start and one step (non-zero, may be negative) per input dim; the result type gives
+    the number of elements taken per dim. ONNX Slice after its clamping rules.
+  }];
+  let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$steps);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_PadOp : Graph_Op<"pad", [Pure]> {
+  let summary = "pad each dim (ONNX Pad: constant, reflect or edge)";
+  let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high,
+                   DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                   DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
+  let summary = "concatenate along `axis` (ONNX Concat)";
+  let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result)";
+  let hasVerifier = 1;
+}
+
+def Graph_TileOp : Graph_Op<"tile", [Pure]> {
+  let summary = "repeat the input along every dim (ONNX Tile); result dims are multiples";
+  let arguments = (ins Graph_AnyTensor:$input);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
   let summary = "broadcast to the result shape (numpy rules; ONNX Expand)";
   let arguments = (ins Graph_AnyTensor:$input);
