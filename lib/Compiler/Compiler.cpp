@@ -130,6 +130,8 @@ std::string printOp(Operation *op) { return printIR(op); }
 /// come first).
 struct NameFailingPass : public PassInstrumentation {
   void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (pass->getArgument().empty()) // a nested pass manager: its failing pass already spoke
+      return;
     auto diag = emitError(op->getLoc()) << "pass '" << pass->getArgument() << "' failed on '"
                                         << op->getName() << "'";
     if (auto sym = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))

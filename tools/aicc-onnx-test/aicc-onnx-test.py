@@ -265,7 +265,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-    command = "aicc-onnx-test " + " ".join(a for a in sys.argv[1:] if not a.startswith("--doc"))
+    command = "build/bin/aicc-onnx-test --target %s%s --doc docs/onnx-conformance.md" % (
+        args.target, "".join(" --data " + d for d in args.data if d != DEFAULT_DATA))
     if args.doc:
         write_doc(args.doc, results, args, command)
     status = 0

@@ -279,6 +279,16 @@ private:
   LogicalResult importReduceComposite(const NodeCtx &nc);
   LogicalResult importShapeOp(const NodeCtx &nc);
   LogicalResult importPRelu(const NodeCtx &nc);
+  LogicalResult importConv(const NodeCtx &nc);
+  LogicalResult importPool(const NodeCtx &nc);
+  LogicalResult importGlobalPool(const NodeCtx &nc);
+  struct Window {
+    SmallVector<int64_t> kernel, strides, pads, dilations, out;
+  };
+  /// Kernel, strides, pads (begin..., end...), dilations and output sizes of a conv / pool,
+  /// from its attributes (auto_pad, ceil_mode) and the input's spatial sizes.
+  FailureOr<Window> windowGeometry(const NodeCtx &nc, ArrayRef<int64_t> spatial,
+                                   ArrayRef<int64_t> kernel, bool allowCeil);
   LogicalResult importSlice(const NodeCtx &nc);
   LogicalResult importPad(const NodeCtx &nc);
   LogicalResult importTile(const NodeCtx &nc);
@@ -1871,6 +1881,145 @@ LogicalResult Importer::importDepthToSpace(const NodeCtx &nc, bool toSpace) {
   return define(nc, 0, v);
 }
 
+FailureOr<Importer::Window> Importer::windowGeometry(const NodeCtx &nc,
+                                                     ArrayRef<int64_t> spatial,
+                                                     ArrayRef<int64_t> kernel, bool allowCeil) {
+  int64_t k = spatial.size();
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  auto strides = getInts(nc, "strides"), pads = getInts(nc, "pads"),
+       dil = getInts(nc, "dilations");
+  auto autoPad = getString(nc, "auto_pad", "NOTSET");
+  auto ceil = getInt(nc, "ceil_mode", 0);
+  if (failed(strides) || failed(pads) || failed(dil) || failed(autoPad) || failed(ceil))
+    return failure();
+  w.strides = *strides ? **strides : SmallVector<int64_t>(k, 1);
+  w.dilations = *dil ? **dil : SmallVector<int64_t>(k, 1);
+  w.pads = *pads ? **pads : SmallVector<int64_t>(2 * k, 0);
+  if ((int64_t)w.strides.size() != k || (int64_t)w.dilations.size() != k ||
+      (int64_t)w.pads.size() != 2 * k)
+    return nodeError(nc) << "strides / dilations / pads do not match " << k << " spatial dims";
+  if (*ceil && !allowCeil)
+    return nodeError(nc) << "ceil_mode is not defined for this op";
+  for (int64_t d = 0; d < k; ++d) {
+    int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1, in = spatial[d], s = w.strides[d];
+    if (s < 1 || w.dilations[d] < 1)
+      return nodeError(nc) << "strides and dilations must be positive";
+    int64_t o;
+    if (*autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER") {
+      o = (in + s - 1) / s;
+      int64_t total = std::max<int64_t>(0, (o - 1) * s + span - in);
+      int64_t small = total / 2, big = total - small;
+      w.pads[d] = *autoPad == "SAME_UPPER" ? small : big;
+      w.pads[d + k] = *autoPad == "SAME_UPPER" ? big : small;
+    } else if (*autoPad == "VALID") {
+      w.pads[d] = w.pads[d + k] = 0;
+      o = (in - span) / s + 1;
+    } else if (*autoPad == "NOTSET") {
+      int64_t num = in + w.pads[d] + w.pads[d + k] - span;
+      o = (*ceil ? (num + s - 1) / s : num / s) + 1;
+      // ceil_mode: a last window that would start in the end padding is dropped.
+      if (*ceil && (o - 1) * s >= in + w.pads[d])
+        --o;
+    } else {
+      return nodeError(nc) << "auto_pad '" << *autoPad << "' is not supported";
+    }
+    if (o < 1)
+      return nodeError(nc) << "the window does not fit spatial dim " << d;
+    w.out.push_back(o);
+  }
+  return w;
+}
+
+LogicalResult Importer::importConv(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 3, 1)))
+    return failure();
+  auto x = getInput(nc, 0), wt = getInput(nc, 1), bias = getOptionalInput(nc, 2);
+  auto group = getInt(nc, "group", 1);
+  if (failed(x) || failed(wt) || failed(bias) || failed(group))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X");
+  if (failed(xt))
+    return failure();
+  auto wT = cast<RankedTensorType>(wt->getType());
+  if (xt->getRank() < 3 || wT.getRank() != xt->getRank())
+    return nodeError(nc) << "X and W must have the same rank >= 3";
+  auto kattr = getInts(nc, "kernel_shape");
+  if (failed(kattr))
+    return failure();
+  auto geo = windowGeometry(nc, xt->getShape().drop_front(2), wT.getShape().drop_front(2), false);
+  if (failed(geo))
+    return failure();
+  if (*group < 1 || xt->getDimSize(1) % *group || wT.getDimSize(1) * *group != xt->getDimSize(1))
+    return nodeError(nc) << "group " << *group << " does not match C = " << xt->getDimSize(1)
+                         << " and W " << shapeStr(wT.getShape());
+  SmallVector<int64_t> shape{xt->getDimSize(0), wT.getDimSize(0)};
+  shape.append(geo->out.begin(), geo->out.end());
+  return define(nc, 0, graph::ConvOp::create(
+                           b, nc.loc, RankedTensorType::get(shape, xt->getElementType()), *x, *wt,
+                           *bias, b.getDenseI64ArrayAttr(geo->strides),
+                           b.getDenseI64ArrayAttr(geo->pads), b.getDenseI64ArrayAttr(geo->dilations),
+                           b.getI64IntegerAttr(*group)));
+}
+
+LogicalResult Importer::importPool(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 2)))
+    return failure();
+  if (nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
+      usedNames.contains(nc.node.output(1)))
+    return nodeError(nc) << "the Indices output of MaxPool is not supported";
+  auto x = getInput(nc, 0);
+  auto kernel = getInts(nc, "kernel_shape");
+  if (failed(x) || failed(kernel))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X");
+  if (failed(xt))
+    return failure();
+  if (!*kernel)
+    return nodeError(nc) << "attribute 'kernel_shape' is required";
+  if (xt->getRank() < 3 || (int64_t)(*kernel)->size() != xt->getRank() - 2)
+    return nodeError(nc) << "kernel_shape must have one entry per spatial dim";
+  if (nc.opType() == "MaxPool") {
+    auto order = getInt(nc, "storage_order", 0);
+    if (failed(order))
+      return failure();
+  }
+  auto geo = windowGeometry(nc, xt->getShape().drop_front(2), **kernel, /*allowCeil=*/true);
+  if (failed(geo))
+    return failure();
+  SmallVector<int64_t> shape{xt->getDimSize(0), xt->getDimSize(1)};
+  shape.append(geo->out.begin(), geo->out.end());
+  auto t = RankedTensorType::get(shape, xt->getElementType());
+  if (nc.opType() == "MaxPool")
+    return define(nc, 0, graph::MaxPoolOp::create(
+                             b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
+                             b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
+                             b.getDenseI64ArrayAttr(geo->dilations)));
+  auto cip = getInt(nc, "count_include_pad", 0);
+  if (failed(cip))
+    return failure();
+  return define(nc, 0, graph::AvgPoolOp::create(
+                           b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
+                           b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
+                           b.getDenseI64ArrayAttr(geo->dilations), b.getBoolAttr(*cip != 0)));
+}
+
+/// GlobalAveragePool / GlobalMaxPool: reductions over the spatial dims, kept as size 1.
+LogicalResult Importer::importGlobalPool(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto x = getInput(nc, 0);
+  if (failed(x) || failed(checkFloat(nc, *x, "X")))
+    return failure();
+  int64_t r = cast<RankedTensorType>(x->getType()).getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < r; ++d)
+    axes.push_back(d);
+  if (nc.opType() == "GlobalMaxPool")
+    return define(nc, 0, buildReduce<graph::ReduceMaxOp>(nc.loc, *x, axes, true));
+  return define(nc, 0, buildReduce<graph::ReduceMeanOp>(nc.loc, *x, axes, true));
+}
+
 LogicalResult Importer::importPRelu(const NodeCtx &nc) {
   if (failed(checkArity(nc, 2, 2, 1)))
     return failure();
@@ -2409,6 +2558,12 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importGather(nc);
   if (op == "Concat")
     return importConcat(nc);
+  if (op == "Conv")
+    return importConv(nc);
+  if (op == "MaxPool" || op == "AveragePool")
+    return importPool(nc);
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
+    return importGlobalPool(nc);
   if (op == "Slice")
     return importSlice(nc);
   if (op == "Pad")

@@ -198,7 +198,7 @@ func.func @softmax_axis1(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
 // CHECK:         %[[THREE:.*]] = arith.constant 3 : i32
 // CHECK:         %[[THREES:.*]] = tile.splat %[[THREE]] : tensor<128xi32>
 // CHECK:         %[[JS:.*]] = arith.muli %[[J]], %[[THREES]] : tensor<128xi32>
-// CHECK:         %[[IN:.*]] = arith.addi %[[I]], %[[JS]] : tensor<128xi32>
+// CHECK:         %[[IN:.*]] = arith.addi %[[JS]], %[[I]] : tensor<128xi32>
 // CHECK:         %[[V:.*]] = tile.load %{{.*}}[%[[IN]]]
 // CHECK:         tile.store %{{.*}}[%[[OFFS]]], %[[V]]
 func.func @transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {

@@ -173,17 +173,16 @@ func.func @broadcasting_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x1xf32>, %b: t
 
 // -----
 
-// A transpose is a "single" group; reshapes and constants stay outside groups; a reshape
-// between a matmul and its consumer ends the epilogue.
+// A transpose (a view op) joins its consumer's elementwise group and reads a kernel input;
+// reshapes and constants stay outside groups; a reshape between a matmul and its consumer
+// ends the epilogue.
 // CHECK-LABEL: func.func @single_and_outside
 // CHECK-SAME:      (%[[X:[^:]*]]: tensor<4x8xf32>, %[[W:[^:]*]]: tensor<8x4xf32>)
 // CHECK-NEXT:    %[[K:.*]] = graph.constant dense<1.000000e+00> : tensor<8x4xf32>
-// CHECK-NEXT:    %[[T:.*]] = graph.fusion_group "single" (%[[X]]) : (tensor<4x8xf32>) -> tensor<8x4xf32> {
-// CHECK-NEXT:    ^bb0(%[[IN:.*]]: tensor<4x8xf32>):
+// CHECK-NEXT:    %[[A:.*]] = graph.fusion_group "elementwise" (%[[X]], %[[K]]) : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32> {
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: tensor<4x8xf32>, %[[KIN:.*]]: tensor<8x4xf32>):
 // CHECK-NEXT:      %[[TR:.*]] = graph.transpose %[[IN]], [1, 0]
-// CHECK-NEXT:      graph.yield %[[TR]]
-// CHECK-NEXT:    }
-// CHECK:         %[[A:.*]] = graph.fusion_group "elementwise" (%[[T]], %[[K]])
+// CHECK-NEXT:      graph.add %[[TR]], %[[KIN]]
 // CHECK:         %[[M:.*]] = graph.fusion_group "epilogue" (%[[X]], %[[W]])
 // CHECK:         %[[R:.*]] = graph.reshape %[[M]] : (tensor<4x4xf32>) -> tensor<16xf32>
 // CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[R]])

@@ -157,7 +157,7 @@ def main():
                [vi("x", F32, [1, 2])], [vi("y", F32, [1, 2])], [w]), "external.onnx")
 
     # ---------------------------------------------------------------- error cases
-    save(model([helper.make_node("Cos", ["x"], ["y"], name="my_cos")],
+    save(model([helper.make_node("Det", ["x"], ["y"], name="my_det")],
                [vi("x", F32, [2])], [vi("y", F32, [2])]), "unsupported.onnx")
     save(model([helper.make_node("FusedMatMul", ["x", "x"], ["y"], name="fused",
                                  domain="com.microsoft")],

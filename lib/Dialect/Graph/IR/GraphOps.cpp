@@ -193,6 +193,57 @@ LogicalResult GemmOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Conv / pools
+//===----------------------------------------------------------------------===//
+static LogicalResult verifyWindow(Operation *op, RankedTensorType in, RankedTensorType out,
+                                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+  int64_t k = in.getRank() - 2;
+  if (k < 1 || out.getRank() != in.getRank())
+    return op->emitOpError("needs [N, C, spatial...] input and output of the same rank");
+  if ((int64_t)kernel.size() != k || (int64_t)strides.size() != k ||
+      (int64_t)dilations.size() != k || (int64_t)pads.size() != 2 * k)
+    return op->emitOpError("kernel, strides, dilations need ")
+           << k << " entries and pads " << 2 * k;
+  for (int64_t d = 0; d < k; ++d) {
+    if (strides[d] < 1 || dilations[d] < 1 || kernel[d] < 1 || pads[d] < 0 || pads[d + k] < 0)
+      return op->emitOpError("strides, dilations and kernel must be positive, pads >= 0");
+    int64_t span = (kernel[d] - 1) * dilations[d] + 1;
+    int64_t o = out.getDimSize(d + 2);
+    // The last window must start inside the (begin-)padded input.
+    if (o < 1 || (o - 1) * strides[d] > in.getDimSize(d + 2) + pads[d] + pads[d + k] - 1 ||
+        in.getDimSize(d + 2) + pads[d] + pads[d + k] < span)
+      return op->emitOpError("output size ") << o << " of spatial dim " << d
+                                             << " does not fit the padded input";
+  }
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  auto in = getInput().getType(), w = getWeight().getType(), out = getType();
+  int64_t g = getGroup();
+  if (w.getRank() != in.getRank() || g < 1 || in.getDimSize(1) % g ||
+      w.getDimSize(1) * g != in.getDimSize(1) || w.getDimSize(0) % g ||
+      out.getDimSize(1) != w.getDimSize(0) || out.getDimSize(0) != in.getDimSize(0))
+    return emitOpError("shapes do not match: X ")
+           << in << ", W " << w << ", Y " << out << ", group " << g;
+  if (getBias() && cast<RankedTensorType>(getBias().getType()).getShape() !=
+                       ArrayRef<int64_t>{w.getDimSize(0)})
+    return emitOpError("bias must have shape [M]");
+  return verifyWindow(*this, in, out, w.getShape().drop_front(2), getStrides(), getPads(),
+                      getDilations());
+}
+
+LogicalResult MaxPoolOp::verify() {
+  return verifyWindow(*this, getInput().getType(), getType(), getKernelShape(), getStrides(),
+                      getPads(), getDilations());
+}
+LogicalResult AvgPoolOp::verify() {
+  return verifyWindow(*this, getInput().getType(), getType(), getKernelShape(), getStrides(),
+                      getPads(), getDilations());
+}
+
+//===----------------------------------------------------------------------===//
 // Binary elementwise
 //===----------------------------------------------------------------------===//
 static LogicalResult inferBinary(std::optional<Location> loc, ValueRange operands,
@@ -543,7 +594,7 @@ LogicalResult FusionGroupOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types differ from the result types");
   StringRef k = getKind();
-  if (k != "epilogue" && k != "elementwise" && k != "softmax" && k != "reduction" &&
+  if (k != "epilogue" && k != "elementwise" && k != "softmax" && k != "reduction" && k != "window" &&
       k != "single")
     return emitOpError("unknown fusion kind \"") << k << "\"";
   return success();

@@ -99,8 +99,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       if (!topLevel(op))
         return;
       std::string kind;
-      if (isa<MatMulOp, GemmOp>(op))
+      if (isa<MatMulOp, GemmOp, ConvOp>(op))
         kind = "epilogue";
+      else if (isa<MaxPoolOp, AvgPoolOp>(op))
+        kind = "window";
       else if (isa<SoftmaxOp, LogSoftmaxOp>(op))
         kind = "softmax";
       else

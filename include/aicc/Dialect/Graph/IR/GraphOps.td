@@ -77,6 +77,37 @@ def Graph_GemmOp : Graph_Op<"gemm", [Pure,
   let hasVerifier = 1;
 }
 
+def Graph_ConvOp : Graph_Op<"conv", [Pure]> {
+  let summary = "N-d convolution (ONNX Conv): X [N, C, D1..Dk], W [M, C/group, K1..Kk], B [M]";
+  let description = [{
+    Y[n, m, o] = B[m] + sum_{c, kk} X[n, g*C/group + c, o*strides + kk*dilations - pads_begin]
+    * W[m, c, kk], g = m / (M/group); out-of-range input positions read 0. `pads` holds the
+    begin pads of every spatial dim, then the end pads (ONNX order); the result type gives
+    the output sizes.
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+                   Optional<Graph_FloatTensor>:$bias, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class Graph_PoolOp<string mnemonic, string desc, dag extra> : Graph_Op<mnemonic, [Pure]> {
+  let summary = desc # " pooling over windows of the spatial dims of [N, C, D1..Dk]";
+  let arguments = !con((ins Graph_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                        DenseI64ArrayAttr:$dilations), extra);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+def Graph_MaxPoolOp : Graph_PoolOp<"max_pool", "max", (ins)>;
+def Graph_AvgPoolOp : Graph_PoolOp<"avg_pool", "average",
+    (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)>;
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

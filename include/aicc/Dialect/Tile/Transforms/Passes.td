@@ -28,13 +28,17 @@ def TileFuseElementwise : Pass<"tile-fuse-elementwise", "mlir::func::FuncOp"> {
     them when it is cheap to recompute: its body reads no memory (index and mask
     arithmetic, splats, broadcasts). Such values then never become tile buffers (shared
     memory on the GPU). Producers that load from memory are fused only into their single user.
+    Finally, a parallel generic that an scf.for yields, reading the loop's accumulator at the
+    identity map and writing a fresh tensor.empty, is made to write the accumulator in place
+    (so bufferization keeps one buffer per loop-carried tile).
 
     ```mlir
     %offs = linalg.generic ... { index arithmetic }    // used by a load and by a mask
     // after: each user computes the offsets inline; %offs disappears
     ```
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 #endif
