@@ -177,6 +177,15 @@ LogicalResult defineLibdeviceCalls(Location loc, llvm::Module &mod) {
   for (llvm::Function &f : mod.functions()) {
     if (!f.isDeclaration() || !f.getName().starts_with("__nv_"))
       continue;
+    if (f.getName() == "__nv_fmodf" || f.getName() == "__nv_fmod") {
+      // C fmod is LLVM's frem, which NVPTX selects.
+      auto *bb = llvm::BasicBlock::Create(mod.getContext(), "entry", &f);
+      llvm::IRBuilder<> b(bb);
+      b.CreateRet(b.CreateFRem(f.getArg(0), f.getArg(1)));
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+      continue;
+    }
     auto id = libdeviceIntrinsic(f.getName());
     if (!id)
       return emitError(loc, "kernel calls libdevice function ")

@@ -18,6 +18,10 @@ Each test runs in its own subprocesses, so a crash is counted, never fatal to th
   aicc-onnx-test [--target cpu|sm_90] [--data DIR ...] [--jobs N] [--filter REGEX]
                  [--json OUT.json] [--doc docs/onnx-conformance.md]
                  [--expected FILE [--update-expected]] [--bin build/bin]
+                 [--payload DIR [--only-passing FILE]]   (GPU machine has no compiler:
+                     compile here into DIR/cases/NAME/{model.aicc,test_data_set_*})
+                 [--gpu-log LOG --doc FILE]               (fold scripts/gpu-check.sh's
+                     PASS/FAIL lines into FILE's GPU section)
 
 With --expected, exits 1 when a test listed there as `pass` no longer passes (a regression);
 tests that newly pass are reported (refresh the file with --update-expected).
@@ -132,6 +136,17 @@ def run_test(test_dir, name, args, workdir):
         else:
             result.update(status="compile-error", reason=first_error(err))
         return result
+    if args.payload:
+        import shutil
+        case = os.path.join(args.payload, "cases", name.replace("/", "_"))
+        os.makedirs(case, exist_ok=True)
+        shutil.move(bundle, os.path.join(case, "model.aicc"))
+        for d in os.listdir(test_dir):
+            if d.startswith("test_data_set_"):
+                shutil.copytree(os.path.join(test_dir, d), os.path.join(case, d),
+                                dirs_exist_ok=True)
+        result.update(status="pass", reason="compiled into the GPU payload")
+        return result
     if args.target != "cpu" and not args.run_gpu:
         result.update(status="pass" if os.path.exists(bundle) else "compile-error",
                       reason="compiled (not run: no GPU)")
@@ -229,6 +244,53 @@ def write_doc(path, results, args, command):
     os.replace(path + ".tmp", path)
 
 
+def gpu_section(args):
+    """Appends (replaces) the GPU section of --doc from scripts/gpu-check.sh output."""
+    lines = [l.split() for l in open(args.gpu_log) if l.startswith(("PASS ", "FAIL "))]
+    results = {n: s for s, n in ((l[0], l[1]) for l in lines)}
+    per_suite = collections.defaultdict(collections.Counter)
+    for n, s in results.items():
+        suite = n.split("_test_")[0]
+        per_suite[suite][s] += 1
+    out = ["", "## GPU (cubin path)", "",
+           "Every test that passes on the CPU target, compiled here for `%s` "
+           "(`aicc-onnx-test --target %s --payload .device --only-passing "
+           "test/Conformance/expected-cpu.txt`) and run on the GPU machine by "
+           "`scripts/gpu-check.sh` (aicc-run --device=cuda, same tolerances)." % (
+               args.target, args.target), "",
+           "- Date: %s%s" % (datetime.date.today().isoformat(),
+                              "; GPU: " + args.gpu_name if args.gpu_name else ""), "",
+           "| suite | pass | fail |", "|---|---|---|"]
+    for suite in sorted(per_suite):
+        c = per_suite[suite]
+        out.append("| %s | %d | %d |" % (suite, c["PASS"], c["FAIL"]))
+    total = collections.Counter(results.values())
+    out.append("| all | %d | %d |" % (total["PASS"], total["FAIL"]))
+    fails = sorted(n for n, s in results.items() if s == "FAIL")
+    # Compile-stage failures for the GPU target, from the payload run's --json.
+    compile_fails = []
+    if args.json and os.path.exists(args.json):
+        for r in json.load(open(args.json)):
+            if r["status"] != "pass":
+                compile_fails.append((r["test"], r.get("reason", "")))
+    if not fails and not compile_fails:
+        out += ["", "No test that passes on the CPU target fails on the GPU."]
+    else:
+        out += ["", "Passing on the CPU target, failing on the GPU:", ""]
+        out += ["- %s: wrong or no result at run time" % n for n in fails]
+        out += ["- %s: does not compile for %s: %s" % (n, args.target, why[why.find("error:"):][:160])
+                for n, why in sorted(compile_fails)]
+    text = open(args.doc).read() if os.path.exists(args.doc) else ""
+    cut = text.find("\n## GPU (cubin path)")
+    if cut >= 0:
+        text = text[:cut]
+    with open(args.doc + ".tmp", "w") as f:
+        f.write(text.rstrip("\n") + "\n" + "\n".join(out) + "\n")
+    os.replace(args.doc + ".tmp", args.doc)
+    print("GPU: %d pass, %d fail" % (total["PASS"], total["FAIL"]))
+    return 0
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -247,11 +309,21 @@ def main():
     p.add_argument("--expected")
     p.add_argument("--update-expected", action="store_true")
     p.add_argument("--workdir", default=None)
+    p.add_argument("--payload")
+    p.add_argument("--only-passing")
+    p.add_argument("--gpu-log")
+    p.add_argument("--gpu-name", default="", help="for the report, e.g. 'NVIDIA H200, driver 580'")
     args = p.parse_args()
+    if args.gpu_log:
+        return gpu_section(args)
     args.data = args.data or [DEFAULT_DATA]
     import tempfile
     workdir = args.workdir or tempfile.mkdtemp(prefix="aicc-onnx-test-")
     tests = collect(args.data, args.suites.split(","), args.filter)
+    if args.only_passing:
+        keep = {l.split()[0] for l in open(args.only_passing)
+                if not l.startswith("#") and len(l.split()) == 2 and l.split()[1] == "pass"}
+        tests = [(d, n) for d, n in tests if n in keep]
     if not tests:
         print("aicc-onnx-test: no tests found under " + ", ".join(args.data), file=sys.stderr)
         return 2

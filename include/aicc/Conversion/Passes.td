@@ -77,7 +77,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
     `gpu.module @kernels` and the host's tile.launch keeps referring to it.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
-                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::math::MathDialect"];
 }
 
 def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -276,6 +277,13 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
 
     // Math functions become polynomial approximations (MLIR's math-polynomial-approximation
     // patterns), so the PTX calls no libdevice function and needs no CUDA toolkit to build.
+    // powf first becomes exp/log (math-expand-ops), which the approximations then cover.
+    OpPassManager expandPm(gpu::GPUModuleOp::getOperationName());
+    math::MathExpandOpsPassOptions expandOpts;
+    expandOpts.opMnemonics = {"powf"};
+    expandPm.addPass(math::createMathExpandOpsPass(expandOpts));
+    if (failed(runPipeline(expandPm, gpuModule)))
+      return signalPassFailure();
     RewritePatternSet patterns(ctx);
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
