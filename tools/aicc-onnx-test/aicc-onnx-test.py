@@ -239,8 +239,15 @@ def write_doc(path, results, args, command):
         if r["status"] not in ("pass",):
             lines.append("| %s | %s | %s |" % (r["test"], r["status"],
                                               r.get("reason", "").replace("|", "\\|")[:200]))
+    # Keep the GPU section (written by --gpu-log from a GPU-machine run).
+    gpu = ""
+    if os.path.exists(path):
+        old = open(path).read()
+        cut = old.find("\n## GPU (cubin path)")
+        if cut >= 0:
+            gpu = old[cut:]
     with open(path + ".tmp", "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines) + "\n" + gpu)
     os.replace(path + ".tmp", path)
 
 
@@ -337,8 +344,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-    command = "build/bin/aicc-onnx-test --target %s%s --doc docs/onnx-conformance.md" % (
-        args.target, "".join(" --data " + d for d in args.data if d != DEFAULT_DATA))
+    command = "build/bin/aicc-onnx-test --target %s%s --suites %s --doc docs/onnx-conformance.md" % (
+        args.target, "".join(" --data " + d for d in args.data), args.suites)
     if args.doc:
         write_doc(args.doc, results, args, command)
     status = 0

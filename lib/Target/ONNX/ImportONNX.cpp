@@ -2507,6 +2507,10 @@ LogicalResult Importer::importConstant(const NodeCtx &nc) {
 
 LogicalResult Importer::importNode(const NodeCtx &nc) {
   llvm::StringRef op = nc.opType();
+  // Integer shape arithmetic on constants folds at import (static shapes).
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod")
+    if (auto folded = foldIntBinary(nc, op))
+      return define(nc, 0, *folded);
   if (op == "Add")
     return importBinary<graph::AddOp>(nc);
   if (op == "Sub")
@@ -2539,9 +2543,6 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importFlatten(nc);
   if (op == "Transpose")
     return importTranspose(nc);
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod")
-    if (auto folded = foldIntBinary(nc, op))
-      return define(nc, 0, *folded);
   if (op == "Shape" || op == "Size")
     return importShapeOp(nc);
   if (op == "Squeeze")
