@@ -21,6 +21,8 @@
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include <cmath>
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -207,6 +209,35 @@ LogicalResult promoteAllocs(gpu::GPUFuncOp fn) {
   return success();
 }
 
+/// pow(x, y) = exp(y * log|x|), negated when x < 0 and y is an odd integer, NaN when x < 0
+/// and y is not an integer (C99 pow, which ONNX Pow follows); pow(x, 0) = 1.
+void expandPowF(math::PowFOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getLhs(), y = op.getRhs();
+  Type t = x.getType();
+  auto cst = [&](double v) -> Value {
+    return b.create<arith::ConstantOp>(loc, t, b.getFloatAttr(t, v));
+  };
+  Value r = b.create<math::ExpOp>(
+      loc, b.create<arith::MulFOp>(loc, y, b.create<math::LogOp>(loc, b.create<math::AbsFOp>(loc, x))));
+  Value yInt = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
+                                       b.create<math::TruncOp>(loc, y), y);
+  Value half = b.create<arith::MulFOp>(loc, y, cst(0.5));
+  Value yOdd = b.create<arith::AndIOp>(
+      loc, yInt,
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, b.create<math::TruncOp>(loc, half),
+                              half));
+  Value neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, cst(0.0));
+  Value signed_ = b.create<arith::SelectOp>(loc, yOdd, b.create<arith::NegFOp>(loc, r), r);
+  Value negResult = b.create<arith::SelectOp>(loc, yInt, signed_, cst(std::nan("")));
+  Value res = b.create<arith::SelectOp>(loc, neg, negResult, r);
+  Value yZero = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, y, cst(0.0));
+  res = b.create<arith::SelectOp>(loc, yZero, cst(1.0), res);
+  op.replaceAllUsesWith(res);
+  op.erase();
+}
+
 struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   void runOnOperation() override {
     ModuleOp top = getOperation();
@@ -277,13 +308,12 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
 
     // Math functions become polynomial approximations (MLIR's math-polynomial-approximation
     // patterns), so the PTX calls no libdevice function and needs no CUDA toolkit to build.
-    // powf first becomes exp/log (math-expand-ops), which the approximations then cover.
-    OpPassManager expandPm(gpu::GPUModuleOp::getOperationName());
-    math::MathExpandOpsPassOptions expandOpts;
-    expandOpts.opMnemonics = {"powf"};
-    expandPm.addPass(math::createMathExpandOpsPass(expandOpts));
-    if (failed(runPipeline(expandPm, gpuModule)))
-      return signalPassFailure();
+    // powf first becomes exp/log with C's sign rules (expandPowF), which the approximations
+    // then cover.
+    SmallVector<math::PowFOp> pows;
+    gpuModule.walk([&](math::PowFOp p) { pows.push_back(p); });
+    for (math::PowFOp p : pows)
+      expandPowF(p);
     RewritePatternSet patterns(ctx);
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))

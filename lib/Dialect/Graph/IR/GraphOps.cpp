@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace aicc::graph;
@@ -190,6 +191,43 @@ LogicalResult GemmOp::verify() {
              << getType().getShape() << "]";
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PowOp canonicalization: x^1 -> x, x^2 -> x*x, x^0.5 -> sqrt(x) for a constant splat
+// exponent that does not widen the result (exported LayerNorm / GELU use x^2 and x^3).
+//===----------------------------------------------------------------------===//
+namespace {
+struct SimplifyConstantPow : public OpRewritePattern<PowOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowOp op, PatternRewriter &rewriter) const override {
+    DenseFPElementsAttr e;
+    if (!matchPattern(op.getRhs(), m_Constant(&e)) || !e.isSplat())
+      return failure();
+    auto x = op.getLhs();
+    if (x.getType() != op.getType())
+      return failure(); // the exponent broadcasts the result: keep the op
+    double v = e.getSplatValue<APFloat>().convertToDouble();
+    Type t = op.getType();
+    if (v == 1.0) {
+      rewriter.replaceOp(op, x);
+    } else if (v == 2.0) {
+      rewriter.replaceOpWithNewOp<MulOp>(op, t, x, x);
+    } else if (v == 3.0) {
+      Value sq = rewriter.create<MulOp>(op.getLoc(), t, x, x);
+      rewriter.replaceOpWithNewOp<MulOp>(op, t, sq, x);
+    } else if (v == 0.5) {
+      rewriter.replaceOpWithNewOp<SqrtOp>(op, t, x);
+    } else {
+      return failure();
+    }
+    return success();
+  }
+};
+} // namespace
+
+void PowOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
+  results.add<SimplifyConstantPow>(ctx);
 }
 
 //===----------------------------------------------------------------------===//

@@ -127,7 +127,9 @@ def Graph_AddOp : Graph_BinaryOp<"add", "Addition">;
 def Graph_SubOp : Graph_BinaryOp<"sub", "Subtraction">;
 def Graph_MulOp : Graph_BinaryOp<"mul", "Multiplication">;
 def Graph_DivOp : Graph_BinaryOp<"div", "Division">;
-def Graph_PowOp : Graph_BinaryOp<"pow", "Power (x^y)">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "Power (x^y)"> {
+  let hasCanonicalizer = 1;
+}
 def Graph_MinOp : Graph_BinaryOp<"min", "Minimum">;
 def Graph_MaxOp : Graph_BinaryOp<"max", "Maximum">;
 def Graph_ModOp : Graph_BinaryOp<"mod", "Remainder (ONNX Mod: fmod = 1 takes the sign of the dividend, fmod = 0 of the divisor)"> {
