@@ -221,13 +221,16 @@ void expandPowF(math::PowFOp op) {
   };
   Value r = b.create<math::ExpOp>(
       loc, b.create<arith::MulFOp>(loc, y, b.create<math::LogOp>(loc, b.create<math::AbsFOp>(loc, x))));
-  Value yInt = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ,
-                                       b.create<math::TruncOp>(loc, y), y);
+  // trunc(v) as floor / ceil by sign (math.trunc has no NVVM lowering).
+  auto trunc = [&](Value v) -> Value {
+    Value isNeg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, v, cst(0.0));
+    return b.create<arith::SelectOp>(loc, isNeg, b.create<math::CeilOp>(loc, v),
+                                     b.create<math::FloorOp>(loc, v));
+  };
+  Value yInt = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, trunc(y), y);
   Value half = b.create<arith::MulFOp>(loc, y, cst(0.5));
   Value yOdd = b.create<arith::AndIOp>(
-      loc, yInt,
-      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, b.create<math::TruncOp>(loc, half),
-                              half));
+      loc, yInt, b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, trunc(half), half));
   Value neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, cst(0.0));
   Value signed_ = b.create<arith::SelectOp>(loc, yOdd, b.create<arith::NegFOp>(loc, r), r);
   Value negResult = b.create<arith::SelectOp>(loc, yInt, signed_, cst(std::nan("")));
