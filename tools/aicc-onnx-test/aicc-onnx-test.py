@@ -256,8 +256,9 @@ def gpu_section(args):
     lines = [l.split() for l in open(args.gpu_log) if l.startswith(("PASS ", "FAIL "))]
     results = {n: s for s, n in ((l[0], l[1]) for l in lines)}
     per_suite = collections.defaultdict(collections.Counter)
+    suites = SUITES + ["torch"]
     for n, s in results.items():
-        suite = n.split("_test_")[0]
+        suite = next((x for x in suites if n.startswith(x + "_")), "other")
         per_suite[suite][s] += 1
     out = ["", "## GPU (cubin path)", "",
            "Every test that passes on the CPU target, compiled here for `%s` "
