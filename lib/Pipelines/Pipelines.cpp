@@ -25,6 +25,7 @@ void aicc::buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(graph::createGraphInferShapes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(graph::createGraphRecompose());
 }
 
 void aicc::buildFusionPipeline(OpPassManager &pm) {

@@ -3,7 +3,7 @@
 // Every pipeline aicc-compile runs is registered here, so each stage reproduces in
 // aicc-opt with --pass-pipeline="builtin.module(aicc-<name>-pipeline)".
 //
-//   aicc-graph-pipeline   graph cleanup: graph-infer-shapes, canonicalize, cse
+//   aicc-graph-pipeline   graph cleanup: graph-infer-shapes, canonicalize, cse, graph-recompose
 //   aicc-fusion-pipeline  graph-fuse (fusion groups = future kernels)
 //   aicc-tile-pipeline    convert-graph-to-tile (kernels + host plan)
 //   aicc-cpu-pipeline     tile kernels -> LLVM dialect host code (+ entry points)

@@ -895,10 +895,11 @@ constexpr int64_t kMaxSoftmaxRow = 4096;
 FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
   Operation *sm = &body.front();
-  if (!isa<SoftmaxOp, LogSoftmaxOp>(sm))
-    return group.emitError("softmax group must start with graph.softmax or log_softmax"),
+  if (!isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(sm))
+    return group.emitError("row group must start with softmax, log_softmax or layer_norm"),
            failure();
   bool isLog = isa<LogSoftmaxOp>(sm);
+  auto ln = dyn_cast<LayerNormOp>(sm);
   auto inT = cast<RankedTensorType>(sm->getResult(0).getType());
   ArrayRef<int64_t> shape = inT.getShape();
   int64_t axis = sm->getAttrOfType<IntegerAttr>("axis").getInt();
@@ -908,6 +909,10 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     inner *= shape[d];
   for (int64_t d = 0; d < axis; ++d)
     outer *= shape[d];
+  if (ln) { // the row is every dim from `axis`, contiguous
+    R *= inner;
+    inner = 1;
+  }
   if (R > kMaxSoftmaxRow)
     return sm->emitError("softmax row of ") << R << " elements exceeds the one-pass template's "
                                            << kMaxSoftmaxRow << " (split rows: later issue)",
@@ -934,20 +939,39 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   if (argIt == kc.argIndex.end())
     return sm->emitError("softmax input must be a kernel input"), failure();
   Value x = tb.load(kc.inParams[argIt->second], offs, mask, elem,
-                    -std::numeric_limits<double>::infinity());
+                    ln ? 0.0 : -std::numeric_limits<double>::infinity());
   auto scalarT = RankedTensorType::get({}, elem);
   auto bcast = [&](Value s) -> Value {
     Value e = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), s,
                                          b.getI32IntegerAttr(0));
     return b.create<tl::BroadcastOp>(loc, tb.tileOf(elem), e);
   };
-  Value mx = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max);
-  Value shifted = b.create<arith::SubFOp>(loc, x, bcast(mx));
-  Value e = b.create<math::ExpOp>(loc, shifted);
-  Value sum = b.create<tl::ReduceOp>(loc, scalarT, e, (uint32_t)0, tl::ReduceKind::add);
-  Value y = isLog ? b.create<arith::SubFOp>(loc, shifted, bcast(b.create<math::LogOp>(loc, sum)))
-                        .getResult()
-                  : b.create<arith::DivFOp>(loc, e, bcast(sum)).getResult();
+  Value y;
+  if (ln) {
+    // mean and biased variance of the row (masked lanes load 0 and are zeroed in d).
+    auto scalar = [&](double v) {
+      return b.create<tl::SplatOp>(loc, scalarT,
+                                   b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v)));
+    };
+    Value sum = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::add);
+    Value mean = b.create<arith::DivFOp>(loc, sum, scalar((double)R));
+    Value d = b.create<arith::SubFOp>(loc, x, bcast(mean));
+    d = b.create<arith::SelectOp>(loc, mask, d, tb.splatF(elem, 0.0));
+    Value sq = b.create<tl::ReduceOp>(loc, scalarT, b.create<arith::MulFOp>(loc, d, d),
+                                      (uint32_t)0, tl::ReduceKind::add);
+    Value var = b.create<arith::DivFOp>(loc, sq, scalar((double)R));
+    Value denom = b.create<math::SqrtOp>(
+        loc, b.create<arith::AddFOp>(loc, var, scalar(ln.getEpsilon().convertToDouble())));
+    y = b.create<arith::DivFOp>(loc, d, bcast(denom));
+  } else {
+    Value mx = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max);
+    Value shifted = b.create<arith::SubFOp>(loc, x, bcast(mx));
+    Value e = b.create<math::ExpOp>(loc, shifted);
+    Value sum = b.create<tl::ReduceOp>(loc, scalarT, e, (uint32_t)0, tl::ReduceKind::add);
+    y = isLog ? b.create<arith::SubFOp>(loc, shifted, bcast(b.create<math::LogOp>(loc, sum)))
+                    .getResult()
+              : b.create<arith::DivFOp>(loc, e, bcast(sum)).getResult();
+  }
   // Output index per dim for the fused consumers' other operands.
   SmallVector<Value> idx;
   auto strides = rowMajorStrides(shape);
@@ -958,6 +982,17 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     if (d != 0)
       q = b.create<arith::RemSIOp>(loc, q, tb.splatI32(shape[d]));
     idx.push_back(q);
+  }
+  if (ln) {
+    for (auto [v, isScale] : {std::pair{ln.getScale(), true}, std::pair{ln.getBias(), false}}) {
+      if (!v)
+        continue;
+      auto p = loadOperand(tb, kc, v, shape, idx, mask);
+      if (failed(p))
+        return failure();
+      y = isScale ? b.create<arith::MulFOp>(loc, y, *p).getResult()
+                  : b.create<arith::AddFOp>(loc, y, *p).getResult();
+    }
   }
   auto fused = applyEpilogue(tb, kc, sm, y, shape, idx, mask);
   if (failed(fused))

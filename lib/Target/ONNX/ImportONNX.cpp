@@ -2135,6 +2135,14 @@ LogicalResult Importer::importLayerNorm(const NodeCtx &nc) {
   for (int64_t d = *axis; d < xt->getRank(); ++d)
     axes.push_back(d);
   Location loc = nc.loc;
+  bool extraOutputs = false;
+  for (int i = 1; i < nc.node.output_size(); ++i)
+    extraOutputs |= !nc.node.output(i).empty() && usedNames.contains(nc.node.output(i));
+  if (!extraOutputs)
+    return define(nc, 0, graph::LayerNormOp::create(b, loc, *xt, *x, *scale,
+                                                    *bias, b.getI64IntegerAttr(*axis),
+                                                    b.getF64FloatAttr(*eps)));
+  // Mean / InvStdDev are wanted: the decomposed form computes them.
   Value mean = buildReduce<graph::ReduceMeanOp>(loc, *x, axes, true);
   Value d = bin<graph::SubOp>(loc, *x, mean);
   Value var = buildReduce<graph::ReduceMeanOp>(loc, bin<graph::MulOp>(loc, d, d), axes, true);

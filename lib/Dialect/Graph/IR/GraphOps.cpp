@@ -419,6 +419,26 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
+LogicalResult LayerNormOp::verify() {
+  auto t = getInput().getType();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= t.getRank())
+    return emitOpError("axis ") << axis << " out of range [0, " << t.getRank() << ")";
+  for (Value v : {getScale(), getBias()}) {
+    if (!v)
+      continue;
+    auto vt = cast<RankedTensorType>(v.getType());
+    auto b = broadcastShapes(t.getShape(), vt.getShape());
+    if (failed(b) || ArrayRef<int64_t>(*b) != t.getShape() ||
+        vt.getRank() > t.getRank() - axis || vt.getElementType() != t.getElementType())
+      return emitOpError("scale / bias of type ")
+             << vt << " must broadcast over the normalized dims of " << t;
+  }
+  if (getType() != t)
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+
 LogicalResult LogSoftmaxOp::verify() {
   int64_t rank = getType().getRank();
   int64_t axis = static_cast<int64_t>(getAxis());

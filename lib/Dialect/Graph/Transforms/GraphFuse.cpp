@@ -103,8 +103,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         kind = "epilogue";
       else if (isa<MaxPoolOp, AvgPoolOp>(op))
         kind = "window";
-      else if (isa<SoftmaxOp, LogSoftmaxOp>(op))
-        kind = "softmax";
+      else if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op))
+        kind = "softmax"; // row kernels: the reduced dims on chip
       else
         return;
       SmallVector<Operation *> chain{op};

@@ -294,6 +294,23 @@ def Graph_LogSoftmaxOp : Graph_Op<"log_softmax", [Pure, SameOperandsAndResultTyp
   let hasVerifier = 1;
 }
 
+def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "layer normalization over dims [axis, rank) (ONNX LayerNormalization)";
+  let description = [{
+    y = (x - mean) / sqrt(var + epsilon) * scale + bias, mean and (biased) variance over the
+    trailing dims from `axis`; scale and bias (optional) broadcast to the input (numpy rules).
+    Ba, Kiros, Hinton, "Layer Normalization" (2016).
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Optional<Graph_FloatTensor>:$scale,
+                   Optional<Graph_FloatTensor>:$bias, I64Attr:$axis,
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let summary = "reshape to the static result type (same element count)";
   let arguments = (ins Graph_AnyTensor:$input);

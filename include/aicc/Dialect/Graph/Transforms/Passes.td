@@ -19,6 +19,30 @@ def GraphInferShapes : Pass<"graph-infer-shapes", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphRecompose : Pass<"graph-recompose", "mlir::func::FuncOp"> {
+  let summary = "Re-compose GELU and LayerNorm that exporters emitted decomposed";
+  let description = [{
+    PyTorch exports GELU before opset 20 and LayerNorm before opset 17 as chains of
+    elementwise ops and reductions. This pass matches them and rebuilds the graph op, so each
+    becomes one kernel later:
+
+    - GELU (erf form): mul(mul(x, add(erf(div(x, sqrt(2))), 1)), 0.5), any operand order of
+      the commutative ops -> graph.gelu x;
+    - LayerNorm: div(d, sqrt(add(reduce_mean(mul(d, d)), eps))) with
+      d = sub(x, reduce_mean(x)) over the same trailing dims (keepdims) -> graph.layer_norm;
+      a following mul / add by a tensor that broadcasts over the normalized dims becomes its
+      scale / bias.
+
+    ```mlir
+    %d = graph.div %x, %sqrt2 ... %e = graph.erf %d ... %a = graph.add %e, %one
+    %m = graph.mul %x, %a ... %g = graph.mul %m, %half
+    // becomes
+    %g = graph.gelu %x : tensor<16x256xf32>
+    ```
+  }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphFuse : Pass<"graph-fuse", "mlir::func::FuncOp"> {
   let summary = "Group ops into kernels (epilogue, elementwise and softmax fusion)";
   let description = [{

@@ -1,0 +1,75 @@
+// RUN: aicc-opt %s -split-input-file -graph-recompose | FileCheck %s
+
+// GELU as PyTorch 1.13 exports it (erf form).
+// CHECK-LABEL: func.func @gelu_erf
+// CHECK-SAME:      (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT:    %[[G:.*]] = graph.gelu %[[X]] : tensor<4x8xf32>
+// CHECK-NEXT:    return %[[G]]
+func.func @gelu_erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %sqrt2 = graph.constant dense<1.41421354> : tensor<f32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %0 = graph.div %x, %sqrt2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = graph.erf %0 : tensor<4x8xf32>
+  %2 = graph.add %1, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = graph.mul %x, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = graph.mul %3, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  return %4 : tensor<4x8xf32>
+}
+
+// -----
+
+// Refused: the scale is 0.6, not 0.5 (not a GELU).
+// CHECK-LABEL: func.func @not_gelu
+// CHECK-NOT:     graph.gelu
+// CHECK:         graph.erf
+func.func @not_gelu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %sqrt2 = graph.constant dense<1.41421354> : tensor<f32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %half = graph.constant dense<0.6> : tensor<f32>
+  %0 = graph.div %x, %sqrt2 : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = graph.erf %0 : tensor<4x8xf32>
+  %2 = graph.add %1, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = graph.mul %x, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = graph.mul %3, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  return %4 : tensor<4x8xf32>
+}
+
+// -----
+
+// LayerNorm as exported before opset 17 (Pow(d, 2) already canonicalized to d * d), with
+// its affine scale and bias.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME:      (%[[X:.*]]: tensor<2x4x8xf32>, %[[W:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK-NEXT:    %[[L:.*]] = graph.layer_norm %[[X]] scale %[[W]] bias %[[B]] {axis = 2 : i64, epsilon = 9.9999997473787516E-6 : f64}
+// CHECK-NEXT:    return %[[L]]
+func.func @layer_norm(%x: tensor<2x4x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %eps = graph.constant dense<9.99999974E-6> : tensor<f32>
+  %m = graph.reduce_mean %x {axes = array<i64: 2>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %d = graph.sub %x, %m : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %sq = graph.mul %d, %d : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %v = graph.reduce_mean %sq {axes = array<i64: 2>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %ve = graph.add %v, %eps : (tensor<2x4x1xf32>, tensor<f32>) -> tensor<2x4x1xf32>
+  %s = graph.sqrt %ve : tensor<2x4x1xf32>
+  %n = graph.div %d, %s : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %y = graph.mul %n, %w : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  %z = graph.add %y, %b : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return %z : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Refused: the variance is taken over another dim than the mean.
+// CHECK-LABEL: func.func @not_layer_norm
+// CHECK-NOT:     graph.layer_norm
+func.func @not_layer_norm(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %eps = graph.constant dense<9.99999974E-6> : tensor<f32>
+  %m = graph.reduce_mean %x {axes = array<i64: 2>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
+  %d = graph.sub %x, %m : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %sq = graph.mul %d, %d : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %v = graph.reduce_mean %sq {axes = array<i64: 1, 2>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x1x1xf32>
+  %ve = graph.add %v, %eps : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %s = graph.sqrt %ve : tensor<2x1x1xf32>
+  %n = graph.div %d, %s : (tensor<2x4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
+  return %n : tensor<2x4x8xf32>
+}
