@@ -112,6 +112,23 @@ struct TileBuilder {
                 : splat(scalarBase);
     return acc ? acc : splatI32(0);
   }
+  /// Per-dim index tiles of the row-major linear index tile `lin` over `shape`
+  /// (dim 0 is not wrapped: masked-off lanes past the end keep growing indices).
+  SmallVector<Value> delinearize(Value lin, ArrayRef<int64_t> shape) {
+    SmallVector<Value> idx;
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * shape[i + 1];
+    for (size_t d = 0; d < shape.size(); ++d) {
+      Value q = lin;
+      if (strides[d] != 1)
+        q = b.create<arith::DivSIOp>(loc, q, splatI32(strides[d]));
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, splatI32(shape[d]));
+      idx.push_back(q);
+    }
+    return idx;
+  }
   Value load(Value buffer, Value offs, Value mask, Type computeElem, double padding = 0.0) {
     auto elem = cast<MemRefType>(buffer.getType()).getElementType();
     TypedAttr pad;
@@ -662,16 +679,7 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
   Value mask = b.create<arith::CmpIOp>(tb.loc, arith::CmpIPredicate::slt, offs,
                                        tb.splatI32(numel));
   // Multi-dim output index, only materialized for operands that need it.
-  SmallVector<Value> idx;
-  auto outStrides = rowMajorStrides(outShape);
-  for (size_t d = 0; d < outShape.size(); ++d) {
-    Value q = offs;
-    if (outStrides[d] != 1)
-      q = b.create<arith::DivSIOp>(tb.loc, q, tb.splatI32(outStrides[d]));
-    if (d != 0)
-      q = b.create<arith::RemSIOp>(tb.loc, q, tb.splatI32(outShape[d]));
-    idx.push_back(q);
-  }
+  SmallVector<Value> idx = tb.delinearize(offs, outShape);
   Block &body = group.getBody().front();
   DenseMap<Value, Value> tiles;
   auto getTile = [&](Value v) -> FailureOr<Value> {
@@ -973,16 +981,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
               : b.create<arith::DivFOp>(loc, e, bcast(sum)).getResult();
   }
   // Output index per dim for the fused consumers' other operands.
-  SmallVector<Value> idx;
-  auto strides = rowMajorStrides(shape);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    Value q = offs;
-    if (strides[d] != 1)
-      q = b.create<arith::DivSIOp>(loc, q, tb.splatI32(strides[d]));
-    if (d != 0)
-      q = b.create<arith::RemSIOp>(loc, q, tb.splatI32(shape[d]));
-    idx.push_back(q);
-  }
+  SmallVector<Value> idx = tb.delinearize(offs, shape);
   if (ln) {
     for (auto [v, isScale] : {std::pair{ln.getScale(), true}, std::pair{ln.getBias(), false}}) {
       if (!v)
@@ -1053,14 +1052,7 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   }
   Value r = tb.range(block);
   Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, tb.splatI32(R));
-  SmallVector<Value> ridx;
-  auto rs = rowMajorStrides(redShape);
-  for (size_t d = 0; d < redShape.size(); ++d) {
-    Value q = rs[d] == 1 ? r : b.create<arith::DivSIOp>(loc, r, tb.splatI32(rs[d])).getResult();
-    if (d != 0)
-      q = b.create<arith::RemSIOp>(loc, q, tb.splatI32(redShape[d]));
-    ridx.push_back(q);
-  }
+  SmallVector<Value> ridx = tb.delinearize(r, redShape);
   Value offs = tb.offsets(ridx, redStr, base);
   double inf = std::numeric_limits<double>::infinity();
   tl::ReduceKind kind = tl::ReduceKind::add;
@@ -1145,16 +1137,7 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
       loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(block))), tb.range(block));
   Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, offs, tb.splatI32(numel));
   ArrayRef<int64_t> outShape = outT.getShape();
-  SmallVector<Value> idx;
-  auto outStrides = rowMajorStrides(outShape);
-  for (size_t d = 0; d < outShape.size(); ++d) {
-    Value q = offs;
-    if (outStrides[d] != 1)
-      q = b.create<arith::DivSIOp>(loc, q, tb.splatI32(outStrides[d]));
-    if (d != 0)
-      q = b.create<arith::RemSIOp>(loc, q, tb.splatI32(outShape[d]));
-    idx.push_back(q);
-  }
+  SmallVector<Value> idx = tb.delinearize(offs, outShape);
   double inf = std::numeric_limits<double>::infinity();
   bool countInRange = avgPool && !avgPool.getCountIncludePad();
   SmallVector<Value> init{tb.splatF(elem, maxPool ? -inf : 0.0)};

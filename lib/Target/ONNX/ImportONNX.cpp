@@ -263,7 +263,7 @@ private:
   LogicalResult importGelu(const NodeCtx &nc);
   LogicalResult importMatMul(const NodeCtx &nc);
   LogicalResult importGemm(const NodeCtx &nc);
-  LogicalResult importSoftmax(const NodeCtx &nc);
+  template <typename OpTy> LogicalResult importSoftmaxLike(const NodeCtx &nc);
   LogicalResult importReshape(const NodeCtx &nc);
   LogicalResult importFlatten(const NodeCtx &nc);
   LogicalResult importTranspose(const NodeCtx &nc);
@@ -329,7 +329,6 @@ private:
   Value intConstantOf(Location loc, RankedTensorType type, ArrayRef<int64_t> values);
   /// Folds an integer binary op when both operands are small constants.
   std::optional<Value> foldIntBinary(const NodeCtx &nc, llvm::StringRef op);
-  LogicalResult importLogSoftmax(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importCompare(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importVariadic(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importNumUnary(const NodeCtx &nc);
@@ -936,7 +935,10 @@ LogicalResult Importer::importGemm(const NodeCtx &nc) {
   return define(nc, 0, v);
 }
 
-LogicalResult Importer::importSoftmax(const NodeCtx &nc) {
+/// Softmax and LogSoftmax. Opset >= 13: along `axis` (default -1). Before: the input is
+/// coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])] (default axis 1) and normalized
+/// along dim 1; when axis is the last dim that is the same as normalizing along it.
+template <typename OpTy> LogicalResult Importer::importSoftmaxLike(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 1)))
     return failure();
   auto in = getInput(nc, 0);
@@ -954,17 +956,14 @@ LogicalResult Importer::importSoftmax(const NodeCtx &nc) {
   auto axis = normalizeAxis(nc, *axisAttr, rank, /*allowRank=*/false);
   if (failed(axis))
     return failure();
-  // Opset >= 13: softmax along `axis`. Before: the input is coerced to 2-D
-  // [prod(dims[:axis]), prod(dims[axis:])] and normalized along dim 1; when
-  // axis is the last dim that is the same as softmax along it.
   if (opset >= 13 || *axis == rank - 1)
-    return define(nc, 0, graph::SoftmaxOp::create(b, nc.loc, *t, *in, b.getI64IntegerAttr(*axis)));
+    return define(nc, 0, OpTy::create(b, nc.loc, *t, *in, b.getI64IntegerAttr(*axis)));
   auto outer = product(t->getShape().take_front(*axis));
   auto inner = product(t->getShape().drop_front(*axis));
   if (!outer || !inner)
     return nodeError(nc) << "input is too large";
   Value flat = reshape(nc.loc, *in, {*outer, *inner});
-  Value sm = graph::SoftmaxOp::create(b, nc.loc, flat.getType(), flat, b.getI64IntegerAttr(1));
+  Value sm = OpTy::create(b, nc.loc, flat.getType(), flat, b.getI64IntegerAttr(1));
   return define(nc, 0, reshape(nc.loc, sm, t->getShape()));
 }
 
@@ -1208,35 +1207,6 @@ LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
   return define(nc, 0, v);
 }
 
-LogicalResult Importer::importLogSoftmax(const NodeCtx &nc) {
-  if (failed(checkArity(nc, 1, 1, 1)))
-    return failure();
-  auto in = getInput(nc, 0);
-  if (failed(in))
-    return failure();
-  auto t = checkFloat(nc, *in, "input");
-  if (failed(t))
-    return failure();
-  int64_t rank = t->getRank();
-  if (rank == 0)
-    return nodeError(nc) << "input must have rank >= 1";
-  auto axisAttr = getInt(nc, "axis", opset >= 13 ? -1 : 1);
-  if (failed(axisAttr))
-    return failure();
-  auto axis = normalizeAxis(nc, *axisAttr, rank, /*allowRank=*/false);
-  if (failed(axis))
-    return failure();
-  if (opset >= 13 || *axis == rank - 1)
-    return define(nc, 0,
-                  graph::LogSoftmaxOp::create(b, nc.loc, *t, *in, b.getI64IntegerAttr(*axis)));
-  auto outer = product(t->getShape().take_front(*axis));
-  auto inner = product(t->getShape().drop_front(*axis));
-  if (!outer || !inner)
-    return nodeError(nc) << "input is too large";
-  Value flat = reshape(nc.loc, *in, {*outer, *inner});
-  Value sm = graph::LogSoftmaxOp::create(b, nc.loc, flat.getType(), flat, b.getI64IntegerAttr(1));
-  return define(nc, 0, reshape(nc.loc, sm, t->getShape()));
-}
 
 std::optional<SmallVector<int64_t>> Importer::intConstant(Value v) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
@@ -2544,7 +2514,7 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
   if (op == "Gemm")
     return importGemm(nc);
   if (op == "Softmax")
-    return importSoftmax(nc);
+    return importSoftmaxLike<graph::SoftmaxOp>(nc);
   if (op == "Reshape")
     return importReshape(nc);
   if (op == "Flatten")
@@ -2680,7 +2650,7 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
       op == "ReduceLogSumExp")
     return importReduceComposite(nc);
   if (op == "LogSoftmax")
-    return importLogSoftmax(nc);
+    return importSoftmaxLike<graph::LogSoftmaxOp>(nc);
   if (op == "ReduceMean")
     return importReduce<graph::ReduceMeanOp>(nc, 18);
   if (op == "ReduceMax")
