@@ -392,6 +392,13 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                                                                 fconst(0.5))));
                   return mulf(x, h);
                 })
+                .Case([&](ShrinkOp sh) -> Value {
+                  double l = sh.getLambd().convertToDouble(), bias = sh.getBias().convertToDouble();
+                  Value lo = cmp(arith::CmpFPredicate::OLT, {}, x, fconst(-l));
+                  Value hi = cmp(arith::CmpFPredicate::OGT, {}, x, fconst(l));
+                  return sel(lo, addf(x, fconst(bias)),
+                             sel(hi, b.create<arith::SubFOp>(loc, x, fconst(bias)), fconst(0.0)));
+                })
                 .Case([&](HardSigmoidOp h) -> Value {
                   Value y = addf(mulf(x, fconst(h.getAlpha().convertToDouble())),
                                  fconst(h.getBeta().convertToDouble()));
@@ -699,6 +706,25 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
   for (Operation &op : body.without_terminator()) {
     if (isView(&op))
       continue; // read through index arithmetic when used (loadView)
+    if (auto tr = dyn_cast<TriluOp>(op)) {
+      // Needs the element's row and column: keep x where j - i >= k (upper) / <= k (lower).
+      auto x = getTile(tr.getInput());
+      if (failed(x))
+        return failure();
+      size_t r = outShape.size();
+      if (r < 2)
+        return op.emitError("trilu needs rank >= 2"), failure();
+      Value diff = b.create<arith::SubIOp>(tb.loc, idx[r - 1], idx[r - 2]);
+      Value keep = b.create<arith::CmpIOp>(
+          tb.loc, tr.getUpper() ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff,
+          tb.splatI32(tr.getK()));
+      Type et = cast<RankedTensorType>(x->getType()).getElementType();
+      Value zero = isa<FloatType>(et)
+                       ? tb.splatF(et, 0.0)
+                       : tb.splat(b.create<arith::ConstantOp>(tb.loc, et, b.getIntegerAttr(et, 0)));
+      tiles[tr.getResult()] = b.create<arith::SelectOp>(tb.loc, keep, *x, zero);
+      continue;
+    }
     if (!isElementwise(&op))
       return op.emitError("elementwise kernel template cannot hold ") << op.getName(),
              failure();

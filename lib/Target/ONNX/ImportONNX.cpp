@@ -2598,6 +2598,38 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importParamUnary(nc);
   if (op == "Clip")
     return importClip(nc);
+  if (op == "Shrink") {
+    if (failed(checkArity(nc, 1, 1, 1)))
+      return failure();
+    auto in = getInput(nc, 0);
+    auto l = getFloat(nc, "lambd", 0.5f), bias = getFloat(nc, "bias", 0.0f);
+    if (failed(in) || failed(l) || failed(bias) || failed(checkFloat(nc, *in, "input")))
+      return failure();
+    return define(nc, 0, graph::ShrinkOp::create(b, nc.loc, in->getType(), *in,
+                                                 b.getF64FloatAttr(*l), b.getF64FloatAttr(*bias)));
+  }
+  if (op == "Trilu") {
+    if (failed(checkArity(nc, 1, 2, 1)))
+      return failure();
+    auto in = getInput(nc, 0);
+    auto upper = getInt(nc, "upper", 1);
+    if (failed(in) || failed(upper))
+      return failure();
+    int64_t k = 0;
+    if (nc.node.input_size() > 1 && !nc.node.input(1).empty()) {
+      auto kv = getInput(nc, 1);
+      if (failed(kv))
+        return failure();
+      auto c = getConstantScalar(nc, *kv, "k");
+      if (failed(c))
+        return failure();
+      k = (int64_t)*c;
+    }
+    if (cast<RankedTensorType>(in->getType()).getRank() < 2)
+      return nodeError(nc) << "input must have rank >= 2";
+    return define(nc, 0, graph::TriluOp::create(b, nc.loc, in->getType(), *in,
+                                                b.getI64IntegerAttr(k), b.getBoolAttr(*upper != 0)));
+  }
   if (op == "Pow")
     return importPow(nc);
   if (op == "Mod")

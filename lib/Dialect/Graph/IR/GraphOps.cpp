@@ -62,7 +62,8 @@ bool aicc::graph::isElementwise(Operation *op) {
              SigmoidOp, ExpOp, ErfOp, GeluOp, NegOp, AbsOp, SignOp, CeilOp, FloorOp, RoundOp,
              SqrtOp, ReciprocalOp, LogOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
              CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftplusOp, SoftsignOp, HardSwishOp, LeakyReluOp,
-             EluOp, CeluOp, SeluOp, HardSigmoidOp, ClipOp, NotOp, CastOp, ExpandOp>(op);
+             EluOp, CeluOp, SeluOp, HardSigmoidOp, ClipOp, NotOp, CastOp, ExpandOp,
+             ShrinkOp, TriluOp>(op);
 }
 
 static RankedTensorType getRanked(Value v) {

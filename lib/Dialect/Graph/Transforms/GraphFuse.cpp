@@ -40,7 +40,9 @@ bool mayAbsorbProducers(Operation *op) { return !isView(op); }
 
 /// A consumer can join a group whose current output is `tail`.
 bool canFuseConsumer(Value tail, Operation *user) {
-  return user && isElementwise(user) && isSideEffectFree(user) && hasSingleUser(tail) &&
+  // trilu reads its element's position, which only the elementwise template provides.
+  return user && isElementwise(user) && !isa<TriluOp>(user) && isSideEffectFree(user) &&
+         hasSingleUser(tail) &&
          user->getNumResults() == 1 && sameIterationSpace(tail, user);
 }
 

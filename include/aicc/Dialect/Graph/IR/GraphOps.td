@@ -234,6 +234,17 @@ def Graph_ClipOp : Graph_Op<"clip", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
+def Graph_ShrinkOp : Graph_ParamUnaryOp<"shrink",
+    "x < -lambd ? x + bias : (x > lambd ? x - bias : 0) (ONNX Shrink)",
+    (ins DefaultValuedAttr<F64Attr, "0.5">:$lambd, DefaultValuedAttr<F64Attr, "0.0">:$bias)>;
+
+def Graph_TriluOp : Graph_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+  let summary = "keep the upper (j - i >= k) or lower (j - i <= k) triangle of the last two dims";
+  let arguments = (ins Graph_AnyTensor:$input, I64Attr:$k, BoolAttr:$upper);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
 def Graph_NotOp : Graph_Op<"not", [Pure, SameOperandsAndResultType]> {
   let summary = "logical not";
   let arguments = (ins Graph_BoolTensor:$input);
