@@ -548,6 +548,50 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
                                                loc, elem, b.getIntegerAttr(elem, (int64_t)p.getValue().convertToDouble())));
         return b.create<arith::SelectOp>(loc, inRange, *val, pad).getResult();
       })
+      .Case([&](GatherOp g) -> FailureOr<Value> {
+        // Load the index at the q dims, wrap negatives, then read the data there.
+        auto dt = g.getInput().getType();
+        auto it = g.getIndices().getType();
+        int64_t axis = g.getAxis(), q = it.getRank(), n = dt.getDimSize(axis);
+        SmallVector<Value> qIdx(idx.begin() + axis, idx.begin() + axis + q);
+        auto k = loadView(tb, kc, g.getIndices(), qIdx, mask);
+        if (failed(k))
+          return failure();
+        Value k32 = *k;
+        auto kt = cast<RankedTensorType>(k32.getType());
+        if (kt.getElementType().getIntOrFloatBitWidth() > 32)
+          k32 = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k32);
+        else if (kt.getElementType().getIntOrFloatBitWidth() < 32)
+          k32 = b.create<arith::ExtSIOp>(loc, tb.tileOf(b.getI32Type()), k32);
+        Value neg = cmp(arith::CmpIPredicate::slt, k32, 0);
+        k32 = b.create<arith::SelectOp>(loc, neg, addI(k32, n), k32);
+        // Out-of-range indices are undefined in ONNX: clamp so the load stays in bounds.
+        k32 = b.create<arith::MaxSIOp>(loc, k32, splat(0));
+        k32 = b.create<arith::MinSIOp>(loc, k32, splat(n - 1));
+        SmallVector<Value> in(idx.begin(), idx.begin() + axis);
+        in.push_back(k32);
+        in.append(idx.begin() + axis + q, idx.end());
+        return loadView(tb, kc, g.getInput(), in, mask);
+      })
+      .Case([&](GatherElementsOp g) -> FailureOr<Value> {
+        int64_t axis = g.getAxis(), n = g.getInput().getType().getDimSize(axis);
+        auto k = loadView(tb, kc, g.getIndices(), idx, mask);
+        if (failed(k))
+          return failure();
+        Value k32 = *k;
+        unsigned w = cast<RankedTensorType>(k32.getType()).getElementType().getIntOrFloatBitWidth();
+        if (w > 32)
+          k32 = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k32);
+        else if (w < 32)
+          k32 = b.create<arith::ExtSIOp>(loc, tb.tileOf(b.getI32Type()), k32);
+        k32 = b.create<arith::SelectOp>(loc, cmp(arith::CmpIPredicate::slt, k32, 0), addI(k32, n),
+                                        k32);
+        k32 = b.create<arith::MinSIOp>(loc, b.create<arith::MaxSIOp>(loc, k32, splat(0)),
+                                       splat(n - 1));
+        SmallVector<Value> in(idx);
+        in[axis] = k32;
+        return loadView(tb, kc, g.getInput(), in, mask);
+      })
       .Case([&](ConcatOp c) -> FailureOr<Value> {
         int64_t axis = c.getAxis();
         int64_t start = 0;

@@ -1469,13 +1469,22 @@ LogicalResult Importer::importGather(const NodeCtx &nc) {
   if (failed(data) || failed(indices) || failed(axisAttr))
     return failure();
   auto dv = intConstant(*data), iv = intConstant(*indices);
-  if (!dv || !iv)
-    return emitError(nc.loc) << "unsupported ONNX op 'Gather' (node '" << nc.name << "', opset "
-                             << opset << "): only constant data and indices are folded yet";
   auto dt = cast<RankedTensorType>(data->getType()), it = cast<RankedTensorType>(indices->getType());
   auto axis = normalizeAxis(nc, *axisAttr, dt.getRank(), /*allowRank=*/false);
   if (failed(axis))
     return failure();
+  if (!dv || !iv) {
+    // A gather kernel: indices read at run time (graph.gather, a view op).
+    auto iType = dyn_cast<IntegerType>(it.getElementType());
+    if (!iType || iType.getWidth() < 8)
+      return nodeError(nc) << "indices must be int32 or int64";
+    SmallVector<int64_t> shape(dt.getShape().take_front(*axis));
+    shape.append(it.getShape().begin(), it.getShape().end());
+    shape.append(dt.getShape().begin() + *axis + 1, dt.getShape().end());
+    return define(nc, 0, graph::GatherOp::create(
+                             b, nc.loc, RankedTensorType::get(shape, dt.getElementType()), *data,
+                             *indices, b.getI64IntegerAttr(*axis)));
+  }
   SmallVector<int64_t> outShape(dt.getShape().take_front(*axis));
   outShape.append(it.getShape().begin(), it.getShape().end());
   outShape.append(dt.getShape().begin() + *axis + 1, dt.getShape().end());
@@ -2537,6 +2546,24 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importGather(nc);
   if (op == "Concat")
     return importConcat(nc);
+  if (op == "GatherElements") {
+    if (failed(checkArity(nc, 2, 2, 1)))
+      return failure();
+    auto data = getInput(nc, 0), indices = getInput(nc, 1);
+    auto axisAttr = getInt(nc, "axis", 0);
+    if (failed(data) || failed(indices) || failed(axisAttr))
+      return failure();
+    auto dt = cast<RankedTensorType>(data->getType());
+    auto it = cast<RankedTensorType>(indices->getType());
+    auto axis = normalizeAxis(nc, *axisAttr, dt.getRank(), /*allowRank=*/false);
+    if (failed(axis))
+      return failure();
+    if (it.getRank() != dt.getRank() || !isa<IntegerType>(it.getElementType()))
+      return nodeError(nc) << "indices must be an integer tensor of the data's rank";
+    return define(nc, 0, graph::GatherElementsOp::create(
+                             b, nc.loc, RankedTensorType::get(it.getShape(), dt.getElementType()),
+                             *data, *indices, b.getI64IntegerAttr(*axis)));
+  }
   if (op == "Conv")
     return importConv(nc);
   if (op == "MaxPool" || op == "AveragePool")

@@ -53,7 +53,8 @@ bool aicc::graph::isReduction(Operation *op) {
 }
 
 bool aicc::graph::isView(Operation *op) {
-  return isa<TransposeOp, ExpandOp, SliceOp, PadOp, ConcatOp, TileOp>(op);
+  return isa<TransposeOp, ExpandOp, SliceOp, PadOp, ConcatOp, TileOp, GatherOp,
+             GatherElementsOp>(op);
 }
 
 bool aicc::graph::isElementwise(Operation *op) {
@@ -551,6 +552,36 @@ LogicalResult TileOp::verify() {
   for (int64_t d = 0; d < in.getRank(); ++d)
     if (in.getDimSize(d) == 0 ? out.getDimSize(d) != 0 : out.getDimSize(d) % in.getDimSize(d))
       return emitOpError("result dim ") << d << " is not a multiple of the input's";
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  auto in = getInput().getType(), idx = getIndices().getType(), out = getType();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError("axis ") << axis << " out of range";
+  auto it = dyn_cast<IntegerType>(idx.getElementType());
+  if (!it || it.getWidth() < 8)
+    return emitOpError("indices must be an integer tensor");
+  SmallVector<int64_t> shape(in.getShape().take_front(axis));
+  shape.append(idx.getShape().begin(), idx.getShape().end());
+  shape.append(in.getShape().begin() + axis + 1, in.getShape().end());
+  if (out.getShape() != ArrayRef<int64_t>(shape) || out.getElementType() != in.getElementType())
+    return emitOpError("result type must be ")
+           << RankedTensorType::get(shape, in.getElementType());
+  return success();
+}
+
+LogicalResult GatherElementsOp::verify() {
+  auto in = getInput().getType(), idx = getIndices().getType(), out = getType();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= in.getRank() || idx.getRank() != in.getRank())
+    return emitOpError("indices must have the input's rank and axis must be in range");
+  auto it = dyn_cast<IntegerType>(idx.getElementType());
+  if (!it || it.getWidth() < 8)
+    return emitOpError("indices must be an integer tensor");
+  if (out.getShape() != idx.getShape() || out.getElementType() != in.getElementType())
+    return emitOpError("result must have the indices' shape and the input's element type");
   return success();
 }
 

@@ -370,6 +370,26 @@ def Graph_TileOp : Graph_Op<"tile", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_GatherOp : Graph_Op<"gather", [Pure]> {
+  let summary = "gather slices along `axis` at integer indices (ONNX Gather)";
+  let description = [{
+    result[o..., q..., i...] = input[o..., indices[q...], i...]; negative indices count from
+    the end of the axis. Indices are read at run time (kernels load them).
+  }];
+  let arguments = (ins Graph_AnyTensor:$input, Graph_AnyTensor:$indices, I64Attr:$axis);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure]> {
+  let summary = "result[i] = input[i with dim axis replaced by indices[i]] (ONNX GatherElements)";
+  let arguments = (ins Graph_AnyTensor:$input, Graph_AnyTensor:$indices, I64Attr:$axis);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
   let summary = "broadcast to the result shape (numpy rules; ONNX Expand)";
   let arguments = (ins Graph_AnyTensor:$input);
