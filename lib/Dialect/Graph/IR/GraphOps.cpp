@@ -286,19 +286,23 @@ LogicalResult AvgPoolOp::verify() {
 //===----------------------------------------------------------------------===//
 // Binary elementwise
 //===----------------------------------------------------------------------===//
-static LogicalResult inferBinary(std::optional<Location> loc, ValueRange operands,
-                                 SmallVectorImpl<Type> &results) {
+/// Result type of a broadcasting binary op: the broadcast shape, with i1 elements for
+/// comparisons (`boolResult`) and the operands' element type otherwise.
+static LogicalResult inferBroadcast(MLIRContext *ctx, std::optional<Location> loc,
+                                    ValueRange operands, bool boolResult,
+                                    SmallVectorImpl<Type> &results) {
   auto a = getRanked(operands[0]), b = getRanked(operands[1]);
   if (!a || !b)
     return emitOptionalError(loc, "operands must be ranked tensors");
   auto shape = broadcastShapes(a.getShape(), b.getShape());
   if (failed(shape))
     return emitOptionalError(loc, "shapes do not broadcast");
-  results.push_back(RankedTensorType::get(*shape, a.getElementType()));
+  Type elem = boolResult ? IntegerType::get(ctx, 1) : a.getElementType();
+  results.push_back(RankedTensorType::get(*shape, elem));
   return success();
 }
 
-static LogicalResult verifyBinary(Operation *op) {
+static LogicalResult verifyBroadcast(Operation *op, bool boolResult) {
   auto a = getRanked(op->getOperand(0)), b = getRanked(op->getOperand(1));
   if (a.getElementType() != b.getElementType())
     return op->emitOpError("operand element types differ: ")
@@ -308,6 +312,11 @@ static LogicalResult verifyBinary(Operation *op) {
     return op->emitOpError("operand shapes [")
            << a.getShape() << "] and [" << b.getShape() << "] do not broadcast";
   auto r = getRanked(op->getResult(0));
+  if (boolResult) {
+    if (r.getShape() != ArrayRef<int64_t>(*shape))
+      return op->emitOpError("result shape is not the broadcast shape");
+    return success();
+  }
   if (r.getShape() != ArrayRef<int64_t>(*shape) || r.getElementType() != a.getElementType())
     return op->emitOpError("result type ") << r << " is not the broadcast type";
   return success();
@@ -315,12 +324,12 @@ static LogicalResult verifyBinary(Operation *op) {
 
 #define AICC_BINARY_IMPL(OP)                                                   \
   LogicalResult OP::inferReturnTypes(                                          \
-      MLIRContext *, std::optional<Location> loc, ValueRange operands,         \
+      MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
       DictionaryAttr, OpaqueProperties, RegionRange,                           \
       SmallVectorImpl<Type> &results) {                                        \
-    return inferBinary(loc, operands, results);                                \
+    return inferBroadcast(ctx, loc, operands, /*boolResult=*/false, results);  \
   }                                                                            \
-  LogicalResult OP::verify() { return verifyBinary(getOperation()); }
+  LogicalResult OP::verify() { return verifyBroadcast(getOperation(), false); }
 AICC_BINARY_IMPL(AddOp)
 AICC_BINARY_IMPL(SubOp)
 AICC_BINARY_IMPL(MulOp)
@@ -335,40 +344,14 @@ AICC_BINARY_IMPL(OrOp)
 AICC_BINARY_IMPL(XorOp)
 #undef AICC_BINARY_IMPL
 
-static LogicalResult inferCompare(MLIRContext *ctx, std::optional<Location> loc,
-                                  ValueRange operands, SmallVectorImpl<Type> &results) {
-  auto a = getRanked(operands[0]), b = getRanked(operands[1]);
-  if (!a || !b)
-    return emitOptionalError(loc, "operands must be ranked tensors");
-  auto shape = broadcastShapes(a.getShape(), b.getShape());
-  if (failed(shape))
-    return emitOptionalError(loc, "shapes do not broadcast");
-  results.push_back(RankedTensorType::get(*shape, IntegerType::get(ctx, 1)));
-  return success();
-}
-
-static LogicalResult verifyCompare(Operation *op) {
-  auto a = getRanked(op->getOperand(0)), b = getRanked(op->getOperand(1));
-  if (a.getElementType() != b.getElementType())
-    return op->emitOpError("operand element types differ: ")
-           << a.getElementType() << " vs " << b.getElementType();
-  auto shape = broadcastShapes(a.getShape(), b.getShape());
-  if (failed(shape))
-    return op->emitOpError("operand shapes [")
-           << a.getShape() << "] and [" << b.getShape() << "] do not broadcast";
-  if (getRanked(op->getResult(0)).getShape() != ArrayRef<int64_t>(*shape))
-    return op->emitOpError("result shape is not the broadcast shape");
-  return success();
-}
-
 #define AICC_COMPARE_IMPL(OP)                                                  \
   LogicalResult OP::inferReturnTypes(                                          \
       MLIRContext *ctx, std::optional<Location> loc, ValueRange operands,      \
       DictionaryAttr, OpaqueProperties, RegionRange,                           \
       SmallVectorImpl<Type> &results) {                                        \
-    return inferCompare(ctx, loc, operands, results);                          \
+    return inferBroadcast(ctx, loc, operands, /*boolResult=*/true, results);   \
   }                                                                            \
-  LogicalResult OP::verify() { return verifyCompare(getOperation()); }
+  LogicalResult OP::verify() { return verifyBroadcast(getOperation(), true); }
 AICC_COMPARE_IMPL(EqualOp)
 AICC_COMPARE_IMPL(LessOp)
 AICC_COMPARE_IMPL(LessEqualOp)
