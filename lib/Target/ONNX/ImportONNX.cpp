@@ -7,7 +7,7 @@
 // files with an MLIR built without assertions.
 //
 //===----------------------------------------------------------------------===//
-#include "aicc/Target/ONNX/ImportONNX.h"
+#include "Importer.h"
 
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
@@ -39,19 +39,9 @@
 #include <vector>
 
 using namespace mlir;
-namespace graph = aicc::graph;
+using namespace aicc::onnx_import::detail;
 
-namespace {
-
-/// Range of the default-domain opset this importer implements the semantics
-/// of. Opsets 1-6 are accepted for the old models in ONNX's own test data
-/// (legacy `broadcast` attribute on Add/Sub/Mul/Div/Gemm).
-constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxOpset = 21;
-constexpr int64_t kMaxIRVersion = 10;
-/// Constants with more bytes than this become dense_resource blobs.
-constexpr uint64_t kMaxDenseBytes = 64 * 1024;
-
+namespace aicc::onnx_import::detail {
 /// Names of TensorProto.DataType values (onnx.proto, IR version 11), for
 /// messages: the system libonnx may be older than the model.
 llvm::StringRef dataTypeName(int32_t dt) {
@@ -195,190 +185,7 @@ llvm::StringRef attrTypeName(int t) {
   }
 }
 
-/// The node being imported: its proto, display name, location, attributes.
-struct NodeCtx {
-  const onnx::NodeProto &node;
-  std::string name;
-  Location loc;
-  llvm::StringMap<const onnx::AttributeProto *> attrs;
-
-  llvm::StringRef opType() const { return node.op_type(); }
-};
-
-class Importer {
-public:
-  Importer(MLIRContext &ctx, llvm::StringRef modelPath)
-      : ctx(ctx), b(&ctx),
-        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)) {
-    modelDir = llvm::sys::path::parent_path(modelPath).str();
-  }
-
-  LogicalResult importModel(const onnx::ModelProto &model, ModuleOp module);
-
-private:
-  // Diagnostics.
-  InFlightDiagnostic nodeError(const NodeCtx &nc) {
-    return emitError(nc.loc) << nc.opType() << " node '" << nc.name << "': ";
-  }
-  Location nameLoc(llvm::StringRef name) {
-    return NameLoc::get(StringAttr::get(&ctx, name), fileLoc);
-  }
-
-  // Values.
-  LogicalResult collectInitializers(const onnx::GraphProto &g);
-  FailureOr<Value> lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc);
-  FailureOr<Value> getInput(const NodeCtx &nc, int idx);
-  FailureOr<Value> getOptionalInput(const NodeCtx &nc, int idx);
-  LogicalResult define(const NodeCtx &nc, int outIdx, Value v);
-  LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
-  FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
-                                                  bool allowBool = false);
-
-  // Types and tensors.
-  FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &vi,
-                                               llvm::StringRef what);
-  FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &t, llvm::StringRef name,
-                                        Location loc);
-  FailureOr<RankedTensorType> checkFloat(const NodeCtx &nc, Value v, llvm::StringRef what);
-
-  // Attributes.
-  const onnx::AttributeProto *findAttr(const NodeCtx &nc, llvm::StringRef name) {
-    auto it = nc.attrs.find(name);
-    return it == nc.attrs.end() ? nullptr : it->second;
-  }
-  LogicalResult attrTypeError(const NodeCtx &nc, const onnx::AttributeProto &a, int want) {
-    return nodeError(nc) << "attribute '" << a.name() << "' must be " << attrTypeName(want)
-                         << ", got " << attrTypeName(attrType(a));
-  }
-  FailureOr<int64_t> getInt(const NodeCtx &nc, llvm::StringRef name, int64_t dflt);
-  FailureOr<float> getFloat(const NodeCtx &nc, llvm::StringRef name, float dflt);
-  FailureOr<std::string> getString(const NodeCtx &nc, llvm::StringRef name, llvm::StringRef dflt);
-  FailureOr<std::optional<SmallVector<int64_t>>> getInts(const NodeCtx &nc, llvm::StringRef name);
-  FailureOr<int64_t> normalizeAxis(const NodeCtx &nc, int64_t axis, int64_t rank, bool allowRank);
-
-  // Ops.
-  LogicalResult importNode(const NodeCtx &nc);
-  template <typename OpTy> LogicalResult importBinary(const NodeCtx &nc);
-  template <typename OpTy> LogicalResult importUnary(const NodeCtx &nc);
-  LogicalResult importGelu(const NodeCtx &nc);
-  LogicalResult importMatMul(const NodeCtx &nc);
-  LogicalResult importGemm(const NodeCtx &nc);
-  template <typename OpTy> LogicalResult importSoftmaxLike(const NodeCtx &nc);
-  LogicalResult importReshape(const NodeCtx &nc);
-  LogicalResult importFlatten(const NodeCtx &nc);
-  LogicalResult importTranspose(const NodeCtx &nc);
-  struct ReduceArgs {
-    Value input;
-    SmallVector<int64_t> axes;
-    bool keepdims = true, noop = false;
-  };
-  FailureOr<ReduceArgs> parseReduce(const NodeCtx &nc, int axesInputSince);
-  template <typename OpTy>
-  Value buildReduce(Location loc, Value in, ArrayRef<int64_t> axes, bool keepdims);
-  template <typename OpTy> LogicalResult importReduce(const NodeCtx &nc, int axesInputSince);
-  LogicalResult importReduceComposite(const NodeCtx &nc);
-  LogicalResult importShapeOp(const NodeCtx &nc);
-  LogicalResult importPRelu(const NodeCtx &nc);
-  LogicalResult importConv(const NodeCtx &nc);
-  LogicalResult importPool(const NodeCtx &nc);
-  LogicalResult importGlobalPool(const NodeCtx &nc);
-  struct Window {
-    SmallVector<int64_t> kernel, strides, pads, dilations, out;
-  };
-  /// Kernel, strides, pads (begin..., end...), dilations and output sizes of a conv / pool,
-  /// from its attributes (auto_pad, ceil_mode) and the input's spatial sizes.
-  FailureOr<Window> windowGeometry(const NodeCtx &nc, ArrayRef<int64_t> spatial,
-                                   ArrayRef<int64_t> kernel, bool allowCeil);
-  LogicalResult importSlice(const NodeCtx &nc);
-  LogicalResult importPad(const NodeCtx &nc);
-  LogicalResult importTile(const NodeCtx &nc);
-  LogicalResult importSplit(const NodeCtx &nc);
-  LogicalResult importDepthToSpace(const NodeCtx &nc, bool toSpace);
-  LogicalResult importBatchNorm(const NodeCtx &nc);
-  LogicalResult importInstanceNorm(const NodeCtx &nc);
-  LogicalResult importLayerNorm(const NodeCtx &nc);
-  LogicalResult importGroupNorm(const NodeCtx &nc);
-  /// Broadcasting binary op (numpy rules; operands must broadcast).
-  template <typename OpTy> Value bin(Location loc, Value x, Value y) {
-    auto xt = cast<RankedTensorType>(x.getType()), yt = cast<RankedTensorType>(y.getType());
-    auto shape = graph::broadcastShapes(xt.getShape(), yt.getShape());
-    return OpTy::create(b, loc, RankedTensorType::get(*shape, xt.getElementType()), x, y);
-  }
-  Value scalarF(Location loc, Type elem, double v) {
-    auto t = RankedTensorType::get({}, elem);
-    return createConstant(loc, DenseElementsAttr::get(t, b.getFloatAttr(elem, v)));
-  }
-  /// (x - mean(x, axes)) / sqrt(var(x, axes) + eps), biased variance (ONNX definitions).
-  Value normalize(Location loc, Value x, ArrayRef<int64_t> axes, double eps) {
-    auto t = cast<RankedTensorType>(x.getType());
-    Value mean = buildReduce<graph::ReduceMeanOp>(loc, x, axes, true);
-    Value d = bin<graph::SubOp>(loc, x, mean);
-    Value var = buildReduce<graph::ReduceMeanOp>(loc, bin<graph::MulOp>(loc, d, d), axes, true);
-    Value denom = graph::SqrtOp::create(
-        b, loc, var.getType(), bin<graph::AddOp>(loc, var, scalarF(loc, t.getElementType(), eps)));
-    return bin<graph::DivOp>(loc, d, denom);
-  }
-  LogicalResult importSqueeze(const NodeCtx &nc, bool unsqueeze);
-  LogicalResult importRange(const NodeCtx &nc);
-  LogicalResult importConstantOfShape(const NodeCtx &nc);
-  LogicalResult importExpand(const NodeCtx &nc);
-  LogicalResult importGather(const NodeCtx &nc);
-  LogicalResult importConcat(const NodeCtx &nc);
-  /// Integer constant contents (any rank, at most 4096 elements), for folding shape math.
-  std::optional<SmallVector<int64_t>> intConstant(Value v);
-  Value intConstantOf(Location loc, RankedTensorType type, ArrayRef<int64_t> values);
-  /// Folds an integer binary op when both operands are small constants.
-  std::optional<Value> foldIntBinary(const NodeCtx &nc, llvm::StringRef op);
-  template <typename OpTy> LogicalResult importCompare(const NodeCtx &nc);
-  template <typename OpTy> LogicalResult importVariadic(const NodeCtx &nc);
-  template <typename OpTy> LogicalResult importNumUnary(const NodeCtx &nc);
-  LogicalResult importParamUnary(const NodeCtx &nc);
-  LogicalResult importClip(const NodeCtx &nc);
-  LogicalResult importPow(const NodeCtx &nc);
-  LogicalResult importMod(const NodeCtx &nc);
-  LogicalResult importMean(const NodeCtx &nc);
-  LogicalResult importWhere(const NodeCtx &nc);
-  LogicalResult importCast(const NodeCtx &nc);
-  LogicalResult importNot(const NodeCtx &nc);
-  FailureOr<double> getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what);
-  Value castTo(Location loc, Value v, Type elem) {
-    auto t = cast<RankedTensorType>(v.getType());
-    if (t.getElementType() == elem)
-      return v;
-    return graph::CastOp::create(b, loc, RankedTensorType::get(t.getShape(), elem), v);
-  }
-  LogicalResult importIdentity(const NodeCtx &nc);
-  LogicalResult importDropout(const NodeCtx &nc);
-  LogicalResult importConstant(const NodeCtx &nc);
-  /// Constants go to the top of the function, in creation order.
-  Value createConstant(Location loc, ElementsAttr value) {
-    OpBuilder::InsertionGuard guard(b);
-    if (lastConstant)
-      b.setInsertionPointAfter(lastConstant);
-    else
-      b.setInsertionPointToStart(entryBlock);
-    lastConstant = graph::ConstantOp::create(b, loc, value);
-    return lastConstant->getResult(0);
-  }
-  Value reshape(Location loc, Value v, llvm::ArrayRef<int64_t> shape) {
-    auto t = cast<RankedTensorType>(v.getType());
-    return graph::ReshapeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v);
-  }
-
-  MLIRContext &ctx;
-  OpBuilder b;
-  Location fileLoc;
-  std::string modelDir;
-  int64_t opset = 0;
-  Block *entryBlock = nullptr;
-  Operation *lastConstant = nullptr;
-  llvm::StringMap<Value> values;
-  llvm::StringMap<const onnx::TensorProto *> initializers;
-  /// Names read by some node or by the graph outputs.
-  llvm::StringSet<> usedNames;
-};
-
-} // namespace
+} // namespace aicc::onnx_import::detail
 
 //===----------------------------------------------------------------------===//
 // Types and tensors
@@ -687,8 +494,7 @@ FailureOr<SmallVector<int64_t>> Importer::getConstantInts(const NodeCtx &nc, Val
                                                           llvm::StringRef what, bool allowBool) {
   auto cst = v.getDefiningOp<graph::ConstantOp>();
   if (!cst)
-    return nodeError(nc) << what
-                         << " must be a constant (an initializer or a Constant node output)";
+    return notConstantError(nc, v, what);
   auto type = cast<RankedTensorType>(cst.getType());
   auto intType = dyn_cast<IntegerType>(type.getElementType());
   if (!intType || (intType.getWidth() == 1 && !allowBool) || type.getRank() > 1)
@@ -1136,14 +942,6 @@ FailureOr<Importer::ReduceArgs> Importer::parseReduce(const NodeCtx &nc, int axe
   if (std::adjacent_find(r.axes.begin(), r.axes.end()) != r.axes.end())
     return nodeError(nc) << "axes " << shapeStr(r.axes) << " repeat a dim";
   return r;
-}
-
-template <typename OpTy>
-Value Importer::buildReduce(Location loc, Value in, ArrayRef<int64_t> axes, bool keepdims) {
-  auto t = cast<RankedTensorType>(in.getType());
-  auto shape = graph::reducedShape(t.getShape(), axes, keepdims);
-  return OpTy::create(b, loc, RankedTensorType::get(*shape, t.getElementType()), in,
-                      b.getDenseI64ArrayAttr(axes), b.getBoolAttr(keepdims));
 }
 
 template <typename OpTy>
@@ -2172,11 +1970,49 @@ LogicalResult Importer::importGroupNorm(const NodeCtx &nc) {
   return define(nc, 0, bin<graph::AddOp>(nc.loc, y, reshape(nc.loc, bb, cs)));
 }
 
+LogicalResult Importer::notConstantError(const NodeCtx &nc, Value v, llvm::StringRef what) {
+  auto diag = nodeError(nc) << what << " must be a compile-time constant (an initializer, a "
+                                       "Constant node output, or shape arithmetic that folds)";
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (arg.getOwner() == entryBlock) {
+      auto name = cast<func::FuncOp>(entryBlock->getParentOp())
+                      .getArgAttrOfType<StringAttr>(arg.getArgNumber(), "aicc.name");
+      if (name)
+        diag << "; it is graph input '" << name.getValue()
+             << "' (specialize the model on its value with --bind-input " << name.getValue()
+             << "=FILE.pb)";
+    }
+  return diag;
+}
+
+FailureOr<SmallVector<double>> Importer::getConstantFloats(const NodeCtx &nc, Value v,
+                                                           llvm::StringRef what) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  if (!c)
+    return notConstantError(nc, v, what);
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  if (!dense || dense.getNumElements() > 65536)
+    return nodeError(nc) << what << " must be a small dense constant, got " << v.getType();
+  SmallVector<double> out;
+  Type et = dense.getElementType();
+  if (isa<FloatType>(et)) {
+    for (const APFloat &x : dense.getValues<APFloat>())
+      out.push_back(x.convertToDouble());
+    return out;
+  }
+  bool zext = et.isUnsignedInteger() || et.isInteger(1);
+  for (const APInt &x : dense.getValues<APInt>())
+    out.push_back(zext ? (double)x.getZExtValue() : (double)x.getSExtValue());
+  return out;
+}
+
 FailureOr<double> Importer::getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
   auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : DenseElementsAttr();
+  if (!c)
+    return notConstantError(nc, v, what);
   if (!dense || dense.getNumElements() != 1)
-    return nodeError(nc) << what << " must be a constant scalar (initializer or Constant)";
+    return nodeError(nc) << what << " must be a constant scalar, got " << v.getType();
   Type et = dense.getElementType();
   if (isa<FloatType>(et))
     return (*dense.getValues<APFloat>().begin()).convertToDouble();
@@ -2722,6 +2558,12 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importDropout(nc);
   if (op == "Constant")
     return importConstant(nc);
+  // Op families with a source file each (Import<Family>.cpp).
+  for (auto family : {&Importer::importLossOps, &Importer::importIndexOps,
+                      &Importer::importSpatialOps, &Importer::importRecurrentOps,
+                      &Importer::importIntegerOps, &Importer::importMiscOps})
+    if (std::optional<LogicalResult> r = (this->*family)(nc))
+      return *r;
   return emitError(nc.loc) << "unsupported ONNX op '" << op << "' (node '" << nc.name << "', opset "
                            << opset << ")";
 }
