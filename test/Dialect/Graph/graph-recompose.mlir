@@ -73,3 +73,98 @@ func.func @not_layer_norm(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   %n = graph.div %d, %s : (tensor<2x4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
   return %n : tensor<2x4x8xf32>
 }
+
+// -----
+
+// GELU, tanh form, as PyTorch 1.13 exports gelu(approximate="tanh") at opset 14:
+// 0.5 * (x * (1 + tanh(beta * (x + kappa * (x * (x * x)))))).
+// CHECK-LABEL: func.func @gelu_tanh_torch
+// CHECK-SAME:      (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT:    %[[G:.*]] = graph.gelu %[[X]] {approximate = "tanh"} : tensor<4x8xf32>
+// CHECK-NEXT:    return %[[G]]
+func.func @gelu_tanh_torch(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %kappa = graph.constant dense<4.471500e-02> : tensor<f32>
+  %beta = graph.constant dense<0.797884583> : tensor<f32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %0 = graph.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = graph.mul %x, %0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = graph.mul %kappa, %1 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = graph.add %x, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = graph.mul %beta, %3 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = graph.tanh %4 : tensor<4x8xf32>
+  %6 = graph.add %one, %5 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = graph.mul %x, %6 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = graph.mul %half, %7 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %8 : tensor<4x8xf32>
+}
+
+// -----
+
+// GELU, tanh form, as GPT-2's hand-written "new GELU" exports (f16 constants,
+// x^3 already canonicalized from graph.pow): (0.5 * x) * (1 + tanh(...)).
+// CHECK-LABEL: func.func @gelu_tanh_gpt2_f16
+// CHECK-SAME:      (%[[X:.*]]: tensor<4x8xf16>)
+// CHECK-NEXT:    %[[G:.*]] = graph.gelu %[[X]] {approximate = "tanh"} : tensor<4x8xf16>
+// CHECK-NEXT:    return %[[G]]
+func.func @gelu_tanh_gpt2_f16(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %half = graph.constant dense<0.5> : tensor<f16>
+  %kappa = graph.constant dense<4.471500e-02> : tensor<f16>
+  %beta = graph.constant dense<0.7978> : tensor<f16>
+  %one = graph.constant dense<1.0> : tensor<f16>
+  %0 = graph.mul %half, %x : (tensor<f16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %1 = graph.mul %x, %x : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %2 = graph.mul %1, %x : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %3 = graph.mul %2, %kappa : (tensor<4x8xf16>, tensor<f16>) -> tensor<4x8xf16>
+  %4 = graph.add %x, %3 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %5 = graph.mul %4, %beta : (tensor<4x8xf16>, tensor<f16>) -> tensor<4x8xf16>
+  %6 = graph.tanh %5 : tensor<4x8xf16>
+  %7 = graph.add %6, %one : (tensor<4x8xf16>, tensor<f16>) -> tensor<4x8xf16>
+  %8 = graph.mul %0, %7 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  return %8 : tensor<4x8xf16>
+}
+
+// -----
+
+// Refused: kappa is 0.05, not 0.044715 (not a GELU).
+// CHECK-LABEL: func.func @not_gelu_tanh
+// CHECK-NOT:     graph.gelu
+// CHECK:         graph.tanh
+func.func @not_gelu_tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %kappa = graph.constant dense<5.0e-02> : tensor<f32>
+  %beta = graph.constant dense<0.797884583> : tensor<f32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %0 = graph.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = graph.mul %x, %0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = graph.mul %kappa, %1 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = graph.add %x, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = graph.mul %beta, %3 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = graph.tanh %4 : tensor<4x8xf32>
+  %6 = graph.add %one, %5 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = graph.mul %x, %6 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = graph.mul %half, %7 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %8 : tensor<4x8xf32>
+}
+
+// -----
+
+// Refused: the inner product x * (1 + tanh(...)) has another user, so it cannot disappear.
+// CHECK-LABEL: func.func @gelu_tanh_shared_inner
+// CHECK-NOT:     graph.gelu
+func.func @gelu_tanh_shared_inner(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %kappa = graph.constant dense<4.471500e-02> : tensor<f32>
+  %beta = graph.constant dense<0.797884583> : tensor<f32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %0 = graph.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = graph.mul %x, %0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = graph.mul %kappa, %1 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = graph.add %x, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = graph.mul %beta, %3 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = graph.tanh %4 : tensor<4x8xf32>
+  %6 = graph.add %one, %5 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = graph.mul %x, %6 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = graph.mul %half, %7 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %8, %7 : tensor<4x8xf32>, tensor<4x8xf32>
+}

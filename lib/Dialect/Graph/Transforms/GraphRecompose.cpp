@@ -6,6 +6,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <optional>
 
 namespace aicc::graph {
 #define GEN_PASS_DEF_GRAPHRECOMPOSE
@@ -17,13 +18,17 @@ using namespace aicc::graph;
 
 namespace {
 
-/// True when `v` is a constant whose every element is `want` (relative tolerance 1e-6).
+/// True when `v` is a constant whose every element is `want`, within the
+/// rounding of the constant's element type (relative 1e-6 for f32/f64, 1e-3
+/// for f16, 8e-3 for bf16: exporters round sqrt(2/pi) etc. to the model dtype).
 bool isSplat(Value v, double want) {
   DenseFPElementsAttr attr;
   if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
     return false;
+  Type et = attr.getElementType();
+  double tol = et.isF16() ? 1e-3 : et.isBF16() ? 8e-3 : 1e-6;
   double got = attr.getSplatValue<APFloat>().convertToDouble();
-  return std::abs(got - want) <= 1e-6 * std::max(1.0, std::abs(want));
+  return std::abs(got - want) <= tol * std::max(1.0, std::abs(want));
 }
 
 /// For a commutative binary op, the operand that is not `known` (or null).
@@ -35,37 +40,125 @@ Value other(Operation *op, Value known) {
   return {};
 }
 
-/// mul(mul(x, add(erf(div(x, sqrt2)), 1)), 0.5), and mul(x, mul(add(...), 0.5)).
+/// The three factors of a product a*b*c written as mul(a, mul(b, c)) or
+/// mul(mul(a, b), c) in any operand order; the inner mul must have no other
+/// user (it disappears in the rewrite).
+std::optional<SmallVector<Value, 3>> threeFactors(MulOp root) {
+  for (int i = 0; i < 2; ++i) {
+    auto inner = root->getOperand(i).getDefiningOp<MulOp>();
+    if (inner && inner->hasOneUse())
+      return SmallVector<Value, 3>{root->getOperand(1 - i), inner.getLhs(), inner.getRhs()};
+  }
+  return std::nullopt;
+}
+
+/// Finds a permutation of `f` that makes (f[0] == 0.5 splat, f[1] == x,
+/// pred(x, f[2])) hold; returns x or null.
+template <typename Pred> Value matchHalfXTerm(ArrayRef<Value> f, Pred pred) {
+  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (const auto &p : perms)
+    if (isSplat(f[p[0]], 0.5) && pred(f[p[1]], f[p[2]]))
+      return f[p[1]];
+  return {};
+}
+
+/// `v` is add(t, 1) or add(1, t) with t defined by OpTy; returns t's op.
+template <typename OpTy> OpTy onePlus(Value v) {
+  auto add = v.getDefiningOp<AddOp>();
+  if (!add)
+    return {};
+  for (int j = 0; j < 2; ++j)
+    if (isSplat(add->getOperand(1 - j), 1.0))
+      if (auto t = add->getOperand(j).getDefiningOp<OpTy>())
+        return t;
+  return {};
+}
+
+/// `v` is x * c or c * x with c a splat equal to `want`.
+bool isScaled(Value v, Value x, double want) {
+  auto mul = v.getDefiningOp<MulOp>();
+  if (!mul)
+    return false;
+  Value c = other(mul, x);
+  return c && isSplat(c, want);
+}
+
+/// `v` is x*x*x in any association.
+bool isCube(Value v, Value x) {
+  auto m = v.getDefiningOp<MulOp>();
+  if (!m)
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    auto sq = m->getOperand(i).getDefiningOp<MulOp>();
+    if (m->getOperand(1 - i) == x && sq && sq.getLhs() == x && sq.getRhs() == x)
+      return true;
+  }
+  return false;
+}
+
+/// GELU, erf form (ONNX Gelu approximate="none"; PyTorch's exact GELU):
+/// 0.5 * x * (1 + erf(x / sqrt(2))) with the product in any association and
+/// order, and x / sqrt(2) also as x * (1 / sqrt(2)).
 struct RecomposeGelu : public OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
-    // Find the "add(erf(div(x, sqrt2)), 1)" term and x among the two nested muls.
-    for (int half = 0; half < 2; ++half) {
-      if (!isSplat(root->getOperand(half), 0.5))
-        continue;
-      auto inner = root->getOperand(1 - half).getDefiningOp<MulOp>();
-      if (!inner)
-        continue;
-      for (int k = 0; k < 2; ++k) {
-        auto add = inner->getOperand(k).getDefiningOp<AddOp>();
-        Value x = inner->getOperand(1 - k);
-        if (!add)
+    auto f = threeFactors(root);
+    if (!f)
+      return failure();
+    Value x = matchHalfXTerm(*f, [](Value x, Value t) {
+      auto erf = onePlus<ErfOp>(t);
+      if (!erf)
+        return false;
+      Value arg = erf.getInput();
+      if (auto div = arg.getDefiningOp<DivOp>())
+        return div.getLhs() == x && isSplat(div.getRhs(), std::sqrt(2.0));
+      return isScaled(arg, x, 1.0 / std::sqrt(2.0));
+    });
+    if (!x || x.getType() != root.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<GeluOp>(root, root.getType(), x, rewriter.getStringAttr("none"));
+    return success();
+  }
+};
+
+/// GELU, tanh form (ONNX Gelu approximate="tanh"; PyTorch gelu(approximate="tanh"),
+/// GPT-2's "new GELU"; Hendrycks & Gimpel, arXiv:1606.08415, eq. 2):
+/// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), the cube as x*x*x
+/// (graph.pow x^3 canonicalizes to it) and the products in any order.
+struct RecomposeGeluTanh : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
+    auto f = threeFactors(root);
+    if (!f)
+      return failure();
+    const double beta = std::sqrt(2.0 / M_PI), kappa = 0.044715;
+    Value x = matchHalfXTerm(*f, [&](Value x, Value t) {
+      auto tanh = onePlus<TanhOp>(t);
+      if (!tanh)
+        return false;
+      auto scaled = tanh.getInput().getDefiningOp<MulOp>();
+      if (!scaled)
+        return false;
+      for (int i = 0; i < 2; ++i) {
+        if (!isSplat(scaled->getOperand(1 - i), beta))
           continue;
-        for (int j = 0; j < 2; ++j) {
-          auto erf = add->getOperand(j).getDefiningOp<ErfOp>();
-          if (!erf || !isSplat(add->getOperand(1 - j), 1.0))
-            continue;
-          auto div = erf.getInput().getDefiningOp<DivOp>();
-          if (!div || div.getLhs() != x || !isSplat(div.getRhs(), std::sqrt(2.0)) ||
-              x.getType() != root.getType())
-            continue;
-          rewriter.replaceOpWithNewOp<GeluOp>(root, root.getType(), x,
-                                              rewriter.getStringAttr("none"));
-          return success();
-        }
+        auto sum = scaled->getOperand(i).getDefiningOp<AddOp>();
+        Value cubeTerm = sum ? other(sum, x) : Value();
+        if (!cubeTerm)
+          continue;
+        auto m = cubeTerm.getDefiningOp<MulOp>();
+        if (!m)
+          continue;
+        for (int j = 0; j < 2; ++j)
+          if (isSplat(m->getOperand(1 - j), kappa) && isCube(m->getOperand(j), x))
+            return true;
       }
-    }
-    return failure();
+      return false;
+    });
+    if (!x || x.getType() != root.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<GeluOp>(root, root.getType(), x, rewriter.getStringAttr("tanh"));
+    return success();
   }
 };
 
@@ -145,7 +238,7 @@ struct AbsorbAffine : public OpRewritePattern<OpTy> {
 struct GraphRecomposePass : public aicc::graph::impl::GraphRecomposeBase<GraphRecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RecomposeGelu, RecomposeLayerNorm, AbsorbAffine<MulOp, true>,
+    patterns.add<RecomposeGelu, RecomposeGeluTanh, RecomposeLayerNorm, AbsorbAffine<MulOp, true>,
                  AbsorbAffine<AddOp, false>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
