@@ -35,8 +35,17 @@ namespace graph = aicc::graph;
 /// of. Opsets 1-6 are accepted for the old models in ONNX's own test data
 /// (legacy `broadcast` attribute on Add/Sub/Mul/Div/Gemm).
 constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxOpset = 21;
-constexpr int64_t kMaxIRVersion = 10;
+/// Opsets 22-27 (onnx 1.22's schemas) change the ops aicc imports only by
+/// widening type constraints (bf16/float8/int4 ...), except: Cast/CastLike 25
+/// add round_mode (float8 only; aicc rejects float8 types), QuantizeLinear 25
+/// adds precision and DequantizeLinear 25 output_dtype (checked by their
+/// importers), Range 27 adds stash_type (f16/bf16 accumulation precision; aicc
+/// folds Range in double precision), and pooling 22 states that windows
+/// starting in the end padding are dropped (already so for ceil_mode).
+constexpr int64_t kMaxOpset = 27;
+/// IR versions 11-13 add element types only (float4/float8e8m0/int2), which
+/// the importer rejects by type.
+constexpr int64_t kMaxIRVersion = 13;
 /// Constants with more bytes than this become dense_resource blobs.
 constexpr uint64_t kMaxDenseBytes = 64 * 1024;
 

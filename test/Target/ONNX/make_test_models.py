@@ -182,7 +182,7 @@ def main():
     save(model([helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1.0)],
                [vi("x", F32, [2, 3])], [vi("y", F32, [2, 3])]), "bad_attr.onnx")
     save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
-               [vi("x", F32, [2])], [vi("y", F32, [2])], opset=22, ir=10), "opset_too_new.onnx")
+               [vi("x", F32, [2])], [vi("y", F32, [2])], opset=28, ir=10), "opset_too_new.onnx")
     w = TensorProto(name="W", data_type=F32, dims=[2, 2], data_location=TensorProto.EXTERNAL)
     w.external_data.add(key="location", value="missing.bin")
     save(model([helper.make_node("MatMul", ["x", "W"], ["y"], name="mm")],

@@ -7,7 +7,7 @@
 //
 // made of graph-dialect ops (include/aicc/Dialect/Graph/IR/GraphOps.td).
 //
-// Accepted: IR versions <= 10; default-domain ("" or "ai.onnx") opsets 1-21
+// Accepted: IR versions <= 13; default-domain ("" or "ai.onnx") opsets 1-27
 // (the highest such opset_import entry is the one used). Imported ops: MatMul,
 // Gemm, Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Exp, Erf, Gelu, Softmax,
 // Reshape, Transpose, Flatten, Identity, Dropout (inference), Constant. The
