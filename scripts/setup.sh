@@ -8,7 +8,7 @@ PKGS=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libgtest-dev googletest
-  python3 python3-numpy python3-onnx python3-pybind11 python3-protobuf
+  python3 python3-numpy python3-onnx python3-pybind11 python3-protobuf python3-venv
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev
 )
 
@@ -25,4 +25,27 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 else
   echo "aicc setup: all Debian packages present"
+fi
+
+# PyPI: the `onnx` package's newer conformance data (opsets past Debian's) and onnxruntime (an
+# independent reference for tests without expected outputs), pinned, in the project's own
+# virtualenv ($AICC_VENV, default <repo>/.venv; Debian's python3 stays untouched).
+# onnx 1.22.0 is the last release whose wheel ships backend/test/data/node.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+VENV=${AICC_VENV:-$ROOT/.venv}
+PYPI_PKGS=(onnx==1.22.0 onnxruntime==1.32.0)
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "aicc setup: creating $VENV"
+  /usr/bin/python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" - "${PYPI_PKGS[@]}" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+sys.exit(0 if all(version(p.split("==")[0]) == p.split("==")[1] for p in sys.argv[1:]) else 1)
+PY
+then
+  echo "aicc setup: pip installing ${PYPI_PKGS[*]} into $VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PYPI_PKGS[@]}"
+else
+  echo "aicc setup: PyPI packages present in $VENV"
 fi

@@ -15,13 +15,23 @@ classifies each test:
 
 Each test runs in its own subprocesses, so a crash is counted, never fatal to the run.
 
-  aicc-onnx-test [--target cpu|sm_90] [--data DIR ...] [--jobs N] [--filter REGEX]
+  aicc-onnx-test [--target cpu|sm_90] [--data [LABEL=]DIR ...] [--pypi-venv VENV]
+                 [--ort-python PY] [--jobs N] [--filter REGEX]
                  [--json OUT.json] [--doc docs/onnx-conformance.md]
                  [--expected FILE [--update-expected]] [--bin build/bin]
                  [--payload DIR [--only-passing FILE]]   (GPU machine has no compiler:
                      compile here into DIR/cases/NAME/{model.aicc,test_data_set_*})
                  [--gpu-log LOG --doc FILE]               (fold scripts/gpu-check.sh's
                      PASS/FAIL lines into FILE's GPU section)
+
+Test names are SUITE/TEST, or LABEL/SUITE/TEST for a --data root given a label.
+--pypi-venv VENV adds the conformance data of the `onnx` package installed in VENV (scripts/setup.sh
+installs a pinned version into .venv), labelled onnx-<version>; it is an error when VENV has none.
+
+Where a test has no expected outputs (a model directory without test_data_set_N, or data sets
+with inputs only), onnxruntime computes them (tools/aicc-onnx-test/ort_reference.py run by
+--ort-python, default VENV/bin/python): random inputs from a fixed seed when there are none.
+The JSON result then says "reference": "onnxruntime".
 
 With --expected, exits 1 when a test listed there as `pass` no longer passes (a regression);
 tests that newly pass are reported (refresh the file with --update-expected).
@@ -182,17 +192,117 @@ def run_test(test_dir, name, args, workdir):
     return result
 
 
+def split_label(data):
+    """'LABEL=DIR' -> (LABEL, DIR); 'DIR' -> ('', DIR)."""
+    label, sep, path = data.partition("=")
+    if sep and "/" not in label and label:
+        return label, path
+    return "", data
+
+
+def pypi_data(venv):
+    """(label, data dir) of the onnx package's backend test data in virtualenv `venv`."""
+    import glob
+    dirs = glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "onnx", "backend",
+                                  "test", "data"))
+    dists = glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "onnx-*.dist-info"))
+    if not dirs or not os.path.isdir(os.path.join(dirs[0], "node")):
+        return None
+    version = os.path.basename(dists[0])[len("onnx-"):-len(".dist-info")] if dists else "pypi"
+    return "onnx-" + version, dirs[0]
+
+
+def needs_reference(test_dir):
+    """True when the test has no expected outputs (no data set, or a data set without them)."""
+    sets = [d for d in os.listdir(test_dir) if d.startswith("test_data_set_")]
+    if not sets:
+        return True
+    return any(not any(f.startswith("output_") for f in os.listdir(os.path.join(test_dir, s)))
+               for s in sets)
+
+
+def materialize_light(model_path, out_dir):
+    """A backend test directory for one of the onnx package's "light" real models
+    (data/light/light_X.onnx + light_X_output_0.pb: AlexNet, ResNet-50, DenseNet-121, ...),
+    with the input onnx's runner feeds them (onnx/backend/test/runner, generate_dummy_data with
+    random=False: arange(n).reshape(shape) / n in float32, symbolic dims as 1)."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    set_dir = os.path.join(out_dir, "test_data_set_0")
+    os.makedirs(set_dir, exist_ok=True)
+    dst = os.path.join(out_dir, "model.onnx")
+    if not os.path.exists(dst):
+        os.symlink(os.path.abspath(model_path), dst)
+    m = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    k = 0
+    for x in m.graph.input:
+        if x.name in inits:
+            continue
+        shape = tuple(d.dim_value if d.HasField("dim_value") else 1
+                      for d in x.type.tensor_type.shape.dim)
+        n = int(np.prod(shape))
+        value = (np.arange(n).reshape(shape) / n).astype(np.float32)
+        with open(os.path.join(set_dir, "input_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(value, x.name).SerializeToString())
+        k += 1
+    prefix = os.path.splitext(model_path)[0]
+    for i in range(len(m.graph.output)):
+        src = "%s_output_%d.pb" % (prefix, i)
+        if os.path.exists(src):
+            import shutil
+            shutil.copyfile(src, os.path.join(set_dir, "output_%d.pb" % i))
+    return out_dir
+
+
+def run_one(test_dir, name, args, workdir):
+    """run_test, after computing missing expected outputs with onnxruntime."""
+    if os.path.isfile(test_dir):  # a "light" model file
+        test_dir = materialize_light(test_dir, os.path.join(workdir, "light",
+                                                            name.replace("/", "_")))
+    if not needs_reference(test_dir):
+        return run_test(test_dir, name, args, workdir)
+    model = os.path.join(test_dir, "model.onnx")
+    ops, opset, na = model_info(model)
+    if na:
+        return {"test": name, "ops": ops, "opset": opset, "status": "not-applicable",
+                "reason": na}
+    if not args.ort_python:
+        return {"test": name, "ops": ops, "opset": opset, "status": "not-applicable",
+                "reason": "no expected outputs and no onnxruntime (--ort-python)"}
+    ref_dir = os.path.join(workdir, "ort", name.replace("/", "_"))
+    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
+    cmd = [args.ort_python, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "ort_reference.py"), model, ref_dir]
+    if sets:
+        cmd += ["--inputs", os.path.join(test_dir, sets[0])]
+    rc, out, err, to = run(cmd, args.timeout)
+    if rc != 0:
+        return {"test": name, "ops": ops, "opset": opset, "status": "not-applicable",
+                "reason": "no expected outputs; onnxruntime gives none: " + first_error(err)}
+    result = run_test(ref_dir, name, args, workdir)
+    result["reference"] = "onnxruntime"
+    return result
+
+
 def collect(data_dirs, suites, filt):
     tests = []
     for data in data_dirs:
+        label, data = split_label(data)
         for suite in suites:
             root = os.path.join(data, suite)
             if not os.path.isdir(root):
                 continue
             for t in sorted(os.listdir(root)):
                 d = os.path.join(root, t)
-                if os.path.isfile(os.path.join(d, "model.onnx")):
-                    name = suite + "/" + t
+                m = re.fullmatch(r"light_(\w+)\.onnx", t) if suite == "light" else None
+                if m:  # onnx's "light" real models: one file + its expected output
+                    name = (label + "/" if label else "") + "light/test_" + m.group(1)
+                    if not filt or re.search(filt, name):
+                        tests.append((d, name))
+                elif os.path.isfile(os.path.join(d, "model.onnx")):
+                    name = (label + "/" if label else "") + suite + "/" + t
                     if filt and not re.search(filt, name):
                         continue
                     tests.append((d, name))
@@ -203,7 +313,7 @@ def write_doc(path, results, args, command):
     by_status = collections.Counter(r["status"] for r in results)
     per_suite = collections.defaultdict(collections.Counter)
     for r in results:
-        per_suite[r["test"].split("/")[0]][r["status"]] += 1
+        per_suite[r["test"].rsplit("/", 1)[0]][r["status"]] += 1
     per_op = collections.defaultdict(collections.Counter)
     for r in results:
         for op in r["ops"] or ["?"]:
@@ -217,7 +327,11 @@ def write_doc(path, results, args, command):
              "- Target: `%s`%s" % (args.target, "" if args.target == "cpu" or args.run_gpu
                                    else " (compiled and assembled only; not run)"),
              "- Data: %s" % ", ".join(args.data),
-             "- Command: `%s`" % command, "",
+             "- Command: `%s`" % command,
+             "- Expected outputs: the test data's, except %d test(s) without any, whose "
+             "reference is onnxruntime (CPU)" % sum(1 for r in results
+                                                    if r.get("reference") == "onnxruntime"),
+             "",
              "## Totals", "",
              "| suite | " + " | ".join(statuses) + " | pass / applicable |",
              "|---|" + "---|" * (len(statuses) + 1)]
@@ -305,6 +419,8 @@ def main():
     p.add_argument("--target", default="cpu")
     p.add_argument("--data", action="append", help="data root(s); default " + DEFAULT_DATA)
     p.add_argument("--suites", default=",".join(SUITES))
+    p.add_argument("--pypi-venv", help="add the onnx package's test data from this virtualenv")
+    p.add_argument("--ort-python", help="Python with onnxruntime, for tests without outputs")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--filter")
     p.add_argument("--bin", default=os.environ.get("AICC_BIN", here))
@@ -325,6 +441,15 @@ def main():
     if args.gpu_log:
         return gpu_section(args)
     args.data = args.data or [DEFAULT_DATA]
+    if args.pypi_venv:
+        found = pypi_data(args.pypi_venv)
+        if not found:
+            print("aicc-onnx-test: no onnx backend test data in virtualenv %s (run "
+                  "scripts/setup.sh)" % args.pypi_venv, file=sys.stderr)
+            return 2
+        args.data.append("%s=%s" % found)
+        if not args.ort_python and os.path.exists(os.path.join(args.pypi_venv, "bin", "python")):
+            args.ort_python = os.path.join(args.pypi_venv, "bin", "python")
     import tempfile
     workdir = args.workdir or tempfile.mkdtemp(prefix="aicc-onnx-test-")
     tests = collect(args.data, args.suites.split(","), args.filter)
@@ -337,7 +462,7 @@ def main():
         return 2
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = [ex.submit(run_test, d, n, args, workdir) for d, n in tests]
+        futs = [ex.submit(run_one, d, n, args, workdir) for d, n in tests]
         for f in concurrent.futures.as_completed(futs):
             results.append(f.result())
     results.sort(key=lambda r: r["test"])
@@ -346,7 +471,9 @@ def main():
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
     command = "build/bin/aicc-onnx-test --target %s%s --suites %s --doc docs/onnx-conformance.md" % (
-        args.target, "".join(" --data " + d for d in args.data), args.suites)
+        args.target, "".join(" --data " + d for d in args.data if not
+                             (args.pypi_venv and d.startswith("onnx-"))) +
+        (" --pypi-venv .venv" if args.pypi_venv else ""), args.suites)
     if args.doc:
         write_doc(args.doc, results, args, command)
     status = 0
