@@ -231,12 +231,11 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
   }
   Type keyElem = cast<RankedTensorType>(key.getType()).getElementType();
   Type fi = indexFloatType(n);
-  auto outer = product(t.getShape());
-  int64_t pairwise = outer && *outer / n <= kTopKPairwiseLimit / n / n
-                         ? *outer / n * n * n
-                         : std::numeric_limits<int64_t>::max();
+  // Elements of the [.., n, n, ..] comparison (nullopt on overflow).
+  auto total = product(t.getShape());
+  std::optional<int64_t> pairwise = total ? product({*total / n, n, n}) : std::nullopt;
   Value idxF;
-  if (pairwise <= kTopKPairwiseLimit) {
+  if (pairwise && *pairwise <= kTopKPairwiseLimit) {
     Value xi = reshape(loc, key, insertDim(t.getShape(), a + 1, 1)); // [.., n(i), 1, ..]
     Value xj = reshape(loc, key, insertDim(t.getShape(), a, 1));     // [.., 1, n(j), ..]
     Value beats = largest ? compare<graph::GreaterOp>(b, loc, xj, xi)
@@ -257,9 +256,7 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
       return nodeError(nc) << "k = " << k << " along an axis of " << n
                            << " elements is not supported: the pairwise-rank decomposition "
                               "would compare "
-                           << (pairwise == std::numeric_limits<int64_t>::max()
-                                   ? std::string("too many")
-                                   : std::to_string(pairwise))
+                           << (pairwise ? std::to_string(*pairwise) : std::string("too many"))
                            << " pairs (limit " << kTopKPairwiseLimit
                            << ") and the k-round one is limited to k <= " << kTopKMaxRounds;
     double inf = std::numeric_limits<double>::infinity();
