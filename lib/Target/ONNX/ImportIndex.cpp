@@ -43,8 +43,8 @@ Value select(OpBuilder &b, Location loc, Value c, Value x, Value y) {
        yt = cast<RankedTensorType>(y.getType());
   auto xy = aicc::graph::broadcastShapes(xt.getShape(), yt.getShape());
   auto all = aicc::graph::broadcastShapes(ct.getShape(), *xy);
-  return aicc::graph::WhereOp::create(b, loc, RankedTensorType::get(*all, xt.getElementType()),
-                                      c, x, y);
+  return aicc::graph::WhereOp::create(b, loc, RankedTensorType::get(*all, xt.getElementType()), c,
+                                      x, y);
 }
 SmallVector<int64_t> insertDim(ArrayRef<int64_t> shape, int64_t at, int64_t size) {
   SmallVector<int64_t> s(shape);
@@ -79,7 +79,8 @@ Value Importer::argIndex(Location loc, Value x, int64_t axis, bool isMax, bool s
                   : buildReduce<graph::ReduceMinOp>(loc, x, {axis}, true);
   Value match = compare<graph::EqualOp>(b, loc, x, m);
   // NaN != NaN: a NaN is the extreme, as in numpy (the ONNX reference implementation).
-  Value isNan = graph::NotOp::create(b, loc, match.getType(), compare<graph::EqualOp>(b, loc, x, x));
+  Value isNan =
+      graph::NotOp::create(b, loc, match.getType(), compare<graph::EqualOp>(b, loc, x, x));
   match = graph::OrOp::create(b, loc, match.getType(), match, isNan);
   Value iota = iotaAlong(loc, t.getRank(), axis, n, fi);
   Value cand = select(b, loc, match, iota, scalarF(loc, fi, selectLast ? -1.0 : (double)n));
@@ -216,8 +217,8 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
     return failure();
   int64_t a = *axis, n = t.getDimSize(a);
   if (k < 1 || k > n)
-    return nodeError(nc) << "k = " << k << " must be in [1, " << n
-                         << "] (the size of axis " << a << "; empty outputs are not supported)";
+    return nodeError(nc) << "k = " << k << " must be in [1, " << n << "] (the size of axis " << a
+                         << "; empty outputs are not supported)";
   Location loc = nc.loc;
   bool largest = *largestAttr != 0;
   Value key = *in;

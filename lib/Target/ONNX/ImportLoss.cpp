@@ -54,8 +54,7 @@ FailureOr<Importer::LossArgs> Importer::parseLossArgs(const NodeCtx &nc, RankedT
   if (failed(reduction))
     return failure();
   if (*reduction != "none" && *reduction != "sum" && *reduction != "mean")
-    return nodeError(nc) << "reduction '" << *reduction
-                         << "' is not one of 'none', 'sum', 'mean'";
+    return nodeError(nc) << "reduction '" << *reduction << "' is not one of 'none', 'sum', 'mean'";
   args.reduction = *reduction;
   if (findAttr(nc, "ignore_index")) {
     auto ii = getInt(nc, "ignore_index", 0);
@@ -125,7 +124,8 @@ Value Importer::sumAll(Location loc, Value v) {
   if (t.getRank() == 0)
     return v;
   if (n <= kMaxOnePassReduction)
-    return buildReduce<graph::ReduceSumOp>(loc, v, llvm::to_vector(llvm::seq<int64_t>(0, t.getRank())),
+    return buildReduce<graph::ReduceSumOp>(loc, v,
+                                           llvm::to_vector(llvm::seq<int64_t>(0, t.getRank())),
                                            /*keepdims=*/false);
   // Row sums of a [rows, cols] view (cols <= 4096), then the sum of those: a divisor of n
   // for cols when one is large enough, else zero padding to rows * cols.
@@ -140,10 +140,10 @@ Value Importer::sumAll(Location loc, Value v) {
         break;
       }
     if (rows * cols != n)
-      flat = graph::PadOp::create(
-          b, loc, RankedTensorType::get({rows * cols}, t.getElementType()), flat,
-          b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({rows * cols - n}),
-          b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+      flat = graph::PadOp::create(b, loc, RankedTensorType::get({rows * cols}, t.getElementType()),
+                                  flat, b.getDenseI64ArrayAttr({0}),
+                                  b.getDenseI64ArrayAttr({rows * cols - n}),
+                                  b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
     flat = reshape(loc, flat, {rows, cols});
     flat = buildReduce<graph::ReduceSumOp>(loc, flat, {1}, /*keepdims=*/false);
     n = rows;
