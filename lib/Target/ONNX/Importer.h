@@ -260,11 +260,44 @@ private:
   /// ImportLoss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
   std::optional<LogicalResult> importLossOps(const NodeCtx &nc);
   // -- ImportLoss.cpp helpers --
+  LogicalResult importNegativeLogLikelihoodLoss(const NodeCtx &nc);
+  LogicalResult importSoftmaxCrossEntropyLoss(const NodeCtx &nc);
+  /// The reduction, ignore_index, target and weight checks shared by both loss ops.
+  struct LossArgs {
+    std::string reduction;
+    std::optional<int64_t> ignoreIndex;
+  };
+  FailureOr<LossArgs> parseLossArgs(const NodeCtx &nc, RankedTensorType input, Value target,
+                                    Value weight);
+  /// NegativeLogLikelihoodLoss of `logProb` [N, C, d1..dk] at `target` [N, d1..dk] with the
+  /// optional `weight` [C] (null when absent), per the ONNX operator's function body.
+  Value buildNLLLoss(Location loc, Value logProb, Value target, Value weight,
+                     const LossArgs &args);
+  /// Sum of every element of `v`, a rank-0 tensor; reductions of more than 4096
+  /// elements are split (the one-pass reduction template's limit).
+  Value sumAll(Location loc, Value v);
 
   /// ImportIndex.cpp: ArgMax/ArgMin, Hardmax, TopK, CumSum, OneHot, GatherND,
   /// Scatter*, Einsum and other index-arithmetic ops.
   std::optional<LogicalResult> importIndexOps(const NodeCtx &nc);
   // -- ImportIndex.cpp helpers --
+  // (ArgMax / ArgMin / Hardmax / TopK block)
+  LogicalResult importArgMinMax(const NodeCtx &nc, bool isMax);
+  LogicalResult importHardmax(const NodeCtx &nc);
+  LogicalResult importTopK(const NodeCtx &nc);
+  /// 0, 1, ..., shape[axis] - 1 along `axis` of a constant of `rank` dims (the others 1),
+  /// in `elem` (a float type that holds the indices exactly, see indexFloatType).
+  Value iotaAlong(Location loc, int64_t rank, int64_t axis, int64_t n, Type elem);
+  /// f32 when every index below `n` is exact in it (n <= 2^24), else f64.
+  Type indexFloatType(int64_t n) {
+    return n <= (int64_t(1) << 24) ? Type(b.getF32Type()) : Type(b.getF64Type());
+  }
+  /// Index of the first (or, with `selectLast`, the last) maximum (`isMax`) or minimum of
+  /// float `x` along `axis`, as a float of indexFloatType (exact), dim `axis` kept with
+  /// size 1 when `keepdims`. NaN counts as the extreme (numpy argmax/argmin).
+  Value argIndex(Location loc, Value x, int64_t axis, bool isMax, bool selectLast,
+                 bool keepdims);
+  // (end of the ArgMax / ArgMin / Hardmax / TopK block)
 
   /// ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
   std::optional<LogicalResult> importSpatialOps(const NodeCtx &nc);
