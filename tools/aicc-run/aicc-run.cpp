@@ -15,6 +15,8 @@
 #include "aicc/Runtime/Session.h"
 #ifdef AICC_RUN_WITH_COMPILER
 #include "ReferenceModes.h"
+#else
+#include <unistd.h>
 #endif
 
 #include <algorithm>
@@ -59,7 +61,8 @@ options:
   --benchmark N           afterwards, time N runs of the launch plan (transfers
                           excluded) and print milliseconds per run
 
-float64 reference (builds with the compiler only; see docs/debugging.md):
+float64 reference (run by aicc-run-reference, which aicc-run calls for these
+options and which is built with the compiler; see docs/debugging.md):
   --reference MODEL       evaluate MODEL (.onnx, or graph-dialect .mlir) with the
                           float64 reference evaluator instead of running a bundle;
                           --test-data-set, --input, --rtol/--atol and --output-dir
@@ -469,10 +472,13 @@ bool runTestDataSet(Session &session, const Options &opts,
   return allPass;
 }
 
-/// --reference / --bisect: handled by ReferenceModes.cpp when the compiler is
-/// built in.
-int runReferenceModes(const Options &opts) {
+/// --reference / --bisect need MLIR and the reference evaluator. They are built
+/// into aicc-run-reference (this file + ReferenceModes.cpp); plain aicc-run stays
+/// free of MLIR (it is shipped alone to GPU machines) and hands such command
+/// lines over to the aicc-run-reference next to it.
+int runReferenceModes(const Options &opts, char **argv) {
 #ifdef AICC_RUN_WITH_COMPILER
+  (void)argv;
   aicc::run::ReferenceModeOptions r;
   r.modelPath = opts.bisectModel.empty() ? opts.referenceModel : opts.bisectModel;
   r.bundlePath = opts.bundlePath;
@@ -487,15 +493,23 @@ int runReferenceModes(const Options &opts) {
   return opts.bisectModel.empty() ? aicc::run::runReferenceMode(r)
                                   : aicc::run::runBisectMode(r);
 #else
-  fail("--reference and --bisect need the float64 reference evaluator, which "
-       "this aicc-run was built without (-DAICC_ENABLE_COMPILER=OFF)");
+  (void)opts;
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::string sibling = (self.parent_path() / "aicc-run-reference").string();
+  if (!ec && ::access(sibling.c_str(), X_OK) == 0) {
+    std::fflush(stdout);
+    argv[0] = sibling.data();
+    ::execv(sibling.c_str(), argv);
+  }
+  fail("--reference and --bisect need aicc-run-reference next to aicc-run (it "
+       "is built with the compiler, -DAICC_ENABLE_COMPILER=ON): cannot run '" +
+       sibling + "'");
   return kExitFailure;
 #endif
 }
 
 int runMain(const Options &opts) {
-  if (!opts.referenceModel.empty() || !opts.bisectModel.empty())
-    return runReferenceModes(opts);
   Bundle bundle;
   if (Status s = readBundleFile(opts.bundlePath, bundle); !s.ok) {
     fail(s.message);
@@ -579,5 +593,7 @@ int main(int argc, char **argv) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
+  if (!opts.referenceModel.empty() || !opts.bisectModel.empty())
+    return runReferenceModes(opts, argv);
   return runMain(opts);
 }
