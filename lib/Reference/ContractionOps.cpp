@@ -155,8 +155,7 @@ EvalResult evalConv(ConvOp op, const Tensor &x, const Tensor &w, const Tensor *b
     int64_t batch = idx[0], m = idx[1], g = m / Mg;
     double sum = bias ? bias->floats[m] : 0.0;
     for (int64_t c = 0; c < Cg; ++c)
-      forEachWindowPosition(idx, x.shape, kernel, op.getStrides(), op.getPads(),
-                            op.getDilations(),
+      forEachWindowPosition(idx, x.shape, kernel, op.getStrides(), op.getPads(), op.getDilations(),
                             [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t> kPos, bool inside) {
                               if (!inside)
                                 return;
@@ -171,8 +170,8 @@ EvalResult evalConv(ConvOp op, const Tensor &x, const Tensor &w, const Tensor *b
 // ONNX MaxPool: the maximum over the window positions inside the input (padding never
 // wins; a window with no position inside gives -inf); NaN propagates.
 EvalResult evalMaxPool(MaxPoolOp op, const Tensor &x) {
-  if (failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(),
-                         op.getPads(), op.getDilations())))
+  if (failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(), op.getPads(),
+                         op.getDilations())))
     return failure();
   Tensor r = Tensor::zeros(resultType(op));
   SmallVector<int64_t> idx;
@@ -180,8 +179,8 @@ EvalResult evalMaxPool(MaxPoolOp op, const Tensor &x) {
     unravel(i, r.shape, idx);
     double m = -std::numeric_limits<double>::infinity();
     forEachWindowPosition(idx, x.shape, op.getKernelShape(), op.getStrides(), op.getPads(),
-                          op.getDilations(), [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t>,
-                                                 bool inside) {
+                          op.getDilations(),
+                          [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t>, bool inside) {
                             if (!inside)
                               return;
                             double v = x.floats[nchwIndex(idx[0], idx[1], inPos, x.shape)];
@@ -196,8 +195,8 @@ EvalResult evalMaxPool(MaxPoolOp op, const Tensor &x) {
 // count, or, with count_include_pad, by the count of positions inside the padded input
 // [-pads_begin, size + pads_end) (padding reads 0); as onnx.reference's pool.
 EvalResult evalAvgPool(AvgPoolOp op, const Tensor &x) {
-  if (failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(),
-                         op.getPads(), op.getDilations())))
+  if (failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(), op.getPads(),
+                         op.getDilations())))
     return failure();
   Tensor r = Tensor::zeros(resultType(op));
   int64_t k = op.getKernelShape().size();
@@ -208,17 +207,16 @@ EvalResult evalAvgPool(AvgPoolOp op, const Tensor &x) {
     unravel(i, r.shape, idx);
     double sum = 0;
     int64_t count = 0;
-    forEachWindowPosition(idx, x.shape, op.getKernelShape(), op.getStrides(), pads,
-                          op.getDilations(),
-                          [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t>, bool inside) {
-                            if (inside)
-                              sum += x.floats[nchwIndex(idx[0], idx[1], inPos, x.shape)];
-                            bool inPadded = true;
-                            for (int64_t d = 0; d < k; ++d)
-                              inPadded &= inPos[d] >= -pads[d] &&
-                                          inPos[d] < x.shape[2 + d] + pads[d + k];
-                            count += includePad ? inPadded : inside;
-                          });
+    forEachWindowPosition(
+        idx, x.shape, op.getKernelShape(), op.getStrides(), pads, op.getDilations(),
+        [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t>, bool inside) {
+          if (inside)
+            sum += x.floats[nchwIndex(idx[0], idx[1], inPos, x.shape)];
+          bool inPadded = true;
+          for (int64_t d = 0; d < k; ++d)
+            inPadded &= inPos[d] >= -pads[d] && inPos[d] < x.shape[2 + d] + pads[d + k];
+          count += includePad ? inPadded : inside;
+        });
     r.floats[i] = sum / double(count);
   }
   return r;
@@ -230,9 +228,7 @@ std::optional<EvalResult> aicc::reference::detail::evalContractionOp(Operation *
   return llvm::TypeSwitch<Operation *, std::optional<EvalResult>>(op)
       .Case([&](MatMulOp o) { return evalMatMul(o, *in[0], *in[1]); })
       .Case([&](GemmOp o) { return evalGemm(o, *in[0], *in[1], o.getC() ? in[2] : nullptr); })
-      .Case([&](ConvOp o) {
-        return evalConv(o, *in[0], *in[1], o.getBias() ? in[2] : nullptr);
-      })
+      .Case([&](ConvOp o) { return evalConv(o, *in[0], *in[1], o.getBias() ? in[2] : nullptr); })
       .Case([&](MaxPoolOp o) { return evalMaxPool(o, *in[0]); })
       .Case([&](AvgPoolOp o) { return evalAvgPool(o, *in[0]); })
       .Default([](Operation *) { return std::nullopt; });

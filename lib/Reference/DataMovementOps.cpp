@@ -168,8 +168,7 @@ EvalResult evalExpand(ExpandOp op, const Tensor &x) {
 /// outside [-size, size).
 FailureOr<int64_t> normalizeIndex(Operation *op, int64_t v, int64_t size) {
   if (v < -size || v >= size)
-    return evalError(op) << "index " << v << " out of range [" << -size << ", " << size
-                         << ")",
+    return evalError(op) << "index " << v << " out of range [" << -size << ", " << size << ")",
            failure();
   return v < 0 ? v + size : v;
 }
@@ -180,8 +179,7 @@ EvalResult evalGather(GatherOp op, const Tensor &x, const Tensor &indices) {
   int64_t axis = op.getAxis(), q = indices.shape.size();
   if (indices.isFloat())
     return evalError(op) << "gather indices must be integers", failure();
-  if (axis < 0 || axis >= (int64_t)x.shape.size() ||
-      r.shape.size() != x.shape.size() - 1 + q)
+  if (axis < 0 || axis >= (int64_t)x.shape.size() || r.shape.size() != x.shape.size() - 1 + q)
     return evalError(op) << "gather axis or result rank do not match", failure();
   SmallVector<int64_t> idx, src(x.shape.size());
   for (int64_t i = 0, n = r.numElements(); i < n; ++i) {
@@ -217,8 +215,7 @@ EvalResult evalGatherElements(GatherElementsOp op, const Tensor &x, const Tensor
     idx[axis] = *k;
     for (size_t d = 0; d < idx.size(); ++d)
       if (idx[d] >= x.shape[d])
-        return evalError(op) << "indices are larger than the input outside the axis",
-               failure();
+        return evalError(op) << "indices are larger than the input outside the axis", failure();
     copyElement(r, i, x, ravel(idx, x.shape));
   }
   return r;

@@ -140,8 +140,7 @@ template <typename F> EvalResult unaryFloat(Operation *op, const Tensor &x, F f)
 }
 
 /// y[i] = f(x[i]) for floats, g(x[i]) for integers.
-template <typename F, typename G>
-EvalResult unaryNum(Operation *op, const Tensor &x, F f, G g) {
+template <typename F, typename G> EvalResult unaryNum(Operation *op, const Tensor &x, F f, G g) {
   Tensor r = Tensor::zeros(resultType(op));
   for (int64_t i = 0, n = r.numElements(); i < n; ++i) {
     if (x.isFloat())
@@ -156,7 +155,7 @@ EvalResult unaryNum(Operation *op, const Tensor &x, F f, G g) {
 /// std::optional<int64_t>; std::nullopt reports `undefinedWhat` at the op).
 template <typename F, typename G>
 EvalResult binary(Operation *op, const Tensor &a, const Tensor &b, F f, G g,
-                const char *undefinedWhat = "an undefined integer result") {
+                  const char *undefinedWhat = "an undefined integer result") {
   Tensor r = Tensor::zeros(resultType(op));
   SmallVector<int64_t> idx;
   for (int64_t i = 0, n = r.numElements(); i < n; ++i) {
@@ -179,14 +178,15 @@ EvalResult binary(Operation *op, const Tensor &a, const Tensor &b, F f, G g,
 /// Integer / bool-only binary op (bitwise on the stored values).
 template <typename G> EvalResult binaryInt(Operation *op, const Tensor &a, const Tensor &b, G g) {
   if (a.isFloat())
-    return evalError(op) << "'" << op->getName() << "' needs bool or integer operands",
-           failure();
-  return binary(op, a, b, [](double, double) { return 0.0; },
-                [&](int64_t x, int64_t y) -> std::optional<int64_t> { return g(x, y); });
+    return evalError(op) << "'" << op->getName() << "' needs bool or integer operands", failure();
+  return binary(
+      op, a, b, [](double, double) { return 0.0; },
+      [&](int64_t x, int64_t y) -> std::optional<int64_t> { return g(x, y); });
 }
 
 /// Broadcasting comparison: r[i] = pred(a[ia], b[ib]) as 0 / 1.
-template <typename P> EvalResult comparison(Operation *op, const Tensor &a, const Tensor &b, P pred) {
+template <typename P>
+EvalResult comparison(Operation *op, const Tensor &a, const Tensor &b, P pred) {
   Tensor r = Tensor::zeros(resultType(op));
   SmallVector<int64_t> idx;
   for (int64_t i = 0, n = r.numElements(); i < n; ++i) {
@@ -287,32 +287,38 @@ std::optional<EvalResult> aicc::reference::detail::evalElementwiseOp(Operation *
   return llvm::TypeSwitch<Operation *, std::optional<EvalResult>>(op)
       // Binary arithmetic (ONNX Add, Sub, Mul, Div, Pow, Min, Max, Mod, PRelu).
       .Case([&](AddOp) {
-        return binary(op, *in[0], *in[1], [](double a, double b) { return a + b; },
-                      [](int64_t a, int64_t b) -> std::optional<int64_t> { return wrapAdd(a, b); });
+        return binary(
+            op, *in[0], *in[1], [](double a, double b) { return a + b; },
+            [](int64_t a, int64_t b) -> std::optional<int64_t> { return wrapAdd(a, b); });
       })
       .Case([&](SubOp) {
-        return binary(op, *in[0], *in[1], [](double a, double b) { return a - b; },
-                      [](int64_t a, int64_t b) -> std::optional<int64_t> { return wrapSub(a, b); });
+        return binary(
+            op, *in[0], *in[1], [](double a, double b) { return a - b; },
+            [](int64_t a, int64_t b) -> std::optional<int64_t> { return wrapSub(a, b); });
       })
       .Case([&](MulOp) {
-        return binary(op, *in[0], *in[1], [](double a, double b) { return a * b; },
-                      [](int64_t a, int64_t b) -> std::optional<int64_t> { return wrapMul(a, b); });
+        return binary(
+            op, *in[0], *in[1], [](double a, double b) { return a * b; },
+            [](int64_t a, int64_t b) -> std::optional<int64_t> { return wrapMul(a, b); });
       })
       .Case([&](DivOp) {
-        return binary(op, *in[0], *in[1], [](double a, double b) { return a / b; }, divI,
-                      divUndefined);
+        return binary(
+            op, *in[0], *in[1], [](double a, double b) { return a / b; }, divI, divUndefined);
       })
       .Case([&](PowOp) {
-        return binary(op, *in[0], *in[1], [](double a, double b) { return std::pow(a, b); },
-                      powI, "integer power with a negative exponent");
+        return binary(
+            op, *in[0], *in[1], [](double a, double b) { return std::pow(a, b); }, powI,
+            "integer power with a negative exponent");
       })
       .Case([&](MinOp) {
-        return binary(op, *in[0], *in[1], minF,
-                      [](int64_t a, int64_t b) -> std::optional<int64_t> { return std::min(a, b); });
+        return binary(op, *in[0], *in[1], minF, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+          return std::min(a, b);
+        });
       })
       .Case([&](MaxOp) {
-        return binary(op, *in[0], *in[1], maxF,
-                      [](int64_t a, int64_t b) -> std::optional<int64_t> { return std::max(a, b); });
+        return binary(op, *in[0], *in[1], maxF, [](int64_t a, int64_t b) -> std::optional<int64_t> {
+          return std::max(a, b);
+        });
       })
       .Case([&](ModOp m) {
         bool fmod = m.getFmod();
@@ -327,9 +333,15 @@ std::optional<EvalResult> aicc::reference::detail::evalElementwiseOp(Operation *
                       });
       })
       // Logic (ONNX And, Or, Xor; bitwise on integers), Not.
-      .Case([&](AndOp) { return binaryInt(op, *in[0], *in[1], [](int64_t a, int64_t b) { return a & b; }); })
-      .Case([&](OrOp) { return binaryInt(op, *in[0], *in[1], [](int64_t a, int64_t b) { return a | b; }); })
-      .Case([&](XorOp) { return binaryInt(op, *in[0], *in[1], [](int64_t a, int64_t b) { return a ^ b; }); })
+      .Case([&](AndOp) {
+        return binaryInt(op, *in[0], *in[1], [](int64_t a, int64_t b) { return a & b; });
+      })
+      .Case([&](OrOp) {
+        return binaryInt(op, *in[0], *in[1], [](int64_t a, int64_t b) { return a | b; });
+      })
+      .Case([&](XorOp) {
+        return binaryInt(op, *in[0], *in[1], [](int64_t a, int64_t b) { return a ^ b; });
+      })
       .Case([&](NotOp) -> EvalResult {
         Tensor r = Tensor::zeros(resultType(op));
         for (int64_t i = 0, n = r.numElements(); i < n; ++i)
@@ -338,11 +350,21 @@ std::optional<EvalResult> aicc::reference::detail::evalElementwiseOp(Operation *
       })
       // Comparisons (ONNX Equal, Less, LessOrEqual, Greater, GreaterOrEqual): NaN compares
       // false.
-      .Case([&](EqualOp) { return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a == b; }); })
-      .Case([&](LessOp) { return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a < b; }); })
-      .Case([&](LessEqualOp) { return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a <= b; }); })
-      .Case([&](GreaterOp) { return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a > b; }); })
-      .Case([&](GreaterEqualOp) { return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a >= b; }); })
+      .Case([&](EqualOp) {
+        return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a == b; });
+      })
+      .Case([&](LessOp) {
+        return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a < b; });
+      })
+      .Case([&](LessEqualOp) {
+        return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a <= b; });
+      })
+      .Case([&](GreaterOp) {
+        return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a > b; });
+      })
+      .Case([&](GreaterEqualOp) {
+        return comparison(op, *in[0], *in[1], [](auto a, auto b) { return a >= b; });
+      })
       .Case([&](WhereOp w) { return evalWhere(w, *in[0], *in[1], *in[2]); })
       .Case([&](CastOp c) { return evalCast(c, *in[0]); })
       .Case([&](ClipOp c) { return evalClip(c, *in[0]); })

@@ -23,8 +23,7 @@ static InFlightDiagnostic evalError(Operation *op) {
 }
 
 /// Checks that `t` can stand for a value of type `type`; `what` names it in the error.
-static LogicalResult checkTensorType(Operation *op, const Tensor &t, Type type,
-                                     const Twine &what) {
+static LogicalResult checkTensorType(Operation *op, const Tensor &t, Type type, const Twine &what) {
   auto rt = dyn_cast<RankedTensorType>(type);
   if (!rt || !rt.hasStaticShape())
     return evalError(op) << what << " has type " << type
@@ -63,8 +62,7 @@ FailureOr<std::vector<Tensor>> Evaluator::runBlock(Block &block, ArrayRef<Tensor
     for (auto [i, v] : llvm::enumerate(op.getOperands())) {
       auto it = values.find(v);
       if (it == values.end())
-        return evalError(&op) << "operand " << i << " is not defined in this block",
-               failure();
+        return evalError(&op) << "operand " << i << " is not defined in this block", failure();
       operands.push_back(it->second.get());
     }
     if (op.hasTrait<OpTrait::IsTerminator>()) {

@@ -46,8 +46,10 @@ EvalResult reduce(Operation *op, const Tensor &x, ArrayRef<int64_t> axes, Reduce
   for (int64_t d = 0; d < rank; ++d)
     if (reduced[d])
       keptShape[d] = 1;
-  double init = kind == ReduceKind::Max ? -kInf : kind == ReduceKind::Min ? kInf
-                : kind == ReduceKind::Prod ? 1.0 : 0.0;
+  double init = kind == ReduceKind::Max    ? -kInf
+                : kind == ReduceKind::Min  ? kInf
+                : kind == ReduceKind::Prod ? 1.0
+                                           : 0.0;
   std::vector<double> acc(r.numElements(), init);
   int64_t count = 1;
   for (int64_t d = 0; d < rank; ++d)
@@ -133,8 +135,7 @@ EvalResult evalLogSoftmax(LogSoftmaxOp op, const Tensor &x) {
 // ONNX LayerNormalization (opset 17): over dims [axis, rank), mean and biased variance;
 // y = (x - mean) / sqrt(var + epsilon) * scale + bias, scale and bias broadcast to x.
 // Ba, Kiros, Hinton, "Layer Normalization" (2016).
-EvalResult evalLayerNorm(LayerNormOp op, const Tensor &x, const Tensor *scale,
-                       const Tensor *bias) {
+EvalResult evalLayerNorm(LayerNormOp op, const Tensor &x, const Tensor *scale, const Tensor *bias) {
   Tensor r = Tensor::zeros(resultType(op));
   int64_t axis = op.getAxis();
   double eps = op.getEpsilon().convertToDouble();

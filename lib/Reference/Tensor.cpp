@@ -59,7 +59,8 @@ SmallVector<int64_t> aicc::reference::detail::stridesOf(ArrayRef<int64_t> shape)
   return s;
 }
 
-void aicc::reference::detail::unravel(int64_t linear, ArrayRef<int64_t> shape, SmallVectorImpl<int64_t> &idx) {
+void aicc::reference::detail::unravel(int64_t linear, ArrayRef<int64_t> shape,
+                                      SmallVectorImpl<int64_t> &idx) {
   idx.assign(shape.size(), 0);
   for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
     if (shape[d] == 0)
@@ -174,8 +175,8 @@ FailureOr<Tensor> aicc::reference::tensorFromAttr(Location loc, ElementsAttr val
   auto it = cast<IntegerType>(elem);
   int64_t i = 0;
   for (const llvm::APInt &v : dense.getValues<llvm::APInt>())
-    t.ints[i++] = it.isUnsigned() || it.getWidth() == 1 ? int64_t(v.getZExtValue())
-                                                        : v.getSExtValue();
+    t.ints[i++] =
+        it.isUnsigned() || it.getWidth() == 1 ? int64_t(v.getZExtValue()) : v.getSExtValue();
   return t;
 }
 
@@ -205,14 +206,12 @@ std::optional<rt::DType> aicc::reference::toDType(Type t) {
 }
 
 std::optional<Tensor> aicc::reference::fromHostTensor(const rt::HostTensor &t,
-                                                      RankedTensorType type,
-                                                      std::string &error) {
+                                                      RankedTensorType type, std::string &error) {
   std::optional<rt::DType> dt = toDType(type.getElementType());
-  if (!dt || *dt != t.dtype ||
-      ArrayRef<int64_t>(t.shape) != type.getShape()) {
+  if (!dt || *dt != t.dtype || ArrayRef<int64_t>(t.shape) != type.getShape()) {
     error = "expected " +
-            (dt ? rt::formatTensorType(*dt, std::vector<int64_t>(type.getShape().begin(),
-                                                                 type.getShape().end()))
+            (dt ? rt::formatTensorType(
+                      *dt, std::vector<int64_t>(type.getShape().begin(), type.getShape().end()))
                 : std::string("a supported element type")) +
             ", got " + rt::formatTensorType(t.dtype, t.shape);
     return std::nullopt;
@@ -234,8 +233,8 @@ std::optional<rt::HostTensor> aicc::reference::toHostTensor(const Tensor &t) {
   std::optional<rt::DType> dt = toDType(t.elementType);
   if (!dt)
     return std::nullopt;
-  rt::HostTensor h = rt::HostTensor::zeros(*dt, std::vector<int64_t>(t.shape.begin(),
-                                                                       t.shape.end()));
+  rt::HostTensor h =
+      rt::HostTensor::zeros(*dt, std::vector<int64_t>(t.shape.begin(), t.shape.end()));
   size_t size = rt::dtypeSize(*dt);
   for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
     uint8_t *p = h.data.data() + i * size;
@@ -280,11 +279,12 @@ Tolerance aicc::reference::defaultTolerance(Type t) {
 Comparison aicc::reference::compare(const Tensor &got, const Tensor &ref, Tolerance tol) {
   Comparison c;
   if (got.shape != ref.shape) {
-    c.problem = "shape [" + llvm::join(llvm::map_range(got.shape, [](int64_t d) {
-                  return std::to_string(d);
-                }), ",") + "] differs from the reference's [" +
-                llvm::join(llvm::map_range(ref.shape, [](int64_t d) { return std::to_string(d); }),
-                           ",") + "]";
+    c.problem =
+        "shape [" +
+        llvm::join(llvm::map_range(got.shape, [](int64_t d) { return std::to_string(d); }), ",") +
+        "] differs from the reference's [" +
+        llvm::join(llvm::map_range(ref.shape, [](int64_t d) { return std::to_string(d); }), ",") +
+        "]";
     return c;
   }
   const double inf = std::numeric_limits<double>::infinity();

@@ -78,15 +78,14 @@ void collectNodeNames(Location loc, std::vector<std::string> &names) {
 /// "model.onnx: node 'Gemm_0'" for imported ONNX nodes, "file:line:col" for MLIR text.
 std::string describeLoc(Location loc) {
   if (auto fused = dyn_cast<FusedLoc>(loc))
-    return fused.getLocations().empty() ? "<unknown>"
-                                        : describeLoc(fused.getLocations().front());
+    return fused.getLocations().empty() ? "<unknown>" : describeLoc(fused.getLocations().front());
   if (auto name = dyn_cast<NameLoc>(loc)) {
     std::string node = "node '" + name.getName().str() + "'";
     if (auto file = dyn_cast<FileLineColLoc>(name.getChildLoc()))
       return file.getFilename().str() +
-             (file.getLine() ? ":" + std::to_string(file.getLine()) + ":" +
-                                   std::to_string(file.getColumn())
-                             : "") +
+             (file.getLine()
+                  ? ":" + std::to_string(file.getLine()) + ":" + std::to_string(file.getColumn())
+                  : "") +
              ": " + node;
     return node;
   }
@@ -207,8 +206,8 @@ bool makeInputs(func::FuncOp fn, const ReferenceModeOptions &opts, const std::st
   for (unsigned i = 0; i < n; ++i) {
     auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
     if (dataSet || !opts.inputFiles.empty()) {
-      std::string path = dataSet ? *dataSet + "/input_" + std::to_string(i) + ".pb"
-                                 : opts.inputFiles[i];
+      std::string path =
+          dataSet ? *dataSet + "/input_" + std::to_string(i) + ".pb" : opts.inputFiles[i];
       if (rt::Status s = rt::readTensorProtoFile(path, out[i]); !s.ok)
         return fail(s.message);
       continue;
@@ -234,8 +233,8 @@ bool toReferenceInputs(func::FuncOp fn, const std::vector<rt::HostTensor> &host,
   out.clear();
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     std::string error;
-    auto t = ref::fromHostTensor(host[i], cast<RankedTensorType>(fn.getArgument(i).getType()),
-                                 error);
+    auto t =
+        ref::fromHostTensor(host[i], cast<RankedTensorType>(fn.getArgument(i).getType()), error);
     if (!t)
       return fail("input " + std::to_string(i) + " ('" + argName(fn, i) + "'): " + error);
     out.push_back(std::move(*t));
@@ -248,9 +247,9 @@ std::string typeString(const ref::Tensor &t) {
   llvm::raw_string_ostream os(s);
   if (auto dt = ref::toDType(t.elementType))
     return rt::formatTensorType(*dt, std::vector<int64_t>(t.shape.begin(), t.shape.end()));
-  os << t.elementType << "[" << llvm::join(llvm::map_range(t.shape, [](int64_t d) {
-    return std::to_string(d);
-  }), ",") << "]";
+  os << t.elementType << "["
+     << llvm::join(llvm::map_range(t.shape, [](int64_t d) { return std::to_string(d); }), ",")
+     << "]";
   return s;
 }
 
@@ -335,15 +334,15 @@ bool referenceDataSet(Model &m, const ReferenceModeOptions &opts, const std::str
       continue;
     }
     ref::Comparison c = ref::compare(got, *expected, {opts.rtol, opts.atol});
-    std::printf("output %zu ('%s'): max_abs_err=%.3e max_rel_err=%.3e shape=[%s] %s", i,
-                name.c_str(), c.maxAbsErr, c.maxRelErr,
-                llvm::join(llvm::map_range(got.shape, [](int64_t d) { return std::to_string(d); }),
-                           ",")
-                    .c_str(),
-                c.pass() ? "PASS" : "FAIL");
+    std::printf(
+        "output %zu ('%s'): max_abs_err=%.3e max_rel_err=%.3e shape=[%s] %s", i, name.c_str(),
+        c.maxAbsErr, c.maxRelErr,
+        llvm::join(llvm::map_range(got.shape, [](int64_t d) { return std::to_string(d); }), ",")
+            .c_str(),
+        c.pass() ? "PASS" : "FAIL");
     if (!c.pass())
-      std::printf(" (%lld of %lld elements outside rtol=%g atol=%g)",
-                  (long long)c.numMismatches, (long long)got.numElements(), opts.rtol, opts.atol);
+      std::printf(" (%lld of %lld elements outside rtol=%g atol=%g)", (long long)c.numMismatches,
+                  (long long)got.numElements(), opts.rtol, opts.atol);
     std::printf("\n");
     allPass &= c.pass();
   }
@@ -456,24 +455,24 @@ bool checkPlan(const rt::Session &session, ArrayRef<graph::FusionGroupOp> groups
   const char *hint = "; was the bundle compiled from this model?";
   if (launches.size() != groups.size())
     return fail("the bundle has " + std::to_string(launches.size()) +
-                " launches but the fused model has " + std::to_string(groups.size()) +
-                " kernels" + hint);
+                " launches but the fused model has " + std::to_string(groups.size()) + " kernels" +
+                hint);
   for (size_t k = 0; k < groups.size(); ++k) {
     graph::FusionGroupOp g = groups[k];
     std::string expected = "fused_" + std::to_string(k) + "_" + g.getKind().str();
     size_t nIn = g.getInputs().size(), nOut = g.getNumResults();
     if (launches[k].kernel != expected || launches[k].buffers.size() != nIn + nOut)
       return fail("launch " + std::to_string(k) + " runs '" + launches[k].kernel + "' with " +
-                  std::to_string(launches[k].buffers.size()) + " buffers, expected '" +
-                  expected + "' with " + std::to_string(nIn + nOut) + hint);
+                  std::to_string(launches[k].buffers.size()) + " buffers, expected '" + expected +
+                  "' with " + std::to_string(nIn + nOut) + hint);
     for (size_t j = 0; j < nOut; ++j) {
       auto type = cast<RankedTensorType>(g.getResult(j).getType());
       const rt::BufferInfo &b = buffers[launches[k].buffers[nIn + j]];
       auto dt = ref::toDType(type.getElementType());
       if (!dt || *dt != b.dtype || ArrayRef<int64_t>(b.shape) != type.getShape())
         return fail("launch " + std::to_string(k) + " ('" + expected + "') writes " +
-                    rt::formatTensorType(b.dtype, b.shape) + " as result " +
-                    std::to_string(j) + " but the model's kernel returns another type" + hint);
+                    rt::formatTensorType(b.dtype, b.shape) + " as result " + std::to_string(j) +
+                    " but the model's kernel returns another type" + hint);
     }
   }
   return true;
@@ -633,11 +632,11 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
               "value's element type after every op\n",
               opts.bundlePath.empty() ? opts.modelPath.c_str() : opts.bundlePath.c_str(),
               rt::deviceName(device), target.c_str(), reports.size());
-  std::printf("inputs: %s\n", dataSet ? dataSet->c_str()
+  std::printf("inputs: %s\n", dataSet                   ? dataSet->c_str()
                               : opts.inputFiles.empty() ? "pseudo-random (fixed seed)"
                                                         : "--input files");
-  std::printf("%-4s %-28s %-18s %-10s %-10s %-10s %-8s %s\n", "#", "kernel", "result",
-              "max_abs", "max_rel", "local_abs", "status", "ops (ONNX nodes)");
+  std::printf("%-4s %-28s %-18s %-10s %-10s %-10s %-8s %s\n", "#", "kernel", "result", "max_abs",
+              "max_rel", "local_abs", "status", "ops (ONNX nodes)");
   const KernelReport *first = nullptr, *firstLocal = nullptr;
   for (const KernelReport &r : reports) {
     for (size_t j = 0; j < std::max<size_t>(1, r.got.size()); ++j) {
@@ -647,7 +646,7 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
       if (!r.compared) {
         std::printf("%-10s %-10s %-10s %-8s ", "-", "-", "-", "skipped");
       } else {
-        const char *status = !r.local[j].pass() ? "DIVERGES"
+        const char *status = !r.local[j].pass()      ? "DIVERGES"
                              : !r.endToEnd[j].pass() ? "drift"
                                                      : "ok";
         std::printf("%-10.3e %-10.3e %-10.3e %-8s ", r.endToEnd[j].maxAbsErr,
@@ -699,14 +698,12 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
       std::printf("  result %zu %s:", j, typeString(r.got[j]).c_str());
       printComparison("", c);
       ref::Tolerance tol = toleranceFor(r.got[j].elementType, opts);
-      std::printf(" (%lld of %lld elements outside rtol=%g atol=%g)\n",
-                  (long long)c.numMismatches, (long long)r.got[j].numElements(), tol.rtol,
-                  tol.atol);
+      std::printf(" (%lld of %lld elements outside rtol=%g atol=%g)\n", (long long)c.numMismatches,
+                  (long long)r.got[j].numElements(), tol.rtol, tol.atol);
       if (c.firstMismatch >= 0)
         std::printf("  first at %s: got %.9g, reference %.9g\n",
                     formatIndex(r.got[j], c.firstMismatch).c_str(),
-                    r.got[j].getDouble(c.firstMismatch),
-                    r.reference[j].getDouble(c.firstMismatch));
+                    r.got[j].getDouble(c.firstMismatch), r.reference[j].getDouble(c.firstMismatch));
     }
     std::printf("  ops: %s\n", opsOf(r.group).c_str());
     std::vector<std::string> where;

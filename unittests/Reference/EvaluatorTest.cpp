@@ -166,8 +166,8 @@ TEST_F(EvaluatorTest, IntegerDivisionByZeroFailsLoudly) {
 TEST_F(EvaluatorTest, FloatUnaryOps) {
   Tensor x = floats(Float64Type::get(&ctx), {5}, {-2, -0.5, 0, 0.5, 2.5});
   auto unary = [&](StringRef op, StringRef attrs = "") {
-    std::string src = ("func.func @f(%x: tensor<5xf64>) -> tensor<5xf64> {\n  %0 = graph." +
-                       op + " %x " + attrs + " : tensor<5xf64>\n  return %0 : tensor<5xf64>\n}")
+    std::string src = ("func.func @f(%x: tensor<5xf64>) -> tensor<5xf64> {\n  %0 = graph." + op +
+                       " %x " + attrs + " : tensor<5xf64>\n  return %0 : tensor<5xf64>\n}")
                           .str();
     return run1(src, {x});
   };
@@ -176,19 +176,18 @@ TEST_F(EvaluatorTest, FloatUnaryOps) {
   expectFloats(unary("ceil"), {5}, {-2, -0.0, 0, 1, 3});
   expectFloats(unary("floor"), {5}, {-2, -1, 0, 0, 2});
   expectFloats(unary("sigmoid"), {5},
-               {1 / (1 + std::exp(2.0)), 1 / (1 + std::exp(0.5)), 0.5,
-                1 / (1 + std::exp(-0.5)), 1 / (1 + std::exp(-2.5))});
+               {1 / (1 + std::exp(2.0)), 1 / (1 + std::exp(0.5)), 0.5, 1 / (1 + std::exp(-0.5)),
+                1 / (1 + std::exp(-2.5))});
   expectFloats(unary("leaky_relu", "{alpha = 0.1 : f64}"), {5}, {-0.2, -0.05, 0, 0.5, 2.5});
   expectFloats(unary("hard_sigmoid", "{alpha = 0.2 : f64, beta = 0.5 : f64}"), {5},
                {0.1, 0.4, 0.5, 0.6, 1.0});
-  expectFloats(unary("shrink", "{lambd = 1.0 : f64, bias = 0.5 : f64}"), {5},
-               {-1.5, 0, 0, 0, 2.0});
-  expectFloats(unary("hard_swish"), {5}, {-2 * (1.0 / 6), -0.5 * (5.0 / 12), 0,
-                                          0.5 * (7.0 / 12), 2.5 * (11.0 / 12)});
+  expectFloats(unary("shrink", "{lambd = 1.0 : f64, bias = 0.5 : f64}"), {5}, {-1.5, 0, 0, 0, 2.0});
+  expectFloats(unary("hard_swish"), {5},
+               {-2 * (1.0 / 6), -0.5 * (5.0 / 12), 0, 0.5 * (7.0 / 12), 2.5 * (11.0 / 12)});
   expectFloats(unary("softsign"), {5}, {-2.0 / 3, -0.5 / 1.5, 0, 0.5 / 1.5, 2.5 / 3.5});
-  expectFloats(unary("softplus"), {5}, {std::log(1 + std::exp(-2.0)), std::log(1 + std::exp(-0.5)),
-                                        std::log(2.0), std::log(1 + std::exp(0.5)),
-                                        std::log(1 + std::exp(2.5))});
+  expectFloats(unary("softplus"), {5},
+               {std::log(1 + std::exp(-2.0)), std::log(1 + std::exp(-0.5)), std::log(2.0),
+                std::log(1 + std::exp(0.5)), std::log(1 + std::exp(2.5))});
   expectFloats(unary("elu", "{alpha = 2.0 : f64}"), {5},
                {2 * (std::exp(-2.0) - 1), 2 * (std::exp(-0.5) - 1), 0, 0.5, 2.5});
   expectFloats(unary("sign"), {5}, {-1, -1, 0, 1, 1});
@@ -321,8 +320,8 @@ TEST_F(EvaluatorTest, SoftmaxAndLogSoftmaxAlongAnAxis) {
   expectFloats((*r)[0], {3, 2},
                {std::exp(-2.0) / z, 1.0 / 3, std::exp(-1.0) / z, 1.0 / 3, 1 / z, 1.0 / 3});
   expectFloats((*r)[1], {3, 2},
-               {-2 - std::log(z), -std::log(3.0), -1 - std::log(z), -std::log(3.0),
-                -std::log(z), -std::log(3.0)});
+               {-2 - std::log(z), -std::log(3.0), -1 - std::log(z), -std::log(3.0), -std::log(z),
+                -std::log(3.0)});
 }
 
 TEST_F(EvaluatorTest, LayerNormWithScaleAndBias) {
@@ -337,8 +336,8 @@ TEST_F(EvaluatorTest, LayerNormWithScaleAndBias) {
   // Row 0: mean 2.5, var 1.25; row 1: mean 3, var 3.
   double s0 = 1 / std::sqrt(1.25), s1 = 1 / std::sqrt(3.0);
   expectFloats(r, {2, 4},
-               {-1.5 * s0, -0.5 * s0 + 10, 0.5 * s0 * 2, 1.5 * s0 * 2 + 10, -1 * s1,
-                -1 * s1 + 10, -1 * s1 * 2, 3 * s1 * 2 + 10});
+               {-1.5 * s0, -0.5 * s0 + 10, 0.5 * s0 * 2, 1.5 * s0 * 2 + 10, -1 * s1, -1 * s1 + 10,
+                -1 * s1 * 2, 3 * s1 * 2 + 10});
 }
 
 //===----------------------------------------------------------------------===//
@@ -377,13 +376,14 @@ TEST_F(EvaluatorTest, ConvWithPaddingStrideAndGroups) {
   Type f64 = Float64Type::get(&ctx);
   // X: 1x2x3x3 (channel 0: 1..9, channel 1: all 1); W: 2x1x2x2 ones (group 2).
   std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-  Tensor r = run1(R"(
+  Tensor r =
+      run1(R"(
     func.func @f(%x: tensor<1x2x3x3xf64>, %w: tensor<2x1x2x2xf64>, %b: tensor<2xf64>) -> tensor<1x2x2x2xf64> {
       %0 = graph.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x2x3x3xf64>, tensor<2x1x2x2xf64>, tensor<2xf64>) -> tensor<1x2x2x2xf64>
       return %0 : tensor<1x2x2x2xf64>
     })",
-                  {floats(f64, {1, 2, 3, 3}, x), floats(f64, {2, 1, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}),
-                   floats(f64, {2}, {0, 100})});
+           {floats(f64, {1, 2, 3, 3}, x), floats(f64, {2, 1, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1}),
+            floats(f64, {2}, {0, 100})});
   // Windows start at (-1,-1), (-1,1), (1,-1), (1,1): channel 0 sums 1, 2+3, 4+7, 5+6+8+9.
   expectFloats(r, {1, 2, 2, 2}, {1, 5, 11, 28, 101, 102, 102, 104});
 }
@@ -507,8 +507,7 @@ TEST_F(EvaluatorTest, ConstantsDenseSplatAndResource) {
 TEST_F(EvaluatorTest, FusionGroupEvaluatesItsBodyAndTheObserverSeesEveryOp) {
   std::vector<std::string> seen;
   observer = [&](Operation *op, ArrayRef<Tensor> results) {
-    seen.push_back(op->getName().getStringRef().str() + "=" +
-                   std::to_string(results[0].floats[0]));
+    seen.push_back(op->getName().getStringRef().str() + "=" + std::to_string(results[0].floats[0]));
   };
   Tensor r = run1(R"(
     func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
@@ -524,8 +523,7 @@ TEST_F(EvaluatorTest, FusionGroupEvaluatesItsBodyAndTheObserverSeesEveryOp) {
                   {floats(f32(), {2}, {0, 1})});
   expectFloats(r, {2}, {1, double(float(std::exp(-1.0)))});
   EXPECT_EQ(seen, (std::vector<std::string>{"graph.neg=-0.000000", "graph.exp=1.000000",
-                                            "graph.fusion_group=1.000000",
-                                            "graph.relu=1.000000"}));
+                                            "graph.fusion_group=1.000000", "graph.relu=1.000000"}));
 }
 
 TEST_F(EvaluatorTest, UnknownOpFailsNamingItAndItsLocation) {

@@ -122,8 +122,7 @@ public:
 private:
   mlir::FailureOr<std::vector<Tensor>> runBlock(mlir::Block &block, llvm::ArrayRef<Tensor> args);
   /// One op with a single result (not a fusion group): checks, dispatch, rounding.
-  mlir::FailureOr<Tensor> evaluateOne(mlir::Operation *op,
-                                      llvm::ArrayRef<const Tensor *> operands);
+  mlir::FailureOr<Tensor> evaluateOne(mlir::Operation *op, llvm::ArrayRef<const Tensor *> operands);
 
   EvalOptions options;
   OpObserver observer;
