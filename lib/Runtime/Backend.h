@@ -27,6 +27,9 @@ public:
   virtual Status readBuffer(int id, void *dst, size_t bytes) = 0;
   /// Runs every launch in order and waits until all have finished.
   virtual Status execute() = 0;
+  /// Runs launch `index` (manifest order, in range) alone and waits until it
+  /// has finished.
+  virtual Status executeLaunch(size_t index) = 0;
   /// One warm-up execute(), then `iters` passes; `msPerRun` gets the mean
   /// milliseconds per pass.
   virtual Status benchmark(int iters, double &msPerRun) = 0;

@@ -143,6 +143,10 @@ public:
     return Status::success();
   }
   Status execute() override;
+  Status executeLaunch(size_t index) override {
+    runLaunch(launches[index]);
+    return Status::success();
+  }
   Status benchmark(int iters, double &msPerRun) override;
 
 private:

@@ -159,6 +159,7 @@ public:
   Status writeBuffer(int id, const void *src, size_t bytes) override;
   Status readBuffer(int id, void *dst, size_t bytes) override;
   Status execute() override;
+  Status executeLaunch(size_t index) override;
   Status benchmark(int iters, double &msPerRun) override;
 
 private:
@@ -403,6 +404,22 @@ Status CUDABackend::execute() {
   if (Status s = enqueueLaunches(); !s.ok)
     return s;
   return check(api.ctxSynchronize(), "running the launches (cuCtxSynchronize)");
+}
+
+Status CUDABackend::executeLaunch(size_t index) {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  CUDALaunch &l = launches[index];
+  CUresult r = api.launchKernel(
+      l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+      l.block[2], l.sharedBytes, /*hStream=*/nullptr, l.params.data(),
+      /*extra=*/nullptr);
+  if (Status s = check(r, "cuLaunchKernel"); !s.ok)
+    return s.withContext("launch " + std::to_string(index) + " of '" +
+                         l.kernel + "'");
+  return check(api.ctxSynchronize(),
+               "running launch " + std::to_string(index) + " of '" + l.kernel +
+                   "' (cuCtxSynchronize)");
 }
 
 Status CUDABackend::benchmark(int iters, double &msPerRun) {

@@ -69,6 +69,10 @@ Status Session::create(const Bundle &bundle, Device device,
     session->outputs.push_back({io.name, b.dtype, b.shape});
     session->outputBuffers.push_back(io.bufferId);
   }
+  for (const BufferDesc &b : bundle.buffers)
+    session->buffers.push_back({b.dtype, b.kind, b.shape});
+  for (const LaunchDesc &l : bundle.launches)
+    session->launches.push_back({l.kernel, l.buffers});
 
   Status s = device == Device::cuda
                  ? createCUDABackend(bundle, session->backend)
@@ -81,6 +85,26 @@ Status Session::create(const Bundle &bundle, Device device,
 
 Status Session::run(const std::vector<HostTensor> &inputTensors,
                     std::vector<HostTensor> &outputTensors) {
+  return run(inputTensors, outputTensors, LaunchObserver());
+}
+
+Status Session::readBuffer(int bufferId, HostTensor &out) {
+  if (bufferId < 0 || static_cast<size_t>(bufferId) >= buffers.size())
+    return Status::error("buffer id " + std::to_string(bufferId) +
+                         " out of range (the plan has " +
+                         std::to_string(buffers.size()) + " buffers)");
+  const BufferInfo &b = buffers[bufferId];
+  HostTensor t = HostTensor::zeros(b.dtype, b.shape);
+  if (Status s = backend->readBuffer(bufferId, t.data.data(), t.data.size());
+      !s.ok)
+    return s.withContext("reading buffer " + std::to_string(bufferId));
+  out = std::move(t);
+  return Status::success();
+}
+
+Status Session::run(const std::vector<HostTensor> &inputTensors,
+                    std::vector<HostTensor> &outputTensors,
+                    const LaunchObserver &afterEachLaunch) {
   if (inputTensors.size() != inputs.size())
     return Status::error("expected " + std::to_string(inputs.size()) +
                          " input(s), got " +
@@ -108,8 +132,18 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
         !s.ok)
       return s.withContext("copying input " + std::to_string(i) + " ('" +
                            inputs[i].name + "') to the device");
-  if (Status s = backend->execute(); !s.ok)
-    return s;
+  if (!afterEachLaunch) {
+    if (Status s = backend->execute(); !s.ok)
+      return s;
+  } else {
+    for (size_t i = 0; i < launches.size(); ++i) {
+      if (Status s = backend->executeLaunch(i); !s.ok)
+        return s;
+      if (Status s = afterEachLaunch(i); !s.ok)
+        return s.withContext("after launch " + std::to_string(i) + " of '" +
+                             launches[i].kernel + "'");
+    }
+  }
   outputTensors.clear();
   outputTensors.reserve(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -23,6 +23,8 @@ Each test runs in its own subprocesses, so a crash is counted, never fatal to th
                      compile here into DIR/cases/NAME/{model.aicc,test_data_set_*})
                  [--gpu-log LOG --doc FILE]               (fold scripts/gpu-check.sh's
                      PASS/FAIL lines into FILE's GPU section)
+                 [--reference]   (evaluate each model with the float64 reference evaluator,
+                     `aicc-run --reference`, instead of compiling and running a bundle)
 
 Test names are SUITE/TEST, or LABEL/SUITE/TEST for a --data root given a label.
 --pypi-venv VENV adds the conformance data of the `onnx` package installed in VENV (scripts/setup.sh
@@ -131,6 +133,8 @@ def run_test(test_dir, name, args, workdir):
     if na:
         result.update(status="not-applicable", reason=na)
         return result
+    if args.reference:
+        return run_reference_test(test_dir, model, result, args)
     bundle = os.path.join(workdir, name.replace("/", "_") + ".aicc")
     rc, out, err, to = run([os.path.join(args.bin, "aicc-compile"), model,
                             "--target=" + args.target, "-o", bundle], args.timeout)
@@ -286,6 +290,44 @@ def run_one(test_dir, name, args, workdir):
     return result
 
 
+def run_reference_test(test_dir, model, result, args):
+    """--reference: `aicc-run --reference` imports the model, runs aicc-graph-pipeline and
+    evaluates the graph IR in float64; classified like a bundle run (an op the evaluator
+    lacks counts as unsupported)."""
+    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
+    cmd = [os.path.join(args.bin, "aicc-run"), "--reference", model]
+    for s in sets:
+        cmd += ["--test-data-set", os.path.join(test_dir, s)]
+    if args.rtol is not None:
+        cmd += ["--rtol", str(args.rtol)]
+    if args.atol is not None:
+        cmd += ["--atol", str(args.atol)]
+    rc, out, err, to = run(cmd, args.timeout)
+    if to or (rc is not None and rc < 0):
+        result.update(status="crash", reason="aicc-run --reference " +
+                      ("timed out" if to else "died on signal %d" % -rc))
+        return result
+    if rc == 0:
+        result.update(status="pass")
+        return result
+    m = re.search(r"unsupported ONNX op '([^']+)'", err) or \
+        re.search(r"reference evaluator: no implementation of '([^']+)'", err)
+    if m:
+        result.update(status="unsupported", reason=first_error(err), op=m.group(1))
+        return result
+    fails = re.findall(r"max_abs_err=(\S+) max_rel_err=(\S+) shape=\S+ FAIL", out)
+    if fails:
+        a = max(float(f[0]) for f in fails)
+        r = max(float(f[1]) for f in fails)
+        result.update(status="mismatch", reason="max_abs_err=%.3e max_rel_err=%.3e" % (a, r),
+                      max_abs=a, max_rel=r)
+    else:
+        result.update(status="compile-error" if "aicc-graph-pipeline" in err or
+                      "cannot load the model" in err else "runtime-error",
+                      reason=first_error(err + out))
+    return result
+
+
 def collect(data_dirs, suites, filt):
     tests = []
     for data in data_dirs:
@@ -437,6 +479,8 @@ def main():
     p.add_argument("--only-passing")
     p.add_argument("--gpu-log")
     p.add_argument("--gpu-name", default="", help="for the report, e.g. 'NVIDIA H200, driver 580'")
+    p.add_argument("--reference", action="store_true",
+                   help="evaluate with the float64 reference (aicc-run --reference)")
     args = p.parse_args()
     if args.gpu_log:
         return gpu_section(args)

@@ -13,6 +13,11 @@
 #include "aicc/Runtime/Bundle.h"
 #include "aicc/Runtime/ONNXData.h"
 #include "aicc/Runtime/Session.h"
+#ifdef AICC_RUN_WITH_COMPILER
+#include "ReferenceModes.h"
+#else
+#include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -35,6 +40,8 @@ constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
 const char *const kUsage = R"(usage: aicc-run BUNDLE [options]
+       aicc-run --reference MODEL [options]
+       aicc-run [BUNDLE] --bisect MODEL [options]
 
 Runs a compiled .aicc bundle.
 
@@ -53,6 +60,22 @@ options:
                           data sets: D/<data set name>/output_K.pb)
   --benchmark N           afterwards, time N runs of the launch plan (transfers
                           excluded) and print milliseconds per run
+
+float64 reference (run by aicc-run-reference, which aicc-run calls for these
+options and which is built with the compiler; see docs/debugging.md):
+  --reference MODEL       evaluate MODEL (.onnx, or graph-dialect .mlir) with the
+                          float64 reference evaluator instead of running a bundle;
+                          --test-data-set, --input, --rtol/--atol and --output-dir
+                          work as for a bundle
+  --bisect MODEL          compile MODEL (or take BUNDLE, compiled from MODEL), run it
+                          kernel by kernel next to the reference on the same inputs
+                          (--input, one --test-data-set, or pseudo-random), print every
+                          fused kernel's max abs/rel error in execution order and name
+                          the first kernel that diverges beyond its dtype's tolerance
+                          (f32 rtol 1e-4 atol 1e-5, f16 1e-2/1e-3, bf16 2e-2/1e-2;
+                          --rtol/--atol override); exit 1 on a divergence
+  --target T              compile target for --bisect without BUNDLE (default cpu)
+
   -h, --help              print this help
 
 Each option also takes the --option=value form.
@@ -68,6 +91,11 @@ struct Options {
   double atol = 1e-5;
   std::string outputDir;
   int benchmarkIters = 0;
+  // --reference / --bisect (ReferenceModes.cpp).
+  std::string referenceModel;
+  std::string bisectModel;
+  std::string target = "cpu";
+  bool toleranceGiven = false;
 };
 
 bool usageError(const std::string &message) {
@@ -93,7 +121,8 @@ bool parseDouble(const std::string &flag, const std::string &text,
 bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
   static const char *const kValueFlags[] = {
       "--device", "--input",      "--test-data-set", "--rtol",
-      "--atol",   "--output-dir", "--benchmark"};
+      "--atol",   "--output-dir", "--benchmark", "--reference", "--bisect",
+      "--target"};
   bool flagsDone = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -141,9 +170,11 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
     } else if (flag == "--rtol") {
       if (!parseDouble(flag, value, opts.rtol))
         return false;
+      opts.toleranceGiven = true;
     } else if (flag == "--atol") {
       if (!parseDouble(flag, value, opts.atol))
         return false;
+      opts.toleranceGiven = true;
     } else if (flag == "--output-dir") {
       if (value.empty())
         return usageError("--output-dir needs a directory");
@@ -157,9 +188,20 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
         return usageError("--benchmark expects a positive iteration count, "
                           "got '" + value + "'");
       opts.benchmarkIters = static_cast<int>(n);
+    } else if (flag == "--reference") {
+      opts.referenceModel = value;
+    } else if (flag == "--bisect") {
+      opts.bisectModel = value;
+    } else if (flag == "--target") {
+      opts.target = value;
     }
   }
-  if (opts.bundlePath.empty())
+  if (!opts.referenceModel.empty() && !opts.bisectModel.empty())
+    return usageError("--reference and --bisect cannot be combined");
+  if (!opts.referenceModel.empty() && !opts.bundlePath.empty())
+    return usageError("--reference evaluates a model, not a bundle");
+  if (opts.bundlePath.empty() && opts.referenceModel.empty() &&
+      opts.bisectModel.empty())
     return usageError("no bundle given");
   if (!opts.inputFiles.empty() && !opts.testDataSets.empty())
     return usageError("--input and --test-data-set cannot be combined");
@@ -430,6 +472,43 @@ bool runTestDataSet(Session &session, const Options &opts,
   return allPass;
 }
 
+/// --reference / --bisect need MLIR and the reference evaluator. They are built
+/// into aicc-run-reference (this file + ReferenceModes.cpp); plain aicc-run stays
+/// free of MLIR (it is shipped alone to GPU machines) and hands such command
+/// lines over to the aicc-run-reference next to it.
+int runReferenceModes(const Options &opts, char **argv) {
+#ifdef AICC_RUN_WITH_COMPILER
+  (void)argv;
+  aicc::run::ReferenceModeOptions r;
+  r.modelPath = opts.bisectModel.empty() ? opts.referenceModel : opts.bisectModel;
+  r.bundlePath = opts.bundlePath;
+  r.device = opts.device;
+  r.target = opts.target;
+  r.inputFiles = opts.inputFiles;
+  r.testDataSets = opts.testDataSets;
+  r.rtol = opts.rtol;
+  r.atol = opts.atol;
+  r.toleranceGiven = opts.toleranceGiven;
+  r.outputDir = opts.outputDir;
+  return opts.bisectModel.empty() ? aicc::run::runReferenceMode(r)
+                                  : aicc::run::runBisectMode(r);
+#else
+  (void)opts;
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::string sibling = (self.parent_path() / "aicc-run-reference").string();
+  if (!ec && ::access(sibling.c_str(), X_OK) == 0) {
+    std::fflush(stdout);
+    argv[0] = sibling.data();
+    ::execv(sibling.c_str(), argv);
+  }
+  fail("--reference and --bisect need aicc-run-reference next to aicc-run (it "
+       "is built with the compiler, -DAICC_ENABLE_COMPILER=ON): cannot run '" +
+       sibling + "'");
+  return kExitFailure;
+#endif
+}
+
 int runMain(const Options &opts) {
   Bundle bundle;
   if (Status s = readBundleFile(opts.bundlePath, bundle); !s.ok) {
@@ -514,5 +593,7 @@ int main(int argc, char **argv) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
+  if (!opts.referenceModel.empty() || !opts.bisectModel.empty())
+    return runReferenceModes(opts, argv);
   return runMain(opts);
 }

@@ -202,6 +202,64 @@ TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
   }
 }
 
+TEST(CPUSessionTest, ObserverSeesEveryLaunchInOrder) {
+  // t = a + b (temp), c = t + b (output): the observer reads both after each
+  // launch, as aicc-run --bisect does.
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  bundle.buffers[2].kind = BufferKind::temp;
+  bundle.buffers.push_back({3, DType::f32, BufferKind::output, kN * 4, {kN}, 0});
+  bundle.outputs[0].bufferId = 3;
+  bundle.launches.push_back({"add", {2, 1, 3}});
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cpu, session);
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(session->getBuffers().size(), 4u);
+  EXPECT_EQ(session->getBuffers()[2].kind, BufferKind::temp);
+  ASSERT_EQ(session->getLaunches().size(), 2u);
+  EXPECT_EQ(session->getLaunches()[1].kernel, "add");
+  EXPECT_EQ(session->getLaunches()[1].buffers, (std::vector<int>{2, 1, 3}));
+
+  HostTensor a = randomTensor({kN}, 21), b = randomTensor({kN}, 22);
+  std::vector<size_t> seen;
+  std::vector<HostTensor> temps, outs;
+  std::vector<HostTensor> outputs;
+  s = session->run({a, b}, outputs, [&](size_t launch) {
+    seen.push_back(launch);
+    HostTensor t, c;
+    if (Status r = session->readBuffer(2, t); !r.ok)
+      return r;
+    if (Status r = session->readBuffer(3, c); !r.ok)
+      return r;
+    temps.push_back(std::move(t));
+    outs.push_back(std::move(c));
+    return Status::success();
+  });
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(seen, (std::vector<size_t>{0, 1}));
+  for (int i = 0; i < kN; ++i) {
+    float t = a.as<float>()[i] + b.as<float>()[i];
+    ASSERT_EQ(temps[0].as<float>()[i], t) << i;
+    ASSERT_EQ(outs[0].as<float>()[i], 0.0f) << "launch 1 has not run yet: " << i;
+    ASSERT_EQ(outs[1].as<float>()[i], t + b.as<float>()[i]) << i;
+    ASSERT_EQ(outputs[0].as<float>()[i], outs[1].as<float>()[i]) << i;
+  }
+
+  // An observer error stops the run and names the launch.
+  int calls = 0;
+  s = session->run({a, b}, outputs, [&](size_t) {
+    ++calls;
+    return Status::error("stop here");
+  });
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(s.message, "after launch 0 of 'add': stop here");
+
+  HostTensor t;
+  s = session->readBuffer(4, t);
+  EXPECT_EQ(s.message, "buffer id 4 out of range (the plan has 4 buffers)");
+  EXPECT_FALSE(session->readBuffer(-1, t).ok);
+}
+
 TEST(CPUSessionTest, RejectsWrongInputs) {
   Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
   std::unique_ptr<Session> session;
@@ -351,6 +409,20 @@ TEST(CUDASessionTest, RunsAddKernel) {
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_GT(ms, 0.0);
   std::printf("cuda add benchmark: %.4f ms/run\n", ms);
+
+  {
+    // The observed path launches and synchronizes one kernel at a time.
+    HostTensor a = randomTensor({kN}, 31), b = randomTensor({kN}, 32), c;
+    std::vector<HostTensor> outputs;
+    int calls = 0;
+    s = session->run({a, b}, outputs, [&](size_t) {
+      ++calls;
+      return session->readBuffer(2, c);
+    });
+    ASSERT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(calls, 1);
+    expectSum(a, b, c);
+  }
 
   std::vector<HostTensor> outputs;
   s = session->run({randomTensor({kN}, 1), randomTensor({2, 500}, 2)}, outputs);

@@ -23,6 +23,7 @@
 #include "aicc/Runtime/Status.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,28 @@ struct TensorInfo {
   std::vector<int64_t> shape;
 };
 
+/// One buffer of the launch plan (a bundle `buffer` record), for observers.
+struct BufferInfo {
+  DType dtype = DType::f32;
+  BufferKind kind = BufferKind::temp;
+  /// Dimensions in elements, outermost first; empty for a scalar.
+  std::vector<int64_t> shape;
+};
+
+/// One launch of the plan (a bundle `launch` record), for observers.
+struct LaunchInfo {
+  /// The kernel's name.
+  std::string kernel;
+  /// Buffer ids passed as the kernel's parameters, in order (indices into
+  /// Session::getBuffers()).
+  std::vector<int> buffers;
+};
+
+/// Called by Session::run() after launch `launchIndex` (manifest order) has
+/// completed on the device, before the next one starts. It may read any buffer
+/// with Session::readBuffer(). A non-ok Status stops the run and is returned.
+using LaunchObserver = std::function<Status(size_t launchIndex)>;
+
 namespace detail {
 class Backend;
 } // namespace detail
@@ -111,6 +134,21 @@ public:
   Status run(const std::vector<HostTensor> &inputs,
              std::vector<HostTensor> &outputs);
 
+  /// Like run(), but waits for every launch to finish and calls
+  /// `afterEachLaunch` after it (debugging: aicc-run --bisect reads each
+  /// kernel's output buffer there). Slower than run() on the GPU, which
+  /// otherwise queues all launches at once. An empty observer behaves as run().
+  Status run(const std::vector<HostTensor> &inputs,
+             std::vector<HostTensor> &outputs,
+             const LaunchObserver &afterEachLaunch);
+
+  /// Copies the current contents of plan buffer `bufferId` (an index into
+  /// getBuffers(); alias buffers read their source's memory under their own
+  /// shape) into `out`, sized and typed from the buffer. Valid after create();
+  /// meant for LaunchObserver callbacks and after run(). Fails on an id out of
+  /// range or a device copy error.
+  Status readBuffer(int bufferId, HostTensor &out);
+
   /// Measures the launch plan alone: one warm-up pass, then `iters` (>= 1)
   /// back-to-back passes over the buffers as the last run() left them (zeroed
   /// inputs if run() was never called); host<->device copies are excluded.
@@ -127,6 +165,10 @@ public:
   const std::vector<TensorInfo> &getInputs() const { return inputs; }
   /// Model outputs in index order (name, dtype, shape).
   const std::vector<TensorInfo> &getOutputs() const { return outputs; }
+  /// Every buffer of the launch plan, indexed by buffer id.
+  const std::vector<BufferInfo> &getBuffers() const { return buffers; }
+  /// The launches in execution (manifest) order.
+  const std::vector<LaunchInfo> &getLaunches() const { return launches; }
 
 private:
   Session();
@@ -138,6 +180,8 @@ private:
   /// Buffer id behind each model input / output.
   std::vector<int> inputBuffers;
   std::vector<int> outputBuffers;
+  std::vector<BufferInfo> buffers;
+  std::vector<LaunchInfo> launches;
   std::unique_ptr<detail::Backend> backend;
 };
 

@@ -1,0 +1,52 @@
+//===- ReferenceModes.h - aicc-run --reference and --bisect ---------*- C++ -*-===//
+//
+// The two aicc-run modes that need the compiler and the float64 reference evaluator
+// (lib/Reference). Built only with AICC_ENABLE_COMPILER; this header itself uses no MLIR,
+// so aicc-run.cpp stays buildable without it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
+#define AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
+
+#include "aicc/Runtime/Session.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aicc::run {
+
+struct ReferenceModeOptions {
+  /// The model: .onnx, or graph-dialect .mlir (graph or fused stage).
+  std::string modelPath;
+  /// --bisect: a bundle compiled from the same model (empty: compile one here).
+  std::string bundlePath;
+  /// --bisect: where the compiled model runs (default: the bundle target's device).
+  std::optional<runtime::Device> device;
+  /// --bisect: the compile target when no bundle is given ("cpu", "sm_90", ...).
+  std::string target = "cpu";
+  /// --input files (one per model input) or --test-data-set directories.
+  std::vector<std::string> inputFiles;
+  std::vector<std::string> testDataSets;
+  /// --rtol / --atol; `toleranceGiven` when either was on the command line (bisect then
+  /// uses them for every float type instead of the per-dtype defaults).
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  bool toleranceGiven = false;
+  /// --output-dir (reference mode): write the reference outputs as D/output_K.pb.
+  std::string outputDir;
+};
+
+/// aicc-run --reference MODEL: evaluates the model's graph-stage IR with the float64
+/// reference evaluator; with --test-data-set compares against ONNX's expected outputs
+/// (same report and exit status as a bundle run). Returns the process exit status.
+int runReferenceMode(const ReferenceModeOptions &opts);
+
+/// aicc-run [BUNDLE] --bisect MODEL: runs the compiled model kernel by kernel next to the
+/// reference and names the first fused kernel whose output diverges (docs/debugging.md).
+/// Returns 0 when nothing diverges, 1 on a divergence or an error.
+int runBisectMode(const ReferenceModeOptions &opts);
+
+} // namespace aicc::run
+
+#endif // AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
