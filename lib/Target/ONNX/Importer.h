@@ -273,6 +273,10 @@ private:
   /// ImportMisc.cpp: ops that fit no family above.
   std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);
   // -- ImportMisc.cpp helpers --
+  LogicalResult importThresholdedRelu(const NodeCtx &nc);
+  LogicalResult importIsInfNaN(const NodeCtx &nc);
+  LogicalResult importLRN(const NodeCtx &nc);
+  LogicalResult importMVN(const NodeCtx &nc);
 
   //===--------------------------------------------------------------------===//
   // State
