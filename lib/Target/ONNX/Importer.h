@@ -256,6 +256,17 @@ private:
   /// Scatter*, Einsum and other index-arithmetic ops.
   std::optional<LogicalResult> importIndexOps(const NodeCtx &nc);
   // -- ImportIndex.cpp helpers --
+  LogicalResult importCumSum(const NodeCtx &nc);
+  LogicalResult importOneHot(const NodeCtx &nc);
+  LogicalResult importEyeLike(const NodeCtx &nc);
+  LogicalResult importGatherND(const NodeCtx &nc);
+  LogicalResult importScatterElements(const NodeCtx &nc);
+  LogicalResult importScatterND(const NodeCtx &nc);
+  LogicalResult importEinsum(const NodeCtx &nc);
+  FailureOr<std::string> scatterReduction(const NodeCtx &nc);
+  /// `v` shifted by `s` > 0 along `axis` with zeros shifted in: result[i] = v[i - s], or
+  /// v[i + s] when `backward` (a slice and a pad).
+  Value shiftAlong(Location loc, Value v, int64_t axis, int64_t s, bool backward);
 
   /// ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
   std::optional<LogicalResult> importSpatialOps(const NodeCtx &nc);
