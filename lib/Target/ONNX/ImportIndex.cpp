@@ -292,8 +292,11 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
     for (int64_t j = 0; j < k; ++j) {
       SmallVector<int64_t> starts(q, 0);
       starts.back() = j;
-      Value col = graph::SliceOp::create(b, loc, colT, *indices, b.getDenseI64ArrayAttr(starts),
-                                         b.getDenseI64ArrayAttr(steps));
+      Value col = k == 1 ? *indices
+                         : graph::SliceOp::create(b, loc, colT, *indices,
+                                                  b.getDenseI64ArrayAttr(starts),
+                                                  b.getDenseI64ArrayAttr(steps))
+                               .getResult();
       Value wrapped = graph::ModOp::create(b, loc, colT, col, scalarI(dt.getDimSize(bd + j)),
                                            b.getBoolAttr(false));
       Value term = strides[j] == 1 ? wrapped : bin<graph::MulOp>(loc, wrapped, scalarI(strides[j]));
@@ -416,6 +419,7 @@ struct Term {
 constexpr int kEllipsis = 100;
 
 int letterLabel(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' : c - 'a' + 26; }
+char labelChar(int l) { return l < 26 ? 'A' + l : 'a' + (l - 26); }
 } // namespace
 
 /// Einsum (ONNX operator spec, opset 12; numpy.einsum semantics): per operand, repeated
@@ -482,13 +486,15 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
     auto v = getInput(nc, i);
     if (failed(v))
       return failure();
-    auto t = checkFloat(nc, *v, "input #" + std::to_string(i));
-    if (failed(t))
-      return failure();
-    int64_t extra = t->getRank() - (int64_t)parsed[i].letters.size();
+    auto t = cast<RankedTensorType>(v->getType());
+    if (!isGraphFloat(t.getElementType()))
+      return nodeError(nc) << "input #" << i << " is " << t
+                           << "; Einsum supports floating-point tensors only (it lowers to "
+                              "matmul and reduce_sum)";
+    int64_t extra = t.getRank() - (int64_t)parsed[i].letters.size();
     if (extra < 0 || (extra > 0 && parsed[i].ellipsisAt < 0))
       return nodeError(nc) << "term '" << s << "' does not match input #" << i << " of rank "
-                           << t->getRank();
+                           << t.getRank();
     ellRank = std::max(ellRank, extra);
   }
   Type elem;
@@ -512,8 +518,7 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
       auto [it, fresh] = sizes.try_emplace(label, n);
       if (!fresh && it->second != n) {
         if (label < kEllipsis)
-          return nodeError(nc) << "label '" << (char)(label < 26 ? 'A' + label : 'a' + label - 26)
-                               << "' has sizes " << it->second << " and " << n;
+          return nodeError(nc) << "label '" << labelChar(label) << "' has sizes " << it->second << " and " << n;
         if (it->second != 1 && n != 1)
           return nodeError(nc) << "ellipsis dims of sizes " << it->second << " and " << n
                                << " do not broadcast";
@@ -537,11 +542,12 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
       if (i < p.letters.size())
         outLabels.push_back(p.letters[i]);
     }
-    for (auto [i, l] : llvm::enumerate(outLabels)) {
+    for (int l : outLabels) {
+      std::string name = l >= kEllipsis ? "..." : std::string(1, labelChar(l));
       if (!sizes.count(l))
-        return nodeError(nc) << "output label #" << i << " appears in no input";
+        return nodeError(nc) << "output label '" << name << "' appears in no input";
       if (llvm::count(outLabels, l) != 1)
-        return nodeError(nc) << "output label #" << i << " repeats";
+        return nodeError(nc) << "output label '" << name << "' repeats";
     }
   } else {
     for (int64_t e = 0; e < ellRank; ++e)
