@@ -1420,9 +1420,9 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     int64_t C = numElements(other), U = S[axis];
     int64_t BC = std::min<int64_t>(1024, (int64_t)llvm::PowerOf2Ceil(C));
     int64_t BR = std::max<int64_t>(1, std::min<int64_t>(llvm::PowerOf2Ceil(N), 1024 / BC));
-    KernelContext kc = makeKernel(builder, group, name, {(C + BC - 1) / BC, 1, 1}, 4,
-                                  {blockAttr(builder, "BLOCK", BC),
-                                   blockAttr(builder, "BLOCK_ROWS", BR)});
+    KernelContext kc =
+        makeKernel(builder, group, name, {(C + BC - 1) / BC, 1, 1}, 4,
+                   {blockAttr(builder, "BLOCK", BC), blockAttr(builder, "BLOCK_ROWS", BR)});
     OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
     TileBuilder tb{b, loc, {BC}};
     Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
@@ -1432,8 +1432,7 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     SmallVector<Value> coords = tb.delinearize(c, other);
     Value dBase = tb.offsets(coords, otherDStr);
     // Rows are positions along `axis`, columns the owned coordinates.
-    copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, N, dStr[axis], BR, dBase, cMask,
-              BC);
+    copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, N, dStr[axis], BR, dBase, cMask, BC);
     Value inUpd = cMask;
     for (auto [x, s, dd] : llvm::zip(coords, otherS, other))
       if (s < dd)
@@ -1446,8 +1445,7 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
         loc, uBase, lt.splat(lb.create<arith::MulIOp>(loc, j, lt.i32(sStr[axis]))));
     Value k = lt.load(param(kc, idxV), uOff, inUpd, iT.getElementType());
     Value tgt = lb.create<arith::AddIOp>(
-        loc, dBase,
-        lb.create<arith::MulIOp>(loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
+        loc, dBase, lb.create<arith::MulIOp>(loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
     Value v = lt.load(param(kc, updV), uOff, inUpd, elem);
     if (reduction != "none")
       v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, inUpd, elem), v);
@@ -1463,9 +1461,9 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
   auto pStr = rowMajorStrides(D.take_front(k));
   int64_t BS = std::min<int64_t>(1024, (int64_t)llvm::PowerOf2Ceil(S));
   int64_t BR = std::max<int64_t>(1, std::min<int64_t>(llvm::PowerOf2Ceil(P), 1024 / BS));
-  KernelContext kc = makeKernel(builder, group, name, {(S + BS - 1) / BS, 1, 1}, 4,
-                                {blockAttr(builder, "BLOCK", BS),
-                                 blockAttr(builder, "BLOCK_ROWS", BR)});
+  KernelContext kc =
+      makeKernel(builder, group, name, {(S + BS - 1) / BS, 1, 1}, 4,
+                 {blockAttr(builder, "BLOCK", BS), blockAttr(builder, "BLOCK_ROWS", BR)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   TileBuilder tb{b, loc, {BS}};
   Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
@@ -1478,17 +1476,16 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
   Value prefix = lt.splatI32(0);
   for (int64_t m = 0; m < k; ++m) {
     // Every lane reads the same index element u * k + m.
-    Value at = lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, u, lt.i32(k)),
-                                        lt.i32(m));
+    Value at =
+        lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, u, lt.i32(k)), lt.i32(m));
     Value km = lt.load(param(kc, idxV), lt.splat(at), sMask, iT.getElementType());
     prefix = lb.create<arith::AddIOp>(
-        loc, prefix,
-        lb.create<arith::MulIOp>(loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
+        loc, prefix, lb.create<arith::MulIOp>(loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
   }
-  Value tgt = lb.create<arith::AddIOp>(
-      loc, lb.create<arith::MulIOp>(loc, prefix, lt.splatI32(S)), s);
-  Value uOff = lb.create<arith::AddIOp>(
-      loc, lt.splat(lb.create<arith::MulIOp>(loc, u, lt.i32(S))), s);
+  Value tgt =
+      lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, prefix, lt.splatI32(S)), s);
+  Value uOff =
+      lb.create<arith::AddIOp>(loc, lt.splat(lb.create<arith::MulIOp>(loc, u, lt.i32(S))), s);
   Value v = lt.load(param(kc, updV), uOff, sMask, elem);
   if (reduction != "none")
     v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, sMask, elem), v);

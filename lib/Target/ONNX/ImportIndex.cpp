@@ -47,8 +47,7 @@ Value Importer::shiftAlong(Location loc, Value v, int64_t axis, int64_t s, bool 
   starts[axis] = backward ? s : 0;
   shape[axis] = n - s;
   Value cut = graph::SliceOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
-                                     b.getDenseI64ArrayAttr(starts),
-                                     b.getDenseI64ArrayAttr(steps));
+                                     b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
   SmallVector<int64_t> low(t.getRank(), 0), high(t.getRank(), 0);
   (backward ? high : low)[axis] = s;
   return graph::PadOp::create(b, loc, t, cut, b.getDenseI64ArrayAttr(low),
@@ -83,10 +82,15 @@ LogicalResult Importer::importCumSum(const NodeCtx &nc) {
     return failure();
   bool back = *reverse != 0;
   int64_t n = t.getDimSize(*axis);
-  Value y = *exclusive ? shiftAlong(nc.loc, *x, *axis, 1, back) : *x;
+  // 16-bit floats accumulate in f32: the partial sums are stored between steps.
+  Type acc = elem.isF16() || elem.isBF16() ? b.getF32Type() : elem;
+  auto accT = RankedTensorType::get(t.getShape(), acc);
+  Value y = castTo(nc.loc, *x, acc);
+  if (*exclusive)
+    y = shiftAlong(nc.loc, y, *axis, 1, back);
   for (int64_t s = 1; s < n; s *= 2)
-    y = graph::AddOp::create(b, nc.loc, t, y, shiftAlong(nc.loc, y, *axis, s, back));
-  return define(nc, 0, y);
+    y = graph::AddOp::create(b, nc.loc, accT, y, shiftAlong(nc.loc, y, *axis, s, back));
+  return define(nc, 0, castTo(nc.loc, y, elem));
 }
 
 /// OneHot (ONNX operator spec, opset 9/11): output[..., j, ...] (j on the new dim `axis`)
@@ -134,8 +138,7 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
   auto boolOf = [&](ArrayRef<int64_t> s) { return RankedTensorType::get(s, b.getI1Type()); };
   Value neg = graph::LessOp::create(b, loc, boolOf(idxShape), idx, scalarOf(0));
   Value wrapped = graph::WhereOp::create(b, loc, cast<RankedTensorType>(idx.getType()), neg,
-                                         bin<graph::AddOp>(loc, idx, scalarOf((double)depth)),
-                                         idx);
+                                         bin<graph::AddOp>(loc, idx, scalarOf((double)depth)), idx);
   Value iota;
   auto iotaT = RankedTensorType::get(iotaShape, ie);
   SmallVector<int64_t> seq;
@@ -171,8 +174,8 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
     on = graph::SliceOp::create(b, loc, one, *values, b.getDenseI64ArrayAttr({1}),
                                 b.getDenseI64ArrayAttr({1}));
   }
-  return define(nc, 0, graph::WhereOp::create(b, loc, RankedTensorType::get(outShape, ve), hit,
-                                              on, off));
+  return define(nc, 0,
+                graph::WhereOp::create(b, loc, RankedTensorType::get(outShape, ve), hit, on, off));
 }
 
 /// EyeLike (ONNX operator spec, opset 9): a 2-D tensor of the input's shape with ones on
@@ -214,10 +217,11 @@ LogicalResult Importer::importEyeLike(const NodeCtx &nc) {
                   ? createConstant(loc, DenseElementsAttr::get(scalarT, b.getFloatAttr(elem, 1.0)))
                   : intConstantOf(loc, scalarT, {1});
   Value ones = graph::ExpandOp::create(b, loc, outT, one);
-  Value upper = graph::TriluOp::create(b, loc, outT, ones, b.getI64IntegerAttr(*k),
-                                       b.getBoolAttr(true));
-  return define(nc, 0, graph::TriluOp::create(b, loc, outT, upper, b.getI64IntegerAttr(*k),
-                                              b.getBoolAttr(false)));
+  Value upper =
+      graph::TriluOp::create(b, loc, outT, ones, b.getI64IntegerAttr(*k), b.getBoolAttr(true));
+  return define(
+      nc, 0,
+      graph::TriluOp::create(b, loc, outT, upper, b.getI64IntegerAttr(*k), b.getBoolAttr(false)));
 }
 
 /// GatherND (ONNX operator spec, opset 11-13): indices [I..., k] address dims
@@ -282,21 +286,25 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
   } else {
     // sum_j mod(indices[..., j], n_j) * stride_j (+ batch offset); mod with the
     // divisor's sign wraps negative coordinates.
-    auto colT = RankedTensorType::get([&] {
-      SmallVector<int64_t> s(it.getShape());
-      s.back() = 1;
-      return s;
-    }(), ie);
-    auto scalarI = [&](int64_t v) { return intConstantOf(loc, RankedTensorType::get({}, ie), {v}); };
+    auto colT = RankedTensorType::get(
+        [&] {
+          SmallVector<int64_t> s(it.getShape());
+          s.back() = 1;
+          return s;
+        }(),
+        ie);
+    auto scalarI = [&](int64_t v) {
+      return intConstantOf(loc, RankedTensorType::get({}, ie), {v});
+    };
     SmallVector<int64_t> steps(q, 1);
     for (int64_t j = 0; j < k; ++j) {
       SmallVector<int64_t> starts(q, 0);
       starts.back() = j;
-      Value col = k == 1 ? *indices
-                         : graph::SliceOp::create(b, loc, colT, *indices,
-                                                  b.getDenseI64ArrayAttr(starts),
-                                                  b.getDenseI64ArrayAttr(steps))
-                               .getResult();
+      Value col =
+          k == 1 ? *indices
+                 : graph::SliceOp::create(b, loc, colT, *indices, b.getDenseI64ArrayAttr(starts),
+                                          b.getDenseI64ArrayAttr(steps))
+                       .getResult();
       Value wrapped = graph::ModOp::create(b, loc, colT, col, scalarI(dt.getDimSize(bd + j)),
                                            b.getBoolAttr(false));
       Value term = strides[j] == 1 ? wrapped : bin<graph::MulOp>(loc, wrapped, scalarI(strides[j]));
@@ -318,10 +326,10 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
   Value flat = reshape(loc, *data, flatShape);
   SmallVector<int64_t> outShape(tupleShape);
   outShape.append(dt.getShape().begin() + bd + k, dt.getShape().end());
-  return define(nc, 0, graph::GatherOp::create(b, loc,
-                                               RankedTensorType::get(outShape,
-                                                                     dt.getElementType()),
-                                               flat, lin, b.getI64IntegerAttr(0)));
+  return define(nc, 0,
+                graph::GatherOp::create(b, loc,
+                                        RankedTensorType::get(outShape, dt.getElementType()), flat,
+                                        lin, b.getI64IntegerAttr(0)));
 }
 
 /// The `reduction` attribute of ScatterElements / ScatterND: "none" before opset 16,
@@ -333,8 +341,7 @@ FailureOr<std::string> Importer::scatterReduction(const NodeCtx &nc) {
   if (*red != "none" && *red != "add" && *red != "mul" && *red != "max" && *red != "min")
     return nodeError(nc) << "reduction '" << *red << "' is not one of none, add, mul, max, min";
   if (*red != "none" && opset < 16)
-    return nodeError(nc) << "attribute 'reduction' needs opset >= 16 (model opset " << opset
-                         << ")";
+    return nodeError(nc) << "attribute 'reduction' needs opset >= 16 (model opset " << opset << ")";
   if ((*red == "max" || *red == "min") && opset < 18)
     return nodeError(nc) << "reduction '" << *red << "' needs opset >= 18 (model opset " << opset
                          << ")";
@@ -371,9 +378,10 @@ LogicalResult Importer::importScatterElements(const NodeCtx &nc) {
     if (d != *axis && it.getDimSize(d) > dt.getDimSize(d))
       return nodeError(nc) << "indices dim " << d << " (" << it.getDimSize(d)
                            << ") exceeds the data's (" << dt.getDimSize(d) << ")";
-  return define(nc, 0, graph::ScatterElementsOp::create(b, nc.loc, dt, *data, *indices,
-                                                        *updates, b.getI64IntegerAttr(*axis),
-                                                        b.getStringAttr(*red)));
+  return define(nc, 0,
+                graph::ScatterElementsOp::create(b, nc.loc, dt, *data, *indices, *updates,
+                                                 b.getI64IntegerAttr(*axis),
+                                                 b.getStringAttr(*red)));
 }
 
 /// ScatterND (opset 11-18): graph.scatter_nd.
@@ -404,8 +412,9 @@ LogicalResult Importer::importScatterND(const NodeCtx &nc) {
   if (ut.getShape() != ArrayRef<int64_t>(want))
     return nodeError(nc) << "updates must have shape " << shapeStr(want) << " (indices.shape[:-1]"
                          << " + data.shape[k:]), got " << shapeStr(ut.getShape());
-  return define(nc, 0, graph::ScatterNDOp::create(b, nc.loc, dt, *data, *indices, *updates,
-                                                  b.getStringAttr(*red)));
+  return define(
+      nc, 0,
+      graph::ScatterNDOp::create(b, nc.loc, dt, *data, *indices, *updates, b.getStringAttr(*red)));
 }
 
 namespace {
@@ -518,7 +527,8 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
       auto [it, fresh] = sizes.try_emplace(label, n);
       if (!fresh && it->second != n) {
         if (label < kEllipsis)
-          return nodeError(nc) << "label '" << labelChar(label) << "' has sizes " << it->second << " and " << n;
+          return nodeError(nc) << "label '" << labelChar(label) << "' has sizes " << it->second
+                               << " and " << n;
         if (it->second != 1 && n != 1)
           return nodeError(nc) << "ellipsis dims of sizes " << it->second << " and " << n
                                << " do not broadcast";

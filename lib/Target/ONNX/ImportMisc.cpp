@@ -37,8 +37,9 @@ LogicalResult Importer::importThresholdedRelu(const NodeCtx &nc) {
   if (failed(t))
     return failure();
   Type elem = t->getElementType();
-  Value keep = graph::GreaterOp::create(b, nc.loc, RankedTensorType::get(t->getShape(), b.getI1Type()),
-                                        *in, scalarF(nc.loc, elem, *alpha));
+  Value keep =
+      graph::GreaterOp::create(b, nc.loc, RankedTensorType::get(t->getShape(), b.getI1Type()), *in,
+                               scalarF(nc.loc, elem, *alpha));
   Value zero = scalarF(nc.loc, elem, 0.0);
   return define(nc, 0, graph::WhereOp::create(b, nc.loc, *t, keep, *in, zero));
 }
@@ -112,11 +113,10 @@ LogicalResult Importer::importLRN(const NodeCtx &nc) {
   Value sq4 = reshape(loc, sq, {n, 1, c, rest});
   int64_t lo = (*size - 1) / 2, hi = *size - 1 - lo;
   auto i64s = [&](ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); };
-  Value avg = graph::AvgPoolOp::create(b, loc, sq4.getType(), sq4, i64s({*size, 1}),
-                                       i64s({1, 1}), i64s({lo, 0, hi, 0}), i64s({1, 1}),
-                                       b.getBoolAttr(true));
-  Value scaled = bin<graph::MulOp>(loc, reshape(loc, avg, t->getShape()),
-                                   scalarF(loc, elem, *alpha));
+  Value avg = graph::AvgPoolOp::create(b, loc, sq4.getType(), sq4, i64s({*size, 1}), i64s({1, 1}),
+                                       i64s({lo, 0, hi, 0}), i64s({1, 1}), b.getBoolAttr(true));
+  Value scaled =
+      bin<graph::MulOp>(loc, reshape(loc, avg, t->getShape()), scalarF(loc, elem, *alpha));
   Value base = bin<graph::AddOp>(loc, scaled, scalarF(loc, elem, *bias));
   Value denom = bin<graph::PowOp>(loc, base, scalarF(loc, elem, *beta));
   return define(nc, 0, bin<graph::DivOp>(loc, *in, denom));
