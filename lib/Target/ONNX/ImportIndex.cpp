@@ -6,6 +6,9 @@
 #include "Importer.h"
 
 #include <limits>
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
@@ -19,6 +22,21 @@ std::optional<LogicalResult> Importer::importIndexOps(const NodeCtx &nc) {
     return importHardmax(nc);
   if (op == "TopK")
     return importTopK(nc);
+  // -- CumSum, OneHot, EyeLike, GatherND, Scatter*, Einsum (block below) --
+  if (nc.opType() == "CumSum")
+    return importCumSum(nc);
+  if (nc.opType() == "OneHot")
+    return importOneHot(nc);
+  if (nc.opType() == "EyeLike")
+    return importEyeLike(nc);
+  if (nc.opType() == "GatherND")
+    return importGatherND(nc);
+  if (nc.opType() == "ScatterElements" || nc.opType() == "Scatter")
+    return importScatterElements(nc);
+  if (nc.opType() == "ScatterND")
+    return importScatterND(nc);
+  if (nc.opType() == "Einsum")
+    return importEinsum(nc);
   return std::nullopt;
 }
 
@@ -303,3 +321,726 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
 }
 
 // (end of the ArgMax / ArgMin / Hardmax / TopK block)
+// CumSum, OneHot, EyeLike, GatherND, ScatterElements / Scatter, ScatterND, Einsum
+//===----------------------------------------------------------------------===//
+
+/// `v` shifted by `s` (> 0) positions along `axis`, zeros shifted in: toward higher
+/// indices (result[i] = v[i - s]) or, when `backward`, toward lower ones
+/// (result[i] = v[i + s]). A slice then a constant pad (two views).
+Value Importer::shiftAlong(Location loc, Value v, int64_t axis, int64_t s, bool backward) {
+  auto t = cast<RankedTensorType>(v.getType());
+  int64_t n = t.getDimSize(axis);
+  if (s >= n)
+    return createConstant(loc, DenseElementsAttr::get(t, b.getZeroAttr(t.getElementType())));
+  SmallVector<int64_t> starts(t.getRank(), 0), steps(t.getRank(), 1), shape(t.getShape());
+  starts[axis] = backward ? s : 0;
+  shape[axis] = n - s;
+  Value cut = graph::SliceOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
+                                     b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+  SmallVector<int64_t> low(t.getRank(), 0), high(t.getRank(), 0);
+  (backward ? high : low)[axis] = s;
+  return graph::PadOp::create(b, loc, t, cut, b.getDenseI64ArrayAttr(low),
+                              b.getDenseI64ArrayAttr(high), b.getStringAttr("constant"),
+                              b.getF64FloatAttr(0.0));
+}
+
+/// CumSum (ONNX operator spec, opset 11/14): inclusive or exclusive prefix sums along
+/// `axis` (a constant input), from the start or, with reverse = 1, from the end. Built as
+/// the Hillis-Steele scan (Hillis & Steele, "Data Parallel Algorithms", CACM 1986):
+/// y += shift(y, 2^i) for 2^i < n, ceil(log2 n) elementwise steps, exact for integers.
+LogicalResult Importer::importCumSum(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), axisIn = getInput(nc, 1);
+  auto exclusive = getInt(nc, "exclusive", 0), reverse = getInt(nc, "reverse", 0);
+  if (failed(x) || failed(axisIn) || failed(exclusive) || failed(reverse))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  Type elem = t.getElementType();
+  if (elem.isInteger(1) || !(isa<FloatType>(elem) || isa<IntegerType>(elem)))
+    return nodeError(nc) << "x must be a numeric tensor, got " << t;
+  if (t.getRank() == 0)
+    return nodeError(nc) << "x must have rank >= 1";
+  auto axisV = getConstantInts(nc, *axisIn, "axis input '" + nc.node.input(1) + "'");
+  if (failed(axisV))
+    return failure();
+  if (axisV->size() != 1)
+    return nodeError(nc) << "axis must hold one value, got " << axisV->size();
+  auto axis = normalizeAxis(nc, (*axisV)[0], t.getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  bool back = *reverse != 0;
+  int64_t n = t.getDimSize(*axis);
+  // 16-bit floats accumulate in f32: the partial sums are stored between steps.
+  Type acc = elem.isF16() || elem.isBF16() ? b.getF32Type() : elem;
+  auto accT = RankedTensorType::get(t.getShape(), acc);
+  Value y = castTo(nc.loc, *x, acc);
+  if (*exclusive)
+    y = shiftAlong(nc.loc, y, *axis, 1, back);
+  for (int64_t s = 1; s < n; s *= 2)
+    y = graph::AddOp::create(b, nc.loc, accT, y, shiftAlong(nc.loc, y, *axis, s, back));
+  return define(nc, 0, castTo(nc.loc, y, elem));
+}
+
+/// OneHot (ONNX operator spec, opset 9/11): output[..., j, ...] (j on the new dim `axis`)
+/// = values[1] where j == (indices < 0 ? indices + depth : indices), else values[0].
+/// Indices outside [-depth, depth) match no j. depth must be a constant (the output
+/// shape depends on it); values may be computed at run time.
+LogicalResult Importer::importOneHot(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  auto indices = getInput(nc, 0), depthIn = getInput(nc, 1), values = getInput(nc, 2);
+  auto axisAttr = getInt(nc, "axis", -1);
+  if (failed(indices) || failed(depthIn) || failed(values) || failed(axisAttr))
+    return failure();
+  auto it = cast<RankedTensorType>(indices->getType());
+  auto vt = cast<RankedTensorType>(values->getType());
+  Type ie = it.getElementType();
+  if (ie.isInteger(1) || !(isa<FloatType>(ie) || isa<IntegerType>(ie)))
+    return nodeError(nc) << "indices must be a numeric tensor, got " << it;
+  if (vt.getNumElements() != 2 || vt.getRank() != 1)
+    return nodeError(nc) << "values must be a 1-D tensor [off_value, on_value], got " << vt;
+  auto depthF = getConstantScalar(nc, *depthIn, "depth input '" + nc.node.input(1) + "'");
+  if (failed(depthF))
+    return failure();
+  int64_t depth = (int64_t)*depthF;
+  if (depth < 1 || (double)depth != *depthF)
+    return nodeError(nc) << "depth must be a positive integer, got " << *depthF;
+  int64_t r = it.getRank();
+  auto axis = normalizeAxis(nc, *axisAttr, r + 1, /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  Location loc = nc.loc;
+  SmallVector<int64_t> outShape(it.getShape()), idxShape(it.getShape()), iotaShape(r + 1, 1);
+  outShape.insert(outShape.begin() + *axis, depth);
+  idxShape.insert(idxShape.begin() + *axis, 1);
+  iotaShape[*axis] = depth;
+  auto scalarOf = [&](double v) -> Value {
+    auto st = RankedTensorType::get({}, ie);
+    if (isa<FloatType>(ie))
+      return createConstant(loc, DenseElementsAttr::get(st, b.getFloatAttr(ie, v)));
+    return intConstantOf(loc, st, {(int64_t)v});
+  };
+  // Wrap negative indices; compare with 0..depth-1 in the indices' own type (a
+  // fractional float index matches nothing).
+  Value idx = reshape(loc, *indices, idxShape);
+  auto boolOf = [&](ArrayRef<int64_t> s) { return RankedTensorType::get(s, b.getI1Type()); };
+  Value neg = graph::LessOp::create(b, loc, boolOf(idxShape), idx, scalarOf(0));
+  Value wrapped = graph::WhereOp::create(b, loc, cast<RankedTensorType>(idx.getType()), neg,
+                                         bin<graph::AddOp>(loc, idx, scalarOf((double)depth)), idx);
+  Value iota;
+  auto iotaT = RankedTensorType::get(iotaShape, ie);
+  SmallVector<int64_t> seq;
+  for (int64_t j = 0; j < depth; ++j)
+    seq.push_back(j);
+  if (isa<FloatType>(ie)) {
+    SmallVector<APFloat> fs;
+    for (int64_t j : seq) {
+      APFloat f((double)j);
+      bool lost;
+      f.convert(cast<FloatType>(ie).getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      fs.push_back(f);
+    }
+    iota = createConstant(loc, DenseElementsAttr::get(iotaT, fs));
+  } else {
+    iota = intConstantOf(loc, iotaT, seq);
+  }
+  Value hit = graph::EqualOp::create(b, loc, boolOf(outShape), wrapped, iota);
+  // off / on values: constants when values is one, else [1]-shaped slices.
+  Value off, on;
+  Type ve = vt.getElementType();
+  if (auto c = values->getDefiningOp<graph::ConstantOp>();
+      c && isa<DenseElementsAttr>(c.getValue())) {
+    auto dense = cast<DenseElementsAttr>(c.getValue());
+    auto st = RankedTensorType::get({}, ve);
+    auto elems = llvm::to_vector(dense.getValues<Attribute>());
+    off = createConstant(loc, DenseElementsAttr::get(st, elems[0]));
+    on = createConstant(loc, DenseElementsAttr::get(st, elems[1]));
+  } else {
+    auto one = RankedTensorType::get({1}, ve);
+    off = graph::SliceOp::create(b, loc, one, *values, b.getDenseI64ArrayAttr({0}),
+                                 b.getDenseI64ArrayAttr({1}));
+    on = graph::SliceOp::create(b, loc, one, *values, b.getDenseI64ArrayAttr({1}),
+                                b.getDenseI64ArrayAttr({1}));
+  }
+  return define(nc, 0,
+                graph::WhereOp::create(b, loc, RankedTensorType::get(outShape, ve), hit, on, off));
+}
+
+/// EyeLike (ONNX operator spec, opset 9): a 2-D tensor of the input's shape with ones on
+/// the k-th diagonal (j - i == k) and zeros elsewhere, of type `dtype` (default: the
+/// input's). Built as a broadcast 1 kept by two trilu ops (j - i >= k and j - i <= k).
+LogicalResult Importer::importEyeLike(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto k = getInt(nc, "k", 0);
+  if (failed(in) || failed(k))
+    return failure();
+  auto t = cast<RankedTensorType>(in->getType());
+  if (t.getRank() != 2)
+    return nodeError(nc) << "input must be 2-D, got " << t;
+  Type elem = t.getElementType();
+  if (findAttr(nc, "dtype")) {
+    auto dt = getInt(nc, "dtype", 0);
+    if (failed(dt))
+      return failure();
+    elem = convertElementType((int32_t)*dt, &ctx);
+    if (!elem)
+      return nodeError(nc) << "dtype " << dataTypeName((int32_t)*dt) << " is not supported";
+  }
+  auto outT = RankedTensorType::get(t.getShape(), elem);
+  Location loc = nc.loc;
+  if (elem.isInteger(1)) {
+    // Small bool result: a constant.
+    if (outT.getNumElements() > (1 << 16))
+      return nodeError(nc) << "a bool result of more than 65536 elements is not supported";
+    SmallVector<bool> bits;
+    for (int64_t i = 0; i < t.getDimSize(0); ++i)
+      for (int64_t j = 0; j < t.getDimSize(1); ++j)
+        bits.push_back(j - i == *k);
+    return define(nc, 0, createConstant(loc, DenseElementsAttr::get(outT, bits)));
+  }
+  auto scalarT = RankedTensorType::get({}, elem);
+  Value one = isa<FloatType>(elem)
+                  ? createConstant(loc, DenseElementsAttr::get(scalarT, b.getFloatAttr(elem, 1.0)))
+                  : intConstantOf(loc, scalarT, {1});
+  Value ones = graph::ExpandOp::create(b, loc, outT, one);
+  Value upper =
+      graph::TriluOp::create(b, loc, outT, ones, b.getI64IntegerAttr(*k), b.getBoolAttr(true));
+  return define(
+      nc, 0,
+      graph::TriluOp::create(b, loc, outT, upper, b.getI64IntegerAttr(*k), b.getBoolAttr(false)));
+}
+
+/// GatherND (ONNX operator spec, opset 11-13): indices [I..., k] address dims
+/// [b, b + k) of data (b = batch_dims, the leading dims data and indices share);
+/// output = indices.shape[:-1] + data.shape[b + k:]. The k coordinates (negative ones
+/// wrapped) are linearized, the batch offset added, and the run-time gather reads data
+/// viewed as [prod(data.shape[:b + k])] + data.shape[b + k:].
+LogicalResult Importer::importGatherND(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto data = getInput(nc, 0), indices = getInput(nc, 1);
+  auto batchAttr = getInt(nc, "batch_dims", 0);
+  if (failed(data) || failed(indices) || failed(batchAttr))
+    return failure();
+  auto dt = cast<RankedTensorType>(data->getType());
+  auto it = cast<RankedTensorType>(indices->getType());
+  auto ie = dyn_cast<IntegerType>(it.getElementType());
+  if (!ie || ie.getWidth() < 32 || ie.isUnsigned())
+    return nodeError(nc) << "indices must be int32 or int64, got " << it;
+  int64_t bd = *batchAttr, r = dt.getRank(), q = it.getRank();
+  if (q < 1 || r < 1)
+    return nodeError(nc) << "data and indices must have rank >= 1";
+  if (bd < 0 || bd >= std::min(q, r))
+    return nodeError(nc) << "batch_dims " << bd << " must be in [0, min(rank(data), "
+                         << "rank(indices)) - 1]";
+  int64_t k = it.getShape().back();
+  if (k < 1 || k > r - bd)
+    return nodeError(nc) << "the last indices dim (" << k << ") must be in [1, " << r - bd
+                         << "] (rank(data) - batch_dims)";
+  for (int64_t d = 0; d < bd; ++d)
+    if (it.getDimSize(d) != dt.getDimSize(d))
+      return nodeError(nc) << "batch dim " << d << " differs: data " << shapeStr(dt.getShape())
+                           << ", indices " << shapeStr(it.getShape());
+  Location loc = nc.loc;
+  // Strides of the k indexed dims within their block of P elements, and the block size.
+  SmallVector<int64_t> strides(k, 1);
+  for (int64_t j = k - 2; j >= 0; --j)
+    strides[j] = strides[j + 1] * dt.getDimSize(bd + j + 1);
+  int64_t P = strides[0] * dt.getDimSize(bd);
+  SmallVector<int64_t> tupleShape(it.getShape().drop_back());
+  int64_t tuples = it.getNumElements() / k;
+  // Batch offset of each tuple: its linear index over the b batch dims, times P.
+  int64_t perBatch = 1;
+  for (int64_t d = bd; d < q - 1; ++d)
+    perBatch *= it.getDimSize(d);
+  auto linT = RankedTensorType::get(tupleShape, ie);
+  Value lin;
+  if (auto cv = intConstant(*indices)) {
+    SmallVector<int64_t> out;
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t acc = (t / perBatch) * P;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t n = dt.getDimSize(bd + j), v = (*cv)[t * k + j];
+        if (v < -n || v >= n)
+          return nodeError(nc) << "index " << v << " is out of range [" << -n << ", " << n
+                               << ") for data dim " << bd + j;
+        acc += (v < 0 ? v + n : v) * strides[j];
+      }
+      out.push_back(acc);
+    }
+    lin = intConstantOf(loc, linT, out);
+  } else {
+    // sum_j mod(indices[..., j], n_j) * stride_j (+ batch offset); mod with the
+    // divisor's sign wraps negative coordinates.
+    auto colT = RankedTensorType::get(
+        [&] {
+          SmallVector<int64_t> s(it.getShape());
+          s.back() = 1;
+          return s;
+        }(),
+        ie);
+    auto scalarI = [&](int64_t v) {
+      return intConstantOf(loc, RankedTensorType::get({}, ie), {v});
+    };
+    SmallVector<int64_t> steps(q, 1);
+    for (int64_t j = 0; j < k; ++j) {
+      SmallVector<int64_t> starts(q, 0);
+      starts.back() = j;
+      Value col =
+          k == 1 ? *indices
+                 : graph::SliceOp::create(b, loc, colT, *indices, b.getDenseI64ArrayAttr(starts),
+                                          b.getDenseI64ArrayAttr(steps))
+                       .getResult();
+      Value wrapped = graph::ModOp::create(b, loc, colT, col, scalarI(dt.getDimSize(bd + j)),
+                                           b.getBoolAttr(false));
+      Value term = strides[j] == 1 ? wrapped : bin<graph::MulOp>(loc, wrapped, scalarI(strides[j]));
+      lin = lin ? bin<graph::AddOp>(loc, lin, term) : term;
+    }
+    if (bd > 0) {
+      SmallVector<int64_t> offShape(it.getShape().take_front(bd));
+      offShape.append(q - 1 - bd + 1, 1); // the tuple dims and the column dim
+      SmallVector<int64_t> offs;
+      for (int64_t bi = 0, nb = tuples / perBatch; bi < nb; ++bi)
+        offs.push_back(bi * P);
+      lin = bin<graph::AddOp>(loc, lin,
+                              intConstantOf(loc, RankedTensorType::get(offShape, ie), offs));
+    }
+    lin = reshape(loc, lin, tupleShape);
+  }
+  SmallVector<int64_t> flatShape{tuples / perBatch * P};
+  flatShape.append(dt.getShape().begin() + bd + k, dt.getShape().end());
+  Value flat = reshape(loc, *data, flatShape);
+  SmallVector<int64_t> outShape(tupleShape);
+  outShape.append(dt.getShape().begin() + bd + k, dt.getShape().end());
+  return define(nc, 0,
+                graph::GatherOp::create(b, loc,
+                                        RankedTensorType::get(outShape, dt.getElementType()), flat,
+                                        lin, b.getI64IntegerAttr(0)));
+}
+
+/// The `reduction` attribute of ScatterElements / ScatterND: "none" before opset 16,
+/// none/add/mul from 16, max/min from 18.
+FailureOr<std::string> Importer::scatterReduction(const NodeCtx &nc) {
+  auto red = getString(nc, "reduction", "none");
+  if (failed(red))
+    return failure();
+  if (*red != "none" && *red != "add" && *red != "mul" && *red != "max" && *red != "min")
+    return nodeError(nc) << "reduction '" << *red << "' is not one of none, add, mul, max, min";
+  if (*red != "none" && opset < 16)
+    return nodeError(nc) << "attribute 'reduction' needs opset >= 16 (model opset " << opset << ")";
+  if ((*red == "max" || *red == "min") && opset < 18)
+    return nodeError(nc) << "reduction '" << *red << "' needs opset >= 18 (model opset " << opset
+                         << ")";
+  return red;
+}
+
+/// ScatterElements (opset 11-18) and the deprecated Scatter (opset 9-10, no reduction):
+/// graph.scatter_elements, a kernel that writes at the run-time positions.
+LogicalResult Importer::importScatterElements(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  auto data = getInput(nc, 0), indices = getInput(nc, 1), updates = getInput(nc, 2);
+  auto axisAttr = getInt(nc, "axis", 0);
+  auto red = scatterReduction(nc);
+  if (failed(data) || failed(indices) || failed(updates) || failed(axisAttr) || failed(red))
+    return failure();
+  auto dt = cast<RankedTensorType>(data->getType());
+  auto it = cast<RankedTensorType>(indices->getType());
+  auto ut = cast<RankedTensorType>(updates->getType());
+  auto ie = dyn_cast<IntegerType>(it.getElementType());
+  if (!ie || ie.getWidth() < 32 || ie.isUnsigned())
+    return nodeError(nc) << "indices must be int32 or int64, got " << it;
+  if (ut.getElementType() != dt.getElementType())
+    return nodeError(nc) << "updates (" << ut.getElementType() << ") and data ("
+                         << dt.getElementType() << ") differ in element type";
+  if (it.getShape() != ut.getShape() || it.getRank() != dt.getRank())
+    return nodeError(nc) << "indices " << shapeStr(it.getShape()) << " and updates "
+                         << shapeStr(ut.getShape()) << " must share one shape of the data's rank "
+                         << dt.getRank();
+  auto axis = normalizeAxis(nc, *axisAttr, dt.getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  for (int64_t d = 0; d < dt.getRank(); ++d)
+    if (d != *axis && it.getDimSize(d) > dt.getDimSize(d))
+      return nodeError(nc) << "indices dim " << d << " (" << it.getDimSize(d)
+                           << ") exceeds the data's (" << dt.getDimSize(d) << ")";
+  return define(nc, 0,
+                graph::ScatterElementsOp::create(b, nc.loc, dt, *data, *indices, *updates,
+                                                 b.getI64IntegerAttr(*axis),
+                                                 b.getStringAttr(*red)));
+}
+
+/// ScatterND (opset 11-18): graph.scatter_nd.
+LogicalResult Importer::importScatterND(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  auto data = getInput(nc, 0), indices = getInput(nc, 1), updates = getInput(nc, 2);
+  auto red = scatterReduction(nc);
+  if (failed(data) || failed(indices) || failed(updates) || failed(red))
+    return failure();
+  auto dt = cast<RankedTensorType>(data->getType());
+  auto it = cast<RankedTensorType>(indices->getType());
+  auto ut = cast<RankedTensorType>(updates->getType());
+  auto ie = dyn_cast<IntegerType>(it.getElementType());
+  if (!ie || ie.getWidth() < 32 || ie.isUnsigned())
+    return nodeError(nc) << "indices must be int32 or int64, got " << it;
+  if (ut.getElementType() != dt.getElementType())
+    return nodeError(nc) << "updates (" << ut.getElementType() << ") and data ("
+                         << dt.getElementType() << ") differ in element type";
+  if (it.getRank() < 1 || dt.getRank() < 1)
+    return nodeError(nc) << "data and indices must have rank >= 1";
+  int64_t k = it.getShape().back();
+  if (k < 1 || k > dt.getRank())
+    return nodeError(nc) << "the last indices dim (" << k << ") must be in [1, " << dt.getRank()
+                         << "]";
+  SmallVector<int64_t> want(it.getShape().drop_back());
+  want.append(dt.getShape().begin() + k, dt.getShape().end());
+  if (ut.getShape() != ArrayRef<int64_t>(want))
+    return nodeError(nc) << "updates must have shape " << shapeStr(want) << " (indices.shape[:-1]"
+                         << " + data.shape[k:]), got " << shapeStr(ut.getShape());
+  return define(
+      nc, 0,
+      graph::ScatterNDOp::create(b, nc.loc, dt, *data, *indices, *updates, b.getStringAttr(*red)));
+}
+
+namespace {
+/// One Einsum operand during the decomposition: a value and one label per dim. Letters
+/// are labels 0-51; the dims an ellipsis covers get labels kEllipsis + i (i counts from
+/// the first of the widest ellipsis, so they align right across operands, numpy's rule).
+struct Term {
+  Value v;
+  SmallVector<int> labels;
+};
+constexpr int kEllipsis = 100;
+
+int letterLabel(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' : c - 'a' + 26; }
+char labelChar(int l) { return l < 26 ? 'A' + l : 'a' + (l - 26); }
+} // namespace
+
+/// Einsum (ONNX operator spec, opset 12; numpy.einsum semantics): per operand, repeated
+/// labels take the diagonal (a strided slice of the flattened pair of dims) and labels no
+/// one else needs are summed; operands are then contracted left to right as one batched
+/// matmul each ([batch..., kept-left, summed] x [batch..., summed, kept-right]); the
+/// labels left that the output lacks are summed, and the result is transposed to the
+/// output's order. Floats only (matmul and reduce_sum).
+LogicalResult Importer::importEinsum(const NodeCtx &nc) {
+  auto eqAttr = getString(nc, "equation", "");
+  if (failed(eqAttr))
+    return failure();
+  if (nc.node.input_size() < 1 || nc.node.output_size() != 1)
+    return nodeError(nc) << "expects at least 1 input and 1 output";
+  std::string eq;
+  for (char c : *eqAttr)
+    if (c != ' ')
+      eq.push_back(c);
+  if (eq.empty())
+    return nodeError(nc) << "attribute 'equation' is required";
+  auto arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::optional<std::string> rhs;
+  if (arrow != std::string::npos)
+    rhs = eq.substr(arrow + 2);
+  SmallVector<std::string> inTerms;
+  {
+    SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(lhs).split(parts, ',');
+    for (llvm::StringRef part : parts)
+      inTerms.push_back(part.str());
+  }
+  if ((int)inTerms.size() != nc.node.input_size())
+    return nodeError(nc) << "equation '" << *eqAttr << "' has " << inTerms.size()
+                         << " input terms for " << nc.node.input_size() << " inputs";
+  // Parse a term into letters and the position of '...' (-1 if none).
+  struct Parsed {
+    SmallVector<int> letters;
+    int ellipsisAt = -1;
+  };
+  auto parse = [&](const std::string &term, Parsed &p) -> LogicalResult {
+    for (size_t i = 0; i < term.size(); ++i) {
+      char c = term[i];
+      if (c == '.') {
+        if (term.compare(i, 3, "...") != 0 || p.ellipsisAt >= 0)
+          return nodeError(nc) << "malformed ellipsis in term '" << term << "'";
+        p.ellipsisAt = p.letters.size();
+        i += 2;
+        continue;
+      }
+      if (!llvm::isAlpha(c))
+        return nodeError(nc) << "unexpected character '" << c << "' in equation '" << *eqAttr
+                             << "'";
+      p.letters.push_back(letterLabel(c));
+    }
+    return success();
+  };
+  SmallVector<Term> terms;
+  SmallVector<Parsed> parsed(inTerms.size());
+  int64_t ellRank = 0;
+  for (auto [i, s] : llvm::enumerate(inTerms)) {
+    if (failed(parse(s, parsed[i])))
+      return failure();
+    auto v = getInput(nc, i);
+    if (failed(v))
+      return failure();
+    auto t = cast<RankedTensorType>(v->getType());
+    if (!isGraphFloat(t.getElementType()))
+      return nodeError(nc) << "input #" << i << " is " << t
+                           << "; Einsum supports floating-point tensors only (it lowers to "
+                              "matmul and reduce_sum)";
+    int64_t extra = t.getRank() - (int64_t)parsed[i].letters.size();
+    if (extra < 0 || (extra > 0 && parsed[i].ellipsisAt < 0))
+      return nodeError(nc) << "term '" << s << "' does not match input #" << i << " of rank "
+                           << t.getRank();
+    ellRank = std::max(ellRank, extra);
+  }
+  Type elem;
+  std::map<int, int64_t> sizes; // label -> size (the largest, for broadcast ellipsis dims)
+  for (auto [i, p] : llvm::enumerate(parsed)) {
+    Value v = *getInput(nc, i);
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!elem)
+      elem = t.getElementType();
+    else if (elem != t.getElementType())
+      return nodeError(nc) << "inputs differ in element type";
+    int64_t extra = t.getRank() - (int64_t)p.letters.size();
+    Term term{v, {}};
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int label;
+      if (p.ellipsisAt >= 0 && d >= p.ellipsisAt && d < p.ellipsisAt + extra)
+        label = kEllipsis + (int)(ellRank - extra + (d - p.ellipsisAt));
+      else
+        label = p.letters[d < p.ellipsisAt || p.ellipsisAt < 0 ? d : d - extra];
+      int64_t n = t.getDimSize(d);
+      auto [it, fresh] = sizes.try_emplace(label, n);
+      if (!fresh && it->second != n) {
+        if (label < kEllipsis)
+          return nodeError(nc) << "label '" << labelChar(label) << "' has sizes " << it->second
+                               << " and " << n;
+        if (it->second != 1 && n != 1)
+          return nodeError(nc) << "ellipsis dims of sizes " << it->second << " and " << n
+                               << " do not broadcast";
+        it->second = std::max(it->second, n);
+      }
+      term.labels.push_back(label);
+    }
+    terms.push_back(term);
+  }
+  // Output labels: explicit, or numpy's implicit form (ellipsis dims, then the letters
+  // used exactly once, in alphabetical order).
+  SmallVector<int> outLabels;
+  if (rhs) {
+    Parsed p;
+    if (failed(parse(*rhs, p)))
+      return failure();
+    for (size_t i = 0; i <= p.letters.size(); ++i) {
+      if ((int)i == p.ellipsisAt)
+        for (int64_t e = 0; e < ellRank; ++e)
+          outLabels.push_back(kEllipsis + e);
+      if (i < p.letters.size())
+        outLabels.push_back(p.letters[i]);
+    }
+    for (int l : outLabels) {
+      std::string name = l >= kEllipsis ? "..." : std::string(1, labelChar(l));
+      if (!sizes.count(l))
+        return nodeError(nc) << "output label '" << name << "' appears in no input";
+      if (llvm::count(outLabels, l) != 1)
+        return nodeError(nc) << "output label '" << name << "' repeats";
+    }
+  } else {
+    for (int64_t e = 0; e < ellRank; ++e)
+      outLabels.push_back(kEllipsis + e);
+    std::map<int, int> uses;
+    for (const Term &t : terms)
+      for (int l : t.labels)
+        ++uses[l];
+    // Uppercase letters (labels 0-25) sort before lowercase ones, as in ASCII.
+    for (auto [l, n] : uses)
+      if (l < kEllipsis && n == 1)
+        outLabels.push_back(l);
+  }
+  Location loc = nc.loc;
+  auto shapeOf = [&](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+  auto transposeTo = [&](Term &t, ArrayRef<int> order) {
+    SmallVector<int64_t> perm, shape;
+    for (int l : order) {
+      int64_t p = llvm::find(t.labels, l) - t.labels.begin();
+      perm.push_back(p);
+      shape.push_back(shapeOf(t.v)[p]);
+    }
+    if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+      t.v = graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, elem), t.v,
+                                       b.getDenseI64ArrayAttr(perm));
+    t.labels.assign(order.begin(), order.end());
+  };
+  auto reshapeTo = [&](Value v, ArrayRef<int64_t> shape) {
+    return shapeOf(v) == shape ? v : reshape(loc, v, shape);
+  };
+  // Sums the labels of `t` that `keep` rejects.
+  auto sumOut = [&](Term &t, llvm::function_ref<bool(int)> keep) {
+    SmallVector<int64_t> axes;
+    SmallVector<int> rest;
+    for (auto [d, l] : llvm::enumerate(t.labels)) {
+      if (keep(l))
+        rest.push_back(l);
+      else
+        axes.push_back(d);
+    }
+    if (axes.empty())
+      return;
+    t.v = buildReduce<graph::ReduceSumOp>(loc, t.v, axes, /*keepdims=*/false);
+    t.labels = rest;
+  };
+  // 1. Diagonals of repeated labels: move the pair last, flatten it, take every
+  //    (n + 1)-th element.
+  for (Term &t : terms) {
+    for (;;) {
+      int rep = -1;
+      for (int l : t.labels)
+        if (llvm::count(t.labels, l) > 1) {
+          rep = l;
+          break;
+        }
+      if (rep < 0)
+        break;
+      SmallVector<int> order;
+      for (int l : t.labels)
+        if (l != rep)
+          order.push_back(l);
+      int firstOthers = order.size();
+      order.push_back(rep);
+      order.push_back(rep);
+      // transposeTo finds the first occurrence; place the two occurrences explicitly.
+      SmallVector<int64_t> perm, shape;
+      SmallVector<int64_t> reps;
+      for (auto [d, l] : llvm::enumerate(t.labels))
+        if (l == rep)
+          reps.push_back(d);
+      for (auto [d, l] : llvm::enumerate(t.labels))
+        if (l != rep)
+          perm.push_back(d);
+      perm.push_back(reps[0]);
+      perm.push_back(reps[1]);
+      for (int64_t p : perm)
+        shape.push_back(shapeOf(t.v)[p]);
+      Value v = t.v;
+      if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+        v = graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, elem), v,
+                                       b.getDenseI64ArrayAttr(perm));
+      int64_t n = shape.back();
+      if (shape[shape.size() - 2] != n)
+        return nodeError(nc) << "repeated label takes a diagonal of a non-square " << n
+                             << "-wide pair of dims";
+      SmallVector<int64_t> flat(shape.begin(), shape.end() - 2);
+      flat.push_back(n * n);
+      v = reshapeTo(v, flat);
+      SmallVector<int64_t> starts(flat.size(), 0), steps(flat.size(), 1), diag(flat);
+      steps.back() = n + 1;
+      diag.back() = n;
+      v = graph::SliceOp::create(b, loc, RankedTensorType::get(diag, elem), v,
+                                 b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+      order.erase(order.begin() + firstOthers + 1);
+      t.v = v;
+      t.labels = order;
+    }
+  }
+  // 2. Contract left to right. Before each step every operand sums the labels nobody
+  //    else needs.
+  auto neededBeyond = [&](size_t i, int l) {
+    if (llvm::is_contained(outLabels, l))
+      return true;
+    for (size_t j = 0; j < terms.size(); ++j)
+      if (j != i && llvm::is_contained(terms[j].labels, l))
+        return true;
+    return false;
+  };
+  for (size_t i = 0; i < terms.size(); ++i)
+    sumOut(terms[i], [&](int l) { return neededBeyond(i, l); });
+  Term acc = terms[0];
+  for (size_t i = 1; i < terms.size(); ++i) {
+    Term &rhsT = terms[i];
+    auto laterNeed = [&](int l) {
+      if (llvm::is_contained(outLabels, l))
+        return true;
+      for (size_t j = i + 1; j < terms.size(); ++j)
+        if (llvm::is_contained(terms[j].labels, l))
+          return true;
+      return false;
+    };
+    SmallVector<int> batch, left, right, contracted;
+    for (int l : acc.labels) {
+      bool inR = llvm::is_contained(rhsT.labels, l);
+      if (inR && laterNeed(l))
+        batch.push_back(l);
+      else if (inR)
+        contracted.push_back(l);
+      else
+        left.push_back(l);
+    }
+    for (int l : rhsT.labels)
+      if (!llvm::is_contained(acc.labels, l))
+        right.push_back(l);
+    // A contracted ellipsis dim of size 1 on one side broadcasts: expand it first.
+    for (Term *t : {&acc, &rhsT})
+      for (int l : contracted) {
+        int64_t p = llvm::find(t->labels, l) - t->labels.begin();
+        if (shapeOf(t->v)[p] != sizes[l]) {
+          SmallVector<int64_t> s(shapeOf(t->v));
+          s[p] = sizes[l];
+          t->v = graph::ExpandOp::create(b, loc, RankedTensorType::get(s, elem), t->v);
+        }
+      }
+    auto dimsOf = [&](Term &t, ArrayRef<int> ls) {
+      SmallVector<int64_t> s;
+      for (int l : ls)
+        s.push_back(shapeOf(t.v)[llvm::find(t.labels, l) - t.labels.begin()]);
+      return s;
+    };
+    auto prod = [](ArrayRef<int64_t> s) {
+      int64_t p = 1;
+      for (int64_t x : s)
+        p *= x;
+      return p;
+    };
+    SmallVector<int> aOrder(batch), bOrder(batch);
+    aOrder.append(left);
+    aOrder.append(contracted);
+    bOrder.append(contracted);
+    bOrder.append(right);
+    SmallVector<int64_t> aBatch = dimsOf(acc, batch), bBatch = dimsOf(rhsT, batch);
+    int64_t M = prod(dimsOf(acc, left)), K = prod(dimsOf(acc, contracted)),
+            N = prod(dimsOf(rhsT, right));
+    SmallVector<int64_t> leftDims = dimsOf(acc, left), rightDims = dimsOf(rhsT, right);
+    transposeTo(acc, aOrder);
+    transposeTo(rhsT, bOrder);
+    SmallVector<int64_t> aShape(aBatch), bShape(bBatch);
+    aShape.append({M, K});
+    bShape.append({K, N});
+    Value a = reshapeTo(acc.v, aShape), bm = reshapeTo(rhsT.v, bShape);
+    SmallVector<int64_t> outBatch;
+    for (auto [x, y] : llvm::zip(aBatch, bBatch))
+      outBatch.push_back(std::max(x, y));
+    SmallVector<int64_t> mmShape(outBatch);
+    mmShape.append({M, N});
+    Value mm = graph::MatMulOp::create(b, loc, RankedTensorType::get(mmShape, elem), a, bm);
+    SmallVector<int64_t> resShape(outBatch);
+    resShape.append(leftDims);
+    resShape.append(rightDims);
+    acc.v = reshapeTo(mm, resShape);
+    acc.labels = batch;
+    acc.labels.append(left);
+    acc.labels.append(right);
+  }
+  // 3. Sum what the output lacks, order as the output, broadcast size-1 ellipsis dims.
+  sumOut(acc, [&](int l) { return llvm::is_contained(outLabels, l); });
+  if (acc.labels.empty() && !outLabels.empty())
+    return nodeError(nc) << "internal: output labels lost";
+  transposeTo(acc, outLabels);
+  SmallVector<int64_t> outShape;
+  for (int l : outLabels)
+    outShape.push_back(sizes[l]);
+  if (shapeOf(acc.v) != ArrayRef<int64_t>(outShape))
+    acc.v = graph::ExpandOp::create(b, loc, RankedTensorType::get(outShape, elem), acc.v);
+  return define(nc, 0, acc.v);
+}

@@ -298,6 +298,17 @@ private:
   Value argIndex(Location loc, Value x, int64_t axis, bool isMax, bool selectLast,
                  bool keepdims);
   // (end of the ArgMax / ArgMin / Hardmax / TopK block)
+  LogicalResult importCumSum(const NodeCtx &nc);
+  LogicalResult importOneHot(const NodeCtx &nc);
+  LogicalResult importEyeLike(const NodeCtx &nc);
+  LogicalResult importGatherND(const NodeCtx &nc);
+  LogicalResult importScatterElements(const NodeCtx &nc);
+  LogicalResult importScatterND(const NodeCtx &nc);
+  LogicalResult importEinsum(const NodeCtx &nc);
+  FailureOr<std::string> scatterReduction(const NodeCtx &nc);
+  /// `v` shifted by `s` > 0 along `axis` with zeros shifted in: result[i] = v[i - s], or
+  /// v[i + s] when `backward` (a slice and a pad).
+  Value shiftAlong(Location loc, Value v, int64_t axis, int64_t s, bool backward);
 
   /// ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
   std::optional<LogicalResult> importSpatialOps(const NodeCtx &nc);
@@ -315,6 +326,10 @@ private:
   /// ImportMisc.cpp: ops that fit no family above.
   std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);
   // -- ImportMisc.cpp helpers --
+  LogicalResult importThresholdedRelu(const NodeCtx &nc);
+  LogicalResult importIsInfNaN(const NodeCtx &nc);
+  LogicalResult importLRN(const NodeCtx &nc);
+  LogicalResult importMVN(const NodeCtx &nc);
 
   //===--------------------------------------------------------------------===//
   // State

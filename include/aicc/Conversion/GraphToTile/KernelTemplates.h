@@ -9,6 +9,9 @@
 //     (Gemm alpha/beta*C, elementwise chain) applied to the accumulator tile before one store.
 //   - buildSoftmaxKernel: one program per row (the softmax axis), the row held on chip:
 //     max, sum of exp, normalize, then the fused elementwise consumers.
+//   - scatter (scatter_elements / scatter_nd, a "single" group): programs own blocks of the
+//     coordinates no update crosses; each copies its part of data, then applies the updates
+//     landing there in order (a loop), so duplicates combine in order without atomics.
 // Kernel parameters are the group's inputs then its outputs, each a flat 1-D memref
 // (row-major, element count = the tensor's).
 //

@@ -673,5 +673,57 @@ LogicalResult FusionGroupOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Scatter
+//===----------------------------------------------------------------------===//
+static LogicalResult verifyScatterCommon(Operation *op, RankedTensorType data,
+                                         RankedTensorType indices, RankedTensorType updates,
+                                         RankedTensorType out, StringRef reduction) {
+  if (out != data)
+    return op->emitOpError("result type must be the data type ") << data;
+  if (updates.getElementType() != data.getElementType())
+    return op->emitOpError("updates must have the data's element type");
+  auto it = dyn_cast<IntegerType>(indices.getElementType());
+  if (!it || it.getWidth() < 8)
+    return op->emitOpError("indices must be an integer tensor");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return op->emitOpError("reduction must be none, add, mul, max or min, got \"")
+           << reduction << "\"";
+  return success();
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  auto data = getData().getType(), idx = getIndices().getType(), upd = getUpdates().getType();
+  if (failed(verifyScatterCommon(*this, data, idx, upd, getType(), getReduction())))
+    return failure();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= data.getRank())
+    return emitOpError("axis ") << axis << " out of range";
+  if (idx.getShape() != upd.getShape() || idx.getRank() != data.getRank())
+    return emitOpError("indices and updates must share one shape of the data's rank");
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != axis && idx.getDimSize(d) > data.getDimSize(d))
+      return emitOpError("indices dim ") << d << " exceeds the data's";
+  return success();
+}
+
+LogicalResult ScatterNDOp::verify() {
+  auto data = getData().getType(), idx = getIndices().getType(), upd = getUpdates().getType();
+  if (failed(verifyScatterCommon(*this, data, idx, upd, getType(), getReduction())))
+    return failure();
+  if (idx.getRank() < 1)
+    return emitOpError("indices must have rank >= 1");
+  int64_t k = idx.getShape().back();
+  if (k < 1 || k > data.getRank())
+    return emitOpError("the last indices dim (") << k << ") must be in [1, data rank]";
+  SmallVector<int64_t> want(idx.getShape().drop_back());
+  want.append(data.getShape().begin() + k, data.getShape().end());
+  if (upd.getShape() != ArrayRef<int64_t>(want))
+    return emitOpError("updates must have type ")
+           << RankedTensorType::get(want, data.getElementType());
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "aicc/Dialect/Graph/IR/GraphOps.cpp.inc"

@@ -166,6 +166,11 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         assigned.insert(op);
         groups.push_back({{op}, "reduction"});
       }
+      // Scatters write at run-time positions: a kernel of their own (scatter template).
+      if (isa<ScatterElementsOp, ScatterNDOp>(op)) {
+        assigned.insert(op);
+        groups.push_back({{op}, "single"});
+      }
     }
 
     for (auto &[ops, kind] : groups)

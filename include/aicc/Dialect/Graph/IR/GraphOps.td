@@ -472,4 +472,47 @@ def Graph_YieldOp : Graph_Op<"yield", [Pure, Terminator, ReturnLike,
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
 }
 
+//===----------------------------------------------------------------------===//
+// Scatter (writes at run-time positions)
+//===----------------------------------------------------------------------===//
+def Graph_ScatterElementsOp : Graph_Op<"scatter_elements", [Pure]> {
+  let summary = "data with updates written along `axis` at run-time indices (ONNX ScatterElements)";
+  let description = [{
+    result = data; then for every position i of `updates` in row-major order:
+    j = i with its `axis` coordinate replaced by indices[i] (negative counts from the end of
+    data's axis), result[j] = updates[i] (`reduction` = "none") or
+    result[j] = result[j] op updates[i] (op: "add", "mul", "max", "min"). Indices and
+    updates share one shape, of data's rank, no larger than data outside `axis`. Duplicate
+    indices apply in that order (ONNX leaves "none" with duplicates undefined).
+    ONNX operator spec, ScatterElements-18 (and the deprecated Scatter-9).
+  }];
+  let arguments = (ins Graph_AnyTensor:$data, Graph_AnyTensor:$indices,
+                   Graph_AnyTensor:$updates, I64Attr:$axis,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_ScatterNDOp : Graph_Op<"scatter_nd", [Pure]> {
+  let summary = "data with update slices written at run-time index tuples (ONNX ScatterND)";
+  let description = [{
+    indices: [I..., k] (k <= rank of data); updates: [I...] + data.shape[k:]. result = data; then for every index tuple t in
+    row-major order, the slice result[indices[t]] (the first k coordinates; negative values
+    count from the end of their dim) becomes updates[t] (`reduction` = "none") or
+    result[indices[t]] op updates[t] (op: "add", "mul", "max", "min"), elementwise.
+    Duplicate tuples apply in that order. ONNX operator spec, ScatterND-18.
+  }];
+  let arguments = (ins Graph_AnyTensor:$data, Graph_AnyTensor:$indices,
+                   Graph_AnyTensor:$updates,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif
