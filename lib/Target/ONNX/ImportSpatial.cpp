@@ -230,6 +230,10 @@ static ResizeTaps resizeAxisTaps(const ResizeAttrs &a, const ResizeAxis &ax) {
   return taps;
 }
 
+/// More taps than this per output position (antialias filters when downsampling
+/// strongly) resample with a dense matmul instead of one gather per tap.
+constexpr size_t kResizeMaxTaps = 32;
+
 /// A constant of `type` (float element type) holding `values` rounded to it.
 static DenseElementsAttr floatConstant(RankedTensorType type, ArrayRef<double> values) {
   auto ft = cast<FloatType>(type.getElementType());
@@ -241,6 +245,36 @@ static DenseElementsAttr floatConstant(RankedTensorType type, ArrayRef<double> v
     v.push_back(f);
   }
   return DenseElementsAttr::get(type, v);
+}
+
+Value Importer::resampleAxisMatmul(Location loc, Value x, int64_t axis, int64_t out,
+                                   ArrayRef<double> w) {
+  auto t = cast<RankedTensorType>(x.getType());
+  Type e = t.getElementType();
+  int64_t in = t.getDimSize(axis), P = 1, Q = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    P *= t.getDimSize(d);
+  for (int64_t d = axis + 1; d < t.getRank(); ++d)
+    Q *= t.getDimSize(d);
+  SmallVector<int64_t> shape(t.getShape());
+  shape[axis] = out;
+  Value y;
+  if (Q == 1) {
+    // [P, in] x W^T [in, out].
+    SmallVector<double> wt(in * out);
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        wt[i * out + o] = w[o * in + i];
+    Value c = createConstant(loc, floatConstant(RankedTensorType::get({in, out}, e), wt));
+    y = graph::MatMulOp::create(b, loc, RankedTensorType::get({P, out}, e),
+                                reshape(loc, x, {P, in}), c);
+  } else {
+    // W [out, in] x [P, in, Q] (W broadcast over P).
+    Value c = createConstant(loc, floatConstant(RankedTensorType::get({out, in}, e), w));
+    y = graph::MatMulOp::create(b, loc, RankedTensorType::get({P, out, Q}, e), c,
+                                reshape(loc, x, {P, in, Q}));
+  }
+  return reshape(loc, y, shape);
 }
 
 Value Importer::resampleAxis(Location loc, Value x, int64_t axis, ArrayRef<int64_t> index,
@@ -469,10 +503,13 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
     }
   }
 
-  // Resample each axis whose taps are not the identity.
+  // Resample each axis whose taps are not the identity. 16-bit floats
+  // interpolate in f32 (the reference computes in float64, then casts).
   Value y = *x;
-  bool isFloat = isGraphFloat(xt.getElementType());
-  SmallVector<std::pair<int64_t, SmallVector<bool>>> masks;
+  Type elem = xt.getElementType();
+  bool isFloat = isGraphFloat(elem);
+  SmallVector<std::pair<int64_t, ResizeTaps>> work;
+  bool weighted = false;
   for (int64_t d = 0; d < rank; ++d) {
     const ResizeAxis &r = spec[d];
     ResizeTaps taps = resizeAxisTaps(a, r);
@@ -485,11 +522,25 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
     for (int64_t o = 0; select && o < r.out; ++o)
       select = taps.extrap[o] || taps.coeff[0][o] == 1;
     if (!select && !isFloat)
-      return nodeError(nc) << "mode '" << *modeS << "' on element type " << xt.getElementType()
+      return nodeError(nc) << "mode '" << *modeS << "' on element type " << elem
                            << " is not supported (float inputs only; nearest takes any type)";
-    if (select) {
-      SmallVector<double> ones(r.out, 1.0);
-      y = resampleAxis(nc.loc, y, d, taps.index[0], ones);
+    weighted |= !select;
+    work.push_back({d, std::move(taps)});
+  }
+  bool widen = weighted && elem.getIntOrFloatBitWidth() < 32;
+  if (widen)
+    y = castTo(nc.loc, y, b.getF32Type());
+  SmallVector<std::pair<int64_t, SmallVector<bool>>> masks;
+  for (auto &[d, taps] : work) {
+    int64_t out = taps.extrap.size();
+    if (taps.index.size() > kResizeMaxTaps) {
+      // Wide antialias filters (strong downsampling): one matmul with W[out, in].
+      int64_t in = cast<RankedTensorType>(y.getType()).getDimSize(d);
+      SmallVector<double> w(out * in, 0.0);
+      for (size_t k = 0; k < taps.index.size(); ++k)
+        for (int64_t o = 0; o < out; ++o)
+          w[o * in + taps.index[k][o]] += taps.coeff[k][o];
+      y = resampleAxisMatmul(nc.loc, y, d, out, w);
     } else {
       Value sum;
       for (size_t k = 0; k < taps.index.size(); ++k) {
@@ -501,6 +552,8 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
     if (taps.anyExtrap)
       masks.push_back({d, taps.extrap});
   }
+  if (widen)
+    y = castTo(nc.loc, y, elem);
   // tf_crop_and_resize: an output outside the input along any axis is
   // extrapolation_value (the reference returns it from the 1-D step, and every
   // later 1-D step keeps it: their coefficients sum to 1).

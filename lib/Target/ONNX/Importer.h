@@ -269,6 +269,9 @@ private:
   /// unless every coeff is 1.
   Value resampleAxis(Location loc, Value x, int64_t axis, ArrayRef<int64_t> index,
                      ArrayRef<double> coeff);
+  /// result[.., o, ..] = sum_i w[o * in + i] * x[.., i, ..] along `axis` (float x),
+  /// as one matmul with the constant W[out, in].
+  Value resampleAxisMatmul(Location loc, Value x, int64_t axis, int64_t out, ArrayRef<double> w);
 
   /// ImportRecurrent.cpp: RNN, LSTM, GRU (unrolled over the static sequence).
   std::optional<LogicalResult> importRecurrentOps(const NodeCtx &nc);
