@@ -508,7 +508,12 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
   Value y = *x;
   Type elem = xt.getElementType();
   bool isFloat = isGraphFloat(elem);
-  SmallVector<std::pair<int64_t, ResizeTaps>> work;
+  struct AxisWork {
+    int64_t dim;
+    ResizeTaps taps;
+    bool select; // one tap of coefficient 1 (or extrapolation) per output position
+  };
+  SmallVector<AxisWork> work;
   bool weighted = false;
   for (int64_t d = 0; d < rank; ++d) {
     const ResizeAxis &r = spec[d];
@@ -525,15 +530,17 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
       return nodeError(nc) << "mode '" << *modeS << "' on element type " << elem
                            << " is not supported (float inputs only; nearest takes any type)";
     weighted |= !select;
-    work.push_back({d, std::move(taps)});
+    work.push_back({d, std::move(taps), select});
   }
   bool widen = weighted && elem.getIntOrFloatBitWidth() < 32;
   if (widen)
     y = castTo(nc.loc, y, b.getF32Type());
   SmallVector<std::pair<int64_t, SmallVector<bool>>> masks;
-  for (auto &[d, taps] : work) {
+  for (auto &[d, taps, select] : work) {
     int64_t out = taps.extrap.size();
-    if (taps.index.size() > kResizeMaxTaps) {
+    if (select) {
+      y = resampleAxis(nc.loc, y, d, taps.index[0], SmallVector<double>(out, 1.0));
+    } else if (taps.index.size() > kResizeMaxTaps) {
       // Wide antialias filters (strong downsampling): one matmul with W[out, in].
       int64_t in = cast<RankedTensorType>(y.getType()).getDimSize(d);
       SmallVector<double> w(out * in, 0.0);
