@@ -766,6 +766,212 @@ LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
 // GridSample
 //===----------------------------------------------------------------------===//
 
+/// GridSample (ONNX spec, opsets 16 and 20; onnx/reference/ops/op_grid_sample.py, which
+/// follows PyTorch's grid_sampler): Y[n, c, o] = interpolation of X[n, c] at the point
+/// grid[n, o, :] (its components in reverse dim order: x = W first), denormalized from
+/// [-1, 1] by align_corners to (g + 1) / 2 * (d - 1), else ((g + 1) * d - 1) / 2.
+/// nearest rounds halves to even (3-D: away from zero); then a point outside [lo, hi] ([0, d-1] with
+/// align_corners, else [-0.5, d-0.5]) is clamped to [0, d-1] (border) or reflected into
+/// [lo, hi] (reflection). Taps: nearest 1, linear floor(x) + {0, 1} with 1 - t, t,
+/// cubic floor(x) + {-1..2} with Keys' coefficients (A = -0.75); a tap index outside
+/// [0, d) reads 0 (zeros), the edge (border) or its mirror image (reflection).
+///
+/// Built from run-time gathers: per dim and tap, the index (elementwise on the grid)
+/// and weight; per tap combination, one gather of X laid out [N * S, C] (S = spatial
+/// size) at n * S + flat index, weighted; the sum is transposed back to [N, C, ...].
 LogicalResult Importer::importGridSample(const NodeCtx &nc) {
-  return nodeError(nc) << "GridSample is not supported yet";
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), grid = getInput(nc, 1);
+  auto modeS = getString(nc, "mode", opset >= 20 ? "linear" : "bilinear");
+  auto padS = getString(nc, "padding_mode", "zeros");
+  auto ac = getInt(nc, "align_corners", 0);
+  if (failed(x) || failed(grid) || failed(modeS) || failed(padS) || failed(ac))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X"), gt = checkFloat(nc, *grid, "grid");
+  if (failed(xt) || failed(gt))
+    return failure();
+  // Opset 16 names the modes bilinear / bicubic, opset 20 linear / cubic.
+  enum { Nearest, Linear, Cubic } mode;
+  if (*modeS == "nearest")
+    mode = Nearest;
+  else if (*modeS == "bilinear" || *modeS == "linear")
+    mode = Linear;
+  else if (*modeS == "bicubic" || *modeS == "cubic")
+    mode = Cubic;
+  else
+    return nodeError(nc) << "mode '" << *modeS << "' is not supported (nearest, linear, cubic)";
+  const std::string &pm = *padS;
+  if (pm != "zeros" && pm != "border" && pm != "reflection")
+    return nodeError(nc) << "padding_mode '" << pm << "' is not supported";
+  bool align = *ac != 0;
+  int64_t rank = xt->getRank(), k = rank - 2;
+  if (k < 1 || gt->getRank() != rank || gt->getDimSize(0) != xt->getDimSize(0) ||
+      gt->getDimSize(rank - 1) != k)
+    return nodeError(nc) << "X " << shapeStr(xt->getShape()) << " and grid "
+                         << shapeStr(gt->getShape()) << " must be [N, C, D1..Dk] and [N, O1..Ok, k]";
+  int64_t N = xt->getDimSize(0), C = xt->getDimSize(1);
+  ArrayRef<int64_t> dims = xt->getShape().drop_front(2);
+  ArrayRef<int64_t> outDims = gt->getShape().drop_front(1).drop_back(1);
+  int64_t S = 1, P = 1;
+  for (int64_t d : dims)
+    S *= d;
+  for (int64_t d : outDims)
+    P *= d;
+  if (S < 1 || P < 1 || C < 1 || N < 1)
+    return nodeError(nc) << "empty tensors are not supported";
+  Location loc = nc.loc;
+  Type xe = xt->getElementType();
+  Type ce = gt->getElementType().isF64() ? gt->getElementType() : b.getF32Type();
+  Type i64 = b.getI64Type();
+  auto ct = RankedTensorType::get({N, P}, ce);
+  auto cst = [&](double v) { return scalarF(loc, ce, v); };
+  auto add = [&](Value a, Value c) { return bin<graph::AddOp>(loc, a, c); };
+  auto sub = [&](Value a, Value c) { return bin<graph::SubOp>(loc, a, c); };
+  auto mul = [&](Value a, Value c) { return bin<graph::MulOp>(loc, a, c); };
+  auto clampTo = [&](Value v, double lo, double hi) {
+    return bin<graph::MinOp>(loc, bin<graph::MaxOp>(loc, v, cst(lo)), cst(hi));
+  };
+  auto select = [&](Value c, Value t, Value f) {
+    return graph::WhereOp::create(b, loc, ct, c, t, f).getResult();
+  };
+  auto cmp = [&](auto tag, Value a, Value c) {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, RankedTensorType::get({N, P}, b.getI1Type()), a, c).getResult();
+  };
+  auto floorOf = [&](Value v) { return graph::FloorOp::create(b, loc, ct, v).getResult(); };
+
+  Value g = castTo(loc, reshape(loc, *grid, {N, P, k}), ce);
+  SmallVector<int64_t> stride(k, 1);
+  for (int64_t i = k - 2; i >= 0; --i)
+    stride[i] = stride[i + 1] * dims[i + 1];
+  // Per dim: (index [N, P] i64 already times the dim's stride, weight or null) per tap.
+  SmallVector<SmallVector<std::pair<Value, Value>>> taps(k);
+  for (int64_t i = 0; i < k; ++i) {
+    double d = (double)dims[i], lo = align ? 0.0 : -0.5, hi = align ? d - 1 : d - 0.5;
+    int64_t comp = k - 1 - i;
+    SmallVector<int64_t> starts{0, 0, comp}, steps{1, 1, 1};
+    Value gi = graph::SliceOp::create(b, loc, RankedTensorType::get({N, P, 1}, ce), g,
+                                      b.getDenseI64ArrayAttr(starts),
+                                      b.getDenseI64ArrayAttr(steps));
+    gi = reshape(loc, gi, {N, P});
+    Value xi = align ? mul(add(gi, cst(1)), cst((d - 1) / 2))
+                     : mul(sub(mul(add(gi, cst(1)), cst(d)), cst(1)), cst(0.5));
+    if (mode == Nearest) {
+      if (k == 3) {
+        // 3-D: std::round (halves away from zero), as PyTorch's 3-D grid_sampler.
+        Value up = floorOf(add(xi, cst(0.5)));
+        Value down = sub(cst(0), floorOf(sub(cst(0.5), xi)));
+        xi = select(cmp(graph::GreaterEqualOp(), xi, cst(0)), up, down);
+      } else {
+        xi = graph::RoundOp::create(b, loc, ct, xi);
+      }
+    }
+    if (pm == "border") {
+      Value out = graph::OrOp::create(b, loc, RankedTensorType::get({N, P}, b.getI1Type()),
+                                      cmp(graph::LessOp(), xi, cst(lo)),
+                                      cmp(graph::GreaterOp(), xi, cst(hi)));
+      xi = select(out, clampTo(xi, 0, d - 1), xi);
+    } else if (pm == "reflection") {
+      // Reflect by the borders until inside (PyTorch reflect_coordinates): with
+      // t = |x - lo| and span = hi - lo, flips = floor(t / span), extra = t - flips * span,
+      // x = even(flips) ? lo + extra : hi - extra (the identity inside [lo, hi]).
+      double span = hi - lo;
+      if (span <= 0) {
+        xi = mul(xi, cst(0));
+      } else {
+        Value t = graph::AbsOp::create(b, loc, ct, sub(xi, cst(lo)));
+        Value flips = floorOf(mul(t, cst(1 / span)));
+        Value extra = sub(t, mul(flips, cst(span)));
+        Value odd = sub(flips, mul(floorOf(mul(flips, cst(0.5))), cst(2)));
+        xi = select(cmp(graph::LessOp(), odd, cst(0.5)), add(extra, cst(lo)),
+                    sub(cst(hi), extra));
+      }
+    }
+    SmallVector<std::pair<Value, Value>> raw; // (tap position as float, weight or null)
+    if (mode == Nearest) {
+      raw.push_back({xi, Value()});
+    } else {
+      Value x0 = floorOf(xi), tt = sub(xi, x0);
+      if (mode == Linear) {
+        raw.push_back({x0, sub(cst(1), tt)});
+        raw.push_back({add(x0, cst(1)), tt});
+      } else {
+        // _gs_get_cubic_coeffs (Keys, A = -0.75) at t, taps x0 - 1 .. x0 + 2.
+        const double A = -0.75;
+        Value t1 = add(tt, cst(1)), u = sub(cst(1), tt), u1 = sub(cst(2), tt);
+        auto outer = [&](Value z) { // ((A z - 5A) z + 8A) z - 4A
+          return sub(mul(add(mul(sub(mul(z, cst(A)), cst(5 * A)), z), cst(8 * A)), z),
+                     cst(4 * A));
+        };
+        auto inner = [&](Value z) { // ((A + 2) z - (A + 3)) z z + 1
+          return add(mul(mul(sub(mul(z, cst(A + 2)), cst(A + 3)), z), z), cst(1));
+        };
+        raw.push_back({sub(x0, cst(1)), outer(t1)});
+        raw.push_back({x0, inner(tt)});
+        raw.push_back({add(x0, cst(1)), inner(u)});
+        raw.push_back({add(x0, cst(2)), outer(u1)});
+      }
+    }
+    for (auto [pos, w] : raw) {
+      Value j = pos;
+      if (pm == "zeros") {
+        Value valid = graph::AndOp::create(b, loc, RankedTensorType::get({N, P}, b.getI1Type()),
+                                           cmp(graph::GreaterEqualOp(), j, cst(0)),
+                                           cmp(graph::LessEqualOp(), j, cst(d - 1)));
+        w = select(valid, w ? w : cst(1), cst(0));
+      } else if (pm == "reflection") {
+        // One bounce suffices: x is inside [lo, hi], so taps are at most 2 outside.
+        j = select(cmp(graph::LessOp(), j, cst(0)), sub(cst(align ? 0 : -1), j), j);
+        j = select(cmp(graph::GreaterOp(), j, cst(d - 1)),
+                   sub(cst(align ? 2 * (d - 1) : 2 * d - 1), j), j);
+      }
+      j = clampTo(j, 0, d - 1);
+      Value idx = castTo(loc, j, i64);
+      if (stride[i] != 1)
+        idx = mul(idx, intConstantOf(loc, RankedTensorType::get({}, i64), {stride[i]}));
+      taps[i].push_back({idx, w});
+    }
+  }
+  // X as [N * S, C]; row n * S + flat index.
+  SmallVector<int64_t> perm{0}, tshape{N};
+  for (int64_t i = 0; i < k; ++i) {
+    perm.push_back(i + 2);
+    tshape.push_back(dims[i]);
+  }
+  perm.push_back(1);
+  tshape.push_back(C);
+  Value xr = graph::TransposeOp::create(b, loc, RankedTensorType::get(tshape, xe), *x,
+                                        b.getDenseI64ArrayAttr(perm));
+  xr = reshape(loc, xr, {N * S, C});
+  SmallVector<int64_t> base;
+  for (int64_t n = 0; n < N; ++n)
+    base.push_back(n * S);
+  Value batchBase = intConstantOf(loc, RankedTensorType::get({N, 1}, i64), base);
+  Value sum;
+  SmallVector<size_t> sel(k, 0);
+  while (true) {
+    Value idx = batchBase, w;
+    for (int64_t i = 0; i < k; ++i) {
+      auto [ti, wi] = taps[i][sel[i]];
+      idx = add(idx, ti);
+      if (wi)
+        w = w ? mul(w, wi) : wi;
+    }
+    Value v = graph::GatherOp::create(b, loc, RankedTensorType::get({N, P, C}, xe), xr, idx,
+                                      b.getI64IntegerAttr(0));
+    if (w)
+      v = mul(v, reshape(loc, castTo(loc, w, xe), {N, P, 1}));
+    sum = sum ? add(sum, v) : v;
+    int64_t i = k - 1;
+    while (i >= 0 && ++sel[i] == taps[i].size())
+      sel[i--] = 0;
+    if (i < 0)
+      break;
+  }
+  Value y = graph::TransposeOp::create(b, loc, RankedTensorType::get({N, C, P}, xe), sum,
+                                       b.getDenseI64ArrayAttr({0, 2, 1}));
+  SmallVector<int64_t> yshape{N, C};
+  yshape.append(outDims.begin(), outDims.end());
+  return define(nc, 0, reshape(loc, y, yshape));
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Generates the .onnx models under Inputs/ for the spatial-op lit tests
-(resize.test, convtranspose.test, spatial-errors.test).
+(resize.test, convtranspose.test, gridsample.test, spatial-errors.test).
 
 Run with Debian's python3 (python3-onnx 1.12): /usr/bin/python3 make_spatial_models.py
 The outputs are committed; rerun after editing this script.
@@ -62,6 +62,11 @@ def main():
          [vi("x", F32, [1, 4, 3, 3]), vi("w", F32, [4, 3, 3, 2])], [vi("y", F32, [1, 6, 7, 2])],
          [const("b", np.arange(6) * 0.5)], "convtranspose.onnx", opset=11)
 
+    # GridSample (opset 16): nearest, zeros padding, run-time grid.
+    save([helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs", mode="nearest")],
+         [vi("x", F32, [1, 2, 3, 4]), vi("grid", F32, [1, 5, 6, 2])], [vi("y", F32, [1, 2, 5, 6])],
+         [], "gridsample.onnx", opset=16)
+
     # Refusals.
     save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="area", mode="area")],
          [vi("x", F32, [1, 1, 2, 2])], [vi("y", F32, [1, 1, 4, 4])],
@@ -88,6 +93,9 @@ def main():
     save([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="bad_group", group=2)],
          [vi("x", F32, [1, 3, 3, 3]), vi("w", F32, [3, 1, 3, 3])], [vi("y", F32, [1, 2, 5, 5])],
          [], "convtranspose_bad_group.onnx", opset=11)
+    save([helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs_area", mode="area")],
+         [vi("x", F32, [1, 2, 3, 4]), vi("grid", F32, [1, 5, 6, 2])], [vi("y", F32, [1, 2, 5, 6])],
+         [], "gridsample_bad_mode.onnx", opset=16)
 
 
 if __name__ == "__main__":
