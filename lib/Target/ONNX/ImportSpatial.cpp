@@ -291,8 +291,8 @@ Value Importer::resampleAxis(Location loc, Value x, int64_t axis, ArrayRef<int64
     return g;
   SmallVector<int64_t> cshape(t.getRank(), 1);
   cshape[axis] = out;
-  Value c = createConstant(
-      loc, floatConstant(RankedTensorType::get(cshape, t.getElementType()), coeff));
+  Value c =
+      createConstant(loc, floatConstant(RankedTensorType::get(cshape, t.getElementType()), coeff));
   return bin<graph::MulOp>(loc, g, c);
 }
 
@@ -573,16 +573,16 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
       auto it = dyn_cast<IntegerType>(e);
       if (!it)
         return nodeError(nc) << "extrapolation on element type " << e << " is not supported";
-      ev = createConstant(nc.loc, DenseElementsAttr::get(
-                                      RankedTensorType::get({}, e),
-                                      APInt(it.getWidth(), (int64_t)extrapolation, true)));
+      ev = createConstant(
+          nc.loc, DenseElementsAttr::get(RankedTensorType::get({}, e),
+                                         APInt(it.getWidth(), (int64_t)extrapolation, true)));
     }
     for (auto &[d, m] : masks) {
       SmallVector<int64_t> mshape(rank, 1);
       mshape[d] = m.size();
-      Value mv = createConstant(
-          nc.loc, DenseElementsAttr::get(RankedTensorType::get(mshape, b.getI1Type()),
-                                         ArrayRef<bool>(m.begin(), m.end())));
+      Value mv = createConstant(nc.loc,
+                                DenseElementsAttr::get(RankedTensorType::get(mshape, b.getI1Type()),
+                                                       ArrayRef<bool>(m.begin(), m.end())));
       y = graph::WhereOp::create(b, nc.loc, y.getType(), mv, ev, y);
     }
   }
@@ -625,8 +625,8 @@ LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
   auto wt = cast<RankedTensorType>(wv->getType());
   int64_t rank = xt->getRank(), k = rank - 2, G = *group;
   if (rank < 3 || wt.getRank() != rank)
-    return nodeError(nc) << "X and W must have the same rank >= 3, got "
-                         << shapeStr(xt->getShape()) << " and " << shapeStr(wt.getShape());
+    return nodeError(nc) << "X and W must have the same rank >= 3, got " << shapeStr(xt->getShape())
+                         << " and " << shapeStr(wt.getShape());
   if (wt.getElementType() != xt->getElementType())
     return nodeError(nc) << "X and W element types differ";
   int64_t N = xt->getDimSize(0), C = xt->getDimSize(1), M = wt.getDimSize(1) * G;
@@ -750,16 +750,16 @@ LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
       fs.push_back(kernel[i] - 1);
       fsteps.push_back(kernel[i] > 1 ? -1 : 1);
     }
-    w = graph::SliceOp::create(b, loc, RankedTensorType::get(cw, e), w,
-                               b.getDenseI64ArrayAttr(fs), b.getDenseI64ArrayAttr(fsteps));
+    w = graph::SliceOp::create(b, loc, RankedTensorType::get(cw, e), w, b.getDenseI64ArrayAttr(fs),
+                               b.getDenseI64ArrayAttr(fsteps));
   }
   SmallVector<int64_t> yshape{N, M};
   yshape.append(out.begin(), out.end());
-  return define(nc, 0, graph::ConvOp::create(
-                           b, loc, RankedTensorType::get(yshape, e), z, w, *bias,
-                           b.getDenseI64ArrayAttr(SmallVector<int64_t>(k, 1)),
-                           b.getDenseI64ArrayAttr(cpads), b.getDenseI64ArrayAttr(d),
-                           b.getI64IntegerAttr(G)));
+  return define(nc, 0,
+                graph::ConvOp::create(b, loc, RankedTensorType::get(yshape, e), z, w, *bias,
+                                      b.getDenseI64ArrayAttr(SmallVector<int64_t>(k, 1)),
+                                      b.getDenseI64ArrayAttr(cpads), b.getDenseI64ArrayAttr(d),
+                                      b.getI64IntegerAttr(G)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -770,11 +770,11 @@ LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
 /// follows PyTorch's grid_sampler): Y[n, c, o] = interpolation of X[n, c] at the point
 /// grid[n, o, :] (its components in reverse dim order: x = W first), denormalized from
 /// [-1, 1] by align_corners to (g + 1) / 2 * (d - 1), else ((g + 1) * d - 1) / 2.
-/// nearest rounds halves to even (3-D: away from zero); then a point outside [lo, hi] ([0, d-1] with
-/// align_corners, else [-0.5, d-0.5]) is clamped to [0, d-1] (border) or reflected into
-/// [lo, hi] (reflection). Taps: nearest 1, linear floor(x) + {0, 1} with 1 - t, t,
-/// cubic floor(x) + {-1..2} with Keys' coefficients (A = -0.75); a tap index outside
-/// [0, d) reads 0 (zeros), the edge (border) or its mirror image (reflection).
+/// nearest rounds halves to even (3-D: away from zero); then a point outside [lo, hi] ([0, d-1]
+/// with align_corners, else [-0.5, d-0.5]) is clamped to [0, d-1] (border) or reflected into [lo,
+/// hi] (reflection). Taps: nearest 1, linear floor(x) + {0, 1} with 1 - t, t, cubic floor(x) +
+/// {-1..2} with Keys' coefficients (A = -0.75); a tap index outside [0, d) reads 0 (zeros), the
+/// edge (border) or its mirror image (reflection).
 ///
 /// Built from run-time gathers: per dim and tap, the index (elementwise on the grid)
 /// and weight; per tap combination, one gather of X laid out [N * S, C] (S = spatial
@@ -809,7 +809,8 @@ LogicalResult Importer::importGridSample(const NodeCtx &nc) {
   if (k < 1 || gt->getRank() != rank || gt->getDimSize(0) != xt->getDimSize(0) ||
       gt->getDimSize(rank - 1) != k)
     return nodeError(nc) << "X " << shapeStr(xt->getShape()) << " and grid "
-                         << shapeStr(gt->getShape()) << " must be [N, C, D1..Dk] and [N, O1..Ok, k]";
+                         << shapeStr(gt->getShape())
+                         << " must be [N, C, D1..Dk] and [N, O1..Ok, k]";
   int64_t N = xt->getDimSize(0), C = xt->getDimSize(1);
   ArrayRef<int64_t> dims = xt->getShape().drop_front(2);
   ArrayRef<int64_t> outDims = gt->getShape().drop_front(1).drop_back(1);
@@ -851,9 +852,9 @@ LogicalResult Importer::importGridSample(const NodeCtx &nc) {
     double d = (double)dims[i], lo = align ? 0.0 : -0.5, hi = align ? d - 1 : d - 0.5;
     int64_t comp = k - 1 - i;
     SmallVector<int64_t> starts{0, 0, comp}, steps{1, 1, 1};
-    Value gi = graph::SliceOp::create(b, loc, RankedTensorType::get({N, P, 1}, ce), g,
-                                      b.getDenseI64ArrayAttr(starts),
-                                      b.getDenseI64ArrayAttr(steps));
+    Value gi =
+        graph::SliceOp::create(b, loc, RankedTensorType::get({N, P, 1}, ce), g,
+                               b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
     gi = reshape(loc, gi, {N, P});
     Value xi = align ? mul(add(gi, cst(1)), cst((d - 1) / 2))
                      : mul(sub(mul(add(gi, cst(1)), cst(d)), cst(1)), cst(0.5));
@@ -884,8 +885,7 @@ LogicalResult Importer::importGridSample(const NodeCtx &nc) {
         Value flips = floorOf(mul(t, cst(1 / span)));
         Value extra = sub(t, mul(flips, cst(span)));
         Value odd = sub(flips, mul(floorOf(mul(flips, cst(0.5))), cst(2)));
-        xi = select(cmp(graph::LessOp(), odd, cst(0.5)), add(extra, cst(lo)),
-                    sub(cst(hi), extra));
+        xi = select(cmp(graph::LessOp(), odd, cst(0.5)), add(extra, cst(lo)), sub(cst(hi), extra));
       }
     }
     SmallVector<std::pair<Value, Value>> raw; // (tap position as float, weight or null)
@@ -901,8 +901,7 @@ LogicalResult Importer::importGridSample(const NodeCtx &nc) {
         const double A = -0.75;
         Value t1 = add(tt, cst(1)), u = sub(cst(1), tt), u1 = sub(cst(2), tt);
         auto outer = [&](Value z) { // ((A z - 5A) z + 8A) z - 4A
-          return sub(mul(add(mul(sub(mul(z, cst(A)), cst(5 * A)), z), cst(8 * A)), z),
-                     cst(4 * A));
+          return sub(mul(add(mul(sub(mul(z, cst(A)), cst(5 * A)), z), cst(8 * A)), z), cst(4 * A));
         };
         auto inner = [&](Value z) { // ((A + 2) z - (A + 3)) z z + 1
           return add(mul(mul(sub(mul(z, cst(A + 2)), cst(A + 3)), z), z), cst(1));
