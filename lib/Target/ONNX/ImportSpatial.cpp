@@ -1,14 +1,976 @@
 //===- ImportSpatial.cpp - ONNX spatial ops -> graph dialect ----------------===//
 //
-// Resize, Upsample, ConvTranspose.
+// Resize, Upsample, ConvTranspose, GridSample, as decompositions into existing
+// graph ops.
+//
+// Resize / Upsample are separable: ONNX's reference implementation
+// (onnx/reference/ops/op_resize.py, _interpolate_nd_with_x) interpolates along
+// one axis after the other, each output position o of an axis taking
+// sum_t coeff_t(o) * in[idx_t(o)] with coefficients and indices that depend only
+// on o, the axis sizes and the attributes. With compile-time scales / sizes /
+// roi these taps are constants: the importer evaluates the reference's 1-D
+// formulas here and emits, per resized axis, one constant-index gather per tap
+// (a plain gather for nearest), scaled by a constant coefficient vector and
+// summed. tf_crop_and_resize positions outside the input take
+// extrapolation_value (a where over a constant mask).
+//
+// ConvTranspose is a stride-1 Conv over the input with strides-1 zeros inserted
+// between elements, with the weight's in/out channels swapped per group and its
+// spatial dims flipped (all as graph ops: the weight may be a graph input).
 //
 //===----------------------------------------------------------------------===//
 #include "Importer.h"
+
+#include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
 std::optional<LogicalResult> Importer::importSpatialOps(const NodeCtx &nc) {
-  (void)nc;
+  llvm::StringRef op = nc.opType();
+  if (op == "Resize" || op == "Upsample")
+    return importResize(nc);
+  if (op == "ConvTranspose")
+    return importConvTranspose(nc);
+  if (op == "GridSample")
+    return importGridSample(nc);
   return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Resize / Upsample
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class ResizeMode { Nearest, Linear, Cubic };
+
+struct ResizeAttrs {
+  ResizeMode mode = ResizeMode::Nearest;
+  std::string coordMode;   // coordinate_transformation_mode
+  std::string nearestMode; // nearest_mode
+  double cubicA = -0.75;
+  bool excludeOutside = false, antialias = false;
+};
+
+/// One axis to resample: sizes, the reference's scale_factor, and the roi
+/// (tf_crop_and_resize only).
+struct ResizeAxis {
+  int64_t in = 1, out = 1;
+  double scale = 1;
+  double roiStart = 0, roiEnd = 1;
+};
+
+/// out[o] = sum_t coeff[t][o] * in[index[t][o]] (taps with coefficient 0
+/// dropped, rows padded with coefficient 0); extrap[o]: the position takes
+/// extrapolation_value instead.
+struct ResizeTaps {
+  SmallVector<SmallVector<int64_t>> index;
+  SmallVector<SmallVector<double>> coeff;
+  SmallVector<bool> extrap;
+  bool anyExtrap = false;
+};
+} // namespace
+
+/// The interpolation coefficients for the fractional position `ratio` in (0, 1]
+/// (onnx/reference/ops/op_resize.py: _nearest_coeffs, _linear_coeffs,
+/// _linear_coeffs_antialias, _cubic_coeffs, _cubic_coeffs_antialias). The
+/// antialias filters are stretched by 1 / min(scale, 1) (ONNX spec, Resize-18
+/// `antialias`), which widens them when downsampling.
+static SmallVector<double> resizeCoeffs(const ResizeAttrs &a, double ratio, double scale) {
+  switch (a.mode) {
+  case ResizeMode::Nearest: {
+    if (ratio == std::floor(ratio))
+      return {0, 1};
+    const std::string &m = a.nearestMode;
+    if (m == "round_prefer_floor")
+      return {ratio <= 0.5 ? 1.0 : 0.0, ratio > 0.5 ? 1.0 : 0.0};
+    if (m == "round_prefer_ceil")
+      return {ratio < 0.5 ? 1.0 : 0.0, ratio >= 0.5 ? 1.0 : 0.0};
+    if (m == "floor")
+      return {1, 0};
+    return {0, 1}; // ceil
+  }
+  case ResizeMode::Linear: {
+    if (!a.antialias)
+      return {1 - ratio, ratio};
+    double s = std::min(scale, 1.0);
+    int64_t start = (int64_t)std::floor(-1 / s) + 1;
+    int64_t footprint = 2 - 2 * start;
+    SmallVector<double> c;
+    double sum = 0;
+    for (int64_t i = 0; i < footprint; ++i) {
+      double arg = ((double)(start + i) - ratio) * s;
+      c.push_back(std::clamp(1 - std::abs(arg), 0.0, 1.0));
+      sum += c.back();
+    }
+    for (double &v : c)
+      v /= sum;
+    return c;
+  }
+  case ResizeMode::Cubic: {
+    double A = a.cubicA;
+    if (!a.antialias) {
+      double r = ratio, q = 1 - ratio;
+      return {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+              ((A + 2) * r - (A + 3)) * r * r + 1, ((A + 2) * q - (A + 3)) * q * q + 1,
+              ((A * (q + 1) - 5 * A) * (q + 1) + 8 * A) * (q + 1) - 4 * A};
+    }
+    double s = std::min(scale, 1.0);
+    // Keys' cubic convolution kernel with parameter A.
+    auto kernel = [A](double x) {
+      x = std::abs(x);
+      double x2 = x * x, x3 = x * x2;
+      if (x <= 1)
+        return (A + 2) * x3 - (A + 3) * x2 + 1;
+      if (x < 2)
+        return A * x3 - 5 * A * x2 + 8 * A * x - 4 * A;
+      return 0.0;
+    };
+    int64_t iStart = (int64_t)std::floor(-2 / s) + 1, iEnd = 2 - iStart;
+    SmallVector<double> c;
+    double sum = 0;
+    for (int64_t i = iStart; i < iEnd; ++i) {
+      c.push_back(kernel(s * ((double)i - ratio)));
+      sum += c.back();
+    }
+    for (double &v : c)
+      v /= sum;
+    return c;
+  }
+  }
+  return {};
+}
+
+/// The taps of one axis, following _interpolate_1d_with_x of
+/// onnx/reference/ops/op_resize.py: the output coordinate maps to x_original
+/// by coordinate_transformation_mode (with the reference's real-valued
+/// output_width = scale * input_width), the n = len(coeffs) neighbours are the
+/// n positions of the edge-padded input (pad ceil(n/2)) nearest to x_original
+/// (ties to the smaller), positions outside the input read the edge element,
+/// and exclude_outside zeroes and renormalizes their coefficients.
+/// tf_half_pixel_for_nn (Resize-11) maps x to (x + 0.5) / scale.
+static ResizeTaps resizeAxisTaps(const ResizeAttrs &a, const ResizeAxis &ax) {
+  int64_t in = ax.in, out = ax.out;
+  double scale = ax.scale, outW = scale * (double)in, lastIn = (double)(in - 1);
+  const std::string &cm = a.coordMode;
+  SmallVector<SmallVector<std::pair<int64_t, double>>> rows(out);
+  ResizeTaps taps;
+  taps.extrap.assign(out, false);
+  for (int64_t o = 0; o < out; ++o) {
+    double x = (double)o, xo;
+    if (cm == "align_corners") {
+      xo = outW == 1 ? 0.0 : x * lastIn / (outW - 1);
+    } else if (cm == "asymmetric") {
+      xo = x / scale;
+    } else if (cm == "tf_half_pixel_for_nn") {
+      xo = (x + 0.5) / scale;
+    } else if (cm == "tf_crop_and_resize") {
+      double span = ax.roiEnd - ax.roiStart;
+      xo = outW == 1 ? span * lastIn / 2 : x * span * lastIn / (outW - 1);
+      xo += ax.roiStart * lastIn;
+      // TF CropAndResize: positions outside the input are extrapolation_value.
+      if (!(xo >= 0 && xo <= lastIn)) {
+        taps.extrap[o] = taps.anyExtrap = true;
+        continue;
+      }
+    } else if (cm == "pytorch_half_pixel") {
+      xo = outW == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+    } else if (cm == "half_pixel_symmetric") {
+      double adjustment = (double)out / outW, center = (double)in / 2;
+      xo = center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+    } else { // half_pixel
+      xo = (x + 0.5) / scale - 0.5;
+    }
+    double fl = std::floor(xo);
+    double ratio = xo == fl ? 1.0 : xo - fl;
+    SmallVector<double> c = resizeCoeffs(a, ratio, scale);
+    int64_t n = c.size(), pad = (n + 1) / 2, len = in + 2 * pad;
+    double xp = xo + (double)pad;
+    // The n nearest of [0, len) to xp lie within n + 1 of xp clamped to the range.
+    int64_t mid = (int64_t)std::clamp(std::floor(xp), 0.0, (double)(len - 1));
+    SmallVector<int64_t> cand;
+    for (int64_t j = std::max<int64_t>(0, mid - n - 1); j < std::min(len, mid + n + 2); ++j)
+      cand.push_back(j);
+    std::stable_sort(cand.begin(), cand.end(), [&](int64_t p, int64_t q) {
+      return std::abs(xp - (double)p) < std::abs(xp - (double)q);
+    });
+    cand.resize(std::min<int64_t>(n, cand.size()));
+    llvm::sort(cand);
+    if (a.excludeOutside) {
+      double sum = 0;
+      for (size_t i = 0; i < cand.size(); ++i) {
+        int64_t idx = cand[i] - pad;
+        if (idx < 0 || idx >= in)
+          c[i] = 0;
+        sum += c[i];
+      }
+      if (sum != 0)
+        for (double &v : c)
+          v /= sum;
+    }
+    for (size_t i = 0; i < cand.size(); ++i)
+      if (c[i] != 0)
+        rows[o].push_back({std::clamp<int64_t>(cand[i] - pad, 0, in - 1), c[i]});
+  }
+  size_t t = 1;
+  for (auto &r : rows)
+    t = std::max(t, r.size());
+  taps.index.assign(t, SmallVector<int64_t>(out, 0));
+  taps.coeff.assign(t, SmallVector<double>(out, 0.0));
+  for (int64_t o = 0; o < out; ++o)
+    for (size_t k = 0; k < t; ++k) {
+      if (k < rows[o].size()) {
+        taps.index[k][o] = rows[o][k].first;
+        taps.coeff[k][o] = rows[o][k].second;
+      } else if (!rows[o].empty()) {
+        taps.index[k][o] = rows[o][0].first;
+      }
+    }
+  return taps;
+}
+
+/// More taps than this per output position (antialias filters when downsampling
+/// strongly) resample with a dense matmul instead of one gather per tap.
+constexpr size_t kResizeMaxTaps = 32;
+
+/// A constant of `type` (float element type) holding `values` rounded to it.
+static DenseElementsAttr floatConstant(RankedTensorType type, ArrayRef<double> values) {
+  auto ft = cast<FloatType>(type.getElementType());
+  SmallVector<APFloat> v;
+  for (double d : values) {
+    APFloat f(d);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    v.push_back(f);
+  }
+  return DenseElementsAttr::get(type, v);
+}
+
+Value Importer::resampleAxisMatmul(Location loc, Value x, int64_t axis, int64_t out,
+                                   ArrayRef<double> w) {
+  auto t = cast<RankedTensorType>(x.getType());
+  Type e = t.getElementType();
+  int64_t in = t.getDimSize(axis), P = 1, Q = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    P *= t.getDimSize(d);
+  for (int64_t d = axis + 1; d < t.getRank(); ++d)
+    Q *= t.getDimSize(d);
+  SmallVector<int64_t> shape(t.getShape());
+  shape[axis] = out;
+  Value y;
+  if (Q == 1) {
+    // [P, in] x W^T [in, out].
+    SmallVector<double> wt(in * out);
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        wt[i * out + o] = w[o * in + i];
+    Value c = createConstant(loc, floatConstant(RankedTensorType::get({in, out}, e), wt));
+    y = graph::MatMulOp::create(b, loc, RankedTensorType::get({P, out}, e),
+                                reshape(loc, x, {P, in}), c);
+  } else {
+    // W [out, in] x [P, in, Q] (W broadcast over P).
+    Value c = createConstant(loc, floatConstant(RankedTensorType::get({out, in}, e), w));
+    y = graph::MatMulOp::create(b, loc, RankedTensorType::get({P, out, Q}, e), c,
+                                reshape(loc, x, {P, in, Q}));
+  }
+  return reshape(loc, y, shape);
+}
+
+Value Importer::resampleAxis(Location loc, Value x, int64_t axis, ArrayRef<int64_t> index,
+                             ArrayRef<double> coeff) {
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t out = index.size();
+  SmallVector<int64_t> shape(t.getShape());
+  shape[axis] = out;
+  auto idxType = RankedTensorType::get({out}, b.getI64Type());
+  Value idx = createConstant(loc, DenseElementsAttr::get(idxType, index));
+  Value g = graph::GatherOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), x,
+                                    idx, b.getI64IntegerAttr(axis));
+  if (llvm::all_of(coeff, [](double c) { return c == 1; }))
+    return g;
+  SmallVector<int64_t> cshape(t.getRank(), 1);
+  cshape[axis] = out;
+  Value c =
+      createConstant(loc, floatConstant(RankedTensorType::get(cshape, t.getElementType()), coeff));
+  return bin<graph::MulOp>(loc, g, c);
+}
+
+LogicalResult Importer::importResize(const NodeCtx &nc) {
+  bool upsample = nc.opType() == "Upsample";
+  // Operands (ONNX spec): Upsample-7: X (scales an attribute); Upsample-9/10,
+  // Resize-10: X, scales; Resize-11+: X, roi, scales, sizes.
+  if (upsample && opset < 7)
+    return nodeError(nc) << "Upsample before opset 7 (height_scale / width_scale) is not "
+                            "supported";
+  int minIn = upsample ? (opset < 9 ? 1 : 2) : (opset < 11 ? 2 : 1);
+  int maxIn = upsample ? (opset < 9 ? 1 : 2) : (opset < 11 ? 2 : 4);
+  if (failed(checkArity(nc, minIn, maxIn, 1)))
+    return failure();
+  auto x = getInput(nc, 0);
+  if (failed(x))
+    return failure();
+  auto xt = cast<RankedTensorType>(x->getType());
+  int64_t rank = xt.getRank();
+  if (rank < 1)
+    return nodeError(nc) << "X must have rank >= 1";
+
+  // Attributes. Upsample and Resize-10 interpolate at x / scale (asymmetric);
+  // their nearest takes the floor (Upsample's reference repeats each element
+  // `scale` times).
+  bool legacy = upsample || opset < 11;
+  ResizeAttrs a;
+  auto modeS = getString(nc, "mode", "nearest");
+  if (failed(modeS))
+    return failure();
+  if (*modeS == "nearest")
+    a.mode = ResizeMode::Nearest;
+  else if (*modeS == "linear" || (upsample && *modeS == "bilinear"))
+    a.mode = ResizeMode::Linear;
+  else if (*modeS == "cubic" && !legacy)
+    a.mode = ResizeMode::Cubic;
+  else
+    return nodeError(nc) << "mode '" << *modeS << "' is not supported (nearest, linear"
+                         << (legacy ? "" : ", cubic") << ")";
+  double extrapolation = 0;
+  if (legacy) {
+    a.coordMode = "asymmetric";
+    a.nearestMode = "floor";
+  } else {
+    auto cm = getString(nc, "coordinate_transformation_mode", "half_pixel");
+    auto nm = getString(nc, "nearest_mode", "round_prefer_floor");
+    auto ca = getFloat(nc, "cubic_coeff_a", -0.75f);
+    auto eo = getInt(nc, "exclude_outside", 0);
+    auto ev = getFloat(nc, "extrapolation_value", 0.0f);
+    if (failed(cm) || failed(nm) || failed(ca) || failed(eo) || failed(ev))
+      return failure();
+    a.coordMode = *cm;
+    a.nearestMode = *nm;
+    a.cubicA = *ca;
+    a.excludeOutside = *eo != 0;
+    extrapolation = *ev;
+    bool known = llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
+                                     "asymmetric", "tf_crop_and_resize"},
+                                    a.coordMode) ||
+                 (a.coordMode == "tf_half_pixel_for_nn" && opset < 13) ||
+                 (a.coordMode == "half_pixel_symmetric" && opset >= 19);
+    if (!known)
+      return nodeError(nc) << "coordinate_transformation_mode '" << a.coordMode
+                           << "' is not supported at opset " << opset;
+    if (!llvm::is_contained({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+                            a.nearestMode))
+      return nodeError(nc) << "nearest_mode '" << a.nearestMode << "' is not supported";
+  }
+  SmallVector<int64_t> axes;
+  std::string policy = "stretch";
+  if (!upsample && opset >= 18) {
+    auto aa = getInt(nc, "antialias", 0);
+    auto ax = getInts(nc, "axes");
+    auto kp = getString(nc, "keep_aspect_ratio_policy", "stretch");
+    if (failed(aa) || failed(ax) || failed(kp))
+      return failure();
+    // Antialiasing applies to linear and cubic only (ONNX spec, Resize-18).
+    a.antialias = *aa != 0 && a.mode != ResizeMode::Nearest;
+    policy = *kp;
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+      return nodeError(nc) << "keep_aspect_ratio_policy '" << policy << "' is not supported";
+    if (*ax) {
+      for (int64_t v : **ax) {
+        auto n = normalizeAxis(nc, v, rank, /*allowRank=*/false);
+        if (failed(n))
+          return failure();
+        if (llvm::is_contained(axes, *n))
+          return nodeError(nc) << "axes repeat axis " << *n;
+        axes.push_back(*n);
+      }
+    }
+  }
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  int64_t na = axes.size();
+
+  // Scales or sizes (compile-time constants).
+  std::optional<SmallVector<double>> scales;
+  std::optional<SmallVector<int64_t>> sizes;
+  if (upsample && opset < 9) {
+    const auto *sa = findAttr(nc, "scales");
+    if (!sa)
+      return nodeError(nc) << "attribute 'scales' is required";
+    if (attrType(*sa) != onnx::AttributeProto::FLOATS)
+      return attrTypeError(nc, *sa, onnx::AttributeProto::FLOATS);
+    scales = SmallVector<double>(sa->floats().begin(), sa->floats().end());
+  } else {
+    int scalesIdx = legacy ? 1 : 2;
+    auto sv = getOptionalInput(nc, scalesIdx), zv = getOptionalInput(nc, 3);
+    if (failed(sv) || failed(zv))
+      return failure();
+    if (*sv) {
+      auto st = cast<RankedTensorType>(sv->getType());
+      if (st.getRank() != 1)
+        return nodeError(nc) << "scales must be 1-D, got " << st;
+      if (st.getDimSize(0) != 0) {
+        if (!isa<FloatType>(st.getElementType()))
+          return nodeError(nc) << "scales must be a float tensor, got " << st;
+        auto v = getConstantFloats(nc, *sv, "scales");
+        if (failed(v))
+          return failure();
+        scales = *v;
+      }
+    }
+    if (*zv) {
+      auto zt = cast<RankedTensorType>(zv->getType());
+      if (zt.getRank() != 1)
+        return nodeError(nc) << "sizes must be 1-D, got " << zt;
+      if (zt.getDimSize(0) != 0) {
+        auto v = getConstantInts(nc, *zv, "sizes");
+        if (failed(v))
+          return failure();
+        sizes = *v;
+      }
+    }
+  }
+  if (scales.has_value() == sizes.has_value())
+    return nodeError(nc) << "exactly one of scales and sizes must be given (non-empty)";
+  if ((scales && (int64_t)scales->size() != na) || (sizes && (int64_t)sizes->size() != na))
+    return nodeError(nc) << (scales ? "scales" : "sizes") << " has "
+                         << (scales ? scales->size() : sizes->size()) << " entries, expected "
+                         << na;
+  if (!sizes && policy != "stretch")
+    return nodeError(nc) << "keep_aspect_ratio_policy applies to sizes only";
+
+  SmallVector<ResizeAxis> spec(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    spec[d].in = spec[d].out = xt.getDimSize(d);
+    if (spec[d].in < 1)
+      return nodeError(nc) << "X has an empty dim " << d;
+  }
+  // Output sizes (onnx/reference/ops/op_resize.py, _interpolate_nd): from scales,
+  // floor(scale * in); from sizes, scale = size / in, or with keep_aspect_ratio_policy
+  // one scale (min / max over `axes`) and size = round_half_up(scale * in).
+  if (scales) {
+    for (int64_t i = 0; i < na; ++i) {
+      double s = (*scales)[i];
+      if (!(s > 0) || !std::isfinite(s))
+        return nodeError(nc) << "scale " << s << " must be positive and finite";
+      ResizeAxis &r = spec[axes[i]];
+      r.scale = s;
+      double o = std::floor(s * (double)r.in);
+      if (o < 1 || o > (double)(int64_t(1) << 31))
+        return nodeError(nc) << "scale " << s << " gives output size " << o << " for dim "
+                             << axes[i] << " of size " << r.in;
+      r.out = (int64_t)o;
+    }
+  } else {
+    for (int64_t i = 0; i < na; ++i)
+      if ((*sizes)[i] < 1)
+        return nodeError(nc) << "sizes must be positive, got " << (*sizes)[i];
+    if (policy == "stretch") {
+      for (int64_t i = 0; i < na; ++i) {
+        ResizeAxis &r = spec[axes[i]];
+        r.out = (*sizes)[i];
+        r.scale = (double)r.out / (double)r.in;
+      }
+    } else {
+      double s = policy == "not_larger" ? INFINITY : 0;
+      for (int64_t i = 0; i < na; ++i) {
+        double si = (double)(*sizes)[i] / (double)spec[axes[i]].in;
+        s = policy == "not_larger" ? std::min(s, si) : std::max(s, si);
+      }
+      for (int64_t i = 0; i < na; ++i) {
+        ResizeAxis &r = spec[axes[i]];
+        r.scale = s;
+        r.out = (int64_t)(s * (double)r.in + 0.5);
+        if (r.out < 1)
+          return nodeError(nc) << "keep_aspect_ratio_policy gives an empty dim " << axes[i];
+      }
+    }
+  }
+  if (a.coordMode == "tf_crop_and_resize") {
+    auto rv = getOptionalInput(nc, 1);
+    if (failed(rv))
+      return failure();
+    if (!*rv)
+      return nodeError(nc) << "tf_crop_and_resize needs the roi input";
+    auto roi = getConstantFloats(nc, *rv, "roi");
+    if (failed(roi))
+      return failure();
+    if ((int64_t)roi->size() != 2 * na)
+      return nodeError(nc) << "roi has " << roi->size() << " entries, expected " << 2 * na;
+    for (int64_t i = 0; i < na; ++i) {
+      spec[axes[i]].roiStart = (*roi)[i];
+      spec[axes[i]].roiEnd = (*roi)[na + i];
+    }
+  }
+
+  // Resample each axis whose taps are not the identity. 16-bit floats
+  // interpolate in f32 (the reference computes in float64, then casts).
+  Value y = *x;
+  Type elem = xt.getElementType();
+  bool isFloat = isGraphFloat(elem);
+  struct AxisWork {
+    int64_t dim;
+    ResizeTaps taps;
+    bool select; // one tap of coefficient 1 (or extrapolation) per output position
+  };
+  SmallVector<AxisWork> work;
+  bool weighted = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    const ResizeAxis &r = spec[d];
+    ResizeTaps taps = resizeAxisTaps(a, r);
+    bool identity = r.in == r.out && !taps.anyExtrap && taps.index.size() == 1;
+    for (int64_t o = 0; identity && o < r.out; ++o)
+      identity = taps.index[0][o] == o && taps.coeff[0][o] == 1;
+    if (identity)
+      continue;
+    bool select = taps.index.size() == 1;
+    for (int64_t o = 0; select && o < r.out; ++o)
+      select = taps.extrap[o] || taps.coeff[0][o] == 1;
+    if (!select && !isFloat)
+      return nodeError(nc) << "mode '" << *modeS << "' on element type " << elem
+                           << " is not supported (float inputs only; nearest takes any type)";
+    weighted |= !select;
+    work.push_back({d, std::move(taps), select});
+  }
+  bool widen = weighted && elem.getIntOrFloatBitWidth() < 32;
+  if (widen)
+    y = castTo(nc.loc, y, b.getF32Type());
+  SmallVector<std::pair<int64_t, SmallVector<bool>>> masks;
+  for (auto &[d, taps, select] : work) {
+    int64_t out = taps.extrap.size();
+    if (select) {
+      y = resampleAxis(nc.loc, y, d, taps.index[0], SmallVector<double>(out, 1.0));
+    } else if (taps.index.size() > kResizeMaxTaps) {
+      // Wide antialias filters (strong downsampling): one matmul with W[out, in].
+      int64_t in = cast<RankedTensorType>(y.getType()).getDimSize(d);
+      SmallVector<double> w(out * in, 0.0);
+      for (size_t k = 0; k < taps.index.size(); ++k)
+        for (int64_t o = 0; o < out; ++o)
+          w[o * in + taps.index[k][o]] += taps.coeff[k][o];
+      y = resampleAxisMatmul(nc.loc, y, d, out, w);
+    } else {
+      Value sum;
+      for (size_t k = 0; k < taps.index.size(); ++k) {
+        Value term = resampleAxis(nc.loc, y, d, taps.index[k], taps.coeff[k]);
+        sum = sum ? bin<graph::AddOp>(nc.loc, sum, term) : term;
+      }
+      y = sum;
+    }
+    if (taps.anyExtrap)
+      masks.push_back({d, taps.extrap});
+  }
+  if (widen)
+    y = castTo(nc.loc, y, elem);
+  // tf_crop_and_resize: an output outside the input along any axis is
+  // extrapolation_value (the reference returns it from the 1-D step, and every
+  // later 1-D step keeps it: their coefficients sum to 1).
+  if (!masks.empty()) {
+    Type e = xt.getElementType();
+    Value ev;
+    if (isFloat) {
+      ev = scalarF(nc.loc, e, extrapolation);
+    } else {
+      auto it = dyn_cast<IntegerType>(e);
+      if (!it)
+        return nodeError(nc) << "extrapolation on element type " << e << " is not supported";
+      ev = createConstant(
+          nc.loc, DenseElementsAttr::get(RankedTensorType::get({}, e),
+                                         APInt(it.getWidth(), (int64_t)extrapolation, true)));
+    }
+    for (auto &[d, m] : masks) {
+      SmallVector<int64_t> mshape(rank, 1);
+      mshape[d] = m.size();
+      Value mv = createConstant(nc.loc,
+                                DenseElementsAttr::get(RankedTensorType::get(mshape, b.getI1Type()),
+                                                       ArrayRef<bool>(m.begin(), m.end())));
+      y = graph::WhereOp::create(b, nc.loc, y.getType(), mv, ev, y);
+    }
+  }
+  return define(nc, 0, y);
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose
+//===----------------------------------------------------------------------===//
+
+/// ConvTranspose (ONNX spec, opsets 1-11+):
+///   Y[n, g*M/G + m, o] = B[g*M/G + m]
+///     + sum_{c, i, kk : o = i*s + kk*d - pad_begin} X[n, g*C/G + c, i] * W[g*C/G + c, m, kk]
+/// Output size s*(in-1) + output_padding + (k-1)*d + 1 - pad_begin - pad_end; with
+/// output_shape (or SAME_* auto_pad, output_shape = in * s) the pads come from
+/// total_padding = s*(in-1) + output_padding + (k-1)*d + 1 - output_shape, split
+/// floor(total/2) at the begin for SAME_UPPER and at the end otherwise.
+///
+/// Built as a stride-1 Conv (dilation d) over Z, the input with s-1 zeros after
+/// every element (Z[i*s] = X[i], length in*s), with the weight Wc[g*M/G + m, c, k-1-kk]
+/// = W[g*C/G + c, m, kk] and conv pads: begin (k-1)*d - pad_begin, end whatever
+/// gives the output size; a negative conv pad crops Z instead. Substituting
+/// kk' = k-1-kk shows Y[o] = sum_kk' Z[o - ((k-1)*d - pad_begin) + kk'*d] Wc[kk'].
+LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 3, 1)))
+    return failure();
+  auto x = getInput(nc, 0), wv = getInput(nc, 1), bias = getOptionalInput(nc, 2);
+  auto group = getInt(nc, "group", 1);
+  auto autoPad = getString(nc, "auto_pad", "NOTSET");
+  auto kattr = getInts(nc, "kernel_shape"), sattr = getInts(nc, "strides"),
+       pattr = getInts(nc, "pads"), dattr = getInts(nc, "dilations"),
+       opattr = getInts(nc, "output_padding"), osattr = getInts(nc, "output_shape");
+  if (failed(x) || failed(wv) || failed(bias) || failed(group) || failed(autoPad) ||
+      failed(kattr) || failed(sattr) || failed(pattr) || failed(dattr) || failed(opattr) ||
+      failed(osattr))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X");
+  if (failed(xt))
+    return failure();
+  auto wt = cast<RankedTensorType>(wv->getType());
+  int64_t rank = xt->getRank(), k = rank - 2, G = *group;
+  if (rank < 3 || wt.getRank() != rank)
+    return nodeError(nc) << "X and W must have the same rank >= 3, got " << shapeStr(xt->getShape())
+                         << " and " << shapeStr(wt.getShape());
+  if (wt.getElementType() != xt->getElementType())
+    return nodeError(nc) << "X and W element types differ";
+  int64_t N = xt->getDimSize(0), C = xt->getDimSize(1), M = wt.getDimSize(1) * G;
+  if (G < 1 || C % G || wt.getDimSize(0) != C)
+    return nodeError(nc) << "W " << shapeStr(wt.getShape()) << " does not match C = " << C
+                         << " and group " << G << " (W is [C, M/group, k...])";
+  if (*bias) {
+    auto bt = cast<RankedTensorType>(bias->getType());
+    if (bt.getShape() != ArrayRef<int64_t>{M} || bt.getElementType() != xt->getElementType())
+      return nodeError(nc) << "B must be [" << M << "] of X's type, got " << bt;
+  }
+  ArrayRef<int64_t> kernel = wt.getShape().drop_front(2), in = xt->getShape().drop_front(2);
+  if (*kattr && ArrayRef<int64_t>(**kattr) != kernel)
+    return nodeError(nc) << "kernel_shape " << shapeStr(**kattr) << " differs from W's "
+                         << shapeStr(kernel);
+  SmallVector<int64_t> s = *sattr ? **sattr : SmallVector<int64_t>(k, 1);
+  SmallVector<int64_t> d = *dattr ? **dattr : SmallVector<int64_t>(k, 1);
+  SmallVector<int64_t> op = *opattr ? **opattr : SmallVector<int64_t>(k, 0);
+  SmallVector<int64_t> pads = *pattr ? **pattr : SmallVector<int64_t>(2 * k, 0);
+  if ((int64_t)s.size() != k || (int64_t)d.size() != k || (int64_t)op.size() != k ||
+      (int64_t)pads.size() != 2 * k)
+    return nodeError(nc) << "strides / dilations / output_padding / pads do not match " << k
+                         << " spatial dims";
+  for (int64_t i = 0; i < k; ++i) {
+    if (s[i] < 1 || d[i] < 1 || kernel[i] < 1)
+      return nodeError(nc) << "strides, dilations and kernel sizes must be positive";
+    if (op[i] < 0 || pads[i] < 0 || pads[i + k] < 0)
+      return nodeError(nc) << "pads and output_padding must be >= 0";
+  }
+  const std::string &ap = *autoPad;
+  if (ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
+    return nodeError(nc) << "auto_pad '" << ap << "' is not supported";
+  std::optional<SmallVector<int64_t>> outShape;
+  if (*osattr) {
+    SmallVector<int64_t> os = **osattr;
+    if ((int64_t)os.size() == rank) // some exporters give [N, M, spatial...]
+      os.erase(os.begin(), os.begin() + 2);
+    if ((int64_t)os.size() != k)
+      return nodeError(nc) << "output_shape " << shapeStr(**osattr) << " does not have " << k
+                           << " spatial dims";
+    outShape = os;
+  } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+    outShape = SmallVector<int64_t>();
+    for (int64_t i = 0; i < k; ++i)
+      outShape->push_back(in[i] * s[i]);
+  }
+  SmallVector<int64_t> out(k);
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t full = s[i] * (in[i] - 1) + op[i] + (kernel[i] - 1) * d[i] + 1;
+    if (ap == "VALID")
+      pads[i] = pads[i + k] = 0;
+    if (outShape) {
+      int64_t total = full - (*outShape)[i];
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2); // floor(total / 2)
+      pads[i] = ap == "SAME_UPPER" ? half : total - half;
+      pads[i + k] = total - pads[i];
+    }
+    out[i] = full - pads[i] - pads[i + k];
+    if (out[i] < 1)
+      return nodeError(nc) << "output size " << out[i] << " of spatial dim " << i
+                           << " is not positive (bad output_shape or pads)";
+  }
+  Type e = xt->getElementType();
+  Location loc = nc.loc;
+
+  // Z: X with s-1 zeros after every element ([.., D, 1, ..] padded to [.., D, s, ..]).
+  Value z = *x;
+  SmallVector<int64_t> zlen(in);
+  if (llvm::any_of(s, [](int64_t v) { return v > 1; })) {
+    SmallVector<int64_t> split{N, C}, padded{N, C}, high(2, 0), flat{N, C};
+    for (int64_t i = 0; i < k; ++i) {
+      split.append({in[i], 1});
+      padded.append({in[i], s[i]});
+      high.append({0, s[i] - 1});
+      zlen[i] = in[i] * s[i];
+      flat.push_back(zlen[i]);
+    }
+    Value r = reshape(loc, z, split);
+    SmallVector<int64_t> low(high.size(), 0);
+    r = graph::PadOp::create(b, loc, RankedTensorType::get(padded, e), r,
+                             b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high),
+                             b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+    z = reshape(loc, r, flat);
+  }
+  // Conv pads; negative ones crop Z.
+  SmallVector<int64_t> cpads(2 * k), starts(rank, 0), steps(rank, 1), cropped{N, C};
+  bool crop = false;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t span = (kernel[i] - 1) * d[i];
+    int64_t pb = span - pads[i];
+    int64_t pe = out[i] + span - pb - zlen[i];
+    int64_t cb = std::max<int64_t>(0, -pb), ce = std::max<int64_t>(0, -pe);
+    if (cb + ce >= zlen[i])
+      return nodeError(nc) << "pads crop every input element of spatial dim " << i;
+    crop |= cb || ce;
+    starts[i + 2] = cb;
+    cropped.push_back(zlen[i] - cb - ce);
+    cpads[i] = std::max<int64_t>(0, pb);
+    cpads[i + k] = std::max<int64_t>(0, pe);
+  }
+  if (crop)
+    z = graph::SliceOp::create(b, loc, RankedTensorType::get(cropped, e), z,
+                               b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+
+  // Conv weight [M, C/G, k...]: in/out channels swapped per group, spatially flipped.
+  int64_t Cg = C / G, Mg = M / G;
+  SmallVector<int64_t> gshape{G, Cg, Mg}, tshape{G, Mg, Cg}, perm{0, 2, 1}, cw{M, Cg};
+  for (int64_t i = 0; i < k; ++i) {
+    gshape.push_back(kernel[i]);
+    tshape.push_back(kernel[i]);
+    perm.push_back(3 + i);
+    cw.push_back(kernel[i]);
+  }
+  Value w = reshape(loc, *wv, gshape);
+  w = graph::TransposeOp::create(b, loc, RankedTensorType::get(tshape, e), w,
+                                 b.getDenseI64ArrayAttr(perm));
+  w = reshape(loc, w, cw);
+  if (llvm::any_of(kernel, [](int64_t v) { return v > 1; })) {
+    SmallVector<int64_t> fs(2, 0), fsteps(2, 1);
+    for (int64_t i = 0; i < k; ++i) {
+      fs.push_back(kernel[i] - 1);
+      fsteps.push_back(kernel[i] > 1 ? -1 : 1);
+    }
+    w = graph::SliceOp::create(b, loc, RankedTensorType::get(cw, e), w, b.getDenseI64ArrayAttr(fs),
+                               b.getDenseI64ArrayAttr(fsteps));
+  }
+  SmallVector<int64_t> yshape{N, M};
+  yshape.append(out.begin(), out.end());
+  return define(nc, 0,
+                graph::ConvOp::create(b, loc, RankedTensorType::get(yshape, e), z, w, *bias,
+                                      b.getDenseI64ArrayAttr(SmallVector<int64_t>(k, 1)),
+                                      b.getDenseI64ArrayAttr(cpads), b.getDenseI64ArrayAttr(d),
+                                      b.getI64IntegerAttr(G)));
+}
+
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+/// GridSample (ONNX spec, opsets 16 and 20; onnx/reference/ops/op_grid_sample.py, which
+/// follows PyTorch's grid_sampler): Y[n, c, o] = interpolation of X[n, c] at the point
+/// grid[n, o, :] (its components in reverse dim order: x = W first), denormalized from
+/// [-1, 1] by align_corners to (g + 1) / 2 * (d - 1), else ((g + 1) * d - 1) / 2.
+/// nearest rounds halves to even (3-D: away from zero); then a point outside [lo, hi] ([0, d-1]
+/// with align_corners, else [-0.5, d-0.5]) is clamped to [0, d-1] (border) or reflected into [lo,
+/// hi] (reflection). Taps: nearest 1, linear floor(x) + {0, 1} with 1 - t, t, cubic floor(x) +
+/// {-1..2} with Keys' coefficients (A = -0.75); a tap index outside [0, d) reads 0 (zeros), the
+/// edge (border) or its mirror image (reflection).
+///
+/// Built from run-time gathers: per dim and tap, the index (elementwise on the grid)
+/// and weight; per tap combination, one gather of X laid out [N * S, C] (S = spatial
+/// size) at n * S + flat index, weighted; the sum is transposed back to [N, C, ...].
+LogicalResult Importer::importGridSample(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), grid = getInput(nc, 1);
+  auto modeS = getString(nc, "mode", opset >= 20 ? "linear" : "bilinear");
+  auto padS = getString(nc, "padding_mode", "zeros");
+  auto ac = getInt(nc, "align_corners", 0);
+  if (failed(x) || failed(grid) || failed(modeS) || failed(padS) || failed(ac))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X"), gt = checkFloat(nc, *grid, "grid");
+  if (failed(xt) || failed(gt))
+    return failure();
+  // Opset 16 names the modes bilinear / bicubic, opset 20 linear / cubic.
+  enum { Nearest, Linear, Cubic } mode;
+  if (*modeS == "nearest")
+    mode = Nearest;
+  else if (*modeS == "bilinear" || *modeS == "linear")
+    mode = Linear;
+  else if (*modeS == "bicubic" || *modeS == "cubic")
+    mode = Cubic;
+  else
+    return nodeError(nc) << "mode '" << *modeS << "' is not supported (nearest, linear, cubic)";
+  const std::string &pm = *padS;
+  if (pm != "zeros" && pm != "border" && pm != "reflection")
+    return nodeError(nc) << "padding_mode '" << pm << "' is not supported";
+  bool align = *ac != 0;
+  int64_t rank = xt->getRank(), k = rank - 2;
+  if (k < 1 || gt->getRank() != rank || gt->getDimSize(0) != xt->getDimSize(0) ||
+      gt->getDimSize(rank - 1) != k)
+    return nodeError(nc) << "X " << shapeStr(xt->getShape()) << " and grid "
+                         << shapeStr(gt->getShape())
+                         << " must be [N, C, D1..Dk] and [N, O1..Ok, k]";
+  int64_t N = xt->getDimSize(0), C = xt->getDimSize(1);
+  ArrayRef<int64_t> dims = xt->getShape().drop_front(2);
+  ArrayRef<int64_t> outDims = gt->getShape().drop_front(1).drop_back(1);
+  int64_t S = 1, P = 1;
+  for (int64_t d : dims)
+    S *= d;
+  for (int64_t d : outDims)
+    P *= d;
+  if (S < 1 || P < 1 || C < 1 || N < 1)
+    return nodeError(nc) << "empty tensors are not supported";
+  Location loc = nc.loc;
+  Type xe = xt->getElementType();
+  Type ce = gt->getElementType().isF64() ? gt->getElementType() : b.getF32Type();
+  Type i64 = b.getI64Type();
+  auto ct = RankedTensorType::get({N, P}, ce);
+  auto cst = [&](double v) { return scalarF(loc, ce, v); };
+  auto add = [&](Value a, Value c) { return bin<graph::AddOp>(loc, a, c); };
+  auto sub = [&](Value a, Value c) { return bin<graph::SubOp>(loc, a, c); };
+  auto mul = [&](Value a, Value c) { return bin<graph::MulOp>(loc, a, c); };
+  auto clampTo = [&](Value v, double lo, double hi) {
+    return bin<graph::MinOp>(loc, bin<graph::MaxOp>(loc, v, cst(lo)), cst(hi));
+  };
+  auto select = [&](Value c, Value t, Value f) {
+    return graph::WhereOp::create(b, loc, ct, c, t, f).getResult();
+  };
+  auto cmp = [&](auto tag, Value a, Value c) {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, RankedTensorType::get({N, P}, b.getI1Type()), a, c).getResult();
+  };
+  auto floorOf = [&](Value v) { return graph::FloorOp::create(b, loc, ct, v).getResult(); };
+
+  Value g = castTo(loc, reshape(loc, *grid, {N, P, k}), ce);
+  SmallVector<int64_t> stride(k, 1);
+  for (int64_t i = k - 2; i >= 0; --i)
+    stride[i] = stride[i + 1] * dims[i + 1];
+  // Per dim: (index [N, P] i64 already times the dim's stride, weight or null) per tap.
+  SmallVector<SmallVector<std::pair<Value, Value>>> taps(k);
+  for (int64_t i = 0; i < k; ++i) {
+    double d = (double)dims[i], lo = align ? 0.0 : -0.5, hi = align ? d - 1 : d - 0.5;
+    int64_t comp = k - 1 - i;
+    SmallVector<int64_t> starts{0, 0, comp}, steps{1, 1, 1};
+    Value gi =
+        graph::SliceOp::create(b, loc, RankedTensorType::get({N, P, 1}, ce), g,
+                               b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+    gi = reshape(loc, gi, {N, P});
+    Value xi = align ? mul(add(gi, cst(1)), cst((d - 1) / 2))
+                     : mul(sub(mul(add(gi, cst(1)), cst(d)), cst(1)), cst(0.5));
+    if (mode == Nearest) {
+      if (k == 3) {
+        // 3-D: std::round (halves away from zero), as PyTorch's 3-D grid_sampler.
+        Value up = floorOf(add(xi, cst(0.5)));
+        Value down = sub(cst(0), floorOf(sub(cst(0.5), xi)));
+        xi = select(cmp(graph::GreaterEqualOp(), xi, cst(0)), up, down);
+      } else {
+        xi = graph::RoundOp::create(b, loc, ct, xi);
+      }
+    }
+    if (pm == "border") {
+      Value out = graph::OrOp::create(b, loc, RankedTensorType::get({N, P}, b.getI1Type()),
+                                      cmp(graph::LessOp(), xi, cst(lo)),
+                                      cmp(graph::GreaterOp(), xi, cst(hi)));
+      xi = select(out, clampTo(xi, 0, d - 1), xi);
+    } else if (pm == "reflection") {
+      // Reflect by the borders until inside (PyTorch reflect_coordinates): with
+      // t = |x - lo| and span = hi - lo, flips = floor(t / span), extra = t - flips * span,
+      // x = even(flips) ? lo + extra : hi - extra (the identity inside [lo, hi]).
+      double span = hi - lo;
+      if (span <= 0) {
+        xi = mul(xi, cst(0));
+      } else {
+        Value t = graph::AbsOp::create(b, loc, ct, sub(xi, cst(lo)));
+        Value flips = floorOf(mul(t, cst(1 / span)));
+        Value extra = sub(t, mul(flips, cst(span)));
+        Value odd = sub(flips, mul(floorOf(mul(flips, cst(0.5))), cst(2)));
+        xi = select(cmp(graph::LessOp(), odd, cst(0.5)), add(extra, cst(lo)), sub(cst(hi), extra));
+      }
+    }
+    SmallVector<std::pair<Value, Value>> raw; // (tap position as float, weight or null)
+    if (mode == Nearest) {
+      raw.push_back({xi, Value()});
+    } else {
+      Value x0 = floorOf(xi), tt = sub(xi, x0);
+      if (mode == Linear) {
+        raw.push_back({x0, sub(cst(1), tt)});
+        raw.push_back({add(x0, cst(1)), tt});
+      } else {
+        // _gs_get_cubic_coeffs (Keys, A = -0.75) at t, taps x0 - 1 .. x0 + 2.
+        const double A = -0.75;
+        Value t1 = add(tt, cst(1)), u = sub(cst(1), tt), u1 = sub(cst(2), tt);
+        auto outer = [&](Value z) { // ((A z - 5A) z + 8A) z - 4A
+          return sub(mul(add(mul(sub(mul(z, cst(A)), cst(5 * A)), z), cst(8 * A)), z), cst(4 * A));
+        };
+        auto inner = [&](Value z) { // ((A + 2) z - (A + 3)) z z + 1
+          return add(mul(mul(sub(mul(z, cst(A + 2)), cst(A + 3)), z), z), cst(1));
+        };
+        raw.push_back({sub(x0, cst(1)), outer(t1)});
+        raw.push_back({x0, inner(tt)});
+        raw.push_back({add(x0, cst(1)), inner(u)});
+        raw.push_back({add(x0, cst(2)), outer(u1)});
+      }
+    }
+    for (auto [pos, w] : raw) {
+      Value j = pos;
+      if (pm == "zeros") {
+        Value valid = graph::AndOp::create(b, loc, RankedTensorType::get({N, P}, b.getI1Type()),
+                                           cmp(graph::GreaterEqualOp(), j, cst(0)),
+                                           cmp(graph::LessEqualOp(), j, cst(d - 1)));
+        w = select(valid, w ? w : cst(1), cst(0));
+      } else if (pm == "reflection") {
+        // One bounce suffices: x is inside [lo, hi], so taps are at most 2 outside.
+        j = select(cmp(graph::LessOp(), j, cst(0)), sub(cst(align ? 0 : -1), j), j);
+        j = select(cmp(graph::GreaterOp(), j, cst(d - 1)),
+                   sub(cst(align ? 2 * (d - 1) : 2 * d - 1), j), j);
+      }
+      j = clampTo(j, 0, d - 1);
+      Value idx = castTo(loc, j, i64);
+      if (stride[i] != 1)
+        idx = mul(idx, intConstantOf(loc, RankedTensorType::get({}, i64), {stride[i]}));
+      taps[i].push_back({idx, w});
+    }
+  }
+  // X as [N * S, C]; row n * S + flat index.
+  SmallVector<int64_t> perm{0}, tshape{N};
+  for (int64_t i = 0; i < k; ++i) {
+    perm.push_back(i + 2);
+    tshape.push_back(dims[i]);
+  }
+  perm.push_back(1);
+  tshape.push_back(C);
+  Value xr = graph::TransposeOp::create(b, loc, RankedTensorType::get(tshape, xe), *x,
+                                        b.getDenseI64ArrayAttr(perm));
+  xr = reshape(loc, xr, {N * S, C});
+  SmallVector<int64_t> base;
+  for (int64_t n = 0; n < N; ++n)
+    base.push_back(n * S);
+  Value batchBase = intConstantOf(loc, RankedTensorType::get({N, 1}, i64), base);
+  Value sum;
+  SmallVector<size_t> sel(k, 0);
+  while (true) {
+    Value idx = batchBase, w;
+    for (int64_t i = 0; i < k; ++i) {
+      auto [ti, wi] = taps[i][sel[i]];
+      idx = add(idx, ti);
+      if (wi)
+        w = w ? mul(w, wi) : wi;
+    }
+    Value v = graph::GatherOp::create(b, loc, RankedTensorType::get({N, P, C}, xe), xr, idx,
+                                      b.getI64IntegerAttr(0));
+    if (w)
+      v = mul(v, reshape(loc, castTo(loc, w, xe), {N, P, 1}));
+    sum = sum ? add(sum, v) : v;
+    int64_t i = k - 1;
+    while (i >= 0 && ++sel[i] == taps[i].size())
+      sel[i--] = 0;
+    if (i < 0)
+      break;
+  }
+  Value y = graph::TransposeOp::create(b, loc, RankedTensorType::get({N, C, P}, xe), sum,
+                                       b.getDenseI64ArrayAttr({0, 2, 1}));
+  SmallVector<int64_t> yshape{N, C};
+  yshape.append(outDims.begin(), outDims.end());
+  return define(nc, 0, reshape(loc, y, yshape));
 }

@@ -313,6 +313,18 @@ private:
   /// ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
   std::optional<LogicalResult> importSpatialOps(const NodeCtx &nc);
   // -- ImportSpatial.cpp helpers --
+  LogicalResult importResize(const NodeCtx &nc);
+  LogicalResult importConvTranspose(const NodeCtx &nc);
+  LogicalResult importGridSample(const NodeCtx &nc);
+  /// One tap of a separable resampling along `axis`: result[.., o, ..] =
+  /// coeff[o] * x[.., index[o], ..] for o < index.size() (a constant-index gather,
+  /// times a constant broadcast along `axis` unless every coeff is 1). Float x
+  /// unless every coeff is 1.
+  Value resampleAxis(Location loc, Value x, int64_t axis, ArrayRef<int64_t> index,
+                     ArrayRef<double> coeff);
+  /// result[.., o, ..] = sum_i w[o * in + i] * x[.., i, ..] along `axis` (float x),
+  /// as one matmul with the constant W[out, in].
+  Value resampleAxisMatmul(Location loc, Value x, int64_t axis, int64_t out, ArrayRef<double> w);
 
   /// ImportRecurrent.cpp: RNN, LSTM, GRU (unrolled over the static sequence).
   std::optional<LogicalResult> importRecurrentOps(const NodeCtx &nc);
