@@ -300,6 +300,17 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
           return failure();
         return sel(cmp(arith::CmpFPredicate::OLT, {}, in[0], zero()), mulf(in[0], in[1]), in[0]);
       })
+      .Case([&](BitShiftOp sh) -> Value {
+        // ONNX BitShift: shifts by the bit width or more give 0 (arith.shli / shrui would be
+        // poison there), so shift by 0 in those lanes and select 0.
+        Value width = iconst(elem, elem.getIntOrFloatBitWidth());
+        Value tooFar = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, in[1], width);
+        Value amount = sel(tooFar, zero(), in[1]);
+        Value r = sh.getDirection() == "left"
+                      ? b.create<arith::ShLIOp>(loc, in[0], amount).getResult()
+                      : b.create<arith::ShRUIOp>(loc, in[0], amount).getResult();
+        return sel(tooFar, zero(), r);
+      })
       .Case([&](AndOp) -> Value { return b.create<arith::AndIOp>(loc, in[0], in[1]); })
       .Case([&](OrOp) -> Value { return b.create<arith::OrIOp>(loc, in[0], in[1]); })
       .Case([&](XorOp) -> Value { return b.create<arith::XOrIOp>(loc, in[0], in[1]); })
@@ -1215,29 +1226,13 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
     kind = tl::ReduceKind::mul;
     pad = 1.0;
   }
-  Type graphElem = inT.getElementType();
-  bool isInt = isa<IntegerType>(elem);
-  bool isUnsigned = graphElem.isUnsignedInteger() || graphElem.isInteger(1);
-  if (isInt && isa<ReduceMeanOp>(red))
-    return red->emitError("kernel templates support reduce_mean on floats only"), failure();
-  // Masked lanes load the identity of the reduction (integers: the type's min / max).
-  Value x = tb.load(kc.inParams[0], offs, mask, elem, pad, isUnsigned);
-  // tile.reduce max / min compare signed: flipping the sign bit maps unsigned order onto
-  // signed order (x ^ 0x80..0 is monotonic), so unsigned max / min reduce the flipped
-  // values and flip the result back.
-  bool flip = isInt && isUnsigned && elem.getIntOrFloatBitWidth() > 1 &&
-              (kind == tl::ReduceKind::max || kind == tl::ReduceKind::min);
-  auto signBit = [&](RankedTensorType t) -> Value {
-    unsigned w = elem.getIntOrFloatBitWidth();
-    auto c = b.create<arith::ConstantOp>(
-        loc, elem, b.getIntegerAttr(elem, APInt::getSignedMinValue(w)));
-    return b.create<tl::SplatOp>(loc, t, c);
-  };
-  if (flip)
-    x = b.create<arith::XOrIOp>(loc, x, signBit(cast<RankedTensorType>(x.getType())));
+  // graph reductions take float tensors (GraphOps.td); the paddings above are float ones.
+  if (!isa<FloatType>(elem))
+    return red->emitError("the reduction template supports float inputs only, got ")
+               << inT.getElementType(),
+           failure();
+  Value x = tb.load(kc.inParams[0], offs, mask, elem, pad);
   Value v = b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, elem), x, (uint32_t)0, kind);
-  if (flip)
-    v = b.create<arith::XOrIOp>(loc, v, signBit(RankedTensorType::get({}, elem)));
   if (isa<ReduceMeanOp>(red)) {
     Value rc = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, (double)R));
     Value splatR = b.create<tl::SplatOp>(loc, RankedTensorType::get({}, elem), rc);
