@@ -49,13 +49,14 @@ LogicalResult Importer::importBitShift(const NodeCtx &nc) {
   if (failed(shape))
     return nodeError(nc) << "operand shapes " << shapeStr(xt.getShape()) << " and "
                          << shapeStr(yt.getShape()) << " do not broadcast";
-  return define(nc, 0, graph::BitShiftOp::create(
-                           b, nc.loc, RankedTensorType::get(*shape, xt.getElementType()), *x,
-                           *y, b.getStringAttr(*direction == "LEFT" ? "left" : "right")));
+  return define(
+      nc, 0,
+      graph::BitShiftOp::create(b, nc.loc, RankedTensorType::get(*shape, xt.getElementType()), *x,
+                                *y, b.getStringAttr(*direction == "LEFT" ? "left" : "right")));
 }
 
-FailureOr<Value> Importer::quantParam(const NodeCtx &nc, Value p, RankedTensorType xt,
-                                      int64_t axis, StringRef what) {
+FailureOr<Value> Importer::quantParam(const NodeCtx &nc, Value p, RankedTensorType xt, int64_t axis,
+                                      StringRef what) {
   auto pt = cast<RankedTensorType>(p.getType());
   // Per tensor: a scalar, or a 1-element 1-D tensor (the same as per axis when C = 1).
   if (pt.getRank() == 0)
@@ -239,9 +240,9 @@ FailureOr<Value> Importer::minusZeroPoint(const NodeCtx &nc, Value v, Value zp,
     z = zt.getRank() == 0 ? zp : reshape(nc.loc, zp, {});
   else if (zpShape.empty() || zt.getRank() != 1 || zt.getDimSize(0) != zpShape.front())
     return nodeError(nc) << what << " must be a scalar"
-                         << (zpShape.empty() ? "" : " or a 1-D tensor of "
-                                                        + std::to_string(zpShape.front())
-                                                        + " values")
+                         << (zpShape.empty() ? ""
+                                             : " or a 1-D tensor of " +
+                                                   std::to_string(zpShape.front()) + " values")
                          << ", got " << zt;
   else
     z = reshape(nc.loc, zp, zpShape);
@@ -282,8 +283,8 @@ LogicalResult Importer::importMatMulInteger(const NodeCtx &nc) {
   if (vecB)
     sb.push_back(1);
   if (sa.back() != sb[sb.size() - 2])
-    return nodeError(nc) << "contraction dimensions differ: A " << shapeStr(at.getShape())
-                         << ", B " << shapeStr(bt.getShape());
+    return nodeError(nc) << "contraction dimensions differ: A " << shapeStr(at.getShape()) << ", B "
+                         << shapeStr(bt.getShape());
   auto batch = graph::broadcastShapes(ArrayRef<int64_t>(sa).drop_back(2),
                                       ArrayRef<int64_t>(sb).drop_back(2));
   if (failed(batch))
@@ -294,8 +295,8 @@ LogicalResult Importer::importMatMulInteger(const NodeCtx &nc) {
     shape.push_back(sa[sa.size() - 2]);
   if (!vecB)
     shape.push_back(sb.back());
-  Value y = graph::MatMulOp::create(b, nc.loc, RankedTensorType::get(shape, b.getF64Type()), *af,
-                                    *bf);
+  Value y =
+      graph::MatMulOp::create(b, nc.loc, RankedTensorType::get(shape, b.getF64Type()), *af, *bf);
   return define(nc, 0, castTo(nc.loc, y, b.getI32Type()));
 }
 
@@ -336,10 +337,9 @@ LogicalResult Importer::importConvInteger(const NodeCtx &nc) {
     return failure();
   SmallVector<int64_t> shape{xt.getDimSize(0), wt.getDimSize(0)};
   shape.append(geo->out.begin(), geo->out.end());
-  Value y = graph::ConvOp::create(b, nc.loc, RankedTensorType::get(shape, b.getF64Type()), *xf,
-                                  *wf, Value(), b.getDenseI64ArrayAttr(geo->strides),
-                                  b.getDenseI64ArrayAttr(geo->pads),
-                                  b.getDenseI64ArrayAttr(geo->dilations),
-                                  b.getI64IntegerAttr(*group));
+  Value y = graph::ConvOp::create(
+      b, nc.loc, RankedTensorType::get(shape, b.getF64Type()), *xf, *wf, Value(),
+      b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
+      b.getDenseI64ArrayAttr(geo->dilations), b.getI64IntegerAttr(*group));
   return define(nc, 0, castTo(nc.loc, y, b.getI32Type()));
 }
