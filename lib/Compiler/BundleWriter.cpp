@@ -54,14 +54,22 @@ static FailureOr<rt::DType> toDType(Location loc, Type t) {
     return rt::DType::f64;
   if (t.isInteger(1))
     return rt::DType::boolean;
-  if (t.isUnsignedInteger(8))
-    return rt::DType::u8;
-  if (t.isInteger(8))
-    return rt::DType::i8;
-  if (t.isInteger(32))
-    return rt::DType::i32;
-  if (t.isInteger(64))
-    return rt::DType::i64;
+  if (auto it = dyn_cast<IntegerType>(t)) {
+    // Graph tensors keep ONNX's signedness (ui8 ... ui64); signless iN is signed.
+    bool u = it.isUnsigned();
+    switch (it.getWidth()) {
+    case 8:
+      return u ? rt::DType::u8 : rt::DType::i8;
+    case 16:
+      return u ? rt::DType::u16 : rt::DType::i16;
+    case 32:
+      return u ? rt::DType::u32 : rt::DType::i32;
+    case 64:
+      return u ? rt::DType::u64 : rt::DType::i64;
+    default:
+      break;
+    }
+  }
   return emitError(loc, "no bundle dtype for element type ") << t, failure();
 }
 

@@ -29,12 +29,16 @@ size_t aicc::runtime::dtypeSize(DType dtype) {
   switch (dtype) {
   case DType::f64:
   case DType::i64:
+  case DType::u64:
     return 8;
   case DType::f32:
   case DType::i32:
+  case DType::u32:
     return 4;
   case DType::f16:
   case DType::bf16:
+  case DType::i16:
+  case DType::u16:
     return 2;
   case DType::i8:
   case DType::u8:
@@ -58,8 +62,16 @@ const char *aicc::runtime::dtypeName(DType dtype) {
     return "i64";
   case DType::i32:
     return "i32";
+  case DType::i16:
+    return "i16";
   case DType::i8:
     return "i8";
+  case DType::u64:
+    return "u64";
+  case DType::u32:
+    return "u32";
+  case DType::u16:
+    return "u16";
   case DType::u8:
     return "u8";
   case DType::boolean:
@@ -69,9 +81,10 @@ const char *aicc::runtime::dtypeName(DType dtype) {
 }
 
 std::optional<DType> aicc::runtime::parseDType(std::string_view name) {
-  static constexpr DType kAll[] = {DType::f32, DType::f16, DType::bf16,
-                                   DType::f64, DType::i64, DType::i32,
-                                   DType::i8,  DType::u8,  DType::boolean};
+  static constexpr DType kAll[] = {
+      DType::f32, DType::f16, DType::bf16, DType::f64, DType::i64,
+      DType::i32, DType::i16, DType::i8,   DType::u64, DType::u32,
+      DType::u16, DType::u8,  DType::boolean};
   for (DType d : kAll)
     if (name == dtypeName(d))
       return d;
@@ -630,7 +643,7 @@ Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) 
   std::optional<DType> dtype = parseDType(fields[2]);
   if (!dtype)
     return Status::error("unknown dtype '" + std::string(fields[2]) +
-                         "' (expected f32 f16 bf16 f64 i64 i32 i8 u8 bool)");
+                         "' (expected f32 f16 bf16 f64 i64 i32 i16 i8 u64 u32 u16 u8 bool)");
   b.dtype = *dtype;
   std::optional<BufferKind> kind = parseBufferKind(fields[3]);
   if (!kind)

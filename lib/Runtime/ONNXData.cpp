@@ -35,8 +35,16 @@ static std::optional<DType> fromONNXType(int32_t t) {
     return DType::i64;
   case TensorProto::INT32:
     return DType::i32;
+  case TensorProto::INT16:
+    return DType::i16;
   case TensorProto::INT8:
     return DType::i8;
+  case TensorProto::UINT64:
+    return DType::u64;
+  case TensorProto::UINT32:
+    return DType::u32;
+  case TensorProto::UINT16:
+    return DType::u16;
   case TensorProto::UINT8:
     return DType::u8;
   case TensorProto::BOOL:
@@ -60,8 +68,16 @@ static TensorProto::DataType toONNXType(DType dtype) {
     return TensorProto::INT64;
   case DType::i32:
     return TensorProto::INT32;
+  case DType::i16:
+    return TensorProto::INT16;
   case DType::i8:
     return TensorProto::INT8;
+  case DType::u64:
+    return TensorProto::UINT64;
+  case DType::u32:
+    return TensorProto::UINT32;
+  case DType::u16:
+    return TensorProto::UINT16;
   case DType::u8:
     return TensorProto::UINT8;
   case DType::boolean:
@@ -147,8 +163,16 @@ Status aicc::runtime::parseTensorProto(std::string_view bytes, HostTensor &out,
     return copyTyped<int64_t>(proto.int64_data(), "int64_data", *numel, out);
   case DType::i32:
     return copyTyped<int32_t>(proto.int32_data(), "int32_data", *numel, out);
+  case DType::i16:
+    return copyTyped<int16_t>(proto.int32_data(), "int32_data", *numel, out);
   case DType::i8:
     return copyTyped<int8_t>(proto.int32_data(), "int32_data", *numel, out);
+  case DType::u64:
+    return copyTyped<uint64_t>(proto.uint64_data(), "uint64_data", *numel, out);
+  case DType::u32:
+    return copyTyped<uint32_t>(proto.uint64_data(), "uint64_data", *numel, out);
+  case DType::u16:
+    return copyTyped<uint16_t>(proto.int32_data(), "int32_data", *numel, out);
   case DType::u8:
   case DType::boolean:
     return copyTyped<uint8_t>(proto.int32_data(), "int32_data", *numel, out);
@@ -158,6 +182,13 @@ Status aicc::runtime::parseTensorProto(std::string_view bytes, HostTensor &out,
     return copyTyped<uint16_t>(proto.int32_data(), "int32_data", *numel, out);
   }
   return Status::error("unreachable data type");
+}
+
+bool aicc::runtime::adoptLegacyBFloat16(HostTensor &t, DType expected) {
+  if (expected != DType::bf16 || t.dtype != DType::u16)
+    return false;
+  t.dtype = DType::bf16; // same size: the bytes are the bit patterns
+  return true;
 }
 
 Status aicc::runtime::readTensorProtoFile(const std::string &path,

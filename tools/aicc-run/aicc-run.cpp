@@ -256,14 +256,26 @@ double elementAsDouble(const HostTensor &t, int64_t i) {
     return static_cast<double>(load(int64_t()));
   case DType::i32:
     return load(int32_t());
+  case DType::i16:
+    return load(int16_t());
   case DType::i8:
     return load(int8_t());
+  case DType::u64:
+    return static_cast<double>(load(uint64_t()));
+  case DType::u32:
+    return load(uint32_t());
+  case DType::u16:
+    return load(uint16_t());
   case DType::u8:
   case DType::boolean:
     return load(uint8_t());
   }
   return 0;
 }
+
+/// True for the 64-bit integer dtypes, whose values a double does not hold
+/// exactly beyond 2^53: compare() checks their bits for equality first.
+bool is64BitInteger(DType d) { return d == DType::i64 || d == DType::u64; }
 
 std::string formatShape(const std::vector<int64_t> &shape) {
   std::string s = "[";
@@ -293,7 +305,16 @@ Comparison compare(const HostTensor &got, const HostTensor &exp, double rtol,
   const double inf = std::numeric_limits<double>::infinity();
   const int64_t n = got.numElements();
   for (int64_t i = 0; i < n; ++i) {
+    if (is64BitInteger(got.dtype) &&
+        std::memcmp(got.data.data() + i * 8, exp.data.data() + i * 8, 8) == 0)
+      continue;
     double g = elementAsDouble(got, i), e = elementAsDouble(exp, i);
+    if (is64BitInteger(got.dtype) && g == e) {
+      // Distinct 64-bit integers that round to the same double.
+      c.maxAbsErr = std::max(c.maxAbsErr, 1.0);
+      ++c.numMismatches;
+      continue;
+    }
     if (std::isnan(g) || std::isnan(e)) {
       if (std::isnan(g) && std::isnan(e))
         continue;
@@ -307,7 +328,14 @@ Comparison compare(const HostTensor &got, const HostTensor &exp, double rtol,
     double rel = e != 0 ? abs / std::fabs(e) : inf;
     c.maxAbsErr = std::max(c.maxAbsErr, abs);
     c.maxRelErr = std::max(c.maxRelErr, rel);
-    if (!(abs <= atol + rtol * std::fabs(e)))
+    // bfloat16 keeps 8 significant bits: a result one unit in the last place
+    // away (2^(exponent - 7)) from the expected value also passes, since ONNX
+    // leaves the float -> bfloat16 rounding open (onnx < 1.13 test data
+    // truncates, newer data rounds to nearest even).
+    double tol = atol + rtol * std::fabs(e);
+    if (got.dtype == DType::bf16 && std::isfinite(e) && e != 0)
+      tol = std::max(tol, std::ldexp(1.0, std::ilogb(e) - 7));
+    if (!(abs <= tol))
       ++c.numMismatches;
   }
   return c;
@@ -420,6 +448,7 @@ bool runTestDataSet(Session &session, const Options &opts,
       hardError = true;
       return fail(s.message);
     }
+    adoptLegacyBFloat16(inputs[i], session.getInputs()[i].dtype);
   }
   std::vector<HostTensor> expected(session.getOutputs().size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -428,6 +457,7 @@ bool runTestDataSet(Session &session, const Options &opts,
       hardError = true;
       return fail(s.message);
     }
+    adoptLegacyBFloat16(expected[i], session.getOutputs()[i].dtype);
   }
   std::vector<HostTensor> outputs;
   if (Status s = session.run(inputs, outputs); !s.ok) {

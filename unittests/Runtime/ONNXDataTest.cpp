@@ -23,9 +23,10 @@ std::string serialize(const TensorProto &p) {
 } // namespace
 
 TEST(ONNXDataTest, WriteReadRoundTripEveryDType) {
-  const DType all[] = {DType::f32, DType::f16, DType::bf16,
-                       DType::f64, DType::i64, DType::i32,
-                       DType::i8,  DType::u8,  DType::boolean};
+  const DType all[] = {DType::f32, DType::f16, DType::bf16, DType::f64,
+                       DType::i64, DType::i32, DType::i16, DType::i8,
+                       DType::u64, DType::u32, DType::u16, DType::u8,
+                       DType::boolean};
   std::string path = ::testing::TempDir() + "/onnxdata-test.pb";
   for (DType dtype : all) {
     HostTensor t = HostTensor::zeros(dtype, {2, 3});
@@ -105,6 +106,55 @@ TEST(ONNXDataTest, ReadsTypedFields) {
   ASSERT_TRUE(parseTensorProto(serialize(p), t).ok);
   EXPECT_EQ(reinterpret_cast<int8_t *>(t.data.data())[0], -128);
 
+  // INT16 / UINT16 in int32_data, UINT32 / UINT64 in uint64_data.
+  p = TensorProto();
+  p.set_data_type(TensorProto::INT16);
+  p.add_dims(2);
+  p.add_int32_data(-32768);
+  p.add_int32_data(32767);
+  ASSERT_TRUE(parseTensorProto(serialize(p), t).ok);
+  EXPECT_EQ(t.dtype, DType::i16);
+  EXPECT_EQ(t.as<int16_t>()[0], -32768);
+  EXPECT_EQ(t.as<int16_t>()[1], 32767);
+
+  p.set_data_type(TensorProto::UINT16);
+  p.clear_int32_data();
+  p.add_int32_data(65535);
+  p.add_int32_data(7);
+  ASSERT_TRUE(parseTensorProto(serialize(p), t).ok);
+  EXPECT_EQ(t.dtype, DType::u16);
+  EXPECT_EQ(t.as<uint16_t>()[0], 65535);
+
+  p = TensorProto();
+  p.set_data_type(TensorProto::UINT32);
+  p.add_dims(2);
+  p.add_uint64_data(4294967295u);
+  p.add_uint64_data(3);
+  ASSERT_TRUE(parseTensorProto(serialize(p), t).ok);
+  EXPECT_EQ(t.dtype, DType::u32);
+  EXPECT_EQ(t.as<uint32_t>()[0], 4294967295u);
+
+  p.set_data_type(TensorProto::UINT64);
+  p.clear_uint64_data();
+  p.add_uint64_data(UINT64_MAX);
+  p.add_uint64_data(1);
+  ASSERT_TRUE(parseTensorProto(serialize(p), t).ok);
+  EXPECT_EQ(t.dtype, DType::u64);
+  EXPECT_EQ(t.as<uint64_t>()[0], UINT64_MAX);
+
+  // Legacy bfloat16 test data: a UINT16 tensor of bit patterns.
+  EXPECT_FALSE(adoptLegacyBFloat16(t, DType::bf16)); // u64: left alone
+  p = TensorProto();
+  p.set_data_type(TensorProto::UINT16);
+  p.add_dims(1);
+  p.add_int32_data(0x3F80); // 1.0
+  ASSERT_TRUE(parseTensorProto(serialize(p), t).ok);
+  EXPECT_FALSE(adoptLegacyBFloat16(t, DType::u16));
+  EXPECT_EQ(t.dtype, DType::u16);
+  EXPECT_TRUE(adoptLegacyBFloat16(t, DType::bf16));
+  EXPECT_EQ(t.dtype, DType::bf16);
+  EXPECT_EQ(t.as<uint16_t>()[0], 0x3F80);
+
   // Empty tensors need no data at all.
   p = TensorProto();
   p.set_data_type(TensorProto::FLOAT);
@@ -130,8 +180,8 @@ TEST(ONNXDataTest, ReportsErrors) {
   EXPECT_NE(parseTensorProto(serialize(p), t).message.find(
                 "unsupported TensorProto data type STRING (8)"),
             std::string::npos);
-  p.set_data_type(TensorProto::UINT16);
-  EXPECT_NE(parseTensorProto(serialize(p), t).message.find("UINT16"),
+  p.set_data_type(TensorProto::COMPLEX64);
+  EXPECT_NE(parseTensorProto(serialize(p), t).message.find("COMPLEX64"),
             std::string::npos);
 
   p = TensorProto();

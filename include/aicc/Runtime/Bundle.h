@@ -30,8 +30,23 @@ namespace aicc::runtime {
 //===----------------------------------------------------------------------===//
 
 /// Element type of a tensor buffer. The manifest spells them `f32 f16 bf16 f64
-/// i64 i32 i8 u8 bool` (dtypeName / parseDType); all are stored little-endian.
-enum class DType { f32, f16, bf16, f64, i64, i32, i8, u8, boolean };
+/// i64 i32 i16 i8 u64 u32 u16 u8 bool` (dtypeName / parseDType); all are stored
+/// little-endian, integers in two's complement (iN) or plain binary (uN).
+enum class DType {
+  f32,
+  f16,
+  bf16,
+  f64,
+  i64,
+  i32,
+  i8,
+  u8,
+  boolean,
+  i16,
+  u16,
+  u32,
+  u64,
+};
 
 /// Size of one element in bytes (bool: 1 byte, 0 or 1).
 size_t dtypeSize(DType dtype);
@@ -41,7 +56,7 @@ size_t dtypeSize(DType dtype);
 const char *dtypeName(DType dtype);
 
 /// Parses a manifest spelling ("f32", ..., "bool"); std::nullopt when `name` is
-/// not one of the nine names.
+/// not one of the thirteen names.
 std::optional<DType> parseDType(std::string_view name);
 
 /// Formats a tensor type the way error messages print it, e.g. "f32[2,3]"

@@ -19,10 +19,11 @@ namespace aicc::runtime {
 
 /// Decodes a serialized onnx.TensorProto into `out`; `name`, when not null,
 /// receives the tensor's name. Supported element types: FLOAT, FLOAT16,
-/// BFLOAT16, DOUBLE, INT64, INT32, INT8, UINT8, BOOL. The data may be in
-/// raw_data (little-endian) or in the typed field ONNX assigns to the type:
-/// float_data, double_data, int64_data, or int32_data (INT32, INT8, UINT8,
-/// BOOL values; FLOAT16/BFLOAT16 as 16-bit patterns in the low bits).
+/// BFLOAT16, DOUBLE, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8,
+/// BOOL. The data may be in raw_data (little-endian) or in the typed field
+/// onnx.proto assigns to the type: float_data, double_data, int64_data,
+/// uint64_data (UINT32, UINT64), or int32_data (INT32, INT16, INT8, UINT16,
+/// UINT8, BOOL values; FLOAT16/BFLOAT16 as 16-bit patterns in the low bits).
 /// Errors: malformed protobuf, unsupported data type, external or segmented
 /// data, negative dimensions, or an element count that does not match the
 /// dims.
@@ -33,6 +34,14 @@ Status parseTensorProto(std::string_view bytes, HostTensor &out,
 /// name the path.
 Status readTensorProtoFile(const std::string &path, HostTensor &out,
                            std::string *name = nullptr);
+
+/// ONNX test data written by onnx < 1.13 stores each BFLOAT16 tensor as a
+/// UINT16 TensorProto holding the bfloat16 bit patterns (numpy has no
+/// bfloat16; e.g. node/test_cast_FLOAT_to_BFLOAT16). When `expected` is
+/// DType::bf16 and `t` is DType::u16, relabels `t` as bf16 (the bytes are
+/// already the bit patterns) and returns true; otherwise leaves `t` alone and
+/// returns false.
+bool adoptLegacyBFloat16(HostTensor &t, DType expected);
 
 /// Encodes `tensor` as an onnx.TensorProto (dims, data_type, raw_data, and
 /// `name` when not empty) into `out`. Fails when tensor.data.size() does not

@@ -49,11 +49,56 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-/// Element type the kernel computes in: f32 for 16-bit floats, else the type itself.
+/// Element type kernel memory and tiles hold for graph element type `t`: arith works on
+/// signless integers, so ui8 ... ui64 (and siN) become iN. The graph ops keep the signedness;
+/// the templates read it there and pick the unsigned arith ops (divui, cmpi ult, extui ...).
+Type storageType(Type t) {
+  if (auto it = dyn_cast<IntegerType>(t); it && !it.isSignless())
+    return IntegerType::get(t.getContext(), it.getWidth());
+  return t;
+}
+
+/// Element type the kernel computes in: f32 for 16-bit floats, else the storage type.
 Type computeType(Type t) {
   if (t.isF16() || t.isBF16())
     return Float32Type::get(t.getContext());
-  return t;
+  return storageType(t);
+}
+
+/// Element type of a graph value (tensor or scalar).
+Type graphElementType(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+/// The unsigned form of a signed integer predicate (slt -> ult, ...); eq / ne unchanged.
+arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p) {
+  switch (p) {
+  case arith::CmpIPredicate::slt:
+    return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle:
+    return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt:
+    return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge:
+    return arith::CmpIPredicate::uge;
+  default:
+    return p;
+  }
+}
+
+/// `v` as a `width`-bit integer, saturated to the type's range (Clip bounds, padding).
+APInt saturatingInt(double v, unsigned width, bool isUnsigned) {
+  if (std::isnan(v))
+    return APInt(width, 0);
+  APInt lo = isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  APInt hi = isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  double loD = isUnsigned ? lo.roundToDouble(false) : lo.roundToDouble(true);
+  double hiD = isUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
+  if (v <= loD)
+    return lo;
+  if (v >= hiD)
+    return hi;
+  if (isUnsigned)
+    return APInt(width, (uint64_t)v);
+  return APInt(width, (uint64_t)(int64_t)v, /*isSigned=*/true);
 }
 
 /// Small builder of tile arithmetic used by all templates.
@@ -129,13 +174,17 @@ struct TileBuilder {
     }
     return idx;
   }
-  Value load(Value buffer, Value offs, Value mask, Type computeElem, double padding = 0.0) {
+  /// Loads `buffer` at `offs` under `mask` (masked-off lanes read `padding`: for integer
+  /// buffers saturated to the type, unsigned when `isUnsigned`), extended to `computeElem`.
+  Value load(Value buffer, Value offs, Value mask, Type computeElem, double padding = 0.0,
+             bool isUnsigned = false) {
     auto elem = cast<MemRefType>(buffer.getType()).getElementType();
     TypedAttr pad;
     if (isa<FloatType>(elem))
       pad = b.getFloatAttr(elem, padding);
     else
-      pad = b.getIntegerAttr(elem, (int64_t)padding);
+      pad = b.getIntegerAttr(elem,
+                             saturatingInt(padding, elem.getIntOrFloatBitWidth(), isUnsigned));
     Value v = b.create<tl::LoadOp>(loc, tileOf(elem), buffer, offs, mask, pad);
     if (computeElem != elem)
       v = b.create<arith::ExtFOp>(loc, tileOf(computeElem), v);
@@ -150,17 +199,17 @@ struct TileBuilder {
 };
 
 /// Emits the tile math of one elementwise graph op on operand tiles. Floats of 16 bits are
-/// computed in f32 (their tiles arrive extended); other types in their own type.
+/// computed in f32 (their tiles arrive extended); other types in their own type, integers as
+/// signless iN: the graph operand's type says whether they are unsigned (then divui, remui,
+/// minui / maxui, cmpi ult ..., extui and uitofp give ONNX's unsigned semantics).
 FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value> in) {
   OpBuilder &b = tb.b;
   Location loc = op->getLoc();
   Type elem = cast<RankedTensorType>(in[0].getType()).getElementType();
   bool isFloat = isa<FloatType>(elem);
-  if (elem.isUnsignedInteger() || elem.isSignedInteger()) {
-    op->emitError("kernel templates do not support ") << elem << " tensors yet (" << op->getName()
-                                                      << ")";
-    return failure();
-  }
+  // Where's operand 0 is the condition; the values decide the signedness.
+  Type graphElem = graphElementType(op->getOperand(isa<WhereOp>(op) ? 1 : 0));
+  bool isUnsigned = graphElem.isUnsignedInteger();
   auto fconst = [&](double v) { return tb.splatF(elem, v); };
   auto iconst = [&](Type t, int64_t v) {
     return tb.splat(b.create<arith::ConstantOp>(loc, t, b.getIntegerAttr(t, v)));
@@ -169,7 +218,15 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
   auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip, Value x, Value y) -> Value {
     if (isFloat)
       return b.create<arith::CmpFOp>(loc, fp, x, y);
-    return b.create<arith::CmpIOp>(loc, ip, x, y);
+    return b.create<arith::CmpIOp>(loc, isUnsigned ? unsignedPredicate(ip) : ip, x, y);
+  };
+  auto imin = [&](Value x, Value y) -> Value {
+    return isUnsigned ? b.create<arith::MinUIOp>(loc, x, y).getResult()
+                      : b.create<arith::MinSIOp>(loc, x, y).getResult();
+  };
+  auto imax = [&](Value x, Value y) -> Value {
+    return isUnsigned ? b.create<arith::MaxUIOp>(loc, x, y).getResult()
+                      : b.create<arith::MaxSIOp>(loc, x, y).getResult();
   };
   auto sel = [&](Value c, Value x, Value y) -> Value {
     return b.create<arith::SelectOp>(loc, c, x, y);
@@ -207,17 +264,14 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                        : b.create<arith::MulIOp>(loc, in[0], in[1]).getResult();
       })
       .Case([&](DivOp) -> Value {
-        return isFloat ? b.create<arith::DivFOp>(loc, in[0], in[1]).getResult()
-                       : b.create<arith::DivSIOp>(loc, in[0], safeDivisor(in[1])).getResult();
+        if (isFloat)
+          return b.create<arith::DivFOp>(loc, in[0], in[1]);
+        if (isUnsigned)
+          return b.create<arith::DivUIOp>(loc, in[0], safeDivisor(in[1]));
+        return b.create<arith::DivSIOp>(loc, in[0], safeDivisor(in[1]));
       })
-      .Case([&](MinOp) -> Value {
-        return isFloat ? minf(in[0], in[1])
-                       : b.create<arith::MinSIOp>(loc, in[0], in[1]).getResult();
-      })
-      .Case([&](MaxOp) -> Value {
-        return isFloat ? maxf(in[0], in[1])
-                       : b.create<arith::MaxSIOp>(loc, in[0], in[1]).getResult();
-      })
+      .Case([&](MinOp) -> Value { return isFloat ? minf(in[0], in[1]) : imin(in[0], in[1]); })
+      .Case([&](MaxOp) -> Value { return isFloat ? maxf(in[0], in[1]) : imax(in[0], in[1]); })
       .Case([&](PowOp) -> FailureOr<Value> {
         if (failed(requireFloat()))
           return failure();
@@ -227,6 +281,9 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         if (isFloat)
           return b.create<arith::RemFOp>(loc, in[0], in[1]).getResult();
         Value d = safeDivisor(in[1]);
+        // Unsigned operands are never negative: both sign conventions are remui.
+        if (isUnsigned)
+          return b.create<arith::RemUIOp>(loc, in[0], d).getResult();
         Value r = b.create<arith::RemSIOp>(loc, in[0], d);
         if (m.getFmod())
           return r;
@@ -242,6 +299,17 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         if (failed(requireFloat()))
           return failure();
         return sel(cmp(arith::CmpFPredicate::OLT, {}, in[0], zero()), mulf(in[0], in[1]), in[0]);
+      })
+      .Case([&](BitShiftOp sh) -> Value {
+        // ONNX BitShift: shifts by the bit width or more give 0 (arith.shli / shrui would be
+        // poison there), so shift by 0 in those lanes and select 0.
+        Value width = iconst(elem, elem.getIntOrFloatBitWidth());
+        Value tooFar = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, in[1], width);
+        Value amount = sel(tooFar, zero(), in[1]);
+        Value r = sh.getDirection() == "left"
+                      ? b.create<arith::ShLIOp>(loc, in[0], amount).getResult()
+                      : b.create<arith::ShRUIOp>(loc, in[0], amount).getResult();
+        return sel(tooFar, zero(), r);
       })
       .Case([&](AndOp) -> Value { return b.create<arith::AndIOp>(loc, in[0], in[1]); })
       .Case([&](OrOp) -> Value { return b.create<arith::OrIOp>(loc, in[0], in[1]); })
@@ -271,10 +339,11 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                        : b.create<arith::SubIOp>(loc, zero(), in[0]).getResult();
       })
       .Case([&](AbsOp) -> Value {
-        return isFloat ? b.create<math::AbsFOp>(loc, in[0]).getResult()
-                       : b.create<arith::MaxSIOp>(loc, in[0],
-                                                  b.create<arith::SubIOp>(loc, zero(), in[0]))
-                             .getResult();
+        if (isFloat)
+          return b.create<math::AbsFOp>(loc, in[0]);
+        if (isUnsigned)
+          return in[0];
+        return b.create<arith::MaxSIOp>(loc, in[0], b.create<arith::SubIOp>(loc, zero(), in[0]));
       })
       .Case([&](SignOp) -> Value {
         Value pos = isFloat ? fconst(1.0) : iconst(elem, 1);
@@ -285,22 +354,33 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       })
       .Case([&](ClipOp c) -> Value {
         Value x = in[0];
-        auto bound = [&](double v) { return isFloat ? fconst(v) : iconst(elem, (int64_t)v); };
+        auto bound = [&](double v) -> Value {
+          if (isFloat)
+            return fconst(v);
+          APInt i = saturatingInt(v, elem.getIntOrFloatBitWidth(), isUnsigned);
+          return tb.splat(b.create<arith::ConstantOp>(loc, elem, b.getIntegerAttr(elem, i)));
+        };
         if (auto lo = c.getMinAttr())
           x = isFloat ? maxf(x, bound(lo.getValueAsDouble()))
-                      : b.create<arith::MaxSIOp>(loc, x, bound(lo.getValueAsDouble())).getResult();
+                      : imax(x, bound(lo.getValueAsDouble()));
         if (auto hi = c.getMaxAttr())
           x = isFloat ? minf(x, bound(hi.getValueAsDouble()))
-                      : b.create<arith::MinSIOp>(loc, x, bound(hi.getValueAsDouble())).getResult();
+                      : imin(x, bound(hi.getValueAsDouble()));
         return x;
       })
       .Case([&](CastOp c) -> FailureOr<Value> {
-        Type to = c.getType().getElementType();
-        Type target = computeType(to);
+        // ONNX Cast: float -> float rounds to nearest even; float -> integer truncates toward
+        // zero (out-of-range values are undefined in ONNX: here they wrap through i64, as
+        // numpy does on x86); integer -> float rounds; integer -> integer truncates or
+        // extends by the source's signedness (two's complement wrap); x -> bool is x != 0;
+        // bool -> x is 0 or 1.
+        Type toG = c.getType().getElementType();
+        bool fromUnsigned = isUnsigned || elem.isInteger(1);
+        bool toUnsigned = toG.isUnsignedInteger();
+        Type to = storageType(toG);
+        Type target = computeType(toG);
         auto tileT = tb.tileOf(target);
         Value x = in[0];
-        if (to.isUnsignedInteger() || to.isSignedInteger())
-          return op->emitError("kernel templates do not support casts to ") << to, failure();
         if (isa<FloatType>(elem) && isa<FloatType>(to)) {
           // Round through the target precision, then compute in the target's compute type.
           auto ft = cast<FloatType>(elem), tt = cast<FloatType>(to);
@@ -315,11 +395,16 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         if (isa<FloatType>(elem)) { // float -> int / bool
           if (to.isInteger(1))
             return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, x, zero()).getResult();
-          return b.create<arith::FPToSIOp>(loc, tileT, x).getResult();
+          unsigned width = to.getIntOrFloatBitWidth();
+          if (width == 64)
+            return toUnsigned ? b.create<arith::FPToUIOp>(loc, tileT, x).getResult()
+                              : b.create<arith::FPToSIOp>(loc, tileT, x).getResult();
+          Value wide = b.create<arith::FPToSIOp>(loc, tb.tileOf(b.getI64Type()), x);
+          return b.create<arith::TruncIOp>(loc, tileT, wide).getResult();
         }
         if (isa<FloatType>(to)) { // int / bool -> float
-          Value r = elem.isInteger(1) ? b.create<arith::UIToFPOp>(loc, tb.tileOf(to), x).getResult()
-                                      : b.create<arith::SIToFPOp>(loc, tb.tileOf(to), x).getResult();
+          Value r = fromUnsigned ? b.create<arith::UIToFPOp>(loc, tb.tileOf(to), x).getResult()
+                                 : b.create<arith::SIToFPOp>(loc, tb.tileOf(to), x).getResult();
           if (to != target)
             r = b.create<arith::ExtFOp>(loc, tileT, r);
           return r;
@@ -328,10 +413,10 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         if (to.isInteger(1))
           return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x, zero()).getResult();
         if (width == from)
-          return x;
+          return x; // same bits (e.g. i8 <-> ui8 reinterprets modulo 2^8)
         if (width < from)
           return b.create<arith::TruncIOp>(loc, tileT, x).getResult();
-        if (elem.isInteger(1))
+        if (fromUnsigned)
           return b.create<arith::ExtUIOp>(loc, tileT, x).getResult();
         return b.create<arith::ExtSIOp>(loc, tileT, x).getResult();
       })
@@ -681,7 +766,7 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
   SmallVector<Type> params;
   auto flat = [](Type t) {
     auto rt = cast<RankedTensorType>(t);
-    return MemRefType::get({rt.getNumElements()}, rt.getElementType());
+    return MemRefType::get({rt.getNumElements()}, storageType(rt.getElementType()));
   };
   for (Value v : group.getInputs())
     params.push_back(flat(v.getType()));
@@ -858,6 +943,10 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   Location loc = anchor->getLoc();
   Type inElem = aT.getElementType();
   Type acc = computeType(inElem);
+  if (!isa<FloatType>(acc))
+    return anchor->emitError("the matmul template supports float operands only, got ")
+               << inElem,
+           failure();
   TileBuilder t2{b, loc, {BM, BN}};
   Value pidM = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value pidN = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
@@ -1137,6 +1226,11 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
     kind = tl::ReduceKind::mul;
     pad = 1.0;
   }
+  // graph reductions take float tensors (GraphOps.td); the paddings above are float ones.
+  if (!isa<FloatType>(elem))
+    return red->emitError("the reduction template supports float inputs only, got ")
+               << inT.getElementType(),
+           failure();
   Value x = tb.load(kc.inParams[0], offs, mask, elem, pad);
   Value v = b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, elem), x, (uint32_t)0, kind);
   if (isa<ReduceMeanOp>(red)) {
@@ -1202,6 +1296,10 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
   Location loc = anchor->getLoc();
   TileBuilder tb{b, loc, {block}};
   Type elem = computeType(xT.getElementType());
+  if (!isa<FloatType>(elem))
+    return anchor->emitError("the window template supports float inputs only, got ")
+               << xT.getElementType(),
+           failure();
   Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value offs = b.create<arith::AddIOp>(
       loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(block))), tb.range(block));

@@ -1749,6 +1749,10 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
   auto kernel = getInts(nc, "kernel_shape");
   if (failed(x) || failed(kernel))
     return failure();
+  // MaxPool-12 also takes int8 / uint8: pooled in f32 (exact), then cast back.
+  Type intElem = cast<RankedTensorType>(x->getType()).getElementType();
+  if (nc.opType() == "MaxPool" && intElem.isInteger(8))
+    *x = castTo(nc.loc, *x, b.getF32Type());
   auto xt = checkFloat(nc, *x, "X");
   if (failed(xt))
     return failure();
@@ -1768,10 +1772,10 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
   shape.append(geo->out.begin(), geo->out.end());
   auto t = RankedTensorType::get(shape, xt->getElementType());
   if (nc.opType() == "MaxPool")
-    return define(nc, 0, graph::MaxPoolOp::create(
+    return define(nc, 0, castTo(nc.loc, graph::MaxPoolOp::create(
                              b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
                              b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
-                             b.getDenseI64ArrayAttr(geo->dilations)));
+                             b.getDenseI64ArrayAttr(geo->dilations)), intElem));
   auto cip = getInt(nc, "count_include_pad", 0);
   if (failed(cip))
     return failure();

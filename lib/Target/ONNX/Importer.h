@@ -334,6 +334,25 @@ private:
   /// integer-arithmetic ops.
   std::optional<LogicalResult> importIntegerOps(const NodeCtx &nc);
   // -- ImportInteger.cpp helpers --
+  LogicalResult importBitShift(const NodeCtx &nc);
+  LogicalResult importQuantizeLinear(const NodeCtx &nc);
+  LogicalResult importDequantizeLinear(const NodeCtx &nc);
+  LogicalResult importDynamicQuantizeLinear(const NodeCtx &nc);
+  LogicalResult importMatMulInteger(const NodeCtx &nc);
+  LogicalResult importConvInteger(const NodeCtx &nc);
+  /// A (De)QuantizeLinear scale or zero point `p` made broadcastable against x (type `xt`):
+  /// a scalar or 1-element 1-D tensor (per tensor) becomes rank 0; a 1-D tensor of
+  /// x.shape[axis] values (per axis, opset >= 13; `axis` in [-rank, rank)) becomes
+  /// [C, 1, ..., 1].
+  FailureOr<Value> quantParam(const NodeCtx &nc, Value p, RankedTensorType xt, int64_t axis,
+                              llvm::StringRef what);
+  /// saturate(round_half_even(x / scale) + zeroPoint) as `qType` (an 8-bit integer type);
+  /// x, scale (and zeroPoint, when not null) broadcast; computed in x's float type.
+  Value quantizeTo(Location loc, Value x, Value scale, Value zeroPoint, Type qType);
+  /// `v` - `zp` as f64 (`zp` null: just `v`): `zp` is a scalar, a 1-element 1-D tensor, or a
+  /// 1-D tensor of zpShape[0] values reshaped to `zpShape` (empty: scalars only).
+  FailureOr<Value> minusZeroPoint(const NodeCtx &nc, Value v, Value zp,
+                                  llvm::ArrayRef<int64_t> zpShape, llvm::StringRef what);
 
   /// ImportMisc.cpp: ops that fit no family above.
   std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);

@@ -38,6 +38,36 @@ def data(shape, start=1.0):
     return (np.arange(n, dtype=np.float32) * 0.25 + start).reshape(shape)
 
 
+def integer_models():
+    """BitShift and (De)QuantizeLinear (ImportInteger.cpp), with refusals."""
+    U8, U32 = TensorProto.UINT8, TensorProto.UINT32
+    save(model([helper.make_node("BitShift", ["x", "n"], ["l"], name="shl", direction="LEFT"),
+                helper.make_node("BitShift", ["w", "m"], ["r"], name="shr", direction="RIGHT")],
+               [vi("x", U8, [2, 3]), vi("n", U8, [3]), vi("w", U32, [4]), vi("m", U32, [])],
+               [vi("l", U8, [2, 3]), vi("r", U32, [4])], opset=11), "bitshift.onnx")
+    save(model([helper.make_node("BitShift", ["x", "x"], ["y"], name="shl_i32", direction="LEFT")],
+               [vi("x", TensorProto.INT32, [2])], [vi("y", TensorProto.INT32, [2])], opset=11),
+         "bitshift_signed.onnx")
+    save(model([helper.make_node("BitShift", ["x", "x"], ["y"], name="shup", direction="UP")],
+               [vi("x", U8, [2])], [vi("y", U8, [2])], opset=11), "bitshift_direction.onnx")
+    # Per-axis QuantizeLinear (axis 1, int8 zero points) and per-tensor DequantizeLinear.
+    scale = numpy_helper.from_array(np.array([0.5, 0.25, 2.0], dtype=np.float32), "scale")
+    zp = numpy_helper.from_array(np.array([1, -2, 0], dtype=np.int8), "zp")
+    dscale = numpy_helper.from_array(np.array(0.125, dtype=np.float32), "dscale")
+    dzp = numpy_helper.from_array(np.array(128, dtype=np.uint8), "dzp")
+    save(model([helper.make_node("QuantizeLinear", ["x", "scale", "zp"], ["q"], name="quant",
+                                 axis=1),
+                helper.make_node("DequantizeLinear", ["u", "dscale", "dzp"], ["d"],
+                                 name="dequant")],
+               [vi("x", F32, [2, 3, 4]), vi("u", U8, [5])],
+               [vi("q", TensorProto.INT8, [2, 3, 4]), vi("d", F32, [5])],
+               [scale, zp, dscale, dzp]), "quantize.onnx")
+    save(model([helper.make_node("QuantizeLinear", ["x", "scale"], ["q"], name="quant_bad",
+                                 axis=2)],
+               [vi("x", F32, [2, 3, 4])], [vi("q", U8, [2, 3, 4])], [scale]),
+         "quantize_bad_axis.onnx")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
 
@@ -187,6 +217,8 @@ def main():
     w.external_data.add(key="location", value="missing.bin")
     save(model([helper.make_node("MatMul", ["x", "W"], ["y"], name="mm")],
                [vi("x", F32, [1, 2])], [vi("y", F32, [1, 2])], [w]), "external_missing.onnx")
+
+    integer_models()
 
     # Not a model: text, and the first half of a valid model.
     with open(os.path.join(OUT, "garbage.onnx"), "wb") as f:

@@ -64,7 +64,7 @@ bool aicc::graph::isElementwise(Operation *op) {
              SqrtOp, ReciprocalOp, LogOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
              CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftplusOp, SoftsignOp, HardSwishOp, LeakyReluOp,
              EluOp, CeluOp, SeluOp, HardSigmoidOp, ClipOp, NotOp, CastOp, ExpandOp,
-             ShrinkOp, TriluOp>(op);
+             ShrinkOp, TriluOp, BitShiftOp>(op);
 }
 
 static RankedTensorType getRanked(Value v) {
@@ -727,3 +727,23 @@ LogicalResult ScatterNDOp::verify() {
 
 #define GET_OP_CLASSES
 #include "aicc/Dialect/Graph/IR/GraphOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// BitShiftOp
+//===----------------------------------------------------------------------===//
+LogicalResult BitShiftOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                           ValueRange operands, DictionaryAttr, OpaqueProperties,
+                                           RegionRange, SmallVectorImpl<Type> &results) {
+  return inferBroadcast(ctx, loc, operands, /*boolResult=*/false, results);
+}
+
+LogicalResult BitShiftOp::verify() {
+  if (getDirection() != "left" && getDirection() != "right")
+    return emitOpError("direction must be \"left\" or \"right\", got \"")
+           << getDirection() << "\"";
+  Type elem = getLhs().getType().getElementType();
+  if (!elem.isUnsignedInteger())
+    return emitOpError("operands must be unsigned integer tensors (ONNX BitShift), got ")
+           << elem;
+  return verifyBroadcast(getOperation(), /*boolResult=*/false);
+}

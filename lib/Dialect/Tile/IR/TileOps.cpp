@@ -125,7 +125,13 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
     auto want = dyn_cast<MemRefType>(fn.getArgumentTypes()[i]);
     if (!want)
       continue; // lowered kernels take pointers
-    if (have.getElementType() != want.getElementType() ||
+    // Kernels take signless iN where the host buffer holds uiN / siN (arith is signless).
+    auto signless = [](Type t) -> Type {
+      if (auto it = dyn_cast<IntegerType>(t))
+        return IntegerType::get(t.getContext(), it.getWidth());
+      return t;
+    };
+    if (signless(have.getElementType()) != signless(want.getElementType()) ||
         have.getNumElements() != want.getNumElements())
       return emitOpError("buffer #") << i << " of type " << have << " does not match kernel parameter "
                                      << want << " (element type and element count must agree)";

@@ -515,4 +515,25 @@ def Graph_ScatterNDOp : Graph_Op<"scatter_nd", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Integer ops
+//===----------------------------------------------------------------------===//
+def Graph_BitShiftOp : Graph_Op<"bit_shift", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "logical shift of x by y bits with numpy broadcasting (ONNX BitShift)";
+  let description = [{
+    `direction` is "left" (x << y) or "right" (x >> y, zero-filling). Both operands share one
+    unsigned integer element type (ONNX BitShift-11 takes uint8 ... uint64); a shift by the
+    bit width or more gives 0, and the result has the broadcast shape.
+
+    ```mlir
+    %z = graph.bit_shift %x, %y {direction = "left"} : (tensor<3xui8>, tensor<1xui8>) -> tensor<3xui8>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs, StrAttr:$direction);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif
