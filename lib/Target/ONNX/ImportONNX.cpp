@@ -429,6 +429,49 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &g) {
   return success();
 }
 
+FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
+                                               const InputBinding &binding) {
+  Location loc = FileLineColLoc::get(&ctx, binding.tensorPath, 0, 0);
+  auto error = [&]() {
+    return emitError(loc) << "cannot bind graph input '" << vi.name() << "' to '"
+                          << binding.tensorPath << "': ";
+  };
+  auto buf = llvm::MemoryBuffer::getFile(binding.tensorPath, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return error() << buf.getError().message();
+  llvm::StringRef bytes = (*buf)->getBuffer();
+  onnx::TensorProto t;
+  if (bytes.size() > (size_t)INT_MAX || !t.ParseFromArray(bytes.data(), (int)bytes.size()) ||
+      !t.has_data_type())
+    return error() << "not a serialized ONNX TensorProto";
+  if (!vi.has_type() || !vi.type().has_tensor_type())
+    return error() << "the graph input is not a tensor (or has no type)";
+  const auto &tt = vi.type().tensor_type();
+  if (t.data_type() != tt.elem_type())
+    return error() << "the file holds a " << dataTypeName(t.data_type())
+                   << " tensor, the graph input is declared " << dataTypeName(tt.elem_type());
+  SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  if (tt.has_shape()) {
+    bool ok = tt.shape().dim_size() == (int)dims.size();
+    for (int i = 0; ok && i < tt.shape().dim_size(); ++i)
+      if (tt.shape().dim(i).has_dim_value())
+        ok = tt.shape().dim(i).dim_value() == dims[i];
+    if (!ok) {
+      std::string declared = "[";
+      for (int i = 0; i < tt.shape().dim_size(); ++i) {
+        const auto &d = tt.shape().dim(i);
+        declared += (i ? ", " : "") + (d.has_dim_value() ? std::to_string(d.dim_value())
+                                       : d.has_dim_param() ? d.dim_param()
+                                                           : std::string("?"));
+      }
+      return error() << "the file holds a tensor of shape " << shapeStr(dims)
+                     << ", the graph input is declared " << declared << "]";
+    }
+  }
+  return convertTensor(t, vi.name(), loc);
+}
+
 FailureOr<Value> Importer::lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc) {
   auto it = values.find(name);
   if (it != values.end())
@@ -2610,23 +2653,62 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
 
   b.setInsertionPointToEnd(module.getBody());
 
-  // Function arguments: graph inputs that are not initializers.
+  // Inputs bound to a value at compile time (ImportOptions::bindInputs).
+  llvm::StringMap<const InputBinding *> bindings;
+  for (const InputBinding &bi : opts.bindInputs)
+    if (!bindings.try_emplace(bi.name, &bi).second)
+      return emitError(fileLoc) << "graph input '" << bi.name << "' is bound twice";
+
+  // Function arguments: graph inputs that are neither initializers nor bound.
   SmallVector<Type> argTypes;
   SmallVector<const onnx::ValueInfoProto *> argInfos;
+  SmallVector<std::pair<std::string, ElementsAttr>> boundValues;
+  SmallVector<Attribute> boundRecords;
   llvm::StringSet<> inputNames;
+  int64_t position = 0; // among the graph inputs that are not initializers
   for (const auto &in : g.input()) {
     if (in.name().empty())
       return emitError(fileLoc) << "graph has an input without a name";
     if (!inputNames.insert(in.name()).second)
       return emitError(nameLoc(in.name())) << "graph input '" << in.name() << "' is listed twice";
-    if (initializers.count(in.name()))
+    auto binding = bindings.find(in.name());
+    if (initializers.count(in.name())) {
+      if (binding != bindings.end())
+        return emitError(fileLoc) << "cannot bind graph input '" << in.name()
+                                  << "': it has an initializer (it is a constant already)";
       continue;
+    }
+    int64_t pos = position++;
+    if (binding != bindings.end()) {
+      auto value = loadBinding(in, *binding->second);
+      if (failed(value))
+        return failure();
+      boundValues.push_back({in.name(), *value});
+      boundRecords.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("name", b.getStringAttr(in.name())),
+           b.getNamedAttr("position", b.getI64IntegerAttr(pos)),
+           b.getNamedAttr("value", *value)}));
+      continue;
+    }
     auto t = convertValueInfo(in, "graph input");
     if (failed(t))
       return failure();
     argTypes.push_back(*t);
     argInfos.push_back(&in);
   }
+  for (const InputBinding &bi : opts.bindInputs)
+    if (!inputNames.contains(bi.name)) {
+      auto diag = emitError(fileLoc) << "cannot bind '" << bi.name
+                                     << "': the model has no graph input of that name";
+      std::string names;
+      for (const auto &in : g.input())
+        if (!initializers.count(in.name()))
+          names += (names.empty() ? "" : ", ") + in.name();
+      return diag << " (graph inputs: " << (names.empty() ? "none" : names) << ")";
+    }
+  if (!boundRecords.empty())
+    module->setAttr("aicc.bound_inputs", b.getArrayAttr(boundRecords));
+
   auto func = func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   entryBlock = entry;
@@ -2636,6 +2718,8 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     values[info->name()] = arg;
     func.setArgAttr(i, "aicc.name", b.getStringAttr(info->name()));
   }
+  for (auto &[name, value] : boundValues)
+    values[name] = createConstant(nameLoc(name), value);
   b.setInsertionPointToStart(entry);
 
   for (auto [i, node] : llvm::enumerate(g.node())) {
@@ -2686,7 +2770,8 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
 
 OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
                                                          llvm::StringRef modelPath,
-                                                         MLIRContext &ctx, const ImportOptions &) {
+                                                         MLIRContext &ctx,
+                                                         const ImportOptions &opts) {
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
   Location fileLoc = FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0);
   if (bytes.size() > (size_t)INT_MAX) {
@@ -2705,7 +2790,7 @@ OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
     return nullptr;
   }
   OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
-  if (failed(Importer(ctx, modelPath).importModel(model, *module)))
+  if (failed(Importer(ctx, modelPath, opts).importModel(model, *module)))
     return nullptr;
   return module;
 }

@@ -71,8 +71,8 @@ struct NodeCtx {
 
 class Importer {
 public:
-  Importer(MLIRContext &ctx, llvm::StringRef modelPath)
-      : ctx(ctx), b(&ctx),
+  Importer(MLIRContext &ctx, llvm::StringRef modelPath, const ImportOptions &opts)
+      : ctx(ctx), opts(opts), b(&ctx),
         fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)) {
     modelDir = llvm::sys::path::parent_path(modelPath).str();
   }
@@ -90,6 +90,10 @@ private:
 
   // Values.
   LogicalResult collectInitializers(const onnx::GraphProto &g);
+  /// The value of graph input `vi` bound by `binding` (ImportOptions::bindInputs):
+  /// reads and parses the TensorProto file, checks it against the declaration.
+  FailureOr<ElementsAttr> loadBinding(const onnx::ValueInfoProto &vi,
+                                      const InputBinding &binding);
   FailureOr<Value> lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc);
   FailureOr<Value> getInput(const NodeCtx &nc, int idx);
   FailureOr<Value> getOptionalInput(const NodeCtx &nc, int idx);
@@ -278,6 +282,7 @@ private:
   // State
   //===--------------------------------------------------------------------===//
   MLIRContext &ctx;
+  const ImportOptions &opts;
   OpBuilder b;
   Location fileLoc;
   std::string modelDir;
