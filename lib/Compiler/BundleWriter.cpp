@@ -219,6 +219,9 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
       auto it = info.find(name);
       if (it == info.end())
         return l.emitError("launch of unknown kernel @") << name, failure();
+      // A kernel over a zero-element tensor has an empty grid: there is nothing to run.
+      if (llvm::is_contained(it->second.grid, 0))
+        continue;
       rt::LaunchDesc ld;
       ld.kernel = name.str();
       for (Value v : l.getBuffers())

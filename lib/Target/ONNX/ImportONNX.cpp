@@ -2718,9 +2718,9 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     values[info->name()] = arg;
     func.setArgAttr(i, "aicc.name", b.getStringAttr(info->name()));
   }
+  b.setInsertionPointToEnd(entry);
   for (auto &[name, value] : boundValues)
     values[name] = createConstant(nameLoc(name), value);
-  b.setInsertionPointToStart(entry);
 
   for (auto [i, node] : llvm::enumerate(g.node())) {
     std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
