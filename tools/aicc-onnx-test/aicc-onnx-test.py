@@ -10,7 +10,7 @@ classifies each test:
 When aicc-compile reports that an operand must be a compile-time constant and it is graph
 input X, X is bound to the data set's value (--bind-input X=input_K.pb: the file whose
 TensorProto is named X, else the K of X's position) and the model recompiled, for up to 8
-inputs; data sets that give bound inputs different values get a bundle each. The JSON
+inputs of at most 64 elements each (shape operands, axes, scalars; never data); data sets that give bound inputs different values get a bundle each. The JSON
 result lists them as "bound": [...]; the doc counts and lists those tests.
   mismatch        ran, some output differs (max abs / rel error recorded)
   unsupported     aicc-compile names an ONNX op it does not support (op type + opset)
@@ -122,9 +122,11 @@ def first_error(text):
 
 # aicc-compile's diagnostic for an operand that must be a compile-time constant but is a
 # graph input: the runner then binds that input to the test data's value and recompiles.
-BIND_HINT = re.compile(r"it is graph input '([^']+)' \(specialize the model on its value "
-                       r"with --bind-input")
+# "it is graph input 'X' (specialize ..." or "it is computed from graph inputs 'X', 'Y' (...".
+BIND_HINT = re.compile(r"graph inputs? ('[^']+'(?:, '[^']+')*) \(specialize the model on")
 MAX_BOUND_INPUTS = 8
+# Only inputs this small are bound: shape operands, axes, scalars; never the data itself.
+MAX_BOUND_ELEMENTS = 64
 
 
 def graph_input_names(model):
@@ -160,23 +162,49 @@ def bound_input_file(set_dir, name, inputs):
     return None
 
 
-def compile_bound(model, bundle, set_dir, bound, inputs, args):
+def small_input(path):
+    """Whether the TensorProto at `path` has at most MAX_BOUND_ELEMENTS elements."""
+    if path is None:
+        return False
+    try:
+        import onnx
+        t = onnx.TensorProto()
+        with open(path, "rb") as f:
+            t.ParseFromString(f.read())
+    except Exception:
+        return False
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n <= MAX_BOUND_ELEMENTS
+
+
+def compile_bound(model, bundle, set_dir, bound, inputs, args, first=None):
     """Compiles `model`, binding the inputs in `bound` (names, extended in place) to their
-    values in `set_dir`; while aicc-compile asks for another graph input to be a compile-time
-    constant, binds it too and recompiles (at most MAX_BOUND_INPUTS). Returns run()'s tuple."""
+    values in `set_dir`; while aicc-compile asks for more graph inputs to be compile-time
+    constants, binds them too and recompiles (at most MAX_BOUND_INPUTS inputs of at most
+    MAX_BOUND_ELEMENTS elements). `first`: run()'s result of compiling with `bound` already.
+    Returns run()'s tuple for the last compile."""
+    result = first
     while True:
-        cmd = [os.path.join(args.bin, "aicc-compile"), model, "--target=" + args.target,
-               "-o", bundle]
-        for n in bound:
-            path = bound_input_file(set_dir, n, inputs) if set_dir else None
-            if path is None:
-                return 1, "", "error: no value for graph input '%s' in %s" % (n, set_dir), False
-            cmd += ["--bind-input", "%s=%s" % (n, path)]
-        rc, out, err, to = run(cmd, args.timeout)
+        if result is None:
+            cmd = [os.path.join(args.bin, "aicc-compile"), model, "--target=" + args.target,
+                   "-o", bundle]
+            for n in bound:
+                path = bound_input_file(set_dir, n, inputs)
+                if path is None:
+                    return 1, "", "error: no value for graph input '%s' in %s" % (n, set_dir), False
+                cmd += ["--bind-input", "%s=%s" % (n, path)]
+            result = run(cmd, args.timeout)
+        rc, out, err, to = result
         m = BIND_HINT.search(err) if rc is not None and rc > 0 else None
-        if not m or m.group(1) in bound or len(bound) >= MAX_BOUND_INPUTS or not set_dir:
-            return rc, out, err, to
-        bound.append(m.group(1))
+        names = re.findall(r"'([^']+)'", m.group(1)) if m else []
+        if (not names or any(n in bound for n in names) or
+                len(bound) + len(names) > MAX_BOUND_INPUTS or
+                not all(small_input(bound_input_file(set_dir, n, inputs)) for n in names)):
+            return result
+        bound.extend(names)
+        result = None
 
 
 def run_test(test_dir, name, args, workdir):
@@ -196,7 +224,8 @@ def run_test(test_dir, name, args, workdir):
                             "--target=" + args.target, "-o", bundle], args.timeout)
     if rc is not None and rc > 0 and BIND_HINT.search(err) and first_set:
         inputs = graph_input_names(model)
-        rc, out, err, to = compile_bound(model, bundle, first_set, bound, inputs, args)
+        rc, out, err, to = compile_bound(model, bundle, first_set, bound, inputs, args,
+                                         first=(rc, out, err, to))
     groups = [(bundle, sets)]
     if bound:
         result["bound"] = bound

@@ -19,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -512,6 +513,8 @@ LogicalResult Importer::define(const NodeCtx &nc, int outIdx, Value v) {
   const std::string &name = nc.node.output(outIdx);
   if (name.empty())
     return success();
+  if (auto folded = foldToConstant(v))
+    v = *folded;
   if (initializers.count(name) || !values.try_emplace(name, v).second)
     return nodeError(nc) << "output '" << name << "' is already defined";
   return success();
@@ -2016,16 +2019,48 @@ LogicalResult Importer::importGroupNorm(const NodeCtx &nc) {
 LogicalResult Importer::notConstantError(const NodeCtx &nc, Value v, llvm::StringRef what) {
   auto diag = nodeError(nc) << what << " must be a compile-time constant (an initializer, a "
                                        "Constant node output, or shape arithmetic that folds)";
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    if (arg.getOwner() == entryBlock) {
-      auto name = cast<func::FuncOp>(entryBlock->getParentOp())
-                      .getArgAttrOfType<StringAttr>(arg.getArgNumber(), "aicc.name");
-      if (name)
-        diag << "; it is graph input '" << name.getValue()
-             << "' (specialize the model on its value with --bind-input " << name.getValue()
-             << "=FILE.pb)";
+  auto func = cast<func::FuncOp>(entryBlock->getParentOp());
+  auto argName = [&](BlockArgument arg) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "aicc.name");
+    return name ? name.getValue() : llvm::StringRef();
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() == entryBlock && !argName(arg).empty())
+      diag << "; it is graph input '" << argName(arg)
+           << "' (specialize the model on its value with --bind-input " << argName(arg)
+           << "=FILE.pb)";
+    return diag;
+  }
+  // Computed at run time: name the graph inputs it depends on (a bounded walk).
+  SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen{v};
+  llvm::SetVector<BlockArgument> args;
+  while (!work.empty() && seen.size() < 10000) {
+    Value x = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (arg.getOwner() == entryBlock && !argName(arg).empty())
+        args.insert(arg);
+      continue;
     }
-  return diag;
+    if (Operation *op = x.getDefiningOp())
+      for (Value o : op->getOperands())
+        if (seen.insert(o).second)
+          work.push_back(o);
+  }
+  if (args.empty())
+    return diag;
+  SmallVector<BlockArgument> sorted(args.begin(), args.end());
+  llvm::sort(sorted, [](BlockArgument a, BlockArgument c) {
+    return a.getArgNumber() < c.getArgNumber();
+  });
+  diag << "; it is computed from graph input" << (sorted.size() > 1 ? "s " : " ");
+  for (auto [i, arg] : llvm::enumerate(sorted))
+    diag << (i ? ", '" : "'") << argName(arg) << "'";
+  diag << " (specialize the model on " << (sorted.size() > 1 ? "their values" : "its value")
+       << " with";
+  for (BlockArgument arg : sorted)
+    diag << " --bind-input " << argName(arg) << "=FILE.pb";
+  return diag << ")";
 }
 
 FailureOr<SmallVector<double>> Importer::getConstantFloats(const NodeCtx &nc, Value v,

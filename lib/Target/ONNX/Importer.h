@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -97,7 +98,13 @@ private:
   FailureOr<Value> lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc);
   FailureOr<Value> getInput(const NodeCtx &nc, int idx);
   FailureOr<Value> getOptionalInput(const NodeCtx &nc, int idx);
+  /// Names output `outIdx` of the node `v`, folded to a graph.constant first when
+  /// foldToConstant can.
   LogicalResult define(const NodeCtx &nc, int outIdx, Value v);
+  /// When `v` is the result of a graph op whose operands are (or fold to) small dense
+  /// constants, a new graph.constant of its value, which replaces `v`'s uses
+  /// (ImportFold.cpp: which ops, and the exactness rules).
+  std::optional<Value> foldToConstant(Value v);
   LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);
@@ -290,6 +297,8 @@ private:
   Block *entryBlock = nullptr;
   Operation *lastConstant = nullptr;
   llvm::StringMap<Value> values;
+  /// Ops foldToConstant tried and could not fold.
+  llvm::DenseSet<Operation *> notFoldable;
   llvm::StringMap<const onnx::TensorProto *> initializers;
   /// Names read by some node or by the graph outputs.
   llvm::StringSet<> usedNames;
