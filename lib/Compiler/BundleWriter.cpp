@@ -170,10 +170,9 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
       bundle.weights += *bytes;
       bundle.boundInputs.push_back(std::move(bi));
     }
-    llvm::sort(bundle.boundInputs,
-               [](const rt::BoundInputDesc &x, const rt::BoundInputDesc &y) {
-                 return x.position < y.position;
-               });
+    llvm::sort(bundle.boundInputs, [](const rt::BoundInputDesc &x, const rt::BoundInputDesc &y) {
+      return x.position < y.position;
+    });
   }
 
   SymbolTable symbols(top);

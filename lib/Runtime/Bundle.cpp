@@ -344,18 +344,15 @@ Status aicc::runtime::validateBundle(const Bundle &bundle) {
                            " (bound inputs are listed by increasing position)");
     for (const IODesc &io : bundle.inputs)
       if (io.name == bi.name)
-        return Status::error(label + ": also named by input " +
-                             std::to_string(io.index));
+        return Status::error(label + ": also named by input " + std::to_string(io.index));
     std::optional<int64_t> numel = shapeNumElements(bi.shape);
     uint64_t expected = 0;
     if (!numel || __builtin_mul_overflow(static_cast<uint64_t>(*numel),
-                                         static_cast<uint64_t>(dtypeSize(bi.dtype)),
-                                         &expected))
-      return Status::error(label + ": invalid shape " +
-                           formatTensorType(bi.dtype, bi.shape));
+                                         static_cast<uint64_t>(dtypeSize(bi.dtype)), &expected))
+      return Status::error(label + ": invalid shape " + formatTensorType(bi.dtype, bi.shape));
     if (expected != bi.sizeBytes)
-      return Status::error(label + ": SIZE_BYTES is " + std::to_string(bi.sizeBytes) +
-                           " but " + formatTensorType(bi.dtype, bi.shape) + " needs " +
+      return Status::error(label + ": SIZE_BYTES is " + std::to_string(bi.sizeBytes) + " but " +
+                           formatTensorType(bi.dtype, bi.shape) + " needs " +
                            std::to_string(expected) + " bytes");
     if (bi.offset % kConstAlignment != 0)
       return Status::error(label + ": offset " + std::to_string(bi.offset) +
@@ -364,8 +361,8 @@ Status aicc::runtime::validateBundle(const Bundle &bundle) {
     if (bi.offset > w || bi.sizeBytes > w - bi.offset)
       return Status::error(label + ": value [" + std::to_string(bi.offset) + ", " +
                            std::to_string(bi.offset + bi.sizeBytes) +
-                           ") lies past the end of the weights section (" +
-                           std::to_string(w) + " bytes)");
+                           ") lies past the end of the weights section (" + std::to_string(w) +
+                           " bytes)");
   }
 
   for (size_t i = 0; i < bundle.outputs.size(); ++i) {
@@ -452,8 +449,8 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
     m += "input " + std::to_string(io.index) + " " +
          std::to_string(io.bufferId) + " " + percentEncode(io.name) + "\n";
   for (const BoundInputDesc &bi : bundle.boundInputs) {
-    m += "bound " + std::to_string(bi.position) + " " + percentEncode(bi.name) +
-         " " + dtypeName(bi.dtype) + " " + std::to_string(bi.sizeBytes) + " " +
+    m += "bound " + std::to_string(bi.position) + " " + percentEncode(bi.name) + " " +
+         dtypeName(bi.dtype) + " " + std::to_string(bi.sizeBytes) + " " +
          std::to_string(bi.shape.size());
     for (int64_t d : bi.shape)
       m += " " + std::to_string(d);
@@ -779,8 +776,7 @@ Status ManifestParser::parseIO(const std::vector<std::string_view> &fields,
 }
 
 Status ManifestParser::parseBound(const std::vector<std::string_view> &fields) {
-  static const char *kUsage =
-      "bound POSITION NAME DTYPE SIZE_BYTES RANK D0 .. Dn-1 OFFSET";
+  static const char *kUsage = "bound POSITION NAME DTYPE SIZE_BYTES RANK D0 .. Dn-1 OFFSET";
   if (fields.size() < 7)
     return expectFieldCount(fields, 7, kUsage);
   BoundInputDesc bi;
@@ -799,14 +795,13 @@ Status ManifestParser::parseBound(const std::vector<std::string_view> &fields) {
   if (Status s = parseU64(fields[5], "RANK", rank); !s.ok)
     return s;
   if (rank > fields.size())
-    return Status::error("RANK " + std::to_string(rank) +
-                         " exceeds the number of fields");
+    return Status::error("RANK " + std::to_string(rank) + " exceeds the number of fields");
   if (Status s = expectFieldCount(fields, 7 + rank, kUsage); !s.ok)
     return s;
   bi.shape.resize(rank);
   for (uint64_t i = 0; i < rank; ++i)
-    if (Status s = parseInt(fields[6 + i], "dimension",
-                            std::numeric_limits<int64_t>::max(), bi.shape[i]);
+    if (Status s =
+            parseInt(fields[6 + i], "dimension", std::numeric_limits<int64_t>::max(), bi.shape[i]);
         !s.ok)
       return s;
   if (Status s = parseU64(fields[6 + rank], "OFFSET", bi.offset); !s.ok)

@@ -393,17 +393,16 @@ struct ModelInputs {
   }
 
   /// Checks that `given` (from `source`) equals bound input j's value.
-  Status checkBound(size_t j, const HostTensor &given,
-                    const std::string &source) const {
+  Status checkBound(size_t j, const HostTensor &given, const std::string &source) const {
     const HostTensor &want = boundValues[j];
     std::string what = source + " gives input '" + bound[j].name + "'";
     if (given.dtype != want.dtype || given.shape != want.shape)
-      return Status::error(what + " a " +
-                           formatTensorType(given.dtype, given.shape) +
+      return Status::error(what + " a " + formatTensorType(given.dtype, given.shape) +
                            " value, but the bundle was compiled with it bound to a " +
                            formatTensorType(want.dtype, want.shape) + " value");
     if (given.data != want.data)
-      return Status::error(what + " a value other than the one the bundle was "
+      return Status::error(what +
+                           " a value other than the one the bundle was "
                            "compiled with (aicc-compile --bind-input " +
                            bound[j].name + "=...); recompile with this value");
     return Status::success();
@@ -412,9 +411,8 @@ struct ModelInputs {
 
 /// Runs one test data set; returns true when every output passes. Sets
 /// `hardError` for problems that are not numerical mismatches.
-bool runTestDataSet(Session &session, const ModelInputs &model,
-                    const Options &opts, const std::string &dir,
-                    bool multipleSets, bool &hardError) {
+bool runTestDataSet(Session &session, const ModelInputs &model, const Options &opts,
+                    const std::string &dir, bool multipleSets, bool &hardError) {
   std::printf("test data set %s\n", dir.c_str());
   std::vector<HostTensor> inputs(session.getInputs().size());
   for (size_t k = 0; k < model.order.size(); ++k) {
@@ -513,8 +511,8 @@ int runMain(const Options &opts) {
     int passed = 0;
     for (const std::string &dir : opts.testDataSets) {
       bool hardError = false;
-      bool pass = runTestDataSet(*session, model, opts, dir,
-                                 opts.testDataSets.size() > 1, hardError);
+      bool pass =
+          runTestDataSet(*session, model, opts, dir, opts.testDataSets.size() > 1, hardError);
       passed += pass;
       ok &= pass;
     }
@@ -531,14 +529,12 @@ int runMain(const Options &opts) {
     } else {
       // One file per runtime input, or one per model input (bound ones too).
       const size_t numModelInputs = model.order.size();
-      if (opts.inputFiles.size() != numInputs &&
-          opts.inputFiles.size() != numModelInputs) {
+      if (opts.inputFiles.size() != numInputs && opts.inputFiles.size() != numModelInputs) {
         std::string counts = std::to_string(numInputs) + " input(s)";
         if (numModelInputs != numInputs)
-          counts += " (" + std::to_string(numModelInputs) +
-                    " with the ones bound at compile time)";
-        fail("the bundle has " + counts + " but " +
-             std::to_string(opts.inputFiles.size()) + " --input file(s) were "
+          counts += " (" + std::to_string(numModelInputs) + " with the ones bound at compile time)";
+        fail("the bundle has " + counts + " but " + std::to_string(opts.inputFiles.size()) +
+             " --input file(s) were "
              "given");
         return kExitFailure;
       }

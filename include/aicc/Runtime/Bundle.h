@@ -179,8 +179,8 @@ struct Bundle {
 /// contiguous from 0 with valid buffers (each input buffer bound exactly once),
 /// bound inputs with increasing positions below inputs.size() +
 /// boundInputs.size(), names unlike the input records' and values inside the
-/// weights, 64-byte aligned, unique kernel names, positive grid/block, launches that name a known kernel
-/// with the right number of valid buffer ids. Returns the first violation.
+/// weights, 64-byte aligned, unique kernel names, positive grid/block, launches that name a known
+/// kernel with the right number of valid buffer ids. Returns the first violation.
 Status validateBundle(const Bundle &bundle);
 
 /// Serializes `bundle` to the version-1 byte format. Deterministic: the same

@@ -164,10 +164,8 @@ public:
             .Case<graph::ConcatOp>([&](graph::ConcatOp c) { return concat(c); })
             .Case<graph::TransposeOp>([&](graph::TransposeOp t) { return transpose(t); })
             .Case<graph::GatherOp>([&](graph::GatherOp g) { return gather(g); })
-            .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
-                  graph::ReduceMinOp, graph::ReduceProdOp>([&](auto r) {
-              return reduce(r.getAxes(), r.getKeepdims());
-            })
+            .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp,
+                  graph::ReduceProdOp>([&](auto r) { return reduce(r.getAxes(), r.getKeepdims()); })
             .Default([](Operation *) { return false; });
     if (!ok || out.size() != rt.getNumElements())
       return std::nullopt;
@@ -204,22 +202,22 @@ private:
       if (x.isFloat) {
         double a = x.floats[xi], c = y.floats[yi];
         std::optional<double> r = llvm::TypeSwitch<Operation *, std::optional<double>>(op)
-            .Case([&](graph::AddOp) { return a + c; })
-            .Case([&](graph::SubOp) { return a - c; })
-            .Case([&](graph::MulOp) { return a * c; })
-            .Case([&](graph::DivOp) -> std::optional<double> {
-              if (c == 0)
-                return std::nullopt;
-              return a / c;
-            })
-            .Case([&](graph::MinOp) { return std::min(a, c); })
-            .Case([&](graph::MaxOp) { return std::max(a, c); })
-            .Case([&](graph::EqualOp) { return (double)(a == c); })
-            .Case([&](graph::LessOp) { return (double)(a < c); })
-            .Case([&](graph::LessEqualOp) { return (double)(a <= c); })
-            .Case([&](graph::GreaterOp) { return (double)(a > c); })
-            .Case([&](graph::GreaterEqualOp) { return (double)(a >= c); })
-            .Default([](Operation *) { return std::nullopt; });
+                                      .Case([&](graph::AddOp) { return a + c; })
+                                      .Case([&](graph::SubOp) { return a - c; })
+                                      .Case([&](graph::MulOp) { return a * c; })
+                                      .Case([&](graph::DivOp) -> std::optional<double> {
+                                        if (c == 0)
+                                          return std::nullopt;
+                                        return a / c;
+                                      })
+                                      .Case([&](graph::MinOp) { return std::min(a, c); })
+                                      .Case([&](graph::MaxOp) { return std::max(a, c); })
+                                      .Case([&](graph::EqualOp) { return (double)(a == c); })
+                                      .Case([&](graph::LessOp) { return (double)(a < c); })
+                                      .Case([&](graph::LessEqualOp) { return (double)(a <= c); })
+                                      .Case([&](graph::GreaterOp) { return (double)(a > c); })
+                                      .Case([&](graph::GreaterEqualOp) { return (double)(a >= c); })
+                                      .Default([](Operation *) { return std::nullopt; });
         if (!r)
           return false;
         if (cmp)
@@ -233,34 +231,35 @@ private:
       // below 2^63; wider unsigned values are left to the kernels.
       if (unsignedInts && (a < 0 || c < 0))
         return false;
-      std::optional<int64_t> r = llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
-          .Case([&](graph::AddOp) { return (int64_t)((uint64_t)a + (uint64_t)c); })
-          .Case([&](graph::SubOp) { return (int64_t)((uint64_t)a - (uint64_t)c); })
-          .Case([&](graph::MulOp) { return (int64_t)((uint64_t)a * (uint64_t)c); })
-          .Case([&](graph::DivOp) -> std::optional<int64_t> {
-            if (c == 0 || (a == INT64_MIN && c == -1))
-              return std::nullopt;
-            return a / c; // truncates toward zero
-          })
-          .Case([&](graph::ModOp m) -> std::optional<int64_t> {
-            if (c == 0 || (a == INT64_MIN && c == -1))
-              return std::nullopt;
-            int64_t r = a % c; // sign of the dividend (fmod = 1)
-            if (!m.getFmod() && r != 0 && ((r < 0) != (c < 0)))
-              r += c; // sign of the divisor (fmod = 0)
-            return r;
-          })
-          .Case([&](graph::MinOp) { return std::min(a, c); })
-          .Case([&](graph::MaxOp) { return std::max(a, c); })
-          .Case([&](graph::AndOp) { return (int64_t)(a && c); })
-          .Case([&](graph::OrOp) { return (int64_t)(a || c); })
-          .Case([&](graph::XorOp) { return (int64_t)((a != 0) != (c != 0)); })
-          .Case([&](graph::EqualOp) { return (int64_t)(a == c); })
-          .Case([&](graph::LessOp) { return (int64_t)(a < c); })
-          .Case([&](graph::LessEqualOp) { return (int64_t)(a <= c); })
-          .Case([&](graph::GreaterOp) { return (int64_t)(a > c); })
-          .Case([&](graph::GreaterEqualOp) { return (int64_t)(a >= c); })
-          .Default([](Operation *) { return std::nullopt; });
+      std::optional<int64_t> r =
+          llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
+              .Case([&](graph::AddOp) { return (int64_t)((uint64_t)a + (uint64_t)c); })
+              .Case([&](graph::SubOp) { return (int64_t)((uint64_t)a - (uint64_t)c); })
+              .Case([&](graph::MulOp) { return (int64_t)((uint64_t)a * (uint64_t)c); })
+              .Case([&](graph::DivOp) -> std::optional<int64_t> {
+                if (c == 0 || (a == INT64_MIN && c == -1))
+                  return std::nullopt;
+                return a / c; // truncates toward zero
+              })
+              .Case([&](graph::ModOp m) -> std::optional<int64_t> {
+                if (c == 0 || (a == INT64_MIN && c == -1))
+                  return std::nullopt;
+                int64_t r = a % c; // sign of the dividend (fmod = 1)
+                if (!m.getFmod() && r != 0 && ((r < 0) != (c < 0)))
+                  r += c; // sign of the divisor (fmod = 0)
+                return r;
+              })
+              .Case([&](graph::MinOp) { return std::min(a, c); })
+              .Case([&](graph::MaxOp) { return std::max(a, c); })
+              .Case([&](graph::AndOp) { return (int64_t)(a && c); })
+              .Case([&](graph::OrOp) { return (int64_t)(a || c); })
+              .Case([&](graph::XorOp) { return (int64_t)((a != 0) != (c != 0)); })
+              .Case([&](graph::EqualOp) { return (int64_t)(a == c); })
+              .Case([&](graph::LessOp) { return (int64_t)(a < c); })
+              .Case([&](graph::LessEqualOp) { return (int64_t)(a <= c); })
+              .Case([&](graph::GreaterOp) { return (int64_t)(a > c); })
+              .Case([&](graph::GreaterEqualOp) { return (int64_t)(a >= c); })
+              .Default([](Operation *) { return std::nullopt; });
       if (!r)
         return false;
       storeInt(*r);
@@ -288,37 +287,39 @@ private:
     for (int64_t i = 0; i < x.size(); ++i) {
       if (!x.isFloat) {
         int64_t a = x.ints[i];
-        std::optional<int64_t> r = llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
-            .Case([&](graph::NegOp) { return (int64_t)(0 - (uint64_t)a); })
-            .Case([&](graph::AbsOp) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; })
-            .Case([&](graph::SignOp) { return (int64_t)((a > 0) - (a < 0)); })
-            .Case([&](graph::NotOp) { return (int64_t)(a == 0); })
-            .Default([](Operation *) { return std::nullopt; });
+        std::optional<int64_t> r =
+            llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
+                .Case([&](graph::NegOp) { return (int64_t)(0 - (uint64_t)a); })
+                .Case([&](graph::AbsOp) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; })
+                .Case([&](graph::SignOp) { return (int64_t)((a > 0) - (a < 0)); })
+                .Case([&](graph::NotOp) { return (int64_t)(a == 0); })
+                .Default([](Operation *) { return std::nullopt; });
         if (!r)
           return false;
         storeInt(*r);
         continue;
       }
       double a = x.floats[i];
-      std::optional<double> r = llvm::TypeSwitch<Operation *, std::optional<double>>(op)
-          .Case([&](graph::NegOp) { return -a; })
-          .Case([&](graph::AbsOp) { return std::fabs(a); })
-          .Case([&](graph::SignOp) { return (double)((a > 0) - (a < 0)); })
-          .Case([&](graph::CeilOp) { return std::ceil(a); })
-          .Case([&](graph::FloorOp) { return std::floor(a); })
-          .Case([&](graph::RoundOp) { return std::nearbyint(a); }) // halves to even
-          .Case([&](graph::SqrtOp) -> std::optional<double> {
-            if (a < 0)
-              return std::nullopt;
-            return std::sqrt(a);
-          })
-          .Case([&](graph::ReciprocalOp) -> std::optional<double> {
-            if (a == 0)
-              return std::nullopt;
-            return 1.0 / a;
-          })
-          .Case([&](graph::ReluOp) { return std::max(a, 0.0); })
-          .Default([](Operation *) { return std::nullopt; });
+      std::optional<double> r =
+          llvm::TypeSwitch<Operation *, std::optional<double>>(op)
+              .Case([&](graph::NegOp) { return -a; })
+              .Case([&](graph::AbsOp) { return std::fabs(a); })
+              .Case([&](graph::SignOp) { return (double)((a > 0) - (a < 0)); })
+              .Case([&](graph::CeilOp) { return std::ceil(a); })
+              .Case([&](graph::FloorOp) { return std::floor(a); })
+              .Case([&](graph::RoundOp) { return std::nearbyint(a); }) // halves to even
+              .Case([&](graph::SqrtOp) -> std::optional<double> {
+                if (a < 0)
+                  return std::nullopt;
+                return std::sqrt(a);
+              })
+              .Case([&](graph::ReciprocalOp) -> std::optional<double> {
+                if (a == 0)
+                  return std::nullopt;
+                return 1.0 / a;
+              })
+              .Case([&](graph::ReluOp) { return std::max(a, 0.0); })
+              .Default([](Operation *) { return std::nullopt; });
       if (!r)
         return false;
       store(*r);

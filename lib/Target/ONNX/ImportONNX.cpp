@@ -431,7 +431,7 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &g) {
 }
 
 FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
-                                               const InputBinding &binding) {
+                                              const InputBinding &binding) {
   Location loc = FileLineColLoc::get(&ctx, binding.tensorPath, 0, 0);
   auto error = [&]() {
     return emitError(loc) << "cannot bind graph input '" << vi.name() << "' to '"
@@ -462,7 +462,7 @@ FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
       std::string declared = "[";
       for (int i = 0; i < tt.shape().dim_size(); ++i) {
         const auto &d = tt.shape().dim(i);
-        declared += (i ? ", " : "") + (d.has_dim_value() ? std::to_string(d.dim_value())
+        declared += (i ? ", " : "") + (d.has_dim_value()   ? std::to_string(d.dim_value())
                                        : d.has_dim_param() ? d.dim_param()
                                                            : std::string("?"));
       }
@@ -2050,9 +2050,8 @@ LogicalResult Importer::notConstantError(const NodeCtx &nc, Value v, llvm::Strin
   if (args.empty())
     return diag;
   SmallVector<BlockArgument> sorted(args.begin(), args.end());
-  llvm::sort(sorted, [](BlockArgument a, BlockArgument c) {
-    return a.getArgNumber() < c.getArgNumber();
-  });
+  llvm::sort(sorted,
+             [](BlockArgument a, BlockArgument c) { return a.getArgNumber() < c.getArgNumber(); });
   diag << "; it is computed from graph input" << (sorted.size() > 1 ? "s " : " ");
   for (auto [i, arg] : llvm::enumerate(sorted))
     diag << (i ? ", '" : "'") << argName(arg) << "'";
@@ -2157,6 +2156,11 @@ LogicalResult Importer::importClip(const NodeCtx &nc) {
   if (failed(in))
     return failure();
   FloatAttr lo, hi;
+  // Clip-11 on: min / max are inputs. Constant ones become the clip's attributes; ones
+  // known only at run time become max(x, min) / min(x, max) (numpy.clip's order: min
+  // first, so min > max gives max).
+  Value loRuntime, hiRuntime;
+  auto xt = cast<RankedTensorType>(in->getType());
   if (inputs) {
     for (int i = 1; i <= 2; ++i) {
       auto bound = getOptionalInput(nc, i);
@@ -2164,10 +2168,35 @@ LogicalResult Importer::importClip(const NodeCtx &nc) {
         return failure();
       if (!*bound)
         continue;
-      auto v = getConstantScalar(nc, *bound, i == 1 ? "input 'min'" : "input 'max'");
+      llvm::StringRef what = i == 1 ? "input 'min'" : "input 'max'";
+      auto bt = cast<RankedTensorType>(bound->getType());
+      if (!bound->getDefiningOp<graph::ConstantOp>()) {
+        if (bt.getElementType() != xt.getElementType())
+          return nodeError(nc) << what << " has element type " << bt.getElementType()
+                               << ", the input " << xt.getElementType();
+        auto shape = graph::broadcastShapes(xt.getShape(), bt.getShape());
+        if (failed(shape) || ArrayRef<int64_t>(*shape) != xt.getShape())
+          return nodeError(nc) << what << " of shape " << shapeStr(bt.getShape())
+                               << " does not broadcast to the input's " << shapeStr(xt.getShape());
+        (i == 1 ? loRuntime : hiRuntime) = *bound;
+        continue;
+      }
+      auto v = getConstantScalar(nc, *bound, what);
       if (failed(v))
         return failure();
       (i == 1 ? lo : hi) = b.getF64FloatAttr(*v);
+    }
+    if (loRuntime || hiRuntime) {
+      Value y = *in;
+      if (loRuntime)
+        y = bin<graph::MaxOp>(nc.loc, y, loRuntime);
+      else if (lo)
+        y = graph::ClipOp::create(b, nc.loc, y.getType(), y, lo, FloatAttr());
+      if (hiRuntime)
+        y = bin<graph::MinOp>(nc.loc, y, hiRuntime);
+      else if (hi)
+        y = graph::ClipOp::create(b, nc.loc, y.getType(), y, FloatAttr(), hi);
+      return define(nc, 0, y);
     }
   } else {
     if (findAttr(nc, "min")) {
@@ -2187,11 +2216,43 @@ LogicalResult Importer::importClip(const NodeCtx &nc) {
 }
 
 /// Pow: the exponent may have another type (opset >= 12); it is cast to the base's.
+/// An int32 / int64 base (Pow-12 on) is computed in f64 and cast back as the ONNX
+/// reference does (numpy.power(x, y).astype(x.dtype): truncation toward zero). The f64
+/// pow kernel is exp(y * log|x|), a few ulp off, so a result within 1e-9 (relative) of an
+/// integer is rounded to it first: integer powers are exact while they stay below ~2^40.
 LogicalResult Importer::importPow(const NodeCtx &nc) {
   if (failed(checkArity(nc, 2, 2, 1)))
     return failure();
   auto x = getInput(nc, 0), y = getInput(nc, 1);
-  if (failed(x) || failed(y) || failed(checkFloat(nc, *x, "base")))
+  if (failed(x) || failed(y))
+    return failure();
+  Type xElem = cast<RankedTensorType>(x->getType()).getElementType();
+  if (xElem.isSignlessInteger(32) || xElem.isSignlessInteger(64)) {
+    Type yElem = cast<RankedTensorType>(y->getType()).getElementType();
+    if (!isGraphFloat(yElem) && !yElem.isSignlessInteger(32) && !yElem.isSignlessInteger(64))
+      return nodeError(nc) << "exponent must be a float, int32 or int64 tensor, got "
+                           << y->getType();
+    Type f64 = b.getF64Type();
+    Value xf = castTo(nc.loc, *x, f64), yf = castTo(nc.loc, *y, f64);
+    auto lt = cast<RankedTensorType>(xf.getType()), rt = cast<RankedTensorType>(yf.getType());
+    if (failed(graph::broadcastShapes(lt.getShape(), rt.getShape())))
+      return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
+                           << shapeStr(rt.getShape()) << " do not broadcast";
+    Value r = bin<graph::PowOp>(nc.loc, xf, yf);
+    Value rounded = graph::RoundOp::create(b, nc.loc, r.getType(), r);
+    Value absR = graph::AbsOp::create(b, nc.loc, r.getType(), r);
+    Value dist =
+        graph::AbsOp::create(b, nc.loc, r.getType(), bin<graph::SubOp>(nc.loc, r, rounded));
+    Value tol =
+        bin<graph::MulOp>(nc.loc, bin<graph::MaxOp>(nc.loc, absR, scalarF(nc.loc, f64, 1.0)),
+                          scalarF(nc.loc, f64, 1e-9));
+    auto boolT =
+        RankedTensorType::get(cast<RankedTensorType>(r.getType()).getShape(), b.getI1Type());
+    Value near = graph::LessEqualOp::create(b, nc.loc, boolT, dist, tol);
+    Value z = graph::WhereOp::create(b, nc.loc, r.getType(), near, rounded, r);
+    return define(nc, 0, castTo(nc.loc, z, xElem));
+  }
+  if (failed(checkFloat(nc, *x, "base")))
     return failure();
   Value e = castTo(nc.loc, *y, cast<RankedTensorType>(x->getType()).getElementType());
   auto lt = cast<RankedTensorType>(x->getType()), rt = cast<RankedTensorType>(e.getType());
@@ -2334,7 +2395,7 @@ LogicalResult Importer::importIdentity(const NodeCtx &nc) {
 }
 
 LogicalResult Importer::importDropout(const NodeCtx &nc) {
-  // Inference semantics: output = input. The mask cannot be produced.
+  // Inference semantics: output = input, mask = true.
   if (failed(checkArity(nc, 1, 3, 2)))
     return failure();
   auto in = getInput(nc, 0);
@@ -2357,9 +2418,18 @@ LogicalResult Importer::importDropout(const NodeCtx &nc) {
       return failure();
   }
   if (nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
-      usedNames.contains(nc.node.output(1)))
-    return nodeError(nc) << "mask output '" << nc.node.output(1)
-                         << "' is used; only inference Dropout (no mask) is supported";
+      usedNames.contains(nc.node.output(1))) {
+    // Dropout-10 on: in inference the mask is all true (the ONNX reference implementation
+    // returns np.ones(X.shape, dtype=bool)). Before, the mask has the input's type and no
+    // documented inference value.
+    if (opset < 10)
+      return nodeError(nc) << "mask output '" << nc.node.output(1) << "' is used (opset " << opset
+                           << " < 10: its inference value is not specified)";
+    auto maskType =
+        RankedTensorType::get(cast<RankedTensorType>(in->getType()).getShape(), b.getI1Type());
+    if (failed(define(nc, 1, createConstant(nc.loc, DenseElementsAttr::get(maskType, true)))))
+      return failure();
+  }
   return define(nc, 0, *in);
 }
 
@@ -2721,8 +2791,7 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
       boundValues.push_back({in.name(), *value});
       boundRecords.push_back(b.getDictionaryAttr(
           {b.getNamedAttr("name", b.getStringAttr(in.name())),
-           b.getNamedAttr("position", b.getI64IntegerAttr(pos)),
-           b.getNamedAttr("value", *value)}));
+           b.getNamedAttr("position", b.getI64IntegerAttr(pos)), b.getNamedAttr("value", *value)}));
       continue;
     }
     auto t = convertValueInfo(in, "graph input");
@@ -2733,8 +2802,8 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
   }
   for (const InputBinding &bi : opts.bindInputs)
     if (!inputNames.contains(bi.name)) {
-      auto diag = emitError(fileLoc) << "cannot bind '" << bi.name
-                                     << "': the model has no graph input of that name";
+      auto diag = emitError(fileLoc)
+                  << "cannot bind '" << bi.name << "': the model has no graph input of that name";
       std::string names;
       for (const auto &in : g.input())
         if (!initializers.count(in.name()))

@@ -93,8 +93,7 @@ private:
   LogicalResult collectInitializers(const onnx::GraphProto &g);
   /// The value of graph input `vi` bound by `binding` (ImportOptions::bindInputs):
   /// reads and parses the TensorProto file, checks it against the declaration.
-  FailureOr<ElementsAttr> loadBinding(const onnx::ValueInfoProto &vi,
-                                      const InputBinding &binding);
+  FailureOr<ElementsAttr> loadBinding(const onnx::ValueInfoProto &vi, const InputBinding &binding);
   FailureOr<Value> lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc);
   FailureOr<Value> getInput(const NodeCtx &nc, int idx);
   FailureOr<Value> getOptionalInput(const NodeCtx &nc, int idx);
