@@ -395,16 +395,15 @@ struct ModelInputs {
   /// Checks that `given` (from `source`) equals bound input j's value.
   Status checkBound(size_t j, const HostTensor &given, const std::string &source) const {
     const HostTensor &want = boundValues[j];
-    std::string what = source + " gives input '" + bound[j].name + "'";
+    std::string what = source + " gives bound input '" + bound[j].name + "' ";
+    std::string how = " (aicc-compile --bind-input " + bound[j].name + "=...)";
     if (given.dtype != want.dtype || given.shape != want.shape)
-      return Status::error(what + " a " + formatTensorType(given.dtype, given.shape) +
-                           " value, but the bundle was compiled with it bound to a " +
-                           formatTensorType(want.dtype, want.shape) + " value");
+      return Status::error(what + "type " + formatTensorType(given.dtype, given.shape) +
+                           ", the bundle was compiled with a value of type " +
+                           formatTensorType(want.dtype, want.shape) + how);
     if (given.data != want.data)
-      return Status::error(what +
-                           " a value other than the one the bundle was "
-                           "compiled with (aicc-compile --bind-input " +
-                           bound[j].name + "=...); recompile with this value");
+      return Status::error(what + "a value other than the one the bundle was compiled with" +
+                           how + "; recompile with this value");
     return Status::success();
   }
 };

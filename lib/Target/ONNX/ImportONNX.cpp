@@ -450,8 +450,9 @@ FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
     return error() << "the graph input is not a tensor (or has no type)";
   const auto &tt = vi.type().tensor_type();
   if (t.data_type() != tt.elem_type())
-    return error() << "the file holds a " << dataTypeName(t.data_type())
-                   << " tensor, the graph input is declared " << dataTypeName(tt.elem_type());
+    return error() << "element type " << dataTypeName(t.data_type())
+                   << " differs from the graph input's declared "
+                   << dataTypeName(tt.elem_type());
   SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
   if (tt.has_shape()) {
     bool ok = tt.shape().dim_size() == (int)dims.size();
@@ -466,8 +467,8 @@ FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
                                        : d.has_dim_param() ? d.dim_param()
                                                            : std::string("?"));
       }
-      return error() << "the file holds a tensor of shape " << shapeStr(dims)
-                     << ", the graph input is declared " << declared << "]";
+      return error() << "shape " << shapeStr(dims) << " differs from the graph input's declared "
+                     << declared << "]";
     }
   }
   return convertTensor(t, vi.name(), loc);
