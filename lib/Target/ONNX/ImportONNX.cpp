@@ -33,7 +33,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <climits>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -1789,9 +1791,8 @@ LogicalResult Importer::importConv(const NodeCtx &nc) {
 LogicalResult Importer::importPool(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 2)))
     return failure();
-  if (nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
-      usedNames.contains(nc.node.output(1)))
-    return nodeError(nc) << "the Indices output of MaxPool is not supported";
+  bool wantIndices = nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
+                     usedNames.contains(nc.node.output(1));
   auto x = getInput(nc, 0);
   auto kernel = getInts(nc, "kernel_shape");
   if (failed(x) || failed(kernel))
@@ -1803,10 +1804,12 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
     return nodeError(nc) << "attribute 'kernel_shape' is required";
   if (xt->getRank() < 3 || (int64_t)(*kernel)->size() != xt->getRank() - 2)
     return nodeError(nc) << "kernel_shape must have one entry per spatial dim";
+  int64_t storageOrder = 0;
   if (nc.opType() == "MaxPool") {
     auto order = getInt(nc, "storage_order", 0);
     if (failed(order))
       return failure();
+    storageOrder = *order;
   }
   auto geo = windowGeometry(nc, xt->getShape().drop_front(2), **kernel, /*allowCeil=*/true);
   if (failed(geo))
@@ -1814,11 +1817,18 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
   SmallVector<int64_t> shape{xt->getDimSize(0), xt->getDimSize(1)};
   shape.append(geo->out.begin(), geo->out.end());
   auto t = RankedTensorType::get(shape, xt->getElementType());
-  if (nc.opType() == "MaxPool")
-    return define(nc, 0, graph::MaxPoolOp::create(
-                             b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
-                             b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
-                             b.getDenseI64ArrayAttr(geo->dilations)));
+  if (nc.opType() == "MaxPool") {
+    Value y = graph::MaxPoolOp::create(
+        b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
+        b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
+        b.getDenseI64ArrayAttr(geo->dilations));
+    if (wantIndices) {
+      auto indices = maxPoolIndices(nc, *x, y, *geo, storageOrder);
+      if (failed(indices) || failed(define(nc, 1, *indices)))
+        return failure();
+    }
+    return define(nc, 0, y);
+  }
   auto cip = getInt(nc, "count_include_pad", 0);
   if (failed(cip))
     return failure();
@@ -1826,6 +1836,95 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
                            b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
                            b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
                            b.getDenseI64ArrayAttr(geo->dilations), b.getBoolAttr(*cip != 0)));
+}
+
+/// MaxPool's Indices output (MaxPool-8 on): for each output element, the index of the
+/// selected input element in the flattened input, (n * C + c) * prod(spatial) + the
+/// spatial offset (row-major, or column-major over the two spatial dims when
+/// storage_order = 1), padding not counted; the first maximum in the window's row-major
+/// order wins (the ONNX reference's strict '>' scan). Built from existing ops: for each
+/// kernel offset k, the strided slice of X (padded with -inf) at k equals Y where k holds
+/// the maximum; scanning k backwards, where(equal_k, base + offset_k, acc) keeps the first.
+/// base (a constant of Y's shape) is the flat index of each window's (virtual) origin, and
+/// offset_k is linear in k, so padding positions are never selected unless a whole window's
+/// valid elements are -inf.
+FailureOr<Value> Importer::maxPoolIndices(const NodeCtx &nc, Value x, Value y, const Window &w,
+                                          int64_t storageOrder) {
+  auto xt = cast<RankedTensorType>(x.getType()), yt = cast<RankedTensorType>(y.getType());
+  int64_t k = xt.getRank() - 2;
+  if (storageOrder != 0 && storageOrder != 1)
+    return nodeError(nc) << "storage_order must be 0 or 1, got " << storageOrder;
+  if (storageOrder == 1 && k > 2)
+    return nodeError(nc) << "storage_order = 1 (column major) is supported for 1-D and 2-D "
+                            "pooling, got "
+                         << k << " spatial dims";
+  auto spatial = xt.getShape().drop_front(2);
+  // Element strides of the spatial dims in the flattened input.
+  SmallVector<int64_t> stride(k, 1);
+  for (int64_t d = k - 2; d >= 0; --d)
+    stride[d] = stride[d + 1] * spatial[d + 1];
+  if (storageOrder == 1 && k == 2)
+    stride = {1, spatial[0]};
+  int64_t plane = 1;
+  for (int64_t d : spatial)
+    plane *= d;
+  // X padded with -inf, with room for every window (ceil_mode may reach past the pads).
+  SmallVector<int64_t> low(xt.getRank(), 0), high(xt.getRank(), 0), padded(xt.getShape());
+  for (int64_t d = 0; d < k; ++d) {
+    int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1;
+    int64_t need = (w.out[d] - 1) * w.strides[d] + span;
+    low[d + 2] = w.pads[d];
+    high[d + 2] = std::max(w.pads[d + k], need - spatial[d] - w.pads[d]);
+    padded[d + 2] = spatial[d] + low[d + 2] + high[d + 2];
+  }
+  Value xp = x;
+  if (llvm::any_of(low, [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(high, [](int64_t p) { return p != 0; }))
+    xp = graph::PadOp::create(b, nc.loc, RankedTensorType::get(padded, xt.getElementType()), x,
+                              b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high),
+                              b.getStringAttr("constant"),
+                              b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
+  // base[n, c, o...] = (n * C + c) * plane + sum_d (o_d * stride_d - pad_d) * stride[d].
+  auto i64 = b.getI64Type();
+  auto it = RankedTensorType::get(yt.getShape(), i64);
+  SmallVector<int64_t> base;
+  base.reserve(yt.getNumElements());
+  SmallVector<int64_t> idx(yt.getRank(), 0);
+  for (int64_t lin = 0; lin < yt.getNumElements(); ++lin) {
+    int64_t rem = lin;
+    for (int64_t d = yt.getRank() - 1; d >= 0; --d) {
+      idx[d] = rem % yt.getDimSize(d);
+      rem /= yt.getDimSize(d);
+    }
+    int64_t v = (idx[0] * xt.getDimSize(1) + idx[1]) * plane;
+    for (int64_t d = 0; d < k; ++d)
+      v += (idx[d + 2] * w.strides[d] - w.pads[d]) * stride[d];
+    base.push_back(v);
+  }
+  Value baseV = intConstantOf(nc.loc, it, base);
+  Value acc = createConstant(nc.loc, DenseElementsAttr::get(it, b.getI64IntegerAttr(-1)));
+  auto boolT = RankedTensorType::get(yt.getShape(), b.getI1Type());
+  int64_t numOffsets = 1;
+  for (int64_t kd : w.kernel)
+    numOffsets *= kd;
+  for (int64_t off = numOffsets - 1; off >= 0; --off) {
+    SmallVector<int64_t> starts(xt.getRank(), 0), steps(xt.getRank(), 1);
+    int64_t rem = off, flat = 0;
+    for (int64_t d = k - 1; d >= 0; --d) {
+      int64_t kk = rem % w.kernel[d];
+      rem /= w.kernel[d];
+      starts[d + 2] = kk * w.dilations[d];
+      steps[d + 2] = w.strides[d];
+      flat += kk * w.dilations[d] * stride[d];
+    }
+    Value window = graph::SliceOp::create(b, nc.loc, yt, xp, b.getDenseI64ArrayAttr(starts),
+                                          b.getDenseI64ArrayAttr(steps));
+    Value eq = graph::EqualOp::create(b, nc.loc, boolT, window, y);
+    Value at = bin<graph::AddOp>(nc.loc, baseV,
+                                 intConstantOf(nc.loc, RankedTensorType::get({}, i64), {flat}));
+    acc = graph::WhereOp::create(b, nc.loc, it, eq, at, acc);
+  }
+  return acc;
 }
 
 /// GlobalAveragePool / GlobalMaxPool: reductions over the spatial dims, kept as size 1.

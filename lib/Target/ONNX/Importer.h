@@ -168,6 +168,9 @@ private:
   /// from its attributes (auto_pad, ceil_mode) and the input's spatial sizes.
   FailureOr<Window> windowGeometry(const NodeCtx &nc, ArrayRef<int64_t> spatial,
                                    ArrayRef<int64_t> kernel, bool allowCeil);
+  /// MaxPool's Indices output for input `x`, pooled output `y` and window `w`.
+  FailureOr<Value> maxPoolIndices(const NodeCtx &nc, Value x, Value y, const Window &w,
+                                  int64_t storageOrder);
   LogicalResult importSlice(const NodeCtx &nc);
   LogicalResult importPad(const NodeCtx &nc);
   LogicalResult importTile(const NodeCtx &nc);

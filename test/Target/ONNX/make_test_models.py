@@ -221,6 +221,17 @@ def main():
     save(model([helper.make_node("Pow", ["x", "e"], ["y"], name="pow_int")],
                [vi("x", I64, [3]), vi("e", F32, [3])], [vi("y", I64, [3])], opset=15),
          "pow_int.onnx")
+    # MaxPool's Indices output (2x2 windows, stride 2, column-major indices).
+    save(model([helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2],
+                                 strides=[2, 2], storage_order=1)],
+               [vi("x", F32, [1, 1, 4, 4])],
+               [vi("y", F32, [1, 1, 2, 2]), vi("idx", I64, [1, 1, 2, 2])], opset=12),
+         "maxpool_indices.onnx")
+    save(model([helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool3d",
+                                 kernel_shape=[2, 2, 2], storage_order=1)],
+               [vi("x", F32, [1, 1, 2, 2, 2])],
+               [vi("y", F32, [1, 1, 1, 1, 1]), vi("idx", I64, [1, 1, 1, 1, 1])], opset=12),
+         "maxpool_indices_3d.onnx")
     # Dropout-13's mask in inference: all true.
     save(model([helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop13")],
                [vi("x", F32, [2])], [vi("y", F32, [2]), vi("mask", TensorProto.BOOL, [2])]),
