@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -59,8 +60,24 @@ enum class EmitKind {
 /// Model input format.
 enum class InputKind { ONNX, MLIR };
 
+/// A graph input fixed at compile time (aicc-compile --bind-input NAME=FILE.pb).
+struct InputBinding {
+  /// The ONNX name of a graph input (not an initializer).
+  std::string name;
+  /// A serialized onnx.TensorProto (as test_data_set_N/input_K.pb) of the input's declared
+  /// element type and shape.
+  std::string tensorPath;
+};
+
 struct CompileOptions {
   Target target = Target::CPU;
+  /// ONNX input only: specialize the model on these graph inputs' values. Each becomes a
+  /// constant (so shape operands such as Reshape's shape or Slice's starts fold) and is no
+  /// longer a bundle input; the bundle records it with its value (`bound` records,
+  /// docs/bundle-format.md) so aicc-run can check a value given for it. Errors (unknown
+  /// input name, unreadable or unparsable file, element type or shape different from the
+  /// input's declaration) are located diagnostics; see onnx_import::ImportOptions.
+  std::vector<InputBinding> bindInputs;
   /// CUDA toolkit root (holds bin/ptxas). Empty: $CUDA_HOME, then /usr/local/cuda, then PATH.
   std::string cudaPath;
   /// When non-empty, a failing pass writes an MLIR crash reproducer to this file

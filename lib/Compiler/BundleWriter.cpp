@@ -147,6 +147,42 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
       return failure();
     bundle.inputs.push_back({(int)i, *id, nameAttr(host.getArgAttrDict(i), "input_" + std::to_string(i))});
   }
+  // Inputs bound at compile time (the importer's aicc.bound_inputs): their values go to the
+  // weights section so the runtime can check a value given for them.
+  if (Attribute attr = top->getAttr("aicc.bound_inputs")) {
+    auto list = dyn_cast<ArrayAttr>(attr);
+    if (!list)
+      return top.emitError("aicc.bound_inputs must be an array"), failure();
+    for (Attribute a : list) {
+      auto rec = dyn_cast<DictionaryAttr>(a);
+      auto name = rec ? rec.getAs<StringAttr>("name") : StringAttr();
+      auto pos = rec ? rec.getAs<IntegerAttr>("position") : IntegerAttr();
+      auto value = rec ? rec.getAs<ElementsAttr>("value") : ElementsAttr();
+      if (!name || !pos || !value)
+        return top.emitError("aicc.bound_inputs entries need name, position and value: ") << a,
+               failure();
+      auto type = cast<ShapedType>(value.getType());
+      auto dt = toDType(top.getLoc(), type.getElementType());
+      auto bytes = constantBytes(top.getLoc(), value);
+      if (failed(dt) || failed(bytes))
+        return failure();
+      rt::BoundInputDesc bi;
+      bi.position = pos.getInt();
+      bi.name = name.getValue().str();
+      bi.dtype = *dt;
+      bi.shape.assign(type.getShape().begin(), type.getShape().end());
+      bi.sizeBytes = (uint64_t)type.getNumElements() * rt::dtypeSize(*dt);
+      while (bundle.weights.size() % 64)
+        bundle.weights.push_back(0);
+      bi.offset = bundle.weights.size();
+      bundle.weights += *bytes;
+      bundle.boundInputs.push_back(std::move(bi));
+    }
+    llvm::sort(bundle.boundInputs, [](const rt::BoundInputDesc &x, const rt::BoundInputDesc &y) {
+      return x.position < y.position;
+    });
+  }
+
   SymbolTable symbols(top);
   llvm::StringSet<llvm::MallocAllocator> seenKernels;
   for (Operation &op : host.getBody().front()) {
@@ -190,6 +226,9 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
       auto it = info.find(name);
       if (it == info.end())
         return l.emitError("launch of unknown kernel @") << name, failure();
+      // A kernel over a zero-element tensor has an empty grid: there is nothing to run.
+      if (llvm::is_contained(it->second.grid, 0))
+        continue;
       rt::LaunchDesc ld;
       ld.kernel = name.str();
       for (Value v : l.getBuffers())

@@ -540,6 +540,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (emit == EmitKind::Dot && from != Stage::ONNX && from != Stage::Graph &&
       from != Stage::Fused)
     return llvm::createStringError("--emit=dot needs the graph (stages onnx, graph, fused)");
+  if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
+    return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
+                                   "as the input");
   Location loc = FileLineColLoc::get(&ctx, bufferName, 0, 0);
 
   runtime::Bundle plan;
@@ -552,7 +555,10 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     OwningOpRef<ModuleOp> module;
     if (from == Stage::ONNX && kind == InputKind::ONNX) {
       TimingScope t = driver.nest("import");
-      module = onnx_import::importONNXModel(input, bufferName, ctx);
+      onnx_import::ImportOptions importOpts;
+      for (const InputBinding &bi : opts.bindInputs)
+        importOpts.bindInputs.push_back({bi.name, bi.tensorPath});
+      module = onnx_import::importONNXModel(input, bufferName, ctx, importOpts);
     } else {
       auto parsed = parseMLIR(ctx, input, bufferName);
       if (succeeded(parsed))

@@ -147,6 +147,23 @@ const KernelDesc *Bundle::findKernel(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<int> Bundle::modelInputOrder() const {
+  std::vector<int> order(inputs.size() + boundInputs.size(), 0);
+  std::vector<bool> isBound(order.size(), false);
+  for (size_t j = 0; j < boundInputs.size(); ++j) {
+    size_t pos = static_cast<size_t>(boundInputs[j].position);
+    if (pos < order.size()) {
+      order[pos] = -1 - static_cast<int>(j);
+      isBound[pos] = true;
+    }
+  }
+  int next = 0;
+  for (size_t k = 0; k < order.size(); ++k)
+    if (!isBound[k])
+      order[k] = next++;
+  return order;
+}
+
 //===----------------------------------------------------------------------===//
 // Percent-encoding
 //===----------------------------------------------------------------------===//
@@ -323,6 +340,44 @@ Status aicc::runtime::validateBundle(const Bundle &bundle) {
       return Status::error(bufferLabel(i) +
                            " has kind input but no input record binds it");
 
+  const size_t numModelInputs = bundle.inputs.size() + bundle.boundInputs.size();
+  for (size_t j = 0; j < bundle.boundInputs.size(); ++j) {
+    const BoundInputDesc &bi = bundle.boundInputs[j];
+    std::string label = "bound input " + std::to_string(j) + " ('" + bi.name + "')";
+    if (bi.name.empty())
+      return Status::error("bound input " + std::to_string(j) + ": empty name");
+    if (bi.position < 0 || static_cast<size_t>(bi.position) >= numModelInputs)
+      return Status::error(label + ": position " + std::to_string(bi.position) +
+                           " is out of range (" + std::to_string(numModelInputs) +
+                           " model inputs, bound and runtime)");
+    if (j > 0 && bi.position <= bundle.boundInputs[j - 1].position)
+      return Status::error(label + ": position " + std::to_string(bi.position) +
+                           " does not follow " +
+                           std::to_string(bundle.boundInputs[j - 1].position) +
+                           " (bound inputs are listed by increasing position)");
+    for (const IODesc &io : bundle.inputs)
+      if (io.name == bi.name)
+        return Status::error(label + ": also named by input " + std::to_string(io.index));
+    std::optional<int64_t> numel = shapeNumElements(bi.shape);
+    uint64_t expected = 0;
+    if (!numel || __builtin_mul_overflow(static_cast<uint64_t>(*numel),
+                                         static_cast<uint64_t>(dtypeSize(bi.dtype)), &expected))
+      return Status::error(label + ": invalid shape " + formatTensorType(bi.dtype, bi.shape));
+    if (expected != bi.sizeBytes)
+      return Status::error(label + ": SIZE_BYTES is " + std::to_string(bi.sizeBytes) + " but " +
+                           formatTensorType(bi.dtype, bi.shape) + " needs " +
+                           std::to_string(expected) + " bytes");
+    if (bi.offset % kConstAlignment != 0)
+      return Status::error(label + ": offset " + std::to_string(bi.offset) +
+                           " is not a multiple of 64");
+    uint64_t w = bundle.weights.size();
+    if (bi.offset > w || bi.sizeBytes > w - bi.offset)
+      return Status::error(label + ": value [" + std::to_string(bi.offset) + ", " +
+                           std::to_string(bi.offset + bi.sizeBytes) +
+                           ") lies past the end of the weights section (" + std::to_string(w) +
+                           " bytes)");
+  }
+
   for (size_t i = 0; i < bundle.outputs.size(); ++i) {
     const IODesc &io = bundle.outputs[i];
     std::string label = "output " + std::to_string(i);
@@ -406,6 +461,14 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
   for (const IODesc &io : bundle.inputs)
     m += "input " + std::to_string(io.index) + " " +
          std::to_string(io.bufferId) + " " + percentEncode(io.name) + "\n";
+  for (const BoundInputDesc &bi : bundle.boundInputs) {
+    m += "bound " + std::to_string(bi.position) + " " + percentEncode(bi.name) + " " +
+         dtypeName(bi.dtype) + " " + std::to_string(bi.sizeBytes) + " " +
+         std::to_string(bi.shape.size());
+    for (int64_t d : bi.shape)
+      m += " " + std::to_string(d);
+    m += " " + std::to_string(bi.offset) + "\n";
+  }
   for (const IODesc &io : bundle.outputs)
     m += "output " + std::to_string(io.index) + " " +
          std::to_string(io.bufferId) + " " + percentEncode(io.name) + "\n";
@@ -491,6 +554,7 @@ private:
   Status parseBuffer(const std::vector<std::string_view> &fields);
   Status parseIO(const std::vector<std::string_view> &fields, bool isInput);
   Status parseKernel(const std::vector<std::string_view> &fields);
+  Status parseBound(const std::vector<std::string_view> &fields);
   Status parseLaunch(const std::vector<std::string_view> &fields);
 
   Status parseU64(std::string_view field, const char *what, uint64_t &v);
@@ -620,6 +684,8 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return parseIO(fields, /*isInput=*/true);
   if (rec == "output")
     return parseIO(fields, /*isInput=*/false);
+  if (rec == "bound")
+    return parseBound(fields);
   if (rec == "kernel")
     return parseKernel(fields);
   if (rec == "launch")
@@ -719,6 +785,41 @@ Status ManifestParser::parseIO(const std::vector<std::string_view> &fields,
   if (Status s = percentDecode(fields[3], io.name); !s.ok)
     return s;
   list.push_back(std::move(io));
+  return Status::success();
+}
+
+Status ManifestParser::parseBound(const std::vector<std::string_view> &fields) {
+  static const char *kUsage = "bound POSITION NAME DTYPE SIZE_BYTES RANK D0 .. Dn-1 OFFSET";
+  if (fields.size() < 7)
+    return expectFieldCount(fields, 7, kUsage);
+  BoundInputDesc bi;
+  if (Status s = parseIntAs(fields[1], "position", bi.position); !s.ok)
+    return s;
+  if (Status s = percentDecode(fields[2], bi.name); !s.ok)
+    return s;
+  std::optional<DType> dtype = parseDType(fields[3]);
+  if (!dtype)
+    return Status::error("unknown dtype '" + std::string(fields[3]) +
+                         "' (expected f32 f16 bf16 f64 i64 i32 i8 u8 bool)");
+  bi.dtype = *dtype;
+  if (Status s = parseU64(fields[4], "SIZE_BYTES", bi.sizeBytes); !s.ok)
+    return s;
+  uint64_t rank = 0;
+  if (Status s = parseU64(fields[5], "RANK", rank); !s.ok)
+    return s;
+  if (rank > fields.size())
+    return Status::error("RANK " + std::to_string(rank) + " exceeds the number of fields");
+  if (Status s = expectFieldCount(fields, 7 + rank, kUsage); !s.ok)
+    return s;
+  bi.shape.resize(rank);
+  for (uint64_t i = 0; i < rank; ++i)
+    if (Status s =
+            parseInt(fields[6 + i], "dimension", std::numeric_limits<int64_t>::max(), bi.shape[i]);
+        !s.ok)
+      return s;
+  if (Status s = parseU64(fields[6 + rank], "OFFSET", bi.offset); !s.ok)
+    return s;
+  out.boundInputs.push_back(std::move(bi));
   return Status::success();
 }
 

@@ -4,6 +4,7 @@
 //                [--emit=bundle|cubin|ptx|graph|fused|tile|gpu|cpu|llvm|dot]
 //                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
 //                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
+//                [--bind-input NAME=FILE.pb ...]
 //
 // MODEL is .onnx (ONNX ModelProto) or .mlir (graph dialect), or the output of an earlier
 // --compile-to stage given with --compile-from. The output is written to a temporary file
@@ -69,6 +70,13 @@ static cl::opt<std::string> dumpKernels(
     "dump-kernels",
     cl::desc("write DIR/<kernel>/{tile.mlir,kernel.ll,kernel.ptx,resources.json} per kernel"),
     cl::cat(cat));
+static cl::list<std::string> bindInputs(
+    "bind-input",
+    cl::desc("specialize an ONNX model on a graph input's value: NAME becomes a constant "
+             "holding the onnx.TensorProto in FILE.pb (as test_data_set_N/input_K.pb; its "
+             "type and shape must match the input's declaration) and is no longer a bundle "
+             "input; aicc-run checks a value given for it. Repeatable"),
+    cl::value_desc("NAME=FILE.pb"), cl::cat(cat));
 static cl::opt<std::string> cudaPath("cuda-path", cl::desc("CUDA toolkit root (for ptxas)"),
                                      cl::cat(cat));
 static cl::opt<std::string> crashReproducer(
@@ -101,6 +109,13 @@ int main(int argc, char **argv) {
   opts.planFile = planFile;
   opts.dumpStepsDir = dumpSteps;
   opts.dumpKernelsDir = dumpKernels;
+  for (const std::string &bind : bindInputs) {
+    // Split at the first '=': the path may hold '=', the input name may not.
+    size_t eq = StringRef(bind).find('=');
+    if (eq == StringRef::npos || eq == 0 || eq + 1 == bind.size())
+      return fail("--bind-input expects NAME=FILE.pb, got '" + bind + "'");
+    opts.bindInputs.push_back({bind.substr(0, eq), bind.substr(eq + 1)});
+  }
   if (!compileFrom.empty()) {
     auto from = aicc::parseStage(compileFrom);
     if (!from)

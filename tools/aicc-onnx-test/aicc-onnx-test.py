@@ -6,6 +6,12 @@ compiles every model with aicc-compile for a target, runs every data set with ai
 classifies each test:
 
   pass            every output of every data set within tolerance
+
+When aicc-compile reports that an operand must be a compile-time constant and it is graph
+input X, X is bound to the data set's value (--bind-input X=input_K.pb: the file whose
+TensorProto is named X, else the K of X's position) and the model recompiled, for up to 8
+inputs of at most 64 elements each (shape operands, axes, scalars; never data); data sets that give bound inputs different values get a bundle each. The JSON
+result lists them as "bound": [...]; the doc counts and lists those tests.
   mismatch        ran, some output differs (max abs / rel error recorded)
   unsupported     aicc-compile names an ONNX op it does not support (op type + opset)
   compile-error   aicc-compile failed otherwise (message recorded)
@@ -126,6 +132,93 @@ def first_error(text):
     return lines[0].strip() if lines else ""
 
 
+# aicc-compile's diagnostic for an operand that must be a compile-time constant but is a
+# graph input: the runner then binds that input to the test data's value and recompiles.
+# "it is graph input 'X' (specialize ..." or "it is computed from graph inputs 'X', 'Y' (...".
+BIND_HINT = re.compile(r"graph inputs? ('[^']+'(?:, '[^']+')*) \(specialize the model on")
+MAX_BOUND_INPUTS = 8
+# Only inputs this small are bound: shape operands, axes, scalars; never the data itself.
+MAX_BOUND_ELEMENTS = 64
+
+
+def graph_input_names(model):
+    """Names of the model's graph inputs that are not initializers (the K of input_K.pb)."""
+    try:
+        import onnx
+        m = onnx.load(model, load_external_data=False)
+    except Exception:
+        return []
+    inits = {i.name for i in m.graph.initializer}
+    return [i.name for i in m.graph.input if i.name not in inits]
+
+
+def bound_input_file(set_dir, name, inputs):
+    """The data set's input_K.pb holding graph input `name`: the one whose TensorProto is
+    named `name`, else the one at the input's position among `inputs`; None if absent."""
+    files = sorted((f for f in os.listdir(set_dir) if re.fullmatch(r"input_\d+\.pb", f)),
+                   key=lambda f: int(f[6:-3]))
+    try:
+        import onnx
+        for f in files:
+            t = onnx.TensorProto()
+            with open(os.path.join(set_dir, f), "rb") as fh:
+                t.ParseFromString(fh.read())
+            if t.name == name:
+                return os.path.join(set_dir, f)
+    except Exception:
+        pass
+    if name in inputs:
+        path = os.path.join(set_dir, "input_%d.pb" % inputs.index(name))
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def small_input(path):
+    """Whether the TensorProto at `path` has at most MAX_BOUND_ELEMENTS elements."""
+    if path is None:
+        return False
+    try:
+        import onnx
+        t = onnx.TensorProto()
+        with open(path, "rb") as f:
+            t.ParseFromString(f.read())
+    except Exception:
+        return False
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n <= MAX_BOUND_ELEMENTS
+
+
+def compile_bound(model, bundle, set_dir, bound, inputs, args, first=None):
+    """Compiles `model`, binding the inputs in `bound` (names, extended in place) to their
+    values in `set_dir`; while aicc-compile asks for more graph inputs to be compile-time
+    constants, binds them too and recompiles (at most MAX_BOUND_INPUTS inputs of at most
+    MAX_BOUND_ELEMENTS elements). `first`: run()'s result of compiling with `bound` already.
+    Returns run()'s tuple for the last compile."""
+    result = first
+    while True:
+        if result is None:
+            cmd = [os.path.join(args.bin, "aicc-compile"), model, "--target=" + args.target,
+                   "-o", bundle]
+            for n in bound:
+                path = bound_input_file(set_dir, n, inputs)
+                if path is None:
+                    return 1, "", "error: no value for graph input '%s' in %s" % (n, set_dir), False
+                cmd += ["--bind-input", "%s=%s" % (n, path)]
+            result = run(cmd, args.timeout)
+        rc, out, err, to = result
+        m = BIND_HINT.search(err) if rc is not None and rc > 0 else None
+        names = re.findall(r"'([^']+)'", m.group(1)) if m else []
+        if (not names or any(n in bound for n in names) or
+                len(bound) + len(names) > MAX_BOUND_INPUTS or
+                not all(small_input(bound_input_file(set_dir, n, inputs)) for n in names)):
+            return result
+        bound.extend(names)
+        result = None
+
+
 def run_test(test_dir, name, args, workdir):
     model = os.path.join(test_dir, "model.onnx")
     ops, opset, na = model_info(model)
@@ -135,9 +228,34 @@ def run_test(test_dir, name, args, workdir):
         return result
     if args.reference:
         return run_reference_test(test_dir, model, result, args)
+    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
     bundle = os.path.join(workdir, name.replace("/", "_") + ".aicc")
+    # Without bound inputs one bundle runs every data set; with them, one bundle per group of
+    # data sets that give the bound inputs the same values.
+    bound, inputs = [], None
+    first_set = os.path.join(test_dir, sets[0]) if sets else None
     rc, out, err, to = run([os.path.join(args.bin, "aicc-compile"), model,
                             "--target=" + args.target, "-o", bundle], args.timeout)
+    if rc is not None and rc > 0 and BIND_HINT.search(err) and first_set:
+        inputs = graph_input_names(model)
+        rc, out, err, to = compile_bound(model, bundle, first_set, bound, inputs, args,
+                                         first=(rc, out, err, to))
+    groups = [(bundle, sets)]
+    if bound:
+        result["bound"] = bound
+        values = {}
+        for s in sets:
+            key = []
+            for n in bound:
+                path = bound_input_file(os.path.join(test_dir, s), n, inputs)
+                key.append(open(path, "rb").read() if path else b"")
+            values.setdefault(tuple(key), []).append(s)
+        groups = [(bundle if i == 0 else "%s.%d.aicc" % (bundle[:-5], i), g)
+                  for i, g in enumerate(values.values())]
+    for i, (b, group) in enumerate(groups):
+        if i > 0 and rc == 0 and not to:
+            rc, out, err, to = compile_bound(model, b, os.path.join(test_dir, group[0]), bound,
+                                             inputs, args)
     if to or (rc is not None and rc < 0):
         result.update(status="crash", reason="aicc-compile " +
                       ("timed out" if to else "died on signal %d" % -rc))
@@ -152,11 +270,12 @@ def run_test(test_dir, name, args, workdir):
         return result
     if args.payload:
         import shutil
-        case = os.path.join(args.payload, "cases", name.replace("/", "_"))
-        os.makedirs(case, exist_ok=True)
-        shutil.move(bundle, os.path.join(case, "model.aicc"))
-        for d in os.listdir(test_dir):
-            if d.startswith("test_data_set_"):
+        for i, (b, group) in enumerate(groups):
+            case = os.path.join(args.payload, "cases", name.replace("/", "_") +
+                                ("" if i == 0 else "_bound%d" % i))
+            os.makedirs(case, exist_ok=True)
+            shutil.move(b, os.path.join(case, "model.aicc"))
+            for d in group:
                 shutil.copytree(os.path.join(test_dir, d), os.path.join(case, d),
                                 dirs_exist_ok=True)
         result.update(status="pass", reason="compiled into the GPU payload")
@@ -165,23 +284,28 @@ def run_test(test_dir, name, args, workdir):
         result.update(status="pass" if os.path.exists(bundle) else "compile-error",
                       reason="compiled (not run: no GPU)")
         return result
-    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
-    cmd = [os.path.join(args.bin, "aicc-run"), bundle]
-    for s in sets:
-        cmd += ["--test-data-set", os.path.join(test_dir, s)]
-    if args.rtol is not None:
-        cmd += ["--rtol", str(args.rtol)]
-    if args.atol is not None:
-        cmd += ["--atol", str(args.atol)]
-    rc, out, err, to = run(cmd, args.timeout)
-    try:
-        os.remove(bundle)
-    except OSError:
-        pass
-    if to or (rc is not None and rc < 0):
-        result.update(status="crash", reason="aicc-run " +
-                      ("timed out" if to else "died on signal %d" % -rc))
-        return result
+    out = err = ""
+    rc = 0
+    for b, group in groups:
+        cmd = [os.path.join(args.bin, "aicc-run"), b]
+        for s in group:
+            cmd += ["--test-data-set", os.path.join(test_dir, s)]
+        if args.rtol is not None:
+            cmd += ["--rtol", str(args.rtol)]
+        if args.atol is not None:
+            cmd += ["--atol", str(args.atol)]
+        rc1, out1, err1, to = run(cmd, args.timeout)
+        try:
+            os.remove(b)
+        except OSError:
+            pass
+        out += out1
+        err += err1
+        if to or (rc1 is not None and rc1 < 0):
+            result.update(status="crash", reason="aicc-run " +
+                          ("timed out" if to else "died on signal %d" % -rc1))
+            return result
+        rc = rc or rc1
     if rc == 0:
         result.update(status="pass")
         return result
@@ -383,6 +507,12 @@ def write_doc(path, results, args, command):
         lines.append("| %s | %s | %d / %d (%.1f%%) |" % (
             suite, " | ".join(str(c[s]) for s in statuses), c["pass"], app,
             100.0 * c["pass"] / app if app else 0.0))
+    bound = [r for r in results if r.get("bound")]
+    if bound:
+        lines += ["", "Passes with bound inputs: %d (graph inputs that must be compile-time "
+                  "constants, bound to the test data's values with `aicc-compile --bind-input`; "
+                  "see \"Tests run with bound inputs\")." %
+                  sum(r["status"] == "pass" for r in bound)]
     lines += ["", "## Per op", "",
               "A test counts for every op type its model uses.", "",
               "| op | pass | applicable | other outcomes |", "|---|---|---|---|"]
@@ -393,8 +523,16 @@ def write_doc(path, results, args, command):
     lines += ["", "## Tests that do not pass", "", "| test | status | detail |", "|---|---|---|"]
     for r in sorted(results, key=lambda r: r["test"]):
         if r["status"] not in ("pass",):
-            lines.append("| %s | %s | %s |" % (r["test"], r["status"],
-                                              r.get("reason", "").replace("|", "\\|")[:200]))
+            detail = r.get("reason", "").replace("|", "\\|")[:200]
+            if r.get("bound"):
+                detail += " (bound: %s)" % ", ".join(r["bound"])
+            lines.append("| %s | %s | %s |" % (r["test"], r["status"], detail))
+    if bound:
+        lines += ["", "## Tests run with bound inputs", "",
+                  "Compiled once per distinct value with `--bind-input NAME=input_K.pb` of the "
+                  "test data set.", "", "| test | status | bound inputs |", "|---|---|---|"]
+        for r in sorted(bound, key=lambda r: r["test"]):
+            lines.append("| %s | %s | %s |" % (r["test"], r["status"], ", ".join(r["bound"])))
     # Keep the GPU section (written by --gpu-log from a GPU-machine run).
     gpu = ""
     if os.path.exists(path):

@@ -49,9 +49,15 @@ options:
   --device=cuda|cpu       where to run (default: cuda for sm_* bundles, else cpu)
   --input FILE.pb         a TensorProto for the next model input; give one per
                           input, in order (default: pseudo-random floats in
-                          [-1, 1), zeros for integer and bool inputs)
+                          [-1, 1), zeros for integer and bool inputs). Inputs
+                          bound at compile time (aicc-compile --bind-input) may
+                          be given too, in their ONNX position: their value
+                          must equal the bound one and is otherwise unused
   --test-data-set DIR     load DIR/input_K.pb, run, compare every output with
-                          DIR/output_K.pb; may be repeated
+                          DIR/output_K.pb; may be repeated. K counts the
+                          model's inputs in ONNX order, bound ones included:
+                          DIR/input_K.pb of a bound input, when present, must
+                          hold the bound value
   --rtol R                relative tolerance (default 1e-4)
   --atol A                absolute tolerance (default 1e-5); an element passes
                           when |got - expected| <= atol + rtol * |expected|
@@ -435,20 +441,74 @@ void printSummary(const Session &session, const std::vector<HostTensor> &outs) {
   }
 }
 
+/// The bundle's model inputs in ONNX order, bound ones included: what a test
+/// data set's input_K.pb or the K-th --input file stands for.
+struct ModelInputs {
+  /// Bundle::modelInputOrder(): >= 0 a runtime input, -1 - j bound input j.
+  std::vector<int> order;
+  std::vector<BoundInputDesc> bound;
+  /// The bound values, parallel to `bound`.
+  std::vector<HostTensor> boundValues;
+
+  explicit ModelInputs(const Bundle &bundle)
+      : order(bundle.modelInputOrder()), bound(bundle.boundInputs) {
+    for (const BoundInputDesc &bi : bound) {
+      HostTensor t;
+      t.dtype = bi.dtype;
+      t.shape = bi.shape;
+      const char *p = bundle.weights.data() + bi.offset;
+      t.data.assign(p, p + bi.sizeBytes);
+      boundValues.push_back(std::move(t));
+    }
+  }
+
+  /// Checks that `given` (from `source`) equals bound input j's value.
+  Status checkBound(size_t j, const HostTensor &given, const std::string &source) const {
+    const HostTensor &want = boundValues[j];
+    std::string what = source + " gives bound input '" + bound[j].name + "' ";
+    std::string how = " (aicc-compile --bind-input " + bound[j].name + "=...)";
+    if (given.dtype != want.dtype || given.shape != want.shape)
+      return Status::error(what + "type " + formatTensorType(given.dtype, given.shape) +
+                           ", the bundle was compiled with a value of type " +
+                           formatTensorType(want.dtype, want.shape) + how);
+    if (given.data != want.data)
+      return Status::error(what + "a value other than the one the bundle was compiled with" +
+                           how + "; recompile with this value");
+    return Status::success();
+  }
+};
+
 /// Runs one test data set; returns true when every output passes. Sets
 /// `hardError` for problems that are not numerical mismatches.
-bool runTestDataSet(Session &session, const Options &opts,
-                    const std::string &dir, bool multipleSets,
-                    bool &hardError) {
+bool runTestDataSet(Session &session, const ModelInputs &model, const Options &opts,
+                    const std::string &dir, bool multipleSets, bool &hardError) {
   std::printf("test data set %s\n", dir.c_str());
   std::vector<HostTensor> inputs(session.getInputs().size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string path = dir + "/input_" + std::to_string(i) + ".pb";
-    if (Status s = readTensorProtoFile(path, inputs[i]); !s.ok) {
+  for (size_t k = 0; k < model.order.size(); ++k) {
+    std::string path = dir + "/input_" + std::to_string(k) + ".pb";
+    int slot = model.order[k];
+    if (slot < 0) {
+      // Bound at compile time: the data set may omit it; a value must match.
+      size_t j = static_cast<size_t>(-1 - slot);
+      if (!std::filesystem::exists(path))
+        continue;
+      HostTensor given;
+      Status s = readTensorProtoFile(path, given);
+      if (s.ok)
+        s = model.checkBound(j, given, path);
+      if (!s.ok) {
+        hardError = true;
+        return fail(s.message);
+      }
+      std::printf("input %zu ('%s'): bound at compile time, value matches\n", k,
+                  model.bound[j].name.c_str());
+      continue;
+    }
+    if (Status s = readTensorProtoFile(path, inputs[slot]); !s.ok) {
       hardError = true;
       return fail(s.message);
     }
-    adoptLegacyBFloat16(inputs[i], session.getInputs()[i].dtype);
+    adoptLegacyBFloat16(inputs[slot], session.getInputs()[slot].dtype);
   }
   std::vector<HostTensor> expected(session.getOutputs().size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -545,6 +605,7 @@ int runMain(const Options &opts) {
     fail(s.message);
     return kExitFailure;
   }
+  ModelInputs model(bundle);
   Device device = opts.device.value_or(defaultDeviceForTarget(bundle.target));
   std::unique_ptr<Session> session;
   if (Status s = Session::create(bundle, device, session); !s.ok) {
@@ -558,8 +619,8 @@ int runMain(const Options &opts) {
     int passed = 0;
     for (const std::string &dir : opts.testDataSets) {
       bool hardError = false;
-      bool pass = runTestDataSet(*session, opts, dir,
-                                 opts.testDataSets.size() > 1, hardError);
+      bool pass =
+          runTestDataSet(*session, model, opts, dir, opts.testDataSets.size() > 1, hardError);
       passed += pass;
       ok &= pass;
     }
@@ -574,19 +635,33 @@ int runMain(const Options &opts) {
                              "pseudo-random float inputs\n");
       inputs = makeDefaultInputs(*session);
     } else {
-      if (opts.inputFiles.size() != numInputs) {
-        fail("the bundle has " + std::to_string(numInputs) + " input(s) but " +
-             std::to_string(opts.inputFiles.size()) + " --input file(s) were "
+      // One file per runtime input, or one per model input (bound ones too).
+      const size_t numModelInputs = model.order.size();
+      if (opts.inputFiles.size() != numInputs && opts.inputFiles.size() != numModelInputs) {
+        std::string counts = std::to_string(numInputs) + " input(s)";
+        if (numModelInputs != numInputs)
+          counts += " (" + std::to_string(numModelInputs) + " with the ones bound at compile time)";
+        fail("the bundle has " + counts + " but " + std::to_string(opts.inputFiles.size()) +
+             " --input file(s) were "
              "given");
         return kExitFailure;
       }
+      const bool all = opts.inputFiles.size() != numInputs;
       inputs.resize(numInputs);
-      for (size_t i = 0; i < numInputs; ++i)
-        if (Status s = readTensorProtoFile(opts.inputFiles[i], inputs[i]);
-            !s.ok) {
+      for (size_t k = 0; k < opts.inputFiles.size(); ++k) {
+        int slot = all ? model.order[k] : static_cast<int>(k);
+        HostTensor given;
+        Status s = readTensorProtoFile(opts.inputFiles[k], given);
+        if (s.ok && slot < 0)
+          s = model.checkBound(static_cast<size_t>(-1 - slot), given,
+                               "--input " + opts.inputFiles[k]);
+        if (!s.ok) {
           fail(s.message);
           return kExitFailure;
         }
+        if (slot >= 0)
+          inputs[slot] = std::move(given);
+      }
     }
     std::vector<HostTensor> outputs;
     if (Status s = session->run(inputs, outputs); !s.ok) {

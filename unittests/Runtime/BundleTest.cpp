@@ -521,3 +521,43 @@ TEST(BundleTest, RandomCorruptionNeverCrashes) {
   // Most edits must be caught; some (e.g. inside code/weights) are harmless.
   EXPECT_LT(parsedOk, 6000);
 }
+
+TEST(BundleTest, BoundInputsRoundTripAndOrder) {
+  // Model inputs: x (runtime 0), k (bound, position 1), z (runtime 1), s (bound, 3).
+  Bundle b;
+  b.target = "cpu";
+  b.buffers.push_back({0, DType::f32, BufferKind::input, 8, {2}, 0});
+  b.buffers.push_back({1, DType::f32, BufferKind::input, 8, {2}, 0});
+  b.inputs.push_back({0, 0, "x"});
+  b.inputs.push_back({1, 1, "z"});
+  b.boundInputs.push_back({1, "k k", DType::i64, 8, {}, 0});
+  b.boundInputs.push_back({3, "s", DType::i32, 8, {2}, 64});
+  b.outputs.push_back({0, 1, "y"});
+  b.weights.assign(72, '\x05');
+  ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+  std::string bytes = serializeBundle(b);
+  EXPECT_NE(bytes.find("bound 1 k%20k i64 8 0 0\nbound 3 s i32 8 1 2 64\n"), std::string::npos);
+  Bundle back;
+  Status s = parseBundle(bytes, back);
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(back.boundInputs.size(), 2u);
+  EXPECT_EQ(back.boundInputs[0].name, "k k");
+  EXPECT_EQ(back.boundInputs[1].shape, (std::vector<int64_t>{2}));
+  EXPECT_EQ(back.boundInputs[1].offset, 64u);
+  EXPECT_EQ(back.modelInputOrder(), (std::vector<int>{0, -1, 1, -2}));
+}
+
+TEST(BundleTest, RejectsBadBoundInputs) {
+  auto withBound = [](const std::string &rec) { return frame(mutate("output 0", rec + "output 0")); };
+  expectParseError(withBound("bound 2 k i64 8 0 0\n"),
+                   "bound input 0 ('k'): position 2 is out of range (2 model inputs");
+  expectParseError(withBound("bound 0 k i64 8 0 0\nbound 0 j i64 8 0 0\n"),
+                   "position 0 does not follow 0");
+  expectParseError(withBound("bound 0 x i64 8 0 0\n"), "also named by input 0");
+  expectParseError(withBound("bound 0 k i64 16 0 0\n"), "SIZE_BYTES is 16 but i64[] needs 8");
+  expectParseError(withBound("bound 0 k i64 8 0 8\n"), "offset 8 is not a multiple of 64");
+  expectParseError(withBound("bound 0 k i64 8 0 128\n"),
+                   "value [128, 136) lies past the end of the weights section (128 bytes)");
+  expectParseError(withBound("bound 0 k i64 8 1 0\n"), "'bound' record has 6 fields, expected 7");
+  expectParseError(withBound("bound 0 k q64 8 0 0\n"), "unknown dtype 'q64'");
+}

@@ -113,6 +113,25 @@ struct IODesc {
   std::string name;
 };
 
+/// One `bound` record: a model input fixed at compile time (aicc-compile
+/// --bind-input). It is not a runtime input: the compiled code holds its value.
+/// The model's inputs in ONNX order (the K of test_data_set_N/input_K.pb) are
+/// the bound inputs at their `position` and the `input` records, in index
+/// order, filling the other positions (see modelInputOrder()).
+struct BoundInputDesc {
+  /// 0-based position among the model's inputs, bound and runtime together.
+  int position = 0;
+  /// The ONNX name (decoded; may contain any byte except NUL).
+  std::string name;
+  DType dtype = DType::f32;
+  /// Size in bytes; always product(shape) * dtypeSize(dtype).
+  uint64_t sizeBytes = 0;
+  /// Dimensions in elements, outermost first; empty for a scalar.
+  std::vector<int64_t> shape;
+  /// Byte offset of the value inside the weights section (a multiple of 64).
+  uint64_t offset = 0;
+};
+
 /// One `kernel` record.
 struct KernelDesc {
   /// Kernel name: the `.entry` name in a cubin, or `NAME` of the exported
@@ -146,6 +165,8 @@ struct Bundle {
   std::vector<BufferDesc> buffers;
   /// Indexed by model input index.
   std::vector<IODesc> inputs;
+  /// Inputs fixed at compile time, in increasing position order.
+  std::vector<BoundInputDesc> boundInputs;
   /// Indexed by model output index.
   std::vector<IODesc> outputs;
   std::vector<KernelDesc> kernels;
@@ -158,6 +179,12 @@ struct Bundle {
 
   /// Returns the kernel named `name`, or nullptr.
   const KernelDesc *findKernel(std::string_view name) const;
+
+  /// The model's inputs in ONNX order (inputs.size() + boundInputs.size()
+  /// entries): entry K is `i >= 0` when position K is runtime input i
+  /// (`inputs[i]`), `-1 - j` when it is bound input j (`boundInputs[j]`).
+  /// Requires a valid bundle (validateBundle).
+  std::vector<int> modelInputOrder() const;
 };
 
 /// Checks every invariant of docs/bundle-format.md on an in-memory bundle:
@@ -165,13 +192,15 @@ struct Bundle {
 /// size, const data inside the weights and 64-byte aligned, alias sources that
 /// exist, precede the alias and are large enough, input/output indices
 /// contiguous from 0 with valid buffers (each input buffer bound exactly once),
-/// unique kernel names, positive grid/block, launches that name a known kernel
-/// with the right number of valid buffer ids. Returns the first violation.
+/// bound inputs with increasing positions below inputs.size() +
+/// boundInputs.size(), names unlike the input records' and values inside the
+/// weights, 64-byte aligned, unique kernel names, positive grid/block, launches that name a known
+/// kernel with the right number of valid buffer ids. Returns the first violation.
 Status validateBundle(const Bundle &bundle);
 
 /// Serializes `bundle` to the version-1 byte format. Deterministic: the same
 /// Bundle always gives the same bytes (records are written in vector order:
-/// header, target, buffers, inputs, outputs, kernels, launches). Names are
+/// header, target, buffers, inputs, bound inputs, outputs, kernels, launches). Names are
 /// percent-encoded. Does not validate; call validateBundle() first when the
 /// bundle comes from untrusted code.
 std::string serializeBundle(const Bundle &bundle);

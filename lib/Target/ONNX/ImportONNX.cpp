@@ -19,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -32,7 +33,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <climits>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -429,6 +432,50 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &g) {
   return success();
 }
 
+FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
+                                              const InputBinding &binding) {
+  Location loc = FileLineColLoc::get(&ctx, binding.tensorPath, 0, 0);
+  auto error = [&]() {
+    return emitError(loc) << "cannot bind graph input '" << vi.name() << "' to '"
+                          << binding.tensorPath << "': ";
+  };
+  auto buf = llvm::MemoryBuffer::getFile(binding.tensorPath, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return error() << buf.getError().message();
+  llvm::StringRef bytes = (*buf)->getBuffer();
+  onnx::TensorProto t;
+  if (bytes.size() > (size_t)INT_MAX || !t.ParseFromArray(bytes.data(), (int)bytes.size()) ||
+      !t.has_data_type())
+    return error() << "not a serialized ONNX TensorProto";
+  if (!vi.has_type() || !vi.type().has_tensor_type())
+    return error() << "the graph input is not a tensor (or has no type)";
+  const auto &tt = vi.type().tensor_type();
+  if (t.data_type() != tt.elem_type())
+    return error() << "element type " << dataTypeName(t.data_type())
+                   << " differs from the graph input's declared "
+                   << dataTypeName(tt.elem_type());
+  SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  if (tt.has_shape()) {
+    bool ok = tt.shape().dim_size() == (int)dims.size();
+    for (int i = 0; ok && i < tt.shape().dim_size(); ++i)
+      if (tt.shape().dim(i).has_dim_value())
+        ok = tt.shape().dim(i).dim_value() == dims[i];
+    if (!ok) {
+      std::string declared = "[";
+      for (int i = 0; i < tt.shape().dim_size(); ++i) {
+        const auto &d = tt.shape().dim(i);
+        declared += (i ? ", " : "") + (d.has_dim_value()   ? std::to_string(d.dim_value())
+                                       : d.has_dim_param() ? d.dim_param()
+                                                           : std::string("?"));
+      }
+      return error() << "shape " << shapeStr(dims) << " differs from the graph input's declared "
+                     << declared << "]";
+    }
+  }
+  return convertTensor(t, vi.name(), loc);
+}
+
 FailureOr<Value> Importer::lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc) {
   auto it = values.find(name);
   if (it != values.end())
@@ -469,6 +516,8 @@ LogicalResult Importer::define(const NodeCtx &nc, int outIdx, Value v) {
   const std::string &name = nc.node.output(outIdx);
   if (name.empty())
     return success();
+  if (auto folded = foldToConstant(v))
+    v = *folded;
   if (initializers.count(name) || !values.try_emplace(name, v).second)
     return nodeError(nc) << "output '" << name << "' is already defined";
   return success();
@@ -1742,9 +1791,8 @@ LogicalResult Importer::importConv(const NodeCtx &nc) {
 LogicalResult Importer::importPool(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 2)))
     return failure();
-  if (nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
-      usedNames.contains(nc.node.output(1)))
-    return nodeError(nc) << "the Indices output of MaxPool is not supported";
+  bool wantIndices = nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
+                     usedNames.contains(nc.node.output(1));
   auto x = getInput(nc, 0);
   auto kernel = getInts(nc, "kernel_shape");
   if (failed(x) || failed(kernel))
@@ -1760,10 +1808,12 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
     return nodeError(nc) << "attribute 'kernel_shape' is required";
   if (xt->getRank() < 3 || (int64_t)(*kernel)->size() != xt->getRank() - 2)
     return nodeError(nc) << "kernel_shape must have one entry per spatial dim";
+  int64_t storageOrder = 0;
   if (nc.opType() == "MaxPool") {
     auto order = getInt(nc, "storage_order", 0);
     if (failed(order))
       return failure();
+    storageOrder = *order;
   }
   auto geo = windowGeometry(nc, xt->getShape().drop_front(2), **kernel, /*allowCeil=*/true);
   if (failed(geo))
@@ -1771,11 +1821,18 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
   SmallVector<int64_t> shape{xt->getDimSize(0), xt->getDimSize(1)};
   shape.append(geo->out.begin(), geo->out.end());
   auto t = RankedTensorType::get(shape, xt->getElementType());
-  if (nc.opType() == "MaxPool")
-    return define(nc, 0, castTo(nc.loc, graph::MaxPoolOp::create(
-                             b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
-                             b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
-                             b.getDenseI64ArrayAttr(geo->dilations)), intElem));
+  if (nc.opType() == "MaxPool") {
+    Value y = graph::MaxPoolOp::create(
+        b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
+        b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
+        b.getDenseI64ArrayAttr(geo->dilations));
+    if (wantIndices) {
+      auto indices = maxPoolIndices(nc, *x, y, *geo, storageOrder);
+      if (failed(indices) || failed(define(nc, 1, *indices)))
+        return failure();
+    }
+    return define(nc, 0, castTo(nc.loc, y, intElem));
+  }
   auto cip = getInt(nc, "count_include_pad", 0);
   if (failed(cip))
     return failure();
@@ -1783,6 +1840,95 @@ LogicalResult Importer::importPool(const NodeCtx &nc) {
                            b, nc.loc, t, *x, b.getDenseI64ArrayAttr(geo->kernel),
                            b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
                            b.getDenseI64ArrayAttr(geo->dilations), b.getBoolAttr(*cip != 0)));
+}
+
+/// MaxPool's Indices output (MaxPool-8 on): for each output element, the index of the
+/// selected input element in the flattened input, (n * C + c) * prod(spatial) + the
+/// spatial offset (row-major, or column-major over the two spatial dims when
+/// storage_order = 1), padding not counted; the first maximum in the window's row-major
+/// order wins (the ONNX reference's strict '>' scan). Built from existing ops: for each
+/// kernel offset k, the strided slice of X (padded with -inf) at k equals Y where k holds
+/// the maximum; scanning k backwards, where(equal_k, base + offset_k, acc) keeps the first.
+/// base (a constant of Y's shape) is the flat index of each window's (virtual) origin, and
+/// offset_k is linear in k, so padding positions are never selected unless a whole window's
+/// valid elements are -inf.
+FailureOr<Value> Importer::maxPoolIndices(const NodeCtx &nc, Value x, Value y, const Window &w,
+                                          int64_t storageOrder) {
+  auto xt = cast<RankedTensorType>(x.getType()), yt = cast<RankedTensorType>(y.getType());
+  int64_t k = xt.getRank() - 2;
+  if (storageOrder != 0 && storageOrder != 1)
+    return nodeError(nc) << "storage_order must be 0 or 1, got " << storageOrder;
+  if (storageOrder == 1 && k > 2)
+    return nodeError(nc) << "storage_order = 1 (column major) is supported for 1-D and 2-D "
+                            "pooling, got "
+                         << k << " spatial dims";
+  auto spatial = xt.getShape().drop_front(2);
+  // Element strides of the spatial dims in the flattened input.
+  SmallVector<int64_t> stride(k, 1);
+  for (int64_t d = k - 2; d >= 0; --d)
+    stride[d] = stride[d + 1] * spatial[d + 1];
+  if (storageOrder == 1 && k == 2)
+    stride = {1, spatial[0]};
+  int64_t plane = 1;
+  for (int64_t d : spatial)
+    plane *= d;
+  // X padded with -inf, with room for every window (ceil_mode may reach past the pads).
+  SmallVector<int64_t> low(xt.getRank(), 0), high(xt.getRank(), 0), padded(xt.getShape());
+  for (int64_t d = 0; d < k; ++d) {
+    int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1;
+    int64_t need = (w.out[d] - 1) * w.strides[d] + span;
+    low[d + 2] = w.pads[d];
+    high[d + 2] = std::max(w.pads[d + k], need - spatial[d] - w.pads[d]);
+    padded[d + 2] = spatial[d] + low[d + 2] + high[d + 2];
+  }
+  Value xp = x;
+  if (llvm::any_of(low, [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(high, [](int64_t p) { return p != 0; }))
+    xp = graph::PadOp::create(b, nc.loc, RankedTensorType::get(padded, xt.getElementType()), x,
+                              b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high),
+                              b.getStringAttr("constant"),
+                              b.getF64FloatAttr(-std::numeric_limits<double>::infinity()));
+  // base[n, c, o...] = (n * C + c) * plane + sum_d (o_d * stride_d - pad_d) * stride[d].
+  auto i64 = b.getI64Type();
+  auto it = RankedTensorType::get(yt.getShape(), i64);
+  SmallVector<int64_t> base;
+  base.reserve(yt.getNumElements());
+  SmallVector<int64_t> idx(yt.getRank(), 0);
+  for (int64_t lin = 0; lin < yt.getNumElements(); ++lin) {
+    int64_t rem = lin;
+    for (int64_t d = yt.getRank() - 1; d >= 0; --d) {
+      idx[d] = rem % yt.getDimSize(d);
+      rem /= yt.getDimSize(d);
+    }
+    int64_t v = (idx[0] * xt.getDimSize(1) + idx[1]) * plane;
+    for (int64_t d = 0; d < k; ++d)
+      v += (idx[d + 2] * w.strides[d] - w.pads[d]) * stride[d];
+    base.push_back(v);
+  }
+  Value baseV = intConstantOf(nc.loc, it, base);
+  Value acc = createConstant(nc.loc, DenseElementsAttr::get(it, b.getI64IntegerAttr(-1)));
+  auto boolT = RankedTensorType::get(yt.getShape(), b.getI1Type());
+  int64_t numOffsets = 1;
+  for (int64_t kd : w.kernel)
+    numOffsets *= kd;
+  for (int64_t off = numOffsets - 1; off >= 0; --off) {
+    SmallVector<int64_t> starts(xt.getRank(), 0), steps(xt.getRank(), 1);
+    int64_t rem = off, flat = 0;
+    for (int64_t d = k - 1; d >= 0; --d) {
+      int64_t kk = rem % w.kernel[d];
+      rem /= w.kernel[d];
+      starts[d + 2] = kk * w.dilations[d];
+      steps[d + 2] = w.strides[d];
+      flat += kk * w.dilations[d] * stride[d];
+    }
+    Value window = graph::SliceOp::create(b, nc.loc, yt, xp, b.getDenseI64ArrayAttr(starts),
+                                          b.getDenseI64ArrayAttr(steps));
+    Value eq = graph::EqualOp::create(b, nc.loc, boolT, window, y);
+    Value at = bin<graph::AddOp>(nc.loc, baseV,
+                                 intConstantOf(nc.loc, RankedTensorType::get({}, i64), {flat}));
+    acc = graph::WhereOp::create(b, nc.loc, it, eq, at, acc);
+  }
+  return acc;
 }
 
 /// GlobalAveragePool / GlobalMaxPool: reductions over the spatial dims, kept as size 1.
@@ -1977,16 +2123,47 @@ LogicalResult Importer::importGroupNorm(const NodeCtx &nc) {
 LogicalResult Importer::notConstantError(const NodeCtx &nc, Value v, llvm::StringRef what) {
   auto diag = nodeError(nc) << what << " must be a compile-time constant (an initializer, a "
                                        "Constant node output, or shape arithmetic that folds)";
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    if (arg.getOwner() == entryBlock) {
-      auto name = cast<func::FuncOp>(entryBlock->getParentOp())
-                      .getArgAttrOfType<StringAttr>(arg.getArgNumber(), "aicc.name");
-      if (name)
-        diag << "; it is graph input '" << name.getValue()
-             << "' (specialize the model on its value with --bind-input " << name.getValue()
-             << "=FILE.pb)";
+  auto func = cast<func::FuncOp>(entryBlock->getParentOp());
+  auto argName = [&](BlockArgument arg) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "aicc.name");
+    return name ? name.getValue() : llvm::StringRef();
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() == entryBlock && !argName(arg).empty())
+      diag << "; it is graph input '" << argName(arg)
+           << "' (specialize the model on its value with --bind-input " << argName(arg)
+           << "=FILE.pb)";
+    return diag;
+  }
+  // Computed at run time: name the graph inputs it depends on (a bounded walk).
+  SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen{v};
+  llvm::SetVector<BlockArgument> args;
+  while (!work.empty() && seen.size() < 10000) {
+    Value x = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (arg.getOwner() == entryBlock && !argName(arg).empty())
+        args.insert(arg);
+      continue;
     }
-  return diag;
+    if (Operation *op = x.getDefiningOp())
+      for (Value o : op->getOperands())
+        if (seen.insert(o).second)
+          work.push_back(o);
+  }
+  if (args.empty())
+    return diag;
+  SmallVector<BlockArgument> sorted(args.begin(), args.end());
+  llvm::sort(sorted,
+             [](BlockArgument a, BlockArgument c) { return a.getArgNumber() < c.getArgNumber(); });
+  diag << "; it is computed from graph input" << (sorted.size() > 1 ? "s " : " ");
+  for (auto [i, arg] : llvm::enumerate(sorted))
+    diag << (i ? ", '" : "'") << argName(arg) << "'";
+  diag << " (specialize the model on " << (sorted.size() > 1 ? "their values" : "its value")
+       << " with";
+  for (BlockArgument arg : sorted)
+    diag << " --bind-input " << argName(arg) << "=FILE.pb";
+  return diag << ")";
 }
 
 FailureOr<SmallVector<double>> Importer::getConstantFloats(const NodeCtx &nc, Value v,
@@ -2083,6 +2260,11 @@ LogicalResult Importer::importClip(const NodeCtx &nc) {
   if (failed(in))
     return failure();
   FloatAttr lo, hi;
+  // Clip-11 on: min / max are inputs. Constant ones become the clip's attributes; ones
+  // known only at run time become max(x, min) / min(x, max) (numpy.clip's order: min
+  // first, so min > max gives max).
+  Value loRuntime, hiRuntime;
+  auto xt = cast<RankedTensorType>(in->getType());
   if (inputs) {
     for (int i = 1; i <= 2; ++i) {
       auto bound = getOptionalInput(nc, i);
@@ -2090,10 +2272,35 @@ LogicalResult Importer::importClip(const NodeCtx &nc) {
         return failure();
       if (!*bound)
         continue;
-      auto v = getConstantScalar(nc, *bound, i == 1 ? "input 'min'" : "input 'max'");
+      llvm::StringRef what = i == 1 ? "input 'min'" : "input 'max'";
+      auto bt = cast<RankedTensorType>(bound->getType());
+      if (!bound->getDefiningOp<graph::ConstantOp>()) {
+        if (bt.getElementType() != xt.getElementType())
+          return nodeError(nc) << what << " has element type " << bt.getElementType()
+                               << ", the input " << xt.getElementType();
+        auto shape = graph::broadcastShapes(xt.getShape(), bt.getShape());
+        if (failed(shape) || ArrayRef<int64_t>(*shape) != xt.getShape())
+          return nodeError(nc) << what << " of shape " << shapeStr(bt.getShape())
+                               << " does not broadcast to the input's " << shapeStr(xt.getShape());
+        (i == 1 ? loRuntime : hiRuntime) = *bound;
+        continue;
+      }
+      auto v = getConstantScalar(nc, *bound, what);
       if (failed(v))
         return failure();
       (i == 1 ? lo : hi) = b.getF64FloatAttr(*v);
+    }
+    if (loRuntime || hiRuntime) {
+      Value y = *in;
+      if (loRuntime)
+        y = bin<graph::MaxOp>(nc.loc, y, loRuntime);
+      else if (lo)
+        y = graph::ClipOp::create(b, nc.loc, y.getType(), y, lo, FloatAttr());
+      if (hiRuntime)
+        y = bin<graph::MinOp>(nc.loc, y, hiRuntime);
+      else if (hi)
+        y = graph::ClipOp::create(b, nc.loc, y.getType(), y, FloatAttr(), hi);
+      return define(nc, 0, y);
     }
   } else {
     if (findAttr(nc, "min")) {
@@ -2113,11 +2320,43 @@ LogicalResult Importer::importClip(const NodeCtx &nc) {
 }
 
 /// Pow: the exponent may have another type (opset >= 12); it is cast to the base's.
+/// An int32 / int64 base (Pow-12 on) is computed in f64 and cast back as the ONNX
+/// reference does (numpy.power(x, y).astype(x.dtype): truncation toward zero). The f64
+/// pow kernel is exp(y * log|x|), a few ulp off, so a result within 1e-9 (relative) of an
+/// integer is rounded to it first: integer powers are exact while they stay below ~2^40.
 LogicalResult Importer::importPow(const NodeCtx &nc) {
   if (failed(checkArity(nc, 2, 2, 1)))
     return failure();
   auto x = getInput(nc, 0), y = getInput(nc, 1);
-  if (failed(x) || failed(y) || failed(checkFloat(nc, *x, "base")))
+  if (failed(x) || failed(y))
+    return failure();
+  Type xElem = cast<RankedTensorType>(x->getType()).getElementType();
+  if (xElem.isSignlessInteger(32) || xElem.isSignlessInteger(64)) {
+    Type yElem = cast<RankedTensorType>(y->getType()).getElementType();
+    if (!isGraphFloat(yElem) && !yElem.isSignlessInteger(32) && !yElem.isSignlessInteger(64))
+      return nodeError(nc) << "exponent must be a float, int32 or int64 tensor, got "
+                           << y->getType();
+    Type f64 = b.getF64Type();
+    Value xf = castTo(nc.loc, *x, f64), yf = castTo(nc.loc, *y, f64);
+    auto lt = cast<RankedTensorType>(xf.getType()), rt = cast<RankedTensorType>(yf.getType());
+    if (failed(graph::broadcastShapes(lt.getShape(), rt.getShape())))
+      return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
+                           << shapeStr(rt.getShape()) << " do not broadcast";
+    Value r = bin<graph::PowOp>(nc.loc, xf, yf);
+    Value rounded = graph::RoundOp::create(b, nc.loc, r.getType(), r);
+    Value absR = graph::AbsOp::create(b, nc.loc, r.getType(), r);
+    Value dist =
+        graph::AbsOp::create(b, nc.loc, r.getType(), bin<graph::SubOp>(nc.loc, r, rounded));
+    Value tol =
+        bin<graph::MulOp>(nc.loc, bin<graph::MaxOp>(nc.loc, absR, scalarF(nc.loc, f64, 1.0)),
+                          scalarF(nc.loc, f64, 1e-9));
+    auto boolT =
+        RankedTensorType::get(cast<RankedTensorType>(r.getType()).getShape(), b.getI1Type());
+    Value near = graph::LessEqualOp::create(b, nc.loc, boolT, dist, tol);
+    Value z = graph::WhereOp::create(b, nc.loc, r.getType(), near, rounded, r);
+    return define(nc, 0, castTo(nc.loc, z, xElem));
+  }
+  if (failed(checkFloat(nc, *x, "base")))
     return failure();
   Value e = castTo(nc.loc, *y, cast<RankedTensorType>(x->getType()).getElementType());
   auto lt = cast<RankedTensorType>(x->getType()), rt = cast<RankedTensorType>(e.getType());
@@ -2260,7 +2499,7 @@ LogicalResult Importer::importIdentity(const NodeCtx &nc) {
 }
 
 LogicalResult Importer::importDropout(const NodeCtx &nc) {
-  // Inference semantics: output = input. The mask cannot be produced.
+  // Inference semantics: output = input, mask = true.
   if (failed(checkArity(nc, 1, 3, 2)))
     return failure();
   auto in = getInput(nc, 0);
@@ -2283,9 +2522,18 @@ LogicalResult Importer::importDropout(const NodeCtx &nc) {
       return failure();
   }
   if (nc.node.output_size() > 1 && !nc.node.output(1).empty() &&
-      usedNames.contains(nc.node.output(1)))
-    return nodeError(nc) << "mask output '" << nc.node.output(1)
-                         << "' is used; only inference Dropout (no mask) is supported";
+      usedNames.contains(nc.node.output(1))) {
+    // Dropout-10 on: in inference the mask is all true (the ONNX reference implementation
+    // returns np.ones(X.shape, dtype=bool)). Before, the mask has the input's type and no
+    // documented inference value.
+    if (opset < 10)
+      return nodeError(nc) << "mask output '" << nc.node.output(1) << "' is used (opset " << opset
+                           << " < 10: its inference value is not specified)";
+    auto maskType =
+        RankedTensorType::get(cast<RankedTensorType>(in->getType()).getShape(), b.getI1Type());
+    if (failed(define(nc, 1, createConstant(nc.loc, DenseElementsAttr::get(maskType, true)))))
+      return failure();
+  }
   return define(nc, 0, *in);
 }
 
@@ -2614,23 +2862,61 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
 
   b.setInsertionPointToEnd(module.getBody());
 
-  // Function arguments: graph inputs that are not initializers.
+  // Inputs bound to a value at compile time (ImportOptions::bindInputs).
+  llvm::StringMap<const InputBinding *> bindings;
+  for (const InputBinding &bi : opts.bindInputs)
+    if (!bindings.try_emplace(bi.name, &bi).second)
+      return emitError(fileLoc) << "graph input '" << bi.name << "' is bound twice";
+
+  // Function arguments: graph inputs that are neither initializers nor bound.
   SmallVector<Type> argTypes;
   SmallVector<const onnx::ValueInfoProto *> argInfos;
+  SmallVector<std::pair<std::string, ElementsAttr>> boundValues;
+  SmallVector<Attribute> boundRecords;
   llvm::StringSet<> inputNames;
+  int64_t position = 0; // among the graph inputs that are not initializers
   for (const auto &in : g.input()) {
     if (in.name().empty())
       return emitError(fileLoc) << "graph has an input without a name";
     if (!inputNames.insert(in.name()).second)
       return emitError(nameLoc(in.name())) << "graph input '" << in.name() << "' is listed twice";
-    if (initializers.count(in.name()))
+    auto binding = bindings.find(in.name());
+    if (initializers.count(in.name())) {
+      if (binding != bindings.end())
+        return emitError(fileLoc) << "cannot bind graph input '" << in.name()
+                                  << "': it has an initializer (it is a constant already)";
       continue;
+    }
+    int64_t pos = position++;
+    if (binding != bindings.end()) {
+      auto value = loadBinding(in, *binding->second);
+      if (failed(value))
+        return failure();
+      boundValues.push_back({in.name(), *value});
+      boundRecords.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("name", b.getStringAttr(in.name())),
+           b.getNamedAttr("position", b.getI64IntegerAttr(pos)), b.getNamedAttr("value", *value)}));
+      continue;
+    }
     auto t = convertValueInfo(in, "graph input");
     if (failed(t))
       return failure();
     argTypes.push_back(*t);
     argInfos.push_back(&in);
   }
+  for (const InputBinding &bi : opts.bindInputs)
+    if (!inputNames.contains(bi.name)) {
+      auto diag = emitError(fileLoc)
+                  << "cannot bind '" << bi.name << "': the model has no graph input of that name";
+      std::string names;
+      for (const auto &in : g.input())
+        if (!initializers.count(in.name()))
+          names += (names.empty() ? "" : ", ") + in.name();
+      return diag << " (graph inputs: " << (names.empty() ? "none" : names) << ")";
+    }
+  if (!boundRecords.empty())
+    module->setAttr("aicc.bound_inputs", b.getArrayAttr(boundRecords));
+
   auto func = func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   entryBlock = entry;
@@ -2640,7 +2926,9 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     values[info->name()] = arg;
     func.setArgAttr(i, "aicc.name", b.getStringAttr(info->name()));
   }
-  b.setInsertionPointToStart(entry);
+  b.setInsertionPointToEnd(entry);
+  for (auto &[name, value] : boundValues)
+    values[name] = createConstant(nameLoc(name), value);
 
   for (auto [i, node] : llvm::enumerate(g.node())) {
     std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
@@ -2690,7 +2978,8 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
 
 OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
                                                          llvm::StringRef modelPath,
-                                                         MLIRContext &ctx, const ImportOptions &) {
+                                                         MLIRContext &ctx,
+                                                         const ImportOptions &opts) {
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
   Location fileLoc = FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0);
   if (bytes.size() > (size_t)INT_MAX) {
@@ -2709,7 +2998,7 @@ OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
     return nullptr;
   }
   OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
-  if (failed(Importer(ctx, modelPath).importModel(model, *module)))
+  if (failed(Importer(ctx, modelPath, opts).importModel(model, *module)))
     return nullptr;
   return module;
 }

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -80,8 +81,8 @@ struct NodeCtx {
 
 class Importer {
 public:
-  Importer(MLIRContext &ctx, llvm::StringRef modelPath)
-      : ctx(ctx), b(&ctx),
+  Importer(MLIRContext &ctx, llvm::StringRef modelPath, const ImportOptions &opts)
+      : ctx(ctx), opts(opts), b(&ctx),
         fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)) {
     modelDir = llvm::sys::path::parent_path(modelPath).str();
   }
@@ -99,10 +100,19 @@ private:
 
   // Values.
   LogicalResult collectInitializers(const onnx::GraphProto &g);
+  /// The value of graph input `vi` bound by `binding` (ImportOptions::bindInputs):
+  /// reads and parses the TensorProto file, checks it against the declaration.
+  FailureOr<ElementsAttr> loadBinding(const onnx::ValueInfoProto &vi, const InputBinding &binding);
   FailureOr<Value> lookup(llvm::StringRef name, Location useLoc, const NodeCtx *nc);
   FailureOr<Value> getInput(const NodeCtx &nc, int idx);
   FailureOr<Value> getOptionalInput(const NodeCtx &nc, int idx);
+  /// Names output `outIdx` of the node `v`, folded to a graph.constant first when
+  /// foldToConstant can.
   LogicalResult define(const NodeCtx &nc, int outIdx, Value v);
+  /// When `v` is the result of a graph op whose operands are (or fold to) small dense
+  /// constants, a new graph.constant of its value, which replaces `v`'s uses
+  /// (ImportFold.cpp: which ops, and the exactness rules).
+  std::optional<Value> foldToConstant(Value v);
   LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);
@@ -167,6 +177,9 @@ private:
   /// from its attributes (auto_pad, ceil_mode) and the input's spatial sizes.
   FailureOr<Window> windowGeometry(const NodeCtx &nc, ArrayRef<int64_t> spatial,
                                    ArrayRef<int64_t> kernel, bool allowCeil);
+  /// MaxPool's Indices output for input `x`, pooled output `y` and window `w`.
+  FailureOr<Value> maxPoolIndices(const NodeCtx &nc, Value x, Value y, const Window &w,
+                                  int64_t storageOrder);
   LogicalResult importSlice(const NodeCtx &nc);
   LogicalResult importPad(const NodeCtx &nc);
   LogicalResult importTile(const NodeCtx &nc);
@@ -366,6 +379,7 @@ private:
   // State
   //===--------------------------------------------------------------------===//
   MLIRContext &ctx;
+  const ImportOptions &opts;
   OpBuilder b;
   Location fileLoc;
   std::string modelDir;
@@ -373,6 +387,8 @@ private:
   Block *entryBlock = nullptr;
   Operation *lastConstant = nullptr;
   llvm::StringMap<Value> values;
+  /// Ops foldToConstant tried and could not fold.
+  llvm::DenseSet<Operation *> notFoldable;
   llvm::StringMap<const onnx::TensorProto *> initializers;
   /// Names read by some node or by the graph outputs.
   llvm::StringSet<> usedNames;

@@ -186,6 +186,87 @@ def main():
     save(model([helper.make_node("MatMul", ["x", "W"], ["y"], name="mm")],
                [vi("x", F32, [1, 2])], [vi("y", F32, [1, 2])], [w]), "external.onnx")
 
+    # ------------------------------------------- bound inputs (--bind-input) and folding
+    I64 = TensorProto.INT64
+
+    def save_tensor(array, filename, name=""):
+        with open(os.path.join(OUT, filename), "wb") as f:
+            f.write(numpy_helper.from_array(array, name).SerializeToString())
+
+    # Reshape whose shape is a graph input (opset 13: no longer an attribute).
+    save(model([helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape_in")],
+               [vi("x", F32, [2, 3, 4]), vi("shape", I64, [3])], [vi("y", F32, None)]),
+         "bind_reshape.onnx")
+    save_tensor(np.array([4, 3, 2], np.int64), "bind_shape.pb", "shape")
+    save_tensor(np.array([4, 3, 2], np.int32), "bind_shape_i32.pb", "shape")
+    save_tensor(np.array([4, 6], np.int64), "bind_shape_len2.pb", "shape")
+    with open(os.path.join(OUT, "bind_garbage.pb"), "wb") as f:
+        f.write(b"this is not a TensorProto\n")
+    # A symbolic dimension takes the bound value's size; an input with an initializer
+    # (a default value) cannot be bound.
+    save(model([helper.make_node("Reshape", ["x", "s"], ["r"], name="reshape_sym"),
+                helper.make_node("Mul", ["r", "k"], ["y"], name="scale")],
+               [vi("x", F32, [6]), vi("s", I64, ["R"]), vi("k", F32, [])],
+               [vi("y", F32, None)], [numpy_helper.from_array(np.array(2.0, np.float32), "k")]),
+         "bind_symbolic.onnx")
+    save_tensor(np.array([2, 3], np.int64), "bind_s23.pb", "s")
+    # The shape is computed from a graph input at run time (Add), then folds once bound.
+    save(model([helper.make_node("Add", ["shape", "zero"], ["s"], name="add_shape"),
+                helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape_computed")],
+               [vi("x", F32, [2, 3, 4]), vi("shape", I64, [3])], [vi("y", F32, None)],
+               [numpy_helper.from_array(np.zeros(3, np.int64), "zero")]),
+         "bind_computed.onnx")
+
+    # Shape arithmetic of static shapes folds (as in LayerNormalization's function body):
+    # [N] = Slice(Shape(x), 0, 1), ones = ConstantOfShape(Unsqueeze(Size(Shape(x)) - 1)),
+    # Reshape(ReduceMean(x), Concat(N, ones)) = [2, 1, 1]; Cast and Neg fold too.
+    def c64(name, values):
+        return helper.make_node("Constant", [], [name], name=name + "_c",
+                                value=numpy_helper.from_array(np.array(values, np.int64)))
+    save(model([helper.make_node("Shape", ["x"], ["xs"], name="shape"),
+                c64("zero", [0]), c64("one", [1]), c64("one_s", 1), c64("axis0", [0]),
+                helper.make_node("Slice", ["xs", "zero", "one"], ["prefix"], name="slice"),
+                helper.make_node("Size", ["xs"], ["rank"], name="size"),
+                helper.make_node("Sub", ["rank", "one_s"], ["k"], name="sub"),
+                helper.make_node("Neg", ["k"], ["negk"], name="neg"),
+                helper.make_node("Neg", ["negk"], ["k2"], name="neg2"),
+                helper.make_node("Unsqueeze", ["k2", "axis0"], ["k1d"], name="unsqueeze"),
+                helper.make_node("ConstantOfShape", ["k1d"], ["ones"], name="ones",
+                                 value=numpy_helper.from_array(np.array([1], np.int64))),
+                helper.make_node("Concat", ["prefix", "ones"], ["red"], name="concat", axis=0),
+                helper.make_node("Cast", ["red"], ["redf"], name="cast", to=F32),
+                helper.make_node("ReduceSum", ["redf"], ["three"], name="sum", keepdims=0),
+                helper.make_node("ReduceMean", ["x"], ["m"], name="mean", axes=[1, 2],
+                                 keepdims=0),
+                helper.make_node("Reshape", ["m", "red"], ["mr"], name="reshape"),
+                helper.make_node("Mul", ["mr", "three"], ["y"], name="scale")],
+               [vi("x", F32, [2, 3, 4])], [vi("y", F32, [2, 1, 1])], opset=17),
+         "fold_shape.onnx")
+
+    # Clip with a run-time min and a constant max; Pow with an int64 base.
+    save(model([helper.make_node("Clip", ["x", "lo", "hi"], ["y"], name="clip")],
+               [vi("x", F32, [2, 3]), vi("lo", F32, [])], [vi("y", F32, [2, 3])],
+               [numpy_helper.from_array(np.array(0.5, np.float32), "hi")]),
+         "clip_runtime.onnx")
+    save(model([helper.make_node("Pow", ["x", "e"], ["y"], name="pow_int")],
+               [vi("x", I64, [3]), vi("e", F32, [3])], [vi("y", I64, [3])], opset=15),
+         "pow_int.onnx")
+    # MaxPool's Indices output (2x2 windows, stride 2, column-major indices).
+    save(model([helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2],
+                                 strides=[2, 2], storage_order=1)],
+               [vi("x", F32, [1, 1, 4, 4])],
+               [vi("y", F32, [1, 1, 2, 2]), vi("idx", I64, [1, 1, 2, 2])], opset=12),
+         "maxpool_indices.onnx")
+    save(model([helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool3d",
+                                 kernel_shape=[2, 2, 2], storage_order=1)],
+               [vi("x", F32, [1, 1, 2, 2, 2])],
+               [vi("y", F32, [1, 1, 1, 1, 1]), vi("idx", I64, [1, 1, 1, 1, 1])], opset=12),
+         "maxpool_indices_3d.onnx")
+    # Dropout-13's mask in inference: all true.
+    save(model([helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop13")],
+               [vi("x", F32, [2])], [vi("y", F32, [2]), vi("mask", TensorProto.BOOL, [2])]),
+         "dropout_mask13.onnx")
+
     # ---------------------------------------------------------------- error cases
     save(model([helper.make_node("Det", ["x"], ["y"], name="my_det")],
                [vi("x", F32, [2])], [vi("y", F32, [2])]), "unsupported.onnx")
@@ -199,7 +280,7 @@ def main():
                [vi("x", F32, [2, 3]), vi("s", TensorProto.INT64, [1])], [vi("y", F32, [6])]),
          "reshape_nonconst.onnx")
     save(model([helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop")],
-               [vi("x", F32, [2])], [vi("y", F32, [2]), vi("mask", TensorProto.BOOL, [2])]),
+               [vi("x", F32, [2])], [vi("y", F32, [2]), vi("mask", F32, [2])], opset=9),
          "dropout_mask.onnx")
     save(model([helper.make_node("Add", ["a", "b"], ["y"], name="add_mixed")],
                [vi("a", F32, [2]), vi("b", TensorProto.DOUBLE, [2])], [vi("y", F32, [2])]),

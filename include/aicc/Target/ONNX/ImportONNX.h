@@ -17,7 +17,9 @@
 // Add/Sub/Mul/Div before opset 7 use the legacy `broadcast`/`axis` attributes.
 //
 // Graph inputs must have fully static shapes; inputs that are also
-// initializers are constants, not function arguments. Initializers and
+// initializers are constants, not function arguments, and so are inputs bound
+// to a value with ImportOptions::bindInputs (a bound input may have symbolic
+// dimensions: the value fixes them). Initializers and
 // Constant nodes become `graph.constant`: `dense<...>` up to 64 KiB of data,
 // `dense_resource<...>` (an owning heap blob in the builtin dialect's resource
 // manager, so the MLIRContext owns the bytes) above that. Tensors stored as
@@ -39,14 +41,47 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+#include <vector>
+
 namespace mlir {
 class MLIRContext;
 } // namespace mlir
 
 namespace aicc::onnx_import {
 
-/// Knobs for the importer. Reserved: no option changes the result yet.
-struct ImportOptions {};
+/// One graph input to specialize the model on (aicc-compile --bind-input
+/// NAME=FILE.pb).
+struct InputBinding {
+  /// The ONNX name of a graph input that is not an initializer.
+  std::string name;
+  /// A file holding one serialized onnx.TensorProto (as ONNX test data's
+  /// test_data_set_N/input_K.pb). Its element type must be the input's declared
+  /// one, its shape the declared shape (a symbolic or absent dimension accepts
+  /// any size; an input without a shape accepts any shape). The TensorProto's
+  /// own name is ignored.
+  std::string tensorPath;
+};
+
+/// Knobs for the importer.
+struct ImportOptions {
+  /// Graph inputs whose values are fixed at compile time. Each becomes a
+  /// `graph.constant` holding the file's value instead of a function argument,
+  /// so operands that must be compile-time constants (Reshape's shape, Slice's
+  /// starts, TopK's k, ...) and shape arithmetic over them fold. The module
+  /// records them in the attribute
+  ///
+  ///   aicc.bound_inputs = [{name = "X", position = K : i64, value = dense<...>}, ...]
+  ///
+  /// where K is the input's 0-based position among the graph inputs that are
+  /// not initializers (the K of test_data_set_N/input_K.pb); the bundle keeps
+  /// them (docs/bundle-format.md, `bound` records) so that aicc-run can check a
+  /// value given for a bound input. Errors (located diagnostics, import fails):
+  /// a name that is no graph input, a name given twice, an input that has an
+  /// initializer, an unreadable or unparsable file, an element type or shape
+  /// that differs from the input's declaration.
+  std::vector<InputBinding> bindInputs;
+};
 
 /// Parses `bytes`, a serialized ModelProto (the contents of a .onnx file, at
 /// most 2 GiB - 1 bytes, the protobuf limit; bigger weights must be stored as
