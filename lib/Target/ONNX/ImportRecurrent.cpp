@@ -17,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 #include "Importer.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -33,13 +35,54 @@ std::optional<LogicalResult> Importer::importRecurrentOps(const NodeCtx &nc) {
 // Small builders shared with ImportSignal.cpp
 //===----------------------------------------------------------------------===//
 
+Value Importer::rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
+                           llvm::StringRef blobName) {
+  if (bytes.size() <= kMaxDenseBytes)
+    return createConstant(loc, cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, bytes)));
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(uint64_t),
+                                                                       /*dataIsMutable=*/false);
+  return createConstant(loc, cast<ElementsAttr>(DenseResourceElementsAttr::get(
+                                 type, blobKey(blobName), std::move(blob))));
+}
+
 Value Importer::sliceAlong(Location loc, Value v, int64_t dim, int64_t start, int64_t size) {
   auto t = cast<RankedTensorType>(v.getType());
+  if (start == 0 && size == t.getDimSize(dim))
+    return v;
   SmallVector<int64_t> starts(t.getRank(), 0), steps(t.getRank(), 1), shape(t.getShape());
   starts[dim] = start;
   shape[dim] = size;
-  return graph::SliceOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
-                                b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+  auto rt = RankedTensorType::get(shape, t.getElementType());
+  // Constants (weights) are sliced here, not at run time.
+  if (auto c = v.getDefiningOp<graph::ConstantOp>()) {
+    Type elem = t.getElementType();
+    ElementsAttr value = c.getValue();
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    if (dense && dense.isSplat())
+      return createConstant(loc, cast<ElementsAttr>(dense.resizeSplat(rt)));
+    ArrayRef<char> raw;
+    if (dense)
+      raw = dense.getRawData();
+    else if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
+      raw = res.getData();
+    int64_t width = elem.isIntOrFloat() && !elem.isInteger(1) ? elem.getIntOrFloatBitWidth() / 8 : 0;
+    if (width > 0 && (int64_t)raw.size() == t.getNumElements() * width) {
+      int64_t outer = 1, inner = width;
+      for (int64_t d = 0; d < dim; ++d)
+        outer *= t.getDimSize(d);
+      for (int64_t d = dim + 1; d < t.getRank(); ++d)
+        inner *= t.getDimSize(d);
+      std::vector<char> out;
+      out.reserve(outer * size * inner);
+      for (int64_t o = 0; o < outer; ++o) {
+        const char *from = raw.data() + (o * t.getDimSize(dim) + start) * inner;
+        out.insert(out.end(), from, from + size * inner);
+      }
+      return rawConstant(loc, rt, out, "slice");
+    }
+  }
+  return graph::SliceOp::create(b, loc, rt, v, b.getDenseI64ArrayAttr(starts),
+                                b.getDenseI64ArrayAttr(steps));
 }
 
 Value Importer::concatAlong(Location loc, ArrayRef<Value> vs, int64_t axis) {
@@ -361,6 +404,8 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
     return applyRnnActivation(loc, act, v);
   };
 
+  // Each step's recurrence is a gemm without C: the projected input is added in the
+  // step's elementwise group, which reads it through a slice (no copy kernel).
   // Per direction d: Y rows (time order), final H (and C).
   SmallVector<SmallVector<Value>> ys(numDir, SmallVector<Value>(seqLen));
   SmallVector<Value> hLast, cLast;
@@ -405,35 +450,41 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
 
     for (int64_t s = 0; s < seqLen; ++s) {
       int64_t t = reverse ? seqLen - 1 - s : s;
-      Value xwt = sliceAlong(loc, xw, 0, t * batch, batch); // [N, G*H]
+      // Gate k's columns of step t's rows of the input projection: [N, H].
+      auto xcol = [&](int64_t k) -> Value {
+        return graph::SliceOp::create(b, loc, stateType, xw,
+                                      b.getDenseI64ArrayAttr({t * batch, k * hidden}),
+                                      b.getDenseI64ArrayAttr({1, 1}));
+      };
       Value hNew, cNew;
       if (kind == Kind::RNN) {
         // Ht = f(Xt*(Wi^T) + Ht-1*(Ri^T) + Wbi + Rbi)
-        hNew = activate(act[0], gemm(h, rd, xwt, hidden));
+        hNew = activate(act[0], add(xcol(0), gemm(h, rd, Value(), hidden)));
       } else if (kind == Kind::GRU) {
         Value z, rg, hh;
         if (linearBeforeReset) {
           // zt = f(Xt*(Wz^T) + Ht-1*(Rz^T) + Wbz + Rbz), rt likewise,
           // ht = g(Xt*(Wh^T) + (rt (.) (Ht-1*(Rh^T) + Rbh)) + Wbh)
           Value hr = gemm(h, rd, rb, 3 * hidden);
-          z = activate(act[0], add(col(xwt, 0), col(hr, 0)));
-          rg = activate(act[0], add(col(xwt, 1), col(hr, 1)));
-          hh = activate(act[1], add(col(xwt, 2), mul(rg, col(hr, 2))));
+          z = activate(act[0], add(xcol(0), col(hr, 0)));
+          rg = activate(act[0], add(xcol(1), col(hr, 1)));
+          hh = activate(act[1], add(xcol(2), mul(rg, col(hr, 2))));
         } else {
           // ht = g(Xt*(Wh^T) + (rt (.) Ht-1)*(Rh^T) + Rbh + Wbh)
-          Value zr = gemm(h, rzr, sliceAlong(loc, xwt, 1, 0, 2 * hidden), 2 * hidden);
-          z = activate(act[0], col(zr, 0));
-          rg = activate(act[0], col(zr, 1));
-          hh = activate(act[1], gemm(mul(rg, h), rh, col(xwt, 2), hidden));
+          Value zr = gemm(h, rzr, Value(), 2 * hidden);
+          z = activate(act[0], add(xcol(0), col(zr, 0)));
+          rg = activate(act[0], add(xcol(1), col(zr, 1)));
+          hh = activate(act[1], add(xcol(2), gemm(mul(rg, h), rh, Value(), hidden)));
         }
         // Ht = (1 - zt) (.) ht + zt (.) Ht-1
         Value one = scalarF(loc, elem, 1.0);
         hNew = add(mul(bin<graph::SubOp>(loc, one, z), hh), mul(z, h));
       } else {
         // Gates in iofc order.
-        Value g = gemm(h, rd, xwt, 4 * hidden);
+        Value g = gemm(h, rd, Value(), 4 * hidden);
+        auto gate = [&](int64_t k) { return add(xcol(k), col(g, k)); };
         // it = f(Xt*(Wi^T) + Ht-1*(Ri^T) + Pi (.) Ct-1 + Wbi + Rbi)
-        Value ipre = col(g, 0);
+        Value ipre = gate(0);
         if (pi)
           ipre = add(ipre, mul(pi, c));
         Value it = activate(act[0], ipre);
@@ -444,16 +495,16 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
         if (inputForget) {
           ft = bin<graph::SubOp>(loc, scalarF(loc, elem, 1.0), it);
         } else {
-          Value fpre = col(g, 2);
+          Value fpre = gate(2);
           if (pf)
             fpre = add(fpre, mul(pf, c));
           ft = activate(act[0], fpre);
         }
         // ct = g(Xt*(Wc^T) + Ht-1*(Rc^T) + Wbc + Rbc); Ct = ft (.) Ct-1 + it (.) ct
-        Value ct = activate(act[1], col(g, 3));
+        Value ct = activate(act[1], gate(3));
         cNew = add(mul(ft, c), mul(it, ct));
         // ot = f(Xt*(Wo^T) + Ht-1*(Ro^T) + Po (.) Ct + Wbo + Rbo); Ht = ot (.) h(Ct)
-        Value opre = col(g, 1);
+        Value opre = gate(1);
         if (po)
           opre = add(opre, mul(po, cNew));
         Value ot = activate(act[0], opre);

@@ -11,8 +11,6 @@
 //===----------------------------------------------------------------------===//
 #include "Importer.h"
 
-#include "mlir/IR/AsmState.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
 
@@ -67,13 +65,7 @@ Value Importer::constantOf(Location loc, RankedTensorType type, ArrayRef<double>
     uint64_t word = bits.getZExtValue();
     std::memcpy(raw.data() + i * bytes, &word, bytes); // little-endian host
   }
-  if (raw.size() <= kMaxDenseBytes)
-    return createConstant(loc, cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(
-                                   type, ArrayRef<char>(raw.data(), raw.size()))));
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(raw.data(), raw.size()), alignof(uint64_t), /*dataIsMutable=*/false);
-  return createConstant(loc, cast<ElementsAttr>(DenseResourceElementsAttr::get(
-                                 type, blobKey(blobName), std::move(blob))));
+  return rawConstant(loc, type, raw, blobName);
 }
 
 //===----------------------------------------------------------------------===//

@@ -280,8 +280,13 @@ private:
   /// A STRINGS / FLOATS attribute; empty when absent.
   FailureOr<SmallVector<std::string>> getStringList(const NodeCtx &nc, llvm::StringRef name);
   FailureOr<SmallVector<float>> getFloatList(const NodeCtx &nc, llvm::StringRef name);
-  /// `size` elements of `v` from `start` along `dim` (graph.slice, unit steps).
+  /// `size` elements of `v` from `start` along `dim` (graph.slice, unit steps); `v` itself
+  /// when that is all of it, a new constant when `v` is one.
   Value sliceAlong(Location loc, Value v, int64_t dim, int64_t start, int64_t size);
+  /// A constant of `type` from row-major little-endian element bytes (dense when at most
+  /// kMaxDenseBytes, else a resource blob named after `blobName`). Not for i1.
+  Value rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
+                    llvm::StringRef blobName);
   /// Concatenation along `axis` (the value itself when there is one).
   Value concatAlong(Location loc, ArrayRef<Value> vs, int64_t axis);
   Value transposeTo(Location loc, Value v, ArrayRef<int64_t> perm);
