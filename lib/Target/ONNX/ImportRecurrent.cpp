@@ -85,6 +85,19 @@ Value Importer::sliceAlong(Location loc, Value v, int64_t dim, int64_t start, in
                                 b.getDenseI64ArrayAttr(steps));
 }
 
+Value Importer::reshapeFolded(Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto t = cast<RankedTensorType>(v.getType());
+  auto rt = RankedTensorType::get(shape, t.getElementType());
+  if (auto c = v.getDefiningOp<graph::ConstantOp>()) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
+      return createConstant(loc, cast<ElementsAttr>(dense.reshape(rt)));
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+      return createConstant(loc, cast<ElementsAttr>(
+                                     DenseResourceElementsAttr::get(rt, res.getRawHandle())));
+  }
+  return reshape(loc, v, shape);
+}
+
 Value Importer::concatAlong(Location loc, ArrayRef<Value> vs, int64_t axis) {
   if (vs.size() == 1)
     return vs.front();
@@ -395,7 +408,6 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
   };
   auto add = [&](Value a, Value c) { return bin<graph::AddOp>(loc, a, c); };
   auto mul = [&](Value a, Value c) { return bin<graph::MulOp>(loc, a, c); };
-  auto col = [&](Value v, int64_t gate) { return sliceAlong(loc, v, 1, gate * hidden, hidden); };
   // Clip "is applied to the input of activations" (spec, clip) of the gates.
   auto activate = [&](const RnnActivation &act, Value v) {
     if (clip)
@@ -414,7 +426,7 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
     ArrayRef<RnnActivation> act =
         ArrayRef<RnnActivation>(*acts).slice(d * defaultActs.size(), defaultActs.size());
     auto perDir = [&](Value v, ArrayRef<int64_t> shape) {
-      return reshape(loc, sliceAlong(loc, v, 0, d, 1), shape);
+      return reshapeFolded(loc, sliceAlong(loc, v, 0, d, 1), shape);
     };
     Value wd = perDir(*w, {gates * hidden, inSize});
     Value rd = perDir(*r, {gates * hidden, hidden});
@@ -431,8 +443,10 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
     Value inBias = wb ? (linearBeforeReset ? wb : add(wb, rb)) : Value();
     Value xw = gemm(x2, wd, inBias, gates * hidden);
 
-    Value h = h0 ? perDir(h0, {batch, hidden}) : zeros();
-    Value c = lstm ? (c0 ? perDir(c0, {batch, hidden}) : zeros()) : Value();
+    // A null state is all zeros (no initial_h / initial_c): the first step then has no
+    // recurrence gemm and no products with the state.
+    Value h = h0 ? perDir(h0, {batch, hidden}) : Value();
+    Value c = lstm && c0 ? perDir(c0, {batch, hidden}) : Value();
     Value pi, po, pf;
     if (*peep) {
       Value pd = perDir(*peep, {3 * hidden});
@@ -456,36 +470,49 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
                                       b.getDenseI64ArrayAttr({t * batch, k * hidden}),
                                       b.getDenseI64ArrayAttr({1, 1}));
       };
+      // H_{t-1} * R^T (+ C), `n` columns; with a zero state just C ([n]) or null (zero).
+      auto recur = [&](Value rm, Value cv, int64_t n) { return h ? gemm(h, rm, cv, n) : cv; };
+      // Gate k's columns of a recurrence term (null stays null).
+      auto rcol = [&](Value v, int64_t k) -> Value {
+        if (!v)
+          return v;
+        int64_t last = cast<RankedTensorType>(v.getType()).getRank() - 1;
+        return sliceAlong(loc, v, last, k * hidden, hidden);
+      };
+      auto addOpt = [&](Value a, Value v) { return v ? add(a, v) : a; };
       Value hNew, cNew;
       if (kind == Kind::RNN) {
         // Ht = f(Xt*(Wi^T) + Ht-1*(Ri^T) + Wbi + Rbi)
-        hNew = activate(act[0], add(xcol(0), gemm(h, rd, Value(), hidden)));
+        hNew = activate(act[0], addOpt(xcol(0), recur(rd, Value(), hidden)));
       } else if (kind == Kind::GRU) {
         Value z, rg, hh;
         if (linearBeforeReset) {
           // zt = f(Xt*(Wz^T) + Ht-1*(Rz^T) + Wbz + Rbz), rt likewise,
           // ht = g(Xt*(Wh^T) + (rt (.) (Ht-1*(Rh^T) + Rbh)) + Wbh)
-          Value hr = gemm(h, rd, rb, 3 * hidden);
-          z = activate(act[0], add(xcol(0), col(hr, 0)));
-          rg = activate(act[0], add(xcol(1), col(hr, 1)));
-          hh = activate(act[1], add(xcol(2), mul(rg, col(hr, 2))));
+          Value hr = recur(rd, rb, 3 * hidden);
+          z = activate(act[0], addOpt(xcol(0), rcol(hr, 0)));
+          rg = activate(act[0], addOpt(xcol(1), rcol(hr, 1)));
+          hh = activate(act[1], addOpt(xcol(2), hr ? mul(rg, rcol(hr, 2)) : Value()));
         } else {
           // ht = g(Xt*(Wh^T) + (rt (.) Ht-1)*(Rh^T) + Rbh + Wbh)
-          Value zr = gemm(h, rzr, Value(), 2 * hidden);
-          z = activate(act[0], add(xcol(0), col(zr, 0)));
-          rg = activate(act[0], add(xcol(1), col(zr, 1)));
-          hh = activate(act[1], add(xcol(2), gemm(mul(rg, h), rh, Value(), hidden)));
+          Value zr = recur(rzr, Value(), 2 * hidden);
+          z = activate(act[0], addOpt(xcol(0), rcol(zr, 0)));
+          rg = activate(act[0], addOpt(xcol(1), rcol(zr, 1)));
+          hh = activate(act[1],
+                        addOpt(xcol(2), h ? gemm(mul(rg, h), rh, Value(), hidden) : Value()));
         }
         // Ht = (1 - zt) (.) ht + zt (.) Ht-1
         Value one = scalarF(loc, elem, 1.0);
-        hNew = add(mul(bin<graph::SubOp>(loc, one, z), hh), mul(z, h));
+        hNew = mul(bin<graph::SubOp>(loc, one, z), hh);
+        if (h)
+          hNew = add(hNew, mul(z, h));
       } else {
         // Gates in iofc order.
-        Value g = gemm(h, rd, Value(), 4 * hidden);
-        auto gate = [&](int64_t k) { return add(xcol(k), col(g, k)); };
+        Value g = recur(rd, Value(), 4 * hidden);
+        auto gate = [&](int64_t k) { return addOpt(xcol(k), rcol(g, k)); };
         // it = f(Xt*(Wi^T) + Ht-1*(Ri^T) + Pi (.) Ct-1 + Wbi + Rbi)
         Value ipre = gate(0);
-        if (pi)
+        if (pi && c)
           ipre = add(ipre, mul(pi, c));
         Value it = activate(act[0], ipre);
         // ft = f(Xt*(Wf^T) + Ht-1*(Rf^T) + Pf (.) Ct-1 + Wbf + Rbf); with input_forget
@@ -496,13 +523,15 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
           ft = bin<graph::SubOp>(loc, scalarF(loc, elem, 1.0), it);
         } else {
           Value fpre = gate(2);
-          if (pf)
+          if (pf && c)
             fpre = add(fpre, mul(pf, c));
           ft = activate(act[0], fpre);
         }
         // ct = g(Xt*(Wc^T) + Ht-1*(Rc^T) + Wbc + Rbc); Ct = ft (.) Ct-1 + it (.) ct
         Value ct = activate(act[1], gate(3));
-        cNew = add(mul(ft, c), mul(it, ct));
+        cNew = mul(it, ct);
+        if (c)
+          cNew = add(mul(ft, c), cNew);
         // ot = f(Xt*(Wo^T) + Ht-1*(Ro^T) + Po (.) Ct + Wbo + Rbo); Ht = ot (.) h(Ct)
         Value opre = gate(1);
         if (po)
@@ -516,9 +545,9 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
         Value tc = intConstantOf(loc, RankedTensorType::get({}, lt.getElementType()), {t});
         Value live = reshape(loc, graph::GreaterOp::create(b, loc, lens, tc), {batch, 1});
         ys[d][t] = graph::WhereOp::create(b, loc, live, hNew, scalarF(loc, elem, 0.0));
-        hNew = graph::WhereOp::create(b, loc, live, hNew, h);
+        hNew = graph::WhereOp::create(b, loc, live, hNew, h ? h : zeros());
         if (lstm)
-          cNew = graph::WhereOp::create(b, loc, live, cNew, c);
+          cNew = graph::WhereOp::create(b, loc, live, cNew, c ? c : zeros());
       } else {
         ys[d][t] = hNew;
       }

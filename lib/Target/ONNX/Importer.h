@@ -287,6 +287,8 @@ private:
   /// kMaxDenseBytes, else a resource blob named after `blobName`). Not for i1.
   Value rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
                     llvm::StringRef blobName);
+  /// reshape(), folded into a new constant when `v` is one.
+  Value reshapeFolded(Location loc, Value v, ArrayRef<int64_t> shape);
   /// Concatenation along `axis` (the value itself when there is one).
   Value concatAlong(Location loc, ArrayRef<Value> vs, int64_t axis);
   Value transposeTo(Location loc, Value v, ArrayRef<int64_t> perm);
