@@ -117,7 +117,7 @@ LogicalResult Importer::importWindow(const NodeCtx &nc) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, int64_t length,
-                                    bool inverse, bool onesided) {
+                                    bool inverse, bool onesided, ArrayRef<double> weights) {
   Location loc = nc.loc;
   auto xt = cast<RankedTensorType>(x.getType());
   Type elem = xt.getElementType();
@@ -159,14 +159,26 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   SmallVector<double> mat(len * comps * 2 * bins);
   for (int64_t l = 0; l < len; ++l)
     for (int64_t k = 0; k < bins; ++k) {
-      // Angle from (l * k) mod N: exact for large products.
-      double theta = 2.0 * M_PI * (double)((l * k) % length) / (double)length;
-      double c = std::cos(theta) * scale, s = std::sin(theta) * scale;
+      // Angle from (l * k) mod N (no loss for large products); quarter turns exact.
+      int64_t turn = (l * k) % length;
+      double c, s;
+      if ((4 * turn) % length == 0) {
+        int64_t q = 4 * turn / length;
+        c = q == 0 ? 1.0 : (q == 2 ? -1.0 : 0.0);
+        s = q == 1 ? 1.0 : (q == 3 ? -1.0 : 0.0);
+      } else {
+        double theta = 2.0 * M_PI * (double)turn / (double)length;
+        c = std::cos(theta);
+        s = std::sin(theta);
+      }
+      double w = scale * (weights.empty() ? 1.0 : weights[l]);
+      c *= w;
+      s *= w;
       int64_t row = l * comps, colBase = k * 2;
       mat[row * 2 * bins + colBase] = c;
-      mat[row * 2 * bins + colBase + 1] = sign * s;
+      mat[row * 2 * bins + colBase + 1] = sign * s + 0.0; // + 0.0: no -0
       if (comps == 2) {
-        mat[(row + 1) * 2 * bins + colBase] = -sign * s;
+        mat[(row + 1) * 2 * bins + colBase] = -sign * s + 0.0;
         mat[(row + 1) * 2 * bins + colBase + 1] = c;
       }
     }
@@ -309,9 +321,17 @@ LogicalResult Importer::importSTFT(const NodeCtx &nc) {
   Value framesV = graph::GatherOp::create(
       b, loc, RankedTensorType::get({batch, frames, winLen, comps}, st->getElementType()), x,
       indices, b.getI64IntegerAttr(1));
-  if (*window)
+  // A constant window scales the DFT matrix's rows; a run-time one multiplies the frames.
+  SmallVector<double> weights;
+  if (*window && window->getDefiningOp<graph::ConstantOp>()) {
+    auto w = getConstantFloats(nc, *window, "window");
+    if (failed(w))
+      return failure();
+    weights = *w;
+  } else if (*window) {
     framesV = bin<graph::MulOp>(loc, framesV, reshape(loc, *window, {winLen, 1}));
-  auto y = buildDFT(nc, framesV, 2, frameLen, /*inverse=*/false, *onesided != 0);
+  }
+  auto y = buildDFT(nc, framesV, 2, frameLen, /*inverse=*/false, *onesided != 0, weights);
   if (failed(y))
     return failure();
   return define(nc, 0, *y);

@@ -313,8 +313,9 @@ private:
                    llvm::StringRef blobName);
   /// DFT of `x` ([..., C], C = 1 real or 2 complex) along `axis` (< rank - 1) with `length`
   /// points; result [..., K at axis, ..., 2], K = length or length / 2 + 1 when onesided.
+  /// `weights` (empty, or one per sample along axis) multiply the samples first.
   FailureOr<Value> buildDFT(const NodeCtx &nc, Value x, int64_t axis, int64_t length,
-                            bool inverse, bool onesided);
+                            bool inverse, bool onesided, ArrayRef<double> weights = {});
 
   /// ImportMisc.cpp: ops that fit no family above.
   std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);
