@@ -36,9 +36,10 @@ std::optional<LogicalResult> Importer::importRecurrentOps(const NodeCtx &nc) {
 //===----------------------------------------------------------------------===//
 
 Value Importer::rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
-                           llvm::StringRef blobName) {
+                            llvm::StringRef blobName) {
   if (bytes.size() <= kMaxDenseBytes)
-    return createConstant(loc, cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, bytes)));
+    return createConstant(loc,
+                          cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, bytes)));
   AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(uint64_t),
                                                                        /*dataIsMutable=*/false);
   return createConstant(loc, cast<ElementsAttr>(DenseResourceElementsAttr::get(
@@ -65,7 +66,8 @@ Value Importer::sliceAlong(Location loc, Value v, int64_t dim, int64_t start, in
       raw = dense.getRawData();
     else if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
       raw = res.getData();
-    int64_t width = elem.isIntOrFloat() && !elem.isInteger(1) ? elem.getIntOrFloatBitWidth() / 8 : 0;
+    int64_t width =
+        elem.isIntOrFloat() && !elem.isInteger(1) ? elem.getIntOrFloatBitWidth() / 8 : 0;
     if (width > 0 && (int64_t)raw.size() == t.getNumElements() * width) {
       int64_t outer = 1, inner = width;
       for (int64_t d = 0; d < dim; ++d)
@@ -92,8 +94,8 @@ Value Importer::reshapeFolded(Location loc, Value v, ArrayRef<int64_t> shape) {
     if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
       return createConstant(loc, cast<ElementsAttr>(dense.reshape(rt)));
     if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
-      return createConstant(loc, cast<ElementsAttr>(
-                                     DenseResourceElementsAttr::get(rt, res.getRawHandle())));
+      return createConstant(
+          loc, cast<ElementsAttr>(DenseResourceElementsAttr::get(rt, res.getRawHandle())));
   }
   return reshape(loc, v, shape);
 }
@@ -262,8 +264,8 @@ Value Importer::applyRnnActivation(Location loc, const RnnActivation &act, Value
 
 LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
   llvm::StringRef op = nc.opType();
-  enum class Kind { RNN, GRU, LSTM } kind =
-      op == "RNN" ? Kind::RNN : (op == "GRU" ? Kind::GRU : Kind::LSTM);
+  enum class Kind { RNN, GRU, LSTM };
+  Kind kind = op == "RNN" ? Kind::RNN : (op == "GRU" ? Kind::GRU : Kind::LSTM);
   const int64_t gates = kind == Kind::RNN ? 1 : (kind == Kind::GRU ? 3 : 4);
   bool lstm = kind == Kind::LSTM;
   if (failed(checkArity(nc, 3, lstm ? 8 : 6, lstm ? 3 : 2)))
@@ -333,15 +335,14 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
   auto rt = cast<RankedTensorType>(r->getType());
   if (rt.getRank() != 3)
     return nodeError(nc) << "R must have rank 3, got " << rt;
-  const int64_t hidden = *hiddenAttr >= 0 ? *hiddenAttr : rt.getDimSize(2);
+  const int64_t hidden = findAttr(nc, "hidden_size") ? *hiddenAttr : rt.getDimSize(2);
   if (hidden <= 0)
     return nodeError(nc) << "hidden_size must be positive, got " << hidden;
   if (seqLen <= 0 || batch <= 0)
     return nodeError(nc) << "X " << shapeStr(xt->getShape())
                          << " has an empty sequence or batch (unsupported)";
 
-  auto expect = [&](Value v, llvm::StringRef what,
-                    ArrayRef<int64_t> shape) -> LogicalResult {
+  auto expect = [&](Value v, llvm::StringRef what, ArrayRef<int64_t> shape) -> LogicalResult {
     if (!v)
       return success();
     auto t = cast<RankedTensorType>(v.getType());
@@ -353,9 +354,8 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
                            << shapeStr(t.getShape());
     return success();
   };
-  SmallVector<int64_t> stateShape =
-      batchFirst ? SmallVector<int64_t>{batch, numDir, hidden}
-                 : SmallVector<int64_t>{numDir, batch, hidden};
+  SmallVector<int64_t> stateShape = batchFirst ? SmallVector<int64_t>{batch, numDir, hidden}
+                                               : SmallVector<int64_t>{numDir, batch, hidden};
   if (failed(expect(*w, "W", {numDir, gates * hidden, inSize})) ||
       failed(expect(*r, "R", {numDir, gates * hidden, hidden})) ||
       failed(expect(*bias, "B", {numDir, 2 * gates * hidden})) ||
@@ -408,7 +408,8 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
   };
   auto add = [&](Value a, Value c) { return bin<graph::AddOp>(loc, a, c); };
   auto mul = [&](Value a, Value c) { return bin<graph::MulOp>(loc, a, c); };
-  // Clip "is applied to the input of activations" (spec, clip) of the gates.
+  // Clip "is applied to the input of activations" (spec, clip): the gates' pre-activations.
+  // LSTM's h(Ct) takes Ct unclipped, as in onnxruntime (Ct is a state, not a gate input).
   auto activate = [&](const RnnActivation &act, Value v) {
     if (clip)
       v = graph::ClipOp::create(b, loc, v.getType(), v, b.getF64FloatAttr(-*clip),

@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 #include "Importer.h"
 
-
 #include <cmath>
 
 using namespace mlir;
@@ -39,8 +38,8 @@ FailureOr<Type> Importer::getOutputDataType(const NodeCtx &nc) {
     return failure();
   Type t = convertElementType((int32_t)*dt, &ctx);
   if (!t || (!isa<FloatType>(t) && !isa<IntegerType>(t)) || t.isInteger(1))
-    return nodeError(nc) << "output_datatype " << *dt << " ("
-                         << dataTypeName((int32_t)*dt) << ") is not a supported numeric type";
+    return nodeError(nc) << "output_datatype " << *dt << " (" << dataTypeName((int32_t)*dt)
+                         << ") is not a supported numeric type";
   return t;
 }
 
@@ -131,10 +130,10 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   int64_t len = xt.getDimSize(axis);
   int64_t bins = onesided ? length / 2 + 1 : length;
   if (len * comps * 2 * bins > kMaxDftMatrixElements)
-    return nodeError(nc) << "a DFT of length " << length << " over " << len
-                         << " samples needs a " << len * comps << "x" << 2 * bins
-                         << " matrix (the transform is a matmul); above "
-                         << kMaxDftMatrixElements << " elements is unsupported";
+    return nodeError(nc) << "a DFT of length " << length << " over " << len << " samples needs a "
+                         << len * comps << "x" << 2 * bins
+                         << " matrix (the transform is a matmul); above " << kMaxDftMatrixElements
+                         << " elements is unsupported";
 
   // [P..., L, C]: the transformed axis and the complex components last.
   SmallVector<int64_t> perm, outer;
@@ -182,8 +181,8 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
         mat[(row + 1) * 2 * bins + colBase + 1] = c;
       }
     }
-  Value mtx = constantOf(loc, RankedTensorType::get({len * comps, 2 * bins}, elem), mat,
-                         nc.name + "_dft");
+  Value mtx =
+      constantOf(loc, RankedTensorType::get({len * comps, 2 * bins}, elem), mat, nc.name + "_dft");
   Value y = graph::MatMulOp::create(b, loc, RankedTensorType::get({m, 2 * bins}, elem), v, mtx);
   SmallVector<int64_t> yShape(outer);
   yShape.push_back(bins);
@@ -233,8 +232,8 @@ LogicalResult Importer::importDFT(const NodeCtx &nc) {
     axis = *a;
   }
   if (axis < -rank || axis > rank - 2 || axis == -1)
-    return nodeError(nc) << "axis " << axis << " is out of range [" << -rank
-                         << ", -2] U [0, " << rank - 2 << "] for an input of rank " << rank;
+    return nodeError(nc) << "axis " << axis << " is out of range [" << -rank << ", -2] U [0, "
+                         << rank - 2 << "] for an input of rank " << rank;
   if (axis < 0)
     axis += rank;
   int64_t length = xt->getDimSize(axis);
@@ -404,6 +403,6 @@ LogicalResult Importer::importMelWeightMatrix(const NodeCtx &nc) {
       out[j * numMel + i] = (double)(hi - j) / (double)(hi - center);
     }
   }
-  return define(nc, 0, constantOf(nc.loc, RankedTensorType::get({specBins, numMel}, *elem), out,
-                                  nc.name));
+  return define(nc, 0,
+                constantOf(nc.loc, RankedTensorType::get({specBins, numMel}, *elem), out, nc.name));
 }

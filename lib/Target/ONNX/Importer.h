@@ -273,9 +273,8 @@ private:
   LogicalResult importRecurrent(const NodeCtx &nc);
   /// The `activations` attribute (or `defaults`), `perDirection` functions for each of
   /// `numDirections` directions, with activation_alpha/beta consumed in order.
-  FailureOr<SmallVector<RnnActivation>> getRnnActivations(const NodeCtx &nc,
-                                                          ArrayRef<llvm::StringRef> defaults,
-                                                          int64_t numDirections);
+  FailureOr<SmallVector<RnnActivation>>
+  getRnnActivations(const NodeCtx &nc, ArrayRef<llvm::StringRef> defaults, int64_t numDirections);
   Value applyRnnActivation(Location loc, const RnnActivation &act, Value x);
   /// A STRINGS / FLOATS attribute; empty when absent.
   FailureOr<SmallVector<std::string>> getStringList(const NodeCtx &nc, llvm::StringRef name);
@@ -314,8 +313,8 @@ private:
   /// DFT of `x` ([..., C], C = 1 real or 2 complex) along `axis` (< rank - 1) with `length`
   /// points; result [..., K at axis, ..., 2], K = length or length / 2 + 1 when onesided.
   /// `weights` (empty, or one per sample along axis) multiply the samples first.
-  FailureOr<Value> buildDFT(const NodeCtx &nc, Value x, int64_t axis, int64_t length,
-                            bool inverse, bool onesided, ArrayRef<double> weights = {});
+  FailureOr<Value> buildDFT(const NodeCtx &nc, Value x, int64_t axis, int64_t length, bool inverse,
+                            bool onesided, ArrayRef<double> weights = {});
 
   /// ImportMisc.cpp: ops that fit no family above.
   std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);
