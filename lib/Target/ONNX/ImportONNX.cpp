@@ -2813,6 +2813,7 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
   // Op families with a source file each (Import<Family>.cpp).
   for (auto family : {&Importer::importLossOps, &Importer::importIndexOps,
                       &Importer::importSpatialOps, &Importer::importRecurrentOps,
+                      &Importer::importSignalOps,
                       &Importer::importIntegerOps, &Importer::importMiscOps})
     if (std::optional<LogicalResult> r = (this->*family)(nc))
       return *r;

@@ -342,6 +342,33 @@ private:
   /// ImportRecurrent.cpp: RNN, LSTM, GRU (unrolled over the static sequence).
   std::optional<LogicalResult> importRecurrentOps(const NodeCtx &nc);
   // -- ImportRecurrent.cpp helpers --
+  /// One activation of an RNN/GRU/LSTM with its alpha and beta (ONNX operator spec, LSTM,
+  /// "Activation functions"); `name` is lower-case.
+  struct RnnActivation {
+    std::string name;
+    double alpha = 0, beta = 0;
+  };
+  LogicalResult importRecurrent(const NodeCtx &nc);
+  /// The `activations` attribute (or `defaults`), `perDirection` functions for each of
+  /// `numDirections` directions, with activation_alpha/beta consumed in order.
+  FailureOr<SmallVector<RnnActivation>>
+  getRnnActivations(const NodeCtx &nc, ArrayRef<llvm::StringRef> defaults, int64_t numDirections);
+  Value applyRnnActivation(Location loc, const RnnActivation &act, Value x);
+  /// A STRINGS / FLOATS attribute; empty when absent.
+  FailureOr<SmallVector<std::string>> getStringList(const NodeCtx &nc, llvm::StringRef name);
+  FailureOr<SmallVector<float>> getFloatList(const NodeCtx &nc, llvm::StringRef name);
+  /// `size` elements of `v` from `start` along `dim` (graph.slice, unit steps); `v` itself
+  /// when that is all of it, a new constant when `v` is one.
+  Value sliceAlong(Location loc, Value v, int64_t dim, int64_t start, int64_t size);
+  /// A constant of `type` from row-major little-endian element bytes (dense when at most
+  /// kMaxDenseBytes, else a resource blob named after `blobName`). Not for i1.
+  Value rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
+                    llvm::StringRef blobName);
+  /// reshape(), folded into a new constant when `v` is one.
+  Value reshapeFolded(Location loc, Value v, ArrayRef<int64_t> shape);
+  /// Concatenation along `axis` (the value itself when there is one).
+  Value concatAlong(Location loc, ArrayRef<Value> vs, int64_t axis);
+  Value transposeTo(Location loc, Value v, ArrayRef<int64_t> perm);
 
   /// ImportInteger.cpp: BitShift, QuantizeLinear, DequantizeLinear and other
   /// integer-arithmetic ops.
@@ -366,6 +393,25 @@ private:
   /// 1-D tensor of zpShape[0] values reshaped to `zpShape` (empty: scalars only).
   FailureOr<Value> minusZeroPoint(const NodeCtx &nc, Value v, Value zp,
                                   llvm::ArrayRef<int64_t> zpShape, llvm::StringRef what);
+
+  /// ImportSignal.cpp: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT, MelWeightMatrix.
+  std::optional<LogicalResult> importSignalOps(const NodeCtx &nc);
+  // -- ImportSignal.cpp helpers --
+  LogicalResult importWindow(const NodeCtx &nc);
+  LogicalResult importDFT(const NodeCtx &nc);
+  LogicalResult importSTFT(const NodeCtx &nc);
+  LogicalResult importMelWeightMatrix(const NodeCtx &nc);
+  /// The element type named by the `output_datatype` attribute (default FLOAT).
+  FailureOr<Type> getOutputDataType(const NodeCtx &nc);
+  /// A constant of `type` holding `values` (row-major; converted to the element type,
+  /// integers truncated toward zero); a resource blob when larger than kMaxDenseBytes.
+  Value constantOf(Location loc, RankedTensorType type, ArrayRef<double> values,
+                   llvm::StringRef blobName);
+  /// DFT of `x` ([..., C], C = 1 real or 2 complex) along `axis` (< rank - 1) with `length`
+  /// points; result [..., K at axis, ..., 2], K = length or length / 2 + 1 when onesided.
+  /// `weights` (empty, or one per sample along axis) multiply the samples first.
+  FailureOr<Value> buildDFT(const NodeCtx &nc, Value x, int64_t axis, int64_t length, bool inverse,
+                            bool onesided, ArrayRef<double> weights = {});
 
   /// ImportMisc.cpp: ops that fit no family above.
   std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);
