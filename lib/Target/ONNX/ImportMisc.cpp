@@ -55,8 +55,12 @@ FailureOr<double> Importer::getLpPoolP(const NodeCtx &nc) {
       return failure();
     p = (double)*i;
   }
-  if (!(p > 0.0) || !std::isfinite(p))
-    return nodeError(nc) << "p must be positive, got " << p;
+  if (!(p > 0.0) || !std::isfinite(p)) {
+    auto diag = nodeError(nc) << "p must be positive, got ";
+    if (p == std::trunc(p) && std::abs(p) < 1e18)
+      return diag << (int64_t)p;
+    return diag << p;
+  }
   return p;
 }
 
@@ -169,15 +173,15 @@ LogicalResult Importer::importLpNormalization(const NodeCtx &nc) {
     return failure();
   Location loc = nc.loc;
   Type elem = xt->getElementType();
-  Value norm = lpRoot(
-      loc, buildReduce<graph::ReduceSumOp>(loc, lpPower(loc, *x, (double)*p), {*axis}, true),
-      (double)*p);
+  Value norm =
+      lpRoot(loc, buildReduce<graph::ReduceSumOp>(loc, lpPower(loc, *x, (double)*p), {*axis}, true),
+             (double)*p);
   Value zero = scalarF(loc, elem, 0.0);
   auto normT = cast<RankedTensorType>(norm.getType());
   Value isZero = graph::EqualOp::create(
       b, loc, RankedTensorType::get(normT.getShape(), b.getI1Type()), norm, zero);
-  return define(nc, 0,
-                graph::WhereOp::create(b, loc, *xt, isZero, zero, bin<graph::DivOp>(loc, *x, norm)));
+  return define(
+      nc, 0, graph::WhereOp::create(b, loc, *xt, isZero, zero, bin<graph::DivOp>(loc, *x, norm)));
 }
 
 /// `v` shifted by `s` (> 0) positions along `axis` with `fill` shifted in: toward higher
@@ -197,8 +201,7 @@ Value Importer::shiftWithFill(Location loc, Value v, int64_t axis, int64_t s, bo
   starts[axis] = backward ? s : 0;
   shape[axis] = n - s;
   Value cut = graph::SliceOp::create(b, loc, RankedTensorType::get(shape, elem), v,
-                                     b.getDenseI64ArrayAttr(starts),
-                                     b.getDenseI64ArrayAttr(steps));
+                                     b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
   SmallVector<int64_t> low(t.getRank(), 0), high(t.getRank(), 0);
   (backward ? high : low)[axis] = s;
   return graph::PadOp::create(b, loc, t, cut, b.getDenseI64ArrayAttr(low),
@@ -273,8 +276,8 @@ LogicalResult Importer::importCenterCropPad(const NodeCtx &nc) {
   if (sizes->size() != axes.size())
     return nodeError(nc) << "shape has " << sizes->size() << " entries for " << axes.size()
                          << " axes";
-  SmallVector<int64_t> starts(r, 0), steps(r, 1), cropShape(t.getShape()), low(r, 0),
-      high(r, 0), outShape(t.getShape());
+  SmallVector<int64_t> starts(r, 0), steps(r, 1), cropShape(t.getShape()), low(r, 0), high(r, 0),
+      outShape(t.getShape());
   bool crop = false, pad = false;
   for (auto [a, size] : llvm::zip(axes, *sizes)) {
     int64_t dim = t.getDimSize(a);
@@ -354,8 +357,8 @@ LogicalResult Importer::importCol2Im(const NodeCtx &nc) {
     return nodeError(nc) << "block / image sizes overflow";
   int64_t n = xt->getDimSize(0), ck = xt->getDimSize(1);
   if (ck % *K)
-    return nodeError(nc) << "input dim 1 (" << ck << ") is not a multiple of prod(block_shape) = "
-                         << *K;
+    return nodeError(nc) << "input dim 1 (" << ck
+                         << ") is not a multiple of prod(block_shape) = " << *K;
   if (xt->getDimSize(2) != *L)
     return nodeError(nc) << "input dim 2 (" << xt->getDimSize(2)
                          << ") must be the number of blocks " << *L;
@@ -394,10 +397,10 @@ LogicalResult Importer::importCol2Im(const NodeCtx &nc) {
   Location loc = nc.loc;
   Type elem = xt->getElementType();
   Value flat = reshape(loc, *x, {n * c, *K * *L});
-  Value padded = graph::PadOp::create(
-      b, loc, RankedTensorType::get({n * c, *K * *L + 1}, elem), flat,
-      b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr({0, 1}), b.getStringAttr("constant"),
-      b.getF64FloatAttr(0.0));
+  Value padded =
+      graph::PadOp::create(b, loc, RankedTensorType::get({n * c, *K * *L + 1}, elem), flat,
+                           b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr({0, 1}),
+                           b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
   auto tableT = RankedTensorType::get({*K, *P}, b.getI32Type());
   Value idx = createConstant(loc, DenseElementsAttr::get(tableT, ArrayRef<int32_t>(table)));
   Value g = graph::GatherOp::create(b, loc, RankedTensorType::get({n * c, *K, *P}, elem), padded,
@@ -427,8 +430,8 @@ LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
   if (failed(size))
     return failure();
   if (size->size() != 4 && size->size() != 5)
-    return nodeError(nc) << "size must be [N, C, H, W] or [N, C, D, H, W], got "
-                         << size->size() << " entries";
+    return nodeError(nc) << "size must be [N, C, H, W] or [N, C, D, H, W], got " << size->size()
+                         << " entries";
   int64_t dims = size->size() - 2, n = (*size)[0];
   if (tt->getRank() != 3 || tt->getDimSize(0) != n || tt->getDimSize(1) != dims ||
       tt->getDimSize(2) != dims + 1)
@@ -473,11 +476,11 @@ LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
   for (double v : base)
     vals.push_back(b.getFloatAttr(elem, v));
   Value grid = createConstant(loc, DenseElementsAttr::get(baseT, vals));
-  Value thetaT = graph::TransposeOp::create(
-      b, loc, RankedTensorType::get({n, dims + 1, dims}, elem), *theta,
-      b.getDenseI64ArrayAttr({0, 2, 1}));
-  Value out = graph::MatMulOp::create(b, loc, RankedTensorType::get({n, *P, dims}, elem), grid,
-                                      thetaT);
+  Value thetaT =
+      graph::TransposeOp::create(b, loc, RankedTensorType::get({n, dims + 1, dims}, elem), *theta,
+                                 b.getDenseI64ArrayAttr({0, 2, 1}));
+  Value out =
+      graph::MatMulOp::create(b, loc, RankedTensorType::get({n, *P, dims}, elem), grid, thetaT);
   SmallVector<int64_t> outShape{n};
   outShape.append(spatial.begin(), spatial.end());
   outShape.push_back(dims);
@@ -535,8 +538,7 @@ LogicalResult Importer::importTensorScatter(const NodeCtx &nc) {
   if (*wi) {
     auto wt = cast<RankedTensorType>(wi->getType());
     if (wt.getRank() != 1 || wt.getDimSize(0) != batch || !wt.getElementType().isInteger(64))
-      return nodeError(nc) << "write_indices must be an int64 tensor [" << batch << "], got "
-                           << wt;
+      return nodeError(nc) << "write_indices must be an int64 tensor [" << batch << "], got " << wt;
     j = graph::SubOp::create(b, loc, RankedTensorType::get(jShape, i64), j,
                              reshape(loc, *wi, bShape));
   }
@@ -553,7 +555,7 @@ LogicalResult Importer::importTensorScatter(const NodeCtx &nc) {
                             intConstantOf(loc, RankedTensorType::get({}, i64), {seqLen})));
   Value clamped = graph::WhereOp::create(b, loc, jT, valid, j, zero);
   Value idx = graph::ExpandOp::create(b, loc, RankedTensorType::get(pt.getShape(), i64), clamped);
-  Value taken = graph::GatherElementsOp::create(b, loc, pt, *update, idx,
-                                                b.getI64IntegerAttr(*axis));
+  Value taken =
+      graph::GatherElementsOp::create(b, loc, pt, *update, idx, b.getI64IntegerAttr(*axis));
   return define(nc, 0, graph::WhereOp::create(b, loc, pt, valid, taken, *past));
 }
