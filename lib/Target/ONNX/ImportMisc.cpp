@@ -412,10 +412,12 @@ LogicalResult Importer::importCol2Im(const NodeCtx &nc) {
 }
 
 /// AffineGrid (ONNX operator spec, opset 20; torch.nn.functional.affine_grid): grid[n,
-/// spatial..., :] = theta[n] @ (x, y[, z], 1) over the constant base grid of `size`
-/// ([N, C, H, W] or [N, C, D, H, W]). Coordinates in [-1, 1]: -1 + 2i / (s - 1) with
-/// align_corners, else -1 + (2i + 1) / s. One matmul of the constant [P, 3|4] base grid
-/// with theta transposed to [N, 3|4, 2|3].
+/// spatial..., :] = theta[n] @ (x, y[, z], 1) over the base grid of `size` ([N, C, H, W]
+/// or [N, C, D, H, W], constant), x running along the last spatial dim. Coordinates in
+/// [-1, 1]: -1 + 2i / (s - 1) with align_corners, else -1 + (2i + 1) / s. The product is
+/// written out as broadcasting elementwise ops, theta[:, :, 0] * x + theta[:, :, 1] * y
+/// (+ theta[:, :, 2] * z) + theta[:, :, last], with one constant coordinate vector per
+/// spatial dim: no [D * H * W, 4] base-grid constant, one fused elementwise kernel.
 LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
   if (failed(checkArity(nc, 2, 2, 1)))
     return failure();
@@ -441,50 +443,44 @@ LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
   for (int64_t s : spatial)
     if (s < 1)
       return nodeError(nc) << "spatial sizes must be positive, got " << shapeStr(*size);
-  auto P = product(spatial);
-  if (!P || *P > (int64_t(1) << 24))
-    return nodeError(nc) << "the base grid of " << shapeStr(spatial) << " is too large";
-  // Coordinate i of a dim of s positions (the reference's arange: start + i * step).
-  auto coord = [&](int64_t i, int64_t s) -> double {
-    if (*align) {
-      if (s == 1)
-        return -1.0;
-      return -1.0 + i * (2.0 / (s - 1));
-    }
-    double step = 2.0 / s;
-    return (-1.0 + step / 2) + i * step;
-  };
-  // Row p of the base grid: (x, y[, z], 1), x running along the last dim.
-  SmallVector<double> base;
-  base.reserve(*P * (dims + 1));
-  SmallVector<int64_t> pos(dims);
-  for (int64_t p = 0; p < *P; ++p) {
-    int64_t rem = p;
-    for (int64_t d = dims - 1; d >= 0; --d) {
-      pos[d] = rem % spatial[d];
-      rem /= spatial[d];
-    }
-    for (int64_t d = dims - 1; d >= 0; --d)
-      base.push_back(coord(pos[d], spatial[d]));
-    base.push_back(1.0);
-  }
+  if (!product(spatial) || *product(spatial) >= (int64_t(1) << 31) / (n * dims))
+    return nodeError(nc) << "the grid of " << shapeStr(spatial) << " is too large";
   Location loc = nc.loc;
   Type elem = tt->getElementType();
-  auto baseT = RankedTensorType::get({*P, dims + 1}, elem);
-  SmallVector<Attribute> vals;
-  vals.reserve(base.size());
-  for (double v : base)
-    vals.push_back(b.getFloatAttr(elem, v));
-  Value grid = createConstant(loc, DenseElementsAttr::get(baseT, vals));
-  Value thetaT =
-      graph::TransposeOp::create(b, loc, RankedTensorType::get({n, dims + 1, dims}, elem), *theta,
-                                 b.getDenseI64ArrayAttr({0, 2, 1}));
-  Value out =
-      graph::MatMulOp::create(b, loc, RankedTensorType::get({n, *P, dims}, elem), grid, thetaT);
-  SmallVector<int64_t> outShape{n};
-  outShape.append(spatial.begin(), spatial.end());
-  outShape.push_back(dims);
-  return define(nc, 0, reshape(loc, out, outShape));
+  int64_t rank = dims + 2; // [N, spatial..., dims]
+  // theta[:, :, j] as [N, 1, ..., 1, dims].
+  auto column = [&](int64_t j) -> Value {
+    SmallVector<int64_t> starts{0, 0, j}, steps{1, 1, 1};
+    Value c = graph::SliceOp::create(b, loc, RankedTensorType::get({n, dims, 1}, elem), *theta,
+                                     b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+    SmallVector<int64_t> shape(rank, 1);
+    shape[0] = n;
+    shape[rank - 1] = dims;
+    return reshape(loc, c, shape);
+  };
+  // The coordinates of spatial dim `d` (numpy arange: start + i * step, as the reference)
+  // as [1, ..., s, ..., 1].
+  auto coords = [&](int64_t d) -> Value {
+    int64_t s = spatial[d];
+    SmallVector<Attribute> vals;
+    for (int64_t i = 0; i < s; ++i) {
+      double v;
+      if (*align)
+        v = s == 1 ? -1.0 : -1.0 + i * (2.0 / (s - 1));
+      else
+        v = (-1.0 + 1.0 / s) + i * (2.0 / s);
+      vals.push_back(b.getFloatAttr(elem, v));
+    }
+    SmallVector<int64_t> shape(rank, 1);
+    shape[1 + d] = s;
+    return createConstant(loc, DenseElementsAttr::get(RankedTensorType::get(shape, elem), vals));
+  };
+  // Homogeneous coordinate j is spatial dim dims - 1 - j (x is the last dim).
+  Value grid = bin<graph::MulOp>(loc, column(0), coords(dims - 1));
+  for (int64_t j = 1; j < dims; ++j)
+    grid = bin<graph::AddOp>(loc, grid, bin<graph::MulOp>(loc, column(j), coords(dims - 1 - j)));
+  grid = bin<graph::AddOp>(loc, grid, column(dims));
+  return define(nc, 0, grid);
 }
 
 /// TensorScatter (ONNX operator spec, opset 24): present = past_cache with, per batch b,
