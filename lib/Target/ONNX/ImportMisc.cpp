@@ -364,7 +364,7 @@ LogicalResult Importer::importCol2Im(const NodeCtx &nc) {
                          << ") must be the number of blocks " << *L;
   // The index table: K * P entries, each below K * L + 1.
   constexpr int64_t kMaxTable = int64_t(1) << 24;
-  if (*K * *P > kMaxTable || *K * *L >= (int64_t(1) << 31))
+  if (*K > kMaxTable || *P > kMaxTable || *K * *P > kMaxTable || *K * *L >= (int64_t(1) << 31))
     return nodeError(nc) << "the index table (" << *K << " x " << *P
                          << " entries) exceeds the supported " << kMaxTable;
   int64_t c = ck / *K;
@@ -440,6 +440,8 @@ LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
     return nodeError(nc) << "theta must be [" << n << ", " << dims << ", " << dims + 1
                          << "] for size " << shapeStr(*size) << ", got " << *tt;
   SmallVector<int64_t> spatial(size->begin() + 2, size->end());
+  if (n < 1)
+    return nodeError(nc) << "size's N must be positive, got " << shapeStr(*size);
   for (int64_t s : spatial)
     if (s < 1)
       return nodeError(nc) << "spatial sizes must be positive, got " << shapeStr(*size);
