@@ -22,6 +22,26 @@ std::optional<LogicalResult> Importer::importMiscOps(const NodeCtx &nc) {
     return importLRN(nc);
   if (op == "MeanVarianceNormalization")
     return importMVN(nc);
+  // -- LpPool, GlobalLpPool, LpNormalization, CumProd, CenterCropPad, Col2Im, AffineGrid,
+  //    TensorScatter (newops block) --
+  llvm::StringRef newOp = nc.opType();
+  if (newOp == "LpPool")
+    return importLpPool(nc);
+  if (newOp == "GlobalLpPool")
+    return importGlobalLpPool(nc);
+  if (newOp == "LpNormalization")
+    return importLpNormalization(nc);
+  if (newOp == "CumProd")
+    return importCumProd(nc);
+  if (newOp == "CenterCropPad")
+    return importCenterCropPad(nc);
+  if (newOp == "Col2Im")
+    return importCol2Im(nc);
+  if (newOp == "AffineGrid")
+    return importAffineGrid(nc);
+  if (newOp == "TensorScatter")
+    return importTensorScatter(nc);
+  // -- end of the newops block --
   return std::nullopt;
 }
 
@@ -154,4 +174,528 @@ LogicalResult Importer::importMVN(const NodeCtx &nc) {
   Value stddev = graph::SqrtOp::create(b, loc, var.getType(), var);
   Value denom = bin<graph::AddOp>(loc, stddev, scalarF(loc, elem, 1e-9));
   return define(nc, 0, bin<graph::DivOp>(loc, d, denom));
+}
+
+//===----------------------------------------------------------------------===//
+// LpPool, GlobalLpPool, LpNormalization, CumProd, CenterCropPad, Col2Im,
+// AffineGrid, TensorScatter (newops block): decompositions into existing graph
+// ops.
+//===----------------------------------------------------------------------===//
+
+/// The `p` of LpPool / GlobalLpPool: an INT attribute since opset 2, a FLOAT one in
+/// opset 1 (ONNX operator spec, LpPool-1 / GlobalLpPool-1). Must be positive.
+FailureOr<double> Importer::getLpPoolP(const NodeCtx &nc) {
+  double p;
+  if (opset < 2) {
+    auto f = getFloat(nc, "p", 2.0f);
+    if (failed(f))
+      return failure();
+    p = *f;
+  } else {
+    auto i = getInt(nc, "p", 2);
+    if (failed(i))
+      return failure();
+    p = (double)*i;
+  }
+  if (!(p > 0.0) || !std::isfinite(p)) {
+    auto diag = nodeError(nc) << "p must be positive, got ";
+    if (p == std::trunc(p) && std::abs(p) < 1e18)
+      return diag << (int64_t)p;
+    return diag << p;
+  }
+  return p;
+}
+
+/// |x|^p (x * x for p = 2, |x| for p = 1).
+Value Importer::lpPower(Location loc, Value x, double p) {
+  auto t = cast<RankedTensorType>(x.getType());
+  if (p == 2.0)
+    return graph::MulOp::create(b, loc, t, x, x);
+  Value a = graph::AbsOp::create(b, loc, t, x);
+  if (p == 1.0)
+    return a;
+  return bin<graph::PowOp>(loc, a, scalarF(loc, t.getElementType(), p));
+}
+
+/// s^(1/p) (sqrt for p = 2, s for p = 1).
+Value Importer::lpRoot(Location loc, Value s, double p) {
+  auto t = cast<RankedTensorType>(s.getType());
+  if (p == 1.0)
+    return s;
+  if (p == 2.0)
+    return graph::SqrtOp::create(b, loc, t, s);
+  return bin<graph::PowOp>(loc, s, scalarF(loc, t.getElementType(), 1.0 / p));
+}
+
+/// LpPool (ONNX operator spec, opsets 1/2/11/18/22): y = (sum over the window of
+/// |x|^p)^(1/p), padded positions contributing 0. The window sum is a depthwise
+/// graph.conv (group = C) with an all-ones [C, 1, k...] weight: exact, and unlike
+/// avg_pool * window size also right for ceil_mode windows running past the padding.
+LogicalResult Importer::importLpPool(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto x = getInput(nc, 0);
+  auto kernel = getInts(nc, "kernel_shape");
+  if (failed(x) || failed(kernel))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X");
+  if (failed(xt))
+    return failure();
+  auto p = getLpPoolP(nc);
+  if (failed(p))
+    return failure();
+  if (!*kernel)
+    return nodeError(nc) << "attribute 'kernel_shape' is required";
+  if (xt->getRank() < 3 || (int64_t)(*kernel)->size() != xt->getRank() - 2)
+    return nodeError(nc) << "kernel_shape must have one entry per spatial dim of X "
+                         << shapeStr(xt->getShape());
+  for (int64_t k : **kernel)
+    if (k < 1)
+      return nodeError(nc) << "kernel_shape entries must be positive";
+  auto geo = windowGeometry(nc, xt->getShape().drop_front(2), **kernel, /*allowCeil=*/true);
+  if (failed(geo))
+    return failure();
+  int64_t c = xt->getDimSize(1);
+  Type elem = xt->getElementType();
+  SmallVector<int64_t> wShape{c, 1};
+  wShape.append(geo->kernel.begin(), geo->kernel.end());
+  auto wT = RankedTensorType::get(wShape, elem);
+  Value ones = createConstant(nc.loc, DenseElementsAttr::get(wT, b.getFloatAttr(elem, 1.0)));
+  SmallVector<int64_t> shape{xt->getDimSize(0), c};
+  shape.append(geo->out.begin(), geo->out.end());
+  Value sum = graph::ConvOp::create(
+      b, nc.loc, RankedTensorType::get(shape, elem), lpPower(nc.loc, *x, *p), ones, Value(),
+      b.getDenseI64ArrayAttr(geo->strides), b.getDenseI64ArrayAttr(geo->pads),
+      b.getDenseI64ArrayAttr(geo->dilations), b.getI64IntegerAttr(c));
+  return define(nc, 0, lpRoot(nc.loc, sum, *p));
+}
+
+/// GlobalLpPool (ONNX operator spec, opsets 1/2/22): LpPool over all spatial dims,
+/// kept with size 1: (reduce_sum |x|^p)^(1/p).
+LogicalResult Importer::importGlobalLpPool(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto x = getInput(nc, 0);
+  if (failed(x))
+    return failure();
+  auto xt = checkFloat(nc, *x, "X");
+  if (failed(xt))
+    return failure();
+  auto p = getLpPoolP(nc);
+  if (failed(p))
+    return failure();
+  if (xt->getRank() < 3)
+    return nodeError(nc) << "X must have rank >= 3 ([N, C, D1, ...]), got " << *xt;
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < xt->getRank(); ++d)
+    axes.push_back(d);
+  Value sum = buildReduce<graph::ReduceSumOp>(nc.loc, lpPower(nc.loc, *x, *p), axes, true);
+  return define(nc, 0, lpRoot(nc.loc, sum, *p));
+}
+
+/// LpNormalization (ONNX operator spec, opsets 1/22): x / ||x||_p along `axis`, p = 1
+/// or 2; 0 where the norm is 0 (opset 22 states it; the reference implementation does
+/// so for every opset).
+LogicalResult Importer::importLpNormalization(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto x = getInput(nc, 0);
+  auto axisAttr = getInt(nc, "axis", -1), p = getInt(nc, "p", 2);
+  if (failed(x) || failed(axisAttr) || failed(p))
+    return failure();
+  auto xt = checkFloat(nc, *x, "input");
+  if (failed(xt))
+    return failure();
+  if (*p != 1 && *p != 2)
+    return nodeError(nc) << "p must be 1 or 2, got " << *p;
+  if (xt->getRank() == 0)
+    return nodeError(nc) << "input must have rank >= 1";
+  auto axis = normalizeAxis(nc, *axisAttr, xt->getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  Location loc = nc.loc;
+  Type elem = xt->getElementType();
+  Value norm =
+      lpRoot(loc, buildReduce<graph::ReduceSumOp>(loc, lpPower(loc, *x, (double)*p), {*axis}, true),
+             (double)*p);
+  Value zero = scalarF(loc, elem, 0.0);
+  auto normT = cast<RankedTensorType>(norm.getType());
+  Value isZero = graph::EqualOp::create(
+      b, loc, RankedTensorType::get(normT.getShape(), b.getI1Type()), norm, zero);
+  return define(
+      nc, 0, graph::WhereOp::create(b, loc, *xt, isZero, zero, bin<graph::DivOp>(loc, *x, norm)));
+}
+
+/// `v` shifted by `s` (> 0) positions along `axis` with `fill` shifted in: toward higher
+/// indices (result[i] = v[i - s]) or, when `backward`, toward lower ones
+/// (result[i] = v[i + s]). A slice then a constant pad.
+Value Importer::shiftWithFill(Location loc, Value v, int64_t axis, int64_t s, bool backward,
+                              double fill) {
+  auto t = cast<RankedTensorType>(v.getType());
+  Type elem = t.getElementType();
+  int64_t n = t.getDimSize(axis);
+  if (s >= n) {
+    Attribute f = isa<FloatType>(elem) ? Attribute(b.getFloatAttr(elem, fill))
+                                       : Attribute(b.getIntegerAttr(elem, (int64_t)fill));
+    return createConstant(loc, DenseElementsAttr::get(t, f));
+  }
+  SmallVector<int64_t> starts(t.getRank(), 0), steps(t.getRank(), 1), shape(t.getShape());
+  starts[axis] = backward ? s : 0;
+  shape[axis] = n - s;
+  Value cut = graph::SliceOp::create(b, loc, RankedTensorType::get(shape, elem), v,
+                                     b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+  SmallVector<int64_t> low(t.getRank(), 0), high(t.getRank(), 0);
+  (backward ? high : low)[axis] = s;
+  return graph::PadOp::create(b, loc, t, cut, b.getDenseI64ArrayAttr(low),
+                              b.getDenseI64ArrayAttr(high), b.getStringAttr("constant"),
+                              b.getF64FloatAttr(fill));
+}
+
+/// CumProd (ONNX operator spec, opset 26): inclusive or exclusive prefix products along
+/// `axis` (a constant input), from the start or, with reverse = 1, from the end. The
+/// Hillis-Steele scan (Hillis & Steele, "Data Parallel Algorithms", CACM 1986):
+/// y *= shift(y, 2^i) with ones shifted in, ceil(log2 n) elementwise steps. Only
+/// multiplications (no exp/log): exact for integers (wrapping as the reference's
+/// fixed-width products do), zeros and signs.
+LogicalResult Importer::importCumProd(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), axisIn = getInput(nc, 1);
+  auto exclusive = getInt(nc, "exclusive", 0), reverse = getInt(nc, "reverse", 0);
+  if (failed(x) || failed(axisIn) || failed(exclusive) || failed(reverse))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  Type elem = t.getElementType();
+  if (elem.isInteger(1) || !(isa<FloatType>(elem) || isa<IntegerType>(elem)))
+    return nodeError(nc) << "x must be a numeric tensor, got " << t;
+  if (t.getRank() == 0)
+    return nodeError(nc) << "x must have rank >= 1";
+  auto axisV = getConstantInts(nc, *axisIn, "axis input '" + nc.node.input(1) + "'");
+  if (failed(axisV))
+    return failure();
+  if (axisV->size() != 1)
+    return nodeError(nc) << "axis must hold one value, got " << axisV->size();
+  auto axis = normalizeAxis(nc, (*axisV)[0], t.getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  bool back = *reverse != 0;
+  int64_t n = t.getDimSize(*axis);
+  Value y = *exclusive ? shiftWithFill(nc.loc, *x, *axis, 1, back, 1.0) : *x;
+  for (int64_t s = 1; s < n; s *= 2)
+    y = graph::MulOp::create(b, nc.loc, t, y, shiftWithFill(nc.loc, y, *axis, s, back, 1.0));
+  return define(nc, 0, y);
+}
+
+/// CenterCropPad (ONNX operator spec, opset 18): per listed axis, a centered crop
+/// (start rounded down: floor((dim - size) / 2)) or a centered zero pad (the odd pixel
+/// on the high side) to the constant `shape`. A slice then a pad.
+LogicalResult Importer::importCenterCropPad(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto x = getInput(nc, 0), shapeIn = getInput(nc, 1);
+  auto axesAttr = getInts(nc, "axes");
+  if (failed(x) || failed(shapeIn) || failed(axesAttr))
+    return failure();
+  auto t = cast<RankedTensorType>(x->getType());
+  int64_t r = t.getRank();
+  auto sizes = getConstantInts(nc, *shapeIn, "shape input '" + nc.node.input(1) + "'");
+  if (failed(sizes))
+    return failure();
+  SmallVector<int64_t> axes;
+  if (*axesAttr) {
+    for (int64_t a : **axesAttr) {
+      auto ax = normalizeAxis(nc, a, r, /*allowRank=*/false);
+      if (failed(ax))
+        return failure();
+      if (llvm::is_contained(axes, *ax))
+        return nodeError(nc) << "axis " << a << " is listed twice";
+      axes.push_back(*ax);
+    }
+  } else {
+    for (int64_t d = 0; d < r; ++d)
+      axes.push_back(d);
+  }
+  if (sizes->size() != axes.size())
+    return nodeError(nc) << "shape has " << sizes->size() << " entries for " << axes.size()
+                         << " axes";
+  SmallVector<int64_t> starts(r, 0), steps(r, 1), cropShape(t.getShape()), low(r, 0), high(r, 0),
+      outShape(t.getShape());
+  bool crop = false, pad = false;
+  for (auto [a, size] : llvm::zip(axes, *sizes)) {
+    int64_t dim = t.getDimSize(a);
+    if (size < 1)
+      return nodeError(nc) << "shape entries must be positive, got " << size;
+    outShape[a] = size;
+    if (size < dim) {
+      starts[a] = (dim - size) / 2;
+      cropShape[a] = size;
+      crop = true;
+    } else if (size > dim) {
+      low[a] = (size - dim) / 2;
+      high[a] = size - dim - low[a];
+      pad = true;
+    }
+  }
+  Value v = *x;
+  Type elem = t.getElementType();
+  if (crop)
+    v = graph::SliceOp::create(b, nc.loc, RankedTensorType::get(cropShape, elem), v,
+                               b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+  if (pad)
+    v = graph::PadOp::create(b, nc.loc, RankedTensorType::get(outShape, elem), v,
+                             b.getDenseI64ArrayAttr(low), b.getDenseI64ArrayAttr(high),
+                             b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+  return define(nc, 0, v);
+}
+
+/// Col2Im (ONNX operator spec, opset 18; PyTorch's fold): input [N, C * prod(block),
+/// L] holds, per kernel offset k and block position l, the value added to image position
+/// l * strides - pads_begin + k * dilations (when inside the image). Built as a gather:
+/// columns flattened to [N * C, K * L] plus one zero column; a constant table [K, P]
+/// names, per kernel offset and image position, the column that lands there (or the
+/// zero column); the gathered [N * C, K, P] is summed over K.
+LogicalResult Importer::importCol2Im(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 3, 3, 1)))
+    return failure();
+  auto x = getInput(nc, 0), imageIn = getInput(nc, 1), blockIn = getInput(nc, 2);
+  auto dilAttr = getInts(nc, "dilations"), padsAttr = getInts(nc, "pads"),
+       stridesAttr = getInts(nc, "strides");
+  if (failed(x) || failed(imageIn) || failed(blockIn) || failed(dilAttr) || failed(padsAttr) ||
+      failed(stridesAttr))
+    return failure();
+  auto xt = checkFloat(nc, *x, "input");
+  if (failed(xt))
+    return failure();
+  if (xt->getRank() != 3)
+    return nodeError(nc) << "input must be [N, C * prod(block_shape), L], got " << *xt;
+  auto image = getConstantInts(nc, *imageIn, "image_shape input '" + nc.node.input(1) + "'");
+  if (failed(image))
+    return failure();
+  auto block = getConstantInts(nc, *blockIn, "block_shape input '" + nc.node.input(2) + "'");
+  if (failed(block))
+    return failure();
+  int64_t k = image->size();
+  if (k < 1 || (int64_t)block->size() != k)
+    return nodeError(nc) << "image_shape and block_shape must have the same length >= 1, got "
+                         << image->size() << " and " << block->size();
+  SmallVector<int64_t> dil = *dilAttr ? **dilAttr : SmallVector<int64_t>(k, 1);
+  SmallVector<int64_t> pads = *padsAttr ? **padsAttr : SmallVector<int64_t>(2 * k, 0);
+  SmallVector<int64_t> strides = *stridesAttr ? **stridesAttr : SmallVector<int64_t>(k, 1);
+  if ((int64_t)dil.size() != k || (int64_t)strides.size() != k || (int64_t)pads.size() != 2 * k)
+    return nodeError(nc) << "dilations / strides / pads do not match " << k << " image dims";
+  SmallVector<int64_t> cols(k);
+  for (int64_t d = 0; d < k; ++d) {
+    if ((*image)[d] < 1 || (*block)[d] < 1 || dil[d] < 1 || strides[d] < 1 || pads[d] < 0 ||
+        pads[d + k] < 0)
+      return nodeError(nc) << "image_shape, block_shape, dilations and strides must be "
+                              "positive and pads non-negative";
+    int64_t span = dil[d] * ((*block)[d] - 1) + 1;
+    cols[d] = ((*image)[d] + pads[d] + pads[d + k] - span) / strides[d] + 1;
+    if ((*image)[d] + pads[d] + pads[d + k] < span)
+      return nodeError(nc) << "the block does not fit image dim " << d;
+  }
+  auto K = product(*block), L = product(cols), P = product(*image);
+  if (!K || !L || !P)
+    return nodeError(nc) << "block / image sizes overflow";
+  int64_t n = xt->getDimSize(0), ck = xt->getDimSize(1);
+  if (ck % *K)
+    return nodeError(nc) << "input dim 1 (" << ck
+                         << ") is not a multiple of prod(block_shape) = " << *K;
+  if (xt->getDimSize(2) != *L)
+    return nodeError(nc) << "input dim 2 (" << xt->getDimSize(2)
+                         << ") must be the number of blocks " << *L;
+  // The index table: K * P entries, each below K * L + 1.
+  constexpr int64_t kMaxTable = int64_t(1) << 24;
+  if (*K > kMaxTable || *P > kMaxTable || *K * *P > kMaxTable || *K * *L >= (int64_t(1) << 31))
+    return nodeError(nc) << "the index table (" << *K << " x " << *P
+                         << " entries) exceeds the supported " << kMaxTable;
+  int64_t c = ck / *K;
+  SmallVector<int32_t> table;
+  table.reserve(*K * *P);
+  SmallVector<int64_t> off(k), pos(k);
+  for (int64_t kk = 0; kk < *K; ++kk) {
+    int64_t rem = kk;
+    for (int64_t d = k - 1; d >= 0; --d) {
+      off[d] = rem % (*block)[d];
+      rem /= (*block)[d];
+    }
+    for (int64_t pp = 0; pp < *P; ++pp) {
+      int64_t prem = pp;
+      for (int64_t d = k - 1; d >= 0; --d) {
+        pos[d] = prem % (*image)[d];
+        prem /= (*image)[d];
+      }
+      // Block position l with l * stride - pad_begin + off * dil == pos, per dim.
+      int64_t l = 0;
+      bool hit = true;
+      for (int64_t d = 0; d < k && hit; ++d) {
+        int64_t q = pos[d] + pads[d] - off[d] * dil[d];
+        hit = q >= 0 && q % strides[d] == 0 && q / strides[d] < cols[d];
+        l = l * cols[d] + (hit ? q / strides[d] : 0);
+      }
+      table.push_back(hit ? (int32_t)(kk * *L + l) : (int32_t)(*K * *L));
+    }
+  }
+  Location loc = nc.loc;
+  Type elem = xt->getElementType();
+  Value flat = reshape(loc, *x, {n * c, *K * *L});
+  Value padded =
+      graph::PadOp::create(b, loc, RankedTensorType::get({n * c, *K * *L + 1}, elem), flat,
+                           b.getDenseI64ArrayAttr({0, 0}), b.getDenseI64ArrayAttr({0, 1}),
+                           b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+  auto tableT = RankedTensorType::get({*K, *P}, b.getI32Type());
+  Value idx = createConstant(loc, DenseElementsAttr::get(tableT, ArrayRef<int32_t>(table)));
+  Value g = graph::GatherOp::create(b, loc, RankedTensorType::get({n * c, *K, *P}, elem), padded,
+                                    idx, b.getI64IntegerAttr(1));
+  Value sum = buildReduce<graph::ReduceSumOp>(loc, g, {1}, false);
+  SmallVector<int64_t> outShape{n, c};
+  outShape.append(image->begin(), image->end());
+  return define(nc, 0, reshape(loc, sum, outShape));
+}
+
+/// AffineGrid (ONNX operator spec, opset 20; torch.nn.functional.affine_grid): grid[n,
+/// spatial..., :] = theta[n] @ (x, y[, z], 1) over the base grid of `size` ([N, C, H, W]
+/// or [N, C, D, H, W], constant), x running along the last spatial dim. Coordinates in
+/// [-1, 1]: -1 + 2i / (s - 1) with align_corners, else -1 + (2i + 1) / s. The product is
+/// written out as broadcasting elementwise ops, theta[:, :, 0] * x + theta[:, :, 1] * y
+/// (+ theta[:, :, 2] * z) + theta[:, :, last], with one constant coordinate vector per
+/// spatial dim: no [D * H * W, 4] base-grid constant, one fused elementwise kernel.
+LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto theta = getInput(nc, 0), sizeIn = getInput(nc, 1);
+  auto align = getInt(nc, "align_corners", 0);
+  if (failed(theta) || failed(sizeIn) || failed(align))
+    return failure();
+  auto tt = checkFloat(nc, *theta, "theta");
+  if (failed(tt))
+    return failure();
+  auto size = getConstantInts(nc, *sizeIn, "size input '" + nc.node.input(1) + "'");
+  if (failed(size))
+    return failure();
+  if (size->size() != 4 && size->size() != 5)
+    return nodeError(nc) << "size must be [N, C, H, W] or [N, C, D, H, W], got " << size->size()
+                         << " entries";
+  int64_t dims = size->size() - 2, n = (*size)[0];
+  if (tt->getRank() != 3 || tt->getDimSize(0) != n || tt->getDimSize(1) != dims ||
+      tt->getDimSize(2) != dims + 1)
+    return nodeError(nc) << "theta must be [" << n << ", " << dims << ", " << dims + 1
+                         << "] for size " << shapeStr(*size) << ", got " << *tt;
+  SmallVector<int64_t> spatial(size->begin() + 2, size->end());
+  if (n < 1)
+    return nodeError(nc) << "size's N must be positive, got " << shapeStr(*size);
+  for (int64_t s : spatial)
+    if (s < 1)
+      return nodeError(nc) << "spatial sizes must be positive, got " << shapeStr(*size);
+  if (!product(spatial) || *product(spatial) >= (int64_t(1) << 31) / (n * dims))
+    return nodeError(nc) << "the grid of " << shapeStr(spatial) << " is too large";
+  Location loc = nc.loc;
+  Type elem = tt->getElementType();
+  int64_t rank = dims + 2; // [N, spatial..., dims]
+  // theta[:, :, j] as [N, 1, ..., 1, dims].
+  auto column = [&](int64_t j) -> Value {
+    SmallVector<int64_t> starts{0, 0, j}, steps{1, 1, 1};
+    Value c = graph::SliceOp::create(b, loc, RankedTensorType::get({n, dims, 1}, elem), *theta,
+                                     b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
+    SmallVector<int64_t> shape(rank, 1);
+    shape[0] = n;
+    shape[rank - 1] = dims;
+    return reshape(loc, c, shape);
+  };
+  // The coordinates of spatial dim `d` (numpy arange: start + i * step, as the reference)
+  // as [1, ..., s, ..., 1].
+  auto coords = [&](int64_t d) -> Value {
+    int64_t s = spatial[d];
+    SmallVector<Attribute> vals;
+    for (int64_t i = 0; i < s; ++i) {
+      double v;
+      if (*align)
+        v = s == 1 ? -1.0 : -1.0 + i * (2.0 / (s - 1));
+      else
+        v = (-1.0 + 1.0 / s) + i * (2.0 / s);
+      vals.push_back(b.getFloatAttr(elem, v));
+    }
+    SmallVector<int64_t> shape(rank, 1);
+    shape[1 + d] = s;
+    return createConstant(loc, DenseElementsAttr::get(RankedTensorType::get(shape, elem), vals));
+  };
+  // Homogeneous coordinate j is spatial dim dims - 1 - j (x is the last dim).
+  Value grid = bin<graph::MulOp>(loc, column(0), coords(dims - 1));
+  for (int64_t j = 1; j < dims; ++j)
+    grid = bin<graph::AddOp>(loc, grid, bin<graph::MulOp>(loc, column(j), coords(dims - 1 - j)));
+  grid = bin<graph::AddOp>(loc, grid, column(dims));
+  return define(nc, 0, grid);
+}
+
+/// TensorScatter (ONNX operator spec, opset 24): present = past_cache with, per batch b,
+/// update written along `axis` from write_indices[b] (mod the axis size in circular
+/// mode). Inverted per cache position s: j = s - write_indices[b] (mod max_len when
+/// circular); s takes update[..., j, ...] where 0 <= j < seq_len, else keeps the past.
+/// write_indices is a run-time value: the indices are computed in i64 and gathered
+/// (gather_elements) from update, then selected with where.
+LogicalResult Importer::importTensorScatter(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 3, 1)))
+    return failure();
+  auto past = getInput(nc, 0), update = getInput(nc, 1), wi = getOptionalInput(nc, 2);
+  auto mode = getString(nc, "mode", "linear");
+  auto axisAttr = getInt(nc, "axis", -2);
+  if (failed(past) || failed(update) || failed(wi) || failed(mode) || failed(axisAttr))
+    return failure();
+  if (*mode != "linear" && *mode != "circular")
+    return nodeError(nc) << "mode must be 'linear' or 'circular', got '" << *mode << "'";
+  auto pt = cast<RankedTensorType>(past->getType()), ut = cast<RankedTensorType>(update->getType());
+  int64_t r = pt.getRank();
+  if (pt.getElementType() != ut.getElementType())
+    return nodeError(nc) << "past_cache and update have different element types";
+  if (r < 2 || ut.getRank() != r)
+    return nodeError(nc) << "past_cache and update must have the same rank >= 2, got " << pt
+                         << " and " << ut;
+  auto axis = normalizeAxis(nc, *axisAttr, r, /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  if (*axis == 0)
+    return nodeError(nc) << "axis must not be the batch dim 0";
+  for (int64_t d = 0; d < r; ++d)
+    if (d != *axis && pt.getDimSize(d) != ut.getDimSize(d))
+      return nodeError(nc) << "update " << ut << " differs from past_cache " << pt
+                           << " outside the sequence axis " << *axis;
+  int64_t maxLen = pt.getDimSize(*axis), seqLen = ut.getDimSize(*axis), batch = pt.getDimSize(0);
+  if (seqLen > maxLen)
+    return nodeError(nc) << "update's sequence length " << seqLen << " exceeds the cache's "
+                         << maxLen;
+  Location loc = nc.loc;
+  Type i64 = b.getI64Type();
+  // j = s - write_indices[b], as [B, 1.., S, 1..].
+  SmallVector<int64_t> sShape(r, 1), bShape(r, 1), jShape(r, 1);
+  sShape[*axis] = maxLen;
+  bShape[0] = batch;
+  jShape[0] = batch;
+  jShape[*axis] = maxLen;
+  SmallVector<int64_t> iota;
+  for (int64_t s = 0; s < maxLen; ++s)
+    iota.push_back(s);
+  Value j = intConstantOf(loc, RankedTensorType::get(sShape, i64), iota);
+  if (*wi) {
+    auto wt = cast<RankedTensorType>(wi->getType());
+    if (wt.getRank() != 1 || wt.getDimSize(0) != batch || !wt.getElementType().isInteger(64))
+      return nodeError(nc) << "write_indices must be an int64 tensor [" << batch << "], got " << wt;
+    j = graph::SubOp::create(b, loc, RankedTensorType::get(jShape, i64), j,
+                             reshape(loc, *wi, bShape));
+  }
+  auto jT = cast<RankedTensorType>(j.getType());
+  if (*mode == "circular")
+    j = graph::ModOp::create(b, loc, jT, j,
+                             intConstantOf(loc, RankedTensorType::get({}, i64), {maxLen}),
+                             b.getBoolAttr(false));
+  auto boolT = RankedTensorType::get(jT.getShape(), b.getI1Type());
+  Value zero = intConstantOf(loc, RankedTensorType::get({}, i64), {0});
+  Value valid = graph::AndOp::create(
+      b, loc, boolT, graph::GreaterEqualOp::create(b, loc, boolT, j, zero),
+      graph::LessOp::create(b, loc, boolT, j,
+                            intConstantOf(loc, RankedTensorType::get({}, i64), {seqLen})));
+  Value clamped = graph::WhereOp::create(b, loc, jT, valid, j, zero);
+  Value idx = graph::ExpandOp::create(b, loc, RankedTensorType::get(pt.getShape(), i64), clamped);
+  Value taken =
+      graph::GatherElementsOp::create(b, loc, pt, *update, idx, b.getI64IntegerAttr(*axis));
+  return define(nc, 0, graph::WhereOp::create(b, loc, pt, valid, taken, *past));
 }

@@ -420,6 +420,27 @@ private:
   LogicalResult importIsInfNaN(const NodeCtx &nc);
   LogicalResult importLRN(const NodeCtx &nc);
   LogicalResult importMVN(const NodeCtx &nc);
+  // (LpPool / GlobalLpPool / LpNormalization / CumProd / CenterCropPad / Col2Im /
+  //  AffineGrid / TensorScatter block)
+  LogicalResult importLpPool(const NodeCtx &nc);
+  LogicalResult importGlobalLpPool(const NodeCtx &nc);
+  LogicalResult importLpNormalization(const NodeCtx &nc);
+  LogicalResult importCumProd(const NodeCtx &nc);
+  LogicalResult importCenterCropPad(const NodeCtx &nc);
+  LogicalResult importCol2Im(const NodeCtx &nc);
+  LogicalResult importAffineGrid(const NodeCtx &nc);
+  LogicalResult importTensorScatter(const NodeCtx &nc);
+  /// LpPool's / GlobalLpPool's `p` (INT attribute since opset 2, FLOAT in opset 1), > 0.
+  FailureOr<double> getLpPoolP(const NodeCtx &nc);
+  /// |x|^p of float `x` (x * x for p = 2, |x| for p = 1), same type.
+  Value lpPower(Location loc, Value x, double p);
+  /// s^(1/p) of float `s` (sqrt for p = 2, s for p = 1), same type.
+  Value lpRoot(Location loc, Value s, double p);
+  /// `v` shifted by `s` > 0 positions along `axis` (toward higher indices, or lower ones
+  /// when `backward`), `fill` shifted in; same type. Numeric element types.
+  Value shiftWithFill(Location loc, Value v, int64_t axis, int64_t s, bool backward,
+                      double fill);
+  // (end of the LpPool ... TensorScatter block)
 
   //===--------------------------------------------------------------------===//
   // State
