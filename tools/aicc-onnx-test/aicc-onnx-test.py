@@ -16,7 +16,9 @@ result lists them as "bound": [...]; the doc counts and lists those tests.
   unsupported     aicc-compile names an ONNX op it does not support (op type + opset)
   compile-error   aicc-compile failed otherwise (message recorded)
   runtime-error   aicc-run failed without comparing (message recorded)
-  crash           a tool died on a signal or ran past the time limit (never acceptable)
+  timeout         a tool ran past --timeout seconds (e.g. a large real model on the slow CPU
+                  target; counted as not passing, not as a crash)
+  crash           a tool died on a signal (never acceptable)
   not-applicable  the test needs something outside aicc's scope (reason recorded)
 
 Each test runs in its own subprocesses, so a crash is counted, never fatal to the run.
@@ -257,14 +259,20 @@ def run_test(test_dir, name, args, workdir):
             rc, out, err, to = compile_bound(model, b, os.path.join(test_dir, group[0]), bound,
                                              inputs, args)
     if to or (rc is not None and rc < 0):
-        result.update(status="crash", reason="aicc-compile " +
-                      ("timed out" if to else "died on signal %d" % -rc))
+        result.update(status="timeout" if to else "crash", reason="aicc-compile " +
+                      ("ran past %d s" % args.timeout if to else "died on signal %d" % -rc))
         return result
     if rc != 0:
         m = re.search(r"unsupported ONNX op '([^']+)'", err)
+        # Element types aicc does not implement (float8, int4, float4, complex, string...).
+        t = re.search(r"unsupported element type ([A-Z0-9_]+|<unknown> \(\d+\))", err) or \
+            re.search(r"cast to ONNX data type (\d+) is not supported", err)
         if m:
             result.update(status="unsupported", reason="%s (opset %s)" % (m.group(1), opset),
                           op=m.group(1))
+        elif t:
+            result.update(status="unsupported", reason="element type %s" % t.group(1) +
+                          " (" + first_error(err)[-120:] + ")", op="element type " + t.group(1))
         else:
             result.update(status="compile-error", reason=first_error(err))
         return result
@@ -302,8 +310,8 @@ def run_test(test_dir, name, args, workdir):
         out += out1
         err += err1
         if to or (rc1 is not None and rc1 < 0):
-            result.update(status="crash", reason="aicc-run " +
-                          ("timed out" if to else "died on signal %d" % -rc1))
+            result.update(status="timeout" if to else "crash", reason="aicc-run " +
+                          ("ran past %d s" % args.timeout if to else "died on signal %d" % -rc1))
             return result
         rc = rc or rc1
     if rc == 0:
@@ -428,8 +436,8 @@ def run_reference_test(test_dir, model, result, args):
         cmd += ["--atol", str(args.atol)]
     rc, out, err, to = run(cmd, args.timeout)
     if to or (rc is not None and rc < 0):
-        result.update(status="crash", reason="aicc-run --reference " +
-                      ("timed out" if to else "died on signal %d" % -rc))
+        result.update(status="timeout" if to else "crash", reason="aicc-run --reference " +
+                      ("ran past %d s" % args.timeout if to else "died on signal %d" % -rc))
         return result
     if rc == 0:
         result.update(status="pass")
@@ -484,7 +492,8 @@ def write_doc(path, results, args, command):
     for r in results:
         for op in r["ops"] or ["?"]:
             per_op[op][r["status"]] += 1
-    statuses = ["pass", "mismatch", "unsupported", "compile-error", "runtime-error", "crash",
+    statuses = ["pass", "mismatch", "unsupported", "compile-error", "runtime-error", "timeout",
+                "crash",
                 "not-applicable"]
     applicable = lambda c: sum(c.values()) - c["not-applicable"]
     lines = ["# ONNX conformance scoreboard", "",
@@ -692,7 +701,7 @@ def main():
     app = len(results) - counts["not-applicable"]
     print("aicc-onnx-test (%s): %d tests, %d applicable: " % (args.target, len(results), app) +
           ", ".join("%s %d" % (k, counts[k]) for k in ["pass", "mismatch", "unsupported",
-                    "compile-error", "runtime-error", "crash", "not-applicable"]))
+                    "compile-error", "runtime-error", "timeout", "crash", "not-applicable"]))
     print("conformance: %d of %d applicable tests pass" % (counts["pass"], app))
     return status
 
