@@ -2561,7 +2561,8 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
   // Op families with a source file each (Import<Family>.cpp).
   for (auto family : {&Importer::importLossOps, &Importer::importIndexOps,
                       &Importer::importSpatialOps, &Importer::importRecurrentOps,
-                      &Importer::importIntegerOps, &Importer::importMiscOps})
+                      &Importer::importIntegerOps, &Importer::importTransformerOps,
+                      &Importer::importMiscOps})
     if (std::optional<LogicalResult> r = (this->*family)(nc))
       return *r;
   return emitError(nc.loc) << "unsupported ONNX op '" << op << "' (node '" << nc.name << "', opset "

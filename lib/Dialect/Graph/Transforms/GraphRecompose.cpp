@@ -228,7 +228,8 @@ struct AbsorbAffine : public OpRewritePattern<OpTy> {
         continue;
       Value scale = isScale ? p : ln.getScale(), bias = isScale ? Value() : p;
       rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), scale, bias,
-                                               ln.getAxisAttr(), ln.getEpsilonAttr());
+                                               ln.getAxisAttr(), ln.getEpsilonAttr(),
+                                               ln.getRmsAttr());
       return success();
     }
     return failure();
