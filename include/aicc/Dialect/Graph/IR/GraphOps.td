@@ -363,10 +363,15 @@ def Graph_PadOp : Graph_Op<"pad", [Pure]> {
 
 def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
   let summary = "concatenate along `axis` (ONNX Concat)";
+  let description = [{
+    Folds away empty inputs (no kernel reads or writes a zero-element tensor); a concat left
+    with one input is that input.
+  }];
   let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis);
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_TileOp : Graph_Op<"tile", [Pure]> {
