@@ -445,8 +445,8 @@ TEST(ONNXImport, ModelLevelErrors) {
         << c.diags;
   }
   onnx::ModelProto m = unaryModel("Relu");
-  m.set_ir_version(11);
-  expectError(m, "ONNX IR version 11 is not supported (supported: up to 10)");
+  m.set_ir_version(14);
+  expectError(m, "ONNX IR version 14 is not supported (supported: up to 13)");
   m = unaryModel("Relu");
   m.clear_opset_import();
   expectError(m, "model imports no default-domain");
