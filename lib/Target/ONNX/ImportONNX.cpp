@@ -2560,9 +2560,9 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importConstant(nc);
   // Op families with a source file each (Import<Family>.cpp).
   for (auto family : {&Importer::importLossOps, &Importer::importIndexOps,
+                      &Importer::importTransformerOps,
                       &Importer::importSpatialOps, &Importer::importRecurrentOps,
-                      &Importer::importIntegerOps, &Importer::importTransformerOps,
-                      &Importer::importMiscOps})
+                      &Importer::importIntegerOps, &Importer::importMiscOps})
     if (std::optional<LogicalResult> r = (this->*family)(nc))
       return *r;
   return emitError(nc.loc) << "unsupported ONNX op '" << op << "' (node '" << nc.name << "', opset "
