@@ -46,8 +46,8 @@ std::optional<LogicalResult> Importer::importTransformerOps(const NodeCtx &nc) {
     return std::nullopt;
   }
   if (opset < since)
-    return nodeError(nc) << op << " is defined from opset " << since
-                         << "; the model imports opset " << opset;
+    return nodeError(nc) << op << " is defined from opset " << since << "; the model imports opset "
+                         << opset;
   return (this->*fn)(nc);
 }
 
@@ -202,8 +202,8 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
     hkv = kt.getDimSize(1);
     if ((*qHeadsAttr && *qHeadsAttr != hq) || (*kvHeadsAttr && *kvHeadsAttr != hkv))
       return nodeError(nc) << "q_num_heads " << *qHeadsAttr << " / kv_num_heads " << *kvHeadsAttr
-                           << " disagree with the head dims of 4-D Q "
-                           << shapeStr(qt->getShape()) << " and K " << shapeStr(kt.getShape());
+                           << " disagree with the head dims of 4-D Q " << shapeStr(qt->getShape())
+                           << " and K " << shapeStr(kt.getShape());
     sq = qt->getDimSize(2);
     skv = kt.getDimSize(2);
     d = qt->getDimSize(3);
@@ -218,8 +218,8 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
     return nodeError(nc) << "Q, K and V batch sizes differ: " << shapeStr(qt->getShape()) << ", "
                          << shapeStr(kt.getShape()) << ", " << shapeStr(vt.getShape());
   if (vt.getDimSize(rank == 3 ? 1 : 2) != skv)
-    return nodeError(nc) << "K and V sequence lengths differ: " << shapeStr(kt.getShape())
-                         << " vs " << shapeStr(vt.getShape());
+    return nodeError(nc) << "K and V sequence lengths differ: " << shapeStr(kt.getShape()) << " vs "
+                         << shapeStr(vt.getShape());
   if (hq % hkv)
     return nodeError(nc) << "q_num_heads " << hq << " is not a multiple of kv_num_heads " << hkv
                          << " (grouped-query attention shares each K/V head among q_num_heads / "
@@ -240,9 +240,8 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
     if (pkt.getShape() != ArrayRef<int64_t>{B, hkv, past, d} ||
         pvt.getShape() != ArrayRef<int64_t>{B, hkv, past, dv})
       return nodeError(nc) << "past_key " << shapeStr(pkt.getShape()) << " / past_value "
-                           << shapeStr(pvt.getShape()) << " must be "
-                           << shapeStr({B, hkv, past, d}) << " / "
-                           << shapeStr({B, hkv, past, dv});
+                           << shapeStr(pvt.getShape()) << " must be " << shapeStr({B, hkv, past, d})
+                           << " / " << shapeStr({B, hkv, past, dv});
   }
   int64_t total = past + skv;
   auto wanted = [&](int i) {
@@ -320,8 +319,8 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
       return nodeError(nc) << "attn_mask must have rank 1 to 4, got " << mt;
     Value m = *mask;
     if (mt.getElementType().isInteger(1)) {
-      m = graph::WhereOp::create(b, loc, fullType(mt.getShape(), ct), m,
-                                 scalarF(loc, ct, 0.0), scalarF(loc, ct, kNegInf));
+      m = graph::WhereOp::create(b, loc, fullType(mt.getShape(), ct), m, scalarF(loc, ct, 0.0),
+                                 scalarF(loc, ct, kNegInf));
     } else if (mt.getElementType() != elem) {
       return nodeError(nc) << "attn_mask must be bool or of Q's element type " << elem << ", got "
                            << mt;
@@ -379,8 +378,7 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
     SmallVector<int64_t> s4(4 - bt.getRank(), 1);
     s4.append(bt.getShape().begin(), bt.getShape().end());
     int64_t h = s4[1];
-    bias = reshape(loc, bias,
-                   {s4[0], h == 1 ? 1 : hkv, h == 1 ? 1 : reps, s4[2], s4[3]});
+    bias = reshape(loc, bias, {s4[0], h == 1 ? 1 : hkv, h == 1 ? 1 : reps, s4[2], s4[3]});
   }
   if (bias)
     qk = bin<graph::AddOp>(loc, qk, bias);
@@ -410,8 +408,8 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
   if (wanted(2) && failed(define(nc, 2, presentV)))
     return failure();
   if (wanted(3)) {
-    Value qkOut = castTo(loc, std::array<Value, 4>{qkMatmul, qkSoftcap, qkBiased, probs}[*mode],
-                         elem);
+    Value qkOut =
+        castTo(loc, std::array<Value, 4>{qkMatmul, qkSoftcap, qkBiased, probs}[*mode], elem);
     if (reps > 1)
       qkOut = reshape(loc, qkOut, {B, hq, sq, total});
     return define(nc, 3, qkOut);
@@ -530,8 +528,8 @@ LogicalResult Importer::importRotaryEmbedding(const NodeCtx &nc) {
     if (*pos) {
       auto pt = cast<RankedTensorType>(pos->getType());
       if (!pt.getElementType().isInteger(64) || pt.getShape() != ArrayRef<int64_t>{B, S})
-        return nodeError(nc) << "position_ids must be an int64 tensor of shape "
-                             << shapeStr({B, S}) << ", got " << pt;
+        return nodeError(nc) << "position_ids must be an int64 tensor of shape " << shapeStr({B, S})
+                             << ", got " << pt;
       if (ct.getRank() != 2 || ct.getDimSize(1) != half)
         return nodeError(nc) << "with position_ids, cos_cache / sin_cache must be "
                                 "[max_position, rotary_embedding_dim / 2 = "
@@ -541,8 +539,8 @@ LogicalResult Importer::importRotaryEmbedding(const NodeCtx &nc) {
     } else if (ct.getRank() != 3 || ct.getDimSize(2) != half ||
                (ct.getDimSize(0) != B && ct.getDimSize(0) != 1) ||
                (ct.getDimSize(1) != S && ct.getDimSize(1) != 1)) {
-      return nodeError(nc) << "without position_ids, cos_cache / sin_cache must be [batch "
-                           << B << ", sequence " << S << ", rotary_embedding_dim / 2 = " << half
+      return nodeError(nc) << "without position_ids, cos_cache / sin_cache must be [batch " << B
+                           << ", sequence " << S << ", rotary_embedding_dim / 2 = " << half
                            << "], got " << shapeStr(ct.getShape());
     }
     auto s = cast<RankedTensorType>(c.getType()).getShape();
@@ -553,10 +551,10 @@ LogicalResult Importer::importRotaryEmbedding(const NodeCtx &nc) {
   Value rot = rd == D ? x4 : sliceOf(loc, x4, 3, 0, rd, 1);
   Value x1 = *interleaved ? sliceOf(loc, rot, 3, 0, half, 2) : sliceOf(loc, rot, 3, 0, half, 1);
   Value x2 = *interleaved ? sliceOf(loc, rot, 3, 1, half, 2) : sliceOf(loc, rot, 3, half, half, 1);
-  Value real = bin<graph::SubOp>(loc, bin<graph::MulOp>(loc, cosV, x1),
-                                 bin<graph::MulOp>(loc, sinV, x2));
-  Value imag = bin<graph::AddOp>(loc, bin<graph::MulOp>(loc, sinV, x1),
-                                 bin<graph::MulOp>(loc, cosV, x2));
+  Value real =
+      bin<graph::SubOp>(loc, bin<graph::MulOp>(loc, cosV, x1), bin<graph::MulOp>(loc, sinV, x2));
+  Value imag =
+      bin<graph::AddOp>(loc, bin<graph::MulOp>(loc, sinV, x1), bin<graph::MulOp>(loc, cosV, x2));
   auto x4s = cast<RankedTensorType>(x4.getType()).getShape();
   if (*interleaved) {
     SmallVector<int64_t> s5(x4s.begin(), x4s.end());
@@ -588,7 +586,9 @@ LogicalResult Importer::importSwish(const NodeCtx &nc) {
   if (failed(x) || failed(alpha) || failed(checkFloat(nc, *x, "X")))
     return failure();
   auto t = cast<RankedTensorType>(x->getType());
-  Value ax = *alpha == 1.0f ? *x : bin<graph::MulOp>(nc.loc, *x, scalarF(nc.loc, t.getElementType(), *alpha));
+  Value ax = *alpha == 1.0f
+                 ? *x
+                 : bin<graph::MulOp>(nc.loc, *x, scalarF(nc.loc, t.getElementType(), *alpha));
   Value s = graph::SigmoidOp::create(b, nc.loc, t, ax);
   return define(nc, 0, bin<graph::MulOp>(nc.loc, *x, s));
 }
