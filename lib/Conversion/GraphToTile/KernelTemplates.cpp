@@ -1115,15 +1115,19 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   };
   Value y;
   if (ln) {
-    // mean and biased variance of the row (masked lanes load 0 and are zeroed in d).
+    // mean and biased variance of the row (masked lanes load 0 and are zeroed in d); RMS
+    // norm: d = x, the mean square of the row in place of the variance.
     auto scalar = [&](double v) {
       return b.create<tl::SplatOp>(loc, scalarT,
                                    b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v)));
     };
-    Value sum = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::add);
-    Value mean = b.create<arith::DivFOp>(loc, sum, scalar((double)R));
-    Value d = b.create<arith::SubFOp>(loc, x, bcast(mean));
-    d = b.create<arith::SelectOp>(loc, mask, d, tb.splatF(elem, 0.0));
+    Value d = x;
+    if (!ln.getRms()) {
+      Value sum = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::add);
+      Value mean = b.create<arith::DivFOp>(loc, sum, scalar((double)R));
+      d = b.create<arith::SubFOp>(loc, x, bcast(mean));
+      d = b.create<arith::SelectOp>(loc, mask, d, tb.splatF(elem, 0.0));
+    }
     Value sq = b.create<tl::ReduceOp>(loc, scalarT, b.create<arith::MulFOp>(loc, d, d),
                                       (uint32_t)0, tl::ReduceKind::add);
     Value var = b.create<arith::DivFOp>(loc, sq, scalar((double)R));

@@ -2812,6 +2812,7 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importConstant(nc);
   // Op families with a source file each (Import<Family>.cpp).
   for (auto family : {&Importer::importLossOps, &Importer::importIndexOps,
+                      &Importer::importTransformerOps,
                       &Importer::importSpatialOps, &Importer::importRecurrentOps,
                       &Importer::importSignalOps,
                       &Importer::importIntegerOps, &Importer::importMiscOps})

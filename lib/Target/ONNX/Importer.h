@@ -413,6 +413,25 @@ private:
   FailureOr<Value> buildDFT(const NodeCtx &nc, Value x, int64_t axis, int64_t length, bool inverse,
                             bool onesided, ArrayRef<double> weights = {});
 
+  /// ImportTransformer.cpp: Attention, RMSNormalization, RotaryEmbedding (opsets 23-24) and
+  /// the activations Swish, Mish, decomposed into existing graph ops.
+  std::optional<LogicalResult> importTransformerOps(const NodeCtx &nc);
+  // -- ImportTransformer.cpp helpers --
+  LogicalResult importAttention(const NodeCtx &nc);
+  LogicalResult importRMSNormalization(const NodeCtx &nc);
+  LogicalResult importRotaryEmbedding(const NodeCtx &nc);
+  LogicalResult importSwish(const NodeCtx &nc);
+  LogicalResult importMish(const NodeCtx &nc);
+  /// A constant of float `type` holding `values` (row-major, rounded to nearest; a single
+  /// value splats).
+  Value floatConstantOf(Location loc, RankedTensorType type, ArrayRef<double> values);
+  /// graph.transpose with the result shape derived from `perm`.
+  Value transposeOf(Location loc, Value v, ArrayRef<int64_t> perm);
+  /// `size` elements of `v` along `axis` from `start` with `step` (other dims whole).
+  Value sliceOf(Location loc, Value v, int64_t axis, int64_t start, int64_t size, int64_t step);
+  /// graph.concat of same-rank tensors along `axis` (in range).
+  Value concatOf(Location loc, ValueRange vs, int64_t axis);
+
   /// ImportMisc.cpp: ops that fit no family above.
   std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);
   // -- ImportMisc.cpp helpers --

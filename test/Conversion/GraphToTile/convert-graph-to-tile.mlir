@@ -364,3 +364,29 @@ func.func @reduction_too_long(%x: tensor<8192xf32>) -> tensor<1xf32> {
   }
   return %0 : tensor<1xf32>
 }
+
+// -----
+
+// RMS norm (layer_norm with rms) in the row kernel: no mean is subtracted; the row's mean
+// square (masked lanes load 0) plus epsilon under the square root divides x, then the scale.
+// CHECK-LABEL: func.func @fused_0_softmax
+// CHECK-SAME:      tile.schedule = #tile.schedule<grid = [6, 1, 1]
+// CHECK:         %[[X:.*]] = tile.load %arg0[%{{.*}}], %{{.*}} {padding = 0.000000e+00 : f32}
+// CHECK-NOT:     arith.subf
+// CHECK:         %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : tensor<32xf32>
+// CHECK:         %[[SUM:.*]] = tile.reduce add %[[SQ]] {axis = 0 : i32} : tensor<32xf32> -> tensor<f32>
+// CHECK:         %[[MS:.*]] = arith.divf %[[SUM]], %{{.*}} : tensor<f32>
+// CHECK:         %[[MSE:.*]] = arith.addf %[[MS]], %{{.*}} : tensor<f32>
+// CHECK:         %[[RMS:.*]] = math.sqrt %[[MSE]] : tensor<f32>
+// CHECK:         %[[N:.*]] = arith.divf %[[X]], %{{.*}} : tensor<32xf32>
+// CHECK:         %[[S:.*]] = tile.load %arg1
+// CHECK:         %[[Y:.*]] = arith.mulf %[[N]], %[[S]] : tensor<32xf32>
+// CHECK:         tile.store %arg2[%{{.*}}], %[[Y]]
+func.func @rms_norm(%x: tensor<2x3x4xf32>, %s: tensor<4xf32>) -> tensor<2x3x4xf32> {
+  %0 = graph.fusion_group "softmax" (%x, %s) : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32> {
+  ^bb0(%a0: tensor<2x3x4xf32>, %a1: tensor<4xf32>):
+    %n = graph.layer_norm %a0 scale %a1 {axis = 2 : i64, epsilon = 1.0e-6 : f64, rms = true} : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    graph.yield %n : tensor<2x3x4xf32>
+  }
+  return %0 : tensor<2x3x4xf32>
+}

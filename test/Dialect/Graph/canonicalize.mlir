@@ -1,5 +1,5 @@
 // Folders of the graph dialect: reshape (same type, of a reshape, of a dense constant),
-// transpose (identity perm) and constant.
+// transpose (identity perm), concat (empty inputs) and constant.
 // RUN: aicc-opt %s -split-input-file -canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @reshape_same_type
@@ -131,4 +131,17 @@ func.func @constants() -> tensor<2xf32> {
   %unused = graph.constant dense<3.0> : tensor<4xf32>
   %0 = graph.add %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Empty concat inputs are dropped; with one input left, the concat is that input.
+// CHECK-LABEL: func.func @concat_empty
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3xf32>, %[[Y:[^:]*]]: tensor<2x0xf32>, %[[Z:[^:]*]]: tensor<2x1xf32>
+// CHECK-NEXT:    %[[C:.*]] = graph.concat %[[X]], %[[Z]] {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    return %[[X]], %[[C]]
+func.func @concat_empty(%x: tensor<2x3xf32>, %y: tensor<2x0xf32>, %z: tensor<2x1xf32>) -> (tensor<2x3xf32>, tensor<2x4xf32>) {
+  %0 = graph.concat %x, %y {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x0xf32>) -> tensor<2x3xf32>
+  %1 = graph.concat %x, %y, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x0xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x4xf32>
 }

@@ -59,9 +59,14 @@ func.func @layer_norm(%x: tensor<2x4x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32
 
 // -----
 
-// Refused: the variance is taken over another dim than the mean.
+// Not a LayerNorm: the variance is taken over other dims than the mean. It is still the RMS
+// norm of d = x - mean(x) over dims 1, 2.
 // CHECK-LABEL: func.func @not_layer_norm
-// CHECK-NOT:     graph.layer_norm
+// CHECK-SAME:      (%[[X:.*]]: tensor<2x4x8xf32>)
+// CHECK:         %[[M:.*]] = graph.reduce_mean %[[X]] {axes = array<i64: 2>}
+// CHECK:         %[[D:.*]] = graph.sub %[[X]], %[[M]]
+// CHECK:         %[[N:.*]] = graph.layer_norm %[[D]] {axis = 1 : i64, {{.*}}, rms = true}
+// CHECK:         return %[[N]]
 func.func @not_layer_norm(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   %eps = graph.constant dense<9.99999974E-6> : tensor<f32>
   %m = graph.reduce_mean %x {axes = array<i64: 2>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x4x1xf32>
@@ -167,4 +172,57 @@ func.func @gelu_tanh_shared_inner(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tens
   %7 = graph.mul %x, %6 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   %8 = graph.mul %half, %7 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %8, %7 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// RMSNorm as in ONNX RMSNormalization's function body: x / sqrt(mean(x * x) + eps), then
+// the scale.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME:      (%[[X:.*]]: tensor<2x4x8xf32>, %[[W:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT:    %[[L:.*]] = graph.layer_norm %[[X]] scale %[[W]] {axis = 1 : i64, epsilon = 9.9999997473787516E-6 : f64, rms = true}
+// CHECK-NEXT:    return %[[L]]
+func.func @rms_norm(%x: tensor<2x4x8xf32>, %w: tensor<4x8xf32>) -> tensor<2x4x8xf32> {
+  %eps = graph.constant dense<9.99999974E-6> : tensor<f32>
+  %sq = graph.mul %x, %x : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %v = graph.reduce_mean %sq {axes = array<i64: 1, 2>, keepdims = true} : (tensor<2x4x8xf32>) -> tensor<2x1x1xf32>
+  %ve = graph.add %v, %eps : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %s = graph.sqrt %ve : tensor<2x1x1xf32>
+  %n = graph.div %x, %s : (tensor<2x4x8xf32>, tensor<2x1x1xf32>) -> tensor<2x4x8xf32>
+  %y = graph.mul %n, %w : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+// RMSNorm as PyTorch exports Hugging Face's LlamaRMSNorm: w * (x * reciprocal(sqrt(...))).
+// CHECK-LABEL: func.func @rms_norm_reciprocal
+// CHECK-SAME:      (%[[X:.*]]: tensor<2x8xf32>, %[[W:.*]]: tensor<8xf32>)
+// CHECK-NEXT:    %[[L:.*]] = graph.layer_norm %[[X]] scale %[[W]] {axis = 1 : i64, epsilon = 9.9999999747524271E-7 : f64, rms = true}
+// CHECK-NEXT:    return %[[L]]
+func.func @rms_norm_reciprocal(%x: tensor<2x8xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
+  %eps = graph.constant dense<1.0e-6> : tensor<f32>
+  %sq = graph.mul %x, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %v = graph.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %ve = graph.add %eps, %v : (tensor<f32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  %s = graph.sqrt %ve : tensor<2x1xf32>
+  %r = graph.reciprocal %s : tensor<2x1xf32>
+  %n = graph.mul %x, %r : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %y = graph.mul %w, %n : (tensor<8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// Refused: the mean square is of another tensor than the one divided.
+// CHECK-LABEL: func.func @not_rms_norm
+// CHECK-NOT:     graph.layer_norm
+func.func @not_rms_norm(%x: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %eps = graph.constant dense<1.0e-6> : tensor<f32>
+  %sq = graph.mul %z, %z : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %v = graph.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %ve = graph.add %v, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %s = graph.sqrt %ve : tensor<2x1xf32>
+  %n = graph.div %x, %s : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  return %n : tensor<2x8xf32>
 }

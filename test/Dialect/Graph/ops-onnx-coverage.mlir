@@ -54,3 +54,10 @@ func.func @elementwise_and_rows(%x: tensor<4x6xf32>, %v: tensor<6xf32>) -> (tens
   %7 = graph.reduce_prod %x {axes = array<i64: 1>, keepdims = false} : (tensor<4x6xf32>) -> tensor<4xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4x6xf32>, tensor<4x6xi64>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4xf32>
 }
+
+// CHECK-LABEL: func.func @rms_norm
+// CHECK:         graph.layer_norm %{{.*}} scale %{{.*}} {axis = 1 : i64, epsilon = {{.*}} : f64, rms = true}
+func.func @rms_norm(%x: tensor<4x6xf32>, %v: tensor<6xf32>) -> tensor<4x6xf32> {
+  %0 = graph.layer_norm %x scale %v {axis = 1 : i64, epsilon = 1.0e-6 : f64, rms = true} : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}

@@ -528,6 +528,21 @@ LogicalResult ConcatOp::verify() {
   return success();
 }
 
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getType().getNumElements() == 0)
+    return {};
+  SmallVector<Value> kept;
+  for (Value v : getInputs())
+    if (cast<RankedTensorType>(v.getType()).getNumElements() != 0)
+      kept.push_back(v);
+  if (kept.size() == getInputs().size())
+    return {};
+  if (kept.size() == 1 && kept.front().getType() == getType())
+    return kept.front();
+  getInputsMutable().assign(kept); // in place: drop the empty inputs
+  return getResult();
+}
+
 LogicalResult TileOp::verify() {
   auto in = getInput().getType(), out = getType();
   if (in.getRank() != out.getRank() || in.getElementType() != out.getElementType())

@@ -1,4 +1,4 @@
-//===- GraphRecompose.cpp - rebuild GELU and LayerNorm from their pieces ---===//
+//===- GraphRecompose.cpp - rebuild GELU, LayerNorm, RMSNorm --------------===//
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
 
 #include "mlir/IR/Matchers.h"
@@ -210,6 +210,61 @@ struct RecomposeLayerNorm : public OpRewritePattern<DivOp> {
   }
 };
 
+/// sqrt(add(reduce_mean(mul(x, x)), eps)) over trailing dims of `x`: the RMS of `x`
+/// (Zhang, Sennrich 2019). Returns the first normalized dim and eps.
+std::optional<std::pair<int64_t, double>> matchRMS(Value x, Value rms) {
+  auto sqrt = rms.getDefiningOp<SqrtOp>();
+  auto add = sqrt ? sqrt.getInput().getDefiningOp<AddOp>() : AddOp();
+  if (!add)
+    return std::nullopt;
+  for (int j = 0; j < 2; ++j) {
+    auto ms = add->getOperand(j).getDefiningOp<ReduceMeanOp>();
+    DenseFPElementsAttr eps;
+    if (!ms || !matchPattern(add->getOperand(1 - j), m_Constant(&eps)) || !eps.isSplat())
+      continue;
+    auto sq = ms.getInput().getDefiningOp<MulOp>();
+    int64_t axis = trailingAxis(ms);
+    if (!sq || sq.getLhs() != x || sq.getRhs() != x || axis < 0)
+      continue;
+    return std::pair{axis, eps.getSplatValue<APFloat>().convertToDouble()};
+  }
+  return std::nullopt;
+}
+
+/// RMS norm as exported (ONNX RMSNormalization's function body, PyTorch / Hugging Face
+/// RMSNorm): div(x, rms(x)) or mul(x, reciprocal(rms(x))) -> layer_norm rms. Below
+/// RecomposeLayerNorm's benefit, which takes div(d, rms(d)) with d = x - mean(x) first.
+struct RecomposeRMSNorm : public OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp root, PatternRewriter &rewriter) const override {
+    Value x = root.getLhs();
+    auto m = matchRMS(x, root.getRhs());
+    if (!m || x.getType() != root.getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<LayerNormOp>(
+        root, root.getType(), x, Value(), Value(), rewriter.getI64IntegerAttr(m->first),
+        rewriter.getF64FloatAttr(m->second), rewriter.getBoolAttr(true));
+    return success();
+  }
+};
+struct RecomposeRMSNormReciprocal : public OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
+    for (int j = 0; j < 2; ++j) {
+      Value x = root->getOperand(j);
+      auto r = root->getOperand(1 - j).getDefiningOp<ReciprocalOp>();
+      auto m = r ? matchRMS(x, r.getInput()) : std::nullopt;
+      if (!m || x.getType() != root.getType())
+        continue;
+      rewriter.replaceOpWithNewOp<LayerNormOp>(
+          root, root.getType(), x, Value(), Value(), rewriter.getI64IntegerAttr(m->first),
+          rewriter.getF64FloatAttr(m->second), rewriter.getBoolAttr(true));
+      return success();
+    }
+    return failure();
+  }
+};
+
 /// mul(layer_norm(x), w) -> layer_norm(x, scale = w); add(layer_norm(x, ...), b) -> bias.
 template <typename OpTy, bool isScale>
 struct AbsorbAffine : public OpRewritePattern<OpTy> {
@@ -228,7 +283,8 @@ struct AbsorbAffine : public OpRewritePattern<OpTy> {
         continue;
       Value scale = isScale ? p : ln.getScale(), bias = isScale ? Value() : p;
       rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), scale, bias,
-                                               ln.getAxisAttr(), ln.getEpsilonAttr());
+                                               ln.getAxisAttr(), ln.getEpsilonAttr(),
+                                               ln.getRmsAttr());
       return success();
     }
     return failure();
@@ -238,8 +294,10 @@ struct AbsorbAffine : public OpRewritePattern<OpTy> {
 struct GraphRecomposePass : public aicc::graph::impl::GraphRecomposeBase<GraphRecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RecomposeGelu, RecomposeGeluTanh, RecomposeLayerNorm, AbsorbAffine<MulOp, true>,
-                 AbsorbAffine<AddOp, false>>(&getContext());
+    patterns.add<RecomposeGelu, RecomposeGeluTanh, AbsorbAffine<MulOp, true>,
+                 AbsorbAffine<AddOp, false>, RecomposeRMSNorm, RecomposeRMSNormReciprocal>(
+        &getContext());
+    patterns.add<RecomposeLayerNorm>(&getContext(), /*benefit=*/2);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

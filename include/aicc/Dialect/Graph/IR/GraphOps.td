@@ -306,15 +306,22 @@ def Graph_LogSoftmaxOp : Graph_Op<"log_softmax", [Pure, SameOperandsAndResultTyp
 }
 
 def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
-  let summary = "layer normalization over dims [axis, rank) (ONNX LayerNormalization)";
+  let summary = "layer or RMS normalization over dims [axis, rank) (ONNX LayerNormalization, RMSNormalization)";
   let description = [{
     y = (x - mean) / sqrt(var + epsilon) * scale + bias, mean and (biased) variance over the
     trailing dims from `axis`; scale and bias (optional) broadcast to the input (numpy rules).
     Ba, Kiros, Hinton, "Layer Normalization" (2016).
+
+    With `rms`: y = x / sqrt(mean(x^2) + epsilon) * scale + bias, no mean subtracted
+    (Zhang, Sennrich, "Root Mean Square Layer Normalization" (2019); ONNX RMSNormalization,
+    opset 23). One op for both so they share the row kernel and its fusion rules.
+
+    f16 / bf16 inputs are normalized in f32 (ONNX stash_type = 1).
   }];
   let arguments = (ins Graph_FloatTensor:$input, Optional<Graph_FloatTensor>:$scale,
                    Optional<Graph_FloatTensor>:$bias, I64Attr:$axis,
-                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+                   DefaultValuedAttr<F64Attr, "1e-5">:$epsilon,
+                   DefaultValuedAttr<BoolAttr, "false">:$rms);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`scale` $scale^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
@@ -356,10 +363,15 @@ def Graph_PadOp : Graph_Op<"pad", [Pure]> {
 
 def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
   let summary = "concatenate along `axis` (ONNX Concat)";
+  let description = [{
+    Folds away empty inputs (no kernel reads or writes a zero-element tensor); a concat left
+    with one input is that input.
+  }];
   let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis);
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_TileOp : Graph_Op<"tile", [Pure]> {

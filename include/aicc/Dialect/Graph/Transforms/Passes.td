@@ -20,7 +20,7 @@ def GraphInferShapes : Pass<"graph-infer-shapes", "mlir::func::FuncOp"> {
 }
 
 def GraphRecompose : Pass<"graph-recompose", "mlir::func::FuncOp"> {
-  let summary = "Re-compose GELU and LayerNorm that exporters emitted decomposed";
+  let summary = "Re-compose GELU, LayerNorm and RMSNorm that exporters emitted decomposed";
   let description = [{
     PyTorch exports GELU before opset 20 and LayerNorm before opset 17 as chains of
     elementwise ops and reductions. This pass matches them and rebuilds the graph op, so each
@@ -31,7 +31,10 @@ def GraphRecompose : Pass<"graph-recompose", "mlir::func::FuncOp"> {
     - LayerNorm: div(d, sqrt(add(reduce_mean(mul(d, d)), eps))) with
       d = sub(x, reduce_mean(x)) over the same trailing dims (keepdims) -> graph.layer_norm;
       a following mul / add by a tensor that broadcasts over the normalized dims becomes its
-      scale / bias.
+      scale / bias;
+    - RMSNorm (ONNX RMSNormalization's function body, PyTorch RMSNorm exports):
+      div(x, r) or mul(x, reciprocal(r)) with r = sqrt(add(reduce_mean(mul(x, x)), eps)) over
+      trailing dims -> graph.layer_norm with rms (a following mul becomes its scale).
 
     ```mlir
     %d = graph.div %x, %sqrt2 ... %e = graph.erf %d ... %a = graph.add %e, %one
