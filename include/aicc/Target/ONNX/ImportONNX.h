@@ -8,9 +8,12 @@
 // made of graph-dialect ops (include/aicc/Dialect/Graph/IR/GraphOps.td).
 //
 // Accepted: IR versions <= 13; default-domain ("" or "ai.onnx") opsets 1-27
-// (the highest such opset_import entry is the one used). Imported ops: MatMul,
-// Gemm, Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Exp, Erf, Gelu, Softmax,
-// Reshape, Transpose, Flatten, Identity, Dropout (inference), Constant. The
+// (the highest such opset_import entry is the one used). Imported ops: about
+// 190 ONNX op types (the per-op table of docs/onnx-conformance.md lists them
+// with their conformance results): lib/Target/ONNX/ImportONNX.cpp has the core
+// ones, Import<Family>.cpp the families (Loss, Index, Spatial, Recurrent,
+// Signal, Integer, Transformer, Misc); import-time constant folding is in
+// ImportFold.cpp. Many are decompositions into graph ops. The
 // semantics of each follow the ONNX operator spec (docs/Operators.md of the
 // ONNX repository) at the model's opset, e.g. Softmax before opset 13 is the
 // "coerced to 2-D" softmax and is imported as reshape + softmax + reshape, and
