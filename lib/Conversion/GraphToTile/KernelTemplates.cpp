@@ -1072,11 +1072,11 @@ scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueR
   Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
   Value cn = b.create<arith::ConstantIndexOp>(loc, n);
   Value cs = b.create<arith::ConstantIndexOp>(loc, step);
-  return b.create<scf::ForOp>(
-      loc, c0, cn, cs, init, [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
-        Value k = lb.create<arith::IndexCastOp>(l, lb.getI32Type(), iv);
-        lb.create<scf::YieldOp>(l, body(lb, k, args));
-      });
+  return b.create<scf::ForOp>(loc, c0, cn, cs, init,
+                              [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
+                                Value k = lb.create<arith::IndexCastOp>(l, lb.getI32Type(), iv);
+                                lb.create<scf::YieldOp>(l, body(lb, k, args));
+                              });
 }
 
 /// Elementwise combine of two tiles for a reduction kind (the chunked loops' accumulation).
@@ -1211,8 +1211,8 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       // norm: d = x, the mean square of the row in place of the variance.
       Value d = x;
       if (!ln.getRms()) {
-        Value mean = b.create<arith::DivFOp>(loc, reduce(x, tl::ReduceKind::add),
-                                             scalar((double)R));
+        Value mean =
+            b.create<arith::DivFOp>(loc, reduce(x, tl::ReduceKind::add), scalar((double)R));
         d = b.create<arith::SubFOp>(loc, x, bcast(tb, mean));
         d = b.create<arith::SelectOp>(loc, c.mask, d, tb.splatF(elem, 0.0));
       }
@@ -1250,13 +1250,12 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   if (ln) {
     Value mean;
     if (!ln.getRms()) {
-      auto sumLoop = chunkLoop(b, loc, R, block, {tb.splatF(elem, 0.0)},
-                               [&](OpBuilder &lb, Value k, ValueRange acc) {
-                                 TileBuilder lt{lb, loc, {block}};
-                                 Chunk c = loadChunk(lt, k); // masked lanes load 0
-                                 return SmallVector<Value>{
-                                     lb.create<arith::AddFOp>(loc, acc[0], c.x)};
-                               });
+      auto sumLoop = chunkLoop(
+          b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+            TileBuilder lt{lb, loc, {block}};
+            Chunk c = loadChunk(lt, k); // masked lanes load 0
+            return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], c.x)};
+          });
       mean = b.create<arith::DivFOp>(loc, reduce(sumLoop.getResult(0), tl::ReduceKind::add),
                                      scalar((double)R));
     }
@@ -1268,13 +1267,13 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       Value d = lt.b.create<arith::SubFOp>(loc, c.x, meanT);
       return lt.b.create<arith::SelectOp>(loc, c.mask, d, lt.splatF(elem, 0.0));
     };
-    auto sqLoop = chunkLoop(b, loc, R, block, {tb.splatF(elem, 0.0)},
-                            [&](OpBuilder &lb, Value k, ValueRange acc) {
-                              TileBuilder lt{lb, loc, {block}};
-                              Value d = centered(lt, loadChunk(lt, k));
-                              return SmallVector<Value>{lb.create<arith::AddFOp>(
-                                  loc, acc[0], lb.create<arith::MulFOp>(loc, d, d))};
-                            });
+    auto sqLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          Value d = centered(lt, loadChunk(lt, k));
+          return SmallVector<Value>{
+              lb.create<arith::AddFOp>(loc, acc[0], lb.create<arith::MulFOp>(loc, d, d))};
+        });
     Value var = b.create<arith::DivFOp>(loc, reduce(sqLoop.getResult(0), tl::ReduceKind::add),
                                         scalar((double)R));
     Value denom = b.create<math::SqrtOp>(
@@ -1287,22 +1286,20 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   } else {
     // Row max, then the sum of exp(x - max): per-lane partials carried by the loops and
     // reduced across the lanes after each (masked lanes load -inf: exp gives 0).
-    auto maxLoop = chunkLoop(b, loc, R, block, {tb.splatF(elem, -inf)},
-                             [&](OpBuilder &lb, Value k, ValueRange acc) {
-                               TileBuilder lt{lb, loc, {block}};
-                               return SmallVector<Value>{lb.create<arith::MaximumFOp>(
-                                   loc, acc[0], loadChunk(lt, k).x)};
-                             });
+    auto maxLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, -inf)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{lb.create<arith::MaximumFOp>(loc, acc[0], loadChunk(lt, k).x)};
+        });
     Value mx = reduce(maxLoop.getResult(0), tl::ReduceKind::max);
     Value mxT = bcast(tb, mx);
-    auto sumLoop = chunkLoop(b, loc, R, block, {tb.splatF(elem, 0.0)},
-                             [&](OpBuilder &lb, Value k, ValueRange acc) {
-                               TileBuilder lt{lb, loc, {block}};
-                               Value e = lb.create<math::ExpOp>(
-                                   loc, lb.create<arith::SubFOp>(loc, loadChunk(lt, k).x, mxT));
-                               return SmallVector<Value>{
-                                   lb.create<arith::AddFOp>(loc, acc[0], e)};
-                             });
+    auto sumLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          Value e =
+              lb.create<math::ExpOp>(loc, lb.create<arith::SubFOp>(loc, loadChunk(lt, k).x, mxT));
+          return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], e)};
+        });
     Value sum = reduce(sumLoop.getResult(0), tl::ReduceKind::add);
     Value normT = bcast(tb, isLog ? b.create<math::LogOp>(loc, sum).getResult() : sum);
     writePass([&](TileBuilder &lt, Value x) -> Value {
@@ -1403,12 +1400,11 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   if (!chunked) {
     x = loadChunk(tb, Value());
   } else {
-    auto loop = chunkLoop(b, loc, R, block, {tb.splatF(elem, pad)},
-                          [&](OpBuilder &lb, Value k, ValueRange acc) {
-                            TileBuilder lt{lb, loc, {block}};
-                            return SmallVector<Value>{
-                                combineTiles(lb, loc, kind, acc[0], loadChunk(lt, k))};
-                          });
+    auto loop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, pad)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{combineTiles(lb, loc, kind, acc[0], loadChunk(lt, k))};
+        });
     x = loop.getResult(0);
   }
   Value v = b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, elem), x, (uint32_t)0, kind);
