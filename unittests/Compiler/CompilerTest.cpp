@@ -159,11 +159,12 @@ TEST(Compiler, GarbageInputFailsCleanly) {
 }
 
 TEST(Compiler, CrashReproducerFromTheAPI) {
-  // An 8192-long softmax row exceeds the one-pass template: convert-graph-to-tile fails.
+  // A softmax over 2^31 elements exceeds the templates' i32 offsets: convert-graph-to-tile
+  // fails.
   const char *mlir = R"(
-    func.func @main(%x: tensor<2x8192xf32>) -> tensor<2x8192xf32> {
-      %s = graph.softmax %x {axis = 1 : i64} : tensor<2x8192xf32>
-      return %s : tensor<2x8192xf32>
+    func.func @main(%x: tensor<2x1073741824xf32>) -> tensor<2x1073741824xf32> {
+      %s = graph.softmax %x {axis = 1 : i64} : tensor<2x1073741824xf32>
+      return %s : tensor<2x1073741824xf32>
     })";
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("aicc-repro", "mlir", path));

@@ -1055,10 +1055,60 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
 }
 
 //===----------------------------------------------------------------------===//
-// Softmax template: one program per row, the row on chip.
+// Chunked loops shared by the row and reduction templates.
 //===----------------------------------------------------------------------===//
-constexpr int64_t kMaxSoftmaxRow = 4096;
 
+/// Rows / reductions up to this many elements are held in one tile (one pass over the data);
+/// longer ones loop over the reduced extent in tiles of kChunk elements.
+constexpr int64_t kMaxSoftmaxRow = 4096;
+constexpr int64_t kMaxReduction = 4096;
+/// Tile size of the chunked loops (issue 5 tunes it for bandwidth).
+constexpr int64_t kChunk = 1024;
+
+/// scf.for over [0, n) step `step` carrying `init`; `body` gets a builder in the loop body,
+/// the i32 induction variable and the carried values, and returns the next ones.
+scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body) {
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value cn = b.create<arith::ConstantIndexOp>(loc, n);
+  Value cs = b.create<arith::ConstantIndexOp>(loc, step);
+  return b.create<scf::ForOp>(loc, c0, cn, cs, init,
+                              [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
+                                Value k = lb.create<arith::IndexCastOp>(l, lb.getI32Type(), iv);
+                                lb.create<scf::YieldOp>(l, body(lb, k, args));
+                              });
+}
+
+/// Elementwise combine of two tiles for a reduction kind (the chunked loops' accumulation).
+/// max / min propagate NaN (numpy's max / min do).
+Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y) {
+  switch (kind) {
+  case tl::ReduceKind::add:
+    return b.create<arith::AddFOp>(loc, x, y);
+  case tl::ReduceKind::mul:
+    return b.create<arith::MulFOp>(loc, x, y);
+  case tl::ReduceKind::max:
+    return b.create<arith::MaximumFOp>(loc, x, y);
+  default:
+    return b.create<arith::MinimumFOp>(loc, x, y);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Row template (softmax, log_softmax, layer_norm): one program per row. A row of at most
+// kMaxSoftmaxRow elements is held in one tile; a longer row is read in chunks of kChunk
+// elements by scf.for loops over the row:
+//  - softmax / log_softmax: a pass for the row max M, one for S = sum(exp(x - M)), one that
+//    writes exp(x - M) / S (or x - M - log S). The online normalizer (Milakov & Gimelshein,
+//    "Online normalizer calculation for softmax", 2018), which fuses the first two passes,
+//    carries a running max that is read again after its update; the CPU path's one-shot
+//    bufferization cannot keep such a loop-carried tile in place (scf.for yields must be
+//    equivalent to its iter args), so the row is read three times here (issue 5 may revisit);
+//  - layer_norm: a pass for the mean, one for the biased variance sum((x - mean)^2) / n
+//    (two passes rather than E[x^2] - E[x]^2, which cancels catastrophically), one that
+//    writes; RMS norm skips the mean pass.
+// Accumulation is in the compute type (f32 for f16 / bf16).
+//===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
   Operation *sm = &body.front();
@@ -1080,13 +1130,10 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     R *= inner;
     inner = 1;
   }
-  if (R > kMaxSoftmaxRow)
-    return sm->emitError("softmax row of ") << R << " elements exceeds the one-pass template's "
-                                           << kMaxSoftmaxRow << " (split rows: later issue)",
-           failure();
   if (inT.getNumElements() >= (int64_t(1) << 31))
     return sm->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
-  int64_t block = std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
+  bool chunked = R > kMaxSoftmaxRow;
+  int64_t block = chunked ? kChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
   int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
   KernelContext kc = makeKernel(builder, group, name, {outer * inner, 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
@@ -1098,76 +1145,186 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   Value o = b.create<arith::DivSIOp>(loc, row, tb.i32(inner));
   Value i = b.create<arith::RemSIOp>(loc, row, tb.i32(inner));
   Value base = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, o, tb.i32(R * inner)), i);
-  Value cols = tb.range(block);
-  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cols, tb.splatI32(R));
-  Value offs = b.create<arith::AddIOp>(
-      loc, tb.splat(base), inner == 1 ? cols : b.create<arith::MulIOp>(loc, cols, tb.splatI32(inner)).getResult());
   auto argIt = kc.argIndex.find(sm->getOperand(0));
   if (argIt == kc.argIndex.end())
     return sm->emitError("softmax input must be a kernel input"), failure();
-  Value x = tb.load(kc.inParams[argIt->second], offs, mask, elem,
-                    ln ? 0.0 : -std::numeric_limits<double>::infinity());
-  auto scalarT = RankedTensorType::get({}, elem);
-  auto bcast = [&](Value s) -> Value {
-    Value e = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), s,
-                                         b.getI32IntegerAttr(0));
-    return b.create<tl::BroadcastOp>(loc, tb.tileOf(elem), e);
+  double inf = std::numeric_limits<double>::infinity();
+  // The row's elements [start, start + block) (start: an i32 scalar, or none for 0): their
+  // offsets and mask, and x loaded there (masked lanes: -inf for softmax, 0 for layer_norm).
+  struct Chunk {
+    Value offs, mask, x;
   };
-  Value y;
-  if (ln) {
-    // mean and biased variance of the row (masked lanes load 0 and are zeroed in d); RMS
-    // norm: d = x, the mean square of the row in place of the variance.
-    auto scalar = [&](double v) {
-      return b.create<tl::SplatOp>(loc, scalarT,
-                                   b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v)));
-    };
-    Value d = x;
-    if (!ln.getRms()) {
-      Value sum = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::add);
-      Value mean = b.create<arith::DivFOp>(loc, sum, scalar((double)R));
-      d = b.create<arith::SubFOp>(loc, x, bcast(mean));
-      d = b.create<arith::SelectOp>(loc, mask, d, tb.splatF(elem, 0.0));
+  auto loadChunk = [&](TileBuilder &t, Value start) -> Chunk {
+    OpBuilder &cb = t.b;
+    Value cols = t.range(block);
+    if (start)
+      cols = cb.create<arith::AddIOp>(loc, t.splat(start), cols);
+    Value mask = cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cols, t.splatI32(R));
+    Value offs = cb.create<arith::AddIOp>(
+        loc, t.splat(base),
+        inner == 1 ? cols : cb.create<arith::MulIOp>(loc, cols, t.splatI32(inner)).getResult());
+    Value x = t.load(kc.inParams[argIt->second], offs, mask, elem, ln ? 0.0 : -inf);
+    return {offs, mask, x};
+  };
+  auto scalarT = RankedTensorType::get({}, elem);
+  auto scalar = [&](double v) -> Value {
+    return b.create<tl::SplatOp>(loc, scalarT,
+                                 b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v)));
+  };
+  auto bcast = [&](TileBuilder &t, Value s) -> Value {
+    Value e = t.b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), s,
+                                           t.b.getI32IntegerAttr(0));
+    return t.b.create<tl::BroadcastOp>(loc, t.tileOf(elem), e);
+  };
+  auto reduce = [&](Value v, tl::ReduceKind kind) -> Value {
+    return b.create<tl::ReduceOp>(loc, scalarT, v, (uint32_t)0, kind);
+  };
+  // Scale / bias of layer_norm, the fused consumers (their other operands loaded at the
+  // output index), the store.
+  auto finish = [&](TileBuilder &t, Value y, const Chunk &c) -> LogicalResult {
+    OpBuilder &cb = t.b;
+    SmallVector<Value> idx = t.delinearize(c.offs, shape);
+    if (ln) {
+      for (auto [v, isScale] : {std::pair{ln.getScale(), true}, std::pair{ln.getBias(), false}}) {
+        if (!v)
+          continue;
+        auto p = loadOperand(t, kc, v, shape, idx, c.mask);
+        if (failed(p))
+          return failure();
+        y = isScale ? cb.create<arith::MulFOp>(loc, y, *p).getResult()
+                    : cb.create<arith::AddFOp>(loc, y, *p).getResult();
+      }
     }
-    Value sq = b.create<tl::ReduceOp>(loc, scalarT, b.create<arith::MulFOp>(loc, d, d),
-                                      (uint32_t)0, tl::ReduceKind::add);
-    Value var = b.create<arith::DivFOp>(loc, sq, scalar((double)R));
+    auto fused = applyEpilogue(t, kc, sm, y, shape, idx, c.mask);
+    if (failed(fused))
+      return failure();
+    t.store(kc.outParams[0], c.offs, *fused, c.mask);
+    return success();
+  };
+
+  if (!chunked) {
+    Chunk c = loadChunk(tb, Value());
+    Value x = c.x;
+    Value y;
+    if (ln) {
+      // mean and biased variance of the row (masked lanes load 0 and are zeroed in d); RMS
+      // norm: d = x, the mean square of the row in place of the variance.
+      Value d = x;
+      if (!ln.getRms()) {
+        Value mean =
+            b.create<arith::DivFOp>(loc, reduce(x, tl::ReduceKind::add), scalar((double)R));
+        d = b.create<arith::SubFOp>(loc, x, bcast(tb, mean));
+        d = b.create<arith::SelectOp>(loc, c.mask, d, tb.splatF(elem, 0.0));
+      }
+      Value sq = reduce(b.create<arith::MulFOp>(loc, d, d), tl::ReduceKind::add);
+      Value var = b.create<arith::DivFOp>(loc, sq, scalar((double)R));
+      Value denom = b.create<math::SqrtOp>(
+          loc, b.create<arith::AddFOp>(loc, var, scalar(ln.getEpsilon().convertToDouble())));
+      y = b.create<arith::DivFOp>(loc, d, bcast(tb, denom));
+    } else {
+      Value mx = reduce(x, tl::ReduceKind::max);
+      Value shifted = b.create<arith::SubFOp>(loc, x, bcast(tb, mx));
+      Value e = b.create<math::ExpOp>(loc, shifted);
+      Value sum = reduce(e, tl::ReduceKind::add);
+      y = isLog ? b.create<arith::SubFOp>(loc, shifted, bcast(tb, b.create<math::LogOp>(loc, sum)))
+                      .getResult()
+                : b.create<arith::DivFOp>(loc, e, bcast(tb, sum)).getResult();
+    }
+    if (failed(finish(tb, y, c)))
+      return failure();
+    b.create<func::ReturnOp>(loc);
+    return kc.kernel;
+  }
+
+  // Chunked row. The final pass (no carried values) computes y from a chunk and stores it.
+  LogicalResult status = success();
+  auto writePass = [&](function_ref<Value(TileBuilder &, Value)> compute) {
+    chunkLoop(b, loc, R, block, {}, [&](OpBuilder &lb, Value k, ValueRange) {
+      TileBuilder lt{lb, loc, {block}};
+      Chunk c = loadChunk(lt, k);
+      if (failed(finish(lt, compute(lt, c.x), c)))
+        status = failure();
+      return SmallVector<Value>{};
+    });
+  };
+  if (ln) {
+    Value mean;
+    if (!ln.getRms()) {
+      auto sumLoop = chunkLoop(
+          b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+            TileBuilder lt{lb, loc, {block}};
+            Chunk c = loadChunk(lt, k); // masked lanes load 0
+            return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], c.x)};
+          });
+      mean = b.create<arith::DivFOp>(loc, reduce(sumLoop.getResult(0), tl::ReduceKind::add),
+                                     scalar((double)R));
+    }
+    // d = x - mean (zero in masked lanes), or x for RMS norm.
+    Value meanT = mean ? bcast(tb, mean) : Value();
+    auto centered = [&](TileBuilder &lt, const Chunk &c) -> Value {
+      if (!meanT)
+        return c.x;
+      Value d = lt.b.create<arith::SubFOp>(loc, c.x, meanT);
+      return lt.b.create<arith::SelectOp>(loc, c.mask, d, lt.splatF(elem, 0.0));
+    };
+    auto sqLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          Value d = centered(lt, loadChunk(lt, k));
+          return SmallVector<Value>{
+              lb.create<arith::AddFOp>(loc, acc[0], lb.create<arith::MulFOp>(loc, d, d))};
+        });
+    Value var = b.create<arith::DivFOp>(loc, reduce(sqLoop.getResult(0), tl::ReduceKind::add),
+                                        scalar((double)R));
     Value denom = b.create<math::SqrtOp>(
         loc, b.create<arith::AddFOp>(loc, var, scalar(ln.getEpsilon().convertToDouble())));
-    y = b.create<arith::DivFOp>(loc, d, bcast(denom));
+    Value denomT = bcast(tb, denom);
+    writePass([&](TileBuilder &lt, Value x) -> Value {
+      Value d = meanT ? lt.b.create<arith::SubFOp>(loc, x, meanT).getResult() : x;
+      return lt.b.create<arith::DivFOp>(loc, d, denomT);
+    });
   } else {
-    Value mx = b.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max);
-    Value shifted = b.create<arith::SubFOp>(loc, x, bcast(mx));
-    Value e = b.create<math::ExpOp>(loc, shifted);
-    Value sum = b.create<tl::ReduceOp>(loc, scalarT, e, (uint32_t)0, tl::ReduceKind::add);
-    y = isLog ? b.create<arith::SubFOp>(loc, shifted, bcast(b.create<math::LogOp>(loc, sum)))
-                    .getResult()
-              : b.create<arith::DivFOp>(loc, e, bcast(sum)).getResult();
+    // Row max, then the sum of exp(x - max): per-lane partials carried by the loops and
+    // reduced across the lanes after each (masked lanes load -inf: exp gives 0).
+    auto maxLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, -inf)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{lb.create<arith::MaximumFOp>(loc, acc[0], loadChunk(lt, k).x)};
+        });
+    Value mx = reduce(maxLoop.getResult(0), tl::ReduceKind::max);
+    Value mxT = bcast(tb, mx);
+    auto sumLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          Value e =
+              lb.create<math::ExpOp>(loc, lb.create<arith::SubFOp>(loc, loadChunk(lt, k).x, mxT));
+          return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], e)};
+        });
+    Value sum = reduce(sumLoop.getResult(0), tl::ReduceKind::add);
+    Value normT = bcast(tb, isLog ? b.create<math::LogOp>(loc, sum).getResult() : sum);
+    writePass([&](TileBuilder &lt, Value x) -> Value {
+      Value shifted = lt.b.create<arith::SubFOp>(loc, x, mxT);
+      if (isLog)
+        return lt.b.create<arith::SubFOp>(loc, shifted, normT);
+      return lt.b.create<arith::DivFOp>(loc, lt.b.create<math::ExpOp>(loc, shifted), normT);
+    });
   }
-  // Output index per dim for the fused consumers' other operands.
-  SmallVector<Value> idx = tb.delinearize(offs, shape);
-  if (ln) {
-    for (auto [v, isScale] : {std::pair{ln.getScale(), true}, std::pair{ln.getBias(), false}}) {
-      if (!v)
-        continue;
-      auto p = loadOperand(tb, kc, v, shape, idx, mask);
-      if (failed(p))
-        return failure();
-      y = isScale ? b.create<arith::MulFOp>(loc, y, *p).getResult()
-                  : b.create<arith::AddFOp>(loc, y, *p).getResult();
-    }
-  }
-  auto fused = applyEpilogue(tb, kc, sm, y, shape, idx, mask);
-  if (failed(fused))
+  if (failed(status))
     return failure();
-  tb.store(kc.outParams[0], offs, *fused, mask);
   b.create<func::ReturnOp>(loc);
   return kc.kernel;
 }
 
 //===----------------------------------------------------------------------===//
-// Reduction template: one program per output element, the reduced elements on chip.
+// Reduction template: one program per output element. Up to kMaxReduction reduced elements
+// are held in one tile; more are read in chunks of kChunk elements by an scf.for that
+// accumulates a per-lane running partial (sum / product / max / min; the padding of masked
+// lanes is the identity), reduced across the lanes after the loop (mean divides at the end).
+// The loop was chosen over a two-kernel split (per-block partials, then a final reduction)
+// because a fusion group lowers to exactly one kernel here, and the loop keeps the result
+// written once by one program; a global reduction of a big tensor then runs as one program,
+// which issue 5 (bandwidth) may split across programs.
 //===----------------------------------------------------------------------===//
-constexpr int64_t kMaxReduction = 4096;
 
 FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
@@ -1187,13 +1344,10 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
     (reduced[d] ? redStr : keptStr).push_back(strides[d]);
   }
   int64_t R = numElements(redShape), O = numElements(keptShape);
-  if (R > kMaxReduction)
-    return red->emitError("reduction over ") << R << " elements exceeds the one-pass template's "
-                                             << kMaxReduction << " (split reductions: later issue)",
-           failure();
   if (inT.getNumElements() >= (int64_t(1) << 31))
     return red->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
-  int64_t block = std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
+  bool chunked = R > kMaxReduction;
+  int64_t block = chunked ? kChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
   int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
   KernelContext kc = makeKernel(builder, group, name, {O, 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
@@ -1213,10 +1367,6 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
       base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(keptStr[d])));
     }
   }
-  Value r = tb.range(block);
-  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, tb.splatI32(R));
-  SmallVector<Value> ridx = tb.delinearize(r, redShape);
-  Value offs = tb.offsets(ridx, redStr, base);
   double inf = std::numeric_limits<double>::infinity();
   tl::ReduceKind kind = tl::ReduceKind::add;
   double pad = 0.0;
@@ -1235,7 +1385,28 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
     return red->emitError("the reduction template supports float inputs only, got ")
                << inT.getElementType(),
            failure();
-  Value x = tb.load(kc.inParams[0], offs, mask, elem, pad);
+  // The reduced elements [start, start + block) in row-major order over the reduced dims
+  // (start: an i32 scalar, or none for 0), masked lanes padded with the identity.
+  auto loadChunk = [&](TileBuilder &t, Value start) -> Value {
+    Value r = t.range(block);
+    if (start)
+      r = t.b.create<arith::AddIOp>(loc, t.splat(start), r);
+    Value mask = t.b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, t.splatI32(R));
+    SmallVector<Value> ridx = t.delinearize(r, redShape);
+    Value offs = t.offsets(ridx, redStr, base);
+    return t.load(kc.inParams[0], offs, mask, elem, pad);
+  };
+  Value x;
+  if (!chunked) {
+    x = loadChunk(tb, Value());
+  } else {
+    auto loop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, pad)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{combineTiles(lb, loc, kind, acc[0], loadChunk(lt, k))};
+        });
+    x = loop.getResult(0);
+  }
   Value v = b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, elem), x, (uint32_t)0, kind);
   if (isa<ReduceMeanOp>(red)) {
     Value rc = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, (double)R));

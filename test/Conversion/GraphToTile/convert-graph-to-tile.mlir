@@ -342,31 +342,6 @@ func.func @unfused(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// Template limits are diagnosed on the op.
-func.func @softmax_too_long(%x: tensor<2x8192xf32>) -> tensor<2x8192xf32> {
-  %0 = graph.fusion_group "softmax" (%x) : (tensor<2x8192xf32>) -> tensor<2x8192xf32> {
-  ^bb0(%a: tensor<2x8192xf32>):
-    // expected-error @+1 {{softmax row of 8192 elements exceeds the one-pass template's 4096}}
-    %s = graph.softmax %a {axis = 1 : i64} : tensor<2x8192xf32>
-    graph.yield %s : tensor<2x8192xf32>
-  }
-  return %0 : tensor<2x8192xf32>
-}
-
-// -----
-
-func.func @reduction_too_long(%x: tensor<8192xf32>) -> tensor<1xf32> {
-  %0 = graph.fusion_group "reduction" (%x) : (tensor<8192xf32>) -> tensor<1xf32> {
-  ^bb0(%a: tensor<8192xf32>):
-    // expected-error @+1 {{reduction over 8192 elements exceeds the one-pass template's 4096}}
-    %r = graph.reduce_sum %a {axes = array<i64: 0>} : (tensor<8192xf32>) -> tensor<1xf32>
-    graph.yield %r : tensor<1xf32>
-  }
-  return %0 : tensor<1xf32>
-}
-
-// -----
-
 // RMS norm (layer_norm with rms) in the row kernel: no mean is subtracted; the row's mean
 // square (masked lanes load 0) plus epsilon under the square root divides x, then the scale.
 // CHECK-LABEL: func.func @fused_0_softmax
