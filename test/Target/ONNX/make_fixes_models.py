@@ -1,0 +1,34 @@
+#!/usr/bin/python3
+"""Generates the .onnx inputs of reduce-bool.test, topk-types.test, pad-wrap.test and
+dft-irfft.test (fixes found by the ONNX 1.22 scoreboard).
+
+Run with Debian's python3: /usr/bin/python3 make_fixes_models.py
+Kept apart from make_test_models.py (whose helpers it reuses). The outputs are committed.
+"""
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from make_test_models import F32, model, save, vi
+
+I32 = TensorProto.INT32
+I64 = TensorProto.INT64
+U64 = TensorProto.UINT64
+BOOL = TensorProto.BOOL
+
+
+def const(name, values, dtype=np.int64):
+    return numpy_helper.from_array(np.array(values, dtype), name)
+
+
+def main():
+    # ReduceMax / ReduceMin of bools (opset 20): any / all through f32.
+    save(model([helper.make_node("ReduceMax", ["x", "axes"], ["y"], name="rmax", keepdims=1)],
+               [vi("x", BOOL, [4, 2])], [vi("y", BOOL, [4, 1])], [const("axes", [1])],
+               opset=20), "reduce_max_bool.onnx")
+    save(model([helper.make_node("ReduceSum", ["x"], ["y"], name="rsum")],
+               [vi("x", BOOL, [4, 2])], [vi("y", BOOL, [1, 1])], opset=20),
+         "reduce_sum_bool.onnx")
+
+
+if __name__ == "__main__":
+    main()
