@@ -29,6 +29,14 @@ def main():
                [vi("x", BOOL, [4, 2])], [vi("y", BOOL, [1, 1])], opset=20),
          "reduce_sum_bool.onnx")
 
+    # TopK of uint64 (exact integer compares); int64 along a long axis is refused.
+    save(model([helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk_u64")],
+               [vi("x", U64, [3, 4])], [vi("v", U64, [3, 2]), vi("i", I64, [3, 2])],
+               [const("k", [2])], opset=11), "topk_uint64.onnx")
+    save(model([helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk_long")],
+               [vi("x", I64, [1, 5000])], [vi("v", I64, [1, 2]), vi("i", I64, [1, 2])],
+               [const("k", [2])], opset=11), "topk_int64_long.onnx")
+
 
 if __name__ == "__main__":
     main()
