@@ -1585,8 +1585,14 @@ LogicalResult Importer::importPad(const NodeCtx &nc) {
       return nodeError(nc) << "negative pads (cropping) are not supported";
     shape[*a] += low[*a] + high[*a];
   }
-  if (*mode != "constant" && *mode != "reflect" && *mode != "edge")
-    return nodeError(nc) << "mode '" << *mode << "' is not supported";
+  // wrap (opset 19): the pads repeat the input periodically (numpy.pad mode 'wrap').
+  if (*mode != "constant" && *mode != "reflect" && *mode != "edge" &&
+      !(*mode == "wrap" && opset >= 19))
+    return nodeError(nc) << "mode '" << *mode << "' is not supported"
+                         << (*mode == "wrap" ? " before opset 19" : "");
+  for (int64_t d = 0; d < r; ++d)
+    if (*mode != "constant" && t.getDimSize(d) == 0 && (low[d] || high[d]))
+      return nodeError(nc) << "mode '" << *mode << "' cannot pad the empty dim " << d;
   return define(nc, 0, graph::PadOp::create(b, nc.loc, RankedTensorType::get(shape, t.getElementType()),
                                             *in, b.getDenseI64ArrayAttr(low),
                                             b.getDenseI64ArrayAttr(high), b.getStringAttr(*mode),

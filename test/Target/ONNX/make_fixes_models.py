@@ -37,6 +37,12 @@ def main():
                [vi("x", I64, [1, 5000])], [vi("v", I64, [1, 2]), vi("i", I64, [1, 2])],
                [const("k", [2])], opset=11), "topk_int64_long.onnx")
 
+    # Pad mode 'wrap' (opset 19); refused at opset 18.
+    for opset, name in ((19, "pad_wrap.onnx"), (18, "pad_wrap_opset18.onnx")):
+        save(model([helper.make_node("Pad", ["x", "pads"], ["y"], name="wrap", mode="wrap")],
+                   [vi("x", F32, [3, 4])], [vi("y", F32, [5, 9])],
+                   [const("pads", [1, 2, 1, 3])], opset=opset), name)
+
 
 if __name__ == "__main__":
     main()
