@@ -43,6 +43,16 @@ def main():
                    [vi("x", F32, [3, 4])], [vi("y", F32, [5, 9])],
                    [const("pads", [1, 2, 1, 3])], opset=opset), name)
 
+    # DFT inverse + onesided (irfft): 3 bins -> 4 real samples; 1 bin has no default length.
+    save(model([helper.make_node("DFT", ["x"], ["y"], name="irfft", inverse=1, onesided=1,
+                                 axis=1)],
+               [vi("x", F32, [1, 3, 2])], [vi("y", F32, [1, 4, 1])], opset=17),
+         "dft_irfft.onnx")
+    save(model([helper.make_node("DFT", ["x"], ["y"], name="irfft1", inverse=1, onesided=1,
+                                 axis=1)],
+               [vi("x", F32, [1, 1, 2])], [vi("y", F32, [1, 0, 1])], opset=17),
+         "dft_irfft_one_bin.onnx")
+
 
 if __name__ == "__main__":
     main()
