@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Generates the .onnx inputs of reduce-bool.test, topk-types.test, pad-wrap.test and
-dft-irfft.test (fixes found by the ONNX 1.22 scoreboard).
+"""Generates the .onnx inputs of reduce-bool.test, topk-types.test, pad-wrap.test,
+dft-irfft.test and pool-ceil.test (fixes found by the ONNX 1.22 scoreboard).
 
 Run with Debian's python3: /usr/bin/python3 make_fixes_models.py
 Kept apart from make_test_models.py (whose helpers it reuses). The outputs are committed.
@@ -52,6 +52,14 @@ def main():
                                  axis=1)],
                [vi("x", F32, [1, 1, 2])], [vi("y", F32, [1, 0, 1])], opset=17),
          "dft_irfft_one_bin.onnx")
+
+    # AveragePool, ceil_mode: the last window would start in the end padding and is dropped
+    # (test_averagepool_2d_ceil_last_window_starts_on_pad's geometry).
+    save(model([helper.make_node("AveragePool", ["x"], ["y"], name="ap", kernel_shape=[3, 3],
+                                 strides=[3, 3], pads=[1, 1, 1, 1], ceil_mode=1,
+                                 count_include_pad=1)],
+               [vi("x", F32, [1, 3, 2, 2])], [vi("y", F32, [1, 3, 1, 1])], opset=19),
+         "averagepool_ceil_last_window.onnx")
 
 
 if __name__ == "__main__":
