@@ -83,7 +83,8 @@ EvalResult evalSlice(SliceOp op, const Tensor &x) {
 }
 
 // ONNX Pad (non-negative pads): constant writes `value` outside the input; reflect
-// mirrors without repeating the edge (x[-1] = x[1]); edge repeats the edge element.
+// mirrors without repeating the edge (x[-1] = x[1]); edge repeats the edge element; wrap
+// (opset 19) reads x[i mod size].
 EvalResult evalPad(PadOp op, const Tensor &x) {
   ArrayRef<int64_t> low = op.getLow();
   StringRef mode = op.getMode();
@@ -91,7 +92,7 @@ EvalResult evalPad(PadOp op, const Tensor &x) {
   Tensor r = Tensor::zeros(resultType(op));
   if (low.size() != x.shape.size())
     return evalError(op) << "pads need one entry per dim", failure();
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
     return evalError(op) << "unknown pad mode '" << mode << "'", failure();
   SmallVector<int64_t> idx, src(x.shape.size());
   for (int64_t i = 0, n = r.numElements(); i < n; ++i) {
@@ -105,6 +106,8 @@ EvalResult evalPad(PadOp op, const Tensor &x) {
           p = -1; // nothing to reflect or repeat
         else if (mode == "edge")
           p = p < 0 ? 0 : size - 1;
+        else if (mode == "wrap")
+          p = (p % size + size) % size;
         else if (mode == "reflect" && size > 1)
           // Mirror into [0, size) with period 2 (size - 1).
           for (int64_t period = 2 * (size - 1); p < 0 || p >= size;)

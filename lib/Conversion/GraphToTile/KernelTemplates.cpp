@@ -528,7 +528,7 @@ struct KernelContext {
 /// Loads view `v` (a kernel input, or view ops over kernel inputs) at the element whose
 /// index along each of v's dims is `idx[d]` (i32 tiles), under `mask`. View ops become
 /// index arithmetic: transpose permutes, expand pins broadcast dims to 0, slice scales and
-/// shifts, tile wraps, pad shifts and masks (or clamps / reflects), concat selects.
+/// shifts, tile wraps, pad shifts and masks (or clamps / reflects / wraps), concat selects.
 FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> idx,
                           Value mask) {
   OpBuilder &b = tb.b;
@@ -615,6 +615,10 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
           } else if (p.getMode() == "edge") {
             y = b.create<arith::MaxSIOp>(loc, y, splat(0));
             y = b.create<arith::MinSIOp>(loc, y, splat(n - 1));
+          } else if (p.getMode() == "wrap") {
+            // wrap (numpy's): i mod n, shifted by a multiple of n to be non-negative.
+            int64_t lift = (p.getLow()[d] + n - 1) / n * n;
+            y = b.create<arith::RemSIOp>(loc, addI(y, lift), splat(n));
           } else { // reflect: -i for i < 0, 2(n - 1) - i for i >= n
             auto absI = [&](Value z) -> Value {
               return b.create<arith::MaxSIOp>(loc, z, b.create<arith::SubIOp>(loc, splat(0), z));

@@ -240,21 +240,29 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
   Location loc = nc.loc;
   bool largest = *largestAttr != 0;
   Value key = *in;
-  if (!isGraphFloat(t.getElementType())) {
-    // Integers of up to 32 bits are exact in f64 (the graph's reductions are float-only).
-    auto it = dyn_cast<IntegerType>(t.getElementType());
-    if (!it || it.getWidth() == 1 || it.getWidth() > 32)
-      return nodeError(nc) << "input element type " << t.getElementType()
-                           << " is not supported (floats and integers of up to 32 bits)";
-    key = castTo(loc, key, b.getF64Type());
-  }
-  Type keyElem = cast<RankedTensorType>(key.getType()).getElementType();
-  Type fi = indexFloatType(n);
   // Elements of the [.., n, n, ..] comparison (nullopt on overflow).
   auto total = product(t.getShape());
   std::optional<int64_t> pairwise = total ? product({*total / n, n, n}) : std::nullopt;
+  bool usePairwise = pairwise && *pairwise <= kTopKPairwiseLimit;
+  if (!isGraphFloat(t.getElementType())) {
+    // The pairwise ranks only compare keys: integers of any width compare exactly as they
+    // are (signed or unsigned). The k rounds reduce them, and the graph's reductions are
+    // float-only: integers of up to 32 bits are exact in f64, wider ones are refused.
+    auto it = dyn_cast<IntegerType>(t.getElementType());
+    if (!it || it.getWidth() == 1)
+      return nodeError(nc) << "input element type " << t.getElementType()
+                           << " is not supported (floats and integers)";
+    if (!usePairwise && it.getWidth() > 32)
+      return nodeError(nc) << "input element type " << t.getElementType() << " along an axis of "
+                           << n << " elements is not supported: the k-round decomposition "
+                              "reduces in f64, exact for integers of up to 32 bits only";
+    if (!usePairwise)
+      key = castTo(loc, key, b.getF64Type());
+  }
+  Type keyElem = cast<RankedTensorType>(key.getType()).getElementType();
+  Type fi = indexFloatType(n);
   Value idxF;
-  if (pairwise && *pairwise <= kTopKPairwiseLimit) {
+  if (usePairwise) {
     Value xi = reshape(loc, key, insertDim(t.getShape(), a + 1, 1)); // [.., n(i), 1, ..]
     Value xj = reshape(loc, key, insertDim(t.getShape(), a, 1));     // [.., 1, n(j), ..]
     Value beats = largest ? compare<graph::GreaterOp>(b, loc, xj, xi)

@@ -944,18 +944,25 @@ LogicalResult Importer::importTranspose(const NodeCtx &nc) {
 
 /// Reduce* arguments. `axes` is an attribute before opset `axesInputSince` (13 for
 /// ReduceSum, 18 for the others) and an optional constant input from then on. No axes
-/// reduces every dim, unless noop_with_empty_axes = 1 (then `noop` is set).
-FailureOr<Importer::ReduceArgs> Importer::parseReduce(const NodeCtx &nc, int axesInputSince) {
+/// reduces every dim, unless noop_with_empty_axes = 1 (then `noop` is set). With allowBool
+/// (ReduceMax / ReduceMin, bool since opset 20), a bool input is cast to f32 (0 / 1, exact) and
+/// `fromBool` is set: the caller casts the result back.
+FailureOr<Importer::ReduceArgs> Importer::parseReduce(const NodeCtx &nc, int axesInputSince,
+                                                      bool allowBool) {
   bool axesAsInput = opset >= axesInputSince;
   if (failed(checkArity(nc, 1, axesAsInput ? 2 : 1, 1)))
     return failure();
   auto in = getInput(nc, 0);
   if (failed(in))
     return failure();
+  ReduceArgs r;
+  if (allowBool && cast<RankedTensorType>(in->getType()).getElementType().isInteger(1)) {
+    *in = castTo(nc.loc, *in, b.getF32Type());
+    r.fromBool = true;
+  }
   auto t = checkFloat(nc, *in, "data");
   if (failed(t))
     return failure();
-  ReduceArgs r;
   r.input = *in;
   if (axesAsInput) {
     auto axesIn = getOptionalInput(nc, 1);
@@ -995,12 +1002,16 @@ FailureOr<Importer::ReduceArgs> Importer::parseReduce(const NodeCtx &nc, int axe
 
 template <typename OpTy>
 LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
-  auto r = parseReduce(nc, axesInputSince);
+  // max / min of bools are any / all: exact in f32 over 0 / 1, cast back to bool.
+  constexpr bool boolOk =
+      std::is_same_v<OpTy, graph::ReduceMaxOp> || std::is_same_v<OpTy, graph::ReduceMinOp>;
+  auto r = parseReduce(nc, axesInputSince, boolOk);
   if (failed(r))
     return failure();
-  if (r->noop)
-    return define(nc, 0, r->input);
-  return define(nc, 0, buildReduce<OpTy>(nc.loc, r->input, r->axes, r->keepdims));
+  Value v = r->noop ? r->input : buildReduce<OpTy>(nc.loc, r->input, r->axes, r->keepdims);
+  if (r->fromBool)
+    v = castTo(nc.loc, v, b.getI1Type());
+  return define(nc, 0, v);
 }
 
 /// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp: decomposed into
@@ -1574,8 +1585,14 @@ LogicalResult Importer::importPad(const NodeCtx &nc) {
       return nodeError(nc) << "negative pads (cropping) are not supported";
     shape[*a] += low[*a] + high[*a];
   }
-  if (*mode != "constant" && *mode != "reflect" && *mode != "edge")
-    return nodeError(nc) << "mode '" << *mode << "' is not supported";
+  // wrap (opset 19): the pads repeat the input periodically (numpy.pad mode 'wrap').
+  if (*mode != "constant" && *mode != "reflect" && *mode != "edge" &&
+      !(*mode == "wrap" && opset >= 19))
+    return nodeError(nc) << "mode '" << *mode << "' is not supported"
+                         << (*mode == "wrap" ? " before opset 19" : "");
+  for (int64_t d = 0; d < r; ++d)
+    if (*mode != "constant" && t.getDimSize(d) == 0 && (low[d] || high[d]))
+      return nodeError(nc) << "mode '" << *mode << "' cannot pad the empty dim " << d;
   return define(nc, 0, graph::PadOp::create(b, nc.loc, RankedTensorType::get(shape, t.getElementType()),
                                             *in, b.getDenseI64ArrayAttr(low),
                                             b.getDenseI64ArrayAttr(high), b.getStringAttr(*mode),

@@ -122,16 +122,22 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   Type elem = xt.getElementType();
   int64_t rank = xt.getRank();
   int64_t comps = xt.getDimSize(rank - 1);
-  // Only the first `length` samples take part (spec, dft_length: truncate or zero-pad).
-  if (xt.getDimSize(axis) > length) {
-    x = sliceAlong(loc, x, axis, 0, length);
+  // inverse + onesided is the inverse real DFT (numpy.fft.irfft, onnx/reference/ops/op_dft.py):
+  // the input holds bins 0..N/2 of a Hermitian spectrum, the result N real samples.
+  bool irfft = inverse && onesided;
+  // Only the first `length` samples (irfft: N/2 + 1 bins) take part (spec, dft_length:
+  // truncate or zero-pad).
+  int64_t keep = irfft ? length / 2 + 1 : length;
+  if (xt.getDimSize(axis) > keep) {
+    x = sliceAlong(loc, x, axis, 0, keep);
     xt = cast<RankedTensorType>(x.getType());
   }
   int64_t len = xt.getDimSize(axis);
-  int64_t bins = onesided ? length / 2 + 1 : length;
-  if (len * comps * 2 * bins > kMaxDftMatrixElements)
+  int64_t bins = irfft ? length : (onesided ? length / 2 + 1 : length);
+  int64_t outC = irfft ? 1 : 2, cols = outC * bins;
+  if (len * comps * cols > kMaxDftMatrixElements)
     return nodeError(nc) << "a DFT of length " << length << " over " << len << " samples needs a "
-                         << len * comps << "x" << 2 * bins
+                         << len * comps << "x" << cols
                          << " matrix (the transform is a matmul); above " << kMaxDftMatrixElements
                          << " elements is unsupported";
 
@@ -154,8 +160,12 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   // Row (l, c) x column (k, p) of X[k] = sum_l x[l] e^(s 2 pi i l k / N), s = -1 forward,
   // +1 inverse (times 1/N): with e^(s i theta) = cos theta + s i sin theta,
   //   re: xr cos - s xi sin,  im: s xr sin + xi cos.
+  // irfft: y[t] = 1/N sum_{l=0}^{N/2} a_l (xr_l cos - xi_l sin)(2 pi l t / N), the real part of
+  // the inverse DFT of the Hermitian completion X[N - l] = conj X[l]; a_l = 2 except for the
+  // bins that are their own mirror image (l = 0 and, N even, l = N/2: a_l = 1, their
+  // imaginary parts drop out as sin = 0 there).
   double sign = inverse ? 1.0 : -1.0, scale = inverse ? 1.0 / (double)length : 1.0;
-  SmallVector<double> mat(len * comps * 2 * bins);
+  SmallVector<double> mat(len * comps * cols);
   for (int64_t l = 0; l < len; ++l)
     for (int64_t k = 0; k < bins; ++k) {
       // Angle from (l * k) mod N (no loss for large products); quarter turns exact.
@@ -173,7 +183,15 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
       double w = scale * (weights.empty() ? 1.0 : weights[l]);
       c *= w;
       s *= w;
-      int64_t row = l * comps, colBase = k * 2;
+      int64_t row = l * comps;
+      if (irfft) {
+        double a = (l == 0 || 2 * l == length) ? 1.0 : 2.0;
+        mat[row * cols + k] = a * c;
+        if (comps == 2)
+          mat[(row + 1) * cols + k] = -a * s + 0.0;
+        continue;
+      }
+      int64_t colBase = k * 2;
       mat[row * 2 * bins + colBase] = c;
       mat[row * 2 * bins + colBase + 1] = sign * s + 0.0; // + 0.0: no -0
       if (comps == 2) {
@@ -182,11 +200,11 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
       }
     }
   Value mtx =
-      constantOf(loc, RankedTensorType::get({len * comps, 2 * bins}, elem), mat, nc.name + "_dft");
-  Value y = graph::MatMulOp::create(b, loc, RankedTensorType::get({m, 2 * bins}, elem), v, mtx);
+      constantOf(loc, RankedTensorType::get({len * comps, cols}, elem), mat, nc.name + "_dft");
+  Value y = graph::MatMulOp::create(b, loc, RankedTensorType::get({m, cols}, elem), v, mtx);
   SmallVector<int64_t> yShape(outer);
   yShape.push_back(bins);
-  yShape.push_back(2);
+  yShape.push_back(outC);
   y = reshape(loc, y, yShape);
   if (identity)
     return y;
@@ -198,7 +216,9 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
 
 /// DFT (opset 17: axis attribute, default 1; opset 20: axis input, default -2).
 /// input [batch, signal dims..., C] with C = 1 (real) or 2 (complex); the result has
-/// C = 2 and dft_length (or dft_length / 2 + 1 when onesided) points along axis.
+/// C = 2 and dft_length (or dft_length / 2 + 1 when onesided) points along axis; inverse with
+/// onesided is the inverse real DFT: bins 0..N/2 in, N = dft_length (default 2 (bins - 1))
+/// real samples out (C = 1).
 LogicalResult Importer::importDFT(const NodeCtx &nc) {
   bool axisInput = opset >= 20;
   if (failed(checkArity(nc, 1, axisInput ? 3 : 2, 1)))
@@ -236,7 +256,10 @@ LogicalResult Importer::importDFT(const NodeCtx &nc) {
                          << rank - 2 << "] for an input of rank " << rank;
   if (axis < 0)
     axis += rank;
+  // The inverse real DFT's default length is 2 (bins - 1) (onnx/reference/ops/op_dft.py).
   int64_t length = xt->getDimSize(axis);
+  if (*inverse && *onesided)
+    length = 2 * (length - 1);
   if (*lenIn) {
     auto l = getConstantScalar(nc, *lenIn, "dft_length");
     if (failed(l))
@@ -245,9 +268,6 @@ LogicalResult Importer::importDFT(const NodeCtx &nc) {
   }
   if (length < 1)
     return nodeError(nc) << "dft_length must be positive, got " << length;
-  if (*inverse && *onesided)
-    return nodeError(nc) << "onesided with inverse is unsupported (the onesided form is "
-                            "defined for real-to-complex transforms)";
   auto y = buildDFT(nc, *in, axis, length, *inverse != 0, *onesided != 0);
   if (failed(y))
     return failure();

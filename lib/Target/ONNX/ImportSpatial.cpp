@@ -770,7 +770,7 @@ LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
 /// follows PyTorch's grid_sampler): Y[n, c, o] = interpolation of X[n, c] at the point
 /// grid[n, o, :] (its components in reverse dim order: x = W first), denormalized from
 /// [-1, 1] by align_corners to (g + 1) / 2 * (d - 1), else ((g + 1) * d - 1) / 2.
-/// nearest rounds halves to even (3-D: away from zero); then a point outside [lo, hi] ([0, d-1]
+/// nearest rounds halves to even (np.rint, every rank); then a point outside [lo, hi] ([0, d-1]
 /// with align_corners, else [-0.5, d-0.5]) is clamped to [0, d-1] (border) or reflected into [lo,
 /// hi] (reflection). Taps: nearest 1, linear floor(x) + {0, 1} with 1 - t, t, cubic floor(x) +
 /// {-1..2} with Keys' coefficients (A = -0.75); a tap index outside [0, d) reads 0 (zeros), the
@@ -858,16 +858,8 @@ LogicalResult Importer::importGridSample(const NodeCtx &nc) {
     gi = reshape(loc, gi, {N, P});
     Value xi = align ? mul(add(gi, cst(1)), cst((d - 1) / 2))
                      : mul(sub(mul(add(gi, cst(1)), cst(d)), cst(1)), cst(0.5));
-    if (mode == Nearest) {
-      if (k == 3) {
-        // 3-D: std::round (halves away from zero), as PyTorch's 3-D grid_sampler.
-        Value up = floorOf(add(xi, cst(0.5)));
-        Value down = sub(cst(0), floorOf(sub(cst(0.5), xi)));
-        xi = select(cmp(graph::GreaterEqualOp(), xi, cst(0)), up, down);
-      } else {
-        xi = graph::RoundOp::create(b, loc, ct, xi);
-      }
-    }
+    if (mode == Nearest) // np.rint: halves to even, in every rank (PyTorch PR 97000).
+      xi = graph::RoundOp::create(b, loc, ct, xi);
     if (pm == "border") {
       Value out = graph::OrOp::create(b, loc, RankedTensorType::get({N, P}, b.getI1Type()),
                                       cmp(graph::LessOp(), xi, cst(lo)),

@@ -154,8 +154,10 @@ private:
     Value input;
     SmallVector<int64_t> axes;
     bool keepdims = true, noop = false;
+    bool fromBool = false; // a bool input, cast to f32 (allowBool only)
   };
-  FailureOr<ReduceArgs> parseReduce(const NodeCtx &nc, int axesInputSince);
+  FailureOr<ReduceArgs> parseReduce(const NodeCtx &nc, int axesInputSince,
+                                    bool allowBool = false);
   template <typename OpTy>
   Value buildReduce(Location loc, Value in, ArrayRef<int64_t> axes, bool keepdims) {
     auto t = cast<RankedTensorType>(in.getType());

@@ -34,6 +34,14 @@ func.func @pad_size(%x: tensor<4x6xf32>) -> tensor<5x6xf32> {
 
 // -----
 
+func.func @pad_wrap_empty(%x: tensor<0x6xf32>) -> tensor<2x6xf32> {
+  // expected-error @+1 {{wrap cannot pad an empty dim}}
+  %0 = "graph.pad"(%x) <{low = array<i64: 1, 0>, high = array<i64: 1, 0>, mode = "wrap"}> : (tensor<0x6xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
 func.func @concat_sizes(%x: tensor<4x6xf32>) -> tensor<9x6xf32> {
   // expected-error @+1 {{the axis sizes add up to 8, not 9}}
   %0 = "graph.concat"(%x, %x) <{axis = 0 : i64}> : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<9x6xf32>

@@ -66,6 +66,11 @@ def main():
     save([helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs", mode="nearest")],
          [vi("x", F32, [1, 2, 3, 4]), vi("grid", F32, [1, 5, 6, 2])], [vi("y", F32, [1, 2, 5, 6])],
          [], "gridsample.onnx", opset=16)
+    # GridSample (opset 20): 3-D nearest, align_corners (rounds halves to even in every rank).
+    save([helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs3", mode="nearest",
+                           align_corners=1)],
+         [vi("x", F32, [1, 1, 2, 3, 4]), vi("grid", F32, [1, 2, 2, 2, 3])],
+         [vi("y", F32, [1, 1, 2, 2, 2])], [], "gridsample_3d_nearest.onnx", opset=20)
 
     # Refusals.
     save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="area", mode="area")],

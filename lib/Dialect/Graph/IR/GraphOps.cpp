@@ -500,9 +500,12 @@ LogicalResult PadOp::verify() {
       return emitOpError("result dim ") << d << " must be input + low + high";
     if (getMode() == "reflect" && (getLow()[d] >= in.getDimSize(d) || getHigh()[d] >= in.getDimSize(d)))
       return emitOpError("reflect pads must be smaller than the dim");
+    if (getMode() == "wrap" && in.getDimSize(d) == 0 && (getLow()[d] || getHigh()[d]))
+      return emitOpError("wrap cannot pad an empty dim");
   }
-  if (getMode() != "constant" && getMode() != "reflect" && getMode() != "edge")
-    return emitOpError("mode must be constant, reflect or edge");
+  if (getMode() != "constant" && getMode() != "reflect" && getMode() != "edge" &&
+      getMode() != "wrap")
+    return emitOpError("mode must be constant, reflect, edge or wrap");
   return success();
 }
 

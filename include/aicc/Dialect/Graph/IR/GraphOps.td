@@ -352,7 +352,7 @@ def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
 }
 
 def Graph_PadOp : Graph_Op<"pad", [Pure]> {
-  let summary = "pad each dim (ONNX Pad: constant, reflect or edge)";
+  let summary = "pad each dim (ONNX Pad: constant, reflect, edge or wrap)";
   let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high,
                    DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
                    DefaultValuedAttr<F64Attr, "0.0">:$value);
