@@ -559,10 +559,14 @@ def gpu_section(args):
     lines = [l.split() for l in open(args.gpu_log) if l.startswith(("PASS ", "FAIL "))]
     results = {n: s for s, n in ((l[0], l[1]) for l in lines)}
     per_suite = collections.defaultdict(collections.Counter)
-    suites = SUITES + ["torch"]
+    suites = SUITES + ["torch", "ort", "light"]
+    def suite_of(n):  # case names are test names with '/' -> '_'
+        label, m = "", re.match(r"(onnx-[0-9.]+)_(.*)", n)
+        if m:
+            label, n = m.group(1) + "/", m.group(2)
+        return label + next((x for x in suites if n.startswith(x + "_")), "other")
     for n, s in results.items():
-        suite = next((x for x in suites if n.startswith(x + "_")), "other")
-        per_suite[suite][s] += 1
+        per_suite[suite_of(n)][s] += 1
     out = ["", "## GPU (cubin path)", "",
            "Every test that passes on the CPU target, compiled here for `%s` "
            "(`aicc-onnx-test --target %s --payload .device --only-passing "
