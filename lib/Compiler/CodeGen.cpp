@@ -277,9 +277,8 @@ static LogicalResult linkLibdevice(Location loc, llvm::Module &mod, StringRef cu
   std::string path = findLibdevice(cudaPath, lookedAt);
   if (path.empty())
     return emitError(loc, "kernel calls libdevice function ")
-               << needed.front()
-               << ", which aicc does not provide: libdevice was not found at " << lookedAt
-               << " (install the CUDA toolkit, set $CUDA_HOME or pass --cuda-path)",
+               << needed.front() << ", which aicc does not provide: libdevice was not found at "
+               << lookedAt << " (install the CUDA toolkit, set $CUDA_HOME or pass --cuda-path)",
            failure();
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buf)
@@ -295,13 +294,14 @@ static LogicalResult linkLibdevice(Location loc, llvm::Module &mod, StringRef cu
   // linked into any NVPTX module, so it takes the kernel module's.
   (*lib)->setTargetTriple(mod.getTargetTriple());
   (*lib)->setDataLayout(mod.getDataLayout());
+  // The callback sees the names of what was linked in: those become internal.
+  auto internalizeLinked = [](llvm::Module &m, const llvm::StringSet<> &linked) {
+    llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+      return !gv.hasName() || !linked.contains(gv.getName());
+    });
+  };
   bool failedLink = llvm::Linker::linkModules(
-      mod, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded,
-      [](llvm::Module &m, const llvm::StringSet<> &linked) {
-        llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
-          return !gv.hasName() || !linked.contains(gv.getName());
-        });
-      });
+      mod, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded, internalizeLinked);
   if (failedLink)
     return emitError(loc, "linking libdevice ") << path << " into the kernels failed", failure();
   for (const std::string &name : needed)
