@@ -7,10 +7,12 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Regex.h"
@@ -29,6 +31,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 extern "C" {
 void LLVMInitializeNVPTXTarget();
@@ -173,7 +176,9 @@ std::optional<llvm::Intrinsic::ID> libdeviceIntrinsic(StringRef name) {
       .Default(std::nullopt);
 }
 
-LogicalResult defineLibdeviceCalls(Location loc, llvm::Module &mod) {
+/// Defines the libdevice functions that are one LLVM intrinsic (or frem) in place, as
+/// always-inline wrappers; every other __nv_* declaration is left for linkLibdevice.
+void defineLibdeviceIntrinsics(llvm::Module &mod) {
   for (llvm::Function &f : mod.functions()) {
     if (!f.isDeclaration() || !f.getName().starts_with("__nv_"))
       continue;
@@ -188,9 +193,7 @@ LogicalResult defineLibdeviceCalls(Location loc, llvm::Module &mod) {
     }
     auto id = libdeviceIntrinsic(f.getName());
     if (!id)
-      return emitError(loc, "kernel calls libdevice function ")
-                 << f.getName() << ", which aicc does not provide (expand it before lowering)",
-             failure();
+      continue;
     llvm::Function *intr = llvm::Intrinsic::getOrInsertDeclaration(&mod, *id,
                                                                    {f.getReturnType()});
     auto *bb = llvm::BasicBlock::Create(mod.getContext(), "entry", &f);
@@ -202,9 +205,114 @@ LogicalResult defineLibdeviceCalls(Location loc, llvm::Module &mod) {
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
     f.addFnAttr(llvm::Attribute::AlwaysInline);
   }
-  return success();
 }
 } // namespace
+
+/// CUDA toolkit roots looked at, in order: --cuda-path alone when given; else $CUDA_HOME,
+/// the toolkit CMake found, /usr/local/cuda.
+static SmallVector<std::string> cudaRoots(StringRef cudaPath) {
+  if (!cudaPath.empty())
+    return {cudaPath.str()};
+  SmallVector<std::string> roots;
+  if (const char *h = std::getenv("CUDA_HOME"); h && *h)
+    roots.push_back(h);
+#ifdef AICC_DEFAULT_CUDA_ROOT
+  if (StringRef(AICC_DEFAULT_CUDA_ROOT).size())
+    roots.push_back(AICC_DEFAULT_CUDA_ROOT);
+#endif
+  roots.push_back("/usr/local/cuda");
+  return roots;
+}
+
+static std::string findPtxas(StringRef cudaPath) {
+  for (const std::string &r : cudaRoots(cudaPath)) {
+    llvm::SmallString<256> p(r);
+    llvm::sys::path::append(p, "bin", "ptxas");
+    if (llvm::sys::fs::can_execute(p))
+      return std::string(p);
+  }
+  // An explicit --cuda-path is the only place looked at.
+  if (cudaPath.empty())
+    if (auto p = llvm::sys::findProgramByName("ptxas"))
+      return *p;
+  return "";
+}
+
+/// Finds nvvm/libdevice/libdevice.10.bc where findPtxas looks for ptxas (a ptxas found on
+/// PATH contributes its toolkit root, bin/..). Returns "" when there is none; `lookedAt`
+/// gets the candidate files, for the diagnostic.
+static std::string findLibdevice(StringRef cudaPath, std::string &lookedAt) {
+  SmallVector<std::string> roots = cudaRoots(cudaPath);
+  if (cudaPath.empty())
+    if (auto p = llvm::sys::findProgramByName("ptxas"))
+      roots.push_back(llvm::sys::path::parent_path(llvm::sys::path::parent_path(*p)).str());
+  lookedAt.clear();
+  for (const std::string &r : roots) {
+    llvm::SmallString<256> p(r);
+    llvm::sys::path::append(p, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::is_regular_file(p))
+      return std::string(p);
+    if (!lookedAt.empty())
+      lookedAt += ", ";
+    lookedAt += p.str();
+  }
+  return "";
+}
+
+/// Links NVIDIA's libdevice into `mod` when `mod` still declares __nv_* functions (those
+/// defineLibdeviceIntrinsics did not define), the way clang, MLIR's NVVM target, Triton and
+/// IREE do: only the needed functions are linked (Linker::LinkOnlyNeeded), they become
+/// internal (so -O3 inlines them and drops the rest), and the module flags answer libdevice's
+/// __nvvm_reflect queries for the NVVMReflect pass the NVPTX target adds to the -O3 pipeline:
+/// __CUDA_FTZ=0 (denormals kept, as on the CPU target) and __CUDA_PREC_SQRT=1 (IEEE sqrt).
+/// __CUDA_ARCH comes from the target machine's chip.
+static LogicalResult linkLibdevice(Location loc, llvm::Module &mod, StringRef cudaPath) {
+  SmallVector<std::string> needed;
+  for (llvm::Function &f : mod.functions())
+    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+      needed.push_back(f.getName().str());
+  if (needed.empty())
+    return success();
+  std::string lookedAt;
+  std::string path = findLibdevice(cudaPath, lookedAt);
+  if (path.empty())
+    return emitError(loc, "kernel calls libdevice function ")
+               << needed.front() << ", which aicc does not provide: libdevice was not found at "
+               << lookedAt << " (install the CUDA toolkit, set $CUDA_HOME or pass --cuda-path)",
+           failure();
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf)
+    return emitError(loc, "cannot read libdevice ") << path << ": " << buf.getError().message(),
+           failure();
+  llvm::Expected<std::unique_ptr<llvm::Module>> lib =
+      llvm::parseBitcodeFile((*buf)->getMemBufferRef(), mod.getContext());
+  if (!lib)
+    return emitError(loc, "invalid libdevice bitcode ")
+               << path << ": " << llvm::toString(lib.takeError()),
+           failure();
+  // libdevice says nvptx64-nvidia-gpulibs and a partial data layout; it is meant to be
+  // linked into any NVPTX module, so it takes the kernel module's.
+  (*lib)->setTargetTriple(mod.getTargetTriple());
+  (*lib)->setDataLayout(mod.getDataLayout());
+  // The callback sees the names of what was linked in: those become internal.
+  auto internalizeLinked = [](llvm::Module &m, const llvm::StringSet<> &linked) {
+    llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+      return !gv.hasName() || !linked.contains(gv.getName());
+    });
+  };
+  bool failedLink = llvm::Linker::linkModules(
+      mod, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded, internalizeLinked);
+  if (failedLink)
+    return emitError(loc, "linking libdevice ") << path << " into the kernels failed", failure();
+  for (const std::string &name : needed)
+    if (llvm::Function *f = mod.getFunction(name); !f || f->isDeclaration())
+      return emitError(loc, "kernel calls libdevice function ")
+                 << name << ", which libdevice (" << path << ") does not define",
+             failure();
+  mod.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+  mod.addModuleFlag(llvm::Module::Override, "nvvm-reflect-prec-sqrt", uint32_t(1));
+  return success();
+}
 
 FailureOr<std::string> aicc::detail::emitCPUSharedObject(Location loc, StringRef llvmIR) {
   llvm::InitializeNativeTarget();
@@ -246,7 +354,7 @@ FailureOr<std::string> aicc::detail::emitCPUSharedObject(Location loc, StringRef
 }
 
 FailureOr<std::string> aicc::detail::emitPTX(Location loc, StringRef llvmIR, StringRef chip,
-                                             StringRef features) {
+                                             StringRef features, StringRef cudaPath) {
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetInfo();
   LLVMInitializeNVPTXTargetMC();
@@ -268,7 +376,8 @@ FailureOr<std::string> aicc::detail::emitPTX(Location loc, StringRef llvmIR, Str
     return emitError(loc, "cannot create an NVPTX target machine for ") << chip, failure();
   mod.setTargetTriple(tt);
   mod.setDataLayout(tm->createDataLayout());
-  if (failed(defineLibdeviceCalls(loc, mod)))
+  defineLibdeviceIntrinsics(mod);
+  if (failed(linkLibdevice(loc, mod, cudaPath)))
     return failure();
   optimizeModule(mod, tm.get());
   return emitWithTargetMachine(loc, mod, *tm, llvm::CodeGenFileType::AssemblyFile);
@@ -284,32 +393,6 @@ FailureOr<std::string> aicc::detail::extractPTX(ModuleOp top) {
     }
   }
   return top.emitError("no gpu.binary @kernels after the GPU pipeline"), failure();
-}
-
-static std::string findPtxas(StringRef cudaPath) {
-  SmallVector<std::string> roots;
-  if (!cudaPath.empty()) {
-    // An explicit --cuda-path is the only place looked at.
-    llvm::SmallString<256> p(cudaPath);
-    llvm::sys::path::append(p, "bin", "ptxas");
-    return llvm::sys::fs::can_execute(p) ? std::string(p) : std::string();
-  }
-  if (const char *h = std::getenv("CUDA_HOME"))
-    roots.push_back(h);
-#ifdef AICC_DEFAULT_CUDA_ROOT
-  if (StringRef(AICC_DEFAULT_CUDA_ROOT).size())
-    roots.push_back(AICC_DEFAULT_CUDA_ROOT);
-#endif
-  roots.push_back("/usr/local/cuda");
-  for (auto &r : roots) {
-    llvm::SmallString<256> p(r);
-    llvm::sys::path::append(p, "bin", "ptxas");
-    if (llvm::sys::fs::can_execute(p))
-      return std::string(p);
-  }
-  if (auto p = llvm::sys::findProgramByName("ptxas"))
-    return *p;
-  return "";
 }
 
 FailureOr<std::string> aicc::detail::assemblePTX(Location loc, StringRef ptx, StringRef chip,
@@ -381,7 +464,7 @@ LogicalResult aicc::detail::dumpKernels(Location loc, StringRef dir, StringRef l
       return failure();
     if (!gpu)
       continue;
-    auto ptx = emitPTX(loc, text, chip, features);
+    auto ptx = emitPTX(loc, text, chip, features, cudaPath);
     if (failed(ptx) || failed(writeFile(loc, file("kernel.ptx"), *ptx)))
       return failure();
     llvm::json::Object summary{{"kernel", k}, {"chip", chip.str()}};

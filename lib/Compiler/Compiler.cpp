@@ -666,7 +666,8 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   std::string ptx;
   if (rank(from) <= rank(Stage::LLVM)) {
     TimingScope t = driver.nest("ptx (NVPTX codegen)");
-    auto p = aicc::detail::emitPTX(loc, llvmIR, gpuOpts.chip, gpuOpts.features);
+    auto p = aicc::detail::emitPTX(loc, llvmIR, gpuOpts.chip, gpuOpts.features,
+                                         opts.cudaPath);
     if (failed(p))
       return diags.error("PTX generation failed");
     ptx = std::move(*p);

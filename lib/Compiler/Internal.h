@@ -39,10 +39,16 @@ mlir::FailureOr<std::string> emitCPUSharedObject(mlir::Location loc, llvm::Strin
 
 /// Compiles LLVM IR (text) of GPU kernels to PTX: -O3, NVPTX backend for `chip` with PTX
 /// `features`. Calls to libdevice functions that are one LLVM intrinsic (__nv_fmaf,
-/// __nv_fmaxf, __nv_floorf, ...) are defined as that intrinsic; any other __nv_ call is an
-/// error (math functions are expanded before, so no libdevice is needed).
+/// __nv_fmaxf, __nv_floorf, ...) are defined as that intrinsic; the other __nv_* functions
+/// (f64 __nv_exp, __nv_log, __nv_tanh, ...; f32 math is expanded before) are linked from the
+/// CUDA toolkit's nvvm/libdevice/libdevice.10.bc, looked for like ptxas (`cudaPath` alone
+/// when not empty, else $CUDA_HOME, the CMake-found toolkit, /usr/local/cuda, ptxas on PATH).
+/// The linking happens here, so the llvm stage (--compile-to=llvm) holds the module BEFORE
+/// libdevice is linked, and --compile-from=llvm reproduces the same PTX. Errors: an __nv_*
+/// call when libdevice is not found (naming the function and the paths looked at).
 mlir::FailureOr<std::string> emitPTX(mlir::Location loc, llvm::StringRef llvmIR,
-                                     llvm::StringRef chip, llvm::StringRef features);
+                                     llvm::StringRef chip, llvm::StringRef features,
+                                     llvm::StringRef cudaPath);
 
 /// Writes DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx, resources.json} for every kernel
 /// of `llvmIR` (PTX and ptxas resources for GPU targets only).

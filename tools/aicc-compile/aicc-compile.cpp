@@ -77,7 +77,8 @@ static cl::list<std::string> bindInputs(
              "type and shape must match the input's declaration) and is no longer a bundle "
              "input; aicc-run checks a value given for it. Repeatable"),
     cl::value_desc("NAME=FILE.pb"), cl::cat(cat));
-static cl::opt<std::string> cudaPath("cuda-path", cl::desc("CUDA toolkit root (for ptxas)"),
+static cl::opt<std::string> cudaPath("cuda-path",
+                                     cl::desc("CUDA toolkit root (bin/ptxas, nvvm/libdevice)"),
                                      cl::cat(cat));
 static cl::opt<std::string> crashReproducer(
     "mlir-pass-pipeline-crash-reproducer",
