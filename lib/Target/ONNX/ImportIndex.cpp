@@ -15,6 +15,8 @@ using namespace aicc::onnx_import::detail;
 
 std::optional<LogicalResult> Importer::importIndexOps(const NodeCtx &nc) {
   llvm::StringRef op = nc.opType();
+  if (op == "NonZero")
+    return importNonZero(nc);
   // ArgMax / ArgMin / Hardmax / TopK block.
   if (op == "ArgMax" || op == "ArgMin")
     return importArgMinMax(nc, op == "ArgMax");
@@ -1051,4 +1053,58 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
   if (shapeOf(acc.v) != ArrayRef<int64_t>(outShape))
     acc.v = graph::ExpandOp::create(b, loc, RankedTensorType::get(outShape, elem), acc.v);
   return define(nc, 0, acc.v);
+}
+
+//===----------------------------------------------------------------------===//
+// NonZero
+//===----------------------------------------------------------------------===//
+
+/// NonZero (ONNX operator spec, opsets 9/13): the indices of the non-zero
+/// elements of X, as int64 [rank(X), count], in row-major order (numpy.nonzero).
+/// The output's shape depends on X's values, and aicc compiles static shapes:
+/// X must be a compile-time constant (an initializer, folded arithmetic, or a
+/// graph input bound with --bind-input); the result is then a constant.
+LogicalResult Importer::importNonZero(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto x = getInput(nc, 0);
+  if (failed(x))
+    return failure();
+  auto cst = x->getDefiningOp<graph::ConstantOp>();
+  if (!cst)
+    return notConstantError(nc, *x,
+                            "input 'X' (the output's shape depends on its values, and shapes "
+                            "are static)");
+  auto t = cast<RankedTensorType>(x->getType());
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  if (!dense || t.getNumElements() > (int64_t(1) << 20))
+    return nodeError(nc) << "input 'X' must be a dense constant of at most 2^20 elements";
+  SmallVector<bool> nonzero;
+  nonzero.reserve(t.getNumElements());
+  if (isa<FloatType>(t.getElementType())) {
+    for (const APFloat &v : dense.getValues<APFloat>())
+      nonzero.push_back(!v.isZero()); // NaN counts as non-zero, as in numpy
+  } else if (isa<IntegerType>(t.getElementType())) {
+    for (const APInt &v : dense.getValues<APInt>())
+      nonzero.push_back(!v.isZero());
+  } else {
+    return nodeError(nc) << "unsupported element type " << t.getElementType();
+  }
+  int64_t rank = t.getRank(), count = llvm::count(nonzero, true);
+  ArrayRef<int64_t> shape = t.getShape();
+  // Row r of the result holds coordinate r of every non-zero element.
+  SmallVector<int64_t> out(rank * count);
+  int64_t k = 0;
+  for (auto [flat, nz] : llvm::enumerate(nonzero)) {
+    if (!nz)
+      continue;
+    int64_t rem = flat;
+    for (int64_t r = rank - 1; r >= 0; --r) {
+      out[r * count + k] = rem % shape[r];
+      rem /= shape[r];
+    }
+    ++k;
+  }
+  auto type = RankedTensorType::get({rank, count}, b.getI64Type());
+  return define(nc, 0, intConstantOf(nc.loc, type, out));
 }

@@ -296,6 +296,8 @@ private:
   /// Scatter*, Einsum and other index-arithmetic ops.
   std::optional<LogicalResult> importIndexOps(const NodeCtx &nc);
   // -- ImportIndex.cpp helpers --
+  /// NonZero of a compile-time constant input (folds to a constant).
+  LogicalResult importNonZero(const NodeCtx &nc);
   // (ArgMax / ArgMin / Hardmax / TopK block)
   LogicalResult importArgMinMax(const NodeCtx &nc, bool isMax);
   LogicalResult importHardmax(const NodeCtx &nc);
