@@ -696,6 +696,26 @@ TEST_F(EvaluatorTest, HostTensorRoundTrip) {
   EXPECT_EQ(error, "expected i8[2], got bool[3]");
 }
 
+// 16- and 32-bit integers (signed and unsigned) have runtime dtypes; a legacy uint16 tensor
+// holding bf16 bit patterns (test data from before ONNX's bfloat16 type) reads as bf16.
+TEST_F(EvaluatorTest, HostTensorNarrowIntegersAndLegacyBF16) {
+  for (Type t : {i(16), u(16), u(32)}) {
+    Tensor x = ints(t, {2}, {t.isUnsignedInteger() ? 65535 : -2, 7});
+    auto host = toHostTensor(x);
+    ASSERT_TRUE(host) << "no runtime dtype";
+    std::string error;
+    auto back = fromHostTensor(*host, x.getType(), error);
+    ASSERT_TRUE(back) << error;
+    expectInts(*back, {2}, x.ints);
+  }
+  auto legacy = aicc::runtime::HostTensor::zeros(aicc::runtime::DType::u16, {2});
+  legacy.data = {0x80, 0x3f, 0x00, 0xc0}; // bf16 0x3f80 = 1.0, 0xc000 = -2.0
+  std::string error;
+  auto back = fromHostTensor(legacy, RankedTensorType::get({2}, BFloat16Type::get(&ctx)), error);
+  ASSERT_TRUE(back) << error;
+  expectFloats(*back, {2}, {1.0, -2.0});
+}
+
 TEST_F(EvaluatorTest, CompareUsesAllcloseAndCountsMismatches) {
   Tensor ref = floats(Float64Type::get(&ctx), {4}, {1, 100, kNaN, kInf});
   Tensor got = floats(f32(), {4}, {1.00001, 100.5, kNaN, kInf});
