@@ -8,7 +8,10 @@
 
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace aicc::graph;
@@ -242,6 +245,133 @@ EvalResult evalTrilu(TriluOp op, const Tensor &x) {
   return r;
 }
 
+/// How a scatter combines an update u with the element e already there (ONNX
+/// ScatterElements-18 / ScatterND-18 `reduction`).
+enum class ScatterKind { None, Add, Mul, Max, Min };
+
+FailureOr<ScatterKind> scatterKind(Operation *op, StringRef reduction) {
+  auto k = llvm::StringSwitch<std::optional<ScatterKind>>(reduction)
+               .Case("none", ScatterKind::None)
+               .Case("add", ScatterKind::Add)
+               .Case("mul", ScatterKind::Mul)
+               .Case("max", ScatterKind::Max)
+               .Case("min", ScatterKind::Min)
+               .Default(std::nullopt);
+  if (!k)
+    return evalError(op) << "unknown scatter reduction '" << reduction << "'", failure();
+  return *k;
+}
+
+/// r[i] = combine(r[i], u[j]). Integers wrap later (the driver wraps every integer result).
+void scatterElement(Tensor &r, int64_t i, const Tensor &u, int64_t j, ScatterKind kind) {
+  if (r.isFloat()) {
+    double &e = r.floats[i], v = u.floats[j];
+    switch (kind) {
+    case ScatterKind::None: e = v; break;
+    case ScatterKind::Add: e = e + v; break;
+    case ScatterKind::Mul: e = e * v; break;
+    // NaN propagates, as numpy's maximum / minimum (the ONNX reference) do.
+    case ScatterKind::Max: e = (std::isnan(e) || std::isnan(v)) ? NAN : std::max(e, v); break;
+    case ScatterKind::Min: e = (std::isnan(e) || std::isnan(v)) ? NAN : std::min(e, v); break;
+    }
+    return;
+  }
+  int64_t &e = r.ints[i], v = u.ints[j];
+  switch (kind) {
+  case ScatterKind::None: e = v; break;
+  case ScatterKind::Add: e = int64_t(uint64_t(e) + uint64_t(v)); break;
+  case ScatterKind::Mul: e = int64_t(uint64_t(e) * uint64_t(v)); break;
+  case ScatterKind::Max: e = std::max(e, v); break;
+  case ScatterKind::Min: e = std::min(e, v); break;
+  }
+}
+
+/// Integer-typed result elements are wrapped after each combine so that a chain of
+/// duplicate-index adds / muls wraps like the integer type does.
+void wrapElement(Tensor &r, int64_t i) {
+  if (!r.isFloat())
+    if (auto it = dyn_cast<IntegerType>(r.elementType))
+      r.ints[i] = wrapToWidth(r.ints[i], it);
+}
+
+// ONNX ScatterElements-18: result = data; for every position i of updates (row-major),
+// result[i with dim axis := indices[i]] (op)= updates[i].
+EvalResult evalScatterElements(ScatterElementsOp op, const Tensor &data, const Tensor &indices,
+                               const Tensor &updates) {
+  auto kind = scatterKind(op, op.getReduction());
+  if (failed(kind))
+    return failure();
+  int64_t axis = op.getAxis(), rank = data.shape.size();
+  if (indices.isFloat())
+    return evalError(op) << "scatter_elements indices must be integers", failure();
+  if (axis < 0 || axis >= rank || (int64_t)indices.shape.size() != rank ||
+      ArrayRef<int64_t>(indices.shape) != ArrayRef<int64_t>(updates.shape) ||
+      updates.isFloat() != data.isFloat())
+    return evalError(op) << "scatter_elements axis, ranks or shapes do not match", failure();
+  Tensor r = data;
+  SmallVector<int64_t> idx;
+  for (int64_t i = 0, n = updates.numElements(); i < n; ++i) {
+    unravel(i, updates.shape, idx);
+    auto k = normalizeIndex(op, indices.ints[i], data.shape[axis]);
+    if (failed(k))
+      return failure();
+    idx[axis] = *k;
+    for (int64_t d = 0; d < rank; ++d)
+      if (idx[d] >= data.shape[d])
+        return evalError(op) << "updates are larger than the data outside the axis", failure();
+    int64_t j = ravel(idx, data.shape);
+    scatterElement(r, j, updates, i, *kind);
+    wrapElement(r, j);
+  }
+  return r;
+}
+
+// ONNX ScatterND-18: indices [I..., k], updates [I...] + data.shape[k:]; result = data; for
+// every tuple t (row-major) the slice result[indices[t]] (op)= updates[t].
+EvalResult evalScatterND(ScatterNDOp op, const Tensor &data, const Tensor &indices,
+                         const Tensor &updates) {
+  auto kind = scatterKind(op, op.getReduction());
+  if (failed(kind))
+    return failure();
+  int64_t rank = data.shape.size(), q = indices.shape.size();
+  if (indices.isFloat())
+    return evalError(op) << "scatter_nd indices must be integers", failure();
+  if (q < 1 || updates.isFloat() != data.isFloat())
+    return evalError(op) << "scatter_nd indices need rank >= 1", failure();
+  int64_t k = indices.shape.back();
+  if (k > rank)
+    return evalError(op) << "scatter_nd index tuples are longer than the data's rank", failure();
+  // updates.shape must be indices.shape[:-1] + data.shape[k:].
+  SmallVector<int64_t> want(indices.shape.begin(), indices.shape.end() - 1);
+  want.append(data.shape.begin() + k, data.shape.end());
+  if (ArrayRef<int64_t>(want) != ArrayRef<int64_t>(updates.shape))
+    return evalError(op) << "scatter_nd updates do not have shape indices.shape[:-1] + "
+                            "data.shape[k:]",
+           failure();
+  int64_t slice = 1;
+  for (int64_t d = k; d < rank; ++d)
+    slice *= data.shape[d];
+  int64_t tuples = 1;
+  for (int64_t d = 0; d + 1 < q; ++d)
+    tuples *= indices.shape[d];
+  Tensor r = data;
+  SmallVector<int64_t> start(rank, 0);
+  for (int64_t t = 0; t < tuples; ++t) {
+    for (int64_t d = 0; d < k; ++d) {
+      auto v = normalizeIndex(op, indices.ints[t * k + d], data.shape[d]);
+      if (failed(v))
+        return failure();
+      start[d] = *v;
+    }
+    int64_t base = ravel(start, data.shape);
+    for (int64_t e = 0; e < slice; ++e) {
+      scatterElement(r, base + e, updates, t * slice + e, *kind);
+      wrapElement(r, base + e);
+    }
+  }
+  return r;
+}
+
 } // namespace
 
 std::optional<EvalResult> aicc::reference::detail::evalDataMovementOp(Operation *op, Operands in) {
@@ -256,5 +386,7 @@ std::optional<EvalResult> aicc::reference::detail::evalDataMovementOp(Operation 
       .Case([&](GatherOp o) { return evalGather(o, *in[0], *in[1]); })
       .Case([&](GatherElementsOp o) { return evalGatherElements(o, *in[0], *in[1]); })
       .Case([&](TriluOp o) { return evalTrilu(o, *in[0]); })
+      .Case([&](ScatterElementsOp o) { return evalScatterElements(o, *in[0], *in[1], *in[2]); })
+      .Case([&](ScatterNDOp o) { return evalScatterND(o, *in[0], *in[1], *in[2]); })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -280,6 +280,27 @@ EvalResult evalCast(CastOp op, const Tensor &x) {
   return r;
 }
 
+// ONNX BitShift-11: logical shift of unsigned integers, x << y or x >> y (zero-filling);
+// a shift by the bit width or more gives 0 (numpy / the ONNX reference on uintN).
+EvalResult evalBitShift(BitShiftOp op, const Tensor &x, const Tensor &y) {
+  StringRef dir = op.getDirection();
+  if (dir != "left" && dir != "right")
+    return evalError(op) << "unknown bit_shift direction '" << dir << "'", failure();
+  auto it = dyn_cast<IntegerType>(x.elementType);
+  if (!it || !it.isUnsigned() || y.elementType != x.elementType)
+    return evalError(op) << "bit_shift needs unsigned integer operands of one type", failure();
+  int64_t width = it.getWidth();
+  bool left = dir == "left";
+  return binary(
+      op, x, y, [](double, double) { return 0.0; },
+      [&](int64_t a, int64_t b) -> std::optional<int64_t> {
+        if (b < 0 || b >= width)
+          return 0;
+        // The driver wraps the result to the type's width (drops the bits shifted out).
+        return left ? int64_t(uint64_t(a) << b) : int64_t(uint64_t(a) >> b);
+      });
+}
+
 } // namespace
 
 std::optional<EvalResult> aicc::reference::detail::evalElementwiseOp(Operation *op, Operands in) {
@@ -342,6 +363,7 @@ std::optional<EvalResult> aicc::reference::detail::evalElementwiseOp(Operation *
       .Case([&](XorOp) {
         return binaryInt(op, *in[0], *in[1], [](int64_t a, int64_t b) { return a ^ b; });
       })
+      .Case([&](BitShiftOp o) { return evalBitShift(o, *in[0], *in[1]); })
       .Case([&](NotOp) -> EvalResult {
         Tensor r = Tensor::zeros(resultType(op));
         for (int64_t i = 0, n = r.numElements(); i < n; ++i)
@@ -394,8 +416,11 @@ std::optional<EvalResult> aicc::reference::detail::evalElementwiseOp(Operation *
       .Case([&](SoftplusOp) { return unaryFloat(op, *in[0], softplus); })
       .Case([&](SoftsignOp) { return unaryFloat(op, *in[0], softsign); })
       .Case([&](HardSwishOp) { return unaryFloat(op, *in[0], hardSwish); })
-      .Case([&](GeluOp g) {
-        return unaryFloat(op, *in[0], g.getApproximate() == "tanh" ? geluTanh : geluErf);
+      .Case([&](GeluOp g) -> EvalResult {
+        StringRef approx = g.getApproximate();
+        if (approx != "none" && approx != "tanh")
+          return evalError(op) << "unknown gelu approximation '" << approx << "'", failure();
+        return unaryFloat(op, *in[0], approx == "tanh" ? geluTanh : geluErf);
       })
       // Unary ops with attributes.
       .Case([&](LeakyReluOp o) {

@@ -135,10 +135,16 @@ EvalResult evalLogSoftmax(LogSoftmaxOp op, const Tensor &x) {
 // ONNX LayerNormalization (opset 17): over dims [axis, rank), mean and biased variance;
 // y = (x - mean) / sqrt(var + epsilon) * scale + bias, scale and bias broadcast to x.
 // Ba, Kiros, Hinton, "Layer Normalization" (2016).
+// With `rms` (ONNX RMSNormalization-23): y = x / sqrt(mean(x^2) + epsilon) * scale + bias,
+// no mean subtracted (Zhang, Sennrich, "Root Mean Square Layer Normalization" (2019)).
 EvalResult evalLayerNorm(LayerNormOp op, const Tensor &x, const Tensor *scale, const Tensor *bias) {
   Tensor r = Tensor::zeros(resultType(op));
   int64_t axis = op.getAxis();
   double eps = op.getEpsilon().convertToDouble();
+  bool rms = op.getRms();
+  if (axis < 0 || axis > (int64_t)x.shape.size())
+    return op->emitError("reference evaluator: layer_norm axis ") << axis << " out of range",
+           failure();
   int64_t inner = 1;
   for (int64_t d = axis; d < (int64_t)x.shape.size(); ++d)
     inner *= x.shape[d];
@@ -147,9 +153,12 @@ EvalResult evalLayerNorm(LayerNormOp op, const Tensor &x, const Tensor *scale, c
   for (int64_t o = 0; o < outer; ++o) {
     const double *row = x.floats.data() + o * inner;
     double mean = 0;
-    for (int64_t j = 0; j < inner; ++j)
-      mean += row[j];
-    mean /= double(inner);
+    if (!rms) {
+      for (int64_t j = 0; j < inner; ++j)
+        mean += row[j];
+      mean /= double(inner);
+    }
+    // Biased variance about `mean`; for rms (mean = 0) this is mean(x^2).
     double var = 0;
     for (int64_t j = 0; j < inner; ++j)
       var += (row[j] - mean) * (row[j] - mean);

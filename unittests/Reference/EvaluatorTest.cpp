@@ -477,6 +477,120 @@ TEST_F(EvaluatorTest, GatherIndexOutOfRangeFailsLoudly) {
       << diags;
 }
 
+// ONNX operator spec, ScatterElements-18 examples (none, axis 0; add, axis 1) and duplicate
+// indices folded in order with mul / max / min; integer adds wrap.
+TEST_F(EvaluatorTest, ScatterElementsReductions) {
+  auto r = run(R"(
+    func.func @f(%d: tensor<3x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>, %d2: tensor<1x5xf32>, %i2: tensor<1x2xi64>, %u2: tensor<1x2xf32>) -> (tensor<3x3xf32>, tensor<1x5xf32>) {
+      %0 = graph.scatter_elements %d, %i, %u {axis = 0 : i64} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+      %1 = graph.scatter_elements %d2, %i2, %u2 {axis = 1 : i64, reduction = "add"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+      return %0, %1 : tensor<3x3xf32>, tensor<1x5xf32>
+    })",
+               {floats(f32(), {3, 3}, {0, 0, 0, 0, 0, 0, 0, 0, 0}),
+                ints(i(64), {2, 3}, {1, 0, 2, 0, 2, 1}),
+                floats(f32(), {2, 3}, {1, 1.5, 1.25, 2, 2.5, 2.25}),
+                floats(f32(), {1, 5}, {1, 2, 3, 4, 5}), ints(i(64), {1, 2}, {1, 1}),
+                floats(f32(), {1, 2}, {1.5, 2.25})});
+  ASSERT_TRUE(succeeded(r)) << diags;
+  expectFloats((*r)[0], {3, 3}, {2, 1.5, 0, 1, 0, 2.25, 0, 2.5, 1.25});
+  expectFloats((*r)[1], {1, 5}, {1, 5.75, 3, 4, 5});
+
+  auto q = run(R"(
+    func.func @f(%d: tensor<4xi32>, %i: tensor<4xi64>, %u: tensor<4xi32>, %d8: tensor<2xui8>, %i8: tensor<2xi64>, %u8: tensor<2xui8>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<2xui8>) {
+      %0 = graph.scatter_elements %d, %i, %u {axis = 0 : i64, reduction = "mul"} : (tensor<4xi32>, tensor<4xi64>, tensor<4xi32>) -> tensor<4xi32>
+      %1 = graph.scatter_elements %d, %i, %u {axis = 0 : i64, reduction = "max"} : (tensor<4xi32>, tensor<4xi64>, tensor<4xi32>) -> tensor<4xi32>
+      %2 = graph.scatter_elements %d, %i, %u {axis = 0 : i64, reduction = "min"} : (tensor<4xi32>, tensor<4xi64>, tensor<4xi32>) -> tensor<4xi32>
+      %3 = graph.scatter_elements %d8, %i8, %u8 {axis = 0 : i64, reduction = "add"} : (tensor<2xui8>, tensor<2xi64>, tensor<2xui8>) -> tensor<2xui8>
+      return %0, %1, %2, %3 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<2xui8>
+    })",
+               {ints(i(32), {4}, {1, 2, 3, 4}), ints(i(64), {4}, {0, 0, 3, -1}),
+                ints(i(32), {4}, {5, 7, 2, 1}), ints(u(8), {2}, {250, 9}),
+                ints(i(64), {2}, {0, 0}), ints(u(8), {2}, {3, 4})});
+  ASSERT_TRUE(succeeded(q)) << diags;
+  expectInts((*q)[0], {4}, {35, 2, 3, 8}); // 1*5*7, 4*2*1 (-1 is index 3)
+  expectInts((*q)[1], {4}, {7, 2, 3, 4});
+  expectInts((*q)[2], {4}, {1, 2, 3, 1});
+  expectInts((*q)[3], {2}, {1, 9}); // 250 + 3 + 4 = 257 wraps to 1
+}
+
+// ONNX operator spec, ScatterND-18 example 1 (none, 1-tuples into a vector); a row slice
+// added at a 1-tuple; max at 2-tuples with a negative coordinate.
+TEST_F(EvaluatorTest, ScatterNDSlicesAndReductions) {
+  auto r = run(R"(
+    func.func @f(%d: tensor<8xi64>, %i: tensor<4x1xi64>, %u: tensor<4xi64>, %m: tensor<2x2xf32>, %j: tensor<1x1xi64>, %v: tensor<1x2xf32>, %k: tensor<2x2xi64>, %w: tensor<2xf32>) -> (tensor<8xi64>, tensor<2x2xf32>, tensor<2x2xf32>) {
+      %0 = graph.scatter_nd %d, %i, %u : (tensor<8xi64>, tensor<4x1xi64>, tensor<4xi64>) -> tensor<8xi64>
+      %1 = graph.scatter_nd %m, %j, %v {reduction = "add"} : (tensor<2x2xf32>, tensor<1x1xi64>, tensor<1x2xf32>) -> tensor<2x2xf32>
+      %2 = graph.scatter_nd %m, %k, %w {reduction = "max"} : (tensor<2x2xf32>, tensor<2x2xi64>, tensor<2xf32>) -> tensor<2x2xf32>
+      return %0, %1, %2 : tensor<8xi64>, tensor<2x2xf32>, tensor<2x2xf32>
+    })",
+               {ints(i(64), {8}, {1, 2, 3, 4, 5, 6, 7, 8}), ints(i(64), {4, 1}, {4, 3, 1, 7}),
+                ints(i(64), {4}, {9, 10, 11, 12}), floats(f32(), {2, 2}, {1, 2, 3, 4}),
+                ints(i(64), {1, 1}, {1}), floats(f32(), {1, 2}, {10, 20}),
+                ints(i(64), {2, 2}, {-1, 0, 0, 1}), floats(f32(), {2}, {5, 6})});
+  ASSERT_TRUE(succeeded(r)) << diags;
+  expectInts((*r)[0], {8}, {1, 11, 3, 10, 9, 6, 7, 12});
+  expectFloats((*r)[1], {2, 2}, {1, 2, 13, 24});
+  expectFloats((*r)[2], {2, 2}, {1, 6, 5, 4}); // [1][0] = max(3, 5), [0][1] = max(2, 6)
+}
+
+TEST_F(EvaluatorTest, ScatterIndexOutOfRangeFailsLoudly) {
+  auto r = run(R"(
+    func.func @f(%d: tensor<3xf32>, %i: tensor<1x1xi64>, %u: tensor<1xf32>) -> tensor<3xf32> {
+      %0 = graph.scatter_nd %d, %i, %u : (tensor<3xf32>, tensor<1x1xi64>, tensor<1xf32>) -> tensor<3xf32> loc("ScatterND_1")
+      return %0 : tensor<3xf32>
+    })",
+               {floats(f32(), {3}, {1, 2, 3}), ints(i(64), {1, 1}, {-4}), floats(f32(), {1}, {0})});
+  EXPECT_TRUE(failed(r));
+  EXPECT_NE(diags.find("loc(\"ScatterND_1\"): reference evaluator: index -4 out of range [-3, 3)"),
+            std::string::npos)
+      << diags;
+}
+
+// ONNX BitShift-11: logical shifts of uint8 with a broadcast shift; bits shifted out of the
+// width are dropped (255 << 1 = 254), a shift by >= 8 gives 0.
+TEST_F(EvaluatorTest, BitShiftLeftRightAndWideShifts) {
+  auto r = run(R"(
+    func.func @f(%x: tensor<4xui8>, %y: tensor<4xui8>, %s: tensor<1xui8>) -> (tensor<4xui8>, tensor<4xui8>, tensor<4xui8>) {
+      %0 = graph.bit_shift %x, %y {direction = "left"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+      %1 = graph.bit_shift %x, %y {direction = "right"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+      %2 = graph.bit_shift %x, %s {direction = "right"} : (tensor<4xui8>, tensor<1xui8>) -> tensor<4xui8>
+      return %0, %1, %2 : tensor<4xui8>, tensor<4xui8>, tensor<4xui8>
+    })",
+               {ints(u(8), {4}, {16, 4, 1, 255}), ints(u(8), {4}, {1, 2, 8, 1}),
+                ints(u(8), {1}, {2})});
+  ASSERT_TRUE(succeeded(r)) << diags;
+  expectInts((*r)[0], {4}, {32, 16, 0, 254});
+  expectInts((*r)[1], {4}, {8, 1, 0, 127});
+  expectInts((*r)[2], {4}, {4, 1, 0, 63});
+}
+
+// ONNX RMSNormalization-23: y = x / sqrt(mean(x^2) + eps) * scale + bias, no mean
+// subtracted. Row 0: mean(x^2) = 30 / 4 = 7.5; row 1: (4 + 4 + 4 + 36) / 4 = 12.
+TEST_F(EvaluatorTest, LayerNormRmsDoesNotSubtractTheMean) {
+  Tensor r = run1(R"(
+    func.func @f(%x: tensor<2x4xf64>, %s: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<2x4xf64> {
+      %0 = graph.layer_norm %x scale %s bias %b {axis = 1 : i64, epsilon = 0.0 : f64, rms = true} : (tensor<2x4xf64>, tensor<4xf64>, tensor<4xf64>) -> tensor<2x4xf64>
+      return %0 : tensor<2x4xf64>
+    })",
+                  {floats(Float64Type::get(&ctx), {2, 4}, {1, 2, 3, 4, 2, 2, 2, 6}),
+                   floats(Float64Type::get(&ctx), {4}, {1, 1, 2, 2}),
+                   floats(Float64Type::get(&ctx), {4}, {0, 10, 0, 10})});
+  double s0 = 1 / std::sqrt(7.5), s1 = 1 / std::sqrt(12.0);
+  expectFloats(r, {2, 4},
+               {1 * s0, 2 * s0 + 10, 3 * s0 * 2, 4 * s0 * 2 + 10, 2 * s1, 2 * s1 + 10, 2 * s1 * 2,
+                6 * s1 * 2 + 10});
+}
+
+TEST_F(EvaluatorTest, PadWrapReadsModuloTheSize) {
+  Tensor r = run1(R"(
+    func.func @f(%x: tensor<3xi64>) -> tensor<8xi64> {
+      %0 = graph.pad %x {low = array<i64: 2>, high = array<i64: 3>, mode = "wrap"} : tensor<3xi64> -> tensor<8xi64>
+      return %0 : tensor<8xi64>
+    })",
+                  {ints(i(64), {3}, {1, 2, 3})});
+  expectInts(r, {8}, {2, 3, 1, 2, 3, 1, 2, 3});
+}
+
 //===----------------------------------------------------------------------===//
 // Driver: constants, fusion groups, observer, errors
 //===----------------------------------------------------------------------===//
@@ -580,6 +694,26 @@ TEST_F(EvaluatorTest, HostTensorRoundTrip) {
   expectInts(*back, {2}, {-1, 5});
   EXPECT_FALSE(fromHostTensor(*host, s.getType(), error));
   EXPECT_EQ(error, "expected i8[2], got bool[3]");
+}
+
+// 16- and 32-bit integers (signed and unsigned) have runtime dtypes; a legacy uint16 tensor
+// holding bf16 bit patterns (test data from before ONNX's bfloat16 type) reads as bf16.
+TEST_F(EvaluatorTest, HostTensorNarrowIntegersAndLegacyBF16) {
+  for (Type t : {i(16), u(16), u(32)}) {
+    Tensor x = ints(t, {2}, {t.isUnsignedInteger() ? 65535 : -2, 7});
+    auto host = toHostTensor(x);
+    ASSERT_TRUE(host) << "no runtime dtype";
+    std::string error;
+    auto back = fromHostTensor(*host, x.getType(), error);
+    ASSERT_TRUE(back) << error;
+    expectInts(*back, {2}, x.ints);
+  }
+  auto legacy = aicc::runtime::HostTensor::zeros(aicc::runtime::DType::u16, {2});
+  legacy.data = {0x80, 0x3f, 0x00, 0xc0}; // bf16 0x3f80 = 1.0, 0xc000 = -2.0
+  std::string error;
+  auto back = fromHostTensor(legacy, RankedTensorType::get({2}, BFloat16Type::get(&ctx)), error);
+  ASSERT_TRUE(back) << error;
+  expectFloats(*back, {2}, {1.0, -2.0});
 }
 
 TEST_F(EvaluatorTest, CompareUsesAllcloseAndCountsMismatches) {
