@@ -284,6 +284,13 @@ void printSummary(func::FuncOp fn, const std::vector<ref::Tensor> &outs) {
   }
 }
 
+/// --rtol/--atol when given (floats), else the per-dtype default (ref::defaultTolerance).
+ref::Tolerance toleranceFor(Type elem, const ReferenceModeOptions &opts) {
+  if (opts.toleranceGiven && isa<FloatType>(elem))
+    return {opts.rtol, opts.atol};
+  return ref::defaultTolerance(elem);
+}
+
 bool writeOutputs(func::FuncOp fn, const std::vector<ref::Tensor> &outs, const std::string &dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -333,7 +340,8 @@ bool referenceDataSet(Model &m, const ReferenceModeOptions &opts, const std::str
       allPass = false;
       continue;
     }
-    ref::Comparison c = ref::compare(got, *expected, {opts.rtol, opts.atol});
+    ref::Tolerance tol = toleranceFor(got.elementType, opts);
+    ref::Comparison c = ref::compare(got, *expected, tol);
     std::printf(
         "output %zu ('%s'): max_abs_err=%.3e max_rel_err=%.3e shape=[%s] %s", i, name.c_str(),
         c.maxAbsErr, c.maxRelErr,
@@ -342,7 +350,7 @@ bool referenceDataSet(Model &m, const ReferenceModeOptions &opts, const std::str
         c.pass() ? "PASS" : "FAIL");
     if (!c.pass())
       std::printf(" (%lld of %lld elements outside rtol=%g atol=%g)", (long long)c.numMismatches,
-                  (long long)got.numElements(), opts.rtol, opts.atol);
+                  (long long)got.numElements(), tol.rtol, tol.atol);
     std::printf("\n");
     allPass &= c.pass();
   }
@@ -421,12 +429,6 @@ struct KernelReport {
   bool localFailed = false, endToEndFailed = false;
   std::string problem; // why it could not be compared
 };
-
-ref::Tolerance toleranceFor(Type elem, const ReferenceModeOptions &opts) {
-  if (opts.toleranceGiven && isa<FloatType>(elem))
-    return {opts.rtol, opts.atol};
-  return ref::defaultTolerance(elem);
-}
 
 std::string opsOf(graph::FusionGroupOp group) {
   std::vector<std::string> ops;
