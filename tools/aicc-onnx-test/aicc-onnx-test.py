@@ -429,21 +429,47 @@ def run_one(test_dir, name, args, workdir):
     if na:
         return {"test": name, "ops": ops, "opset": opset, "status": "not-applicable",
                 "reason": na}
-    if not args.ort_python:
-        return {"test": name, "ops": ops, "opset": opset, "status": "not-applicable",
-                "reason": "no expected outputs and no onnxruntime (--ort-python)"}
+    # Expected outputs from onnxruntime when it is available, else from aicc's float64
+    # reference evaluator (aicc-run --reference); with onnxruntime, the evaluator is also
+    # checked against it ("evaluator": "agrees" / "disagrees ..." in the JSON).
     ref_dir = os.path.join(workdir, "ort", name.replace("/", "_"))
+    set_dir = os.path.join(ref_dir, "test_data_set_0")
     sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
-    cmd = [args.ort_python, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                         "ort_reference.py"), model, ref_dir]
+    cmd = [args.ort_python or sys.executable,
+           os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_reference.py"),
+           model, ref_dir] + ([] if args.ort_python else ["--inputs-only"])
     if sets:
         cmd += ["--inputs", os.path.join(test_dir, sets[0])]
     rc, out, err, to = run(cmd, args.timeout)
     if rc != 0:
         return {"test": name, "ops": ops, "opset": opset, "status": "not-applicable",
                 "reason": "no expected outputs; onnxruntime gives none: " + first_error(err)}
+    aicc_run = os.path.join(args.bin, "aicc-run")
+    evaluator = None
+    if not args.ort_python:
+        inputs = sorted((f for f in os.listdir(set_dir) if re.fullmatch(r"input_\d+\.pb", f)),
+                        key=lambda f: int(f[6:-3]))
+        cmd = [aicc_run, "--reference", model, "--output-dir", set_dir]
+        for f in inputs:
+            cmd += ["--input", os.path.join(set_dir, f)]
+        rc, out, err, to = run(cmd, args.timeout)
+        if rc != 0:
+            return {"test": name, "ops": ops, "opset": opset, "status": "not-applicable",
+                    "reason": "no expected outputs; the reference evaluator gives none: " +
+                    first_error(err + out)}
+    else:
+        rc, out, err, to = run([aicc_run, "--reference", model, "--test-data-set", set_dir],
+                               args.timeout)
+        evaluator = "agrees" if rc == 0 else "disagrees: " + first_error(
+            "\n".join(l for l in (out + err).splitlines() if "FAIL" in l or "error" in l))
     result = run_test(ref_dir, name, args, workdir)
-    result["reference"] = "onnxruntime"
+    result["reference"] = "onnxruntime" if args.ort_python else "float64 evaluator"
+    if evaluator:
+        result["evaluator"] = evaluator
+        if result["status"] == "pass" and evaluator != "agrees":
+            # Two references disagree: one of them (aicc's evaluator or the compiled code
+            # that matched onnxruntime) needs a look; never count it as a pass.
+            result.update(status="mismatch", reason="aicc's float64 evaluator " + evaluator)
     return result
 
 
@@ -529,8 +555,11 @@ def write_doc(path, results, args, command):
              "- Data: %s" % ", ".join(args.data),
              "- Command: `%s`" % command,
              "- Expected outputs: the test data's, except %d test(s) without any, whose "
-             "reference is onnxruntime (CPU)" % sum(1 for r in results
-                                                    if r.get("reference") == "onnxruntime"),
+             "reference is onnxruntime (CPU) (aicc's float64 evaluator agrees with it on %d), "
+             "and %d whose reference is aicc's float64 evaluator (no onnxruntime)" % (
+                 sum(1 for r in results if r.get("reference") == "onnxruntime"),
+                 sum(1 for r in results if r.get("evaluator") == "agrees"),
+                 sum(1 for r in results if r.get("reference") == "float64 evaluator")),
              "",
              "## Totals", "",
              "| suite | " + " | ".join(statuses) + " | pass / applicable |",

@@ -4,6 +4,7 @@ Run with the Python of the project's virtual environment (scripts/setup.sh insta
 onnxruntime from PyPI into .venv), not Debian's python3:
 
   .venv/bin/python ort_reference.py MODEL.onnx OUT_DIR [--inputs SET_DIR] [--seed N]
+                                    [--inputs-only]   (any Python with onnx + numpy)
 
 Writes OUT_DIR/model.onnx (a link or copy of MODEL) and OUT_DIR/test_data_set_0/ with
 input_K.pb (copied from SET_DIR, or random: float ~ N(0, 1), integers in [0, 4), bools
@@ -31,7 +32,10 @@ def random_input(vi, rng):
         if not d.HasField("dim_value"):
             raise ValueError("graph input '%s' has a dynamic dimension" % vi.name)
         shape.append(d.dim_value)
-    dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
+    if hasattr(onnx.helper, "tensor_dtype_to_np_dtype"):
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type)
+    else:  # onnx < 1.13 (Debian 12's python3-onnx)
+        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t.elem_type]
     if np.issubdtype(dtype, np.floating):
         return rng.standard_normal(shape).astype(dtype)
     if dtype == np.bool_:
@@ -47,9 +51,11 @@ def main():
     p.add_argument("out")
     p.add_argument("--inputs", help="a test_data_set directory with input_K.pb files")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--inputs-only", action="store_true",
+                   help="write the inputs only (no onnxruntime needed): the caller computes "
+                        "the outputs, e.g. with aicc-run --reference")
     a = p.parse_args()
     try:
-        import onnxruntime as ort
         m = onnx.load(a.model, load_external_data=False)
         inits = {i.name for i in m.graph.initializer}
         graph_inputs = [vi for vi in m.graph.input if vi.name not in inits]
@@ -64,10 +70,14 @@ def main():
             rng = np.random.default_rng(a.seed)
             for vi in graph_inputs:
                 feeds[vi.name] = random_input(vi, rng)
-        so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        sess = ort.InferenceSession(a.model, so, providers=["CPUExecutionProvider"])
-        outs = sess.run(None, feeds)
+        if a.inputs_only:
+            outs = []
+        else:
+            import onnxruntime as ort
+            so = ort.SessionOptions()
+            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            sess = ort.InferenceSession(a.model, so, providers=["CPUExecutionProvider"])
+            outs = sess.run(None, feeds)
     except Exception as e:  # report, do not trace back: the runner records the line
         print("ort_reference: %s: %s" % (a.model, str(e).splitlines()[0] if str(e) else e),
               file=sys.stderr)
