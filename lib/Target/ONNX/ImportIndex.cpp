@@ -334,26 +334,6 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
 // CumSum, OneHot, EyeLike, GatherND, ScatterElements / Scatter, ScatterND, Einsum
 //===----------------------------------------------------------------------===//
 
-/// `v` shifted by `s` (> 0) positions along `axis`, zeros shifted in: toward higher
-/// indices (result[i] = v[i - s]) or, when `backward`, toward lower ones
-/// (result[i] = v[i + s]). A slice then a constant pad (two views).
-Value Importer::shiftAlong(Location loc, Value v, int64_t axis, int64_t s, bool backward) {
-  auto t = cast<RankedTensorType>(v.getType());
-  int64_t n = t.getDimSize(axis);
-  if (s >= n)
-    return createConstant(loc, DenseElementsAttr::get(t, b.getZeroAttr(t.getElementType())));
-  SmallVector<int64_t> starts(t.getRank(), 0), steps(t.getRank(), 1), shape(t.getShape());
-  starts[axis] = backward ? s : 0;
-  shape[axis] = n - s;
-  Value cut = graph::SliceOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
-                                     b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
-  SmallVector<int64_t> low(t.getRank(), 0), high(t.getRank(), 0);
-  (backward ? high : low)[axis] = s;
-  return graph::PadOp::create(b, loc, t, cut, b.getDenseI64ArrayAttr(low),
-                              b.getDenseI64ArrayAttr(high), b.getStringAttr("constant"),
-                              b.getF64FloatAttr(0.0));
-}
-
 /// CumSum (ONNX operator spec, opset 11/14): inclusive or exclusive prefix sums along
 /// `axis` (a constant input), from the start or, with reverse = 1, from the end. Built as
 /// the Hillis-Steele scan (Hillis & Steele, "Data Parallel Algorithms", CACM 1986):
@@ -386,9 +366,9 @@ LogicalResult Importer::importCumSum(const NodeCtx &nc) {
   auto accT = RankedTensorType::get(t.getShape(), acc);
   Value y = castTo(nc.loc, *x, acc);
   if (*exclusive)
-    y = shiftAlong(nc.loc, y, *axis, 1, back);
+    y = shiftWithFill(nc.loc, y, *axis, 1, back, 0.0);
   for (int64_t s = 1; s < n; s *= 2)
-    y = graph::AddOp::create(b, nc.loc, accT, y, shiftAlong(nc.loc, y, *axis, s, back));
+    y = graph::AddOp::create(b, nc.loc, accT, y, shiftWithFill(nc.loc, y, *axis, s, back, 0.0));
   return define(nc, 0, castTo(nc.loc, y, elem));
 }
 

@@ -325,7 +325,7 @@ private:
   FailureOr<std::string> scatterReduction(const NodeCtx &nc);
   /// `v` shifted by `s` > 0 along `axis` with zeros shifted in: result[i] = v[i - s], or
   /// v[i + s] when `backward` (a slice and a pad).
-  Value shiftAlong(Location loc, Value v, int64_t axis, int64_t s, bool backward);
+
 
   /// ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
   std::optional<LogicalResult> importSpatialOps(const NodeCtx &nc);
