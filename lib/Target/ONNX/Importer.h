@@ -323,9 +323,7 @@ private:
   LogicalResult importScatterND(const NodeCtx &nc);
   LogicalResult importEinsum(const NodeCtx &nc);
   FailureOr<std::string> scatterReduction(const NodeCtx &nc);
-  /// `v` shifted by `s` > 0 along `axis` with zeros shifted in: result[i] = v[i - s], or
-  /// v[i + s] when `backward` (a slice and a pad).
-
+  // (shifts along an axis: shiftWithFill, in the Misc section)
 
   /// ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
   std::optional<LogicalResult> importSpatialOps(const NodeCtx &nc);
