@@ -26,7 +26,7 @@ std::optional<LogicalResult> Importer::importIndexOps(const NodeCtx &nc) {
     return importTopK(nc);
   // -- CumSum, OneHot, EyeLike, GatherND, Scatter*, Einsum (block below) --
   if (nc.opType() == "CumSum")
-    return importCumSum(nc);
+    return importCumulative(nc, /*product=*/false);
   if (nc.opType() == "OneHot")
     return importOneHot(nc);
   if (nc.opType() == "EyeLike")
@@ -338,7 +338,10 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
 /// `axis` (a constant input), from the start or, with reverse = 1, from the end. Built as
 /// the Hillis-Steele scan (Hillis & Steele, "Data Parallel Algorithms", CACM 1986):
 /// y += shift(y, 2^i) for 2^i < n, ceil(log2 n) elementwise steps, exact for integers.
-LogicalResult Importer::importCumSum(const NodeCtx &nc) {
+/// CumProd (opset 26) is the same scan with y *= shift(y, 2^i) and ones shifted in: only
+/// multiplications (no exp/log), so exact for integers (wrapping like the reference's
+/// fixed-width products), zeros and signs.
+LogicalResult Importer::importCumulative(const NodeCtx &nc, bool product) {
   if (failed(checkArity(nc, 2, 2, 1)))
     return failure();
   auto x = getInput(nc, 0), axisIn = getInput(nc, 1);
@@ -361,14 +364,18 @@ LogicalResult Importer::importCumSum(const NodeCtx &nc) {
     return failure();
   bool back = *reverse != 0;
   int64_t n = t.getDimSize(*axis);
-  // 16-bit floats accumulate in f32: the partial sums are stored between steps.
-  Type acc = elem.isF16() || elem.isBF16() ? b.getF32Type() : elem;
+  // 16-bit floats sum in f32: the partial sums are stored between steps.
+  Type acc = !product && (elem.isF16() || elem.isBF16()) ? b.getF32Type() : elem;
   auto accT = RankedTensorType::get(t.getShape(), acc);
+  double identity = product ? 1.0 : 0.0;
   Value y = castTo(nc.loc, *x, acc);
   if (*exclusive)
-    y = shiftWithFill(nc.loc, y, *axis, 1, back, 0.0);
-  for (int64_t s = 1; s < n; s *= 2)
-    y = graph::AddOp::create(b, nc.loc, accT, y, shiftWithFill(nc.loc, y, *axis, s, back, 0.0));
+    y = shiftWithFill(nc.loc, y, *axis, 1, back, identity);
+  for (int64_t s = 1; s < n; s *= 2) {
+    Value shifted = shiftWithFill(nc.loc, y, *axis, s, back, identity);
+    y = product ? Value(graph::MulOp::create(b, nc.loc, accT, y, shifted))
+                : Value(graph::AddOp::create(b, nc.loc, accT, y, shifted));
+  }
   return define(nc, 0, castTo(nc.loc, y, elem));
 }
 

@@ -32,7 +32,7 @@ std::optional<LogicalResult> Importer::importMiscOps(const NodeCtx &nc) {
   if (newOp == "LpNormalization")
     return importLpNormalization(nc);
   if (newOp == "CumProd")
-    return importCumProd(nc);
+    return importCumulative(nc, /*product=*/true); // ImportIndex.cpp
   if (newOp == "CenterCropPad")
     return importCenterCropPad(nc);
   if (newOp == "Col2Im")
@@ -349,41 +349,6 @@ Value Importer::shiftWithFill(Location loc, Value v, int64_t axis, int64_t s, bo
   return graph::PadOp::create(b, loc, t, cut, b.getDenseI64ArrayAttr(low),
                               b.getDenseI64ArrayAttr(high), b.getStringAttr("constant"),
                               b.getF64FloatAttr(fill));
-}
-
-/// CumProd (ONNX operator spec, opset 26): inclusive or exclusive prefix products along
-/// `axis` (a constant input), from the start or, with reverse = 1, from the end. The
-/// Hillis-Steele scan (Hillis & Steele, "Data Parallel Algorithms", CACM 1986):
-/// y *= shift(y, 2^i) with ones shifted in, ceil(log2 n) elementwise steps. Only
-/// multiplications (no exp/log): exact for integers (wrapping as the reference's
-/// fixed-width products do), zeros and signs.
-LogicalResult Importer::importCumProd(const NodeCtx &nc) {
-  if (failed(checkArity(nc, 2, 2, 1)))
-    return failure();
-  auto x = getInput(nc, 0), axisIn = getInput(nc, 1);
-  auto exclusive = getInt(nc, "exclusive", 0), reverse = getInt(nc, "reverse", 0);
-  if (failed(x) || failed(axisIn) || failed(exclusive) || failed(reverse))
-    return failure();
-  auto t = cast<RankedTensorType>(x->getType());
-  Type elem = t.getElementType();
-  if (elem.isInteger(1) || !(isa<FloatType>(elem) || isa<IntegerType>(elem)))
-    return nodeError(nc) << "x must be a numeric tensor, got " << t;
-  if (t.getRank() == 0)
-    return nodeError(nc) << "x must have rank >= 1";
-  auto axisV = getConstantInts(nc, *axisIn, "axis input '" + nc.node.input(1) + "'");
-  if (failed(axisV))
-    return failure();
-  if (axisV->size() != 1)
-    return nodeError(nc) << "axis must hold one value, got " << axisV->size();
-  auto axis = normalizeAxis(nc, (*axisV)[0], t.getRank(), /*allowRank=*/false);
-  if (failed(axis))
-    return failure();
-  bool back = *reverse != 0;
-  int64_t n = t.getDimSize(*axis);
-  Value y = *exclusive ? shiftWithFill(nc.loc, *x, *axis, 1, back, 1.0) : *x;
-  for (int64_t s = 1; s < n; s *= 2)
-    y = graph::MulOp::create(b, nc.loc, t, y, shiftWithFill(nc.loc, y, *axis, s, back, 1.0));
-  return define(nc, 0, y);
 }
 
 /// CenterCropPad (ONNX operator spec, opset 18): per listed axis, a centered crop

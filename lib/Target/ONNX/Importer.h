@@ -315,7 +315,8 @@ private:
   Value argIndex(Location loc, Value x, int64_t axis, bool isMax, bool selectLast,
                  bool keepdims);
   // (end of the ArgMax / ArgMin / Hardmax / TopK block)
-  LogicalResult importCumSum(const NodeCtx &nc);
+  /// CumSum, or CumProd when `product`.
+  LogicalResult importCumulative(const NodeCtx &nc, bool product);
   LogicalResult importOneHot(const NodeCtx &nc);
   LogicalResult importEyeLike(const NodeCtx &nc);
   LogicalResult importGatherND(const NodeCtx &nc);
@@ -446,7 +447,6 @@ private:
   LogicalResult importLpPool(const NodeCtx &nc);
   LogicalResult importGlobalLpPool(const NodeCtx &nc);
   LogicalResult importLpNormalization(const NodeCtx &nc);
-  LogicalResult importCumProd(const NodeCtx &nc);
   LogicalResult importCenterCropPad(const NodeCtx &nc);
   LogicalResult importCol2Im(const NodeCtx &nc);
   LogicalResult importAffineGrid(const NodeCtx &nc);
