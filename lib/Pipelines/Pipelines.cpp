@@ -85,6 +85,9 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
 }
 
 void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  // 1-D kernels (elementwise, rows, reductions) go to registers straight from their tensor
+  // form; the rest (matmul, pools, scatter) bufferize and distribute (convert-tile-to-gpu).
+  pm.addPass(createConvertTileToGPURegisters());
   buildTileBufferizePipeline(pm);
   pm.addPass(createConvertTileToGPU());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the small ONNX models of long-rows.test into Inputs/<name>/ (model.onnx +
 test_data_set_0/{input,output}_K.pb): reductions and row kernels (softmax, log_softmax,
-layer_norm, RMS norm) over more elements than the kernel templates' one-pass limit (4096),
+layer_norm, RMS norm) over more elements than the kernel templates' one-pass limits (4096 reduced elements, 16384 row elements),
 which take the chunked loops of lib/Conversion/GraphToTile/KernelTemplates.cpp.
 Inputs are seeded random numbers; expected outputs are numpy float64 evaluations of the
 ONNX operator definitions, rounded to the output type.
@@ -109,4 +109,37 @@ x64 = x.astype(np.float64)
 ref = x64 / np.sqrt((x64 ** 2).mean(axis=(1, 2), keepdims=True) + 1e-6) * scale
 save("rms_norm_3x2x2500_f16",
      [helper.make_node("RMSNormalization", ["x", "scale"], ["y"], axis=1, epsilon=1e-6)],
+     [("x", x)], [("y", ref.astype(np.float16))], [("scale", scale)], opset=23)
+
+# Rows longer than the on-chip limit (16384 elements): the chunked loops (online softmax,
+# one-pass shifted variance). Softmax with a large spread (the running max grows late in the
+# row); LayerNorm with a mean far from 0 (the shifted-data variance must not cancel);
+# LogSoftmax f16 over a strided axis; RMSNorm f16.
+x = (rng.standard_normal((2, 20000)) * 4).astype(np.float32)
+x[0, 19990] = 60.0
+save("softmax_2x20000_f32", [helper.make_node("Softmax", ["x"], ["y"], axis=-1)],
+     [("x", x)], [("y", softmax64(x, 1).astype(np.float32))])
+x = (rng.standard_normal((2, 17000, 2)) * 2).astype(np.float16)
+x64 = x.astype(np.float64)
+ref = x64 - x64.max(axis=1, keepdims=True)
+ref = ref - np.log(np.exp(ref).sum(axis=1, keepdims=True))
+save("logsoftmax_2x17000x2_f16", [helper.make_node("LogSoftmax", ["x"], ["y"], axis=1)],
+     [("x", x)], [("y", ref.astype(np.float16))])
+x = (rng.standard_normal((2, 20000)) * 2 + 100).astype(np.float32)
+scale = rng.standard_normal(20000).astype(np.float32)
+bias = rng.standard_normal(20000).astype(np.float32)
+x64 = x.astype(np.float64)
+mean = x64.mean(axis=1, keepdims=True)
+var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+ref = (x64 - mean) / np.sqrt(var + 1e-5) * scale + bias
+save("layer_norm_2x20000_f32",
+     [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], axis=-1,
+                       epsilon=1e-5)],
+     [("x", x)], [("y", ref.astype(np.float32))], [("scale", scale), ("bias", bias)])
+x = rng.standard_normal((2, 17000)).astype(np.float16)
+scale = rng.standard_normal(17000).astype(np.float16)
+x64 = x.astype(np.float64)
+ref = x64 / np.sqrt((x64 ** 2).mean(axis=1, keepdims=True) + 1e-6) * scale
+save("rms_norm_2x17000_f16",
+     [helper.make_node("RMSNormalization", ["x", "scale"], ["y"], axis=-1, epsilon=1e-6)],
      [("x", x)], [("y", ref.astype(np.float16))], [("scale", scale)], opset=23)

@@ -65,6 +65,24 @@ def ConvertTileStoreToSCF : Pass<"convert-tile-store-to-scf", "mlir::func::FuncO
                            "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def ConvertTileToGPURegisters : Pass<"convert-tile-to-gpu-registers", "mlir::ModuleOp"> {
+  let summary = "Lower 1-D tile kernels (elementwise, rows, reductions) to register-resident gpu.func code";
+  let description = [{
+    Runs on the tensor form of the tile kernels, before bufferization. Every kernel of
+    `builtin.module @kernels` whose tiles are all 1-D or 0-D (no tile.dot) becomes a
+    gpu.func of `gpu.module @kernels` in which each thread holds its share of every tile in
+    registers under a #tile.blocked layout (16-byte chunks per thread, recorded in the
+    function's `tile.layouts` attribute): 128-bit vector loads/stores where an axis analysis
+    proves the offsets contiguous and aligned, masked gathers/scatters otherwise, and
+    tile.reduce as per-thread combine + warp shuffles + one shared-memory exchange across warps.
+    Other kernels stay in @kernels (with a `tile.register_path_refused` reason) for
+    convert-tile-to-gpu.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect", "mlir::math::MathDialect"];
+}
+
 def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
   let summary = "Turn bufferized tile kernels into gpu.func kernels of a gpu.module";
   let description = [{
@@ -78,7 +96,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "mlir::ModuleOp"> {

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
@@ -1064,7 +1065,10 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
 
 /// Rows / reductions up to this many elements are held in one tile (one pass over the data);
 /// longer ones loop over the reduced extent in tiles of kChunk elements.
-constexpr int64_t kMaxSoftmaxRow = 4096;
+/// Rows up to this many elements are held on chip in one tile (in registers on the GPU:
+/// 16 warps x 32 lanes x 32 elements); longer rows loop over chunks of kRowChunk.
+constexpr int64_t kMaxSoftmaxRow = 16384;
+constexpr int64_t kRowChunk = 4096;
 constexpr int64_t kMaxReduction = 4096;
 /// Tile size of the chunked loops (issue 5 tunes it for bandwidth).
 constexpr int64_t kChunk = 1024;
@@ -1137,8 +1141,11 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   if (inT.getNumElements() >= (int64_t(1) << 31))
     return sm->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
   bool chunked = R > kMaxSoftmaxRow;
-  int64_t block = chunked ? kChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
-  int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
+  int64_t block = chunked ? kRowChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
+  // 64 bytes of the row per thread (four 16-byte loads in flight), 1 to 16 warps: measured
+  // best on the H200 for 8192-element rows (8 warps for f16, 16 for f32; docs/performance.md).
+  int64_t rowBytes = block * std::max<int64_t>(1, storageType(inT.getElementType()).getIntOrFloatBitWidth() / 8);
+  int64_t warps = std::min<int64_t>(16, std::max<int64_t>(1, rowBytes / (32 * 64)));
   KernelContext kc = makeKernel(builder, group, name, {outer * inner, 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
@@ -1224,7 +1231,8 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       Value var = b.create<arith::DivFOp>(loc, sq, scalar((double)R));
       Value denom = b.create<math::SqrtOp>(
           loc, b.create<arith::AddFOp>(loc, var, scalar(ln.getEpsilon().convertToDouble())));
-      y = b.create<arith::DivFOp>(loc, d, bcast(tb, denom));
+      // One division per row, a multiply per element.
+      y = b.create<arith::MulFOp>(loc, d, bcast(tb, b.create<arith::DivFOp>(loc, scalar(1.0), denom)));
     } else {
       Value mx = reduce(x, tl::ReduceKind::max);
       Value shifted = b.create<arith::SubFOp>(loc, x, bcast(tb, mx));
@@ -1232,7 +1240,8 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       Value sum = reduce(e, tl::ReduceKind::add);
       y = isLog ? b.create<arith::SubFOp>(loc, shifted, bcast(tb, b.create<math::LogOp>(loc, sum)))
                       .getResult()
-                : b.create<arith::DivFOp>(loc, e, bcast(tb, sum)).getResult();
+                : b.create<arith::MulFOp>(loc, e, bcast(tb, b.create<arith::DivFOp>(loc, scalar(1.0), sum)))
+                      .getResult();
     }
     if (failed(finish(tb, y, c)))
       return failure();
@@ -1252,65 +1261,85 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     });
   };
   if (ln) {
-    Value mean;
+    // One statistics pass. Layer norm: per-lane sums of d = x - K and d^2 with K the row's
+    // first element (the shifted-data variance, Chan, Golub & LeVeque, "Algorithms for
+    // computing the sample variance", 1983: var = E[d^2] - E[d]^2 does not cancel
+    // catastrophically once the data are centred near their mean); RMS norm: the sum of x^2.
+    Value shift;
     if (!ln.getRms()) {
-      auto sumLoop = chunkLoop(
-          b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
-            TileBuilder lt{lb, loc, {block}};
-            Chunk c = loadChunk(lt, k); // masked lanes load 0
-            return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], c.x)};
-          });
-      mean = b.create<arith::DivFOp>(loc, reduce(sumLoop.getResult(0), tl::ReduceKind::add),
-                                     scalar((double)R));
+      TileBuilder one{b, loc, {1}}; // the row's first element, as a 1-element tile
+      Value k = one.load(kc.inParams[argIt->second], one.splat(base), Value(), elem, 0.0);
+      shift = bcast(tb, b.create<tl::ReduceOp>(loc, scalarT, k, (uint32_t)0, tl::ReduceKind::add));
     }
-    // d = x - mean (zero in masked lanes), or x for RMS norm.
-    Value meanT = mean ? bcast(tb, mean) : Value();
-    auto centered = [&](TileBuilder &lt, const Chunk &c) -> Value {
-      if (!meanT)
-        return c.x;
-      Value d = lt.b.create<arith::SubFOp>(loc, c.x, meanT);
-      return lt.b.create<arith::SelectOp>(loc, c.mask, d, lt.splatF(elem, 0.0));
-    };
-    auto sqLoop = chunkLoop(
-        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+    auto statLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, 0.0), tb.splatF(elem, 0.0)},
+        [&](OpBuilder &lb, Value k, ValueRange acc) {
           TileBuilder lt{lb, loc, {block}};
-          Value d = centered(lt, loadChunk(lt, k));
-          return SmallVector<Value>{
-              lb.create<arith::AddFOp>(loc, acc[0], lb.create<arith::MulFOp>(loc, d, d))};
+          Chunk c = loadChunk(lt, k); // masked lanes load 0
+          Value d = c.x;
+          if (shift)
+            d = lb.create<arith::SelectOp>(loc, c.mask, lb.create<arith::SubFOp>(loc, c.x, shift),
+                                           lt.splatF(elem, 0.0));
+          return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], d),
+                                    lb.create<arith::AddFOp>(loc, acc[1], lb.create<arith::MulFOp>(loc, d, d))};
         });
-    Value var = b.create<arith::DivFOp>(loc, reduce(sqLoop.getResult(0), tl::ReduceKind::add),
-                                        scalar((double)R));
+    Value n = scalar((double)R);
+    Value meanSq = b.create<arith::DivFOp>(
+        loc, reduce(statLoop.getResult(1), tl::ReduceKind::add), n);
+    Value var = meanSq, meanT;
+    if (shift) {
+      Value meanD = b.create<arith::DivFOp>(loc, reduce(statLoop.getResult(0), tl::ReduceKind::add), n);
+      var = b.create<arith::MaximumFOp>(
+          loc, b.create<arith::SubFOp>(loc, meanSq, b.create<arith::MulFOp>(loc, meanD, meanD)),
+          scalar(0.0));
+      meanT = b.create<arith::AddFOp>(loc, shift, bcast(tb, meanD));
+    }
     Value denom = b.create<math::SqrtOp>(
         loc, b.create<arith::AddFOp>(loc, var, scalar(ln.getEpsilon().convertToDouble())));
-    Value denomT = bcast(tb, denom);
+    Value invT = bcast(tb, b.create<arith::DivFOp>(loc, scalar(1.0), denom));
     writePass([&](TileBuilder &lt, Value x) -> Value {
       Value d = meanT ? lt.b.create<arith::SubFOp>(loc, x, meanT).getResult() : x;
-      return lt.b.create<arith::DivFOp>(loc, d, denomT);
+      return lt.b.create<arith::MulFOp>(loc, d, invT);
     });
   } else {
-    // Row max, then the sum of exp(x - max): per-lane partials carried by the loops and
-    // reduced across the lanes after each (masked lanes load -inf: exp gives 0).
-    auto maxLoop = chunkLoop(
-        b, loc, R, block, {tb.splatF(elem, -inf)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+    // Online normalizer (Milakov & Gimelshein, "Online normalizer calculation for softmax",
+    // 2018): one pass carries the running row max m (a scalar: each chunk's max is reduced
+    // across the lanes) and per-lane sums s of exp(x - m), rescaled by exp(m_old - m) when m
+    // grows; then S = sum(s). Carrying m as a scalar keeps the loop's tiles updated in place
+    // (the CPU path's one-shot bufferization needs each yielded tile to be its iter arg's
+    // last use). While m is -inf (only masked or -inf elements so far) nothing is added and
+    // s is not rescaled, never exp(-inf + inf).
+    Value zero = tb.splatF(elem, 0.0);
+    Value mInit = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, -inf));
+    auto onlineLoop = chunkLoop(
+        b, loc, R, block, {mInit, zero}, [&](OpBuilder &lb, Value k, ValueRange acc) {
           TileBuilder lt{lb, loc, {block}};
-          return SmallVector<Value>{lb.create<arith::MaximumFOp>(loc, acc[0], loadChunk(lt, k).x)};
+          Value x = loadChunk(lt, k).x;
+          Value cm = lb.create<tensor::ExtractOp>(
+              loc, lb.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max),
+              ValueRange{});
+          Value m = acc[0];
+          Value mNew = lb.create<arith::MaximumFOp>(loc, m, cm);
+          Value negInfS = lb.create<arith::ConstantOp>(loc, elem, lb.getFloatAttr(elem, -inf));
+          Value none = lb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInfS);
+          Value one = lb.create<arith::ConstantOp>(loc, elem, lb.getFloatAttr(elem, 1.0));
+          Value alpha = lb.create<arith::SelectOp>(
+              loc, none, one, lb.create<math::ExpOp>(loc, lb.create<arith::SubFOp>(loc, m, mNew)));
+          Value e = lb.create<math::ExpOp>(loc, lb.create<arith::SubFOp>(loc, x, lt.splat(mNew)));
+          e = lb.create<arith::SelectOp>(loc, none, lt.splatF(elem, 0.0), e);
+          Value sNew = lb.create<arith::AddFOp>(
+              loc, lb.create<arith::MulFOp>(loc, acc[1], lt.splat(alpha)), e);
+          return SmallVector<Value>{mNew, sNew};
         });
-    Value mx = reduce(maxLoop.getResult(0), tl::ReduceKind::max);
-    Value mxT = bcast(tb, mx);
-    auto sumLoop = chunkLoop(
-        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
-          TileBuilder lt{lb, loc, {block}};
-          Value e =
-              lb.create<math::ExpOp>(loc, lb.create<arith::SubFOp>(loc, loadChunk(lt, k).x, mxT));
-          return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], e)};
-        });
-    Value sum = reduce(sumLoop.getResult(0), tl::ReduceKind::add);
-    Value normT = bcast(tb, isLog ? b.create<math::LogOp>(loc, sum).getResult() : sum);
+    Value mxT = tb.splat(onlineLoop.getResult(0));
+    Value sum = reduce(onlineLoop.getResult(1), tl::ReduceKind::add);
+    Value normT = bcast(tb, isLog ? b.create<math::LogOp>(loc, sum).getResult()
+                                  : b.create<arith::DivFOp>(loc, scalar(1.0), sum).getResult());
     writePass([&](TileBuilder &lt, Value x) -> Value {
       Value shifted = lt.b.create<arith::SubFOp>(loc, x, mxT);
       if (isLog)
         return lt.b.create<arith::SubFOp>(loc, shifted, normT);
-      return lt.b.create<arith::DivFOp>(loc, lt.b.create<math::ExpOp>(loc, shifted), normT);
+      return lt.b.create<arith::MulFOp>(loc, lt.b.create<math::ExpOp>(loc, shifted), normT);
     });
   }
   if (failed(status))

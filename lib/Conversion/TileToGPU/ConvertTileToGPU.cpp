@@ -21,6 +21,8 @@
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include <cmath>
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
@@ -216,7 +218,11 @@ void expandPowF(math::PowFOp op) {
   Location loc = op.getLoc();
   Value x = op.getLhs(), y = op.getRhs();
   Type t = x.getType();
+  // Scalars, or vectors of per-thread registers (convert-tile-to-gpu-registers).
   auto cst = [&](double v) -> Value {
+    if (auto vt = dyn_cast<VectorType>(t))
+      return b.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), v)));
     return b.create<arith::ConstantOp>(loc, t, b.getFloatAttr(t, v));
   };
   Value r = b.create<math::ExpOp>(
@@ -248,15 +254,24 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
     for (auto m : top.getOps<ModuleOp>())
       if (m.getSymName() == kKernelModuleName)
         kernels = m;
-    if (!kernels)
+    // convert-tile-to-gpu-registers may have made the gpu.module already.
+    gpu::GPUModuleOp gpuModule;
+    for (auto m : top.getOps<gpu::GPUModuleOp>())
+      if (m.getSymName() == kKernelModuleName)
+        gpuModule = m;
+    if (!kernels && !gpuModule)
       return;
     MLIRContext *ctx = &getContext();
-    OpBuilder tb(kernels);
-    auto gpuModule = tb.create<gpu::GPUModuleOp>(kernels.getLoc(), kKernelModuleName);
+    if (!gpuModule) {
+      OpBuilder tb(kernels);
+      gpuModule = tb.create<gpu::GPUModuleOp>(kernels.getLoc(), kKernelModuleName);
+    }
     top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
-    OpBuilder gb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    OpBuilder gb = OpBuilder::atBlockEnd(gpuModule.getBody());
 
-    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
+    auto pending = kernels ? llvm::to_vector(kernels.getOps<func::FuncOp>())
+                           : SmallVector<func::FuncOp>();
+    for (func::FuncOp fn : pending) {
       tile::ScheduleAttr sched = tile::getSchedule(fn);
       if (!sched) {
         fn.emitError("convert-tile-to-gpu: function without tile.schedule in @kernels");
@@ -271,6 +286,8 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         grid.push_back((int32_t)g);
       gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
       gfn->setAttr(tile::kScheduleAttrName, sched);
+      if (Attribute layouts = fn->getAttr("tile.layouts"))
+        gfn->setAttr("tile.layouts", layouts);
 
       Block &dst = gfn.getBody().front();
       Block &src = fn.getBody().front();
@@ -303,11 +320,14 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         op->erase();
       }
       Distributor dist{tid, threads};
-      if (failed(dist.distributeBlock(dst)) || failed(promoteAllocs(gfn)))
+      // Kernels convert-tile-to-gpu-registers lowered (tile.layouts) are per-thread already.
+      bool perThread = fn->hasAttr("tile.layouts");
+      if ((!perThread && failed(dist.distributeBlock(dst))) || failed(promoteAllocs(gfn)))
         return signalPassFailure();
       fn.erase();
     }
-    kernels.erase();
+    if (kernels)
+      kernels.erase();
 
     // Math functions become polynomial approximations (MLIR's math-polynomial-approximation
     // patterns), so the PTX calls no libdevice function and needs no CUDA toolkit to build.
@@ -317,6 +337,46 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
     gpuModule.walk([&](math::PowFOp p) { pows.push_back(p); });
     for (math::PowFOp p : pows)
       expandPowF(p);
+    // f32 exp(x) = 2^(x log2 e) on the special function unit (llvm.nvvm.ex2.approx.f32 is PTX
+    // ex2.approx.f32, max relative error 2^-22 for the 2^t step, PTX ISA "ex2"): two instructions
+    // instead of a polynomial, what Triton emits for tl.exp. The rounding of x log2 e adds a
+    // relative error of about |x| 2^-24, below the f32 tolerances for |x| < 88 (beyond, exp
+    // overflows or underflows anyway).
+    SmallVector<math::ExpOp> exps;
+    gpuModule.walk([&](math::ExpOp e) {
+      if (getElementTypeOrSelf(e.getType()).isF32())
+        exps.push_back(e);
+    });
+    for (math::ExpOp e : exps) {
+      OpBuilder b(e);
+      Type t = e.getType();
+      Attribute log2e = b.getF32FloatAttr(1.4426950408889634);
+      if (auto vt = dyn_cast<VectorType>(t))
+        log2e = DenseElementsAttr::get(vt, log2e);
+      Location loc = e.getLoc();
+      Value scaled = b.create<arith::MulFOp>(
+          loc, e.getOperand(), b.create<arith::ConstantOp>(loc, t, cast<TypedAttr>(log2e)));
+      // The NVVM intrinsic itself (convert-gpu-to-nvvm would turn llvm.intr.exp2 into a
+      // libdevice call); scalar only, so vectors of registers go element by element.
+      auto ex2 = [&](Value x) -> Value {
+        return b.create<LLVM::CallIntrinsicOp>(loc, b.getF32Type(),
+                                               b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                                               ValueRange{x})
+            .getResult(0);
+      };
+      Value r;
+      if (auto vt = dyn_cast<VectorType>(t)) {
+        r = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(0.0)));
+        for (int64_t i = 0; i < vt.getNumElements(); ++i)
+          r = b.create<vector::InsertOp>(
+              loc, ex2(b.create<vector::ExtractOp>(loc, scaled, ArrayRef<int64_t>{i})), r,
+              ArrayRef<int64_t>{i});
+      } else {
+        r = ex2(scaled);
+      }
+      e.replaceAllUsesWith(r);
+      e.erase();
+    }
     RewritePatternSet patterns(ctx);
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))

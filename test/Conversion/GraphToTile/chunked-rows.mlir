@@ -1,7 +1,9 @@
 // RUN: aicc-opt %s -split-input-file -convert-graph-to-tile | FileCheck %s
 
-// Reductions and row kernels over more than the one-pass limit (4096 elements) loop over
-// the reduced extent in chunks of BLOCK = 1024, carrying per-lane partials.
+// Reductions over more than 4096 elements loop over the reduced extent in chunks of
+// BLOCK = 1024, carrying per-lane partials; rows (softmax, log_softmax, layer_norm, RMS norm)
+// over more than 16384 elements loop in chunks of BLOCK = 4096: one statistics pass (online
+// softmax; shifted-data variance) and one pass that writes.
 
 // A reduce_max over 6480 f16 elements per output: the loop's chunks start at 0, 1024, ...;
 // lanes past 6480 are masked and load -inf; the f32 partial is combined with maximumf and
@@ -70,44 +72,51 @@ func.func @long_reduce_mean(%x: tensor<5000x3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A softmax row of 8192: a loop for the row max, one for the sum of exp(x - max), one
-// that writes exp(x - max) / sum through the fused consumer (* y).
+// A softmax row of 20000: one online pass carries the running max (a scalar: each chunk's
+// max reduced across the lanes) and per-lane sums rescaled by exp(m_old - m_new); the second
+// pass writes exp(x - max) * (1 / sum) through the fused consumer (* y).
 // CHECK-LABEL: func.func @fused_0_softmax
-// CHECK-SAME:      tile.schedule = #tile.schedule<grid = [2, 1, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK = 1024 : i64}>
-// CHECK:         %[[MAXL:.*]] = scf.for %{{.*}} iter_args(%[[MACC:.*]] = %{{.*}}) -> (tensor<1024xf32>) {
+// CHECK-SAME:      tile.schedule = #tile.schedule<grid = [2, 1, 1], num_warps = 8, num_stages = 1, blocks = {BLOCK = 4096 : i64}>
+// CHECK:         %[[L:.*]]:2 = scf.for %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (f32, tensor<4096xf32>) {
 // CHECK:           %[[X1:.*]] = tile.load %arg0[%{{.*}}], %{{.*}} {padding = 0xFF800000 : f32}
-// CHECK:           %[[MNEXT:.*]] = arith.maximumf %[[MACC]], %[[X1]] : tensor<1024xf32>
-// CHECK:           scf.yield %[[MNEXT]]
-// CHECK:         %[[MAX:.*]] = tile.reduce max %[[MAXL]] {axis = 0 : i32} : tensor<1024xf32> -> tensor<f32>
-// CHECK:         %[[MAXE:.*]] = tile.expand_dims %[[MAX]]
-// CHECK:         %[[MAXT:.*]] = tile.broadcast %[[MAXE]] : tensor<1xf32> -> tensor<1024xf32>
-// CHECK:         %[[SUML:.*]] = scf.for %{{.*}} iter_args(%[[SACC:.*]] = %{{.*}}) -> (tensor<1024xf32>) {
-// CHECK:           %[[X2:.*]] = tile.load %arg0[%{{.*}}], %{{.*}} {padding = 0xFF800000 : f32}
-// CHECK:           %[[D2:.*]] = arith.subf %[[X2]], %[[MAXT]] : tensor<1024xf32>
-// CHECK:           %[[E2:.*]] = math.exp %[[D2]] : tensor<1024xf32>
-// CHECK:           %[[SNEXT:.*]] = arith.addf %[[SACC]], %[[E2]] : tensor<1024xf32>
-// CHECK:           scf.yield %[[SNEXT]]
-// CHECK:         %[[SUM:.*]] = tile.reduce add %[[SUML]] {axis = 0 : i32} : tensor<1024xf32> -> tensor<f32>
-// CHECK:         %[[SUME:.*]] = tile.expand_dims %[[SUM]]
-// CHECK:         %[[SUMT:.*]] = tile.broadcast %[[SUME]] : tensor<1xf32> -> tensor<1024xf32>
+// CHECK:           %[[CM:.*]] = tile.reduce max %[[X1]] {axis = 0 : i32} : tensor<4096xf32> -> tensor<f32>
+// CHECK:           %[[CMS:.*]] = tensor.extract %[[CM]][] : tensor<f32>
+// CHECK:           %[[MN:.*]] = arith.maximumf %[[M]], %[[CMS]] : f32
+// CHECK:           %[[NONE:.*]] = arith.cmpf oeq, %[[MN]], %{{.*}} : f32
+// CHECK:           %[[DM:.*]] = arith.subf %[[M]], %[[MN]] : f32
+// CHECK:           %[[EA:.*]] = math.exp %[[DM]] : f32
+// CHECK:           %[[ALPHA:.*]] = arith.select %[[NONE]], %{{.*}}, %[[EA]] : f32
+// CHECK:           %[[MNT:.*]] = tile.splat %[[MN]] : tensor<4096xf32>
+// CHECK:           %[[D:.*]] = arith.subf %[[X1]], %[[MNT]] : tensor<4096xf32>
+// CHECK:           %[[E:.*]] = math.exp %[[D]] : tensor<4096xf32>
+// CHECK:           %[[E0:.*]] = arith.select %[[NONE]], %{{.*}}, %[[E]] : tensor<4096xf32>
+// CHECK:           %[[AT:.*]] = tile.splat %[[ALPHA]] : tensor<4096xf32>
+// CHECK:           %[[SC:.*]] = arith.mulf %[[S]], %[[AT]] : tensor<4096xf32>
+// CHECK:           %[[SN:.*]] = arith.addf %[[SC]], %[[E0]] : tensor<4096xf32>
+// CHECK:           scf.yield %[[MN]], %[[SN]] : f32, tensor<4096xf32>
+// CHECK:         %[[MAXT:.*]] = tile.splat %[[L]]#0 : tensor<4096xf32>
+// CHECK:         %[[SUM:.*]] = tile.reduce add %[[L]]#1 {axis = 0 : i32} : tensor<4096xf32> -> tensor<f32>
+// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %[[SUM]] : tensor<f32>
+// CHECK:         %[[SUME:.*]] = tile.expand_dims %[[INV]]
+// CHECK:         %[[SUMT:.*]] = tile.broadcast %[[SUME]] : tensor<1xf32> -> tensor<4096xf32>
 // CHECK:         scf.for
 // CHECK:           %[[X3:.*]] = tile.load %arg0[%[[OFFS:[0-9]+]]], %[[MASK:[0-9]+]] {padding = 0xFF800000 : f32}
-// CHECK:           %[[D3:.*]] = arith.subf %[[X3]], %[[MAXT]] : tensor<1024xf32>
-// CHECK:           %[[E3:.*]] = math.exp %[[D3]] : tensor<1024xf32>
-// CHECK:           %[[P:.*]] = arith.divf %[[E3]], %[[SUMT]] : tensor<1024xf32>
+// CHECK:           %[[D3:.*]] = arith.subf %[[X3]], %[[MAXT]] : tensor<4096xf32>
+// CHECK:           %[[E3:.*]] = math.exp %[[D3]] : tensor<4096xf32>
+// CHECK:           %[[P:.*]] = arith.mulf %[[E3]], %[[SUMT]] : tensor<4096xf32>
 // CHECK:           %[[W:.*]] = tile.load %arg1
-// CHECK:           %[[OUT:.*]] = arith.mulf %[[P]], %[[W]] : tensor<1024xf32>
+// CHECK:           %[[OUT:.*]] = arith.mulf %[[P]], %[[W]] : tensor<4096xf32>
 // CHECK:           tile.store %arg2[%[[OFFS]]], %[[OUT]], %[[MASK]]
 // CHECK:         }
 // CHECK-NEXT:    return
-func.func @long_softmax(%x: tensor<2x8192xf32>, %y: tensor<8192xf32>) -> tensor<2x8192xf32> {
-  %0 = graph.fusion_group "softmax" (%x, %y) : (tensor<2x8192xf32>, tensor<8192xf32>) -> tensor<2x8192xf32> {
-  ^bb0(%a: tensor<2x8192xf32>, %b: tensor<8192xf32>):
-    %s = graph.softmax %a {axis = 1 : i64} : tensor<2x8192xf32>
-    %m = graph.mul %s, %b : (tensor<2x8192xf32>, tensor<8192xf32>) -> tensor<2x8192xf32>
-    graph.yield %m : tensor<2x8192xf32>
+func.func @long_softmax(%x: tensor<2x20000xf32>, %y: tensor<20000xf32>) -> tensor<2x20000xf32> {
+  %0 = graph.fusion_group "softmax" (%x, %y) : (tensor<2x20000xf32>, tensor<20000xf32>) -> tensor<2x20000xf32> {
+  ^bb0(%a: tensor<2x20000xf32>, %b: tensor<20000xf32>):
+    %s = graph.softmax %a {axis = 1 : i64} : tensor<2x20000xf32>
+    %m = graph.mul %s, %b : (tensor<2x20000xf32>, tensor<20000xf32>) -> tensor<2x20000xf32>
+    graph.yield %m : tensor<2x20000xf32>
   }
-  return %0 : tensor<2x8192xf32>
+  return %0 : tensor<2x20000xf32>
 }
 
 // -----
@@ -123,82 +132,91 @@ func.func @long_softmax(%x: tensor<2x8192xf32>, %y: tensor<8192xf32>) -> tensor<
 // CHECK:         scf.for
 // CHECK:           %[[COLS:.*]] = arith.addi
 // CHECK:           arith.cmpi slt, %[[COLS]]
-// CHECK:           %[[STR:.*]] = arith.muli %[[COLS]], %{{.*}} : tensor<1024xi32>
-// CHECK:           %[[OFFS:.*]] = arith.addi %{{.*}}, %[[STR]] : tensor<1024xi32>
+// CHECK:           %[[STR:.*]] = arith.muli %[[COLS]], %{{.*}} : tensor<4096xi32>
+// CHECK:           %[[OFFS:.*]] = arith.addi %{{.*}}, %[[STR]] : tensor<4096xi32>
 // CHECK:           %[[X:.*]] = tile.load %arg0[%[[OFFS]]]
-// CHECK:           %[[XF:.*]] = arith.extf %[[X]] : tensor<1024xf16> to tensor<1024xf32>
-// CHECK:           %[[D:.*]] = arith.subf %[[XF]], %{{.*}} : tensor<1024xf32>
-// CHECK:           %[[L:.*]] = arith.subf %[[D]], %[[LOGT]] : tensor<1024xf32>
-// CHECK:           %[[LH:.*]] = arith.truncf %[[L]] : tensor<1024xf32> to tensor<1024xf16>
+// CHECK:           %[[XF:.*]] = arith.extf %[[X]] : tensor<4096xf16> to tensor<4096xf32>
+// CHECK:           %[[D:.*]] = arith.subf %[[XF]], %{{.*}} : tensor<4096xf32>
+// CHECK:           %[[L:.*]] = arith.subf %[[D]], %[[LOGT]] : tensor<4096xf32>
+// CHECK:           %[[LH:.*]] = arith.truncf %[[L]] : tensor<4096xf32> to tensor<4096xf16>
 // CHECK:           tile.store %arg1[%[[OFFS]]], %[[LH]]
-func.func @long_log_softmax(%x: tensor<2x5000x2xf16>) -> tensor<2x5000x2xf16> {
-  %0 = graph.fusion_group "softmax" (%x) : (tensor<2x5000x2xf16>) -> tensor<2x5000x2xf16> {
-  ^bb0(%a: tensor<2x5000x2xf16>):
-    %s = graph.log_softmax %a {axis = 1 : i64} : tensor<2x5000x2xf16>
-    graph.yield %s : tensor<2x5000x2xf16>
+func.func @long_log_softmax(%x: tensor<2x17000x2xf16>) -> tensor<2x17000x2xf16> {
+  %0 = graph.fusion_group "softmax" (%x) : (tensor<2x17000x2xf16>) -> tensor<2x17000x2xf16> {
+  ^bb0(%a: tensor<2x17000x2xf16>):
+    %s = graph.log_softmax %a {axis = 1 : i64} : tensor<2x17000x2xf16>
+    graph.yield %s : tensor<2x17000x2xf16>
   }
-  return %0 : tensor<2x5000x2xf16>
+  return %0 : tensor<2x17000x2xf16>
 }
 
 // -----
 
-// layer_norm over 5000: a loop for the mean, one for the sum of squared deviations (masked
-// lanes zeroed), one that writes (x - mean) / sqrt(var + eps) * scale.
+// layer_norm over 20000: one statistics pass over d = x - K (K: the row's first element,
+// loaded as a 1-element tile) carrying per-lane sums of d and d^2 (masked lanes zeroed);
+// var = E[d^2] - E[d]^2 (clamped at 0), mean = K + E[d]; one pass writes
+// (x - mean) / sqrt(var + eps) * scale.
 // CHECK-LABEL: func.func @fused_0_softmax
-// CHECK:         %[[SUML:.*]] = scf.for {{.*}} -> (tensor<1024xf32>) {
-// CHECK:           tile.load %arg0{{.*}} {padding = 0.000000e+00 : f32}
-// CHECK:           arith.addf
-// CHECK:         %[[SUM:.*]] = tile.reduce add %[[SUML]]
-// CHECK:         %[[MEAN:.*]] = arith.divf %[[SUM]], %{{.*}} : tensor<f32>
-// CHECK:         %[[MEANE:.*]] = tile.expand_dims %[[MEAN]]
-// CHECK:         %[[MEANT:.*]] = tile.broadcast %[[MEANE]]
-// CHECK:         %[[SQL:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1024xf32>) {
+// CHECK:         %[[K:.*]] = tile.load %arg0[%{{.*}}] {padding = 0.000000e+00 : f32} : memref<40000xf32>, tensor<1xi32> -> tensor<1xf32>
+// CHECK:         %[[KS:.*]] = tile.reduce add %[[K]]
+// CHECK:         %[[KE:.*]] = tile.expand_dims %[[KS]]
+// CHECK:         %[[KT:.*]] = tile.broadcast %[[KE]] : tensor<1xf32> -> tensor<4096xf32>
+// CHECK:         %[[L:.*]]:2 = scf.for {{.*}} iter_args(%[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}) -> (tensor<4096xf32>, tensor<4096xf32>) {
 // CHECK:           %[[MASK:.*]] = arith.cmpi slt
 // CHECK:           %[[X:.*]] = tile.load %arg0
-// CHECK:           %[[D:.*]] = arith.subf %[[X]], %[[MEANT]] : tensor<1024xf32>
-// CHECK:           %[[DM:.*]] = arith.select %[[MASK]], %[[D]], %{{.*}} : tensor<1024xi1>, tensor<1024xf32>
-// CHECK:           %[[SQ:.*]] = arith.mulf %[[DM]], %[[DM]] : tensor<1024xf32>
-// CHECK:           %[[NEXT:.*]] = arith.addf %[[ACC]], %[[SQ]] : tensor<1024xf32>
-// CHECK:           scf.yield %[[NEXT]]
-// CHECK:         %[[SS:.*]] = tile.reduce add %[[SQL]]
-// CHECK:         %[[VAR:.*]] = arith.divf %[[SS]], %{{.*}} : tensor<f32>
+// CHECK:           %[[D:.*]] = arith.subf %[[X]], %[[KT]] : tensor<4096xf32>
+// CHECK:           %[[DM:.*]] = arith.select %[[MASK]], %[[D]], %{{.*}} : tensor<4096xi1>, tensor<4096xf32>
+// CHECK:           %[[N1:.*]] = arith.addf %[[A1]], %[[DM]] : tensor<4096xf32>
+// CHECK:           %[[SQ:.*]] = arith.mulf %[[DM]], %[[DM]] : tensor<4096xf32>
+// CHECK:           %[[N2:.*]] = arith.addf %[[A2]], %[[SQ]] : tensor<4096xf32>
+// CHECK:           scf.yield %[[N1]], %[[N2]]
+// CHECK:         %[[SS:.*]] = tile.reduce add %[[L]]#1
+// CHECK:         %[[MSQ:.*]] = arith.divf %[[SS]], %{{.*}} : tensor<f32>
+// CHECK:         %[[SD:.*]] = tile.reduce add %[[L]]#0
+// CHECK:         %[[MD:.*]] = arith.divf %[[SD]], %{{.*}} : tensor<f32>
+// CHECK:         %[[MD2:.*]] = arith.mulf %[[MD]], %[[MD]] : tensor<f32>
+// CHECK:         %[[V0:.*]] = arith.subf %[[MSQ]], %[[MD2]] : tensor<f32>
+// CHECK:         %[[VAR:.*]] = arith.maximumf %[[V0]], %{{.*}} : tensor<f32>
+// CHECK:         %[[MDE:.*]] = tile.expand_dims %[[MD]]
+// CHECK:         %[[MDT:.*]] = tile.broadcast %[[MDE]]
+// CHECK:         %[[MEANT:.*]] = arith.addf %[[KT]], %[[MDT]] : tensor<4096xf32>
 // CHECK:         %[[VE:.*]] = arith.addf %[[VAR]], %{{.*}} : tensor<f32>
 // CHECK:         %[[STD:.*]] = math.sqrt %[[VE]] : tensor<f32>
-// CHECK:         %[[STDE:.*]] = tile.expand_dims %[[STD]]
+// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %[[STD]] : tensor<f32>
+// CHECK:         %[[STDE:.*]] = tile.expand_dims %[[INV]]
 // CHECK:         %[[STDT:.*]] = tile.broadcast %[[STDE]]
 // CHECK:         scf.for
 // CHECK:           %[[X3:.*]] = tile.load %arg0
-// CHECK:           %[[D3:.*]] = arith.subf %[[X3]], %[[MEANT]] : tensor<1024xf32>
-// CHECK:           %[[N3:.*]] = arith.divf %[[D3]], %[[STDT]] : tensor<1024xf32>
+// CHECK:           %[[D3:.*]] = arith.subf %[[X3]], %[[MEANT]] : tensor<4096xf32>
+// CHECK:           %[[N3:.*]] = arith.mulf %[[D3]], %[[STDT]] : tensor<4096xf32>
 // CHECK:           %[[S3:.*]] = tile.load %arg1
-// CHECK:           %[[Y3:.*]] = arith.mulf %[[N3]], %[[S3]] : tensor<1024xf32>
+// CHECK:           %[[Y3:.*]] = arith.mulf %[[N3]], %[[S3]] : tensor<4096xf32>
 // CHECK:           tile.store %arg2[%{{.*}}], %[[Y3]]
-func.func @long_layer_norm(%x: tensor<2x5000xf32>, %s: tensor<5000xf32>) -> tensor<2x5000xf32> {
-  %0 = graph.fusion_group "softmax" (%x, %s) : (tensor<2x5000xf32>, tensor<5000xf32>) -> tensor<2x5000xf32> {
-  ^bb0(%a0: tensor<2x5000xf32>, %a1: tensor<5000xf32>):
-    %n = graph.layer_norm %a0 scale %a1 {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x5000xf32>, tensor<5000xf32>) -> tensor<2x5000xf32>
-    graph.yield %n : tensor<2x5000xf32>
+func.func @long_layer_norm(%x: tensor<2x20000xf32>, %s: tensor<20000xf32>) -> tensor<2x20000xf32> {
+  %0 = graph.fusion_group "softmax" (%x, %s) : (tensor<2x20000xf32>, tensor<20000xf32>) -> tensor<2x20000xf32> {
+  ^bb0(%a0: tensor<2x20000xf32>, %a1: tensor<20000xf32>):
+    %n = graph.layer_norm %a0 scale %a1 {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x20000xf32>, tensor<20000xf32>) -> tensor<2x20000xf32>
+    graph.yield %n : tensor<2x20000xf32>
   }
-  return %0 : tensor<2x5000xf32>
+  return %0 : tensor<2x20000xf32>
 }
 
 // -----
 
-// RMS norm over 5000: no mean loop; the squares of x itself are summed.
+// RMS norm over 20000: no shift; the squares of x itself are summed.
 // CHECK-LABEL: func.func @fused_0_softmax
 // CHECK:         scf.for
 // CHECK-NOT:       arith.subf
 // CHECK:           %[[X:.*]] = tile.load %arg0
-// CHECK-NEXT:      %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : tensor<1024xf32>
+// CHECK:           %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : tensor<4096xf32>
 // CHECK:         math.sqrt
 // CHECK:         scf.for
 // CHECK-NOT:       arith.subf
 // CHECK:           tile.store
-func.func @long_rms_norm(%x: tensor<2x5000xf32>) -> tensor<2x5000xf32> {
-  %0 = graph.fusion_group "softmax" (%x) : (tensor<2x5000xf32>) -> tensor<2x5000xf32> {
-  ^bb0(%a0: tensor<2x5000xf32>):
-    %n = graph.layer_norm %a0 {axis = 1 : i64, epsilon = 1.0e-6 : f64, rms = true} : (tensor<2x5000xf32>) -> tensor<2x5000xf32>
-    graph.yield %n : tensor<2x5000xf32>
+func.func @long_rms_norm(%x: tensor<2x20000xf32>) -> tensor<2x20000xf32> {
+  %0 = graph.fusion_group "softmax" (%x) : (tensor<2x20000xf32>) -> tensor<2x20000xf32> {
+  ^bb0(%a0: tensor<2x20000xf32>):
+    %n = graph.layer_norm %a0 {axis = 1 : i64, epsilon = 1.0e-6 : f64, rms = true} : (tensor<2x20000xf32>) -> tensor<2x20000xf32>
+    graph.yield %n : tensor<2x20000xf32>
   }
-  return %0 : tensor<2x5000xf32>
+  return %0 : tensor<2x20000xf32>
 }

@@ -140,9 +140,10 @@ func.func @gemm(%x: tensor<100x40xf32>, %w: tensor<160x40xf32>, %c: tensor<160xf
 // CHECK:           %[[SUB:.*]] = arith.subf %[[IN]], %[[MAXB]] : tensor<32xf32>
 // CHECK:           %[[EXP:.*]] = math.exp %[[SUB]] : tensor<32xf32>
 // CHECK:           %[[SUM:.*]] = tile.reduce add %[[EXP]] {axis = 0 : i32} : tensor<32xf32> -> tensor<f32>
-// CHECK:           %[[SUME:.*]] = tile.expand_dims %[[SUM]] {axis = 0 : i32} : tensor<f32> -> tensor<1xf32>
-// CHECK:           %[[SUMB:.*]] = tile.broadcast %[[SUME]] : tensor<1xf32> -> tensor<32xf32>
-// CHECK:           %[[SM:.*]] = arith.divf %[[EXP]], %[[SUMB]] : tensor<32xf32>
+// CHECK:           %[[INV:.*]] = arith.divf %{{.*}}, %[[SUM]] : tensor<f32>
+// CHECK:           %[[INVE:.*]] = tile.expand_dims %[[INV]] {axis = 0 : i32} : tensor<f32> -> tensor<1xf32>
+// CHECK:           %[[INVB:.*]] = tile.broadcast %[[INVE]] : tensor<1xf32> -> tensor<32xf32>
+// CHECK:           %[[SM:.*]] = arith.mulf %[[EXP]], %[[INVB]] : tensor<32xf32>
 // CHECK:           %[[OUT:.*]] = math.exp %[[SM]] : tensor<32xf32>
 // CHECK:           tile.store %[[SY]][%[[ROFFS]]], %[[OUT]], %[[RMASK]] : memref<6xf32>, tensor<32xi32>, tensor<32xf32>, tensor<32xi1>
 func.func @elementwise_softmax(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<3x2xf32>, tensor<2x3xf32>) {
@@ -343,7 +344,8 @@ func.func @unfused(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // -----
 
 // RMS norm (layer_norm with rms) in the row kernel: no mean is subtracted; the row's mean
-// square (masked lanes load 0) plus epsilon under the square root divides x, then the scale.
+// square (masked lanes load 0) plus epsilon under the square root, inverted once per row,
+// scales x, then the scale operand.
 // CHECK-LABEL: func.func @fused_0_softmax
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [6, 1, 1]
 // CHECK:         %[[X:.*]] = tile.load %arg0[%{{.*}}], %{{.*}} {padding = 0.000000e+00 : f32}
@@ -353,7 +355,8 @@ func.func @unfused(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK:         %[[MS:.*]] = arith.divf %[[SUM]], %{{.*}} : tensor<f32>
 // CHECK:         %[[MSE:.*]] = arith.addf %[[MS]], %{{.*}} : tensor<f32>
 // CHECK:         %[[RMS:.*]] = math.sqrt %[[MSE]] : tensor<f32>
-// CHECK:         %[[N:.*]] = arith.divf %[[X]], %{{.*}} : tensor<32xf32>
+// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %[[RMS]] : tensor<f32>
+// CHECK:         %[[N:.*]] = arith.mulf %[[X]], %{{.*}} : tensor<32xf32>
 // CHECK:         %[[S:.*]] = tile.load %arg1
 // CHECK:         %[[Y:.*]] = arith.mulf %[[N]], %[[S]] : tensor<32xf32>
 // CHECK:         tile.store %arg2[%{{.*}}], %[[Y]]

@@ -63,6 +63,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.layout' must be a #tile.blocked attribute");
     return success();
   }
+  if (attr.getName() == "tile.layouts") {
+    auto arr = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!arr || !llvm::all_of(arr, [](Attribute a) { return isa<BlockedLayoutAttr>(a); }))
+      return op->emitError("'tile.layouts' must be an array of #tile.blocked attributes");
+    return success();
+  }
+  if (attr.getName() == "tile.register_path_refused") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'tile.register_path_refused' must be a string (the reason)");
+    return success();
+  }
   return op->emitError("unknown tile dialect attribute ") << attr.getName();
 }
 

@@ -1,0 +1,771 @@
+//===- ConvertTileToGPURegisters.cpp - 1-D tile kernels -> register SIMT code ---===//
+//
+// The fast GPU path for memory-bound kernels (elementwise, row kernels, reductions): a tile
+// kernel whose tiles are all 1-D (or 0-D scalars) is lowered straight from its tensor form,
+// before bufferization, to a gpu.func in which every thread holds its share of each tile in
+// registers. Nothing goes through shared memory except the cross-warp step of a reduction.
+//
+// Layout (#tile.blocked<sizePerThread = [V], threadsPerWarp = [32], warpsPerCTA = [W]>, the
+// Triton blocked encoding): a tile of N elements is split into N / V chunks of V contiguous
+// elements; chunk c belongs to thread c mod T (T = 32 W) and is that thread's register group
+// c div T. A thread's share is one vector<P x elt> value (P = V * ceil(N / (V T))). V is
+// 16 bytes over the narrowest element the kernel loads or stores (8 for f16, 4 for f32), so a
+// chunk is one 128-bit access. Tiles smaller than V T use a smaller V; below T elements the
+// chunks are replicated (thread t holds chunk t mod (N / V); only t < N / V own it: replicas
+// are masked out of stores and reductions). 0-D tiles and [1] tiles are uniform scalars.
+//
+// Loads and stores: an axis analysis of the offsets (Triton's AxisInfo, reduced to 1-D:
+// contiguity, divisibility, constancy) proves when each chunk's offsets are V contiguous
+// elements starting at a multiple of V. Such a tile is read with one 16-byte vector.load per
+// chunk, all issued before any use, when every lane of the thread's mask is set (one branch per
+// tile, not per element); a partial tile (the grid's last block, a row's tail) takes the
+// masked path (vector.gather / vector.scatter, scalarized by LLVM). Offsets that are not
+// provably contiguous (broadcast operands, strided rows) always take the gather path.
+//
+// Reductions (tile.reduce of a 1-D tile to a scalar): each thread combines its registers
+// (vector.reduction), then a butterfly of gpu.shuffle xor over the warp, then lane 0 of every
+// warp writes one value to shared memory, a barrier, and every thread combines the W values;
+// the result is uniform. A reduction inside a loop ends with a second barrier so the next
+// iteration's writes cannot overtake the reads.
+//
+// The kernel stays a func.func in @kernels, rewritten in place and marked with `tile.layouts`;
+// convert-tile-to-gpu then moves it into the gpu.module without distributing it again (its
+// shared-memory buffers are memref.allocs that become workgroup attributions there). Kernels
+// this path does not cover (2-D tiles: matmul, pools, scatter) keep their tile form for the
+// bufferizing path (with a `tile.register_path_refused` reason).
+//===----------------------------------------------------------------------===//
+#include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace aicc {
+#define GEN_PASS_DEF_CONVERTTILETOGPUREGISTERS
+#include "aicc/Conversion/Passes.h.inc"
+} // namespace aicc
+
+using namespace mlir;
+using namespace aicc;
+namespace tl = aicc::tile;
+
+namespace {
+
+constexpr int64_t kMaxDiv = int64_t(1) << 30;
+
+int64_t pow2Factor(int64_t c) {
+  if (c == 0)
+    return kMaxDiv;
+  int64_t f = 1;
+  while (f < kMaxDiv && c % (f * 2) == 0)
+    f *= 2;
+  return f;
+}
+
+/// Triton's AxisInfo for 1-D i32 tiles (and i32/index scalars): the tile splits into runs of
+/// `contiguity` consecutive values (each starting at an element index that is a multiple of
+/// it), the first value of each run is a multiple of `divisibility`, and runs of `constancy`
+/// elements hold one value. All three are powers of two.
+struct AxisInfo {
+  int64_t contiguity = 1, divisibility = 1, constancy = 1;
+};
+
+class AxisAnalysis {
+public:
+  AxisInfo get(Value v) {
+    auto it = cache.find(v);
+    if (it != cache.end())
+      return it->second;
+    AxisInfo r = compute(v);
+    cache[v] = r;
+    return r;
+  }
+
+private:
+  llvm::DenseMap<Value, AxisInfo> cache;
+
+  static int64_t size(Value v) {
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      return t.getNumElements();
+    return 1;
+  }
+
+  /// The value of a constant scalar or constant splat tile (through tile.splat).
+  static std::optional<int64_t> getConstantSplat(Value v) {
+    if (auto s = v.getDefiningOp<tl::SplatOp>())
+      v = s.getSrc();
+    if (auto c = v.getDefiningOp<arith::ConstantOp>()) {
+      if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
+        return ia.getInt();
+      if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()); d && d.isSplat())
+        return d.getSplatValue<APInt>().getSExtValue();
+    }
+    return std::nullopt;
+  }
+
+  AxisInfo compute(Value v) {
+    int64_t n = size(v);
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      // scf.for induction variable: lb + k * step.
+      if (auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+          forOp && arg == forOp.getInductionVar()) {
+        AxisInfo lb = get(forOp.getLowerBound()), st = get(forOp.getStep());
+        return {1, std::min(lb.divisibility, st.divisibility), 1};
+      }
+      return {};
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
+        return {1, pow2Factor(ia.getInt()), n};
+      if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()); d && d.isSplat())
+        return {1, pow2Factor(d.getSplatValue<APInt>().getSExtValue()), n};
+      return {};
+    }
+    if (auto r = dyn_cast<tl::MakeRangeOp>(op))
+      return {n, pow2Factor(r.getStart()), 1};
+    if (auto s = dyn_cast<tl::SplatOp>(op))
+      return {1, get(s.getSrc()).divisibility, n};
+    if (auto e = dyn_cast<tl::ExpandDimsOp>(op))
+      return get(e.getSrc());
+    if (auto bc = dyn_cast<tl::BroadcastOp>(op)) {
+      if (size(bc.getSrc()) == 1)
+        return {1, get(bc.getSrc()).divisibility, n};
+      return get(bc.getSrc());
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp>(op))
+      return get(op->getOperand(0));
+    if (isa<arith::AddIOp, arith::SubIOp>(op)) {
+      AxisInfo a = get(op->getOperand(0)), b = get(op->getOperand(1));
+      AxisInfo r;
+      r.contiguity = std::max(std::min(a.contiguity, b.constancy),
+                              std::min(a.constancy, b.contiguity));
+      if (isa<arith::SubIOp>(op)) // x - range is decreasing: only constant minus constant
+        r.contiguity = std::min(a.contiguity, b.constancy);
+      r.divisibility = std::min(a.divisibility, b.divisibility);
+      r.constancy = std::min(a.constancy, b.constancy);
+      return r;
+    }
+    if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
+      // a mod c, c a constant: runs of L = min(contiguity(a), divisibility(a), pow2(c)) values
+      // start at multiples of L and never cross a multiple of c (L divides c), so they stay
+      // contiguous (the operands are non-negative offsets here).
+      auto c = getConstantSplat(op->getOperand(1));
+      if (!c || *c <= 0)
+        return {};
+      AxisInfo a = get(op->getOperand(0));
+      int64_t p = pow2Factor(*c);
+      int64_t l = std::min({a.contiguity, a.divisibility, p});
+      return {l, std::min(a.divisibility, p), std::min(a.constancy, p)};
+    }
+    if (isa<arith::MulIOp>(op)) {
+      AxisInfo a = get(op->getOperand(0)), b = get(op->getOperand(1));
+      return {1, std::min(kMaxDiv, a.divisibility * b.divisibility),
+              std::min(a.constancy, b.constancy)};
+    }
+    return {};
+  }
+};
+
+/// How one tile size is spread over the block's threads.
+struct Layout {
+  int64_t n = 1;         // elements of the tile
+  int64_t v = 1;         // sizePerThread: contiguous elements per chunk
+  int64_t chunks = 1;    // n / v
+  int64_t regs = 1;      // P: elements per thread
+  bool replicated = false; // chunks < threads: thread t holds chunk t mod chunks
+};
+
+bool isUniformTile(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && (rt.getRank() == 0 || (rt.getRank() == 1 && rt.getDimSize(0) == 1));
+}
+
+class KernelLowering {
+public:
+  KernelLowering(func::FuncOp fn, tl::ScheduleAttr sched) : fn(fn), sched(sched) {
+    threads = sched.getNumThreads();
+  }
+
+  /// Whether every op and tile of the kernel is one this path lowers; on failure `why`
+  /// says what is not (the kernel then takes the bufferizing path).
+  bool isEligible(std::string &why) {
+    int64_t minBytes = 16;
+    bool ok = true;
+    fn.walk([&](Operation *op) {
+      if (!ok)
+        return;
+      auto refuse = [&](const Twine &w) {
+        why = w.str();
+        ok = false;
+      };
+      if (isa<tl::DotOp>(op))
+        return refuse("tile.dot");
+      if (op->getNumRegions() && !isa<scf::ForOp, func::FuncOp>(op))
+        return refuse("region op " + op->getName().getStringRef());
+      if (auto e = dyn_cast<tl::ExpandDimsOp>(op); e && !isUniformTile(e.getType()))
+        return refuse("expand_dims to rank 2");
+      if (auto c = dyn_cast<arith::ConstantOp>(op))
+        if (auto d = dyn_cast<DenseElementsAttr>(c.getValue()); d && !d.isSplat())
+          return refuse("non-splat constant tile");
+      if (auto ex = dyn_cast<tensor::ExtractOp>(op); ex && !isUniformTile(ex.getTensor().getType()))
+        return refuse("tensor.extract from a 1-D tile");
+      if (!isa<tl::TileDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+               func::FuncDialect>(op->getDialect()) && !isa<tensor::ExtractOp>(op))
+        return refuse("op " + op->getName().getStringRef());
+      if (isa<tl::LaunchOp>(op))
+        return refuse("tile.launch");
+      auto memBytes = [&](Type t) {
+        Type e = getElementTypeOrSelf(t);
+        if (e.isIntOrFloat())
+          minBytes = std::min<int64_t>(minBytes, std::max<int64_t>(1, e.getIntOrFloatBitWidth() / 8));
+      };
+      if (auto l = dyn_cast<tl::LoadOp>(op))
+        memBytes(l.getType());
+      if (auto s = dyn_cast<tl::StoreOp>(op))
+        memBytes(s.getValue().getType());
+      for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+        if (isa<VectorType>(t))
+          return refuse("vector-typed value");
+        auto rt = dyn_cast<RankedTensorType>(t);
+        if (!rt)
+          continue;
+        if (rt.getRank() > 1)
+          return refuse("rank-" + Twine(rt.getRank()) + " tile");
+        if (!rt.getElementType().isIntOrFloat())
+          return refuse("tile of non-scalar elements");
+      }
+    });
+    maxV = std::max<int64_t>(1, 16 / minBytes);
+    if (!ok)
+      return false;
+    // Every 1-D tile size must split evenly over the threads (or be replicated).
+    fn.walk([&](Operation *op) {
+      for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (auto rt = dyn_cast<RankedTensorType>(t); rt && !isUniformTile(rt)) {
+          Layout l = layoutFor(rt.getDimSize(0));
+          if (!l.replicated && l.chunks % threads != 0) {
+            why = "tile of " + std::to_string(l.n) + " elements does not split over " +
+                  std::to_string(threads) + " threads";
+            ok = false;
+          }
+        }
+    });
+    return ok;
+  }
+
+  Layout layoutFor(int64_t n) {
+    auto it = layouts.find(n);
+    if (it != layouts.end())
+      return it->second;
+    Layout l;
+    l.n = n;
+    l.v = maxV;
+    while (l.v > 1 && (n % l.v != 0 || n / l.v < threads))
+      l.v /= 2;
+    l.chunks = n / l.v;
+    l.replicated = l.chunks < threads;
+    l.regs = l.replicated ? l.v : l.v * ((l.chunks + threads - 1) / threads);
+    layouts[n] = l;
+    return l;
+  }
+
+  Type convert(Type t) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt)
+      return t;
+    if (isUniformTile(rt))
+      return rt.getElementType();
+    return VectorType::get({layoutFor(rt.getDimSize(0)).regs}, rt.getElementType());
+  }
+
+  /// Replaces the kernel's body by its per-thread form (same function, same signature).
+  LogicalResult run() {
+    Block &src = fn.getBody().front();
+    Block *dst = new Block();
+    for (BlockArgument a : src.getArguments())
+      map.map(a, dst->addArgument(a.getType(), a.getLoc()));
+    fn.getBody().push_back(dst);
+    OpBuilder b = OpBuilder::atBlockBegin(dst);
+    Location loc = fn.getLoc();
+    entry = dst;
+    Value tidx = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+    tid = b.create<arith::IndexCastOp>(loc, b.getI32Type(), tidx);
+    if (failed(lowerBlock(src, b)))
+      return failure();
+    b.create<func::ReturnOp>(loc);
+    for (Operation &op : llvm::reverse(src.getOperations()))
+      op.dropAllUses();
+    src.dropAllDefinedValueUses();
+    src.erase();
+    // Record the layouts used (documentation for readers of the IR).
+    SmallVector<Attribute> ls;
+    for (auto &[n, l] : layouts) {
+      (void)n;
+      ls.push_back(tl::BlockedLayoutAttr::get(
+          fn.getContext(), {(unsigned)l.v}, {32u}, {(unsigned)sched.getNumWarps()}, {0u}));
+    }
+    fn->setAttr("tile.layouts", ArrayAttr::get(fn.getContext(), ls));
+    return success();
+  }
+
+private:
+  func::FuncOp fn;
+  tl::ScheduleAttr sched;
+  Block *entry = nullptr;
+  int64_t threads = 128;
+  int64_t maxV = 4;
+  llvm::DenseMap<int64_t, Layout> layouts;
+  IRMapping map;
+  AxisAnalysis axis;
+  Value tid; // i32
+
+  Value cI32(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(v));
+  }
+  Value cIdx(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<arith::ConstantIndexOp>(loc, v);
+  }
+
+  /// The chunk of `l` this thread holds first, and whether it owns it (replicas do not).
+  std::pair<Value, Value> firstChunk(OpBuilder &b, Location loc, const Layout &l) {
+    if (!l.replicated)
+      return {tid, b.create<arith::ConstantOp>(loc, b.getBoolAttr(true))};
+    Value c = b.create<arith::RemUIOp>(loc, tid, cI32(b, loc, l.chunks));
+    Value own = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, tid, cI32(b, loc, l.chunks));
+    return {c, own};
+  }
+
+  LogicalResult lowerBlock(Block &src, OpBuilder &b) {
+    for (Operation &op : src.without_terminator())
+      if (failed(lowerOp(&op, b)))
+        return failure();
+    return success();
+  }
+
+  Value identity(OpBuilder &b, Location loc, tl::ReduceKind kind, Type t) {
+    bool f = isa<FloatType>(t);
+    unsigned w = t.getIntOrFloatBitWidth();
+    double inf = std::numeric_limits<double>::infinity();
+    switch (kind) {
+    case tl::ReduceKind::add:
+      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, 0.0)).getResult()
+               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, 0)).getResult();
+    case tl::ReduceKind::mul:
+      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, 1.0)).getResult()
+               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, 1)).getResult();
+    case tl::ReduceKind::max:
+      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, -inf)).getResult()
+               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, APInt::getSignedMinValue(w)))
+                     .getResult();
+    case tl::ReduceKind::min:
+      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, inf)).getResult()
+               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(w)))
+                     .getResult();
+    }
+    return {};
+  }
+
+  /// Scalar combine, the same semantics as convert-tile-to-linalg's tile.reduce (IEEE
+  /// maxnum/minnum on floats, signed on integers).
+  Value combine(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y) {
+    bool f = isa<FloatType>(x.getType());
+    switch (kind) {
+    case tl::ReduceKind::add:
+      return f ? b.create<arith::AddFOp>(loc, x, y).getResult()
+               : b.create<arith::AddIOp>(loc, x, y).getResult();
+    case tl::ReduceKind::mul:
+      return f ? b.create<arith::MulFOp>(loc, x, y).getResult()
+               : b.create<arith::MulIOp>(loc, x, y).getResult();
+    case tl::ReduceKind::max:
+      return f ? b.create<arith::MaxNumFOp>(loc, x, y).getResult()
+               : b.create<arith::MaxSIOp>(loc, x, y).getResult();
+    case tl::ReduceKind::min:
+      return f ? b.create<arith::MinNumFOp>(loc, x, y).getResult()
+               : b.create<arith::MinSIOp>(loc, x, y).getResult();
+    }
+    return {};
+  }
+
+  /// gpu.shuffle xor of a 32- or 64-bit scalar (64-bit as two 32-bit halves; 16-bit values
+  /// never reach here: tiles compute in f32).
+  Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
+    Type t = v.getType();
+    unsigned w = t.getIntOrFloatBitWidth();
+    Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
+    if (w == 32)
+      return b.create<gpu::ShuffleOp>(loc, v, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    Value bits = isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, i64, v).getResult() : v;
+    if (w < 64)
+      bits = b.create<arith::ExtUIOp>(loc, i64, bits);
+    Value lo = b.create<arith::TruncIOp>(loc, i32, bits);
+    Value hi = b.create<arith::TruncIOp>(
+        loc, i32, b.create<arith::ShRUIOp>(loc, bits, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
+    lo = b.create<gpu::ShuffleOp>(loc, lo, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+    hi = b.create<gpu::ShuffleOp>(loc, hi, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+    Value r = b.create<arith::OrIOp>(
+        loc, b.create<arith::ExtUIOp>(loc, i64, lo),
+        b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi),
+                                b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
+    if (w < 64)
+      r = b.create<arith::TruncIOp>(loc, t, r);
+    return isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, t, r).getResult() : r;
+  }
+
+  LogicalResult lowerReduce(tl::ReduceOp op, OpBuilder &b) {
+    Location loc = op.getLoc();
+    Value src = map.lookup(op.getSrc());
+    tl::ReduceKind kind = op.getKind();
+    Type et = op.getType().getElementType();
+    if (isUniformTile(op.getSrc().getType())) {
+      map.map(op.getResult(), src);
+      return success();
+    }
+    Layout l = layoutFor(op.getSrc().getType().getDimSize(0));
+    // 1. This thread's registers.
+    // A pairwise tree (log2 P dependent steps rather than P) for instruction-level parallelism.
+    SmallVector<Value> vals;
+    for (int64_t j = 0; j < l.regs; ++j)
+      vals.push_back(b.create<vector::ExtractOp>(loc, src, ArrayRef<int64_t>{j}));
+    while (vals.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t j = 0; j + 1 < vals.size(); j += 2)
+        next.push_back(combine(b, loc, kind, vals[j], vals[j + 1]));
+      if (vals.size() % 2)
+        next.push_back(vals.back());
+      vals = std::move(next);
+    }
+    Value acc = vals.front();
+    if (l.replicated)
+      acc = b.create<arith::SelectOp>(loc, firstChunk(b, loc, l).second, acc,
+                                      identity(b, loc, kind, et));
+    // 2. Butterfly over the warp.
+    for (int64_t off = 16; off >= 1; off /= 2)
+      acc = combine(b, loc, kind, acc, shuffleXor(b, loc, acc, off));
+    // 3. Across warps through shared memory.
+    int64_t warps = sched.getNumWarps();
+    if (warps > 1) {
+      // A tile buffer: convert-tile-to-gpu makes it a workgroup (shared-memory) attribution.
+      Value smem = OpBuilder::atBlockBegin(entry).create<memref::AllocOp>(
+          loc, MemRefType::get({warps}, et));
+      Value lane = b.create<arith::RemUIOp>(loc, tid, cI32(b, loc, 32));
+      Value warp = b.create<arith::DivUIOp>(loc, tid, cI32(b, loc, 32));
+      Value isLane0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, cI32(b, loc, 0));
+      auto ifOp = b.create<scf::IfOp>(loc, isLane0, /*withElse=*/false);
+      {
+        OpBuilder ib = ifOp.getThenBodyBuilder();
+        ib.create<memref::StoreOp>(loc, acc, smem,
+                                   ValueRange{ib.create<arith::IndexCastOp>(loc, ib.getIndexType(), warp)});
+      }
+      b.create<gpu::BarrierOp>(loc);
+      Value r = b.create<memref::LoadOp>(loc, smem, ValueRange{cIdx(b, loc, 0)});
+      for (int64_t w = 1; w < warps; ++w)
+        r = combine(b, loc, kind, r, b.create<memref::LoadOp>(loc, smem, ValueRange{cIdx(b, loc, w)}));
+      acc = r;
+      if (op->getParentOfType<scf::ForOp>())
+        b.create<gpu::BarrierOp>(loc);
+    }
+    map.map(op.getResult(), acc);
+    return success();
+  }
+
+  /// Whether every chunk of this load/store's offsets is V contiguous, V-aligned elements.
+  bool isVectorizable(Value offsets, const Layout &l) {
+    if (l.v == 1)
+      return false;
+    AxisInfo ai = axis.get(offsets);
+    return ai.contiguity >= l.v && ai.contiguity % l.v == 0 && ai.divisibility % l.v == 0;
+  }
+
+  Value allTrue(OpBuilder &b, Location loc, Value mask) {
+    return b.create<vector::ReductionOp>(loc, vector::CombiningKind::AND, mask);
+  }
+
+  Value elementIndex(OpBuilder &b, Location loc, Value offsets, int64_t j) {
+    Value o = b.create<vector::ExtractOp>(loc, offsets, ArrayRef<int64_t>{j});
+    return b.create<arith::IndexCastOp>(loc, b.getIndexType(), o);
+  }
+
+  LogicalResult lowerLoad(tl::LoadOp op, OpBuilder &b) {
+    Location loc = op.getLoc();
+    Value ptr = map.lookup(op.getPtr());
+    Type et = op.getType().getElementType();
+    Type rt = convert(op.getType());
+    TypedAttr padAttr = op.getPadding() ? cast<TypedAttr>(*op.getPadding())
+                                        : (isa<FloatType>(et) ? TypedAttr(b.getFloatAttr(et, 0.0))
+                                                              : TypedAttr(b.getIntegerAttr(et, 0)));
+    Value pad = b.create<arith::ConstantOp>(loc, padAttr);
+    Value offsets = map.lookup(op.getOffsets());
+    Value mask = op.getMask() ? map.lookup(op.getMask()) : Value();
+    if (isUniformTile(op.getType())) {
+      Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), offsets);
+      if (!mask) {
+        map.map(op.getResult(), b.create<memref::LoadOp>(loc, ptr, idx));
+        return success();
+      }
+      auto ifOp = b.create<scf::IfOp>(
+          loc, mask,
+          [&](OpBuilder &tb, Location l) {
+            tb.create<scf::YieldOp>(l, tb.create<memref::LoadOp>(l, ptr, idx).getResult());
+          },
+          [&](OpBuilder &eb, Location l) { eb.create<scf::YieldOp>(l, pad); });
+      map.map(op.getResult(), ifOp.getResult(0));
+      return success();
+    }
+    Layout l = layoutFor(op.getType().getDimSize(0));
+    auto vt = cast<VectorType>(rt);
+    auto maskT = VectorType::get(vt.getShape(), b.getI1Type());
+    auto padV = b.create<vector::BroadcastOp>(loc, vt, pad);
+    Value c0 = cIdx(b, loc, 0);
+    auto gather = [&](OpBuilder &gb, Value m) -> Value {
+      if (!m)
+        m = gb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(maskT, true));
+      return gb.create<vector::GatherOp>(loc, vt, ptr, ValueRange{c0}, offsets, m, padV);
+    };
+    if (axis.get(op.getOffsets()).constancy >= l.n) {
+      // One address for the whole tile (a broadcast operand): one scalar load, done when any
+      // lane of this thread is active (the address is the same for every lane).
+      Value idx = elementIndex(b, loc, offsets, 0);
+      Value any = mask ? b.create<vector::ReductionOp>(loc, vector::CombiningKind::OR, mask).getResult()
+                       : Value();
+      Value s;
+      if (any) {
+        s = b.create<scf::IfOp>(
+                 loc, any,
+                 [&](OpBuilder &tb, Location l2) {
+                   tb.create<scf::YieldOp>(l2, tb.create<memref::LoadOp>(l2, ptr, idx).getResult());
+                 },
+                 [&](OpBuilder &eb, Location l2) { eb.create<scf::YieldOp>(l2, pad); })
+                .getResult(0);
+      } else {
+        s = b.create<memref::LoadOp>(loc, ptr, idx);
+      }
+      Value v = b.create<vector::BroadcastOp>(loc, vt, s);
+      map.map(op.getResult(), mask ? b.create<arith::SelectOp>(loc, mask, v, padV).getResult() : v);
+      return success();
+    }
+    if (!isVectorizable(op.getOffsets(), l)) {
+      map.map(op.getResult(), gather(b, mask));
+      return success();
+    }
+    int64_t bytes = l.v * std::max<int64_t>(1, et.getIntOrFloatBitWidth() / 8);
+    auto chunkT = VectorType::get({l.v}, et);
+    auto vectorLoads = [&](OpBuilder &vb) -> Value {
+      SmallVector<Value> chunks;
+      for (int64_t g = 0; g < l.regs / l.v; ++g)
+        chunks.push_back(vb.create<vector::LoadOp>(loc, chunkT, ptr,
+                                                   ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
+                                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
+      Value r = padV;
+      for (auto [g, c] : llvm::enumerate(chunks))
+        for (int64_t e = 0; e < l.v; ++e)
+          r = vb.create<vector::InsertOp>(
+              loc, vb.create<vector::ExtractOp>(loc, c, ArrayRef<int64_t>{e}), r,
+              ArrayRef<int64_t>{(int64_t)g * l.v + e});
+      return r;
+    };
+    if (!mask) {
+      map.map(op.getResult(), vectorLoads(b));
+      return success();
+    }
+    auto ifOp = b.create<scf::IfOp>(
+        loc, allTrue(b, loc, mask),
+        [&](OpBuilder &tb, Location l2) { tb.create<scf::YieldOp>(l2, vectorLoads(tb)); },
+        [&](OpBuilder &eb, Location l2) { eb.create<scf::YieldOp>(l2, gather(eb, mask)); });
+    map.map(op.getResult(), ifOp.getResult(0));
+    return success();
+  }
+
+  LogicalResult lowerStore(tl::StoreOp op, OpBuilder &b) {
+    Location loc = op.getLoc();
+    Value ptr = map.lookup(op.getPtr());
+    Value value = map.lookup(op.getValue());
+    Value offsets = map.lookup(op.getOffsets());
+    Value mask = op.getMask() ? map.lookup(op.getMask()) : Value();
+    auto valT = cast<RankedTensorType>(op.getValue().getType());
+    if (isUniformTile(valT)) {
+      // Every thread holds the same value: thread 0 writes it.
+      Value isT0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, cI32(b, loc, 0));
+      Value cond = mask ? b.create<arith::AndIOp>(loc, isT0, mask).getResult() : isT0;
+      auto ifOp = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
+      OpBuilder ib = ifOp.getThenBodyBuilder();
+      ib.create<memref::StoreOp>(loc, value, ptr,
+                                 ValueRange{ib.create<arith::IndexCastOp>(loc, ib.getIndexType(), offsets)});
+      return success();
+    }
+    Layout l = layoutFor(valT.getDimSize(0));
+    auto vt = cast<VectorType>(value.getType());
+    auto maskT = VectorType::get(vt.getShape(), b.getI1Type());
+    if (l.replicated) {
+      Value own = b.create<vector::BroadcastOp>(loc, maskT, firstChunk(b, loc, l).second);
+      mask = mask ? b.create<arith::AndIOp>(loc, mask, own).getResult() : own;
+    }
+    Value c0 = cIdx(b, loc, 0);
+    auto scatter = [&](OpBuilder &sb, Value m) {
+      if (!m)
+        m = sb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(maskT, true));
+      sb.create<vector::ScatterOp>(loc, /*result=*/Type(), ptr, ValueRange{c0}, offsets, m, value);
+    };
+    if (!isVectorizable(op.getOffsets(), l)) {
+      scatter(b, mask);
+      return success();
+    }
+    Type et = vt.getElementType();
+    int64_t bytes = l.v * std::max<int64_t>(1, et.getIntOrFloatBitWidth() / 8);
+    auto vectorStores = [&](OpBuilder &vb) {
+      for (int64_t g = 0; g < l.regs / l.v; ++g) {
+        SmallVector<int64_t> idx;
+        for (int64_t e = 0; e < l.v; ++e)
+          idx.push_back(g * l.v + e);
+        Value chunk = vb.create<vector::ShuffleOp>(loc, value, value, idx);
+        vb.create<vector::StoreOp>(loc, chunk, ptr, ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
+                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+      }
+    };
+    if (!mask) {
+      vectorStores(b);
+      return success();
+    }
+    auto ifOp = b.create<scf::IfOp>(loc, allTrue(b, loc, mask), /*withElse=*/true);
+    {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      vectorStores(tb);
+      OpBuilder eb = ifOp.getElseBodyBuilder();
+      scatter(eb, mask);
+    }
+    return success();
+  }
+
+  LogicalResult lowerOp(Operation *op, OpBuilder &b) {
+    Location loc = op->getLoc();
+    if (auto p = dyn_cast<tl::ProgramIdOp>(op)) {
+      Value v = b.create<gpu::BlockIdOp>(loc, static_cast<gpu::Dimension>(p.getAxis()));
+      map.map(p.getResult(), b.create<arith::IndexCastOp>(loc, b.getI32Type(), v));
+      return success();
+    }
+    if (auto p = dyn_cast<tl::NumProgramsOp>(op)) {
+      Value v = b.create<gpu::GridDimOp>(loc, static_cast<gpu::Dimension>(p.getAxis()));
+      map.map(p.getResult(), b.create<arith::IndexCastOp>(loc, b.getI32Type(), v));
+      return success();
+    }
+    if (auto r = dyn_cast<tl::MakeRangeOp>(op)) {
+      auto rt = r.getType();
+      if (isUniformTile(rt)) {
+        map.map(r.getResult(), cI32(b, loc, r.getStart()));
+        return success();
+      }
+      Layout l = layoutFor(rt.getDimSize(0));
+      auto vt = cast<VectorType>(convert(rt));
+      // element(j) = (firstChunk + T * (j / V)) * V + j % V + start
+      SmallVector<int32_t> lane;
+      for (int64_t j = 0; j < l.regs; ++j)
+        lane.push_back((int32_t)((l.replicated ? 0 : threads * (j / l.v)) * l.v + j % l.v));
+      Value base = b.create<arith::AddIOp>(
+          loc, b.create<arith::MulIOp>(loc, firstChunk(b, loc, l).first, cI32(b, loc, l.v)),
+          cI32(b, loc, r.getStart()));
+      Value v = b.create<arith::AddIOp>(
+          loc, b.create<vector::BroadcastOp>(loc, vt, base),
+          b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(vt, ArrayRef<int32_t>(lane))));
+      map.map(r.getResult(), v);
+      return success();
+    }
+    if (auto s = dyn_cast<tl::SplatOp>(op)) {
+      Value src = map.lookup(s.getSrc());
+      Type t = convert(s.getType());
+      map.map(s.getResult(), isa<VectorType>(t) ? b.create<vector::BroadcastOp>(loc, t, src).getResult() : src);
+      return success();
+    }
+    if (auto e = dyn_cast<tl::ExpandDimsOp>(op)) {
+      map.map(e.getResult(), map.lookup(e.getSrc()));
+      return success();
+    }
+    if (auto bc = dyn_cast<tl::BroadcastOp>(op)) {
+      Value src = map.lookup(bc.getSrc());
+      Type t = convert(bc.getType());
+      if (isa<VectorType>(t) && !isa<VectorType>(src.getType()))
+        src = b.create<vector::BroadcastOp>(loc, t, src);
+      map.map(bc.getResult(), src);
+      return success();
+    }
+    if (auto r = dyn_cast<tl::ReduceOp>(op))
+      return lowerReduce(r, b);
+    if (auto ex = dyn_cast<tensor::ExtractOp>(op)) { // 0-D / [1] tile: the uniform scalar
+      map.map(ex.getResult(), map.lookup(ex.getTensor()));
+      return success();
+    }
+    if (auto l = dyn_cast<tl::LoadOp>(op))
+      return lowerLoad(l, b);
+    if (auto s = dyn_cast<tl::StoreOp>(op))
+      return lowerStore(s, b);
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto d = dyn_cast<DenseElementsAttr>(c.getValue())) {
+        Type t = convert(d.getType());
+        Attribute a = isa<VectorType>(t) ? Attribute(DenseElementsAttr::get(cast<ShapedType>(t), d.getSplatValue<Attribute>()))
+                                         : d.getSplatValue<Attribute>();
+        map.map(c.getResult(), b.create<arith::ConstantOp>(loc, cast<TypedAttr>(a)));
+        return success();
+      }
+    }
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      SmallVector<Value> init;
+      for (Value v : forOp.getInitArgs())
+        init.push_back(map.lookup(v));
+      auto nf = b.create<scf::ForOp>(loc, map.lookup(forOp.getLowerBound()),
+                                     map.lookup(forOp.getUpperBound()), map.lookup(forOp.getStep()), init);
+      map.map(forOp.getInductionVar(), nf.getInductionVar());
+      for (auto [a, na] : llvm::zip(forOp.getRegionIterArgs(), nf.getRegionIterArgs()))
+        map.map(a, na);
+      OpBuilder fb = OpBuilder::atBlockBegin(nf.getBody());
+      if (!nf.getBody()->empty() && isa<scf::YieldOp>(nf.getBody()->back()))
+        nf.getBody()->back().erase();
+      fb.setInsertionPointToEnd(nf.getBody());
+      if (failed(lowerBlock(*forOp.getBody(), fb)))
+        return failure();
+      SmallVector<Value> yields;
+      for (Value v : forOp.getBody()->getTerminator()->getOperands())
+        yields.push_back(map.lookup(v));
+      fb.create<scf::YieldOp>(loc, yields);
+      for (auto [r, nr] : llvm::zip(forOp.getResults(), nf.getResults()))
+        map.map(r, nr);
+      return success();
+    }
+    if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
+      Operation *c = b.clone(*op, map);
+      for (Value r : c->getResults())
+        r.setType(convert(r.getType()));
+      return success();
+    }
+    return op->emitError("convert-tile-to-gpu-registers: cannot lower ") << op->getName();
+  }
+};
+
+struct ConvertTileToGPURegistersPass
+    : public aicc::impl::ConvertTileToGPURegistersBase<ConvertTileToGPURegistersPass> {
+  void runOnOperation() override {
+    ModuleOp top = getOperation();
+    ModuleOp kernels;
+    for (auto m : top.getOps<ModuleOp>())
+      if (m.getSymName() == kKernelModuleName)
+        kernels = m;
+    if (!kernels)
+      return;
+    MLIRContext *ctx = &getContext();
+    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
+      tl::ScheduleAttr sched = tl::getSchedule(fn);
+      if (!sched)
+        continue;
+      KernelLowering kl(fn, sched);
+      std::string why;
+      if (!kl.isEligible(why)) {
+        fn->setAttr("tile.register_path_refused", StringAttr::get(ctx, why));
+        continue;
+      }
+      if (failed(kl.run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,79 @@
+// RUN: aicc-opt %s -split-input-file -convert-graph-to-tile -canonicalize -cse -convert-tile-to-gpu-registers | FileCheck %s
+
+// A softmax row of 2048 f16 elements on 2 warps (the row template's choice for 4 KiB rows):
+// each thread holds 4 chunks of 8 contiguous f16 (#tile.blocked sizePerThread = [8]) in one
+// vector<32xf16>; when every lane of its mask is set the thread issues four 16-byte
+// vector.loads before any use, else a masked gather. Each tile.reduce is a pairwise tree over
+// the thread's registers, a 5-step xor butterfly over the warp, and one shared-memory
+// exchange across the 2 warps (a memref.alloc that convert-tile-to-gpu makes a workgroup
+// attribution). The store is four 16-byte vector.stores under the same all-lanes check.
+// CHECK-LABEL: func.func @fused_0_softmax
+// CHECK-SAME:      tile.layouts = [#tile.blocked<sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>]
+// CHECK:         %[[SMEM:.*]] = memref.alloc() : memref<2xf32>
+// CHECK:         gpu.thread_id x
+// CHECK:         gpu.block_id x
+// CHECK:         %[[ALL:.*]] = vector.reduction <and>, %{{.*}} : vector<32xi1> into i1
+// CHECK:         scf.if %[[ALL]] -> (vector<32xf16>) {
+// CHECK-COUNT-4:   vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<8192xf16>, vector<8xf16>
+// CHECK:         } else {
+// CHECK:           vector.gather %arg0
+// CHECK:         arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
+// CHECK:         arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK:         scf.if
+// CHECK:           memref.store %{{.*}}, %[[SMEM]]
+// CHECK:         gpu.barrier
+// CHECK:         memref.load %[[SMEM]]
+// CHECK:         memref.load %[[SMEM]]
+// CHECK:         math.exp %{{.*}} : vector<32xf32>
+// CHECK:         arith.truncf %{{.*}} : vector<32xf32> to vector<32xf16>
+// CHECK:         scf.if
+// CHECK-COUNT-4:   vector.store %{{.*}}, %arg1[%{{.*}}] {alignment = 16 : i64} : memref<8192xf16>, vector<8xf16>
+// CHECK:         } else {
+// CHECK:           vector.scatter %arg1
+// CHECK:         return
+func.func @softmax_rows(%x: tensor<4x2048xf16>) -> tensor<4x2048xf16> {
+  %0 = graph.fusion_group "softmax" (%x) : (tensor<4x2048xf16>) -> tensor<4x2048xf16> {
+  ^bb0(%a: tensor<4x2048xf16>):
+    %s = graph.softmax %a {axis = 1 : i64} : tensor<4x2048xf16>
+    graph.yield %s : tensor<4x2048xf16>
+  }
+  return %0 : tensor<4x2048xf16>
+}
+
+// -----
+
+// An elementwise add with a broadcast operand of one element: the [1] buffer is read once
+// per thread at its single address (constancy covers the tile) and broadcast in registers;
+// the other operand is read with 16-byte loads (4 f32 per chunk).
+// CHECK-LABEL: func.func @fused_0_elementwise
+// CHECK-SAME:      tile.layouts = [#tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>]
+// CHECK:         vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<4096xf32>, vector<4xf32>
+// CHECK:         %[[ANY:.*]] = vector.reduction <or>
+// CHECK:         scf.if %[[ANY]] -> (f32) {
+// CHECK:           memref.load %arg1[%{{.*}}] : memref<1xf32>
+// CHECK:         vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK:         arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
+func.func @add_scalar(%x: tensor<4096xf32>, %b: tensor<1xf32>) -> tensor<4096xf32> {
+  %0 = graph.fusion_group "elementwise" (%x, %b) : (tensor<4096xf32>, tensor<1xf32>) -> tensor<4096xf32> {
+  ^bb0(%a0: tensor<4096xf32>, %a1: tensor<1xf32>):
+    %r = graph.add %a0, %a1 : (tensor<4096xf32>, tensor<1xf32>) -> tensor<4096xf32>
+    graph.yield %r : tensor<4096xf32>
+  }
+  return %0 : tensor<4096xf32>
+}
+
+// -----
+
+// 2-D tiles (a matmul's tile.dot) stay on the bufferizing path, with the reason recorded.
+// CHECK-LABEL: func.func @fused_0_epilogue
+// CHECK-SAME:      tile.register_path_refused = "expand_dims to rank 2"
+// CHECK:         tile.dot
+func.func @matmul(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %0 = graph.fusion_group "epilogue" (%a, %b) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  ^bb0(%x: tensor<16x16xf32>, %y: tensor<16x16xf32>):
+    %m = graph.matmul %x, %y : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    graph.yield %m : tensor<16x16xf32>
+  }
+  return %0 : tensor<16x16xf32>
+}
