@@ -95,3 +95,17 @@ func.func @prime_extent(%x: tensor<65537xf32>) -> tensor<f32> {
   %r = graph.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : (tensor<65537xf32>) -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// Not split: a reduction already in a fusion group is one kernel.
+// CHECK-LABEL: func.func @in_group
+// CHECK-NOT:     graph.reshape
+func.func @in_group(%x: tensor<4096x4096xf32>) -> tensor<f32> {
+  %0 = graph.fusion_group "reduction" (%x) : (tensor<4096x4096xf32>) -> tensor<f32> {
+  ^bb0(%a: tensor<4096x4096xf32>):
+    %r = graph.reduce_sum %a {axes = array<i64>, keepdims = false} : (tensor<4096x4096xf32>) -> tensor<f32>
+    graph.yield %r : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}

@@ -106,7 +106,8 @@ struct GraphSplitReductionPass
   void runOnOperation() override {
     SmallVector<Operation *> reductions;
     getOperation().walk([&](Operation *op) {
-      if (isReduction(op))
+      // Reductions already inside a fusion group are one kernel each: left alone.
+      if (isReduction(op) && !op->getParentOfType<FusionGroupOp>())
         reductions.push_back(op);
     });
     for (Operation *op : reductions) {
