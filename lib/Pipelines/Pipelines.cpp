@@ -26,6 +26,8 @@ void aicc::buildGraphPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(graph::createGraphRecompose());
+  // After the re-composition (it matches reduce_mean chains), before fusion.
+  pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction());
 }
 
 void aicc::buildFusionPipeline(OpPassManager &pm) {

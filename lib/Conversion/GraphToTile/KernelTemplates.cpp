@@ -1349,15 +1349,168 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
 }
 
 //===----------------------------------------------------------------------===//
-// Reduction template: one program per output element. Up to kMaxReduction reduced elements
-// are held in one tile; more are read in chunks of kChunk elements by an scf.for that
-// accumulates a per-lane running partial (sum / product / max / min; the padding of masked
-// lanes is the identity), reduced across the lanes after the loop (mean divides at the end).
-// The loop was chosen over a two-kernel split (per-block partials, then a final reduction)
-// because a fusion group lowers to exactly one kernel here, and the loop keeps the result
-// written once by one program; a global reduction of a big tensor then runs as one program,
-// which issue 5 (bandwidth) may split across programs.
+// Reduction template, two kernels by layout (all tiles 1-D):
+// - column (buildColumnReduction): the innermost non-unit dims are kept ones (at least
+//   kColumnMinInner elements): one program per BLOCK consecutive outputs, an scf.for over
+//   the reduced index loading BLOCK consecutive (coalesced) elements per step, accumulated
+//   per lane; no cross-lane reduction.
+// - otherwise one program per output element. Up to kMaxReduction reduced elements are held
+//   in one tile; more are read in chunks of kChunk elements by an scf.for that accumulates a
+//   per-lane running partial (sum / product / max / min; the padding of masked lanes is the
+//   identity), reduced across the lanes after the loop.
+// Mean divides at the end; 16-bit floats accumulate in f32. A fusion group lowers to one
+// kernel, so a reduction with few outputs and a long reduced extent (a whole-tensor sum)
+// is split into partials + a final reduction at the graph level (graph-split-reduction).
 //===----------------------------------------------------------------------===//
+
+/// The reduce kind and the identity (masked lanes' padding) of graph reduction `red`.
+std::pair<tl::ReduceKind, double> reduceKindOf(Operation *red) {
+  double inf = std::numeric_limits<double>::infinity();
+  if (isa<ReduceMaxOp>(red))
+    return {tl::ReduceKind::max, -inf};
+  if (isa<ReduceMinOp>(red))
+    return {tl::ReduceKind::min, inf};
+  if (isa<ReduceProdOp>(red))
+    return {tl::ReduceKind::mul, 1.0};
+  return {tl::ReduceKind::add, 0.0};
+}
+
+/// The column kernel is used when at least this many kept elements are innermost (one warp
+/// of lanes); fewer take the per-output kernel (strided loads of a few columns beat a loop
+/// of mostly idle lanes). It covers up to kColumnBlock of them per program and step. Both
+/// are mirrored in graph-split-reduction's program count (GraphSplitReduction.cpp).
+constexpr int64_t kColumnMinInner = 32;
+constexpr int64_t kColumnBlock = 256;
+/// Reduced positions loaded per iteration of the column loop (independent loads in flight).
+constexpr int64_t kColumnUnroll = 4;
+
+/// Column reductions: the innermost non-unit dims of the input are kept ones (a block of
+/// `inner` consecutive elements, contiguous in memory, each one output). One program per
+/// BLOCK consecutive outputs of that block (and per index of the other kept dims); an
+/// scf.for over the reduced index loads BLOCK consecutive input elements per step
+/// (coalesced) and accumulates them per lane, so no cross-lane reduction is needed; mean
+/// divides by the count at the end. Returns a null func when the layout is not a column one
+/// (the caller then builds the per-output kernel).
+FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp group,
+                                             Operation *red, StringRef name) {
+  auto inT = cast<RankedTensorType>(red->getOperand(0).getType());
+  ArrayRef<int64_t> shape = inT.getShape();
+  ArrayRef<int64_t> axes = red->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+  SmallVector<bool> reduced(shape.size(), axes.empty());
+  for (int64_t a : axes)
+    reduced[a] = true;
+  // Non-unit dims, adjacent dims of the same kind merged (row-major: the outer one's stride
+  // is the inner one's times its size).
+  struct Dim {
+    int64_t size, stride;
+    bool reduced;
+  };
+  SmallVector<Dim> dims;
+  auto strides = rowMajorStrides(shape);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    if (!dims.empty() && dims.back().reduced == reduced[d]) {
+      dims.back().size *= shape[d];
+      dims.back().stride = strides[d];
+    } else {
+      dims.push_back({shape[d], strides[d], (bool)reduced[d]});
+    }
+  }
+  if (dims.size() < 2 || dims.back().reduced || dims.back().size < kColumnMinInner)
+    return func::FuncOp();
+  int64_t inner = dims.back().size;
+  SmallVector<int64_t> outerShape, outerStr, redShape, redStr;
+  for (const Dim &d : ArrayRef<Dim>(dims).drop_back()) {
+    (d.reduced ? redShape : outerShape).push_back(d.size);
+    (d.reduced ? redStr : outerStr).push_back(d.stride);
+  }
+  int64_t R = numElements(redShape), outer = numElements(outerShape);
+  int64_t block = std::min<int64_t>(kColumnBlock, llvm::PowerOf2Ceil(inner));
+  int64_t nb = (inner + block - 1) / block;
+  int64_t warps = std::max<int64_t>(1, block / 64);
+  KernelContext kc = makeKernel(builder, group, name, {outer * nb, 1, 1}, warps,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = red->getLoc();
+  TileBuilder tb{b, loc, {block}};
+  Type elem = computeType(inT.getElementType());
+  auto [kind, pad] = reduceKindOf(red);
+  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value ob = nb == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(nb)).getResult();
+  Value ib = nb == 1 ? tb.i32(0) : b.create<arith::RemSIOp>(loc, pid, tb.i32(nb)).getResult();
+  // Scalar offset sum_d ((v / s_d) % n_d) * str_d of the row-major index v over `dimsShape`.
+  auto scalarOffset = [&](OpBuilder &sb, Value v, ArrayRef<int64_t> dimsShape,
+                          ArrayRef<int64_t> dimsStr) -> Value {
+    auto c = [&](int64_t x) { return sb.create<arith::ConstantIntOp>(loc, sb.getI32Type(), x); };
+    auto s = rowMajorStrides(dimsShape);
+    Value acc;
+    for (size_t d = 0; d < dimsShape.size(); ++d) {
+      Value q = s[d] == 1 ? v : sb.create<arith::DivSIOp>(loc, v, c(s[d])).getResult();
+      if (d != 0)
+        q = sb.create<arith::RemSIOp>(loc, q, c(dimsShape[d]));
+      Value term = sb.create<arith::MulIOp>(loc, q, c(dimsStr[d]));
+      acc = acc ? sb.create<arith::AddIOp>(loc, acc, term).getResult() : term;
+    }
+    return acc ? acc : c(0);
+  };
+  // Lanes: the outputs ib * BLOCK + [0, BLOCK) of the inner block.
+  Value lane = b.create<arith::AddIOp>(
+      loc, tb.splat(b.create<arith::MulIOp>(loc, ib, tb.i32(block))), tb.range(block));
+  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lane, tb.splatI32(inner));
+  Value base = scalarOffset(b, ob, outerShape, outerStr);
+  Value inOffs = isConstantIntValue(base, 0)
+                     ? lane
+                     : b.create<arith::AddIOp>(loc, tb.splat(base), lane).getResult();
+  // Loops over reduced positions [lo, hi), `unroll` loads per iteration.
+  auto loadAt = [&](OpBuilder &lb, Value r) -> Value {
+    TileBuilder lt{lb, loc, {block}};
+    Value offs = lb.create<arith::AddIOp>(loc, inOffs,
+                                          lt.splat(scalarOffset(lb, r, redShape, redStr)));
+    return lt.load(kc.inParams[0], offs, mask, elem, pad);
+  };
+  auto loop = [&](int64_t lo, int64_t hi, int64_t unroll, Value init) -> Value {
+    if (hi <= lo)
+      return init;
+    Value cl = b.create<arith::ConstantIndexOp>(loc, lo);
+    Value ch = b.create<arith::ConstantIndexOp>(loc, hi);
+    Value cs = b.create<arith::ConstantIndexOp>(loc, unroll);
+    auto f = b.create<scf::ForOp>(
+        loc, cl, ch, cs, ValueRange{init}, [&](OpBuilder &lb, Location l, Value iv, ValueRange acc) {
+          Value r = lb.create<arith::IndexCastOp>(l, lb.getI32Type(), iv);
+          SmallVector<Value> xs;
+          for (int64_t u = 0; u < unroll; ++u) {
+            Value ru = u == 0 ? r
+                              : lb.create<arith::AddIOp>(
+                                      l, r, lb.create<arith::ConstantIntOp>(l, lb.getI32Type(), u))
+                                    .getResult();
+            xs.push_back(loadAt(lb, ru));
+          }
+          // Pairwise combine of the loads, then into the running partial.
+          while (xs.size() > 1) {
+            SmallVector<Value> next;
+            for (size_t i = 0; i + 1 < xs.size(); i += 2)
+              next.push_back(combineTiles(lb, l, kind, xs[i], xs[i + 1]));
+            if (xs.size() % 2)
+              next.push_back(xs.back());
+            xs = next;
+          }
+          lb.create<scf::YieldOp>(l, combineTiles(lb, l, kind, acc[0], xs[0]));
+        });
+    return f.getResult(0);
+  };
+  int64_t main = R / kColumnUnroll * kColumnUnroll;
+  Value acc = loop(0, main, kColumnUnroll, tb.splatF(elem, pad));
+  acc = loop(main, R, 1, acc);
+  if (isa<ReduceMeanOp>(red))
+    acc = b.create<arith::DivFOp>(loc, acc, tb.splatF(elem, (double)R));
+  // Output index: the outer kept index * inner + the lane's (row-major over the kept dims).
+  Value outOffs = b.create<arith::AddIOp>(
+      loc, tb.splat(b.create<arith::MulIOp>(loc, ob, tb.i32(inner))), lane);
+  tb.store(kc.outParams[0], outOffs, acc, mask);
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
 
 FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
@@ -1379,6 +1532,13 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   int64_t R = numElements(redShape), O = numElements(keptShape);
   if (inT.getNumElements() >= (int64_t(1) << 31))
     return red->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  if (!isa<FloatType>(computeType(inT.getElementType())))
+    return red->emitError("the reduction template supports float inputs only, got ")
+               << inT.getElementType(),
+           failure();
+  if (FailureOr<func::FuncOp> column = buildColumnReduction(builder, group, red, name);
+      failed(column) || *column)
+    return column;
   bool chunked = R > kMaxReduction;
   int64_t block = chunked ? kChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
   int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
@@ -1400,24 +1560,7 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
       base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(keptStr[d])));
     }
   }
-  double inf = std::numeric_limits<double>::infinity();
-  tl::ReduceKind kind = tl::ReduceKind::add;
-  double pad = 0.0;
-  if (isa<ReduceMaxOp>(red)) {
-    kind = tl::ReduceKind::max;
-    pad = -inf;
-  } else if (isa<ReduceMinOp>(red)) {
-    kind = tl::ReduceKind::min;
-    pad = inf;
-  } else if (isa<ReduceProdOp>(red)) {
-    kind = tl::ReduceKind::mul;
-    pad = 1.0;
-  }
-  // graph reductions take float tensors (GraphOps.td); the paddings above are float ones.
-  if (!isa<FloatType>(elem))
-    return red->emitError("the reduction template supports float inputs only, got ")
-               << inT.getElementType(),
-           failure();
+  auto [kind, pad] = reduceKindOf(red);
   // The reduced elements [start, start + block) in row-major order over the reduced dims
   // (start: an i32 scalar, or none for 0), masked lanes padded with the identity.
   auto loadChunk = [&](TileBuilder &t, Value start) -> Value {

@@ -308,10 +308,18 @@ func.func @reduce_keepdims_shape(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
 
 // -----
 
-func.func @reduce_element_type(%x: tensor<2x3xf32>) -> tensor<2x1xf16> {
-  // expected-error @+1 {{'graph.reduce_sum' op result type 'tensor<2x1xf16>' does not match the reduced shape}}
-  %0 = "graph.reduce_sum"(%x) <{axes = array<i64: 1>, keepdims = true}> : (tensor<2x3xf32>) -> tensor<2x1xf16>
-  return %0 : tensor<2x1xf16>
+func.func @reduce_element_type(%x: tensor<2x3xf32>) -> tensor<2x1xf64> {
+  // expected-error @+1 {{'graph.reduce_sum' op result element type 'f64' must be the input's ('f32') or f32 for a 16-bit float input (or 16-bit for an f32 input)}}
+  %0 = "graph.reduce_sum"(%x) <{axes = array<i64: 1>, keepdims = true}> : (tensor<2x3xf32>) -> tensor<2x1xf64>
+  return %0 : tensor<2x1xf64>
+}
+
+// -----
+
+func.func @reduce_element_type_f16_bf16(%x: tensor<2x3xf16>) -> tensor<2x1xbf16> {
+  // expected-error @+1 {{'graph.reduce_max' op result element type 'bf16' must be the input's ('f16')}}
+  %0 = "graph.reduce_max"(%x) <{axes = array<i64: 1>, keepdims = true}> : (tensor<2x3xf16>) -> tensor<2x1xbf16>
+  return %0 : tensor<2x1xbf16>
 }
 
 // -----

@@ -641,8 +641,16 @@ static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes, bool ke
   auto shape = reducedShape(in.getShape(), axes, keepdims);
   if (failed(shape))
     return op->emitOpError("axes must be sorted, unique and in [0, ") << in.getRank() << ")";
-  if (out.getShape() != ArrayRef<int64_t>(*shape) || out.getElementType() != in.getElementType())
+  if (out.getShape() != ArrayRef<int64_t>(*shape))
     return op->emitOpError("result type ") << out << " does not match the reduced shape";
+  // The element types match, or one is f32 and the other f16 / bf16: kernels accumulate
+  // 16-bit floats in f32 and graph-split-reduction keeps its partials in f32.
+  Type ie = in.getElementType(), oe = out.getElementType();
+  auto is16 = [](Type t) { return t.isF16() || t.isBF16(); };
+  if (ie != oe && !((ie.isF32() && is16(oe)) || (is16(ie) && oe.isF32())))
+    return op->emitOpError("result element type ")
+           << oe << " must be the input's (" << ie
+           << ") or f32 for a 16-bit float input (or 16-bit for an f32 input)";
   return success();
 }
 #define AICC_REDUCE_IMPL(OP)                                                   \

@@ -429,6 +429,10 @@ class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure]> 
     Reduces the input over the dims listed in `axes` (sorted, unique, in [0, rank)); the
     reduced dims are kept with size 1 when `keepdims`, removed otherwise. An empty `axes`
     reduces every dim (ONNX default when no axes are given).
+
+    The result element type is the input's, or f32 for an f16 / bf16 input (the sum is
+    accumulated in f32 and kept so: graph-split-reduction's partials), or f16 / bf16 for an
+    f32 input (rounded once at the end).
   }];
   let arguments = (ins Graph_FloatTensor:$input, DenseI64ArrayAttr:$axes,
                    DefaultValuedAttr<BoolAttr, "true">:$keepdims);

@@ -46,6 +46,38 @@ def GraphRecompose : Pass<"graph-recompose", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
+  let summary = "Split a reduction with few outputs and a long reduced extent in two levels";
+  let description = [{
+    A fusion group lowers to exactly one kernel, and the reduction kernel gives each program
+    whole outputs (one output element, or a block of consecutive outputs for a column
+    reduction): a whole-tensor reduce_sum of 2^24 elements would run as one program. When the
+    kernel would have few programs (fewer than 4 * 132, four per SM of an H200) and each
+    program reads many elements (at least 32768), the reduced extent R is split as R = P * Q and the
+    reduction becomes two: P partials of Q elements each, then a reduction of the partials.
+
+    Applies when the reduced dims of size > 1 are consecutive (so the input reshapes to
+    [outer, P, Q, inner] without a copy) and some P >= 2 divides R. P is the largest divisor
+    of R with P * programs <= 4 * 132 (rounded up) and every first-level program still
+    reading at least 2048 elements. Sum -> sum of sums, mean -> mean of means (the partials
+    have equal counts, so the result is the mean), max / min / prod -> the same op twice
+    (NaN propagates through both). Partials of f16 / bf16 inputs are f32 (the kernels
+    accumulate in f32); the second level rounds to the result type.
+
+    ```mlir
+    %r = graph.reduce_sum %x {axes = array<i64>} : (tensor<4096x4096xf32>) -> tensor<1x1xf32>
+    // becomes
+    %v = graph.reshape %x : (tensor<4096x4096xf32>) -> tensor<512x32768xf32>
+    %p = graph.reduce_sum %v {axes = array<i64: 1>, keepdims = false}
+        : (tensor<512x32768xf32>) -> tensor<512xf32>
+    %s = graph.reduce_sum %p {axes = array<i64: 0>, keepdims = false}
+        : (tensor<512xf32>) -> tensor<f32>
+    %r = graph.reshape %s : (tensor<f32>) -> tensor<1x1xf32>
+    ```
+  }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphFuse : Pass<"graph-fuse", "mlir::func::FuncOp"> {
   let summary = "Group ops into kernels (epilogue, elementwise and softmax fusion)";
   let description = [{
