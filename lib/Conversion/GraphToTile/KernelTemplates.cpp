@@ -751,13 +751,14 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
       return failure();
     tiles[op.getResult(0)] = *r;
   }
+  // The chain's result: the first yielded value the chain computes (a row kernel may also
+  // yield its row input).
   auto yield = cast<YieldOp>(body.getTerminator());
-  auto found = tiles.find(yield.getValues()[0]);
-  if (found == tiles.end()) {
-    kc.group.emitError("fusion group result is not computed by its epilogue chain");
-    return failure();
-  }
-  return found->second;
+  for (Value v : yield.getValues())
+    if (auto found = tiles.find(v); found != tiles.end())
+      return found->second;
+  kc.group.emitError("fusion group result is not computed by its epilogue chain");
+  return failure();
 }
 
 /// Creates the kernel func with flat 1-D memref params for inputs then outputs.
@@ -1115,9 +1116,19 @@ Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Val
 //===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
-  Operation *sm = &body.front();
-  if (!isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(sm))
-    return group.emitError("row group must start with softmax, log_softmax or layer_norm"),
+  // The row op follows its fused elementwise producers (loop fusion, GraphFuse).
+  Operation *sm = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op)) {
+      sm = &op;
+      break;
+    }
+    if (!isElementwise(&op) || isa<TriluOp>(op))
+      return op.emitError("row kernel cannot evaluate ") << op.getName() << " before its row op",
+             failure();
+  }
+  if (!sm)
+    return group.emitError("row group must hold softmax, log_softmax or layer_norm"),
            failure();
   bool isLog = isa<LogSoftmaxOp>(sm);
   auto ln = dyn_cast<LayerNormOp>(sm);
@@ -1149,10 +1160,55 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   Value o = b.create<arith::DivSIOp>(loc, row, tb.i32(inner));
   Value i = b.create<arith::RemSIOp>(loc, row, tb.i32(inner));
   Value base = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, o, tb.i32(R * inner)), i);
-  auto argIt = kc.argIndex.find(sm->getOperand(0));
-  if (argIt == kc.argIndex.end())
-    return sm->emitError("softmax input must be a kernel input"), failure();
+  Value rowIn = sm->getOperand(0);
+  auto argIt = kc.argIndex.find(rowIn);
+  if (argIt == kc.argIndex.end() && (!rowIn.getDefiningOp() ||
+                                     rowIn.getDefiningOp()->getBlock() != &body))
+    return sm->emitError("softmax input must be a kernel input or computed in the kernel"),
+           failure();
   double inf = std::numeric_limits<double>::infinity();
+  LogicalResult rowStatus = success();
+  // The row input at `offs` (linear offsets into the row op's shape): a kernel input
+  // loaded, or its elementwise producers in the group evaluated there, their other
+  // operands loaded (broadcast) at the element's index. Masked lanes read `pad`.
+  auto loadRowInput = [&](TileBuilder &t, Value offs, Value mask, double pad) -> Value {
+    if (argIt != kc.argIndex.end())
+      return t.load(kc.inParams[argIt->second], offs, mask, elem, pad);
+    DenseMap<Value, Value> tiles;
+    SmallVector<Value> idx;
+    std::function<FailureOr<Value>(Value)> eval = [&](Value v) -> FailureOr<Value> {
+      if (auto it = tiles.find(v); it != tiles.end())
+        return it->second;
+      Operation *def = v.getDefiningOp();
+      FailureOr<Value> r = failure();
+      auto vt = cast<RankedTensorType>(v.getType());
+      if (def && def->getBlock() == &body) {
+        SmallVector<Value> ins;
+        for (Value o : def->getOperands()) {
+          auto in = eval(o);
+          if (failed(in))
+            return failure();
+          ins.push_back(*in);
+        }
+        r = emitElementwise(t, def, ins);
+      } else if (auto a = kc.argIndex.find(v); a != kc.argIndex.end() && vt.getShape() == shape) {
+        r = t.load(kc.inParams[a->second], offs, mask, computeType(vt.getElementType()));
+      } else {
+        if (idx.empty())
+          idx = t.delinearize(offs, shape);
+        r = loadOperand(t, kc, v, shape, idx, mask);
+      }
+      if (succeeded(r))
+        tiles[v] = *r;
+      return r;
+    };
+    auto x = eval(rowIn);
+    if (failed(x)) {
+      rowStatus = failure();
+      return t.splatF(elem, pad);
+    }
+    return t.b.create<arith::SelectOp>(loc, mask, *x, t.splatF(elem, pad));
+  };
   // The row's elements [start, start + block) (start: an i32 scalar, or none for 0): their
   // offsets and mask, and x loaded there (masked lanes: -inf for softmax, 0 for layer_norm).
   struct Chunk {
@@ -1167,7 +1223,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     Value offs = cb.create<arith::AddIOp>(
         loc, t.splat(base),
         inner == 1 ? cols : cb.create<arith::MulIOp>(loc, cols, t.splatI32(inner)).getResult());
-    Value x = t.load(kc.inParams[argIt->second], offs, mask, elem, ln ? 0.0 : -inf);
+    Value x = loadRowInput(t, offs, mask, ln ? 0.0 : -inf);
     return {offs, mask, x};
   };
   auto scalarT = RankedTensorType::get({}, elem);
@@ -1202,7 +1258,10 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     auto fused = applyEpilogue(t, kc, sm, y, shape, idx, c.mask);
     if (failed(fused))
       return failure();
-    t.store(kc.outParams[0], c.offs, *fused, c.mask);
+    // Results: the row op's chain, and possibly the row input itself (a fused producer
+    // also used outside the kernel, e.g. the residual stream of add + layer_norm).
+    for (auto [k, v] : llvm::enumerate(cast<YieldOp>(body.getTerminator()).getValues()))
+      t.store(kc.outParams[k], c.offs, v == rowIn ? c.x : *fused, c.mask);
     return success();
   };
 
@@ -1234,7 +1293,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
                       .getResult()
                 : b.create<arith::DivFOp>(loc, e, bcast(tb, sum)).getResult();
     }
-    if (failed(finish(tb, y, c)))
+    if (failed(finish(tb, y, c)) || failed(rowStatus))
       return failure();
     b.create<func::ReturnOp>(loc);
     return kc.kernel;
@@ -1313,7 +1372,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       return lt.b.create<arith::DivFOp>(loc, lt.b.create<math::ExpOp>(loc, shifted), normT);
     });
   }
-  if (failed(status))
+  if (failed(status) || failed(rowStatus))
     return failure();
   b.create<func::ReturnOp>(loc);
   return kc.kernel;
