@@ -543,6 +543,11 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           viaReshape = true;
         }
         Operation *p = v.getDefiningOp();
+        // An op with side effects stays outside every kernel.
+        if (p && !groupOf.count(p) && !isSideEffectFree(p)) {
+          refused[{op, use.getOperandNumber()}] = kSideEffectFree;
+          continue;
+        }
         if (!p || !groupOf.count(p) || groupOf[p] == g)
           continue;
         refused[{op, use.getOperandNumber()}] =
