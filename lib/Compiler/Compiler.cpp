@@ -4,6 +4,7 @@
 #include "Internal.h"
 
 #include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Graph/Analysis/CostModel.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 #include "aicc/InitAll.h"
 #include "aicc/Pipelines/Pipelines.h"
@@ -453,6 +454,7 @@ static Stage stageOf(EmitKind emit) {
     return Stage::Graph;
   case EmitKind::Fused:
   case EmitKind::Dot:
+  case EmitKind::FusionReport:
     return Stage::Fused;
   case EmitKind::Tile:
     return Stage::Tile;
@@ -537,9 +539,15 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
                                    "sm_90a)");
   if (from == Stage::Bundle)
     return llvm::createStringError("a bundle is the final stage: nothing to compile from it");
-  if (emit == EmitKind::Dot && from != Stage::ONNX && from != Stage::Graph &&
-      from != Stage::Fused)
-    return llvm::createStringError("--emit=dot needs the graph (stages onnx, graph, fused)");
+  if ((emit == EmitKind::Dot || emit == EmitKind::FusionReport) && from != Stage::ONNX &&
+      from != Stage::Graph && from != Stage::Fused)
+    return llvm::createStringError(std::string(emit == EmitKind::Dot ? "--emit=dot"
+                                                                     : "--fusion-report") +
+                                   " needs the graph (stages onnx, graph, fused)");
+  auto hw = graph::HardwareDescription::byName(opts.hardware);
+  if (!hw)
+    return llvm::createStringError("unknown hardware '" + opts.hardware +
+                                   "' (expected h200 or sm_90)");
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
@@ -583,7 +591,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     if (failed(stage(Stage::Fused, buildFusionPipeline)))
       return diags.error("fusion pipeline failed");
     if (to == Stage::Fused)
-      return emit == EmitKind::Dot ? emitDot(*module) : printOp(*module);
+      return emit == EmitKind::Dot            ? emitDot(*module)
+             : emit == EmitKind::FusionReport ? aicc::detail::emitFusionReport(*module, *hw)
+                                              : printOp(*module);
     if (failed(stage(Stage::Tile, buildTilePipeline)))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())

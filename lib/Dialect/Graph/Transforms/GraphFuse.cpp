@@ -279,6 +279,13 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
                     return isRowOp(o) && p->isBeforeInBlock(o);
                   })) &&
                 isFusableElementwise(consumer);
+    // The chain template loads a consumer's other operands from memory: one computed in
+    // the producer's kernel too cannot be read there.
+    if (down && llvm::any_of(consumer->getOperands(), [&](Value o) {
+          Operation *d = o.getDefiningOp();
+          return o != v && d && groupOf.count(d) && groupOf[d] == groupOf[p];
+        }))
+      down = false;
     bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p);
     if (!down && !up)
       return kTemplate;
@@ -432,22 +439,20 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     }
   }
 
-  /// Horizontal fusion: two elementwise groups with one result each, of one shape, that
-  /// read a common input of that shape, become one kernel with two results (one read of
-  /// the shared input). The later group must not depend on the earlier one: every user
+  /// Horizontal fusion: two elementwise groups whose results all have one type, that
+  /// read a common input (at least as large as a result: q, k, v slices of one tensor, or
+  /// two consumers of one activation) become one kernel with two results. The later group must not depend on the earlier one: every user
   /// of the earlier group's result comes after the later group.
   void mergeSiblings() {
-    auto resultOf = [&](Group &g) -> Value {
+    // The values a group yields (used outside it).
+    auto resultsOf = [&](Group &g) {
       llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
-      Value out;
+      SmallVector<Value> outs;
       for (Operation *op : g.ops)
         for (Value r : op->getResults())
-          if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !in.count(u); })) {
-            if (out)
-              return Value();
-            out = r;
-          }
-      return out;
+          if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !in.count(u); }))
+            outs.push_back(r);
+      return outs;
     };
     auto inputsOf = [&](Group &g) {
       llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
@@ -469,19 +474,25 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         // `first` is the earlier group (by its last op).
         if (!first.ops.back()->isBeforeInBlock(second.ops.back()))
           continue;
-        Value r1 = resultOf(first), r2 = resultOf(second);
-        if (!r1 || !r2 || r1.getType() != r2.getType())
+        SmallVector<Value> r1 = resultsOf(first), r2 = resultsOf(second);
+        if (r1.empty() || r2.empty() ||
+            llvm::any_of(llvm::concat<Value>(r1, r2),
+                         [&](Value v) { return v.getType() != r1.front().getType(); }))
           continue;
-        auto shape = cast<ShapedType>(r1.getType()).getShape();
         auto in1 = inputsOf(first), in2 = inputsOf(second);
+        // A real shared read: at least as many elements as one result (not a broadcast
+        // scalar or bias).
+        int64_t outElems = cast<ShapedType>(r1.front().getType()).getNumElements();
         bool shared = llvm::any_of(in1, [&](Value v) {
-          return in2.contains(v) && cast<ShapedType>(v.getType()).getShape() == shape;
+          return in2.contains(v) && cast<ShapedType>(v.getType()).getNumElements() >= outElems;
         });
         if (!shared)
           continue;
         Operation *last = second.ops.back();
-        bool independent = llvm::all_of(r1.getUsers(), [&](Operation *u) {
-          return !llvm::is_contained(first.ops, u) && last->isBeforeInBlock(u);
+        bool independent = llvm::all_of(r1, [&](Value r) {
+          return llvm::all_of(r.getUsers(), [&](Operation *u) {
+            return llvm::is_contained(first.ops, u) || last->isBeforeInBlock(u);
+          });
         });
         if (!independent)
           continue;
