@@ -1485,6 +1485,120 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
 }
 
 //===----------------------------------------------------------------------===//
+// LogSumExp row template: y = m + log(sum(exp(x - m))), m = max(x) over `axes` (ONNX
+// ReduceLogSumExp, decomposed by the importer into reduce_max, sub, exp, reduce_sum, log,
+// add; GraphFuse groups that chain as one row kernel). One program per output element; the
+// reduced elements are held in one tile, or read in chunks of kChunk by two loops (the
+// max, then the sum of exp(x - max)), as in the softmax row template. Masked lanes read
+// -inf and contribute exp(-inf) = 0; an empty reduction gives -inf (log 0).
+//===----------------------------------------------------------------------===//
+FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+  Block &body = group.getBody().front();
+  auto mx = dyn_cast<ReduceMaxOp>(body.front());
+  if (!mx || !isa<BlockArgument>(mx.getInput()) || group.getNumResults() != 1)
+    return group.emitError("logsumexp group must start with reduce_max of a kernel input and "
+                           "have one result"),
+           failure();
+  auto inT = cast<RankedTensorType>(mx.getInput().getType());
+  ArrayRef<int64_t> shape = inT.getShape();
+  SmallVector<bool> reduced(shape.size(), mx.getAxes().empty());
+  for (int64_t a : mx.getAxes())
+    reduced[a] = true;
+  auto strides = rowMajorStrides(shape);
+  SmallVector<int64_t> keptShape, keptStr, redShape, redStr;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    (reduced[d] ? redShape : keptShape).push_back(shape[d]);
+    (reduced[d] ? redStr : keptStr).push_back(strides[d]);
+  }
+  int64_t R = numElements(redShape), O = numElements(keptShape);
+  if (inT.getNumElements() >= (int64_t(1) << 31))
+    return mx->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  Type elem = computeType(inT.getElementType());
+  if (!isa<FloatType>(elem))
+    return mx->emitError("logsumexp needs a float input"), failure();
+  bool chunked = R > kMaxSoftmaxRow;
+  int64_t block = chunked ? kChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
+  int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
+  KernelContext kc = makeKernel(builder, group, name, {O, 1, 1}, warps,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = mx.getLoc();
+  TileBuilder tb{b, loc, {block}};
+  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value base = tb.i32(0);
+  {
+    auto ks = rowMajorStrides(keptShape);
+    for (size_t d = 0; d < keptShape.size(); ++d) {
+      Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, tb.i32(keptShape[d]));
+      base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(keptStr[d])));
+    }
+  }
+  double inf = std::numeric_limits<double>::infinity();
+  // x at the reduced elements [start, start + block), -inf in masked lanes; and the mask.
+  auto loadChunk = [&](TileBuilder &t, Value start) -> std::pair<Value, Value> {
+    Value r = t.range(block);
+    if (start)
+      r = t.b.create<arith::AddIOp>(loc, t.splat(start), r);
+    Value mask = t.b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, t.splatI32(R));
+    SmallVector<Value> ridx = t.delinearize(r, redShape);
+    Value offs = t.offsets(ridx, redStr, base);
+    return {t.load(kc.inParams[0], offs, mask, elem, -inf), mask};
+  };
+  auto scalarT = RankedTensorType::get({}, elem);
+  auto bcast = [&](TileBuilder &t, Value sc) -> Value {
+    Value e = t.b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), sc,
+                                           t.b.getI32IntegerAttr(0));
+    return t.b.create<tl::BroadcastOp>(loc, t.tileOf(elem), e);
+  };
+  // exp(x - max) with masked lanes forced to 0 (x - max is NaN there when max = -inf).
+  auto expShifted = [&](TileBuilder &t, std::pair<Value, Value> c, Value mT) -> Value {
+    Value e = t.b.create<math::ExpOp>(loc, t.b.create<arith::SubFOp>(loc, c.first, mT));
+    return t.b.create<arith::SelectOp>(loc, c.second, e, t.splatF(elem, 0.0));
+  };
+  Value m, sum;
+  if (!chunked) {
+    auto c = loadChunk(tb, Value());
+    m = b.create<tl::ReduceOp>(loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max);
+    sum = b.create<tl::ReduceOp>(loc, scalarT, expShifted(tb, c, bcast(tb, m)), (uint32_t)0,
+                                 tl::ReduceKind::add);
+  } else {
+    auto maxLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, -inf)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{
+              lb.create<arith::MaximumFOp>(loc, acc[0], loadChunk(lt, k).first)};
+        });
+    m = b.create<tl::ReduceOp>(loc, scalarT, maxLoop.getResult(0), (uint32_t)0,
+                               tl::ReduceKind::max);
+    Value mT = bcast(tb, m);
+    auto sumLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{
+              lb.create<arith::AddFOp>(loc, acc[0], expShifted(lt, loadChunk(lt, k), mT))};
+        });
+    sum = b.create<tl::ReduceOp>(loc, scalarT, sumLoop.getResult(0), (uint32_t)0,
+                                 tl::ReduceKind::add);
+  }
+  // m + log(sum); an empty or all -inf row gives -inf (log 0), not NaN (-inf - -inf).
+  Value lg = b.create<math::LogOp>(loc, sum);
+  Value mFinite = b.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::ONE, m,
+      b.create<tl::SplatOp>(loc, scalarT,
+                            b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, -inf))));
+  Value y = b.create<arith::SelectOp>(loc, mFinite, b.create<arith::AddFOp>(loc, m, lg).getResult(),
+                                      lg);
+  TileBuilder t1{b, loc, {1}};
+  Value y1 = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), y,
+                                        b.getI32IntegerAttr(0));
+  t1.store(kc.outParams[0], t1.splat(pid), y1, Value());
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+//===----------------------------------------------------------------------===//
 // Window template (conv, max / average pool): 1-D programs over the output elements, a
 // loop over the window (and, for conv, the input channels of the group) accumulating in
 // registers; out-of-range input positions are masked (padding).
@@ -1844,6 +1958,8 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
     return buildWindow(builder, group, name);
   if (kind == "epilogue")
     return buildMatmul(builder, group, name);
+  if (kind == "softmax" && isa<ReduceMaxOp>(group.getBody().front().front()))
+    return buildLogSumExp(builder, group, name);
   if (kind == "softmax")
     return buildSoftmax(builder, group, name);
   if (kind == "reduction")

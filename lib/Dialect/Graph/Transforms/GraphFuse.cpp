@@ -300,12 +300,73 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     return kClaimed;
   }
 
+  /// ReduceLogSumExp as the ONNX importer writes it (ImportONNX.cpp importReduceComposite,
+  /// stabilised by the max):
+  ///   m = reduce_max(x, axes, keepdims = 1); e = exp(x - m); s = reduce_sum(e, axes);
+  ///   y = log(s) + m (m reshaped to s's shape when keepdims = 0)
+  /// is one row kernel (kind "softmax", the LogSumExp row template): the chain's
+  /// intermediates have one user each, m has exactly the sub and the final add (through
+  /// the reshape) as users, and both reductions share axes.
+  std::optional<SmallVector<Operation *>> matchLogSumExp(ReduceMaxOp m) {
+    auto single = [&](Value v) -> Operation * {
+      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+    };
+    if (!m.getKeepdims() || std::distance(m->getUsers().begin(), m->getUsers().end()) != 2)
+      return std::nullopt;
+    SubOp sub;
+    Operation *mUse = nullptr; // the add, or the reshape feeding it
+    for (Operation *u : m->getUsers()) {
+      if (auto s = dyn_cast<SubOp>(u); s && s.getLhs() == m.getInput() && s.getRhs() == m)
+        sub = s;
+      else
+        mUse = u;
+    }
+    if (!sub || !mUse)
+      return std::nullopt;
+    auto exp = dyn_cast_or_null<ExpOp>(single(sub));
+    auto sum = exp ? dyn_cast_or_null<ReduceSumOp>(single(exp)) : ReduceSumOp();
+    if (!sum || sum.getAxes() != m.getAxes())
+      return std::nullopt;
+    auto log = dyn_cast_or_null<LogOp>(single(sum));
+    auto add = log ? dyn_cast_or_null<AddOp>(single(log)) : AddOp();
+    if (!add || add.getType() != log.getType())
+      return std::nullopt;
+    SmallVector<Operation *> ops{m, sub, exp, sum, log};
+    Value mIn = m;
+    if (auto r = dyn_cast<ReshapeOp>(mUse)) {
+      if (single(r) != add.getOperation())
+        return std::nullopt;
+      ops.push_back(r);
+      mIn = r;
+    } else if (mUse != add.getOperation()) {
+      return std::nullopt;
+    }
+    if (!((add.getLhs() == log && add.getRhs() == mIn) ||
+          (add.getRhs() == log && add.getLhs() == mIn)))
+      return std::nullopt;
+    ops.push_back(add);
+    if (llvm::any_of(ops, [&](Operation *o) { return assigned(o); }))
+      return std::nullopt;
+    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return ops;
+  }
+
   /// Phase 1: anchors. matmul / gemm / conv (epilogue), pools (window) and row ops grow
   /// down their chain of elementwise consumers; a row op first takes the elementwise
   /// producers of its row input (loop fusion).
   void formAnchors(Block &top) {
     for (Operation &opRef : top) {
       Operation *op = &opRef;
+      if (auto m = dyn_cast<ReduceMaxOp>(op)) {
+        if (auto ops = matchLogSumExp(m)) {
+          unsigned g = newGroup("softmax");
+          for (Operation *o : *ops)
+            add(g, o);
+        }
+        continue;
+      }
+      if (assigned(op))
+        continue;
       StringRef kind;
       if (isa<MatMulOp, GemmOp, ConvOp>(op))
         kind = "epilogue";
