@@ -102,7 +102,8 @@ struct CompileOptions {
   /// When non-empty, per kernel: DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx,
   /// resources.json} (PTX and ptxas resource usage for GPU targets).
   std::string dumpKernelsDir;
-  /// Hardware description of the fusion report's cost model (CostModel.h): "h200" (= "sm_90").
+  /// Hardware description of graph-fuse's cost model and of the fusion report
+  /// (CostModel.h): "h200" (= "sm_90").
   std::string hardware = "h200";
 };
 

@@ -489,7 +489,8 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   if (from == Stage::ONNX)
     os << "onnx: import (ONNX ModelProto -> graph dialect), or parse graph-dialect MLIR\n";
   mlirStage(Stage::Graph, buildGraphPipeline);
-  mlirStage(Stage::Fused, buildFusionPipeline);
+  mlirStage(Stage::Fused,
+            [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); });
   mlirStage(Stage::Tile, buildTilePipeline);
   GPUPipelineOptions g;
   setGPUOptions(g, opts);
@@ -588,7 +589,8 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return diags.error("graph pipeline failed");
     if (to == Stage::Graph)
       return printOp(*module);
-    if (failed(stage(Stage::Fused, buildFusionPipeline)))
+    if (failed(stage(Stage::Fused,
+                     [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); })))
       return diags.error("fusion pipeline failed");
     if (to == Stage::Fused)
       return emit == EmitKind::Dot            ? emitDot(*module)

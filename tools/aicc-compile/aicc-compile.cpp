@@ -93,7 +93,8 @@ static cl::opt<bool> fusionReport(
              "writes to -o, stdout by default"),
     cl::cat(cat));
 static cl::opt<std::string> hardware(
-    "hardware", cl::desc("hardware description of --fusion-report's cost model: h200 (sm_90)"),
+    "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
+             "h200 (sm_90)"),
     cl::init("h200"), cl::cat(cat));
 
 static int fail(const Twine &msg) {

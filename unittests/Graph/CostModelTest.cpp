@@ -108,4 +108,26 @@ TEST_F(CostModelTest, Transcendental) {
   EXPECT_DOUBLE_EQ(opFlops(op), 256.0 * kTranscendentalFlops);
 }
 
+// Fusing relu(x + b) into one kernel: the intermediate sum is neither written nor read
+// back. Unfused: add reads 4*(1024 + 1024) and writes 4096 bytes, relu reads 4096 and
+// writes 4096; fused: reads 8192, writes 4096 bytes.
+TEST_F(CostModelTest, FusedOpsSkipTheIntermediate) {
+  Operation *op = firstOp(R"(
+    func.func @f(%x: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<1024xf32> {
+      %s = graph.add %x, %b : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+      %r = graph.relu %s : tensor<1024xf32>
+      return %r : tensor<1024xf32>
+    })");
+  ASSERT_TRUE(op);
+  Operation *relu = op->getNextNode();
+  KernelCost fused = costOfOps({op, relu}, hw);
+  EXPECT_DOUBLE_EQ(fused.bytesRead, 8192.0);
+  EXPECT_DOUBLE_EQ(fused.bytesWritten, 4096.0);
+  EXPECT_DOUBLE_EQ(fused.flops, 2048.0);
+  double unfused = costOfOp(op, hw).bytes() + costOfOp(relu, hw).bytes();
+  EXPECT_DOUBLE_EQ(unfused, 8192.0 + 4096.0 + 4096.0 + 4096.0);
+  EXPECT_LT(fused.rooflineSeconds, costOfOp(op, hw).rooflineSeconds +
+                                       costOfOp(relu, hw).rooflineSeconds);
+}
+
 } // namespace

@@ -1,4 +1,8 @@
 // RUN: aicc-opt %s -split-input-file -graph-fuse | FileCheck %s
+// The hardware is an option of the pass; an unknown one is an error.
+// RUN: not aicc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(graph-fuse{hardware=tpu}))' 2>&1 | FileCheck %s --check-prefix=HW
+// HW: graph-fuse: unknown hardware 'tpu' (known: h200, sm_90)
+// RUN: aicc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(graph-fuse{hardware=sm_90}))' | FileCheck %s
 // Rule recompute-cost (GraphFuse.cpp recomputeCheaperThanStore): a cheap producer with
 // several users is recomputed in each of them when the roofline time of recomputing
 // (extra input bytes + extra FLOPs) is below that of storing it once and reading it back
