@@ -266,8 +266,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       return kNoAliasing;
     if (!reductionStaysInOneKernel(p, consumer))
       return kReductionInOneKernel;
-    Group &pg = groups[groupOf[p]];
-    Group &cg = groups[groupOf[consumer]];
+    Group &pg = groups[groupOf.lookup(p)];
+    Group &cg = groups[groupOf.lookup(consumer)];
     Operation *cAnchor = cg.ops.front();
     for (Operation *op : cg.ops)
       if (isRowOp(op))
@@ -283,7 +283,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     // the producer's kernel too cannot be read there.
     if (down && llvm::any_of(consumer->getOperands(), [&](Value o) {
           Operation *d = o.getDefiningOp();
-          return o != v && d && groupOf.count(d) && groupOf[d] == groupOf[p];
+          return o != v && d && groupOf.count(d) && groupOf.lookup(d) == groupOf.lookup(p);
         }))
       down = false;
     bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p);
@@ -387,7 +387,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         // them may be computed inside this kernel.
         bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
           Operation *d = o.getDefiningOp();
-          return o != tail && d && groupOf.count(d) && groupOf[d] == g;
+          return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
         });
         if (readsMember || assigned(user) || user->getBlock() != op->getBlock() ||
             !isFusableElementwise(user) || !isSideEffectFree(user) ||
@@ -524,28 +524,45 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
             ins.insert(v);
       return ins;
     };
-    for (unsigned a = 0; a < groups.size(); ++a) {
-      if (groups[a].kind != "elementwise" || groups[a].ops.empty())
+    // Cached per group; a merged group's entries are recomputed. Candidates for `a` are the
+    // groups reading one of a's inputs (readers), so the search is not quadratic.
+    SmallVector<SmallVector<Value>> results(groups.size());
+    SmallVector<llvm::SetVector<Value>> inputs(groups.size());
+    DenseMap<Value, SmallVector<unsigned>> readers;
+    auto isEw = [&](unsigned g) { return groups[g].kind == "elementwise" && !groups[g].ops.empty(); };
+    for (unsigned g = 0; g < groups.size(); ++g) {
+      if (!isEw(g))
         continue;
-      for (unsigned c = 0; c < groups.size(); ++c) {
-        if (c == a || groups[c].kind != "elementwise" || groups[c].ops.empty() ||
-            groups[a].ops.empty())
+      results[g] = resultsOf(groups[g]);
+      inputs[g] = inputsOf(groups[g]);
+      for (Value v : inputs[g])
+        readers[v].push_back(g);
+    }
+    for (unsigned a = 0; a < groups.size(); ++a) {
+      if (!isEw(a))
+        continue;
+      llvm::SetVector<unsigned> candidates;
+      for (Value v : inputs[a])
+        for (unsigned c : readers.lookup(v))
+          candidates.insert(c);
+      for (unsigned c : candidates) {
+        if (c == a || !isEw(c) || !isEw(a))
           continue;
         Group &first = groups[a], &second = groups[c];
         // `first` is the earlier group (by its last op).
         if (!first.ops.back()->isBeforeInBlock(second.ops.back()))
           continue;
-        SmallVector<Value> r1 = resultsOf(first), r2 = resultsOf(second);
+        SmallVector<Value> &r1 = results[a], &r2 = results[c];
         if (r1.empty() || r2.empty() ||
             llvm::any_of(llvm::concat<Value>(r1, r2),
                          [&](Value v) { return v.getType() != r1.front().getType(); }))
           continue;
-        auto in1 = inputsOf(first), in2 = inputsOf(second);
         // A real shared read: at least as many elements as one result (not a broadcast
         // scalar or bias).
         int64_t outElems = cast<ShapedType>(r1.front().getType()).getNumElements();
-        bool shared = llvm::any_of(in1, [&](Value v) {
-          return in2.contains(v) && cast<ShapedType>(v.getType()).getNumElements() >= outElems;
+        bool shared = llvm::any_of(inputs[a], [&](Value v) {
+          return inputs[c].contains(v) &&
+                 cast<ShapedType>(v.getType()).getNumElements() >= outElems;
         });
         if (!shared)
           continue;
@@ -562,6 +579,12 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         second.ops.append(first.ops.begin(), first.ops.end());
         llvm::sort(second.ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
         first.ops.clear();
+        results[c] = resultsOf(second);
+        for (Value v : inputs[a])
+          if (!inputs[c].contains(v)) {
+            inputs[c].insert(v);
+            readers[v].push_back(c);
+          }
         break;
       }
     }
@@ -620,7 +643,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           refused[{op, use.getOperandNumber()}] = kSideEffectFree;
           continue;
         }
-        if (!p || !groupOf.count(p) || groupOf[p] == g)
+        if (!p || !groupOf.count(p) || groupOf.lookup(p) == g)
           continue;
         refused[{op, use.getOperandNumber()}] =
             refusal(p, v, op, use.getOperandNumber(), viaReshape);
