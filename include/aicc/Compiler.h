@@ -55,6 +55,8 @@ enum class EmitKind {
   LLVM,   ///< LLVM IR of the kernels (host code for cpu, NVVM IR for GPU targets)
   Lowered, ///< MLIR after the target lowering (stage gpu / cpu)
   Dot,    ///< Graphviz of the fused graph: one cluster per fusion group, coloured by kind
+  FusionReport, ///< text: every kernel's ops, kind, bytes, FLOPs, roofline time, and the
+                ///< rule that kept each producer/consumer pair apart (docs/fusion.md)
 };
 
 /// Model input format.
@@ -100,6 +102,9 @@ struct CompileOptions {
   /// When non-empty, per kernel: DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx,
   /// resources.json} (PTX and ptxas resource usage for GPU targets).
   std::string dumpKernelsDir;
+  /// Hardware description of graph-fuse's cost model and of the fusion report
+  /// (CostModel.h): "h200" (= "sm_90").
+  std::string hardware = "h200";
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

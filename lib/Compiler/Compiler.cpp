@@ -4,6 +4,7 @@
 #include "Internal.h"
 
 #include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Graph/Analysis/CostModel.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 #include "aicc/InitAll.h"
 #include "aicc/Pipelines/Pipelines.h"
@@ -453,6 +454,7 @@ static Stage stageOf(EmitKind emit) {
     return Stage::Graph;
   case EmitKind::Fused:
   case EmitKind::Dot:
+  case EmitKind::FusionReport:
     return Stage::Fused;
   case EmitKind::Tile:
     return Stage::Tile;
@@ -487,7 +489,8 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   if (from == Stage::ONNX)
     os << "onnx: import (ONNX ModelProto -> graph dialect), or parse graph-dialect MLIR\n";
   mlirStage(Stage::Graph, buildGraphPipeline);
-  mlirStage(Stage::Fused, buildFusionPipeline);
+  mlirStage(Stage::Fused,
+            [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); });
   mlirStage(Stage::Tile, buildTilePipeline);
   GPUPipelineOptions g;
   setGPUOptions(g, opts);
@@ -537,9 +540,15 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
                                    "sm_90a)");
   if (from == Stage::Bundle)
     return llvm::createStringError("a bundle is the final stage: nothing to compile from it");
-  if (emit == EmitKind::Dot && from != Stage::ONNX && from != Stage::Graph &&
-      from != Stage::Fused)
-    return llvm::createStringError("--emit=dot needs the graph (stages onnx, graph, fused)");
+  if ((emit == EmitKind::Dot || emit == EmitKind::FusionReport) && from != Stage::ONNX &&
+      from != Stage::Graph && from != Stage::Fused)
+    return llvm::createStringError(std::string(emit == EmitKind::Dot ? "--emit=dot"
+                                                                     : "--fusion-report") +
+                                   " needs the graph (stages onnx, graph, fused)");
+  auto hw = graph::HardwareDescription::byName(opts.hardware);
+  if (!hw)
+    return llvm::createStringError("unknown hardware '" + opts.hardware +
+                                   "' (expected h200 or sm_90)");
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
@@ -580,10 +589,13 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return diags.error("graph pipeline failed");
     if (to == Stage::Graph)
       return printOp(*module);
-    if (failed(stage(Stage::Fused, buildFusionPipeline)))
+    if (failed(stage(Stage::Fused,
+                     [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); })))
       return diags.error("fusion pipeline failed");
     if (to == Stage::Fused)
-      return emit == EmitKind::Dot ? emitDot(*module) : printOp(*module);
+      return emit == EmitKind::Dot            ? emitDot(*module)
+             : emit == EmitKind::FusionReport ? aicc::detail::emitFusionReport(*module, *hw)
+                                              : printOp(*module);
     if (failed(stage(Stage::Tile, buildTilePipeline)))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())

@@ -10,7 +10,15 @@
 #include <array>
 #include <string>
 
+namespace aicc::graph {
+struct HardwareDescription;
+} // namespace aicc::graph
+
 namespace aicc::detail {
+/// aicc-compile --fusion-report: the text report of the fused module `module` (after
+/// aicc-fusion-pipeline) on `hw`; format in docs/fusion.md.
+std::string emitFusionReport(mlir::ModuleOp module, const aicc::graph::HardwareDescription &hw);
+
 
 /// Launch geometry of one kernel, read from its tile.schedule before lowering.
 struct KernelInfo {

@@ -30,8 +30,12 @@ void aicc::buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction());
 }
 
-void aicc::buildFusionPipeline(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(graph::createGraphFuse());
+void aicc::buildFusionPipeline(OpPassManager &pm) { buildFusionPipeline(pm, "h200"); }
+
+void aicc::buildFusionPipeline(OpPassManager &pm, llvm::StringRef hardware) {
+  graph::GraphFuseOptions opts;
+  opts.hardware = hardware.str();
+  pm.addNestedPass<func::FuncOp>(graph::createGraphFuse(opts));
 }
 
 void aicc::buildTilePipeline(OpPassManager &pm) {
@@ -121,7 +125,8 @@ void aicc::buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options
 void aicc::registerPipelines() {
   PassPipelineRegistration<>("aicc-graph-pipeline", "graph cleanup (shapes, canonicalize, cse)",
                              buildGraphPipeline);
-  PassPipelineRegistration<>("aicc-fusion-pipeline", "form fusion groups", buildFusionPipeline);
+  PassPipelineRegistration<>("aicc-fusion-pipeline", "form fusion groups",
+                             [](OpPassManager &pm) { buildFusionPipeline(pm); });
   PassPipelineRegistration<>("aicc-tile-pipeline", "fused graph -> tile kernels + host plan",
                              buildTilePipeline);
   PassPipelineRegistration<>("aicc-cpu-pipeline", "tile kernels -> LLVM dialect host code",

@@ -4,7 +4,7 @@
 //                [--emit=bundle|cubin|ptx|graph|fused|tile|gpu|cpu|llvm|dot]
 //                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
 //                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
-//                [--bind-input NAME=FILE.pb ...]
+//                [--bind-input NAME=FILE.pb ...] [--fusion-report [--hardware=h200]]
 //
 // MODEL is .onnx (ONNX ModelProto) or .mlir (graph dialect), or the output of an earlier
 // --compile-to stage given with --compile-from. The output is written to a temporary file
@@ -86,6 +86,16 @@ static cl::opt<std::string> crashReproducer(
 static cl::opt<bool> printAfterAll("mlir-print-ir-after-all",
                                    cl::desc("print the IR after every pass"), cl::cat(cat));
 static cl::opt<bool> timing("mlir-timing", cl::desc("per-pass timing report"), cl::cat(cat));
+static cl::opt<bool> fusionReport(
+    "fusion-report",
+    cl::desc("after fusion, print every kernel (ops, kind, bytes, FLOPs, FLOP/byte, roofline "
+             "time) and the rule that kept each producer/consumer pair apart (docs/fusion.md); "
+             "writes to -o, stdout by default"),
+    cl::cat(cat));
+static cl::opt<std::string> hardware(
+    "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
+             "h200 (sm_90)"),
+    cl::init("h200"), cl::cat(cat));
 
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "aicc-compile") << msg << "\n";
@@ -110,6 +120,7 @@ int main(int argc, char **argv) {
   opts.planFile = planFile;
   opts.dumpStepsDir = dumpSteps;
   opts.dumpKernelsDir = dumpKernels;
+  opts.hardware = hardware;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');
@@ -143,6 +154,14 @@ int main(int argc, char **argv) {
       return fail("--compile-to=onnx: the input is already at stage onnx");
     if (emit.getNumOccurrences() && what != emit)
       return fail("--emit and --compile-to name different stages");
+  }
+  if (fusionReport) {
+    if ((emit.getNumOccurrences() || !compileTo.empty()) && what != aicc::EmitKind::Fused)
+      return fail("--fusion-report stops after fusion: it cannot be combined with --emit or "
+                  "--compile-to of another stage");
+    what = aicc::EmitKind::FusionReport;
+    if (outputFile.empty())
+      outputFile = "-";
   }
   if (printPipelineFlag) {
     outs() << aicc::describePipeline(what, opts);

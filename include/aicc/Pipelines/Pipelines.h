@@ -30,6 +30,9 @@ struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions>
 
 void buildGraphPipeline(mlir::OpPassManager &pm);
 void buildFusionPipeline(mlir::OpPassManager &pm);
+/// The same, with graph-fuse's cost model on the hardware description `hardware` ("h200",
+/// "sm_90"; CostModel.h).
+void buildFusionPipeline(mlir::OpPassManager &pm, llvm::StringRef hardware);
 void buildTilePipeline(mlir::OpPassManager &pm);
 /// Shared tail of both targets: tile ops -> linalg on tensors -> elementwise fusion ->
 /// one-shot bufferization -> scf.parallel loops, on the nested kernels module.

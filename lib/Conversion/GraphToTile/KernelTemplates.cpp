@@ -752,13 +752,14 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
       return failure();
     tiles[op.getResult(0)] = *r;
   }
+  // The chain's result: the first yielded value the chain computes (a row kernel may also
+  // yield its row input).
   auto yield = cast<YieldOp>(body.getTerminator());
-  auto found = tiles.find(yield.getValues()[0]);
-  if (found == tiles.end()) {
-    kc.group.emitError("fusion group result is not computed by its epilogue chain");
-    return failure();
-  }
-  return found->second;
+  for (Value v : yield.getValues())
+    if (auto found = tiles.find(v); found != tiles.end())
+      return found->second;
+  kc.group.emitError("fusion group result is not computed by its epilogue chain");
+  return failure();
 }
 
 /// Creates the kernel func with flat 1-D memref params for inputs then outputs.
@@ -1119,9 +1120,19 @@ Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Val
 //===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
-  Operation *sm = &body.front();
-  if (!isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(sm))
-    return group.emitError("row group must start with softmax, log_softmax or layer_norm"),
+  // The row op follows its fused elementwise producers (loop fusion, GraphFuse).
+  Operation *sm = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op)) {
+      sm = &op;
+      break;
+    }
+    if (!isElementwise(&op) || isa<TriluOp>(op))
+      return op.emitError("row kernel cannot evaluate ") << op.getName() << " before its row op",
+             failure();
+  }
+  if (!sm)
+    return group.emitError("row group must hold softmax, log_softmax or layer_norm"),
            failure();
   bool isLog = isa<LogSoftmaxOp>(sm);
   auto ln = dyn_cast<LayerNormOp>(sm);
@@ -1156,10 +1167,55 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   Value o = b.create<arith::DivSIOp>(loc, row, tb.i32(inner));
   Value i = b.create<arith::RemSIOp>(loc, row, tb.i32(inner));
   Value base = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, o, tb.i32(R * inner)), i);
-  auto argIt = kc.argIndex.find(sm->getOperand(0));
-  if (argIt == kc.argIndex.end())
-    return sm->emitError("softmax input must be a kernel input"), failure();
+  Value rowIn = sm->getOperand(0);
+  auto argIt = kc.argIndex.find(rowIn);
+  if (argIt == kc.argIndex.end() && (!rowIn.getDefiningOp() ||
+                                     rowIn.getDefiningOp()->getBlock() != &body))
+    return sm->emitError("softmax input must be a kernel input or computed in the kernel"),
+           failure();
   double inf = std::numeric_limits<double>::infinity();
+  LogicalResult rowStatus = success();
+  // The row input at `offs` (linear offsets into the row op's shape): a kernel input
+  // loaded, or its elementwise producers in the group evaluated there, their other
+  // operands loaded (broadcast) at the element's index. Masked lanes read `pad`.
+  auto loadRowInput = [&](TileBuilder &t, Value offs, Value mask, double pad) -> Value {
+    if (argIt != kc.argIndex.end())
+      return t.load(kc.inParams[argIt->second], offs, mask, elem, pad);
+    DenseMap<Value, Value> tiles;
+    SmallVector<Value> idx;
+    std::function<FailureOr<Value>(Value)> eval = [&](Value v) -> FailureOr<Value> {
+      if (auto it = tiles.find(v); it != tiles.end())
+        return it->second;
+      Operation *def = v.getDefiningOp();
+      FailureOr<Value> r = failure();
+      auto vt = cast<RankedTensorType>(v.getType());
+      if (def && def->getBlock() == &body) {
+        SmallVector<Value> ins;
+        for (Value o : def->getOperands()) {
+          auto in = eval(o);
+          if (failed(in))
+            return failure();
+          ins.push_back(*in);
+        }
+        r = emitElementwise(t, def, ins);
+      } else if (auto a = kc.argIndex.find(v); a != kc.argIndex.end() && vt.getShape() == shape) {
+        r = t.load(kc.inParams[a->second], offs, mask, computeType(vt.getElementType()));
+      } else {
+        if (idx.empty())
+          idx = t.delinearize(offs, shape);
+        r = loadOperand(t, kc, v, shape, idx, mask);
+      }
+      if (succeeded(r))
+        tiles[v] = *r;
+      return r;
+    };
+    auto x = eval(rowIn);
+    if (failed(x)) {
+      rowStatus = failure();
+      return t.splatF(elem, pad);
+    }
+    return t.b.create<arith::SelectOp>(loc, mask, *x, t.splatF(elem, pad));
+  };
   // The row's elements [start, start + block) (start: an i32 scalar, or none for 0): their
   // offsets and mask, and x loaded there (masked lanes: -inf for softmax, 0 for layer_norm).
   struct Chunk {
@@ -1174,7 +1230,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     Value offs = cb.create<arith::AddIOp>(
         loc, t.splat(base),
         inner == 1 ? cols : cb.create<arith::MulIOp>(loc, cols, t.splatI32(inner)).getResult());
-    Value x = t.load(kc.inParams[argIt->second], offs, mask, elem, ln ? 0.0 : -inf);
+    Value x = loadRowInput(t, offs, mask, ln ? 0.0 : -inf);
     return {offs, mask, x};
   };
   auto scalarT = RankedTensorType::get({}, elem);
@@ -1209,7 +1265,10 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     auto fused = applyEpilogue(t, kc, sm, y, shape, idx, c.mask);
     if (failed(fused))
       return failure();
-    t.store(kc.outParams[0], c.offs, *fused, c.mask);
+    // Results: the row op's chain, and possibly the row input itself (a fused producer
+    // also used outside the kernel, e.g. the residual stream of add + layer_norm).
+    for (auto [k, v] : llvm::enumerate(cast<YieldOp>(body.getTerminator()).getValues()))
+      t.store(kc.outParams[k], c.offs, v == rowIn ? c.x : *fused, c.mask);
     return success();
   };
 
@@ -1243,7 +1302,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
                 : b.create<arith::MulFOp>(loc, e, bcast(tb, b.create<arith::DivFOp>(loc, scalar(1.0), sum)))
                       .getResult();
     }
-    if (failed(finish(tb, y, c)))
+    if (failed(finish(tb, y, c)) || failed(rowStatus))
       return failure();
     b.create<func::ReturnOp>(loc);
     return kc.kernel;
@@ -1342,7 +1401,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       return lt.b.create<arith::MulFOp>(loc, lt.b.create<math::ExpOp>(loc, shifted), normT);
     });
   }
-  if (failed(status))
+  if (failed(status) || failed(rowStatus))
     return failure();
   b.create<func::ReturnOp>(loc);
   return kc.kernel;
@@ -1593,6 +1652,120 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   Value v1 = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), v,
                                         b.getI32IntegerAttr(0));
   t1.store(kc.outParams[0], t1.splat(pid), v1, Value());
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+//===----------------------------------------------------------------------===//
+// LogSumExp row template: y = m + log(sum(exp(x - m))), m = max(x) over `axes` (ONNX
+// ReduceLogSumExp, decomposed by the importer into reduce_max, sub, exp, reduce_sum, log,
+// add; GraphFuse groups that chain as one row kernel). One program per output element; the
+// reduced elements are held in one tile, or read in chunks of kChunk by two loops (the
+// max, then the sum of exp(x - max)), as in the softmax row template. Masked lanes read
+// -inf and contribute exp(-inf) = 0; an empty reduction gives -inf (log 0).
+//===----------------------------------------------------------------------===//
+FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+  Block &body = group.getBody().front();
+  auto mx = dyn_cast<ReduceMaxOp>(body.front());
+  if (!mx || !isa<BlockArgument>(mx.getInput()) || group.getNumResults() != 1)
+    return group.emitError("logsumexp group must start with reduce_max of a kernel input and "
+                           "have one result"),
+           failure();
+  auto inT = cast<RankedTensorType>(mx.getInput().getType());
+  ArrayRef<int64_t> shape = inT.getShape();
+  SmallVector<bool> reduced(shape.size(), mx.getAxes().empty());
+  for (int64_t a : mx.getAxes())
+    reduced[a] = true;
+  auto strides = rowMajorStrides(shape);
+  SmallVector<int64_t> keptShape, keptStr, redShape, redStr;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    (reduced[d] ? redShape : keptShape).push_back(shape[d]);
+    (reduced[d] ? redStr : keptStr).push_back(strides[d]);
+  }
+  int64_t R = numElements(redShape), O = numElements(keptShape);
+  if (inT.getNumElements() >= (int64_t(1) << 31))
+    return mx->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  Type elem = computeType(inT.getElementType());
+  if (!isa<FloatType>(elem))
+    return mx->emitError("logsumexp needs a float input"), failure();
+  bool chunked = R > kMaxSoftmaxRow;
+  int64_t block = chunked ? kChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
+  int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
+  KernelContext kc = makeKernel(builder, group, name, {O, 1, 1}, warps,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = mx.getLoc();
+  TileBuilder tb{b, loc, {block}};
+  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value base = tb.i32(0);
+  {
+    auto ks = rowMajorStrides(keptShape);
+    for (size_t d = 0; d < keptShape.size(); ++d) {
+      Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, tb.i32(keptShape[d]));
+      base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(keptStr[d])));
+    }
+  }
+  double inf = std::numeric_limits<double>::infinity();
+  // x at the reduced elements [start, start + block), -inf in masked lanes; and the mask.
+  auto loadChunk = [&](TileBuilder &t, Value start) -> std::pair<Value, Value> {
+    Value r = t.range(block);
+    if (start)
+      r = t.b.create<arith::AddIOp>(loc, t.splat(start), r);
+    Value mask = t.b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, t.splatI32(R));
+    SmallVector<Value> ridx = t.delinearize(r, redShape);
+    Value offs = t.offsets(ridx, redStr, base);
+    return {t.load(kc.inParams[0], offs, mask, elem, -inf), mask};
+  };
+  auto scalarT = RankedTensorType::get({}, elem);
+  auto bcast = [&](TileBuilder &t, Value sc) -> Value {
+    Value e = t.b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), sc,
+                                           t.b.getI32IntegerAttr(0));
+    return t.b.create<tl::BroadcastOp>(loc, t.tileOf(elem), e);
+  };
+  // exp(x - max) with masked lanes forced to 0 (x - max is NaN there when max = -inf).
+  auto expShifted = [&](TileBuilder &t, std::pair<Value, Value> c, Value mT) -> Value {
+    Value e = t.b.create<math::ExpOp>(loc, t.b.create<arith::SubFOp>(loc, c.first, mT));
+    return t.b.create<arith::SelectOp>(loc, c.second, e, t.splatF(elem, 0.0));
+  };
+  Value m, sum;
+  if (!chunked) {
+    auto c = loadChunk(tb, Value());
+    m = b.create<tl::ReduceOp>(loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max);
+    sum = b.create<tl::ReduceOp>(loc, scalarT, expShifted(tb, c, bcast(tb, m)), (uint32_t)0,
+                                 tl::ReduceKind::add);
+  } else {
+    auto maxLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, -inf)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{
+              lb.create<arith::MaximumFOp>(loc, acc[0], loadChunk(lt, k).first)};
+        });
+    m = b.create<tl::ReduceOp>(loc, scalarT, maxLoop.getResult(0), (uint32_t)0,
+                               tl::ReduceKind::max);
+    Value mT = bcast(tb, m);
+    auto sumLoop = chunkLoop(
+        b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
+          TileBuilder lt{lb, loc, {block}};
+          return SmallVector<Value>{
+              lb.create<arith::AddFOp>(loc, acc[0], expShifted(lt, loadChunk(lt, k), mT))};
+        });
+    sum = b.create<tl::ReduceOp>(loc, scalarT, sumLoop.getResult(0), (uint32_t)0,
+                                 tl::ReduceKind::add);
+  }
+  // m + log(sum); an empty or all -inf row gives -inf (log 0), not NaN (-inf - -inf).
+  Value lg = b.create<math::LogOp>(loc, sum);
+  Value mFinite = b.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::ONE, m,
+      b.create<tl::SplatOp>(loc, scalarT,
+                            b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, -inf))));
+  Value y = b.create<arith::SelectOp>(loc, mFinite, b.create<arith::AddFOp>(loc, m, lg).getResult(),
+                                      lg);
+  TileBuilder t1{b, loc, {1}};
+  Value y1 = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), y,
+                                        b.getI32IntegerAttr(0));
+  t1.store(kc.outParams[0], t1.splat(pid), y1, Value());
   b.create<func::ReturnOp>(loc);
   return kc.kernel;
 }
@@ -1957,6 +2130,8 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
     return buildWindow(builder, group, name);
   if (kind == "epilogue")
     return buildMatmul(builder, group, name);
+  if (kind == "softmax" && isa<ReduceMaxOp>(group.getBody().front().front()))
+    return buildLogSumExp(builder, group, name);
   if (kind == "softmax")
     return buildSoftmax(builder, group, name);
   if (kind == "reduction")

@@ -5,7 +5,7 @@
 // CHECK-LABEL: func.func @scatter
 // CHECK:         %[[P:.*]] = graph.fusion_group "elementwise"
 // CHECK:           graph.relu
-// CHECK:         %[[S:.*]] = graph.fusion_group "single" (%[[P]], %{{.*}}, %{{.*}}) : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32> {
+// CHECK:         %[[S:.*]] = graph.fusion_group "single" (%[[P]], %{{.*}}, %{{.*}}) {refusals = [{input = 0 : i64, rule = "template"}]} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32> {
 // CHECK-NEXT:    ^bb0(%[[A0:.*]]: tensor<3x5xf32>, %[[A1:.*]]: tensor<3x2xi64>, %[[A2:.*]]: tensor<3x2xf32>):
 // CHECK-NEXT:      %[[R:.*]] = graph.scatter_elements %[[A0]], %[[A1]], %[[A2]] {axis = 1 : i64, reduction = "add"}
 // CHECK-NEXT:      graph.yield %[[R]] : tensor<3x5xf32>

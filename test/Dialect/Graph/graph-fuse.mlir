@@ -89,7 +89,7 @@ func.func @elementwise_dag(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<
 // CHECK-NEXT:      %[[M:.*]] = graph.matmul
 // CHECK-NEXT:      graph.yield %[[M]]
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[G]])
+// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[G]]) {refusals = [{input = 0 : i64, rule = "no-aliasing"}]}
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: tensor<4x16xf32>):
 // CHECK-NEXT:      %[[R:.*]] = graph.relu %[[IN]]
 // CHECK-NEXT:      graph.yield %[[R]]
@@ -103,26 +103,20 @@ func.func @producer_two_users(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (ten
 
 // -----
 
-// Refusal in an elementwise DAG: exp has two users, so it is a group of its own and both
-// consumers read its result.
+// Recompute + horizontal fusion: exp has two users; recomputing it in each consumer is
+// cheaper than storing it (recompute-cost), and the two consumers' groups read the same
+// input, so they merge into one kernel with two results.
 // CHECK-LABEL: func.func @elementwise_two_users
 // CHECK-SAME:      (%[[A:[^:]*]]: tensor<2x3xf32>)
-// CHECK:         %[[E:.*]] = graph.fusion_group "elementwise" (%[[A]])
-// CHECK-NEXT:    ^bb0
-// CHECK-NEXT:      graph.exp
-// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    %[[G:.*]]:2 = graph.fusion_group "elementwise" (%[[A]]) : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: tensor<2x3xf32>):
+// CHECK-NEXT:      %[[E1:.*]] = graph.exp %[[IN]]
+// CHECK-NEXT:      %[[E2:.*]] = graph.exp %[[IN]]
+// CHECK-NEXT:      %[[R:.*]] = graph.relu %[[E2]]
+// CHECK-NEXT:      %[[T:.*]] = graph.tanh %[[E1]]
+// CHECK-NEXT:      graph.yield %[[R]], %[[T]]
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[R:.*]] = graph.fusion_group "elementwise" (%[[E]])
-// CHECK-NEXT:    ^bb0
-// CHECK-NEXT:      graph.relu
-// CHECK-NEXT:      graph.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    %[[T:.*]] = graph.fusion_group "elementwise" (%[[E]])
-// CHECK-NEXT:    ^bb0
-// CHECK-NEXT:      graph.tanh
-// CHECK-NEXT:      graph.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    return %[[R]], %[[T]]
+// CHECK-NEXT:    return %[[G]]#0, %[[G]]#1
 func.func @elementwise_two_users(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %0 = graph.exp %a : tensor<2x3xf32>
   %1 = graph.relu %0 : tensor<2x3xf32>
@@ -141,7 +135,7 @@ func.func @elementwise_two_users(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tenso
 // CHECK-NEXT:      graph.exp
 // CHECK-NEXT:      graph.yield
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[S:.*]] = graph.fusion_group "elementwise" (%[[E]], %[[B]]) : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %[[S:.*]] = graph.fusion_group "elementwise" (%[[E]], %[[B]]) {refusals = [{input = 0 : i64, rule = "iteration-space"}]} : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      graph.add
 // CHECK-NEXT:      graph.yield
@@ -162,7 +156,7 @@ func.func @broadcasting_producer(%a: tensor<3xf32>, %b: tensor<2x3xf32>) -> tens
 // CHECK:           graph.matmul
 // CHECK-NEXT:      graph.yield
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[G]], %{{.*}}) : (tensor<4x1xf32>, tensor<16xf32>) -> tensor<4x16xf32> {
+// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[G]], %{{.*}}) {refusals = [{input = 0 : i64, rule = "iteration-space"}]} : (tensor<4x1xf32>, tensor<16xf32>) -> tensor<4x16xf32> {
 // CHECK:           graph.add
 // CHECK:         return %[[E]]
 func.func @broadcasting_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x1xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
@@ -185,7 +179,7 @@ func.func @broadcasting_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x1xf32>, %b: t
 // CHECK-NEXT:      graph.add %[[TR]], %[[KIN]]
 // CHECK:         %[[M:.*]] = graph.fusion_group "epilogue" (%[[X]], %[[W]])
 // CHECK:         %[[R:.*]] = graph.reshape %[[M]] : (tensor<4x4xf32>) -> tensor<16xf32>
-// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[R]])
+// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[R]]) {refusals = [{input = 0 : i64, rule = "no-aliasing"}]}
 // CHECK:         return %[[A]], %[[E]]
 func.func @single_and_outside(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<16xf32>) {
   %k = graph.constant dense<1.0> : tensor<8x4xf32>
@@ -206,7 +200,7 @@ func.func @single_and_outside(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> (tens
 // CHECK:           graph.matmul
 // CHECK-NEXT:      graph.relu
 // CHECK-NEXT:      graph.yield
-// CHECK:         %[[G1:.*]] = graph.fusion_group "epilogue" (%[[G0]], %{{.*}})
+// CHECK:         %[[G1:.*]] = graph.fusion_group "epilogue" (%[[G0]], %{{.*}}) {refusals = [{input = 0 : i64, rule = "template"}]}
 // CHECK:           graph.matmul
 // CHECK-NEXT:      graph.yield
 // CHECK:         return %[[G1]]
@@ -220,7 +214,8 @@ func.func @two_matmuls(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf
 // -----
 
 // A reduction is a kernel of its own ("reduction"); its elementwise producer and consumer
-// are not fused into it.
+// are not fused into it (the reduction template reads its input from memory and has no
+// epilogue: rule template).
 // CHECK-LABEL: func.func @reduction
 // CHECK-SAME:      (%[[X:[^:]*]]: tensor<4x16xf32>)
 // CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[X]]) : (tensor<4x16xf32>) -> tensor<4x16xf32> {
@@ -228,12 +223,12 @@ func.func @two_matmuls(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf
 // CHECK-NEXT:      graph.exp
 // CHECK-NEXT:      graph.yield
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[R:.*]] = graph.fusion_group "reduction" (%[[E]]) : (tensor<4x16xf32>) -> tensor<4x1xf32> {
+// CHECK-NEXT:    %[[R:.*]] = graph.fusion_group "reduction" (%[[E]]) {refusals = [{input = 0 : i64, rule = "template"}]} : (tensor<4x16xf32>) -> tensor<4x1xf32> {
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: tensor<4x16xf32>):
 // CHECK-NEXT:      %[[S:.*]] = graph.reduce_sum %[[IN]] {axes = array<i64: 1>}
 // CHECK-NEXT:      graph.yield %[[S]]
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[L:.*]] = graph.fusion_group "elementwise" (%[[R]]) : (tensor<4x1xf32>) -> tensor<4x1xf32> {
+// CHECK-NEXT:    %[[L:.*]] = graph.fusion_group "elementwise" (%[[R]]) {refusals = [{input = 0 : i64, rule = "template"}]} : (tensor<4x1xf32>) -> tensor<4x1xf32> {
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      graph.relu
 // CHECK-NEXT:      graph.yield

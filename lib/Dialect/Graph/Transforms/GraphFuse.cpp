@@ -1,15 +1,39 @@
 //===- GraphFuse.cpp - form fusion groups ----------------------------------===//
 //
-// Greedy fusion into graph.fusion_group ops. Legality is stated by small predicates, one
-// rule each (the same split as TVM's FuseOps op patterns / Inductor's can_fuse):
-//   - hasSingleUser:        the producer's value is not needed by anyone else, so it
-//                           never has to be written to memory;
-//   - isSideEffectFree:     moving the op into a kernel cannot reorder observable effects;
-//   - sameIterationSpace:   the consumer iterates over exactly the producer's shape, so
-//                           the producer is computed once per output element (no
-//                           recompute under broadcasting).
+// Greedy fusion into graph.fusion_group ops, one group per future kernel. Legality is
+// stated by small rules, one function each (the split of TVM's FuseOps op patterns and
+// Inductor's can_fuse); each has a name that the pass records when it keeps a producer
+// and its consumer in different kernels (the `refusals` attribute, see Passes.td):
+//   - single-user        (hasSingleUser): the producer's value is needed by nobody else,
+//                        so it never has to be written to memory;
+//   - recompute-cost     (recomputeCheaperThanStore): a producer with several users may
+//                        still be fused into each of them, recomputed, when that costs less
+//                        roofline time (CostModel.h) than storing it once and reading it
+//                        back in each consumer; a matmul / conv / reduction is never
+//                        recomputed (its output is kept, however many consumers need it);
+//   - side-effect-free   (isSideEffectFree): moving the op into a kernel cannot reorder
+//                        observable effects;
+//   - no-aliasing        (noAliasing): the value is a private temporary of the kernel only
+//                        if no other name refers to its memory: see noAliasing below;
+//   - iteration-space    (sameIterationSpace): the consumer iterates over exactly the
+//                        producer's shape, so the producer is computed once per element;
+//   - reduction-in-one-kernel (reductionStaysInOneKernel): a reduced dimension is handled
+//                        by one kernel template; two reductions in a row, or a reduction
+//                        and a consumer that iterates over what it reduced, are not fused;
+//   - template           (templateAbsorbs): the consumer's kernel template can evaluate the
+//                        producer in its loads (matmul / conv / pool / reduction / scatter
+//                        templates read their operands from memory; a row kernel evaluates
+//                        elementwise producers of its input row);
+//   - claimed            the producer already belongs to another kernel (anchors grow
+//                        first, in program order).
+//
+// Kinds: "epilogue" (matmul / gemm / conv + elementwise consumers), "softmax" (row kernels:
+// softmax, log_softmax, layer_norm with elementwise producers of the row and elementwise
+// consumers), "elementwise" (DAGs of elementwise and view ops; independent siblings that
+// read a common input are merged, several outputs), "reduction", "window", "single".
 //
 //===----------------------------------------------------------------------===//
+#include "aicc/Dialect/Graph/Analysis/CostModel.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -25,38 +49,156 @@ using namespace aicc::graph;
 
 namespace {
 
+// Rule names, as recorded in the `refusals` attribute and printed by --fusion-report.
+constexpr llvm::StringLiteral kSingleUser = "single-user";
+constexpr llvm::StringLiteral kRecomputeCost = "recompute-cost";
+constexpr llvm::StringLiteral kSideEffectFree = "side-effect-free";
+constexpr llvm::StringLiteral kNoAliasing = "no-aliasing";
+constexpr llvm::StringLiteral kIterationSpace = "iteration-space";
+constexpr llvm::StringLiteral kReductionInOneKernel = "reduction-in-one-kernel";
+constexpr llvm::StringLiteral kTemplate = "template";
+constexpr llvm::StringLiteral kClaimed = "claimed";
+
+/// At most this many consumers recompute one producer (bounds the growth of the IR).
+constexpr unsigned kMaxRecomputeUsers = 4;
+
+bool isRowOp(Operation *op) { return isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op); }
+
+/// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's
+/// position, which only the elementwise template provides).
+bool isFusableElementwise(Operation *op) {
+  return isElementwise(op) && !isa<TriluOp>(op) && op->getNumResults() == 1;
+}
+
+/// Rule single-user: `v` has exactly one use.
 bool hasSingleUser(Value v) { return v.hasOneUse(); }
 
+/// Rule side-effect-free: the op neither reads nor writes memory that others see.
 bool isSideEffectFree(Operation *op) { return isMemoryEffectFree(op); }
 
+/// Rule no-aliasing. Graph tensors are SSA values, never written in place; a value is
+/// nevertheless visible under another name, and must be in memory, when
+///   - it is a graph output (an operand of the function's return): the caller owns its
+///     buffer, so the kernel must write it even if a consumer also fuses it;
+///   - it is read through a reshape: graph.reshape is lowered to a view of the same buffer
+///     (ConvertGraphToTile), so the consumer reads the producer's memory;
+///   - the consumer is a view op (transpose, expand, slice, pad, concat, tile, gather): the
+///     kernel reads the element it needs by index arithmetic on the operand's buffer.
+/// `consumer` reads `v` (directly, or through reshapes when `throughReshape`).
+bool noAliasing(Value v, Operation *consumer, bool throughReshape) {
+  if (throughReshape || isView(consumer))
+    return false;
+  return llvm::none_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+}
+
+/// Rule iteration-space: the consumer iterates over exactly the producer's shape (no
+/// recompute of the producer under broadcasting). A row op iterates over its input.
 bool sameIterationSpace(Value producer, Operation *consumer) {
   return cast<ShapedType>(producer.getType()).getShape() ==
          cast<ShapedType>(consumer->getResult(0).getType()).getShape();
 }
 
-/// A view op finds its element by index arithmetic on its operand, so that operand must be
-/// in memory (a kernel input): its producer never joins the view's kernel.
-bool mayAbsorbProducers(Operation *op) { return !isView(op); }
-
-/// A consumer can join a group whose current output is `tail`.
-bool canFuseConsumer(Value tail, Operation *user) {
-  // trilu reads its element's position, which only the elementwise template provides.
-  return user && isElementwise(user) && !isa<TriluOp>(user) && isSideEffectFree(user) &&
-         hasSingleUser(tail) &&
-         user->getNumResults() == 1 && sameIterationSpace(tail, user);
+/// Rule reduction-in-one-kernel: a reduced dimension stays inside one kernel template. A
+/// reduction's (or row op's) result is not fused into a consumer that reduces again (no
+/// template nests two reductions), and a reduction's result is not fused into a consumer
+/// that iterates over the dims it reduced (x - mean(x): every element would need the
+/// whole reduction first, which only the row template does, for its own reductions).
+bool reductionStaysInOneKernel(Operation *producer, Operation *consumer) {
+  bool pReduces = isReduction(producer) || isRowOp(producer);
+  bool cReduces = isReduction(consumer) || isRowOp(consumer);
+  if (pReduces && cReduces)
+    return false;
+  if (isReduction(producer) && consumer->getNumResults() == 1 &&
+      !sameIterationSpace(producer->getResult(0), consumer))
+    return false;
+  return true;
 }
 
+/// Rule template: the kernel template of a group of `kind` anchored at `anchor` can
+/// evaluate `producer` where `consumer` reads operand `operandIdx`:
+///   - elementwise groups evaluate elementwise and view producers of any member;
+///   - a row kernel evaluates elementwise producers of its row input (operand 0 of the row
+///     op) and of those producers; scale / bias are read from memory;
+///   - epilogue chain consumers read their other operands from memory; matmul, conv, pool,
+///     reduction and scatter templates read every operand from memory.
+bool templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer, unsigned operandIdx,
+                     Operation *producer) {
+  if (kind == "elementwise")
+    return (isElementwise(producer) || isView(producer)) && !isView(consumer);
+  if (kind == "softmax") {
+    if (!isFusableElementwise(producer))
+      return false;
+    if (consumer == anchor)
+      return operandIdx == 0;
+    // A producer of the row's producers (consumer is before the anchor).
+    return consumer->isBeforeInBlock(anchor);
+  }
+  return false;
+}
+
+/// Rule recompute-cost: recomputing `p` in each of its `users`' kernels costs less than
+/// storing it. Store: p's kernel reads p's inputs I once and writes p; each of the k users
+/// reads p back: I + (1 + k) * |p| bytes. Recompute: each user reads the inputs of p it
+/// does not read already (I_u) and evaluates p: sum_u I_u bytes + k * flops(p). Recompute
+/// when sum_u I_u / BW + (k - 1) * flops(p) / peak < (I + (1 + k) * |p|) / BW (roofline
+/// seconds, CostModel.h). Never for a matmul / conv / pool / reduction / row op: their
+/// output is kept and read by every consumer.
+bool recomputeCheaperThanStore(Operation *p, ArrayRef<Operation *> users,
+                               const HardwareDescription &hw) {
+  if (!(isFusableElementwise(p) || isView(p)) || users.size() < 2 ||
+      users.size() > kMaxRecomputeUsers)
+    return false;
+  double bw = hw.hbmBytesPerSecond;
+  Type elem = getElementTypeOrSelf(p->getResult(0).getType());
+  double peak = hw.peakFlops(elem, /*tensorCore=*/false);
+  llvm::SetVector<Value> ins(p->getOperands().begin(), p->getOperands().end());
+  double inBytes = 0, extra = 0;
+  for (Value v : ins)
+    inBytes += tensorBytes(v.getType());
+  for (Operation *u : users)
+    for (Value v : ins)
+      if (!llvm::is_contained(u->getOperands(), v))
+        extra += tensorBytes(v.getType());
+  double k = double(users.size());
+  double pBytes = tensorBytes(p->getResult(0).getType());
+  double recompute = extra / bw + (k - 1) * opFlops(p) / peak;
+  double store = (inBytes + (1 + k) * pBytes) / bw;
+  return recompute < store;
+}
+
+/// A group being formed: its ops (program order once sorted) and kind.
+struct Group {
+  SmallVector<Operation *> ops;
+  std::string kind;
+};
+
 /// Outlines `ops` (in program order, all in one block) into a fusion group placed right
-/// before the last op. Results: values of the group used outside it.
-void outline(ArrayRef<Operation *> ops, StringRef kind) {
+/// before the last op. Results: values of the group used outside it. Ops whose results
+/// are still used after the group is built stay (a recomputed producer's other users).
+/// `refused` gives, per (consumer op, operand number), the rule that kept that operand's
+/// producer out; recorded on the group as `refusals = [{input = i, rule = "..."}]`.
+FusionGroupOp outline(ArrayRef<Operation *> ops, StringRef kind,
+                      const DenseMap<std::pair<Operation *, unsigned>, StringRef> &refused) {
   llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
   llvm::SetVector<Value> inputs;
   SmallVector<Value> outputs;
+  SmallVector<std::pair<unsigned, StringRef>> refusals;
   for (Operation *op : ops) {
-    for (Value v : op->getOperands()) {
+    for (OpOperand &use : op->getOpOperands()) {
+      Value v = use.get();
       Operation *def = v.getDefiningOp();
-      if (!def || !inGroup.count(def))
-        inputs.insert(v);
+      if (def && inGroup.count(def))
+        continue;
+      inputs.insert(v);
+      auto it = refused.find({op, use.getOperandNumber()});
+      if (it == refused.end())
+        continue;
+      unsigned idx = inputs.getArrayRef().size() - 1;
+      for (auto [i, in] : llvm::enumerate(inputs))
+        if (in == v)
+          idx = i;
+      if (llvm::none_of(refusals, [&](auto &r) { return r.first == idx; }))
+        refusals.push_back({idx, it->second});
     }
     for (Value r : op->getResults())
       if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !inGroup.count(u); }))
@@ -68,6 +210,15 @@ void outline(ArrayRef<Operation *> ops, StringRef kind) {
   for (Value v : outputs)
     resultTypes.push_back(v.getType());
   auto group = b.create<FusionGroupOp>(last->getLoc(), resultTypes, inputs.getArrayRef(), kind);
+  if (!refusals.empty()) {
+    llvm::sort(refusals, [](auto &x, auto &y) { return x.first < y.first; });
+    SmallVector<Attribute> entries;
+    for (auto [i, rule] : refusals)
+      entries.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("input", b.getI64IntegerAttr(i)),
+           b.getNamedAttr("rule", b.getStringAttr(rule))}));
+    group->setAttr("refusals", b.getArrayAttr(entries));
+  }
   Block &body = group.getBody().front();
   IRMapping map;
   for (auto [in, arg] : llvm::zip(inputs, body.getArguments()))
@@ -83,98 +234,425 @@ void outline(ArrayRef<Operation *> ops, StringRef kind) {
     v.replaceAllUsesWith(r);
   for (Operation *op : llvm::reverse(ops))
     op->erase();
+  return group;
 }
 
 struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
-  void runOnOperation() override {
-    func::FuncOp fn = getOperation();
-    llvm::SmallPtrSet<Operation *, 32> assigned;
-    SmallVector<std::pair<SmallVector<Operation *>, std::string>> groups;
+  using GraphFuseBase::GraphFuseBase;
 
-    // 1. Anchors (matmul/gemm -> epilogue, softmax -> softmax) grow down their chain of
-    //    elementwise consumers.
-    // Only ops directly in the function body: ops already inside a fusion group stay put,
-    // so the pass is idempotent.
-    Block &top = fn.getBody().front();
-    auto topLevel = [&](Operation *op) { return op->getBlock() == &top; };
-    fn.walk([&](Operation *op) {
-      if (!topLevel(op))
-        return;
-      std::string kind;
+  HardwareDescription hw;
+  SmallVector<Group> groups;
+  DenseMap<Operation *, unsigned> groupOf;
+
+  bool assigned(Operation *op) const { return groupOf.count(op); }
+  void add(unsigned g, Operation *op) {
+    groups[g].ops.push_back(op);
+    groupOf[op] = g;
+  }
+  unsigned newGroup(StringRef kind) {
+    groups.push_back({{}, kind.str()});
+    return groups.size() - 1;
+  }
+
+  /// The rule that keeps producer `p` (result `v`) out of the kernel of `consumer`, which
+  /// reads it as operand `idx` (through reshapes when `viaReshape`). Two directions could
+  /// have joined them: the consumer growing the producer's chain (an anchor kernel's
+  /// elementwise consumers), or the consumer's kernel template absorbing the producer;
+  /// the first rule that fails in the applicable direction is the answer.
+  StringRef refusal(Operation *p, Value v, Operation *consumer, unsigned idx, bool viaReshape) {
+    if (!isSideEffectFree(p) || !isSideEffectFree(consumer))
+      return kSideEffectFree;
+    if (!noAliasing(v, consumer, viaReshape))
+      return kNoAliasing;
+    if (!reductionStaysInOneKernel(p, consumer))
+      return kReductionInOneKernel;
+    Group &pg = groups[groupOf.lookup(p)];
+    Group &cg = groups[groupOf.lookup(consumer)];
+    Operation *cAnchor = cg.ops.front();
+    for (Operation *op : cg.ops)
+      if (isRowOp(op))
+        cAnchor = op;
+    // Down: p ends (or is in) the chain of an anchor kernel and the consumer is elementwise.
+    bool down = (pg.kind == "epilogue" || pg.kind == "window" || pg.kind == "softmax") &&
+                !(pg.kind == "softmax" && !isRowOp(p) &&
+                  llvm::any_of(pg.ops, [&](Operation *o) {
+                    return isRowOp(o) && p->isBeforeInBlock(o);
+                  })) &&
+                isFusableElementwise(consumer);
+    // The chain template loads a consumer's other operands from memory: one computed in
+    // the producer's kernel too cannot be read there.
+    if (down && llvm::any_of(consumer->getOperands(), [&](Value o) {
+          Operation *d = o.getDefiningOp();
+          return o != v && d && groupOf.count(d) && groupOf.lookup(d) == groupOf.lookup(p);
+        }))
+      down = false;
+    bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p);
+    if (!down && !up)
+      return kTemplate;
+    if (!sameIterationSpace(v, consumer))
+      return kIterationSpace;
+    if (!hasSingleUser(v)) {
+      if (!(isFusableElementwise(p) || isView(p)))
+        return kSingleUser;
+      SmallVector<Operation *> users(v.getUsers().begin(), v.getUsers().end());
+      return recomputeCheaperThanStore(p, users, hw) ? kSingleUser : kRecomputeCost;
+    }
+    return kClaimed;
+  }
+
+  /// ReduceLogSumExp as the ONNX importer writes it (ImportONNX.cpp importReduceComposite,
+  /// stabilised by the max):
+  ///   m = reduce_max(x, axes, keepdims = 1); e = exp(x - m); s = reduce_sum(e, axes);
+  ///   y = log(s) + m (m reshaped to s's shape when keepdims = 0)
+  /// is one row kernel (kind "softmax", the LogSumExp row template): the chain's
+  /// intermediates have one user each, m has exactly the sub and the final add (through
+  /// the reshape) as users, and both reductions share axes.
+  std::optional<SmallVector<Operation *>> matchLogSumExp(ReduceMaxOp m) {
+    auto single = [&](Value v) -> Operation * {
+      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+    };
+    if (!m.getKeepdims() || std::distance(m->getUsers().begin(), m->getUsers().end()) != 2)
+      return std::nullopt;
+    SubOp sub;
+    Operation *mUse = nullptr; // the add, or the reshape feeding it
+    for (Operation *u : m->getUsers()) {
+      if (auto s = dyn_cast<SubOp>(u); s && s.getLhs() == m.getInput() && s.getRhs() == m)
+        sub = s;
+      else
+        mUse = u;
+    }
+    if (!sub || !mUse)
+      return std::nullopt;
+    auto exp = dyn_cast_or_null<ExpOp>(single(sub));
+    auto sum = exp ? dyn_cast_or_null<ReduceSumOp>(single(exp)) : ReduceSumOp();
+    if (!sum || sum.getAxes() != m.getAxes())
+      return std::nullopt;
+    auto log = dyn_cast_or_null<LogOp>(single(sum));
+    auto add = log ? dyn_cast_or_null<AddOp>(single(log)) : AddOp();
+    if (!add || add.getType() != log.getType())
+      return std::nullopt;
+    SmallVector<Operation *> ops{m, sub, exp, sum, log};
+    Value mIn = m;
+    if (auto r = dyn_cast<ReshapeOp>(mUse)) {
+      if (single(r) != add.getOperation())
+        return std::nullopt;
+      ops.push_back(r);
+      mIn = r;
+    } else if (mUse != add.getOperation()) {
+      return std::nullopt;
+    }
+    if (!((add.getLhs() == log && add.getRhs() == mIn) ||
+          (add.getRhs() == log && add.getLhs() == mIn)))
+      return std::nullopt;
+    ops.push_back(add);
+    if (llvm::any_of(ops, [&](Operation *o) { return assigned(o); }))
+      return std::nullopt;
+    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return ops;
+  }
+
+  /// Phase 1: anchors. matmul / gemm / conv (epilogue), pools (window) and row ops grow
+  /// down their chain of elementwise consumers; a row op first takes the elementwise
+  /// producers of its row input (loop fusion).
+  void formAnchors(Block &top) {
+    for (Operation &opRef : top) {
+      Operation *op = &opRef;
+      if (auto m = dyn_cast<ReduceMaxOp>(op)) {
+        if (auto ops = matchLogSumExp(m)) {
+          unsigned g = newGroup("softmax");
+          for (Operation *o : *ops)
+            add(g, o);
+        }
+        continue;
+      }
+      if (assigned(op))
+        continue;
+      StringRef kind;
       if (isa<MatMulOp, GemmOp, ConvOp>(op))
         kind = "epilogue";
       else if (isa<MaxPoolOp, AvgPoolOp>(op))
         kind = "window";
-      else if (isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op))
+      else if (isRowOp(op))
         kind = "softmax"; // row kernels: the reduced dims on chip
       else
-        return;
-      SmallVector<Operation *> chain{op};
-      assigned.insert(op);
+        continue;
+      unsigned g = newGroup(kind);
+      if (isRowOp(op))
+        absorbRowProducers(g, op);
+      add(g, op);
       Value tail = op->getResult(0);
       while (tail.hasOneUse()) {
         Operation *user = *tail.getUsers().begin();
-        if (!canFuseConsumer(tail, user) || assigned.count(user) ||
-            user->getBlock() != op->getBlock())
+        // The chain template loads the consumer's other operands from memory: none of
+        // them may be computed inside this kernel.
+        bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
+          Operation *d = o.getDefiningOp();
+          return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
+        });
+        if (readsMember || assigned(user) || user->getBlock() != op->getBlock() ||
+            !isFusableElementwise(user) || !isSideEffectFree(user) ||
+            !noAliasing(tail, user, false) || !sameIterationSpace(tail, user))
           break;
-        chain.push_back(user);
-        assigned.insert(user);
+        add(g, user);
         tail = user->getResult(0);
       }
-      groups.push_back({chain, kind});
-    });
+    }
+  }
 
-    // 2. Elementwise DAGs: from each unassigned root (walking backwards), absorb
-    //    single-user elementwise producers of the same iteration space.
+  /// Loop fusion: elementwise producers of the row op's input (and their elementwise
+  /// producers) join the row kernel, which evaluates them as it loads the row. Every such
+  /// producer must have the row's shape and only users inside the kernel, except the row
+  /// input itself, which the row template may also write as a second output (a residual
+  /// stream: y = layer_norm(x + r) with x + r used again later).
+  void absorbRowProducers(unsigned g, Operation *row) {
+    llvm::SetVector<Operation *> members;
+    llvm::SmallPtrSet<Operation *, 8> inKernel{row};
+    ArrayRef<int64_t> rowShape = cast<ShapedType>(row->getOperand(0).getType()).getShape();
+    SmallVector<std::pair<Operation *, unsigned>> work{{row, 0}};
+    while (!work.empty()) {
+      auto [consumer, idx] = work.pop_back_val();
+      Value v = consumer->getOperand(idx);
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != row->getBlock() || assigned(def) || members.count(def) ||
+          !isFusableElementwise(def) || !isSideEffectFree(def) ||
+          cast<ShapedType>(v.getType()).getShape() != rowShape)
+        continue;
+      bool direct = consumer == row;
+      // A deeper producer's value never leaves the kernel; the row input may (and must not
+      // be a graph output read by the caller under its own buffer: noAliasing).
+      if (!noAliasing(v, row, false))
+        continue;
+      if (!direct && !llvm::all_of(v.getUsers(), [&](Operation *u) { return inKernel.count(u); }))
+        continue;
+      members.insert(def);
+      inKernel.insert(def);
+      for (unsigned i = 0; i < def->getNumOperands(); ++i)
+        work.push_back({def, i});
+    }
+    SmallVector<Operation *> ordered(members.begin(), members.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    for (Operation *op : ordered)
+      add(g, op);
+  }
+
+  /// Recompute: a cheap injective producer with several users, all of them unassigned
+  /// elementwise ops of its iteration space (future elementwise-group members, which
+  /// absorb producers), is cloned once per user when recomputeCheaperThanStore says so;
+  /// each clone then has one user and fuses into it.
+  void duplicateCheapProducers(Block &top) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : top)
+      ops.push_back(&op);
+    for (Operation *p : llvm::reverse(ops)) {
+      if (assigned(p) || p->getNumResults() != 1 || !(isFusableElementwise(p) || isView(p)) ||
+          !isSideEffectFree(p))
+        continue;
+      Value v = p->getResult(0);
+      SmallVector<Operation *> users;
+      for (Operation *u : v.getUsers())
+        if (!llvm::is_contained(users, u))
+          users.push_back(u);
+      if (users.size() < 2 ||
+          !llvm::all_of(users, [&](Operation *u) {
+            return !assigned(u) && isFusableElementwise(u) && isSideEffectFree(u) &&
+                   noAliasing(v, u, false) && sameIterationSpace(v, u);
+          }) ||
+          !recomputeCheaperThanStore(p, users, hw))
+        continue;
+      for (Operation *u : llvm::drop_begin(users)) {
+        OpBuilder b(u);
+        Operation *copy = b.clone(*p);
+        u->replaceUsesOfWith(v, copy->getResult(0));
+      }
+    }
+  }
+
+  /// Phase 2: elementwise DAGs. From each unassigned root (walking backwards), absorb
+  /// producers the rules allow.
+  void formElementwise(Block &top) {
     SmallVector<Operation *> allOps;
     for (Operation &op : top)
       allOps.push_back(&op);
-    // View ops (transpose, slice, pad, concat, tile, expand) join these groups as
-    // injective ops; they read only kernel inputs (mayAbsorbProducers).
     auto injective = [](Operation *op) { return isElementwise(op) || isView(op); };
     for (Operation *root : llvm::reverse(allOps)) {
-      if (assigned.count(root) || !injective(root))
+      if (assigned(root) || !injective(root))
         continue;
+      unsigned g = newGroup("elementwise");
       llvm::SetVector<Operation *> members;
       members.insert(root);
-      assigned.insert(root);
+      groupOf[root] = g;
       for (size_t i = 0; i < members.size(); ++i) {
-        if (!mayAbsorbProducers(members[i]))
-          continue;
-        for (Value v : members[i]->getOperands()) {
+        Operation *consumer = members[i];
+        for (Value v : consumer->getOperands()) {
           Operation *def = v.getDefiningOp();
-          if (!def || assigned.count(def) || !injective(def) ||
-              !isSideEffectFree(def) || !hasSingleUser(v) ||
-              def->getBlock() != root->getBlock() ||
+          if (!def || assigned(def) || !injective(def) || def->getBlock() != root->getBlock() ||
+              !templateAbsorbs("elementwise", root, consumer, 0, def) ||
+              !isSideEffectFree(def) || !noAliasing(v, consumer, false) || !hasSingleUser(v) ||
               !sameIterationSpace(def->getResult(0), root))
             continue;
           members.insert(def);
-          assigned.insert(def);
+          groupOf[def] = g;
         }
       }
       SmallVector<Operation *> ordered(members.begin(), members.end());
       llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-      groups.push_back({ordered, "elementwise"});
+      groups[g].ops = ordered;
     }
+  }
 
-    // 3. Reductions are kernels of their own; everything else that computes
-    //    (transpose) too.
-    for (Operation *op : allOps) {
-      if (assigned.count(op))
+  /// Horizontal fusion: two elementwise groups whose results all have one type, that
+  /// read a common input (at least as large as a result: q, k, v slices of one tensor, or
+  /// two consumers of one activation) become one kernel with two results. The later group must not depend on the earlier one: every user
+  /// of the earlier group's result comes after the later group.
+  void mergeSiblings() {
+    // The values a group yields (used outside it).
+    auto resultsOf = [&](Group &g) {
+      llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
+      SmallVector<Value> outs;
+      for (Operation *op : g.ops)
+        for (Value r : op->getResults())
+          if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !in.count(u); }))
+            outs.push_back(r);
+      return outs;
+    };
+    auto inputsOf = [&](Group &g) {
+      llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
+      llvm::SetVector<Value> ins;
+      for (Operation *op : g.ops)
+        for (Value v : op->getOperands())
+          if (!v.getDefiningOp() || !in.count(v.getDefiningOp()))
+            ins.insert(v);
+      return ins;
+    };
+    // Cached per group; a merged group's entries are recomputed. Candidates for `a` are the
+    // groups reading one of a's inputs (readers), so the search is not quadratic.
+    SmallVector<SmallVector<Value>> results(groups.size());
+    SmallVector<llvm::SetVector<Value>> inputs(groups.size());
+    DenseMap<Value, SmallVector<unsigned>> readers;
+    auto isEw = [&](unsigned g) { return groups[g].kind == "elementwise" && !groups[g].ops.empty(); };
+    for (unsigned g = 0; g < groups.size(); ++g) {
+      if (!isEw(g))
+        continue;
+      results[g] = resultsOf(groups[g]);
+      inputs[g] = inputsOf(groups[g]);
+      for (Value v : inputs[g])
+        readers[v].push_back(g);
+    }
+    for (unsigned a = 0; a < groups.size(); ++a) {
+      if (!isEw(a))
+        continue;
+      llvm::SetVector<unsigned> candidates;
+      for (Value v : inputs[a])
+        for (unsigned c : readers.lookup(v))
+          candidates.insert(c);
+      for (unsigned c : candidates) {
+        if (c == a || !isEw(c) || !isEw(a))
+          continue;
+        Group &first = groups[a], &second = groups[c];
+        // `first` is the earlier group (by its last op).
+        if (!first.ops.back()->isBeforeInBlock(second.ops.back()))
+          continue;
+        SmallVector<Value> &r1 = results[a], &r2 = results[c];
+        if (r1.empty() || r2.empty() ||
+            llvm::any_of(llvm::concat<Value>(r1, r2),
+                         [&](Value v) { return v.getType() != r1.front().getType(); }))
+          continue;
+        // A real shared read: at least as many elements as one result (not a broadcast
+        // scalar or bias).
+        int64_t outElems = cast<ShapedType>(r1.front().getType()).getNumElements();
+        bool shared = llvm::any_of(inputs[a], [&](Value v) {
+          return inputs[c].contains(v) &&
+                 cast<ShapedType>(v.getType()).getNumElements() >= outElems;
+        });
+        if (!shared)
+          continue;
+        Operation *last = second.ops.back();
+        bool independent = llvm::all_of(r1, [&](Value r) {
+          return llvm::all_of(r.getUsers(), [&](Operation *u) {
+            return llvm::is_contained(first.ops, u) || last->isBeforeInBlock(u);
+          });
+        });
+        if (!independent)
+          continue;
+        for (Operation *op : first.ops)
+          groupOf[op] = c;
+        second.ops.append(first.ops.begin(), first.ops.end());
+        llvm::sort(second.ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+        first.ops.clear();
+        results[c] = resultsOf(second);
+        for (Value v : inputs[a])
+          if (!inputs[c].contains(v)) {
+            inputs[c].insert(v);
+            readers[v].push_back(c);
+          }
+        break;
+      }
+    }
+  }
+
+  void runOnOperation() override {
+    auto desc = HardwareDescription::byName(hardware);
+    if (!desc) {
+      getOperation().emitError("graph-fuse: unknown hardware '")
+          << hardware << "' (known: h200, sm_90)";
+      return signalPassFailure();
+    }
+    hw = *desc;
+    groups.clear();
+    groupOf.clear();
+    func::FuncOp fn = getOperation();
+    // Only ops directly in the function body: ops already inside a fusion group stay put,
+    // so the pass is idempotent.
+    Block &top = fn.getBody().front();
+
+    formAnchors(top);
+    duplicateCheapProducers(top);
+    formElementwise(top);
+    mergeSiblings();
+
+    // Reductions are kernels of their own (one reduce op per reduction template; sibling
+    // reductions of one input are not merged: the reduction template writes one result);
+    // scatters write at run-time positions (scatter template).
+    for (Operation &opRef : top) {
+      Operation *op = &opRef;
+      if (assigned(op))
         continue;
       if (isReduction(op)) {
-        assigned.insert(op);
-        groups.push_back({{op}, "reduction"});
-      }
-      // Scatters write at run-time positions: a kernel of their own (scatter template).
-      if (isa<ScatterElementsOp, ScatterNDOp>(op)) {
-        assigned.insert(op);
-        groups.push_back({{op}, "single"});
+        unsigned g = newGroup("reduction");
+        add(g, op);
+      } else if (isa<ScatterElementsOp, ScatterNDOp>(op)) {
+        unsigned g = newGroup("single");
+        add(g, op);
       }
     }
 
-    for (auto &[ops, kind] : groups)
-      outline(ops, kind);
+    // Explain every producer -> consumer edge between two kernels (looking through
+    // reshapes, which are views of a buffer, not kernels).
+    DenseMap<std::pair<Operation *, unsigned>, StringRef> refused;
+    for (auto [op, g] : groupOf) {
+      for (OpOperand &use : op->getOpOperands()) {
+        Value v = use.get();
+        bool viaReshape = false;
+        while (auto r = v.getDefiningOp<ReshapeOp>()) {
+          v = r.getInput();
+          viaReshape = true;
+        }
+        Operation *p = v.getDefiningOp();
+        // An op with side effects stays outside every kernel.
+        if (p && !groupOf.count(p) && !isSideEffectFree(p)) {
+          refused[{op, use.getOperandNumber()}] = kSideEffectFree;
+          continue;
+        }
+        if (!p || !groupOf.count(p) || groupOf.lookup(p) == g)
+          continue;
+        refused[{op, use.getOperandNumber()}] =
+            refusal(p, v, op, use.getOperandNumber(), viaReshape);
+      }
+    }
+
+    for (Group &g : groups)
+      if (!g.ops.empty())
+        outline(g.ops, g.kind, refused);
   }
 };
 } // namespace

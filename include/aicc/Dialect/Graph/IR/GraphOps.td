@@ -455,9 +455,14 @@ def Graph_FusionGroupOp : Graph_Op<"fusion_group", [IsolatedFromAbove,
   let description = [{
     Operands are the group's inputs (block arguments of the body, in order); results are the
     values the body yields. `kind` names the kernel template that implements it:
-    "epilogue" (matmul/gemm + elementwise chain), "elementwise" (a run of elementwise ops),
-    "softmax" (a row softmax, possibly with elementwise producers/consumers), "reduction"
-    (one reduce op), or "single".
+    "epilogue" (matmul/gemm/conv + elementwise chain), "elementwise" (a DAG of elementwise
+    and view ops, possibly several results of one shape), "softmax" (a row kernel:
+    softmax / log_softmax / layer_norm with elementwise producers of its row input and
+    elementwise consumers, possibly the row input as a second result; or the ReduceLogSumExp
+    chain), "reduction" (one reduce op), "window" (a pool), or "single" (a scatter).
+    graph-fuse records on a group, as the discardable attribute `refusals` (an array of
+    dictionaries with `input` and `rule`), the rule that kept each input's producer in
+    another kernel (docs/fusion.md).
 
     ```mlir
     %r = graph.fusion_group "epilogue" (%x, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {

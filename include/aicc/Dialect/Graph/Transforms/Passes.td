@@ -79,18 +79,28 @@ def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
 }
 
 def GraphFuse : Pass<"graph-fuse", "mlir::func::FuncOp"> {
-  let summary = "Group ops into kernels (epilogue, elementwise and softmax fusion)";
+  let summary = "Group ops into kernels (epilogue, row, elementwise, horizontal fusion)";
   let description = [{
     Builds `graph.fusion_group` ops, one per future kernel:
-    - epilogue: a matmul/gemm and the chain of elementwise consumers that follow it, as long
-      as the result shape stays the matmul's and each fused producer has exactly one user;
-    - softmax: a softmax and its single-user elementwise consumers;
-    - elementwise: maximal runs of elementwise ops (with broadcasting) whose intermediate
-      values have one user each.
-    Legality (each checked by its own function): the producer has no other user; the op has
-    no side effect; the consumer's shape equals the kernel's iteration space.
-    Every op left over (transpose, a lone op) becomes a "single" group. Reshapes and
-    constants stay outside groups.
+    - epilogue: a matmul/gemm/conv and the chain of elementwise consumers that follow it,
+      as long as the result shape stays the anchor's and each fused value has one user;
+    - softmax (row kernels: softmax, log_softmax, layer_norm / RMS norm): the elementwise
+      producers of the row input (loop fusion: scale, mask add, residual add; the row
+      input may also be a second result of the kernel) and the elementwise consumers;
+    - elementwise: DAGs of elementwise and view ops whose intermediate values have one user
+      each; a cheap producer with several users is recomputed in each of them when the
+      cost model says recompute is cheaper than storing it; two independent elementwise
+      groups of one shape that read a common input become one kernel with two results
+      (horizontal fusion);
+    - reduction / window / single: one reduce op, one pool, one scatter.
+    Reshapes and constants stay outside groups.
+
+    Legality: one function per rule (GraphFuse.cpp): single-user, recompute-cost,
+    side-effect-free, no-aliasing, iteration-space, reduction-in-one-kernel, template. A
+    group whose input `i` is produced by another kernel records the rule that kept them
+    apart: a `refusals` array of dictionaries `{input = i : i64, rule = "single-user"}`
+    (discardable; read by
+    `aicc-compile --fusion-report`). docs/fusion.md states the rules and the cost model.
 
     ```mlir
     %m = graph.matmul %x, %w ...; %r = graph.relu %m ...
@@ -98,6 +108,10 @@ def GraphFuse : Pass<"graph-fuse", "mlir::func::FuncOp"> {
     %r = graph.fusion_group "epilogue" (%x, %w) ... { matmul; relu; graph.yield }
     ```
   }];
+  let options = [
+    Option<"hardware", "hardware", "std::string", /*default=*/"\"h200\"",
+           "hardware description of the cost model (h200 = sm_90; CostModel.h)">
+  ];
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
