@@ -286,8 +286,9 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         grid.push_back((int32_t)g);
       gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
       gfn->setAttr(tile::kScheduleAttrName, sched);
-      if (Attribute layouts = fn->getAttr("tile.layouts"))
-        gfn->setAttr("tile.layouts", layouts);
+      for (StringRef a : {"tile.layouts", "tile.register_path_refused"})
+        if (Attribute v = fn->getAttr(a))
+          gfn->setAttr(a, v);
 
       Block &dst = gfn.getBody().front();
       Block &src = fn.getBody().front();

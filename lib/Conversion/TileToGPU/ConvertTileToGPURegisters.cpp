@@ -473,8 +473,10 @@ private:
   }
 
   /// Whether every chunk of this load/store's offsets is V contiguous, V-aligned elements.
-  bool isVectorizable(Value offsets, const Layout &l) {
-    if (l.v == 1)
+  bool isVectorizable(Value offsets, const Layout &l, Type elem) {
+    // i1 tiles live in memory as one byte per element, but an LLVM <N x i1> load or store
+    // is bit-packed: they always take the element-wise path.
+    if (l.v == 1 || elem.getIntOrFloatBitWidth() < 8)
       return false;
     AxisInfo ai = axis.get(offsets);
     return ai.contiguity >= l.v && ai.contiguity % l.v == 0 && ai.divisibility % l.v == 0;
@@ -547,7 +549,7 @@ private:
       map.map(op.getResult(), mask ? b.create<arith::SelectOp>(loc, mask, v, padV).getResult() : v);
       return success();
     }
-    if (!isVectorizable(op.getOffsets(), l)) {
+    if (!isVectorizable(op.getOffsets(), l, et)) {
       map.map(op.getResult(), gather(b, mask));
       return success();
     }
@@ -609,7 +611,7 @@ private:
         m = sb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(maskT, true));
       sb.create<vector::ScatterOp>(loc, /*result=*/Type(), ptr, ValueRange{c0}, offsets, m, value);
     };
-    if (!isVectorizable(op.getOffsets(), l)) {
+    if (!isVectorizable(op.getOffsets(), l, vt.getElementType())) {
       scatter(b, mask);
       return success();
     }
