@@ -143,3 +143,20 @@ ref = x64 / np.sqrt((x64 ** 2).mean(axis=1, keepdims=True) + 1e-6) * scale
 save("rms_norm_2x17000_f16",
      [helper.make_node("RMSNormalization", ["x", "scale"], ["y"], axis=-1, epsilon=1e-6)],
      [("x", x)], [("y", ref.astype(np.float16))], [("scale", scale)], opset=23)
+
+# Many short rows: one-warp programs, which the GPU path packs 8 to a CUDA block
+# (tile.programs_per_cta). Softmax over 4096 rows of 32 f32; LayerNorm over 8192 rows of 16.
+x = (rng.standard_normal((4096, 32)) * 3).astype(np.float32)
+save("softmax_4096x32_f32", [helper.make_node("Softmax", ["x"], ["y"], axis=-1)],
+     [("x", x)], [("y", softmax64(x, 1).astype(np.float32))])
+x = (rng.standard_normal((8192, 16)) + 1).astype(np.float32)
+scale = rng.standard_normal(16).astype(np.float32)
+bias = rng.standard_normal(16).astype(np.float32)
+x64 = x.astype(np.float64)
+mean = x64.mean(axis=1, keepdims=True)
+var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+ref = (x64 - mean) / np.sqrt(var + 1e-5) * scale + bias
+save("layer_norm_8192x16_f32",
+     [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], axis=-1,
+                       epsilon=1e-5)],
+     [("x", x)], [("y", ref.astype(np.float32))], [("scale", scale), ("bias", bias)])

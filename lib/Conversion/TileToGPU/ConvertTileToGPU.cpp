@@ -278,15 +278,20 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         return signalPassFailure();
       }
       int64_t threads = sched.getNumThreads();
+      // convert-tile-to-gpu-registers may pack several one-warp programs per CUDA block.
+      int64_t perCTA = 1;
+      if (auto p = fn->getAttrOfType<IntegerAttr>("tile.programs_per_cta"))
+        perCTA = p.getInt();
       auto gfn = gb.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(), fn.getFunctionType());
       gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
-      gfn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {(int32_t)threads, 1, 1}));
+      gfn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {(int32_t)(threads * perCTA), 1, 1}));
       SmallVector<int32_t> grid;
       for (int64_t g : sched.getGrid())
         grid.push_back((int32_t)g);
+      grid[0] /= perCTA;
       gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
       gfn->setAttr(tile::kScheduleAttrName, sched);
-      for (StringRef a : {"tile.layouts", "tile.register_path_refused"})
+      for (StringRef a : {"tile.layouts", "tile.register_path_refused", "tile.programs_per_cta"})
         if (Attribute v = fn->getAttr(a))
           gfn->setAttr(a, v);
 

@@ -256,6 +256,21 @@ public:
     return ok;
   }
 
+  /// One-warp programs are packed `programsPerCTA` to a CUDA block (one per warp) when the
+  /// grid is large and divides evenly: a 32-thread block moves too few bytes, and the SM's
+  /// resident-block limit (32 on sm_90) would cap the bytes in flight (short rows: 256 f16
+  /// elements per program). Only without shared memory (one warp per program never uses it).
+  void choosePacking() {
+    ArrayRef<int64_t> g = sched.getGrid();
+    if (sched.getNumWarps() != 1 || g[1] != 1 || g[2] != 1 || g[0] < 4096)
+      return;
+    for (int64_t p : {8, 4, 2})
+      if (g[0] % p == 0) {
+        programsPerCTA = p;
+        return;
+      }
+  }
+
   Layout layoutFor(int64_t n) {
     auto it = layouts.find(n);
     if (it != layouts.end())
@@ -283,6 +298,7 @@ public:
 
   /// Replaces the kernel's body by its per-thread form (same function, same signature).
   LogicalResult run() {
+    choosePacking();
     Block &src = fn.getBody().front();
     Block *dst = new Block();
     for (BlockArgument a : src.getArguments())
@@ -293,6 +309,12 @@ public:
     entry = dst;
     Value tidx = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
     tid = b.create<arith::IndexCastOp>(loc, b.getI32Type(), tidx);
+    if (programsPerCTA > 1) {
+      // Several one-warp programs per CUDA block: the program's threads are one warp.
+      warpInCTA = b.create<arith::DivUIOp>(loc, tid, cI32(b, loc, 32));
+      tid = b.create<arith::RemUIOp>(loc, tid, cI32(b, loc, 32));
+      fn->setAttr("tile.programs_per_cta", b.getI64IntegerAttr(programsPerCTA));
+    }
     if (failed(lowerBlock(src, b)))
       return failure();
     b.create<func::ReturnOp>(loc);
@@ -315,6 +337,8 @@ private:
   func::FuncOp fn;
   tl::ScheduleAttr sched;
   Block *entry = nullptr;
+  int64_t programsPerCTA = 1;
+  Value warpInCTA; // i32, with programsPerCTA > 1
   int64_t threads = 128;
   int64_t maxV = 4;
   llvm::DenseMap<int64_t, Layout> layouts;
@@ -645,12 +669,16 @@ private:
     Location loc = op->getLoc();
     if (auto p = dyn_cast<tl::ProgramIdOp>(op)) {
       Value v = b.create<gpu::BlockIdOp>(loc, static_cast<gpu::Dimension>(p.getAxis()));
-      map.map(p.getResult(), b.create<arith::IndexCastOp>(loc, b.getI32Type(), v));
+      v = b.create<arith::IndexCastOp>(loc, b.getI32Type(), v);
+      if (programsPerCTA > 1 && p.getAxis() == 0) // block * P + warp
+        v = b.create<arith::AddIOp>(
+            loc, b.create<arith::MulIOp>(loc, v, cI32(b, loc, programsPerCTA)), warpInCTA);
+      map.map(p.getResult(), v);
       return success();
     }
     if (auto p = dyn_cast<tl::NumProgramsOp>(op)) {
-      Value v = b.create<gpu::GridDimOp>(loc, static_cast<gpu::Dimension>(p.getAxis()));
-      map.map(p.getResult(), b.create<arith::IndexCastOp>(loc, b.getI32Type(), v));
+      // The schedule's program grid (not the CUDA grid, which packs programs).
+      map.map(p.getResult(), cI32(b, loc, sched.getGrid()[p.getAxis()]));
       return success();
     }
     if (auto r = dyn_cast<tl::MakeRangeOp>(op)) {

@@ -77,3 +77,30 @@ func.func @matmul(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16x
   }
   return %0 : tensor<16x16xf32>
 }
+
+// -----
+
+// Short rows (4096 rows of 256 f16): one-warp programs, packed 8 to a CUDA block
+// (tile.programs_per_cta): the program id is block * 8 + warp, the program's thread is the lane,
+// and num_programs stays the program grid. No shared memory: the row's reductions stay in the warp.
+// CHECK-LABEL: func.func @fused_0_softmax
+// CHECK-SAME:      tile.programs_per_cta = 8 : i64
+// CHECK-SAME:      tile.schedule = #tile.schedule<grid = [4096, 1, 1], num_warps = 1
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[T:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK:         %[[WARP:.*]] = arith.divui %[[T]], %{{.*}} : i32
+// CHECK:         %[[LANE:.*]] = arith.remui %[[T]], %{{.*}} : i32
+// CHECK:         %[[B:.*]] = gpu.block_id x
+// CHECK:         %[[BI:.*]] = arith.index_cast %[[B]] : index to i32
+// CHECK:         %[[B8:.*]] = arith.muli %[[BI]], %{{.*}} : i32
+// CHECK:         arith.addi %[[B8]], %[[WARP]] : i32
+// CHECK-NOT:     gpu.barrier
+// CHECK:         return
+func.func @short_rows(%x: tensor<4096x256xf16>) -> tensor<4096x256xf16> {
+  %0 = graph.fusion_group "softmax" (%x) : (tensor<4096x256xf16>) -> tensor<4096x256xf16> {
+  ^bb0(%a: tensor<4096x256xf16>):
+    %s = graph.softmax %a {axis = 1 : i64} : tensor<4096x256xf16>
+    graph.yield %s : tensor<4096x256xf16>
+  }
+  return %0 : tensor<4096x256xf16>
+}

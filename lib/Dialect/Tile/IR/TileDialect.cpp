@@ -69,6 +69,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.layouts' must be an array of #tile.blocked attributes");
     return success();
   }
+  if (attr.getName() == "tile.programs_per_cta") {
+    auto i = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!i || i.getInt() < 1)
+      return op->emitError("'tile.programs_per_cta' must be a positive integer");
+    return success();
+  }
   if (attr.getName() == "tile.register_path_refused") {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError("'tile.register_path_refused' must be a string (the reason)");
