@@ -34,7 +34,8 @@ KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
         info.grid[i] = s.getGrid()[i];
       info.threads = s.getNumThreads();
       // GPU kernels that pack several one-warp programs per CUDA block
-      // (convert-tile-to-gpu-registers): the launch's block and grid, not the program grid.
+      // (convert-tile-to-gpu-registers; a plan read at the lowered stage): the launch's block
+      // and grid, not the program grid.
       if (auto p = op.getAttrOfType<IntegerAttr>("tile.programs_per_cta"); p && p.getInt() > 1) {
         info.grid[0] /= p.getInt();
         info.threads *= p.getInt();
@@ -272,4 +273,18 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
     return op.emitError("unexpected op in the host plan: ") << op.getName(), failure();
   }
   return bundle;
+}
+
+void aicc::detail::applyProgramsPerCTA(ModuleOp lowered, rt::Bundle &plan) {
+  lowered.walk([&](Operation *op) {
+    auto p = op->getAttrOfType<IntegerAttr>("tile.programs_per_cta");
+    auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!p || p.getInt() <= 1 || !name)
+      return;
+    for (rt::KernelDesc &k : plan.kernels)
+      if (k.name == name.getValue() && k.block[0] * p.getInt() <= 1024) {
+        k.grid[0] /= p.getInt();
+        k.block[0] *= p.getInt();
+      }
+  });
 }

@@ -395,6 +395,14 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
   auto m = parseMLIR(ctx, (*buf)->getBuffer(), path);
   if (failed(m))
     return failure();
+  if (gpu && !(**m)->hasAttr(gpu::GPUDialect::getContainerModuleAttrName())) {
+    // A tile-stage plan: the GPU lowering's first pass decides how programs map to CUDA
+    // blocks (tile.programs_per_cta); run it so the launches match the kernels.
+    PassManager pm(&ctx);
+    pm.addPass(createConvertTileToGPURegisters());
+    if (failed(pm.run(**m)))
+      return failure();
+  }
   return aicc::detail::buildBundlePlan(**m, aicc::detail::collectKernelInfo(**m), gpu);
 }
 } // namespace
@@ -620,6 +628,8 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
             buildCPUPipeline(pm);
         })))
       return diags.error(gpu ? "GPU lowering failed" : "CPU lowering failed");
+    if (gpu && havePlan)
+      aicc::detail::applyProgramsPerCTA(*module, plan);
     if (to == Stage::Lowered)
       return printOp(*module);
     Operation *kernels = findKernels(*module);

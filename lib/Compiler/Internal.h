@@ -38,6 +38,12 @@ KernelInfoMap collectKernelInfo(mlir::ModuleOp top);
 mlir::FailureOr<runtime::Bundle> buildBundlePlan(mlir::ModuleOp top, const KernelInfoMap &info,
                                                  bool gpu);
 
+/// Rewrites the launch shape of the plan's GPU kernels that the lowering packed several
+/// programs to a CUDA block (`tile.programs_per_cta = P` in `lowered`, the module after the GPU
+/// lowering): grid x / P blocks of P x the program's threads. The plan is built at the tile
+/// stage, before that decision.
+void applyProgramsPerCTA(mlir::ModuleOp lowered, runtime::Bundle &plan);
+
 /// Translates the LLVM-dialect module `kernels` to LLVM IR text.
 mlir::FailureOr<std::string> translateToLLVMIRText(mlir::Operation *kernels);
 
