@@ -104,7 +104,10 @@ def main():
             continue
         with torch.no_grad():
             r["eager_ms"] = med(lambda: fn(*inputs))
-            cf = torch.compile(fn)
+            # A fresh, static-shape compile per case: the case lambdas share code objects, and
+            # Dynamo would otherwise recompile later shapes as dynamic (slower) kernels.
+            torch._dynamo.reset()
+            cf = torch.compile(fn, dynamic=False)
             t0 = time.time(); cf(*inputs); torch.cuda.synchronize()
             r["compile_s"] = time.time() - t0
             r["compiled_ms"] = med(lambda: cf(*inputs))
