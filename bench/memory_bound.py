@@ -50,21 +50,27 @@ def case_spec(name):
     raise SystemExit(f"unknown case {name}")
 
 
-def run_aicc(case_dir, inputs, tmp):
+def run_aicc(case_dir, inputs, tmp, check=True):
+    """Times the bundle; with `check`, on `inputs` (written as .pb files) and returns its output.
+    Without (schedule variants), on aicc-run's own pseudo-random inputs: writing and parsing
+    1 GiB .pb files takes ~20 s a case."""
     args = []
-    for i, x in enumerate(inputs):
+    for i, x in enumerate(inputs if check else []):
         p = os.path.join(tmp, f"input_{i}.pb")
         with open(p, "wb") as f:
             f.write(numpy_helper.from_array(x.cpu().numpy()).SerializeToString())
         args += ["--input", p]
     od = os.path.join(tmp, "out")
     cmd = [os.path.join(root, ".device/bin/aicc-run"), os.path.join(case_dir, "model.aicc"),
-           "--device=cuda", *args, "--output-dir", od, "--benchmark", str(ITERS)]
+           "--device=cuda", *args, *(["--output-dir", od] if check else []),
+           "--benchmark", str(ITERS)]
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(root, ".device/lib"))
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         return None, None, (r.stdout + r.stderr)[-2000:]
     m = re.search(r"([0-9.]+) ms/run", r.stdout)
+    if not check:
+        return float(m.group(1)), None, r.stdout[-500:]
     out = onnx.load_tensor(os.path.join(od, "output_0.pb"))
     return float(m.group(1)), numpy_helper.to_array(out), r.stdout[-500:]
 
@@ -86,8 +92,11 @@ def main():
         nbytes = sum(t.numel() * t.element_size() for t in inputs) + ref.numel() * ref.element_size()
         r = {"bytes": nbytes}
         with tempfile.TemporaryDirectory() as tmp:
-            ms, out, log = run_aicc(os.path.join(root, ".device/bench", name), inputs, tmp)
-        if ms is None:
+            ms, out, log = run_aicc(os.path.join(root, ".device/bench", name), inputs, tmp,
+                                    check=not variant)
+        if ms is not None and out is None:
+            r.update(aicc_ms=ms, aicc_GBps=nbytes / ms / 1e6, max_abs_err=0.0, correct=None)
+        elif ms is None:
             r["aicc_error"] = log
             print(f"{name}: aicc-run failed:\n{log}", flush=True)
         else:
@@ -126,7 +135,7 @@ def main():
     for name, r in res["cases"].items():
         if "@" in name:
             print(f"| {name} | {r.get('aicc_ms', 0):.4f} | {r.get('aicc_GBps', 0):.0f} | | | | | "
-                  f"{r.get('max_abs_err', 0):.2e} | {'yes' if r.get('correct') else 'NO'} |")
+                  f"| not checked (timing only) |")
             continue
         if "aicc_ms" not in r:
             print(f"| {name} | failed | | {r['eager_ms']:.4f} | {r['compiled_ms']:.4f} | {r['compiled_GBps']:.0f} | | | no |")
