@@ -316,7 +316,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p);
     if (!down && !up)
       return kTemplate;
-    if (!sameIterationSpace(v, consumer))
+    // A reduction kernel's prologue iterates over the reduce input (templateAbsorbs checked
+    // the producer's shape), not over the consumer's result.
+    bool prologue = up && !down && cg.kind == "reduction";
+    if (!prologue && !sameIterationSpace(v, consumer))
       return kIterationSpace;
     if (!hasSingleUser(v)) {
       if (!(isFusableElementwise(p) || isView(p)))
