@@ -21,16 +21,19 @@
 //                        by one kernel template; two reductions in a row, or a reduction
 //                        and a consumer that iterates over what it reduced, are not fused;
 //   - template           (templateAbsorbs): the consumer's kernel template can evaluate the
-//                        producer in its loads (matmul / conv / pool / reduction / scatter
-//                        templates read their operands from memory; a row kernel evaluates
-//                        elementwise producers of its input row);
+//                        producer in its loads (matmul / conv / pool / scatter templates
+//                        read their operands from memory; a row kernel evaluates
+//                        elementwise producers of its input row, a reduction kernel those
+//                        of its reduce inputs);
 //   - claimed            the producer already belongs to another kernel (anchors grow
 //                        first, in program order).
 //
 // Kinds: "epilogue" (matmul / gemm / conv + elementwise consumers), "softmax" (row kernels:
 // softmax, log_softmax, layer_norm with elementwise producers of the row and elementwise
 // consumers), "elementwise" (DAGs of elementwise and view ops; independent siblings that
-// read a common input are merged, several outputs), "reduction", "window", "single".
+// read a common input are merged, several outputs), "reduction" (sibling reduce ops of one
+// input shape and axes with their elementwise producers and consumers, several outputs),
+// "window", "single".
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
@@ -122,8 +125,10 @@ bool reductionStaysInOneKernel(Operation *producer, Operation *consumer) {
 ///   - elementwise groups evaluate elementwise and view producers of any member;
 ///   - a row kernel evaluates elementwise producers of its row input (operand 0 of the row
 ///     op) and of those producers; scale / bias are read from memory;
-///   - epilogue chain consumers read their other operands from memory; matmul, conv, pool,
-///     reduction and scatter templates read every operand from memory.
+///   - a reduction kernel evaluates elementwise producers of the shape of its reduce inputs
+///     (and of those producers); their other operands (a bias) are loaded per element;
+///   - epilogue chain consumers read their other operands from memory; matmul, conv, pool
+///     and scatter templates read every operand from memory.
 bool templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer, unsigned operandIdx,
                      Operation *producer) {
   if (kind == "elementwise")
