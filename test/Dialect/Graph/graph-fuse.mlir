@@ -213,27 +213,18 @@ func.func @two_matmuls(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf
 
 // -----
 
-// A reduction is a kernel of its own ("reduction"); its elementwise producer and consumer
-// are not fused into it (the reduction template reads its input from memory and has no
-// epilogue: rule template).
+// A reduction kernel ("reduction") evaluates its elementwise producer per loaded element
+// (prologue) and applies its elementwise consumer before the store (epilogue).
 // CHECK-LABEL: func.func @reduction
 // CHECK-SAME:      (%[[X:[^:]*]]: tensor<4x16xf32>)
-// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[X]]) : (tensor<4x16xf32>) -> tensor<4x16xf32> {
-// CHECK-NEXT:    ^bb0
-// CHECK-NEXT:      graph.exp
-// CHECK-NEXT:      graph.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    %[[R:.*]] = graph.fusion_group "reduction" (%[[E]]) {refusals = [{input = 0 : i64, rule = "template"}]} : (tensor<4x16xf32>) -> tensor<4x1xf32> {
+// CHECK-NEXT:    %[[R:.*]] = graph.fusion_group "reduction" (%[[X]]) : (tensor<4x16xf32>) -> tensor<4x1xf32> {
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: tensor<4x16xf32>):
-// CHECK-NEXT:      %[[S:.*]] = graph.reduce_sum %[[IN]] {axes = array<i64: 1>}
-// CHECK-NEXT:      graph.yield %[[S]]
+// CHECK-NEXT:      %[[E:.*]] = graph.exp %[[IN]]
+// CHECK-NEXT:      %[[S:.*]] = graph.reduce_sum %[[E]] {axes = array<i64: 1>}
+// CHECK-NEXT:      %[[L:.*]] = graph.relu %[[S]]
+// CHECK-NEXT:      graph.yield %[[L]]
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[L:.*]] = graph.fusion_group "elementwise" (%[[R]]) {refusals = [{input = 0 : i64, rule = "template"}]} : (tensor<4x1xf32>) -> tensor<4x1xf32> {
-// CHECK-NEXT:    ^bb0
-// CHECK-NEXT:      graph.relu
-// CHECK-NEXT:      graph.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    return %[[L]]
+// CHECK-NEXT:    return %[[R]]
 func.func @reduction(%x: tensor<4x16xf32>) -> tensor<4x1xf32> {
   %0 = graph.exp %x : tensor<4x16xf32>
   %1 = graph.reduce_sum %0 {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4x1xf32>

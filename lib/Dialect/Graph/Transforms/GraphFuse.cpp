@@ -21,16 +21,19 @@
 //                        by one kernel template; two reductions in a row, or a reduction
 //                        and a consumer that iterates over what it reduced, are not fused;
 //   - template           (templateAbsorbs): the consumer's kernel template can evaluate the
-//                        producer in its loads (matmul / conv / pool / reduction / scatter
-//                        templates read their operands from memory; a row kernel evaluates
-//                        elementwise producers of its input row);
+//                        producer in its loads (matmul / conv / pool / scatter templates
+//                        read their operands from memory; a row kernel evaluates
+//                        elementwise producers of its input row, a reduction kernel those
+//                        of its reduce inputs);
 //   - claimed            the producer already belongs to another kernel (anchors grow
 //                        first, in program order).
 //
 // Kinds: "epilogue" (matmul / gemm / conv + elementwise consumers), "softmax" (row kernels:
 // softmax, log_softmax, layer_norm with elementwise producers of the row and elementwise
 // consumers), "elementwise" (DAGs of elementwise and view ops; independent siblings that
-// read a common input are merged, several outputs), "reduction", "window", "single".
+// read a common input are merged, several outputs), "reduction" (sibling reduce ops of one
+// input shape and axes with their elementwise producers and consumers, several outputs),
+// "window", "single".
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
@@ -61,6 +64,9 @@ constexpr llvm::StringLiteral kClaimed = "claimed";
 
 /// At most this many consumers recompute one producer (bounds the growth of the IR).
 constexpr unsigned kMaxRecomputeUsers = 4;
+
+/// At most this many sibling reduce ops share one reduction kernel (accumulators per lane).
+constexpr int64_t kMaxSiblingReductions = 8;
 
 bool isRowOp(Operation *op) { return isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op); }
 
@@ -119,8 +125,10 @@ bool reductionStaysInOneKernel(Operation *producer, Operation *consumer) {
 ///   - elementwise groups evaluate elementwise and view producers of any member;
 ///   - a row kernel evaluates elementwise producers of its row input (operand 0 of the row
 ///     op) and of those producers; scale / bias are read from memory;
-///   - epilogue chain consumers read their other operands from memory; matmul, conv, pool,
-///     reduction and scatter templates read every operand from memory.
+///   - a reduction kernel evaluates elementwise producers of the shape of its reduce inputs
+///     (and of those producers); their other operands (a bias) are loaded per element;
+///   - epilogue chain consumers read their other operands from memory; matmul, conv, pool
+///     and scatter templates read every operand from memory.
 bool templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer, unsigned operandIdx,
                      Operation *producer) {
   if (kind == "elementwise")
@@ -132,6 +140,17 @@ bool templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer, uns
       return operandIdx == 0;
     // A producer of the row's producers (consumer is before the anchor).
     return consumer->isBeforeInBlock(anchor);
+  }
+  if (kind == "reduction") {
+    // Prologue: elementwise producers of a reduce op's input (or of those producers),
+    // evaluated per loaded element; broadcast operands (a bias) are loaded.
+    auto inShape = cast<ShapedType>(anchor->getOperand(0).getType()).getShape();
+    return isFusableElementwise(producer) &&
+           cast<ShapedType>(producer->getResult(0).getType()).getShape() == inShape &&
+           (isReduction(consumer) ||
+            (isFusableElementwise(consumer) &&
+             cast<ShapedType>(consumer->getResult(0).getType()).getShape() == inShape &&
+             consumer->isBeforeInBlock(anchor)));
   }
   return false;
 }
@@ -272,8 +291,21 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     for (Operation *op : cg.ops)
       if (isRowOp(op))
         cAnchor = op;
+    if (cg.kind == "reduction")
+      for (Operation *op : llvm::reverse(cg.ops))
+        if (isReduction(op))
+          cAnchor = op; // the first reduce op
+    if (cg.kind == "reduction" && isReduction(consumer))
+      cAnchor = consumer;
     // Down: p ends (or is in) the chain of an anchor kernel and the consumer is elementwise.
-    bool down = (pg.kind == "epilogue" || pg.kind == "window" || pg.kind == "softmax") &&
+    // A reduction kernel's epilogue chain starts at a reduce op (or its chain), not at a
+    // prologue member (those iterate over the reduce input).
+    bool pgAnchorKind = pg.kind == "epilogue" || pg.kind == "window" || pg.kind == "softmax" ||
+                        (pg.kind == "reduction" &&
+                         (isReduction(p) || llvm::none_of(pg.ops, [&](Operation *o) {
+                           return isReduction(o) && p->isBeforeInBlock(o);
+                         })));
+    bool down = pgAnchorKind &&
                 !(pg.kind == "softmax" && !isRowOp(p) &&
                   llvm::any_of(pg.ops, [&](Operation *o) {
                     return isRowOp(o) && p->isBeforeInBlock(o);
@@ -289,7 +321,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p);
     if (!down && !up)
       return kTemplate;
-    if (!sameIterationSpace(v, consumer))
+    // A reduction kernel's prologue iterates over the reduce input (templateAbsorbs checked
+    // the producer's shape), not over the consumer's result.
+    bool prologue = up && !down && cg.kind == "reduction";
+    if (!prologue && !sameIterationSpace(v, consumer))
       return kIterationSpace;
     if (!hasSingleUser(v)) {
       if (!(isFusableElementwise(p) || isView(p)))
@@ -433,6 +468,148 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     for (Operation *op : ordered)
       add(g, op);
+  }
+
+  /// The reduction template (buildReduction / buildColumnReduction) holds reduce op `red`:
+  /// a float input, i32 offsets.
+  static bool reductionTemplateHolds(Operation *red) {
+    auto t = cast<RankedTensorType>(red->getOperand(0).getType());
+    return t.hasStaticShape() && isa<FloatType>(t.getElementType()) &&
+           t.getNumElements() < (int64_t(1) << 31);
+  }
+
+  /// Loop fusion into a reduction kernel: elementwise producers of the reduce input (and
+  /// their elementwise producers), of the reduce input's shape, whose users are all in the
+  /// kernel (rule single-user; a producer with other users is a kernel of its own, or is
+  /// recomputed by duplicateCheapProducers' rule recompute-cost when its users are all
+  /// elementwise). The template evaluates them per loaded element.
+  void absorbReduceProducers(unsigned g, Operation *red) {
+    llvm::SetVector<Operation *> members;
+    llvm::SmallPtrSet<Operation *, 8> inKernel{red};
+    ArrayRef<int64_t> inShape = cast<ShapedType>(red->getOperand(0).getType()).getShape();
+    SmallVector<Value> work{red->getOperand(0)};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != red->getBlock() || assigned(def) || members.count(def) ||
+          !isFusableElementwise(def) || !isSideEffectFree(def) ||
+          cast<ShapedType>(v.getType()).getShape() != inShape ||
+          !llvm::all_of(v.getUsers(), [&](Operation *u) {
+            return inKernel.count(u) && noAliasing(v, u, false);
+          }))
+        continue;
+      members.insert(def);
+      inKernel.insert(def);
+      for (Value o : def->getOperands())
+        work.push_back(o);
+    }
+    SmallVector<Operation *> ordered(members.begin(), members.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    for (Operation *op : ordered)
+      add(g, op);
+  }
+
+  /// Phase 1b: reduction kernels. Each reduce op the template holds takes its elementwise
+  /// producers (prologue) and its chain of elementwise consumers over the output shape
+  /// (epilogue, rule single-user as for the anchors); then sibling reductions (same input
+  /// shape, axes and keepdims, any of sum / mean / max / min / prod) that read a common
+  /// input of the reduce input's size and do not depend on each other become one kernel
+  /// that reads that input once (horizontal fusion, mean and variance in one pass).
+  void formReductions(Block &top) {
+    SmallVector<unsigned> formed;
+    for (Operation &opRef : top) {
+      Operation *red = &opRef;
+      if (assigned(red) || !isReduction(red) || !reductionTemplateHolds(red))
+        continue;
+      unsigned g = newGroup("reduction");
+      formed.push_back(g);
+      absorbReduceProducers(g, red);
+      add(g, red);
+      Value tail = red->getResult(0);
+      while (tail.hasOneUse()) {
+        Operation *user = *tail.getUsers().begin();
+        bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
+          Operation *d = o.getDefiningOp();
+          return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
+        });
+        if (readsMember || assigned(user) || user->getBlock() != red->getBlock() ||
+            !isFusableElementwise(user) || !isSideEffectFree(user) ||
+            !noAliasing(tail, user, false) || !sameIterationSpace(tail, user))
+          break;
+        add(g, user);
+        tail = user->getResult(0);
+      }
+    }
+    mergeSiblingReductions(formed);
+  }
+
+  /// Horizontal fusion of reduction kernels (formReductions).
+  void mergeSiblingReductions(ArrayRef<unsigned> formed) {
+    auto firstReduce = [&](Group &g) {
+      return *llvm::find_if(g.ops, [](Operation *o) { return isReduction(o); });
+    };
+    auto inputsOf = [&](Group &g) {
+      llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
+      llvm::SetVector<Value> ins;
+      for (Operation *op : g.ops)
+        for (Value v : op->getOperands())
+          if (!v.getDefiningOp() || !in.count(v.getDefiningOp()))
+            ins.insert(v);
+      return ins;
+    };
+    auto usesGroup = [&](Group &user, unsigned g) {
+      return llvm::any_of(user.ops, [&](Operation *op) {
+        return llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *d = v.getDefiningOp();
+          return d && groupOf.count(d) && groupOf.lookup(d) == g;
+        });
+      });
+    };
+    for (size_t i = 0; i < formed.size(); ++i) {
+      unsigned a = formed[i];
+      if (groups[a].ops.empty())
+        continue;
+      for (size_t j = i + 1; j < formed.size(); ++j) {
+        unsigned c = formed[j];
+        Group &ga = groups[a], &gc = groups[c];
+        if (gc.ops.empty())
+          continue;
+        if (llvm::count_if(ga.ops, [](Operation *o) { return isReduction(o); }) >=
+            kMaxSiblingReductions)
+          break;
+        Operation *ra = firstReduce(ga), *rc = firstReduce(gc);
+        if (cast<ShapedType>(ra->getOperand(0).getType()).getShape() !=
+                cast<ShapedType>(rc->getOperand(0).getType()).getShape() ||
+            ra->getAttr("axes") != rc->getAttr("axes") ||
+            ra->getAttr("keepdims") != rc->getAttr("keepdims"))
+          continue;
+        // A real shared read: an input at least as large as the reduce input.
+        int64_t n = cast<ShapedType>(ra->getOperand(0).getType()).getNumElements();
+        auto ia = inputsOf(ga), ic = inputsOf(gc);
+        if (llvm::none_of(ia, [&](Value v) {
+              return ic.contains(v) && cast<ShapedType>(v.getType()).getNumElements() >= n;
+            }))
+          continue;
+        if (usesGroup(ga, c) || usesGroup(gc, a))
+          continue;
+        bool aFirst = ga.ops.back()->isBeforeInBlock(gc.ops.back());
+        Group &first = aFirst ? ga : gc, &second = aFirst ? gc : ga;
+        Operation *last = second.ops.back();
+        llvm::SmallPtrSet<Operation *, 8> firstOps(first.ops.begin(), first.ops.end());
+        bool independent = llvm::all_of(first.ops, [&](Operation *op) {
+          return llvm::all_of(op->getUsers(), [&](Operation *u) {
+            return firstOps.count(u) || last->isBeforeInBlock(u);
+          });
+        });
+        if (!independent)
+          continue;
+        for (Operation *op : gc.ops)
+          groupOf[op] = a;
+        ga.ops.append(gc.ops.begin(), gc.ops.end());
+        llvm::sort(ga.ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+        gc.ops.clear();
+      }
+    }
   }
 
   /// Recompute: a cheap injective producer with several users, all of them unassigned
@@ -606,13 +783,13 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     Block &top = fn.getBody().front();
 
     formAnchors(top);
+    formReductions(top);
     duplicateCheapProducers(top);
     formElementwise(top);
     mergeSiblings();
 
-    // Reductions are kernels of their own (one reduce op per reduction template; sibling
-    // reductions of one input are not merged: the reduction template writes one result);
-    // scatters write at run-time positions (scatter template).
+    // Reductions the template cannot hold (integer inputs) are kernels of their own
+    // (and fail there, loudly); scatters write at run-time positions (scatter template).
     for (Operation &opRef : top) {
       Operation *op = &opRef;
       if (assigned(op))

@@ -459,7 +459,9 @@ def Graph_FusionGroupOp : Graph_Op<"fusion_group", [IsolatedFromAbove,
     and view ops, possibly several results of one shape), "softmax" (a row kernel:
     softmax / log_softmax / layer_norm with elementwise producers of its row input and
     elementwise consumers, possibly the row input as a second result; or the ReduceLogSumExp
-    chain), "reduction" (one reduce op), "window" (a pool), or "single" (a scatter).
+    chain), "reduction" (sibling reduce ops of one input shape and axes, with elementwise
+    producers of their inputs and elementwise consumers, possibly several results),
+    "window" (a pool), or "single" (a scatter).
     graph-fuse records on a group, as the discardable attribute `refusals` (an array of
     dictionaries with `input` and `rule`), the rule that kept each input's producer in
     another kernel (docs/fusion.md).

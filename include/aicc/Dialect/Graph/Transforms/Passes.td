@@ -92,7 +92,12 @@ def GraphFuse : Pass<"graph-fuse", "mlir::func::FuncOp"> {
       cost model says recompute is cheaper than storing it; two independent elementwise
       groups of one shape that read a common input become one kernel with two results
       (horizontal fusion);
-    - reduction / window / single: one reduce op, one pool, one scatter.
+    - reduction: a reduce op of a float input with the elementwise producers of its input
+      (prologue: x * x, x + bias) and its chain of elementwise consumers (epilogue); sibling
+      reductions (same input shape, axes, keepdims) that read a common input and do not
+      depend on each other share the kernel (one read of the input, several results:
+      mean(x) and mean(x * x) in one pass);
+    - window / single: one pool, one scatter.
     Reshapes and constants stay outside groups.
 
     Legality: one function per rule (GraphFuse.cpp): single-user, recompute-cost,
