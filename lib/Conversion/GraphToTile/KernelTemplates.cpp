@@ -1407,6 +1407,41 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   return kc.kernel;
 }
 
+/// The dims of a reduce's input split into kept and reduced ones (`axes` empty: all
+/// reduced), each with its row-major stride in the input.
+struct ReducedDims {
+  SmallVector<int64_t> keptShape, keptStr, redShape, redStr;
+};
+
+ReducedDims splitReducedDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
+  SmallVector<bool> reduced(shape.size(), axes.empty());
+  for (int64_t a : axes)
+    reduced[a] = true;
+  auto strides = rowMajorStrides(shape);
+  ReducedDims rd;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    (reduced[d] ? rd.redShape : rd.keptShape).push_back(shape[d]);
+    (reduced[d] ? rd.redStr : rd.keptStr).push_back(strides[d]);
+  }
+  return rd;
+}
+
+/// i32 offset in the input of output element `pid`'s kept coordinates (row-major over the
+/// kept dims), for one-program-per-output reduction kernels.
+Value keptBaseOffset(TileBuilder &tb, Value pid, const ReducedDims &rd) {
+  OpBuilder &b = tb.b;
+  Location loc = tb.loc;
+  Value base = tb.i32(0);
+  auto ks = rowMajorStrides(rd.keptShape);
+  for (size_t d = 0; d < rd.keptShape.size(); ++d) {
+    Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
+    if (d != 0)
+      q = b.create<arith::RemSIOp>(loc, q, tb.i32(rd.keptShape[d]));
+    base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(rd.keptStr[d])));
+  }
+  return base;
+}
+
 //===----------------------------------------------------------------------===//
 // Reduction template, two kernels by layout (all tiles 1-D):
 // - column (buildColumnReduction): the innermost non-unit dims are kept ones (at least
@@ -1786,15 +1821,8 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   const ReductionBody &rb = *analyzed;
   Operation *red0 = rb.reds.front();
   ArrayRef<int64_t> shape = rb.inT.getShape();
-  SmallVector<bool> reduced(shape.size(), rb.axes.empty());
-  for (int64_t a : rb.axes)
-    reduced[a] = true;
-  auto strides = rowMajorStrides(shape);
-  SmallVector<int64_t> keptShape, keptStr, redShape, redStr;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    (reduced[d] ? redShape : keptShape).push_back(shape[d]);
-    (reduced[d] ? redStr : keptStr).push_back(strides[d]);
-  }
+  ReducedDims rd = splitReducedDims(shape, rb.axes);
+  const SmallVector<int64_t> &keptShape = rd.keptShape, &redShape = rd.redShape, &redStr = rd.redStr;
   int64_t R = numElements(redShape), O = numElements(keptShape);
   if (FailureOr<func::FuncOp> column = buildColumnReduction(builder, group, rb, name);
       failed(column) || *column)
@@ -1809,16 +1837,7 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   TileBuilder tb{b, loc, {block}};
   Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
   // Scalar base offset of this output element's kept coordinates.
-  Value base = tb.i32(0);
-  {
-    auto ks = rowMajorStrides(keptShape);
-    for (size_t d = 0; d < keptShape.size(); ++d) {
-      Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
-      if (d != 0)
-        q = b.create<arith::RemSIOp>(loc, q, tb.i32(keptShape[d]));
-      base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(keptStr[d])));
-    }
-  }
+  Value base = keptBaseOffset(tb, pid, rd);
   // The reduced elements [start, start + block) in row-major order over the reduced dims
   // (start: an i32 scalar, or none for 0), masked lanes padded with the identity.
   bool padMasked = R % block != 0;
@@ -1894,15 +1913,8 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
            failure();
   auto inT = cast<RankedTensorType>(mx.getInput().getType());
   ArrayRef<int64_t> shape = inT.getShape();
-  SmallVector<bool> reduced(shape.size(), mx.getAxes().empty());
-  for (int64_t a : mx.getAxes())
-    reduced[a] = true;
-  auto strides = rowMajorStrides(shape);
-  SmallVector<int64_t> keptShape, keptStr, redShape, redStr;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    (reduced[d] ? redShape : keptShape).push_back(shape[d]);
-    (reduced[d] ? redStr : keptStr).push_back(strides[d]);
-  }
+  ReducedDims rd = splitReducedDims(shape, mx.getAxes());
+  const SmallVector<int64_t> &keptShape = rd.keptShape, &redShape = rd.redShape, &redStr = rd.redStr;
   int64_t R = numElements(redShape), O = numElements(keptShape);
   if (inT.getNumElements() >= (int64_t(1) << 31))
     return mx->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
@@ -1918,16 +1930,7 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
   Location loc = mx.getLoc();
   TileBuilder tb{b, loc, {block}};
   Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value base = tb.i32(0);
-  {
-    auto ks = rowMajorStrides(keptShape);
-    for (size_t d = 0; d < keptShape.size(); ++d) {
-      Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
-      if (d != 0)
-        q = b.create<arith::RemSIOp>(loc, q, tb.i32(keptShape[d]));
-      base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(keptStr[d])));
-    }
-  }
+  Value base = keptBaseOffset(tb, pid, rd);
   double inf = std::numeric_limits<double>::infinity();
   // x at the reduced elements [start, start + block), -inf in masked lanes; and the mask.
   auto loadChunk = [&](TileBuilder &t, Value start) -> std::pair<Value, Value> {

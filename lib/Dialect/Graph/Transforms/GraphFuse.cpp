@@ -415,22 +415,27 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       if (isRowOp(op))
         absorbRowProducers(g, op);
       add(g, op);
-      Value tail = op->getResult(0);
-      while (tail.hasOneUse()) {
-        Operation *user = *tail.getUsers().begin();
-        // The chain template loads the consumer's other operands from memory: none of
-        // them may be computed inside this kernel.
-        bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
-          Operation *d = o.getDefiningOp();
-          return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
-        });
-        if (readsMember || assigned(user) || user->getBlock() != op->getBlock() ||
-            !isFusableElementwise(user) || !isSideEffectFree(user) ||
-            !noAliasing(tail, user, false) || !sameIterationSpace(tail, user))
-          break;
-        add(g, user);
-        tail = user->getResult(0);
-      }
+      absorbConsumerChain(g, op);
+    }
+  }
+
+  /// Epilogue: the chain of single-user elementwise consumers of `op`'s result over its
+  /// shape joins group `g` (anchors and reductions). The templates load a consumer's other
+  /// operands from memory, so none of them may be computed inside this kernel.
+  void absorbConsumerChain(unsigned g, Operation *op) {
+    Value tail = op->getResult(0);
+    while (tail.hasOneUse()) {
+      Operation *user = *tail.getUsers().begin();
+      bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
+        Operation *d = o.getDefiningOp();
+        return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
+      });
+      if (readsMember || assigned(user) || user->getBlock() != op->getBlock() ||
+          !isFusableElementwise(user) || !isSideEffectFree(user) ||
+          !noAliasing(tail, user, false) || !sameIterationSpace(tail, user))
+        break;
+      add(g, user);
+      tail = user->getResult(0);
     }
   }
 
@@ -525,20 +530,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       formed.push_back(g);
       absorbReduceProducers(g, red);
       add(g, red);
-      Value tail = red->getResult(0);
-      while (tail.hasOneUse()) {
-        Operation *user = *tail.getUsers().begin();
-        bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
-          Operation *d = o.getDefiningOp();
-          return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
-        });
-        if (readsMember || assigned(user) || user->getBlock() != red->getBlock() ||
-            !isFusableElementwise(user) || !isSideEffectFree(user) ||
-            !noAliasing(tail, user, false) || !sameIterationSpace(tail, user))
-          break;
-        add(g, user);
-        tail = user->getResult(0);
-      }
+      absorbConsumerChain(g, red);
     }
     mergeSiblingReductions(formed);
   }
