@@ -965,6 +965,12 @@ FailureOr<Importer::ReduceArgs> Importer::parseReduce(const NodeCtx &nc, int axe
     return failure();
   r.input = *in;
   if (axesAsInput) {
+    // From this opset the axes are the second input; an `axes` attribute is not part of
+    // the operator and would otherwise be ignored silently (reducing every dim).
+    if (findAttr(nc, "axes"))
+      return nodeError(nc) << "'axes' is an input at this opset, not an attribute (ONNX "
+                              "operator spec); the model's axes attribute is refused",
+             failure();
     auto axesIn = getOptionalInput(nc, 1);
     if (failed(axesIn))
       return failure();

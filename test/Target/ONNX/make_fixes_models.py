@@ -29,6 +29,12 @@ def main():
                [vi("x", BOOL, [4, 2])], [vi("y", BOOL, [1, 1])], opset=20),
          "reduce_sum_bool.onnx")
 
+    # ReduceSum at opset 13 with an `axes` attribute (axes became an input in opset 13):
+    # refused, not silently ignored.
+    save(model([helper.make_node("ReduceSum", ["x"], ["y"], name="rsum_attr", axes=[1])],
+               [vi("x", F32, [4, 2])], [vi("y", F32, [4, 1])], opset=13),
+         "reduce_sum_axes_attr.onnx")
+
     # TopK of uint64 (exact integer compares); int64 along a long axis is refused.
     save(model([helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk_u64")],
                [vi("x", U64, [3, 4])], [vi("v", U64, [3, 2]), vi("i", I64, [3, 2])],
