@@ -92,6 +92,14 @@ private:
     return 1;
   }
 
+  /// What divides `x` at the starts of runs of `len` elements (a power of two): a contiguous
+  /// run cut into shorter runs starts them at (run start + multiples of len).
+  static int64_t runStartDivisibility(const AxisInfo &x, int64_t len) {
+    if (x.contiguity > len && x.constancy < x.contiguity)
+      return std::min(x.divisibility, len);
+    return x.divisibility;
+  }
+
   /// The value of a constant scalar or constant splat tile (through tile.splat).
   static std::optional<int64_t> getConstantSplat(Value v) {
     if (auto s = v.getDefiningOp<tl::SplatOp>())
@@ -142,9 +150,10 @@ private:
       AxisInfo r;
       r.contiguity = std::max(std::min(a.contiguity, b.constancy),
                               std::min(a.constancy, b.contiguity));
-      if (isa<arith::SubIOp>(op)) // x - range is decreasing: only constant minus constant
+      if (isa<arith::SubIOp>(op)) // x - range is decreasing: only contiguous minus constant
         r.contiguity = std::min(a.contiguity, b.constancy);
-      r.divisibility = std::min(a.divisibility, b.divisibility);
+      r.divisibility = std::min(runStartDivisibility(a, r.contiguity),
+                                runStartDivisibility(b, r.contiguity));
       r.constancy = std::min(a.constancy, b.constancy);
       return r;
     }
@@ -161,8 +170,10 @@ private:
       return {l, std::min(a.divisibility, p), std::min(a.constancy, p)};
     }
     if (isa<arith::MulIOp>(op)) {
+      // Every element is its own run (contiguity 1): what divides each of them.
       AxisInfo a = get(op->getOperand(0)), b = get(op->getOperand(1));
-      return {1, std::min(kMaxDiv, a.divisibility * b.divisibility),
+      return {1,
+              std::min(kMaxDiv, runStartDivisibility(a, 1) * runStartDivisibility(b, 1)),
               std::min(a.constancy, b.constancy)};
     }
     return {};
