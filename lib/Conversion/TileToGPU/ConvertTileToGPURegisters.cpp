@@ -413,29 +413,31 @@ private:
     return {};
   }
 
-  /// gpu.shuffle xor of a 32- or 64-bit scalar (64-bit as two 32-bit halves; 16-bit values
-  /// never reach here: tiles compute in f32).
+  /// gpu.shuffle xor of a scalar: 32-bit values as they are, narrower ones (i1, i8, f16, bf16:
+  /// a tile.reduce may be written over them) widened to i32 and back, 64-bit ones as two
+  /// 32-bit halves.
   Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
     Type t = v.getType();
     unsigned w = t.getIntOrFloatBitWidth();
     Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
+    auto shfl = [&](Value x) {
+      return b.create<gpu::ShuffleOp>(loc, x, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+    };
     if (w == 32)
-      return b.create<gpu::ShuffleOp>(loc, v, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
-    Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    Value bits = isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, i64, v).getResult() : v;
-    if (w < 64)
-      bits = b.create<arith::ExtUIOp>(loc, i64, bits);
-    Value lo = b.create<arith::TruncIOp>(loc, i32, bits);
-    Value hi = b.create<arith::TruncIOp>(
-        loc, i32, b.create<arith::ShRUIOp>(loc, bits, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
-    lo = b.create<gpu::ShuffleOp>(loc, lo, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
-    hi = b.create<gpu::ShuffleOp>(loc, hi, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
-    Value r = b.create<arith::OrIOp>(
-        loc, b.create<arith::ExtUIOp>(loc, i64, lo),
-        b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi),
-                                b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
-    if (w < 64)
-      r = b.create<arith::TruncIOp>(loc, t, r);
+      return shfl(v);
+    Type i32 = b.getI32Type(), iw = b.getIntegerType(w);
+    Value bits = isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, iw, v).getResult() : v;
+    Value r;
+    if (w < 32) {
+      r = b.create<arith::TruncIOp>(loc, iw, shfl(b.create<arith::ExtUIOp>(loc, i32, bits)));
+    } else {
+      Type i64 = b.getI64Type();
+      Value c32 = b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32));
+      Value lo = shfl(b.create<arith::TruncIOp>(loc, i32, bits));
+      Value hi = shfl(b.create<arith::TruncIOp>(loc, i32, b.create<arith::ShRUIOp>(loc, bits, c32)));
+      r = b.create<arith::OrIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, lo),
+                                 b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi), c32));
+    }
     return isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, t, r).getResult() : r;
   }
 
