@@ -105,6 +105,37 @@ private:
     return std::nullopt;
   }
 
+  /// Whether every value of the i32/index scalar or tile `v` is provably >= 0 (offsets built
+  /// from program ids, non-negative ranges and constants by add, mul, div and rem; wrap-around
+  /// is not modelled, as in the rest of the analysis).
+  bool isNonNegative(Value v, int depth = 0) {
+    if (depth > 16)
+      return false;
+    auto rec = [&](Value x) { return isNonNegative(x, depth + 1); };
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      return forOp && arg == forOp.getInductionVar() && rec(forOp.getLowerBound()) &&
+             rec(forOp.getStep());
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto c = getConstantSplat(v))
+      return *c >= 0;
+    if (isa<tl::ProgramIdOp, tl::NumProgramsOp, arith::ExtUIOp, arith::IndexCastUIOp>(op))
+      return true;
+    if (auto r = dyn_cast<tl::MakeRangeOp>(op))
+      return r.getStart() >= 0;
+    if (isa<tl::SplatOp, tl::BroadcastOp, tl::ExpandDimsOp, arith::IndexCastOp, arith::ExtSIOp>(op))
+      return rec(op->getOperand(0));
+    if (isa<arith::AddIOp, arith::MulIOp, arith::DivSIOp, arith::DivUIOp, arith::RemSIOp,
+            arith::MinSIOp>(op))
+      return rec(op->getOperand(0)) && rec(op->getOperand(1));
+    if (isa<arith::RemUIOp>(op)) // below its divisor
+      return rec(op->getOperand(1));
+    if (isa<arith::MaxSIOp>(op))
+      return rec(op->getOperand(0)) || rec(op->getOperand(1));
+    return false;
+  }
+
   AxisInfo compute(Value v) {
     int64_t n = size(v);
     if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -151,9 +182,10 @@ private:
     if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
       // a mod c, c a constant: runs of L = min(contiguity(a), divisibility(a), pow2(c)) values
       // start at multiples of L and never cross a multiple of c (L divides c), so they stay
-      // contiguous (the operands are non-negative offsets here).
+      // contiguous. Only for a >= 0: remsi truncates toward zero, so a run [-c, -c + L) maps
+      // to 0, -c + 1, ..., -c + L - 1.
       auto c = getConstantSplat(op->getOperand(1));
-      if (!c || *c <= 0)
+      if (!c || *c <= 0 || (isa<arith::RemSIOp>(op) && !isNonNegative(op->getOperand(0))))
         return {};
       AxisInfo a = get(op->getOperand(0));
       int64_t p = pow2Factor(*c);

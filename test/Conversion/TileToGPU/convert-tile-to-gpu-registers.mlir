@@ -156,3 +156,39 @@ module {
     }
   }
 }
+
+// -----
+
+// The axis analysis keeps a remsi's runs contiguous only for a provably non-negative dividend:
+// ((i - 16) rem 16) + 16 is 16, 1, 2, ... (remsi truncates toward zero), so its load gathers;
+// (i rem 16) + 16 is 4-element runs at multiples of 4 and is read with 16-byte loads.
+// CHECK-LABEL: func.func @rem_negative
+// CHECK-NOT:     vector.load
+// CHECK:         vector.gather %arg0
+// CHECK-LABEL: func.func @rem_non_negative
+// CHECK:         vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
+module {
+  module @kernels {
+    func.func @rem_negative(%x: memref<64xf32>, %y: memref<128xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 1, num_stages = 1, blocks = {BLOCK = 128 : i64}>} {
+      %c16 = arith.constant 16 : i32
+      %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+      %s = tile.splat %c16 : tensor<128xi32>
+      %a = arith.subi %r, %s : tensor<128xi32>
+      %m = arith.remsi %a, %s : tensor<128xi32>
+      %o = arith.addi %m, %s : tensor<128xi32>
+      %v = tile.load %x[%o] : memref<64xf32>, tensor<128xi32> -> tensor<128xf32>
+      tile.store %y[%r], %v : memref<128xf32>, tensor<128xi32>, tensor<128xf32>
+      return
+    }
+    func.func @rem_non_negative(%x: memref<64xf32>, %y: memref<128xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 1, num_stages = 1, blocks = {BLOCK = 128 : i64}>} {
+      %c16 = arith.constant 16 : i32
+      %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+      %s = tile.splat %c16 : tensor<128xi32>
+      %m = arith.remsi %r, %s : tensor<128xi32>
+      %o = arith.addi %m, %s : tensor<128xi32>
+      %v = tile.load %x[%o] : memref<64xf32>, tensor<128xi32> -> tensor<128xf32>
+      tile.store %y[%r], %v : memref<128xf32>, tensor<128xi32>, tensor<128xf32>
+      return
+    }
+  }
+}
