@@ -113,6 +113,37 @@ private:
     return std::nullopt;
   }
 
+  /// Whether every value of the i32/index scalar or tile `v` is provably >= 0 (offsets built
+  /// from program ids, non-negative ranges and constants by add, mul, div and rem; wrap-around
+  /// is not modelled, as in the rest of the analysis).
+  bool isNonNegative(Value v, int depth = 0) {
+    if (depth > 16)
+      return false;
+    auto rec = [&](Value x) { return isNonNegative(x, depth + 1); };
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      return forOp && arg == forOp.getInductionVar() && rec(forOp.getLowerBound()) &&
+             rec(forOp.getStep());
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto c = getConstantSplat(v))
+      return *c >= 0;
+    if (isa<tl::ProgramIdOp, tl::NumProgramsOp, arith::ExtUIOp, arith::IndexCastUIOp>(op))
+      return true;
+    if (auto r = dyn_cast<tl::MakeRangeOp>(op))
+      return r.getStart() >= 0;
+    if (isa<tl::SplatOp, tl::BroadcastOp, tl::ExpandDimsOp, arith::IndexCastOp, arith::ExtSIOp>(op))
+      return rec(op->getOperand(0));
+    if (isa<arith::AddIOp, arith::MulIOp, arith::DivSIOp, arith::DivUIOp, arith::RemSIOp,
+            arith::MinSIOp>(op))
+      return rec(op->getOperand(0)) && rec(op->getOperand(1));
+    if (isa<arith::RemUIOp>(op)) // below its divisor
+      return rec(op->getOperand(1));
+    if (isa<arith::MaxSIOp>(op))
+      return rec(op->getOperand(0)) || rec(op->getOperand(1));
+    return false;
+  }
+
   AxisInfo compute(Value v) {
     int64_t n = size(v);
     if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -160,9 +191,10 @@ private:
     if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
       // a mod c, c a constant: runs of L = min(contiguity(a), divisibility(a), pow2(c)) values
       // start at multiples of L and never cross a multiple of c (L divides c), so they stay
-      // contiguous (the operands are non-negative offsets here).
+      // contiguous. Only for a >= 0: remsi truncates toward zero, so a run [-c, -c + L) maps
+      // to 0, -c + 1, ..., -c + L - 1.
       auto c = getConstantSplat(op->getOperand(1));
-      if (!c || *c <= 0)
+      if (!c || *c <= 0 || (isa<arith::RemSIOp>(op) && !isNonNegative(op->getOperand(0))))
         return {};
       AxisInfo a = get(op->getOperand(0));
       int64_t p = pow2Factor(*c);
@@ -424,29 +456,31 @@ private:
     return {};
   }
 
-  /// gpu.shuffle xor of a 32- or 64-bit scalar (64-bit as two 32-bit halves; 16-bit values
-  /// never reach here: tiles compute in f32).
+  /// gpu.shuffle xor of a scalar: 32-bit values as they are, narrower ones (i1, i8, f16, bf16:
+  /// a tile.reduce may be written over them) widened to i32 and back, 64-bit ones as two
+  /// 32-bit halves.
   Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
     Type t = v.getType();
     unsigned w = t.getIntOrFloatBitWidth();
     Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
+    auto shfl = [&](Value x) {
+      return b.create<gpu::ShuffleOp>(loc, x, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+    };
     if (w == 32)
-      return b.create<gpu::ShuffleOp>(loc, v, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
-    Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    Value bits = isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, i64, v).getResult() : v;
-    if (w < 64)
-      bits = b.create<arith::ExtUIOp>(loc, i64, bits);
-    Value lo = b.create<arith::TruncIOp>(loc, i32, bits);
-    Value hi = b.create<arith::TruncIOp>(
-        loc, i32, b.create<arith::ShRUIOp>(loc, bits, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
-    lo = b.create<gpu::ShuffleOp>(loc, lo, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
-    hi = b.create<gpu::ShuffleOp>(loc, hi, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
-    Value r = b.create<arith::OrIOp>(
-        loc, b.create<arith::ExtUIOp>(loc, i64, lo),
-        b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi),
-                                b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
-    if (w < 64)
-      r = b.create<arith::TruncIOp>(loc, t, r);
+      return shfl(v);
+    Type i32 = b.getI32Type(), iw = b.getIntegerType(w);
+    Value bits = isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, iw, v).getResult() : v;
+    Value r;
+    if (w < 32) {
+      r = b.create<arith::TruncIOp>(loc, iw, shfl(b.create<arith::ExtUIOp>(loc, i32, bits)));
+    } else {
+      Type i64 = b.getI64Type();
+      Value c32 = b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32));
+      Value lo = shfl(b.create<arith::TruncIOp>(loc, i32, bits));
+      Value hi = shfl(b.create<arith::TruncIOp>(loc, i32, b.create<arith::ShRUIOp>(loc, bits, c32)));
+      r = b.create<arith::OrIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, lo),
+                                 b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi), c32));
+    }
     return isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, t, r).getResult() : r;
   }
 

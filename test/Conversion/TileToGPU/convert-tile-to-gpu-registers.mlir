@@ -104,3 +104,91 @@ func.func @short_rows(%x: tensor<4096x256xf16>) -> tensor<4096x256xf16> {
   }
   return %0 : tensor<4096x256xf16>
 }
+
+// -----
+
+// A tile.reduce written over a 16-bit type (the templates reduce in f32, but the op allows f16):
+// the warp butterfly moves the f16 bits widened to i32 (an f16 -> i64 bitcast does not exist).
+// 64-bit values go as two 32-bit halves.
+// CHECK-LABEL: func.func @reduce_f16
+// CHECK:         %[[H:.*]] = arith.bitcast %{{.*}} : f16 to i16
+// CHECK:         %[[W:.*]] = arith.extui %[[H]] : i16 to i32
+// CHECK:         %[[S:.*]], %{{.*}} = gpu.shuffle  xor %[[W]], %{{.*}} : i32
+// CHECK:         %[[N:.*]] = arith.trunci %[[S]] : i32 to i16
+// CHECK:         arith.bitcast %[[N]] : i16 to f16
+// CHECK-LABEL: func.func @reduce_f64
+// CHECK:         %[[D:.*]] = arith.bitcast %{{.*}} : f64 to i64
+// CHECK:         %[[LO:.*]] = arith.trunci %[[D]] : i64 to i32
+// CHECK:         gpu.shuffle  xor %[[LO]]
+// CHECK:         %[[HI:.*]] = arith.shrui %[[D]]
+// CHECK:         arith.trunci %[[HI]] : i64 to i32
+// CHECK:         gpu.shuffle  xor
+// CHECK:         arith.bitcast %{{.*}} : i64 to f64
+module {
+  module @kernels {
+    func.func @reduce_f16(%x: memref<1024xf16>, %y: memref<4xf16>) attributes {tile.schedule = #tile.schedule<grid = [4, 1, 1], num_warps = 2, num_stages = 1, blocks = {BLOCK = 256 : i64}>} {
+      %c256 = arith.constant 256 : i32
+      %pid = tile.program_id 0 : i32
+      %base = arith.muli %pid, %c256 : i32
+      %r = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+      %b = tile.splat %base : tensor<256xi32>
+      %offs = arith.addi %b, %r : tensor<256xi32>
+      %v = tile.load %x[%offs] : memref<1024xf16>, tensor<256xi32> -> tensor<256xf16>
+      %s = tile.reduce add %v {axis = 0 : i32} : tensor<256xf16> -> tensor<f16>
+      %s1 = tile.expand_dims %s {axis = 0 : i32} : tensor<f16> -> tensor<1xf16>
+      %o = tile.splat %pid : tensor<1xi32>
+      tile.store %y[%o], %s1 : memref<4xf16>, tensor<1xi32>, tensor<1xf16>
+      return
+    }
+    func.func @reduce_f64(%x: memref<1024xf64>, %y: memref<4xf64>) attributes {tile.schedule = #tile.schedule<grid = [4, 1, 1], num_warps = 2, num_stages = 1, blocks = {BLOCK = 256 : i64}>} {
+      %c256 = arith.constant 256 : i32
+      %pid = tile.program_id 0 : i32
+      %base = arith.muli %pid, %c256 : i32
+      %r = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+      %b = tile.splat %base : tensor<256xi32>
+      %offs = arith.addi %b, %r : tensor<256xi32>
+      %v = tile.load %x[%offs] : memref<1024xf64>, tensor<256xi32> -> tensor<256xf64>
+      %s = tile.reduce max %v {axis = 0 : i32} : tensor<256xf64> -> tensor<f64>
+      %s1 = tile.expand_dims %s {axis = 0 : i32} : tensor<f64> -> tensor<1xf64>
+      %o = tile.splat %pid : tensor<1xi32>
+      tile.store %y[%o], %s1 : memref<4xf64>, tensor<1xi32>, tensor<1xf64>
+      return
+    }
+  }
+}
+
+// -----
+
+// The axis analysis keeps a remsi's runs contiguous only for a provably non-negative dividend:
+// ((i - 16) rem 16) + 16 is 16, 1, 2, ... (remsi truncates toward zero), so its load gathers;
+// (i rem 16) + 16 is 4-element runs at multiples of 4 and is read with 16-byte loads.
+// CHECK-LABEL: func.func @rem_negative
+// CHECK-NOT:     vector.load
+// CHECK:         vector.gather %arg0
+// CHECK-LABEL: func.func @rem_non_negative
+// CHECK:         vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
+module {
+  module @kernels {
+    func.func @rem_negative(%x: memref<64xf32>, %y: memref<128xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 1, num_stages = 1, blocks = {BLOCK = 128 : i64}>} {
+      %c16 = arith.constant 16 : i32
+      %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+      %s = tile.splat %c16 : tensor<128xi32>
+      %a = arith.subi %r, %s : tensor<128xi32>
+      %m = arith.remsi %a, %s : tensor<128xi32>
+      %o = arith.addi %m, %s : tensor<128xi32>
+      %v = tile.load %x[%o] : memref<64xf32>, tensor<128xi32> -> tensor<128xf32>
+      tile.store %y[%r], %v : memref<128xf32>, tensor<128xi32>, tensor<128xf32>
+      return
+    }
+    func.func @rem_non_negative(%x: memref<64xf32>, %y: memref<128xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 1, num_stages = 1, blocks = {BLOCK = 128 : i64}>} {
+      %c16 = arith.constant 16 : i32
+      %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+      %s = tile.splat %c16 : tensor<128xi32>
+      %m = arith.remsi %r, %s : tensor<128xi32>
+      %o = arith.addi %m, %s : tensor<128xi32>
+      %v = tile.load %x[%o] : memref<64xf32>, tensor<128xi32> -> tensor<128xf32>
+      tile.store %y[%r], %v : memref<128xf32>, tensor<128xi32>, tensor<128xf32>
+      return
+    }
+  }
+}
