@@ -237,6 +237,11 @@ public:
   bool isEligible(std::string &why) {
     int64_t minBytes = 16;
     bool ok = true;
+    // The most telling reason first: a dot is what keeps a kernel off this path.
+    if (fn.walk([](tl::DotOp) { return WalkResult::interrupt(); }).wasInterrupted()) {
+      why = "tile.dot";
+      return false;
+    }
     fn.walk([&](Operation *op) {
       if (!ok)
         return;

@@ -67,7 +67,7 @@ func.func @add_scalar(%x: tensor<4096xf32>, %b: tensor<1xf32>) -> tensor<4096xf3
 
 // 2-D tiles (a matmul's tile.dot) stay on the bufferizing path, with the reason recorded.
 // CHECK-LABEL: func.func @fused_0_epilogue
-// CHECK-SAME:      tile.register_path_refused = "expand_dims to rank 2"
+// CHECK-SAME:      tile.register_path_refused = "tile.dot"
 // CHECK:         tile.dot
 func.func @matmul(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %0 = graph.fusion_group "epilogue" (%a, %b) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
