@@ -471,3 +471,25 @@ func.func @cpu_kernel_not_int() attributes {tile.cpu_kernel = "2"} {
 func.func @unknown_attribute() attributes {tile.bogus = 1 : i64} {
   return
 }
+
+// -----
+
+// Discardable attributes of convert-tile-to-gpu-registers.
+// expected-error @+1 {{'tile.layouts' must be an array of #tile.blocked attributes}}
+func.func @layouts_not_blocked() attributes {tile.layouts = [1 : i64]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.register_path_refused' must be a string (the reason)}}
+func.func @refused_not_string() attributes {tile.register_path_refused = 3 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.programs_per_cta' must be a positive integer}}
+func.func @programs_per_cta_zero() attributes {tile.programs_per_cta = 0 : i64} {
+  return
+}
