@@ -19,6 +19,15 @@ namespace aicc {
 /// convert-tile-to-gpu, gpu.module after it).
 constexpr llvm::StringLiteral kKernelModuleName = "kernels";
 
+/// The `builtin.module @kernels` nested in `top` (tile kernels before the target lowering), or
+/// null when there is none.
+inline mlir::ModuleOp getTileKernelModule(mlir::ModuleOp top) {
+  for (auto m : top.getOps<mlir::ModuleOp>())
+    if (m.getSymName() == kKernelModuleName)
+      return m;
+  return {};
+}
+
 #define GEN_PASS_DECL
 #include "aicc/Conversion/Passes.h.inc"
 #define GEN_PASS_REGISTRATION

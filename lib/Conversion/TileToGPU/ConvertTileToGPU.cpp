@@ -250,28 +250,16 @@ void expandPowF(math::PowFOp op) {
 struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   void runOnOperation() override {
     ModuleOp top = getOperation();
-    ModuleOp kernels;
-    for (auto m : top.getOps<ModuleOp>())
-      if (m.getSymName() == kKernelModuleName)
-        kernels = m;
-    // convert-tile-to-gpu-registers may have made the gpu.module already.
-    gpu::GPUModuleOp gpuModule;
-    for (auto m : top.getOps<gpu::GPUModuleOp>())
-      if (m.getSymName() == kKernelModuleName)
-        gpuModule = m;
-    if (!kernels && !gpuModule)
+    ModuleOp kernels = getTileKernelModule(top);
+    if (!kernels)
       return;
     MLIRContext *ctx = &getContext();
-    if (!gpuModule) {
-      OpBuilder tb(kernels);
-      gpuModule = tb.create<gpu::GPUModuleOp>(kernels.getLoc(), kKernelModuleName);
-    }
+    OpBuilder tb(kernels);
+    auto gpuModule = tb.create<gpu::GPUModuleOp>(kernels.getLoc(), kKernelModuleName);
     top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
     OpBuilder gb = OpBuilder::atBlockEnd(gpuModule.getBody());
 
-    auto pending = kernels ? llvm::to_vector(kernels.getOps<func::FuncOp>())
-                           : SmallVector<func::FuncOp>();
-    for (func::FuncOp fn : pending) {
+    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
       tile::ScheduleAttr sched = tile::getSchedule(fn);
       if (!sched) {
         fn.emitError("convert-tile-to-gpu: function without tile.schedule in @kernels");
@@ -332,8 +320,7 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         return signalPassFailure();
       fn.erase();
     }
-    if (kernels)
-      kernels.erase();
+    kernels.erase();
 
     // Math functions become polynomial approximations (MLIR's math-polynomial-approximation
     // patterns), so the PTX calls no libdevice function and needs no CUDA toolkit to build.

@@ -826,10 +826,7 @@ struct ConvertTileToGPURegistersPass
     : public aicc::impl::ConvertTileToGPURegistersBase<ConvertTileToGPURegistersPass> {
   void runOnOperation() override {
     ModuleOp top = getOperation();
-    ModuleOp kernels;
-    for (auto m : top.getOps<ModuleOp>())
-      if (m.getSymName() == kKernelModuleName)
-        kernels = m;
+    ModuleOp kernels = getTileKernelModule(top);
     if (!kernels)
       return;
     MLIRContext *ctx = &getContext();
