@@ -33,13 +33,6 @@ KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
       for (int i = 0; i < 3; ++i)
         info.grid[i] = s.getGrid()[i];
       info.threads = s.getNumThreads();
-      // GPU kernels that pack several one-warp programs per CUDA block
-      // (convert-tile-to-gpu-registers; a plan read at the lowered stage): the launch's block
-      // and grid, not the program grid.
-      if (auto p = op.getAttrOfType<IntegerAttr>("tile.programs_per_cta"); p && p.getInt() > 1) {
-        info.grid[0] /= p.getInt();
-        info.threads *= p.getInt();
-      }
       info.numParams = fn.getNumArguments();
       // CPU kernels carry their buffer count (pid and grid arguments follow the buffers).
       if (auto n = op.getAttrOfType<IntegerAttr>("tile.cpu_kernel"))

@@ -403,7 +403,10 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
     if (failed(pm.run(**m)))
       return failure();
   }
-  return aicc::detail::buildBundlePlan(**m, aicc::detail::collectKernelInfo(**m), gpu);
+  auto plan = aicc::detail::buildBundlePlan(**m, aicc::detail::collectKernelInfo(**m), gpu);
+  if (succeeded(plan) && gpu)
+    aicc::detail::applyProgramsPerCTA(**m, *plan);
+  return plan;
 }
 } // namespace
 

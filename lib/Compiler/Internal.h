@@ -40,8 +40,9 @@ mlir::FailureOr<runtime::Bundle> buildBundlePlan(mlir::ModuleOp top, const Kerne
 
 /// Rewrites the launch shape of the plan's GPU kernels that the lowering packed several
 /// programs to a CUDA block (`tile.programs_per_cta = P` in `lowered`, the module after the GPU
-/// lowering): grid x / P blocks of P x the program's threads. The plan is built at the tile
-/// stage, before that decision.
+/// lowering, or a tile-stage plan file after convert-tile-to-gpu-registers): grid x / P
+/// blocks of P x the program's threads. Plans are built from the tile stage's schedules,
+/// before that decision.
 void applyProgramsPerCTA(mlir::ModuleOp lowered, runtime::Bundle &plan);
 
 /// Translates the LLVM-dialect module `kernels` to LLVM IR text.
