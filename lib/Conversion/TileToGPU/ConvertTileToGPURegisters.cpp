@@ -370,13 +370,16 @@ public:
       op.dropAllUses();
     src.dropAllDefinedValueUses();
     src.erase();
-    // Record the layouts used (documentation for readers of the IR).
+    // Record the layouts used (documentation for readers of the IR), by tile size so the
+    // printed IR does not depend on hash order.
+    SmallVector<int64_t> sizes;
+    for (auto &entry : layouts)
+      sizes.push_back(entry.first);
+    llvm::sort(sizes);
     SmallVector<Attribute> ls;
-    for (auto &[n, l] : layouts) {
-      (void)n;
-      ls.push_back(tl::BlockedLayoutAttr::get(
-          fn.getContext(), {(unsigned)l.v}, {32u}, {(unsigned)sched.getNumWarps()}, {0u}));
-    }
+    for (int64_t n : sizes)
+      ls.push_back(tl::BlockedLayoutAttr::get(fn.getContext(), {(unsigned)layouts[n].v}, {32u},
+                                              {(unsigned)sched.getNumWarps()}, {0u}));
     fn->setAttr("tile.layouts", ArrayAttr::get(fn.getContext(), ls));
     return success();
   }
