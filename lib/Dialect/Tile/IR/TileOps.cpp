@@ -69,6 +69,26 @@ LogicalResult StoreOp::verify() {
                       getValue().getType());
 }
 
+LogicalResult BlockLoadOp::verify() {
+  ArrayRef<int64_t> dims = getDims();
+  if (dims.size() != 3)
+    return emitOpError("dims must be [batch, rows, cols], got ") << dims.size() << " entries";
+  for (int64_t d : dims)
+    if (d < 1 || d >= (int64_t(1) << 31))
+      return emitOpError("dims must be in [1, 2^31), got [") << dims << "]";
+  RankedTensorType t = getType();
+  if (t.getRank() != 2 || !t.hasStaticShape())
+    return emitOpError("result must be a static 2-D tile, got ") << t;
+  auto ptr = getPtr().getType();
+  if (ptr.getElementType() != t.getElementType())
+    return emitOpError("element type ") << t.getElementType() << " differs from the buffer's "
+                                        << ptr.getElementType();
+  if (ptr.hasStaticShape() && ptr.getNumElements() < dims[0] * dims[1] * dims[2])
+    return emitOpError("buffer of ") << ptr.getNumElements() << " elements is smaller than dims ["
+                                     << dims << "]";
+  return success();
+}
+
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), c = getAcc().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)

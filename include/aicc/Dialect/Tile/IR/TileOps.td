@@ -99,6 +99,39 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasVerifier = 1;
 }
 
+def Tile_BlockLoadOp : Tile_Op<"block_load", [
+    MemoryEffects<[MemRead]>]> {
+  let summary = "load a 2-D block of a batch of row-major matrices, zero outside (TMA-shaped)";
+  let description = [{
+    `ptr` holds `dims[0]` row-major matrices of `dims[1]` rows x `dims[2]` columns, stored one
+    after the other (flat, batch outermost; the buffer holds at least dims[0]*dims[1]*dims[2]
+    elements). The op reads the [BR, BC] block whose top-left element is (`row`, `col`) of
+    matrix `batch`; elements outside the matrix (any coordinate < 0 or >= its dim, or `batch`
+    outside [0, dims[0])) read as zero. Without `transpose` the result is that block
+    ([BR, BC]); with `transpose` it is the block transposed ([BC, BR]):
+
+      v(i, j)  = in bounds ? ptr[(batch * dims[1] + row + i) * dims[2] + col + j] : 0
+      result[i, j] = v(i, j)        (no transpose, result [BR, BC])
+      result[j, i] = v(i, j)        (transpose,    result [BC, BR])
+
+    This is the shape of one Hopper TMA box load (cp.async.bulk.tensor with a 3-D tensor map
+    of dims {dims[2], dims[1], dims[0]} innermost first, out-of-bounds fill zero), the way
+    tile.dot operands are fed on sm_90a; other targets expand it to tile.load with offsets and
+    a mask (tile-expand-block-loads). Coordinates are elements.
+
+    ```mlir
+    %a = tile.block_load %A[%b, %m0, %k0] {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalBuffer:$ptr, I32:$batch, I32:$row, I32:$col,
+                   DenseI64ArrayAttr:$dims, UnitAttr:$transpose);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $ptr `[` $batch `,` $row `,` $col `]` attr-dict `:` type($ptr) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_InputPrecision : I32EnumAttr<"InputPrecision", "dot input precision", [
   I32EnumAttrCase<"ieee", 0>, I32EnumAttrCase<"tf32", 1>]> {
   let cppNamespace = "::aicc::tile";
