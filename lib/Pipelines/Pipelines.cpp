@@ -93,6 +93,9 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
 void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   // 1-D kernels (elementwise, rows, reductions) go to registers straight from their tensor
   // form; the rest (matmul, pools, scatter) bufferize and distribute (convert-tile-to-gpu).
+  // sm_90a: matmul kernels go to TMA + wgmma (warp-specialized, persistent).
+  if (options.chip == "sm_90a")
+    pm.addPass(createConvertTileDotToWGMMA());
   pm.addPass(createConvertTileToGPURegisters());
   buildTileBufferizePipeline(pm);
   pm.addPass(createConvertTileToGPU());
@@ -104,6 +107,9 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions 
   nvvmOpts.useBarePtrCallConv = true;
   nvvmOpts.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvmOpts));
+  // NVVM ops written as inline PTX (wgmma.mma_async, mbarrier waits) become llvm.inline_asm.
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  kernels.addPass(createFinalizeTensorMapParams());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

@@ -83,6 +83,52 @@ def ConvertTileToGPURegisters : Pass<"convert-tile-to-gpu-registers", "mlir::Mod
                            "mlir::vector::VectorDialect", "mlir::math::MathDialect"];
 }
 
+def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> {
+  let summary = "Lower matmul tile kernels to Hopper TMA + mbarrier + wgmma code (sm_90a)";
+  let description = [{
+    Runs on the tensor form of the tile kernels, first in the sm_90a GPU pipeline. A kernel
+    whose K loop is `scf.for { a = tile.block_load; b = tile.block_load; tile.dot(a, b, acc) }`
+    (f16/bf16 operands, f32 accumulator, BLOCK_M in {64, 128}, BLOCK_N a multiple of 64 up to
+    256, BLOCK_K a multiple of 64) becomes a warp-specialized persistent kernel:
+      - warpgroup 0 (producer, 40 registers after setmaxnreg) issues cp.async.bulk.tensor
+        (TMA) loads of A and B boxes, 128-byte swizzled, into a ring of num_stages
+        shared-memory stages, each completing on its `full` mbarrier (expect_tx bytes);
+      - warpgroups 1..BLOCK_M/64 (consumers, 232 registers) wait on `full`, issue
+        wgmma.mma_async m64 x BLOCK_N x k16 from shared-memory descriptors with one
+        wgmma group in flight, and release each stage on its `empty` mbarrier;
+      - every CTA walks the output tiles t = blockIdx.x, + gridDim.x, ... in grouped order
+        (GROUP_M = 8 row tiles per group, for L2 reuse), the pipeline running on across tiles;
+      - the epilogue (every tile op after the K loop: bias, activation, residual, casts,
+        the masked store) is evaluated per thread on the wgmma accumulator layout in registers.
+    The TMA descriptors are extra kernel parameters (byval, grid_constant CUtensorMap) that the
+    runtime builds (`tile.tensor_maps`); the launch shape (persistent grid, 128 threads per
+    warpgroup, dynamic shared memory) is recorded in `tile.launch`. Kernels that do not fit
+    keep their tile form, with a `tile.wgmma_refused` reason, for the generic path.
+  }];
+  let options = [
+    Option<"numSMs", "num-sms", "int64_t", "132",
+           "CTAs of the persistent grid (the H100/H200 SXM have 132 SMs)">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::math::MathDialect"];
+}
+
+def FinalizeTensorMapParams : Pass<"finalize-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass CUtensorMap kernel parameters by value (byval, nvvm.grid_constant)";
+  let description = [{
+    Runs after convert-gpu-to-nvvm. The last N parameters of a kernel with `tile.tensor_maps`
+    (N entries) are TMA descriptors: each becomes `!llvm.ptr {llvm.byval =
+    !llvm.array<128 x i8>, nvvm.grid_constant, llvm.align = 64}`, i.e. a 128-byte, 64-byte
+    aligned `.param` the kernel reads in place (CUDA's `const __grid_constant__ CUtensorMap`);
+    cp.async.bulk.tensor takes its generic address. Also makes the dynamic shared memory
+    global of gpu.dynamic_shared_memory `.extern` and 1024-byte aligned (the NVPTX backend would
+    otherwise demote the internal [0 x i8] global to a 1-byte static variable).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+}
+
 def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "mlir::ModuleOp"> {
   let summary = "Turn bufferized tile kernels into gpu.func kernels of a gpu.module";
   let description = [{

@@ -272,14 +272,24 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         perCTA = p.getInt();
       auto gfn = gb.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(), fn.getFunctionType());
       gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+      if (ArrayAttr argAttrs = fn.getAllArgAttrs())
+        gfn.setAllArgAttrs(argAttrs);
       gfn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {(int32_t)(threads * perCTA), 1, 1}));
       SmallVector<int32_t> grid;
       for (int64_t g : sched.getGrid())
         grid.push_back((int32_t)g);
       grid[0] /= perCTA;
       gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
+      // Kernels that chose their own launch shape (convert-tile-dot-to-wgmma: a persistent
+      // grid, warpgroups) say so.
+      if (auto g = fn->getAttrOfType<DenseI32ArrayAttr>("tile.launch_grid"))
+        gfn.setKnownGridSizeAttr(g);
+      if (auto bl = fn->getAttrOfType<DenseI32ArrayAttr>("tile.launch_block"))
+        gfn.setKnownBlockSizeAttr(bl);
       gfn->setAttr(tile::kScheduleAttrName, sched);
-      for (StringRef a : {"tile.layouts", "tile.register_path_refused", "tile.programs_per_cta"})
+      for (StringRef a : {"tile.layouts", "tile.register_path_refused", "tile.programs_per_cta",
+                          "tile.wgmma", "tile.wgmma_refused", "tile.launch_grid",
+                          "tile.launch_block", "tile.dynamic_shared_bytes", "tile.tensor_maps"})
         if (Attribute v = fn->getAttr(a))
           gfn->setAttr(a, v);
 
@@ -315,7 +325,7 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       }
       Distributor dist{tid, threads};
       // Kernels convert-tile-to-gpu-registers lowered (tile.layouts) are per-thread already.
-      bool perThread = fn->hasAttr("tile.layouts");
+      bool perThread = fn->hasAttr("tile.layouts") || fn->hasAttr("tile.wgmma");
       if ((!perThread && failed(dist.distributeBlock(dst))) || failed(promoteAllocs(gfn)))
         return signalPassFailure();
       fn.erase();

@@ -835,7 +835,8 @@ struct ConvertTileToGPURegistersPass
     MLIRContext *ctx = &getContext();
     for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
       tl::ScheduleAttr sched = tl::getSchedule(fn);
-      if (!sched)
+      // Kernels convert-tile-dot-to-wgmma lowered are per-thread code already.
+      if (!sched || fn->hasAttr("tile.wgmma"))
         continue;
       KernelLowering kl(fn, sched);
       std::string why;

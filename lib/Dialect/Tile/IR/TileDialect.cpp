@@ -41,7 +41,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     // CPU kernels (tile.cpu_kernel) take program ids and grid sizes after their buffers.
     if (!fn || op->hasAttr("tile.cpu_kernel"))
       return success();
-    for (Type t : fn.getArgumentTypes()) {
+    // Kernels lowered to TMA take one CUtensorMap pointer per tile.tensor_maps entry after
+    // their buffers.
+    unsigned numBuffers = fn.getNumArguments();
+    if (auto maps = op->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+      numBuffers -= std::min<unsigned>(numBuffers, maps.size());
+    for (Type t : fn.getArgumentTypes().take_front(numBuffers)) {
       auto m = dyn_cast<MemRefType>(t);
       if (!m || m.getRank() != 1 || !m.hasStaticShape() ||
           !m.getLayout().isIdentity())
@@ -78,6 +83,44 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == "tile.register_path_refused") {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError("'tile.register_path_refused' must be a string (the reason)");
+    return success();
+  }
+  // Set by convert-tile-dot-to-wgmma (see its pass description).
+  if (attr.getName() == "tile.wgmma_refused") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'tile.wgmma_refused' must be a string (the reason)");
+    return success();
+  }
+  if (attr.getName() == "tile.wgmma") {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError("'tile.wgmma' must be a dictionary (the kernel's MMA config)");
+    return success();
+  }
+  if (attr.getName() == "tile.launch_grid" || attr.getName() == "tile.launch_block") {
+    auto a = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
+    if (!a || a.size() != 3 || llvm::any_of(a.asArrayRef(), [](int32_t v) { return v < 1; }))
+      return op->emitError("'") << attr.getName() << "' must be array<i32: x, y, z>, each >= 1";
+    return success();
+  }
+  if (attr.getName() == "tile.dynamic_shared_bytes") {
+    auto i = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!i || i.getInt() < 0)
+      return op->emitError("'tile.dynamic_shared_bytes' must be a non-negative integer");
+    return success();
+  }
+  if (attr.getName() == "tile.tensor_maps") {
+    auto arr = dyn_cast<ArrayAttr>(attr.getValue());
+    auto ok = [](Attribute a) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      return d && isa_and_nonnull<IntegerAttr>(d.get("param")) &&
+             isa_and_nonnull<DenseI64ArrayAttr>(d.get("dims")) &&
+             isa_and_nonnull<DenseI64ArrayAttr>(d.get("box")) &&
+             isa_and_nonnull<IntegerAttr>(d.get("swizzle")) &&
+             isa_and_nonnull<TypeAttr>(d.get("element"));
+    };
+    if (!arr || !llvm::all_of(arr, ok))
+      return op->emitError("'tile.tensor_maps' must be an array of {param, dims, box, swizzle, "
+                           "element} dictionaries");
     return success();
   }
   return op->emitError("unknown tile dialect attribute ") << attr.getName();

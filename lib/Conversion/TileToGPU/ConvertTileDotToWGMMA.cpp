@@ -1,0 +1,898 @@
+//===- ConvertTileDotToWGMMA.cpp - matmul tile kernels -> Hopper TMA + wgmma ----===//
+//
+// The tensor-core path for sm_90a. A matmul tile kernel, as the matmul template writes it,
+//
+//   %acc = scf.for %k = 0 to K step BLOCK_K iter_args(%c = zeros) {
+//     %a = tile.block_load %A[...] : ... -> tensor<BMxBKxT>      (T = f16 or bf16)
+//     %b = tile.block_load %B[...] : ... -> tensor<BKxBNxT>
+//     %d = tile.dot %a, %b, %c : ... -> tensor<BMxBNxf32>
+//     scf.yield %d
+//   }
+//   ... epilogue tile ops on %acc, tile.store ...
+//
+// becomes a warp-specialized, persistent kernel (the structure of CUTLASS's
+// "KernelTmaWarpSpecializedCooperative", NVIDIA CUTLASS 3.x, and of the Hopper GEMM in
+// MLIR's test/Examples/NVGPU; the code here is our own):
+//
+//   CTA = 1 producer warpgroup + BM/64 consumer warpgroups (128 threads each).
+//   Shared memory (dynamic, 1024-byte aligned for the 128-byte swizzle):
+//     num_stages x [A stage | B stage], then num_stages `full` and `empty` mbarriers.
+//   Producer (thread 0 of warpgroup 0, 40 registers): for every output tile of this CTA, for
+//     every k block: wait `empty[s]`, arrive.expect_tx(`full[s]`, stage bytes), issue the
+//     cp.async.bulk.tensor (TMA) loads of the A and B boxes of that k block into stage s.
+//   Consumers (232 registers each): wait `full[s]`, wgmma.fence, BLOCK_K/16 x
+//     wgmma.mma_async m64nBNk16 (A and B from shared-memory descriptors, f32 accumulators in
+//     registers), commit, wait until one group is in flight, then release the stage the
+//     previous group read (`empty`, one arrival per consumer warpgroup).
+//   Tiles: CTA c takes tiles c, c + gridDim.x, ... in grouped order (GROUP_M = 8 row tiles per
+//     group: Triton's matmul tutorial order, for L2 reuse of B). The pipeline (stage, phase)
+//     runs on across tiles, so the producer fetches the next tile while consumers run the
+//     epilogue.
+//   Epilogue: every tile op after the K loop is evaluated per thread, in registers, on the
+//     wgmma accumulator layout (PTX ISA 9.7.15.5.1.1, "Matrix Fragments for
+//     wgmma.mma_async.m64nNk16", accumulator D): register i of thread t of consumer
+//     warpgroup w holds
+//       row = 64 w + 16 (t / 32 mod 4) + (t mod 32) / 4 + 8 ((i mod 4) / 2)
+//       col = 8 (i / 4) + 2 (t mod 4) + (i mod 2).
+//     1-D tiles (make_range along a dim, bias loads) are evaluated once per distinct row or
+//     column the thread holds (2 rows, BN/4 columns) and shared by the elements that use them.
+//
+// Shared-memory operand layouts (PTX ISA 9.7.15.5.1.2, "Shared Memory Matrix Layout",
+// 128-byte swizzle): each operand is stored in boxes of [rows x 64 elements] (128 bytes per
+// row; TMA CU_TENSOR_MAP_SWIZZLE_128B writes that swizzle). A K-major operand (K contiguous in
+// memory) has SBO = 1024 (8 rows x 128 bytes) and moves to the next k16 slice by +32 bytes; an
+// MN-major operand (M or N contiguous) has LBO = box bytes (the next 64 M/N elements), SBO =
+// 1024 (the next 8 k rows) and moves to the next k16 slice by +16 rows x 128 bytes. wgmma's
+// imm-trans flag says which (NVVM layout row/col).
+//
+// What is refused (the kernel keeps its tile form for the generic path, with a
+// `tile.wgmma_refused` reason): other operand types, tiles that are not multiples of the
+// wgmma/TMA granules, rows whose byte length is not a multiple of 16 (a TMA stride rule),
+// epilogue ops this evaluator does not know (reductions, loops over tiles).
+//===----------------------------------------------------------------------===//
+#include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace aicc {
+#define GEN_PASS_DEF_CONVERTTILEDOTTOWGMMA
+#define GEN_PASS_DEF_FINALIZETENSORMAPPARAMS
+#include "aicc/Conversion/Passes.h.inc"
+} // namespace aicc
+
+using namespace mlir;
+using namespace aicc;
+namespace tl = aicc::tile;
+
+namespace {
+
+constexpr int64_t kGroupM = 8;
+constexpr int64_t kProducerRegs = 40;
+constexpr int64_t kConsumerRegs = 232;
+/// Bytes of one swizzle row (CU_TENSOR_MAP_SWIZZLE_128B).
+constexpr int64_t kSwizzleBytes = 128;
+
+bool isTileType(Type t) { return isa<RankedTensorType>(t); }
+bool touchesTiles(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isTileType) ||
+         llvm::any_of(op->getResultTypes(), isTileType);
+}
+
+/// One dot operand fed by TMA.
+struct Operand {
+  tl::BlockLoadOp load;
+  /// The stored block: rows x cols of the row-major matrix (cols contiguous).
+  int64_t rows = 0, cols = 0;
+  /// Whether the contiguous dim is K.
+  bool kMajor = false;
+  /// Elements per 128-byte swizzle row; cols is a multiple of it.
+  int64_t rowElems = 0;
+  /// Bytes of one stage of this operand, byte offset of stage 0 in shared memory.
+  int64_t stageBytes = 0, offset = 0;
+  unsigned descArg = 0;
+  int64_t numBoxes() const { return cols / rowElems; }
+  int64_t boxBytes() const { return rows * kSwizzleBytes; }
+};
+
+class WgmmaKernel {
+public:
+  WgmmaKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t numSMs)
+      : fn(fn), sched(sched), numSMs(numSMs) {}
+
+  /// Checks the kernel's shape; on failure `why` says what does not fit.
+  bool match(std::string &why);
+  LogicalResult run();
+
+private:
+  // --- matching
+  func::FuncOp fn;
+  tl::ScheduleAttr sched;
+  int64_t numSMs;
+  scf::ForOp loop;
+  tl::DotOp dot;
+  Operand opA, opB;
+  int64_t BM = 0, BN = 0, BK = 0, K = 0, numK = 0, stages = 2, elemBytes = 2;
+  int64_t consumers = 0;
+  Type elem;
+
+  // --- generation state
+  Value tid, smemBase; // i32 thread id, i64 1024-aligned shared address
+  Value fullBar, emptyBar; // i64 shared addresses of barrier 0
+  int64_t barOffset = 0, smemBytes = 0;
+
+  static Value ci32(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+  }
+  static Value ci64(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, b.getI64Type(), v);
+  }
+  static Value sharedPtr(OpBuilder &b, Location loc, Value addr) {
+    return b.create<LLVM::IntToPtrOp>(loc, LLVM::LLVMPointerType::get(b.getContext(), 3), addr);
+  }
+  Value barrierAddr(OpBuilder &b, Location loc, Value base, Value stage) {
+    Value s = b.create<arith::ExtUIOp>(loc, b.getI64Type(), stage);
+    return sharedPtr(b, loc,
+                     b.create<arith::AddIOp>(loc, base,
+                                             b.create<arith::MulIOp>(loc, s, ci64(b, loc, 8))));
+  }
+  void waitParity(OpBuilder &b, Location loc, Value bar, Value parity) {
+    b.create<NVVM::MBarrierTryWaitParityOp>(loc, bar, parity, ci32(b, loc, 0x989680));
+  }
+  /// (pid_m, pid_n, pid_b) of linear tile `t` (i32) in grouped order.
+  SmallVector<Value> tilePids(OpBuilder &b, Location loc, Value t);
+  LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
+  void emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args);
+  LogicalResult emitConsumer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args);
+  Value descriptor(OpBuilder &b, Location loc, const Operand &op, Value stageOff,
+                   int64_t kk, int64_t mnOffset);
+};
+
+bool WgmmaKernel::match(std::string &why) {
+  SmallVector<tl::DotOp> dots;
+  fn.walk([&](tl::DotOp d) { dots.push_back(d); });
+  if (dots.size() != 1)
+    return why = "not exactly one tile.dot", false;
+  dot = dots.front();
+  loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+  if (!loop || loop->getParentOp() != fn.getOperation())
+    return why = "tile.dot is not in a K loop at the kernel's top level", false;
+  if (loop.getNumRegionIterArgs() != 1 || dot.getAcc() != loop.getRegionIterArgs()[0] ||
+      loop.getBody()->getTerminator()->getOperand(0) != dot.getResult())
+    return why = "the K loop does not carry exactly the dot's accumulator", false;
+  auto lb = getConstantIntValue(loop.getLowerBound());
+  auto ub = getConstantIntValue(loop.getUpperBound());
+  auto st = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !st || *lb != 0 || *st <= 0)
+    return why = "the K loop's bounds are not constants starting at 0", false;
+  // The accumulator starts at zero.
+  Value init = loop.getInitArgs()[0];
+  auto isZero = [&]() {
+    if (auto s = init.getDefiningOp<tl::SplatOp>())
+      if (auto c = s.getSrc().getDefiningOp<arith::ConstantFloatOp>())
+        return c.value().isZero();
+    DenseElementsAttr d;
+    if (matchPattern(init, m_Constant(&d)) && d.isSplat())
+      return d.getSplatValue<APFloat>().isZero();
+    return false;
+  };
+  if (!isZero())
+    return why = "the accumulator does not start at zero", false;
+  auto a = dot.getA().getDefiningOp<tl::BlockLoadOp>();
+  auto bl = dot.getB().getDefiningOp<tl::BlockLoadOp>();
+  if (!a || !bl || a->getParentOp() != loop || bl->getParentOp() != loop)
+    return why = "dot operands are not tile.block_load in the K loop", false;
+  for (Operation &op : *loop.getBody())
+    if (&op != dot && &op != a && &op != bl && !isa<scf::YieldOp>(op) &&
+        (touchesTiles(&op) || !isMemoryEffectFree(&op)))
+      return why = ("K loop holds " + op.getName().getStringRef() + "").str(), false;
+  auto accT = dot.getType();
+  elem = a.getType().getElementType();
+  if (!(elem.isF16() || elem.isBF16()))
+    return why = "operands are not f16/bf16", false;
+  if (!accT.getElementType().isF32())
+    return why = "accumulator is not f32", false;
+  BM = accT.getDimSize(0);
+  BN = accT.getDimSize(1);
+  BK = a.getType().getDimSize(1);
+  K = *ub;
+  if (*st != BK)
+    return why = "K step differs from BLOCK_K", false;
+  numK = (K + BK - 1) / BK;
+  if (BM != 64 && BM != 128)
+    return why = "BLOCK_M is not 64 or 128", false;
+  if (BN % 64 || BN > 256 || BK % 64)
+    return why = "BLOCK_N / BLOCK_K are not multiples of 64 (BLOCK_N <= 256)", false;
+  consumers = BM / 64;
+  stages = std::max<int64_t>(2, sched.getNumStages());
+  elemBytes = 2;
+  int64_t rowElems = kSwizzleBytes / elemBytes;
+  auto setup = [&](Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain) -> bool {
+    o.load = l;
+    auto t = l.getType();
+    o.rows = l.getTranspose() ? t.getDimSize(1) : t.getDimSize(0);
+    o.cols = l.getTranspose() ? t.getDimSize(0) : t.getDimSize(1);
+    o.kMajor = l.getTranspose() ? !kContiguousIfPlain : kContiguousIfPlain;
+    o.rowElems = rowElems;
+    o.stageBytes = o.rows * o.cols * elemBytes;
+    if (o.cols % rowElems || o.rows > 256)
+      return why = "operand block is not a multiple of the 128-byte swizzle row", false;
+    if ((l.getDims()[2] * elemBytes) % 16)
+      return why = "matrix rows are not a multiple of 16 bytes (TMA stride rule)", false;
+    return true;
+  };
+  // A [BM, BK]: plain storage has K contiguous. B [BK, BN]: plain storage has N contiguous.
+  if (!setup(opA, a, true) || !setup(opB, bl, false))
+    return false;
+  // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
+  for (Operation &op : fn.getBody().front()) {
+    if (&op == loop.getOperation() || isa<func::ReturnOp>(op))
+      continue;
+    if (!touchesTiles(&op))
+      continue;
+    if (isa<tl::SplatOp, tl::MakeRangeOp, tl::ExpandDimsOp, tl::BroadcastOp, tl::LoadOp,
+            tl::StoreOp, tl::BlockLoadOp>(op))
+      continue;
+    if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) && op.getNumRegions() == 0)
+      continue;
+    return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
+  }
+  // Shared memory: stages of A then B, each 1024-aligned; then the barriers.
+  int64_t off = 0;
+  opA.offset = off;
+  off += stages * opA.stageBytes;
+  opB.offset = off;
+  off += stages * opB.stageBytes;
+  barOffset = off;
+  off += 2 * stages * 8;
+  smemBytes = off + 1024; // slack for aligning the base to 1024 bytes
+  if (smemBytes > 227 * 1024)
+    return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
+  return true;
+}
+
+SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
+  auto grid = sched.getGrid();
+  int64_t gm = grid[0], gn = grid[1];
+  Value mn = b.create<arith::RemUIOp>(loc, t, ci32(b, loc, gm * gn));
+  Value pidB = b.create<arith::DivUIOp>(loc, t, ci32(b, loc, gm * gn));
+  int64_t perGroup = kGroupM * gn;
+  Value group = b.create<arith::DivUIOp>(loc, mn, ci32(b, loc, perGroup));
+  Value firstM = b.create<arith::MulIOp>(loc, group, ci32(b, loc, kGroupM));
+  Value sizeM = b.create<arith::MinUIOp>(
+      loc, b.create<arith::SubIOp>(loc, ci32(b, loc, gm), firstM), ci32(b, loc, kGroupM));
+  Value inGroup = b.create<arith::RemUIOp>(loc, mn, ci32(b, loc, perGroup));
+  Value pidM = b.create<arith::AddIOp>(loc, firstM, b.create<arith::RemUIOp>(loc, inGroup, sizeM));
+  Value pidN = b.create<arith::DivUIOp>(loc, inGroup, sizeM);
+  return {pidM, pidN, pidB};
+}
+
+/// Clones the scalar ops of `src` (stopping at `stopAt`) into `b`: program ids and grid sizes
+/// come from `map` (pre-seeded), tile ops are left for the epilogue evaluator.
+LogicalResult WgmmaKernel::cloneScalars(OpBuilder &b, Block &src, IRMapping &map,
+                                        Operation *stopAt) {
+  for (Operation &op : src) {
+    if (&op == stopAt)
+      break;
+    if (isa<func::ReturnOp, scf::YieldOp>(op) || touchesTiles(&op))
+      continue;
+    if (op.getNumResults() && map.contains(op.getResult(0)))
+      continue; // program ids
+    if (auto n = dyn_cast<tl::NumProgramsOp>(op)) {
+      map.map(n.getResult(), ci32(b, op.getLoc(), sched.getGrid()[n.getAxis()]));
+      continue;
+    }
+    if (op.getNumRegions())
+      return op.emitError("convert-tile-dot-to-wgmma: scalar op with regions"), failure();
+    b.clone(op, map);
+  }
+  return success();
+}
+
+Value WgmmaKernel::descriptor(OpBuilder &b, Location loc, const Operand &o, Value stageOff,
+                              int64_t kk, int64_t mnOffset) {
+  // Byte offset of the slice inside the stage.
+  int64_t off;
+  int64_t lbo, sbo = 1024;
+  if (o.kMajor) {
+    int64_t k = kk * 16;
+    off = (k / o.rowElems) * o.boxBytes() + mnOffset * kSwizzleBytes +
+          (k % o.rowElems) * elemBytes;
+    lbo = 16; // unused for swizzled K-major layouts ("assumed 1" once encoded)
+  } else {
+    off = (mnOffset / o.rowElems) * o.boxBytes() + kk * 16 * kSwizzleBytes;
+    lbo = o.boxBytes();
+  }
+  uint64_t hi = (uint64_t((lbo & 0x3FFFF) >> 4) << 16) | (uint64_t((sbo & 0x3FFFF) >> 4) << 32) |
+                (uint64_t(1) << 62);
+  Value addr = b.create<arith::AddIOp>(
+      loc, smemBase, b.create<arith::AddIOp>(loc, stageOff, ci64(b, loc, o.offset + off)));
+  Value enc = b.create<arith::ShRUIOp>(
+      loc, b.create<arith::AndIOp>(loc, addr, ci64(b, loc, 0x3FFFF)), ci64(b, loc, 4));
+  return b.create<arith::OrIOp>(loc, enc, ci64(b, loc, (int64_t)hi));
+}
+
+void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args) {
+  auto grid = sched.getGrid();
+  int64_t tiles = grid[0] * grid[1] * grid[2];
+  Value bid = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
+                                           b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
+  Value gdim = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
+                                            b.create<gpu::GridDimOp>(loc, gpu::Dimension::x));
+  auto tileLoop = b.create<scf::ForOp>(loc, bid, ci32(b, loc, tiles), gdim,
+                                       ValueRange{ci32(b, loc, 0)});
+  OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+  IRMapping map;
+  for (auto [o, n] : llvm::zip(src.getArguments(), args))
+    map.map(o, n);
+  auto pids = tilePids(tb, loc, tileLoop.getInductionVar());
+  fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
+  (void)cloneScalars(tb, src, map, loop);
+  Value c0 = tb.create<arith::ConstantIndexOp>(loc, 0);
+  Value cK = tb.create<arith::ConstantIndexOp>(loc, numK * BK);
+  Value cBK = tb.create<arith::ConstantIndexOp>(loc, BK);
+  auto kLoop = tb.create<scf::ForOp>(loc, c0, cK, cBK, ValueRange{tileLoop.getRegionIterArgs()[0]});
+  {
+    OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value it = kLoop.getRegionIterArgs()[0];
+    Value s = kb.create<arith::RemUIOp>(loc, it, ci32(kb, loc, stages));
+    Value phase = kb.create<arith::AndIOp>(
+        loc, kb.create<arith::DivUIOp>(loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
+    // A fresh barrier is in phase 0: waiting for parity 1 ("the phase before") passes at once.
+    waitParity(kb, loc, barrierAddr(kb, loc, emptyBar, s),
+               kb.create<arith::XOrIOp>(loc, phase, ci32(kb, loc, 1)));
+    Value full = barrierAddr(kb, loc, fullBar, s);
+    kb.create<NVVM::MBarrierArriveExpectTxOp>(
+        loc, Type(), full, ci32(kb, loc, opA.stageBytes + opB.stageBytes), NVVM::MemScopeKind::CTA,
+        false, Value());
+    IRMapping kmap = map;
+    kmap.map(loop.getInductionVar(), kLoop.getInductionVar());
+    (void)cloneScalars(kb, *loop.getBody(), kmap, nullptr);
+    Value s64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), s);
+    for (Operand *o : {&opA, &opB}) {
+      Value desc = args[o->descArg];
+      Value batch = kmap.lookupOrDefault(o->load.getBatch());
+      Value row = kmap.lookupOrDefault(o->load.getRow());
+      Value col = kmap.lookupOrDefault(o->load.getCol());
+      Value stageAddr = kb.create<arith::AddIOp>(
+          loc, smemBase,
+          kb.create<arith::AddIOp>(loc, ci64(kb, loc, o->offset),
+                                   kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, o->stageBytes))));
+      for (int64_t j = 0; j < o->numBoxes(); ++j) {
+        Value dst = kb.create<LLVM::IntToPtrOp>(
+            loc, LLVM::LLVMPointerType::get(kb.getContext(), 7),
+            kb.create<arith::AddIOp>(loc, stageAddr, ci64(kb, loc, j * o->boxBytes())).getResult());
+        Value c = kb.create<arith::AddIOp>(loc, col, ci32(kb, loc, j * o->rowElems));
+        kb.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+            loc, dst, desc, ValueRange{c, row, batch}, full, ValueRange{}, Value(), Value(),
+            NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
+      }
+    }
+    kb.create<scf::YieldOp>(loc, ValueRange{kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, 1))});
+  }
+  tb.create<scf::YieldOp>(loc, kLoop.getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue: per-thread evaluation of tile ops on the accumulator layout.
+//===----------------------------------------------------------------------===//
+
+/// Evaluates tile values at the elements a consumer thread holds. A 2-D value is one scalar per
+/// accumulator register (R = BN / 2); a 1-D value along dim d is one scalar per distinct
+/// coordinate class (2 rows, BN / 4 columns).
+class Epilogue {
+public:
+  Epilogue(OpBuilder &b, Location loc, IRMapping &map, int64_t BN, Value rowBase, Value colBase,
+           SmallVector<Value> acc, Value accTile)
+      : b(b), loc(loc), map(map), BN(BN), rowBase(rowBase), colBase(colBase),
+        acc(std::move(acc)), accTile(accTile) {}
+
+  int64_t regs() const { return BN / 2; }
+  static int64_t rowClass(int64_t i) { return (i % 4) / 2; }
+  static int64_t colClass(int64_t i) { return (i / 4) * 2 + i % 2; }
+  int64_t numClasses(int d) const { return d == 0 ? 2 : BN / 4; }
+  /// Coordinate (i32) of class c along dim d.
+  Value coord(int d, int64_t c) {
+    if (d == 0)
+      return add(rowBase, 8 * c);
+    return add(colBase, 8 * (c / 2) + c % 2);
+  }
+  Value add(Value v, int64_t c) {
+    return c ? b.create<arith::AddIOp>(loc, v, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), c))
+                   .getResult()
+             : v;
+  }
+
+  FailureOr<SmallVector<Value>> eval2D(Value v);
+  FailureOr<SmallVector<Value>> evalAlong(Value v, int d);
+  LogicalResult store(tl::StoreOp st);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  IRMapping &map;
+  int64_t BN;
+  Value rowBase, colBase;
+  SmallVector<Value> acc;
+  Value accTile;
+  DenseMap<Value, SmallVector<Value>> memo2D;
+  DenseMap<std::pair<Value, int>, SmallVector<Value>> memo1D;
+
+  FailureOr<SmallVector<Value>> evalElementwise(Operation *op, int n,
+                                                function_ref<FailureOr<SmallVector<Value>>(Value)> ev);
+  Value scalar(Value v) { return map.lookupOrDefault(v); }
+  SmallVector<Value> loadElems(tl::LoadOp l, ArrayRef<Value> offs, ArrayRef<Value> mask);
+};
+
+SmallVector<Value> Epilogue::loadElems(tl::LoadOp l, ArrayRef<Value> offs, ArrayRef<Value> mask) {
+  Type et = l.getType().getElementType();
+  Value ptr = scalar(l.getPtr());
+  TypedAttr padAttr = l.getPaddingAttr() ? cast<TypedAttr>(l.getPaddingAttr())
+                      : isa<FloatType>(et) ? TypedAttr(b.getFloatAttr(et, 0.0))
+                                           : TypedAttr(b.getIntegerAttr(et, 0));
+  Value pad = b.create<arith::ConstantOp>(loc, padAttr);
+  Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
+  SmallVector<Value> out;
+  for (size_t i = 0; i < offs.size(); ++i) {
+    Value o = mask.empty() ? offs[i] : b.create<arith::SelectOp>(loc, mask[i], offs[i], zero);
+    Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), o);
+    Value v = b.create<memref::LoadOp>(loc, ptr, ValueRange{idx});
+    out.push_back(mask.empty() ? v : b.create<arith::SelectOp>(loc, mask[i], v, pad).getResult());
+  }
+  return out;
+}
+
+FailureOr<SmallVector<Value>>
+Epilogue::evalElementwise(Operation *op, int n,
+                          function_ref<FailureOr<SmallVector<Value>>(Value)> ev) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumResults() != 1 ||
+      op->getNumRegions())
+    return op->emitError("convert-tile-dot-to-wgmma: epilogue op not supported"), failure();
+  SmallVector<SmallVector<Value>> ins;
+  for (Value o : op->getOperands()) {
+    if (!isTileType(o.getType()))
+      return op->emitError("convert-tile-dot-to-wgmma: mixed scalar/tile operands"), failure();
+    auto e = ev(o);
+    if (failed(e))
+      return failure();
+    ins.push_back(*e);
+  }
+  Type rt = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  SmallVector<Value> out;
+  for (int i = 0; i < n; ++i) {
+    SmallVector<Value> operands;
+    for (auto &in : ins)
+      operands.push_back(in[i]);
+    OperationState st(loc, op->getName().getStringRef(), operands, TypeRange{rt}, op->getAttrs());
+    out.push_back(b.create(st)->getResult(0));
+  }
+  return out;
+}
+
+FailureOr<SmallVector<Value>> Epilogue::evalAlong(Value v, int d) {
+  auto key = std::make_pair(v, d);
+  if (auto it = memo1D.find(key); it != memo1D.end())
+    return it->second;
+  int n = numClasses(d);
+  SmallVector<Value> out;
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return emitError(loc, "convert-tile-dot-to-wgmma: 1-D tile without a defining op"), failure();
+  if (auto r = dyn_cast<tl::MakeRangeOp>(op)) {
+    for (int c = 0; c < n; ++c)
+      out.push_back(add(coord(d, c), r.getStart()));
+  } else if (auto s = dyn_cast<tl::SplatOp>(op)) {
+    out.assign(n, scalar(s.getSrc()));
+  } else if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+    if (!dense || !dense.isSplat())
+      return op->emitError("convert-tile-dot-to-wgmma: non-splat constant tile"), failure();
+    out.assign(n, b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()));
+  } else if (auto l = dyn_cast<tl::LoadOp>(op)) {
+    auto offs = evalAlong(l.getOffsets(), d);
+    if (failed(offs))
+      return failure();
+    SmallVector<Value> mask;
+    if (l.getMask()) {
+      auto m = evalAlong(l.getMask(), d);
+      if (failed(m))
+        return failure();
+      mask = *m;
+    }
+    out = loadElems(l, *offs, mask);
+  } else {
+    auto r = evalElementwise(op, n, [&](Value x) { return evalAlong(x, d); });
+    if (failed(r))
+      return failure();
+    out = *r;
+  }
+  memo1D[key] = out;
+  return out;
+}
+
+FailureOr<SmallVector<Value>> Epilogue::eval2D(Value v) {
+  if (auto it = memo2D.find(v); it != memo2D.end())
+    return it->second;
+  int n = regs();
+  SmallVector<Value> out;
+  if (v == accTile) {
+    out = acc;
+  } else if (auto e = v.getDefiningOp<tl::ExpandDimsOp>()) {
+    int d = 1 - e.getAxis();
+    auto a = evalAlong(e.getSrc(), d);
+    if (failed(a))
+      return failure();
+    for (int i = 0; i < n; ++i)
+      out.push_back((*a)[d == 0 ? rowClass(i) : colClass(i)]);
+  } else if (auto bc = v.getDefiningOp<tl::BroadcastOp>()) {
+    auto s = eval2D(bc.getSrc());
+    if (failed(s))
+      return failure();
+    out = *s;
+  } else if (auto s = v.getDefiningOp<tl::SplatOp>()) {
+    out.assign(n, scalar(s.getSrc()));
+  } else if (auto cst = v.getDefiningOp<arith::ConstantOp>()) {
+    auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+    if (!dense || !dense.isSplat())
+      return cst->emitError("convert-tile-dot-to-wgmma: non-splat constant tile"), failure();
+    out.assign(n, b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()));
+  } else if (auto l = v.getDefiningOp<tl::LoadOp>()) {
+    auto offs = eval2D(l.getOffsets());
+    if (failed(offs))
+      return failure();
+    SmallVector<Value> mask;
+    if (l.getMask()) {
+      auto m = eval2D(l.getMask());
+      if (failed(m))
+        return failure();
+      mask = *m;
+    }
+    out = loadElems(l, *offs, mask);
+  } else if (Operation *op = v.getDefiningOp()) {
+    auto r = evalElementwise(op, n, [&](Value x) { return eval2D(x); });
+    if (failed(r))
+      return failure();
+    out = *r;
+  } else {
+    return emitError(loc, "convert-tile-dot-to-wgmma: tile block argument in the epilogue"),
+           failure();
+  }
+  memo2D[v] = out;
+  return out;
+}
+
+LogicalResult Epilogue::store(tl::StoreOp st) {
+  if (st.getValue().getType().getRank() != 2)
+    return st->emitError("convert-tile-dot-to-wgmma: store of a non-2-D tile"), failure();
+  auto vals = eval2D(st.getValue());
+  auto offs = eval2D(st.getOffsets());
+  if (failed(vals) || failed(offs))
+    return failure();
+  SmallVector<Value> mask;
+  if (st.getMask()) {
+    auto m = eval2D(st.getMask());
+    if (failed(m))
+      return failure();
+    mask = *m;
+  }
+  Value ptr = scalar(st.getPtr());
+  for (int i = 0; i < regs(); ++i) {
+    auto emit = [&](OpBuilder &sb) {
+      Value idx = sb.create<arith::IndexCastOp>(loc, sb.getIndexType(), (*offs)[i]);
+      sb.create<memref::StoreOp>(loc, (*vals)[i], ptr, ValueRange{idx});
+    };
+    if (mask.empty()) {
+      emit(b);
+      continue;
+    }
+    auto ifOp = b.create<scf::IfOp>(loc, mask[i], /*withElse=*/false);
+    OpBuilder ib = ifOp.getThenBodyBuilder();
+    emit(ib);
+  }
+  return success();
+}
+
+LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
+                                        ArrayRef<Value> args) {
+  MLIRContext *ctx = b.getContext();
+  auto grid = sched.getGrid();
+  int64_t tiles = grid[0] * grid[1] * grid[2];
+  int64_t R = BN / 2;
+  auto accTy = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(R, b.getF32Type()));
+  Value t128 = b.create<arith::RemUIOp>(loc, tid, ci32(b, loc, 128));
+  Value cw = b.create<arith::SubIOp>(loc, b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, 128)),
+                                     ci32(b, loc, 1));
+  Value lane = b.create<arith::RemUIOp>(loc, t128, ci32(b, loc, 32));
+  Value warp = b.create<arith::DivUIOp>(loc, t128, ci32(b, loc, 32));
+  // Accumulator coordinates (see the file comment).
+  Value rowBase = b.create<arith::AddIOp>(
+      loc,
+      b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, cw, ci32(b, loc, 64)),
+                              b.create<arith::MulIOp>(loc, warp, ci32(b, loc, 16))),
+      b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 4)));
+  Value colBase =
+      b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 4)), ci32(b, loc, 2));
+  Value leader = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t128, ci32(b, loc, 0));
+
+  Value bid = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
+                                           b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
+  Value gdim = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
+                                            b.create<gpu::GridDimOp>(loc, gpu::Dimension::x));
+  auto tileLoop = b.create<scf::ForOp>(loc, bid, ci32(b, loc, tiles), gdim,
+                                       ValueRange{ci32(b, loc, 0)});
+  OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+  IRMapping map;
+  for (auto [o, n] : llvm::zip(src.getArguments(), args))
+    map.map(o, n);
+  auto pids = tilePids(tb, loc, tileLoop.getInductionVar());
+  fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
+  if (failed(cloneScalars(tb, src, map, loop)))
+    return failure();
+
+  // Zero accumulators.
+  Value accInit = tb.create<LLVM::UndefOp>(loc, accTy);
+  Value zf = tb.create<arith::ConstantOp>(loc, tb.getF32FloatAttr(0.0));
+  for (int64_t i = 0; i < R; ++i)
+    accInit = tb.create<LLVM::InsertValueOp>(loc, accInit, zf, ArrayRef<int64_t>{i});
+  Value it0 = tileLoop.getRegionIterArgs()[0];
+  Value c0 = tb.create<arith::ConstantIndexOp>(loc, 0);
+  Value cN = tb.create<arith::ConstantIndexOp>(loc, numK);
+  Value c1 = tb.create<arith::ConstantIndexOp>(loc, 1);
+  auto kLoop = tb.create<scf::ForOp>(loc, c0, cN, c1, ValueRange{accInit, it0});
+  {
+    OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value accIn = kLoop.getRegionIterArgs()[0];
+    Value it = kLoop.getRegionIterArgs()[1];
+    Value s = kb.create<arith::RemUIOp>(loc, it, ci32(kb, loc, stages));
+    Value phase = kb.create<arith::AndIOp>(
+        loc, kb.create<arith::DivUIOp>(loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
+    waitParity(kb, loc, barrierAddr(kb, loc, fullBar, s), phase);
+    Value s64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), s);
+    Value offA = kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, opA.stageBytes));
+    Value offB = kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, opB.stageBytes));
+    // The consumer warpgroup's 64 rows of A: a static offset per warpgroup would need one code
+    // path per warpgroup; the row offset is added at run time instead (64 rows).
+    Value cw64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), cw);
+    Value aRowOff = kb.create<arith::MulIOp>(
+        loc, cw64,
+        ci64(kb, loc, opA.kMajor ? 64 * kSwizzleBytes : (64 / opA.rowElems) * opA.boxBytes()));
+    Value offAw = kb.create<arith::AddIOp>(loc, offA, aRowOff);
+    kb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+    Value accV = accIn;
+    auto layoutA = opA.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+    auto layoutB = opB.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+    auto wt = elem.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    for (int64_t kk = 0; kk < BK / 16; ++kk) {
+      Value da = descriptor(kb, loc, opA, offAw, kk, 0);
+      Value db = descriptor(kb, loc, opB, offB, kk, 0);
+      accV = kb.create<NVVM::WgmmaMmaAsyncOp>(
+          loc, accTy, accV, da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 16),
+          NVVM::WGMMATypesAttr::get(ctx, wt), NVVM::WGMMATypesAttr::get(ctx, wt),
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::MMALayoutAttr::get(ctx, layoutA), NVVM::MMALayoutAttr::get(ctx, layoutB),
+          NVVM::MMAIntOverflowAttr());
+    }
+    kb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+    kb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 1);
+    // The group before this one is done: release the stage it read.
+    Value notFirst = kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                              kLoop.getInductionVar(), c0);
+    auto rel = kb.create<scf::IfOp>(loc, kb.create<arith::AndIOp>(loc, notFirst, leader), false);
+    {
+      OpBuilder rb = rel.getThenBodyBuilder();
+      Value prev = rb.create<arith::RemUIOp>(
+          loc, rb.create<arith::AddIOp>(loc, it, ci32(rb, loc, stages - 1)), ci32(rb, loc, stages));
+      rb.create<NVVM::MBarrierArriveOp>(loc, Type(), barrierAddr(rb, loc, emptyBar, prev), Value());
+    }
+    kb.create<scf::YieldOp>(
+        loc, ValueRange{accV, kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, 1))});
+  }
+  Value accOut = kLoop.getResult(0);
+  Value itOut = kLoop.getResult(1);
+  tb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
+  if (numK > 0) {
+    auto rel = tb.create<scf::IfOp>(loc, leader, false);
+    OpBuilder rb = rel.getThenBodyBuilder();
+    Value last = rb.create<arith::RemUIOp>(
+        loc, rb.create<arith::AddIOp>(loc, itOut, ci32(rb, loc, stages - 1)), ci32(rb, loc, stages));
+    rb.create<NVVM::MBarrierArriveOp>(loc, Type(), barrierAddr(rb, loc, emptyBar, last), Value());
+  }
+  SmallVector<Value> accRegs;
+  for (int64_t i = 0; i < R; ++i)
+    accRegs.push_back(tb.create<LLVM::ExtractValueOp>(loc, accOut, ArrayRef<int64_t>{i}));
+  Epilogue ep(tb, loc, map, BN, rowBase, colBase, accRegs, loop.getResult(0));
+  for (Operation &op : src) {
+    if (op.isBeforeInBlock(loop) || &op == loop.getOperation())
+      continue;
+    if (auto st = dyn_cast<tl::StoreOp>(op)) {
+      if (failed(ep.store(st)))
+        return failure();
+      continue;
+    }
+    if (isa<func::ReturnOp>(op) || touchesTiles(&op))
+      continue;
+    if (op.getNumRegions() || !isMemoryEffectFree(&op))
+      return op.emitError("convert-tile-dot-to-wgmma: unsupported op after the K loop"), failure();
+    tb.clone(op, map);
+  }
+  tb.create<scf::YieldOp>(loc, ValueRange{itOut});
+  return success();
+}
+
+LogicalResult WgmmaKernel::run() {
+  MLIRContext *ctx = fn.getContext();
+  Location loc = fn.getLoc();
+  Block &src = fn.getBody().front();
+  OpBuilder b0(ctx);
+  // What the runtime needs to build the TMA descriptors (read before the body is rewritten).
+  SmallVector<Attribute> maps;
+  for (Operand *o : {&opA, &opB}) {
+    auto bufArg = cast<BlockArgument>(o->load.getPtr());
+    ArrayRef<int64_t> d = o->load.getDims();
+    NamedAttrList m;
+    m.append("param", b0.getI64IntegerAttr(bufArg.getArgNumber()));
+    m.append("dims", b0.getDenseI64ArrayAttr(d));
+    m.append("box", b0.getDenseI64ArrayAttr({1, o->rows, o->rowElems}));
+    m.append("swizzle", b0.getI64IntegerAttr(kSwizzleBytes));
+    m.append("element", TypeAttr::get(elem));
+    maps.push_back(m.getDictionary(ctx));
+  }
+  // New signature: the buffers, then one CUtensorMap per TMA operand (byval, grid_constant).
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  unsigned nArgs = src.getNumArguments();
+  opA.descArg = nArgs;
+  opB.descArg = nArgs + 1;
+  Block *dst = new Block();
+  SmallVector<Value> args;
+  for (BlockArgument a : src.getArguments())
+    args.push_back(dst->addArgument(a.getType(), a.getLoc()));
+  args.push_back(dst->addArgument(ptrTy, loc));
+  args.push_back(dst->addArgument(ptrTy, loc));
+  SmallVector<Type> inputs(dst->getArgumentTypes());
+  fn.setType(FunctionType::get(ctx, inputs, {}));
+  fn.getBody().push_back(dst);
+  // convert-tile-to-gpu turns the marker into {llvm.byval = !llvm.array<128 x i8>,
+  // nvvm.grid_constant, llvm.align = 64} once the function is a gpu.func kernel.
+  NamedAttrList tmaArgAttrs;
+  tmaArgAttrs.append("tile.tensor_map", UnitAttr::get(ctx));
+  SmallVector<DictionaryAttr> argAttrs(nArgs, DictionaryAttr::get(ctx));
+  argAttrs.push_back(tmaArgAttrs.getDictionary(ctx));
+  argAttrs.push_back(tmaArgAttrs.getDictionary(ctx));
+  fn.setAllArgAttrs(argAttrs);
+
+  OpBuilder b = OpBuilder::atBlockBegin(dst);
+  tid = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
+                                     b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+  auto smemTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                                gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  Value dyn = b.create<gpu::DynamicSharedMemoryOp>(loc, smemTy);
+  Value raw = b.create<arith::IndexCastOp>(
+      loc, b.getI64Type(), b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, dyn));
+  smemBase = b.create<arith::AndIOp>(loc, b.create<arith::AddIOp>(loc, raw, ci64(b, loc, 1023)),
+                                     ci64(b, loc, ~int64_t(1023)));
+  fullBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset));
+  emptyBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset + 8 * stages));
+  // Thread 0 initializes the barriers; everyone waits for it.
+  {
+    Value t0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(b, loc, 0));
+    auto init = b.create<scf::IfOp>(loc, t0, false);
+    OpBuilder ib = init.getThenBodyBuilder();
+    for (int64_t s = 0; s < stages; ++s) {
+      ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, fullBar, ci32(ib, loc, s)),
+                                      ci32(ib, loc, 1), Value());
+      ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, emptyBar, ci32(ib, loc, s)),
+                                      ci32(ib, loc, consumers), Value());
+    }
+    ib.create<NVVM::FenceMbarrierInitOp>(loc);
+  }
+  b.create<gpu::BarrierOp>(loc);
+  Value wg = b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, 128));
+  Value isProducer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, wg, ci32(b, loc, 0));
+  auto roles = b.create<scf::IfOp>(loc, isProducer, /*withElse=*/true);
+  {
+    OpBuilder pb = roles.getThenBodyBuilder();
+    pb.create<NVVM::SetMaxRegisterOp>(loc, kProducerRegs, NVVM::SetMaxRegisterAction::decrease);
+    Value t0 = pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(pb, loc, 0));
+    auto one = pb.create<scf::IfOp>(loc, t0, false);
+    OpBuilder ob = one.getThenBodyBuilder();
+    emitProducer(ob, loc, src, args);
+  }
+  {
+    OpBuilder cb = roles.getElseBodyBuilder();
+    cb.create<NVVM::SetMaxRegisterOp>(loc, kConsumerRegs, NVVM::SetMaxRegisterAction::increase);
+    if (failed(emitConsumer(cb, loc, src, args)))
+      return failure();
+  }
+  b.create<func::ReturnOp>(loc);
+  for (Operation &op : llvm::reverse(src.getOperations()))
+    op.dropAllUses();
+  src.dropAllDefinedValueUses();
+  src.erase();
+
+  // What the launch and the runtime need.
+  int64_t threads = 128 * (1 + consumers);
+  fn->setAttr("tile.launch_grid",
+              b.getDenseI32ArrayAttr({(int32_t)std::min<int64_t>(numSMs, sched.getNumPrograms()), 1, 1}));
+  fn->setAttr("tile.launch_block", b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
+  fn->setAttr("tile.dynamic_shared_bytes", b.getI64IntegerAttr(smemBytes));
+  fn->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
+  fn->setAttr("tile.wgmma",
+              b.getDictionaryAttr({b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
+                                   b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
+                                   b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
+                                   b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
+                                   b.getNamedAttr("consumer_warpgroups",
+                                                  b.getI64IntegerAttr(consumers))}));
+  return success();
+}
+
+struct ConvertTileDotToWGMMAPass
+    : public aicc::impl::ConvertTileDotToWGMMABase<ConvertTileDotToWGMMAPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp kernels = getTileKernelModule(getOperation());
+    if (!kernels)
+      return;
+    MLIRContext *ctx = &getContext();
+    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
+      tl::ScheduleAttr sched = tl::getSchedule(fn);
+      if (!sched)
+        continue;
+      bool hasDot = false;
+      fn.walk([&](tl::DotOp) { hasDot = true; });
+      if (!hasDot)
+        continue;
+      WgmmaKernel k(fn, sched, numSMs);
+      std::string why;
+      if (!k.match(why)) {
+        fn->setAttr("tile.wgmma_refused", StringAttr::get(ctx, why));
+        continue;
+      }
+      if (failed(k.run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+struct FinalizeTensorMapParamsPass
+    : public aicc::impl::FinalizeTensorMapParamsBase<FinalizeTensorMapParamsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    // gpu.dynamic_shared_memory becomes an internal [0 x i8] global that the NVPTX backend
+    // "demotes" to a 1-byte static .shared variable; the CUDA form of dynamic shared memory is
+    // `.extern .shared .align A .b8 name[]`. Make it external, 1024-byte aligned (the 128-byte
+    // swizzle's repeat).
+    for (auto g : getOperation().getOps<LLVM::GlobalOp>())
+      if (g.getAddrSpace() == 3 && g.getSymName().starts_with("__dynamic_shmem__")) {
+        g.setLinkage(LLVM::Linkage::External);
+        g.setAlignment(1024);
+      }
+    for (auto fn : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      auto maps = fn->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+      if (!maps)
+        continue;
+      unsigned n = fn.getNumArguments();
+      if (maps.size() > n) {
+        fn.emitError("finalize-tensor-map-params: more tensor maps than parameters");
+        return signalPassFailure();
+      }
+      for (unsigned i = n - maps.size(); i < n; ++i) {
+        if (!isa<LLVM::LLVMPointerType>(fn.getArgumentTypes()[i])) {
+          fn.emitError("finalize-tensor-map-params: tensor map parameter ") << i << " is not a pointer";
+          return signalPassFailure();
+        }
+        fn.setArgAttr(i, "llvm.byval",
+                      TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128)));
+        fn.setArgAttr(i, "nvvm.grid_constant", UnitAttr::get(ctx));
+        fn.setArgAttr(i, "llvm.align", IntegerAttr::get(IntegerType::get(ctx, 64), 64));
+      }
+    }
+  }
+};
+} // namespace
