@@ -274,14 +274,16 @@ template <typename T> static std::string formatList(const std::vector<T> &values
   return s + "]";
 }
 
-/// "tensor map I (param P, f16 dims [..] strides [..] box [..] swizzle S)" of
-/// kernel `k`, for error messages.
+std::string aicc::runtime::formatTensorMap(const TensorMapDesc &t) {
+  return "param " + std::to_string(t.param) + ", " + dtypeName(t.dtype) + " dims " +
+         formatList(t.dims) + " strides " + formatList(t.strides) + " box " + formatList(t.box) +
+         " swizzle " + std::to_string(t.swizzle);
+}
+
+/// "kernel 'K': tensor map I (param P, f16 dims [..] ...)", for error messages.
 static std::string tensorMapLabel(const KernelDesc &k, size_t index) {
-  const TensorMapDesc &t = k.tensorMaps[index];
-  return "kernel '" + k.name + "': tensor map " + std::to_string(index) + " (param " +
-         std::to_string(t.param) + ", " + dtypeName(t.dtype) + " dims " + formatList(t.dims) +
-         " strides " + formatList(t.strides) + " box " + formatList(t.box) + " swizzle " +
-         std::to_string(t.swizzle) + ")";
+  return "kernel '" + k.name + "': tensor map " + std::to_string(index) + " (" +
+         formatTensorMap(k.tensorMaps[index]) + ")";
 }
 
 /// Checks tensor map `index` of `k` against the parameter limits of

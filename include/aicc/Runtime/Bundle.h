@@ -157,6 +157,10 @@ struct TensorMapDesc {
   uint32_t swizzle = 0;
 };
 
+/// Formats a tensor map the way error messages print it:
+/// "param 1, f16 dims [512,256] strides [512] box [64,64] swizzle 128".
+std::string formatTensorMap(const TensorMapDesc &map);
+
 /// One `kernel` record.
 struct KernelDesc {
   /// Kernel name: the `.entry` name in a cubin, or `NAME` of the exported
