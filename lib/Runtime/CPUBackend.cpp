@@ -142,6 +142,10 @@ public:
     std::memcpy(dst, addresses[id], bytes);
     return Status::success();
   }
+  Status fillBuffer(int id, uint8_t byte, size_t bytes) override {
+    std::memset(addresses[id], byte, bytes);
+    return Status::success();
+  }
   Status execute() override;
   Status executeLaunch(size_t index) override {
     runLaunch(launches[index]);

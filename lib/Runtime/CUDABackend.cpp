@@ -205,6 +205,7 @@ public:
   Status load(const Bundle &bundle);
   Status writeBuffer(int id, const void *src, size_t bytes) override;
   Status readBuffer(int id, void *dst, size_t bytes) override;
+  Status fillBuffer(int id, uint8_t byte, size_t bytes) override;
   Status execute() override;
   Status executeLaunch(size_t index) override;
   Status benchmark(int iters, double &msPerRun) override;
@@ -604,6 +605,14 @@ Status CUDABackend::readBuffer(int id, void *dst, size_t bytes) {
   if (Status s = makeCurrent(); !s.ok)
     return s;
   return check(api.memcpyDtoH(dst, addresses[id], bytes), "cuMemcpyDtoH");
+}
+
+Status CUDABackend::fillBuffer(int id, uint8_t byte, size_t bytes) {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  // cuMemsetD8 is ordered before later work on the legacy default stream,
+  // which every launch and copy here uses.
+  return check(api.memsetD8(addresses[id], byte, bytes), "cuMemsetD8");
 }
 
 Status CUDABackend::enqueueLaunches() {

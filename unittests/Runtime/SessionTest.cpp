@@ -351,6 +351,64 @@ TEST(CPUSessionTest, ModelWithoutKernels) {
   EXPECT_EQ(outputs[1].as<int64_t>()[0], -42);
 }
 
+TEST(CPUSessionTest, PoisonFillsOutputsAndTempsOnly) {
+  // a, b inputs; c output; t temp; k const; v an alias (view) of c.
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  bundle.buffers.push_back({3, DType::i32, BufferKind::temp, 16, {4}, 0});
+  bundle.buffers.push_back({4, DType::f32, BufferKind::constant, 8, {2}, 0});
+  bundle.buffers.push_back({5, DType::f32, BufferKind::alias, kN * 4, {10, 100}, 2});
+  bundle.weights.assign(8, '\x11');
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cpu, session);
+  ASSERT_TRUE(s.ok) << s.message;
+
+  s = session->poisonBuffers();
+  ASSERT_TRUE(s.ok) << s.message;
+  auto bytesOf = [&](int id) {
+    HostTensor t;
+    Status r = session->readBuffer(id, t);
+    EXPECT_TRUE(r.ok) << r.message;
+    return t.data;
+  };
+  EXPECT_EQ(bytesOf(0), std::vector<uint8_t>(kN * 4, 0x00)) << "inputs are not poisoned";
+  EXPECT_EQ(bytesOf(2), std::vector<uint8_t>(kN * 4, 0xFF));
+  EXPECT_EQ(bytesOf(3), std::vector<uint8_t>(16, 0xFF));
+  EXPECT_EQ(bytesOf(4), std::vector<uint8_t>(8, 0x11)) << "constants keep their value";
+  EXPECT_EQ(bytesOf(5), std::vector<uint8_t>(kN * 4, 0xFF)) << "an alias shares its memory";
+
+  // A complete run overwrites the poison.
+  HostTensor a = randomTensor({kN}, 41), b = randomTensor({kN}, 42);
+  std::vector<HostTensor> outputs;
+  s = session->run({a, b}, outputs);
+  ASSERT_TRUE(s.ok) << s.message;
+  expectSum(a, b, outputs[0]);
+  EXPECT_EQ(bytesOf(3), std::vector<uint8_t>(16, 0xFF)) << "the kernel never writes t";
+
+  // Any byte: 0 restores the fresh-session state.
+  ASSERT_TRUE(session->poisonBuffers(0).ok);
+  EXPECT_EQ(bytesOf(2), std::vector<uint8_t>(kN * 4, 0x00));
+}
+
+TEST(CPUSessionTest, PoisonShowsElementsNoKernelWrites) {
+  // Three blocks of 256 cover [0, 768): the rest of c is never written.
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {3, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(bundle, Device::cpu, session).ok);
+  HostTensor a = randomTensor({kN}, 51), b = randomTensor({kN}, 52);
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE(session->run({a, b}, outputs).ok);
+  EXPECT_EQ(outputs[0].as<float>()[999], 0.0f) << "fresh buffers are zero-filled";
+  ASSERT_TRUE(session->poisonBuffers().ok);
+  ASSERT_TRUE(session->run({a, b}, outputs).ok);
+  for (int i = 0; i < kN; ++i) {
+    float got = outputs[0].as<float>()[i];
+    if (i < 768)
+      ASSERT_EQ(got, a.as<float>()[i] + b.as<float>()[i]) << i;
+    else
+      ASSERT_TRUE(std::isnan(got)) << "element " << i << " = " << got;
+  }
+}
+
 TEST(CPUSessionTest, RefusesTensorMaps) {
   Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
   bundle.kernels[0].tensorMaps.push_back({0, DType::f32, {kN}, {}, {256}, 0});
@@ -462,6 +520,32 @@ TEST(CUDASessionTest, RejectsBlockLargerThanTheKernelAllows) {
   EXPECT_EQ(s.message, "kernel 'nope': no .entry of that name in the cubin");
 }
 
+TEST(CUDASessionTest, PoisonFillsDeviceBuffers) {
+  if (cubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  // Three blocks of 256 threads cover [0, 768): the rest of c is never written.
+  Bundle bundle = makeAddBundle("sm_90", readFile(cubinPath()), {3, 1, 1}, {256, 1, 1});
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cuda, session);
+  if (!s.ok && isNoDeviceError(s))
+    GTEST_SKIP() << s.message;
+  ASSERT_TRUE(s.ok) << s.message;
+  HostTensor c;
+  ASSERT_TRUE(session->poisonBuffers().ok);
+  ASSERT_TRUE(session->readBuffer(2, c).ok);
+  EXPECT_EQ(c.data, std::vector<uint8_t>(kN * 4, 0xFF));
+  HostTensor a = randomTensor({kN}, 61), b = randomTensor({kN}, 62);
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE(session->run({a, b}, outputs).ok);
+  for (int i = 0; i < kN; ++i) {
+    float got = outputs[0].as<float>()[i];
+    if (i < 768)
+      ASSERT_EQ(got, a.as<float>()[i] + b.as<float>()[i]) << i;
+    else
+      ASSERT_TRUE(std::isnan(got)) << "element " << i << " = " << got;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // CUDA: TMA tensor maps (testdata/tma_copy_kernel.ptx)
 //===----------------------------------------------------------------------===//
@@ -521,6 +605,9 @@ TEST(CUDASessionTest, TensorMapsLoadTiles) {
 
   for (uint32_t seed : {71u, 72u}) {
     HostTensor a = randomTensor({3, 6, 44}, seed), b = randomTensor({13, 68}, seed + 1);
+    // Poisoned outputs: the zeros expected outside the maps must come from
+    // TMA's out-of-bounds fill, not from zero-filled memory.
+    ASSERT_TRUE(session->poisonBuffers().ok);
     std::vector<HostTensor> outputs;
     s = session->run({a, b}, outputs);
     ASSERT_TRUE(s.ok) << s.message;
