@@ -25,6 +25,9 @@ public:
   virtual Status writeBuffer(int id, const void *src, size_t bytes) = 0;
   /// Copies `bytes` bytes of buffer `id` to host memory `dst`.
   virtual Status readBuffer(int id, void *dst, size_t bytes) = 0;
+  /// Sets the first `bytes` bytes of buffer `id` to `byte`; done on the device
+  /// before any later launch or copy starts.
+  virtual Status fillBuffer(int id, uint8_t byte, size_t bytes) = 0;
   /// Runs every launch in order and waits until all have finished.
   virtual Status execute() = 0;
   /// Runs launch `index` (manifest order, in range) alone and waits until it

@@ -1,6 +1,6 @@
 //===- Bundle.cpp - The .aicc bundle reader and writer --------------------===//
 //
-// Implements docs/bundle-format.md (version 1). The reader is strict: every
+// Implements docs/bundle-format.md (versions 1 and 2). The reader is strict: every
 // length, id and offset is checked before it is used, so malformed input gives
 // an error Status, never an out-of-bounds access.
 //
@@ -18,7 +18,10 @@
 using namespace aicc::runtime;
 
 static constexpr char kMagic[8] = {'A', 'I', 'C', 'C', 'B', 'N', 'D', '1'};
-static constexpr int kFormatVersion = 1;
+/// Version 1: no tensor maps; version 2 adds the `tensormap` record. The writer
+/// emits the lowest version that can hold the bundle.
+static constexpr int kFormatVersionPlain = 1;
+static constexpr int kFormatVersionTensorMaps = 2;
 static constexpr uint64_t kConstAlignment = 64;
 
 //===----------------------------------------------------------------------===//
@@ -250,6 +253,102 @@ static std::string bufferLabel(int id) {
   return "buffer " + std::to_string(id);
 }
 
+/// The NN of a target `sm_NN`, `sm_NNa` or `sm_NNf`; 0 for cpu. Requires
+/// isValidTarget(target).
+static int targetSMVersion(std::string_view target) {
+  if (target.substr(0, 3) != "sm_")
+    return 0;
+  int v = 0;
+  for (char c : target.substr(3)) {
+    if (c < '0' || c > '9')
+      break;
+    v = v > 100000 ? v : v * 10 + (c - '0');
+  }
+  return v;
+}
+
+template <typename T> static std::string formatList(const std::vector<T> &values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+std::string aicc::runtime::formatTensorMap(const TensorMapDesc &t) {
+  return "param " + std::to_string(t.param) + ", " + dtypeName(t.dtype) + " dims " +
+         formatList(t.dims) + " strides " + formatList(t.strides) + " box " + formatList(t.box) +
+         " swizzle " + std::to_string(t.swizzle);
+}
+
+/// "kernel 'K': tensor map I (param P, f16 dims [..] ...)", for error messages.
+static std::string tensorMapLabel(const KernelDesc &k, size_t index) {
+  return "kernel '" + k.name + "': tensor map " + std::to_string(index) + " (" +
+         formatTensorMap(k.tensorMaps[index]) + ")";
+}
+
+/// Checks tensor map `index` of `k` against the parameter limits of
+/// cuTensorMapEncodeTiled (CUDA Driver API reference, "Tensor Map Object
+/// Management", with CU_TENSOR_MAP_INTERLEAVE_NONE and element strides 1).
+static Status validateTensorMap(const KernelDesc &k, size_t index) {
+  const TensorMapDesc &t = k.tensorMaps[index];
+  auto error = [&](const std::string &msg) {
+    return Status::error(tensorMapLabel(k, index) + ": " + msg);
+  };
+  if (t.param < 0 || t.param >= k.numParams)
+    return error("PARAM " + std::to_string(t.param) + " is not one of the kernel's " +
+                 std::to_string(k.numParams) + " buffer parameters");
+  const uint64_t elementBytes = dtypeSize(t.dtype);
+  if (elementBytes != 1 && elementBytes != 2 && elementBytes != 4 && elementBytes != 8)
+    return error("dtype " + std::string(dtypeName(t.dtype)) + " is " +
+                 std::to_string(elementBytes) + " bytes; TMA elements are 1, 2, 4 or 8 bytes");
+  const size_t rank = t.dims.size();
+  if (rank < 1 || rank > 5)
+    return error("rank " + std::to_string(rank) + " is not in [1, 5]");
+  if (t.strides.size() != rank - 1)
+    return error(std::to_string(t.strides.size()) + " strides for rank " + std::to_string(rank) +
+                 " (expected " + std::to_string(rank - 1) +
+                 ": one per dim but the contiguous innermost one)");
+  if (t.box.size() != rank)
+    return error("the box has " + std::to_string(t.box.size()) + " dims for rank " +
+                 std::to_string(rank));
+  for (size_t i = 0; i < rank; ++i)
+    if (t.dims[i] < 1 || t.dims[i] > (uint64_t(1) << 32))
+      return error("dim " + std::to_string(i) + " = " + std::to_string(t.dims[i]) +
+                   " is not in [1, 2^32]");
+  for (size_t i = 0; i + 1 < rank; ++i)
+    if (t.strides[i] % 16 != 0 || t.strides[i] >= (uint64_t(1) << 40))
+      return error("stride " + std::to_string(i) + " = " + std::to_string(t.strides[i]) +
+                   " bytes is not a multiple of 16 below 2^40");
+  for (size_t i = 0; i < rank; ++i)
+    if (t.box[i] < 1 || t.box[i] > 256)
+      return error("box dim " + std::to_string(i) + " = " + std::to_string(t.box[i]) +
+                   " is not in [1, 256]");
+  const uint64_t innerBoxBytes = uint64_t(t.box.back()) * elementBytes;
+  if (innerBoxBytes % 16 != 0)
+    return error("the box's innermost dim is " + std::to_string(innerBoxBytes) +
+                 " bytes, not a multiple of 16");
+  if (t.swizzle != 0 && t.swizzle != 32 && t.swizzle != 64 && t.swizzle != 128)
+    return error("swizzle " + std::to_string(t.swizzle) + " is not 0, 32, 64 or 128 bytes");
+  if (t.swizzle != 0 && innerBoxBytes > t.swizzle)
+    return error("the box's innermost dim is " + std::to_string(innerBoxBytes) +
+                 " bytes, more than the " + std::to_string(t.swizzle) + "-byte swizzle span");
+  return Status::success();
+}
+
+/// Bytes from the map's global address to one past its last element:
+/// dims.back() * element size + sum over the outer dims of (dim - 1) * stride.
+/// std::nullopt on overflow. Requires a map that passed validateTensorMap().
+static std::optional<uint64_t> tensorMapSpanBytes(const TensorMapDesc &t) {
+  uint64_t span = t.dims.back() * dtypeSize(t.dtype);
+  for (size_t i = 0; i + 1 < t.dims.size(); ++i) {
+    uint64_t part = 0;
+    if (__builtin_mul_overflow(t.dims[i] - 1, t.strides[i], &part) ||
+        __builtin_add_overflow(span, part, &span))
+      return std::nullopt;
+  }
+  return span;
+}
+
 Status aicc::runtime::validateBundle(const Bundle &bundle) {
   if (!isValidTarget(bundle.target))
     return Status::error("invalid target '" + bundle.target +
@@ -410,6 +509,12 @@ Status aicc::runtime::validateBundle(const Bundle &bundle) {
       return Status::error(label + ": block must be 1 1 1 on the cpu target");
     if (k.numParams < 0)
       return Status::error(label + ": negative parameter count");
+    if (!k.tensorMaps.empty() && targetSMVersion(bundle.target) < 90)
+      return Status::error(label + ": tensor maps (TMA) need a GPU target sm_90 or newer, not '" +
+                           bundle.target + "'");
+    for (size_t t = 0; t < k.tensorMaps.size(); ++t)
+      if (Status s = validateTensorMap(k, t); !s.ok)
+        return s;
   }
   if (!bundle.kernels.empty() && bundle.code.empty())
     return Status::error("the bundle declares kernels but its code section is "
@@ -431,6 +536,19 @@ Status aicc::runtime::validateBundle(const Bundle &bundle) {
         return Status::error(label + ": buffer id " + std::to_string(id) +
                              " is out of range (" + std::to_string(numBuffers) +
                              " buffers)");
+    // TMA reads (and writes) every in-bounds element of a map: it must lie
+    // inside the buffer whose address it starts at.
+    for (size_t t = 0; t < k->tensorMaps.size(); ++t) {
+      const TensorMapDesc &tm = k->tensorMaps[t];
+      const BufferDesc &b = bundle.buffers[l.buffers[tm.param]];
+      std::optional<uint64_t> span = tensorMapSpanBytes(tm);
+      if (!span || *span > b.sizeBytes)
+        return Status::error(label + ": " + tensorMapLabel(*k, t) + " spans " +
+                             (span ? std::to_string(*span) : std::string("more than 2^64")) +
+                             " bytes but its " + bufferLabel(b.id) + " " +
+                             formatTensorType(b.dtype, b.shape) + " holds " +
+                             std::to_string(b.sizeBytes));
+    }
   }
   return Status::success();
 }
@@ -445,8 +563,12 @@ static void appendU64(std::string &out, uint64_t v) {
 }
 
 std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
+  bool anyTensorMaps = false;
+  for (const KernelDesc &k : bundle.kernels)
+    anyTensorMaps |= !k.tensorMaps.empty();
   std::string m;
-  m += "aicc-bundle " + std::to_string(kFormatVersion) + "\n";
+  m += "aicc-bundle " +
+       std::to_string(anyTensorMaps ? kFormatVersionTensorMaps : kFormatVersionPlain) + "\n";
   m += "target " + bundle.target + "\n";
   for (const BufferDesc &b : bundle.buffers) {
     m += "buffer " + std::to_string(b.id) + " " + dtypeName(b.dtype) + " " +
@@ -480,6 +602,17 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
       m += " " + std::to_string(b);
     m += " " + std::to_string(k.sharedBytes) + " " +
          std::to_string(k.numParams) + "\n";
+    for (const TensorMapDesc &t : k.tensorMaps) {
+      m += "tensormap " + percentEncode(k.name) + " " + std::to_string(t.param) + " " +
+           dtypeName(t.dtype) + " " + std::to_string(t.dims.size());
+      for (uint64_t d : t.dims)
+        m += " " + std::to_string(d);
+      for (uint64_t st : t.strides)
+        m += " " + std::to_string(st);
+      for (uint32_t b : t.box)
+        m += " " + std::to_string(b);
+      m += " " + std::to_string(t.swizzle) + "\n";
+    }
   }
   for (const LaunchDesc &l : bundle.launches) {
     m += "launch " + percentEncode(l.kernel) + " " +
@@ -556,6 +689,7 @@ private:
   Status parseKernel(const std::vector<std::string_view> &fields);
   Status parseBound(const std::vector<std::string_view> &fields);
   Status parseLaunch(const std::vector<std::string_view> &fields);
+  Status parseTensorMap(const std::vector<std::string_view> &fields);
 
   Status parseU64(std::string_view field, const char *what, uint64_t &v);
   Status parseInt(std::string_view field, const char *what, int64_t max,
@@ -573,6 +707,8 @@ private:
   std::string_view text;
   Bundle &out;
   bool sawTarget = false;
+  /// The header's format version (1 or 2).
+  int version = 0;
 };
 
 } // namespace
@@ -646,10 +782,14 @@ Status ManifestParser::parse() {
       if (fields[0] != "aicc-bundle")
         return lineError("expected the 'aicc-bundle 1' header, got '" +
                          std::string(fields[0]) + "'");
-      if (fields.size() != 2 || fields[1] != std::to_string(kFormatVersion))
+      if (fields.size() == 2 && fields[1] == std::to_string(kFormatVersionPlain))
+        version = kFormatVersionPlain;
+      else if (fields.size() == 2 && fields[1] == std::to_string(kFormatVersionTensorMaps))
+        version = kFormatVersionTensorMaps;
+      else
         return lineError("unsupported bundle version '" +
                          std::string(line.substr(fields[0].size())) +
-                         "' (this runtime reads version 1)");
+                         "' (this runtime reads versions 1 and 2)");
       continue;
     }
     if (Status s = parseLine(fields); !s.ok)
@@ -690,6 +830,8 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return parseKernel(fields);
   if (rec == "launch")
     return parseLaunch(fields);
+  if (rec == "tensormap")
+    return parseTensorMap(fields);
   return Status::error("unknown record '" + std::string(rec) + "'");
 }
 
@@ -870,6 +1012,59 @@ Status ManifestParser::parseLaunch(const std::vector<std::string_view> &fields) 
     if (Status s = parseIntAs(fields[3 + i], "buffer id", l.buffers[i]); !s.ok)
       return s;
   out.launches.push_back(std::move(l));
+  return Status::success();
+}
+
+Status ManifestParser::parseTensorMap(const std::vector<std::string_view> &fields) {
+  static const char *kUsage = "tensormap KERNEL_NAME PARAM DTYPE RANK D_0 .. D_R-1 "
+                              "S_0 .. S_R-2 B_0 .. B_R-1 SWIZZLE";
+  if (version < kFormatVersionTensorMaps)
+    return Status::error("'tensormap' record in a version-" + std::to_string(version) +
+                         " bundle (tensor maps need the 'aicc-bundle 2' header)");
+  if (fields.size() < 5)
+    return expectFieldCount(fields, 8, kUsage);
+  std::string kernel;
+  if (Status s = percentDecode(fields[1], kernel); !s.ok)
+    return s;
+  KernelDesc *k = nullptr;
+  for (KernelDesc &kd : out.kernels)
+    if (kd.name == kernel)
+      k = &kd;
+  if (!k)
+    return Status::error("'tensormap' record for kernel '" + kernel +
+                         "' before (or without) its 'kernel' record");
+  TensorMapDesc t;
+  if (Status s = parseIntAs(fields[2], "tensor map PARAM", t.param); !s.ok)
+    return s;
+  std::optional<DType> dtype = parseDType(fields[3]);
+  if (!dtype)
+    return Status::error("unknown dtype '" + std::string(fields[3]) +
+                         "' (expected f32 f16 bf16 f64 i64 i32 i16 i8 u64 u32 u16 u8 bool)");
+  t.dtype = *dtype;
+  uint64_t rank = 0;
+  if (Status s = parseU64(fields[4], "RANK", rank); !s.ok)
+    return s;
+  // Rank 0 would make the field count formula meaningless; check it here.
+  if (rank < 1 || rank > 5)
+    return Status::error("tensor map RANK " + std::to_string(rank) + " is not in [1, 5]");
+  if (Status s = expectFieldCount(fields, 5 + 3 * rank, kUsage); !s.ok)
+    return s;
+  t.dims.resize(rank);
+  t.strides.resize(rank - 1);
+  t.box.resize(rank);
+  size_t f = 5;
+  for (uint64_t &d : t.dims)
+    if (Status s = parseU64(fields[f++], "tensor map dim", d); !s.ok)
+      return s;
+  for (uint64_t &st : t.strides)
+    if (Status s = parseU64(fields[f++], "tensor map stride", st); !s.ok)
+      return s;
+  for (uint32_t &b : t.box)
+    if (Status s = parseIntAs(fields[f++], "tensor map box dim", b); !s.ok)
+      return s;
+  if (Status s = parseIntAs(fields[f], "SWIZZLE", t.swizzle); !s.ok)
+    return s;
+  k->tensorMaps.push_back(std::move(t));
   return Status::success();
 }
 

@@ -142,6 +142,10 @@ public:
     std::memcpy(dst, addresses[id], bytes);
     return Status::success();
   }
+  Status fillBuffer(int id, uint8_t byte, size_t bytes) override {
+    std::memset(addresses[id], byte, bytes);
+    return Status::success();
+  }
   Status execute() override;
   Status executeLaunch(size_t index) override {
     runLaunch(launches[index]);
@@ -207,6 +211,13 @@ Status CPUBackend::loadSharedObject(const std::string &code) {
 }
 
 Status CPUBackend::load(const Bundle &bundle) {
+  // validateBundle() already keeps tensor maps to sm_90+ targets; say why here
+  // too rather than call kernels without the parameters they expect.
+  for (const KernelDesc &k : bundle.kernels)
+    if (!k.tensorMaps.empty())
+      return Status::error("kernel '" + k.name +
+                           "' takes TMA tensor maps, which only the CUDA runtime builds "
+                           "(sm_90 and newer); the cpu runtime cannot run it");
   // A model without kernels (e.g. an identity) needs no code.
   if (!bundle.kernels.empty())
     if (Status s = loadSharedObject(bundle.code); !s.ok)

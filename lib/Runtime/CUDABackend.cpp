@@ -9,6 +9,11 @@
 // with dlsym under its versioned ABI name (the name cuda.h's macros map the
 // plain name to, e.g. cuMemAlloc -> cuMemAlloc_v2).
 //
+// Kernels with `tensormap` records (Hopper TMA, docs/bundle-format.md) get one
+// CUtensorMap per map and launch, encoded at load time with
+// cuTensorMapEncodeTiled over the launch's buffer and passed by value after the
+// buffer pointers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Backend.h"
@@ -17,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
@@ -59,6 +65,16 @@ struct DriverAPI {
   decltype(&::cuEventRecord) eventRecord = nullptr;
   decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
   decltype(&::cuEventElapsedTime) eventElapsedTime = nullptr;
+  // Optional entry points: nullptr when the driver (or the cuda.h the runtime
+  // was built with) predates them; only bundles that need them fail then.
+#if CUDA_VERSION >= 12000
+  /// Hopper TMA descriptors (CUDA 12.0); needed by bundles with tensor maps.
+  decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
+#endif
+#if CUDA_VERSION >= 12040
+  /// Kernel parameter layout (CUDA 12.4); checks the tensor-map parameters.
+  decltype(&::cuFuncGetParamInfo) funcGetParamInfo = nullptr;
+#endif
 };
 
 /// Loads libcuda.so.1 and calls cuInit once per process; later calls return
@@ -121,6 +137,17 @@ Status getDriver(const DriverAPI *&api) {
     // the original symbol, with the same signature.
     bind(driver.eventElapsedTime,
          {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+    auto bindOptional = [&](auto &fn, const char *name) {
+      if (void *sym = ::dlsym(lib, name))
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);
+    };
+#if CUDA_VERSION >= 12000
+    bindOptional(driver.tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+#endif
+#if CUDA_VERSION >= 12040
+    bindOptional(driver.funcGetParamInfo, "cuFuncGetParamInfo");
+#endif
+    (void)bindOptional;
     if (missing) {
       loadStatus = Status::error("the CUDA driver library libcuda.so.1 lacks '" +
                                  missingName + "' (driver too old?)");
@@ -139,14 +166,34 @@ Status getDriver(const DriverAPI *&api) {
   return loadStatus;
 }
 
+#if CUDA_VERSION >= 12000
+/// Storage of one kernel-parameter CUtensorMap: 128 bytes that
+/// cuTensorMapEncodeTiled writes at a 64-byte aligned address (cuda.h of CUDA
+/// 12 aligns the type to 64 bytes, CUDA 13's to 128) and cuLaunchKernel copies
+/// into the parameter buffer.
+struct alignas(64) TensorMapStorage {
+  CUtensorMap map;
+};
+#else
+struct alignas(64) TensorMapStorage {
+  uint64_t opaque[16];
+};
+#endif
+static_assert(sizeof(TensorMapStorage) == 128, "a CUtensorMap is 128 bytes");
+
 struct CUDALaunch {
   std::string kernel;
   CUfunction function = nullptr;
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
-  /// Device addresses of the parameters; `params[i]` points at `args[i]`.
+  /// Device addresses of the buffer parameters.
   std::vector<CUdeviceptr> args;
+  /// The kernel's tensor maps (KernelDesc::tensorMaps order), encoded for this
+  /// launch's buffers. Heap storage: the addresses survive moving the launch.
+  std::vector<TensorMapStorage> tensorMaps;
+  /// cuLaunchKernel's kernelParams: `&args[i]` for each buffer, then
+  /// `&tensorMaps[j]` for each map. Filled once the launch no longer moves.
   std::vector<void *> params;
 };
 
@@ -158,6 +205,7 @@ public:
   Status load(const Bundle &bundle);
   Status writeBuffer(int id, const void *src, size_t bytes) override;
   Status readBuffer(int id, void *dst, size_t bytes) override;
+  Status fillBuffer(int id, uint8_t byte, size_t bytes) override;
   Status execute() override;
   Status executeLaunch(size_t index) override;
   Status benchmark(int iters, double &msPerRun) override;
@@ -169,6 +217,9 @@ private:
     return check(api.ctxSetCurrent(context), "cuCtxSetCurrent");
   }
   Status loadModule(const Bundle &bundle);
+  Status checkTensorMapParams(const KernelDesc &kd, CUfunction function) const;
+  Status encodeTensorMaps(const KernelDesc &kd, const LaunchDesc &l, size_t launchIndex,
+                          CUDALaunch &launch) const;
   Status enqueueLaunches();
 
   const DriverAPI &api;
@@ -220,6 +271,166 @@ Status CUDABackend::loadModule(const Bundle &bundle) {
   return check(r, "cuModuleLoadData").withContext(
       "cannot load the bundle's code (target " + bundle.target + ") on " +
       deviceDescription);
+}
+
+/// "tensor map J (param P, f16 dims [..] strides [..] box [..] swizzle S)".
+static std::string describeTensorMap(const TensorMapDesc &t, size_t index) {
+  return "tensor map " + std::to_string(index) + " (" + formatTensorMap(t) + ")";
+}
+
+Status CUDABackend::checkTensorMapParams(const KernelDesc &kd, CUfunction function) const {
+  std::string label = "kernel '" + kd.name + "'";
+#if CUDA_VERSION >= 12000
+  if (!api.tensorMapEncodeTiled)
+    return Status::error(label + " has " + std::to_string(kd.tensorMaps.size()) +
+                         " TMA tensor map(s) but the CUDA driver library lacks "
+                         "cuTensorMapEncodeTiled (a CUDA 12 or newer driver is needed)");
+#else
+  return Status::error(label + " has TMA tensor maps but this aicc runtime was built "
+                               "against a cuda.h older than CUDA 12 (no cuTensorMapEncodeTiled)");
+#endif
+  int major = 0;
+  api.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+  if (major < 9)
+    return Status::error(label +
+                         " has TMA tensor maps, which need compute capability 9.0 or "
+                         "newer; " +
+                         deviceDescription + " has not");
+#if CUDA_VERSION >= 12040
+  // The kernel must take exactly the parameters the launch passes: numParams
+  // pointers, then a 64-byte aligned 128-byte CUtensorMap per map. A mismatch
+  // would otherwise read garbage descriptors. Skipped with drivers older than
+  // CUDA 12.4, which cannot tell.
+  if (!api.funcGetParamInfo)
+    return Status::success();
+  const size_t numBuffers = static_cast<size_t>(kd.numParams);
+  const size_t total = numBuffers + kd.tensorMaps.size();
+  const std::string expected = std::to_string(kd.numParams) + " buffer pointers then " +
+                               std::to_string(kd.tensorMaps.size()) +
+                               " CUtensorMap (.param .align 64 .b8 NAME[128])";
+  for (size_t i = 0; i <= total; ++i) {
+    size_t offset = 0, size = 0;
+    CUresult r = api.funcGetParamInfo(function, i, &offset, &size);
+    if (i == total) {
+      if (r == CUDA_SUCCESS)
+        return Status::error(label + ": the cubin's .entry takes more than " +
+                             std::to_string(total) + " parameters; the manifest passes " +
+                             expected);
+      break;
+    }
+    // Parameter 0 exists (a kernel with maps has parameters): an error there
+    // means the driver cannot tell, not a short parameter list.
+    if (r == CUDA_ERROR_INVALID_VALUE && i > 0)
+      return Status::error(label + ": the cubin's .entry takes " + std::to_string(i) +
+                           " parameters; the manifest passes " + expected);
+    if (r != CUDA_SUCCESS)
+      return Status::success(); // the driver cannot tell: no check
+    const bool isMap = i >= numBuffers;
+    if (size != (isMap ? 128u : 8u))
+      return Status::error(
+          label + ": parameter " + std::to_string(i) + " is " + std::to_string(size) +
+          " bytes in the cubin, expected " +
+          (isMap ? "128 (a CUtensorMap, " +
+                       describeTensorMap(kd.tensorMaps[i - numBuffers], i - numBuffers) + ")"
+                 : std::string("8 (a buffer pointer)")) +
+          "; the manifest passes " + expected);
+    if (isMap && offset % 64 != 0)
+      return Status::error(label + ": parameter " + std::to_string(i) +
+                           " (a CUtensorMap) is at byte offset " + std::to_string(offset) +
+                           " of the parameter buffer, not 64-byte aligned (declare it "
+                           "`.param .align 64 .b8 NAME[128]`)");
+  }
+#else
+  (void)function;
+#endif
+  return Status::success();
+}
+
+#if CUDA_VERSION >= 12000
+/// The TMA element type of `dtype`. TMA moves bytes; the type only matters for
+/// the (unused) NaN out-of-bounds fill and tf32 rounding, so integer types map
+/// to the unsigned type of their size.
+static CUtensorMapDataType tensorMapDataType(DType dtype) {
+  switch (dtype) {
+  case DType::f16:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case DType::bf16:
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case DType::f32:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case DType::f64:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  case DType::i32:
+    return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case DType::i64:
+    return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  case DType::u32:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  case DType::u64:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  case DType::i16:
+  case DType::u16:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  case DType::i8:
+  case DType::u8:
+  case DType::boolean:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+
+static CUtensorMapSwizzle tensorMapSwizzle(uint32_t bytes) {
+  switch (bytes) {
+  case 32:
+    return CU_TENSOR_MAP_SWIZZLE_32B;
+  case 64:
+    return CU_TENSOR_MAP_SWIZZLE_64B;
+  case 128:
+    return CU_TENSOR_MAP_SWIZZLE_128B;
+  default:
+    return CU_TENSOR_MAP_SWIZZLE_NONE;
+  }
+}
+#endif
+
+Status CUDABackend::encodeTensorMaps(const KernelDesc &kd, const LaunchDesc &l, size_t launchIndex,
+                                     CUDALaunch &launch) const {
+  launch.tensorMaps.resize(kd.tensorMaps.size());
+#if CUDA_VERSION >= 12000
+  for (size_t j = 0; j < kd.tensorMaps.size(); ++j) {
+    const TensorMapDesc &t = kd.tensorMaps[j];
+    const int bufferId = l.buffers[t.param];
+    const CUdeviceptr base = addresses[bufferId];
+    char address[32];
+    std::snprintf(address, sizeof(address), "0x%llx", static_cast<unsigned long long>(base));
+    const std::string label = "launch " + std::to_string(launchIndex) + " of '" + kd.name +
+                              "': " + describeTensorMap(t, j) + " over buffer " +
+                              std::to_string(bufferId) + " at " + address;
+    if (base % 16 != 0)
+      return Status::error(label + ": the address is not 16-byte aligned, as TMA needs");
+    // cuTensorMapEncodeTiled lists dims innermost first, and globalStrides
+    // holds the byte strides of dims 1 .. rank-1 in that order (dim 0 is
+    // contiguous): the manifest's outermost-first lists reversed.
+    const size_t rank = t.dims.size();
+    std::vector<cuuint64_t> globalDim(t.dims.rbegin(), t.dims.rend());
+    std::vector<cuuint64_t> globalStrides(t.strides.rbegin(), t.strides.rend());
+    std::vector<cuuint32_t> boxDim(t.box.rbegin(), t.box.rend());
+    std::vector<cuuint32_t> elementStrides(rank, 1);
+    CUresult r = api.tensorMapEncodeTiled(
+        &launch.tensorMaps[j].map, tensorMapDataType(t.dtype), static_cast<cuuint32_t>(rank),
+        reinterpret_cast<void *>(static_cast<uintptr_t>(base)), globalDim.data(),
+        globalStrides.data(), boxDim.data(), elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+        tensorMapSwizzle(t.swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (Status s = check(r, "cuTensorMapEncodeTiled"); !s.ok)
+      return s.withContext(label);
+  }
+  return Status::success();
+#else
+  (void)l;
+  return Status::error("launch " + std::to_string(launchIndex) + " of '" + kd.name +
+                       "': TMA tensor maps need a runtime built against CUDA 12 or newer");
+#endif
 }
 
 Status CUDABackend::load(const Bundle &bundle) {
@@ -321,6 +532,9 @@ Status CUDABackend::load(const Bundle &bundle) {
                                std::to_string(kd.sharedBytes) + ")");
           !s.ok)
         return s.withContext(label);
+    if (!kd.tensorMaps.empty())
+      if (Status s = checkTensorMapParams(kd, functions[k]); !s.ok)
+        return s;
   }
 
   const size_t numBuffers = bundle.buffers.size();
@@ -351,7 +565,8 @@ Status CUDABackend::load(const Bundle &bundle) {
       addresses[i] = addresses[resolveAliasRoot(bundle, static_cast<int>(i))];
 
   launches.reserve(bundle.launches.size());
-  for (const LaunchDesc &l : bundle.launches) {
+  for (size_t i = 0; i < bundle.launches.size(); ++i) {
+    const LaunchDesc &l = bundle.launches[i];
     const KernelDesc *k = bundle.findKernel(l.kernel);
     CUDALaunch launch;
     launch.kernel = l.kernel;
@@ -363,12 +578,20 @@ Status CUDABackend::load(const Bundle &bundle) {
     launch.sharedBytes = static_cast<unsigned>(k->sharedBytes);
     for (int id : l.buffers)
       launch.args.push_back(addresses[id]);
+    if (!k->tensorMaps.empty())
+      if (Status s = encodeTensorMaps(*k, l, i, launch); !s.ok)
+        return s;
     launches.push_back(std::move(launch));
   }
-  // Take the parameter addresses once the vectors no longer move.
-  for (CUDALaunch &launch : launches)
+  // Take the parameter addresses once the vectors no longer move: buffer
+  // pointers, then the tensor maps (passed by value: the driver copies the 128
+  // bytes each entry points at).
+  for (CUDALaunch &launch : launches) {
     for (CUdeviceptr &arg : launch.args)
       launch.params.push_back(&arg);
+    for (TensorMapStorage &map : launch.tensorMaps)
+      launch.params.push_back(&map);
+  }
   return Status::success();
 }
 
@@ -382,6 +605,14 @@ Status CUDABackend::readBuffer(int id, void *dst, size_t bytes) {
   if (Status s = makeCurrent(); !s.ok)
     return s;
   return check(api.memcpyDtoH(dst, addresses[id], bytes), "cuMemcpyDtoH");
+}
+
+Status CUDABackend::fillBuffer(int id, uint8_t byte, size_t bytes) {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  // cuMemsetD8 is ordered before later work on the legacy default stream,
+  // which every launch and copy here uses.
+  return check(api.memsetD8(addresses[id], byte, bytes), "cuMemsetD8");
 }
 
 Status CUDABackend::enqueueLaunches() {

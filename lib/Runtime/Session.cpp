@@ -158,6 +158,20 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
   return Status::success();
 }
 
+Status Session::poisonBuffers(uint8_t byte) {
+  for (size_t id = 0; id < buffers.size(); ++id) {
+    const BufferInfo &b = buffers[id];
+    if (b.kind != BufferKind::output && b.kind != BufferKind::temp)
+      continue;
+    size_t bytes = static_cast<size_t>(shapeNumElements(b.shape).value_or(0)) * dtypeSize(b.dtype);
+    if (bytes == 0)
+      continue; // nothing to poison (and no zero-byte driver call)
+    if (Status s = backend->fillBuffer(static_cast<int>(id), byte, bytes); !s.ok)
+      return s.withContext("poisoning buffer " + std::to_string(id));
+  }
+  return Status::success();
+}
+
 Status Session::benchmark(int iters, double &msPerRun) {
   if (iters < 1)
     return Status::error("benchmark needs at least 1 iteration, got " +

@@ -549,6 +549,9 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
   // 1. The compiled model, launch by launch.
   std::vector<KernelReport> reports(groups.size());
   std::vector<rt::HostTensor> outputs;
+  if (opts.poison)
+    if (rt::Status s = session->poisonBuffers(0xFF); !s.ok)
+      return fail(s.message), 1;
   rt::Status runStatus = session->run(hostInputs, outputs, [&](size_t k) -> rt::Status {
     KernelReport &r = reports[k];
     const rt::LaunchInfo &l = session->getLaunches()[k];

@@ -35,6 +35,9 @@ struct ReferenceModeOptions {
   bool toleranceGiven = false;
   /// --output-dir (reference mode): write the reference outputs as D/output_K.pb.
   std::string outputDir;
+  /// --poison (bisect): fill the compiled model's outputs and temps with 0xFF
+  /// bytes before running it.
+  bool poison = false;
 };
 
 /// aicc-run --reference MODEL: evaluates the model's graph-stage IR with the float64

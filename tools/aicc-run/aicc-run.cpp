@@ -66,6 +66,11 @@ options:
                           data sets: D/<data set name>/output_K.pb)
   --benchmark N           afterwards, time N runs of the launch plan (transfers
                           excluded) and print milliseconds per run
+  --poison                before each run, fill every output and temp buffer
+                          with 0xFF bytes (NaN for floats, -1 for integers) so
+                          that output elements no kernel writes show up as
+                          mismatches instead of passing on zero-filled memory
+                          (also with --bisect)
 
 float64 reference (run by aicc-run-reference, which aicc-run calls for these
 options and which is built with the compiler; see docs/debugging.md):
@@ -102,6 +107,7 @@ struct Options {
   std::string bisectModel;
   std::string target = "cpu";
   bool toleranceGiven = false;
+  bool poison = false;
 };
 
 bool usageError(const std::string &message) {
@@ -147,6 +153,12 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
       wantHelp = true;
       return true;
     }
+    if (arg == "--poison") {
+      opts.poison = true;
+      continue;
+    }
+    if (arg.rfind("--poison=", 0) == 0)
+      return usageError("--poison takes no value");
     std::string flag = arg, value;
     bool hasValue = false;
     if (size_t eq = arg.find('='); eq != std::string::npos) {
@@ -478,6 +490,15 @@ struct ModelInputs {
   }
 };
 
+/// Session::run, after --poison's fill when asked.
+Status runSession(Session &session, const Options &opts, const std::vector<HostTensor> &inputs,
+                  std::vector<HostTensor> &outputs) {
+  if (opts.poison)
+    if (Status s = session.poisonBuffers(0xFF); !s.ok)
+      return s;
+  return session.run(inputs, outputs);
+}
+
 /// Runs one test data set; returns true when every output passes. Sets
 /// `hardError` for problems that are not numerical mismatches.
 bool runTestDataSet(Session &session, const ModelInputs &model, const Options &opts,
@@ -520,7 +541,7 @@ bool runTestDataSet(Session &session, const ModelInputs &model, const Options &o
     adoptLegacyBFloat16(expected[i], session.getOutputs()[i].dtype);
   }
   std::vector<HostTensor> outputs;
-  if (Status s = session.run(inputs, outputs); !s.ok) {
+  if (Status s = runSession(session, opts, inputs, outputs); !s.ok) {
     hardError = true;
     return fail(s.message);
   }
@@ -580,6 +601,7 @@ int runReferenceModes(const Options &opts, char **argv) {
   r.atol = opts.atol;
   r.toleranceGiven = opts.toleranceGiven;
   r.outputDir = opts.outputDir;
+  r.poison = opts.poison;
   return opts.bisectModel.empty() ? aicc::run::runReferenceMode(r)
                                   : aicc::run::runBisectMode(r);
 #else
@@ -664,7 +686,7 @@ int runMain(const Options &opts) {
       }
     }
     std::vector<HostTensor> outputs;
-    if (Status s = session->run(inputs, outputs); !s.ok) {
+    if (Status s = runSession(*session, opts, inputs, outputs); !s.ok) {
       fail(s.message);
       return kExitFailure;
     }

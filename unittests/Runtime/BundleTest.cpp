@@ -91,6 +91,44 @@ Bundle makeRichBundle() {
   return b;
 }
 
+/// Parses `iters` randomly edited copies of `seed` (bytes flipped, inserted,
+/// deleted); every result must be ok and valid, or an error with a message.
+/// Returns how many parsed.
+int fuzzParse(const std::string &seed, int iters, uint64_t &state) {
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  int parsedOk = 0;
+  for (int iter = 0; iter < iters; ++iter) {
+    std::string bytes = seed;
+    int edits = 1 + next() % 4;
+    for (int e = 0; e < edits && !bytes.empty(); ++e) {
+      size_t pos = next() % bytes.size();
+      switch (next() % 3) {
+      case 0:
+        bytes[pos] = static_cast<char>(next());
+        break;
+      case 1:
+        bytes.insert(pos, 1, " \n%0129"[next() % 7]);
+        break;
+      default:
+        bytes.erase(pos, 1);
+        break;
+      }
+    }
+    Bundle b;
+    Status s = parseBundle(bytes, b);
+    if (s.ok) {
+      ++parsedOk;
+      EXPECT_TRUE(validateBundle(b).ok);
+    } else {
+      EXPECT_FALSE(s.message.empty());
+    }
+  }
+  return parsedOk;
+}
+
 } // namespace
 
 TEST(DTypeTest, SizesNamesAndParsing) {
@@ -283,8 +321,8 @@ TEST(BundleTest, EveryTruncationFailsCleanly) {
 TEST(BundleTest, RejectsBadHeaderAndRecords) {
   expectParseError(frame(""), "empty manifest");
   expectParseError(frame(mutate("aicc-bundle 1\n", "")), "expected the 'aicc-bundle 1' header");
-  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 2")),
-                   "unsupported bundle version");
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 3")), "unsupported bundle version");
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 0")), "unsupported bundle version");
   expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 1 extra")),
                    "unsupported bundle version");
   expectParseError(frame(mutate("target cpu\n", "target cpu\naicc-bundle 1\n")),
@@ -482,42 +520,9 @@ TEST(BundleTest, ReadBundleFileRoundTrip) {
 TEST(BundleTest, RandomCorruptionNeverCrashes) {
   // Flip, insert and delete bytes of valid bundles; the reader must return
   // (ok or error) without undefined behaviour (run under ASan/UBSan too).
-  const std::string seeds[] = {frame(kValidManifest),
-                               serializeBundle(makeRichBundle())};
   uint64_t state = 12345;
-  auto next = [&state] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
-  int parsedOk = 0;
-  for (const std::string &seed : seeds) {
-    for (int iter = 0; iter < 3000; ++iter) {
-      std::string bytes = seed;
-      int edits = 1 + next() % 4;
-      for (int e = 0; e < edits && !bytes.empty(); ++e) {
-        size_t pos = next() % bytes.size();
-        switch (next() % 3) {
-        case 0:
-          bytes[pos] = static_cast<char>(next());
-          break;
-        case 1:
-          bytes.insert(pos, 1, " \n%0129"[next() % 7]);
-          break;
-        default:
-          bytes.erase(pos, 1);
-          break;
-        }
-      }
-      Bundle b;
-      Status s = parseBundle(bytes, b);
-      if (s.ok) {
-        ++parsedOk;
-        EXPECT_TRUE(validateBundle(b).ok);
-      } else {
-        EXPECT_FALSE(s.message.empty());
-      }
-    }
-  }
+  int parsedOk = fuzzParse(frame(kValidManifest), 3000, state) +
+                 fuzzParse(serializeBundle(makeRichBundle()), 3000, state);
   // Most edits must be caught; some (e.g. inside code/weights) are harmless.
   EXPECT_LT(parsedOk, 6000);
 }
@@ -560,4 +565,295 @@ TEST(BundleTest, RejectsBadBoundInputs) {
                    "value [128, 136) lies past the end of the weights section (128 bytes)");
   expectParseError(withBound("bound 0 k i64 8 1 0\n"), "'bound' record has 6 fields, expected 7");
   expectParseError(withBound("bound 0 k q64 8 0 0\n"), "unknown dtype 'q64'");
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps (format version 2)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// c = a @ b on sm_90a with a TMA map over each operand: a f16[512, 256] in
+/// 64x64 boxes with a 128-byte swizzle, b f16[256, 256] likewise, plus a rank-3
+/// f32 map over c without swizzle.
+const char *const kTensorMapManifest = "aicc-bundle 2\n"
+                                       "target sm_90a\n"
+                                       "buffer 0 f16 input 262144 2 512 256\n"
+                                       "buffer 1 f16 input 131072 2 256 256\n"
+                                       "buffer 2 f32 output 524288 2 512 256\n"
+                                       "input 0 0 a\n"
+                                       "input 1 1 b\n"
+                                       "output 0 2 c\n"
+                                       "kernel gemm 4 2 1 128 1 1 0 3\n"
+                                       "tensormap gemm 0 f16 2 512 256 512 64 64 128\n"
+                                       "tensormap gemm 1 f16 2 256 256 512 64 64 128\n"
+                                       "tensormap gemm 2 f32 3 2 256 256 262144 1024 1 8 32 0\n"
+                                       "launch gemm 3 0 1 2\n";
+
+std::string mutateTM(const std::string &from, const std::string &to) {
+  std::string m = kTensorMapManifest;
+  size_t pos = m.find(from);
+  EXPECT_NE(pos, std::string::npos) << "test bug: '" << from << "' not found";
+  if (pos != std::string::npos)
+    m.replace(pos, from.size(), to);
+  return m;
+}
+
+/// The bundle kTensorMapManifest describes.
+Bundle makeTensorMapBundle() {
+  Bundle b;
+  b.target = "sm_90a";
+  b.buffers.push_back({0, DType::f16, BufferKind::input, 262144, {512, 256}, 0});
+  b.buffers.push_back({1, DType::f16, BufferKind::input, 131072, {256, 256}, 0});
+  b.buffers.push_back({2, DType::f32, BufferKind::output, 524288, {512, 256}, 0});
+  b.inputs.push_back({0, 0, "a"});
+  b.inputs.push_back({1, 1, "b"});
+  b.outputs.push_back({0, 2, "c"});
+  KernelDesc k{"gemm", {4, 2, 1}, {128, 1, 1}, 0, 3};
+  k.tensorMaps.push_back({0, DType::f16, {512, 256}, {512}, {64, 64}, 128});
+  k.tensorMaps.push_back({1, DType::f16, {256, 256}, {512}, {64, 64}, 128});
+  k.tensorMaps.push_back({2, DType::f32, {2, 256, 256}, {262144, 1024}, {1, 8, 32}, 0});
+  b.kernels.push_back(std::move(k));
+  b.launches.push_back({"gemm", {0, 1, 2}});
+  b.code = "CUBIN";
+  return b;
+}
+
+void expectTensorMapsEqual(const std::vector<TensorMapDesc> &a,
+                           const std::vector<TensorMapDesc> &b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].param, b[i].param) << i;
+    EXPECT_EQ(a[i].dtype, b[i].dtype) << i;
+    EXPECT_EQ(a[i].dims, b[i].dims) << i;
+    EXPECT_EQ(a[i].strides, b[i].strides) << i;
+    EXPECT_EQ(a[i].box, b[i].box) << i;
+    EXPECT_EQ(a[i].swizzle, b[i].swizzle) << i;
+  }
+}
+
+/// validateBundle(b) fails with `expected` in the message.
+void expectInvalid(const Bundle &b, const std::string &expected) {
+  Status s = validateBundle(b);
+  EXPECT_FALSE(s.ok) << "valid although '" << expected << "' was expected";
+  EXPECT_NE(s.message.find(expected), std::string::npos)
+      << "message: " << s.message << "\nexpected to contain: " << expected;
+}
+
+} // namespace
+
+TEST(TensorMapBundleTest, WriterProducesVersion2WithTheDocumentedRecords) {
+  Bundle b = makeTensorMapBundle();
+  ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+  EXPECT_EQ(serializeBundle(b), frame(kTensorMapManifest, "CUBIN", ""));
+}
+
+TEST(TensorMapBundleTest, RoundTripPreservesTensorMaps) {
+  Bundle original = makeTensorMapBundle();
+  // A second kernel without maps, and a percent-encoded kernel name with maps.
+  original.kernels.push_back({"copy", {1, 1, 1}, {32, 1, 1}, 0, 1});
+  KernelDesc odd{"odd name%", {2, 1, 1}, {64, 1, 1}, 4096, 2};
+  odd.tensorMaps.push_back({1, DType::bf16, {2000, 48}, {112}, {256, 8}, 0});
+  odd.tensorMaps.push_back({0, DType::u8, {4096}, {}, {16}, 0});
+  odd.tensorMaps.push_back(
+      {0, DType::f64, {2, 3, 4, 5, 16}, {3840, 1280, 320, 128}, {1, 2, 3, 4, 2}, 32});
+  original.kernels.push_back(std::move(odd));
+  original.launches.push_back({"copy", {2}});
+  original.launches.push_back({"odd name%", {2, 0}});
+  ASSERT_TRUE(validateBundle(original).ok) << validateBundle(original).message;
+  std::string bytes = serializeBundle(original);
+  EXPECT_NE(bytes.find("kernel copy 1 1 1 32 1 1 0 1\nkernel odd%20name%25 "), std::string::npos);
+  EXPECT_NE(bytes.find("tensormap odd%20name%25 1 bf16 2 2000 48 112 256 8 0\n"),
+            std::string::npos);
+
+  Bundle parsed;
+  Status s = parseBundle(bytes, parsed);
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(parsed.kernels.size(), original.kernels.size());
+  for (size_t k = 0; k < original.kernels.size(); ++k) {
+    EXPECT_EQ(parsed.kernels[k].name, original.kernels[k].name);
+    EXPECT_EQ(parsed.kernels[k].numParams, original.kernels[k].numParams);
+    expectTensorMapsEqual(original.kernels[k].tensorMaps, parsed.kernels[k].tensorMaps);
+  }
+  EXPECT_EQ(serializeBundle(parsed), bytes);
+}
+
+TEST(TensorMapBundleTest, BundlesWithoutTensorMapsStayVersion1) {
+  // The bytes of a bundle without maps are those older runtimes read.
+  std::string bytes = serializeBundle(makeRichBundle());
+  EXPECT_EQ(bytes.substr(16, 14), "aicc-bundle 1\n");
+  EXPECT_EQ(bytes.find("tensormap"), std::string::npos);
+  Bundle b = makeTensorMapBundle();
+  for (KernelDesc &k : b.kernels)
+    k.tensorMaps.clear();
+  EXPECT_EQ(serializeBundle(b).substr(16, 14), "aicc-bundle 1\n");
+  // A version-2 header without tensor maps is read too.
+  Bundle parsed;
+  Status s = parseBundle(frame(mutate("aicc-bundle 1", "aicc-bundle 2")), parsed);
+  EXPECT_TRUE(s.ok) << s.message;
+  // ... and written back as version 1.
+  EXPECT_EQ(serializeBundle(parsed).substr(16, 14), "aicc-bundle 1\n");
+}
+
+TEST(TensorMapBundleTest, ParsesTheDocumentedManifest) {
+  Bundle b;
+  Status s = parseBundle(frame(kTensorMapManifest, "CUBIN", ""), b);
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(b.kernels.size(), 1u);
+  expectTensorMapsEqual(b.kernels[0].tensorMaps, makeTensorMapBundle().kernels[0].tensorMaps);
+}
+
+TEST(TensorMapBundleTest, RejectsMalformedRecords) {
+  auto bytes = [](const std::string &manifest) { return frame(manifest, "CUBIN", ""); };
+  expectParseError(bytes(mutateTM("aicc-bundle 2", "aicc-bundle 1")),
+                   "line 10: 'tensormap' record in a version-1 bundle (tensor maps need the "
+                   "'aicc-bundle 2' header)");
+  // Wrong field counts: one box dim short, one extra field, a bare record.
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128",
+                                  "tensormap gemm 0 f16 2 512 256 512 64 128")),
+                   "line 10: 'tensormap' record has 9 fields, expected 10");
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128",
+                                  "tensormap gemm 0 f16 2 512 256 512 64 64 128 0")),
+                   "'tensormap' record has 11 fields, expected 10");
+  expectParseError(
+      bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128", "tensormap gemm")),
+      "'tensormap' record has 1 fields, expected 7");
+  expectParseError(
+      bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128", "tensormap gemm 0 f16 0 128")),
+      "tensor map RANK 0 is not in [1, 5]");
+  expectParseError(
+      bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128",
+                     "tensormap gemm 0 f16 6 1 1 1 1 1 1 16 16 16 16 16 1 1 1 1 1 8 0")),
+      "tensor map RANK 6 is not in [1, 5]");
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2", "tensormap gemm 0 f17 2")),
+                   "line 10: unknown dtype 'f17'");
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2", "tensormap gemm 0 bool8 2")),
+                   "unknown dtype 'bool8'");
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2", "tensormap gemm -1 f16 2")),
+                   "bad tensor map PARAM '-1'");
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128",
+                                  "tensormap gemm 0 f16 2 512 256 512 64 4294967296 128")),
+                   "tensor map box dim 4294967296 is too large");
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128",
+                                  "tensormap gemm 0 f16 2 512 256 5x2 64 64 128")),
+                   "bad tensor map stride '5x2'");
+  expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128",
+                                  "tensormap gemm 0 f16 2 512 256 512 64 64 none")),
+                   "bad SWIZZLE 'none'");
+  // Maps follow the record of the kernel they belong to.
+  expectParseError(bytes(mutateTM("tensormap gemm 0", "tensormap other 0")),
+                   "'tensormap' record for kernel 'other' before (or without) its 'kernel' record");
+  expectParseError(
+      bytes(mutateTM(
+          "kernel gemm 4 2 1 128 1 1 0 3\ntensormap gemm 0 f16 2 512 256 512 64 64 128\n",
+          "tensormap gemm 0 f16 2 512 256 512 64 64 128\nkernel gemm 4 2 1 128 1 1 0 3\n")),
+      "line 9: 'tensormap' record for kernel 'gemm' before");
+  // Limits are checked on the parsed bundle too (validateBundle).
+  expectParseError(bytes(mutateTM("512 256 512 64 64 128", "512 256 512 64 64 96")),
+                   "kernel 'gemm': tensor map 0 (param 0, f16 dims [512,256] strides [512] box "
+                   "[64,64] swizzle 96): swizzle 96 is not 0, 32, 64 or 128 bytes");
+}
+
+TEST(TensorMapBundleTest, ValidateChecksEveryLimit) {
+  Bundle good = makeTensorMapBundle();
+  ASSERT_TRUE(validateBundle(good).ok) << validateBundle(good).message;
+  auto with = [&](auto edit) {
+    Bundle b = good;
+    edit(b.kernels[0].tensorMaps[0]);
+    return b;
+  };
+  const std::string label = "kernel 'gemm': tensor map 0 (param ";
+  expectInvalid(with([](TensorMapDesc &t) { t.param = 3; }),
+                label + "3, f16 dims [512,256] strides [512] box [64,64] swizzle 128): PARAM 3 "
+                        "is not one of the kernel's 3 buffer parameters");
+  expectInvalid(with([](TensorMapDesc &t) { t.param = -1; }), "PARAM -1 is not one of");
+  expectInvalid(with([](TensorMapDesc &t) {
+                  t.dims.clear();
+                  t.strides.clear();
+                  t.box.clear();
+                }),
+                "rank 0 is not in [1, 5]");
+  expectInvalid(with([](TensorMapDesc &t) {
+                  t.dims.assign(6, 1);
+                  t.strides.assign(5, 16);
+                  t.box.assign(6, 8);
+                }),
+                "rank 6 is not in [1, 5]");
+  expectInvalid(with([](TensorMapDesc &t) { t.strides.push_back(16); }),
+                "2 strides for rank 2 (expected 1: one per dim but the contiguous innermost one)");
+  expectInvalid(with([](TensorMapDesc &t) { t.box.push_back(1); }),
+                "the box has 3 dims for rank 2");
+  expectInvalid(with([](TensorMapDesc &t) { t.dims[0] = 0; }), "dim 0 = 0 is not in [1, 2^32]");
+  expectInvalid(with([](TensorMapDesc &t) { t.dims[1] = (uint64_t(1) << 32) + 1; }),
+                "dim 1 = 4294967297 is not in [1, 2^32]");
+  expectInvalid(with([](TensorMapDesc &t) { t.strides[0] = 520; }),
+                "stride 0 = 520 bytes is not a multiple of 16 below 2^40");
+  expectInvalid(with([](TensorMapDesc &t) { t.strides[0] = uint64_t(1) << 40; }),
+                "stride 0 = 1099511627776 bytes is not a multiple of 16 below 2^40");
+  expectInvalid(with([](TensorMapDesc &t) { t.box[0] = 0; }), "box dim 0 = 0 is not in [1, 256]");
+  expectInvalid(with([](TensorMapDesc &t) { t.box[0] = 257; }),
+                "box dim 0 = 257 is not in [1, 256]");
+  expectInvalid(with([](TensorMapDesc &t) { t.box[1] = 4; }),
+                "the box's innermost dim is 8 bytes, not a multiple of 16");
+  expectInvalid(with([](TensorMapDesc &t) { t.swizzle = 16; }),
+                "swizzle 16 is not 0, 32, 64 or 128 bytes");
+  expectInvalid(with([](TensorMapDesc &t) { t.swizzle = 64; }),
+                "the box's innermost dim is 128 bytes, more than the 64-byte swizzle span");
+  // Without a swizzle the same box is fine; a box larger than the dims too (zero fill).
+  EXPECT_TRUE(validateBundle(with([](TensorMapDesc &t) { t.swizzle = 0; })).ok);
+  EXPECT_TRUE(validateBundle(with([](TensorMapDesc &t) { t.box = {256, 64}; })).ok);
+  // Every dtype has a TMA element size.
+  for (DType d : {DType::u8, DType::boolean, DType::i16, DType::i32, DType::u64}) {
+    Bundle b = with([d](TensorMapDesc &t) {
+      t.dtype = d;
+      t.dims = {16, 16};
+      t.box = {16, 16};
+      t.swizzle = 0;
+    });
+    EXPECT_TRUE(validateBundle(b).ok) << dtypeName(d) << ": " << validateBundle(b).message;
+  }
+
+  // The map must fit in each launch's buffer.
+  expectInvalid(with([](TensorMapDesc &t) { t.dims[0] = 513; }),
+                "launch 0 of 'gemm': kernel 'gemm': tensor map 0 (param 0, f16 dims [513,256] "
+                "strides [512] box [64,64] swizzle 128) spans 262656 bytes but its buffer 0 "
+                "f16[512,256] holds 262144");
+  expectInvalid(with([](TensorMapDesc &t) { t.strides[0] = 1024; }),
+                "spans 523776 bytes but its buffer 0");
+  expectInvalid(with([](TensorMapDesc &t) {
+                  t.dims = {uint64_t(1) << 32, uint64_t(1) << 32, 8};
+                  t.strides = {(uint64_t(1) << 40) - 16, (uint64_t(1) << 40) - 16};
+                  t.box = {1, 1, 8};
+                }),
+                "spans more than 2^64 bytes");
+  {
+    // Narrower or strided views of a buffer are fine: the first 64 columns.
+    Bundle b = with([](TensorMapDesc &t) { t.dims = {512, 64}; });
+    EXPECT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+    // Another launch of the kernel with a smaller buffer is checked too.
+    b = good;
+    b.buffers.push_back({3, DType::f16, BufferKind::temp, 128, {64}, 0});
+    b.launches.push_back({"gemm", {3, 1, 2}});
+    expectInvalid(b, "launch 1 of 'gemm': kernel 'gemm': tensor map 0");
+  }
+
+  // Tensor maps are GPU-only, sm_90 and newer.
+  Bundle b = good;
+  b.target = "sm_80";
+  expectInvalid(b,
+                "kernel 'gemm': tensor maps (TMA) need a GPU target sm_90 or newer, not 'sm_80'");
+  b.target = "cpu";
+  b.kernels[0].block = {1, 1, 1};
+  expectInvalid(b, "kernel 'gemm': tensor maps (TMA) need a GPU target sm_90 or newer, not 'cpu'");
+  for (const char *target : {"sm_90", "sm_90a", "sm_100a", "sm_120"}) {
+    b = good;
+    b.target = target;
+    EXPECT_TRUE(validateBundle(b).ok) << target;
+  }
+}
+
+TEST(TensorMapBundleTest, RandomCorruptionNeverCrashes) {
+  uint64_t state = 777;
+  int parsedOk = fuzzParse(frame(kTensorMapManifest, "CUBIN", ""), 4000, state);
+  EXPECT_LT(parsedOk, 4000);
 }

@@ -8,6 +8,11 @@
 //   OUT_DIR/test_data_set_{0,1}/      inputs and the expected output
 //   OUT_DIR/bad_expected/             output_0 off by 0.01 in one element
 //   OUT_DIR/bad_shape/                input_1 is f32[999]
+//   OUT_DIR/add_short.aicc            the same kernel over a grid one block
+//                                     short: c[768 ..] is never written
+//   OUT_DIR/short_grid/               expects a + b, then zeros from 768 on:
+//                                     passes on zero-filled memory only
+//                                     (aicc-run --poison makes it fail)
 // The expected outputs are computed here in double and rounded to f32, so they
 // are independent of the kernels under test. Used by aicc-run-test.sh.
 //
@@ -83,6 +88,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::ofstream(outDir + "/add.aicc", std::ios::binary) << serializeBundle(b);
+  // Blocks of 256 elements (both kernels): three cover [0, 768).
+  constexpr int kShortCovered = 768;
+  b.kernels[0].grid = {3, 1, 1};
+  std::ofstream(outDir + "/add_short.aicc", std::ios::binary) << serializeBundle(b);
 
   for (int set = 0; set < 2; ++set) {
     HostTensor x = randomTensor(kN, 100 + set), y = randomTensor(kN, 200 + set);
@@ -98,6 +107,11 @@ int main(int argc, char **argv) {
       if (!writeSet(outDir + "/bad_expected", x, y, off))
         return 1;
       if (!writeSet(outDir + "/bad_shape", x, randomTensor(kN - 1, 3), sum))
+        return 1;
+      HostTensor shortSum = sum;
+      for (int i = kShortCovered; i < kN; ++i)
+        shortSum.as<float>()[i] = 0.0f;
+      if (!writeSet(outDir + "/short_grid", x, y, shortSum))
         return 1;
     }
   }

@@ -351,6 +351,75 @@ TEST(CPUSessionTest, ModelWithoutKernels) {
   EXPECT_EQ(outputs[1].as<int64_t>()[0], -42);
 }
 
+TEST(CPUSessionTest, PoisonFillsOutputsAndTempsOnly) {
+  // a, b inputs; c output; t temp; k const; v an alias (view) of c.
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  bundle.buffers.push_back({3, DType::i32, BufferKind::temp, 16, {4}, 0});
+  bundle.buffers.push_back({4, DType::f32, BufferKind::constant, 8, {2}, 0});
+  bundle.buffers.push_back({5, DType::f32, BufferKind::alias, kN * 4, {10, 100}, 2});
+  bundle.weights.assign(8, '\x11');
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cpu, session);
+  ASSERT_TRUE(s.ok) << s.message;
+
+  s = session->poisonBuffers();
+  ASSERT_TRUE(s.ok) << s.message;
+  auto bytesOf = [&](int id) {
+    HostTensor t;
+    Status r = session->readBuffer(id, t);
+    EXPECT_TRUE(r.ok) << r.message;
+    return t.data;
+  };
+  EXPECT_EQ(bytesOf(0), std::vector<uint8_t>(kN * 4, 0x00)) << "inputs are not poisoned";
+  EXPECT_EQ(bytesOf(2), std::vector<uint8_t>(kN * 4, 0xFF));
+  EXPECT_EQ(bytesOf(3), std::vector<uint8_t>(16, 0xFF));
+  EXPECT_EQ(bytesOf(4), std::vector<uint8_t>(8, 0x11)) << "constants keep their value";
+  EXPECT_EQ(bytesOf(5), std::vector<uint8_t>(kN * 4, 0xFF)) << "an alias shares its memory";
+
+  // A complete run overwrites the poison.
+  HostTensor a = randomTensor({kN}, 41), b = randomTensor({kN}, 42);
+  std::vector<HostTensor> outputs;
+  s = session->run({a, b}, outputs);
+  ASSERT_TRUE(s.ok) << s.message;
+  expectSum(a, b, outputs[0]);
+  EXPECT_EQ(bytesOf(3), std::vector<uint8_t>(16, 0xFF)) << "the kernel never writes t";
+
+  // Any byte: 0 restores the fresh-session state.
+  ASSERT_TRUE(session->poisonBuffers(0).ok);
+  EXPECT_EQ(bytesOf(2), std::vector<uint8_t>(kN * 4, 0x00));
+}
+
+TEST(CPUSessionTest, PoisonShowsElementsNoKernelWrites) {
+  // Three blocks of 256 cover [0, 768): the rest of c is never written.
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {3, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(bundle, Device::cpu, session).ok);
+  HostTensor a = randomTensor({kN}, 51), b = randomTensor({kN}, 52);
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE(session->run({a, b}, outputs).ok);
+  EXPECT_EQ(outputs[0].as<float>()[999], 0.0f) << "fresh buffers are zero-filled";
+  ASSERT_TRUE(session->poisonBuffers().ok);
+  ASSERT_TRUE(session->run({a, b}, outputs).ok);
+  for (int i = 0; i < kN; ++i) {
+    float got = outputs[0].as<float>()[i];
+    if (i < 768)
+      ASSERT_EQ(got, a.as<float>()[i] + b.as<float>()[i]) << i;
+    else
+      ASSERT_TRUE(std::isnan(got)) << "element " << i << " = " << got;
+  }
+}
+
+TEST(CPUSessionTest, RefusesTensorMaps) {
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  bundle.kernels[0].tensorMaps.push_back({0, DType::f32, {kN}, {}, {256}, 0});
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cpu, session);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.message, "invalid bundle: kernel 'add': tensor maps (TMA) need a GPU target "
+                       "sm_90 or newer, not 'cpu'");
+  EXPECT_EQ(session, nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // CUDA
 //===----------------------------------------------------------------------===//
@@ -449,4 +518,140 @@ TEST(CUDASessionTest, RejectsBlockLargerThanTheKernelAllows) {
   bundle = makeAddBundle("sm_90", cubin, {4, 1, 1}, {256, 1, 1}, "nope");
   s = Session::create(bundle, Device::cuda, session);
   EXPECT_EQ(s.message, "kernel 'nope': no .entry of that name in the cubin");
+}
+
+TEST(CUDASessionTest, PoisonFillsDeviceBuffers) {
+  if (cubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  // Three blocks of 256 threads cover [0, 768): the rest of c is never written.
+  Bundle bundle = makeAddBundle("sm_90", readFile(cubinPath()), {3, 1, 1}, {256, 1, 1});
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cuda, session);
+  if (!s.ok && isNoDeviceError(s))
+    GTEST_SKIP() << s.message;
+  ASSERT_TRUE(s.ok) << s.message;
+  HostTensor c;
+  ASSERT_TRUE(session->poisonBuffers().ok);
+  ASSERT_TRUE(session->readBuffer(2, c).ok);
+  EXPECT_EQ(c.data, std::vector<uint8_t>(kN * 4, 0xFF));
+  HostTensor a = randomTensor({kN}, 61), b = randomTensor({kN}, 62);
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE(session->run({a, b}, outputs).ok);
+  for (int i = 0; i < kN; ++i) {
+    float got = outputs[0].as<float>()[i];
+    if (i < 768)
+      ASSERT_EQ(got, a.as<float>()[i] + b.as<float>()[i]) << i;
+    else
+      ASSERT_TRUE(std::isnan(got)) << "element " << i << " = " << got;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// CUDA: TMA tensor maps (testdata/tma_copy_kernel.ptx)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string tmaCubinPath() { return testFile("AICC_TEST_TMA_CUBIN", AICC_TEST_TMA_CUBIN); }
+
+/// Both kernels of tma_copy_kernel.ptx, each copying the boxes of its tensor
+/// map into a dense grid of boxes:
+///  - tma_copy_3d: a is f32[3, 6, 44]; its map is the view a[:, 0:5, 0:40]
+///    (dims [3, 5, 40], byte strides [1056, 176], box [1, 4, 16], no swizzle);
+///    grid (3, 2, 3) boxes into c f32[3, 8, 48].
+///  - tma_copy_swizzle128: b is f32[13, 68], map dims [13, 68], stride [272],
+///    box [8, 32], 128-byte swizzle; grid (3, 2, 1) boxes into d f32[16, 96].
+Bundle makeTMABundle(const std::string &cubin) {
+  Bundle bundle;
+  bundle.target = "sm_90";
+  bundle.buffers.push_back({0, DType::f32, BufferKind::input, 3 * 6 * 44 * 4, {3, 6, 44}, 0});
+  bundle.buffers.push_back({1, DType::f32, BufferKind::input, 13 * 68 * 4, {13, 68}, 0});
+  bundle.buffers.push_back({2, DType::f32, BufferKind::output, 3 * 8 * 48 * 4, {3, 8, 48}, 0});
+  bundle.buffers.push_back({3, DType::f32, BufferKind::output, 16 * 96 * 4, {16, 96}, 0});
+  bundle.inputs.push_back({0, 0, "a"});
+  bundle.inputs.push_back({1, 1, "b"});
+  bundle.outputs.push_back({0, 2, "c"});
+  bundle.outputs.push_back({1, 3, "d"});
+  KernelDesc k3{"tma_copy_3d", {3, 2, 3}, {64, 1, 1}, 0, 2};
+  k3.tensorMaps.push_back({0, DType::f32, {3, 5, 40}, {6 * 176, 176}, {1, 4, 16}, 0});
+  KernelDesc k2{"tma_copy_swizzle128", {3, 2, 1}, {256, 1, 1}, 0, 2};
+  k2.tensorMaps.push_back({0, DType::f32, {13, 68}, {272}, {8, 32}, 128});
+  bundle.kernels.push_back(std::move(k3));
+  bundle.kernels.push_back(std::move(k2));
+  bundle.launches.push_back({"tma_copy_3d", {0, 2}});
+  bundle.launches.push_back({"tma_copy_swizzle128", {1, 3}});
+  bundle.code = cubin;
+  return bundle;
+}
+
+} // namespace
+
+TEST(CUDASessionTest, TensorMapsLoadTiles) {
+  if (tmaCubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  std::string cubin = readFile(tmaCubinPath());
+  ASSERT_FALSE(cubin.empty()) << "cannot read " << tmaCubinPath();
+  Bundle bundle = makeTMABundle(cubin);
+  ASSERT_TRUE(validateBundle(bundle).ok) << validateBundle(bundle).message;
+  // Written and read back: the maps survive the manifest (format version 2).
+  Bundle parsed;
+  Status s = parseBundle(serializeBundle(bundle), parsed);
+  ASSERT_TRUE(s.ok) << s.message;
+  std::unique_ptr<Session> session;
+  s = Session::create(parsed, Device::cuda, session);
+  if (!s.ok && isNoDeviceError(s))
+    GTEST_SKIP() << s.message;
+  ASSERT_TRUE(s.ok) << s.message;
+
+  for (uint32_t seed : {71u, 72u}) {
+    HostTensor a = randomTensor({3, 6, 44}, seed), b = randomTensor({13, 68}, seed + 1);
+    // Poisoned outputs: the zeros expected outside the maps must come from
+    // TMA's out-of-bounds fill, not from zero-filled memory.
+    ASSERT_TRUE(session->poisonBuffers().ok);
+    std::vector<HostTensor> outputs;
+    s = session->run({a, b}, outputs);
+    ASSERT_TRUE(s.ok) << s.message;
+    ASSERT_EQ(outputs.size(), 2u);
+    for (int z = 0; z < 3; ++z)
+      for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 48; ++c) {
+          float expected = r < 5 && c < 40 ? a.as<float>()[(z * 6 + r) * 44 + c] : 0.0f;
+          ASSERT_EQ(outputs[0].as<float>()[(z * 8 + r) * 48 + c], expected)
+              << "tma_copy_3d: c[" << z << "][" << r << "][" << c << "]";
+        }
+    for (int r = 0; r < 16; ++r)
+      for (int c = 0; c < 96; ++c) {
+        float expected = r < 13 && c < 68 ? b.as<float>()[r * 68 + c] : 0.0f;
+        ASSERT_EQ(outputs[1].as<float>()[r * 96 + c], expected)
+            << "tma_copy_swizzle128: d[" << r << "][" << c << "]";
+      }
+  }
+}
+
+TEST(CUDASessionTest, RejectsTensorMapParameterMismatch) {
+  if (tmaCubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  std::string cubin = readFile(tmaCubinPath());
+  // Two maps where the kernel takes one.
+  Bundle bundle = makeTMABundle(cubin);
+  bundle.kernels[0].tensorMaps.push_back(bundle.kernels[0].tensorMaps[0]);
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cuda, session);
+  if (!s.ok && isNoDeviceError(s))
+    GTEST_SKIP() << s.message;
+  if (s.ok)
+    GTEST_SKIP() << "the driver has no cuFuncGetParamInfo (CUDA < 12.4): no parameter check";
+  EXPECT_EQ(s.message, "kernel 'tma_copy_3d': the cubin's .entry takes 3 parameters; the "
+                       "manifest passes 2 buffer pointers then 2 CUtensorMap (.param .align "
+                       "64 .b8 NAME[128])");
+  // A map where the kernel takes a pointer: 1 buffer, then maps from parameter 1.
+  bundle = makeTMABundle(cubin);
+  bundle.kernels[1].numParams = 1;
+  bundle.launches[1].buffers = {1};
+  s = Session::create(bundle, Device::cuda, session);
+  EXPECT_NE(s.message.find("kernel 'tma_copy_swizzle128': parameter 1 is 8 bytes in the cubin, "
+                           "expected 128 (a CUtensorMap, tensor map 0 (param 0, f32 dims "
+                           "[13,68] strides [272] box [8,32] swizzle 128))"),
+            std::string::npos)
+      << s.message;
 }

@@ -62,6 +62,17 @@ expect 0 "PASS" "$RUN" "$B" --test-data-set "$WORK/check" --test-data-set "$S1" 
   { echo "FAILED: per-data-set output directories missing"; failures=$((failures + 1)); }
 ls "$WORK/out" | grep -q tmp && { echo "FAILED: temporary file left in output dir"; failures=$((failures + 1)); }
 
+# --poison: a complete plan still passes; an output element no kernel writes
+# passes on the zero-filled memory of a fresh session but fails once poisoned.
+expect 0 "1 of 1 test data set\(s\) passed" "$RUN" "$B" --test-data-set "$S0" --poison
+expect 0 "2 of 2 test data set\(s\) passed" "$RUN" "$B" --poison --test-data-set "$S0" --test-data-set "$S1"
+expect 0 "shape=\[1000\] PASS" "$RUN" "$WORK/add_short.aicc" --test-data-set "$WORK/short_grid"
+expect 1 "shape=\[1000\] FAIL \(232 of 1000 elements" \
+  "$RUN" "$WORK/add_short.aicc" --test-data-set "$WORK/short_grid" --poison
+expect 0 "output 0 \('c'\): f32\[1000\] .*mean=(-)?nan" \
+  "$RUN" "$WORK/add_short.aicc" --poison --input "$S0/input_0.pb" --input "$S0/input_1.pb"
+expect 2 "--poison takes no value" "$RUN" "$B" --poison=1
+
 expect 0 "benchmark: 5 runs on $MODE, [0-9.]+ ms/run" "$RUN" "$B" --benchmark 5
 if [[ $MODE == cuda ]]; then
   expect 1 "cannot run on device cpu" "$RUN" "$B" --device=cpu

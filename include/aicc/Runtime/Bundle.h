@@ -2,7 +2,7 @@
 //
 // A bundle holds everything needed to run one compiled model: the launch plan
 // (manifest), the kernel code and the weights. The byte format is specified in
-// docs/bundle-format.md (version 1); this header is its in-memory form.
+// docs/bundle-format.md (versions 1 and 2); this header is its in-memory form.
 //
 // The compiler fills a Bundle and calls serializeBundle(); the runtime calls
 // parseBundle() and hands the result to Session::create(). Nothing here depends
@@ -132,6 +132,35 @@ struct BoundInputDesc {
   uint64_t offset = 0;
 };
 
+/// One `tensormap` record: a TMA descriptor (CUtensorMap, cuTensorMapEncodeTiled) the runtime
+/// builds for every launch of a kernel and passes by value after the buffer parameters.
+///
+/// The map covers the buffer `launch.buffers[param]` of each launch, starting at its device
+/// address. Fixed encoding choices (docs/bundle-format.md): no interleave, element strides all
+/// 1, L2 promotion 256 B, out-of-bounds elements read as zero (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE).
+/// Limits are those of cuTensorMapEncodeTiled (CUDA driver API, "Tensor Map Object
+/// Management"); validateBundle() checks them all.
+struct TensorMapDesc {
+  /// Index into the launch's buffers: the global address is that buffer's device address.
+  int param = 0;
+  /// Element type of the map (f16, bf16, f32, ... any DType with size 1/2/4/8).
+  DType dtype = DType::f16;
+  /// Global dims in elements, OUTERMOST FIRST, rank 1..5, each in [1, 2^32].
+  std::vector<uint64_t> dims;
+  /// Byte strides of dims[0..rank-2] (outermost first; the innermost dim is contiguous),
+  /// each a multiple of 16 and < 2^40.
+  std::vector<uint64_t> strides;
+  /// Box dims in elements, outermost first, each in [1, 256]; box.back() * dtypeSize a
+  /// multiple of 16.
+  std::vector<uint32_t> box;
+  /// 0 (none), 32, 64 or 128 bytes; with a swizzle, box.back() * dtypeSize <= swizzle.
+  uint32_t swizzle = 0;
+};
+
+/// Formats a tensor map the way error messages print it:
+/// "param 1, f16 dims [512,256] strides [512] box [64,64] swizzle 128".
+std::string formatTensorMap(const TensorMapDesc &map);
+
 /// One `kernel` record.
 struct KernelDesc {
   /// Kernel name: the `.entry` name in a cubin, or `NAME` of the exported
@@ -146,6 +175,10 @@ struct KernelDesc {
   uint64_t sharedBytes = 0;
   /// Number of buffer parameters every launch of this kernel passes.
   int numParams = 0;
+  /// TMA descriptors (`tensormap` records, in order). Kernel parameters are the numParams
+  /// buffer pointers, then one CUtensorMap (128 bytes, 64-byte aligned, by value) per entry.
+  /// GPU targets sm_90 and newer only.
+  std::vector<TensorMapDesc> tensorMaps;
 };
 
 /// One `launch` record: run `kernel` over its grid with these buffers.
@@ -194,22 +227,26 @@ struct Bundle {
 /// contiguous from 0 with valid buffers (each input buffer bound exactly once),
 /// bound inputs with increasing positions below inputs.size() +
 /// boundInputs.size(), names unlike the input records' and values inside the
-/// weights, 64-byte aligned, unique kernel names, positive grid/block, launches that name a known
-/// kernel with the right number of valid buffer ids. Returns the first violation.
+/// weights, 64-byte aligned, unique kernel names, positive grid/block, tensor maps within the
+/// TensorMapDesc limits on an sm_90+ target, launches that name a known kernel with the right
+/// number of valid buffer ids and whose tensor maps lie inside the buffers they cover. Returns
+/// the first violation.
 Status validateBundle(const Bundle &bundle);
 
-/// Serializes `bundle` to the version-1 byte format. Deterministic: the same
-/// Bundle always gives the same bytes (records are written in vector order:
-/// header, target, buffers, inputs, bound inputs, outputs, kernels, launches). Names are
-/// percent-encoded. Does not validate; call validateBundle() first when the
-/// bundle comes from untrusted code.
+/// Serializes `bundle` to the byte format: version 1 when no kernel has tensor
+/// maps (the bytes older runtimes read), version 2 otherwise. Deterministic: the
+/// same Bundle always gives the same bytes (records are written in vector order:
+/// header, target, buffers, inputs, bound inputs, outputs, kernels each followed
+/// by its tensor maps, launches). Names are percent-encoded. Does not validate;
+/// call validateBundle() first when the bundle comes from untrusted code.
 std::string serializeBundle(const Bundle &bundle);
 
-/// Parses and validates a version-1 bundle from `bytes` into `out` (which is
-/// overwritten). Never crashes on malformed input: bad magic, truncated or
-/// trailing sections, unknown or malformed records (reported with their
-/// manifest line number), out-of-range ids, offsets and sizes all give an
-/// error Status and leave `out` unspecified.
+/// Parses and validates a version-1 or version-2 bundle from `bytes` into `out`
+/// (which is overwritten); a `tensormap` record in a version-1 bundle is an
+/// error. Never crashes on malformed input: bad magic, truncated or trailing
+/// sections, unknown or malformed records (reported with their manifest line
+/// number), out-of-range ids, offsets and sizes all give an error Status and
+/// leave `out` unspecified.
 Status parseBundle(std::string_view bytes, Bundle &out);
 
 /// Reads the file at `path` and parses it with parseBundle(). Errors name the

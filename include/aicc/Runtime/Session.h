@@ -149,6 +149,15 @@ public:
   /// range or a device copy error.
   Status readBuffer(int bufferId, HostTensor &out);
 
+  /// Sets every byte of every output and temp buffer to `byte`: call it before
+  /// run() so that elements the kernels leave unwritten show (aicc-run
+  /// --poison; 0xFF makes every float element a NaN and every integer -1).
+  /// Inputs and constants keep their contents; aliases share the memory of
+  /// their source, so an alias of an output or temp is poisoned with it. A
+  /// buffer that is both a model input and output has kind input: untouched.
+  /// Fails on a device error.
+  Status poisonBuffers(uint8_t byte = 0xFF);
+
   /// Measures the launch plan alone: one warm-up pass, then `iters` (>= 1)
   /// back-to-back passes over the buffers as the last run() left them (zeroed
   /// inputs if run() was never called); host<->device copies are excluded.
