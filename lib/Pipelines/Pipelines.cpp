@@ -66,6 +66,8 @@ void aicc::buildTileBufferizePipeline(OpPassManager &pm) {
 }
 
 void aicc::buildCPUPipeline(OpPassManager &pm) {
+  // The CPU has no block-load unit: block loads become masked gathers first.
+  pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
   buildTileBufferizePipeline(pm);
   bufferization::buildBufferDeallocationPipeline(pm.nest<ModuleOp>());
   pm.addPass(createConvertTileToCPU());
@@ -93,6 +95,8 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
 void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   // 1-D kernels (elementwise, rows, reductions) go to registers straight from their tensor
   // form; the rest (matmul, pools, scatter) bufferize and distribute (convert-tile-to-gpu).
+  // Block loads no earlier pass took (TMA on sm_90a) become masked gathers first.
+  pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
   pm.addPass(createConvertTileToGPURegisters());
   buildTileBufferizePipeline(pm);
   pm.addPass(createConvertTileToGPU());
