@@ -55,6 +55,64 @@ bool knownInBounds(Value start, int64_t n, int64_t dim) {
   return s >= 0 && s + n <= dim;
 }
 
+/// The op of the function body (the entry block of the region, around `op`, whose parent is
+/// isolated from above) that is or contains `op`: values built before it dominate `op` when
+/// they use no other values.
+Operation *outermostAncestor(Operation *op) {
+  Region *region = op->getParentRegion();
+  while (Operation *parent = region->getParentOp()) {
+    if (parent->hasTrait<OpTrait::IsIsolatedFromAbove>() || !parent->getParentRegion())
+      break;
+    region = parent->getParentRegion();
+  }
+  return region->front().findAncestorOpInBlock(*op);
+}
+
+/// The i32 tile of `shape` whose element (i0, i1) is i_d (make_range [0, shape[d]),
+/// expand_dims, broadcast when the other dim is not 1), built in the function body before
+/// `at` (see outermostAncestor), out of any loop. Reuses the pieces of such a chain found
+/// there before `at`, so the block loads of a function share their index tiles.
+Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location loc,
+                           ArrayRef<int64_t> shape, unsigned d) {
+  Block *body = at->getBlock();
+  auto usable = [&](Operation *o) { return o->getBlock() == body && o->isBeforeInBlock(at); };
+  int64_t n = shape[d];
+  Type i32 = rewriter.getI32Type();
+  auto rangeType = RankedTensorType::get({n}, i32);
+  SmallVector<int64_t> expanded{n, n};
+  expanded[1 - d] = 1;
+  auto expandedType = RankedTensorType::get(expanded, i32);
+  auto tileType = RankedTensorType::get(shape, i32);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(at);
+
+  MakeRangeOp range;
+  for (auto r : body->getOps<MakeRangeOp>())
+    if (usable(r) && r.getType() == rangeType && r.getStart() == 0) {
+      range = r;
+      break;
+    }
+  if (!range)
+    range = rewriter.create<MakeRangeOp>(loc, rangeType, rewriter.getI32IntegerAttr(0),
+                                         rewriter.getI32IntegerAttr(n));
+  ExpandDimsOp ed;
+  for (Operation *u : range->getUsers())
+    if (auto e = dyn_cast<ExpandDimsOp>(u);
+        e && usable(e) && e.getType() == expandedType &&
+        static_cast<int32_t>(e.getAxis()) == static_cast<int32_t>(1 - d)) {
+      ed = e;
+      break;
+    }
+  if (!ed)
+    ed = rewriter.create<ExpandDimsOp>(loc, expandedType, range, rewriter.getI32IntegerAttr(1 - d));
+  if (expandedType == tileType)
+    return ed;
+  for (Operation *u : ed->getUsers())
+    if (auto bc = dyn_cast<BroadcastOp>(u); bc && usable(bc) && bc.getType() == tileType)
+      return bc;
+  return rewriter.create<BroadcastOp>(loc, tileType, ed);
+}
+
 struct ExpandBlockLoad : OpRewritePattern<BlockLoadOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -78,24 +136,21 @@ struct ExpandBlockLoad : OpRewritePattern<BlockLoadOp> {
       return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
     };
 
-    // start + [0, n) as a 1-D tile, placed along result dim d (expand_dims + broadcast).
-    auto coordinate = [&](Value start, int64_t n, unsigned d) -> Value {
-      auto t1 = i32Tile({n});
-      Value range = rewriter.create<MakeRangeOp>(loc, t1, rewriter.getI32IntegerAttr(0),
-                                                 rewriter.getI32IntegerAttr(n));
-      Value v = range;
-      if (!isConstantIntValue(start, 0))
-        v = rewriter.create<arith::AddIOp>(loc, rewriter.create<SplatOp>(loc, t1, start), range);
-      SmallVector<int64_t> expanded{n, n};
-      expanded[1 - d] = 1;
-      v = rewriter.create<ExpandDimsOp>(loc, i32Tile(expanded), v,
-                                        rewriter.getI32IntegerAttr(1 - d));
-      if (ArrayRef<int64_t>(expanded) != shape)
-        v = rewriter.create<BroadcastOp>(loc, i32Tile(shape), v);
-      return v;
+    // Coordinates start + [0, n) along result dim d: an index tile [0, n) placed along d
+    // (make_range, expand_dims, broadcast) plus splat(start). The index tiles depend on
+    // nothing: they are built in the function body, out of any loop, and shared by the block
+    // loads of the function. Only the splats and adds run per iteration, and the bufferizing
+    // lowerings fuse those into the load instead of materializing 1-D tiles per iteration.
+    Operation *at = outermostAncestor(op);
+    Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, rowDim);
+    Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, colDim);
+    auto shifted = [&](Value index, Value start) -> Value {
+      if (isConstantIntValue(start, 0))
+        return index;
+      return rewriter.create<arith::AddIOp>(loc, index, splat(start, i32));
     };
-    Value rows = coordinate(op.getRow(), BR, rowDim);
-    Value cols = coordinate(op.getCol(), BC, colDim);
+    Value rows = shifted(rowIndex, op.getRow());
+    Value cols = shifted(colIndex, op.getCol());
 
     // Offsets: (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2].
     Value numCols = splat(constant(dims[2]), i32);
