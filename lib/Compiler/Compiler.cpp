@@ -6,6 +6,7 @@
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "aicc/Dialect/Tile/Transforms/Passes.h"
 #include "aicc/InitAll.h"
 #include "aicc/Pipelines/Pipelines.h"
 #include "aicc/Target/ONNX/ImportONNX.h"
@@ -396,9 +397,11 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
   if (failed(m))
     return failure();
   if (gpu && !(**m)->hasAttr(gpu::GPUDialect::getContainerModuleAttrName())) {
-    // A tile-stage plan: the GPU lowering's first pass decides how programs map to CUDA
-    // blocks (tile.programs_per_cta); run it so the launches match the kernels.
+    // A tile-stage plan: the GPU lowering's first passes decide how programs map to CUDA
+    // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
+    // loads expanded as in buildGPULoweringPipeline, so the register path sees the same IR).
     PassManager pm(&ctx);
+    pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
     pm.addPass(createConvertTileToGPURegisters());
     if (failed(pm.run(**m)))
       return failure();

@@ -66,6 +66,8 @@ void aicc::buildTileBufferizePipeline(OpPassManager &pm) {
 }
 
 void aicc::buildCPUPipeline(OpPassManager &pm) {
+  // The CPU has no block-load unit: block loads become masked gathers first.
+  pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
   buildTileBufferizePipeline(pm);
   bufferization::buildBufferDeallocationPipeline(pm.nest<ModuleOp>());
   pm.addPass(createConvertTileToCPU());
@@ -96,6 +98,8 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions 
   // sm_90a: matmul kernels go to TMA + wgmma (warp-specialized, persistent).
   if (options.chip == "sm_90a")
     pm.addPass(createConvertTileDotToWGMMA());
+  // Block loads no earlier pass took (TMA on sm_90a) become masked gathers first.
+  pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
   pm.addPass(createConvertTileToGPURegisters());
   buildTileBufferizePipeline(pm);
   pm.addPass(createConvertTileToGPU());

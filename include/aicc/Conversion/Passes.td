@@ -37,6 +37,7 @@ def ConvertTileToLinalg : Pass<"convert-tile-to-linalg", "mlir::func::FuncOp"> {
     linalg.matmul into the accumulator; reduce becomes a linalg.generic with a reduction
     iterator (so producers fuse into it). Elementwise arith/math on tensors is left for
     convert-elementwise-to-linalg; store for convert-tile-store-to-scf. program_id is kept.
+    block_load is an error here: tile-expand-block-loads turns it into load first.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",

@@ -960,30 +960,42 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   auto scalarMul = [&](Value v, int64_t c) -> Value {
     return b.create<arith::MulIOp>(loc, v, t2.i32(c));
   };
-  // Batch offsets of A and B (broadcast batch dims contribute 0).
-  Value aBase = t2.i32(0), bBase = t2.i32(0);
+  // Matrix index of A and of B for output batch pidB: the batch index split per dim of the
+  // broadcast batch shape, each part weighted by the operand's own row-major stride over its
+  // batch dims (broadcast dims of the operand contribute 0).
+  Value aMatrix = t2.i32(0), bMatrix = t2.i32(0);
   {
     auto bs = rowMajorStrides(*batchShape);
     auto aStr = broadcastStrides(aBatch, rowMajorStrides(aBatch), *batchShape);
     auto bStr = broadcastStrides(bBatch, rowMajorStrides(bBatch), *batchShape);
+    auto weighted = [&](Value q, int64_t stride) { return stride == 1 ? q : scalarMul(q, stride); };
     for (size_t d = 0; d < batchShape->size(); ++d) {
       Value q = bs[d] == 1 ? pidB : b.create<arith::DivSIOp>(loc, pidB, t2.i32(bs[d])).getResult();
       if (d != 0)
         q = b.create<arith::RemSIOp>(loc, q, t2.i32((*batchShape)[d]));
       if (aStr[d])
-        aBase = b.create<arith::AddIOp>(loc, aBase, scalarMul(q, aStr[d] * M * K));
+        aMatrix = b.create<arith::AddIOp>(loc, aMatrix, weighted(q, aStr[d]));
       if (bStr[d])
-        bBase = b.create<arith::AddIOp>(loc, bBase, scalarMul(q, bStr[d] * K * N));
+        bMatrix = b.create<arith::AddIOp>(loc, bMatrix, weighted(q, bStr[d]));
     }
   }
-  Value rm = b.create<arith::AddIOp>(loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BM}, b.getI32Type()), scalarMul(pidM, BM)), t2.range(BM));
-  Value rn = b.create<arith::AddIOp>(loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BN}, b.getI32Type()), scalarMul(pidN, BN)), t2.range(BN));
+  Value m0 = scalarMul(pidM, BM), n0 = scalarMul(pidN, BN);
+  Value rm = b.create<arith::AddIOp>(
+      loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BM}, b.getI32Type()), m0),
+      t2.range(BM));
+  Value rn = b.create<arith::AddIOp>(
+      loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BN}, b.getI32Type()), n0),
+      t2.range(BN));
   Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
   Value mMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(M));
   Value nMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(N));
   Value outMask = b.create<arith::AndIOp>(loc, mMask, nMask);
 
-  // K loop.
+  // K loop: the A and B tiles are blocks of the operands' row-major matrices (zero outside),
+  // A stored [.., M, K] ([.., K, M] under transA: its [BK, BM] block at (k0, m0), transposed),
+  // B stored [.., K, N] ([.., N, K] under transB: its [BN, BK] block at (n0, k0), transposed).
+  // A 1-D operand is one matrix of 1 x K (A) or K x 1 (B).
+  int64_t numA = numElements(aBatch), numB = numElements(bBatch);
   Value zeroAcc = t2.splatF(acc, 0.0);
   Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
   Value cK = b.create<arith::ConstantIndexOp>(loc, K);
@@ -992,26 +1004,19 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value k0 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
-    TileBuilder ta{lb, loc, {BM, BK}}, tbk{lb, loc, {BK, BN}};
-    Value rk = lb.create<arith::AddIOp>(
-        loc, lb.create<tl::SplatOp>(loc, RankedTensorType::get({BK}, lb.getI32Type()), k0),
-        ta.range(BK));
-    // A tile [BM, BK]
-    Value am = ta.along(rm, 0), ak = ta.along(rk, 1);
-    int64_t sAm = transA ? 1 : K, sAk = transA ? M : 1;
-    Value aOff = ta.offsets({am, ak}, {sAm, sAk}, aBase);
-    Value aMask = lb.create<arith::AndIOp>(
-        loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, am, ta.splatI32(M)),
-        lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ak, ta.splatI32(K)));
-    Value aTile = ta.load(kc.inParams[kc.argIndex[aV]], aOff, aMask, inElem);
-    // B tile [BK, BN]
-    Value bk = tbk.along(rk, 0), bn = tbk.along(rn, 1);
-    int64_t sBk = transB ? 1 : N, sBn = transB ? K : 1;
-    Value bOff = tbk.offsets({bk, bn}, {sBk, sBn}, bBase);
-    Value bMask = lb.create<arith::AndIOp>(
-        loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, bk, tbk.splatI32(K)),
-        lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, bn, tbk.splatI32(N)));
-    Value bTile = tbk.load(kc.inParams[kc.argIndex[bV]], bOff, bMask, inElem);
+    Value aPtr = kc.inParams[kc.argIndex[aV]], bPtr = kc.inParams[kc.argIndex[bV]];
+    auto aTileType = RankedTensorType::get({BM, BK}, inElem);
+    auto bTileType = RankedTensorType::get({BK, BN}, inElem);
+    Value aTile =
+        transA ? lb.create<tl::BlockLoadOp>(loc, aTileType, aPtr, aMatrix, k0, m0,
+                                            ArrayRef<int64_t>{numA, K, M}, /*transpose=*/true)
+               : lb.create<tl::BlockLoadOp>(loc, aTileType, aPtr, aMatrix, m0, k0,
+                                            ArrayRef<int64_t>{numA, M, K});
+    Value bTile =
+        transB ? lb.create<tl::BlockLoadOp>(loc, bTileType, bPtr, bMatrix, n0, k0,
+                                            ArrayRef<int64_t>{numB, N, K}, /*transpose=*/true)
+               : lb.create<tl::BlockLoadOp>(loc, bTileType, bPtr, bMatrix, k0, n0,
+                                            ArrayRef<int64_t>{numB, K, N});
     Value next = lb.create<tl::DotOp>(loc, loop.getRegionIterArg(0).getType(), aTile, bTile,
                                       loop.getRegionIterArg(0),
                                       tl::InputPrecisionAttr::get(lb.getContext(),

@@ -237,10 +237,17 @@ struct ConvertTileToLinalgPass
     : public aicc::impl::ConvertTileToLinalgBase<ConvertTileToLinalgPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
+    bool blockLoads = false;
     getOperation().walk([&](Operation *op) {
       if (isa<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, DotOp, ReduceOp>(op))
         ops.push_back(op);
+      if (isa<BlockLoadOp>(op)) {
+        op->emitError("tile.block_load has no linalg form: run tile-expand-block-loads first");
+        blockLoads = true;
+      }
     });
+    if (blockLoads)
+      return signalPassFailure();
     for (Operation *op : ops)
       llvm::TypeSwitch<Operation *>(op)
           .Case<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, DotOp, ReduceOp>(

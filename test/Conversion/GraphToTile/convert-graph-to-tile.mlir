@@ -20,10 +20,13 @@
 // CHECK:           %[[PIDM:.*]] = tile.program_id 0 : i32
 // CHECK:           %[[PIDN:.*]] = tile.program_id 1 : i32
 // CHECK:           %[[PIDB:.*]] = tile.program_id 2 : i32
-// Row indices of the output tile: pid_m * BLOCK_M + [0, 16).
+// The block's first row m0 = pid_m * BLOCK_M and column n0 = pid_n * BLOCK_N; rows of the
+// output tile m0 + [0, 16).
+// CHECK:           %[[M0:.*]] = arith.muli %[[PIDM]], %{{.*}} : i32
+// CHECK:           %[[N0:.*]] = arith.muli %[[PIDN]], %{{.*}} : i32
 // CHECK:           %[[RM0:.*]] = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-// CHECK:           %[[BM:.*]] = arith.muli %[[PIDM]], %{{.*}} : i32
-// CHECK:           %[[RM:.*]] = arith.addi %{{.*}}, %[[RM0]] : tensor<16xi32>
+// CHECK:           %[[SM0:.*]] = tile.splat %[[M0]] : tensor<16xi32>
+// CHECK:           %[[RM:.*]] = arith.addi %[[SM0]], %[[RM0]] : tensor<16xi32>
 // CHECK:           %[[RM2E:.*]] = tile.expand_dims %[[RM]] {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
 // CHECK:           %[[RM2:.*]] = tile.broadcast %[[RM2E]] : tensor<16x1xi32> -> tensor<16x16xi32>
 // CHECK:           %[[RN2:.*]] = tile.broadcast %{{.*}} : tensor<1x16xi32> -> tensor<16x16xi32>
@@ -33,10 +36,13 @@
 // CHECK:           %[[C0:.*]] = arith.constant 0 : index
 // CHECK:           %[[K:.*]] = arith.constant 4 : index
 // CHECK:           %[[BK:.*]] = arith.constant 16 : index
-// CHECK:           %[[ACC:.*]] = scf.for %{{.*}} = %[[C0]] to %[[K]] step %[[BK]] iter_args(%[[IT:.*]] = %[[ZERO]]) -> (tensor<16x16xf32>) {
-// CHECK:             %[[AT:.*]] = tile.load %[[PA]][%{{.*}}], %{{.*}} {padding = 0.000000e+00 : f32} : memref<8xf32>, tensor<16x16xi32>, tensor<16x16xi1> -> tensor<16x16xf32>
-// CHECK:             %[[BT:.*]] = tile.load %[[PB]][%{{.*}}], %{{.*}} {padding = 0.000000e+00 : f32} : memref<12xf32>, tensor<16x16xi32>, tensor<16x16xi1> -> tensor<16x16xf32>
-// CHECK:             %[[D:.*]] = tile.dot %[[AT]], %[[BT]], %[[IT]] : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+// The A tile is the [16, 16] block at (m0, k0) of A's one 2 x 4 matrix, the B tile the
+// block at (k0, n0) of B's one 4 x 3 matrix (zero outside); tile.dot takes them as they are.
+// CHECK:           %[[ACC:.*]] = scf.for %[[KI:.*]] = %[[C0]] to %[[K]] step %[[BK]] iter_args(%[[IT:.*]] = %[[ZERO]]) -> (tensor<16x16xf32>) {
+// CHECK-NEXT:        %[[K0:.*]] = arith.index_cast %[[KI]] : index to i32
+// CHECK-NEXT:        %[[AT:.*]] = tile.block_load %[[PA]][%{{.*}}, %[[M0]], %[[K0]]] {dims = array<i64: 1, 2, 4>} : memref<8xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:        %[[BT:.*]] = tile.block_load %[[PB]][%{{.*}}, %[[K0]], %[[N0]]] {dims = array<i64: 1, 4, 3>} : memref<12xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:        %[[D:.*]] = tile.dot %[[AT]], %[[BT]], %[[IT]] : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
 // CHECK:             scf.yield %[[D]]
 // CHECK:           }
 // The bias [3] broadcasts along rows: it is read at the column index only.
@@ -67,10 +73,15 @@ func.func @epilogue(%x: tensor<2x4xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
 // Gemm with alpha/beta/transB: grid = [ceil(M/BM), ceil(N/BN), batch], BM = BN <= 32.
 // CHECK-LABEL: func.func @fused_0_epilogue
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [4, 5, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>
+// CHECK:         %[[M0:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK:         %[[N0:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
 // CHECK:         scf.for
-// transB: B is [N, K] = [160, 40], element (k, n) at n * K + k.
-// CHECK:           tile.load %{{.*}} : memref<6400xf32>
-// CHECK:           tile.dot
+// CHECK:           %[[K0:.*]] = arith.index_cast
+// A: block (m0, k0) of the 100 x 40 matrix. transB: B is stored [N, K] = [160, 40]: the
+// [BN, BK] block at (n0, k0), transposed to [BK, BN].
+// CHECK-NEXT:      %[[AT:.*]] = tile.block_load %{{.*}}[%{{.*}}, %[[M0]], %[[K0]]] {dims = array<i64: 1, 100, 40>} : memref<4000xf32> -> tensor<32x32xf32>
+// CHECK-NEXT:      %[[BT:.*]] = tile.block_load %{{.*}}[%{{.*}}, %[[N0]], %[[K0]]] {dims = array<i64: 1, 160, 40>, transpose} : memref<6400xf32> -> tensor<32x32xf32>
+// CHECK-NEXT:      tile.dot %[[AT]], %[[BT]]
 // CHECK:         }
 // alpha = 0.5 scales the product, beta = 2 the bias.
 // CHECK:         %[[ALPHA:.*]] = arith.constant 5.000000e-01 : f32
@@ -257,24 +268,20 @@ func.func @two_results(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 // -----
 
 // Batched matmul: batch dims [2, 1] x [3] broadcast to [2, 3] = 6 programs along z. The
-// batch index pid_z splits into (pid_z / 3, pid_z % 3); A's batch offset uses only the first
-// (its second batch dim is 1), B's only the second.
+// batch index pid_z splits into (pid_z / 3, pid_z % 3); A's matrix index is the first (its
+// second batch dim is 1: A holds 2 matrices), B's the second (B holds 3).
 // CHECK-LABEL: func.func @fused_0_epilogue
 // CHECK-SAME:      (%[[A:[^:]*]]: memref<64xf32>, %[[B:[^:]*]]: memref<120xf32>, %[[Y:[^:]*]]: memref<120xf32>)
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [1, 1, 6], num_warps = 4
 // CHECK:         %[[PIDZ:.*]] = tile.program_id 2 : i32
 // CHECK:         %[[Q0:.*]] = arith.divsi %[[PIDZ]], %{{.*}} : i32
-// M * K = 32 elements per A batch.
-// CHECK:         %[[C32:.*]] = arith.constant 32 : i32
-// CHECK:         %[[ABASE:.*]] = arith.muli %[[Q0]], %[[C32]] : i32
+// CHECK:         %[[AMAT:.*]] = arith.addi %{{.*}}, %[[Q0]] : i32
 // CHECK:         %[[Q1:.*]] = arith.remsi %[[PIDZ]], %{{.*}} : i32
-// K * N = 40 elements per B batch.
-// CHECK:         %[[C40:.*]] = arith.constant 40 : i32
-// CHECK:         %[[BBASE:.*]] = arith.muli %[[Q1]], %[[C40]] : i32
+// CHECK:         %[[BMAT:.*]] = arith.addi %{{.*}}, %[[Q1]] : i32
 // CHECK:         scf.for
-// CHECK:           tile.load %[[A]]
-// CHECK:           tile.load %[[B]]
-// CHECK:           tile.dot
+// CHECK:           tile.block_load %[[A]][%[[AMAT]], %{{.*}}, %{{.*}}] {dims = array<i64: 2, 4, 8>} : memref<64xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:      tile.block_load %[[B]][%[[BMAT]], %{{.*}}, %{{.*}}] {dims = array<i64: 3, 8, 5>} : memref<120xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:      tile.dot
 // CHECK:         tile.store %[[Y]]
 func.func @batched(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x3x4x5xf32> {
   %0 = graph.fusion_group "epilogue" (%a, %b) : (tensor<2x1x4x8xf32>, tensor<3x8x5xf32>) -> tensor<2x3x4x5xf32> {
@@ -283,6 +290,54 @@ func.func @batched(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x3
     graph.yield %m : tensor<2x3x4x5xf32>
   }
   return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Gemm transA: A is stored [K, M] = [40, 100]: the [BK, BM] block at (k0, m0), transposed
+// to [BM, BK]; with transB as well, B's [BN, BK] block at (n0, k0), transposed.
+// CHECK-LABEL: func.func @fused_0_epilogue
+// CHECK:         %[[M0:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK:         %[[N0:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK:         scf.for
+// CHECK:           %[[K0:.*]] = arith.index_cast
+// CHECK-NEXT:      %[[AT:.*]] = tile.block_load %{{.*}}[%{{.*}}, %[[K0]], %[[M0]]] {dims = array<i64: 1, 40, 100>, transpose} : memref<4000xf16> -> tensor<32x32xf16>
+// CHECK-NEXT:      %[[BT:.*]] = tile.block_load %{{.*}}[%{{.*}}, %[[N0]], %[[K0]]] {dims = array<i64: 1, 24, 40>, transpose} : memref<960xf16> -> tensor<32x32xf16>
+// CHECK-NEXT:      tile.dot %[[AT]], %[[BT]], %{{.*}} : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+func.func @gemm_trans(%x: tensor<40x100xf16>, %w: tensor<24x40xf16>) -> tensor<100x24xf16> {
+  %0 = graph.fusion_group "epilogue" (%x, %w) : (tensor<40x100xf16>, tensor<24x40xf16>) -> tensor<100x24xf16> {
+  ^bb0(%a0: tensor<40x100xf16>, %a1: tensor<24x40xf16>):
+    %g = graph.gemm %a0, %a1 {transA = true, transB = true} : (tensor<40x100xf16>, tensor<24x40xf16>) -> tensor<100x24xf16>
+    graph.yield %g : tensor<100x24xf16>
+  }
+  return %0 : tensor<100x24xf16>
+}
+
+// -----
+
+// 1-D operands: a vector A [K] is one 1 x K matrix, a vector B [K] one K x 1 matrix; the
+// batched B [3, 8, 5] against the vector [8] gives 3 programs along z, A's matrix index 0.
+// CHECK-LABEL: func.func @fused_0_epilogue
+// CHECK-SAME:      tile.schedule = #tile.schedule<grid = [1, 1, 3]
+// CHECK:         scf.for
+// CHECK:           tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 1, 1, 8>} : memref<8xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:      tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 3, 8, 5>} : memref<120xf32> -> tensor<16x16xf32>
+// CHECK-LABEL: func.func @fused_1_epilogue
+// CHECK:         scf.for
+// CHECK:           tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 1, 4, 8>} : memref<32xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:      tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 1, 8, 1>} : memref<8xf32> -> tensor<16x16xf32>
+func.func @vectors(%v: tensor<8xf32>, %b: tensor<3x8x5xf32>, %a: tensor<4x8xf32>) -> (tensor<3x5xf32>, tensor<4xf32>) {
+  %0 = graph.fusion_group "epilogue" (%v, %b) : (tensor<8xf32>, tensor<3x8x5xf32>) -> tensor<3x5xf32> {
+  ^bb0(%x: tensor<8xf32>, %y: tensor<3x8x5xf32>):
+    %m = graph.matmul %x, %y : (tensor<8xf32>, tensor<3x8x5xf32>) -> tensor<3x5xf32>
+    graph.yield %m : tensor<3x5xf32>
+  }
+  %1 = graph.fusion_group "epilogue" (%a, %v) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8xf32>):
+    %m = graph.matmul %x, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32>
+    graph.yield %m : tensor<4xf32>
+  }
+  return %0, %1 : tensor<3x5xf32>, tensor<4xf32>
 }
 
 // -----

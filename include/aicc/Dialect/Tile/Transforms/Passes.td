@@ -41,4 +41,34 @@ def TileFuseElementwise : Pass<"tile-fuse-elementwise", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def TileExpandBlockLoads : Pass<"tile-expand-block-loads", "mlir::func::FuncOp"> {
+  let summary = "Expand tile.block_load into tile.load with offsets and a bounds mask";
+  let description = [{
+    For targets without a block-load unit (the CPU, GPUs before sm_90a, and sm_90a kernels
+    the TMA path does not take): each `tile.block_load` becomes the element offsets
+    `(batch * dims[1] + row + i) * dims[2] + col + j` (i32), a mask that holds where
+    `0 <= row + i < dims[1]`, `0 <= col + j < dims[2]` and `0 <= batch < dims[0]`, and a
+    `tile.load` that reads zero where the mask is off. A transposed block is built directly in
+    its transposed [BC, BR] shape: the row index runs along dim 1, the column index along
+    dim 0. The index tiles [0, n) placed along a dim (make_range, expand_dims, broadcast)
+    are built in the function body before the loop that holds the block load and shared by
+    all block loads of the function; per load only splat(row / col) is added to them, which
+    the bufferizing lowerings fuse into the load. Each range check is one unsigned compare
+    (`x ult d` is `0 <= x < d` for i32 x and 0 < d < 2^31); checks that hold for every element
+    (a constant coordinate whose block lies inside the matrix) are left out. A block_load whose matrices hold 2^31 elements or more
+    cannot be addressed with i32 offsets: the pass fails on it.
+
+    ```mlir
+    %a = tile.block_load %A[%b, %m0, %k0] {dims = array<i64: 2, 100, 40>} : memref<8000xf32> -> tensor<32x16xf32>
+    // after (abridged; %i, %j: [0, 32) along dim 0 and [0, 16) along dim 1, [32, 16] each):
+    %r = arith.addi %i, %splat_m0 : tensor<32x16xi32>              // row + i
+    %c = arith.addi %j, %splat_k0 : tensor<32x16xi32>              // col + j
+    %offs = (%r * 40 + %c) + splat(%b * 4000) : tensor<32x16xi32>
+    %mask = (%r ult 100) & (%c ult 40) & splat(%b ult 2) : tensor<32x16xi1>
+    %a = tile.load %A[%offs], %mask {padding = 0.0 : f32} : memref<8000xf32>, tensor<32x16xi32>, tensor<32x16xi1> -> tensor<32x16xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 #endif

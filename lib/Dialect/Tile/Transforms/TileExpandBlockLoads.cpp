@@ -1,0 +1,213 @@
+//===- TileExpandBlockLoads.cpp - tile.block_load -> tile.load -------------===//
+//
+// Targets without a block-load unit read a tile.block_load as a gather: i32 element offsets
+// and an in-bounds mask over the block, then a masked tile.load that pads with zero. The
+// formula is the one of the op's description (TileOps.td):
+//   v(i, j) = in bounds ? ptr[(batch * dims[1] + row + i) * dims[2] + col + j] : 0
+// evaluated as (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2], the order the
+// matmul template used before it emitted block loads.
+//===----------------------------------------------------------------------===//
+#include "aicc/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <optional>
+#include <string>
+
+namespace aicc::tile {
+#define GEN_PASS_DEF_TILEEXPANDBLOCKLOADS
+#include "aicc/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace aicc::tile
+
+using namespace mlir;
+using namespace aicc::tile;
+
+namespace {
+
+/// Why `op` cannot be expanded, or nullopt when it can.
+std::optional<std::string> whyNotExpandable(BlockLoadOp op) {
+  ArrayRef<int64_t> dims = op.getDims();
+  if (dims.size() != 3)
+    return std::string("dims must have 3 entries");
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  // Each dim is below 2^31 (verifier): dims[0] * dims[1] fits int64; check before the third.
+  int64_t rowsTotal = dims[0] * dims[1];
+  if (dims[0] < 1 || dims[1] < 1 || dims[2] < 1 || rowsTotal >= kLimit ||
+      rowsTotal * dims[2] >= kLimit)
+    return "its matrices (dims [" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) +
+           ", " + std::to_string(dims[2]) +
+           "]) hold 2^31 elements or more, beyond tile.load's i32 offsets";
+  Type elem = op.getType().getElementType();
+  if (!isa<FloatType, IntegerType>(elem))
+    return std::string("tile.load pads only float and integer tiles with zero");
+  return std::nullopt;
+}
+
+/// True when the coordinates start, ..., start + n - 1 are all inside [0, dim): `start` is a
+/// constant and the run fits.
+bool knownInBounds(Value start, int64_t n, int64_t dim) {
+  APInt c;
+  if (!matchPattern(start, m_ConstantInt(&c)))
+    return false;
+  int64_t s = c.getSExtValue();
+  return s >= 0 && s + n <= dim;
+}
+
+/// The op of the function body (the entry block of the region, around `op`, whose parent is
+/// isolated from above) that is or contains `op`: values built before it dominate `op` when
+/// they use no other values.
+Operation *outermostAncestor(Operation *op) {
+  Region *region = op->getParentRegion();
+  while (Operation *parent = region->getParentOp()) {
+    if (parent->hasTrait<OpTrait::IsIsolatedFromAbove>() || !parent->getParentRegion())
+      break;
+    region = parent->getParentRegion();
+  }
+  return region->front().findAncestorOpInBlock(*op);
+}
+
+/// The i32 tile of `shape` whose element (i0, i1) is i_d (make_range [0, shape[d]),
+/// expand_dims, broadcast when the other dim is not 1), built in the function body before
+/// `at` (see outermostAncestor), out of any loop. Reuses the pieces of such a chain found
+/// there before `at`, so the block loads of a function share their index tiles.
+Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location loc,
+                           ArrayRef<int64_t> shape, unsigned d) {
+  Block *body = at->getBlock();
+  auto usable = [&](Operation *o) { return o->getBlock() == body && o->isBeforeInBlock(at); };
+  int64_t n = shape[d];
+  Type i32 = rewriter.getI32Type();
+  auto rangeType = RankedTensorType::get({n}, i32);
+  SmallVector<int64_t> expanded{n, n};
+  expanded[1 - d] = 1;
+  auto expandedType = RankedTensorType::get(expanded, i32);
+  auto tileType = RankedTensorType::get(shape, i32);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(at);
+
+  MakeRangeOp range;
+  for (auto r : body->getOps<MakeRangeOp>())
+    if (usable(r) && r.getType() == rangeType && r.getStart() == 0) {
+      range = r;
+      break;
+    }
+  if (!range)
+    range = rewriter.create<MakeRangeOp>(loc, rangeType, rewriter.getI32IntegerAttr(0),
+                                         rewriter.getI32IntegerAttr(n));
+  ExpandDimsOp ed;
+  for (Operation *u : range->getUsers())
+    if (auto e = dyn_cast<ExpandDimsOp>(u);
+        e && usable(e) && e.getType() == expandedType &&
+        static_cast<int32_t>(e.getAxis()) == static_cast<int32_t>(1 - d)) {
+      ed = e;
+      break;
+    }
+  if (!ed)
+    ed = rewriter.create<ExpandDimsOp>(loc, expandedType, range, rewriter.getI32IntegerAttr(1 - d));
+  if (expandedType == tileType)
+    return ed;
+  for (Operation *u : ed->getUsers())
+    if (auto bc = dyn_cast<BroadcastOp>(u); bc && usable(bc) && bc.getType() == tileType)
+      return bc;
+  return rewriter.create<BroadcastOp>(loc, tileType, ed);
+}
+
+struct ExpandBlockLoad : OpRewritePattern<BlockLoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BlockLoadOp op, PatternRewriter &rewriter) const override {
+    if (auto why = whyNotExpandable(op))
+      return rewriter.notifyMatchFailure(op, *why);
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> dims = op.getDims();
+    RankedTensorType resultType = op.getType();
+    ArrayRef<int64_t> shape = resultType.getShape();
+    // The block is [BR, BC]; transposed, the row index runs along result dim 1.
+    bool transpose = op.getTranspose();
+    unsigned rowDim = transpose ? 1 : 0, colDim = transpose ? 0 : 1;
+    int64_t BR = shape[rowDim], BC = shape[colDim];
+    Type i32 = rewriter.getI32Type();
+    auto i32Tile = [&](ArrayRef<int64_t> s) { return RankedTensorType::get(s, i32); };
+    auto constant = [&](int64_t v) -> Value {
+      return rewriter.create<arith::ConstantIntOp>(loc, i32, v);
+    };
+    auto splat = [&](Value scalar, Type elem) -> Value {
+      return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
+    };
+
+    // Coordinates start + [0, n) along result dim d: an index tile [0, n) placed along d
+    // (make_range, expand_dims, broadcast) plus splat(start). The index tiles depend on
+    // nothing: they are built in the function body, out of any loop, and shared by the block
+    // loads of the function. Only the splats and adds run per iteration, and the bufferizing
+    // lowerings fuse those into the load instead of materializing 1-D tiles per iteration.
+    Operation *at = outermostAncestor(op);
+    Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, rowDim);
+    Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, colDim);
+    auto shifted = [&](Value index, Value start) -> Value {
+      if (isConstantIntValue(start, 0))
+        return index;
+      return rewriter.create<arith::AddIOp>(loc, index, splat(start, i32));
+    };
+    Value rows = shifted(rowIndex, op.getRow());
+    Value cols = shifted(colIndex, op.getCol());
+
+    // Offsets: (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2].
+    Value numCols = splat(constant(dims[2]), i32);
+    Value offsets = rows;
+    if (dims[2] != 1)
+      offsets = rewriter.create<arith::MulIOp>(loc, offsets, numCols);
+    offsets = rewriter.create<arith::AddIOp>(loc, offsets, cols);
+    if (!isConstantIntValue(op.getBatch(), 0)) {
+      Value base = rewriter.create<arith::MulIOp>(loc, op.getBatch(), constant(dims[1] * dims[2]));
+      offsets = rewriter.create<arith::AddIOp>(loc, offsets, splat(base, i32));
+    }
+
+    // Mask: 0 <= x < d as one unsigned compare (a negative i32 is >= 2^31 > d unsigned).
+    Value mask;
+    auto andMask = [&](Value m) {
+      mask = mask ? rewriter.create<arith::AndIOp>(loc, mask, m).getResult() : m;
+    };
+    if (!knownInBounds(op.getRow(), BR, dims[1]))
+      andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rows,
+                                             splat(constant(dims[1]), i32)));
+    if (!knownInBounds(op.getCol(), BC, dims[2]))
+      andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cols, numCols));
+    if (!knownInBounds(op.getBatch(), 1, dims[0])) {
+      Value inBatch = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, op.getBatch(),
+                                                     constant(dims[0]));
+      andMask(splat(inBatch, rewriter.getI1Type()));
+    }
+
+    Type elem = resultType.getElementType();
+    TypedAttr zero = isa<FloatType>(elem) ? TypedAttr(rewriter.getFloatAttr(elem, 0.0))
+                                          : TypedAttr(rewriter.getIntegerAttr(elem, 0));
+    rewriter.replaceOpWithNewOp<LoadOp>(op, resultType, op.getPtr(), offsets, mask,
+                                        mask ? zero : TypedAttr());
+    return success();
+  }
+};
+
+struct TileExpandBlockLoadsPass
+    : public aicc::tile::impl::TileExpandBlockLoadsBase<TileExpandBlockLoadsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateExpandBlockLoadPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // What the pattern left: block loads it cannot express as tile.load.
+    bool failed = false;
+    getOperation().walk([&](BlockLoadOp op) {
+      auto why = whyNotExpandable(op);
+      op.emitError("cannot expand tile.block_load to tile.load: ")
+          << (why ? *why : std::string("the rewrite did not apply"));
+      failed = true;
+    });
+    if (failed)
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void aicc::tile::populateExpandBlockLoadPatterns(RewritePatternSet &patterns) {
+  patterns.add<ExpandBlockLoad>(patterns.getContext());
+}
