@@ -9,7 +9,7 @@ the cases of .device/gemm/cases.json (bench/gemm_models.py), in that order:
                (rounded) operands, on the device; NaN or Inf fails. Tolerances by dtype
                (../.library/device/METHOD.md: f32 arithmetic far under 1e-3, bf16 operands
                1e-3..1e-2): f32 1e-5 (the exact path: no tf32), f16 2e-3, bf16 1e-2; rounding
-               the output alone gives u/sqrt(3) = 2.8e-4 (f16) and 2.3e-3 (bf16).
+               the output alone gives about 2e-4 (f16) and 1.7e-3 (bf16) (the CPU dry run).
   timing       aicc: `aicc-run --benchmark N` in the same process as the check (CUDA events
                around N back-to-back runs of the launch plan; mean ms/run; L2 stays warm
                between runs). torch (cuBLAS through torch.matmul / addmm / F.linear, eager) and
