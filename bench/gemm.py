@@ -20,7 +20,7 @@ the cases of .device/gemm/cases.json (bench/gemm_models.py), in that order:
                every call, the method of ../shared/bench/anchors.py). Ratios are speed ratios
                from the `hot` timings (like for like): torch ms / aicc ms, > 1 when aicc is
                faster. TFLOP/s = 2 * batch * M * N * K / time.
-The num_* cases are checked and aicc-timed only. Prints one JSON line per case, then tables;
+The num_* cases are checked and aicc-timed only. Prints one line per case, then tables;
 writes $OUT/gemm.json (rewritten after every case, so a run cut short keeps what it measured).
 
 Modes:
@@ -242,6 +242,12 @@ class Timer:
             return (time.perf_counter() - t0) * 1e3 / self.iters
         torch.cuda.synchronize()
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        # Keep the GPU busy (about 5 ms at 2 GHz) while Python enqueues the calls, so that
+        # launch overhead (10-50 us a call through torch / Dynamo) does not show up as gaps
+        # between small kernels: the events then time back-to-back GPU work, as aicc-run's
+        # C++ launch loop does.
+        if hasattr(torch.cuda, "_sleep"):
+            torch.cuda._sleep(10_000_000)
         s.record()
         for _ in range(self.iters):
             fn()
@@ -272,9 +278,9 @@ class Runner:
                "--benchmark", str(iters)]
         r = subprocess.run(cmd + (["--poison"] if self.poison else []), capture_output=True,
                            text=True, env=self.env)
-        if self.poison and r.returncode == 2 and "unknown option '--poison'" in r.stderr:
-            print("note: aicc-run has no --poison: outputs are not poisoned before the check "
-                  "run (NaN/Inf still fail)", flush=True)
+        if self.poison and r.returncode == 2 and "'--poison'" in r.stderr:
+            print("note: aicc-run refused --poison, so outputs are not poisoned before the "
+                  f"check run (NaN/Inf still fail): {r.stderr.strip()[:200]}", flush=True)
             self.poison = False
             r = subprocess.run(cmd, capture_output=True, text=True, env=self.env)
         log = (r.stdout + r.stderr)[-2000:]
@@ -353,6 +359,18 @@ class Runner:
                 r[f"{key}_med_TFLOPs"] = c["flops"] / r[f"{key}_med_ms"] / 1e9
                 r[f"aicc_vs_{key}"] = r[f"{key}_hot_ms"] / ms  # speed ratio, > 1: aicc faster
         return r
+
+
+def progress(name, r):
+    """One line a case while the run goes (the full record is in the JSON)."""
+    if "error" in r:
+        return f"{name}: FAILED ({r['wall_s']:.1f} s)"
+    line = (f"{name}: rel err {r['rel_err']:.2e} {'ok' if r['correct'] else 'WRONG'}, "
+            f"aicc {r['aicc_ms']:.4f} ms {r['aicc_TFLOPs']:.1f} TFLOP/s")
+    for key, what in (("torch", "cuBLAS"), ("compile", "compile"), ("autotune", "autotune")):
+        if f"{key}_hot_ms" in r:
+            line += f", {what} {r[f'{key}_hot_ms']:.4f} ms ({r[f'aicc_vs_{key}']:.2f}x)"
+    return line + f" ({r['wall_s']:.1f} s)"
 
 
 def fmt(v, f):
@@ -484,8 +502,7 @@ def main():
         r["wall_s"] = time.time() - t0
         res["cases"][name] = r
         res["poisoned"] = runner.poison
-        print(name, json.dumps({k: v for k, v in r.items()
-                                if k not in ("traceback", "kernels", "error")}), flush=True)
+        print(progress(name, r), flush=True)
         if a.device == "cuda":
             torch.cuda.empty_cache()
         done = res["cases"].values()
