@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""Makes the ONNX models of the tensor-core GEMM benchmark and GPU numerics check (issue 6), one
+directory per case: OUT/<case>/model.onnx, and OUT/cases.json listing every case's spec in run
+order (bench/gemm.py reads it: shapes, dtype, which torch function is the reference).
+
+Every operand is a graph input (no initializers), so the .onnx files stay a few hundred bytes
+and bench/gemm.py draws fresh random operands on the GPU machine.
+
+Groups (the group is the name's first part):
+  num_*          numerics: small, ragged and aligned shapes, batched broadcast MatMul, Gemm
+                 with transA / transB + bias, a small Linear + GELU (f16 and bf16), fp32
+                 MatMul (the exact path)
+  mm<N>_*        square MatMul M = N = K in {1024, 2048, 4096, 8192}
+  llm_m<M>_n<N>_k<K>_*   A[M,K] @ B[K,N], M in {1, 16, 128, 1024, 8192} x (N, K) of
+                 Llama-class projections: (4096,4096), (11008,4096), (4096,11008), (14336,4096)
+  linear_gelu_*  nn.Linear + bias + exact GELU at 4096^3 fp16, as torch.onnx exports a 2-D
+                 nn.Linear (Gemm transB=1 with the bias as C) followed by torch.nn.GELU() at
+                 opset 17 (x * 0.5 * (1 + erf(x / sqrt(2))): Div / Erf / Add / Mul / Mul);
+                 linear_gelu_mm_* is the 3-D input form (MatMul by W^T given as [K,N], Add)
+The dtype is the name's last part: f16, bf16 or f32.
+
+Run with Debian's /usr/bin/python3 (python3-onnx) or any python3 with onnx.
+Usage: gemm_models.py OUT_DIR [--filter REGEX] (re.search on the case name)
+"""
+import argparse, json, os, re
+import numpy as np
+import onnx
+from onnx import TensorProto, helper as h, numpy_helper
+
+DT = {"f16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16, "f32": TensorProto.FLOAT}
+NP = {"f16": np.float16, "f32": np.float32}
+
+SQUARE = (1024, 2048, 4096, 8192)
+LLM_M = (1, 16, 128, 1024, 8192)
+LLM_NK = ((4096, 4096), (11008, 4096), (4096, 11008), (14336, 4096))
+# (M, N, K): a tile-aligned small case, the aligned 4096^3, ragged ones (no dimension a
+# multiple of 8 or 16), a square non-power of two, a GEMV, K just past a multiple of 64.
+NUMERICS = ((128, 128, 64), (4096, 4096, 4096), (77, 45, 33), (1000, 1000, 1000),
+            (1, 4096, 4096), (257, 129, 4100))
+
+
+def matmul_case(name, group, dt, a, b):
+    """A @ B with numpy-style broadcasting of the batch dimensions (ONNX MatMul)."""
+    batch = list(np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2])))
+    m, k, n = a[-2], a[-1], b[-1]
+    return {"name": name, "group": group, "kind": "matmul", "dtype": dt,
+            "inputs": [a, b], "output": batch + [m, n], "M": m, "N": n, "K": k,
+            "batch": int(np.prod(batch)) if batch else 1}
+
+
+def gemm_case(name, group, dt, m, n, k, trans_a=0, trans_b=0, bias=False, gelu=False):
+    """ONNX Gemm: op(A) @ op(B) (+ C, C of shape [N]) with alpha = beta = 1, then optionally
+    the exact GELU; A is [K,M] when trans_a, B is [N,K] when trans_b."""
+    a = [k, m] if trans_a else [m, k]
+    b = [n, k] if trans_b else [k, n]
+    return {"name": name, "group": group, "kind": "gemm", "dtype": dt,
+            "inputs": [a, b] + ([[n]] if bias else []), "output": [m, n], "M": m, "N": n,
+            "K": k, "batch": 1, "transA": trans_a, "transB": trans_b, "bias": bias,
+            "gelu": gelu}
+
+
+def cases():
+    """Every case, in the order bench/gemm.py runs them (numerics first, the big ones last)."""
+    out = []
+    for dt in ("f16", "bf16"):
+        for m, n, k in NUMERICS:
+            out.append(matmul_case(f"num_m{m}_n{n}_k{k}_{dt}", "num", dt, [m, k], [k, n]))
+        out.append(matmul_case(f"num_bmm_4x1x257x129_3x129x65_{dt}", "num", dt,
+                               [4, 1, 257, 129], [3, 129, 65]))
+        out.append(gemm_case(f"num_gemm_transA_m257_n129_k1000_{dt}", "num", dt, 257, 129,
+                             1000, trans_a=1))
+        out.append(gemm_case(f"num_gemm_transB_bias_m257_n1000_k129_{dt}", "num", dt, 257,
+                             1000, 129, trans_b=1, bias=True))
+        out.append(gemm_case(f"num_linear_gelu_m257_n129_k100_{dt}", "num", dt, 257, 129, 100,
+                             trans_b=1, bias=True, gelu=True))
+    for m, n, k in ((77, 45, 33), (1000, 1000, 1000), (257, 129, 4100)):
+        out.append(matmul_case(f"num_m{m}_n{n}_k{k}_f32", "num", "f32", [m, k], [k, n]))
+    out.append(gemm_case("linear_gelu_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
+                         trans_b=1, bias=True, gelu=True))
+    mm = matmul_case("linear_gelu_mm_4096_f16", "linear_gelu", "f16", [4096, 4096],
+                     [4096, 4096])
+    mm.update(inputs=[[4096, 4096], [4096, 4096], [4096]], bias=True, gelu=True)
+    out.append(mm)
+    for dt in ("f16", "bf16"):
+        for s in SQUARE:
+            out.append(matmul_case(f"mm{s}_{dt}", "square", dt, [s, s], [s, s]))
+    for dt in ("f16", "bf16"):
+        for m in LLM_M:
+            for n, k in LLM_NK:
+                out.append(matmul_case(f"llm_m{m}_n{n}_k{k}_{dt}", "llm", dt, [m, k], [k, n]))
+    for c in out:
+        c["flops"] = 2 * c["batch"] * c["M"] * c["N"] * c["K"]
+    return out
+
+
+def gelu_nodes(x, y, dt):
+    """torch.nn.GELU() as torch.onnx exports it at opset 17 (before opset 20's Gelu op):
+    y = (x * (1 + erf(x / sqrt(2)))) * 0.5, constants in the tensor's dtype."""
+    consts = {"sqrt2": 1.4142135381698608, "one": 1.0, "half": 0.5}
+    nodes = [h.make_node("Constant", [], [f"gelu_{k}"],
+                         value=h.make_tensor(f"gelu_{k}_value", DT[dt], [], [v]))
+             for k, v in consts.items()]
+    nodes += [h.make_node("Div", [x, "gelu_sqrt2"], ["gelu_div"]),
+              h.make_node("Erf", ["gelu_div"], ["gelu_erf"]),
+              h.make_node("Add", ["gelu_erf", "gelu_one"], ["gelu_add"]),
+              h.make_node("Mul", [x, "gelu_add"], ["gelu_mul"]),
+              h.make_node("Mul", ["gelu_mul", "gelu_half"], [y])]
+    return nodes
+
+
+def model(c):
+    t = DT[c["dtype"]]
+    names = ["A", "B", "C"][:len(c["inputs"])]
+    ins = [h.make_tensor_value_info(n, t, s) for n, s in zip(names, c["inputs"])]
+    y = "Y"
+    mid = "mm" if c.get("gelu") or (c["kind"] == "matmul" and c.get("bias")) else y
+    if c["kind"] == "matmul":
+        nodes = [h.make_node("MatMul", ["A", "B"], [mid])]
+        if c.get("bias"):
+            nodes.append(h.make_node("Add", [mid, "C"], ["biased"]))
+            mid = "biased"
+    else:
+        attrs = {k: 1 for k in ("transA", "transB") if c[k]}
+        nodes = [h.make_node("Gemm", names, [mid], **attrs)]
+    if c.get("gelu"):
+        nodes += gelu_nodes(mid, y, c["dtype"])
+    out = [h.make_tensor_value_info(y, t, c["output"])]
+    g = h.make_graph(nodes, c["name"], ins, out)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("out")
+    p.add_argument("--filter", default="", help="only cases whose name matches (re.search)")
+    a = p.parse_args()
+    sel = [c for c in cases() if re.search(a.filter, c["name"])]
+    for c in sel:
+        os.makedirs(os.path.join(a.out, c["name"]), exist_ok=True)
+        onnx.save(model(c), os.path.join(a.out, c["name"], "model.onnx"))
+    with open(os.path.join(a.out, "cases.json"), "w") as f:
+        json.dump(sel, f, indent=1)
+    print(f"{len(sel)} case(s) in {a.out}")
+
+
+if __name__ == "__main__":
+    main()
