@@ -34,6 +34,9 @@ KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
         info.grid[i] = s.getGrid()[i];
       info.threads = s.getNumThreads();
       info.numParams = fn.getNumArguments();
+      // TMA descriptors follow the buffers; the runtime builds them (tile.tensor_maps).
+      if (auto maps = op.getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+        info.numParams -= maps.size();
       // CPU kernels carry their buffer count (pid and grid arguments follow the buffers).
       if (auto n = op.getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
         info.numParams = n.getInt();
@@ -270,14 +273,57 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
 
 void aicc::detail::applyProgramsPerCTA(ModuleOp lowered, rt::Bundle &plan) {
   lowered.walk([&](Operation *op) {
-    auto p = op->getAttrOfType<IntegerAttr>("tile.programs_per_cta");
     auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-    if (!p || p.getInt() <= 1 || !name)
+    if (!name)
       return;
+    rt::KernelDesc *kd = nullptr;
     for (rt::KernelDesc &k : plan.kernels)
-      if (k.name == name.getValue() && k.block[0] * p.getInt() <= 1024) {
-        k.grid[0] /= p.getInt();
-        k.block[0] *= p.getInt();
+      if (k.name == name.getValue())
+        kd = &k;
+    if (!kd)
+      return;
+    if (auto p = op->getAttrOfType<IntegerAttr>("tile.programs_per_cta");
+        p && p.getInt() > 1 && kd->block[0] * p.getInt() <= 1024) {
+      kd->grid[0] /= p.getInt();
+      kd->block[0] *= p.getInt();
+    }
+    // A kernel that chose its own launch shape (convert-tile-dot-to-wgmma: persistent grid,
+    // warpgroups, dynamic shared memory, TMA descriptors).
+    if (auto g = op->getAttrOfType<DenseI32ArrayAttr>("tile.launch_grid"))
+      for (int d = 0; d < 3; ++d)
+        kd->grid[d] = g[d];
+    if (auto b = op->getAttrOfType<DenseI32ArrayAttr>("tile.launch_block"))
+      for (int d = 0; d < 3; ++d)
+        kd->block[d] = b[d];
+    if (auto sh = op->getAttrOfType<IntegerAttr>("tile.dynamic_shared_bytes"))
+      kd->sharedBytes = sh.getInt();
+    if (auto maps = op->getAttrOfType<ArrayAttr>("tile.tensor_maps")) {
+      kd->tensorMaps.clear();
+      for (Attribute a : maps) {
+        auto d = cast<DictionaryAttr>(a);
+        rt::TensorMapDesc m;
+        m.param = cast<IntegerAttr>(d.get("param")).getInt();
+        Type et = cast<TypeAttr>(d.get("element")).getValue();
+        auto dt = toDType(op->getLoc(), et);
+        if (failed(dt))
+          continue;
+        m.dtype = *dt;
+        uint64_t es = rt::dtypeSize(m.dtype);
+        ArrayRef<int64_t> dims = cast<DenseI64ArrayAttr>(d.get("dims")).asArrayRef();
+        for (int64_t x : dims)
+          m.dims.push_back(x);
+        // Row-major: the stride of dim i is the product of the dims after it.
+        for (size_t i = 0; i + 1 < dims.size(); ++i) {
+          uint64_t st = es;
+          for (size_t j = i + 1; j < dims.size(); ++j)
+            st *= dims[j];
+          m.strides.push_back(st);
+        }
+        for (int64_t x : cast<DenseI64ArrayAttr>(d.get("box")).asArrayRef())
+          m.box.push_back(x);
+        m.swizzle = cast<IntegerAttr>(d.get("swizzle")).getInt();
+        kd->tensorMaps.push_back(m);
       }
+    }
   });
 }

@@ -438,8 +438,17 @@ FailureOr<std::string> aicc::detail::assemblePTX(Location loc, StringRef ptx, St
   SmallVector<StringRef> args{ptxas, arch, "-O3", in.path, "-o", out.path};
   if (log)
     args.push_back("-v");
-  if (failed(runTool(loc, ptxas, args, log)))
+  std::string text;
+  if (failed(runTool(loc, ptxas, args, &text)))
     return failure();
+  if (log)
+    *log = text;
+  // ptxas warning C7515: wgmma.mma_async serialized (the accumulators were touched inside a
+  // wgmma fence window, or the pipeline could not be proven safe). The kernel would run, at a
+  // fraction of the tensor cores' rate: treat it as a build error (issue 6).
+  if (StringRef(text).contains("C7515") ||
+      StringRef(text).contains("wgmma.mma_async instructions are serialized"))
+    return emitError(loc, "ptxas serialized wgmma (warning C7515): ") << text, failure();
   return readFile(loc, out.path);
 }
 

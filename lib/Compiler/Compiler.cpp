@@ -387,7 +387,8 @@ std::string emitDot(ModuleOp module) {
 }
 
 /// Reads the host plan from an MLIR file at the tile or lowered stage.
-FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool gpu) {
+FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool gpu,
+                                        StringRef chip) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return emitError(UnknownLoc::get(&ctx), "cannot read the plan file '")
@@ -401,6 +402,8 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
     // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
     // loads expanded as in buildGPULoweringPipeline, so the register path sees the same IR).
     PassManager pm(&ctx);
+    if (chip == "sm_90a")
+      pm.addPass(createConvertTileDotToWGMMA());
     pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
     pm.addPass(createConvertTileToGPURegisters());
     if (failed(pm.run(**m)))
@@ -505,7 +508,11 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   mlirStage(Stage::Graph, buildGraphPipeline);
   mlirStage(Stage::Fused,
             [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); });
-  mlirStage(Stage::Tile, buildTilePipeline);
+  mlirStage(Stage::Tile, [&](OpPassManager &pm) {
+    TilePipelineOptions t;
+    t.target = targetName(opts.target).str();
+    buildTilePipeline(pm, t);
+  });
   GPUPipelineOptions g;
   setGPUOptions(g, opts);
   mlirStage(Stage::Lowered, [&](OpPassManager &pm) {
@@ -610,7 +617,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return emit == EmitKind::Dot            ? emitDot(*module)
              : emit == EmitKind::FusionReport ? aicc::detail::emitFusionReport(*module, *hw)
                                               : printOp(*module);
-    if (failed(stage(Stage::Tile, buildTilePipeline)))
+    TilePipelineOptions tileOpts;
+    tileOpts.target = targetName(opts.target).str();
+    if (failed(stage(Stage::Tile, [&](OpPassManager &pm) { buildTilePipeline(pm, tileOpts); })))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())
       if (Operation *k = findKernels(*module); k && isa<ModuleOp>(k))
@@ -664,7 +673,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return llvm::createStringError("a bundle from stage '" + fromName +
                                      "' needs --plan=FILE: the model's MLIR at the tile or " +
                                      stageName(Stage::Lowered, opts.target) + " stage");
-    auto p = planFromFile(ctx, opts.planFile, gpu);
+    auto p = planFromFile(ctx, opts.planFile, gpu, targetName(opts.target));
     if (failed(p))
       return diags.error("cannot read the host plan from " + opts.planFile);
     plan = std::move(*p);

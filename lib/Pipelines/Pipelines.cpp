@@ -38,8 +38,12 @@ void aicc::buildFusionPipeline(OpPassManager &pm, llvm::StringRef hardware) {
   pm.addNestedPass<func::FuncOp>(graph::createGraphFuse(opts));
 }
 
-void aicc::buildTilePipeline(OpPassManager &pm) {
-  pm.addPass(createConvertGraphToTile());
+void aicc::buildTilePipeline(OpPassManager &pm) { buildTilePipeline(pm, TilePipelineOptions()); }
+
+void aicc::buildTilePipeline(OpPassManager &pm, const TilePipelineOptions &options) {
+  ConvertGraphToTileOptions o;
+  o.target = options.target;
+  pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -137,8 +141,9 @@ void aicc::registerPipelines() {
                              buildGraphPipeline);
   PassPipelineRegistration<>("aicc-fusion-pipeline", "form fusion groups",
                              [](OpPassManager &pm) { buildFusionPipeline(pm); });
-  PassPipelineRegistration<>("aicc-tile-pipeline", "fused graph -> tile kernels + host plan",
-                             buildTilePipeline);
+  PassPipelineRegistration<TilePipelineOptions>(
+      "aicc-tile-pipeline", "fused graph -> tile kernels + host plan",
+      [](OpPassManager &pm, const TilePipelineOptions &o) { buildTilePipeline(pm, o); });
   PassPipelineRegistration<>("aicc-cpu-pipeline", "tile kernels -> LLVM dialect host code",
                              buildCPUPipeline);
   PassPipelineRegistration<GPUPipelineOptions>(

@@ -23,6 +23,10 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "cpu, sm_80, sm_90 or sm_90a: picks the matmul tile config space (docs/tensor-cores.md)">
+  ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",

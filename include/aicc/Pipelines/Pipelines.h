@@ -19,6 +19,13 @@
 namespace aicc {
 
 /// Options of aicc-gpu-pipeline.
+struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a: the matmul tile "
+                                            "config space (chooseMatmulConfig)"),
+                             llvm::cl::init("cpu")};
+};
+
 struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("target SM (sm_80, sm_90, sm_90a)"),
                            llvm::cl::init("sm_90")};
@@ -34,6 +41,7 @@ void buildFusionPipeline(mlir::OpPassManager &pm);
 /// "sm_90"; CostModel.h).
 void buildFusionPipeline(mlir::OpPassManager &pm, llvm::StringRef hardware);
 void buildTilePipeline(mlir::OpPassManager &pm);
+void buildTilePipeline(mlir::OpPassManager &pm, const TilePipelineOptions &options);
 /// Shared tail of both targets: tile ops -> linalg on tensors -> elementwise fusion ->
 /// one-shot bufferization -> scf.parallel loops, on the nested kernels module.
 void buildTileBufferizePipeline(mlir::OpPassManager &pm);

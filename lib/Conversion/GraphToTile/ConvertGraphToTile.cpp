@@ -38,6 +38,7 @@ Value reshapeView(OpBuilder &b, Location loc, Value src, MemRefType type) {
 
 struct ConvertGraphToTilePass
     : public aicc::impl::ConvertGraphToTileBase<ConvertGraphToTilePass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -92,7 +93,7 @@ struct ConvertGraphToTilePass
         }
         if (auto g = dyn_cast<FusionGroupOp>(op)) {
           std::string name = "fused_" + std::to_string(kernelCount++) + "_" + g.getKind().str();
-          auto kernel = buildKernelForGroup(kb, g, name);
+          auto kernel = buildKernelForGroup(kb, g, name, target);
           if (failed(kernel))
             return signalPassFailure();
           SmallVector<Value> bufs;

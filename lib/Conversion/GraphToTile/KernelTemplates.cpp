@@ -765,7 +765,7 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
 /// Creates the kernel func with flat 1-D memref params for inputs then outputs.
 KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name,
                          ArrayRef<int64_t> grid, int64_t numWarps,
-                         ArrayRef<NamedAttribute> blocks) {
+                         ArrayRef<NamedAttribute> blocks, int64_t numStages = 1) {
   KernelContext kc;
   kc.group = group;
   MLIRContext *ctx = builder.getContext();
@@ -783,7 +783,7 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
 
   SmallVector<int64_t> g(grid);
   fn->setAttr(tl::kScheduleAttrName,
-              tl::ScheduleAttr::get(ctx, g, numWarps, /*numStages=*/1,
+              tl::ScheduleAttr::get(ctx, g, numWarps, numStages,
                                     DictionaryAttr::get(ctx, blocks)));
   Block *entry = fn.addEntryBlock();
   unsigned nIn = group.getInputs().size();
@@ -891,7 +891,8 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
 //===----------------------------------------------------------------------===//
 // Matmul / Gemm + epilogue template
 //===----------------------------------------------------------------------===//
-FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                    StringRef target) {
   Block &body = group.getBody().front();
   Operation *anchor = &body.front();
   while (isa<TransposeOp>(anchor))
@@ -936,15 +937,18 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     if (n >= (int64_t(1) << 31))
       return group.emitError("operand exceeds 2^31 elements (i32 offsets)"), failure();
 
-  // Tiles sized so every tile buffer fits the 48 KiB of static shared memory on the GPU.
-  int64_t BM = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
-  int64_t BN = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
-  int64_t BK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
+  // The stored rows of A and B (their contiguous dim) must be 16-byte multiples for TMA.
+  int64_t es = aT.getElementTypeBitWidth() / 8;
+  int64_t aRow = transA ? M : K, bRow = transB ? K : N;
+  bool tmaRowsOK = (aRow * es) % 16 == 0 && (bRow * es) % 16 == 0;
+  MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target);
+  int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
   int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
-  KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, 4,
+  KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps,
                                 {blockAttr(builder, "BLOCK_M", BM),
                                  blockAttr(builder, "BLOCK_N", BN),
-                                 blockAttr(builder, "BLOCK_K", BK)});
+                                 blockAttr(builder, "BLOCK_K", BK)},
+                                cfg.numStages);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = anchor->getLoc();
   Type inElem = aT.getElementType();
@@ -2347,8 +2351,42 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
 
 } // namespace
 
+MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem,
+                                      bool tmaRowsOK, StringRef target) {
+  MatmulConfig c;
+  // Generic config (CPU, sm_80/sm_90 CUDA-core path): tiles sized so every tile buffer of the
+  // bufferizing GPU path fits the 48 KiB of static shared memory.
+  c.blockM = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
+  c.blockN = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
+  c.blockK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
+  if (target != "sm_90a" || !(elem.isF16() || elem.isBF16()) || !tmaRowsOK)
+    return c;
+  // sm_90a, TMA + wgmma (convert-tile-dot-to-wgmma). Config space: BLOCK_M in {64, 128}
+  // (1 or 2 consumer warpgroups of m64 wgmma), BLOCK_N in {64, 128, 256} (the wgmma N),
+  // BLOCK_K = 64 (one 128-byte swizzle row of f16/bf16), num_stages as many as fit in
+  // 227 KiB of shared memory, at most 6. Heuristic:
+  //   - BLOCK_M = 64 when M <= 64 (decode-style GEMMs: half the tile would be padding);
+  //   - BLOCK_N = 256 when both M and N are large enough that the grid still has >= 2 waves
+  //     of 132 CTAs (fewer, larger tiles: half the shared-memory traffic per flop of 128);
+  //     BLOCK_N = 64 when N-tiles of 128 would leave most SMs idle; else 128.
+  c.wgmma = true;
+  c.blockK = 64;
+  c.blockM = M <= 64 ? 64 : 128;
+  int64_t tilesM = (M + c.blockM - 1) / c.blockM;
+  if (tilesM * ((N + 255) / 256) >= 2 * 132)
+    c.blockN = 256;
+  else if (tilesM * ((N + 127) / 128) >= 132 || N <= 64)
+    c.blockN = N <= 64 ? 64 : 128;
+  else
+    c.blockN = 64;
+  c.numWarps = 4 * (c.blockM / 64); // consumer warps; the lowering adds a producer warpgroup
+  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * elem.getIntOrFloatBitWidth() / 8;
+  c.numStages = std::min<int64_t>(6, (227 * 1024 - 2048) / stageBytes);
+  return c;
+}
+
 FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
-                                                  StringRef name) {
+                                                  StringRef name, StringRef target) {
   for (Type t : group.getResultTypes())
     if (!cast<RankedTensorType>(t).hasStaticShape())
       return group.emitError("kernel templates need static shapes"), failure();
@@ -2358,7 +2396,7 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
   if (kind == "window" || (kind == "epilogue" && isa<ConvOp>(group.getBody().front().front())))
     return buildWindow(builder, group, name);
   if (kind == "epilogue")
-    return buildMatmul(builder, group, name);
+    return buildMatmul(builder, group, name, target);
   if (kind == "softmax" && isa<ReduceMaxOp>(group.getBody().front().front()))
     return buildLogSumExp(builder, group, name);
   if (kind == "softmax")

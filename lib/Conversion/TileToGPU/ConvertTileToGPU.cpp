@@ -199,11 +199,17 @@ LogicalResult promoteAllocs(gpu::GPUFuncOp fn) {
     bytes += (t.getNumElements() * std::max<int64_t>(8, bits) / 8 + 15) / 16 * 16;
   }
   constexpr int64_t kStaticSharedLimit = 48 * 1024;
-  if (bytes > kStaticSharedLimit)
-    return fn.emitError("convert-tile-to-gpu: kernel @")
-           << fn.getName() << " needs " << bytes
-           << " bytes of shared memory for its tile buffers, over the 48 KiB static limit; "
-              "use smaller block sizes";
+  if (bytes > kStaticSharedLimit) {
+    auto diag = fn.emitError("convert-tile-to-gpu: kernel @")
+                << fn.getName() << " needs " << bytes
+                << " bytes of shared memory for its tile buffers, over the 48 KiB static limit; "
+                   "use smaller block sizes";
+    // Tiles this large come from the sm_90a matmul config; say why the wgmma path did not
+    // take the kernel.
+    if (auto why = fn->getAttrOfType<StringAttr>("tile.wgmma_refused"))
+      diag << " (convert-tile-dot-to-wgmma refused it: " << why.getValue() << ")";
+    return diag;
+  }
   SmallVector<memref::DeallocOp> deallocs;
   fn.walk([&](memref::DeallocOp d) { deallocs.push_back(d); });
   for (auto d : deallocs)

@@ -25,10 +25,26 @@
 namespace aicc {
 /// Builds the kernel for `group` as a func.func named `name` at `builder`'s insertion
 /// point. Emits a diagnostic at the offending op and returns failure for groups no
-/// template covers (the message names the op and the reason).
+/// template covers (the message names the op and the reason). `target` (cpu, sm_80, sm_90,
+/// sm_90a) selects the matmul template's tile config (chooseMatmulConfig).
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
-                                                       llvm::StringRef name);
+                                                       llvm::StringRef name,
+                                                       llvm::StringRef target = "cpu");
+
+/// One point of the matmul tile config space: the program's output tile (BLOCK_M x BLOCK_N),
+/// its K step (BLOCK_K), warps per program and software-pipeline depth.
+struct MatmulConfig {
+  int64_t blockM = 32, blockN = 32, blockK = 32, numWarps = 4, numStages = 1;
+  /// Whether the sm_90a lowering (TMA + wgmma) is expected to take the kernel.
+  bool wgmma = false;
+};
+
+/// The per-shape heuristic over the config space (documented in docs/tensor-cores.md):
+/// M, N, K of one matmul, the operand element type, whether the stored rows of A and B
+/// (K or M for A, N or K for B: the contiguous dim) allow TMA (16-byte multiples), target.
+MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem,
+                                bool tmaRowsOK, llvm::StringRef target);
 } // namespace aicc
 
 #endif

@@ -137,6 +137,9 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
   unsigned numParams = fn.getNumArguments();
   if (auto n = kernel->getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
     numParams = n.getInt();
+  // TMA kernels take their CUtensorMaps after the buffers; the runtime supplies them.
+  if (auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+    numParams -= std::min<unsigned>(numParams, maps.size());
   if (numParams != getBuffers().size())
     return emitOpError("passes ") << getBuffers().size() << " buffers, kernel " << ref
                                   << " takes " << numParams;
