@@ -105,6 +105,11 @@ struct CompileOptions {
   /// Hardware description of graph-fuse's cost model and of the fusion report
   /// (CostModel.h): "h200" (= "sm_90").
   std::string hardware = "h200";
+  /// Overrides the matmul template's per-shape tile config (chooseMatmulConfig) for every
+  /// matmul of the model: "BMxBNxBK" or "BMxBNxBKxSTAGES" (e.g. "128x128x64x6"); empty: the
+  /// heuristic. For experiments and the autotuner; the sm_90a wgmma path takes BM 64/128,
+  /// BN a multiple of 64 up to 256, BK a multiple of 64.
+  std::string matmulConfig;
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

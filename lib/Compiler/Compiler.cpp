@@ -511,6 +511,7 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   mlirStage(Stage::Tile, [&](OpPassManager &pm) {
     TilePipelineOptions t;
     t.target = targetName(opts.target).str();
+    t.matmulConfig = opts.matmulConfig;
     buildTilePipeline(pm, t);
   });
   GPUPipelineOptions g;
@@ -619,6 +620,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
                                               : printOp(*module);
     TilePipelineOptions tileOpts;
     tileOpts.target = targetName(opts.target).str();
+    tileOpts.matmulConfig = opts.matmulConfig;
     if (failed(stage(Stage::Tile, [&](OpPassManager &pm) { buildTilePipeline(pm, tileOpts); })))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())

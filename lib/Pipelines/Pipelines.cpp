@@ -43,6 +43,7 @@ void aicc::buildTilePipeline(OpPassManager &pm) { buildTilePipeline(pm, TilePipe
 void aicc::buildTilePipeline(OpPassManager &pm, const TilePipelineOptions &options) {
   ConvertGraphToTileOptions o;
   o.target = options.target;
+  o.matmulConfig = options.matmulConfig;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -334,11 +334,10 @@ Status CUDABackend::checkTensorMapParams(const KernelDesc &kd, CUfunction functi
                        describeTensorMap(kd.tensorMaps[i - numBuffers], i - numBuffers) + ")"
                  : std::string("8 (a buffer pointer)")) +
           "; the manifest passes " + expected);
-    if (isMap && offset % 64 != 0)
-      return Status::error(label + ": parameter " + std::to_string(i) +
-                           " (a CUtensorMap) is at byte offset " + std::to_string(offset) +
-                           " of the parameter buffer, not 64-byte aligned (declare it "
-                           "`.param .align 64 .b8 NAME[128]`)");
+    // No alignment check on the offset: the driver reports offsets in its packed parameter
+    // buffer (a CUtensorMap after three pointers shows at 48 even when the PTX declares
+    // `.param .align 64`); measured on an H200, driver 580 (2026-11-29).
+    (void)offset;
   }
 #else
   (void)function;

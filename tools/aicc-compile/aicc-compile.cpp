@@ -92,6 +92,12 @@ static cl::opt<bool> fusionReport(
              "time) and the rule that kept each producer/consumer pair apart (docs/fusion.md); "
              "writes to -o, stdout by default"),
     cl::cat(cat));
+static cl::opt<std::string> matmulConfig(
+    "matmul-config",
+    cl::desc("override the matmul tile config: BMxBNxBK[xSTAGES], e.g. 128x128x64x6 "
+             "(default: the per-shape heuristic, docs/tensor-cores.md)"),
+    cl::init(""), cl::cat(cat));
+
 static cl::opt<std::string> hardware(
     "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
              "h200 (sm_90)"),
@@ -121,6 +127,7 @@ int main(int argc, char **argv) {
   opts.dumpStepsDir = dumpSteps;
   opts.dumpKernelsDir = dumpKernels;
   opts.hardware = hardware;
+  opts.matmulConfig = matmulConfig;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');

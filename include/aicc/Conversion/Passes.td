@@ -25,7 +25,9 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"cpu\"",
-           "cpu, sm_80, sm_90 or sm_90a: picks the matmul tile config space (docs/tensor-cores.md)">
+           "cpu, sm_80, sm_90 or sm_90a: picks the matmul tile config space (docs/tensor-cores.md)">,
+    Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
+           "override the matmul tile config: BMxBNxBK[xSTAGES] (empty: the heuristic)">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
@@ -117,7 +119,7 @@ def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> 
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
                            "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect", "mlir::vector::VectorDialect"];
 }
 
 def FinalizeTensorMapParams : Pass<"finalize-tensor-map-params", "mlir::gpu::GPUModuleOp"> {

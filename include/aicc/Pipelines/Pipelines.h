@@ -24,6 +24,10 @@ struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOption
                              llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a: the matmul tile "
                                             "config space (chooseMatmulConfig)"),
                              llvm::cl::init("cpu")};
+  Option<std::string> matmulConfig{
+      *this, "matmul-config",
+      llvm::cl::desc("override the matmul tile config: BMxBNxBK[xSTAGES] (empty: heuristic)"),
+      llvm::cl::init("")};
 };
 
 struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions> {

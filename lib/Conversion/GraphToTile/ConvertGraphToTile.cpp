@@ -93,7 +93,7 @@ struct ConvertGraphToTilePass
         }
         if (auto g = dyn_cast<FusionGroupOp>(op)) {
           std::string name = "fused_" + std::to_string(kernelCount++) + "_" + g.getKind().str();
-          auto kernel = buildKernelForGroup(kb, g, name, target);
+          auto kernel = buildKernelForGroup(kb, g, name, target, matmulConfig);
           if (failed(kernel))
             return signalPassFailure();
           SmallVector<Value> bufs;

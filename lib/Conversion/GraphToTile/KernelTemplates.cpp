@@ -892,7 +892,7 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
 // Matmul / Gemm + epilogue template
 //===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                    StringRef target) {
+                                    StringRef target, StringRef override) {
   Block &body = group.getBody().front();
   Operation *anchor = &body.front();
   while (isa<TransposeOp>(anchor))
@@ -942,6 +942,28 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   int64_t aRow = transA ? M : K, bRow = transB ? K : N;
   bool tmaRowsOK = (aRow * es) % 16 == 0 && (bRow * es) % 16 == 0;
   MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target);
+  if (!override.empty()) {
+    SmallVector<StringRef> parts;
+    override.split(parts, 'x');
+    SmallVector<int64_t> v;
+    for (StringRef p : parts) {
+      int64_t x;
+      if (p.getAsInteger(10, x) || x < 1)
+        break;
+      v.push_back(x);
+    }
+    if (v.size() != parts.size() || (v.size() != 3 && v.size() != 4))
+      return anchor->emitError("--matmul-config '")
+                 << override << "': expected BMxBNxBK or BMxBNxBKxSTAGES (positive integers)",
+             failure();
+    cfg.blockM = v[0];
+    cfg.blockN = v[1];
+    cfg.blockK = v[2];
+    if (v.size() == 4)
+      cfg.numStages = v[3];
+    if (cfg.wgmma)
+      cfg.numWarps = 4 * std::max<int64_t>(1, cfg.blockM / 64);
+  }
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
   int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
   KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps,
@@ -2386,7 +2408,8 @@ MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem
 }
 
 FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
-                                                  StringRef name, StringRef target) {
+                                                  StringRef name, StringRef target,
+                                                  StringRef matmulConfig) {
   for (Type t : group.getResultTypes())
     if (!cast<RankedTensorType>(t).hasStaticShape())
       return group.emitError("kernel templates need static shapes"), failure();
@@ -2396,7 +2419,7 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
   if (kind == "window" || (kind == "epilogue" && isa<ConvOp>(group.getBody().front().front())))
     return buildWindow(builder, group, name);
   if (kind == "epilogue")
-    return buildMatmul(builder, group, name, target);
+    return buildMatmul(builder, group, name, target, matmulConfig);
   if (kind == "softmax" && isa<ReduceMaxOp>(group.getBody().front().front()))
     return buildLogSumExp(builder, group, name);
   if (kind == "softmax")

@@ -50,11 +50,13 @@
 // wgmma/TMA granules, rows whose byte length is not a multiple of 16 (a TMA stride rule),
 // epilogue ops this evaluator does not know (reductions, loops over tiles).
 //===----------------------------------------------------------------------===//
+#include "AccumulatorEpilogue.h"
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -251,14 +253,8 @@ bool WgmmaKernel::match(std::string &why) {
   for (Operation &op : fn.getBody().front()) {
     if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op))
       continue;
-    if (!touchesTiles(&op))
-      continue;
-    if (isa<tl::SplatOp, tl::MakeRangeOp, tl::ExpandDimsOp, tl::BroadcastOp, tl::LoadOp,
-            tl::StoreOp, tl::BlockLoadOp>(op))
-      continue;
-    if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) && op.getNumRegions() == 0)
-      continue;
-    return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
+    if (!AccumulatorEpilogue::isSupported(&op))
+      return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
   }
   // Shared memory: stages of A then B, each 1024-aligned; then the barriers.
   int64_t off = 0;
@@ -398,225 +394,6 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
   tb.create<scf::YieldOp>(loc, kLoop.getResults());
 }
 
-//===----------------------------------------------------------------------===//
-// Epilogue: per-thread evaluation of tile ops on the accumulator layout.
-//===----------------------------------------------------------------------===//
-
-/// Evaluates tile values at the elements a consumer thread holds. A 2-D value is one scalar per
-/// accumulator register (R = BN / 2); a 1-D value along dim d is one scalar per distinct
-/// coordinate class (2 rows, BN / 4 columns).
-class Epilogue {
-public:
-  Epilogue(OpBuilder &b, Location loc, IRMapping &map, int64_t BN, Value rowBase, Value colBase,
-           SmallVector<Value> acc, Value accTile)
-      : b(b), loc(loc), map(map), BN(BN), rowBase(rowBase), colBase(colBase),
-        acc(std::move(acc)), accTile(accTile) {}
-
-  int64_t regs() const { return BN / 2; }
-  static int64_t rowClass(int64_t i) { return (i % 4) / 2; }
-  static int64_t colClass(int64_t i) { return (i / 4) * 2 + i % 2; }
-  int64_t numClasses(int d) const { return d == 0 ? 2 : BN / 4; }
-  /// Coordinate (i32) of class c along dim d.
-  Value coord(int d, int64_t c) {
-    if (d == 0)
-      return add(rowBase, 8 * c);
-    return add(colBase, 8 * (c / 2) + c % 2);
-  }
-  Value add(Value v, int64_t c) {
-    return c ? b.create<arith::AddIOp>(loc, v, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), c))
-                   .getResult()
-             : v;
-  }
-
-  FailureOr<SmallVector<Value>> eval2D(Value v);
-  FailureOr<SmallVector<Value>> evalAlong(Value v, int d);
-  LogicalResult store(tl::StoreOp st);
-
-private:
-  OpBuilder &b;
-  Location loc;
-  IRMapping &map;
-  int64_t BN;
-  Value rowBase, colBase;
-  SmallVector<Value> acc;
-  Value accTile;
-  DenseMap<Value, SmallVector<Value>> memo2D;
-  DenseMap<std::pair<Value, int>, SmallVector<Value>> memo1D;
-
-  FailureOr<SmallVector<Value>> evalElementwise(Operation *op, int n,
-                                                function_ref<FailureOr<SmallVector<Value>>(Value)> ev);
-  Value scalar(Value v) { return map.lookupOrDefault(v); }
-  SmallVector<Value> loadElems(tl::LoadOp l, ArrayRef<Value> offs, ArrayRef<Value> mask);
-};
-
-SmallVector<Value> Epilogue::loadElems(tl::LoadOp l, ArrayRef<Value> offs, ArrayRef<Value> mask) {
-  Type et = l.getType().getElementType();
-  Value ptr = scalar(l.getPtr());
-  TypedAttr padAttr = l.getPaddingAttr() ? cast<TypedAttr>(l.getPaddingAttr())
-                      : isa<FloatType>(et) ? TypedAttr(b.getFloatAttr(et, 0.0))
-                                           : TypedAttr(b.getIntegerAttr(et, 0));
-  Value pad = b.create<arith::ConstantOp>(loc, padAttr);
-  Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
-  SmallVector<Value> out;
-  for (size_t i = 0; i < offs.size(); ++i) {
-    Value o = mask.empty() ? offs[i] : b.create<arith::SelectOp>(loc, mask[i], offs[i], zero);
-    Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), o);
-    Value v = b.create<memref::LoadOp>(loc, ptr, ValueRange{idx});
-    out.push_back(mask.empty() ? v : b.create<arith::SelectOp>(loc, mask[i], v, pad).getResult());
-  }
-  return out;
-}
-
-FailureOr<SmallVector<Value>>
-Epilogue::evalElementwise(Operation *op, int n,
-                          function_ref<FailureOr<SmallVector<Value>>(Value)> ev) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumResults() != 1 ||
-      op->getNumRegions())
-    return op->emitError("convert-tile-dot-to-wgmma: epilogue op not supported"), failure();
-  SmallVector<SmallVector<Value>> ins;
-  for (Value o : op->getOperands()) {
-    if (!isTileType(o.getType()))
-      return op->emitError("convert-tile-dot-to-wgmma: mixed scalar/tile operands"), failure();
-    auto e = ev(o);
-    if (failed(e))
-      return failure();
-    ins.push_back(*e);
-  }
-  Type rt = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
-  SmallVector<Value> out;
-  for (int i = 0; i < n; ++i) {
-    SmallVector<Value> operands;
-    for (auto &in : ins)
-      operands.push_back(in[i]);
-    OperationState st(loc, op->getName().getStringRef(), operands, TypeRange{rt}, op->getAttrs());
-    out.push_back(b.create(st)->getResult(0));
-  }
-  return out;
-}
-
-FailureOr<SmallVector<Value>> Epilogue::evalAlong(Value v, int d) {
-  auto key = std::make_pair(v, d);
-  if (auto it = memo1D.find(key); it != memo1D.end())
-    return it->second;
-  int n = numClasses(d);
-  SmallVector<Value> out;
-  Operation *op = v.getDefiningOp();
-  if (!op)
-    return emitError(loc, "convert-tile-dot-to-wgmma: 1-D tile without a defining op"), failure();
-  if (auto r = dyn_cast<tl::MakeRangeOp>(op)) {
-    for (int c = 0; c < n; ++c)
-      out.push_back(add(coord(d, c), r.getStart()));
-  } else if (auto s = dyn_cast<tl::SplatOp>(op)) {
-    out.assign(n, scalar(s.getSrc()));
-  } else if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
-    auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-    if (!dense || !dense.isSplat())
-      return op->emitError("convert-tile-dot-to-wgmma: non-splat constant tile"), failure();
-    out.assign(n, b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()));
-  } else if (auto l = dyn_cast<tl::LoadOp>(op)) {
-    auto offs = evalAlong(l.getOffsets(), d);
-    if (failed(offs))
-      return failure();
-    SmallVector<Value> mask;
-    if (l.getMask()) {
-      auto m = evalAlong(l.getMask(), d);
-      if (failed(m))
-        return failure();
-      mask = *m;
-    }
-    out = loadElems(l, *offs, mask);
-  } else {
-    auto r = evalElementwise(op, n, [&](Value x) { return evalAlong(x, d); });
-    if (failed(r))
-      return failure();
-    out = *r;
-  }
-  memo1D[key] = out;
-  return out;
-}
-
-FailureOr<SmallVector<Value>> Epilogue::eval2D(Value v) {
-  if (auto it = memo2D.find(v); it != memo2D.end())
-    return it->second;
-  int n = regs();
-  SmallVector<Value> out;
-  if (v == accTile) {
-    out = acc;
-  } else if (auto e = v.getDefiningOp<tl::ExpandDimsOp>()) {
-    int d = 1 - e.getAxis();
-    auto a = evalAlong(e.getSrc(), d);
-    if (failed(a))
-      return failure();
-    for (int i = 0; i < n; ++i)
-      out.push_back((*a)[d == 0 ? rowClass(i) : colClass(i)]);
-  } else if (auto bc = v.getDefiningOp<tl::BroadcastOp>()) {
-    auto s = eval2D(bc.getSrc());
-    if (failed(s))
-      return failure();
-    out = *s;
-  } else if (auto s = v.getDefiningOp<tl::SplatOp>()) {
-    out.assign(n, scalar(s.getSrc()));
-  } else if (auto cst = v.getDefiningOp<arith::ConstantOp>()) {
-    auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-    if (!dense || !dense.isSplat())
-      return cst->emitError("convert-tile-dot-to-wgmma: non-splat constant tile"), failure();
-    out.assign(n, b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()));
-  } else if (auto l = v.getDefiningOp<tl::LoadOp>()) {
-    auto offs = eval2D(l.getOffsets());
-    if (failed(offs))
-      return failure();
-    SmallVector<Value> mask;
-    if (l.getMask()) {
-      auto m = eval2D(l.getMask());
-      if (failed(m))
-        return failure();
-      mask = *m;
-    }
-    out = loadElems(l, *offs, mask);
-  } else if (Operation *op = v.getDefiningOp()) {
-    auto r = evalElementwise(op, n, [&](Value x) { return eval2D(x); });
-    if (failed(r))
-      return failure();
-    out = *r;
-  } else {
-    return emitError(loc, "convert-tile-dot-to-wgmma: tile block argument in the epilogue"),
-           failure();
-  }
-  memo2D[v] = out;
-  return out;
-}
-
-LogicalResult Epilogue::store(tl::StoreOp st) {
-  if (st.getValue().getType().getRank() != 2)
-    return st->emitError("convert-tile-dot-to-wgmma: store of a non-2-D tile"), failure();
-  auto vals = eval2D(st.getValue());
-  auto offs = eval2D(st.getOffsets());
-  if (failed(vals) || failed(offs))
-    return failure();
-  SmallVector<Value> mask;
-  if (st.getMask()) {
-    auto m = eval2D(st.getMask());
-    if (failed(m))
-      return failure();
-    mask = *m;
-  }
-  Value ptr = scalar(st.getPtr());
-  for (int i = 0; i < regs(); ++i) {
-    auto emit = [&](OpBuilder &sb) {
-      Value idx = sb.create<arith::IndexCastOp>(loc, sb.getIndexType(), (*offs)[i]);
-      sb.create<memref::StoreOp>(loc, (*vals)[i], ptr, ValueRange{idx});
-    };
-    if (mask.empty()) {
-      emit(b);
-      continue;
-    }
-    auto ifOp = b.create<scf::IfOp>(loc, mask[i], /*withElse=*/false);
-    OpBuilder ib = ifOp.getThenBodyBuilder();
-    emit(ib);
-  }
-  return success();
-}
-
 LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
                                         ArrayRef<Value> args) {
   MLIRContext *ctx = b.getContext();
@@ -731,21 +508,22 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   for (int64_t i = 0; i < R; ++i)
     accRegs.push_back(tb.create<arith::AddFOp>(
         loc, tb.create<LLVM::ExtractValueOp>(loc, accOut, ArrayRef<int64_t>{i}), plusZero));
-  Epilogue ep(tb, loc, map, BN, rowBase, colBase, accRegs, accResult);
-  for (Operation &op : src) {
-    if (op.isBeforeInBlock(kOp) || &op == kOp)
-      continue;
-    if (auto st = dyn_cast<tl::StoreOp>(op)) {
-      if (failed(ep.store(st)))
-        return failure();
-      continue;
-    }
-    if (isa<func::ReturnOp>(op) || touchesTiles(&op))
-      continue;
-    if (op.getNumRegions() || !isMemoryEffectFree(&op))
-      return op.emitError("convert-tile-dot-to-wgmma: unsupported op after the K loop"), failure();
-    tb.clone(op, map);
+  // The wgmma accumulator layout (see the file comment): 2 row classes, BN / 4 column classes.
+  AccumulatorLayout layout;
+  for (int64_t i = 0; i < R; ++i) {
+    layout.rowClass.push_back((i % 4) / 2);
+    layout.colClass.push_back((i / 4) * 2 + i % 2);
   }
+  auto plus = [&](Value v, int64_t c) -> Value {
+    return c ? tb.create<arith::AddIOp>(loc, v, ci32(tb, loc, c)).getResult() : v;
+  };
+  for (int64_t c = 0; c < 2; ++c)
+    layout.rowCoords.push_back(plus(rowBase, 8 * c));
+  for (int64_t c = 0; c < BN / 4; ++c)
+    layout.colCoords.push_back(plus(colBase, 8 * (c / 2) + c % 2));
+  AccumulatorEpilogue ep(tb, loc, map, std::move(layout), accRegs, accResult);
+  if (failed(ep.emitAfter(src, kOp)))
+    return failure();
   tb.create<scf::YieldOp>(loc, ValueRange{itOut});
   return success();
 }

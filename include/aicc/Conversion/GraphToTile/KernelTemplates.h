@@ -30,7 +30,8 @@ namespace aicc {
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
                                                        llvm::StringRef name,
-                                                       llvm::StringRef target = "cpu");
+                                                       llvm::StringRef target = "cpu",
+                                                       llvm::StringRef matmulConfig = "");
 
 /// One point of the matmul tile config space: the program's output tile (BLOCK_M x BLOCK_N),
 /// its K step (BLOCK_K), warps per program and software-pipeline depth.

@@ -1,0 +1,85 @@
+//===- AccumulatorEpilogue.h - tile epilogues on MMA accumulator layouts -*- C++ -*-===//
+//
+// Shared by the tensor-core lowerings (convert-tile-dot-to-wgmma, convert-tile-dot-to-mma-sync):
+// after the K loop, every thread holds R accumulator registers, register i being the element
+// (row(i), col(i)) of the program's [BLOCK_M, BLOCK_N] output tile. The tile ops after the loop
+// (bias / residual loads, elementwise math, casts, the masked tile.store) are evaluated per
+// thread on that layout, in registers:
+//   - a 2-D tile value becomes R scalars, one per register;
+//   - a 1-D tile along dim d (a make_range, a bias load) is evaluated once per distinct row
+//     (d = 0) or column (d = 1) coordinate the thread holds ("classes"), and the registers of a
+//     class share it;
+//   - tile.store writes registers 2j, 2j+1 (adjacent columns in both MMA layouts) with one
+//     2-element store when their offsets are consecutive and pair-aligned (checked at run
+//     time, folded by LLVM where visible), else one masked store each.
+//===----------------------------------------------------------------------===//
+#ifndef AICC_LIB_CONVERSION_TILETOGPU_ACCUMULATOREPILOGUE_H
+#define AICC_LIB_CONVERSION_TILETOGPU_ACCUMULATOREPILOGUE_H
+
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace aicc {
+
+/// Which tile coordinates a thread's accumulator registers hold.
+struct AccumulatorLayout {
+  /// For register i: index into rowCoords / colCoords.
+  llvm::SmallVector<int64_t> rowClass, colClass;
+  /// i32 tile-local coordinates (0 .. BLOCK_M-1 / BLOCK_N-1) of each class, computed by the
+  /// caller from the thread and warp ids.
+  llvm::SmallVector<mlir::Value> rowCoords, colCoords;
+  int64_t regs() const { return rowClass.size(); }
+};
+
+class AccumulatorEpilogue {
+public:
+  /// `map` maps the kernel's scalars (program ids, arguments) to their values at the insertion
+  /// point of `b`; `acc` holds the R accumulator registers (f32), `accTile` is the tile value
+  /// they stand for (the K loop's result).
+  AccumulatorEpilogue(mlir::OpBuilder &b, mlir::Location loc, mlir::IRMapping &map,
+                      AccumulatorLayout layout, llvm::SmallVector<mlir::Value> acc,
+                      mlir::Value accTile)
+      : b(b), loc(loc), map(map), layout(std::move(layout)), acc(std::move(acc)),
+        accTile(accTile) {}
+
+  /// Evaluates every op of `block` after `after` (skipped: `after` and what precedes it):
+  /// tile ops lazily from the tile.stores, scalar ops cloned in order. Fails (with a
+  /// diagnostic) on ops it cannot evaluate (reductions, loops over tiles, non-splat tile
+  /// constants).
+  mlir::LogicalResult emitAfter(mlir::Block &block, mlir::Operation *after);
+
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> eval2D(mlir::Value v);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> evalAlong(mlir::Value v, int d);
+  mlir::LogicalResult store(tile::StoreOp st);
+
+  /// Whether `op` (after the K loop) is one emitAfter can evaluate.
+  static bool isSupported(mlir::Operation *op);
+
+private:
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::IRMapping &map;
+  AccumulatorLayout layout;
+  llvm::SmallVector<mlir::Value> acc;
+  mlir::Value accTile;
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value>> memo2D;
+  llvm::DenseMap<std::pair<mlir::Value, int>, llvm::SmallVector<mlir::Value>> memo1D;
+
+  int64_t numClasses(int d) const {
+    return d == 0 ? layout.rowCoords.size() : layout.colCoords.size();
+  }
+  mlir::Value add(mlir::Value v, int64_t c);
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  evalElementwise(mlir::Operation *op, int n,
+                  llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(mlir::Value)> ev);
+  mlir::Value scalar(mlir::Value v) { return map.lookupOrDefault(v); }
+  llvm::SmallVector<mlir::Value> loadElems(tile::LoadOp l, llvm::ArrayRef<mlir::Value> offs,
+                                           llvm::ArrayRef<mlir::Value> mask);
+};
+
+} // namespace aicc
+
+#endif
