@@ -56,201 +56,192 @@ LogicalResult AccumulatorEpilogue::emitAfter(Block &block, Operation *after) {
   return success();
 }
 
-SmallVector<Value> AccumulatorEpilogue::loadElems(tl::LoadOp l, ArrayRef<Value> offs, ArrayRef<Value> mask) {
+Value AccumulatorEpilogue::loadOne(tl::LoadOp l, Value off, Value mask) {
   Type et = l.getType().getElementType();
   Value ptr = scalar(l.getPtr());
   TypedAttr padAttr = l.getPaddingAttr() ? cast<TypedAttr>(l.getPaddingAttr())
                       : isa<FloatType>(et) ? TypedAttr(b.getFloatAttr(et, 0.0))
                                            : TypedAttr(b.getIntegerAttr(et, 0));
-  Value pad = b.create<arith::ConstantOp>(loc, padAttr);
-  Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
-  SmallVector<Value> out;
-  for (size_t i = 0; i < offs.size(); ++i) {
-    Value o = mask.empty() ? offs[i] : b.create<arith::SelectOp>(loc, mask[i], offs[i], zero);
-    Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), o);
-    Value v = b.create<memref::LoadOp>(loc, ptr, ValueRange{idx});
-    out.push_back(mask.empty() ? v : b.create<arith::SelectOp>(loc, mask[i], v, pad).getResult());
-  }
-  return out;
+  Value o = off;
+  if (mask)
+    o = b.create<arith::SelectOp>(loc, mask, off,
+                                  b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0));
+  Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), o);
+  Value v = b.create<memref::LoadOp>(loc, ptr, ValueRange{idx});
+  if (!mask)
+    return v;
+  return b.create<arith::SelectOp>(loc, mask, v, b.create<arith::ConstantOp>(loc, padAttr));
 }
 
-FailureOr<SmallVector<Value>>
-AccumulatorEpilogue::evalElementwise(Operation *op, int n,
-                          function_ref<FailureOr<SmallVector<Value>>(Value)> ev) {
+FailureOr<Value> AccumulatorEpilogue::cloneElementwise(Operation *op,
+                                                      function_ref<FailureOr<Value>(Value)> ev) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumResults() != 1 ||
       op->getNumRegions())
     return op->emitError("tensor-core epilogue: epilogue op not supported"), failure();
-  SmallVector<SmallVector<Value>> ins;
+  SmallVector<Value> operands;
   for (Value o : op->getOperands()) {
     if (!isTileType(o.getType()))
       return op->emitError("tensor-core epilogue: mixed scalar/tile operands"), failure();
     auto e = ev(o);
     if (failed(e))
       return failure();
-    ins.push_back(*e);
+    operands.push_back(*e);
   }
   Type rt = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
-  SmallVector<Value> out;
-  for (int i = 0; i < n; ++i) {
-    SmallVector<Value> operands;
-    for (auto &in : ins)
-      operands.push_back(in[i]);
-    OperationState st(loc, op->getName().getStringRef(), operands, TypeRange{rt}, op->getAttrs());
-    out.push_back(b.create(st)->getResult(0));
-  }
-  return out;
+  OperationState st(loc, op->getName().getStringRef(), operands, TypeRange{rt}, op->getAttrs());
+  return b.create(st)->getResult(0);
 }
 
-FailureOr<SmallVector<Value>> AccumulatorEpilogue::evalAlong(Value v, int d) {
-  auto key = std::make_pair(v, d);
+FailureOr<Value> AccumulatorEpilogue::splatConstant(Operation *op) {
+  auto cst = cast<arith::ConstantOp>(op);
+  auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+  if (!dense || !dense.isSplat())
+    return op->emitError("tensor-core epilogue: non-splat constant tile"), failure();
+  return b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()).getResult();
+}
+
+FailureOr<Value> AccumulatorEpilogue::evalAlong(Value v, int d, int64_t c) {
+  auto key = std::make_pair(v, c * 2 + d);
   if (auto it = memo1D.find(key); it != memo1D.end())
     return it->second;
-  int n = numClasses(d);
-  SmallVector<Value> out;
   Operation *op = v.getDefiningOp();
   if (!op)
     return emitError(loc, "tensor-core epilogue: 1-D tile without a defining op"), failure();
+  FailureOr<Value> out = failure();
   if (auto r = dyn_cast<tl::MakeRangeOp>(op)) {
-    for (int c = 0; c < n; ++c)
-      out.push_back(add(d == 0 ? layout.rowCoords[c] : layout.colCoords[c], r.getStart()));
+    out = add(d == 0 ? layout.rowCoords[c] : layout.colCoords[c], r.getStart());
   } else if (auto s = dyn_cast<tl::SplatOp>(op)) {
-    out.assign(n, scalar(s.getSrc()));
-  } else if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
-    auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-    if (!dense || !dense.isSplat())
-      return op->emitError("tensor-core epilogue: non-splat constant tile"), failure();
-    out.assign(n, b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()));
+    out = scalar(s.getSrc());
+  } else if (isa<arith::ConstantOp>(op)) {
+    out = splatConstant(op);
   } else if (auto l = dyn_cast<tl::LoadOp>(op)) {
-    auto offs = evalAlong(l.getOffsets(), d);
-    if (failed(offs))
+    auto off = evalAlong(l.getOffsets(), d, c);
+    if (failed(off))
       return failure();
-    SmallVector<Value> mask;
+    Value mask;
     if (l.getMask()) {
-      auto m = evalAlong(l.getMask(), d);
+      auto m = evalAlong(l.getMask(), d, c);
       if (failed(m))
         return failure();
       mask = *m;
     }
-    out = loadElems(l, *offs, mask);
+    out = loadOne(l, *off, mask);
   } else {
-    auto r = evalElementwise(op, n, [&](Value x) { return evalAlong(x, d); });
-    if (failed(r))
-      return failure();
-    out = *r;
+    out = cloneElementwise(op, [&](Value x) { return evalAlong(x, d, c); });
   }
-  memo1D[key] = out;
+  if (succeeded(out))
+    memo1D[key] = *out;
   return out;
 }
 
-FailureOr<SmallVector<Value>> AccumulatorEpilogue::eval2D(Value v) {
-  if (auto it = memo2D.find(v); it != memo2D.end())
+FailureOr<Value> AccumulatorEpilogue::eval2D(Value v, int64_t i) {
+  auto key = std::make_pair(v, i);
+  if (auto it = memo2D.find(key); it != memo2D.end())
     return it->second;
-  int n = layout.regs();
-  SmallVector<Value> out;
+  FailureOr<Value> out = failure();
   if (v == accTile) {
-    out = acc;
+    out = acc[i];
   } else if (auto e = v.getDefiningOp<tl::ExpandDimsOp>()) {
     int d = 1 - e.getAxis();
-    auto a = evalAlong(e.getSrc(), d);
-    if (failed(a))
-      return failure();
-    for (int i = 0; i < n; ++i)
-      out.push_back((*a)[d == 0 ? layout.rowClass[i] : layout.colClass[i]]);
+    out = evalAlong(e.getSrc(), d, d == 0 ? layout.rowClass[i] : layout.colClass[i]);
   } else if (auto bc = v.getDefiningOp<tl::BroadcastOp>()) {
-    auto s = eval2D(bc.getSrc());
-    if (failed(s))
-      return failure();
-    out = *s;
+    out = eval2D(bc.getSrc(), i);
   } else if (auto s = v.getDefiningOp<tl::SplatOp>()) {
-    out.assign(n, scalar(s.getSrc()));
+    out = scalar(s.getSrc());
   } else if (auto cst = v.getDefiningOp<arith::ConstantOp>()) {
-    auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-    if (!dense || !dense.isSplat())
-      return cst->emitError("tensor-core epilogue: non-splat constant tile"), failure();
-    out.assign(n, b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()));
+    out = splatConstant(cst);
   } else if (auto l = v.getDefiningOp<tl::LoadOp>()) {
-    auto offs = eval2D(l.getOffsets());
-    if (failed(offs))
+    auto off = eval2D(l.getOffsets(), i);
+    if (failed(off))
       return failure();
-    SmallVector<Value> mask;
+    Value mask;
     if (l.getMask()) {
-      auto m = eval2D(l.getMask());
+      auto m = eval2D(l.getMask(), i);
       if (failed(m))
         return failure();
       mask = *m;
     }
-    out = loadElems(l, *offs, mask);
+    out = loadOne(l, *off, mask);
   } else if (Operation *op = v.getDefiningOp()) {
-    auto r = evalElementwise(op, n, [&](Value x) { return eval2D(x); });
-    if (failed(r))
-      return failure();
-    out = *r;
+    out = cloneElementwise(op, [&](Value x) { return eval2D(x, i); });
   } else {
-    return emitError(loc, "tensor-core epilogue: tile block argument in the epilogue"),
-           failure();
+    return emitError(loc, "tensor-core epilogue: tile block argument in the epilogue"), failure();
   }
-  memo2D[v] = out;
+  if (succeeded(out))
+    memo2D[key] = *out;
   return out;
 }
 
 LogicalResult AccumulatorEpilogue::store(tl::StoreOp st) {
   if (st.getValue().getType().getRank() != 2)
     return st->emitError("tensor-core epilogue: store of a non-2-D tile"), failure();
-  auto vals = eval2D(st.getValue());
-  auto offs = eval2D(st.getOffsets());
-  if (failed(vals) || failed(offs))
-    return failure();
-  SmallVector<Value> mask;
-  if (st.getMask()) {
-    auto m = eval2D(st.getMask());
-    if (failed(m))
-      return failure();
-    mask = *m;
-  }
   Value ptr = scalar(st.getPtr());
   Type et = st.getValue().getType().getElementType();
   int64_t eb = std::max<int64_t>(1, et.getIntOrFloatBitWidth() / 8);
-  auto storeOne = [&](OpBuilder &sb, int i) {
-    Value idx = sb.create<arith::IndexCastOp>(loc, sb.getIndexType(), (*offs)[i]);
-    sb.create<memref::StoreOp>(loc, (*vals)[i], ptr, ValueRange{idx});
-  };
-  auto storeMasked = [&](OpBuilder &sb, int i) {
-    if (mask.empty())
-      return storeOne(sb, i);
-    auto ifOp = sb.create<scf::IfOp>(loc, mask[i], /*withElse=*/false);
-    OpBuilder ib = ifOp.getThenBodyBuilder();
-    storeOne(ib, i);
-  };
-  // Registers 2j and 2j+1 hold adjacent columns: one 2-element store when their offsets are
-  // consecutive and the first is aligned to the pair (checked at run time: LLVM folds the
-  // check where the offsets are visibly x and x+1), else one masked store each.
   Value one = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 1);
   Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
   auto pairT = VectorType::get({2}, et);
-  for (int i = 0; i + 1 < layout.regs(); i += 2) {
-    Value o0 = (*offs)[i], o1 = (*offs)[i + 1];
-    Value ok = b.create<arith::AndIOp>(
-        loc,
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                b.create<arith::SubIOp>(loc, o1, o0), one),
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                b.create<arith::AndIOp>(loc, o0, one), zero));
-    if (!mask.empty())
-      ok = b.create<arith::AndIOp>(loc, ok, b.create<arith::AndIOp>(loc, mask[i], mask[i + 1]));
-    auto ifOp = b.create<scf::IfOp>(loc, ok, /*withElse=*/true);
-    {
-      OpBuilder tb = ifOp.getThenBodyBuilder();
-      Value v = tb.create<vector::FromElementsOp>(loc, pairT, ValueRange{(*vals)[i], (*vals)[i + 1]});
-      Value idx = tb.create<arith::IndexCastOp>(loc, tb.getIndexType(), o0);
-      tb.create<vector::StoreOp>(loc, v, ptr, ValueRange{idx}, /*nontemporal=*/false,
-                                 llvm::MaybeAlign(2 * eb));
+  // Registers are evaluated and stored in groups of kChunk (each element depends only on the
+  // same element of its operands): a value's registers live from its group's start to the
+  // group's stores, not across the whole tile (the whole tile at once spilled).
+  constexpr int64_t kChunk = 8;
+  for (int64_t lo = 0; lo < layout.regs(); lo += kChunk) {
+    memo2D.clear();
+    int64_t hi = std::min<int64_t>(lo + kChunk, layout.regs());
+    SmallVector<Value> vals, offs, mask;
+    for (int64_t i = lo; i < hi; ++i) {
+      auto v = eval2D(st.getValue(), i);
+      auto o = eval2D(st.getOffsets(), i);
+      if (failed(v) || failed(o))
+        return failure();
+      vals.push_back(*v);
+      offs.push_back(*o);
+      if (st.getMask()) {
+        auto m = eval2D(st.getMask(), i);
+        if (failed(m))
+          return failure();
+        mask.push_back(*m);
+      }
     }
-    {
+    auto storeOne = [&](OpBuilder &sb, int64_t k) {
+      Value idx = sb.create<arith::IndexCastOp>(loc, sb.getIndexType(), offs[k]);
+      sb.create<memref::StoreOp>(loc, vals[k], ptr, ValueRange{idx});
+    };
+    auto storeMasked = [&](OpBuilder &sb, int64_t k) {
+      if (mask.empty())
+        return storeOne(sb, k);
+      auto ifOp = sb.create<scf::IfOp>(loc, mask[k], /*withElse=*/false);
+      OpBuilder ib = ifOp.getThenBodyBuilder();
+      storeOne(ib, k);
+    };
+    // Registers 2j and 2j+1 hold adjacent columns: one 2-element store when their offsets
+    // are consecutive and the first is pair-aligned (checked at run time; LLVM folds the check
+    // where the offsets are visibly x and x + 1), else one masked store each.
+    int64_t n = hi - lo, k = 0;
+    for (; k + 1 < n; k += 2) {
+      Value o0 = offs[k], o1 = offs[k + 1];
+      Value ok = b.create<arith::AndIOp>(
+          loc,
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                  b.create<arith::SubIOp>(loc, o1, o0), one),
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                  b.create<arith::AndIOp>(loc, o0, one), zero));
+      if (!mask.empty())
+        ok = b.create<arith::AndIOp>(loc, ok, b.create<arith::AndIOp>(loc, mask[k], mask[k + 1]));
+      auto ifOp = b.create<scf::IfOp>(loc, ok, /*withElse=*/true);
+      {
+        OpBuilder tb = ifOp.getThenBodyBuilder();
+        Value v = tb.create<vector::FromElementsOp>(loc, pairT, ValueRange{vals[k], vals[k + 1]});
+        Value idx = tb.create<arith::IndexCastOp>(loc, tb.getIndexType(), o0);
+        tb.create<vector::StoreOp>(loc, v, ptr, ValueRange{idx}, /*nontemporal=*/false,
+                                   llvm::MaybeAlign(2 * eb));
+      }
       OpBuilder eb2 = ifOp.getElseBodyBuilder();
-      storeMasked(eb2, i);
-      storeMasked(eb2, i + 1);
+      storeMasked(eb2, k);
+      storeMasked(eb2, k + 1);
     }
+    for (; k < n; ++k)
+      storeMasked(b, k);
   }
   return success();
 }
-

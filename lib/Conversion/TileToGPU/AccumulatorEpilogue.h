@@ -51,8 +51,10 @@ public:
   /// constants).
   mlir::LogicalResult emitAfter(mlir::Block &block, mlir::Operation *after);
 
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>> eval2D(mlir::Value v);
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>> evalAlong(mlir::Value v, int d);
+  /// The value of 2-D tile `v` at accumulator register `i`.
+  mlir::FailureOr<mlir::Value> eval2D(mlir::Value v, int64_t i);
+  /// The value of 1-D tile `v` (laid along tile dim `d`) at coordinate class `c`.
+  mlir::FailureOr<mlir::Value> evalAlong(mlir::Value v, int d, int64_t c);
   mlir::LogicalResult store(tile::StoreOp st);
 
   /// Whether `op` (after the K loop) is one emitAfter can evaluate.
@@ -65,19 +67,19 @@ private:
   AccumulatorLayout layout;
   llvm::SmallVector<mlir::Value> acc;
   mlir::Value accTile;
-  llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value>> memo2D;
-  llvm::DenseMap<std::pair<mlir::Value, int>, llvm::SmallVector<mlir::Value>> memo1D;
+  /// Per store and register group (cleared between groups).
+  llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> memo2D;
+  /// 1-D values by (value, dim, class): computed at first use, shared by the registers of
+  /// that class.
+  llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> memo1D; // key: (v, class * 2 + d)
 
-  int64_t numClasses(int d) const {
-    return d == 0 ? layout.rowCoords.size() : layout.colCoords.size();
-  }
   mlir::Value add(mlir::Value v, int64_t c);
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  evalElementwise(mlir::Operation *op, int n,
-                  llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(mlir::Value)> ev);
+  mlir::FailureOr<mlir::Value>
+  cloneElementwise(mlir::Operation *op, llvm::function_ref<mlir::FailureOr<mlir::Value>(mlir::Value)> ev);
+  mlir::FailureOr<mlir::Value> splatConstant(mlir::Operation *op);
   mlir::Value scalar(mlir::Value v) { return map.lookupOrDefault(v); }
-  llvm::SmallVector<mlir::Value> loadElems(tile::LoadOp l, llvm::ArrayRef<mlir::Value> offs,
-                                           llvm::ArrayRef<mlir::Value> mask);
+  /// One masked element load (`mask` null: unmasked), padding where the mask is false.
+  mlir::Value loadOne(tile::LoadOp l, mlir::Value off, mlir::Value mask);
 };
 
 } // namespace aicc

@@ -386,10 +386,20 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       e.replaceAllUsesWith(r);
       e.erase();
     }
+    // The divisions the approximations introduce (erf's rational P/Q, ...) are part of an
+    // approximation already accurate to a few ulp: they may use PTX div.approx.f32 (afn, max
+    // 2 ulp, CUDA's __fdividef) instead of the IEEE div.rn.f32 subroutine, which dominated
+    // the GELU epilogue of the tensor-core matmul. Divisions of the model keep div.rn.
+    llvm::DenseSet<Operation *> modelDivs;
+    gpuModule.walk([&](arith::DivFOp d) { modelDivs.insert(d); });
     RewritePatternSet patterns(ctx);
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
       return signalPassFailure();
+    gpuModule.walk([&](arith::DivFOp d) {
+      if (!modelDivs.contains(d) && getElementTypeOrSelf(d.getType()).isF32())
+        d.setFastmath(d.getFastmath() | arith::FastMathFlags::afn);
+    });
   }
 };
 } // namespace
