@@ -276,8 +276,12 @@ class Runner:
         shutil.rmtree(od, ignore_errors=True)
         cmd = [self.exe, bundle, f"--device={self.a.device}", *args, "--output-dir", od,
                "--benchmark", str(iters)]
-        r = subprocess.run(cmd + (["--poison"] if self.poison else []), capture_output=True,
-                           text=True, env=self.env)
+        try:
+            # A kernel that deadlocks must not eat the whole GPU lease.
+            r = subprocess.run(cmd + (["--poison"] if self.poison else []), capture_output=True,
+                               text=True, env=self.env, timeout=120)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError("aicc-run timed out after 120 s (a hang?)")
         if self.poison and r.returncode == 2 and "'--poison'" in r.stderr:
             print("note: aicc-run refused --poison, so outputs are not poisoned before the "
                   f"check run (NaN/Inf still fail): {r.stderr.strip()[:200]}", flush=True)

@@ -2384,26 +2384,26 @@ MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem
   if (target != "sm_90a" || !(elem.isF16() || elem.isBF16()) || !tmaRowsOK)
     return c;
   // sm_90a, TMA + wgmma (convert-tile-dot-to-wgmma). Config space: BLOCK_M in {64, 128}
-  // (1 or 2 consumer warpgroups of m64 wgmma), BLOCK_N in {64, 128, 256} (the wgmma N),
-  // BLOCK_K = 64 (one 128-byte swizzle row of f16/bf16), num_stages as many as fit in
-  // 227 KiB of shared memory, at most 6. Heuristic:
-  //   - BLOCK_M = 64 when M <= 64 (decode-style GEMMs: half the tile would be padding);
-  //   - BLOCK_N = 256 when both M and N are large enough that the grid still has >= 2 waves
-  //     of 132 CTAs (fewer, larger tiles: half the shared-memory traffic per flop of 128);
-  //     BLOCK_N = 64 when N-tiles of 128 would leave most SMs idle; else 128.
+  // (m64 wgmma halves), BLOCK_N in {64, 128, 256} (the wgmma N), BLOCK_K = 64 (one 128-byte
+  // swizzle row of f16/bf16), num_stages up to what fits in 227 KiB of shared memory. The
+  // lowering runs 128 x BLOCK_N <= 128 tiles as ping-pong (each consumer warpgroup owns whole
+  // tiles, one's epilogue overlapping the other's K loop) and 128 x 256 as cooperative.
+  // Heuristic (measured on the H200, docs/tensor-cores.md):
+  //   - BLOCK_M = 64 when M <= 64 (decode-style GEMMs: a taller tile would be padding);
+  //   - BLOCK_N = 128 (ping-pong, 4 stages: 2-7% faster than cooperative 128 x 256 at
+  //     4096^3 and 8192^3, and 7% with a GELU epilogue) when that still gives >= 132 tiles,
+  //     else 64 so that more SMs stream the operands (small-M shapes are memory-bound);
+  //   - num_stages = 4 for 128-wide tiles (6 stages measured 10-15% slower), as many as fit
+  //     (at most 8) for 64-wide tiles, which wait on memory.
   c.wgmma = true;
   c.blockK = 64;
   c.blockM = M <= 64 ? 64 : 128;
   int64_t tilesM = (M + c.blockM - 1) / c.blockM;
-  if (tilesM * ((N + 255) / 256) >= 2 * 132)
-    c.blockN = 256;
-  else if (tilesM * ((N + 127) / 128) >= 132 || N <= 64)
-    c.blockN = N <= 64 ? 64 : 128;
-  else
-    c.blockN = 64;
+  c.blockN = (tilesM * ((N + 127) / 128) >= 132 && N > 64) ? 128 : 64;
   c.numWarps = 4 * (c.blockM / 64); // consumer warps; the lowering adds a producer warpgroup
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * elem.getIntOrFloatBitWidth() / 8;
-  c.numStages = std::min<int64_t>(6, (227 * 1024 - 2048) / stageBytes);
+  int64_t fit = (227 * 1024 - 2048) / stageBytes;
+  c.numStages = c.blockN >= 128 ? std::min<int64_t>(4, fit) : std::min<int64_t>(8, fit);
   return c;
 }
 

@@ -125,11 +125,17 @@ private:
   Operand opA, opB;
   int64_t BM = 0, BN = 0, BK = 0, K = 0, numK = 0, stages = 2, elemBytes = 2;
   int64_t consumers = 0;
+  /// Ping-pong (each consumer warpgroup owns whole tiles, alternating) rather than
+  /// cooperative (the consumers split each tile's rows).
+  bool pingpong = false;
   Type elem;
 
   // --- generation state
   Value tid, smemBase; // i32 thread id, i64 1024-aligned shared address
   Value fullBar, emptyBar; // i64 shared addresses of barrier 0
+  /// Ping-pong: orderBar + 8 w is signalled when the other consumer warpgroup has issued its
+  /// K loop, so that consumer warpgroup w may start its own (two mbarriers).
+  Value orderBar;
   int64_t barOffset = 0, smemBytes = 0;
 
   static Value ci32(OpBuilder &b, Location loc, int64_t v) {
@@ -229,6 +235,9 @@ bool WgmmaKernel::match(std::string &why) {
   if (BN % 64 || BN > 256 || BK % 64)
     return why = "BLOCK_N / BLOCK_K are not multiples of 64 (BLOCK_N <= 256)", false;
   consumers = BM / 64;
+  // Ping-pong when one warpgroup can hold a whole tile's accumulators (BM x BN / 128 threads
+  // <= 128 f32 registers): one warpgroup's epilogue then overlaps the other's K loop.
+  pingpong = consumers == 2 && BN <= 128;
   stages = std::max<int64_t>(2, sched.getNumStages());
   elemBytes = 2;
   int64_t rowElems = kSwizzleBytes / elemBytes;
@@ -263,7 +272,7 @@ bool WgmmaKernel::match(std::string &why) {
   opB.offset = off;
   off += stages * opB.stageBytes;
   barOffset = off;
-  off += 2 * stages * 8;
+  off += 2 * stages * 8 + 2 * 8;
   smemBytes = off + 1024; // slack for aligning the base to 1024 bytes
   if (smemBytes > 227 * 1024)
     return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
@@ -400,18 +409,20 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   auto grid = sched.getGrid();
   int64_t tiles = grid[0] * grid[1] * grid[2];
   int64_t R = BN / 2;
+  // Cooperative: the consumer warpgroups split each tile's rows (64 each). Ping-pong: each
+  // consumer warpgroup owns whole tiles (both 64-row halves, two accumulators), the two
+  // taking turns along the CTA's tile sequence.
+  int64_t halves = pingpong ? BM / 64 : 1;
   auto accTy = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(R, b.getF32Type()));
   Value t128 = b.create<arith::RemUIOp>(loc, tid, ci32(b, loc, 128));
   Value cw = b.create<arith::SubIOp>(loc, b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, 128)),
                                      ci32(b, loc, 1));
   Value lane = b.create<arith::RemUIOp>(loc, t128, ci32(b, loc, 32));
   Value warp = b.create<arith::DivUIOp>(loc, t128, ci32(b, loc, 32));
-  // Accumulator coordinates (see the file comment).
-  Value rowBase = b.create<arith::AddIOp>(
-      loc,
-      b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, cw, ci32(b, loc, 64)),
-                              b.create<arith::MulIOp>(loc, warp, ci32(b, loc, 16))),
-      b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 4)));
+  // Accumulator coordinates (see the file comment): row of half h = 64 h' + 16 warp + lane / 4
+  // (+ 8), h' = h (ping-pong) or the consumer index (cooperative).
+  Value rowInHalf = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, warp, ci32(b, loc, 16)),
+                                            b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 4)));
   Value colBase =
       b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 4)), ci32(b, loc, 2));
   Value leader = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t128, ci32(b, loc, 0));
@@ -420,25 +431,38 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
                                            b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
   Value gdim = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
                                             b.create<gpu::GridDimOp>(loc, gpu::Dimension::x));
-  auto tileLoop = b.create<scf::ForOp>(loc, bid, ci32(b, loc, tiles), gdim,
-                                       ValueRange{ci32(b, loc, 0)});
+  // Tiles of this warpgroup: the CTA's sequence bid, bid + G, ... (cooperative), or every
+  // other one of it starting at the consumer index (ping-pong). The pipeline position of a
+  // tile's first k block is its ordinal in the CTA's sequence times numK (the producer loads
+  // every tile of the sequence in order).
+  Value first = pingpong ? b.create<arith::AddIOp>(loc, bid, b.create<arith::MulIOp>(loc, cw, gdim))
+                               .getResult()
+                         : bid;
+  Value step = pingpong ? b.create<arith::MulIOp>(loc, gdim, ci32(b, loc, 2)).getResult() : gdim;
+  auto tileLoop = b.create<scf::ForOp>(loc, first, ci32(b, loc, tiles), step);
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+  Value t = tileLoop.getInductionVar();
+  Value it0 = tb.create<arith::MulIOp>(
+      loc, tb.create<arith::DivUIOp>(loc, tb.create<arith::SubIOp>(loc, t, bid), gdim),
+      ci32(tb, loc, numK));
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), args))
     map.map(o, n);
-  auto pids = tilePids(tb, loc, tileLoop.getInductionVar());
+  auto pids = tilePids(tb, loc, t);
   fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
   if (failed(cloneScalars(tb, src, map, kOp)))
     return failure();
 
-  // One k block: wait for its stage, wgmma.fence, BLOCK_K / 16 wgmmas, commit, wait until
-  // one group is in flight. The first k block of a tile starts with scale-d = 0 (D = A B):
-  // the accumulators are never written by other instructions (zeroing them inside the fence
-  // window is what makes ptxas serialize wgmma, warning C7514/C7515; CUTLASS does the same).
+  // One k block: wait for its stage, wgmma.fence, BLOCK_K / 16 wgmmas per accumulator,
+  // commit, wait until one group is in flight. The first k block of a tile starts with
+  // scale-d = 0 (D = A B): the accumulators are never written by other instructions (zeroing
+  // them inside the fence window is what makes ptxas serialize wgmma, warning C7514/C7515;
+  // CUTLASS does the same).
   auto layoutA = opA.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   auto layoutB = opB.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   auto wt = elem.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
-  auto kStep = [&](OpBuilder &kb, Value accIn, Value it, bool first) -> Value {
+  int64_t halfBytes = opA.kMajor ? 64 * kSwizzleBytes : (64 / opA.rowElems) * opA.boxBytes();
+  auto kStep = [&](OpBuilder &kb, ValueRange accIn, Value it, bool firstK) {
     Value s = kb.create<arith::RemUIOp>(loc, it, ci32(kb, loc, stages));
     Value phase = kb.create<arith::AndIOp>(
         loc, kb.create<arith::DivUIOp>(loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
@@ -446,27 +470,33 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     Value s64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), s);
     Value offA = kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, opA.stageBytes));
     Value offB = kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, opB.stageBytes));
-    // The consumer warpgroup's 64 rows of A.
-    Value cw64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), cw);
-    Value aRowOff = kb.create<arith::MulIOp>(
-        loc, cw64,
-        ci64(kb, loc, opA.kMajor ? 64 * kSwizzleBytes : (64 / opA.rowElems) * opA.boxBytes()));
-    Value offAw = kb.create<arith::AddIOp>(loc, offA, aRowOff);
+    SmallVector<Value> offAh;
+    if (pingpong) {
+      for (int64_t h = 0; h < halves; ++h)
+        offAh.push_back(kb.create<arith::AddIOp>(loc, offA, ci64(kb, loc, h * halfBytes)));
+    } else {
+      // The consumer warpgroup's 64 rows of A.
+      Value cw64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), cw);
+      offAh.push_back(kb.create<arith::AddIOp>(
+          loc, offA, kb.create<arith::MulIOp>(loc, cw64, ci64(kb, loc, halfBytes))));
+    }
     kb.create<NVVM::WgmmaFenceAlignedOp>(loc);
-    Value accV = accIn;
+    SmallVector<Value> accV(accIn.begin(), accIn.end());
     for (int64_t kk = 0; kk < BK / 16; ++kk) {
-      Value da = descriptor(kb, loc, opA, offAw, kk, 0);
       Value db = descriptor(kb, loc, opB, offB, kk, 0);
-      auto scaleD = first && kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one;
-      accV = kb.create<NVVM::WgmmaMmaAsyncOp>(
-          loc, accTy, accV, da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 16),
-          NVVM::WGMMATypesAttr::get(ctx, wt), NVVM::WGMMATypesAttr::get(ctx, wt),
-          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-          NVVM::WGMMAScaleOutAttr::get(ctx, scaleD),
-          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-          NVVM::MMALayoutAttr::get(ctx, layoutA), NVVM::MMALayoutAttr::get(ctx, layoutB),
-          NVVM::MMAIntOverflowAttr());
+      for (int64_t h = 0; h < halves; ++h) {
+        Value da = descriptor(kb, loc, opA, offAh[h], kk, 0);
+        auto scaleD = firstK && kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one;
+        accV[h] = kb.create<NVVM::WgmmaMmaAsyncOp>(
+            loc, accTy, accV[h], da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 16),
+            NVVM::WGMMATypesAttr::get(ctx, wt), NVVM::WGMMATypesAttr::get(ctx, wt),
+            NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+            NVVM::WGMMAScaleOutAttr::get(ctx, scaleD),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::MMALayoutAttr::get(ctx, layoutA), NVVM::MMALayoutAttr::get(ctx, layoutB),
+            NVVM::MMAIntOverflowAttr());
+      }
     }
     kb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
     kb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 1);
@@ -478,23 +508,47 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     Value st = rb.create<arith::RemUIOp>(loc, itOfStage, ci32(rb, loc, stages));
     rb.create<NVVM::MBarrierArriveOp>(loc, Type(), barrierAddr(rb, loc, emptyBar, st), Value());
   };
-  Value it0 = tileLoop.getRegionIterArgs()[0];
+  // Ping-pong order: warpgroup w starts the K loop of its n-th tile (ordinal 2n + w) once the
+  // other warpgroup has issued the K loop of ordinal 2n + w - 1 (phase n + w - 1 of
+  // orderBar[w]). Without it a warpgroup would wait on stages whose barrier is two or more
+  // phases behind, and parity waits cannot tell those phases apart (CUTLASS orders its
+  // ping-pong math warpgroups the same way).
+  if (pingpong) {
+    Value n = tb.create<arith::DivUIOp>(loc, tb.create<arith::SubIOp>(loc, t, first), step);
+    Value phaseIdx = tb.create<arith::SubIOp>(
+        loc, tb.create<arith::AddIOp>(loc, n, cw), ci32(tb, loc, 1));
+    Value mustWait = tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, phaseIdx,
+                                              ci32(tb, loc, 0));
+    auto w = tb.create<scf::IfOp>(loc, mustWait, false);
+    OpBuilder wb = w.getThenBodyBuilder();
+    waitParity(wb, loc, barrierAddr(wb, loc, orderBar, cw),
+               wb.create<arith::AndIOp>(loc, phaseIdx, ci32(wb, loc, 1)));
+  }
   // k block 0 (peeled), then 1 .. numK-1, each releasing the stage of the block before it.
-  Value acc0 = kStep(tb, tb.create<LLVM::UndefOp>(loc, accTy), it0, /*first=*/true);
+  SmallVector<Value> undefs(halves, tb.create<LLVM::UndefOp>(loc, accTy));
+  SmallVector<Value> acc0 = kStep(tb, undefs, it0, /*firstK=*/true);
   Value c1 = tb.create<arith::ConstantIndexOp>(loc, 1);
   Value cN = tb.create<arith::ConstantIndexOp>(loc, numK);
-  auto kLoop = tb.create<scf::ForOp>(
-      loc, c1, cN, c1, ValueRange{acc0, tb.create<arith::AddIOp>(loc, it0, ci32(tb, loc, 1))});
+  SmallVector<Value> inits(acc0);
+  inits.push_back(tb.create<arith::AddIOp>(loc, it0, ci32(tb, loc, 1)));
+  auto kLoop = tb.create<scf::ForOp>(loc, c1, cN, c1, inits);
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
-    Value it = kLoop.getRegionIterArgs()[1];
-    Value accV = kStep(kb, kLoop.getRegionIterArgs()[0], it, /*first=*/false);
+    Value it = kLoop.getRegionIterArgs()[halves];
+    SmallVector<Value> accV =
+        kStep(kb, kLoop.getRegionIterArgs().take_front(halves), it, /*firstK=*/false);
     release(kb, kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, stages - 1)));
-    kb.create<scf::YieldOp>(
-        loc, ValueRange{accV, kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, 1))});
+    accV.push_back(kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, 1)));
+    kb.create<scf::YieldOp>(loc, accV);
   }
-  Value accOut = kLoop.getResult(0);
-  Value itOut = kLoop.getResult(1);
+  Value itOut = kLoop.getResult(halves);
+  if (pingpong) {
+    // Hand the tensor cores to the other warpgroup; this one goes on to its epilogue.
+    auto sig = tb.create<scf::IfOp>(loc, leader, false);
+    OpBuilder sb = sig.getThenBodyBuilder();
+    Value other = sb.create<arith::SubIOp>(loc, ci32(sb, loc, 1), cw);
+    sb.create<NVVM::MBarrierArriveOp>(loc, Type(), barrierAddr(sb, loc, orderBar, other), Value());
+  }
   tb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
   release(tb, tb.create<arith::AddIOp>(loc, itOut, ci32(tb, loc, stages - 1)));
   // The epilogue reads each accumulator through one f32 add of +0.0 (exact except that -0
@@ -505,26 +559,34 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // plain matmul kernels of bench/gemm_models.py).
   SmallVector<Value> accRegs;
   Value plusZero = tb.create<arith::ConstantOp>(loc, tb.getF32FloatAttr(0.0));
-  for (int64_t i = 0; i < R; ++i)
-    accRegs.push_back(tb.create<arith::AddFOp>(
-        loc, tb.create<LLVM::ExtractValueOp>(loc, accOut, ArrayRef<int64_t>{i}), plusZero));
-  // The wgmma accumulator layout (see the file comment): 2 row classes, BN / 4 column classes.
+  for (int64_t h = 0; h < halves; ++h)
+    for (int64_t i = 0; i < R; ++i)
+      accRegs.push_back(tb.create<arith::AddFOp>(
+          loc, tb.create<LLVM::ExtractValueOp>(loc, kLoop.getResult(h), ArrayRef<int64_t>{i}),
+          plusZero));
+  // The wgmma accumulator layout (see the file comment): per half, 2 row classes and BN / 4
+  // column classes.
   AccumulatorLayout layout;
-  for (int64_t i = 0; i < R; ++i) {
-    layout.rowClass.push_back((i % 4) / 2);
-    layout.colClass.push_back((i / 4) * 2 + i % 2);
-  }
+  for (int64_t h = 0; h < halves; ++h)
+    for (int64_t i = 0; i < R; ++i) {
+      layout.rowClass.push_back(2 * h + (i % 4) / 2);
+      layout.colClass.push_back((i / 4) * 2 + i % 2);
+    }
   auto plus = [&](Value v, int64_t c) -> Value {
     return c ? tb.create<arith::AddIOp>(loc, v, ci32(tb, loc, c)).getResult() : v;
   };
-  for (int64_t c = 0; c < 2; ++c)
-    layout.rowCoords.push_back(plus(rowBase, 8 * c));
+  Value rowBase = pingpong ? rowInHalf
+                           : tb.create<arith::AddIOp>(
+                                 loc, rowInHalf, tb.create<arith::MulIOp>(loc, cw, ci32(tb, loc, 64)))
+                                 .getResult();
+  for (int64_t h = 0; h < halves; ++h)
+    for (int64_t c = 0; c < 2; ++c)
+      layout.rowCoords.push_back(plus(rowBase, 64 * h + 8 * c));
   for (int64_t c = 0; c < BN / 4; ++c)
     layout.colCoords.push_back(plus(colBase, 8 * (c / 2) + c % 2));
   AccumulatorEpilogue ep(tb, loc, map, std::move(layout), accRegs, accResult);
   if (failed(ep.emitAfter(src, kOp)))
     return failure();
-  tb.create<scf::YieldOp>(loc, ValueRange{itOut});
   return success();
 }
 
@@ -581,6 +643,7 @@ LogicalResult WgmmaKernel::run() {
                                      ci64(b, loc, ~int64_t(1023)));
   fullBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset));
   emptyBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset + 8 * stages));
+  orderBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset + 16 * stages));
   // Thread 0 initializes the barriers; everyone waits for it.
   {
     Value t0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(b, loc, 0));
@@ -589,9 +652,13 @@ LogicalResult WgmmaKernel::run() {
     for (int64_t s = 0; s < stages; ++s) {
       ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, fullBar, ci32(ib, loc, s)),
                                       ci32(ib, loc, 1), Value());
+      // One arrival per consumer warpgroup that reads the stage.
       ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, emptyBar, ci32(ib, loc, s)),
-                                      ci32(ib, loc, consumers), Value());
+                                      ci32(ib, loc, pingpong ? 1 : consumers), Value());
     }
+    for (int64_t w = 0; w < 2; ++w)
+      ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, orderBar, ci32(ib, loc, w)),
+                                      ci32(ib, loc, 1), Value());
     ib.create<NVVM::FenceMbarrierInitOp>(loc);
   }
   b.create<gpu::BarrierOp>(loc);
@@ -635,7 +702,9 @@ LogicalResult WgmmaKernel::run() {
                                    b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
                                    b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
                                    b.getNamedAttr("consumer_warpgroups",
-                                                  b.getI64IntegerAttr(consumers))}));
+                                                  b.getI64IntegerAttr(consumers)),
+                                   b.getNamedAttr("schedule", b.getStringAttr(pingpong ? "pingpong"
+                                                                                       : "cooperative"))}));
   return success();
 }
 
