@@ -75,6 +75,14 @@ def cases():
                              trans_b=1, bias=True, gelu=True))
     for m, n, k in ((77, 45, 33), (1000, 1000, 1000), (257, 129, 4100)):
         out.append(matmul_case(f"num_m{m}_n{n}_k{k}_f32", "num", "f32", [m, k], [k, n]))
+    # f32 on tf32 tensor cores, asked for with aicc-compile --allow-tf32 (nn.Linear layout:
+    # wgmma's tf32 needs both operands K-major); tolerance of tf32 (10-bit mantissa).
+    for m, n, k in ((1000, 1024, 512), (4096, 4096, 4096)):
+        c = gemm_case(f"num_tf32_linear_m{m}_n{n}_k{k}_f32", "num", "f32", m, n, k,
+                      trans_b=1, bias=True)
+        c["compile_flags"] = ["--allow-tf32"]
+        c["tol"] = 2e-3
+        out.append(c)
     out.append(gemm_case("linear_gelu_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
                          trans_b=1, bias=True, gelu=True))
     mm = matmul_case("linear_gelu_mm_4096_f16", "linear_gelu", "f16", [4096, 4096],

@@ -27,7 +27,9 @@ done
 failed=0
 for d in "$out"/gemm/*/; do
   name=$(basename "$d")
-  if ! "$build/bin/aicc-compile" "$d/model.onnx" --target="$target" -o "$d/model.aicc" \
+  # Per-case compile flags (cases.json "compile_flags", e.g. --allow-tf32).
+  flags=$(/usr/bin/python3 -c "import json,sys; c=[x for x in json.load(open('$out/gemm/cases.json')) if x['name']=='$name']; print(' '.join(c[0].get('compile_flags', [])) if c else '')")
+  if ! "$build/bin/aicc-compile" "$d/model.onnx" --target="$target" $flags -o "$d/model.aicc" \
        > "$d/compile.log" 2>&1; then
     echo "compile FAILED: $name: $(head -c 300 "$d/compile.log")"
     rm -f "$d/model.aicc"

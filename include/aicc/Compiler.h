@@ -110,6 +110,9 @@ struct CompileOptions {
   /// heuristic. For experiments and the autotuner; the sm_90a wgmma path takes BM 64/128,
   /// BN a multiple of 64 up to 256, BK a multiple of 64.
   std::string matmulConfig;
+  /// f32 matmuls may use tf32 tensor cores (about 1e-3 relative error; sm_90a wgmma path,
+  /// Gemm transB = 1 / nn.Linear operand layout). Default: exact f32.
+  bool allowTF32 = false;
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

@@ -44,6 +44,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const TilePipelineOptions &optio
   ConvertGraphToTileOptions o;
   o.target = options.target;
   o.matmulConfig = options.matmulConfig;
+  o.allowTF32 = options.allowTF32;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -98,6 +98,12 @@ static cl::opt<std::string> matmulConfig(
              "(default: the per-shape heuristic, docs/tensor-cores.md)"),
     cl::init(""), cl::cat(cat));
 
+static cl::opt<bool> allowTF32(
+    "allow-tf32",
+    cl::desc("let f32 matmuls run on tf32 tensor cores (~1e-3 relative error); default: exact "
+             "f32"),
+    cl::init(false), cl::cat(cat));
+
 static cl::opt<std::string> hardware(
     "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
              "h200 (sm_90)"),
@@ -128,6 +134,7 @@ int main(int argc, char **argv) {
   opts.dumpKernelsDir = dumpKernels;
   opts.hardware = hardware;
   opts.matmulConfig = matmulConfig;
+  opts.allowTF32 = allowTF32;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');

@@ -27,7 +27,9 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     Option<"target", "target", "std::string", "\"cpu\"",
            "cpu, sm_80, sm_90 or sm_90a: picks the matmul tile config space (docs/tensor-cores.md)">,
     Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
-           "override the matmul tile config: BMxBNxBK[xSTAGES] (empty: the heuristic)">
+           "override the matmul tile config: BMxBNxBK[xSTAGES] (empty: the heuristic)">,
+    Option<"allowTF32", "allow-tf32", "bool", "false",
+           "f32 matmuls may run on tf32 tensor cores (input_precision = tf32)">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",

@@ -28,6 +28,9 @@ struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOption
       *this, "matmul-config",
       llvm::cl::desc("override the matmul tile config: BMxBNxBK[xSTAGES] (empty: heuristic)"),
       llvm::cl::init("")};
+  Option<bool> allowTF32{*this, "allow-tf32",
+                         llvm::cl::desc("f32 matmuls may run on tf32 tensor cores"),
+                         llvm::cl::init(false)};
 };
 
 struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions> {

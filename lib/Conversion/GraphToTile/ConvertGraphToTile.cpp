@@ -93,7 +93,11 @@ struct ConvertGraphToTilePass
         }
         if (auto g = dyn_cast<FusionGroupOp>(op)) {
           std::string name = "fused_" + std::to_string(kernelCount++) + "_" + g.getKind().str();
-          auto kernel = buildKernelForGroup(kb, g, name, target, matmulConfig);
+          TemplateOptions topts;
+          topts.target = target;
+          topts.matmulConfig = matmulConfig;
+          topts.allowTF32 = allowTF32;
+          auto kernel = buildKernelForGroup(kb, g, name, topts);
           if (failed(kernel))
             return signalPassFailure();
           SmallVector<Value> bufs;

@@ -892,7 +892,8 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
 // Matmul / Gemm + epilogue template
 //===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                    StringRef target, StringRef override) {
+                                    const TemplateOptions &options) {
+  StringRef target = options.target, override = options.matmulConfig;
   Block &body = group.getBody().front();
   Operation *anchor = &body.front();
   while (isa<TransposeOp>(anchor))
@@ -941,7 +942,9 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   int64_t es = aT.getElementTypeBitWidth() / 8;
   int64_t aRow = transA ? M : K, bRow = transB ? K : N;
   bool tmaRowsOK = (aRow * es) % 16 == 0 && (bRow * es) % 16 == 0;
-  MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target);
+  bool tf32 = options.allowTF32 && aT.getElementType().isF32();
+  MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target,
+                                        tf32 && !transA && transB);
   if (!override.empty()) {
     SmallVector<StringRef> parts;
     override.split(parts, 'x');
@@ -1045,8 +1048,9 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
                                             ArrayRef<int64_t>{numB, K, N});
     Value next = lb.create<tl::DotOp>(loc, loop.getRegionIterArg(0).getType(), aTile, bTile,
                                       loop.getRegionIterArg(0),
-                                      tl::InputPrecisionAttr::get(lb.getContext(),
-                                                                  tl::InputPrecision::ieee));
+                                      tl::InputPrecisionAttr::get(
+                                          lb.getContext(), tf32 ? tl::InputPrecision::tf32
+                                                                : tl::InputPrecision::ieee));
     lb.create<scf::YieldOp>(loc, next);
   }
   Value result = loop.getResult(0);
@@ -2374,14 +2378,15 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
 } // namespace
 
 MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem,
-                                      bool tmaRowsOK, StringRef target) {
+                                      bool tmaRowsOK, StringRef target, bool tf32KMajor) {
   MatmulConfig c;
   // Generic config (CPU, sm_80/sm_90 CUDA-core path): tiles sized so every tile buffer of the
   // bufferizing GPU path fits the 48 KiB of static shared memory.
   c.blockM = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
   c.blockN = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
   c.blockK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
-  if (target != "sm_90a" || !(elem.isF16() || elem.isBF16()) || !tmaRowsOK)
+  bool tf32 = elem.isF32() && tf32KMajor;
+  if (target != "sm_90a" || !(elem.isF16() || elem.isBF16() || tf32) || !tmaRowsOK)
     return c;
   // sm_90a, TMA + wgmma (convert-tile-dot-to-wgmma). Config space: BLOCK_M in {64, 128}
   // (m64 wgmma halves), BLOCK_N in {64, 128, 256} (the wgmma N), BLOCK_K = 64 (one 128-byte
@@ -2396,7 +2401,7 @@ MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem
   //   - num_stages = 4 for 128-wide tiles (6 stages measured 10-15% slower), as many as fit
   //     (at most 8) for 64-wide tiles, which wait on memory.
   c.wgmma = true;
-  c.blockK = 64;
+  c.blockK = tf32 ? 32 : 64; // one 128-byte swizzle row
   c.blockM = M <= 64 ? 64 : 128;
   int64_t tilesM = (M + c.blockM - 1) / c.blockM;
   c.blockN = (tilesM * ((N + 127) / 128) >= 132 && N > 64) ? 128 : 64;
@@ -2408,8 +2413,7 @@ MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem
 }
 
 FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
-                                                  StringRef name, StringRef target,
-                                                  StringRef matmulConfig) {
+                                                  StringRef name, const TemplateOptions &options) {
   for (Type t : group.getResultTypes())
     if (!cast<RankedTensorType>(t).hasStaticShape())
       return group.emitError("kernel templates need static shapes"), failure();
@@ -2419,7 +2423,7 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
   if (kind == "window" || (kind == "epilogue" && isa<ConvOp>(group.getBody().front().front())))
     return buildWindow(builder, group, name);
   if (kind == "epilogue")
-    return buildMatmul(builder, group, name, target, matmulConfig);
+    return buildMatmul(builder, group, name, options);
   if (kind == "softmax" && isa<ReduceMaxOp>(group.getBody().front().front()))
     return buildLogSumExp(builder, group, name);
   if (kind == "softmax")

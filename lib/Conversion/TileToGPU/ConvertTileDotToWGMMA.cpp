@@ -124,6 +124,10 @@ private:
   tl::DotOp dot;
   Operand opA, opB;
   int64_t BM = 0, BN = 0, BK = 0, K = 0, numK = 0, stages = 2, elemBytes = 2;
+  /// K of one wgmma: 16 for f16/bf16 (m64nNk16), 8 for tf32 (m64nNk8).
+  int64_t kInstr = 16;
+  /// f32 operands on tf32 tensor cores (tile.dot input_precision = tf32).
+  bool tf32 = false;
   int64_t consumers = 0;
   /// Ping-pong (each consumer warpgroup owns whole tiles, alternating) rather than
   /// cooperative (the consumers split each tile's rows).
@@ -217,8 +221,10 @@ bool WgmmaKernel::match(std::string &why) {
     return why = "the accumulator does not start at zero", false;
   auto accT = dot.getType();
   elem = a.getType().getElementType();
-  if (!(elem.isF16() || elem.isBF16()))
-    return why = "operands are not f16/bf16", false;
+  tf32 = elem.isF32() && dot.getInputPrecision() == tl::InputPrecision::tf32;
+  if (!(elem.isF16() || elem.isBF16() || tf32))
+    return why = elem.isF32() ? "f32 operands without input_precision = tf32 (exact f32 asked)"
+                              : "operands are not f16/bf16", false;
   if (!accT.getElementType().isF32())
     return why = "accumulator is not f32", false;
   BM = accT.getDimSize(0);
@@ -232,14 +238,17 @@ bool WgmmaKernel::match(std::string &why) {
     return why = "K is 0", false;
   if (BM != 64 && BM != 128)
     return why = "BLOCK_M is not 64 or 128", false;
-  if (BN % 64 || BN > 256 || BK % 64)
-    return why = "BLOCK_N / BLOCK_K are not multiples of 64 (BLOCK_N <= 256)", false;
+  // BLOCK_K: whole 128-byte swizzle rows (64 f16/bf16, 32 f32).
+  if (BN % 64 || BN > 256 || BK % (tf32 ? 32 : 64))
+    return why = "BLOCK_N / BLOCK_K are not multiples of 64 / one 128-byte row (BLOCK_N <= 256)",
+           false;
   consumers = BM / 64;
   // Ping-pong when one warpgroup can hold a whole tile's accumulators (BM x BN / 128 threads
   // <= 128 f32 registers): one warpgroup's epilogue then overlaps the other's K loop.
   pingpong = consumers == 2 && BN <= 128;
   stages = std::max<int64_t>(2, sched.getNumStages());
-  elemBytes = 2;
+  elemBytes = tf32 ? 4 : 2;
+  kInstr = tf32 ? 8 : 16;
   int64_t rowElems = kSwizzleBytes / elemBytes;
   auto setup = [&](Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain) -> bool {
     o.load = l;
@@ -258,6 +267,10 @@ bool WgmmaKernel::match(std::string &why) {
   // A [BM, BK]: plain storage has K contiguous. B [BK, BN]: plain storage has N contiguous.
   if (!setup(opA, a, true) || !setup(opB, bl, false))
     return false;
+  // wgmma transposes only 16-bit operands from shared memory: tf32 needs both K-major (A
+  // [M, K] and B stored [N, K], i.e. Gemm transB = 1, the nn.Linear form).
+  if (tf32 && (!opA.kMajor || !opB.kMajor))
+    return why = "tf32 needs K-major A and B (B stored [N, K])", false;
   // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
   for (Operation &op : fn.getBody().front()) {
     if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op))
@@ -323,12 +336,12 @@ Value WgmmaKernel::descriptor(OpBuilder &b, Location loc, const Operand &o, Valu
   int64_t off;
   int64_t lbo, sbo = 1024;
   if (o.kMajor) {
-    int64_t k = kk * 16;
+    int64_t k = kk * kInstr;
     off = (k / o.rowElems) * o.boxBytes() + mnOffset * kSwizzleBytes +
           (k % o.rowElems) * elemBytes;
     lbo = 16; // unused for swizzled K-major layouts ("assumed 1" once encoded)
   } else {
-    off = (mnOffset / o.rowElems) * o.boxBytes() + kk * 16 * kSwizzleBytes;
+    off = (mnOffset / o.rowElems) * o.boxBytes() + kk * kInstr * kSwizzleBytes;
     lbo = o.boxBytes();
   }
   uint64_t hi = (uint64_t((lbo & 0x3FFFF) >> 4) << 16) | (uint64_t((sbo & 0x3FFFF) >> 4) << 32) |
@@ -460,7 +473,9 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // CUTLASS does the same).
   auto layoutA = opA.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   auto layoutB = opB.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row;
-  auto wt = elem.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+  auto wt = tf32          ? NVVM::WGMMATypes::tf32
+            : elem.isF16() ? NVVM::WGMMATypes::f16
+                           : NVVM::WGMMATypes::bf16;
   int64_t halfBytes = opA.kMajor ? 64 * kSwizzleBytes : (64 / opA.rowElems) * opA.boxBytes();
   auto kStep = [&](OpBuilder &kb, ValueRange accIn, Value it, bool firstK) {
     Value s = kb.create<arith::RemUIOp>(loc, it, ci32(kb, loc, stages));
@@ -482,13 +497,13 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     }
     kb.create<NVVM::WgmmaFenceAlignedOp>(loc);
     SmallVector<Value> accV(accIn.begin(), accIn.end());
-    for (int64_t kk = 0; kk < BK / 16; ++kk) {
+    for (int64_t kk = 0; kk < BK / kInstr; ++kk) {
       Value db = descriptor(kb, loc, opB, offB, kk, 0);
       for (int64_t h = 0; h < halves; ++h) {
         Value da = descriptor(kb, loc, opA, offAh[h], kk, 0);
         auto scaleD = firstK && kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one;
         accV[h] = kb.create<NVVM::WgmmaMmaAsyncOp>(
-            loc, accTy, accV[h], da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, 16),
+            loc, accTy, accV[h], da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, kInstr),
             NVVM::WGMMATypesAttr::get(ctx, wt), NVVM::WGMMATypesAttr::get(ctx, wt),
             NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
             NVVM::WGMMAScaleOutAttr::get(ctx, scaleD),

@@ -25,13 +25,20 @@
 namespace aicc {
 /// Builds the kernel for `group` as a func.func named `name` at `builder`'s insertion
 /// point. Emits a diagnostic at the offending op and returns failure for groups no
-/// template covers (the message names the op and the reason). `target` (cpu, sm_80, sm_90,
-/// sm_90a) selects the matmul template's tile config (chooseMatmulConfig).
+/// template covers (the message names the op and the reason).
+struct TemplateOptions {
+  /// cpu, sm_80, sm_90 or sm_90a: selects the matmul tile config (chooseMatmulConfig).
+  std::string target = "cpu";
+  /// BMxBNxBK[xSTAGES] overriding chooseMatmulConfig for every matmul; empty: the heuristic.
+  std::string matmulConfig;
+  /// f32 matmuls may use tf32 tensor cores (tile.dot input_precision = tf32; about 1e-3
+  /// relative error instead of f32's 1e-7). Off: exact f32.
+  bool allowTF32 = false;
+};
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
                                                        llvm::StringRef name,
-                                                       llvm::StringRef target = "cpu",
-                                                       llvm::StringRef matmulConfig = "");
+                                                       const TemplateOptions &options = {});
 
 /// One point of the matmul tile config space: the program's output tile (BLOCK_M x BLOCK_N),
 /// its K step (BLOCK_K), warps per program and software-pipeline depth.
@@ -44,8 +51,9 @@ struct MatmulConfig {
 /// The per-shape heuristic over the config space (documented in docs/tensor-cores.md):
 /// M, N, K of one matmul, the operand element type, whether the stored rows of A and B
 /// (K or M for A, N or K for B: the contiguous dim) allow TMA (16-byte multiples), target.
+/// `tf32KMajor`: f32 operands may run as tf32 and are both K-major (wgmma's tf32 rule).
 MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem,
-                                bool tmaRowsOK, llvm::StringRef target);
+                                bool tmaRowsOK, llvm::StringRef target, bool tf32KMajor = false);
 } // namespace aicc
 
 #endif
