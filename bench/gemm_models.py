@@ -67,6 +67,11 @@ def cases():
             out.append(matmul_case(f"num_m{m}_n{n}_k{k}_{dt}", "num", dt, [m, k], [k, n]))
         out.append(matmul_case(f"num_bmm_4x1x257x129_3x129x65_{dt}", "num", dt,
                                [4, 1, 257, 129], [3, 129, 65]))
+        # The same broadcast on the TMA path (rows are 16-byte multiples), ragged M.
+        out.append(matmul_case(f"num_bmm_4x1x200x128_3x128x192_{dt}", "num", dt,
+                               [4, 1, 200, 128], [3, 128, 192]))
+        # A batch of A matrices against one shared B (B broadcast over the batch).
+        out.append(matmul_case(f"num_bmm_6x130x64_64x72_{dt}", "num", dt, [6, 130, 64], [64, 72]))
         out.append(gemm_case(f"num_gemm_transA_m257_n129_k1000_{dt}", "num", dt, 257, 129,
                              1000, trans_a=1))
         out.append(gemm_case(f"num_gemm_transB_bias_m257_n1000_k129_{dt}", "num", dt, 257,
