@@ -31,8 +31,9 @@ import simt_sim  # noqa: E402
 
 # (case, --matmul-config or ""): the template's configs (64x32 and 16x32 blocks, 4 and 2
 # warps) and the large ones (128x128 / 4 warps and 128x256 / 8 warps of 64x64 warp tiles,
-# 64x64x64), ragged M / N / K, every operand layout, bias + GELU epilogues, a batch, K under
-# one block (no K loop), K over more blocks than stages (the ring wraps).
+# 64x64x64, 32x64x16), ragged M / N / K, every operand layout, bias + GELU and residual
+# epilogues, a batch, K under one block (no K loop), K over more blocks than stages (the
+# ring wraps).
 CASES = [
     (gm.matmul_case("m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136]), ""),
     (gm.matmul_case("bmm_3x1x72x40_2x40x24_bf16", "t", "bf16", [3, 1, 72, 40], [2, 40, 24]),
@@ -46,6 +47,8 @@ CASES = [
     (gm.gemm_case("linear_gelu_m100_n136_k104_bf16", "t", "bf16", 100, 136, 104, trans_b=1,
                   bias=True, gelu=True), ""),
     (gm.matmul_case("m1_n256_k264_f16", "t", "f16", [1, 264], [264, 256]), ""),
+    (dict(gm.matmul_case("residual_gelu_m96_n80_k48_bf16", "t", "bf16", [96, 48], [48, 80]),
+          inputs=[[96, 48], [48, 80], [96, 80]], bias=True, gelu=True), "32x64x16x2"),
     (gm.matmul_case("m8_n8_k8_f16", "t", "f16", [8, 8], [8, 8]), ""),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
@@ -58,6 +61,8 @@ def round_to(x, dt):
 def reference(c, xs):
     if c["kind"] == "matmul":
         y = np.matmul(xs[0], xs[1])
+        if c.get("bias"):
+            y = y + xs[2]
     else:
         a = xs[0].T if c["transA"] else xs[0]
         b = xs[1].T if c["transB"] else xs[1]
