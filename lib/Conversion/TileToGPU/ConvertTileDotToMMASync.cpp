@@ -486,8 +486,10 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
       Value inb = cb.create<arith::AndIOp>(
           loc, batchOK,
           cb.create<arith::AndIOp>(
-              loc, cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, ci32(cb, loc, dims[1])),
-              cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col, ci32(cb, loc, dims[2]))));
+              loc,
+              cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, ci32(cb, loc, dims[1])),
+              cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col,
+                                       ci32(cb, loc, dims[2]))));
       Value gidx = cb.create<arith::AddIOp>(
           loc,
           cb.create<arith::MulIOp>(loc, cb.create<arith::AddIOp>(loc, matBase, row),
@@ -495,7 +497,8 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
           col);
       // Out of bounds: 0 source bytes (zero fill) from a valid address.
       gidx = cb.create<arith::SelectOp>(loc, inb, gidx, ci32(cb, loc, 0));
-      Value srcElems = cb.create<arith::SelectOp>(loc, inb, cidx(cb, loc, kChunk), cidx(cb, loc, 0));
+      Value srcElems =
+          cb.create<arith::SelectOp>(loc, inb, cidx(cb, loc, kChunk), cidx(cb, loc, 0));
       Value dst = cb.create<arith::AddIOp>(loc, stageBase, toIndex(cb, loc, s.dstOff));
       cb.create<nvgpu::DeviceAsyncCopyOp>(loc, smem, ValueRange{dst}, src,
                                           ValueRange{toIndex(cb, loc, gidx)},
@@ -527,13 +530,15 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
   for (int64_t kk = 0; kk < BK / 16; ++kk) {
     SmallVector<SmallVector<Value>> aRegs, bRegs;
     for (int64_t i = 0; i < mTiles(); ++i) {
-      Value idx = b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, aBase, aT1[i]), aT2[kk]);
+      Value idx =
+          b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, aBase, aT1[i]), aT2[kk]);
       Value f = b.create<nvgpu::LdMatrixOp>(loc, fragT, smem, ValueRange{idx},
                                             /*transpose=*/!opA.kMajor, /*numTiles=*/4);
       aRegs.push_back({reg(f, 0), reg(f, 1), reg(f, 2), reg(f, 3)});
     }
     for (int64_t j = 0; j < WN / 16; ++j) {
-      Value idx = b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, bBase, bT1[j]), bT2[kk]);
+      Value idx =
+          b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, bBase, bT1[j]), bT2[kk]);
       Value f = b.create<nvgpu::LdMatrixOp>(loc, fragT, smem, ValueRange{idx},
                                             /*transpose=*/!opB.kMajor, /*numTiles=*/4);
       bRegs.push_back({reg(f, 0), reg(f, 1)});
@@ -589,7 +594,8 @@ LogicalResult MmaSyncKernel::run() {
     Value bx = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
     Value by = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::y));
     Value bz = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::z));
-    Value lin = b.create<arith::AddIOp>(loc, bx, b.create<arith::MulIOp>(loc, by, ci32(b, loc, gm)));
+    Value lin =
+        b.create<arith::AddIOp>(loc, bx, b.create<arith::MulIOp>(loc, by, ci32(b, loc, gm)));
     int64_t perGroup = kGroupM * gn;
     Value group = b.create<arith::DivUIOp>(loc, lin, ci32(b, loc, perGroup));
     Value firstM = b.create<arith::MulIOp>(loc, group, ci32(b, loc, kGroupM));
@@ -626,8 +632,8 @@ LogicalResult MmaSyncKernel::run() {
   }
   Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> acc0(accRegs(), zero);
-  auto kLoop = b.create<scf::ForOp>(loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1),
-                                    acc0);
+  auto kLoop =
+      b.create<scf::ForOp>(loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value it = kLoop.getInductionVar();
@@ -663,9 +669,8 @@ LogicalResult MmaSyncKernel::run() {
   Value t4 = b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 4));
   Value rowBase =
       b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, wm, ci32(b, loc, WM)), g);
-  Value colBase = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, wn, ci32(b, loc, WN)),
-      b.create<arith::MulIOp>(loc, t4, ci32(b, loc, 2)));
+  Value colBase = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, wn, ci32(b, loc, WN)),
+                                          b.create<arith::MulIOp>(loc, t4, ci32(b, loc, 2)));
   auto plus = [&](Value v, int64_t c) -> Value {
     return c ? b.create<arith::AddIOp>(loc, v, ci32(b, loc, c)).getResult() : v;
   };
