@@ -90,7 +90,7 @@ module {
 module {
   builtin.module @kernels {
     // CHECK-LABEL: func.func @f32
-    // CHECK-SAME: tile.wgmma_refused = "operands are not f16/bf16"
+    // CHECK-SAME: tile.wgmma_refused = "f32 operands without input_precision = tf32 (exact f32 asked)"
     // CHECK: tile.dot
     func.func @f32(%A: memref<16384xf32>, %B: memref<16384xf32>, %C: memref<16384xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 8, num_stages = 4, blocks = {BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, BLOCK_K = 64 : i64}>} {
       %c0 = arith.constant 0 : i32
