@@ -9,7 +9,9 @@ and bench/gemm.py draws fresh random operands on the GPU machine.
 Groups (the group is the name's first part):
   num_*          numerics: small, ragged and aligned shapes, batched broadcast MatMul, Gemm
                  with transA / transB + bias, a small Linear + GELU (f16 and bf16), fp32
-                 MatMul (the exact path)
+                 MatMul (the exact path); num_tc_* the same kinds with ragged M / N / K whose
+                 stored rows are 16-byte multiples, so the tensor-core paths (TMA + wgmma,
+                 cp.async + mma.sync) take them and must zero-fill the partial blocks
   mm<N>_*        square MatMul M = N = K in {1024, 2048, 4096, 8192}
   llm_m<M>_n<N>_k<K>_*   A[M,K] @ B[K,N], M in {1, 16, 128, 1024, 8192} x (N, K) of
                  Llama-class projections: (4096,4096), (11008,4096), (4096,11008), (14336,4096)
@@ -78,6 +80,18 @@ def cases():
                              1000, 129, trans_b=1, bias=True))
         out.append(gemm_case(f"num_linear_gelu_m257_n129_k100_{dt}", "num", dt, 257, 129, 100,
                              trans_b=1, bias=True, gelu=True))
+        # Tensor-core ragged: no dim a multiple of 32, every contiguous dim of 8 elements.
+        out.append(matmul_case(f"num_tc_m200_n136_k72_{dt}", "num", dt, [200, 72], [72, 136]))
+        out.append(matmul_case(f"num_tc_bmm_3x1x200x136_2x136x72_{dt}", "num", dt,
+                               [3, 1, 200, 136], [2, 136, 72]))
+        out.append(gemm_case(f"num_tc_gemm_transA_m264_n136_k1000_{dt}", "num", dt, 264, 136,
+                             1000, trans_a=1))
+        out.append(gemm_case(f"num_tc_gemm_transB_bias_m264_n1000_k136_{dt}", "num", dt, 264,
+                             1000, 136, trans_b=1, bias=True))
+        out.append(gemm_case(f"num_tc_gemm_transAB_m72_n136_k56_{dt}", "num", dt, 72, 136, 56,
+                             trans_a=1, trans_b=1))
+        out.append(gemm_case(f"num_tc_linear_gelu_m264_n136_k104_{dt}", "num", dt, 264, 136,
+                             104, trans_b=1, bias=True, gelu=True))
     for m, n, k in ((77, 45, 33), (1000, 1000, 1000), (257, 129, 4100)):
         out.append(matmul_case(f"num_m{m}_n{n}_k{k}_f32", "num", "f32", [m, k], [k, n]))
     # f32 on tf32 tensor cores, asked for with aicc-compile --allow-tf32 (nn.Linear layout:

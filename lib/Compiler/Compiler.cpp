@@ -402,8 +402,7 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
     // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
     // loads expanded as in buildGPULoweringPipeline, so the register path sees the same IR).
     PassManager pm(&ctx);
-    if (chip == "sm_90a")
-      pm.addPass(createConvertTileDotToWGMMA());
+    addTensorCoreMatmulPasses(pm, chip);
     pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
     pm.addPass(createConvertTileToGPURegisters());
     if (failed(pm.run(**m)))

@@ -98,18 +98,34 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
   kernels.addPass(createCanonicalizerPass());
 }
 
+void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip) {
+  if (chip == "sm_90a") {
+    pm.addPass(createConvertTileDotToWGMMA());
+  } else if (chip == "sm_80" || chip == "sm_90") {
+    ConvertTileDotToMMASyncOptions mma;
+    // Opt-in dynamic shared memory per block (CUDA C Programming Guide, "Technical
+    // Specifications per Compute Capability"): 8.0 163 KiB, 9.0 227 KiB.
+    mma.maxSharedBytes = chip == "sm_90" ? 227 * 1024 : 163 * 1024;
+    pm.addPass(createConvertTileDotToMMASync(mma));
+  }
+}
+
 void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   // 1-D kernels (elementwise, rows, reductions) go to registers straight from their tensor
   // form; the rest (matmul, pools, scatter) bufferize and distribute (convert-tile-to-gpu).
   // sm_90a: matmul kernels go to TMA + wgmma (warp-specialized, persistent).
-  if (options.chip == "sm_90a")
-    pm.addPass(createConvertTileDotToWGMMA());
-  // Block loads no earlier pass took (TMA on sm_90a) become masked gathers first.
+  // sm_80 / sm_90: matmul kernels go to cp.async + ldmatrix + mma.sync (multistage).
+  addTensorCoreMatmulPasses(pm, options.chip);
+  // Block loads no earlier pass took (TMA on sm_90a, cp.async on sm_80/sm_90) become masked
+  // gathers first.
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
   pm.addPass(createConvertTileToGPURegisters());
   buildTileBufferizePipeline(pm);
   pm.addPass(createConvertTileToGPU());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // nvgpu ops (cp.async copies, ldmatrix of convert-tile-dot-to-mma-sync) -> NVVM, while
+  // their memrefs still have their types.
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());

@@ -124,6 +124,53 @@ def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> 
                            "mlir::math::MathDialect", "mlir::vector::VectorDialect"];
 }
 
+def ConvertTileDotToMMASync : Pass<"convert-tile-dot-to-mma-sync", "mlir::ModuleOp"> {
+  let summary = "Lower matmul tile kernels to cp.async + ldmatrix + mma.sync code (sm_80, sm_90)";
+  let description = [{
+    Runs on the tensor form of the tile kernels, first in the sm_80 / sm_90 GPU pipeline. A
+    kernel whose K loop is `scf.for { a = tile.block_load; b = tile.block_load;
+    tile.dot(a, b, acc) }` (or that body alone when K fits one block; f16/bf16 operands, f32
+    accumulator, BLOCK_M / BLOCK_N / BLOCK_K powers of two in [16, 256], rows of the operand
+    matrices 16-byte multiples) becomes per-thread code of one CTA of num_warps warps, the
+    Ampere multistage GEMM:
+      - cp.async.cg 16-byte copies (nvgpu.device_async_copy, zero fill outside the matrix)
+        of the A and B blocks into a ring of num_stages dynamic shared-memory stages, XOR
+        swizzled by 16-byte chunk, num_stages - 1 commit groups in flight, one bar.sync per
+        k block;
+      - per k16 slice, nvgpu.ldmatrix x4 (transposed for an M- or N-contiguous operand) and
+        nvvm.mma.sync m16n8k16 into f32 accumulators, the warps tiling BLOCK_M x BLOCK_N;
+      - programs in grouped order (GROUP_M = 8, for L2 reuse);
+      - the epilogue (every tile op after the K loop) evaluated per thread on the mma.sync
+        accumulator layout in registers (AccumulatorEpilogue).
+    ```mlir
+    // after: (per thread)
+    %v = memref.view %dyn[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16384xf16, #gpu.address_space<workgroup>>
+    %t = nvgpu.device_async_copy %A[%g], %v[%s], 8, %n {bypassL1} : memref<...xf16> to memref<16384xf16, ...>
+    nvvm.cp.async.commit.group
+    scf.for %kb = %c0 to %cK step %c1 iter_args(...) {
+      nvvm.cp.async.wait.group 2
+      gpu.barrier
+      %a = nvgpu.ldmatrix %v[%i] {numTiles = 4 : i32, transpose = false} : ... -> vector<4x2xf16>
+      %d = nvvm.mma.sync A[...] B[...] C[...] {shape = #nvvm.shape<m = 16, n = 8, k = 16>, ...}
+    }
+    ```
+    The kernel is marked `tile.mma_sync` (its config), with `tile.dynamic_shared_bytes` and
+    `tile.launch_block`, so convert-tile-to-gpu-registers skips it and convert-tile-to-gpu
+    does not distribute it. Kernels that do not fit keep their tile form, with a
+    `tile.mma_sync_refused` reason, for the generic path. nvgpu ops are lowered by
+    convert-nvgpu-to-nvvm in the GPU pipeline.
+  }];
+  let options = [
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "166912",
+           "dynamic shared memory one CTA may use (A100: 163 KiB; H100/H200: 227 KiB)">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::nvgpu::NVGPUDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def FinalizeTensorMapParams : Pass<"finalize-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
   let summary = "Pass CUtensorMap kernel parameters by value (byval, nvvm.grid_constant)";
   let description = [{

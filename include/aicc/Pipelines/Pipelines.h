@@ -53,6 +53,10 @@ void buildTilePipeline(mlir::OpPassManager &pm, const TilePipelineOptions &optio
 /// one-shot bufferization -> scf.parallel loops, on the nested kernels module.
 void buildTileBufferizePipeline(mlir::OpPassManager &pm);
 void buildCPUPipeline(mlir::OpPassManager &pm);
+/// The tensor-core matmul lowering of `chip`, first in the GPU lowering: sm_90a
+/// convert-tile-dot-to-wgmma, sm_80 / sm_90 convert-tile-dot-to-mma-sync (with the chip's
+/// shared memory per block), nothing for other chips.
+void addTensorCoreMatmulPasses(mlir::OpPassManager &pm, llvm::StringRef chip);
 /// aicc-gpu-pipeline without its last pass (gpu-module-to-binary): ends with the kernels
 /// as a gpu.module in the LLVM/NVVM dialects with an #nvvm.target attached.
 void buildGPULoweringPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);

@@ -944,7 +944,7 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   bool tmaRowsOK = (aRow * es) % 16 == 0 && (bRow * es) % 16 == 0;
   bool tf32 = options.allowTF32 && aT.getElementType().isF32();
   MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target,
-                                        tf32 && !transA && transB);
+                                        tf32 && !transA && transB, batch);
   if (!override.empty()) {
     SmallVector<StringRef> parts;
     override.split(parts, 'x');
@@ -966,6 +966,8 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
       cfg.numStages = v[3];
     if (cfg.wgmma)
       cfg.numWarps = 4 * std::max<int64_t>(1, cfg.blockM / 64);
+    if (cfg.mmaSync && cfg.blockM >= 16 && cfg.blockN >= 16)
+      cfg.numWarps = mmaSyncNumWarps(cfg.blockM, cfg.blockN);
   }
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
   int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
@@ -2377,8 +2379,15 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
 
 } // namespace
 
+int64_t aicc::mmaSyncNumWarps(int64_t blockM, int64_t blockN) {
+  int64_t tiles16 = (blockM / 16) * (blockN / 16);
+  int64_t w = std::max<int64_t>(std::min<int64_t>(4, tiles16), blockM * blockN / (64 * 64));
+  return std::max<int64_t>(1, std::min<int64_t>(8, w));
+}
+
 MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem,
-                                      bool tmaRowsOK, StringRef target, bool tf32KMajor) {
+                                      bool tmaRowsOK, StringRef target, bool tf32KMajor,
+                                      int64_t batch) {
   MatmulConfig c;
   // Generic config (CPU, sm_80/sm_90 CUDA-core path): tiles sized so every tile buffer of the
   // bufferizing GPU path fits the 48 KiB of static shared memory.
@@ -2386,8 +2395,41 @@ MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem
   c.blockN = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
   c.blockK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
   bool tf32 = elem.isF32() && tf32KMajor;
-  if (target != "sm_90a" || !(elem.isF16() || elem.isBF16() || tf32) || !tmaRowsOK)
+  bool half = elem.isF16() || elem.isBF16();
+  if (!tmaRowsOK || !((target == "sm_90a" && (half || tf32)) ||
+                      ((target == "sm_80" || target == "sm_90") && half)))
     return c;
+  if (target != "sm_90a") {
+    // sm_80 / sm_90: cp.async + ldmatrix + mma.sync (convert-tile-dot-to-mma-sync). Config
+    // space: BLOCK_M in {16, 32, 64, 128}, BLOCK_N in {32, 64, 128, 256}, BLOCK_K = 32
+    // (64-byte rows of f16/bf16: one cp.async chunk per 4 threads), warps by
+    // mmaSyncNumWarps (64 x 64 warp tiles for the large blocks), num_stages = 4 (3 k blocks
+    // in flight), fewer when K has fewer blocks. Heuristic:
+    //   - BLOCK_M = the power of two >= M, from 16 (decode GEMMs) to 128;
+    //   - BLOCK_N = 256 when the grid still has >= 2 waves of 132 programs at 128 x 256,
+    //     else 128; then, while the grid has fewer than 132 programs (one per SM of an
+    //     H100/H200), the larger of BLOCK_N (down to 32) and BLOCK_M (down to 64) is halved
+    //     (square tiles read the fewest operand bytes per flop).
+    constexpr int64_t kSMs = 132;
+    c.mmaSync = true;
+    c.blockK = 32;
+    c.blockM = std::min<int64_t>(128, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
+    auto programs = [&](int64_t bm, int64_t bn) {
+      return ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
+    };
+    c.blockN = c.blockM == 128 && programs(128, 256) >= 2 * kSMs ? 256 : 128;
+    while (programs(c.blockM, c.blockN) < kSMs) {
+      if (c.blockN > 32 && (c.blockN >= c.blockM || c.blockM <= 64))
+        c.blockN /= 2;
+      else if (c.blockM > 64)
+        c.blockM /= 2;
+      else
+        break;
+    }
+    c.numWarps = mmaSyncNumWarps(c.blockM, c.blockN);
+    c.numStages = std::min<int64_t>(4, std::max<int64_t>(2, (K + c.blockK - 1) / c.blockK));
+    return c;
+  }
   // sm_90a, TMA + wgmma (convert-tile-dot-to-wgmma). Config space: BLOCK_M in {64, 128}
   // (m64 wgmma halves), BLOCK_N in {64, 128, 256} (the wgmma N), BLOCK_K = 64 (one 128-byte
   // swizzle row of f16/bf16), num_stages up to what fits in 227 KiB of shared memory. The

@@ -204,10 +204,12 @@ LogicalResult promoteAllocs(gpu::GPUFuncOp fn) {
                 << fn.getName() << " needs " << bytes
                 << " bytes of shared memory for its tile buffers, over the 48 KiB static limit; "
                    "use smaller block sizes";
-    // Tiles this large come from the sm_90a matmul config; say why the wgmma path did not
-    // take the kernel.
+    // Tiles this large come from the tensor-core matmul configs; say why the tensor-core
+    // lowering did not take the kernel.
     if (auto why = fn->getAttrOfType<StringAttr>("tile.wgmma_refused"))
       diag << " (convert-tile-dot-to-wgmma refused it: " << why.getValue() << ")";
+    if (auto why = fn->getAttrOfType<StringAttr>("tile.mma_sync_refused"))
+      diag << " (convert-tile-dot-to-mma-sync refused it: " << why.getValue() << ")";
     return diag;
   }
   SmallVector<memref::DeallocOp> deallocs;
@@ -294,7 +296,8 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         gfn.setKnownBlockSizeAttr(bl);
       gfn->setAttr(tile::kScheduleAttrName, sched);
       for (StringRef a : {"tile.layouts", "tile.register_path_refused", "tile.programs_per_cta",
-                          "tile.wgmma", "tile.wgmma_refused", "tile.launch_grid",
+                          "tile.wgmma", "tile.wgmma_refused", "tile.mma_sync",
+                          "tile.mma_sync_refused", "tile.launch_grid",
                           "tile.launch_block", "tile.dynamic_shared_bytes", "tile.tensor_maps"})
         if (Attribute v = fn->getAttr(a))
           gfn->setAttr(a, v);
@@ -331,7 +334,8 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       }
       Distributor dist{tid, threads};
       // Kernels convert-tile-to-gpu-registers lowered (tile.layouts) are per-thread already.
-      bool perThread = fn->hasAttr("tile.layouts") || fn->hasAttr("tile.wgmma");
+      bool perThread = fn->hasAttr("tile.layouts") || fn->hasAttr("tile.wgmma") ||
+                       fn->hasAttr("tile.mma_sync");
       if ((!perThread && failed(dist.distributeBlock(dst))) || failed(promoteAllocs(gfn)))
         return signalPassFailure();
       fn.erase();

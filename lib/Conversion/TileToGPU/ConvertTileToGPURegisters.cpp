@@ -835,8 +835,8 @@ struct ConvertTileToGPURegistersPass
     MLIRContext *ctx = &getContext();
     for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
       tl::ScheduleAttr sched = tl::getSchedule(fn);
-      // Kernels convert-tile-dot-to-wgmma lowered are per-thread code already.
-      if (!sched || fn->hasAttr("tile.wgmma"))
+      // Kernels the tensor-core lowerings took are per-thread code already.
+      if (!sched || fn->hasAttr("tile.wgmma") || fn->hasAttr("tile.mma_sync"))
         continue;
       KernelLowering kl(fn, sched);
       std::string why;

@@ -46,14 +46,23 @@ struct MatmulConfig {
   int64_t blockM = 32, blockN = 32, blockK = 32, numWarps = 4, numStages = 1;
   /// Whether the sm_90a lowering (TMA + wgmma) is expected to take the kernel.
   bool wgmma = false;
+  /// Whether the sm_80 / sm_90 lowering (cp.async + ldmatrix + mma.sync) is expected to.
+  bool mmaSync = false;
 };
+
+/// Warps of an mma.sync program of BLOCK_M x BLOCK_N (powers of two >= 16): one warp per
+/// 64 x 64 of output (128 f32 accumulators per thread), at least 4 when 16 x 16 warp tiles
+/// allow it, at most 8.
+int64_t mmaSyncNumWarps(int64_t blockM, int64_t blockN);
 
 /// The per-shape heuristic over the config space (documented in docs/tensor-cores.md):
 /// M, N, K of one matmul, the operand element type, whether the stored rows of A and B
 /// (K or M for A, N or K for B: the contiguous dim) allow TMA (16-byte multiples), target.
 /// `tf32KMajor`: f32 operands may run as tf32 and are both K-major (wgmma's tf32 rule).
+/// `batch`: the number of matrices (programs along grid z).
 MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem,
-                                bool tmaRowsOK, llvm::StringRef target, bool tf32KMajor = false);
+                                bool tmaRowsOK, llvm::StringRef target, bool tf32KMajor = false,
+                                int64_t batch = 1);
 } // namespace aicc
 
 #endif

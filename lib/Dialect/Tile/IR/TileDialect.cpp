@@ -96,6 +96,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.wgmma' must be a dictionary (the kernel's MMA config)");
     return success();
   }
+  // Set by convert-tile-dot-to-mma-sync (see its pass description).
+  if (attr.getName() == "tile.mma_sync_refused") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'tile.mma_sync_refused' must be a string (the reason)");
+    return success();
+  }
+  if (attr.getName() == "tile.mma_sync") {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError("'tile.mma_sync' must be a dictionary (the kernel's MMA config)");
+    return success();
+  }
   if (attr.getName() == "tile.launch_grid" || attr.getName() == "tile.launch_block") {
     auto a = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
     if (!a || a.size() != 3 || llvm::any_of(a.asArrayRef(), [](int32_t v) { return v < 1; }))

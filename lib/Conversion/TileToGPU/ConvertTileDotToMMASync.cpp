@@ -1,0 +1,730 @@
+//===- ConvertTileDotToMMASync.cpp - matmul tile kernels -> cp.async + mma.sync ----===//
+//
+// The tensor-core path for sm_80 and plain sm_90 (no wgmma). A matmul tile kernel, as the
+// matmul template writes it,
+//
+//   %acc = scf.for %k = 0 to K step BLOCK_K iter_args(%c = zeros) {
+//     %a = tile.block_load %A[...] : ... -> tensor<BMxBKxT>      (T = f16 or bf16)
+//     %b = tile.block_load %B[...] : ... -> tensor<BKxBNxT>
+//     %d = tile.dot %a, %b, %c : ... -> tensor<BMxBNxf32>
+//     scf.yield %d
+//   }
+//   ... epilogue tile ops on %acc, tile.store ...
+//
+// (or the loop's body alone when K fits one BLOCK_K) becomes the Ampere multistage GEMM (the
+// structure of CUTLASS's sm80 "MmaMultistage" mainloop and of Triton's MMAv2 path; the code
+// here is our own). One program = one CTA of num_warps warps:
+//
+//   Warps: warpsM x warpsN warps (warp w = wm * warpsN + wn) each own a WM x WN sub-tile
+//     (WM = BM / warpsM, WN = BN / warpsN, both multiples of 16) as (WM/16) x (WN/8)
+//     mma.m16n8k16 tiles of 4 f32 accumulators.
+//   Global -> shared: cp.async.cg 16 bytes (nvgpu.device_async_copy, 8 elements) per thread
+//     and chunk, into a ring of num_stages stages (dynamic shared memory: num_stages x A
+//     stage, then num_stages x B stage). Each operand block is stored as its global layout
+//     has it: [rows x cols], cols contiguous (A: [BM x BK], or [BK x BM] under transpose;
+//     B: [BK x BN], or [BN x BK] under transpose). A chunk outside the matrix (row >= dims[1],
+//     col >= dims[2], batch >= dims[0]) copies 0 source bytes: cp.async zero-fills the 16
+//     bytes (src-size operand, PTX ISA "cp.async"), so ragged M / N / K read zeros as with
+//     TMA. Rows must be 16-byte multiples (dims[2] % 8 == 0) so chunks never straddle the end.
+//   Pipeline: the prologue issues k blocks 0 .. S-2 (S = num_stages), one commit group each.
+//     Iteration kb: cp.async.wait_group S-2 (this thread's group kb has landed), bar.sync
+//     (everyone's has; and every warp is done reading stage (kb-1) % S, read in iteration
+//     kb-1), issue k block kb+S-1 into stage (kb+S-1) % S = (kb-1) % S, commit (an empty
+//     group past the end, so group g is always k block g), then compute on stage kb % S.
+//   Compute: for each k16 slice, ldmatrix.x4 (nvgpu.ldmatrix; .trans for an MN-major
+//     operand) the A fragments of the warp's WM/16 m16 tiles and the B fragments of its WN/8
+//     n8 tiles (one x4 per two n8 tiles), then (WM/16) x (WN/8) mma.sync.m16n8k16 (f32 +=).
+//   Tiles: the programs of one batch run in grouped order (GROUP_M = 8 row tiles per group,
+//     Triton's matmul tutorial order) for L2 reuse: linear block id x + gm * y is remapped to
+//     (pid_m, pid_n).
+//
+// Layouts (PTX ISA, section "Warp Level Matrix Multiply-Accumulate Instructions"):
+//   mma.m16n8k16 fragments ("Matrix Fragments for mma.m16n8k16 with floating point type"),
+//   g = lane / 4, t = lane % 4:
+//     A (4 x .b32 = 8 halves a0..a7): a0,a1: (row g, k 2t+{0,1}); a2,a3: (g+8, 2t+{0,1});
+//       a4,a5: (g, 2t+8+{0,1}); a6,a7: (g+8, 2t+8+{0,1}).
+//     B (2 x .b32 = 4 halves b0..b3): b0,b1: (k 2t+{0,1}, col g); b2,b3: (k 2t+8+{0,1}, g).
+//     C/D (4 x f32): c0,c1: (row g, col 2t+{0,1}); c2,c3: (row g+8, col 2t+{0,1}).
+//   ldmatrix.x4 ("Warp-level matrix load instruction: ldmatrix"): threads 8j .. 8j+7 give the
+//     row addresses of 8x8 matrix j (16 bytes each); result register j of thread `lane`
+//     holds row lane/4, elements 2 (lane%4) + {0,1} of matrix j, or with .trans the
+//     transposed matrix: elements (rows 2 (lane%4) + {0,1}, column lane/4).
+//   So with q = lane / 8, r = lane % 8, the matrix a thread addresses is j = q and its row is
+//   r; an m16 x k16 A tile takes matrices j = (mn half j%2, k half j/2) (= a0a1, a2a3, a4a5,
+//   a6a7), a k16 x n16 B pair takes j = (k half j%2, n half j/2) (= b0b1, b2b3 of n8 tile 0,
+//   then of n8 tile 1). A K-major operand (K contiguous) is read without .trans at stored row
+//   mn + 8 (mn half) + r, column k + 8 (k half); an MN-major one with .trans at stored row
+//   k + 8 (k half) + r, column mn + 8 (mn half).
+//   Accumulator register i = 4 (mi * WN/8 + ni) + e of warp (wm, wn) is the output element
+//     row = wm WM + 16 mi + g + 8 (e / 2), col = wn WN + 8 ni + 2t + (e % 2);
+//   the epilogue (AccumulatorEpilogue) evaluates the tile ops after the K loop on it.
+// Shared-memory swizzle (bank conflicts; the XOR scheme of CUTLASS's "Swizzle<3,3,3>"):
+//   a stored row of C = cols / 8 16-byte chunks keeps logical chunk c at physical chunk
+//   c ^ phase(row), phase = row % 8 when C >= 8, else (row / (8 / C)) % C (rows shorter than
+//   128 bytes share a 128-byte line). The 8 rows of one 8x8 matrix (rows 8a .. 8a+7, same
+//   chunk) then hit 8 different 16-byte bank groups, for ldmatrix and ldmatrix.trans alike;
+//   phase only depends on row % 8 = r for the rows a thread addresses.
+//
+// What is refused (the kernel keeps its tile form for the generic path, with a
+// `tile.mma_sync_refused` reason): other operand types, blocks that are not powers of two
+// >= 16, rows that are not 16-byte multiples, block columns not provably multiples of 8,
+// warp grids that do not tile the block in 16 x 16 pieces, more than 128 accumulators per
+// thread, more shared memory than max-shared-bytes, epilogue ops AccumulatorEpilogue does not
+// evaluate.
+//===----------------------------------------------------------------------===//
+#include "AccumulatorEpilogue.h"
+#include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace aicc {
+#define GEN_PASS_DEF_CONVERTTILEDOTTOMMASYNC
+#include "aicc/Conversion/Passes.h.inc"
+} // namespace aicc
+
+using namespace mlir;
+using namespace aicc;
+namespace tl = aicc::tile;
+
+namespace {
+
+constexpr int64_t kGroupM = 8;
+/// Elements of one 16-byte chunk (cp.async size, ldmatrix row) of f16/bf16.
+constexpr int64_t kChunk = 8;
+/// The most accumulator registers per thread (beyond, ptxas spills).
+constexpr int64_t kMaxAccRegs = 128;
+
+bool isTileType(Type t) { return isa<RankedTensorType>(t); }
+bool touchesTiles(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isTileType) ||
+         llvm::any_of(op->getResultTypes(), isTileType);
+}
+
+/// Whether the i32/index value `v` is provably a multiple of `m` (a power of two): constants,
+/// products with such a constant, sums of such values, casts, and the induction variable of
+/// `loop` when its lower bound and step are.
+bool isMultipleOf(Value v, int64_t m, scf::ForOp loop, int depth = 0) {
+  if (depth > 8)
+    return false;
+  if (auto c = getConstantIntValue(v))
+    return *c % m == 0;
+  if (loop && v == loop.getInductionVar()) {
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    auto st = getConstantIntValue(loop.getStep());
+    return lb && st && *lb % m == 0 && *st % m == 0;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return false;
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+    return isMultipleOf(op->getOperand(0), m, loop, depth + 1);
+  if (isa<arith::MulIOp, arith::ShLIOp>(op)) {
+    if (isa<arith::ShLIOp>(op))
+      if (auto s = getConstantIntValue(op->getOperand(1)); s && *s >= 0 && *s < 31)
+        return ((int64_t(1) << *s) % m == 0) || isMultipleOf(op->getOperand(0), m, loop, depth + 1);
+    return isMultipleOf(op->getOperand(0), m, loop, depth + 1) ||
+           (isa<arith::MulIOp>(op) && isMultipleOf(op->getOperand(1), m, loop, depth + 1));
+  }
+  if (isa<arith::AddIOp, arith::SubIOp>(op))
+    return isMultipleOf(op->getOperand(0), m, loop, depth + 1) &&
+           isMultipleOf(op->getOperand(1), m, loop, depth + 1);
+  return false;
+}
+
+/// One dot operand, staged through shared memory.
+struct Operand {
+  tl::BlockLoadOp load;
+  /// The stored block: rows x cols of the row-major matrix (cols contiguous).
+  int64_t rows = 0, cols = 0;
+  /// Whether the contiguous dim is K (A [M, K] or B [N, K] in memory).
+  bool kMajor = false;
+  /// Elements of one stage, element offset of stage 0 in the shared-memory view.
+  int64_t stageElems = 0, offset = 0;
+  int64_t chunks() const { return cols / kChunk; }
+};
+
+class MmaSyncKernel {
+public:
+  MmaSyncKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t maxSharedBytes)
+      : fn(fn), sched(sched), maxSharedBytes(maxSharedBytes) {}
+
+  /// Checks the kernel's shape; on failure `why` says what does not fit.
+  bool match(std::string &why);
+  LogicalResult run();
+
+private:
+  // --- matching
+  func::FuncOp fn;
+  tl::ScheduleAttr sched;
+  int64_t maxSharedBytes;
+  /// The K loop, or null when K fits one BLOCK_K (canonicalization removed the loop: the
+  /// block loads and the dot sit at the kernel's top level).
+  scf::ForOp loop;
+  /// The loop, or the dot when there is none: scalars before it are the tile's prologue.
+  Operation *kOp = nullptr;
+  /// The accumulator after the K loop.
+  Value accResult;
+  tl::DotOp dot;
+  Operand opA, opB;
+  int64_t BM = 0, BN = 0, BK = 0, K = 0, numK = 0, stages = 2;
+  int64_t warpsM = 0, warpsN = 0, WM = 0, WN = 0, threads = 0, smemBytes = 0;
+  Type elem;
+
+  // --- generation state
+  Location loc = fn.getLoc();
+  Value tid;  // i32
+  Value smem; // memref<N x elem, workgroup>
+  /// Per operand and copy slot: element offset of this thread's chunk in a stage, its row and
+  /// column (elements) in the stored block.
+  struct CopySlot {
+    Value dstOff, row, col;
+    bool guarded = false;
+    Value valid;
+  };
+  SmallVector<CopySlot> slotsA, slotsB;
+  /// ldmatrix element offsets in a stage: t1[i] (per m16 tile of A / n16 pair of B) plus
+  /// t2[kk] (per k16 slice).
+  SmallVector<Value> aT1, aT2, bT1, bT2;
+
+  int64_t mTiles() const { return WM / 16; }
+  int64_t nTiles() const { return WN / 8; }
+  int64_t accRegs() const { return mTiles() * nTiles() * 4; }
+
+  static Value ci32(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+  }
+  static Value cidx(OpBuilder &b, Location loc, int64_t v) {
+    return b.create<arith::ConstantIndexOp>(loc, v);
+  }
+  static Value toIndex(OpBuilder &b, Location loc, Value v) {
+    return b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), v);
+  }
+  Value phase(OpBuilder &b, const Operand &o, Value row);
+  bool setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain, std::string &why);
+  LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
+  void precompute(OpBuilder &b, Value lane, Value wm, Value wn);
+  void issueLoads(OpBuilder &b, IRMapping &kmap, Value stage);
+  SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange acc);
+};
+
+bool MmaSyncKernel::setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain,
+                                 std::string &why) {
+  o.load = l;
+  auto t = l.getType();
+  o.rows = l.getTranspose() ? t.getDimSize(1) : t.getDimSize(0);
+  o.cols = l.getTranspose() ? t.getDimSize(0) : t.getDimSize(1);
+  o.kMajor = l.getTranspose() ? !kContiguousIfPlain : kContiguousIfPlain;
+  o.stageElems = o.rows * o.cols;
+  auto ptr = dyn_cast<BlockArgument>(l.getPtr());
+  if (!ptr || ptr.getOwner() != &fn.getBody().front())
+    return why = "block_load reads a buffer that is not a kernel parameter", false;
+  ArrayRef<int64_t> dims = l.getDims();
+  if (dims.size() != 3)
+    return why = "block_load dims are not [batch, rows, cols]", false;
+  if (dims[2] % kChunk)
+    return why = "matrix rows are not a multiple of 16 bytes (cp.async granule)", false;
+  if (!isMultipleOf(l.getCol(), kChunk, loop))
+    return why = "block_load column is not provably a multiple of 8 elements", false;
+  // Copies: every thread takes chunks tid, tid + T, ...
+  int64_t n = o.rows * o.chunks();
+  if (n >= (int64_t(1) << 24))
+    return why = "operand block too large", false;
+  return true;
+}
+
+bool MmaSyncKernel::match(std::string &why) {
+  SmallVector<tl::DotOp> dots;
+  fn.walk([&](tl::DotOp d) { dots.push_back(d); });
+  if (dots.size() != 1)
+    return why = "not exactly one tile.dot", false;
+  dot = dots.front();
+  auto a = dot.getA().getDefiningOp<tl::BlockLoadOp>();
+  auto bl = dot.getB().getDefiningOp<tl::BlockLoadOp>();
+  if (!a || !bl || a->getBlock() != dot->getBlock() || bl->getBlock() != dot->getBlock())
+    return why = "dot operands are not tile.block_load next to the dot", false;
+  std::optional<int64_t> ub, st;
+  Value init;
+  if (dot->getParentOp() == fn.getOperation()) {
+    // One k block: no loop.
+    kOp = dot;
+    accResult = dot.getResult();
+    init = dot.getAcc();
+    ub = st = a.getType().getDimSize(1);
+  } else {
+    loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+    if (!loop || loop->getParentOp() != fn.getOperation())
+      return why = "tile.dot is not in a K loop at the kernel's top level", false;
+    if (loop.getNumRegionIterArgs() != 1 || dot.getAcc() != loop.getRegionIterArgs()[0] ||
+        loop.getBody()->getTerminator()->getOperand(0) != dot.getResult())
+      return why = "the K loop does not carry exactly the dot's accumulator", false;
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    ub = getConstantIntValue(loop.getUpperBound());
+    st = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !st || *lb != 0 || *st <= 0)
+      return why = "the K loop's bounds are not constants starting at 0", false;
+    kOp = loop;
+    accResult = loop.getResult(0);
+    init = loop.getInitArgs()[0];
+    for (Operation &op : *loop.getBody())
+      if (&op != dot && &op != a && &op != bl && !isa<scf::YieldOp>(op) &&
+          (touchesTiles(&op) || !isMemoryEffectFree(&op) || op.getNumRegions()))
+        return why = ("K loop holds " + op.getName().getStringRef()).str(), false;
+  }
+  // The accumulator starts at zero.
+  auto isZero = [&]() {
+    if (auto s = init.getDefiningOp<tl::SplatOp>())
+      if (auto c = s.getSrc().getDefiningOp<arith::ConstantFloatOp>())
+        return c.value().isZero();
+    DenseElementsAttr d;
+    if (matchPattern(init, m_Constant(&d)) && d.isSplat())
+      return d.getSplatValue<APFloat>().isZero();
+    return false;
+  };
+  if (!isZero())
+    return why = "the accumulator does not start at zero", false;
+  auto accT = dot.getType();
+  elem = a.getType().getElementType();
+  if (!(elem.isF16() || elem.isBF16()))
+    return why = "operands are not f16/bf16", false;
+  if (!accT.getElementType().isF32())
+    return why = "accumulator is not f32", false;
+  BM = accT.getDimSize(0);
+  BN = accT.getDimSize(1);
+  BK = a.getType().getDimSize(1);
+  K = *ub;
+  if (*st != BK)
+    return why = "K step differs from BLOCK_K", false;
+  numK = (K + BK - 1) / BK;
+  if (numK < 1)
+    return why = "K is 0", false;
+  for (int64_t d : {BM, BN, BK})
+    if (d < 16 || d > 256 || !llvm::isPowerOf2_64(d))
+      return why = "BLOCK_M / BLOCK_N / BLOCK_K are not powers of two in [16, 256]", false;
+  // Program ids all come before the K loop (they are remapped to the grouped order).
+  bool lateIds = false;
+  fn.walk([&](tl::ProgramIdOp p) {
+    if (p->getBlock() != &fn.getBody().front() || !p->isBeforeInBlock(kOp))
+      lateIds = true;
+  });
+  if (lateIds)
+    return why = "tile.program_id after the K loop", false;
+  auto grid = sched.getGrid();
+  if (grid[0] * grid[1] >= (int64_t(1) << 31) || grid[1] > 65535 || grid[2] > 65535)
+    return why = "grid too large", false;
+
+  // Warps: the most square warp tile, WM >= WN on ties.
+  int64_t warps = sched.getNumWarps();
+  threads = 32 * warps;
+  if (warps < 1 || warps > 16 || !llvm::isPowerOf2_64(warps))
+    return why = "num_warps is not a power of two <= 16", false;
+  for (int64_t wmN = 1; wmN <= warps; wmN *= 2) {
+    int64_t wnN = warps / wmN;
+    if (BM % (16 * wmN) || BN % (16 * wnN))
+      continue;
+    int64_t m = BM / wmN, n = BN / wnN;
+    auto skew = [](int64_t x, int64_t y) { return x >= y ? 2 * (x / y) : 2 * (y / x) + 1; };
+    if (!warpsM || skew(m, n) < skew(WM, WN)) {
+      warpsM = wmN;
+      warpsN = wnN;
+      WM = m;
+      WN = n;
+    }
+  }
+  if (!warpsM)
+    return why = "num_warps does not split BLOCK_M x BLOCK_N into 16 x 16 warp tiles", false;
+  if (accRegs() > kMaxAccRegs)
+    return why = "more than 128 accumulators per thread (raise num_warps)", false;
+  stages = std::max<int64_t>(2, sched.getNumStages());
+
+  // A [BM, BK]: plain storage has K contiguous. B [BK, BN]: plain storage has N contiguous.
+  if (!setupOperand(opA, a, true, why) || !setupOperand(opB, bl, false, why))
+    return false;
+  // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
+  for (Operation &op : fn.getBody().front()) {
+    if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op))
+      continue;
+    if (&op == a.getOperation() || &op == bl.getOperation())
+      continue;
+    if (!AccumulatorEpilogue::isSupported(&op))
+      return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
+  }
+  opA.offset = 0;
+  opB.offset = stages * opA.stageElems;
+  smemBytes = stages * (opA.stageElems + opB.stageElems) * 2;
+  if (smemBytes > maxSharedBytes)
+    return why = "num_stages x stage bytes exceed the shared memory per block", false;
+  return true;
+}
+
+/// Clones the scalar ops of `src` (stopping at `stopAt`) into `b`: program ids come from `map`
+/// (pre-seeded), tile ops are left for the epilogue evaluator.
+LogicalResult MmaSyncKernel::cloneScalars(OpBuilder &b, Block &src, IRMapping &map,
+                                          Operation *stopAt) {
+  for (Operation &op : src) {
+    if (&op == stopAt)
+      break;
+    if (isa<func::ReturnOp, scf::YieldOp>(op) || touchesTiles(&op))
+      continue;
+    if (op.getNumResults() && map.contains(op.getResult(0)))
+      continue; // program ids
+    if (auto n = dyn_cast<tl::NumProgramsOp>(op)) {
+      map.map(n.getResult(), ci32(b, op.getLoc(), sched.getGrid()[n.getAxis()]));
+      continue;
+    }
+    if (op.getNumRegions())
+      return op.emitError("convert-tile-dot-to-mma-sync: scalar op with regions"), failure();
+    b.clone(op, map);
+  }
+  return success();
+}
+
+/// The swizzle phase of stored row `row` (i32): row % 8 for rows of >= 8 chunks, else
+/// (row / (8 / C)) % C (see the file comment).
+Value MmaSyncKernel::phase(OpBuilder &b, const Operand &o, Value row) {
+  int64_t c = o.chunks();
+  if (c >= 8)
+    return b.create<arith::AndIOp>(loc, row, ci32(b, loc, 7));
+  int64_t shift = llvm::Log2_64(8 / c);
+  return b.create<arith::AndIOp>(loc, b.create<arith::ShRUIOp>(loc, row, ci32(b, loc, shift)),
+                                 ci32(b, loc, c - 1));
+}
+
+void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
+  auto mul = [&](Value v, int64_t c) -> Value {
+    return b.create<arith::MulIOp>(loc, v, ci32(b, loc, c));
+  };
+  auto add = [&](Value v, Value w) -> Value { return b.create<arith::AddIOp>(loc, v, w); };
+  auto addc = [&](Value v, int64_t c) -> Value { return c ? add(v, ci32(b, loc, c)) : v; };
+  // Copy slots: chunk c = tid + i T of the stage is stored row c / C, chunk c % C.
+  for (auto [o, slots] : {std::pair{&opA, &slotsA}, std::pair{&opB, &slotsB}}) {
+    int64_t n = o->rows * o->chunks();
+    for (int64_t i = 0; i * threads < n; ++i) {
+      CopySlot s;
+      Value c = addc(tid, i * threads);
+      s.row = b.create<arith::DivUIOp>(loc, c, ci32(b, loc, o->chunks()));
+      Value ch = b.create<arith::RemUIOp>(loc, c, ci32(b, loc, o->chunks()));
+      s.col = mul(ch, kChunk);
+      Value phys = b.create<arith::XOrIOp>(loc, ch, phase(b, *o, s.row));
+      s.dstOff = add(mul(s.row, o->cols), mul(phys, kChunk));
+      if ((i + 1) * threads > n) {
+        s.guarded = true;
+        s.valid = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, c, ci32(b, loc, n));
+      }
+      slots->push_back(s);
+    }
+  }
+  // ldmatrix addresses (see the file comment): q = lane / 8 picks the 8x8 matrix, r = lane % 8
+  // its row. A: matrix q = (mn half q % 2, k half q / 2); B: (k half q % 2, n half q / 2).
+  Value q = b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 8));
+  Value r = b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 8));
+  Value qLo = b.create<arith::AndIOp>(loc, q, ci32(b, loc, 1));
+  Value qHi = b.create<arith::ShRUIOp>(loc, q, ci32(b, loc, 1));
+  auto setup = [&](const Operand &o, Value warpOff, int64_t subTiles, Value mnHalf, Value kHalf,
+                   SmallVector<Value> &t1, SmallVector<Value> &t2) {
+    // All rows a thread addresses are r mod 8, so the swizzle phase is phase(r).
+    Value ph = phase(b, o, r);
+    if (o.kMajor) {
+      // Stored row = warpOff + 16 i + 8 mnHalf + r, chunk = 2 kk + kHalf.
+      Value row = add(add(warpOff, mul(mnHalf, 8)), r);
+      Value rowOff = mul(row, o.cols);
+      for (int64_t i = 0; i < subTiles; ++i)
+        t1.push_back(addc(rowOff, 16 * i * o.cols));
+      for (int64_t kk = 0; kk < BK / 16; ++kk)
+        t2.push_back(mul(b.create<arith::XOrIOp>(loc, addc(kHalf, 2 * kk), ph), kChunk));
+    } else {
+      // Stored row = 16 kk + 8 kHalf + r, chunk = warpOff / 8 + 2 i + mnHalf.
+      Value chunk0 = add(b.create<arith::DivUIOp>(loc, warpOff, ci32(b, loc, kChunk)), mnHalf);
+      for (int64_t i = 0; i < subTiles; ++i)
+        t1.push_back(mul(b.create<arith::XOrIOp>(loc, addc(chunk0, 2 * i), ph), kChunk));
+      Value rowOff = mul(add(mul(kHalf, 8), r), o.cols);
+      for (int64_t kk = 0; kk < BK / 16; ++kk)
+        t2.push_back(addc(rowOff, 16 * kk * o.cols));
+    }
+  };
+  setup(opA, mul(wm, WM), mTiles(), qLo, qHi, aT1, aT2);
+  setup(opB, mul(wn, WN), WN / 16, qHi, qLo, bT1, bT2);
+  auto toIdx = [&](SmallVector<Value> &v) {
+    for (Value &x : v)
+      x = toIndex(b, loc, x);
+  };
+  toIdx(aT1);
+  toIdx(aT2);
+  toIdx(bT1);
+  toIdx(bT2);
+}
+
+/// Issues the cp.async copies of the A and B blocks whose block_load operands `kmap` gives
+/// into stage `stage` (index). Uncommitted: the caller commits the group.
+void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
+  for (auto [o, slots] : {std::pair{&opA, &slotsA}, std::pair{&opB, &slotsB}}) {
+    ArrayRef<int64_t> dims = o->load.getDims();
+    Value src = kmap.lookupOrDefault(o->load.getPtr());
+    Value batch = kmap.lookupOrDefault(o->load.getBatch());
+    Value row0 = kmap.lookupOrDefault(o->load.getRow());
+    Value col0 = kmap.lookupOrDefault(o->load.getCol());
+    Value stageBase = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, stage, cidx(b, loc, o->stageElems)),
+        cidx(b, loc, o->offset));
+    // Unsigned compares: negative coordinates are out of bounds too.
+    Value batchOK =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, batch, ci32(b, loc, dims[0]));
+    Value matBase = b.create<arith::MulIOp>(loc, batch, ci32(b, loc, dims[1]));
+    for (CopySlot &s : *slots) {
+      OpBuilder cb = b;
+      if (s.guarded) {
+        auto ifOp = b.create<scf::IfOp>(loc, s.valid, /*withElse=*/false);
+        cb = ifOp.getThenBodyBuilder();
+      }
+      Value row = cb.create<arith::AddIOp>(loc, row0, s.row);
+      Value col = cb.create<arith::AddIOp>(loc, col0, s.col);
+      Value inb = cb.create<arith::AndIOp>(
+          loc, batchOK,
+          cb.create<arith::AndIOp>(
+              loc,
+              cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, ci32(cb, loc, dims[1])),
+              cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col,
+                                       ci32(cb, loc, dims[2]))));
+      Value gidx = cb.create<arith::AddIOp>(
+          loc,
+          cb.create<arith::MulIOp>(loc, cb.create<arith::AddIOp>(loc, matBase, row),
+                                   ci32(cb, loc, dims[2])),
+          col);
+      // Out of bounds: 0 source bytes (zero fill) from a valid address.
+      gidx = cb.create<arith::SelectOp>(loc, inb, gidx, ci32(cb, loc, 0));
+      Value srcElems =
+          cb.create<arith::SelectOp>(loc, inb, cidx(cb, loc, kChunk), cidx(cb, loc, 0));
+      Value dst = cb.create<arith::AddIOp>(loc, stageBase, toIndex(cb, loc, s.dstOff));
+      cb.create<nvgpu::DeviceAsyncCopyOp>(loc, smem, ValueRange{dst}, src,
+                                          ValueRange{toIndex(cb, loc, gidx)},
+                                          cb.getIndexAttr(kChunk), srcElems, cb.getUnitAttr());
+    }
+  }
+}
+
+/// The mma.sync of one k block on stage `stage` (index): returns the new accumulators.
+SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange acc) {
+  MLIRContext *ctx = b.getContext();
+  auto fragT = VectorType::get({4, 2}, elem);
+  auto resT = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, b.getF32Type()));
+  auto ptx = elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  // mma.sync takes f16 pairs as vector<2xf16>, bf16 pairs as i32 (NVVM's operand types).
+  auto reg = [&](Value frag, int64_t j) -> Value {
+    Value p = b.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{j});
+    if (elem.isBF16())
+      p = b.create<LLVM::BitcastOp>(loc, b.getI32Type(), p);
+    return p;
+  };
+  Value aBase = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, stage, cidx(b, loc, opA.stageElems)),
+      cidx(b, loc, opA.offset));
+  Value bBase = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, stage, cidx(b, loc, opB.stageElems)),
+      cidx(b, loc, opB.offset));
+  SmallVector<Value> out(acc.begin(), acc.end());
+  for (int64_t kk = 0; kk < BK / 16; ++kk) {
+    SmallVector<SmallVector<Value>> aRegs, bRegs;
+    for (int64_t i = 0; i < mTiles(); ++i) {
+      Value idx =
+          b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, aBase, aT1[i]), aT2[kk]);
+      Value f = b.create<nvgpu::LdMatrixOp>(loc, fragT, smem, ValueRange{idx},
+                                            /*transpose=*/!opA.kMajor, /*numTiles=*/4);
+      aRegs.push_back({reg(f, 0), reg(f, 1), reg(f, 2), reg(f, 3)});
+    }
+    for (int64_t j = 0; j < WN / 16; ++j) {
+      Value idx =
+          b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, bBase, bT1[j]), bT2[kk]);
+      Value f = b.create<nvgpu::LdMatrixOp>(loc, fragT, smem, ValueRange{idx},
+                                            /*transpose=*/!opB.kMajor, /*numTiles=*/4);
+      bRegs.push_back({reg(f, 0), reg(f, 1)});
+      bRegs.push_back({reg(f, 2), reg(f, 3)});
+    }
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t n = 0; n < nTiles(); ++n) {
+        int64_t base = (i * nTiles() + n) * 4;
+        SmallVector<Value> c(out.begin() + base, out.begin() + base + 4);
+        Value d = b.create<NVVM::MmaOp>(
+            loc, resT, aRegs[i], bRegs[n], c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+            std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        for (int64_t e = 0; e < 4; ++e)
+          out[base + e] = b.create<LLVM::ExtractValueOp>(loc, d, ArrayRef<int64_t>{e});
+      }
+  }
+  return out;
+}
+
+LogicalResult MmaSyncKernel::run() {
+  MLIRContext *ctx = fn.getContext();
+  Block &src = fn.getBody().front();
+  Block *dst = new Block();
+  SmallVector<Value> args;
+  for (BlockArgument a : src.getArguments())
+    args.push_back(dst->addArgument(a.getType(), a.getLoc()));
+  fn.getBody().push_back(dst);
+  OpBuilder b = OpBuilder::atBlockBegin(dst);
+  auto i32 = [&](Value idx) -> Value {
+    return b.create<arith::IndexCastUIOp>(loc, b.getI32Type(), idx);
+  };
+  tid = i32(b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+  Value lane = b.create<arith::RemUIOp>(loc, tid, ci32(b, loc, 32));
+  Value warp = b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, 32));
+  Value wm = b.create<arith::DivUIOp>(loc, warp, ci32(b, loc, warpsN));
+  Value wn = b.create<arith::RemUIOp>(loc, warp, ci32(b, loc, warpsN));
+
+  // Shared memory: one view of the dynamic shared memory as elements.
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto bytesTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), wg);
+  Value dyn = b.create<gpu::DynamicSharedMemoryOp>(loc, bytesTy);
+  auto viewTy = MemRefType::get({smemBytes / 2}, elem, AffineMap(), wg);
+  smem = b.create<memref::ViewOp>(loc, viewTy, dyn, cidx(b, loc, 0), ValueRange{});
+
+  // Program ids in grouped order.
+  IRMapping map;
+  for (auto [o, n] : llvm::zip(src.getArguments(), args))
+    map.map(o, n);
+  {
+    auto grid = sched.getGrid();
+    int64_t gm = grid[0], gn = grid[1];
+    Value bx = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
+    Value by = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::y));
+    Value bz = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::z));
+    Value lin =
+        b.create<arith::AddIOp>(loc, bx, b.create<arith::MulIOp>(loc, by, ci32(b, loc, gm)));
+    int64_t perGroup = kGroupM * gn;
+    Value group = b.create<arith::DivUIOp>(loc, lin, ci32(b, loc, perGroup));
+    Value firstM = b.create<arith::MulIOp>(loc, group, ci32(b, loc, kGroupM));
+    Value sizeM = b.create<arith::MinUIOp>(
+        loc, b.create<arith::SubIOp>(loc, ci32(b, loc, gm), firstM), ci32(b, loc, kGroupM));
+    Value inGroup = b.create<arith::RemUIOp>(loc, lin, ci32(b, loc, perGroup));
+    Value pidM =
+        b.create<arith::AddIOp>(loc, firstM, b.create<arith::RemUIOp>(loc, inGroup, sizeM));
+    Value pidN = b.create<arith::DivUIOp>(loc, inGroup, sizeM);
+    Value pids[3] = {pidM, pidN, bz};
+    fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
+  }
+  if (failed(cloneScalars(b, src, map, kOp)))
+    return failure();
+  precompute(b, lane, wm, wn);
+
+  // Block loads of k block `kb` (index) into stage `stage` (index).
+  auto issue = [&](OpBuilder &ib, Value kb, Value stage) -> LogicalResult {
+    IRMapping kmap = map;
+    if (loop) {
+      kmap.map(loop.getInductionVar(),
+               ib.create<arith::MulIOp>(loc, kb, cidx(ib, loc, BK)).getResult());
+      if (failed(cloneScalars(ib, *loop.getBody(), kmap, nullptr)))
+        return failure();
+    }
+    issueLoads(ib, kmap, stage);
+    return success();
+  };
+  // Prologue: k blocks 0 .. S-2, one group each (empty past the end).
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    if (s < numK && failed(issue(b, cidx(b, loc, s), cidx(b, loc, s))))
+      return failure();
+    b.create<NVVM::CpAsyncCommitGroupOp>(loc);
+  }
+  Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0));
+  SmallVector<Value> acc0(accRegs(), zero);
+  auto kLoop =
+      b.create<scf::ForOp>(loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
+  {
+    OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value it = kLoop.getInductionVar();
+    kb.create<NVVM::CpAsyncWaitGroupOp>(loc, stages - 2);
+    kb.create<gpu::BarrierOp>(loc);
+    Value next = kb.create<arith::AddIOp>(loc, it, cidx(kb, loc, stages - 1));
+    Value more =
+        kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next, cidx(kb, loc, numK));
+    auto ifOp = kb.create<scf::IfOp>(loc, more, /*withElse=*/false);
+    {
+      OpBuilder ib = ifOp.getThenBodyBuilder();
+      Value stage = ib.create<arith::RemUIOp>(loc, next, cidx(ib, loc, stages));
+      if (failed(issue(ib, next, stage)))
+        return failure();
+    }
+    kb.create<NVVM::CpAsyncCommitGroupOp>(loc);
+    Value stage = kb.create<arith::RemUIOp>(loc, it, cidx(kb, loc, stages));
+    auto accV = compute(kb, stage, kLoop.getRegionIterArgs());
+    kb.create<scf::YieldOp>(loc, accV);
+  }
+  // Nothing is in flight past the loop: groups after the last k block are empty.
+  SmallVector<Value> accRegsV(kLoop.getResults());
+
+  // Epilogue on the mma.sync accumulator layout (see the file comment).
+  AccumulatorLayout layout;
+  for (int64_t i = 0; i < mTiles(); ++i)
+    for (int64_t n = 0; n < nTiles(); ++n)
+      for (int64_t e = 0; e < 4; ++e) {
+        layout.rowClass.push_back(2 * i + e / 2);
+        layout.colClass.push_back(2 * n + e % 2);
+      }
+  Value g = b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 4));
+  Value t4 = b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 4));
+  Value rowBase =
+      b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, wm, ci32(b, loc, WM)), g);
+  Value colBase = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, wn, ci32(b, loc, WN)),
+                                          b.create<arith::MulIOp>(loc, t4, ci32(b, loc, 2)));
+  auto plus = [&](Value v, int64_t c) -> Value {
+    return c ? b.create<arith::AddIOp>(loc, v, ci32(b, loc, c)).getResult() : v;
+  };
+  for (int64_t c = 0; c < 2 * mTiles(); ++c)
+    layout.rowCoords.push_back(plus(rowBase, 16 * (c / 2) + 8 * (c % 2)));
+  for (int64_t c = 0; c < 2 * nTiles(); ++c)
+    layout.colCoords.push_back(plus(colBase, 8 * (c / 2) + c % 2));
+  AccumulatorEpilogue ep(b, loc, map, std::move(layout), accRegsV, accResult);
+  if (failed(ep.emitAfter(src, kOp)))
+    return failure();
+  b.create<func::ReturnOp>(loc);
+  for (Operation &op : llvm::reverse(src.getOperations()))
+    op.dropAllUses();
+  src.dropAllDefinedValueUses();
+  src.erase();
+
+  // What the launch and the runtime need: the schedule's grid, one CTA of num_warps warps.
+  fn->setAttr("tile.launch_block", b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
+  fn->setAttr("tile.dynamic_shared_bytes", b.getI64IntegerAttr(smemBytes));
+  fn->setAttr("tile.mma_sync",
+              b.getDictionaryAttr({b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
+                                   b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
+                                   b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
+                                   b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
+                                   b.getNamedAttr("warps_m", b.getI64IntegerAttr(warpsM)),
+                                   b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN))}));
+  return success();
+}
+
+struct ConvertTileDotToMMASyncPass
+    : public aicc::impl::ConvertTileDotToMMASyncBase<ConvertTileDotToMMASyncPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp kernels = getTileKernelModule(getOperation());
+    if (!kernels)
+      return;
+    MLIRContext *ctx = &getContext();
+    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
+      tl::ScheduleAttr sched = tl::getSchedule(fn);
+      if (!sched)
+        continue;
+      bool hasDot = false;
+      fn.walk([&](tl::DotOp) { hasDot = true; });
+      if (!hasDot)
+        continue;
+      MmaSyncKernel k(fn, sched, maxSharedBytes);
+      std::string why;
+      if (!k.match(why)) {
+        fn->setAttr("tile.mma_sync_refused", StringAttr::get(ctx, why));
+        continue;
+      }
+      if (failed(k.run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

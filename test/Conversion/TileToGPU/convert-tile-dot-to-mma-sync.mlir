@@ -1,0 +1,230 @@
+// RUN: aicc-opt %s -split-input-file -convert-tile-dot-to-mma-sync | FileCheck %s
+
+// Kernels as the matmul template writes them (aicc-compile --emit=tile --target=sm_90
+// --matmul-config=32x32x32x2, cut down): C[64x32] = A[64x64] @ B[64x32], f16, 4 warps.
+
+// The kernel becomes per-thread code: 2 stages x (A 32x32 + B 32x32) x 2 bytes of dynamic
+// shared memory, one CTA of 128 threads, 2 x 2 warps of 16 x 16.
+// CHECK-LABEL: func.func @mm_f16
+// CHECK-SAME:      (%[[A:.*]]: memref<4096xf16>, %[[B:.*]]: memref<2048xf16>, %[[C:.*]]: memref<2048xf16>)
+// CHECK-SAME:      tile.dynamic_shared_bytes = 8192 : i64
+// CHECK-SAME:      tile.launch_block = array<i32: 128, 1, 1>
+// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64, num_stages = 2 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// CHECK-NOT:     tile.{{block_load|dot|store|program_id}}
+// CHECK:         gpu.thread_id  x
+// CHECK:         %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:         %[[SM:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xf16, #gpu.address_space<workgroup>>
+// Programs in grouped order from the block ids.
+// CHECK:         gpu.block_id  x
+// CHECK:         gpu.block_id  y
+// CHECK:         gpu.block_id  z
+// Prologue: k block 0 into stage 0, one group. Out-of-bounds chunks read 0 source elements.
+// CHECK:         %[[N0:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK:         nvgpu.device_async_copy %[[A]][%{{.*}}], %[[SM]][%{{.*}}], 8, %[[N0]] {bypassL1} : memref<4096xf16> to memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK:         nvgpu.device_async_copy %[[B]][%{{.*}}], %[[SM]][%{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK-NEXT:    nvvm.cp.async.commit.group
+// Main loop over the 2 k blocks, 2 x 4 f32 accumulators per thread.
+// CHECK:         %[[ACC:.*]]:8 = scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[C0:[a-z0-9_]+]] = %{{.*}}, {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-NEXT:      nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           scf.if
+// CHECK:             nvgpu.device_async_copy %[[A]]
+// CHECK:             nvgpu.device_async_copy %[[B]]
+// CHECK-NEXT:      {{^ *}}}
+// CHECK-NEXT:      nvvm.cp.async.commit.group
+// A is K-major (ldmatrix), B N-major (ldmatrix.trans); one k16 slice, then the next.
+// CHECK:           %[[FA:.*]] = nvgpu.ldmatrix %[[SM]][%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<4096xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK:           %[[A0:.*]] = vector.extract %[[FA]][0] : vector<2xf16> from vector<4x2xf16>
+// CHECK:           %[[FB:.*]] = nvgpu.ldmatrix %[[SM]][%{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK:           %[[B0:.*]] = vector.extract %[[FB]][0] : vector<2xf16> from vector<4x2xf16>
+// CHECK:           %[[B1:.*]] = vector.extract %[[FB]][1] : vector<2xf16> from vector<4x2xf16>
+// CHECK:           nvvm.mma.sync A[%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}]  B[%[[B0]], %[[B1]]]  C[%[[C0]], %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK-SAME:        layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-SAME:        (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-3:   nvvm.mma.sync
+// CHECK-NOT:       nvvm.mma.sync
+// CHECK:           scf.yield
+// Epilogue: registers 2j, 2j+1 (adjacent columns) stored in pairs.
+// CHECK:         arith.truncf %[[ACC]]#0 : f32 to f16
+// CHECK:         vector.store %{{.*}}, %[[C]][%{{.*}}] {alignment = 4 : i64} : memref<2048xf16>, vector<2xf16>
+// CHECK:         return
+module {
+  module @kernels {
+    func.func @mm_f16(%arg0: memref<4096xf16>, %arg1: memref<2048xf16>, %arg2: memref<2048xf16>) attributes {tile.schedule = #tile.schedule<grid = [2, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %c32 = arith.constant 32 : index
+      %c64 = arith.constant 64 : index
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %c64_i32 = arith.constant 64 : i32
+      %c32_i32 = arith.constant 32 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %0 = tile.program_id 0 : i32
+      %1 = tile.program_id 1 : i32
+      %3 = arith.muli %0, %c32_i32 : i32
+      %4 = arith.muli %1, %c32_i32 : i32
+      %5 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+      %6 = tile.splat %3 : tensor<32xi32>
+      %7 = arith.addi %6, %5 : tensor<32xi32>
+      %8 = tile.splat %4 : tensor<32xi32>
+      %9 = arith.addi %8, %5 : tensor<32xi32>
+      %10 = tile.expand_dims %7 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+      %11 = tile.broadcast %10 : tensor<32x1xi32> -> tensor<32x32xi32>
+      %12 = tile.expand_dims %9 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+      %13 = tile.broadcast %12 : tensor<1x32xi32> -> tensor<32x32xi32>
+      %14 = tile.splat %c64_i32 : tensor<32x32xi32>
+      %15 = arith.cmpi slt, %11, %14 : tensor<32x32xi32>
+      %16 = tile.splat %c32_i32 : tensor<32x32xi32>
+      %17 = arith.cmpi slt, %13, %16 : tensor<32x32xi32>
+      %18 = arith.andi %15, %17 : tensor<32x32xi1>
+      %19 = tile.splat %cst : tensor<32x32xf32>
+      %20 = scf.for %arg4 = %c0 to %c64 step %c32 iter_args(%arg5 = %19) -> (tensor<32x32xf32>) {
+        %30 = arith.index_cast %arg4 : index to i32
+        %31 = tile.block_load %arg0[%c0_i32, %3, %30] {dims = array<i64: 1, 64, 64>} : memref<4096xf16> -> tensor<32x32xf16>
+        %32 = tile.block_load %arg1[%c0_i32, %30, %4] {dims = array<i64: 1, 64, 32>} : memref<2048xf16> -> tensor<32x32xf16>
+        %33 = tile.dot %31, %32, %arg5 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+        scf.yield %33 : tensor<32x32xf32>
+      }
+      %25 = arith.muli %11, %16 : tensor<32x32xi32>
+      %26 = arith.addi %25, %13 : tensor<32x32xi32>
+      %29 = arith.truncf %20 : tensor<32x32xf32> to tensor<32x32xf16>
+      tile.store %arg2[%26], %29, %18 : memref<2048xf16>, tensor<32x32xi32>, tensor<32x32xf16>, tensor<32x32xi1>
+      return
+    }
+  }
+}
+
+// -----
+
+// bf16, B stored [N, K] (Gemm transB: K-major, plain ldmatrix), bias epilogue, K = 32: one
+// k block, so no K loop in the input (canonicalization removed it) and the block loads read
+// k 0. 3 stages requested; the ring keeps them.
+// CHECK-LABEL: func.func @gemm_bf16_transB_bias
+// CHECK-SAME:      tile.dynamic_shared_bytes = 12288 : i64
+// CHECK-SAME:      num_stages = 3 : i64
+// CHECK:         nvgpu.device_async_copy
+// CHECK:         nvvm.cp.async.commit.group
+// Stage 1 of the prologue has no k block (K has one): an empty group keeps the count.
+// CHECK-NEXT:    nvvm.cp.async.commit.group
+// CHECK:         scf.for
+// CHECK-NEXT:      nvvm.cp.async.wait.group 1
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           %[[FB:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<6144xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK:           %[[FB2:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<6144xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK:           %[[P:.*]] = vector.extract %[[FB2]][0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK-NEXT:      %[[I:.*]] = llvm.bitcast %[[P]] : vector<2xbf16> to i32
+// CHECK:           nvvm.mma.sync A[{{.*}}]  B[%[[I]], %{{.*}}]
+// CHECK-SAME:        multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>
+// CHECK-SAME:        (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// The bias is read once per column the thread holds (2 per n8 tile), masked.
+// CHECK:         memref.load %{{.*}}[%{{.*}}] : memref<200xbf16>
+// CHECK:         vector.store %{{.*}} : memref<26000xbf16>, vector<2xbf16>
+module {
+  module @kernels {
+    func.func @gemm_bf16_transB_bias(%arg0: memref<4160xbf16>, %arg1: memref<6400xbf16>, %arg2: memref<200xbf16>, %arg3: memref<26000xbf16>) attributes {tile.schedule = #tile.schedule<grid = [5, 7, 1], num_warps = 4, num_stages = 3, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %cst = arith.constant 0.000000e+00 : f32
+      %c200_i32 = arith.constant 200 : i32
+      %c130_i32 = arith.constant 130 : i32
+      %c32_i32 = arith.constant 32 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %0 = tile.program_id 0 : i32
+      %1 = tile.program_id 1 : i32
+      %3 = arith.muli %0, %c32_i32 : i32
+      %4 = arith.muli %1, %c32_i32 : i32
+      %5 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+      %6 = tile.splat %3 : tensor<32xi32>
+      %7 = arith.addi %6, %5 : tensor<32xi32>
+      %8 = tile.splat %4 : tensor<32xi32>
+      %9 = arith.addi %8, %5 : tensor<32xi32>
+      %10 = tile.expand_dims %7 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+      %11 = tile.broadcast %10 : tensor<32x1xi32> -> tensor<32x32xi32>
+      %12 = tile.expand_dims %9 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+      %13 = tile.broadcast %12 : tensor<1x32xi32> -> tensor<32x32xi32>
+      %14 = tile.splat %c130_i32 : tensor<32x32xi32>
+      %15 = arith.cmpi slt, %11, %14 : tensor<32x32xi32>
+      %16 = tile.splat %c200_i32 : tensor<32x32xi32>
+      %17 = arith.cmpi slt, %13, %16 : tensor<32x32xi32>
+      %18 = arith.andi %15, %17 : tensor<32x32xi1>
+      %19 = tile.splat %cst : tensor<32x32xf32>
+      %31 = tile.block_load %arg0[%c0_i32, %3, %c0_i32] {dims = array<i64: 1, 130, 32>} : memref<4160xbf16> -> tensor<32x32xbf16>
+      %32 = tile.block_load %arg1[%c0_i32, %4, %c0_i32] {dims = array<i64: 1, 200, 32>, transpose} : memref<6400xbf16> -> tensor<32x32xbf16>
+      %20 = tile.dot %31, %32, %19 : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
+      %21 = tile.load %arg2[%13], %18 {padding = 0.000000e+00 : bf16} : memref<200xbf16>, tensor<32x32xi32>, tensor<32x32xi1> -> tensor<32x32xbf16>
+      %22 = arith.extf %21 : tensor<32x32xbf16> to tensor<32x32xf32>
+      %23 = arith.addf %20, %22 : tensor<32x32xf32>
+      %25 = arith.muli %11, %16 : tensor<32x32xi32>
+      %26 = arith.addi %25, %13 : tensor<32x32xi32>
+      %29 = arith.truncf %23 : tensor<32x32xf32> to tensor<32x32xbf16>
+      tile.store %arg3[%26], %29, %18 : memref<26000xbf16>, tensor<32x32xi32>, tensor<32x32xbf16>, tensor<32x32xi1>
+      return
+    }
+  }
+}
+
+// -----
+
+// Refused: rows of A are 36 elements (72 bytes), not whole 16-byte cp.async chunks. The
+// kernel keeps its tile form for the generic path.
+// CHECK-LABEL: func.func @rows_not_16_bytes
+// CHECK-SAME:      tile.mma_sync_refused = "matrix rows are not a multiple of 16 bytes (cp.async granule)"
+// CHECK:         tile.dot
+module {
+  module @kernels {
+    func.func @rows_not_16_bytes(%arg0: memref<1152xf16>, %arg1: memref<1152xf16>, %arg2: memref<1024xf16>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %c32 = arith.constant 32 : index
+      %c36 = arith.constant 36 : index
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %c0_i32 = arith.constant 0 : i32
+      %19 = tile.splat %cst : tensor<32x32xf32>
+      %20 = scf.for %arg4 = %c0 to %c36 step %c32 iter_args(%arg5 = %19) -> (tensor<32x32xf32>) {
+        %30 = arith.index_cast %arg4 : index to i32
+        %31 = tile.block_load %arg0[%c0_i32, %c0_i32, %30] {dims = array<i64: 1, 32, 36>} : memref<1152xf16> -> tensor<32x32xf16>
+        %32 = tile.block_load %arg1[%c0_i32, %30, %c0_i32] {dims = array<i64: 1, 36, 32>} : memref<1152xf16> -> tensor<32x32xf16>
+        %33 = tile.dot %31, %32, %arg5 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+        scf.yield %33 : tensor<32x32xf32>
+      }
+      %5 = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+      return
+    }
+  }
+}
+
+// -----
+
+// Refused: f32 operands (the exact path; mma.sync has no f32 x f32 -> f32 at full precision).
+// CHECK-LABEL: func.func @f32_operands
+// CHECK-SAME:      tile.mma_sync_refused = "operands are not f16/bf16"
+module {
+  module @kernels {
+    func.func @f32_operands(%arg0: memref<1024xf32>, %arg1: memref<1024xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %cst = arith.constant 0.000000e+00 : f32
+      %c0_i32 = arith.constant 0 : i32
+      %19 = tile.splat %cst : tensor<32x32xf32>
+      %31 = tile.block_load %arg0[%c0_i32, %c0_i32, %c0_i32] {dims = array<i64: 1, 32, 32>} : memref<1024xf32> -> tensor<32x32xf32>
+      %32 = tile.block_load %arg1[%c0_i32, %c0_i32, %c0_i32] {dims = array<i64: 1, 32, 32>} : memref<1024xf32> -> tensor<32x32xf32>
+      %20 = tile.dot %31, %32, %19 : tensor<32x32xf32>, tensor<32x32xf32> -> tensor<32x32xf32>
+      return
+    }
+  }
+}
+
+// -----
+
+// Refused: the K coordinate of a block is not provably a multiple of 8 elements (16-byte
+// aligned cp.async sources).
+// CHECK-LABEL: func.func @column_not_aligned
+// CHECK-SAME:      tile.mma_sync_refused = "block_load column is not provably a multiple of 8 elements"
+module {
+  module @kernels {
+    func.func @column_not_aligned(%arg0: memref<2048xf16>, %arg1: memref<2048xf16>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %cst = arith.constant 0.000000e+00 : f32
+      %c0_i32 = arith.constant 0 : i32
+      %c4_i32 = arith.constant 4 : i32
+      %19 = tile.splat %cst : tensor<32x32xf32>
+      %31 = tile.block_load %arg0[%c0_i32, %c0_i32, %c4_i32] {dims = array<i64: 1, 32, 64>} : memref<2048xf16> -> tensor<32x32xf16>
+      %32 = tile.block_load %arg1[%c0_i32, %c0_i32, %c0_i32] {dims = array<i64: 1, 64, 32>} : memref<2048xf16> -> tensor<32x32xf16>
+      %20 = tile.dot %31, %32, %19 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+      return
+    }
+  }
+}

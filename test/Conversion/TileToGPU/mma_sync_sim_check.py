@@ -1,0 +1,153 @@
+"""Numbers of convert-tile-dot-to-mma-sync's kernels without a GPU: each case is an ONNX
+MatMul / Gemm model (bench/gemm_models.py), compiled by aicc-compile for sm_90 to the tile
+stage (the template's config, or --matmul-config), lowered by aicc-opt
+-convert-tile-dot-to-mma-sync, and run by the SIMT simulator (simt_sim.py: PTX semantics of
+cp.async, ldmatrix, mma.sync; shared-memory races are errors) on seeded random operands. The
+output (poisoned with NaN first) is compared with numpy's float64 result on the same rounded
+operands: relative Frobenius error under 1e-3 (f16 outputs; rounding alone gives ~2e-4) or
+5e-3 (bf16; ~1.7e-3). Shared-memory accesses must be conflict-free (one wavefront per
+ldmatrix matrix and per 8-thread cp.async phase).
+
+--mutate KIND edits the lowered IR the way a broken lowering would (wait: one more
+cp.async group in flight; barrier: no bar.sync; trans: ldmatrix.trans flipped) and expects
+the check to fail.
+
+Usage: mma_sync_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR
+         [--mutate wait|barrier|trans] [CASE_REGEX]
+Prints one line per case, then 'N passed, N failed'; exit 1 when any failed (or, with
+--mutate, when any passed).
+"""
+import argparse, math, os, re, subprocess, sys
+
+import numpy as np
+import onnx
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
+import gemm_models as gm  # noqa: E402
+import simt_sim  # noqa: E402
+
+# (case, --matmul-config or ""): the template's configs (64x32 and 16x32 blocks, 4 and 2
+# warps) and the large ones (128x128 / 4 warps and 128x256 / 8 warps of 64x64 warp tiles,
+# 64x64x64, 32x64x16), ragged M / N / K, every operand layout, bias + GELU and residual
+# epilogues, a batch, K under one block (no K loop), K over more blocks than stages (the
+# ring wraps).
+CASES = [
+    (gm.matmul_case("m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136]), ""),
+    (gm.matmul_case("bmm_3x1x72x40_2x40x24_bf16", "t", "bf16", [3, 1, 72, 40], [2, 40, 24]),
+     ""),
+    (gm.gemm_case("gemm_transA_m136_n72_k200_f16", "t", "f16", 136, 72, 200, trans_a=1),
+     "128x128x32x3"),
+    (gm.gemm_case("gemm_transB_bias_m130_n200_k96_bf16", "t", "bf16", 130, 200, 96,
+                  trans_b=1, bias=True), "128x256x32x2"),
+    (gm.gemm_case("gemm_transAB_m72_n136_k56_f16", "t", "f16", 72, 136, 56, trans_a=1,
+                  trans_b=1), "64x64x64x3"),
+    (gm.gemm_case("linear_gelu_m100_n136_k104_bf16", "t", "bf16", 100, 136, 104, trans_b=1,
+                  bias=True, gelu=True), ""),
+    (gm.matmul_case("m1_n256_k264_f16", "t", "f16", [1, 264], [264, 256]), ""),
+    (dict(gm.matmul_case("residual_gelu_m96_n80_k48_bf16", "t", "bf16", [96, 48], [48, 80]),
+          inputs=[[96, 48], [48, 80], [96, 80]], bias=True, gelu=True), "32x64x16x2"),
+    (gm.matmul_case("m8_n8_k8_f16", "t", "f16", [8, 8], [8, 8]), ""),
+]
+TOL = {"f16": 1e-3, "bf16": 5e-3}
+
+
+def round_to(x, dt):
+    return simt_sim.round_to(x, dt)
+
+
+def reference(c, xs):
+    if c["kind"] == "matmul":
+        y = np.matmul(xs[0], xs[1])
+        if c.get("bias"):
+            y = y + xs[2]
+    else:
+        a = xs[0].T if c["transA"] else xs[0]
+        b = xs[1].T if c["transB"] else xs[1]
+        y = a @ b
+        if c.get("bias"):
+            y = y + xs[2]
+    if c.get("gelu"):  # torch.nn.GELU(): x / 2 (1 + erf(x / sqrt 2))
+        y = 0.5 * y * (1 + np.vectorize(math.erf)(y / math.sqrt(2)))
+    return y
+
+
+def mutate(ir, kind):
+    if kind == "wait":
+        return re.sub(r'"nvvm.cp.async.wait.group"\(\) <\{n = (\d+) : i32\}>',
+                      lambda m: f'"nvvm.cp.async.wait.group"() <{{n = {int(m.group(1)) + 1} : i32}}>',
+                      ir)
+    if kind == "barrier":
+        return "\n".join(l for l in ir.split("\n") if '"gpu.barrier"' not in l)
+    if kind == "trans":
+        return ir.replace("transpose = true", "transpose = TMP").replace(
+            "transpose = false", "transpose = true").replace("transpose = TMP", "transpose = false")
+    raise ValueError(kind)
+
+
+def run_case(a, c, cfg):
+    d = os.path.join(a.work, c["name"])
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "model.onnx")
+    onnx.save(gm.model(c), path)
+    cmd = [a.compile, path, "--target=sm_90", "--emit=tile", "-o", "-"]
+    if cfg:
+        cmd.append(f"--matmul-config={cfg}")
+    tile = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    ir = subprocess.run([a.opt, "-", "-convert-tile-dot-to-mma-sync", "-canonicalize", "-cse",
+                         "--mlir-print-op-generic"], input=tile, check=True,
+                        capture_output=True, text=True).stdout
+    if a.mutate:
+        ir = mutate(ir, a.mutate)
+    s = simt_sim.Sim(ir)
+    conf = " ".join(str(simt_sim.prop(k, "tile.mma_sync") or "") for k in s.kernels.values())
+    conf = re.sub(r" : i64", "", conf)
+    rng = np.random.default_rng(0)
+    xs = []
+    for i, shp in enumerate(c["inputs"]):
+        x = rng.standard_normal(shp) / (math.sqrt(c["K"]) if i == 1 else 1.0)
+        xs.append(round_to(x, c["dtype"]))
+    outs = s.run_main(xs)
+    ref = reference(c, xs)
+    out = outs[0].data.reshape(ref.shape)
+    if np.isnan(out).any():
+        raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
+    err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+    st = s.stats
+    lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
+    cp = st.cp_wavefronts * 8 / max(1, st.cp_async)
+    ok = err < TOL[c["dtype"]] and lm == 1.0 and cp == 1.0
+    return ok, (f"{conf}: rel err {err:.1e} (tol {TOL[c['dtype']]}), shared wavefronts per "
+                f"ldmatrix matrix {lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--compile", required=True)
+    p.add_argument("--opt", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--mutate", choices=["wait", "barrier", "trans"])
+    p.add_argument("filter", nargs="?", default="")
+    a = p.parse_args()
+    passed = failed = 0
+    for c, cfg in CASES:
+        if not re.search(a.filter, c["name"]):
+            continue
+        try:
+            ok, what = run_case(a, c, cfg)
+        except simt_sim.SimError as e:
+            ok, what = False, f"simulation error: {e}"
+        print(f"{'PASS' if ok else 'FAIL'} {c['name']} {cfg or '(template config)'}: {what}",
+              flush=True)
+        passed += ok
+        failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    if a.mutate:
+        return 0 if passed == 0 and failed > 0 else 1
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
