@@ -12,7 +12,7 @@ build=$1
 work=$2
 rm -rf "$work"; mkdir -p "$work"
 export AICC_BENCH_DEST=$work OUT=$work PYTHONDONTWRITEBYTECODE=1
-cases='^num_(m77_n45_k33_|m128_n128_k64_bf16|bmm_.*_bf16|gemm_transB_bias_.*_bf16|linear_gelu_)'
+cases='^num_(m77_n45_k33_|m128_n128_k64_bf16|bmm_4x1x257x129_.*_bf16|gemm_transB_bias_.*_bf16|linear_gelu_)'
 cases+='|^llm_m1_n4096_k4096_bf16$'
 "$root/scripts/bench-gemm.sh" "$build" cpu "$cases"
 gemm=(/usr/bin/python3 "$root/bench/gemm.py" --device cpu --root "$work" --iters 1)
