@@ -709,6 +709,13 @@ LogicalResult WgmmaKernel::run() {
   fn->setAttr("tile.launch_grid",
               b.getDenseI32ArrayAttr({(int32_t)std::min<int64_t>(numSMs, sched.getNumPrograms()), 1, 1}));
   fn->setAttr("tile.launch_block", b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
+  // setmaxnreg needs the register count at kernel entry, which ptxas derives from .maxntid
+  // together with .minnctapersm (65536 / 384 threads: 168); with .maxntid alone it ignores
+  // every setmaxnreg (ptxas info C7508, "'setmaxnreg' ignored; unable to determine register
+  // count at entry") and the consumers never get their 232 registers. CUTLASS's
+  // __launch_bounds__(384, 1) emits the same pair.
+  if (consumers > 1)
+    fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
   fn->setAttr("tile.dynamic_shared_bytes", b.getI64IntegerAttr(smemBytes));
   fn->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
   fn->setAttr("tile.wgmma",
