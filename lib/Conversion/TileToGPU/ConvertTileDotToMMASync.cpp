@@ -354,6 +354,9 @@ bool MmaSyncKernel::match(std::string &why) {
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
   }
+  // num_stages is checked before it multiplies anything (a huge one would wrap the sizes).
+  if (stages > maxSharedBytes / ((opA.stageElems + opB.stageElems) * 2))
+    return why = "num_stages x stage bytes exceed the shared memory per block", false;
   opA.offset = 0;
   opB.offset = stages * opA.stageElems;
   smemBytes = stages * (opA.stageElems + opB.stageElems) * 2;

@@ -278,7 +278,10 @@ bool WgmmaKernel::match(std::string &why) {
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
   }
-  // Shared memory: stages of A then B, each 1024-aligned; then the barriers.
+  // Shared memory: stages of A then B, each 1024-aligned; then the barriers. (num_stages is
+  // checked before it multiplies anything: a huge one would wrap the int64 sizes.)
+  if (stages > 227 * 1024 / (opA.stageBytes + opB.stageBytes))
+    return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
   int64_t off = 0;
   opA.offset = off;
   off += stages * opA.stageBytes;
