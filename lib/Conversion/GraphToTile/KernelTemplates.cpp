@@ -946,6 +946,7 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target,
                                         tf32 && !transA && transB, batch);
   if (!override.empty()) {
+    constexpr int64_t kMaxBlock = 1024, kMaxStages = 16;
     SmallVector<StringRef> parts;
     override.split(parts, 'x');
     SmallVector<int64_t> v;
@@ -958,6 +959,15 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     if (v.size() != parts.size() || (v.size() != 3 && v.size() != 4))
       return anchor->emitError("--matmul-config '")
                  << override << "': expected BMxBNxBK or BMxBNxBKxSTAGES (positive integers)",
+             failure();
+    // Bounds well past every target's space (tensor-core blocks <= 256, 8 stages; a generic
+    // GPU kernel's tiles share 48 KiB): larger values only overflowed i32 tile ranges and
+    // int64 shared-memory sizes, or had the CPU kernel allocate a [BM, BN] tile of gigabytes.
+    if (v[0] > kMaxBlock || v[1] > kMaxBlock || v[2] > kMaxBlock ||
+        (v.size() == 4 && v[3] > kMaxStages))
+      return anchor->emitError("--matmul-config '")
+                 << override << "': block sizes must be at most " << kMaxBlock
+                 << " and num_stages at most " << kMaxStages,
              failure();
     cfg.blockM = v[0];
     cfg.blockN = v[1];

@@ -248,6 +248,13 @@ bool MmaSyncKernel::match(std::string &why) {
   auto bl = dot.getB().getDefiningOp<tl::BlockLoadOp>();
   if (!a || !bl || a->getBlock() != dot->getBlock() || bl->getBlock() != dot->getBlock())
     return why = "dot operands are not tile.block_load next to the dot", false;
+  // The operand tiles live only in shared memory (fragments): nothing but the dot may read them.
+  for (tl::BlockLoadOp l : {a, bl})
+    for (Operation *user : l->getUsers())
+      if (user != dot.getOperation())
+        return why = "a dot operand tile has another user (" +
+                     user->getName().getStringRef().str() + ")",
+               false;
   std::optional<int64_t> ub, st;
   Value init;
   if (dot->getParentOp() == fn.getOperation()) {
@@ -354,6 +361,9 @@ bool MmaSyncKernel::match(std::string &why) {
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
   }
+  // num_stages is checked before it multiplies anything (a huge one would wrap the sizes).
+  if (stages > maxSharedBytes / ((opA.stageElems + opB.stageElems) * 2))
+    return why = "num_stages x stage bytes exceed the shared memory per block", false;
   opA.offset = 0;
   opB.offset = stages * opA.stageElems;
   smemBytes = stages * (opA.stageElems + opB.stageElems) * 2;

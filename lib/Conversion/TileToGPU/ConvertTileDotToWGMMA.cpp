@@ -179,6 +179,13 @@ bool WgmmaKernel::match(std::string &why) {
   auto bl = dot.getB().getDefiningOp<tl::BlockLoadOp>();
   if (!a || !bl || a->getBlock() != dot->getBlock() || bl->getBlock() != dot->getBlock())
     return why = "dot operands are not tile.block_load next to the dot", false;
+  // The operand tiles live only in shared memory (fragments): nothing but the dot may read them.
+  for (tl::BlockLoadOp l : {a, bl})
+    for (Operation *user : l->getUsers())
+      if (user != dot.getOperation())
+        return why = "a dot operand tile has another user (" +
+                     user->getName().getStringRef().str() + ")",
+               false;
   std::optional<int64_t> ub, st;
   Value init;
   if (dot->getParentOp() == fn.getOperation()) {
@@ -278,7 +285,10 @@ bool WgmmaKernel::match(std::string &why) {
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
   }
-  // Shared memory: stages of A then B, each 1024-aligned; then the barriers.
+  // Shared memory: stages of A then B, each 1024-aligned; then the barriers. (num_stages is
+  // checked before it multiplies anything: a huge one would wrap the int64 sizes.)
+  if (stages > 227 * 1024 / (opA.stageBytes + opB.stageBytes))
+    return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
   int64_t off = 0;
   opA.offset = off;
   off += stages * opA.stageBytes;
@@ -709,6 +719,13 @@ LogicalResult WgmmaKernel::run() {
   fn->setAttr("tile.launch_grid",
               b.getDenseI32ArrayAttr({(int32_t)std::min<int64_t>(numSMs, sched.getNumPrograms()), 1, 1}));
   fn->setAttr("tile.launch_block", b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
+  // setmaxnreg needs the register count at kernel entry, which ptxas derives from .maxntid
+  // together with .minnctapersm (65536 / 384 threads: 168); with .maxntid alone it ignores
+  // every setmaxnreg (ptxas info C7508, "'setmaxnreg' ignored; unable to determine register
+  // count at entry") and the consumers never get their 232 registers. CUTLASS's
+  // __launch_bounds__(384, 1) emits the same pair.
+  if (consumers > 1)
+    fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
   fn->setAttr("tile.dynamic_shared_bytes", b.getI64IntegerAttr(smemBytes));
   fn->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
   fn->setAttr("tile.wgmma",

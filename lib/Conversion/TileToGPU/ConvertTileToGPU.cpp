@@ -298,7 +298,8 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       for (StringRef a : {"tile.layouts", "tile.register_path_refused", "tile.programs_per_cta",
                           "tile.wgmma", "tile.wgmma_refused", "tile.mma_sync",
                           "tile.mma_sync_refused", "tile.launch_grid",
-                          "tile.launch_block", "tile.dynamic_shared_bytes", "tile.tensor_maps"})
+                          "tile.launch_block", "tile.dynamic_shared_bytes", "tile.tensor_maps",
+                          "nvvm.minctasm"})
         if (Attribute v = fn->getAttr(a))
           gfn->setAttr(a, v);
 

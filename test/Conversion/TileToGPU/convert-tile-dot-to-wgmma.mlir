@@ -196,3 +196,57 @@ module {
     }
   }
 }
+
+// -----
+
+// A num_stages so large that num_stages x stage bytes wraps int64: refused for shared memory
+// (the check divides instead of multiplying), not a wrapped size that fits and a prologue
+// unrolled 2^62 times.
+module {
+  builtin.module @kernels {
+    // CHECK-LABEL: func.func @huge_stages
+    // CHECK-SAME: tile.wgmma_refused = "num_stages x stage bytes exceed 227 KiB of shared memory"
+    // CHECK: tile.dot
+    func.func @huge_stages(%A: memref<16384xf16>, %B: memref<16384xf16>, %C: memref<16384xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 4611686018427387904, blocks = {BLOCK_M = 64 : i64, BLOCK_N = 64 : i64, BLOCK_K = 64 : i64}>} {
+      %c0 = arith.constant 0 : i32
+      %zero = arith.constant 0.0 : f32
+      %acc0 = tile.splat %zero : tensor<64x64xf32>
+      %a = tile.block_load %A[%c0, %c0, %c0] {dims = array<i64: 1, 128, 128>} : memref<16384xf16> -> tensor<64x64xf16>
+      %b = tile.block_load %B[%c0, %c0, %c0] {dims = array<i64: 1, 128, 128>} : memref<16384xf16> -> tensor<64x64xf16>
+      %d = tile.dot %a, %b, %acc0 : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+      %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+      %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+      %off = tile.broadcast %r2 : tensor<64x1xi32> -> tensor<64x64xi32>
+      tile.store %C[%off], %d : memref<16384xf32>, tensor<64x64xi32>, tensor<64x64xf32>
+      return
+    }
+  }
+}
+
+// -----
+
+// The epilogue reads a dot operand tile too (C = A @ B + A): the operands exist only as
+// shared-memory fragments, so the kernel is refused (it used to fail the whole compile with
+// "tensor-core epilogue: epilogue op not supported").
+module {
+  builtin.module @kernels {
+    // CHECK-LABEL: func.func @operand_reused
+    // CHECK-SAME: tile.wgmma_refused = "a dot operand tile has another user (arith.extf)"
+    // CHECK: tile.dot
+    func.func @operand_reused(%A: memref<16384xf16>, %B: memref<16384xf16>, %C: memref<16384xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_M = 64 : i64, BLOCK_N = 64 : i64, BLOCK_K = 64 : i64}>} {
+      %c0 = arith.constant 0 : i32
+      %zero = arith.constant 0.0 : f32
+      %acc0 = tile.splat %zero : tensor<64x64xf32>
+      %a = tile.block_load %A[%c0, %c0, %c0] {dims = array<i64: 1, 128, 128>} : memref<16384xf16> -> tensor<64x64xf16>
+      %b = tile.block_load %B[%c0, %c0, %c0] {dims = array<i64: 1, 128, 128>} : memref<16384xf16> -> tensor<64x64xf16>
+      %d = tile.dot %a, %b, %acc0 : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+      %ae = arith.extf %a : tensor<64x64xf16> to tensor<64x64xf32>
+      %s = arith.addf %d, %ae : tensor<64x64xf32>
+      %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+      %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+      %off = tile.broadcast %r2 : tensor<64x1xi32> -> tensor<64x64xi32>
+      tile.store %C[%off], %s : memref<16384xf32>, tensor<64x64xi32>, tensor<64x64xf32>
+      return
+    }
+  }
+}

@@ -493,3 +493,61 @@ func.func @refused_not_string() attributes {tile.register_path_refused = 3 : i64
 func.func @programs_per_cta_zero() attributes {tile.programs_per_cta = 0 : i64} {
   return
 }
+
+// -----
+
+func.func @block_load_dims_rank(%A: memref<16384xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.block_load' op dims must be [batch, rows, cols], got 1 entries}}
+  %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 128>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @block_load_dims_zero(%A: memref<16384xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.block_load' op dims must be in [1, 2^31), got [1, 0, 128]}}
+  %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 1, 0, 128>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @block_load_result_rank(%A: memref<16384xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.block_load' op result must be a static non-empty 2-D tile, got 'tensor<64xf16>'}}
+  %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 1, 128, 128>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @block_load_result_empty(%A: memref<16384xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.block_load' op result must be a static non-empty 2-D tile, got 'tensor<0x64xf16>'}}
+  %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 1, 128, 128>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<0x64xf16>
+  return
+}
+
+// -----
+
+func.func @block_load_element(%A: memref<16384xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.block_load' op element type 'f32' differs from the buffer's 'f16'}}
+  %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 1, 128, 128>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @block_load_buffer_small(%A: memref<16384xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.block_load' op buffer of 16384 elements is smaller than dims [2, 128, 128]}}
+  %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 2, 128, 128>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+// 2^30 x 2^30 x 16 = 2^64 elements: the product wraps int64 to 0, which the check must not
+// take for "fits".
+func.func @block_load_buffer_small_wrapping(%A: memref<16384xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.block_load' op buffer of 16384 elements is smaller than dims [1073741824, 1073741824, 16]}}
+  %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 1073741824, 1073741824, 16>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64x64xf16>
+  return
+}

@@ -77,13 +77,14 @@ LogicalResult BlockLoadOp::verify() {
     if (d < 1 || d >= (int64_t(1) << 31))
       return emitOpError("dims must be in [1, 2^31), got [") << dims << "]";
   RankedTensorType t = getType();
-  if (t.getRank() != 2 || !t.hasStaticShape())
-    return emitOpError("result must be a static 2-D tile, got ") << t;
+  if (t.getRank() != 2 || !t.hasStaticShape() || t.getNumElements() == 0)
+    return emitOpError("result must be a static non-empty 2-D tile, got ") << t;
   auto ptr = getPtr().getType();
   if (ptr.getElementType() != t.getElementType())
     return emitOpError("element type ") << t.getElementType() << " differs from the buffer's "
                                         << ptr.getElementType();
-  if (ptr.hasStaticShape() && ptr.getNumElements() < dims[0] * dims[1] * dims[2])
+  // N < d0 * d1 * d2, by division: the product of three dims under 2^31 can wrap int64.
+  if (ptr.hasStaticShape() && ptr.getNumElements() / dims[0] / dims[1] < dims[2])
     return emitOpError("buffer of ") << ptr.getNumElements() << " elements is smaller than dims ["
                                      << dims << "]";
   return success();
