@@ -435,9 +435,8 @@ FailureOr<std::string> aicc::detail::assemblePTX(Location loc, StringRef ptx, St
       failed(out.create(loc, "aicc-kernels", "cubin")) || failed(writeFile(loc, in.path, ptx)))
     return failure();
   std::string arch = ("-arch=" + chip).str();
-  SmallVector<StringRef> args{ptxas, arch, "-O3", in.path, "-o", out.path};
-  if (log)
-    args.push_back("-v");
+  // -v always: the performance diagnostics checked below are "info" lines.
+  SmallVector<StringRef> args{ptxas, arch, "-O3", "-v", in.path, "-o", out.path};
   std::string text;
   if (failed(runTool(loc, ptxas, args, &text)))
     return failure();
@@ -449,6 +448,10 @@ FailureOr<std::string> aicc::detail::assemblePTX(Location loc, StringRef ptx, St
   if (StringRef(text).contains("C7515") ||
       StringRef(text).contains("wgmma.mma_async instructions are serialized"))
     return emitError(loc, "ptxas serialized wgmma (warning C7515): ") << text, failure();
+  // C7508: setmaxnreg ignored (no register count at entry): the tensor-core kernels'
+  // register reallocation between producer and consumer warpgroups would silently not happen.
+  if (StringRef(text).contains("C7508"))
+    return emitError(loc, "ptxas ignored setmaxnreg (C7508): ") << text, failure();
   return readFile(loc, out.path);
 }
 
