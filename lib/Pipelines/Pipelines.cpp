@@ -99,13 +99,15 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
 }
 
 void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip) {
-  if (chip == "sm_90a") {
+  // sm_90a: wgmma first; the kernels it refuses (a config it cannot run, an epilogue that
+  // reads a dot operand) still get tensor cores through mma.sync, which sm_90a runs too.
+  if (chip == "sm_90a")
     pm.addPass(createConvertTileDotToWGMMA());
-  } else if (chip == "sm_80" || chip == "sm_90") {
+  if (chip == "sm_80" || chip == "sm_90" || chip == "sm_90a") {
     ConvertTileDotToMMASyncOptions mma;
     // Opt-in dynamic shared memory per block (CUDA C Programming Guide, "Technical
     // Specifications per Compute Capability"): 8.0 163 KiB, 9.0 227 KiB.
-    mma.maxSharedBytes = chip == "sm_90" ? 227 * 1024 : 163 * 1024;
+    mma.maxSharedBytes = chip == "sm_80" ? 163 * 1024 : 227 * 1024;
     pm.addPass(createConvertTileDotToMMASync(mma));
   }
 }
