@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -17,11 +19,93 @@ namespace tl = aicc::tile;
 
 namespace {
 bool isTileType(Type t) { return isa<RankedTensorType>(t); }
-bool touchesTiles(Operation *op) {
+} // namespace
+
+bool aicc::touchesTiles(Operation *op) {
   return llvm::any_of(op->getOperandTypes(), isTileType) ||
          llvm::any_of(op->getResultTypes(), isTileType);
 }
-} // namespace
+
+std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value mn, int64_t gm,
+                                              int64_t gn, int64_t groupM) {
+  auto c = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); };
+  int64_t perGroup = groupM * gn;
+  Value group = b.create<arith::DivUIOp>(loc, mn, c(perGroup));
+  Value firstM = b.create<arith::MulIOp>(loc, group, c(groupM));
+  Value sizeM = b.create<arith::MinUIOp>(loc, b.create<arith::SubIOp>(loc, c(gm), firstM),
+                                         c(groupM));
+  Value inGroup = b.create<arith::RemUIOp>(loc, mn, c(perGroup));
+  Value pidM = b.create<arith::AddIOp>(loc, firstM, b.create<arith::RemUIOp>(loc, inGroup, sizeM));
+  Value pidN = b.create<arith::DivUIOp>(loc, inGroup, sizeM);
+  return {pidM, pidN};
+}
+
+bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
+  SmallVector<tl::DotOp> dots;
+  fn.walk([&](tl::DotOp d) { dots.push_back(d); });
+  if (dots.size() != 1)
+    return why = "not exactly one tile.dot", false;
+  tl::DotOp dot = dots.front();
+  auto a = dot.getA().getDefiningOp<tl::BlockLoadOp>();
+  auto bl = dot.getB().getDefiningOp<tl::BlockLoadOp>();
+  if (!a || !bl || a->getBlock() != dot->getBlock() || bl->getBlock() != dot->getBlock())
+    return why = "dot operands are not tile.block_load next to the dot", false;
+  // The operand tiles live only in shared memory (fragments): nothing but the dot may read them.
+  for (tl::BlockLoadOp l : {a, bl})
+    for (Operation *user : l->getUsers())
+      if (user != dot.getOperation())
+        return why = "a dot operand tile has another user (" +
+                     user->getName().getStringRef().str() + ")",
+               false;
+  std::optional<int64_t> ub, st;
+  Value init;
+  out = DotKLoop();
+  if (dot->getParentOp() == fn.getOperation()) {
+    // One k block: no loop.
+    out.kOp = dot;
+    out.accResult = dot.getResult();
+    init = dot.getAcc();
+    ub = st = a.getType().getDimSize(1);
+  } else {
+    auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+    if (!loop || loop->getParentOp() != fn.getOperation())
+      return why = "tile.dot is not in a K loop at the kernel's top level", false;
+    if (loop.getNumRegionIterArgs() != 1 || dot.getAcc() != loop.getRegionIterArgs()[0] ||
+        loop.getBody()->getTerminator()->getOperand(0) != dot.getResult())
+      return why = "the K loop does not carry exactly the dot's accumulator", false;
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    ub = getConstantIntValue(loop.getUpperBound());
+    st = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !st || *lb != 0 || *st <= 0)
+      return why = "the K loop's bounds are not constants starting at 0", false;
+    out.loop = loop;
+    out.kOp = loop;
+    out.accResult = loop.getResult(0);
+    init = loop.getInitArgs()[0];
+    for (Operation &op : *loop.getBody())
+      if (&op != dot && &op != a && &op != bl && !isa<scf::YieldOp>(op) &&
+          (touchesTiles(&op) || !isMemoryEffectFree(&op) || op.getNumRegions()))
+        return why = ("K loop holds " + op.getName().getStringRef()).str(), false;
+  }
+  // The accumulator starts at zero.
+  auto isZero = [&]() {
+    if (auto s = init.getDefiningOp<tl::SplatOp>())
+      if (auto c = s.getSrc().getDefiningOp<arith::ConstantFloatOp>())
+        return c.value().isZero();
+    DenseElementsAttr d;
+    if (matchPattern(init, m_Constant(&d)) && d.isSplat())
+      return d.getSplatValue<APFloat>().isZero();
+    return false;
+  };
+  if (!isZero())
+    return why = "the accumulator does not start at zero", false;
+  out.dot = dot;
+  out.a = a;
+  out.b = bl;
+  out.upper = *ub;
+  out.step = *st;
+  return true;
+}
 
 Value AccumulatorEpilogue::add(Value v, int64_t c) {
   return c ? b.create<arith::AddIOp>(loc, v, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), c))

@@ -18,11 +18,47 @@
 
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
 
+namespace mlir::scf {
+class ForOp;
+}
+
 namespace aicc {
+
+/// Whether `op` has a tile (ranked tensor) operand or result.
+bool touchesTiles(mlir::Operation *op);
+
+/// The matmul kernel shape both tensor-core lowerings take: one `tile.dot` whose operands are
+/// `tile.block_load`s read by the dot only, in a K loop at the kernel's top level
+/// (`scf.for %k = 0 to K step BLOCK_K` carrying just the accumulator, holding only the loads,
+/// the dot and side-effect-free scalar ops), or with no loop when K fits one block; the
+/// accumulator starts at zero.
+struct DotKLoop {
+  tile::DotOp dot;
+  tile::BlockLoadOp a, b;
+  /// The K loop, or null (one k block: loads and dot at the top level).
+  mlir::Operation *loop = nullptr;
+  /// The loop, or the dot when there is none: scalars before it are the tile's prologue.
+  mlir::Operation *kOp = nullptr;
+  /// The accumulator after the K loop.
+  mlir::Value accResult;
+  /// The loop's upper bound (K) and step.
+  int64_t upper = 0, step = 0;
+};
+
+/// Matches `fn` against the DotKLoop shape; on failure `why` says what does not fit.
+bool matchDotKLoop(mlir::func::FuncOp fn, DotKLoop &out, std::string &why);
+
+/// Grouped tile order (Triton's matmul tutorial: GROUP_M row tiles per group, for L2 reuse of
+/// B): the (pid_m, pid_n) of linear output tile `mn` (i32, row-major over gm x gn tiles).
+std::pair<mlir::Value, mlir::Value> groupedTilePids(mlir::OpBuilder &b, mlir::Location loc,
+                                                    mlir::Value mn, int64_t gm, int64_t gn,
+                                                    int64_t groupM = 8);
 
 /// Which tile coordinates a thread's accumulator registers hold.
 struct AccumulatorLayout {

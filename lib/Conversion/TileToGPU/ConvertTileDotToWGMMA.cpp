@@ -78,11 +78,6 @@ constexpr int64_t kConsumerRegs = 232;
 /// Bytes of one swizzle row (CU_TENSOR_MAP_SWIZZLE_128B).
 constexpr int64_t kSwizzleBytes = 128;
 
-bool isTileType(Type t) { return isa<RankedTensorType>(t); }
-bool touchesTiles(Operation *op) {
-  return llvm::any_of(op->getOperandTypes(), isTileType) ||
-         llvm::any_of(op->getResultTypes(), isTileType);
-}
 
 /// One dot operand fed by TMA.
 struct Operand {
@@ -170,62 +165,15 @@ private:
 };
 
 bool WgmmaKernel::match(std::string &why) {
-  SmallVector<tl::DotOp> dots;
-  fn.walk([&](tl::DotOp d) { dots.push_back(d); });
-  if (dots.size() != 1)
-    return why = "not exactly one tile.dot", false;
-  dot = dots.front();
-  auto a = dot.getA().getDefiningOp<tl::BlockLoadOp>();
-  auto bl = dot.getB().getDefiningOp<tl::BlockLoadOp>();
-  if (!a || !bl || a->getBlock() != dot->getBlock() || bl->getBlock() != dot->getBlock())
-    return why = "dot operands are not tile.block_load next to the dot", false;
-  // The operand tiles live only in shared memory (fragments): nothing but the dot may read them.
-  for (tl::BlockLoadOp l : {a, bl})
-    for (Operation *user : l->getUsers())
-      if (user != dot.getOperation())
-        return why = "a dot operand tile has another user (" +
-                     user->getName().getStringRef().str() + ")",
-               false;
-  std::optional<int64_t> ub, st;
-  Value init;
-  if (dot->getParentOp() == fn.getOperation()) {
-    // One k block: no loop.
-    kOp = dot;
-    accResult = dot.getResult();
-    init = dot.getAcc();
-    ub = st = a.getType().getDimSize(1);
-  } else {
-    loop = dyn_cast<scf::ForOp>(dot->getParentOp());
-    if (!loop || loop->getParentOp() != fn.getOperation())
-      return why = "tile.dot is not in a K loop at the kernel's top level", false;
-    if (loop.getNumRegionIterArgs() != 1 || dot.getAcc() != loop.getRegionIterArgs()[0] ||
-        loop.getBody()->getTerminator()->getOperand(0) != dot.getResult())
-      return why = "the K loop does not carry exactly the dot's accumulator", false;
-    auto lb = getConstantIntValue(loop.getLowerBound());
-    ub = getConstantIntValue(loop.getUpperBound());
-    st = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !st || *lb != 0 || *st <= 0)
-      return why = "the K loop's bounds are not constants starting at 0", false;
-    kOp = loop;
-    accResult = loop.getResult(0);
-    init = loop.getInitArgs()[0];
-    for (Operation &op : *loop.getBody())
-      if (&op != dot && &op != a && &op != bl && !isa<scf::YieldOp>(op) &&
-          (touchesTiles(&op) || !isMemoryEffectFree(&op)))
-        return why = ("K loop holds " + op.getName().getStringRef()).str(), false;
-  }
-  // The accumulator starts at zero.
-  auto isZero = [&]() {
-    if (auto s = init.getDefiningOp<tl::SplatOp>())
-      if (auto c = s.getSrc().getDefiningOp<arith::ConstantFloatOp>())
-        return c.value().isZero();
-    DenseElementsAttr d;
-    if (matchPattern(init, m_Constant(&d)) && d.isSplat())
-      return d.getSplatValue<APFloat>().isZero();
+  DotKLoop m;
+  if (!matchDotKLoop(fn, m, why))
     return false;
-  };
-  if (!isZero())
-    return why = "the accumulator does not start at zero", false;
+  dot = m.dot;
+  loop = m.loop ? cast<scf::ForOp>(m.loop) : scf::ForOp();
+  kOp = m.kOp;
+  accResult = m.accResult;
+  tl::BlockLoadOp a = m.a, bl = m.b;
+  std::optional<int64_t> ub = m.upper, st = m.step;
   auto accT = dot.getType();
   elem = a.getType().getElementType();
   tf32 = elem.isF32() && dot.getInputPrecision() == tl::InputPrecision::tf32;
@@ -307,14 +255,7 @@ SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
   int64_t gm = grid[0], gn = grid[1];
   Value mn = b.create<arith::RemUIOp>(loc, t, ci32(b, loc, gm * gn));
   Value pidB = b.create<arith::DivUIOp>(loc, t, ci32(b, loc, gm * gn));
-  int64_t perGroup = kGroupM * gn;
-  Value group = b.create<arith::DivUIOp>(loc, mn, ci32(b, loc, perGroup));
-  Value firstM = b.create<arith::MulIOp>(loc, group, ci32(b, loc, kGroupM));
-  Value sizeM = b.create<arith::MinUIOp>(
-      loc, b.create<arith::SubIOp>(loc, ci32(b, loc, gm), firstM), ci32(b, loc, kGroupM));
-  Value inGroup = b.create<arith::RemUIOp>(loc, mn, ci32(b, loc, perGroup));
-  Value pidM = b.create<arith::AddIOp>(loc, firstM, b.create<arith::RemUIOp>(loc, inGroup, sizeM));
-  Value pidN = b.create<arith::DivUIOp>(loc, inGroup, sizeM);
+  auto [pidM, pidN] = groupedTilePids(b, loc, mn, gm, gn, kGroupM);
   return {pidM, pidN, pidB};
 }
 
