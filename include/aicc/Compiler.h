@@ -113,6 +113,9 @@ struct CompileOptions {
   /// f32 matmuls may use tf32 tensor cores (about 1e-3 relative error; sm_90a wgmma path,
   /// Gemm transB = 1 / nn.Linear operand layout). Default: exact f32.
   bool allowTF32 = false;
+  /// 2-D group-1 convolutions: "auto" (implicit GEMM on GPU targets, which feeds the
+  /// tensor-core paths; the direct window loop on the CPU), "implicit-gemm" or "direct".
+  std::string convAlgorithm = "auto";
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

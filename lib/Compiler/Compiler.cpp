@@ -512,6 +512,7 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
     t.target = targetName(opts.target).str();
     t.matmulConfig = opts.matmulConfig;
     t.allowTF32 = opts.allowTF32;
+    t.convAlgorithm = opts.convAlgorithm;
     buildTilePipeline(pm, t);
   });
   GPUPipelineOptions g;
@@ -622,6 +623,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     tileOpts.target = targetName(opts.target).str();
     tileOpts.matmulConfig = opts.matmulConfig;
     tileOpts.allowTF32 = opts.allowTF32;
+    tileOpts.convAlgorithm = opts.convAlgorithm;
     if (failed(stage(Stage::Tile, [&](OpPassManager &pm) { buildTilePipeline(pm, tileOpts); })))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())

@@ -45,6 +45,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const TilePipelineOptions &optio
   o.target = options.target;
   o.matmulConfig = options.matmulConfig;
   o.allowTF32 = options.allowTF32;
+  o.convAlgorithm = options.convAlgorithm;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

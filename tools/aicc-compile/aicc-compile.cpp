@@ -104,6 +104,12 @@ static cl::opt<bool> allowTF32(
              "f32"),
     cl::init(false), cl::cat(cat));
 
+static cl::opt<std::string> convAlgorithm(
+    "conv-algorithm",
+    cl::desc("2-D group-1 convolutions: auto (implicit GEMM on GPU targets, feeding the "
+             "tensor cores; direct on the CPU), implicit-gemm, or direct"),
+    cl::init("auto"), cl::cat(cat));
+
 static cl::opt<std::string> hardware(
     "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
              "h200 (sm_90)"),
@@ -135,6 +141,7 @@ int main(int argc, char **argv) {
   opts.hardware = hardware;
   opts.matmulConfig = matmulConfig;
   opts.allowTF32 = allowTF32;
+  opts.convAlgorithm = convAlgorithm;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');

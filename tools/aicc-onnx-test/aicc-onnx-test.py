@@ -228,7 +228,7 @@ def compile_bound(model, bundle, set_dir, bound, inputs, args, first=None):
     while True:
         if result is None:
             cmd = [os.path.join(args.bin, "aicc-compile"), model, "--target=" + args.target,
-                   "-o", bundle]
+                   "-o", bundle] + args.compile_flag
             for n in bound:
                 path = bound_input_file(set_dir, n, inputs)
                 if path is None:
@@ -262,7 +262,8 @@ def run_test(test_dir, name, args, workdir):
     bound, inputs = [], None
     first_set = os.path.join(test_dir, sets[0]) if sets else None
     rc, out, err, to = run([os.path.join(args.bin, "aicc-compile"), model,
-                            "--target=" + args.target, "-o", bundle], args.timeout)
+                            "--target=" + args.target, "-o", bundle] + args.compile_flag,
+                           args.timeout)
     if rc is not None and rc > 0 and BIND_HINT.search(err) and first_set:
         inputs = graph_input_names(model)
         rc, out, err, to = compile_bound(model, bundle, first_set, bound, inputs, args,
@@ -668,6 +669,9 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--target", default="cpu")
+    p.add_argument("--compile-flag", action="append", default=[],
+                   help="extra aicc-compile flag, e.g. --compile-flag=--conv-algorithm=implicit-gemm "
+                        "(repeatable)")
     p.add_argument("--data", action="append", help="data root(s); default " + DEFAULT_DATA)
     p.add_argument("--suites", default=",".join(SUITES))
     p.add_argument("--pypi-venv", help="add the onnx package's test data from this virtualenv")

@@ -29,7 +29,10 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
            "override the matmul tile config: BMxBNxBK[xSTAGES] (empty: the heuristic)">,
     Option<"allowTF32", "allow-tf32", "bool", "false",
-           "f32 matmuls may run on tf32 tensor cores (input_precision = tf32)">
+           "f32 matmuls may run on tf32 tensor cores (input_precision = tf32)">,
+    Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",
+           "2-D group-1 convs: auto (implicit-gemm on GPU targets, direct on the CPU), "
+           "implicit-gemm (tile.im2col_load + tile.dot) or direct (window loop)">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",

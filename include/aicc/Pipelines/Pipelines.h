@@ -31,6 +31,11 @@ struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOption
   Option<bool> allowTF32{*this, "allow-tf32",
                          llvm::cl::desc("f32 matmuls may run on tf32 tensor cores"),
                          llvm::cl::init(false)};
+  Option<std::string> convAlgorithm{
+      *this, "conv-algorithm",
+      llvm::cl::desc("2-D group-1 convs: auto (implicit-gemm on GPU targets, direct on the "
+                     "CPU), implicit-gemm or direct"),
+      llvm::cl::init("auto")};
 };
 
 struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions> {

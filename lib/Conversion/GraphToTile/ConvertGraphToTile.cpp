@@ -42,6 +42,12 @@ struct ConvertGraphToTilePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    if (convAlgorithm != "auto" && convAlgorithm != "implicit-gemm" && convAlgorithm != "direct") {
+      module.emitError("convert-graph-to-tile: conv-algorithm must be auto, implicit-gemm or "
+                       "direct, got '")
+          << convAlgorithm << "'";
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> graphFuncs;
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal() && !fn->hasAttr(tile::kScheduleAttrName))
@@ -97,6 +103,7 @@ struct ConvertGraphToTilePass
           topts.target = target;
           topts.matmulConfig = matmulConfig;
           topts.allowTF32 = allowTF32;
+          topts.convAlgorithm = convAlgorithm;
           auto kernel = buildKernelForGroup(kb, g, name, topts);
           if (failed(kernel))
             return signalPassFailure();

@@ -891,6 +891,47 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
 //===----------------------------------------------------------------------===//
 // Matmul / Gemm + epilogue template
 //===----------------------------------------------------------------------===//
+/// Applies `--matmul-config` (BMxBNxBK[xSTAGES]; empty: no change) to `cfg`, or fails with
+/// a diagnostic at `anchor`.
+LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,
+                                        MatmulConfig &cfg) {
+  if (override.empty())
+    return success();
+  constexpr int64_t kMaxBlock = 1024, kMaxStages = 16;
+  SmallVector<StringRef> parts;
+  override.split(parts, 'x');
+  SmallVector<int64_t> v;
+  for (StringRef p : parts) {
+    int64_t x;
+    if (p.getAsInteger(10, x) || x < 1)
+      break;
+    v.push_back(x);
+  }
+  if (v.size() != parts.size() || (v.size() != 3 && v.size() != 4))
+    return anchor->emitError("--matmul-config '")
+               << override << "': expected BMxBNxBK or BMxBNxBKxSTAGES (positive integers)",
+           failure();
+  // Bounds well past every target's space (tensor-core blocks <= 256, 8 stages; a generic
+  // GPU kernel's tiles share 48 KiB): larger values only overflowed i32 tile ranges and
+  // int64 shared-memory sizes, or had the CPU kernel allocate a [BM, BN] tile of gigabytes.
+  if (v[0] > kMaxBlock || v[1] > kMaxBlock || v[2] > kMaxBlock ||
+      (v.size() == 4 && v[3] > kMaxStages))
+    return anchor->emitError("--matmul-config '")
+               << override << "': block sizes must be at most " << kMaxBlock
+               << " and num_stages at most " << kMaxStages,
+           failure();
+  cfg.blockM = v[0];
+  cfg.blockN = v[1];
+  cfg.blockK = v[2];
+  if (v.size() == 4)
+    cfg.numStages = v[3];
+  if (cfg.wgmma)
+    cfg.numWarps = 4 * std::max<int64_t>(1, cfg.blockM / 64);
+  if (cfg.mmaSync && cfg.blockM >= 16 && cfg.blockN >= 16)
+    cfg.numWarps = mmaSyncNumWarps(cfg.blockM, cfg.blockN);
+  return success();
+}
+
 FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                     const TemplateOptions &options) {
   StringRef target = options.target, override = options.matmulConfig;
@@ -945,40 +986,8 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   bool tf32 = options.allowTF32 && aT.getElementType().isF32();
   MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target,
                                         tf32 && !transA && transB, batch);
-  if (!override.empty()) {
-    constexpr int64_t kMaxBlock = 1024, kMaxStages = 16;
-    SmallVector<StringRef> parts;
-    override.split(parts, 'x');
-    SmallVector<int64_t> v;
-    for (StringRef p : parts) {
-      int64_t x;
-      if (p.getAsInteger(10, x) || x < 1)
-        break;
-      v.push_back(x);
-    }
-    if (v.size() != parts.size() || (v.size() != 3 && v.size() != 4))
-      return anchor->emitError("--matmul-config '")
-                 << override << "': expected BMxBNxBK or BMxBNxBKxSTAGES (positive integers)",
-             failure();
-    // Bounds well past every target's space (tensor-core blocks <= 256, 8 stages; a generic
-    // GPU kernel's tiles share 48 KiB): larger values only overflowed i32 tile ranges and
-    // int64 shared-memory sizes, or had the CPU kernel allocate a [BM, BN] tile of gigabytes.
-    if (v[0] > kMaxBlock || v[1] > kMaxBlock || v[2] > kMaxBlock ||
-        (v.size() == 4 && v[3] > kMaxStages))
-      return anchor->emitError("--matmul-config '")
-                 << override << "': block sizes must be at most " << kMaxBlock
-                 << " and num_stages at most " << kMaxStages,
-             failure();
-    cfg.blockM = v[0];
-    cfg.blockN = v[1];
-    cfg.blockK = v[2];
-    if (v.size() == 4)
-      cfg.numStages = v[3];
-    if (cfg.wgmma)
-      cfg.numWarps = 4 * std::max<int64_t>(1, cfg.blockM / 64);
-    if (cfg.mmaSync && cfg.blockM >= 16 && cfg.blockN >= 16)
-      cfg.numWarps = mmaSyncNumWarps(cfg.blockM, cfg.blockN);
-  }
+  if (failed(applyMatmulConfigOverride(anchor, override, cfg)))
+    return failure();
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
   int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
   KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps,
@@ -2195,6 +2204,155 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
 }
 
 //===----------------------------------------------------------------------===//
+// Implicit-GEMM convolution template (2-D, group 1): the convolution as the GEMM
+// Y[P, M] = A[P, K] x W^T, P = N * OH * OW output pixels, K = C * KH * KW, A the input's
+// im2col matrix read block by block (tile.im2col_load: never materialized), W the weight as
+// its row-major [M, K] matrix (ONNX [M, C, KH, KW], NHWC [M, KH, KW, C]: K contiguous in
+// both). The K loop has the matmul template's shape (tile.dot on a [BLOCK_M, BLOCK_K] A block
+// and a [BLOCK_K, BLOCK_N] weight block), so the tensor-core lowerings take it; the
+// epilogue (bias, fused elementwise ops) runs on the [BLOCK_M pixels, BLOCK_N channels]
+// accumulator tile and stores it at the NCHW or NHWC output positions.
+//===----------------------------------------------------------------------===//
+
+/// Why `conv` cannot run as an implicit GEMM (empty: it can).
+std::string whyNotImplicitGemm(ConvOp conv) {
+  auto xT = cast<RankedTensorType>(conv.getInput().getType());
+  if (xT.getRank() != 4)
+    return "not a 2-D convolution";
+  if (conv.getGroup() != 1)
+    return "group != 1";
+  Type e = xT.getElementType();
+  if (!e.isF16() && !e.isBF16() && !e.isF32())
+    return "element type is not f16, bf16 or f32";
+  if (!isa<BlockArgument>(conv.getInput()) || !isa<BlockArgument>(conv.getWeight()))
+    return "operands are not kernel inputs";
+  return "";
+}
+
+/// Whether the conv group takes the implicit-GEMM template: `--conv-algorithm` says
+/// implicit-gemm, or auto on a GPU target (the tensor-core paths want the GEMM form; the
+/// CPU keeps the direct window loop).
+bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
+  if (o.convAlgorithm == "direct" || !whyNotImplicitGemm(conv).empty())
+    return false;
+  return o.convAlgorithm == "implicit-gemm" || StringRef(o.target).starts_with("sm_");
+}
+
+FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                      const TemplateOptions &options) {
+  auto conv = cast<ConvOp>(&group.getBody().front().front());
+  if (std::string why = whyNotImplicitGemm(conv); !why.empty())
+    return conv.emitError("implicit-GEMM conv template: ") << why, failure();
+  Value xV = conv.getInput(), wV = conv.getWeight();
+  auto xT = cast<RankedTensorType>(xV.getType()), wT = cast<RankedTensorType>(wV.getType());
+  auto yT = cast<RankedTensorType>(conv.getType());
+  const bool nhwc = false; // graph.conv is NCHW (ONNX); NHWC comes with the layout attribute
+  int64_t N = xT.getDimSize(0), C = xT.getDimSize(nhwc ? 3 : 1);
+  int64_t H = xT.getDimSize(nhwc ? 1 : 2), W = xT.getDimSize(nhwc ? 2 : 3);
+  int64_t OC = wT.getDimSize(0), KH = wT.getDimSize(nhwc ? 1 : 2), KW = wT.getDimSize(nhwc ? 2 : 3);
+  int64_t OH = yT.getDimSize(nhwc ? 1 : 2), OW = yT.getDimSize(nhwc ? 2 : 3);
+  for (int64_t n : {xT.getNumElements(), wT.getNumElements(), yT.getNumElements()})
+    if (n >= (int64_t(1) << 31))
+      return conv.emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  auto outType = cast<RankedTensorType>(group.getResult(0).getType());
+  if (outType.getShape() != yT.getShape())
+    return group.emitError("epilogue changes the conv's shape"), failure();
+  int64_t P = N * OH * OW, K = C * KH * KW, OHW = OH * OW;
+  Type inElem = xT.getElementType();
+  Type acc = computeType(inElem);
+  bool tf32 = options.allowTF32 && inElem.isF32();
+  // The sm_90a lowering gathers the A blocks itself (and the weight blocks when their rows
+  // break the TMA stride rule); mma.sync takes block loads only, so other targets get the
+  // generic config.
+  MatmulConfig cfg = chooseMatmulConfig(P, OC, K, inElem, options.target == "sm_90a",
+                                        options.target, tf32, 1);
+  if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
+    return failure();
+  int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
+  KernelContext kc =
+      makeKernel(builder, group, name, {(P + BM - 1) / BM, (OC + BN - 1) / BN, 1}, cfg.numWarps,
+                 {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
+                  blockAttr(builder, "BLOCK_K", BK)},
+                 cfg.numStages);
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = conv.getLoc();
+  TileBuilder t2{b, loc, {BM, BN}};
+  Value pidM = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pidN = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  Value m0 = b.create<arith::MulIOp>(loc, pidM, t2.i32(BM));
+  Value n0 = b.create<arith::MulIOp>(loc, pidN, t2.i32(BN));
+  auto range1 = [&](Value start, int64_t n) -> Value {
+    return b.create<arith::AddIOp>(
+        loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({n}, b.getI32Type()), start),
+        t2.range(n));
+  };
+  auto op1 = [&](auto tag, Value v, int64_t c) -> Value {
+    using Op = decltype(tag);
+    return b.create<Op>(loc, v,
+                        b.create<tl::SplatOp>(loc, cast<RankedTensorType>(v.getType()), t2.i32(c)));
+  };
+  Value rm = range1(m0, BM), rn = range1(n0, BN);
+  Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
+  Value outMask = b.create<arith::AndIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(P)),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(OC)));
+
+  Value zeroAcc = t2.splatF(acc, 0.0);
+  auto loop = b.create<scf::ForOp>(loc, b.create<arith::ConstantIndexOp>(loc, 0),
+                                   b.create<arith::ConstantIndexOp>(loc, K),
+                                   b.create<arith::ConstantIndexOp>(loc, BK), ValueRange{zeroAcc});
+  {
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value k0 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+    auto arr = [&](ArrayRef<int64_t> v) { return lb.getDenseI64ArrayAttr(v); };
+    auto pads = conv.getPads();
+    Value aTile = lb.create<tl::Im2ColLoadOp>(
+        loc, RankedTensorType::get({BM, BK}, inElem), kc.inParams[kc.argIndex[xV]], m0, k0,
+        arr({N, C, H, W}), lb.getStringAttr(nhwc ? "NHWC" : "NCHW"), arr({KH, KW}),
+        arr(conv.getStrides()), arr({pads[0], pads[1]}), arr(conv.getDilations()),
+        arr({OH, OW}));
+    // The weight as the row-major [OC, K] matrix: its [BN, BK] block at (n0, k0), transposed.
+    Value bTile = lb.create<tl::BlockLoadOp>(loc, RankedTensorType::get({BK, BN}, inElem),
+                                             kc.inParams[kc.argIndex[wV]],
+                                             lb.create<arith::ConstantIntOp>(loc, lb.getI32Type(), 0),
+                                             n0, k0,
+                                             ArrayRef<int64_t>{1, OC, K}, /*transpose=*/true);
+    Value next = lb.create<tl::DotOp>(
+        loc, loop.getRegionIterArg(0).getType(), aTile, bTile, loop.getRegionIterArg(0),
+        tl::InputPrecisionAttr::get(lb.getContext(), tf32 ? tl::InputPrecision::tf32
+                                                          : tl::InputPrecision::ieee));
+    lb.create<scf::YieldOp>(loc, next);
+  }
+  Value result = loop.getResult(0);
+
+  // Output indices per dim (pixel parts split on the 1-D row range, once per row).
+  Value nIdx = op1(arith::DivSIOp(), rm, OHW), pix = op1(arith::RemSIOp(), rm, OHW);
+  Value oh = op1(arith::DivSIOp(), pix, OW), ow = op1(arith::RemSIOp(), pix, OW);
+  SmallVector<Value> idx = nhwc ? SmallVector<Value>{t2.along(nIdx, 0), t2.along(oh, 0),
+                                                     t2.along(ow, 0), rn2}
+                                : SmallVector<Value>{t2.along(nIdx, 0), rn2, t2.along(oh, 0),
+                                                     t2.along(ow, 0)};
+  ArrayRef<int64_t> outShape = outType.getShape();
+  if (conv.getBias()) {
+    auto bias = loadOperand(t2, kc, conv.getBias(), {OC}, {rn2}, outMask);
+    if (failed(bias))
+      return failure();
+    result = b.create<arith::AddFOp>(loc, result, *bias);
+  }
+  auto fused = applyEpilogue(t2, kc, conv, result, outShape, idx, outMask);
+  if (failed(fused))
+    return failure();
+  // NCHW: n * OC * OHW + oc * OHW + pix; NHWC: p * OC + oc (the GEMM's row-major output).
+  Value outOff = nhwc ? t2.offsets({rm2, rn2}, {OC, 1})
+                      : t2.offsets({t2.along(op1(arith::MulIOp(), nIdx, OC * OHW), 0), rn2,
+                                    t2.along(pix, 0)},
+                                   {1, OHW, 1});
+  t2.store(kc.outParams[0], outOff, *fused, outMask);
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+//===----------------------------------------------------------------------===//
 // Scatter template (scatter_elements, scatter_nd). Each program owns a block of the
 // coordinates that updates cannot cross: data's coordinates outside `axis` for
 // scatter_elements (an update only moves along `axis`), the positions within one slice
@@ -2472,6 +2630,9 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
   StringRef kind = group.getKind();
   if (isa<ScatterElementsOp, ScatterNDOp>(group.getBody().front().front()))
     return buildScatter(builder, group, name);
+  if (auto conv = dyn_cast<ConvOp>(group.getBody().front().front());
+      conv && (kind == "window" || kind == "epilogue") && useImplicitGemm(conv, options))
+    return buildConvGemm(builder, group, name, options);
   if (kind == "window" || (kind == "epilogue" && isa<ConvOp>(group.getBody().front().front())))
     return buildWindow(builder, group, name);
   if (kind == "epilogue")

@@ -46,12 +46,15 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
   if (dots.size() != 1)
     return why = "not exactly one tile.dot", false;
   tl::DotOp dot = dots.front();
-  auto a = dot.getA().getDefiningOp<tl::BlockLoadOp>();
+  auto aBlock = dot.getA().getDefiningOp<tl::BlockLoadOp>();
+  auto aIm2col = dot.getA().getDefiningOp<tl::Im2ColLoadOp>();
+  Operation *a = aBlock ? aBlock.getOperation() : aIm2col.getOperation();
   auto bl = dot.getB().getDefiningOp<tl::BlockLoadOp>();
   if (!a || !bl || a->getBlock() != dot->getBlock() || bl->getBlock() != dot->getBlock())
-    return why = "dot operands are not tile.block_load next to the dot", false;
+    return why = "dot operands are not tile.block_load (A: or tile.im2col_load) next to the dot",
+           false;
   // The operand tiles live only in shared memory (fragments): nothing but the dot may read them.
-  for (tl::BlockLoadOp l : {a, bl})
+  for (Operation *l : {a, bl.getOperation()})
     for (Operation *user : l->getUsers())
       if (user != dot.getOperation())
         return why = "a dot operand tile has another user (" +
@@ -65,7 +68,7 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
     out.kOp = dot;
     out.accResult = dot.getResult();
     init = dot.getAcc();
-    ub = st = a.getType().getDimSize(1);
+    ub = st = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
   } else {
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     if (!loop || loop->getParentOp() != fn.getOperation())
@@ -100,7 +103,8 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
   if (!isZero())
     return why = "the accumulator does not start at zero", false;
   out.dot = dot;
-  out.a = a;
+  out.a = aBlock;
+  out.aIm2col = aIm2col;
   out.b = bl;
   out.upper = *ub;
   out.step = *st;

@@ -34,13 +34,15 @@ namespace aicc {
 bool touchesTiles(mlir::Operation *op);
 
 /// The matmul kernel shape both tensor-core lowerings take: one `tile.dot` whose operands are
-/// `tile.block_load`s read by the dot only, in a K loop at the kernel's top level
+/// `tile.block_load`s (A may also be a `tile.im2col_load`) read by the dot only, in a K loop at the kernel's top level
 /// (`scf.for %k = 0 to K step BLOCK_K` carrying just the accumulator, holding only the loads,
 /// the dot and side-effect-free scalar ops), or with no loop when K fits one block; the
 /// accumulator starts at zero.
 struct DotKLoop {
   tile::DotOp dot;
+  /// A is a block load or (implicit-GEMM convolution) an im2col load: exactly one is set.
   tile::BlockLoadOp a, b;
+  tile::Im2ColLoadOp aIm2col;
   /// The K loop, or null (one k block: loads and dot at the top level).
   mlir::Operation *loop = nullptr;
   /// The loop, or the dot when there is none: scalars before it are the tile's prologue.

@@ -237,6 +237,10 @@ bool MmaSyncKernel::match(std::string &why) {
   DotKLoop m;
   if (!matchDotKLoop(fn, m, why))
     return false;
+  if (m.aIm2col)
+    return why = "A is a tile.im2col_load (implicit-GEMM convolution): this path takes block "
+                 "loads only",
+           false;
   dot = m.dot;
   loop = m.loop ? cast<scf::ForOp>(m.loop) : scf::ForOp();
   kOp = m.kOp;

@@ -551,3 +551,59 @@ func.func @block_load_buffer_small_wrapping(%A: memref<16384xf16>, %c: i32) {
   %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 1073741824, 1073741824, 16>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64x64xf16>
   return
 }
+
+// -----
+
+func.func @im2col_kernel_rank(%X: memref<210xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.im2col_load' op kernel must have 2 entries, got 3}}
+  %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @im2col_negative_pad(%X: memref<210xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.im2col_load' op pads entries must be in [0, 2^31), got [-1, 0]}}
+  %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2>, strides = array<i64: 1, 1>, pads = array<i64: -1, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @im2col_layout(%X: memref<210xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.im2col_load' op layout must be "NCHW" or "NHWC", got "NWHC"}}
+  %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NWHC", kernel = array<i64: 3, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @im2col_elem(%X: memref<210xf32>, %c: i32) {
+  // expected-error @+1 {{'tile.im2col_load' op element type 'f16' differs from the buffer's 'f32'}}
+  %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf32>, i32, i32) -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @im2col_small_buffer(%X: memref<200xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.im2col_load' op buffer of 200 elements is smaller than input [2, 3, 7, 5]}}
+  %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<200xf16>, i32, i32) -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @im2col_too_many_rows(%X: memref<210xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.im2col_load' op input, im2col rows (N*OH*OW) and columns (C*KH*KW) must each hold fewer than 2^31 elements}}
+  %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 65536, 65536>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @im2col_positions(%X: memref<210xf16>, %c: i32) {
+  // expected-error @+1 {{'tile.im2col_load' op input positions of spatial dim 0 (output * stride + kernel * dilation) exceed 2^31}}
+  %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2>, strides = array<i64: 1073741824, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>
+  return
+}

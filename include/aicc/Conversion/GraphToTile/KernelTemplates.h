@@ -34,6 +34,11 @@ struct TemplateOptions {
   /// f32 matmuls may use tf32 tensor cores (tile.dot input_precision = tf32; about 1e-3
   /// relative error instead of f32's 1e-7). Off: exact f32.
   bool allowTF32 = false;
+  /// How 2-D group-1 convolutions are computed: "implicit-gemm" (tile.dot on im2col blocks,
+  /// the tensor-core form), "direct" (a loop over the window per output element), or "auto":
+  /// implicit-gemm on GPU targets, direct on the CPU. Convs implicit GEMM cannot take
+  /// (grouped, 1-D/3-D, non-float) are direct whatever this says.
+  std::string convAlgorithm = "auto";
 };
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,

@@ -90,6 +90,59 @@ LogicalResult BlockLoadOp::verify() {
   return success();
 }
 
+LogicalResult Im2ColLoadOp::verify() {
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  auto check = [&](StringRef name, ArrayRef<int64_t> v, size_t n, int64_t lo) -> LogicalResult {
+    if (v.size() != n)
+      return emitOpError(name) << " must have " << n << " entries, got " << v.size();
+    for (int64_t x : v)
+      if (x < lo || x >= kLimit)
+        return emitOpError(name) << " entries must be in [" << lo << ", 2^31), got [" << v << "]";
+    return success();
+  };
+  if (failed(check("input", getInput(), 4, 1)) || failed(check("kernel", getKernel(), 2, 1)) ||
+      failed(check("strides", getStrides(), 2, 1)) || failed(check("pads", getPads(), 2, 0)) ||
+      failed(check("dilations", getDilations(), 2, 1)) ||
+      failed(check("output", getOutput(), 2, 1)))
+    return failure();
+  if (getLayout() != "NCHW" && getLayout() != "NHWC")
+    return emitOpError("layout must be \"NCHW\" or \"NHWC\", got \"") << getLayout() << "\"";
+  RankedTensorType t = getType();
+  if (t.getRank() != 2 || !t.hasStaticShape() || t.getNumElements() == 0)
+    return emitOpError("result must be a static non-empty 2-D tile, got ") << t;
+  auto ptr = getPtr().getType();
+  if (ptr.getElementType() != t.getElementType())
+    return emitOpError("element type ") << t.getElementType() << " differs from the buffer's "
+                                        << ptr.getElementType();
+  // Every product is checked below 2^31 (i32 offsets) by division, so nothing wraps.
+  auto fits = [&](ArrayRef<int64_t> f) {
+    int64_t prod = 1;
+    for (int64_t x : f) {
+      if (x > (kLimit - 1) / prod)
+        return false;
+      prod *= x;
+    }
+    return true;
+  };
+  ArrayRef<int64_t> in = getInput(), k = getKernel(), o = getOutput();
+  if (!fits(in) || !fits({in[0], o[0], o[1]}) || !fits({in[1], k[0], k[1]}))
+    return emitOpError("input, im2col rows (N*OH*OW) and columns (C*KH*KW) must each hold "
+                       "fewer than 2^31 elements");
+  // Any output size is well defined (positions outside the input read zero), but the input
+  // positions oh * stride + kh * dilation must stay in i32 for the bounds checks to hold.
+  for (int d = 0; d < 2; ++d) {
+    int64_t s = getStrides()[d], dl = getDilations()[d];
+    if (o[d] - 1 > (kLimit - 1) / s || k[d] - 1 > (kLimit - 1) / dl ||
+        (o[d] - 1) * s + (k[d] - 1) * dl >= kLimit)
+      return emitOpError("input positions of spatial dim ")
+             << d << " (output * stride + kernel * dilation) exceed 2^31";
+  }
+  if (ptr.hasStaticShape() && ptr.getNumElements() < in[0] * in[1] * in[2] * in[3])
+    return emitOpError("buffer of ") << ptr.getNumElements() << " elements is smaller than input ["
+                                     << in << "]";
+  return success();
+}
+
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), c = getAcc().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)

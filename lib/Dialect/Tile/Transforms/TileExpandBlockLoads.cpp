@@ -1,4 +1,4 @@
-//===- TileExpandBlockLoads.cpp - tile.block_load -> tile.load -------------===//
+//===- TileExpandBlockLoads.cpp - tile.block_load / im2col_load -> tile.load ===//
 //
 // Targets without a block-load unit read a tile.block_load as a gather: i32 element offsets
 // and an in-bounds mask over the block, then a masked tile.load that pads with zero. The
@@ -188,6 +188,82 @@ struct ExpandBlockLoad : OpRewritePattern<BlockLoadOp> {
   }
 };
 
+/// tile.im2col_load -> the masked gather of its description (TileOps.td): per element the
+/// pixel p = row + i and reduction index q = col + j are split into (n, oh, ow) and
+/// (c, kh, kw), the input position is checked against the input (the padding reads zero) and
+/// the NCHW or NHWC offset is formed. Indices are nonnegative wherever the mask holds, so
+/// the splits use unsigned division (masked-off lanes compute garbage offsets they never
+/// read).
+struct ExpandIm2ColLoad : OpRewritePattern<Im2ColLoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Im2ColLoadOp op, PatternRewriter &rewriter) const override {
+    Type elem = op.getType().getElementType();
+    if (!isa<FloatType, IntegerType>(elem))
+      return rewriter.notifyMatchFailure(op, "tile.load pads only float and integer tiles");
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> shape = op.getType().getShape();
+    Type i32 = rewriter.getI32Type();
+    auto tileOf = [&](Type e) { return RankedTensorType::get(shape, e); };
+    auto cst = [&](int64_t v) -> Value {
+      return rewriter.create<SplatOp>(loc, tileOf(i32),
+                                      rewriter.create<arith::ConstantIntOp>(loc, i32, v));
+    };
+    auto add = [&](Value a, Value b) -> Value { return rewriter.create<arith::AddIOp>(loc, a, b); };
+    auto mul = [&](Value a, int64_t c) -> Value {
+      return c == 1 ? a : rewriter.create<arith::MulIOp>(loc, a, cst(c)).getResult();
+    };
+    auto div = [&](Value a, int64_t c) -> Value {
+      return c == 1 ? a : rewriter.create<arith::DivUIOp>(loc, a, cst(c)).getResult();
+    };
+    auto rem = [&](Value a, int64_t c) -> Value {
+      return c == 1 ? cst(0) : rewriter.create<arith::RemUIOp>(loc, a, cst(c)).getResult();
+    };
+    auto below = [&](Value a, int64_t c) -> Value {
+      return rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, a, cst(c));
+    };
+    auto shifted = [&](Value index, Value start) -> Value {
+      if (isConstantIntValue(start, 0))
+        return index;
+      return add(index, rewriter.create<SplatOp>(loc, tileOf(i32), start));
+    };
+    Operation *at = outermostAncestor(op);
+    Value p = shifted(getOrCreateIndexTile(rewriter, at, loc, shape, 0), op.getRow());
+    Value q = shifted(getOrCreateIndexTile(rewriter, at, loc, shape, 1), op.getCol());
+    ArrayRef<int64_t> in = op.getInput(), k = op.getKernel(), out = op.getOutput();
+    int64_t C = in[1], H = in[2], W = in[3], OH = out[0], OW = out[1], KH = k[0], KW = k[1];
+    Value n = div(p, OH * OW), pix = rem(p, OH * OW);
+    Value oh = div(pix, OW), ow = rem(pix, OW);
+    Value c, kh, kw;
+    if (op.isNHWC()) {
+      kh = div(q, KW * C);
+      Value r = rem(q, KW * C);
+      kw = div(r, C);
+      c = rem(r, C);
+    } else {
+      c = div(q, KH * KW);
+      Value r = rem(q, KH * KW);
+      kh = div(r, KW);
+      kw = rem(r, KW);
+    }
+    auto position = [&](Value o, Value kk, int d) -> Value {
+      Value pos = add(mul(o, op.getStrides()[d]), mul(kk, op.getDilations()[d]));
+      int64_t pad = op.getPads()[d];
+      return pad ? rewriter.create<arith::SubIOp>(loc, pos, cst(pad)).getResult() : pos;
+    };
+    Value ih = position(oh, kh, 0), iw = position(ow, kw, 1);
+    Value mask = below(p, op.getNumRows());
+    for (Value m : {below(q, op.getNumCols()), below(ih, H), below(iw, W)})
+      mask = rewriter.create<arith::AndIOp>(loc, mask, m);
+    Value offsets = op.isNHWC() ? add(mul(add(mul(add(mul(n, H), ih), W), iw), C), c)
+                                : add(mul(add(mul(add(mul(n, C), c), H), ih), W), iw);
+    TypedAttr zero = isa<FloatType>(elem) ? TypedAttr(rewriter.getFloatAttr(elem, 0.0))
+                                          : TypedAttr(rewriter.getIntegerAttr(elem, 0));
+    rewriter.replaceOpWithNewOp<LoadOp>(op, op.getType(), op.getPtr(), offsets, mask, zero);
+    return success();
+  }
+};
+
 struct TileExpandBlockLoadsPass
     : public aicc::tile::impl::TileExpandBlockLoadsBase<TileExpandBlockLoadsPass> {
   void runOnOperation() override {
@@ -202,6 +278,12 @@ struct TileExpandBlockLoadsPass
           << (why ? *why : std::string("the rewrite did not apply"));
       failed = true;
     });
+    getOperation().walk([&](Im2ColLoadOp op) {
+      op.emitError("cannot expand tile.im2col_load to tile.load: tile.load pads only float and "
+                   "integer tiles, got ")
+          << op.getType().getElementType();
+      failed = true;
+    });
     if (failed)
       signalPassFailure();
   }
@@ -209,5 +291,5 @@ struct TileExpandBlockLoadsPass
 } // namespace
 
 void aicc::tile::populateExpandBlockLoadPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExpandBlockLoad>(patterns.getContext());
+  patterns.add<ExpandBlockLoad, ExpandIm2ColLoad>(patterns.getContext());
 }

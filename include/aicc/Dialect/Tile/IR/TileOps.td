@@ -132,6 +132,55 @@ def Tile_BlockLoadOp : Tile_Op<"block_load", [
   let hasVerifier = 1;
 }
 
+def Tile_Im2ColLoadOp : Tile_Op<"im2col_load", [
+    MemoryEffects<[MemRead]>]> {
+  let summary = "load a block of the implicit im2col matrix of a 2-D convolution input";
+  let description = [{
+    Implicit-GEMM convolution (the im2col formulation of "cuDNN: Efficient Primitives for
+    Deep Learning", Chetlur et al. 2014, section 3, without materializing the matrix): a 2-D
+    convolution with group 1 is the GEMM Y[P, M] = A[P, K] x W[K, M] over the output pixels
+    P = N * OH * OW (p = (n, oh, ow), row-major) and the reduction K = C * KH * KW. This op
+    reads the [BR, BC] block of A whose top-left element is (`row`, `col`); elements outside
+    A, or whose input position lies in the padding, read as zero:
+
+      p = row + i, q = col + j, 0 <= p < N*OH*OW, 0 <= q < C*KH*KW
+      (n, oh, ow) = p split over [N, OH, OW]
+      layout NCHW: (c, kh, kw) = q split over [C, KH, KW]   (ONNX weight [M, C, KH, KW])
+      layout NHWC: (kh, kw, c) = q split over [KH, KW, C]   (weight [M, KH, KW, C], OHWI)
+      ih = oh * strides[0] - pads[0] + kh * dilations[0]    (iw likewise with index 1)
+      result[i, j] = 0 <= ih < H and 0 <= iw < W ? X[n, c, ih, iw] : 0
+
+    `input` gives the logical input sizes [N, C, H, W] in that order for both layouts;
+    `layout` says how `ptr` stores them (NCHW: ((n*C + c)*H + ih)*W + iw, NHWC:
+    ((n*H + ih)*W + iw)*C + c, elements). `pads` are the begin pads (the end pads only shape
+    `output`). Tensor-core lowerings gather this block into shared memory (16-byte vectors
+    where 8 f16 / 4 f32 consecutive q are contiguous: NHWC with C a multiple of them); other
+    targets expand it into a masked tile.load (tile-expand-block-loads).
+
+    ```mlir
+    %a = tile.im2col_load %X[%p0, %k0] {input = array<i64: 8, 64, 56, 56>, layout = "NHWC",
+           kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1>,
+           dilations = array<i64: 1, 1>, output = array<i64: 56, 56>}
+           : memref<1605632xf16> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalBuffer:$ptr, I32:$row, I32:$col,
+                   DenseI64ArrayAttr:$input, StrAttr:$layout, DenseI64ArrayAttr:$kernel,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$output);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $ptr `[` $row `,` $col `]` attr-dict `:` type($ptr) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isNHWC() { return getLayout() == "NHWC"; }
+    /// Rows of the implicit matrix (N * OH * OW) and its columns (C * KH * KW).
+    int64_t getNumRows() { return getInput()[0] * getOutput()[0] * getOutput()[1]; }
+    int64_t getNumCols() { return getInput()[1] * getKernel()[0] * getKernel()[1]; }
+  }];
+}
+
 def Tile_InputPrecision : I32EnumAttr<"InputPrecision", "dot input precision", [
   I32EnumAttrCase<"ieee", 0>, I32EnumAttrCase<"tf32", 1>]> {
   let cppNamespace = "::aicc::tile";

@@ -42,7 +42,7 @@ def TileFuseElementwise : Pass<"tile-fuse-elementwise", "mlir::func::FuncOp"> {
 }
 
 def TileExpandBlockLoads : Pass<"tile-expand-block-loads", "mlir::func::FuncOp"> {
-  let summary = "Expand tile.block_load into tile.load with offsets and a bounds mask";
+  let summary = "Expand tile.block_load / tile.im2col_load into tile.load with offsets and a mask";
   let description = [{
     For targets without a block-load unit (the CPU, GPUs before sm_90a, and sm_90a kernels
     the TMA path does not take): each `tile.block_load` becomes the element offsets
@@ -57,6 +57,12 @@ def TileExpandBlockLoads : Pass<"tile-expand-block-loads", "mlir::func::FuncOp">
     (`x ult d` is `0 <= x < d` for i32 x and 0 < d < 2^31); checks that hold for every element
     (a constant coordinate whose block lies inside the matrix) are left out. A block_load whose matrices hold 2^31 elements or more
     cannot be addressed with i32 offsets: the pass fails on it.
+
+    A `tile.im2col_load` (implicit-GEMM convolution) becomes its description's gather: the
+    pixel p = row + i and reduction index q = col + j split (unsigned division by constants)
+    into (n, oh, ow) and (c, kh, kw) (NHWC: (kh, kw, c)), the input position
+    ih = oh * stride - pad + kh * dilation (iw likewise), the NCHW or NHWC offset, and the mask
+    p < N*OH*OW, q < C*KH*KW, ih < H, iw < W (unsigned compares, also false below zero).
 
     ```mlir
     %a = tile.block_load %A[%b, %m0, %k0] {dims = array<i64: 2, 100, 40>} : memref<8000xf32> -> tensor<32x16xf32>
