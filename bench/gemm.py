@@ -191,7 +191,7 @@ def read_pb(path):
 def make_inputs(c, dev, gen):
     """Fresh random operands in the case's dtype: A ~ N(0, 1), B ~ N(0, 1/K), bias ~ N(0, 1/4)."""
     t = TORCH_DT[c["dtype"]]
-    scale = [1.0, 1.0 / math.sqrt(c["K"]), 0.5]
+    scale = [1.0, 1.0 / math.sqrt(c["K"]), 0.5]  # conv: K = C * KH * KW, the weight's fan-in
     return [(torch.randn(*s, device=dev, generator=gen, dtype=torch.float32) * k).to(t)
             for s, k in zip(c["inputs"], scale)]
 
@@ -199,6 +199,12 @@ def make_inputs(c, dev, gen):
 def torch_fn(c):
     """The case's function in torch (cuBLAS underneath for the product), on operands as given
     to the model: what the float64 reference and the torch timings both run."""
+    if c["kind"] == "conv":
+        kw = dict(stride=c["stride"], padding=c["pad"], dilation=c["dil"])
+        act = F.relu if c.get("relu") else (lambda y: y)
+        if c.get("bias"):
+            return lambda x, w, b: act(F.conv2d(x, w, b, **kw))
+        return lambda x, w: act(F.conv2d(x, w, **kw))
     if c["kind"] == "matmul":
         if c.get("bias"):
             if c.get("gelu"):
@@ -413,7 +419,8 @@ def tables(res):
                   f"{r['aicc_ms']:.4f} | {fmt(r.get('torch_hot_ms'), '.4f')} | "
                   f"{fmt(r.get('compile_hot_ms'), '.4f')} | {ratio(r.get('aicc_vs_torch'))} | "
                   f"{ratio(r.get('aicc_vs_compile'))} |")
-    perf = [(n, r) for n, r in cs.items() if r.get("group") in ("square", "llm")]
+    # conv rows: the torch column is F.conv2d (cuDNN), M x N x K the implicit GEMM's.
+    perf = [(n, r) for n, r in cs.items() if r.get("group") in ("square", "llm", "conv")]
     if perf:
         print("\n| case | M x N x K | rel err | ok | aicc ms | aicc TFLOP/s | cuBLAS TFLOP/s | "
               "torch.compile TFLOP/s | aicc / cuBLAS | aicc / compile | cuBLAS do_bench "

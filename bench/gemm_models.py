@@ -19,6 +19,12 @@ Groups (the group is the name's first part):
                  nn.Linear (Gemm transB=1 with the bias as C) followed by torch.nn.GELU() at
                  opset 17 (x * 0.5 * (1 + erf(x / sqrt(2))): Div / Erf / Add / Mul / Mul);
                  linear_gelu_mm_* is the 3-D input form (MatMul by W^T given as [K,N], Add)
+  num_conv_*, conv_*  Conv2d (ONNX Conv, NCHW, group 1) as implicit GEMM on the tensor-core
+                 paths (issue 6): numerics on ragged / strided / dilated / padded shapes (+ bias,
+                 + Relu), the f32 form on tf32 (--allow-tf32), and ResNet-50 layers at batch 32
+                 against torch's F.conv2d (cuDNN); `_nhwc` cases are compiled with
+                 --conv-layout=nhwc (channels-last implicit GEMM between two transposes).
+                 GEMM view: M = N*OH*OW, N = output channels, K = C*KH*KW.
 The dtype is the name's last part: f16, bf16 or f32.
 
 Run with Debian's /usr/bin/python3 (python3-onnx) or any python3 with onnx.
@@ -59,6 +65,49 @@ def gemm_case(name, group, dt, m, n, k, trans_a=0, trans_b=0, bias=False, gelu=F
             "inputs": [a, b] + ([[n]] if bias else []), "output": [m, n], "M": m, "N": n,
             "K": k, "batch": 1, "transA": trans_a, "transB": trans_b, "bias": bias,
             "gelu": gelu}
+
+
+def conv_case(name, group, dt, n, c, hw, oc, k, stride=1, pad=0, dil=1, bias=False,
+              relu=False, flags=()):
+    """ONNX Conv: X [n, c, hw, hw], W [oc, c, k, k], optional bias B [oc], optional Relu."""
+    o = (hw + 2 * pad - dil * (k - 1) - 1) // stride + 1
+    return {"name": name, "group": group, "kind": "conv", "dtype": dt,
+            "inputs": [[n, c, hw, hw], [oc, c, k, k]] + ([[oc]] if bias else []),
+            "output": [n, oc, o, o], "M": n * o * o, "N": oc, "K": c * k * k, "batch": 1,
+            "stride": stride, "pad": pad, "dil": dil, "bias": bias, "relu": relu,
+            "compile_flags": list(flags)}
+
+
+# ResNet-50 convolutions at batch 32: (C, H=W, OC, kernel, stride, pad).
+RESNET = ((64, 56, 64, 3, 1, 1), (256, 56, 64, 1, 1, 0), (128, 28, 128, 3, 1, 1),
+          (256, 14, 256, 3, 1, 1), (512, 7, 512, 3, 1, 1), (64, 56, 256, 1, 1, 0))
+
+
+def conv_cases():
+    out = []
+    nhwc = ["--conv-layout=nhwc"]
+    for dt in ("f16", "bf16"):
+        out.append(conv_case(f"num_conv_n2_c16_h15_oc24_k3_p1_{dt}", "num", dt, 2, 16, 15, 24, 3,
+                             pad=1, bias=True))
+        out.append(conv_case(f"num_conv_n3_c8_h17_oc40_k3_s2_p1_d2_relu_{dt}", "num", dt, 3, 8, 17,
+                             40, 3, stride=2, pad=1, dil=2, relu=True))
+        out.append(conv_case(f"num_conv_n2_c64_h14_oc136_k1_{dt}", "num", dt, 2, 64, 14, 136, 1))
+        out.append(conv_case(f"num_conv_n2_c3_h33_oc64_k7_s2_p3_{dt}", "num", dt, 2, 3, 33, 64, 7,
+                             stride=2, pad=3, bias=True))
+        out.append(conv_case(f"num_conv_n2_c64_h15_oc72_k3_p1_nhwc_{dt}", "num", dt, 2, 64, 15, 72,
+                             3, pad=1, bias=True, flags=nhwc))
+        out.append(conv_case(f"num_conv_n2_c16_h15_oc24_k3_s2_p1_nhwc_{dt}", "num", dt, 2, 16, 15,
+                             24, 3, stride=2, pad=1, relu=True, flags=nhwc))
+    cf = conv_case("num_conv_n2_c16_h15_oc24_k3_p1_tf32_f32", "num", "f32", 2, 16, 15, 24, 3,
+                   pad=1, bias=True, flags=["--allow-tf32"])
+    cf["tol"] = 2e-3
+    out.append(cf)
+    for c, hw, oc, k, st, pd in RESNET:
+        base = f"conv_n32_c{c}_h{hw}_oc{oc}_k{k}"
+        out.append(conv_case(base + "_f16", "conv", "f16", 32, c, hw, oc, k, st, pd))
+        out.append(conv_case(base + "_nhwc_f16", "conv", "f16", 32, c, hw, oc, k, st, pd,
+                             flags=nhwc))
+    return out
 
 
 def cases():
@@ -102,6 +151,7 @@ def cases():
         c["compile_flags"] = ["--allow-tf32"]
         c["tol"] = 2e-3
         out.append(c)
+    out += conv_cases()
     out.append(gemm_case("linear_gelu_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
                          trans_b=1, bias=True, gelu=True))
     mm = matmul_case("linear_gelu_mm_4096_f16", "linear_gelu", "f16", [4096, 4096],
@@ -141,7 +191,13 @@ def model(c):
     ins = [h.make_tensor_value_info(n, t, s) for n, s in zip(names, c["inputs"])]
     y = "Y"
     mid = "mm" if c.get("gelu") or (c["kind"] == "matmul" and c.get("bias")) else y
-    if c["kind"] == "matmul":
+    if c["kind"] == "conv":
+        mid = "conv" if c.get("relu") else y
+        nodes = [h.make_node("Conv", names, [mid], strides=[c["stride"]] * 2,
+                             pads=[c["pad"]] * 4, dilations=[c["dil"]] * 2)]
+        if c.get("relu"):
+            nodes.append(h.make_node("Relu", [mid], [y]))
+    elif c["kind"] == "matmul":
         nodes = [h.make_node("MatMul", ["A", "B"], [mid])]
         if c.get("bias"):
             nodes.append(h.make_node("Add", [mid, "C"], ["biased"]))

@@ -75,13 +75,31 @@ namespace {
 constexpr int64_t kGroupM = 8;
 constexpr int64_t kProducerRegs = 40;
 constexpr int64_t kConsumerRegs = 232;
+/// Registers per thread at entry of a 384-thread CTA with .minnctapersm 1 (65536 / 384, down
+/// to a multiple of 8); setmaxnreg only redistributes these within the CTA.
+constexpr int64_t kEntryRegs = 168;
+static_assert(128 * (kEntryRegs - kProducerRegs) >= 256 * (kConsumerRegs - kEntryRegs),
+              "consumer warpgroups would wait forever in setmaxnreg.inc");
+static_assert(128 * (kEntryRegs - 88) >= 256 * (208 - kEntryRegs),
+              "gathering producer: consumer warpgroups would wait forever in setmaxnreg.inc");
 /// Bytes of one swizzle row (CU_TENSOR_MAP_SWIZZLE_128B).
 constexpr int64_t kSwizzleBytes = 128;
 
 
-/// One dot operand fed by TMA.
+/// One dot operand: fed by TMA, or gathered by the producer warpgroup's threads (an im2col
+/// block of an implicit-GEMM convolution, or a block whose rows break the TMA stride rule in
+/// such a kernel).
 struct Operand {
   tl::BlockLoadOp load;
+  tl::Im2ColLoadOp im2col;
+  /// Filled by the producer threads (cp.async / ld + st.shared) in the layout TMA would write
+  /// (K-major, 128-byte swizzle), completing on the `full` mbarrier by plain arrivals.
+  bool gather = false;
+  /// Elements per gathered copy: 16 bytes' worth where consecutive k are contiguous in memory
+  /// (NHWC with C a multiple of them: one cp.async), else 1 (a load and a shared store).
+  int64_t vec = 1;
+  /// Whether this is the dot's A (else B).
+  bool isA = false;
   /// The stored block: rows x cols of the row-major matrix (cols contiguous).
   int64_t rows = 0, cols = 0;
   /// Whether the contiguous dim is K.
@@ -124,6 +142,13 @@ private:
   /// f32 operands on tf32 tensor cores (tile.dot input_precision = tf32).
   bool tf32 = false;
   int64_t consumers = 0;
+  /// Whether some operand is gathered: the producer then runs on all 128 threads of its
+  /// warpgroup (thread 0 alone issues the TMA copies).
+  bool anyGather = false;
+  /// Gathered stages are signalled `gatherDefer` k blocks after their copies were issued
+  /// (cp.async.wait_group gatherDefer), so that that many stages' copies are in flight.
+  int64_t gatherDefer = 0;
+  int64_t producerRegs = kProducerRegs, consumerRegs = kConsumerRegs;
   /// Ping-pong (each consumer warpgroup owns whole tiles, alternating) rather than
   /// cooperative (the consumers split each tile's rows).
   bool pingpong = false;
@@ -159,6 +184,12 @@ private:
   SmallVector<Value> tilePids(OpBuilder &b, Location loc, Value t);
   LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
   void emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args);
+  /// Issues this producer thread's share of the copies of gathered operand `o` for the k
+  /// block `kmap` describes into the stage at shared address `stageAddr` (i64).
+  void emitGather(OpBuilder &b, Location loc, const Operand &o, IRMapping &kmap, Value stageAddr);
+  /// (element offset, in bounds) of element (smem row r, k) of gathered operand `o`'s block.
+  std::pair<Value, Value> gatherAddress(OpBuilder &b, Location loc, const Operand &o,
+                                        IRMapping &kmap, Value r, Value k);
   LogicalResult emitConsumer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args);
   Value descriptor(OpBuilder &b, Location loc, const Operand &op, Value stageOff,
                    int64_t kk, int64_t mnOffset);
@@ -173,9 +204,11 @@ bool WgmmaKernel::match(std::string &why) {
   kOp = m.kOp;
   accResult = m.accResult;
   tl::BlockLoadOp a = m.a, bl = m.b;
+  tl::Im2ColLoadOp ai = m.aIm2col;
   std::optional<int64_t> ub = m.upper, st = m.step;
   auto accT = dot.getType();
-  elem = a.getType().getElementType();
+  auto aT = cast<RankedTensorType>(dot.getA().getType());
+  elem = aT.getElementType();
   tf32 = elem.isF32() && dot.getInputPrecision() == tl::InputPrecision::tf32;
   if (!(elem.isF16() || elem.isBF16() || tf32))
     return why = elem.isF32() ? "f32 operands without input_precision = tf32 (exact f32 asked)"
@@ -184,7 +217,7 @@ bool WgmmaKernel::match(std::string &why) {
     return why = "accumulator is not f32", false;
   BM = accT.getDimSize(0);
   BN = accT.getDimSize(1);
-  BK = a.getType().getDimSize(1);
+  BK = aT.getDimSize(1);
   K = *ub;
   if (*st != BK)
     return why = "K step differs from BLOCK_K", false;
@@ -205,9 +238,33 @@ bool WgmmaKernel::match(std::string &why) {
   elemBytes = tf32 ? 4 : 2;
   kInstr = tf32 ? 8 : 16;
   int64_t rowElems = kSwizzleBytes / elemBytes;
+  // A gathered operand is stored K-major: `rows` (BM or BN) rows of BLOCK_K elements, as
+  // 128-byte-swizzled boxes of [rows x 64 f16] like a K-major TMA operand.
+  auto setupGather = [&](Operand &o, int64_t rows, int64_t vec) -> bool {
+    o.gather = true;
+    anyGather = true;
+    o.kMajor = true;
+    o.rows = rows;
+    o.cols = BK;
+    o.rowElems = rowElems;
+    o.vec = vec;
+    o.stageBytes = rows * BK * elemBytes;
+    if (BK % rowElems || rows % 64 || rows > 256)
+      return why = "gathered operand block is not whole 128-byte swizzle rows x 64-row groups",
+             false;
+    return true;
+  };
   auto setup = [&](Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain) -> bool {
     o.load = l;
+    o.isA = kContiguousIfPlain;
     auto t = l.getType();
+    if ((l.getDims()[2] * elemBytes) % 16) {
+      // Implicit-GEMM kernels gather such blocks (e.g. a 3x3 weight of 1 input channel: rows
+      // of 9 elements); plain matmuls leave them to mma.sync.
+      if (ai)
+        return setupGather(o, o.isA ? BM : BN, 1);
+      return why = "matrix rows are not a multiple of 16 bytes (TMA stride rule)", false;
+    }
     o.rows = l.getTranspose() ? t.getDimSize(1) : t.getDimSize(0);
     o.cols = l.getTranspose() ? t.getDimSize(0) : t.getDimSize(1);
     o.kMajor = l.getTranspose() ? !kContiguousIfPlain : kContiguousIfPlain;
@@ -215,20 +272,41 @@ bool WgmmaKernel::match(std::string &why) {
     o.stageBytes = o.rows * o.cols * elemBytes;
     if (o.cols % rowElems || o.rows > 256)
       return why = "operand block is not a multiple of the 128-byte swizzle row", false;
-    if ((l.getDims()[2] * elemBytes) % 16)
-      return why = "matrix rows are not a multiple of 16 bytes (TMA stride rule)", false;
     return true;
   };
   // A [BM, BK]: plain storage has K contiguous. B [BK, BN]: plain storage has N contiguous.
-  if (!setup(opA, a, true) || !setup(opB, bl, false))
+  // An im2col A is gathered: one 16-byte copy per 8 f16 (4 f32) channels when the input is
+  // NHWC with C a multiple of that (consecutive k are consecutive channels), else per element.
+  if (ai) {
+    opA.im2col = ai;
+    opA.isA = true;
+    int64_t v = 16 / elemBytes;
+    if (!setupGather(opA, BM, ai.isNHWC() && ai.getInput()[1] % v == 0 ? v : 1))
+      return false;
+  } else if (!setup(opA, a, true)) {
     return false;
+  }
+  if (!setup(opB, bl, false))
+    return false;
+  if (anyGather) {
+    // The producer warpgroup computes addresses: 88 registers, the consumers 208. setmaxnreg
+    // moves registers inside the CTA's launch allocation only (168 per thread at 384 threads:
+    // .maxntid 384 + .minnctapersm 1): what the consumers gain, 256 x (208 - 168), must not
+    // exceed what the producer gives back, 128 x (168 - 88), or their setmaxnreg.inc waits
+    // forever (measured: 96 / 208 hung on the H200; CUTLASS's 40 / 232 balance exactly).
+    // Two stages' copies stay in flight behind the one being issued.
+    producerRegs = 88;
+    consumerRegs = 208;
+    gatherDefer = std::min<int64_t>(2, stages - 2);
+  }
   // wgmma transposes only 16-bit operands from shared memory: tf32 needs both K-major (A
   // [M, K] and B stored [N, K], i.e. Gemm transB = 1, the nn.Linear form).
   if (tf32 && (!opA.kMajor || !opB.kMajor))
     return why = "tf32 needs K-major A and B (B stored [N, K])", false;
   // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
   for (Operation &op : fn.getBody().front()) {
-    if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op))
+    if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op) ||
+        op.getNumResults() && (op.getResult(0) == dot.getA() || op.getResult(0) == dot.getB()))
       continue;
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
@@ -334,24 +412,65 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
     waitParity(kb, loc, barrierAddr(kb, loc, emptyBar, s),
                kb.create<arith::XOrIOp>(loc, phase, ci32(kb, loc, 1)));
     Value full = barrierAddr(kb, loc, fullBar, s);
-    kb.create<NVVM::MBarrierArriveExpectTxOp>(
-        loc, Type(), full, ci32(kb, loc, opA.stageBytes + opB.stageBytes), NVVM::MemScopeKind::CTA,
-        false, Value());
     IRMapping kmap = map;
     if (loop) {
       kmap.map(loop.getInductionVar(), kLoop.getInductionVar());
       (void)cloneScalars(kb, *loop.getBody(), kmap, nullptr);
     }
     Value s64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), s);
+    auto stageAddrOf = [&](OpBuilder &ob, const Operand &o) -> Value {
+      return ob.create<arith::AddIOp>(
+          loc, smemBase,
+          ob.create<arith::AddIOp>(loc, ci64(ob, loc, o.offset),
+                                   ob.create<arith::MulIOp>(loc, s64, ci64(ob, loc, o.stageBytes))));
+    };
+    if (anyGather) {
+      // Every producer thread copies its share of the gathered blocks into stage s; the
+      // stage `gatherDefer` blocks back is complete for this thread once cp.async.wait_group
+      // leaves at most gatherDefer groups pending. Its shared-memory writes (generic proxy)
+      // are then fenced for the async proxy that wgmma reads through, and the thread arrives
+      // on that stage's `full` barrier (initialized for 128 such arrivals, + 1 for the TMA
+      // expect_tx arrival when some operand comes by TMA).
+      for (Operand *o : {&opA, &opB})
+        if (o->gather)
+          emitGather(kb, loc, *o, kmap, stageAddrOf(kb, *o));
+      kb.create<NVVM::CpAsyncCommitGroupOp>(loc);
+      Value doneIt = kb.create<arith::SubIOp>(loc, it, ci32(kb, loc, gatherDefer));
+      auto ready = kb.create<scf::IfOp>(
+          loc, kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, doneIt, ci32(kb, loc, 0)),
+          false);
+      OpBuilder rb = ready.getThenBodyBuilder();
+      rb.create<NVVM::CpAsyncWaitGroupOp>(loc, gatherDefer);
+      rb.create<NVVM::FenceProxyOp>(
+          loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+      rb.create<NVVM::MBarrierArriveOp>(
+          loc, Type(),
+          barrierAddr(rb, loc, fullBar, rb.create<arith::RemUIOp>(loc, doneIt, ci32(rb, loc, stages))),
+          Value());
+    }
+    int64_t tmaBytes = 0;
+    for (Operand *o : {&opA, &opB})
+      if (!o->gather)
+        tmaBytes += o->stageBytes;
+    OpBuilder tmaB = kb;
+    if (tmaBytes && anyGather) {
+      auto t0 = kb.create<scf::IfOp>(
+          loc, kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(kb, loc, 0)), false);
+      tmaB = t0.getThenBodyBuilder();
+    }
+    if (tmaBytes)
+      tmaB.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), full, ci32(tmaB, loc, tmaBytes),
+                                                  NVVM::MemScopeKind::CTA, false, Value());
     for (Operand *o : {&opA, &opB}) {
+      if (o->gather)
+        continue;
+      OpBuilder &kb = tmaB;
       Value desc = args[o->descArg];
       Value batch = kmap.lookupOrDefault(o->load.getBatch());
       Value row = kmap.lookupOrDefault(o->load.getRow());
       Value col = kmap.lookupOrDefault(o->load.getCol());
-      Value stageAddr = kb.create<arith::AddIOp>(
-          loc, smemBase,
-          kb.create<arith::AddIOp>(loc, ci64(kb, loc, o->offset),
-                                   kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, o->stageBytes))));
+      Value stageAddr = stageAddrOf(kb, *o);
       for (int64_t j = 0; j < o->numBoxes(); ++j) {
         Value dst = kb.create<LLVM::IntToPtrOp>(
             loc, LLVM::LLVMPointerType::get(kb.getContext(), 7),
@@ -365,6 +484,154 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
     kb.create<scf::YieldOp>(loc, ValueRange{kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, 1))});
   }
   tb.create<scf::YieldOp>(loc, kLoop.getResults());
+  if (anyGather && gatherDefer > 0) {
+    // The last gatherDefer stages: wait for all copies, fence, arrive.
+    Value itEnd = tileLoop.getResult(0);
+    b.create<NVVM::CpAsyncWaitGroupOp>(loc, 0);
+    b.create<NVVM::FenceProxyOp>(
+          loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+    for (int64_t d = gatherDefer; d >= 1; --d) {
+      Value j = b.create<arith::SubIOp>(loc, itEnd, ci32(b, loc, d));
+      auto ifOp = b.create<scf::IfOp>(
+          loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, j, ci32(b, loc, 0)), false);
+      OpBuilder ib = ifOp.getThenBodyBuilder();
+      ib.create<NVVM::MBarrierArriveOp>(
+          loc, Type(),
+          barrierAddr(ib, loc, fullBar, ib.create<arith::RemUIOp>(loc, j, ci32(ib, loc, stages))),
+          Value());
+    }
+  }
+}
+
+std::pair<Value, Value> WgmmaKernel::gatherAddress(OpBuilder &b, Location loc, const Operand &o,
+                                                   IRMapping &kmap, Value r, Value k) {
+  auto c = [&](int64_t v) { return ci32(b, loc, v); };
+  auto add = [&](Value x, Value y) -> Value { return b.create<arith::AddIOp>(loc, x, y); };
+  auto mul = [&](Value x, int64_t v) -> Value {
+    return v == 1 ? x : b.create<arith::MulIOp>(loc, x, c(v)).getResult();
+  };
+  auto div = [&](Value x, int64_t v) -> Value {
+    return v == 1 ? x : b.create<arith::DivUIOp>(loc, x, c(v)).getResult();
+  };
+  auto rem = [&](Value x, int64_t v) -> Value {
+    return v == 1 ? c(0) : b.create<arith::RemUIOp>(loc, x, c(v)).getResult();
+  };
+  auto below = [&](Value x, int64_t v) -> Value {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c(v));
+  };
+  auto both = [&](Value x, Value y) -> Value { return b.create<arith::AndIOp>(loc, x, y); };
+  if (o.im2col) {
+    // tile.im2col_load's formula (TileOps.td), per element; unsigned splits are exact where
+    // the bounds hold and the rest is masked.
+    tl::Im2ColLoadOp l = o.im2col;
+    Value p = add(kmap.lookupOrDefault(l.getRow()), r);
+    Value q = add(kmap.lookupOrDefault(l.getCol()), k);
+    ArrayRef<int64_t> in = l.getInput(), kr = l.getKernel(), out = l.getOutput();
+    int64_t C = in[1], H = in[2], W = in[3], KH = kr[0], KW = kr[1];
+    Value n = div(p, out[0] * out[1]), pix = rem(p, out[0] * out[1]);
+    Value oh = div(pix, out[1]), ow = rem(pix, out[1]);
+    Value ch, kh, kw;
+    if (l.isNHWC()) {
+      kh = div(q, KW * C);
+      kw = div(rem(q, KW * C), C);
+      ch = rem(q, C);
+    } else {
+      ch = div(q, KH * KW);
+      kh = div(rem(q, KH * KW), KW);
+      kw = rem(q, KW);
+    }
+    auto pos = [&](Value ov, Value kv, int d) -> Value {
+      return b.create<arith::SubIOp>(
+          loc, add(mul(ov, l.getStrides()[d]), mul(kv, l.getDilations()[d])), c(l.getPads()[d]));
+    };
+    Value ih = pos(oh, kh, 0), iw = pos(ow, kw, 1);
+    Value ok = both(both(below(p, l.getNumRows()), below(q, l.getNumCols())),
+                    both(below(ih, H), below(iw, W)));
+    Value off = l.isNHWC() ? add(mul(add(mul(add(mul(n, H), ih), W), iw), C), ch)
+                           : add(mul(add(mul(add(mul(n, C), ch), H), ih), W), iw);
+    return {off, ok};
+  }
+  // A block_load: smem row r / column k is block element (r, k) when k runs along the
+  // stored rows (K contiguous: A plain, B transposed), else (k, r).
+  tl::BlockLoadOp l = o.load;
+  bool kAlongCols = o.isA ? !l.getTranspose() : l.getTranspose();
+  ArrayRef<int64_t> d = l.getDims();
+  Value batch = kmap.lookupOrDefault(l.getBatch());
+  Value row = add(kmap.lookupOrDefault(l.getRow()), kAlongCols ? r : k);
+  Value col = add(kmap.lookupOrDefault(l.getCol()), kAlongCols ? k : r);
+  Value ok = both(below(batch, d[0]), both(below(row, d[1]), below(col, d[2])));
+  Value off = add(mul(add(mul(batch, d[1]), row), d[2]), col);
+  return {off, ok};
+}
+
+void WgmmaKernel::emitGather(OpBuilder &b, Location loc, const Operand &o, IRMapping &kmap,
+                             Value stageAddr) {
+  MLIRContext *ctx = b.getContext();
+  // Units of `vec` elements: unit u = tid + 128 i is row u / unitsPerRow, k (u % unitsPerRow)
+  // * vec; unitsPerRow divides 128, so a thread keeps its k and steps rows by 128 /
+  // unitsPerRow (consecutive threads read consecutive k: coalesced along NHWC channels).
+  int64_t unitsPerRow = o.cols / o.vec;
+  int64_t perThread = o.rows * unitsPerRow / 128;
+  int64_t rowStep = 128 / unitsPerRow;
+  Value rBase = b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, unitsPerRow));
+  Value k = b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, tid, ci32(b, loc, unitsPerRow)),
+                                    ci32(b, loc, o.vec));
+  // Shared byte offset of (r, k) in the swizzled box layout (see the file comment): box
+  // k / rowElems, row r (128 bytes each), 16-byte chunk ((k % rowElems) * bytes / 16) XOR
+  // (r mod 8), byte within the chunk.
+  Value kInRow = b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, k, ci32(b, loc, o.rowElems)),
+                                         ci32(b, loc, elemBytes));
+  Value boxOff = b.create<arith::MulIOp>(loc, b.create<arith::DivUIOp>(loc, k, ci32(b, loc, o.rowElems)),
+                                         ci32(b, loc, o.boxBytes()));
+  Value chunk = b.create<arith::DivUIOp>(loc, kInRow, ci32(b, loc, 16));
+  Value within = b.create<arith::RemUIOp>(loc, kInRow, ci32(b, loc, 16));
+  tl::Im2ColLoadOp im2col = o.im2col;
+  tl::BlockLoadOp load = o.load;
+  Value memref = kmap.lookupOrDefault(im2col ? im2col.getPtr() : load.getPtr());
+  Value raw = b.create<arith::IndexCastOp>(
+      loc, b.getI64Type(), b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref));
+  auto gPtrTy = LLVM::LLVMPointerType::get(ctx, 1);
+  Value gBase = b.create<LLVM::AddrSpaceCastOp>(
+      loc, gPtrTy, b.create<LLVM::IntToPtrOp>(loc, LLVM::LLVMPointerType::get(ctx), raw));
+  Type et = elem;
+  // One unit (row r): its source address, its swizzled destination, the copy.
+  auto unit = [&](OpBuilder &b, Value r) {
+    auto [off, ok] = gatherAddress(b, loc, o, kmap, r, k);
+    Value safeOff = b.create<arith::SelectOp>(loc, ok, off, ci32(b, loc, 0));
+    Value src = b.create<LLVM::GEPOp>(loc, gPtrTy, et, gBase, ArrayRef<LLVM::GEPArg>{safeOff});
+    Value sw = b.create<arith::XOrIOp>(loc, chunk, b.create<arith::RemUIOp>(loc, r, ci32(b, loc, 8)));
+    Value inStage = b.create<arith::AddIOp>(
+        loc, b.create<arith::AddIOp>(loc, boxOff, b.create<arith::MulIOp>(loc, r, ci32(b, loc, kSwizzleBytes))),
+        b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, sw, ci32(b, loc, 16)), within));
+    Value dst = sharedPtr(b, loc, b.create<arith::AddIOp>(
+                                      loc, stageAddr, b.create<arith::ExtUIOp>(loc, b.getI64Type(), inStage)));
+    if (o.vec > 1) {
+      // 16 bytes, or 0 source bytes (zero fill) where out of bounds (PTX ISA "cp.async").
+      Value bytes = b.create<arith::SelectOp>(loc, ok, ci32(b, loc, 16), ci32(b, loc, 0));
+      b.create<NVVM::CpAsyncOp>(loc, dst, src, b.getI32IntegerAttr(16),
+                                NVVM::LoadCacheModifierKindAttr::get(ctx, NVVM::LoadCacheModifierKind::CG),
+                                bytes);
+    } else {
+      Value v = b.create<LLVM::LoadOp>(loc, et, src);
+      Value zero = b.create<arith::ConstantOp>(loc, et, b.getFloatAttr(et, 0.0));
+      b.create<LLVM::StoreOp>(loc, b.create<arith::SelectOp>(loc, ok, v, zero), dst);
+    }
+  };
+  // Few units (the 16-byte copies): straight-line code, their row terms kept in registers
+  // across k blocks. Many (per-element gathers): a loop, so that the row terms of 32-64 rows
+  // are not all hoisted out of the K loop (they spilled).
+  if (perThread <= 8) {
+    for (int64_t i = 0; i < perThread; ++i)
+      unit(b, b.create<arith::AddIOp>(loc, rBase, ci32(b, loc, i * rowStep)));
+    return;
+  }
+  auto uLoop = b.create<scf::ForOp>(loc, b.create<arith::ConstantIndexOp>(loc, 0),
+                                    b.create<arith::ConstantIndexOp>(loc, perThread),
+                                    b.create<arith::ConstantIndexOp>(loc, 1));
+  OpBuilder ub = OpBuilder::atBlockBegin(uLoop.getBody());
+  Value i32v = ub.create<arith::IndexCastOp>(loc, ub.getI32Type(), uLoop.getInductionVar());
+  unit(ub, ub.create<arith::AddIOp>(loc, rBase, ub.create<arith::MulIOp>(loc, i32v, ci32(ub, loc, rowStep))));
 }
 
 LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
@@ -564,6 +831,8 @@ LogicalResult WgmmaKernel::run() {
   // What the runtime needs to build the TMA descriptors (read before the body is rewritten).
   SmallVector<Attribute> maps;
   for (Operand *o : {&opA, &opB}) {
+    if (o->gather)
+      continue;
     auto bufArg = cast<BlockArgument>(o->load.getPtr());
     ArrayRef<int64_t> d = o->load.getDims();
     NamedAttrList m;
@@ -577,14 +846,15 @@ LogicalResult WgmmaKernel::run() {
   // New signature: the buffers, then one CUtensorMap per TMA operand (byval, grid_constant).
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   unsigned nArgs = src.getNumArguments();
-  opA.descArg = nArgs;
-  opB.descArg = nArgs + 1;
   Block *dst = new Block();
   SmallVector<Value> args;
   for (BlockArgument a : src.getArguments())
     args.push_back(dst->addArgument(a.getType(), a.getLoc()));
-  args.push_back(dst->addArgument(ptrTy, loc));
-  args.push_back(dst->addArgument(ptrTy, loc));
+  for (Operand *o : {&opA, &opB})
+    if (!o->gather) {
+      o->descArg = args.size();
+      args.push_back(dst->addArgument(ptrTy, loc));
+    }
   SmallVector<Type> inputs(dst->getArgumentTypes());
   fn.setType(FunctionType::get(ctx, inputs, {}));
   fn.getBody().push_back(dst);
@@ -593,8 +863,8 @@ LogicalResult WgmmaKernel::run() {
   NamedAttrList tmaArgAttrs;
   tmaArgAttrs.append("tile.tensor_map", UnitAttr::get(ctx));
   SmallVector<DictionaryAttr> argAttrs(nArgs, DictionaryAttr::get(ctx));
-  argAttrs.push_back(tmaArgAttrs.getDictionary(ctx));
-  argAttrs.push_back(tmaArgAttrs.getDictionary(ctx));
+  for (size_t i = nArgs; i < args.size(); ++i)
+    argAttrs.push_back(tmaArgAttrs.getDictionary(ctx));
   fn.setAllArgAttrs(argAttrs);
 
   OpBuilder b = OpBuilder::atBlockBegin(dst);
@@ -616,8 +886,12 @@ LogicalResult WgmmaKernel::run() {
     auto init = b.create<scf::IfOp>(loc, t0, false);
     OpBuilder ib = init.getThenBodyBuilder();
     for (int64_t s = 0; s < stages; ++s) {
+      // One arrival: the producer's arrive.expect_tx (TMA operands); + 128 when the producer
+      // threads gather an operand (one arrival each).
+      bool anyTMA = !opA.gather || !opB.gather;
       ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, fullBar, ci32(ib, loc, s)),
-                                      ci32(ib, loc, 1), Value());
+                                      ci32(ib, loc, (anyTMA ? 1 : 0) + (anyGather ? 128 : 0)),
+                                      Value());
       // One arrival per consumer warpgroup that reads the stage.
       ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, emptyBar, ci32(ib, loc, s)),
                                       ci32(ib, loc, pingpong ? 1 : consumers), Value());
@@ -636,16 +910,20 @@ LogicalResult WgmmaKernel::run() {
     // Register budgets move from the producer to the consumers (setmaxnreg needs the
     // 384-thread cap of two consumer warpgroups; with one, every thread already has 255).
     if (consumers > 1)
-      pb.create<NVVM::SetMaxRegisterOp>(loc, kProducerRegs, NVVM::SetMaxRegisterAction::decrease);
-    Value t0 = pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(pb, loc, 0));
-    auto one = pb.create<scf::IfOp>(loc, t0, false);
-    OpBuilder ob = one.getThenBodyBuilder();
-    emitProducer(ob, loc, src, args);
+      pb.create<NVVM::SetMaxRegisterOp>(loc, producerRegs, NVVM::SetMaxRegisterAction::decrease);
+    if (anyGather) {
+      emitProducer(pb, loc, src, args);
+    } else {
+      Value t0 = pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(pb, loc, 0));
+      auto one = pb.create<scf::IfOp>(loc, t0, false);
+      OpBuilder ob = one.getThenBodyBuilder();
+      emitProducer(ob, loc, src, args);
+    }
   }
   {
     OpBuilder cb = roles.getElseBodyBuilder();
     if (consumers > 1)
-      cb.create<NVVM::SetMaxRegisterOp>(loc, kConsumerRegs, NVVM::SetMaxRegisterAction::increase);
+      cb.create<NVVM::SetMaxRegisterOp>(loc, consumerRegs, NVVM::SetMaxRegisterAction::increase);
     if (failed(emitConsumer(cb, loc, src, args)))
       return failure();
   }
