@@ -235,12 +235,19 @@ void PowOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext 
 //===----------------------------------------------------------------------===//
 // Conv / pools
 //===----------------------------------------------------------------------===//
+/// Checks the window geometry of a conv / pool: `in` and `out` have the same rank, the spatial
+/// dims are dims [firstSpatial, firstSpatial + k) of both (k = rank - 2), and each output size
+/// fits the padded input: the last window starts inside it (ONNX Conv / MaxPool output-size
+/// formula, floor mode upper bound).
 static LogicalResult verifyWindow(Operation *op, RankedTensorType in, RankedTensorType out,
                                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+                                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                                  int64_t firstSpatial = 2) {
   int64_t k = in.getRank() - 2;
   if (k < 1 || out.getRank() != in.getRank())
-    return op->emitOpError("needs [N, C, spatial...] input and output of the same rank");
+    return op->emitOpError(firstSpatial == 2
+                               ? "needs [N, C, spatial...] input and output of the same rank"
+                               : "needs [N, spatial..., C] input and output of the same rank");
   if ((int64_t)kernel.size() != k || (int64_t)strides.size() != k ||
       (int64_t)dilations.size() != k || (int64_t)pads.size() != 2 * k)
     return op->emitOpError("kernel, strides, dilations need ")
@@ -249,10 +256,11 @@ static LogicalResult verifyWindow(Operation *op, RankedTensorType in, RankedTens
     if (strides[d] < 1 || dilations[d] < 1 || kernel[d] < 1 || pads[d] < 0 || pads[d + k] < 0)
       return op->emitOpError("strides, dilations and kernel must be positive, pads >= 0");
     int64_t span = (kernel[d] - 1) * dilations[d] + 1;
-    int64_t o = out.getDimSize(d + 2);
+    int64_t i = in.getDimSize(d + firstSpatial);
+    int64_t o = out.getDimSize(d + firstSpatial);
     // The last window must start inside the (begin-)padded input.
-    if (o < 1 || (o - 1) * strides[d] > in.getDimSize(d + 2) + pads[d] + pads[d + k] - 1 ||
-        in.getDimSize(d + 2) + pads[d] + pads[d + k] < span)
+    if (o < 1 || (o - 1) * strides[d] > i + pads[d] + pads[d + k] - 1 ||
+        i + pads[d] + pads[d + k] < span)
       return op->emitOpError("output size ") << o << " of spatial dim " << d
                                              << " does not fit the padded input";
   }
@@ -261,17 +269,43 @@ static LogicalResult verifyWindow(Operation *op, RankedTensorType in, RankedTens
 
 LogicalResult ConvOp::verify() {
   auto in = getInput().getType(), w = getWeight().getType(), out = getType();
+  StringRef layout = getLayout();
+  if (layout != "NCHW" && layout != "NHWC")
+    return emitOpError("layout must be \"NCHW\" (channels first) or \"NHWC\" (channels "
+                       "last), got \"")
+           << layout << "\"";
+  bool last = layout == "NHWC";
+  int64_t rank = in.getRank();
+  if (rank < 3 || w.getRank() != rank || out.getRank() != rank)
+    return emitOpError("shapes do not match: X, W and Y need one rank >= 3 (")
+           << (last ? "X [N, D1..Dk, C], W [M, K1..Kk, C/group], Y [N, O1..Ok, M]"
+                    : "X [N, C, D1..Dk], W [M, C/group, K1..Kk], Y [N, M, O1..Ok]")
+           << "), got X " << in << ", W " << w << ", Y " << out;
+  // Channel dims: X's C, W's C/group, Y's M (W's M is dim 0 in both layouts).
+  int64_t cDim = last ? rank - 1 : 1;
+  int64_t c = in.getDimSize(cDim), cw = w.getDimSize(cDim), m = w.getDimSize(0);
   int64_t g = getGroup();
-  if (w.getRank() != in.getRank() || g < 1 || in.getDimSize(1) % g ||
-      w.getDimSize(1) * g != in.getDimSize(1) || w.getDimSize(0) % g ||
-      out.getDimSize(1) != w.getDimSize(0) || out.getDimSize(0) != in.getDimSize(0))
-    return emitOpError("shapes do not match: X ")
-           << in << ", W " << w << ", Y " << out << ", group " << g;
+  if (g < 1 || c % g || m % g)
+    return emitOpError("shapes do not match: group ")
+           << g << " must be >= 1 and divide C = " << c << " (X dim " << cDim
+           << ") and M = " << m << " (W dim 0); layout " << layout;
+  if (cw * g != c)
+    return emitOpError("shapes do not match: W ")
+           << w << " has " << cw << " input channels per group (dim " << cDim << ", layout "
+           << layout << "), X " << in << " has C / group = " << c << " / " << g;
+  if (out.getDimSize(cDim) != m)
+    return emitOpError("shapes do not match: Y ")
+           << out << " has " << out.getDimSize(cDim) << " channels (dim " << cDim
+           << ", layout " << layout << "), W " << w << " has M = " << m;
+  if (out.getDimSize(0) != in.getDimSize(0))
+    return emitOpError("shapes do not match: batch N of Y ")
+           << out << " differs from X " << in;
   if (getBias() && cast<RankedTensorType>(getBias().getType()).getShape() !=
-                       ArrayRef<int64_t>{w.getDimSize(0)})
-    return emitOpError("bias must have shape [M]");
-  return verifyWindow(*this, in, out, w.getShape().drop_front(2), getStrides(), getPads(),
-                      getDilations());
+                       ArrayRef<int64_t>{m})
+    return emitOpError("bias must have shape [M] = [") << m << "]";
+  int64_t first = last ? 1 : 2;
+  return verifyWindow(*this, in, out, w.getShape().slice(first, rank - 2), getStrides(),
+                      getPads(), getDilations(), first);
 }
 
 LogicalResult MaxPoolOp::verify() {
