@@ -7,6 +7,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cstring>
+#include <vector>
+
 using namespace mlir;
 using namespace aicc::graph;
 
@@ -659,11 +662,101 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  for (auto [i, p] : llvm::enumerate(getPerm()))
+static bool isIdentityPerm(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
     if ((int64_t)i != p)
+      return false;
+  return true;
+}
+
+/// Constants up to this many bytes fold to `dense`, bigger ones to `dense_resource` (the
+/// importer's threshold, ImportONNX's kMaxDenseBytes, so the IR text stays small).
+static constexpr uint64_t kMaxFoldedDenseBytes = 64 * 1024;
+
+/// `value` (a dense or dense_resource constant of `inType`) transposed by `perm` into
+/// `outType`: result element at multi-index r is input element at s with s[perm[i]] = r[i].
+/// Byte-sized element types only (i1 is bit-packed in `dense`); null when not foldable.
+static Attribute transposeConstant(Attribute value, RankedTensorType inType,
+                                   RankedTensorType outType, ArrayRef<int64_t> perm) {
+  Type elem = inType.getElementType();
+  if (!inType.hasStaticShape() || !outType.hasStaticShape() || !elem.isIntOrFloat() ||
+      elem.getIntOrFloatBitWidth() % 8)
+    return {};
+  int64_t bytesPer = elem.getIntOrFloatBitWidth() / 8, n = inType.getNumElements();
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.getType() != inType)
       return {};
-  return getInput();
+    if (dense.isSplat())
+      return DenseElementsAttr::get(outType, dense.getSplatValue<Attribute>());
+    raw = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || res.getType() != inType)
+      return {};
+    raw = blob->getData();
+  } else {
+    return {};
+  }
+  if ((int64_t)raw.size() != n * bytesPer)
+    return {};
+  // Input strides (elements) in the order of the result dims.
+  int64_t rank = inType.getRank();
+  SmallVector<int64_t> inStrides(rank, 1), strides(rank);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inType.getDimSize(d + 1);
+  for (int64_t i = 0; i < rank; ++i)
+    strides[i] = inStrides[perm[i]];
+  std::vector<char> out(raw.size());
+  SmallVector<int64_t> idx(rank, 0);
+  int64_t src = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(out.data() + i * bytesPer, raw.data() + src * bytesPer, bytesPer);
+    // Odometer over the result's multi-index, keeping `src` in step.
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      src += strides[d];
+      if (++idx[d] < outType.getDimSize(d))
+        break;
+      src -= strides[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+  if ((uint64_t)out.size() <= kMaxFoldedDenseBytes)
+    return DenseElementsAttr::getFromRawBuffer(outType, out);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      out, alignof(uint64_t), /*dataIsMutable=*/false);
+  return DenseResourceElementsAttr::get(outType, "transposed", std::move(blob));
+}
+
+/// Folds: the identity permutation; transpose(transpose(x, p), q) = transpose(x, r) with
+/// r[i] = p[q[i]] (x itself when r is the identity; in place otherwise); a transpose of a
+/// constant (the constant, transposed: graph-conv-layout's OHWI weights).
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (isIdentityPerm(perm))
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> p = inner.getPerm();
+    if (p.size() != perm.size())
+      return {};
+    SmallVector<int64_t> composed;
+    for (int64_t q : perm) {
+      if (q < 0 || q >= (int64_t)p.size())
+        return {};
+      composed.push_back(p[q]);
+    }
+    if (isIdentityPerm(composed))
+      return inner.getInput();
+    setPerm(composed);
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (Attribute value = adaptor.getInput()) {
+    auto in = getRanked(getInput());
+    if (in && (int64_t)perm.size() == in.getRank())
+      return transposeConstant(value, in, getType(), perm);
+  }
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
