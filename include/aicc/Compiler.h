@@ -113,6 +113,11 @@ struct CompileOptions {
   /// f32 matmuls may use tf32 tensor cores (about 1e-3 relative error; sm_90a wgmma path,
   /// Gemm transB = 1 / nn.Linear operand layout). Default: exact f32.
   bool allowTF32 = false;
+  /// Layout of 2-D group-1 convolutions after the graph stage (aicc-graph-pipeline's
+  /// conv-layout, graph-conv-layout): "nchw" (as imported, no rewrite) or "nhwc" (channels
+  /// last, weights OHWI, transposes around; for tensor-core implicit GEMM). Anything else is
+  /// an error.
+  std::string convLayout = "nchw";
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

@@ -482,6 +482,23 @@ static Stage stageOf(EmitKind emit) {
   return Stage::Bundle;
 }
 
+/// Interim guard (remove with the NHWC conv kernel template): the kernel templates
+/// (convert-graph-to-tile's window template) read graph.conv as NCHW, so an NHWC conv
+/// (--conv-layout=nhwc, graph-conv-layout) would compile into wrong numbers. Refuse it,
+/// located, before the tile stage.
+static LogicalResult checkConvLayoutsHaveKernels(ModuleOp module) {
+  WalkResult r = module.walk([](graph::ConvOp c) {
+    if (c.getLayout() == "NCHW")
+      return WalkResult::advance();
+    c.emitError("graph.conv with layout \"")
+        << c.getLayout()
+        << "\" has no kernel template yet (the window template is NCHW-only); compile with "
+           "--conv-layout=nchw";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
 static void setGPUOptions(GPUPipelineOptions &g, const CompileOptions &opts) {
   g.chip = targetName(opts.target).str();
   g.features = opts.target == Target::SM90a ? "+ptx80" : "+ptx78";
@@ -504,7 +521,9 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   };
   if (from == Stage::ONNX)
     os << "onnx: import (ONNX ModelProto -> graph dialect), or parse graph-dialect MLIR\n";
-  mlirStage(Stage::Graph, buildGraphPipeline);
+  GraphPipelineOptions graphOpts;
+  graphOpts.convLayout = opts.convLayout;
+  mlirStage(Stage::Graph, [&](OpPassManager &pm) { buildGraphPipeline(pm, graphOpts); });
   mlirStage(Stage::Fused,
             [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); });
   mlirStage(Stage::Tile, [&](OpPassManager &pm) {
@@ -571,6 +590,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (!hw)
     return llvm::createStringError("unknown hardware '" + opts.hardware +
                                    "' (expected h200 or sm_90)");
+  if (opts.convLayout != "nchw" && opts.convLayout != "nhwc")
+    return llvm::createStringError("unknown conv layout '" + opts.convLayout +
+                                   "' (expected nchw or nhwc)");
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
@@ -607,7 +629,10 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
         return success();
       return driver.runStage(*module, s, build);
     };
-    if (failed(stage(Stage::Graph, buildGraphPipeline)))
+    GraphPipelineOptions graphOpts;
+    graphOpts.convLayout = opts.convLayout;
+    if (failed(stage(Stage::Graph,
+                     [&](OpPassManager &pm) { buildGraphPipeline(pm, graphOpts); })))
       return diags.error("graph pipeline failed");
     if (to == Stage::Graph)
       return printOp(*module);
@@ -618,6 +643,8 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return emit == EmitKind::Dot            ? emitDot(*module)
              : emit == EmitKind::FusionReport ? aicc::detail::emitFusionReport(*module, *hw)
                                               : printOp(*module);
+    if (rank(from) < rank(Stage::Tile) && failed(checkConvLayoutsHaveKernels(*module)))
+      return diags.error("tile pipeline failed");
     TilePipelineOptions tileOpts;
     tileOpts.target = targetName(opts.target).str();
     tileOpts.matmulConfig = opts.matmulConfig;
