@@ -98,11 +98,10 @@ struct SinkTransposeBelowElementwise : public RewritePattern {
       else
         operands.push_back(o);
     }
-    OperationState state(op->getLoc(), op->getName());
-    state.addOperands(operands);
-    state.addAttributes(op->getAttrs());
-    state.addTypes(permuted(rt, inv));
-    Operation *inner = rewriter.create(state);
+    // A clone keeps the op's properties (alpha, fmod, ...) as they are.
+    Operation *inner = rewriter.clone(*op);
+    inner->setOperands(operands);
+    inner->getResult(0).setType(permuted(rt, inv));
     rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), inner->getResult(0), back));
     return success();
   }
