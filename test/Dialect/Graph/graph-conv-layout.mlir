@@ -105,3 +105,16 @@ func.func @nhwc_to_nchw(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>) -> ten
   %0 = graph.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, layout = "NHWC", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x6x4xf32>
   return %0 : tensor<1x6x6x4xf32>
 }
+
+// -----
+
+// A sunk op keeps its attributes (leaky_relu's alpha).
+// CHECK-LABEL: func.func @sink_keeps_attributes
+// CHECK:         %[[C:.*]] = graph.conv {{.*}}layout = "NHWC"
+// CHECK-NEXT:    %[[L:.*]] = graph.leaky_relu %[[C]] {alpha = 2.500000e-01 : f64} : tensor<1x8x8x4xf32>
+// CHECK-NEXT:    graph.transpose %[[L]], [0, 3, 1, 2]
+func.func @sink_keeps_attributes(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %0 = graph.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %1 = graph.leaky_relu %0 {alpha = 0.25 : f64} : tensor<1x4x8x8xf32>
+  return %1 : tensor<1x4x8x8xf32>
+}
