@@ -116,6 +116,11 @@ struct CompileOptions {
   /// 2-D group-1 convolutions: "auto" (implicit GEMM on GPU targets, which feeds the
   /// tensor-core paths; the direct window loop on the CPU), "implicit-gemm" or "direct".
   std::string convAlgorithm = "auto";
+  /// Layout of 2-D group-1 convolutions after the graph stage (aicc-graph-pipeline's
+  /// conv-layout, graph-conv-layout): "nchw" (as imported, no rewrite) or "nhwc" (channels
+  /// last, weights OHWI, transposes around; for tensor-core implicit GEMM). Anything else is
+  /// an error.
+  std::string convLayout = "nchw";
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

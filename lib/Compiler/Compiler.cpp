@@ -504,7 +504,9 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   };
   if (from == Stage::ONNX)
     os << "onnx: import (ONNX ModelProto -> graph dialect), or parse graph-dialect MLIR\n";
-  mlirStage(Stage::Graph, buildGraphPipeline);
+  GraphPipelineOptions graphOpts;
+  graphOpts.convLayout = opts.convLayout;
+  mlirStage(Stage::Graph, [&](OpPassManager &pm) { buildGraphPipeline(pm, graphOpts); });
   mlirStage(Stage::Fused,
             [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); });
   mlirStage(Stage::Tile, [&](OpPassManager &pm) {
@@ -572,6 +574,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (!hw)
     return llvm::createStringError("unknown hardware '" + opts.hardware +
                                    "' (expected h200 or sm_90)");
+  if (opts.convLayout != "nchw" && opts.convLayout != "nhwc")
+    return llvm::createStringError("unknown conv layout '" + opts.convLayout +
+                                   "' (expected nchw or nhwc)");
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
@@ -608,7 +613,10 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
         return success();
       return driver.runStage(*module, s, build);
     };
-    if (failed(stage(Stage::Graph, buildGraphPipeline)))
+    GraphPipelineOptions graphOpts;
+    graphOpts.convLayout = opts.convLayout;
+    if (failed(stage(Stage::Graph,
+                     [&](OpPassManager &pm) { buildGraphPipeline(pm, graphOpts); })))
       return diags.error("graph pipeline failed");
     if (to == Stage::Graph)
       return printOp(*module);

@@ -22,10 +22,24 @@
 using namespace mlir;
 
 void aicc::buildGraphPipeline(OpPassManager &pm) {
+  buildGraphPipeline(pm, GraphPipelineOptions());
+}
+
+void aicc::buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(graph::createGraphInferShapes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(graph::createGraphRecompose());
+  // After the re-composition (it matches the imported NCHW chains), before fusion (which
+  // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
+  // imported layout: nothing to do. Any other value goes to the pass, which rejects it.
+  if (options.convLayout != "nchw") {
+    graph::GraphConvLayoutOptions layout;
+    layout.layout = options.convLayout;
+    pm.addNestedPass<func::FuncOp>(graph::createGraphConvLayout(layout));
+    // Two convs of one input each transposed it.
+    pm.addPass(createCSEPass());
+  }
   // After the re-composition (it matches reduce_mean chains), before fusion.
   pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction());
 }
@@ -158,8 +172,9 @@ void aicc::buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options
 }
 
 void aicc::registerPipelines() {
-  PassPipelineRegistration<>("aicc-graph-pipeline", "graph cleanup (shapes, canonicalize, cse)",
-                             buildGraphPipeline);
+  PassPipelineRegistration<GraphPipelineOptions>(
+      "aicc-graph-pipeline", "graph cleanup (shapes, canonicalize, cse, conv layout)",
+      [](OpPassManager &pm, const GraphPipelineOptions &o) { buildGraphPipeline(pm, o); });
   PassPipelineRegistration<>("aicc-fusion-pipeline", "form fusion groups",
                              [](OpPassManager &pm) { buildFusionPipeline(pm); });
   PassPipelineRegistration<TilePipelineOptions>(

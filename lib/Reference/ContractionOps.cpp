@@ -88,14 +88,15 @@ EvalResult evalGemm(GemmOp op, const Tensor &a, const Tensor &b, const Tensor *c
   return r;
 }
 
-/// Walks the window of output position `out` (a multi-index over [N, C, O...]) of a
-/// convolution or pool: calls f(inPos, kPos, inside) for every kernel offset kPos, with
-/// inPos[d] = out[2 + d] * strides[d] + kPos[d] * dilations[d] - padsBegin[d] and
-/// `inside` whether inPos lies in the input's spatial dims.
+/// Walks the window of output position `out` (a multi-index over [N, C, O...], or
+/// [N, O..., C] with firstSpatial = 1) of a convolution or pool: calls f(inPos, kPos, inside)
+/// for every kernel offset kPos, with inPos[d] = out[firstSpatial + d] * strides[d] + kPos[d] *
+/// dilations[d] - padsBegin[d] and `inside` whether inPos lies in the input's spatial dims.
 template <typename F>
 void forEachWindowPosition(ArrayRef<int64_t> out, ArrayRef<int64_t> inShape,
                            ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                           ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, F f) {
+                           ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, F f,
+                           int64_t firstSpatial = 2) {
   int64_t k = kernel.size();
   int64_t windowSize = 1;
   for (int64_t d : kernel)
@@ -105,8 +106,8 @@ void forEachWindowPosition(ArrayRef<int64_t> out, ArrayRef<int64_t> inShape,
     unravel(w, kernel, kPos);
     bool inside = true;
     for (int64_t d = 0; d < k; ++d) {
-      inPos[d] = out[2 + d] * strides[d] + kPos[d] * dilations[d] - pads[d];
-      inside &= inPos[d] >= 0 && inPos[d] < inShape[2 + d];
+      inPos[d] = out[firstSpatial + d] * strides[d] + kPos[d] * dilations[d] - pads[d];
+      inside &= inPos[d] >= 0 && inPos[d] < inShape[firstSpatial + d];
     }
     f(ArrayRef<int64_t>(inPos), ArrayRef<int64_t>(kPos), inside);
   }
@@ -132,36 +133,55 @@ int64_t nchwIndex(int64_t n, int64_t c, ArrayRef<int64_t> spatial, ArrayRef<int6
   return linear;
 }
 
+/// Row-major position of [n, spatial..., c] in a tensor of `shape` (channels last).
+int64_t nhwcIndex(int64_t n, ArrayRef<int64_t> spatial, int64_t c, ArrayRef<int64_t> shape) {
+  int64_t linear = n;
+  for (size_t d = 0; d < spatial.size(); ++d)
+    linear = linear * shape[1 + d] + spatial[d];
+  return linear * shape.back() + c;
+}
+
 // ONNX Conv: Y[n, m, o] = B[m] + sum_{c, kk} X[n, g * C/group + c, o * strides + kk *
 // dilations - pads_begin] * W[m, c, kk] with g = m / (M / group); positions outside the
-// input read 0.
+// input read 0. Layout "NHWC" (GraphOps.td): X [N, D..., C], W [M, K..., C/group],
+// Y [N, O..., M], the same sum (in the same order, so both layouts give the same bits).
 EvalResult evalConv(ConvOp op, const Tensor &x, const Tensor &w, const Tensor *bias) {
   if (w.shape.size() != x.shape.size() ||
       failed(checkWindow(op, x.shape, w.shape.size() - 2, op.getStrides(), op.getPads(),
                          op.getDilations())))
     return failure();
+  bool last = op.getLayout() == "NHWC";
+  if (!last && op.getLayout() != "NCHW")
+    return evalError(op) << "conv layout '" << op.getLayout() << "' is not NCHW or NHWC",
+           failure();
+  int64_t rank = x.shape.size(), cDim = last ? rank - 1 : 1, first = last ? 1 : 2;
   Tensor r = Tensor::zeros(resultType(op));
   int64_t group = op.getGroup();
-  int64_t M = w.shape[0], Cg = w.shape[1];
+  int64_t M = w.shape[0], Cg = w.shape[cDim];
   if (group < 1 || M % group)
     return evalError(op) << "conv group does not divide the output channels", failure();
   int64_t Mg = M / group;
-  if (x.shape[1] != group * Cg)
-    return evalError(op) << "conv input channels do not match the weight", failure();
-  ArrayRef<int64_t> kernel = ArrayRef<int64_t>(w.shape).drop_front(2);
+  if (x.shape[cDim] != group * Cg || r.shape[cDim] != M)
+    return evalError(op) << "conv channels do not match the weight", failure();
+  ArrayRef<int64_t> kernel = ArrayRef<int64_t>(w.shape).slice(first, rank - 2);
+  auto at = [&](int64_t n, int64_t c, ArrayRef<int64_t> spatial, ArrayRef<int64_t> shape) {
+    return last ? nhwcIndex(n, spatial, c, shape) : nchwIndex(n, c, spatial, shape);
+  };
   SmallVector<int64_t> idx;
   for (int64_t i = 0, n = r.numElements(); i < n; ++i) {
     unravel(i, r.shape, idx);
-    int64_t batch = idx[0], m = idx[1], g = m / Mg;
+    int64_t batch = idx[0], m = idx[cDim], g = m / Mg;
     double sum = bias ? bias->floats[m] : 0.0;
     for (int64_t c = 0; c < Cg; ++c)
-      forEachWindowPosition(idx, x.shape, kernel, op.getStrides(), op.getPads(), op.getDilations(),
-                            [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t> kPos, bool inside) {
-                              if (!inside)
-                                return;
-                              sum += x.floats[nchwIndex(batch, g * Cg + c, inPos, x.shape)] *
-                                     w.floats[nchwIndex(m, c, kPos, w.shape)];
-                            });
+      forEachWindowPosition(
+          idx, x.shape, kernel, op.getStrides(), op.getPads(), op.getDilations(),
+          [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t> kPos, bool inside) {
+            if (!inside)
+              return;
+            sum += x.floats[at(batch, g * Cg + c, inPos, x.shape)] *
+                   w.floats[at(m, c, kPos, w.shape)];
+          },
+          first);
     r.floats[i] = sum;
   }
   return r;

@@ -5,6 +5,7 @@
 //                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
 //                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
 //                [--bind-input NAME=FILE.pb ...] [--fusion-report [--hardware=h200]]
+//                [--conv-layout=nchw|nhwc]
 //
 // MODEL is .onnx (ONNX ModelProto) or .mlir (graph dialect), or the output of an earlier
 // --compile-to stage given with --compile-from. The output is written to a temporary file
@@ -115,6 +116,12 @@ static cl::opt<std::string> hardware(
              "h200 (sm_90)"),
     cl::init("h200"), cl::cat(cat));
 
+static cl::opt<std::string> convLayout(
+    "conv-layout",
+    cl::desc("layout of 2-D group-1 convolutions: nchw (default, as imported) or nhwc (channels "
+             "last, weights OHWI: graph-conv-layout, for tensor-core implicit GEMM)"),
+    cl::init("nchw"), cl::cat(cat));
+
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "aicc-compile") << msg << "\n";
   return 1;
@@ -142,6 +149,7 @@ int main(int argc, char **argv) {
   opts.matmulConfig = matmulConfig;
   opts.allowTF32 = allowTF32;
   opts.convAlgorithm = convAlgorithm;
+  opts.convLayout = convLayout;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');

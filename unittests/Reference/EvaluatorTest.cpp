@@ -388,6 +388,74 @@ TEST_F(EvaluatorTest, ConvWithPaddingStrideAndGroups) {
   expectFloats(r, {1, 2, 2, 2}, {1, 5, 11, 28, 101, 102, 102, 104});
 }
 
+/// `t` (row-major, of `shape`) transposed by `perm`: result dim i = input dim perm[i].
+std::vector<double> transposed(const std::vector<double> &t, ArrayRef<int64_t> shape,
+                               ArrayRef<int64_t> perm) {
+  size_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1), outShape;
+  for (size_t d = rank - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * shape[d];
+  for (int64_t p : perm)
+    outShape.push_back(shape[p]);
+  std::vector<double> out(t.size());
+  SmallVector<int64_t> idx(rank, 0);
+  for (size_t i = 0; i < t.size(); ++i) {
+    int64_t src = 0;
+    for (size_t d = 0; d < rank; ++d)
+      src += idx[d] * strides[perm[d]];
+    out[i] = t[src];
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < outShape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+// graph.conv layout "NHWC" (GraphOps.td) is the NCHW conv with X and W transposed by
+// [0, 2, 3, 1] and Y by [0, 3, 1, 2]: random X, W, B; stride, asymmetric pads, dilation,
+// a non-square kernel; group 1 and group 2. Same sums in the same order: equal bits.
+TEST_F(EvaluatorTest, ConvNHWCEqualsTransposedNCHW) {
+  Type f64 = Float64Type::get(&ctx);
+  uint64_t state = 12345;
+  auto random = [&] { // 64-bit LCG (Knuth, MMIX), top 53 bits to [-1, 1).
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return double(state >> 11) / double(1ULL << 53) * 2 - 1;
+  };
+  for (int64_t group : {1, 2}) {
+    const int64_t N = 2, C = 4, H = 7, W = 6, M = 6, KH = 3, KW = 2, OH = 4, OW = 5;
+    std::vector<double> x(N * C * H * W), w(M * (C / group) * KH * KW), b(M);
+    for (auto *vec : {&x, &w, &b})
+      for (double &v : *vec)
+        v = random();
+    // OH = (7 + 1 + 0 - 3) / 2 + 1 = 4 (pads H 1/0, stride 2); OW = (6 + 0 + 1 - 3) / 1 + 1
+    // = 5 (pads W 0/1, dilation 2: span 3).
+    std::string attrs = "{strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 1>, "
+                        "dilations = array<i64: 1, 2>, group = " +
+                        std::to_string(group) + " : i64";
+    std::string cg = std::to_string(C / group);
+    std::string nchw = R"(
+      func.func @f(%x: tensor<2x4x7x6xf64>, %w: tensor<6x)" + cg + R"(x3x2xf64>, %b: tensor<6xf64>) -> tensor<2x6x4x5xf64> {
+        %0 = graph.conv %x, %w, %b )" + attrs + R"(} : (tensor<2x4x7x6xf64>, tensor<6x)" + cg + R"(x3x2xf64>, tensor<6xf64>) -> tensor<2x6x4x5xf64>
+        return %0 : tensor<2x6x4x5xf64>
+      })";
+    std::string nhwc = R"(
+      func.func @f(%x: tensor<2x7x6x4xf64>, %w: tensor<6x3x2x)" + cg + R"(xf64>, %b: tensor<6xf64>) -> tensor<2x4x5x6xf64> {
+        %0 = graph.conv %x, %w, %b )" + attrs + R"(, layout = "NHWC"} : (tensor<2x7x6x4xf64>, tensor<6x3x2x)" + cg + R"(xf64>, tensor<6xf64>) -> tensor<2x4x5x6xf64>
+        return %0 : tensor<2x4x5x6xf64>
+      })";
+    Tensor ref = run1(nchw, {floats(f64, {N, C, H, W}, x), floats(f64, {M, C / group, KH, KW}, w),
+                             floats(f64, {M}, b)});
+    ASSERT_EQ(ArrayRef<int64_t>(ref.shape), ArrayRef<int64_t>({N, M, OH, OW}));
+    Tensor r = run1(nhwc, {floats(f64, {N, H, W, C}, transposed(x, {N, C, H, W}, {0, 2, 3, 1})),
+                           floats(f64, {M, KH, KW, C / group},
+                                  transposed(w, {M, C / group, KH, KW}, {0, 2, 3, 1})),
+                           floats(f64, {M}, b)});
+    expectFloats(r, {N, OH, OW, M}, transposed(ref.floats, {N, M, OH, OW}, {0, 2, 3, 1}), 0.0);
+  }
+}
+
 TEST_F(EvaluatorTest, PoolsCountPaddingAsAsked) {
   Type f64 = Float64Type::get(&ctx);
   Tensor x = floats(f64, {1, 1, 2, 2}, {1, 2, 3, 4});

@@ -3,7 +3,8 @@
 // Every pipeline aicc-compile runs is registered here, so each stage reproduces in
 // aicc-opt with --pass-pipeline="builtin.module(aicc-<name>-pipeline)".
 //
-//   aicc-graph-pipeline   graph cleanup: graph-infer-shapes, canonicalize, cse, graph-recompose
+//   aicc-graph-pipeline   graph cleanup: graph-infer-shapes, canonicalize, cse, graph-recompose,
+//                         (conv-layout=nhwc: graph-conv-layout, cse), graph-split-reduction
 //   aicc-fusion-pipeline  graph-fuse (fusion groups = future kernels)
 //   aicc-tile-pipeline    convert-graph-to-tile (kernels + host plan)
 //   aicc-cpu-pipeline     tile kernels -> LLVM dialect host code (+ entry points)
@@ -18,7 +19,16 @@
 
 namespace aicc {
 
-/// Options of aicc-gpu-pipeline.
+/// Options of aicc-graph-pipeline.
+struct GraphPipelineOptions : public mlir::PassPipelineOptions<GraphPipelineOptions> {
+  Option<std::string> convLayout{
+      *this, "conv-layout",
+      llvm::cl::desc("layout of 2-D group-1 convolutions: nchw (as imported, no rewrite) or "
+                     "nhwc (graph-conv-layout: channels last, for tensor-core implicit GEMM)"),
+      llvm::cl::init("nchw")};
+};
+
+/// Options of aicc-tile-pipeline.
 struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a: the matmul tile "
@@ -48,6 +58,10 @@ struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions>
 };
 
 void buildGraphPipeline(mlir::OpPassManager &pm);
+/// The same with `options`; conv-layout=nhwc adds graph-conv-layout (then cse) after
+/// graph-recompose. The pipeline does not check the option's value: graph-conv-layout
+/// fails on anything but nchw / nhwc (nchw adds nothing here).
+void buildGraphPipeline(mlir::OpPassManager &pm, const GraphPipelineOptions &options);
 void buildFusionPipeline(mlir::OpPassManager &pm);
 /// The same, with graph-fuse's cost model on the hardware description `hardware` ("h200",
 /// "sm_90"; CostModel.h).

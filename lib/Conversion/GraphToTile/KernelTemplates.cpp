@@ -2055,11 +2055,17 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
 // loop over the window (and, for conv, the input channels of the group) accumulating in
 // registers; out-of-range input positions are masked (padding).
 //===----------------------------------------------------------------------===//
+std::string whyNotImplicitGemm(ConvOp conv);
 FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
   Operation *anchor = &body.front();
   auto conv = dyn_cast<ConvOp>(anchor);
   auto maxPool = dyn_cast<MaxPoolOp>(anchor);
+  if (conv && conv.isChannelsLast())
+    return conv.emitError("NHWC conv: only the implicit-GEMM template takes channels-last "
+                          "convs, and it cannot take this one: ")
+               << whyNotImplicitGemm(conv),
+           failure();
   auto avgPool = dyn_cast<AvgPoolOp>(anchor);
   if (!conv && !maxPool && !avgPool)
     return anchor->emitError("window group must start with conv or a pool"), failure();
@@ -2233,7 +2239,11 @@ std::string whyNotImplicitGemm(ConvOp conv) {
 /// implicit-gemm, or auto on a GPU target (the tensor-core paths want the GEMM form; the
 /// CPU keeps the direct window loop).
 bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
-  if (o.convAlgorithm == "direct" || !whyNotImplicitGemm(conv).empty())
+  if (!whyNotImplicitGemm(conv).empty())
+    return false;
+  if (conv.isChannelsLast())
+    return true; // the direct window template reads NCHW only
+  if (o.convAlgorithm == "direct")
     return false;
   return o.convAlgorithm == "implicit-gemm" || StringRef(o.target).starts_with("sm_");
 }
@@ -2246,7 +2256,7 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   Value xV = conv.getInput(), wV = conv.getWeight();
   auto xT = cast<RankedTensorType>(xV.getType()), wT = cast<RankedTensorType>(wV.getType());
   auto yT = cast<RankedTensorType>(conv.getType());
-  const bool nhwc = false; // graph.conv is NCHW (ONNX); NHWC comes with the layout attribute
+  const bool nhwc = conv.isChannelsLast(); // X [N, H, W, C], W [OC, KH, KW, C], Y [N, OH, OW, OC]
   int64_t N = xT.getDimSize(0), C = xT.getDimSize(nhwc ? 3 : 1);
   int64_t H = xT.getDimSize(nhwc ? 1 : 2), W = xT.getDimSize(nhwc ? 2 : 3);
   int64_t OC = wT.getDimSize(0), KH = wT.getDimSize(nhwc ? 1 : 2), KW = wT.getDimSize(nhwc ? 2 : 3);

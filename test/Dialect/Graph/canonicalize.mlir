@@ -1,5 +1,6 @@
 // Folders of the graph dialect: reshape (same type, of a reshape, of a dense constant),
-// transpose (identity perm), concat (empty inputs) and constant.
+// transpose (identity perm, of a transpose, of a dense constant), concat (empty inputs) and
+// constant.
 // RUN: aicc-opt %s -split-input-file -canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @reshape_same_type
@@ -144,4 +145,65 @@ func.func @concat_empty(%x: tensor<2x3xf32>, %y: tensor<2x0xf32>, %z: tensor<2x1
   %0 = graph.concat %x, %y {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x0xf32>) -> tensor<2x3xf32>
   %1 = graph.concat %x, %y, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x0xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
   return %0, %1 : tensor<2x3xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// transpose(transpose(x, p), q) with p[q[i]] = i is x (NCHW -> NHWC -> NCHW).
+// CHECK-LABEL: func.func @transpose_pair_cancels
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<1x2x3x4xf32>
+// CHECK-NOT:     graph.transpose
+// CHECK:         return %[[X]]
+func.func @transpose_pair_cancels(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
+  %0 = graph.transpose %x, [0, 2, 3, 1] : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+  %1 = graph.transpose %0, [0, 3, 1, 2] : (tensor<1x3x4x2xf32>) -> tensor<1x2x3x4xf32>
+  return %1 : tensor<1x2x3x4xf32>
+}
+
+// -----
+
+// Otherwise the pair composes into one transpose of x: r[i] = p[q[i]].
+// CHECK-LABEL: func.func @transpose_pair_composes
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = graph.transpose %[[X]], [2, 1, 0] : (tensor<2x3x4xf32>) -> tensor<4x3x2xf32>
+// CHECK-NEXT:    return %[[T]]
+func.func @transpose_pair_composes(%x: tensor<2x3x4xf32>) -> tensor<4x3x2xf32> {
+  %0 = graph.transpose %x, [1, 2, 0] : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  %1 = graph.transpose %0, [1, 0, 2] : (tensor<3x4x2xf32>) -> tensor<4x3x2xf32>
+  return %1 : tensor<4x3x2xf32>
+}
+
+// -----
+
+// A transpose of a constant is the transposed constant (an OIHW weight -> OHWI).
+// CHECK-LABEL: func.func @transpose_constant
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense<{{\[}}{{\[}}[1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]], {{\[}}[5.000000e+00, 7.000000e+00], [6.000000e+00, 8.000000e+00]]]> : tensor<2x2x2xf32>
+// CHECK-NEXT:    return %[[C]]
+func.func @transpose_constant() -> tensor<2x2x2xf32> {
+  %c = graph.constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]> : tensor<2x2x2xf32>
+  %0 = graph.transpose %c, [0, 2, 1] : (tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  return %0 : tensor<2x2x2xf32>
+}
+
+// -----
+
+// A splat constant: the splat in the new shape.
+// CHECK-LABEL: func.func @transpose_splat_constant
+// CHECK-NEXT:    %[[C:.*]] = graph.constant dense<5.000000e-01> : tensor<4x3x3x2xf16>
+// CHECK-NEXT:    return %[[C]]
+func.func @transpose_splat_constant() -> tensor<4x3x3x2xf16> {
+  %c = graph.constant dense<0.5> : tensor<4x2x3x3xf16>
+  %0 = graph.transpose %c, [0, 2, 3, 1] : (tensor<4x2x3x3xf16>) -> tensor<4x3x3x2xf16>
+  return %0 : tensor<4x3x3x2xf16>
+}
+
+// -----
+
+// i1 is bit-packed in dense: not folded.
+// CHECK-LABEL: func.func @transpose_bool_constant_stays
+// CHECK:         graph.transpose
+func.func @transpose_bool_constant_stays() -> tensor<3x2xi1> {
+  %c = graph.constant dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>
+  %0 = graph.transpose %c, [1, 0] : (tensor<2x3xi1>) -> tensor<3x2xi1>
+  return %0 : tensor<3x2xi1>
 }

@@ -183,6 +183,16 @@ func.func @fusion_group(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %bias: tensor
   return %0#0, %1 : tensor<4x16xf32>, tensor<4x16xf32>
 }
 
+// CHECK-LABEL: func.func @conv_layouts
+func.func @conv_layouts(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %xl: tensor<1x8x8x3xf32>, %wl: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x8x8x4xf32>) {
+  // The default layout (NCHW) is not printed.
+  // CHECK:       graph.conv %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %0 = graph.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  // CHECK:       graph.conv %{{.*}}, %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  %1 = graph.conv %xl, %wl, %b {dilations = array<i64: 1, 1>, group = 1 : i64, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  return %0, %1 : tensor<1x4x8x8xf32>, tensor<1x8x8x4xf32>
+}
+
 {-#
   dialect_resources: {
     builtin: {

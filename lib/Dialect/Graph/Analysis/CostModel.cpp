@@ -86,7 +86,9 @@ double aicc::graph::opFlops(Operation *op) {
     return 2.0 * out * k + (g.getC() ? out : 0.0);
   }
   if (auto c = dyn_cast<ConvOp>(op)) {
-    // W: [Cout, Cin/group, K1..Kk]: each output element is a dot product of Cin/g*prod(K).
+    // W: [Cout, Cin/group, K1..Kk] (NCHW) or [Cout, K1..Kk, Cin/group] (NHWC): each output
+    // element is a dot product of Cin/g*prod(K), the product of W's dims after the first in
+    // either layout.
     auto w = cast<RankedTensorType>(c.getWeight().getType());
     double perOut = 1;
     for (int64_t d = 1; d < w.getRank(); ++d)

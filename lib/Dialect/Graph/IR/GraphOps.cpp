@@ -7,6 +7,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cstring>
+#include <vector>
+
 using namespace mlir;
 using namespace aicc::graph;
 
@@ -235,12 +238,19 @@ void PowOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext 
 //===----------------------------------------------------------------------===//
 // Conv / pools
 //===----------------------------------------------------------------------===//
+/// Checks the window geometry of a conv / pool: `in` and `out` have the same rank, the spatial
+/// dims are dims [firstSpatial, firstSpatial + k) of both (k = rank - 2), and each output size
+/// fits the padded input: the last window starts inside it (ONNX Conv / MaxPool output-size
+/// formula, floor mode upper bound).
 static LogicalResult verifyWindow(Operation *op, RankedTensorType in, RankedTensorType out,
                                   ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+                                  ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                                  int64_t firstSpatial = 2) {
   int64_t k = in.getRank() - 2;
   if (k < 1 || out.getRank() != in.getRank())
-    return op->emitOpError("needs [N, C, spatial...] input and output of the same rank");
+    return op->emitOpError(firstSpatial == 2
+                               ? "needs [N, C, spatial...] input and output of the same rank"
+                               : "needs [N, spatial..., C] input and output of the same rank");
   if ((int64_t)kernel.size() != k || (int64_t)strides.size() != k ||
       (int64_t)dilations.size() != k || (int64_t)pads.size() != 2 * k)
     return op->emitOpError("kernel, strides, dilations need ")
@@ -249,10 +259,11 @@ static LogicalResult verifyWindow(Operation *op, RankedTensorType in, RankedTens
     if (strides[d] < 1 || dilations[d] < 1 || kernel[d] < 1 || pads[d] < 0 || pads[d + k] < 0)
       return op->emitOpError("strides, dilations and kernel must be positive, pads >= 0");
     int64_t span = (kernel[d] - 1) * dilations[d] + 1;
-    int64_t o = out.getDimSize(d + 2);
+    int64_t i = in.getDimSize(d + firstSpatial);
+    int64_t o = out.getDimSize(d + firstSpatial);
     // The last window must start inside the (begin-)padded input.
-    if (o < 1 || (o - 1) * strides[d] > in.getDimSize(d + 2) + pads[d] + pads[d + k] - 1 ||
-        in.getDimSize(d + 2) + pads[d] + pads[d + k] < span)
+    if (o < 1 || (o - 1) * strides[d] > i + pads[d] + pads[d + k] - 1 ||
+        i + pads[d] + pads[d + k] < span)
       return op->emitOpError("output size ") << o << " of spatial dim " << d
                                              << " does not fit the padded input";
   }
@@ -261,17 +272,43 @@ static LogicalResult verifyWindow(Operation *op, RankedTensorType in, RankedTens
 
 LogicalResult ConvOp::verify() {
   auto in = getInput().getType(), w = getWeight().getType(), out = getType();
+  StringRef layout = getLayout();
+  if (layout != "NCHW" && layout != "NHWC")
+    return emitOpError("layout must be \"NCHW\" (channels first) or \"NHWC\" (channels "
+                       "last), got \"")
+           << layout << "\"";
+  bool last = layout == "NHWC";
+  int64_t rank = in.getRank();
+  if (rank < 3 || w.getRank() != rank || out.getRank() != rank)
+    return emitOpError("shapes do not match: X, W and Y need one rank >= 3 (")
+           << (last ? "X [N, D1..Dk, C], W [M, K1..Kk, C/group], Y [N, O1..Ok, M]"
+                    : "X [N, C, D1..Dk], W [M, C/group, K1..Kk], Y [N, M, O1..Ok]")
+           << "), got X " << in << ", W " << w << ", Y " << out;
+  // Channel dims: X's C, W's C/group, Y's M (W's M is dim 0 in both layouts).
+  int64_t cDim = last ? rank - 1 : 1;
+  int64_t c = in.getDimSize(cDim), cw = w.getDimSize(cDim), m = w.getDimSize(0);
   int64_t g = getGroup();
-  if (w.getRank() != in.getRank() || g < 1 || in.getDimSize(1) % g ||
-      w.getDimSize(1) * g != in.getDimSize(1) || w.getDimSize(0) % g ||
-      out.getDimSize(1) != w.getDimSize(0) || out.getDimSize(0) != in.getDimSize(0))
-    return emitOpError("shapes do not match: X ")
-           << in << ", W " << w << ", Y " << out << ", group " << g;
+  if (g < 1 || c % g || m % g)
+    return emitOpError("shapes do not match: group ")
+           << g << " must be >= 1 and divide C = " << c << " (X dim " << cDim
+           << ") and M = " << m << " (W dim 0); layout " << layout;
+  if (cw * g != c)
+    return emitOpError("shapes do not match: W ")
+           << w << " has " << cw << " input channels per group (dim " << cDim << ", layout "
+           << layout << "), X " << in << " has C / group = " << c << " / " << g;
+  if (out.getDimSize(cDim) != m)
+    return emitOpError("shapes do not match: Y ")
+           << out << " has " << out.getDimSize(cDim) << " channels (dim " << cDim
+           << ", layout " << layout << "), W " << w << " has M = " << m;
+  if (out.getDimSize(0) != in.getDimSize(0))
+    return emitOpError("shapes do not match: batch N of Y ")
+           << out << " differs from X " << in;
   if (getBias() && cast<RankedTensorType>(getBias().getType()).getShape() !=
-                       ArrayRef<int64_t>{w.getDimSize(0)})
-    return emitOpError("bias must have shape [M]");
-  return verifyWindow(*this, in, out, w.getShape().drop_front(2), getStrides(), getPads(),
-                      getDilations());
+                       ArrayRef<int64_t>{m})
+    return emitOpError("bias must have shape [M] = [") << m << "]";
+  int64_t first = last ? 1 : 2;
+  return verifyWindow(*this, in, out, w.getShape().slice(first, rank - 2), getStrides(),
+                      getPads(), getDilations(), first);
 }
 
 LogicalResult MaxPoolOp::verify() {
@@ -625,11 +662,101 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  for (auto [i, p] : llvm::enumerate(getPerm()))
+static bool isIdentityPerm(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
     if ((int64_t)i != p)
+      return false;
+  return true;
+}
+
+/// Constants up to this many bytes fold to `dense`, bigger ones to `dense_resource` (the
+/// importer's threshold, ImportONNX's kMaxDenseBytes, so the IR text stays small).
+static constexpr uint64_t kMaxFoldedDenseBytes = 64 * 1024;
+
+/// `value` (a dense or dense_resource constant of `inType`) transposed by `perm` into
+/// `outType`: result element at multi-index r is input element at s with s[perm[i]] = r[i].
+/// Byte-sized element types only (i1 is bit-packed in `dense`); null when not foldable.
+static Attribute transposeConstant(Attribute value, RankedTensorType inType,
+                                   RankedTensorType outType, ArrayRef<int64_t> perm) {
+  Type elem = inType.getElementType();
+  if (!inType.hasStaticShape() || !outType.hasStaticShape() || !elem.isIntOrFloat() ||
+      elem.getIntOrFloatBitWidth() % 8)
+    return {};
+  int64_t bytesPer = elem.getIntOrFloatBitWidth() / 8, n = inType.getNumElements();
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.getType() != inType)
       return {};
-  return getInput();
+    if (dense.isSplat())
+      return DenseElementsAttr::get(outType, dense.getSplatValue<Attribute>());
+    raw = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || res.getType() != inType)
+      return {};
+    raw = blob->getData();
+  } else {
+    return {};
+  }
+  if ((int64_t)raw.size() != n * bytesPer)
+    return {};
+  // Input strides (elements) in the order of the result dims.
+  int64_t rank = inType.getRank();
+  SmallVector<int64_t> inStrides(rank, 1), strides(rank);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inType.getDimSize(d + 1);
+  for (int64_t i = 0; i < rank; ++i)
+    strides[i] = inStrides[perm[i]];
+  std::vector<char> out(raw.size());
+  SmallVector<int64_t> idx(rank, 0);
+  int64_t src = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(out.data() + i * bytesPer, raw.data() + src * bytesPer, bytesPer);
+    // Odometer over the result's multi-index, keeping `src` in step.
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      src += strides[d];
+      if (++idx[d] < outType.getDimSize(d))
+        break;
+      src -= strides[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+  if ((uint64_t)out.size() <= kMaxFoldedDenseBytes)
+    return DenseElementsAttr::getFromRawBuffer(outType, out);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      out, alignof(uint64_t), /*dataIsMutable=*/false);
+  return DenseResourceElementsAttr::get(outType, "transposed", std::move(blob));
+}
+
+/// Folds: the identity permutation; transpose(transpose(x, p), q) = transpose(x, r) with
+/// r[i] = p[q[i]] (x itself when r is the identity; in place otherwise); a transpose of a
+/// constant (the constant, transposed: graph-conv-layout's OHWI weights).
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (isIdentityPerm(perm))
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> p = inner.getPerm();
+    if (p.size() != perm.size())
+      return {};
+    SmallVector<int64_t> composed;
+    for (int64_t q : perm) {
+      if (q < 0 || q >= (int64_t)p.size())
+        return {};
+      composed.push_back(p[q]);
+    }
+    if (isIdentityPerm(composed))
+      return inner.getInput();
+    setPerm(composed);
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (Attribute value = adaptor.getInput()) {
+    auto in = getRanked(getInput());
+    if (in && (int64_t)perm.size() == in.getRank())
+      return transposeConstant(value, in, getType(), perm);
+  }
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

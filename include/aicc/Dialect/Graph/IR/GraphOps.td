@@ -78,19 +78,51 @@ def Graph_GemmOp : Graph_Op<"gemm", [Pure,
 }
 
 def Graph_ConvOp : Graph_Op<"conv", [Pure]> {
-  let summary = "N-d convolution (ONNX Conv): X [N, C, D1..Dk], W [M, C/group, K1..Kk], B [M]";
+  let summary = "N-d convolution (ONNX Conv), channels first (NCHW) or last (NHWC)";
   let description = [{
-    Y[n, m, o] = B[m] + sum_{c, kk} X[n, g*C/group + c, o*strides + kk*dilations - pads_begin]
-    * W[m, c, kk], g = m / (M/group); out-of-range input positions read 0. `pads` holds the
-    begin pads of every spatial dim, then the end pads (ONNX order); the result type gives
-    the output sizes.
+    `layout` = "NCHW" (the default, ONNX Conv): X [N, C, D1..Dk], W [M, C/group, K1..Kk],
+    Y [N, M, O1..Ok]:
+
+      Y[n, m, o] = B[m] + sum_{c, kk} X[n, g*C/group + c, o*strides + kk*dilations - pads_begin]
+                   * W[m, c, kk]
+
+    `layout` = "NHWC" (channels last, as cuDNN's NHWC / TensorFlow's Conv2D; W is OHWI):
+    X [N, D1..Dk, C], W [M, K1..Kk, C/group], Y [N, O1..Ok, M]:
+
+      Y[n, o, m] = B[m] + sum_{kk, c} X[n, o*strides + kk*dilations - pads_begin, g*C/group + c]
+                   * W[m, kk, c]
+
+    with g = m / (M/group) in both; B [M] in both; out-of-range input positions read 0.
+    `strides`, `dilations` and `pads` are indexed by spatial dim (D1..Dk) in both layouts:
+    `pads` holds the begin pads of every spatial dim, then the end pads (ONNX order). The
+    result type gives the output sizes. The NHWC form equals the NCHW form with X and W
+    transposed by [0, 2, .., k+1, 1] and Y transposed back by [0, k+1, 1, .., k]
+    (graph-conv-layout builds it that way).
+
+    ```mlir
+    %y = graph.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64,
+        layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+        : (tensor<1x8x8x3xf32>, tensor<16x3x3x3xf32>) -> tensor<1x8x8x16xf32>
+    ```
   }];
   let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
                    Optional<Graph_FloatTensor>:$bias, DenseI64ArrayAttr:$strides,
-                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations, I64Attr:$group);
+                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations, I64Attr:$group,
+                   DefaultValuedAttr<StrAttr, "\"NCHW\"">:$layout);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// True for layout "NHWC" (channels last); false for "NCHW" (the verifier admits no
+    /// other value).
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The dim of X and Y that holds channels: 1 (NCHW) or rank - 1 (NHWC).
+    int64_t getChannelDim() {
+      return isChannelsLast() ? getInput().getType().getRank() - 1 : 1;
+    }
+    /// The first spatial dim of X, W and Y: 2 (NCHW) or 1 (NHWC).
+    int64_t getFirstSpatialDim() { return isChannelsLast() ? 1 : 2; }
   }];
   let hasVerifier = 1;
 }

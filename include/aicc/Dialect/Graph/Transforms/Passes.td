@@ -46,6 +46,50 @@ def GraphRecompose : Pass<"graph-recompose", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
+  let summary = "Put 2-D group-1 convolutions in NHWC (channels last) or back in NCHW";
+  let description = [{
+    Tensor cores run a convolution as an implicit GEMM whose reduction dim is the input
+    channels; they want channels contiguous (NHWC). With `layout=nhwc` (the default)
+    every graph.conv with layout "NCHW", group = 1 and rank-4 operands (2-D) becomes
+
+      transpose(X, [0, 2, 3, 1]) -> graph.conv {layout = "NHWC"} with the weight
+      transpose(W, [0, 2, 3, 1]) (OHWI) -> transpose(Y, [0, 3, 1, 2])
+
+    (bias, strides, pads, dilations unchanged: they are indexed by channel / spatial dim in
+    both layouts). `layout=nchw` does the reverse for "NHWC" convolutions. Left alone:
+    grouped and depthwise convolutions (group > 1: each group's GEMM has only C/group
+    channels of reduction, too short for tensor-core tiles; they stay on the window
+    template) and 1-D / 3-D convolutions (the implicit-GEMM template is 2-D only).
+
+    Then, greedily: a transpose of a constant folds to the transposed constant (constant
+    weights become OHWI constants); transpose(transpose(x, p), q) folds to x when it is the
+    identity (TransposeOp::fold); and a transpose back to the old layout sinks below an
+    elementwise consumer (relu, add, ...: not expand / trilu) when each of the consumer's
+    operands is such a transpose, a constant of the same rank (transposed, which folds) or a
+    tensor of size-1 dims, so that conv -> relu -> conv keeps relu in NHWC and the pair of
+    transposes between the convolutions cancels. Not done: moving transposes across
+    reshapes, pools, reductions, concat or other view ops, or across an elementwise op
+    with a non-constant operand in the old layout (that would add a transpose of a computed
+    value); the transposes left there run as data-movement kernels.
+
+    ```mlir
+    %y = graph.conv %x, %w {...} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>)
+        -> tensor<1x16x8x8xf32>
+    // becomes
+    %xt = graph.transpose %x, array<i64: 0, 2, 3, 1> : ... -> tensor<1x8x8x3xf32>
+    %wt = graph.constant ... : tensor<16x3x3x3xf32>   // W was a constant: OHWI
+    %c = graph.conv %xt, %wt {..., layout = "NHWC", ...} : (...) -> tensor<1x8x8x16xf32>
+    %y = graph.transpose %c, array<i64: 0, 3, 1, 2> : ... -> tensor<1x16x8x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"layout", "layout", "std::string", /*default=*/"\"nhwc\"",
+           "target layout of 2-D group-1 convolutions: nhwc or nchw">
+  ];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
   let summary = "Split a reduction with few outputs and a long reduced extent in two levels";
   let description = [{
