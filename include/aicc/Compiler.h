@@ -113,6 +113,9 @@ struct CompileOptions {
   /// f32 matmuls may use tf32 tensor cores (about 1e-3 relative error; sm_90a wgmma path,
   /// Gemm transB = 1 / nn.Linear operand layout). Default: exact f32.
   bool allowTF32 = false;
+  /// sm_90a matmul epilogues store their tile through a shared-memory staging buffer and TMA
+  /// box stores (false: per-thread register stores; for A/B measurements).
+  bool wgmmaTmaStore = true;
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

@@ -104,6 +104,12 @@ static cl::opt<bool> allowTF32(
              "f32"),
     cl::init(false), cl::cat(cat));
 
+static cl::opt<bool> wgmmaTmaStore(
+    "wgmma-tma-store",
+    cl::desc("sm_90a matmul epilogues store through shared memory and TMA box stores "
+             "(default true; false: per-thread register stores)"),
+    cl::init(true), cl::cat(cat));
+
 static cl::opt<std::string> hardware(
     "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
              "h200 (sm_90)"),
@@ -135,6 +141,7 @@ int main(int argc, char **argv) {
   opts.hardware = hardware;
   opts.matmulConfig = matmulConfig;
   opts.allowTF32 = allowTF32;
+  opts.wgmmaTmaStore = wgmmaTmaStore;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');
