@@ -36,6 +36,23 @@
 //       col = 8 (i / 4) + 2 (t mod 4) + (i mod 2).
 //     1-D tiles (make_range along a dim, bias loads) are evaluated once per distinct row or
 //     column the thread holds (2 rows, BN/4 columns) and shared by the elements that use them.
+//   TMA-store epilogue (option tma-store, default on): when the kernel's only store is a
+//     tile.block_store of the [BM, BN] tile (f16/bf16/f32, output rows 16-byte multiples),
+//     each consumer warpgroup w owns a staging buffer in shared memory (after the stages,
+//     1024-aligned): its rows (BM in ping-pong, 64 otherwise) x BN elements as the boxes of
+//     the output's tensor map, [rows x 128 bytes] each with the 128-byte swizzle. Per tile:
+//       registers -> (epilogue math) -> st.shared into the staging buffer
+//       -> fence.proxy.async.shared::cta (every thread: its generic-proxy writes become
+//          visible to the async proxy that TMA reads through)
+//       -> bar.sync (1 + w), 128 (all of the warpgroup's writes are done and fenced)
+//       -> thread 0 of w: cp.async.bulk.tensor shared::cta -> global per box, commit_group.
+//     Before the next tile writes the buffer: thread 0 of w waits with
+//     cp.async.bulk.wait_group.read 0 (its stores have read the buffer), then bar.sync
+//     (1 + w), 128 releases the other threads. After the last tile thread 0 waits for the
+//     stores to complete (wait_group 0). Bulk groups are per thread, so only thread 0's wait
+//     means anything; the barriers order everyone else around it. TMA clips the box at the
+//     matrix edges (ragged M / N). Staging that does not fit in 227 KiB costs one stage, or
+//     else the register store stays (tile.tma_store_refused says why).
 //
 // Shared-memory operand layouts (PTX ISA 9.7.15.5.1.2, "Shared Memory Matrix Layout",
 // 128-byte swizzle): each operand is stored in boxes of [rows x 64 elements] (128 bytes per

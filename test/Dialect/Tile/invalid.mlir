@@ -609,3 +609,10 @@ func.func @block_store_buffer_small_wrapping(%C: memref<16384xf16>, %c: i32, %v:
   "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1073741824, 1073741824, 16>}> : (memref<16384xf16>, i32, i32, i32, tensor<64x64xf16>) -> ()
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.tma_store_refused' must be a string (the reason)}}
+func.func @tma_store_refused_not_string() attributes {tile.tma_store_refused = 1 : i64} {
+  return
+}
