@@ -121,6 +121,9 @@ struct CompileOptions {
   /// last, weights OHWI, transposes around; for tensor-core implicit GEMM). Anything else is
   /// an error.
   std::string convLayout = "nchw";
+  /// sm_90a matmul epilogues store their tile through a shared-memory staging buffer and TMA
+  /// box stores (false: per-thread register stores; for A/B measurements).
+  bool wgmmaTmaStore = true;
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

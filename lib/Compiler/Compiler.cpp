@@ -388,7 +388,7 @@ std::string emitDot(ModuleOp module) {
 
 /// Reads the host plan from an MLIR file at the tile or lowered stage.
 FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool gpu,
-                                        StringRef chip) {
+                                        StringRef chip, bool tmaStore) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return emitError(UnknownLoc::get(&ctx), "cannot read the plan file '")
@@ -402,7 +402,7 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
     // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
     // loads expanded as in buildGPULoweringPipeline, so the register path sees the same IR).
     PassManager pm(&ctx);
-    addTensorCoreMatmulPasses(pm, chip);
+    addTensorCoreMatmulPasses(pm, chip, tmaStore);
     pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
     pm.addPass(createConvertTileToGPURegisters());
     if (failed(pm.run(**m)))
@@ -485,6 +485,7 @@ static Stage stageOf(EmitKind emit) {
 static void setGPUOptions(GPUPipelineOptions &g, const CompileOptions &opts) {
   g.chip = targetName(opts.target).str();
   g.features = opts.target == Target::SM90a ? "+ptx80" : "+ptx78";
+  g.wgmmaTmaStore = opts.wgmmaTmaStore;
 }
 
 std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
@@ -686,7 +687,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return llvm::createStringError("a bundle from stage '" + fromName +
                                      "' needs --plan=FILE: the model's MLIR at the tile or " +
                                      stageName(Stage::Lowered, opts.target) + " stage");
-    auto p = planFromFile(ctx, opts.planFile, gpu, targetName(opts.target));
+    auto p = planFromFile(ctx, opts.planFile, gpu, targetName(opts.target), opts.wgmmaTmaStore);
     if (failed(p))
       return diags.error("cannot read the host plan from " + opts.planFile);
     plan = std::move(*p);

@@ -113,11 +113,14 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
   kernels.addPass(createCanonicalizerPass());
 }
 
-void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip) {
+void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip, bool tmaStore) {
   // sm_90a: wgmma first; the kernels it refuses (a config it cannot run, an epilogue that
   // reads a dot operand) still get tensor cores through mma.sync, which sm_90a runs too.
-  if (chip == "sm_90a")
-    pm.addPass(createConvertTileDotToWGMMA());
+  if (chip == "sm_90a") {
+    ConvertTileDotToWGMMAOptions wgmma;
+    wgmma.tmaStore = tmaStore;
+    pm.addPass(createConvertTileDotToWGMMA(wgmma));
+  }
   if (chip == "sm_80" || chip == "sm_90" || chip == "sm_90a") {
     ConvertTileDotToMMASyncOptions mma;
     // Opt-in dynamic shared memory per block (CUDA C Programming Guide, "Technical
@@ -132,7 +135,7 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions 
   // form; the rest (matmul, pools, scatter) bufferize and distribute (convert-tile-to-gpu).
   // sm_90a: matmul kernels go to TMA + wgmma (warp-specialized, persistent).
   // sm_80 / sm_90: matmul kernels go to cp.async + ldmatrix + mma.sync (multistage).
-  addTensorCoreMatmulPasses(pm, options.chip);
+  addTensorCoreMatmulPasses(pm, options.chip, options.wgmmaTmaStore);
   // Block loads no earlier pass took (TMA on sm_90a, cp.async on sm_80/sm_90) become masked
   // gathers first.
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());

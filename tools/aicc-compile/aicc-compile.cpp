@@ -110,6 +110,11 @@ static cl::opt<std::string> convAlgorithm(
     cl::desc("2-D group-1 convolutions: auto (implicit GEMM on GPU targets, feeding the "
              "tensor cores; direct on the CPU), implicit-gemm, or direct"),
     cl::init("auto"), cl::cat(cat));
+static cl::opt<bool> wgmmaTmaStore(
+    "wgmma-tma-store",
+    cl::desc("sm_90a matmul epilogues store through shared memory and TMA box stores "
+             "(default true; false: per-thread register stores)"),
+    cl::init(true), cl::cat(cat));
 
 static cl::opt<std::string> hardware(
     "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
@@ -150,6 +155,7 @@ int main(int argc, char **argv) {
   opts.allowTF32 = allowTF32;
   opts.convAlgorithm = convAlgorithm;
   opts.convLayout = convLayout;
+  opts.wgmmaTmaStore = wgmmaTmaStore;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');

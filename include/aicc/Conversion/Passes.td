@@ -111,7 +111,12 @@ def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> 
       - every CTA walks the output tiles t = blockIdx.x, + gridDim.x, ... in grouped order
         (GROUP_M = 8 row tiles per group, for L2 reuse), the pipeline running on across tiles;
       - the epilogue (every tile op after the K loop: bias, activation, residual, casts,
-        the masked store) is evaluated per thread on the wgmma accumulator layout in registers.
+        the store) is evaluated per thread on the wgmma accumulator layout in registers;
+        a `tile.block_store` of the tile (f16/bf16/f32, rows 16-byte multiples) is written
+        to a 128-byte-swizzled shared-memory staging buffer per consumer warpgroup and stored
+        with TMA box stores (cp.async.bulk.tensor shared::cta -> global, bulk groups), which
+        clip at the matrix edges; `tma-store=false`, a staging buffer that does not fit
+        (`tile.tma_store_refused`) or another store keep per-thread register stores.
     The TMA descriptors are extra kernel parameters (byval, grid_constant CUtensorMap) that the
     runtime builds (`tile.tensor_maps`); the launch shape (persistent grid, 128 threads per
     warpgroup, dynamic shared memory) is recorded in `tile.launch`. Kernels that do not fit
@@ -119,7 +124,10 @@ def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> 
   }];
   let options = [
     Option<"numSMs", "num-sms", "int64_t", "132",
-           "CTAs of the persistent grid (the H100/H200 SXM have 132 SMs)">
+           "CTAs of the persistent grid (the H100/H200 SXM have 132 SMs)">,
+    Option<"tmaStore", "tma-store", "bool", "true",
+           "epilogue stores through a shared-memory staging buffer and TMA box stores "
+           "(false: per-thread register stores)">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",

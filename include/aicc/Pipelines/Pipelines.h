@@ -55,6 +55,11 @@ struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions>
                                llvm::cl::init("+ptx80")};
   Option<unsigned> optLevel{*this, "opt-level", llvm::cl::desc("LLVM optimization level"),
                             llvm::cl::init(3)};
+  Option<bool> wgmmaTmaStore{
+      *this, "wgmma-tma-store",
+      llvm::cl::desc("sm_90a matmul epilogues store through shared memory and TMA "
+                     "(convert-tile-dot-to-wgmma tma-store)"),
+      llvm::cl::init(true)};
 };
 
 void buildGraphPipeline(mlir::OpPassManager &pm);
@@ -74,8 +79,10 @@ void buildTileBufferizePipeline(mlir::OpPassManager &pm);
 void buildCPUPipeline(mlir::OpPassManager &pm);
 /// The tensor-core matmul lowering of `chip`, first in the GPU lowering: sm_90a
 /// convert-tile-dot-to-wgmma, sm_80 / sm_90 convert-tile-dot-to-mma-sync (with the chip's
-/// shared memory per block), nothing for other chips.
-void addTensorCoreMatmulPasses(mlir::OpPassManager &pm, llvm::StringRef chip);
+/// shared memory per block), nothing for other chips. `tmaStore`: the wgmma epilogue stores
+/// through shared memory and TMA (convert-tile-dot-to-wgmma's tma-store option).
+void addTensorCoreMatmulPasses(mlir::OpPassManager &pm, llvm::StringRef chip,
+                               bool tmaStore = true);
 /// aicc-gpu-pipeline without its last pass (gpu-module-to-binary): ends with the kernels
 /// as a gpu.module in the LLVM/NVVM dialects with an #nvvm.target attached.
 void buildGPULoweringPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);

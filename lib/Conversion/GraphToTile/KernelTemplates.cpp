@@ -1110,8 +1110,17 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   auto fused = applyEpilogue(t2, kc, anchor, result, outShape, idx, outMask);
   if (failed(fused))
     return failure();
-  Value outOff = t2.offsets({rm2, rn2}, {N, 1}, scalarMul(pidB, M * N));
-  t2.store(kc.outParams[0], outOff, *fused, outMask);
+  // The output is `batch` row-major M x N matrices whatever the operands' ranks (a 1-D operand
+  // only squeezes M or N, of size 1, out of the shape): the tile is the [BM, BN] block at
+  // (m0, n0) of matrix pidB, clipped at the matrix edge (a TMA box store on sm_90a; a masked
+  // tile.store elsewhere, tile-expand-block-loads).
+  Value outBuf = kc.outParams[0];
+  Value outTile = *fused;
+  auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
+  if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
+    outTile = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), outTile);
+  b.create<tl::BlockStoreOp>(loc, outBuf, batch == 1 ? t2.i32(0) : pidB, m0, n0, outTile,
+                             ArrayRef<int64_t>{batch, M, N});
   b.create<func::ReturnOp>(loc);
   return kc.kernel;
 }
@@ -2352,12 +2361,23 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   auto fused = applyEpilogue(t2, kc, conv, result, outShape, idx, outMask);
   if (failed(fused))
     return failure();
-  // NCHW: n * OC * OHW + oc * OHW + pix; NHWC: p * OC + oc (the GEMM's row-major output).
-  Value outOff = nhwc ? t2.offsets({rm2, rn2}, {OC, 1})
-                      : t2.offsets({t2.along(op1(arith::MulIOp(), nIdx, OC * OHW), 0), rn2,
-                                    t2.along(pix, 0)},
-                                   {1, OHW, 1});
-  t2.store(kc.outParams[0], outOff, *fused, outMask);
+  if (nhwc) {
+    // NHWC: the output is the GEMM's row-major [P, OC] matrix; the tile is its [BM, BN]
+    // block at (m0, n0), clipped at the edges (a TMA store on sm_90a).
+    Value outBuf = kc.outParams[0];
+    Value outTile = *fused;
+    auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
+    if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
+      outTile = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), outTile);
+    b.create<tl::BlockStoreOp>(loc, outBuf, t2.i32(0), m0, n0, outTile,
+                               ArrayRef<int64_t>{1, P, OC});
+  } else {
+    // NCHW: n * OC * OHW + oc * OHW + pix.
+    Value outOff = t2.offsets({t2.along(op1(arith::MulIOp(), nIdx, OC * OHW), 0), rn2,
+                               t2.along(pix, 0)},
+                              {1, OHW, 1});
+    t2.store(kc.outParams[0], outOff, *fused, outMask);
+  }
   b.create<func::ReturnOp>(loc);
   return kc.kernel;
 }

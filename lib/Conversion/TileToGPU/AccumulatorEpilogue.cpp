@@ -121,7 +121,7 @@ bool AccumulatorEpilogue::isSupported(Operation *op) {
   if (!touchesTiles(op))
     return true;
   if (isa<tl::SplatOp, tl::MakeRangeOp, tl::ExpandDimsOp, tl::BroadcastOp, tl::LoadOp,
-          tl::StoreOp, tl::BlockLoadOp>(op))
+          tl::StoreOp, tl::BlockStoreOp, tl::BlockLoadOp>(op))
     return true;
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) && op->getNumRegions() == 0;
 }
@@ -132,6 +132,11 @@ LogicalResult AccumulatorEpilogue::emitAfter(Block &block, Operation *after) {
       continue;
     if (auto st = dyn_cast<tl::StoreOp>(op)) {
       if (failed(store(st)))
+        return failure();
+      continue;
+    }
+    if (auto st = dyn_cast<tl::BlockStoreOp>(op)) {
+      if (failed(blockStore(st)))
         return failure();
       continue;
     }
@@ -263,34 +268,117 @@ FailureOr<Value> AccumulatorEpilogue::eval2D(Value v, int64_t i) {
 LogicalResult AccumulatorEpilogue::store(tl::StoreOp st) {
   if (st.getValue().getType().getRank() != 2)
     return st->emitError("tensor-core epilogue: store of a non-2-D tile"), failure();
-  Value ptr = scalar(st.getPtr());
-  Type et = st.getValue().getType().getElementType();
+  return storeRegisters(
+      scalar(st.getPtr()), st.getValue().getType().getElementType(),
+      [&](int64_t i, Value &v, Value &off, Value &mask) -> LogicalResult {
+        auto ev = eval2D(st.getValue(), i);
+        auto eo = eval2D(st.getOffsets(), i);
+        if (failed(ev) || failed(eo))
+          return failure();
+        v = *ev;
+        off = *eo;
+        if (st.getMask()) {
+          auto m = eval2D(st.getMask(), i);
+          if (failed(m))
+            return failure();
+          mask = *m;
+        }
+        return success();
+      });
+}
+
+LogicalResult AccumulatorEpilogue::blockStore(tl::BlockStoreOp st) {
+  auto vt = st.getValue().getType();
+  if (vt.getRank() != 2)
+    return st->emitError("tensor-core epilogue: block store of a non-2-D tile"), failure();
+  if (sink) {
+    // Staged: the values only, in register pairs (adjacent columns of one row); where they
+    // go (and the clipping) is the sink's business.
+    if (layout.regs() % 2)
+      return st->emitError("tensor-core epilogue: staged store of an odd register count"),
+             failure();
+    for (int64_t lo = 0; lo < layout.regs(); lo += kStoreChunk) {
+      memo2D.clear();
+      int64_t hi = std::min<int64_t>(lo + kStoreChunk, layout.regs());
+      SmallVector<Value> vals;
+      for (int64_t i = lo; i < hi; ++i) {
+        auto v = eval2D(st.getValue(), i);
+        if (failed(v))
+          return failure();
+        vals.push_back(*v);
+      }
+      for (int64_t k = 0; k + 1 < hi - lo; k += 2)
+        sink(b, lo + k, vals[k], vals[k + 1]);
+    }
+    return success();
+  }
+  // Global memory, per register: element (r, c) of the tile goes to
+  //   (batch * dims[1] + row + r) * dims[2] + col + c   if 0 <= row + r < dims[1],
+  //   0 <= col + c < dims[2] and 0 <= batch < dims[0] (the op's description), else nowhere.
+  // The row part (offset and check) is computed once per row class, the column part once per
+  // column class. The i32 products fit: the kernel's buffer is below 2^31 elements (checked by
+  // the matmul template), so is dims[0] * dims[1] * dims[2] (block_store's verifier), and
+  // coordinates outside the matrix are masked off.
+  ArrayRef<int64_t> dims = st.getDims();
+  auto c32 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); };
+  auto ult = [&](Value x, int64_t bound) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c32(bound)).getResult();
+  };
+  Value batch = scalar(st.getBatch()), row = scalar(st.getRow()), col = scalar(st.getCol());
+  Value base = b.create<arith::MulIOp>(loc, batch, c32(dims[1] * dims[2]));
+  Value batchIn = ult(batch, dims[0]);
+  SmallVector<Value> rowOff, rowIn, colAbs, colIn;
+  for (Value r : layout.rowCoords) {
+    Value abs = b.create<arith::AddIOp>(loc, row, r);
+    rowOff.push_back(b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, abs, c32(dims[2])), base));
+    rowIn.push_back(b.create<arith::AndIOp>(loc, ult(abs, dims[1]), batchIn));
+  }
+  for (Value c : layout.colCoords) {
+    Value abs = b.create<arith::AddIOp>(loc, col, c);
+    colAbs.push_back(abs);
+    colIn.push_back(ult(abs, dims[2]));
+  }
+  return storeRegisters(
+      scalar(st.getPtr()), vt.getElementType(),
+      [&](int64_t i, Value &v, Value &off, Value &mask) -> LogicalResult {
+        auto ev = eval2D(st.getValue(), i);
+        if (failed(ev))
+          return failure();
+        v = *ev;
+        int64_t rc = layout.rowClass[i], cc = layout.colClass[i];
+        off = b.create<arith::AddIOp>(loc, rowOff[rc], colAbs[cc]);
+        mask = b.create<arith::AndIOp>(loc, rowIn[rc], colIn[cc]);
+        return success();
+      });
+}
+
+LogicalResult AccumulatorEpilogue::storeRegisters(
+    Value ptr, Type et,
+    function_ref<LogicalResult(int64_t, Value &, Value &, Value &)> evalRegister) {
   int64_t eb = std::max<int64_t>(1, et.getIntOrFloatBitWidth() / 8);
   Value one = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 1);
   Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
   auto pairT = VectorType::get({2}, et);
-  // Registers are evaluated and stored in groups of kChunk (each element depends only on the
-  // same element of its operands): a value's registers live from its group's start to the
+  // Registers are evaluated and stored in groups of kStoreChunk (each element depends only on
+  // the same element of its operands): a value's registers live from its group's start to the
   // group's stores, not across the whole tile (the whole tile at once spilled).
-  constexpr int64_t kChunk = 8;
-  for (int64_t lo = 0; lo < layout.regs(); lo += kChunk) {
+  for (int64_t lo = 0; lo < layout.regs(); lo += kStoreChunk) {
     memo2D.clear();
-    int64_t hi = std::min<int64_t>(lo + kChunk, layout.regs());
+    int64_t hi = std::min<int64_t>(lo + kStoreChunk, layout.regs());
     SmallVector<Value> vals, offs, mask;
     for (int64_t i = lo; i < hi; ++i) {
-      auto v = eval2D(st.getValue(), i);
-      auto o = eval2D(st.getOffsets(), i);
-      if (failed(v) || failed(o))
+      Value v, o, m;
+      if (failed(evalRegister(i, v, o, m)))
         return failure();
-      vals.push_back(*v);
-      offs.push_back(*o);
-      if (st.getMask()) {
-        auto m = eval2D(st.getMask(), i);
-        if (failed(m))
-          return failure();
-        mask.push_back(*m);
-      }
+      vals.push_back(v);
+      offs.push_back(o);
+      if (m)
+        mask.push_back(m);
     }
+    if (!mask.empty() && mask.size() != vals.size())
+      return emitError(loc, "tensor-core epilogue: masked and unmasked registers in one store"),
+             failure();
     auto storeOne = [&](OpBuilder &sb, int64_t k) {
       Value idx = sb.create<arith::IndexCastOp>(loc, sb.getIndexType(), offs[k]);
       sb.create<memref::StoreOp>(loc, vals[k], ptr, ValueRange{idx});

@@ -11,7 +11,11 @@
 //     class share it;
 //   - tile.store writes registers 2j, 2j+1 (adjacent columns in both MMA layouts) with one
 //     2-element store when their offsets are consecutive and pair-aligned (checked at run
-//     time, folded by LLVM where visible), else one masked store each.
+//     time, folded by LLVM where visible), else one masked store each;
+//   - tile.block_store does the same with the offsets and masks of its block (row part per
+//     row class, column part per column class), or, when the lowering installed a sink (the
+//     sm_90a TMA-store epilogue), hands each register pair's values to the sink, which writes
+//     them to a shared-memory staging buffer.
 //===----------------------------------------------------------------------===//
 #ifndef AICC_LIB_CONVERSION_TILETOGPU_ACCUMULATOREPILOGUE_H
 #define AICC_LIB_CONVERSION_TILETOGPU_ACCUMULATOREPILOGUE_H
@@ -23,6 +27,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
+
+#include <functional>
 
 namespace mlir::scf {
 class ForOp;
@@ -94,6 +100,14 @@ public:
   /// The value of 1-D tile `v` (laid along tile dim `d`) at coordinate class `c`.
   mlir::FailureOr<mlir::Value> evalAlong(mlir::Value v, int d, int64_t c);
   mlir::LogicalResult store(tile::StoreOp st);
+  mlir::LogicalResult blockStore(tile::BlockStoreOp st);
+
+  /// Receives the values (the stored element type) of registers i and i + 1 (i even: adjacent
+  /// columns of one row) of a tile.block_store, at the builder's insertion point.
+  using PairSink = std::function<void(mlir::OpBuilder &, int64_t i, mlir::Value v0, mlir::Value v1)>;
+  /// Makes tile.block_store hand its register pairs to `s` instead of storing them to global
+  /// memory (null: store them).
+  void setBlockStoreSink(PairSink s) { sink = std::move(s); }
 
   /// Whether `op` (after the K loop) is one emitAfter can evaluate.
   static bool isSupported(mlir::Operation *op);
@@ -105,6 +119,16 @@ private:
   AccumulatorLayout layout;
   llvm::SmallVector<mlir::Value> acc;
   mlir::Value accTile;
+  PairSink sink;
+  /// Registers evaluated and stored per group (see storeRegisters).
+  static constexpr int64_t kStoreChunk = 8;
+  /// Stores the registers to `ptr` (a 1-D memref of `et`): `evalRegister(i, value, offset,
+  /// mask)` gives register i's value, i32 element offset and i1 mask (null: unmasked; either
+  /// every register of a store has a mask or none has).
+  mlir::LogicalResult storeRegisters(
+      mlir::Value ptr, mlir::Type et,
+      llvm::function_ref<mlir::LogicalResult(int64_t, mlir::Value &, mlir::Value &, mlir::Value &)>
+          evalRegister);
   /// Per store and register group (cleared between groups).
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> memo2D;
   /// 1-D values by (value, dim, class): computed at first use, shared by the registers of

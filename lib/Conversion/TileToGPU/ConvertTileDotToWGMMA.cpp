@@ -36,6 +36,23 @@
 //       col = 8 (i / 4) + 2 (t mod 4) + (i mod 2).
 //     1-D tiles (make_range along a dim, bias loads) are evaluated once per distinct row or
 //     column the thread holds (2 rows, BN/4 columns) and shared by the elements that use them.
+//   TMA-store epilogue (option tma-store, default on): when the kernel's only store is a
+//     tile.block_store of the [BM, BN] tile (f16/bf16/f32, output rows 16-byte multiples),
+//     each consumer warpgroup w owns a staging buffer in shared memory (after the stages,
+//     1024-aligned): its rows (BM in ping-pong, 64 otherwise) x BN elements as the boxes of
+//     the output's tensor map, [rows x 128 bytes] each with the 128-byte swizzle. Per tile:
+//       registers -> (epilogue math) -> st.shared into the staging buffer
+//       -> fence.proxy.async.shared::cta (every thread: its generic-proxy writes become
+//          visible to the async proxy that TMA reads through)
+//       -> bar.sync (1 + w), 128 (all of the warpgroup's writes are done and fenced)
+//       -> thread 0 of w: cp.async.bulk.tensor shared::cta -> global per box, commit_group.
+//     Before the next tile writes the buffer: thread 0 of w waits with
+//     cp.async.bulk.wait_group.read 0 (its stores have read the buffer), then bar.sync
+//     (1 + w), 128 releases the other threads. After the last tile thread 0 waits for the
+//     stores to complete (wait_group 0). Bulk groups are per thread, so only thread 0's wait
+//     means anything; the barriers order everyone else around it. TMA clips the box at the
+//     matrix edges (ragged M / N). Staging that does not fit in 227 KiB costs one stage, or
+//     else the register store stays (tile.tma_store_refused says why).
 //
 // Shared-memory operand layouts (PTX ISA 9.7.15.5.1.2, "Shared Memory Matrix Layout",
 // 128-byte swizzle): each operand is stored in boxes of [rows x 64 elements] (128 bytes per
@@ -84,6 +101,13 @@ static_assert(128 * (kEntryRegs - 88) >= 256 * (208 - kEntryRegs),
               "gathering producer: consumer warpgroups would wait forever in setmaxnreg.inc");
 /// Bytes of one swizzle row (CU_TENSOR_MAP_SWIZZLE_128B).
 constexpr int64_t kSwizzleBytes = 128;
+/// Opt-in dynamic shared memory per block on sm_90 (CUDA C Programming Guide, "Technical
+/// Specifications per Compute Capability"): 227 KiB.
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
+/// Named barriers (bar.sync id, 128) of the TMA-store epilogue: consumer warpgroup w uses
+/// kStoreBarrier + w. Barrier 0 is the CTA-wide __syncthreads after the mbarrier
+/// initialization; nothing else in the kernel uses named barriers.
+constexpr int64_t kStoreBarrier = 1;
 
 
 /// One dot operand: fed by TMA, or gathered by the producer warpgroup's threads (an im2col
@@ -115,8 +139,8 @@ struct Operand {
 
 class WgmmaKernel {
 public:
-  WgmmaKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t numSMs)
-      : fn(fn), sched(sched), numSMs(numSMs) {}
+  WgmmaKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t numSMs, bool tmaStoreOption)
+      : fn(fn), sched(sched), numSMs(numSMs), tmaStoreOption(tmaStoreOption) {}
 
   /// Checks the kernel's shape; on failure `why` says what does not fit.
   bool match(std::string &why);
@@ -154,6 +178,24 @@ private:
   bool pingpong = false;
   Type elem;
 
+  // --- TMA-store epilogue (see the file comment)
+  bool tmaStoreOption;
+  /// Whether the epilogue stores through the staging buffers and TMA; when the option is on
+  /// but the kernel does not qualify, tmaStoreRefused says why.
+  bool tmaStore = false;
+  std::string tmaStoreRefused;
+  /// Whether num_stages was lowered by one to make room for the staging buffers.
+  bool stagesReduced = false;
+  tl::BlockStoreOp outStore;
+  Type outElem;
+  int64_t outBytes = 0;
+  /// One consumer warpgroup's staging buffer: stRows x BLOCK_N elements of outElem, as
+  /// BLOCK_N * outBytes / 128 TMA boxes of [stRows x 128 bytes] (128-byte swizzle), box j at
+  /// byte j * stRows * 128. stRows = BLOCK_M (ping-pong: a warpgroup stores whole tiles) or
+  /// 64 (cooperative and BLOCK_M = 64: a warpgroup stores its 64 rows).
+  int64_t stRows = 0, stBoxElems = 0, stBytes = 0, stOffset = 0;
+  unsigned outDescArg = 0;
+
   // --- generation state
   Value tid, smemBase; // i32 thread id, i64 1024-aligned shared address
   Value fullBar, emptyBar; // i64 shared addresses of barrier 0
@@ -161,6 +203,9 @@ private:
   /// K loop, so that consumer warpgroup w may start its own (two mbarriers).
   Value orderBar;
   int64_t barOffset = 0, smemBytes = 0;
+
+  /// Why the kernel cannot use the TMA-store epilogue ("" when it can); sets outStore & co.
+  std::string matchTmaStore();
 
   static Value ci32(OpBuilder &b, Location loc, int64_t v) {
     return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
@@ -313,19 +358,92 @@ bool WgmmaKernel::match(std::string &why) {
   }
   // Shared memory: stages of A then B, each 1024-aligned; then the barriers. (num_stages is
   // checked before it multiplies anything: a huge one would wrap the int64 sizes.)
-  if (stages > 227 * 1024 / (opA.stageBytes + opB.stageBytes))
+  if (stages > kMaxSharedBytes / (opA.stageBytes + opB.stageBytes))
     return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
+  // Bytes of the plan with `s` stages and `staging` bytes of staging buffers: the stages,
+  // the staging buffers (1024-aligned), the barriers, 1024 bytes of slack for aligning the
+  // base to 1024 bytes.
+  auto planBytes = [&](int64_t s, int64_t staging) {
+    int64_t stageEnd = s * (opA.stageBytes + opB.stageBytes);
+    return llvm::alignTo(stageEnd, 1024) + staging + 2 * s * 8 + 2 * 8 + 1024;
+  };
+  if ((int64_t)planBytes(stages, 0) > kMaxSharedBytes)
+    return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
+  // The TMA-store epilogue when the kernel qualifies and its staging buffers fit, with one
+  // stage fewer if that is what it takes (at least 2 stages stay).
+  if (tmaStoreOption) {
+    tmaStoreRefused = matchTmaStore();
+    tmaStore = tmaStoreRefused.empty();
+    if (tmaStore) {
+      int64_t staging = consumers * stBytes;
+      if ((int64_t)planBytes(stages, staging) > kMaxSharedBytes) {
+        if (stages > 2 && (int64_t)planBytes(stages - 1, staging) <= kMaxSharedBytes) {
+          --stages;
+          stagesReduced = true;
+        } else {
+          tmaStore = false;
+          tmaStoreRefused = "the staging buffers (" + std::to_string(staging) +
+                            " bytes) do not fit in 227 KiB of shared memory beside " +
+                            std::to_string(stages) + " stages of " +
+                            std::to_string(opA.stageBytes + opB.stageBytes) + " bytes" +
+                            (stages > 2 ? " (nor beside one stage fewer)" : "");
+        }
+      }
+    }
+  }
   int64_t off = 0;
   opA.offset = off;
   off += stages * opA.stageBytes;
   opB.offset = off;
   off += stages * opB.stageBytes;
+  if (tmaStore) {
+    off = llvm::alignTo(off, 1024);
+    stOffset = off;
+    off += consumers * stBytes;
+  }
   barOffset = off;
   off += 2 * stages * 8 + 2 * 8;
   smemBytes = off + 1024; // slack for aligning the base to 1024 bytes
-  if (smemBytes > 227 * 1024)
+  if (smemBytes > kMaxSharedBytes)
     return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
   return true;
+}
+
+std::string WgmmaKernel::matchTmaStore() {
+  // The kernel's only store must be a block store of the accumulator-shaped tile at the top
+  // level (the matmul template's): its registers are exactly the accumulator's.
+  SmallVector<Operation *> stores;
+  fn.walk([&](Operation *op) {
+    if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
+      stores.push_back(op);
+  });
+  if (stores.size() != 1)
+    return "the kernel has " + std::to_string(stores.size()) + " stores, not one block store";
+  outStore = dyn_cast<tl::BlockStoreOp>(stores.front());
+  if (!outStore)
+    return "the kernel stores with tile.store, not tile.block_store";
+  if (outStore->getParentOp() != fn.getOperation())
+    return "the block store is not at the kernel's top level";
+  auto vt = outStore.getValue().getType();
+  if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
+    return "the stored tile is not [BLOCK_M, BLOCK_N]";
+  outElem = vt.getElementType();
+  if (!(outElem.isF16() || outElem.isBF16() || outElem.isF32()))
+    return "the stored element type is not f16, bf16 or f32";
+  outBytes = outElem.getIntOrFloatBitWidth() / 8;
+  auto bufArg = dyn_cast<BlockArgument>(outStore.getPtr());
+  if (!bufArg || bufArg.getOwner() != &fn.getBody().front())
+    return "the stored buffer is not a kernel parameter";
+  ArrayRef<int64_t> d = outStore.getDims();
+  // TMA's global stride rule (cuTensorMapEncodeTiled: strides are multiples of 16 bytes).
+  if ((d[2] * outBytes) % 16)
+    return "output rows are not a multiple of 16 bytes (TMA stride rule)";
+  if ((BN * outBytes) % kSwizzleBytes)
+    return "BLOCK_N is not a whole number of 128-byte swizzle rows of the output";
+  stRows = pingpong ? BM : 64;
+  stBoxElems = kSwizzleBytes / outBytes;
+  stBytes = stRows * BN * outBytes;
+  return "";
 }
 
 SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
@@ -670,6 +788,51 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
                                .getResult()
                          : bid;
   Value step = pingpong ? b.create<arith::MulIOp>(loc, gdim, ci32(b, loc, 2)).getResult() : gdim;
+
+  // TMA-store epilogue: this warpgroup's staging buffer and named barrier, and the per-thread
+  // parts of the staging addresses. Element (r, c) of the staging buffer (r < stRows,
+  // c < BLOCK_N) lies in box c / stBoxElems, row r, byte b = (c % stBoxElems) * outBytes of
+  // the row; the 128-byte swizzle (CU_TENSOR_MAP_SWIZZLE_128B, as the loads; boxes are
+  // 1024-aligned) puts 16-byte chunk b / 16 of row r at chunk (b / 16) ^ (r % 8):
+  //   addr = staging + box * stRows * 128 + r * 128 + ((b / 16) ^ (r % 8)) * 16 + b % 16.
+  // A thread's register pair (i, i + 1), i even, is row r = rowInHalf + 64 h + 8 c and
+  // columns c0 = colBase + 8 q, c0 + 1 (file comment). Hence, per thread:
+  //   - r % 8 = rowInHalf % 8 (64 h + 8 c is a multiple of 8);
+  //   - the byte c0 * outBytes = colBase * outBytes + 8 q * outBytes, the first term < 32,
+  //     the second a multiple of 16: chunk (in the row of boxes) Q + L with Q = q * outBytes
+  //     / 2 (constant) and L = colBase * outBytes / 16 (0 for f16 / bf16; 0 or 1 for f32,
+  //     and then Q is even), byte in chunk W = colBase * outBytes % 16; the pair (4 or 8
+  //     bytes) stays in its chunk;
+  //   - box Q / 8, chunk in box (Q % 8) | L, swizzled ((Q % 8) | L) ^ (r % 8) =
+  //     (Q % 8) ^ (L ^ (r % 8)) (Q % 8 has bit 0 clear whenever L is 1).
+  // So addr = P + (64 h + 8 c) * 128 + (Q / 8) * stRows * 128 + ((Q % 8) * 16 ^ X) with the
+  // per-thread P = staging + rowInHalf * 128 + W and X = (L ^ (rowInHalf % 8)) * 16: two
+  // registers, and per pair one xor with a constant and an add (a full per-column table
+  // here made ptxas spill at BLOCK_N = 128 / 256).
+  Value staging, storeBar, stP, stX;
+  if (tmaStore) {
+    Value cw64 = b.create<arith::ExtUIOp>(loc, b.getI64Type(), cw);
+    staging = b.create<arith::AddIOp>(
+        loc, smemBase,
+        b.create<arith::AddIOp>(loc, ci64(b, loc, stOffset),
+                                b.create<arith::MulIOp>(loc, cw64, ci64(b, loc, stBytes))));
+    storeBar = b.create<arith::AddIOp>(loc, cw, ci32(b, loc, kStoreBarrier));
+    Value colBytes = b.create<arith::MulIOp>(loc, colBase, ci32(b, loc, outBytes));
+    Value L = b.create<arith::DivUIOp>(loc, colBytes, ci32(b, loc, 16));
+    Value W = b.create<arith::RemUIOp>(loc, colBytes, ci32(b, loc, 16));
+    Value rsw = b.create<arith::AndIOp>(loc, rowInHalf, ci32(b, loc, 7));
+    stX = b.create<arith::MulIOp>(loc, b.create<arith::XOrIOp>(loc, L, rsw), ci32(b, loc, 16));
+    Value rowBytes = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
+    stP = b.create<arith::AddIOp>(loc, staging,
+                                  b.create<arith::ExtUIOp>(loc, b.getI64Type(), rowBytes));
+  }
+  // One bar.sync over this warpgroup's 128 threads (named barrier storeBar).
+  auto warpgroupBarrier = [&](OpBuilder &ob) {
+    ob.create<NVVM::BarrierOp>(loc, TypeRange{}, storeBar, ci32(ob, loc, 128),
+                               NVVM::BarrierReductionAttr(), Value());
+  };
+
   auto tileLoop = b.create<scf::ForOp>(loc, first, ci32(b, loc, tiles), step);
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   Value t = tileLoop.getInductionVar();
@@ -818,8 +981,86 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   for (int64_t c = 0; c < BN / 4; ++c)
     layout.colCoords.push_back(plus(colBase, 8 * (c / 2) + c % 2));
   AccumulatorEpilogue ep(tb, loc, map, std::move(layout), accRegs, accResult);
+  if (tmaStore) {
+    // The TMA-store sequence of one tile (per consumer warpgroup, on its own staging buffer,
+    // named barrier and bulk async-groups; the leader is its thread 0):
+    //   1. leader: cp.async.bulk.wait_group.read 0 -- the TMA stores of this warpgroup's
+    //      previous tile have finished reading the staging buffer (nothing to wait for at
+    //      the first tile); bar.sync(storeBar, 128) -- no thread writes it before that;
+    //   2. every thread: the epilogue in registers, its final values (output type) written
+    //      to the staging buffer with st.shared (register pairs, 4 or 8 bytes);
+    //   3. every thread: fence.proxy.async.shared::cta -- its generic-proxy shared-memory
+    //      writes become visible to the async proxy (TMA reads through it);
+    //   4. bar.sync(storeBar, 128) -- all 128 threads have written and fenced;
+    //   5. leader: one cp.async.bulk.tensor shared::cta -> global (bulk_group) per box, at
+    //      (col + j * boxElems, row (+ 64 w cooperative), batch); TMA clips what falls
+    //      outside the matrix; then cp.async.bulk.commit_group.
+    // The wait of step 1 runs after the next tile's K loop, which gives the stores that long
+    // to drain. After the last tile the leader waits for their completion
+    // (cp.async.bulk.wait_group 0) before the CTA exits.
+    auto w = tb.create<scf::IfOp>(loc, leader, false);
+    OpBuilder wb = w.getThenBodyBuilder();
+    wb.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, 0, wb.getUnitAttr());
+    warpgroupBarrier(tb);
+    // The address parts P and X are the same for every tile; LLVM's LICM would hoist each
+    // staging address (or its xor part, one per chunk column) out of the tile loop, where
+    // they stay live across the K loop and made ptxas spill the consumers at BLOCK_N = 128
+    // / 256 (measured with ptxas -v, CUDA 13.0). A zero that LLVM cannot see through (inline
+    // PTX with side effects, one mov per tile) keeps them in the epilogue, next to their use.
+    Value opaqueZero =
+        tb.create<LLVM::InlineAsmOp>(loc, tb.getI32Type(), ValueRange{}, "mov.u32 $0, 0;", "=r",
+                                     /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                     LLVM::tailcallkind::TailCallKind::None,
+                                     LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0);
+    Value tileX = tb.create<arith::OrIOp>(loc, stX, opaqueZero);
+    Value tileP = tb.create<arith::AddIOp>(
+        loc, stP, tb.create<arith::ExtUIOp>(loc, tb.getI64Type(), opaqueZero));
+    auto pairT = VectorType::get({2}, outElem);
+    ep.setBlockStoreSink([&, pairT, tileX, tileP](OpBuilder &sb, int64_t i, Value v0, Value v1) {
+      int64_t h = i / R, j = i % R, c = (j % 4) / 2, q = j / 4;
+      int64_t Q = q * outBytes / 2;
+      int64_t rest = (64 * h + 8 * c) * kSwizzleBytes + (Q / 8) * stRows * kSwizzleBytes;
+      Value sw = sb.create<arith::XOrIOp>(loc, tileX, ci32(sb, loc, (Q % 8) * 16));
+      Value off = sb.create<arith::AddIOp>(loc, sw, ci32(sb, loc, rest));
+      Value addr = sb.create<arith::AddIOp>(
+          loc, tileP, sb.create<arith::ExtUIOp>(loc, sb.getI64Type(), off));
+      Value v = sb.create<vector::FromElementsOp>(loc, pairT, ValueRange{v0, v1});
+      sb.create<LLVM::StoreOp>(loc, v, sharedPtr(sb, loc, addr), 2 * outBytes);
+    });
+  }
   if (failed(ep.emitAfter(src, kOp)))
     return failure();
+  if (tmaStore) {
+    tb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
+                                  NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    warpgroupBarrier(tb);
+    auto st = tb.create<scf::IfOp>(loc, leader, false);
+    OpBuilder sb = st.getThenBodyBuilder();
+    Value batch = map.lookupOrDefault(outStore.getBatch());
+    Value row = map.lookupOrDefault(outStore.getRow());
+    Value col = map.lookupOrDefault(outStore.getCol());
+    if (!pingpong && consumers > 1)
+      row = sb.create<arith::AddIOp>(loc, row, sb.create<arith::MulIOp>(loc, cw, ci32(sb, loc, 64)));
+    for (int64_t j = 0; j < BN / stBoxElems; ++j) {
+      Value box = sharedPtr(sb, loc,
+                            sb.create<arith::AddIOp>(
+                                loc, staging, ci64(sb, loc, j * stRows * kSwizzleBytes)));
+      Value c = sb.create<arith::AddIOp>(loc, col, ci32(sb, loc, j * stBoxElems));
+      sb.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+          loc, args[outDescArg], box, ValueRange{c, row, batch}, Value(),
+          NVVM::TMAStoreMode::TILE, Value());
+    }
+    sb.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
+  }
+  if (tmaStore) {
+    // After the tile loop: the last tile's stores complete before the CTA exits.
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointAfter(tileLoop);
+    auto fin = b.create<scf::IfOp>(loc, leader, false);
+    OpBuilder fb = fin.getThenBodyBuilder();
+    fb.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, 0, UnitAttr());
+  }
   return success();
 }
 
@@ -843,6 +1084,16 @@ LogicalResult WgmmaKernel::run() {
     m.append("element", TypeAttr::get(elem));
     maps.push_back(m.getDictionary(ctx));
   }
+  // The output's map (TMA-store epilogue): the box is one warpgroup's staging box.
+  if (tmaStore) {
+    NamedAttrList m;
+    m.append("param", b0.getI64IntegerAttr(cast<BlockArgument>(outStore.getPtr()).getArgNumber()));
+    m.append("dims", b0.getDenseI64ArrayAttr(outStore.getDims()));
+    m.append("box", b0.getDenseI64ArrayAttr({1, stRows, stBoxElems}));
+    m.append("swizzle", b0.getI64IntegerAttr(kSwizzleBytes));
+    m.append("element", TypeAttr::get(outElem));
+    maps.push_back(m.getDictionary(ctx));
+  }
   // New signature: the buffers, then one CUtensorMap per TMA operand (byval, grid_constant).
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   unsigned nArgs = src.getNumArguments();
@@ -850,11 +1101,16 @@ LogicalResult WgmmaKernel::run() {
   SmallVector<Value> args;
   for (BlockArgument a : src.getArguments())
     args.push_back(dst->addArgument(a.getType(), a.getLoc()));
+  // In the order of `maps`: the TMA operands, then the output.
   for (Operand *o : {&opA, &opB})
     if (!o->gather) {
       o->descArg = args.size();
       args.push_back(dst->addArgument(ptrTy, loc));
     }
+  if (tmaStore) {
+    outDescArg = args.size();
+    args.push_back(dst->addArgument(ptrTy, loc));
+  }
   SmallVector<Type> inputs(dst->getArgumentTypes());
   fn.setType(FunctionType::get(ctx, inputs, {}));
   fn.getBody().push_back(dst);
@@ -947,6 +1203,10 @@ LogicalResult WgmmaKernel::run() {
     fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
   fn->setAttr("tile.dynamic_shared_bytes", b.getI64IntegerAttr(smemBytes));
   fn->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
+  SmallVector<NamedAttribute> extra;
+  // num_stages lowered by one to make room for the staging buffers: the requested count.
+  if (tmaStore && stagesReduced)
+    extra.push_back(b.getNamedAttr("num_stages_requested", b.getI64IntegerAttr(stages + 1)));
   fn->setAttr("tile.wgmma",
               b.getDictionaryAttr({b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
                                    b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
@@ -955,7 +1215,16 @@ LogicalResult WgmmaKernel::run() {
                                    b.getNamedAttr("consumer_warpgroups",
                                                   b.getI64IntegerAttr(consumers)),
                                    b.getNamedAttr("schedule", b.getStringAttr(pingpong ? "pingpong"
-                                                                                       : "cooperative"))}));
+                                                                                       : "cooperative")),
+                                   b.getNamedAttr("epilogue_store",
+                                                  b.getStringAttr(tmaStore ? "tma" : "registers"))}));
+  if (!extra.empty()) {
+    NamedAttrList all(fn->getAttrOfType<DictionaryAttr>("tile.wgmma"));
+    all.append(extra);
+    fn->setAttr("tile.wgmma", all.getDictionary(ctx));
+  }
+  if (!tmaStoreRefused.empty())
+    fn->setAttr("tile.tma_store_refused", b.getStringAttr(tmaStoreRefused));
   return success();
 }
 
@@ -975,7 +1244,7 @@ struct ConvertTileDotToWGMMAPass
       fn.walk([&](tl::DotOp) { hasDot = true; });
       if (!hasDot)
         continue;
-      WgmmaKernel k(fn, sched, numSMs);
+      WgmmaKernel k(fn, sched, numSMs, tmaStore);
       std::string why;
       if (!k.match(why)) {
         fn->setAttr("tile.wgmma_refused", StringAttr::get(ctx, why));

@@ -245,6 +245,10 @@ struct ConvertTileToLinalgPass
         op->emitError("tile.block_load has no linalg form: run tile-expand-block-loads first");
         blockLoads = true;
       }
+      if (isa<BlockStoreOp>(op)) {
+        op->emitError("tile.block_store has no linalg form: run tile-expand-block-loads first");
+        blockLoads = true;
+      }
     });
     if (blockLoads)
       return signalPassFailure();

@@ -49,12 +49,10 @@
 // CHECK:           %[[BIAS:.*]] = tile.load %[[PC]][%[[RN2]]], %[[OUTMASK]] {padding = 0.000000e+00 : f32} : memref<3xf32>, tensor<16x16xi32>, tensor<16x16xi1> -> tensor<16x16xf32>
 // CHECK:           %[[SUM:.*]] = arith.addf %[[ACC]], %[[BIAS]] : tensor<16x16xf32>
 // CHECK:           %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : tensor<16x16xf32>
-// Output offsets row * N + col (N = 3) + pid_b * M * N.
-// CHECK:           %[[MN:.*]] = arith.muli %[[PIDB]], %{{.*}} : i32
-// CHECK:           %[[ROWOFF:.*]] = arith.muli %[[RM2]], %{{.*}} : tensor<16x16xi32>
-// CHECK:           %[[OFF0:.*]] = arith.addi %[[ROWOFF]], %[[RN2]] : tensor<16x16xi32>
-// CHECK:           %[[OFF:.*]] = arith.addi %[[OFF0]], %{{.*}} : tensor<16x16xi32>
-// CHECK:           tile.store %[[PY]][%[[OFF]]], %[[RELU]], %[[OUTMASK]] : memref<6xf32>, tensor<16x16xi32>, tensor<16x16xf32>, tensor<16x16xi1>
+// The output tile is the [16, 16] block at (m0, n0) of the one 2 x 3 output matrix (batch 0:
+// one matrix), clipped at its edges.
+// CHECK:           %[[B0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      tile.block_store %[[PY]][%[[B0]], %[[M0]], %[[N0]]], %[[RELU]] {dims = array<i64: 1, 2, 3>} : memref<6xf32>, tensor<16x16xf32>
 // CHECK-NEXT:      return
 func.func @epilogue(%x: tensor<2x4xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
   %w = graph.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [1.0, 1.0, 1.0]]> : tensor<4x3xf32>
@@ -91,8 +89,8 @@ func.func @epilogue(%x: tensor<2x4xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
 // CHECK:         %[[BETA:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK:         %[[BS:.*]] = tile.splat %[[BETA]]
 // CHECK:         %[[CB:.*]] = arith.mulf %[[C]], %[[BS]]
-// CHECK:         arith.addf %[[SCALED]], %[[CB]]
-// CHECK:         tile.store
+// CHECK:         %[[Y:.*]] = arith.addf %[[SCALED]], %[[CB]]
+// CHECK:         tile.block_store %{{.*}}[%{{.*}}, %[[M0]], %[[N0]]], %[[Y]] {dims = array<i64: 1, 100, 160>} : memref<16000xf32>, tensor<32x32xf32>
 func.func @gemm(%x: tensor<100x40xf32>, %w: tensor<160x40xf32>, %c: tensor<160xf32>) -> tensor<100x160xf32> {
   %0 = graph.fusion_group "epilogue" (%x, %w, %c) : (tensor<100x40xf32>, tensor<160x40xf32>, tensor<160xf32>) -> tensor<100x160xf32> {
   ^bb0(%a0: tensor<100x40xf32>, %a1: tensor<160x40xf32>, %a2: tensor<160xf32>):
@@ -282,7 +280,8 @@ func.func @two_results(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 // CHECK:           tile.block_load %[[A]][%[[AMAT]], %{{.*}}, %{{.*}}] {dims = array<i64: 2, 4, 8>} : memref<64xf32> -> tensor<16x16xf32>
 // CHECK-NEXT:      tile.block_load %[[B]][%[[BMAT]], %{{.*}}, %{{.*}}] {dims = array<i64: 3, 8, 5>} : memref<120xf32> -> tensor<16x16xf32>
 // CHECK-NEXT:      tile.dot
-// CHECK:         tile.store %[[Y]]
+// The output holds 6 matrices of 4 x 5: the tile goes to matrix pid_z.
+// CHECK:         tile.block_store %[[Y]][%[[PIDZ]], %{{.*}}, %{{.*}}], %{{.*}} {dims = array<i64: 6, 4, 5>} : memref<120xf32>, tensor<16x16xf32>
 func.func @batched(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x3x4x5xf32> {
   %0 = graph.fusion_group "epilogue" (%a, %b) : (tensor<2x1x4x8xf32>, tensor<3x8x5xf32>) -> tensor<2x3x4x5xf32> {
   ^bb0(%x: tensor<2x1x4x8xf32>, %y: tensor<3x8x5xf32>):
@@ -322,10 +321,14 @@ func.func @gemm_trans(%x: tensor<40x100xf16>, %w: tensor<24x40xf16>) -> tensor<1
 // CHECK:         scf.for
 // CHECK:           tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 1, 1, 8>} : memref<8xf32> -> tensor<16x16xf32>
 // CHECK-NEXT:      tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 3, 8, 5>} : memref<120xf32> -> tensor<16x16xf32>
+// The squeezed outputs are still batch x M x N row-major: [3, 5] is 3 matrices of 1 x 5,
+// [4] one matrix of 4 x 1.
+// CHECK:         tile.block_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} {dims = array<i64: 3, 1, 5>} : memref<15xf32>, tensor<16x16xf32>
 // CHECK-LABEL: func.func @fused_1_epilogue
 // CHECK:         scf.for
 // CHECK:           tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 1, 4, 8>} : memref<32xf32> -> tensor<16x16xf32>
 // CHECK-NEXT:      tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 1, 8, 1>} : memref<8xf32> -> tensor<16x16xf32>
+// CHECK:         tile.block_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} {dims = array<i64: 1, 4, 1>} : memref<4xf32>, tensor<16x16xf32>
 func.func @vectors(%v: tensor<8xf32>, %b: tensor<3x8x5xf32>, %a: tensor<4x8xf32>) -> (tensor<3x5xf32>, tensor<4xf32>) {
   %0 = graph.fusion_group "epilogue" (%v, %b) : (tensor<8xf32>, tensor<3x8x5xf32>) -> tensor<3x5xf32> {
   ^bb0(%x: tensor<8xf32>, %y: tensor<3x8x5xf32>):

@@ -9,7 +9,10 @@
 // CHECK-SAME: tile.launch_block = array<i32: 384, 1, 1>
 // CHECK-SAME: tile.launch_grid = array<i32: 132, 1, 1>
 // CHECK-SAME: tile.tensor_maps = [{box = array<i64: 1, 128, 64>, dims = array<i64: 1, 4096, 4096>, element = f16, param = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 1, 64, 64>, dims = array<i64: 1, 4096, 4096>, element = f16, param = 1 : i64, swizzle = 128 : i64}]
-// CHECK-SAME: tile.wgmma = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, BLOCK_N = 256 : i64, consumer_warpgroups = 2 : i64, num_stages = 4 : i64, schedule = "cooperative"}
+// This kernel stores with tile.store (offsets and a mask): the epilogue stores from registers
+// (the TMA-store epilogue takes tile.block_store: convert-tile-dot-to-wgmma-tma-store.mlir).
+// CHECK-SAME: tile.tma_store_refused = "the kernel stores with tile.store, not tile.block_store"
+// CHECK-SAME: tile.wgmma = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, BLOCK_N = 256 : i64, consumer_warpgroups = 2 : i64, epilogue_store = "registers", num_stages = 4 : i64, schedule = "cooperative"}
 // CHECK: gpu.dynamic_shared_memory
 // 4 full + 4 empty barriers + 2 ping-pong order barriers, initialized by thread 0.
 // CHECK-COUNT-10: nvvm.mbarrier.init

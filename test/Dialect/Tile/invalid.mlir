@@ -554,6 +554,71 @@ func.func @block_load_buffer_small_wrapping(%A: memref<16384xf16>, %c: i32) {
 
 // -----
 
+// tile.block_store shares block_load's checks (verifyBlockAccess), on its value tile.
+func.func @block_store_dims_rank(%C: memref<16384xf16>, %c: i32, %v: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.block_store' op dims must be [batch, rows, cols], got 2 entries}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 128, 128>}> : (memref<16384xf16>, i32, i32, i32, tensor<64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @block_store_dims_big(%C: memref<16384xf16>, %c: i32, %v: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.block_store' op dims must be in [1, 2^31), got [1, 2147483648, 128]}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1, 2147483648, 128>}> : (memref<16384xf16>, i32, i32, i32, tensor<64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @block_store_value_rank(%C: memref<16384xf16>, %c: i32, %v: tensor<2x64x64xf16>) {
+  // expected-error @+1 {{'tile.block_store' op value must be a static non-empty 2-D tile, got 'tensor<2x64x64xf16>'}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1, 128, 128>}> : (memref<16384xf16>, i32, i32, i32, tensor<2x64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @block_store_value_empty(%C: memref<16384xf16>, %c: i32, %v: tensor<64x0xf16>) {
+  // expected-error @+1 {{'tile.block_store' op value must be a static non-empty 2-D tile, got 'tensor<64x0xf16>'}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1, 128, 128>}> : (memref<16384xf16>, i32, i32, i32, tensor<64x0xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @block_store_element(%C: memref<16384xf16>, %c: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.block_store' op element type 'f32' differs from the buffer's 'f16'}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1, 128, 128>}> : (memref<16384xf16>, i32, i32, i32, tensor<64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @block_store_buffer_small(%C: memref<16384xf16>, %c: i32, %v: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.block_store' op buffer of 16384 elements is smaller than dims [1, 128, 129]}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1, 128, 129>}> : (memref<16384xf16>, i32, i32, i32, tensor<64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+// The int64 product of the dims wraps to 0: the division form must still refuse it.
+func.func @block_store_buffer_small_wrapping(%C: memref<16384xf16>, %c: i32, %v: tensor<64x64xf16>) {
+  // expected-error @+1 {{'tile.block_store' op buffer of 16384 elements is smaller than dims [1073741824, 1073741824, 16]}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1073741824, 1073741824, 16>}> : (memref<16384xf16>, i32, i32, i32, tensor<64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.tma_store_refused' must be a string (the reason)}}
+func.func @tma_store_refused_not_string() attributes {tile.tma_store_refused = 1 : i64} {
+  return
+}
+
+// -----
+
 func.func @im2col_kernel_rank(%X: memref<210xf16>, %c: i32) {
   // expected-error @+1 {{'tile.im2col_load' op kernel must have 2 entries, got 3}}
   %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>

@@ -162,3 +162,75 @@ func.func @too_big(%p: memref<?xf32>, %b: i32) -> tensor<16x16xf32> {
   %a = tile.block_load %p[%b, %b, %b] {dims = array<i64: 2, 65536, 16384>} : memref<?xf32> -> tensor<16x16xf32>
   return %a : tensor<16x16xf32>
 }
+
+// -----
+
+// tile.block_store: a [32, 16] block at (b, m0, n0) of 2 matrices of 100 x 40 is a tile.store
+// at offsets (m0 + i) * 40 + (n0 + j) + b * 4000 under the mask
+// (m0 + i) ult 100 & (n0 + j) ult 40 & b ult 2: elements outside are not written.
+// CHECK-LABEL: func.func @store
+// CHECK-SAME:      (%[[P:[^:]*]]: memref<8000xf16>, %[[B:[^:]*]]: i32, %[[M0:[^:]*]]: i32, %[[N0:[^:]*]]: i32, %[[V:[^:]*]]: tensor<32x16xf16>)
+// CHECK:         %[[RI:.*]] = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+// CHECK-NEXT:    %[[IE:.*]] = tile.expand_dims %[[RI]] {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+// CHECK-NEXT:    %[[I:.*]] = tile.broadcast %[[IE]] : tensor<32x1xi32> -> tensor<32x16xi32>
+// CHECK-NEXT:    %[[RJ:.*]] = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+// CHECK-NEXT:    %[[JE:.*]] = tile.expand_dims %[[RJ]] {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+// CHECK-NEXT:    %[[J:.*]] = tile.broadcast %[[JE]] : tensor<1x16xi32> -> tensor<32x16xi32>
+// CHECK-NEXT:    %[[SM:.*]] = tile.splat %[[M0]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[R:.*]] = arith.addi %[[I]], %[[SM]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[SN:.*]] = tile.splat %[[N0]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C:.*]] = arith.addi %[[J]], %[[SN]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C40:.*]] = arith.constant 40 : i32
+// CHECK-NEXT:    %[[N40:.*]] = tile.splat %[[C40]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[RO:.*]] = arith.muli %[[R]], %[[N40]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[O0:.*]] = arith.addi %[[RO]], %[[C]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C4000:.*]] = arith.constant 4000 : i32
+// CHECK-NEXT:    %[[BASE:.*]] = arith.muli %[[B]], %[[C4000]] : i32
+// CHECK-NEXT:    %[[SB:.*]] = tile.splat %[[BASE]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[OFF:.*]] = arith.addi %[[O0]], %[[SB]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C100:.*]] = arith.constant 100 : i32
+// CHECK-NEXT:    %[[N100:.*]] = tile.splat %[[C100]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[RIN:.*]] = arith.cmpi ult, %[[R]], %[[N100]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[CIN:.*]] = arith.cmpi ult, %[[C]], %[[N40]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[M2:.*]] = arith.andi %[[RIN]], %[[CIN]] : tensor<32x16xi1>
+// CHECK-NEXT:    %[[C2:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    %[[BIN:.*]] = arith.cmpi ult, %[[B]], %[[C2]] : i32
+// CHECK-NEXT:    %[[SBIN:.*]] = tile.splat %[[BIN]] : tensor<32x16xi1>
+// CHECK-NEXT:    %[[MASK:.*]] = arith.andi %[[M2]], %[[SBIN]] : tensor<32x16xi1>
+// CHECK-NEXT:    tile.store %[[P]][%[[OFF]]], %[[V]], %[[MASK]] : memref<8000xf16>, tensor<32x16xi32>, tensor<32x16xf16>, tensor<32x16xi1>
+// CHECK-NOT:     tile.block_store
+func.func @store(%p: memref<8000xf16>, %b: i32, %m0: i32, %n0: i32, %v: tensor<32x16xf16>) {
+  tile.block_store %p[%b, %m0, %n0], %v {dims = array<i64: 2, 100, 40>} : memref<8000xf16>, tensor<32x16xf16>
+  return
+}
+
+// -----
+
+// A store whose block is known to lie inside (constant coordinates) is unmasked (its zero
+// row start adds no shift); the load and the store of one function share their index tiles.
+// CHECK-LABEL: func.func @store_in_bounds
+// CHECK:         %[[I:.*]] = tile.broadcast %{{.*}} : tensor<4x1xi32> -> tensor<4x8xi32>
+// CHECK:         %[[J:.*]] = tile.broadcast %{{.*}} : tensor<1x8xi32> -> tensor<4x8xi32>
+// CHECK:         %[[X:.*]] = tile.load
+// CHECK-NOT:     tile.make_range
+// CHECK-NOT:     arith.cmpi
+// CHECK:         arith.addi %[[J]], %{{.*}} : tensor<4x8xi32>
+// CHECK:         arith.muli %[[I]], %{{.*}} : tensor<4x8xi32>
+// CHECK-NOT:     arith.cmpi
+// CHECK:         tile.store %{{.*}}[%{{.*}}], %[[X]] : memref<192xf32>, tensor<4x8xi32>, tensor<4x8xf32>
+func.func @store_in_bounds(%p: memref<192xf32>, %q: memref<192xf32>, %m0: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %x = tile.block_load %p[%c0, %m0, %c0] {dims = array<i64: 2, 4, 24>} : memref<192xf32> -> tensor<4x8xf32>
+  tile.block_store %q[%c1, %c0, %c8], %x {dims = array<i64: 2, 4, 24>} : memref<192xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @store_too_big(%p: memref<?xf32>, %b: i32, %v: tensor<16x16xf32>) {
+  // expected-error @below {{cannot expand tile.block_store to tile.store: its matrices (dims [2, 65536, 16384]) hold 2^31 elements or more, beyond tile.store's i32 offsets}}
+  tile.block_store %p[%b, %b, %b], %v {dims = array<i64: 2, 65536, 16384>} : memref<?xf32>, tensor<16x16xf32>
+  return
+}

@@ -69,24 +69,26 @@ LogicalResult StoreOp::verify() {
                       getValue().getType());
 }
 
-LogicalResult BlockLoadOp::verify() {
-  ArrayRef<int64_t> dims = getDims();
+/// The checks tile.block_load and tile.block_store share: `dims` is [batch, rows, cols] with
+/// each dim in [1, 2^31) (i32 coordinates), the tile (`what`: the load's result, the store's
+/// value) is a static non-empty 2-D tile of the buffer's element type, and a static buffer
+/// holds dims[0] * dims[1] * dims[2] elements.
+static LogicalResult verifyBlockAccess(Operation *op, ArrayRef<int64_t> dims, MemRefType ptr,
+                                       RankedTensorType t, StringRef what) {
   if (dims.size() != 3)
-    return emitOpError("dims must be [batch, rows, cols], got ") << dims.size() << " entries";
+    return op->emitOpError("dims must be [batch, rows, cols], got ") << dims.size() << " entries";
   for (int64_t d : dims)
     if (d < 1 || d >= (int64_t(1) << 31))
-      return emitOpError("dims must be in [1, 2^31), got [") << dims << "]";
-  RankedTensorType t = getType();
+      return op->emitOpError("dims must be in [1, 2^31), got [") << dims << "]";
   if (t.getRank() != 2 || !t.hasStaticShape() || t.getNumElements() == 0)
-    return emitOpError("result must be a static non-empty 2-D tile, got ") << t;
-  auto ptr = getPtr().getType();
+    return op->emitOpError(what) << " must be a static non-empty 2-D tile, got " << t;
   if (ptr.getElementType() != t.getElementType())
-    return emitOpError("element type ") << t.getElementType() << " differs from the buffer's "
-                                        << ptr.getElementType();
+    return op->emitOpError("element type ") << t.getElementType() << " differs from the buffer's "
+                                            << ptr.getElementType();
   // N < d0 * d1 * d2, by division: the product of three dims under 2^31 can wrap int64.
   if (ptr.hasStaticShape() && ptr.getNumElements() / dims[0] / dims[1] < dims[2])
-    return emitOpError("buffer of ") << ptr.getNumElements() << " elements is smaller than dims ["
-                                     << dims << "]";
+    return op->emitOpError("buffer of ") << ptr.getNumElements()
+                                         << " elements is smaller than dims [" << dims << "]";
   return success();
 }
 
@@ -141,6 +143,14 @@ LogicalResult Im2ColLoadOp::verify() {
     return emitOpError("buffer of ") << ptr.getNumElements() << " elements is smaller than input ["
                                      << in << "]";
   return success();
+}
+
+LogicalResult BlockLoadOp::verify() {
+  return verifyBlockAccess(*this, getDims(), getPtr().getType(), getType(), "result");
+}
+
+LogicalResult BlockStoreOp::verify() {
+  return verifyBlockAccess(*this, getDims(), getPtr().getType(), getValue().getType(), "value");
 }
 
 LogicalResult DotOp::verify() {

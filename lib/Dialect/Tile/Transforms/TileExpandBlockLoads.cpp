@@ -1,11 +1,12 @@
-//===- TileExpandBlockLoads.cpp - tile.block_load / im2col_load -> tile.load ===//
+//===- TileExpandBlockLoads.cpp - block_load/store, im2col_load -> load/store ===//
 //
 // Targets without a block-load unit read a tile.block_load as a gather: i32 element offsets
 // and an in-bounds mask over the block, then a masked tile.load that pads with zero. The
 // formula is the one of the op's description (TileOps.td):
 //   v(i, j) = in bounds ? ptr[(batch * dims[1] + row + i) * dims[2] + col + j] : 0
 // evaluated as (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2], the order the
-// matmul template used before it emitted block loads.
+// matmul template used before it emitted block loads. A tile.block_store becomes a tile.store
+// at the same offsets, masked where the block leaves the matrix (what TMA clips).
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Tile/Transforms/Passes.h"
 
@@ -264,6 +265,95 @@ struct ExpandIm2ColLoad : OpRewritePattern<Im2ColLoadOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// tile.block_store -> masked tile.store
+//===----------------------------------------------------------------------===//
+
+/// Why block store `op` cannot be expanded, or nullopt when it can: its offsets must fit i32
+/// (the dims check of whyNotExpandable(BlockLoadOp); a store needs no padding value).
+std::optional<std::string> whyNotExpandable(BlockStoreOp op) {
+  ArrayRef<int64_t> dims = op.getDims();
+  if (dims.size() != 3)
+    return std::string("dims must have 3 entries");
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  int64_t rowsTotal = dims[0] * dims[1]; // each dim < 2^31 (verifier): no int64 wrap
+  if (dims[0] < 1 || dims[1] < 1 || dims[2] < 1 || rowsTotal >= kLimit ||
+      rowsTotal * dims[2] >= kLimit)
+    return "its matrices (dims [" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) +
+           ", " + std::to_string(dims[2]) +
+           "]) hold 2^31 elements or more, beyond tile.store's i32 offsets";
+  return std::nullopt;
+}
+
+/// The element offsets and in-bounds mask (null when every element is in bounds) of the
+/// [BR, BC] block at (`row`, `col`) of matrix `batch` (the op descriptions' formula):
+///   offset(i, j) = (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2]
+///   mask(i, j)   = (row + i) ult dims[1] & (col + j) ult dims[2] & batch ult dims[0]
+/// built as ExpandBlockLoad builds them for an untransposed block (shared index tiles,
+/// unsigned compares, checks that hold everywhere left out).
+std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation *op,
+                                            ArrayRef<int64_t> shape, ArrayRef<int64_t> dims,
+                                            Value batch, Value row, Value col) {
+  Location loc = op->getLoc();
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return rewriter.create<arith::ConstantIntOp>(loc, i32, v);
+  };
+  auto splat = [&](Value scalar, Type elem) -> Value {
+    return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
+  };
+  Operation *at = outermostAncestor(op);
+  Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, 0);
+  Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, 1);
+  auto shifted = [&](Value index, Value start) -> Value {
+    if (isConstantIntValue(start, 0))
+      return index;
+    return rewriter.create<arith::AddIOp>(loc, index, splat(start, i32));
+  };
+  Value rows = shifted(rowIndex, row);
+  Value cols = shifted(colIndex, col);
+  Value numCols = splat(constant(dims[2]), i32);
+  Value offsets = rows;
+  if (dims[2] != 1)
+    offsets = rewriter.create<arith::MulIOp>(loc, offsets, numCols);
+  offsets = rewriter.create<arith::AddIOp>(loc, offsets, cols);
+  if (!isConstantIntValue(batch, 0)) {
+    Value base = rewriter.create<arith::MulIOp>(loc, batch, constant(dims[1] * dims[2]));
+    offsets = rewriter.create<arith::AddIOp>(loc, offsets, splat(base, i32));
+  }
+  Value mask;
+  auto andMask = [&](Value m) {
+    mask = mask ? rewriter.create<arith::AndIOp>(loc, mask, m).getResult() : m;
+  };
+  if (!knownInBounds(row, shape[0], dims[1]))
+    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rows,
+                                           splat(constant(dims[1]), i32)));
+  if (!knownInBounds(col, shape[1], dims[2]))
+    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cols, numCols));
+  if (!knownInBounds(batch, 1, dims[0])) {
+    Value inBatch =
+        rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, batch, constant(dims[0]));
+    andMask(splat(inBatch, rewriter.getI1Type()));
+  }
+  return {offsets, mask};
+}
+
+/// tile.block_store -> tile.store at the block's offsets, masked where the block leaves the
+/// matrix (the elements TMA would clip).
+struct ExpandBlockStore : OpRewritePattern<BlockStoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BlockStoreOp op, PatternRewriter &rewriter) const override {
+    if (auto why = whyNotExpandable(op))
+      return rewriter.notifyMatchFailure(op, *why);
+    auto [offsets, mask] =
+        blockOffsetsAndMask(rewriter, op, op.getValue().getType().getShape(), op.getDims(),
+                            op.getBatch(), op.getRow(), op.getCol());
+    rewriter.replaceOpWithNewOp<StoreOp>(op, op.getPtr(), offsets, op.getValue(), mask);
+    return success();
+  }
+};
+
 struct TileExpandBlockLoadsPass
     : public aicc::tile::impl::TileExpandBlockLoadsBase<TileExpandBlockLoadsPass> {
   void runOnOperation() override {
@@ -284,6 +374,12 @@ struct TileExpandBlockLoadsPass
           << op.getType().getElementType();
       failed = true;
     });
+    getOperation().walk([&](BlockStoreOp op) {
+      auto why = whyNotExpandable(op);
+      op.emitError("cannot expand tile.block_store to tile.store: ")
+          << (why ? *why : std::string("the rewrite did not apply"));
+      failed = true;
+    });
     if (failed)
       signalPassFailure();
   }
@@ -291,5 +387,5 @@ struct TileExpandBlockLoadsPass
 } // namespace
 
 void aicc::tile::populateExpandBlockLoadPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExpandBlockLoad, ExpandIm2ColLoad>(patterns.getContext());
+  patterns.add<ExpandBlockLoad, ExpandIm2ColLoad, ExpandBlockStore>(patterns.getContext());
 }

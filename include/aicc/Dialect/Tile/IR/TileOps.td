@@ -181,6 +181,37 @@ def Tile_Im2ColLoadOp : Tile_Op<"im2col_load", [
   }];
 }
 
+def Tile_BlockStoreOp : Tile_Op<"block_store", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "store a 2-D block into a batch of row-major matrices, clipped (TMA-shaped)";
+  let description = [{
+    The mirror of `tile.block_load`. `ptr` holds `dims[0]` row-major matrices of `dims[1]`
+    rows x `dims[2]` columns, stored one after the other (flat, batch outermost; the buffer
+    holds at least dims[0]*dims[1]*dims[2] elements). The op writes the [BR, BC] tile `value`
+    as the block whose top-left element is (`row`, `col`) of matrix `batch`; elements that
+    fall outside the matrix (any coordinate < 0 or >= its dim, or `batch` outside
+    [0, dims[0])) are not written:
+
+      ptr[(batch * dims[1] + row + i) * dims[2] + col + j] = value[i, j]   where in bounds
+
+    This is the shape of one Hopper TMA box store (cp.async.bulk.tensor shared::cta ->
+    global with a 3-D tensor map of dims {dims[2], dims[1], dims[0]} innermost first, which
+    clips out-of-bounds elements), the way the sm_90a matmul epilogue writes its tile; other
+    targets expand it to a masked tile.store with offsets (tile-expand-block-loads).
+    Coordinates are elements.
+
+    ```mlir
+    tile.block_store %C[%b, %m0, %n0], %acc {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16>, tensor<128x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalBuffer:$ptr, I32:$batch, I32:$row, I32:$col,
+                   Tile_Tensor:$value, DenseI64ArrayAttr:$dims);
+  let assemblyFormat = [{
+    $ptr `[` $batch `,` $row `,` $col `]` `,` $value attr-dict `:` type($ptr) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_InputPrecision : I32EnumAttr<"InputPrecision", "dot input precision", [
   I32EnumAttrCase<"ieee", 0>, I32EnumAttrCase<"tf32", 1>]> {
   let cppNamespace = "::aicc::tile";

@@ -20,6 +20,8 @@ namespace aicc::tile {
 /// does not match a block_load whose dims[0] * dims[1] * dims[2] >= 2^31 (beyond i32
 /// offsets) or whose element type is neither a float nor an integer; the
 /// tile-expand-block-loads pass reports those as errors.
+/// It also adds the pattern that rewrites each tile.block_store into tile.store at the same
+/// offsets, masked where the block leaves the matrix (no padding; same 2^31 limit).
 void populateExpandBlockLoadPatterns(mlir::RewritePatternSet &patterns);
 } // namespace aicc::tile
 

@@ -73,6 +73,10 @@ def TileExpandBlockLoads : Pass<"tile-expand-block-loads", "mlir::func::FuncOp">
     %mask = (%r ult 100) & (%c ult 40) & splat(%b ult 2) : tensor<32x16xi1>
     %a = tile.load %A[%offs], %mask {padding = 0.0 : f32} : memref<8000xf32>, tensor<32x16xi32>, tensor<32x16xi1> -> tensor<32x16xf32>
     ```
+
+    `tile.block_store` (the mirror op) becomes a `tile.store` of its value at the same
+    offsets under the same mask: elements outside the matrix are not written (what a TMA
+    store clips). The same 2^31-element limit applies.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
