@@ -158,9 +158,18 @@ def cases():
                      [4096, 4096])
     mm.update(inputs=[[4096, 4096], [4096, 4096], [4096]], bias=True, gelu=True)
     out.append(mm)
+    c = gemm_case("linear_gelu_regstore_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
+                  trans_b=1, bias=True, gelu=True)
+    c["compile_flags"] = ["--wgmma-tma-store=false"]
+    out.append(c)
     for dt in ("f16", "bf16"):
         for s in SQUARE:
             out.append(matmul_case(f"mm{s}_{dt}", "square", dt, [s, s], [s, s]))
+    # The sm_90a epilogue A/B: registers -> global (no TMA store) on the 4096^3 cases.
+    for dt in ("f16", "bf16"):
+        c = matmul_case(f"mm4096_regstore_{dt}", "square", dt, [4096, 4096], [4096, 4096])
+        c["compile_flags"] = ["--wgmma-tma-store=false"]
+        out.append(c)
     for dt in ("f16", "bf16"):
         for m in LLM_M:
             for n, k in LLM_NK:

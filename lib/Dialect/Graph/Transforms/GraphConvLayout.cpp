@@ -129,7 +129,11 @@ struct GraphConvLayout : public aicc::graph::impl::GraphConvLayoutBase<GraphConv
 
     SmallVector<ConvOp> convs;
     func.walk([&](ConvOp c) {
-      if (c.getLayout() == from && c.getGroup() == 1 && c.getInput().getType().getRank() == 4)
+      // f16 / bf16 / f32 only: the NHWC kernel (the implicit-GEMM template) takes those; the
+      // integer convs (ConvInteger, imported as f64 convs) stay NCHW.
+      Type e = c.getInput().getType().getElementType();
+      if (c.getLayout() == from && c.getGroup() == 1 && c.getInput().getType().getRank() == 4 &&
+          (e.isF16() || e.isBF16() || e.isF32()))
         convs.push_back(c);
     });
     if (convs.empty())

@@ -60,7 +60,8 @@ def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
     both layouts). `layout=nchw` does the reverse for "NHWC" convolutions. Left alone:
     grouped and depthwise convolutions (group > 1: each group's GEMM has only C/group
     channels of reduction, too short for tensor-core tiles; they stay on the window
-    template) and 1-D / 3-D convolutions (the implicit-GEMM template is 2-D only).
+    template), 1-D / 3-D convolutions (the implicit-GEMM template is 2-D only) and convolutions
+    of other element types than f16 / bf16 / f32 (ConvInteger's f64 conv).
 
     Then, greedily: a transpose of a constant folds to the transposed constant (constant
     weights become OHWI constants); transpose(transpose(x, p), q) folds to x when it is the
