@@ -113,8 +113,9 @@ struct CompileOptions {
   /// f32 matmuls may use tf32 tensor cores (about 1e-3 relative error; sm_90a wgmma path,
   /// Gemm transB = 1 / nn.Linear operand layout). Default: exact f32.
   bool allowTF32 = false;
-  /// 2-D group-1 convolutions: "auto" (implicit GEMM on GPU targets, which feeds the
-  /// tensor-core paths; the direct window loop on the CPU), "implicit-gemm" or "direct".
+  /// 2-D group-1 convolutions: "auto" (implicit GEMM where a tensor-core lowering takes it:
+  /// sm_90a with f16 / bf16, or f32 under allowTF32; the direct window loop elsewhere),
+  /// "implicit-gemm" or "direct". NHWC convs (convLayout "nhwc") are always implicit GEMM.
   std::string convAlgorithm = "auto";
   /// Layout of 2-D group-1 convolutions after the graph stage (aicc-graph-pipeline's
   /// conv-layout, graph-conv-layout): "nchw" (as imported, no rewrite) or "nhwc" (channels

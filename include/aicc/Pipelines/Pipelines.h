@@ -43,8 +43,9 @@ struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOption
                          llvm::cl::init(false)};
   Option<std::string> convAlgorithm{
       *this, "conv-algorithm",
-      llvm::cl::desc("2-D group-1 convs: auto (implicit-gemm on GPU targets, direct on the "
-                     "CPU), implicit-gemm or direct"),
+      llvm::cl::desc("2-D group-1 convs: auto (implicit-gemm where tensor cores take it: "
+                     "sm_90a f16/bf16, f32 with allow-tf32; else direct), implicit-gemm or "
+                     "direct"),
       llvm::cl::init("auto")};
 };
 

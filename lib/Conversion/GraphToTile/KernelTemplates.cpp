@@ -2244,17 +2244,20 @@ std::string whyNotImplicitGemm(ConvOp conv) {
   return "";
 }
 
-/// Whether the conv group takes the implicit-GEMM template: `--conv-algorithm` says
-/// implicit-gemm, or auto on a GPU target (the tensor-core paths want the GEMM form; the
-/// CPU keeps the direct window loop).
+/// Whether the conv group takes the implicit-GEMM template: NHWC convs (the direct window
+/// template reads NCHW only), `--conv-algorithm=implicit-gemm`, or auto where a tensor-core
+/// lowering takes the GEMM form: sm_90a (wgmma gathers the im2col blocks) with f16 / bf16
+/// operands, or f32 under --allow-tf32. Elsewhere auto keeps the direct window loop (the
+/// CPU; sm_80 / sm_90, whose mma.sync lowering takes block loads only).
 bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
   if (!whyNotImplicitGemm(conv).empty())
     return false;
   if (conv.isChannelsLast())
-    return true; // the direct window template reads NCHW only
-  if (o.convAlgorithm == "direct")
-    return false;
-  return o.convAlgorithm == "implicit-gemm" || StringRef(o.target).starts_with("sm_");
+    return true;
+  if (o.convAlgorithm != "auto")
+    return o.convAlgorithm == "implicit-gemm";
+  Type e = conv.getInput().getType().getElementType();
+  return o.target == "sm_90a" && (e.isF16() || e.isBF16() || (e.isF32() && o.allowTF32));
 }
 
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
