@@ -2241,6 +2241,9 @@ std::string whyNotImplicitGemm(ConvOp conv) {
     return "element type is not f16, bf16 or f32";
   if (!isa<BlockArgument>(conv.getInput()) || !isa<BlockArgument>(conv.getWeight()))
     return "operands are not kernel inputs";
+  for (Type t : {conv.getInput().getType(), conv.getWeight().getType(), conv.getType()})
+    if (cast<RankedTensorType>(t).getNumElements() == 0)
+      return "an operand or the result is empty (a dimension of size 0)";
   return "";
 }
 

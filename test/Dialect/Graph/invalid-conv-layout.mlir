@@ -92,3 +92,11 @@ func.func @nchw_weight_channels(%x: tensor<1x4x8x8xf32>, %w: tensor<4x3x3x3xf32>
   %0 = "graph.conv"(%x, %w) <{strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<1x4x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+func.func @conv_mixed_types(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{'graph.conv' op X, W, B and Y must share one element type, got X 'f32', W 'f16', Y 'f32'}}
+  %0 = graph.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}

@@ -278,6 +278,12 @@ LogicalResult ConvOp::verify() {
                        "last), got \"")
            << layout << "\"";
   bool last = layout == "NHWC";
+  // ONNX Conv: X, W, B and Y share the element type T.
+  Type e = in.getElementType();
+  if (w.getElementType() != e || out.getElementType() != e ||
+      (getBias() && cast<ShapedType>(getBias().getType()).getElementType() != e))
+    return emitOpError("X, W, B and Y must share one element type, got X ")
+           << e << ", W " << w.getElementType() << ", Y " << out.getElementType();
   int64_t rank = in.getRank();
   if (rank < 3 || w.getRank() != rank || out.getRank() != rank)
     return emitOpError("shapes do not match: X, W and Y need one rank >= 3 (")
