@@ -26,6 +26,17 @@
 //     col >= dims[2], batch >= dims[0]) copies 0 source bytes: cp.async zero-fills the 16
 //     bytes (src-size operand, PTX ISA "cp.async"), so ragged M / N / K read zeros as with
 //     TMA. Rows must be 16-byte multiples (dims[2] % 8 == 0) so chunks never straddle the end.
+//   Implicit-GEMM convolutions: A may be a tile.im2col_load ([BM x BK] stored K-major like a
+//     plain A); each chunk's source is the im2col formula of its 8 k (OperandAddress.h). NHWC
+//     with C % 8 == 0: 8 consecutive k are 8 contiguous channels, one cp.async (zero fill
+//     outside the input or in the padding). Else the chunk is filled element by element: 8
+//     global loads (offset 0 and value 0 where out of bounds) and one 16-byte st.shared into
+//     the same swizzled slot, in a loop over the thread's chunks (their address terms are not
+//     kept live across the K loop). In such kernels a weight block whose rows are not 16-byte
+//     multiples (K = 27 for a 3x3 conv of 3 channels) is filled the same way. The stores are
+//     synchronous: the bar.sync that follows cp.async.wait_group (below) orders them before
+//     the ldmatrix reads like the copies, and the one before the issue orders them after the
+//     previous reads of the stage (same generic proxy: no fence).
 //   Pipeline: the prologue issues k blocks 0 .. S-2 (S = num_stages), one commit group each.
 //     Iteration kb: cp.async.wait_group S-2 (this thread's group kb has landed), bar.sync
 //     (everyone's has; and every warp is done reading stage (kb-1) % S, read in iteration
@@ -67,7 +78,8 @@
 //
 // What is refused (the kernel keeps its tile form for the generic path, with a
 // `tile.mma_sync_refused` reason): other operand types, blocks that are not powers of two
-// >= 16, rows that are not 16-byte multiples, block columns not provably multiples of 8,
+// >= 16, rows that are not 16-byte multiples and block columns not provably multiples of 8
+// (outside implicit-GEMM kernels),
 // warp grids that do not tile the block in 16 x 16 pieces, more than 128 accumulators per
 // thread, more shared memory than max-shared-bytes, epilogue ops AccumulatorEpilogue does not
 // evaluate.
