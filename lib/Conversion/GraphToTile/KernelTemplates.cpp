@@ -2250,8 +2250,8 @@ std::string whyNotImplicitGemm(ConvOp conv) {
 /// Whether the conv group takes the implicit-GEMM template: NHWC convs (the direct window
 /// template reads NCHW only), `--conv-algorithm=implicit-gemm`, or auto where a tensor-core
 /// lowering takes the GEMM form: sm_90a (wgmma gathers the im2col blocks) with f16 / bf16
-/// operands, or f32 under --allow-tf32. Elsewhere auto keeps the direct window loop (the
-/// CPU; sm_80 / sm_90, whose mma.sync lowering takes block loads only).
+/// operands, or f32 under --allow-tf32; sm_80 / sm_90 (mma.sync gathers them too) with f16 /
+/// bf16 operands. Elsewhere (the CPU, f32 on sm_80 / sm_90) auto keeps the direct window loop.
 bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
   if (!whyNotImplicitGemm(conv).empty())
     return false;
@@ -2260,7 +2260,10 @@ bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
   if (o.convAlgorithm != "auto")
     return o.convAlgorithm == "implicit-gemm";
   Type e = conv.getInput().getType().getElementType();
-  return o.target == "sm_90a" && (e.isF16() || e.isBF16() || (e.isF32() && o.allowTF32));
+  bool half = e.isF16() || e.isBF16();
+  if (o.target == "sm_80" || o.target == "sm_90")
+    return half;
+  return o.target == "sm_90a" && (half || (e.isF32() && o.allowTF32));
 }
 
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
@@ -2286,11 +2289,14 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   Type inElem = xT.getElementType();
   Type acc = computeType(inElem);
   bool tf32 = options.allowTF32 && inElem.isF32();
-  // The sm_90a lowering gathers the A blocks itself (and the weight blocks when their rows
-  // break the TMA stride rule); mma.sync takes block loads only, so other targets get the
-  // generic config.
-  MatmulConfig cfg = chooseMatmulConfig(P, OC, K, inElem, options.target == "sm_90a",
-                                        options.target, tf32, 1);
+  // The tensor-core lowerings gather the A blocks themselves (and the weight blocks when
+  // their rows break the TMA stride / cp.async granule): the rows' 16-byte rule that
+  // tmaRowsOK stands for does not bind them, so sm_90a (wgmma) and sm_80 / sm_90 (mma.sync)
+  // get their tensor-core configs; other targets the generic one.
+  bool tensorCoreTarget = options.target == "sm_90a" || options.target == "sm_80" ||
+                          options.target == "sm_90";
+  MatmulConfig cfg =
+      chooseMatmulConfig(P, OC, K, inElem, tensorCoreTarget, options.target, tf32, 1);
   if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
     return failure();
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;

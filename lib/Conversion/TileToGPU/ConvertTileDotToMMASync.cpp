@@ -26,6 +26,17 @@
 //     col >= dims[2], batch >= dims[0]) copies 0 source bytes: cp.async zero-fills the 16
 //     bytes (src-size operand, PTX ISA "cp.async"), so ragged M / N / K read zeros as with
 //     TMA. Rows must be 16-byte multiples (dims[2] % 8 == 0) so chunks never straddle the end.
+//   Implicit-GEMM convolutions: A may be a tile.im2col_load ([BM x BK] stored K-major like a
+//     plain A); each chunk's source is the im2col formula of its 8 k (OperandAddress.h). NHWC
+//     with C % 8 == 0: 8 consecutive k are 8 contiguous channels, one cp.async (zero fill
+//     outside the input or in the padding). Else the chunk is filled element by element: 8
+//     global loads (offset 0 and value 0 where out of bounds) and one 16-byte st.shared into
+//     the same swizzled slot, in a loop over the thread's chunks (their address terms are not
+//     kept live across the K loop). In such kernels a weight block whose rows are not 16-byte
+//     multiples (K = 27 for a 3x3 conv of 3 channels) is filled the same way. The stores are
+//     synchronous: the bar.sync that follows cp.async.wait_group (below) orders them before
+//     the ldmatrix reads like the copies, and the one before the issue orders them after the
+//     previous reads of the stage (same generic proxy: no fence).
 //   Pipeline: the prologue issues k blocks 0 .. S-2 (S = num_stages), one commit group each.
 //     Iteration kb: cp.async.wait_group S-2 (this thread's group kb has landed), bar.sync
 //     (everyone's has; and every warp is done reading stage (kb-1) % S, read in iteration
@@ -67,12 +78,14 @@
 //
 // What is refused (the kernel keeps its tile form for the generic path, with a
 // `tile.mma_sync_refused` reason): other operand types, blocks that are not powers of two
-// >= 16, rows that are not 16-byte multiples, block columns not provably multiples of 8,
+// >= 16, rows that are not 16-byte multiples and block columns not provably multiples of 8
+// (outside implicit-GEMM kernels),
 // warp grids that do not tile the block in 16 x 16 pieces, more than 128 accumulators per
 // thread, more shared memory than max-shared-bytes, epilogue ops AccumulatorEpilogue does not
 // evaluate.
 //===----------------------------------------------------------------------===//
 #include "AccumulatorEpilogue.h"
+#include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
@@ -134,7 +147,14 @@ bool isMultipleOf(Value v, int64_t m, scf::ForOp loop, int depth = 0) {
 
 /// One dot operand, staged through shared memory.
 struct Operand {
+  /// A block load, or (A of an implicit-GEMM convolution) an im2col load: exactly one is set.
   tl::BlockLoadOp load;
+  tl::Im2ColLoadOp im2col;
+  /// Whether each 16-byte chunk is filled element by element (8 masked global loads, one
+  /// 16-byte shared store) rather than by one cp.async: im2col blocks whose 8 consecutive k
+  /// are not 8 contiguous elements (NCHW, or NHWC with C % 8 != 0), weight blocks of an
+  /// implicit-GEMM kernel whose rows are not 16-byte multiples.
+  bool elementwise = false;
   /// The stored block: rows x cols of the row-major matrix (cols contiguous).
   int64_t rows = 0, cols = 0;
   /// Whether the contiguous dim is K (A [M, K] or B [N, K] in memory).
@@ -166,6 +186,8 @@ private:
   /// The accumulator after the K loop.
   Value accResult;
   tl::DotOp dot;
+  /// A's im2col load when this is an implicit-GEMM convolution, else null.
+  tl::Im2ColLoadOp aIm2col;
   Operand opA, opB;
   int64_t BM = 0, BN = 0, BK = 0, K = 0, numK = 0, stages = 2;
   int64_t warpsM = 0, warpsN = 0, WM = 0, WN = 0, threads = 0, smemBytes = 0;
@@ -202,8 +224,10 @@ private:
   }
   Value phase(OpBuilder &b, const Operand &o, Value row);
   bool setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain, std::string &why);
+  bool setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why);
   LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
   void precompute(OpBuilder &b, Value lane, Value wm, Value wn);
+  CopySlot copySlot(OpBuilder &b, const Operand &o, Value c, bool guarded);
   void issueLoads(OpBuilder &b, IRMapping &kmap, Value stage);
   SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange acc);
 };
@@ -222,13 +246,39 @@ bool MmaSyncKernel::setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguous
   ArrayRef<int64_t> dims = l.getDims();
   if (dims.size() != 3)
     return why = "block_load dims are not [batch, rows, cols]", false;
-  if (dims[2] % kChunk)
-    return why = "matrix rows are not a multiple of 16 bytes (cp.async granule)", false;
-  if (!isMultipleOf(l.getCol(), kChunk, loop))
-    return why = "block_load column is not provably a multiple of 8 elements", false;
+  if (dims[2] % kChunk || !isMultipleOf(l.getCol(), kChunk, loop)) {
+    // Implicit-GEMM kernels fill such blocks element by element (e.g. the [OC, K] weight of
+    // a 3x3 conv of 3 channels: rows of 27 elements); plain matmuls refuse them.
+    if (!aIm2col)
+      return why = dims[2] % kChunk
+                       ? "matrix rows are not a multiple of 16 bytes (cp.async granule)"
+                       : "block_load column is not provably a multiple of 8 elements",
+             false;
+    o.elementwise = true;
+  }
   // Copies: every thread takes chunks tid, tid + T, ...
   int64_t n = o.rows * o.chunks();
   if (n >= (int64_t(1) << 24))
+    return why = "operand block too large", false;
+  return true;
+}
+
+bool MmaSyncKernel::setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why) {
+  o.im2col = l;
+  auto t = l.getType();
+  o.rows = t.getDimSize(0);
+  o.cols = t.getDimSize(1);
+  o.kMajor = true;
+  o.stageElems = o.rows * o.cols;
+  auto ptr = dyn_cast<BlockArgument>(l.getPtr());
+  if (!ptr || ptr.getOwner() != &fn.getBody().front())
+    return why = "im2col_load reads a buffer that is not a kernel parameter", false;
+  // 8 consecutive k (from a multiple of 8) are 8 consecutive channels of one input pixel, 16
+  // contiguous bytes, when the input is NHWC with C % 8 == 0 (tile.im2col_load's formula:
+  // (kh, kw, c) = q split over [KH, KW, C]); anything else is gathered per element.
+  o.elementwise =
+      !(l.isNHWC() && l.getInput()[1] % kChunk == 0 && isMultipleOf(l.getCol(), kChunk, loop));
+  if (o.rows * o.chunks() >= (int64_t(1) << 24))
     return why = "operand block too large", false;
   return true;
 }
@@ -237,10 +287,7 @@ bool MmaSyncKernel::match(std::string &why) {
   DotKLoop m;
   if (!matchDotKLoop(fn, m, why))
     return false;
-  if (m.aIm2col)
-    return why = "A is a tile.im2col_load (implicit-GEMM convolution): this path takes block "
-                 "loads only",
-           false;
+  aIm2col = m.aIm2col;
   dot = m.dot;
   loop = m.loop ? cast<scf::ForOp>(m.loop) : scf::ForOp();
   kOp = m.kOp;
@@ -248,14 +295,15 @@ bool MmaSyncKernel::match(std::string &why) {
   tl::BlockLoadOp a = m.a, bl = m.b;
   std::optional<int64_t> ub = m.upper, st = m.step;
   auto accT = dot.getType();
-  elem = a.getType().getElementType();
+  auto aT = cast<RankedTensorType>(dot.getA().getType());
+  elem = aT.getElementType();
   if (!(elem.isF16() || elem.isBF16()))
     return why = "operands are not f16/bf16", false;
   if (!accT.getElementType().isF32())
     return why = "accumulator is not f32", false;
   BM = accT.getDimSize(0);
   BN = accT.getDimSize(1);
-  BK = a.getType().getDimSize(1);
+  BK = aT.getDimSize(1);
   K = *ub;
   if (*st != BK)
     return why = "K step differs from BLOCK_K", false;
@@ -301,14 +349,16 @@ bool MmaSyncKernel::match(std::string &why) {
     return why = "more than 128 accumulators per thread (raise num_warps)", false;
   stages = std::max<int64_t>(2, sched.getNumStages());
 
-  // A [BM, BK]: plain storage has K contiguous. B [BK, BN]: plain storage has N contiguous.
-  if (!setupOperand(opA, a, true, why) || !setupOperand(opB, bl, false, why))
+  // A [BM, BK]: plain storage has K contiguous (an im2col block is stored so too). B [BK, BN]:
+  // plain storage has N contiguous.
+  if (!(aIm2col ? setupIm2col(opA, aIm2col, why) : setupOperand(opA, a, true, why)) ||
+      !setupOperand(opB, bl, false, why))
     return false;
   // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
   for (Operation &op : fn.getBody().front()) {
     if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op))
       continue;
-    if (&op == a.getOperation() || &op == bl.getOperation())
+    if (&op == dot.getA().getDefiningOp() || &op == bl.getOperation())
       continue;
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
@@ -357,6 +407,27 @@ Value MmaSyncKernel::phase(OpBuilder &b, const Operand &o, Value row) {
                                  ci32(b, loc, c - 1));
 }
 
+/// Copy slot of chunk `c` (i32) of operand `o`'s stage: stored row c / C, chunk c % C at its
+/// swizzled place; `guarded`: only valid when c < rows x C.
+MmaSyncKernel::CopySlot MmaSyncKernel::copySlot(OpBuilder &b, const Operand &o, Value c,
+                                                bool guarded) {
+  auto mul = [&](Value v, int64_t k) -> Value {
+    return b.create<arith::MulIOp>(loc, v, ci32(b, loc, k));
+  };
+  CopySlot s;
+  s.row = b.create<arith::DivUIOp>(loc, c, ci32(b, loc, o.chunks()));
+  Value ch = b.create<arith::RemUIOp>(loc, c, ci32(b, loc, o.chunks()));
+  s.col = mul(ch, kChunk);
+  Value phys = b.create<arith::XOrIOp>(loc, ch, phase(b, o, s.row));
+  s.dstOff = b.create<arith::AddIOp>(loc, mul(s.row, o.cols), mul(phys, kChunk));
+  if (guarded) {
+    s.guarded = true;
+    s.valid = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, c,
+                                      ci32(b, loc, o.rows * o.chunks()));
+  }
+  return s;
+}
+
 void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
   auto mul = [&](Value v, int64_t c) -> Value {
     return b.create<arith::MulIOp>(loc, v, ci32(b, loc, c));
@@ -364,23 +435,12 @@ void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
   auto add = [&](Value v, Value w) -> Value { return b.create<arith::AddIOp>(loc, v, w); };
   auto addc = [&](Value v, int64_t c) -> Value { return c ? add(v, ci32(b, loc, c)) : v; };
   // Copy slots: chunk c = tid + i T of the stage is stored row c / C, chunk c % C.
-  for (auto [o, slots] : {std::pair{&opA, &slotsA}, std::pair{&opB, &slotsB}}) {
-    int64_t n = o->rows * o->chunks();
-    for (int64_t i = 0; i * threads < n; ++i) {
-      CopySlot s;
-      Value c = addc(tid, i * threads);
-      s.row = b.create<arith::DivUIOp>(loc, c, ci32(b, loc, o->chunks()));
-      Value ch = b.create<arith::RemUIOp>(loc, c, ci32(b, loc, o->chunks()));
-      s.col = mul(ch, kChunk);
-      Value phys = b.create<arith::XOrIOp>(loc, ch, phase(b, *o, s.row));
-      s.dstOff = add(mul(s.row, o->cols), mul(phys, kChunk));
-      if ((i + 1) * threads > n) {
-        s.guarded = true;
-        s.valid = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, c, ci32(b, loc, n));
-      }
-      slots->push_back(s);
-    }
-  }
+  // Elementwise operands compute their slots in a loop at each k block instead (issueLoads).
+  for (auto [o, slots] : {std::pair{&opA, &slotsA}, std::pair{&opB, &slotsB}})
+    if (!o->elementwise)
+      for (int64_t i = 0; i * threads < o->rows * o->chunks(); ++i)
+        slots->push_back(copySlot(b, *o, addc(tid, i * threads),
+                                  (i + 1) * threads > o->rows * o->chunks()));
   // ldmatrix addresses (see the file comment): q = lane / 8 picks the 8x8 matrix, r = lane % 8
   // its row. A: matrix q = (mn half q % 2, k half q / 2); B: (k half q % 2, n half q / 2).
   Value q = b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 8));
@@ -421,51 +481,89 @@ void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
   toIdx(bT2);
 }
 
-/// Issues the cp.async copies of the A and B blocks whose block_load operands `kmap` gives
-/// into stage `stage` (index). Uncommitted: the caller commits the group.
+/// Issues the copies of the A and B blocks whose load operands `kmap` gives into stage
+/// `stage` (index): per copy slot one 16-byte cp.async, or (elementwise operands) 8 masked
+/// global loads and one 16-byte shared store. Uncommitted: the caller commits the group. The
+/// synchronous stores need no wait: the bar.sync that orders the stage's cp.async data
+/// before the ldmatrix reads (iteration kb + S - 1) orders them too, and the bar.sync at the
+/// top of this iteration orders them after the reads of the stage's previous k block.
 void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
   for (auto [o, slots] : {std::pair{&opA, &slotsA}, std::pair{&opB, &slotsB}}) {
-    ArrayRef<int64_t> dims = o->load.getDims();
-    Value src = kmap.lookupOrDefault(o->load.getPtr());
-    Value batch = kmap.lookupOrDefault(o->load.getBatch());
-    Value row0 = kmap.lookupOrDefault(o->load.getRow());
-    Value col0 = kmap.lookupOrDefault(o->load.getCol());
+    Value src = kmap.lookupOrDefault(o->im2col ? o->im2col.getPtr() : o->load.getPtr());
+    Value batch, row0, col0;
+    if (o->im2col) {
+      row0 = kmap.lookupOrDefault(o->im2col.getRow());
+      col0 = kmap.lookupOrDefault(o->im2col.getCol());
+    } else {
+      batch = kmap.lookupOrDefault(o->load.getBatch());
+      row0 = kmap.lookupOrDefault(o->load.getRow());
+      col0 = kmap.lookupOrDefault(o->load.getCol());
+    }
     Value stageBase = b.create<arith::AddIOp>(
         loc, b.create<arith::MulIOp>(loc, stage, cidx(b, loc, o->stageElems)),
         cidx(b, loc, o->offset));
-    // Unsigned compares: negative coordinates are out of bounds too.
-    Value batchOK =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, batch, ci32(b, loc, dims[0]));
-    Value matBase = b.create<arith::MulIOp>(loc, batch, ci32(b, loc, dims[1]));
-    for (CopySlot &s : *slots) {
+    auto emitSlot = [&](OpBuilder &b, const CopySlot &s) {
       OpBuilder cb = b;
       if (s.guarded) {
         auto ifOp = b.create<scf::IfOp>(loc, s.valid, /*withElse=*/false);
         cb = ifOp.getThenBodyBuilder();
       }
+      // The chunk's stored row and first column, absolute (the stored block is the
+      // operand's global layout; an im2col block is [rows = p, cols = q]).
       Value row = cb.create<arith::AddIOp>(loc, row0, s.row);
       Value col = cb.create<arith::AddIOp>(loc, col0, s.col);
-      Value inb = cb.create<arith::AndIOp>(
-          loc, batchOK,
-          cb.create<arith::AndIOp>(
-              loc,
-              cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row, ci32(cb, loc, dims[1])),
-              cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, col,
-                                       ci32(cb, loc, dims[2]))));
-      Value gidx = cb.create<arith::AddIOp>(
-          loc,
-          cb.create<arith::MulIOp>(loc, cb.create<arith::AddIOp>(loc, matBase, row),
-                                   ci32(cb, loc, dims[2])),
-          col);
-      // Out of bounds: 0 source bytes (zero fill) from a valid address.
+      std::optional<Im2ColRow> pRow;
+      if (o->im2col)
+        pRow = im2colRow(cb, loc, o->im2col, row);
+      // (element offset, in bounds) of element `c` (absolute column) of the chunk's row.
+      auto element = [&](Value c) {
+        return o->im2col ? im2colElement(cb, loc, o->im2col, *pRow, c)
+                         : blockLoadElement(cb, loc, o->load, batch, row, c);
+      };
+      Value dst = cb.create<arith::AddIOp>(loc, stageBase, toIndex(cb, loc, s.dstOff));
+      if (o->elementwise) {
+        // Out-of-bounds elements read offset 0 (a valid address) and store 0.
+        Value zero = cb.create<arith::ConstantOp>(loc, elem, cb.getFloatAttr(elem, 0.0));
+        SmallVector<Value> vals;
+        for (int64_t e = 0; e < kChunk; ++e) {
+          Value c = e ? cb.create<arith::AddIOp>(loc, col, ci32(cb, loc, e)).getResult() : col;
+          auto [off, ok] = element(c);
+          Value safe = cb.create<arith::SelectOp>(loc, ok, off, ci32(cb, loc, 0));
+          Value v = cb.create<memref::LoadOp>(loc, src, ValueRange{toIndex(cb, loc, safe)});
+          vals.push_back(cb.create<arith::SelectOp>(loc, ok, v, zero));
+        }
+        Value vec = cb.create<vector::FromElementsOp>(loc, VectorType::get({kChunk}, elem), vals);
+        cb.create<vector::StoreOp>(loc, vec, smem, ValueRange{dst}, /*nontemporal=*/false,
+                                   llvm::MaybeAlign(16));
+        return;
+      }
+      // One cp.async: the chunk's 8 elements are contiguous and in or out of bounds together
+      // (block rows are 16-byte multiples, NHWC channels come in whole chunks). Out of bounds:
+      // 0 source bytes (zero fill, PTX ISA "cp.async") from a valid address.
+      auto [gidx, inb] = element(col);
       gidx = cb.create<arith::SelectOp>(loc, inb, gidx, ci32(cb, loc, 0));
       Value srcElems =
           cb.create<arith::SelectOp>(loc, inb, cidx(cb, loc, kChunk), cidx(cb, loc, 0));
-      Value dst = cb.create<arith::AddIOp>(loc, stageBase, toIndex(cb, loc, s.dstOff));
       cb.create<nvgpu::DeviceAsyncCopyOp>(loc, smem, ValueRange{dst}, src,
                                           ValueRange{toIndex(cb, loc, gidx)},
                                           cb.getIndexAttr(kChunk), srcElems, cb.getUnitAttr());
+    };
+    if (!o->elementwise) {
+      for (CopySlot &s : *slots)
+        emitSlot(b, s);
+      continue;
     }
+    // Elementwise: a loop over this thread's chunks tid + i T, its slot computed in the loop,
+    // so that the address terms of all of them are not kept live across the K loop (they
+    // spilled at 128 x 128 x 32 with 4 warps: 4 chunks of 8 elements per thread).
+    int64_t n = o->rows * o->chunks(), perThread = (n + threads - 1) / threads;
+    auto sLoop = b.create<scf::ForOp>(loc, cidx(b, loc, 0), cidx(b, loc, perThread),
+                                      cidx(b, loc, 1));
+    OpBuilder lb = OpBuilder::atBlockBegin(sLoop.getBody());
+    Value i32v = lb.create<arith::IndexCastUIOp>(loc, lb.getI32Type(), sLoop.getInductionVar());
+    Value c = lb.create<arith::AddIOp>(
+        loc, tid, lb.create<arith::MulIOp>(loc, i32v, ci32(lb, loc, threads)));
+    emitSlot(lb, copySlot(lb, *o, c, n % threads != 0));
   }
 }
 

@@ -68,6 +68,7 @@
 // epilogue ops this evaluator does not know (reductions, loops over tiles).
 //===----------------------------------------------------------------------===//
 #include "AccumulatorEpilogue.h"
+#include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
@@ -640,63 +641,19 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
 
 std::pair<Value, Value> WgmmaKernel::gatherAddress(OpBuilder &b, Location loc, const Operand &o,
                                                    IRMapping &kmap, Value r, Value k) {
-  auto c = [&](int64_t v) { return ci32(b, loc, v); };
   auto add = [&](Value x, Value y) -> Value { return b.create<arith::AddIOp>(loc, x, y); };
-  auto mul = [&](Value x, int64_t v) -> Value {
-    return v == 1 ? x : b.create<arith::MulIOp>(loc, x, c(v)).getResult();
-  };
-  auto div = [&](Value x, int64_t v) -> Value {
-    return v == 1 ? x : b.create<arith::DivUIOp>(loc, x, c(v)).getResult();
-  };
-  auto rem = [&](Value x, int64_t v) -> Value {
-    return v == 1 ? c(0) : b.create<arith::RemUIOp>(loc, x, c(v)).getResult();
-  };
-  auto below = [&](Value x, int64_t v) -> Value {
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c(v));
-  };
-  auto both = [&](Value x, Value y) -> Value { return b.create<arith::AndIOp>(loc, x, y); };
-  if (o.im2col) {
-    // tile.im2col_load's formula (TileOps.td), per element; unsigned splits are exact where
-    // the bounds hold and the rest is masked.
-    tl::Im2ColLoadOp l = o.im2col;
-    Value p = add(kmap.lookupOrDefault(l.getRow()), r);
-    Value q = add(kmap.lookupOrDefault(l.getCol()), k);
-    ArrayRef<int64_t> in = l.getInput(), kr = l.getKernel(), out = l.getOutput();
-    int64_t C = in[1], H = in[2], W = in[3], KH = kr[0], KW = kr[1];
-    Value n = div(p, out[0] * out[1]), pix = rem(p, out[0] * out[1]);
-    Value oh = div(pix, out[1]), ow = rem(pix, out[1]);
-    Value ch, kh, kw;
-    if (l.isNHWC()) {
-      kh = div(q, KW * C);
-      kw = div(rem(q, KW * C), C);
-      ch = rem(q, C);
-    } else {
-      ch = div(q, KH * KW);
-      kh = div(rem(q, KH * KW), KW);
-      kw = rem(q, KW);
-    }
-    auto pos = [&](Value ov, Value kv, int d) -> Value {
-      return b.create<arith::SubIOp>(
-          loc, add(mul(ov, l.getStrides()[d]), mul(kv, l.getDilations()[d])), c(l.getPads()[d]));
-    };
-    Value ih = pos(oh, kh, 0), iw = pos(ow, kw, 1);
-    Value ok = both(both(below(p, l.getNumRows()), below(q, l.getNumCols())),
-                    both(below(ih, H), below(iw, W)));
-    Value off = l.isNHWC() ? add(mul(add(mul(add(mul(n, H), ih), W), iw), C), ch)
-                           : add(mul(add(mul(add(mul(n, C), ch), H), ih), W), iw);
-    return {off, ok};
+  if (tl::Im2ColLoadOp l = o.im2col) {
+    // tile.im2col_load's formula (TileOps.td), per element (OperandAddress.h).
+    Im2ColRow row = im2colRow(b, loc, l, add(kmap.lookupOrDefault(l.getRow()), r));
+    return im2colElement(b, loc, l, row, add(kmap.lookupOrDefault(l.getCol()), k));
   }
   // A block_load: smem row r / column k is block element (r, k) when k runs along the
   // stored rows (K contiguous: A plain, B transposed), else (k, r).
   tl::BlockLoadOp l = o.load;
   bool kAlongCols = o.isA ? !l.getTranspose() : l.getTranspose();
-  ArrayRef<int64_t> d = l.getDims();
-  Value batch = kmap.lookupOrDefault(l.getBatch());
   Value row = add(kmap.lookupOrDefault(l.getRow()), kAlongCols ? r : k);
   Value col = add(kmap.lookupOrDefault(l.getCol()), kAlongCols ? k : r);
-  Value ok = both(below(batch, d[0]), both(below(row, d[1]), below(col, d[2])));
-  Value off = add(mul(add(mul(batch, d[1]), row), d[2]), col);
-  return {off, ok};
+  return blockLoadElement(b, loc, l, kmap.lookupOrDefault(l.getBatch()), row, col);
 }
 
 void WgmmaKernel::emitGather(OpBuilder &b, Location loc, const Operand &o, IRMapping &kmap,

@@ -282,3 +282,146 @@ module {
     }
   }
 }
+
+// -----
+
+// Implicit-GEMM convolution (the conv template's kernel, cut down to the matmul test's
+// epilogue): A is a tile.im2col_load of an NHWC input with C = 64 (8 consecutive k of a
+// chunk are 8 channels of one pixel, 16 contiguous bytes), B the [OC, K] weight, transposed.
+// Both go by cp.async, 16 bytes with zero fill (src-size 0) outside the input / the padding.
+// CHECK-LABEL: func.func @conv_nhwc_c64
+// CHECK-SAME:      (%[[X:.*]]: memref<4096xf16>, %[[W:.*]]: memref<18432xf16>, %{{.*}}: memref<2048xf16>)
+// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64
+// CHECK-NOT:     tile.{{im2col_load|block_load|dot}}
+// CHECK-NOT:     memref.load
+// CHECK:         %[[SM:.*]] = memref.view
+// CHECK:         nvgpu.device_async_copy %[[X]][%{{.*}}], %[[SM]][%{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK:         nvgpu.device_async_copy %[[W]][%{{.*}}], %[[SM]][%{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK-NEXT:    nvvm.cp.async.commit.group
+// CHECK:         scf.for
+// CHECK-NEXT:      nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           scf.if
+// CHECK:             nvgpu.device_async_copy %[[X]]
+// CHECK:             nvgpu.device_async_copy %[[W]]
+// CHECK:           nvvm.mma.sync
+// CHECK-NOT:     vector<8xf16>
+module {
+  module @kernels {
+    func.func @conv_nhwc_c64(%arg0: memref<4096xf16>, %arg1: memref<18432xf16>, %arg2: memref<2048xf16>) attributes {tile.schedule = #tile.schedule<grid = [2, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %c32 = arith.constant 32 : index
+      %cK = arith.constant 576 : index
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %c64_i32 = arith.constant 64 : i32
+      %c32_i32 = arith.constant 32 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %0 = tile.program_id 0 : i32
+      %1 = tile.program_id 1 : i32
+      %3 = arith.muli %0, %c32_i32 : i32
+      %4 = arith.muli %1, %c32_i32 : i32
+      %5 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+      %6 = tile.splat %3 : tensor<32xi32>
+      %7 = arith.addi %6, %5 : tensor<32xi32>
+      %8 = tile.splat %4 : tensor<32xi32>
+      %9 = arith.addi %8, %5 : tensor<32xi32>
+      %10 = tile.expand_dims %7 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+      %11 = tile.broadcast %10 : tensor<32x1xi32> -> tensor<32x32xi32>
+      %12 = tile.expand_dims %9 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+      %13 = tile.broadcast %12 : tensor<1x32xi32> -> tensor<32x32xi32>
+      %14 = tile.splat %c64_i32 : tensor<32x32xi32>
+      %15 = arith.cmpi slt, %11, %14 : tensor<32x32xi32>
+      %16 = tile.splat %c32_i32 : tensor<32x32xi32>
+      %17 = arith.cmpi slt, %13, %16 : tensor<32x32xi32>
+      %18 = arith.andi %15, %17 : tensor<32x32xi1>
+      %19 = tile.splat %cst : tensor<32x32xf32>
+      %20 = scf.for %arg4 = %c0 to %cK step %c32 iter_args(%arg5 = %19) -> (tensor<32x32xf32>) {
+        %30 = arith.index_cast %arg4 : index to i32
+        %31 = tile.im2col_load %arg0[%3, %30] {input = array<i64: 1, 64, 8, 8>, layout = "NHWC", kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, output = array<i64: 8, 8>} : memref<4096xf16> -> tensor<32x32xf16>
+        %32 = tile.block_load %arg1[%c0_i32, %4, %30] {dims = array<i64: 1, 32, 576>, transpose} : memref<18432xf16> -> tensor<32x32xf16>
+        %33 = tile.dot %31, %32, %arg5 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+        scf.yield %33 : tensor<32x32xf32>
+      }
+      %25 = arith.muli %11, %16 : tensor<32x32xi32>
+      %26 = arith.addi %25, %13 : tensor<32x32xi32>
+      %29 = arith.truncf %20 : tensor<32x32xf32> to tensor<32x32xf16>
+      tile.store %arg2[%26], %29, %18 : memref<2048xf16>, tensor<32x32xi32>, tensor<32x32xf16>, tensor<32x32xi1>
+      return
+    }
+  }
+}
+
+// -----
+
+// NCHW input of 3 channels, 3x3 kernel: K = 27. 8 consecutive k are not contiguous (they
+// cross channels and kernel rows) and the weight's rows (27 elements) are not 16-byte
+// multiples: both operands are filled element by element, in a loop over the thread's chunks
+// (one here: 32 x 32 / 8 = 128 chunks for 128 threads): 8 loads at clamped offsets, zero
+// where out of bounds, one 16-byte shared store into the chunk's swizzled slot. No cp.async:
+// the bar.sync after cp.async.wait_group orders these stores before the ldmatrix reads.
+// CHECK-LABEL: func.func @conv_nchw_c3
+// CHECK-SAME:      (%[[X:.*]]: memref<192xf16>, %[[W:.*]]: memref<864xf16>, %{{.*}}: memref<2048xf16>)
+// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64
+// CHECK-NOT:     nvgpu.device_async_copy
+// CHECK:         %[[SM:.*]] = memref.view
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK-COUNT-8:   memref.load %[[X]][%{{.*}}] : memref<192xf16>
+// CHECK:           %[[VA:.*]] = vector.from_elements {{.*}} : vector<8xf16>
+// CHECK:           vector.store %[[VA]], %[[SM]][%{{.*}}] {alignment = 16 : i64} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK-COUNT-8:   memref.load %[[W]][%{{.*}}] : memref<864xf16>
+// CHECK:           vector.store
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK:         scf.for
+// CHECK-NEXT:      nvvm.cp.async.wait.group 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           scf.if
+// CHECK:             memref.load %[[X]]
+// CHECK:             vector.store
+// CHECK:             memref.load %[[W]]
+// CHECK:             vector.store
+// CHECK:           nvvm.mma.sync
+module {
+  module @kernels {
+    func.func @conv_nchw_c3(%arg0: memref<192xf16>, %arg1: memref<864xf16>, %arg2: memref<2048xf16>) attributes {tile.schedule = #tile.schedule<grid = [2, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %c32 = arith.constant 32 : index
+      %cK = arith.constant 27 : index
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %c64_i32 = arith.constant 64 : i32
+      %c32_i32 = arith.constant 32 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %0 = tile.program_id 0 : i32
+      %1 = tile.program_id 1 : i32
+      %3 = arith.muli %0, %c32_i32 : i32
+      %4 = arith.muli %1, %c32_i32 : i32
+      %5 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+      %6 = tile.splat %3 : tensor<32xi32>
+      %7 = arith.addi %6, %5 : tensor<32xi32>
+      %8 = tile.splat %4 : tensor<32xi32>
+      %9 = arith.addi %8, %5 : tensor<32xi32>
+      %10 = tile.expand_dims %7 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+      %11 = tile.broadcast %10 : tensor<32x1xi32> -> tensor<32x32xi32>
+      %12 = tile.expand_dims %9 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+      %13 = tile.broadcast %12 : tensor<1x32xi32> -> tensor<32x32xi32>
+      %14 = tile.splat %c64_i32 : tensor<32x32xi32>
+      %15 = arith.cmpi slt, %11, %14 : tensor<32x32xi32>
+      %16 = tile.splat %c32_i32 : tensor<32x32xi32>
+      %17 = arith.cmpi slt, %13, %16 : tensor<32x32xi32>
+      %18 = arith.andi %15, %17 : tensor<32x32xi1>
+      %19 = tile.splat %cst : tensor<32x32xf32>
+      %20 = scf.for %arg4 = %c0 to %cK step %c32 iter_args(%arg5 = %19) -> (tensor<32x32xf32>) {
+        %30 = arith.index_cast %arg4 : index to i32
+        %31 = tile.im2col_load %arg0[%3, %30] {input = array<i64: 1, 3, 8, 8>, layout = "NCHW", kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1, 1>, output = array<i64: 8, 8>} : memref<192xf16> -> tensor<32x32xf16>
+        %32 = tile.block_load %arg1[%c0_i32, %4, %30] {dims = array<i64: 1, 32, 27>, transpose} : memref<864xf16> -> tensor<32x32xf16>
+        %33 = tile.dot %31, %32, %arg5 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+        scf.yield %33 : tensor<32x32xf32>
+      }
+      %25 = arith.muli %11, %16 : tensor<32x32xi32>
+      %26 = arith.addi %25, %13 : tensor<32x32xi32>
+      %29 = arith.truncf %20 : tensor<32x32xf32> to tensor<32x32xf16>
+      tile.store %arg2[%26], %29, %18 : memref<2048xf16>, tensor<32x32xi32>, tensor<32x32xf16>, tensor<32x32xi1>
+      return
+    }
+  }
+}

@@ -1,5 +1,5 @@
 """Numbers of convert-tile-dot-to-mma-sync's kernels without a GPU: each case is an ONNX
-MatMul / Gemm model (bench/gemm_models.py), compiled by aicc-compile for sm_90 to the tile
+MatMul / Gemm / Conv model (bench/gemm_models.py), compiled by aicc-compile for sm_90 to the tile
 stage (the template's config, or --matmul-config), lowered by aicc-opt
 -convert-tile-dot-to-mma-sync, and run by the SIMT simulator (simt_sim.py: PTX semantics of
 cp.async, ldmatrix, mma.sync; shared-memory races are errors) on seeded random operands. The
@@ -50,6 +50,16 @@ CASES = [
     (dict(gm.matmul_case("residual_gelu_m96_n80_k48_bf16", "t", "bf16", [96, 48], [48, 80]),
           inputs=[[96, 48], [48, 80], [96, 80]], bias=True, gelu=True), "32x64x16x2"),
     (gm.matmul_case("m8_n8_k8_f16", "t", "f16", [8, 8], [8, 8]), ""),
+    # Implicit-GEMM convolutions (NCHW: the im2col A blocks are filled element by element):
+    # K = 27 (3 channels: the [OC, K] weight rows are not 16-byte multiples, so B goes
+    # element by element too), bias; K = 144 over 5 k blocks (the 4-stage ring wraps, B by
+    # cp.async), stride 2, Relu; dilation 2 with padding 2 on a 32 x 32 x 32 config.
+    (gm.conv_case("conv_n2_c3_h9_oc24_k3_p1_f16", "t", "f16", 2, 3, 9, 24, 3, pad=1,
+                  bias=True), ""),
+    (gm.conv_case("conv_n2_c16_h9_oc40_k3_s2_p1_relu_bf16", "t", "bf16", 2, 16, 9, 40, 3,
+                  stride=2, pad=1, relu=True), ""),
+    (gm.conv_case("conv_n1_c8_h11_oc16_k3_p2_d2_f16", "t", "f16", 1, 8, 11, 16, 3, pad=2,
+                  dil=2), "32x32x32x2"),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
 
@@ -58,7 +68,30 @@ def round_to(x, dt):
     return simt_sim.round_to(x, dt)
 
 
+def conv_reference(c, xs):
+    """ONNX Conv (group 1, square stride / pad / dilation) in float64, NCHW."""
+    x, w = xs[0], xs[1]
+    n, ch, h, _ = x.shape
+    oc, _, k, _ = w.shape
+    s, p, d = c["stride"], c["pad"], c["dil"]
+    o = c["output"][2]
+    xp = np.zeros((n, ch, h + 2 * p, h + 2 * p))
+    xp[:, :, p:p + h, p:p + h] = x
+    y = np.zeros((n, oc, o, o))
+    for kh in range(k):
+        for kw in range(k):
+            win = xp[:, :, kh * d:kh * d + s * (o - 1) + 1:s, kw * d:kw * d + s * (o - 1) + 1:s]
+            y += np.einsum("nchw,mc->nmhw", win, w[:, :, kh, kw])
+    if c.get("bias"):
+        y = y + xs[2].reshape(1, oc, 1, 1)
+    if c.get("relu"):
+        y = np.maximum(y, 0)
+    return y
+
+
 def reference(c, xs):
+    if c["kind"] == "conv":
+        return conv_reference(c, xs)
     if c["kind"] == "matmul":
         y = np.matmul(xs[0], xs[1])
         if c.get("bias"):
@@ -117,10 +150,11 @@ def run_case(a, c, cfg):
     err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
     st = s.stats
     lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
-    cp = st.cp_wavefronts * 8 / max(1, st.cp_async)
+    cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
     ok = err < TOL[c["dtype"]] and lm == 1.0 and cp == 1.0
     return ok, (f"{conf}: rel err {err:.1e} (tol {TOL[c['dtype']]}), shared wavefronts per "
-                f"ldmatrix matrix {lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync")
+                f"ldmatrix matrix {lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync"
+                + (f", {st.st_shared} st.shared" if st.st_shared else ""))
 
 
 def main():

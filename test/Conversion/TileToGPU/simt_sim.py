@@ -11,6 +11,8 @@ tile.launch). The GPU semantics are written from the PTX ISA, independently of t
     ("Warp-level matrix load instruction: ldmatrix");
   - mma.sync.m16n8k16.row.col f32 += f16/bf16: the A, B, C/D fragment layouts of "Matrix
     Fragments for mma.m16n8k16 with floating point type"; products exact, sum rounded to f32.
+  - st.shared (memref.store / vector.store to the shared view): lands at once, in the
+    current barrier interval;
 Shared-memory hazards are errors (SimError):
   - write after read: a cp.async issued in the barrier interval of a read of the same
     element, or landing on an element read since the copy was issued;
@@ -332,6 +334,7 @@ class Stats:
         self.ldmatrix_wavefronts = 0
         self.cp_async = 0
         self.cp_wavefronts = 0
+        self.st_shared = 0
         self.mma = 0
 
 
@@ -646,10 +649,31 @@ class CTA:
         safe = np.where(m, idx, 0)
         return buf.data[safe].astype(np.float64) if buf.data.dtype.kind == "f" else buf.data[safe]
 
+    def sstore(self, buf, idx, vals):
+        """Synchronous shared-memory store (st.shared): lands at once, in the current barrier
+        interval; an element read in this interval (WAR) or with a cp.async in flight (WAW)
+        is a race. A vector store must be aligned to its size."""
+        sh = buf.data
+        k = len(vals)
+        for t in np.nonzero(self.mask)[0]:
+            d = int(idx[t])
+            if d < 0 or d + k > sh.data.size or d % k:
+                raise SimError(f"shared store at {d} ({k} elements) misaligned or out of range")
+            sl = slice(d, d + k)
+            if np.any(sh.r_epoch[sl] >= self.epoch):
+                raise SimError(f"WAR race: st.shared to smem[{d}] in barrier interval "
+                               f"{self.epoch}, read in the same interval")
+            if np.any(sh.pending[sl] > 0):
+                raise SimError(f"WAW race: st.shared to smem[{d}] with a cp.async in flight")
+            sh.data[sl] = [round_to(v[t], buf.elem) for v in vals]
+            sh.w_epoch[sl] = self.epoch
+            sh.w_thread[sl] = t
+        self.sim.stats.st_shared += int(self.mask.sum())
+
     def gstore(self, buf, idx, vals):
         m = self.mask
-        if buf.space != "global":
-            raise SimError("store to shared memory")
+        if buf.space == "shared":
+            return self.sstore(buf, idx, vals)
         for j, v in enumerate(vals):
             ii = idx + j
             bad = m & ((ii < 0) | (ii >= buf.data.size))
