@@ -114,7 +114,8 @@ struct CompileOptions {
   /// Gemm transB = 1 / nn.Linear operand layout). Default: exact f32.
   bool allowTF32 = false;
   /// 2-D group-1 convolutions: "auto" (implicit GEMM where a tensor-core lowering takes it:
-  /// sm_90a with f16 / bf16, or f32 under allowTF32; the direct window loop elsewhere),
+  /// sm_80 / sm_90 / sm_90a with f16 / bf16, sm_90a f32 under allowTF32; the direct window
+  /// loop elsewhere),
   /// "implicit-gemm" or "direct". NHWC convs (convLayout "nhwc") are always implicit GEMM.
   std::string convAlgorithm = "auto";
   /// Layout of 2-D group-1 convolutions after the graph stage (aicc-graph-pipeline's

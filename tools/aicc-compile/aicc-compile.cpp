@@ -108,7 +108,8 @@ static cl::opt<bool> allowTF32(
 static cl::opt<std::string> convAlgorithm(
     "conv-algorithm",
     cl::desc("2-D group-1 convolutions: auto (implicit GEMM where tensor cores take it: "
-             "sm_90a f16/bf16, f32 with --allow-tf32; direct elsewhere), implicit-gemm, or "
+             "sm_80/sm_90/sm_90a f16/bf16, sm_90a f32 with --allow-tf32; direct elsewhere), "
+             "implicit-gemm, or "
              "direct (NHWC convs, --conv-layout=nhwc, are always implicit GEMM)"),
     cl::init("auto"), cl::cat(cat));
 static cl::opt<bool> wgmmaTmaStore(

@@ -31,7 +31,7 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     Option<"allowTF32", "allow-tf32", "bool", "false",
            "f32 matmuls may run on tf32 tensor cores (input_precision = tf32)">,
     Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",
-           "2-D group-1 convs: auto (implicit-gemm where tensor cores take it: sm_90a f16/bf16, f32 with allow-tf32; else direct), "
+           "2-D group-1 convs: auto (implicit-gemm where tensor cores take it: sm_80/sm_90/sm_90a f16/bf16, sm_90a f32 with allow-tf32; else direct), "
            "implicit-gemm (tile.im2col_load + tile.dot) or direct (window loop)">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",

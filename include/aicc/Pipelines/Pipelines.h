@@ -44,7 +44,8 @@ struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOption
   Option<std::string> convAlgorithm{
       *this, "conv-algorithm",
       llvm::cl::desc("2-D group-1 convs: auto (implicit-gemm where tensor cores take it: "
-                     "sm_90a f16/bf16, f32 with allow-tf32; else direct), implicit-gemm or "
+                     "sm_80/sm_90/sm_90a f16/bf16, sm_90a f32 with allow-tf32; else direct), "
+                     "implicit-gemm or "
                      "direct"),
       llvm::cl::init("auto")};
 };

@@ -36,7 +36,7 @@ struct TemplateOptions {
   bool allowTF32 = false;
   /// How 2-D group-1 convolutions are computed: "implicit-gemm" (tile.dot on im2col blocks,
   /// the tensor-core form), "direct" (a loop over the window per output element), or "auto":
-  /// implicit-gemm where a tensor-core lowering takes it (sm_90a with f16 / bf16, or f32 under
+  /// implicit-gemm where a tensor-core lowering takes it (sm_80 / sm_90 / sm_90a with f16 / bf16, sm_90a f32 under
   /// allowTF32), direct elsewhere. NHWC convs are always implicit-gemm. Convs implicit GEMM cannot take
   /// (grouped, 1-D/3-D, non-float) are direct whatever this says.
   std::string convAlgorithm = "auto";
