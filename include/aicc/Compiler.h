@@ -126,6 +126,9 @@ struct CompileOptions {
   /// sm_90a matmul epilogues store their tile through a shared-memory staging buffer and TMA
   /// box stores (false: per-thread register stores; for A/B measurements).
   bool wgmmaTmaStore = true;
+  /// sm_80 / sm_90 (mma.sync) matmul epilogues store their tile through a shared-memory
+  /// staging tile and coalesced 16-byte global stores (false: per-thread register stores).
+  bool mmaSmemStore = true;
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

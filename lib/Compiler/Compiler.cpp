@@ -388,7 +388,7 @@ std::string emitDot(ModuleOp module) {
 
 /// Reads the host plan from an MLIR file at the tile or lowered stage.
 FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool gpu,
-                                        StringRef chip, bool tmaStore) {
+                                        StringRef chip, bool tmaStore, bool mmaSmemStore) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return emitError(UnknownLoc::get(&ctx), "cannot read the plan file '")
@@ -402,7 +402,7 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
     // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
     // loads expanded as in buildGPULoweringPipeline, so the register path sees the same IR).
     PassManager pm(&ctx);
-    addTensorCoreMatmulPasses(pm, chip, tmaStore);
+    addTensorCoreMatmulPasses(pm, chip, tmaStore, mmaSmemStore);
     pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
     pm.addPass(createConvertTileToGPURegisters());
     if (failed(pm.run(**m)))
@@ -486,6 +486,7 @@ static void setGPUOptions(GPUPipelineOptions &g, const CompileOptions &opts) {
   g.chip = targetName(opts.target).str();
   g.features = opts.target == Target::SM90a ? "+ptx80" : "+ptx78";
   g.wgmmaTmaStore = opts.wgmmaTmaStore;
+  g.mmaSmemStore = opts.mmaSmemStore;
 }
 
 std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
@@ -687,7 +688,8 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return llvm::createStringError("a bundle from stage '" + fromName +
                                      "' needs --plan=FILE: the model's MLIR at the tile or " +
                                      stageName(Stage::Lowered, opts.target) + " stage");
-    auto p = planFromFile(ctx, opts.planFile, gpu, targetName(opts.target), opts.wgmmaTmaStore);
+    auto p = planFromFile(ctx, opts.planFile, gpu, targetName(opts.target), opts.wgmmaTmaStore,
+                          opts.mmaSmemStore);
     if (failed(p))
       return diags.error("cannot read the host plan from " + opts.planFile);
     plan = std::move(*p);

@@ -113,7 +113,8 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
   kernels.addPass(createCanonicalizerPass());
 }
 
-void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip, bool tmaStore) {
+void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip, bool tmaStore,
+                                     bool mmaSmemStore) {
   // sm_90a: wgmma first; the kernels it refuses (a config it cannot run, an epilogue that
   // reads a dot operand) still get tensor cores through mma.sync, which sm_90a runs too.
   if (chip == "sm_90a") {
@@ -126,6 +127,7 @@ void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip, bo
     // Opt-in dynamic shared memory per block (CUDA C Programming Guide, "Technical
     // Specifications per Compute Capability"): 8.0 163 KiB, 9.0 227 KiB.
     mma.maxSharedBytes = chip == "sm_80" ? 163 * 1024 : 227 * 1024;
+    mma.smemStore = mmaSmemStore;
     pm.addPass(createConvertTileDotToMMASync(mma));
   }
 }
@@ -135,7 +137,7 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions 
   // form; the rest (matmul, pools, scatter) bufferize and distribute (convert-tile-to-gpu).
   // sm_90a: matmul kernels go to TMA + wgmma (warp-specialized, persistent).
   // sm_80 / sm_90: matmul kernels go to cp.async + ldmatrix + mma.sync (multistage).
-  addTensorCoreMatmulPasses(pm, options.chip, options.wgmmaTmaStore);
+  addTensorCoreMatmulPasses(pm, options.chip, options.wgmmaTmaStore, options.mmaSmemStore);
   // Block loads no earlier pass took (TMA on sm_90a, cp.async on sm_80/sm_90) become masked
   // gathers first.
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());

@@ -117,6 +117,11 @@ static cl::opt<bool> wgmmaTmaStore(
     cl::desc("sm_90a matmul epilogues store through shared memory and TMA box stores "
              "(default true; false: per-thread register stores)"),
     cl::init(true), cl::cat(cat));
+static cl::opt<bool> mmaSmemStore(
+    "mma-smem-store",
+    cl::desc("sm_80 / sm_90 (mma.sync) matmul epilogues store through a shared-memory staging "
+             "tile and 16-byte global stores (default true; false: per-thread register stores)"),
+    cl::init(true), cl::cat(cat));
 
 static cl::opt<std::string> hardware(
     "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
@@ -158,6 +163,7 @@ int main(int argc, char **argv) {
   opts.convAlgorithm = convAlgorithm;
   opts.convLayout = convLayout;
   opts.wgmmaTmaStore = wgmmaTmaStore;
+  opts.mmaSmemStore = mmaSmemStore;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');

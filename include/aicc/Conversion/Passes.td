@@ -152,7 +152,15 @@ def ConvertTileDotToMMASync : Pass<"convert-tile-dot-to-mma-sync", "mlir::Module
         nvvm.mma.sync m16n8k16 into f32 accumulators, the warps tiling BLOCK_M x BLOCK_N;
       - programs in grouped order (GROUP_M = 8, for L2 reuse);
       - the epilogue (every tile op after the K loop) evaluated per thread on the mma.sync
-        accumulator layout in registers (AccumulatorEpilogue).
+        accumulator layout in registers (AccumulatorEpilogue);
+      - `smem-store=true` (default): when the kernel's only store is a `tile.block_store` of
+        the [BLOCK_M, BLOCK_N] tile (f16/bf16 output, output rows 16-byte multiples), after
+        the K loop and a bar.sync every thread writes its final values (register pairs) into
+        a row-padded [BLOCK_M, BLOCK_N + 8] staging tile in the (now free) shared memory,
+        bar.sync, then the CTA copies the tile out row-wise with 16-byte vector stores,
+        masked at the matrix edges; otherwise (or `smem-store=false`) per-thread register
+        pair stores (`tile.mma_sync` records `epilogue_store`, a refusal
+        `tile.smem_store_refused`).
     ```mlir
     // after: (per thread)
     %v = memref.view %dyn[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16384xf16, #gpu.address_space<workgroup>>
@@ -173,7 +181,10 @@ def ConvertTileDotToMMASync : Pass<"convert-tile-dot-to-mma-sync", "mlir::Module
   }];
   let options = [
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "166912",
-           "dynamic shared memory one CTA may use (A100: 163 KiB; H100/H200: 227 KiB)">
+           "dynamic shared memory one CTA may use (A100: 163 KiB; H100/H200: 227 KiB)">,
+    Option<"smemStore", "smem-store", "bool", "true",
+           "epilogue block stores go through a shared-memory staging tile and coalesced "
+           "16-byte global stores (false: per-thread register pair stores)">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",

@@ -62,6 +62,11 @@ struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions>
       llvm::cl::desc("sm_90a matmul epilogues store through shared memory and TMA "
                      "(convert-tile-dot-to-wgmma tma-store)"),
       llvm::cl::init(true)};
+  Option<bool> mmaSmemStore{
+      *this, "mma-smem-store",
+      llvm::cl::desc("sm_80 / sm_90 matmul epilogues store through a shared-memory staging "
+                     "tile and 16-byte global stores (convert-tile-dot-to-mma-sync smem-store)"),
+      llvm::cl::init(true)};
 };
 
 void buildGraphPipeline(mlir::OpPassManager &pm);
@@ -82,9 +87,11 @@ void buildCPUPipeline(mlir::OpPassManager &pm);
 /// The tensor-core matmul lowering of `chip`, first in the GPU lowering: sm_90a
 /// convert-tile-dot-to-wgmma, sm_80 / sm_90 convert-tile-dot-to-mma-sync (with the chip's
 /// shared memory per block), nothing for other chips. `tmaStore`: the wgmma epilogue stores
-/// through shared memory and TMA (convert-tile-dot-to-wgmma's tma-store option).
+/// through shared memory and TMA (convert-tile-dot-to-wgmma's tma-store option);
+/// `mmaSmemStore`: the mma.sync epilogue stores through a shared-memory staging tile
+/// (convert-tile-dot-to-mma-sync's smem-store option).
 void addTensorCoreMatmulPasses(mlir::OpPassManager &pm, llvm::StringRef chip,
-                               bool tmaStore = true);
+                               bool tmaStore = true, bool mmaSmemStore = true);
 /// aicc-gpu-pipeline without its last pass (gpu-module-to-binary): ends with the kernels
 /// as a gpu.module in the LLVM/NVVM dialects with an #nvvm.target attached.
 void buildGPULoweringPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);

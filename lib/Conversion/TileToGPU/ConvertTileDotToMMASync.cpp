@@ -69,6 +69,30 @@
 //   Accumulator register i = 4 (mi * WN/8 + ni) + e of warp (wm, wn) is the output element
 //     row = wm WM + 16 mi + g + 8 (e / 2), col = wn WN + 8 ni + 2t + (e % 2);
 //   the epilogue (AccumulatorEpilogue) evaluates the tile ops after the K loop on it.
+// Shared-memory store epilogue (option smem-store, default on): when the kernel's only store
+//   is a tile.block_store of the [BM, BN] tile at the top level, of f16/bf16 elements, with
+//   output rows of 16-byte multiples (dims[2] % 8 == 0) and a block column provably a
+//   multiple of 8 (so every 8-element chunk of a row is 16-byte aligned and wholly inside or
+//   outside the matrix), the epilogue stores through shared memory:
+//     bar.sync -- every warp is past its last ldmatrix (the staging tile overlaps the ring;
+//                 no cp.async is in flight: the groups after the last k block are empty);
+//     every thread: epilogue math in registers, then its register pairs (adjacent columns)
+//                 st.shared as 4-byte pairs into a staging tile [BM, BN] (output type),
+//                 XOR-swizzled by 16-byte chunk like the operands (element (r, c) at
+//                 r BN + 8 ((c / 8) ^ phase(r)) + c % 8, phase as below with C = BN / 8):
+//                 the 8 rows g = lane / 4 of one pair store land in 8 different 16-byte
+//                 bank groups, so a warp's 32 pairs hit 32 different banks, and the 8
+//                 chunks one 8-thread phase of the copy-out reads are 8 different groups;
+//     bar.sync -- the whole tile is written;
+//     every thread: chunks tid, tid + T, ... of the BM x BN/8 chunks (row-major: consecutive
+//                 threads read consecutive 16 bytes of one row): one 16-byte ld.shared and
+//                 one 16-byte st.global each, skipped when the chunk's row is >= dims[1],
+//                 its column >= dims[2] or the batch >= dims[0].
+//   One tile per program (not persistent): nothing reuses the staging tile, so no barrier
+//   follows the copy-out. Shared memory: max(ring, staging: BM BN 2 bytes); a staging tile beyond
+//   max-shared-bytes, f32 outputs, rows not 16-byte multiples or other stores keep the
+//   register stores (tile.smem_store_refused says why; ragged rows could take element
+//   stores, not done).
 // Shared-memory swizzle (bank conflicts; the XOR scheme of CUTLASS's "Swizzle<3,3,3>"):
 //   a stored row of C = cols / 8 16-byte chunks keeps logical chunk c at physical chunk
 //   c ^ phase(row), phase = row % 8 when C >= 8, else (row / (8 / C)) % C (rows shorter than
@@ -166,8 +190,9 @@ struct Operand {
 
 class MmaSyncKernel {
 public:
-  MmaSyncKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t maxSharedBytes)
-      : fn(fn), sched(sched), maxSharedBytes(maxSharedBytes) {}
+  MmaSyncKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t maxSharedBytes,
+                bool smemStoreOption)
+      : fn(fn), sched(sched), maxSharedBytes(maxSharedBytes), smemStoreOption(smemStoreOption) {}
 
   /// Checks the kernel's shape; on failure `why` says what does not fit.
   bool match(std::string &why);
@@ -178,6 +203,19 @@ private:
   func::FuncOp fn;
   tl::ScheduleAttr sched;
   int64_t maxSharedBytes;
+  // --- shared-memory store epilogue (see the file comment)
+  bool smemStoreOption;
+  /// Whether the epilogue stores through the staging tile; when the option is on but the
+  /// kernel does not qualify, smemStoreRefused says why.
+  bool smemStore = false;
+  std::string smemStoreRefused;
+  /// The output block store and its element type (set by matchSmemStore).
+  tl::BlockStoreOp outStore;
+  Type outElem;
+  /// Staging row pitch in elements (unpadded: the chunks are XOR-swizzled).
+  int64_t stPitch() const { return BN; }
+  /// Why the kernel cannot use the staged store ("" when it can).
+  std::string matchSmemStore();
   /// The K loop, or null when K fits one BLOCK_K (canonicalization removed the loop: the
   /// block loads and the dot sit at the kernel's top level).
   scf::ForOp loop;
@@ -222,7 +260,9 @@ private:
   static Value toIndex(OpBuilder &b, Location loc, Value v) {
     return b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), v);
   }
-  Value phase(OpBuilder &b, const Operand &o, Value row);
+  Value phase(OpBuilder &b, const Operand &o, Value row) { return phase(b, o.chunks(), row); }
+  /// The same for a row of `chunks` 16-byte chunks.
+  Value phase(OpBuilder &b, int64_t chunks, Value row);
   bool setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain, std::string &why);
   bool setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why);
   LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
@@ -371,7 +411,50 @@ bool MmaSyncKernel::match(std::string &why) {
   smemBytes = stages * (opA.stageElems + opB.stageElems) * 2;
   if (smemBytes > maxSharedBytes)
     return why = "num_stages x stage bytes exceed the shared memory per block", false;
+  if (smemStoreOption) {
+    smemStoreRefused = matchSmemStore();
+    if (smemStoreRefused.empty()) {
+      int64_t stBytes = BM * stPitch() * 2;
+      if (stBytes > maxSharedBytes)
+        smemStoreRefused = "the staging tile (" + std::to_string(stBytes) +
+                           " bytes) exceeds the shared memory per block";
+      else
+        smemBytes = std::max(smemBytes, stBytes);
+    }
+    smemStore = smemStoreRefused.empty();
+  }
   return true;
+}
+
+std::string MmaSyncKernel::matchSmemStore() {
+  // The only store: a block store of the accumulator-shaped tile at the top level (the
+  // matmul template's and the NHWC conv's), whose registers are exactly the accumulator's.
+  SmallVector<Operation *> stores;
+  fn.walk([&](Operation *op) {
+    if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
+      stores.push_back(op);
+  });
+  if (stores.size() != 1)
+    return "the kernel has " + std::to_string(stores.size()) + " stores, not one block store";
+  outStore = dyn_cast<tl::BlockStoreOp>(stores.front());
+  if (!outStore)
+    return "the kernel's store is not a block store (it stores by offsets and mask)";
+  if (outStore->getParentOp() != fn.getOperation())
+    return "the block store is not at the kernel's top level";
+  auto vt = outStore.getValue().getType();
+  if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
+    return "the stored tile is not [BLOCK_M, BLOCK_N]";
+  outElem = vt.getElementType();
+  if (!(outElem.isF16() || outElem.isBF16()))
+    return "the stored element type is not f16 or bf16";
+  ArrayRef<int64_t> d = outStore.getDims();
+  if (d.size() != 3)
+    return "block_store dims are not [batch, rows, cols]";
+  if (d[2] % kChunk)
+    return "output rows are not a multiple of 16 bytes";
+  if (!isMultipleOf(outStore.getCol(), kChunk, scf::ForOp()))
+    return "the block store's column is not provably a multiple of 8 elements";
+  return "";
 }
 
 /// Clones the scalar ops of `src` (stopping at `stopAt`) into `b`: program ids come from `map`
@@ -398,8 +481,8 @@ LogicalResult MmaSyncKernel::cloneScalars(OpBuilder &b, Block &src, IRMapping &m
 
 /// The swizzle phase of stored row `row` (i32): row % 8 for rows of >= 8 chunks, else
 /// (row / (8 / C)) % C (see the file comment).
-Value MmaSyncKernel::phase(OpBuilder &b, const Operand &o, Value row) {
-  int64_t c = o.chunks();
+Value MmaSyncKernel::phase(OpBuilder &b, int64_t chunks, Value row) {
+  int64_t c = chunks;
   if (c >= 8)
     return b.create<arith::AndIOp>(loc, row, ci32(b, loc, 7));
   int64_t shift = llvm::Log2_64(8 / c);
@@ -730,9 +813,96 @@ LogicalResult MmaSyncKernel::run() {
     layout.rowCoords.push_back(plus(rowBase, 16 * (c / 2) + 8 * (c % 2)));
   for (int64_t c = 0; c < 2 * nTiles(); ++c)
     layout.colCoords.push_back(plus(colBase, 8 * (c / 2) + c % 2));
+  // Staged store (see the file comment): per-class parts of the staging offsets.
+  SmallVector<Value> stRowOff, stRowPh, stColChunk, stColIn;
+  Value stView;
+  SmallVector<int64_t> regRow, regCol;
+  if (smemStore) {
+    // Every warp is past its last ldmatrix of the ring, which the staging tile overlaps.
+    b.create<gpu::BarrierOp>(loc);
+    stView = smem;
+    if (outElem != elem)
+      stView = b.create<memref::ViewOp>(loc, MemRefType::get({smemBytes / 2}, outElem,
+                                                             AffineMap(), wg),
+                                        dyn, cidx(b, loc, 0), ValueRange{});
+    for (Value r : layout.rowCoords) {
+      stRowOff.push_back(b.create<arith::MulIOp>(loc, r, ci32(b, loc, stPitch())));
+      stRowPh.push_back(phase(b, BN / kChunk, r));
+    }
+    for (Value c : layout.colCoords) {
+      stColChunk.push_back(b.create<arith::ShRUIOp>(loc, c, ci32(b, loc, 3)));
+      stColIn.push_back(b.create<arith::AndIOp>(loc, c, ci32(b, loc, kChunk - 1)));
+    }
+    regRow = layout.rowClass;
+    regCol = layout.colClass;
+  }
   AccumulatorEpilogue ep(b, loc, map, std::move(layout), accRegsV, accResult);
+  if (smemStore) {
+    auto pairT = VectorType::get({2}, outElem);
+    ep.setBlockStoreSink([&, pairT](OpBuilder &sb, int64_t i, Value v0, Value v1) {
+      int64_t rc = regRow[i], cc = regCol[i];
+      Value ch = sb.create<arith::XOrIOp>(loc, stColChunk[cc], stRowPh[rc]);
+      Value off = sb.create<arith::AddIOp>(
+          loc,
+          sb.create<arith::AddIOp>(loc, stRowOff[rc],
+                                   sb.create<arith::ShLIOp>(loc, ch, ci32(sb, loc, 3))),
+          stColIn[cc]);
+      Value v = sb.create<vector::FromElementsOp>(loc, pairT, ValueRange{v0, v1});
+      sb.create<vector::StoreOp>(loc, v, stView, ValueRange{toIndex(sb, loc, off)},
+                                 /*nontemporal=*/false, llvm::MaybeAlign(4));
+    });
+  }
   if (failed(ep.emitAfter(src, kOp)))
     return failure();
+  if (smemStore) {
+    // The whole staging tile is written; copy it out in 16-byte chunks, row-major over the
+    // BM x BN/8 chunks (chunk c = tid + j T), masked at the matrix edges.
+    b.create<gpu::BarrierOp>(loc);
+    ArrayRef<int64_t> dims = outStore.getDims();
+    Value ptr = map.lookupOrDefault(outStore.getPtr());
+    Value batch = map.lookupOrDefault(outStore.getBatch());
+    Value row = map.lookupOrDefault(outStore.getRow());
+    Value col = map.lookupOrDefault(outStore.getCol());
+    auto ult = [&](OpBuilder &ub, Value x, int64_t bound) -> Value {
+      return ub.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, ci32(ub, loc, bound));
+    };
+    // i32 offsets fit: the buffer is below 2^31 elements (the block_store verifier and the
+    // matmul template), and out-of-matrix chunks are masked off before their offset is used.
+    Value base = b.create<arith::MulIOp>(loc, batch, ci32(b, loc, dims[1] * dims[2]));
+    Value batchIn = ult(b, batch, dims[0]);
+    int64_t rowChunks = BN / kChunk, n = BM * rowChunks;
+    auto vecT = VectorType::get({kChunk}, outElem);
+    for (int64_t j = 0; j * threads < n; ++j) {
+      Value c = j ? b.create<arith::AddIOp>(loc, tid, ci32(b, loc, j * threads)).getResult()
+                  : tid;
+      Value r = b.create<arith::DivUIOp>(loc, c, ci32(b, loc, rowChunks));
+      Value ch = b.create<arith::RemUIOp>(loc, c, ci32(b, loc, rowChunks));
+      Value cc = b.create<arith::MulIOp>(loc, ch, ci32(b, loc, kChunk));
+      Value absRow = b.create<arith::AddIOp>(loc, row, r);
+      Value absCol = b.create<arith::AddIOp>(loc, col, cc);
+      Value rowOk = ult(b, absRow, dims[1]);
+      Value colOk = ult(b, absCol, dims[2]);
+      Value ok = b.create<arith::AndIOp>(loc, b.create<arith::AndIOp>(loc, rowOk, colOk), batchIn);
+      if ((j + 1) * threads > n)
+        ok = b.create<arith::AndIOp>(loc, ok, ult(b, c, n));
+      auto ifOp = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);
+      OpBuilder ib = ifOp.getThenBodyBuilder();
+      Value sOff = ib.create<arith::AddIOp>(
+          loc, ib.create<arith::MulIOp>(loc, r, ci32(ib, loc, stPitch())),
+          ib.create<arith::MulIOp>(
+              loc, ib.create<arith::XOrIOp>(loc, ch, phase(ib, rowChunks, r)),
+              ci32(ib, loc, kChunk)));
+      Value v = ib.create<vector::LoadOp>(loc, vecT, stView, ValueRange{toIndex(ib, loc, sOff)},
+                                          /*nontemporal=*/false, llvm::MaybeAlign(16));
+      Value gOff = ib.create<arith::AddIOp>(
+          loc,
+          ib.create<arith::AddIOp>(
+              loc, ib.create<arith::MulIOp>(loc, absRow, ci32(ib, loc, dims[2])), base),
+          absCol);
+      ib.create<vector::StoreOp>(loc, v, ptr, ValueRange{toIndex(ib, loc, gOff)},
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  }
   b.create<func::ReturnOp>(loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();
@@ -748,7 +918,12 @@ LogicalResult MmaSyncKernel::run() {
                                    b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
                                    b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
                                    b.getNamedAttr("warps_m", b.getI64IntegerAttr(warpsM)),
-                                   b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN))}));
+                                   b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN)),
+                                   b.getNamedAttr("epilogue_store",
+                                                  b.getStringAttr(smemStore ? "shared"
+                                                                            : "registers"))}));
+  if (!smemStoreRefused.empty())
+    fn->setAttr("tile.smem_store_refused", b.getStringAttr(smemStoreRefused));
   return success();
 }
 
@@ -768,7 +943,7 @@ struct ConvertTileDotToMMASyncPass
       fn.walk([&](tl::DotOp) { hasDot = true; });
       if (!hasDot)
         continue;
-      MmaSyncKernel k(fn, sched, maxSharedBytes);
+      MmaSyncKernel k(fn, sched, maxSharedBytes, smemStore);
       std::string why;
       if (!k.match(why)) {
         fn->setAttr("tile.mma_sync_refused", StringAttr::get(ctx, why));

@@ -1,4 +1,5 @@
 // RUN: aicc-opt %s -split-input-file -convert-tile-dot-to-mma-sync | FileCheck %s
+// RUN: aicc-opt %s -split-input-file -convert-tile-dot-to-mma-sync=smem-store=false | FileCheck %s --check-prefix=NOSMEM
 
 // Kernels as the matmul template writes them (aicc-compile --emit=tile --target=sm_90
 // --matmul-config=32x32x32x2, cut down): C[64x32] = A[64x64] @ B[64x32], f16, 4 warps.
@@ -9,7 +10,7 @@
 // CHECK-SAME:      (%[[A:.*]]: memref<4096xf16>, %[[B:.*]]: memref<2048xf16>, %[[C:.*]]: memref<2048xf16>)
 // CHECK-SAME:      tile.dynamic_shared_bytes = 8192 : i64
 // CHECK-SAME:      tile.launch_block = array<i32: 128, 1, 1>
-// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64, num_stages = 2 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64, epilogue_store = "registers", num_stages = 2 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // CHECK-NOT:     tile.{{block_load|dot|store|program_id}}
 // CHECK:         gpu.thread_id  x
 // CHECK:         %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
@@ -421,6 +422,112 @@ module {
       %26 = arith.addi %25, %13 : tensor<32x32xi32>
       %29 = arith.truncf %20 : tensor<32x32xf32> to tensor<32x32xf16>
       tile.store %arg2[%26], %29, %18 : memref<2048xf16>, tensor<32x32xi32>, tensor<32x32xf16>, tensor<32x32xi1>
+      return
+    }
+  }
+}
+
+// -----
+
+// Shared-memory store epilogue (smem-store, the default): the kernel's only store is a
+// tile.block_store of the [BLOCK_M, BLOCK_N] tile (the matmul template's), f16, rows of 40
+// elements (16-byte multiples). C[64x40] = A[64x64] @ B[64x40], 32x32x32 blocks, 4 warps.
+// The staging tile (32 x 32 f16, 2 KiB) fits in the ring (8 KiB): the shared memory stays.
+// CHECK-LABEL: func.func @mm_block_store
+// CHECK-SAME:      (%[[A:.*]]: memref<4096xf16>, %[[B:.*]]: memref<2560xf16>, %[[C:.*]]: memref<2560xf16>)
+// CHECK-SAME:      tile.dynamic_shared_bytes = 8192 : i64
+// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64, epilogue_store = "shared", num_stages = 2 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// CHECK-NOT:       tile.smem_store_refused
+// CHECK:         %[[SM:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[ACC:.*]]:8 = scf.for
+// CHECK:           nvgpu.ldmatrix
+// CHECK:           scf.yield
+// Every warp is past its last ldmatrix before the staging tile (over the ring) is written.
+// CHECK-NEXT:    }
+// CHECK-NOT:     vector.store
+// CHECK:         gpu.barrier
+// Register pairs (adjacent columns) go to the swizzled staging tile: element (r, c) at
+// r * 32 + 8 * ((c / 8) ^ phase(r)) + c % 8, phase(r) = (r / 2) % 4 (4 chunks per row).
+// CHECK:         arith.truncf %[[ACC]]#0 : f32 to f16
+// CHECK:         arith.xori
+// CHECK:         vector.store %{{.*}}, %[[SM]][%{{.*}}] {alignment = 4 : i64} : memref<4096xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK-COUNT-3: vector.store %{{.*}}, %[[SM]][%{{.*}}] {alignment = 4 : i64}
+// CHECK-NOT:     vector.store %{{.*}}, %[[C]]
+// The whole tile is written, then copied out: one 16-byte chunk per thread (32 rows x 4
+// chunks = 128 threads), masked at the matrix edges (rows < 64, columns < 40, batch < 1).
+// CHECK:         gpu.barrier
+// CHECK:         arith.cmpi ult, %{{.*}}, %c64_i32{{[_0-9]*}} : i32
+// CHECK:         arith.cmpi ult, %{{.*}}, %c40_i32{{[_0-9]*}} : i32
+// CHECK:         scf.if
+// CHECK:           %[[V:.*]] = vector.load %[[SM]][%{{.*}}] {alignment = 16 : i64} : memref<4096xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:           vector.store %[[V]], %[[C]][%{{.*}}] {alignment = 16 : i64} : memref<2560xf16>, vector<8xf16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+// With smem-store=false, the register pair stores stay.
+// NOSMEM-LABEL: func.func @mm_block_store
+// NOSMEM-SAME:    epilogue_store = "registers"
+// NOSMEM-NOT:     tile.smem_store_refused
+// NOSMEM:         vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<2560xf16>, vector<2xf16>
+// NOSMEM-NOT:     vector.load
+// NOSMEM:         return
+module {
+  module @kernels {
+    func.func @mm_block_store(%arg0: memref<4096xf16>, %arg1: memref<2560xf16>, %arg2: memref<2560xf16>) attributes {tile.schedule = #tile.schedule<grid = [2, 2, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %c32 = arith.constant 32 : index
+      %c64 = arith.constant 64 : index
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %c32_i32 = arith.constant 32 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %0 = tile.program_id 0 : i32
+      %1 = tile.program_id 1 : i32
+      %2 = arith.muli %0, %c32_i32 : i32
+      %3 = arith.muli %1, %c32_i32 : i32
+      %4 = tile.splat %cst : tensor<32x32xf32>
+      %5 = scf.for %arg3 = %c0 to %c64 step %c32 iter_args(%arg4 = %4) -> (tensor<32x32xf32>) {
+        %7 = arith.index_cast %arg3 : index to i32
+        %8 = tile.block_load %arg0[%c0_i32, %2, %7] {dims = array<i64: 1, 64, 64>} : memref<4096xf16> -> tensor<32x32xf16>
+        %9 = tile.block_load %arg1[%c0_i32, %7, %3] {dims = array<i64: 1, 64, 40>} : memref<2560xf16> -> tensor<32x32xf16>
+        %10 = tile.dot %8, %9, %arg4 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+        scf.yield %10 : tensor<32x32xf32>
+      }
+      %6 = arith.truncf %5 : tensor<32x32xf32> to tensor<32x32xf16>
+      tile.block_store %arg2[%c0_i32, %2, %3], %6 {dims = array<i64: 1, 64, 40>} : memref<2560xf16>, tensor<32x32xf16>
+      return
+    }
+  }
+}
+
+// -----
+
+// An f32 output (no cast) keeps the register stores; the reason is recorded.
+// CHECK-LABEL: func.func @mm_block_store_f32
+// CHECK-SAME:      epilogue_store = "registers"
+// CHECK-SAME:      tile.smem_store_refused = "the stored element type is not f16 or bf16"
+// CHECK-NOT:     vector.load
+// CHECK:         vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<2560xf32>, vector<2xf32>
+module {
+  module @kernels {
+    func.func @mm_block_store_f32(%arg0: memref<4096xf16>, %arg1: memref<2560xf16>, %arg2: memref<2560xf32>) attributes {tile.schedule = #tile.schedule<grid = [2, 2, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
+      %c32 = arith.constant 32 : index
+      %c64 = arith.constant 64 : index
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %c32_i32 = arith.constant 32 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %0 = tile.program_id 0 : i32
+      %1 = tile.program_id 1 : i32
+      %2 = arith.muli %0, %c32_i32 : i32
+      %3 = arith.muli %1, %c32_i32 : i32
+      %4 = tile.splat %cst : tensor<32x32xf32>
+      %5 = scf.for %arg3 = %c0 to %c64 step %c32 iter_args(%arg4 = %4) -> (tensor<32x32xf32>) {
+        %7 = arith.index_cast %arg3 : index to i32
+        %8 = tile.block_load %arg0[%c0_i32, %2, %7] {dims = array<i64: 1, 64, 64>} : memref<4096xf16> -> tensor<32x32xf16>
+        %9 = tile.block_load %arg1[%c0_i32, %7, %3] {dims = array<i64: 1, 64, 40>} : memref<2560xf16> -> tensor<32x32xf16>
+        %10 = tile.dot %8, %9, %arg4 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+        scf.yield %10 : tensor<32x32xf32>
+      }
+      tile.block_store %arg2[%c0_i32, %2, %3], %5 {dims = array<i64: 1, 64, 40>} : memref<2560xf32>, tensor<32x32xf32>
       return
     }
   }

@@ -9,11 +9,14 @@ operands: relative Frobenius error under 1e-3 (f16 outputs; rounding alone gives
 ldmatrix matrix and per 8-thread cp.async phase).
 
 --mutate KIND edits the lowered IR the way a broken lowering would (wait: one more
-cp.async group in flight; barrier: no bar.sync; trans: ldmatrix.trans flipped) and expects
-the check to fail.
+cp.async group in flight; barrier: no bar.sync; trans: ldmatrix.trans flipped; staging: no
+bar.sync between the staged epilogue's st.shared and its ld.shared copy-out; staging-entry:
+no bar.sync between the K loop and the staging stores) and expects the check to fail. --smem-store=false checks the register-store epilogue instead of the staged
+one (smem-store, the pass default); --expect-store fails cases whose epilogue_store differs.
 
 Usage: mma_sync_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR
-         [--mutate wait|barrier|trans] [CASE_REGEX]
+         [--mutate wait|barrier|trans|staging|staging-entry] [--smem-store true|false]
+         [--expect-store TEXT] [CASE_REGEX]
 Prints one line per case, then 'N passed, N failed'; exit 1 when any failed (or, with
 --mutate, when any passed).
 """
@@ -114,6 +117,14 @@ def mutate(ir, kind):
                       ir)
     if kind == "barrier":
         return "\n".join(l for l in ir.split("\n") if '"gpu.barrier"' not in l)
+    if kind in ("staging", "staging-entry"):
+        # staging: drops the bar.sync between the staging stores and the copy-out (the
+        # kernel's last barrier); staging-entry: the one between the K loop's last ldmatrix
+        # and the staging stores (the one before it). One kernel per module here.
+        lines = ir.split("\n")
+        bars = [i for i, l in enumerate(lines) if '"gpu.barrier"' in l]
+        drop = bars[-1] if kind == "staging" else bars[-2]
+        return "\n".join(l for i, l in enumerate(lines) if i != drop)
     if kind == "trans":
         return ir.replace("transpose = true", "transpose = TMP").replace(
             "transpose = false", "transpose = true").replace("transpose = TMP", "transpose = false")
@@ -129,7 +140,8 @@ def run_case(a, c, cfg):
     if cfg:
         cmd.append(f"--matmul-config={cfg}")
     tile = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    ir = subprocess.run([a.opt, "-", "-convert-tile-dot-to-mma-sync", "-canonicalize", "-cse",
+    ir = subprocess.run([a.opt, "-", "-convert-tile-dot-to-mma-sync=smem-store=" + a.smem_store,
+                         "-canonicalize", "-cse",
                          "--mlir-print-op-generic"], input=tile, check=True,
                         capture_output=True, text=True).stdout
     if a.mutate:
@@ -151,10 +163,18 @@ def run_case(a, c, cfg):
     st = s.stats
     lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
     cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
-    ok = err < TOL[c["dtype"]] and lm == 1.0 and cp == 1.0
+    # Staged epilogue: 4-byte pair stores (one wavefront per warp store) and 16-byte
+    # copy-out reads (one per 8-lane phase) conflict-free.
+    sp = st.st_pair_wavefronts / st.st_pair_warps if st.st_pair_warps else 1.0
+    ld = st.ld_wavefronts / st.ld_phases if st.ld_phases else 1.0
+    if a.expect_store and a.expect_store not in conf:
+        raise simt_sim.SimError(f"epilogue store is not {a.expect_store}: {conf}")
+    ok = err < TOL[c["dtype"]] and lm == 1.0 and cp == 1.0 and sp == 1.0 and ld == 1.0
     return ok, (f"{conf}: rel err {err:.1e} (tol {TOL[c['dtype']]}), shared wavefronts per "
                 f"ldmatrix matrix {lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync"
-                + (f", {st.st_shared} st.shared" if st.st_shared else ""))
+                + (f", {st.st_shared} st.shared" if st.st_shared else "")
+                + (f", per pair-store warp {sp:.2f}, {st.ld_shared} ld.shared (wavefronts per "
+                   f"phase {ld:.2f})" if st.ld_shared else ""))
 
 
 def main():
@@ -162,7 +182,12 @@ def main():
     p.add_argument("--compile", required=True)
     p.add_argument("--opt", required=True)
     p.add_argument("--work", required=True)
-    p.add_argument("--mutate", choices=["wait", "barrier", "trans"])
+    p.add_argument("--mutate", choices=["wait", "barrier", "trans", "staging", "staging-entry"])
+    p.add_argument("--smem-store", default="true", choices=["true", "false"],
+                   help="convert-tile-dot-to-mma-sync's smem-store option")
+    p.add_argument("--expect-store", default="",
+                   help="fail a case whose tile.mma_sync epilogue_store is not this "
+                        "(e.g. '\"shared\"')")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0

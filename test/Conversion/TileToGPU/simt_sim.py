@@ -13,11 +13,14 @@ tile.launch). The GPU semantics are written from the PTX ISA, independently of t
     Fragments for mma.m16n8k16 with floating point type"; products exact, sum rounded to f32.
   - st.shared (memref.store / vector.store to the shared view): lands at once, in the
     current barrier interval;
+  - ld.shared (vector.load from the shared view, the staged epilogue's copy-out): reads what
+    landed before the current barrier interval;
 Shared-memory hazards are errors (SimError):
   - write after read: a cp.async issued in the barrier interval of a read of the same
     element, or landing on an element read since the copy was issued;
-  - read after write: ldmatrix of an element with a copy in flight, of one that landed in the
-    current barrier interval (no bar.sync between the wait and the read), or never written.
+  - read after write: ldmatrix or ld.shared of an element with a copy in flight, of one that
+    landed in the current barrier interval (no bar.sync between the write and the read), or
+    never written.
 Also errors: misaligned or out-of-bounds cp.async / ldmatrix / global accesses, barriers and
 warp-collective ops under divergent control flow, copies in flight at kernel exit. Counts the
 shared-memory wavefronts of every 8-row ldmatrix matrix and 8-thread cp.async phase (1.0 per
@@ -335,6 +338,12 @@ class Stats:
         self.cp_async = 0
         self.cp_wavefronts = 0
         self.st_shared = 0
+        self.ld_shared = 0
+        self.st_pair = 0
+        self.st_pair_warps = 0
+        self.st_pair_wavefronts = 0
+        self.ld_wavefronts = 0
+        self.ld_phases = 0
         self.mma = 0
 
 
@@ -453,6 +462,12 @@ class CTA:
             k = val.shape[1]
             self.gstore(buf, idx, [val[:, j] for j in range(k)])
             return
+        if n == "vector.load":
+            buf, idx = ops
+            k = int(re.match(r"vector<(\d+)x", rt).group(1))
+            if buf.space != "shared":
+                raise SimError("vector.load from global memory not simulated")
+            return set1(self.sload(buf, idx, k))
         if n == "vector.from_elements":
             set1(np.stack(ops, axis=1))
             return
@@ -669,6 +684,55 @@ class CTA:
             sh.w_epoch[sl] = self.epoch
             sh.w_thread[sl] = t
         self.sim.stats.st_shared += int(self.mask.sum())
+        if k * 2 == 4 and buf.elem in ("f16", "bf16"):
+            # 4-byte pair stores (the staged epilogue): one wavefront per warp when its 32
+            # threads hit 32 different 4-byte banks (or the same word).
+            self.sim.stats.st_pair += 1
+            act = np.nonzero(self.mask)[0]
+            for w in range(0, self.T, 32):
+                words = {int(idx[t]) // 2 for t in act if w <= t < w + 32}
+                banks = {}
+                for wd in words:
+                    banks[wd % 32] = banks.get(wd % 32, 0) + 1
+                if banks:
+                    self.sim.stats.st_pair_wavefronts += max(banks.values())
+                    self.sim.stats.st_pair_warps += 1
+
+    def sload(self, buf, idx, k):
+        """Vector ld.shared of k elements per active thread (k-aligned): every element must have
+        landed before the current barrier interval (RAW: no bar.sync between the write and the
+        read is a race) with no cp.async in flight; marks the elements read in this interval.
+        Counts the 8-lane phases with an active thread and their shared-memory wavefronts
+        (16-byte loads: 1 per phase when conflict-free)."""
+        sh = buf.data
+        out = np.full((self.T, k), np.nan)
+        for t in np.nonzero(self.mask)[0]:
+            d = int(idx[t])
+            if d < 0 or d + k > sh.data.size or d % k:
+                raise SimError(f"shared load at {d} ({k} elements) misaligned or out of range")
+            sl = slice(d, d + k)
+            if np.any(sh.pending[sl] > 0):
+                raise SimError(f"RAW race: ld.shared reads smem[{d}] with a cp.async in flight")
+            if np.any(sh.w_epoch[sl] == -2):
+                raise SimError(f"ld.shared reads never-written smem[{d}]")
+            if np.any(sh.w_epoch[sl] >= self.epoch):
+                e = d + int(np.argmax(sh.w_epoch[sl] >= self.epoch))
+                raise SimError(f"RAW race: smem[{e}] written (thread {sh.w_thread[e]}) in the "
+                               f"current barrier interval {self.epoch}, read by ld.shared "
+                               f"(thread {t})")
+            sh.r_epoch[sl] = np.maximum(sh.r_epoch[sl], self.epoch)
+            out[t] = sh.data[sl]
+        self.sim.stats.ld_shared += int(self.mask.sum())
+        for p0 in range(0, self.T, 8):  # phases: lanes 8q .. 8q+7 of a warp
+            banks = {}
+            for t in range(p0, p0 + 8):
+                if self.mask[t]:
+                    bg = (int(idx[t]) * 2 // 16) % 8
+                    banks[bg] = banks.get(bg, 0) + 1
+            if banks:
+                self.sim.stats.ld_phases += 1
+                self.sim.stats.ld_wavefronts += max(banks.values())
+        return out
 
     def gstore(self, buf, idx, vals):
         m = self.mask

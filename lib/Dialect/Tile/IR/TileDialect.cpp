@@ -96,6 +96,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.tma_store_refused' must be a string (the reason)");
     return success();
   }
+  // Set by convert-tile-dot-to-mma-sync (see its pass description).
+  if (attr.getName() == "tile.smem_store_refused") {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'tile.smem_store_refused' must be a string (the reason)");
+    return success();
+  }
   if (attr.getName() == "tile.wgmma") {
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError("'tile.wgmma' must be a dictionary (the kernel's MMA config)");
