@@ -716,7 +716,10 @@ class CTA:
             if np.any(sh.w_epoch[sl] == -2):
                 raise SimError(f"ld.shared reads never-written smem[{d}]")
             if np.any(sh.w_epoch[sl] >= self.epoch):
-                e = d + int(np.argmax(sh.w_epoch[sl] >= self.epoch))
+                # Name a writer other than the reader where there is one.
+                late = sh.w_epoch[sl] >= self.epoch
+                other = late & (sh.w_thread[sl] != t)
+                e = d + int(np.argmax(other if other.any() else late))
                 raise SimError(f"RAW race: smem[{e}] written (thread {sh.w_thread[e]}) in the "
                                f"current barrier interval {self.epoch}, read by ld.shared "
                                f"(thread {t})")
