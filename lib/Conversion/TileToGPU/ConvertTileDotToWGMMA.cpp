@@ -374,16 +374,21 @@ bool WgmmaKernel::match(std::string &why) {
   // stage fewer if that is what it takes (at least 2 stages stay).
   if (tmaStoreOption) {
     tmaStoreRefused = matchTmaStore();
-    // Transcendental epilogues (GELU's erf, ...) keep the register store: with the staging
-    // stores their register pressure spilled (656 bytes at 128 x 128) and Linear + bias + GELU
-    // at 4096^3 f16 took 0.2221 ms against 0.2110 ms with register stores (H200, 2026-11-29,
-    // docs/performance.md); plain epilogues gain (4096^3 f16: 0.1922 ms against 0.2034 ms).
-    if (tmaStoreRefused.empty())
+    // Ping-pong kernels with a transcendental epilogue (GELU's erf, ...) keep the register
+    // store: each consumer warpgroup holds the whole tile's 128 accumulators per thread, and
+    // with the staging stores such an epilogue spilled (656 bytes at 128 x 128) and measured
+    // slower (Linear + bias + GELU 4096^3 f16: 0.2221 ms against 0.2110 ms, H200, 2026-11-29,
+    // docs/performance.md). Cooperative 128 x 256 tiles (--matmul-config) stage such an
+    // epilogue without spilling but measured slower still (0.2139 / 0.2159 ms against 0.2094
+    // ping-pong from registers), so the template keeps ping-pong. Plain epilogues gain
+    // (4096^3 f16: 0.1922 ms against 0.2034 ms).
+    if (tmaStoreRefused.empty() && pingpong)
       for (Operation &op : fn.getBody().front())
         if (kOp->isBeforeInBlock(&op) && isa<math::MathDialect>(op.getDialect())) {
-          tmaStoreRefused = "the epilogue computes " + op.getName().getStringRef().str() +
-                            " (transcendental epilogues spilled with the staging stores; "
-                            "the register store measured faster)";
+          tmaStoreRefused = "the ping-pong epilogue computes " +
+                            op.getName().getStringRef().str() +
+                            " (128 accumulators per thread + a transcendental epilogue spilled "
+                            "with the staging stores; the register store measured faster)";
           break;
         }
     tmaStore = tmaStoreRefused.empty();
