@@ -3,6 +3,7 @@
 // See AccumulatorEpilogue.h.
 //===----------------------------------------------------------------------===//
 #include "AccumulatorEpilogue.h"
+#include "aicc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -38,6 +39,29 @@ std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value 
   Value pidM = b.create<arith::AddIOp>(loc, firstM, b.create<arith::RemUIOp>(loc, inGroup, sizeM));
   Value pidN = b.create<arith::DivUIOp>(loc, inGroup, sizeM);
   return {pidM, pidN};
+}
+
+LogicalResult aicc::lowerDotKernels(
+    ModuleOp top, StringRef refusedAttr,
+    function_ref<LogicalResult(func::FuncOp, tl::ScheduleAttr, std::string &)> lower) {
+  ModuleOp kernels = getTileKernelModule(top);
+  if (!kernels)
+    return success();
+  for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
+    tl::ScheduleAttr sched = tl::getSchedule(fn);
+    if (!sched)
+      continue;
+    bool hasDot = false;
+    fn.walk([&](tl::DotOp) { hasDot = true; });
+    if (!hasDot)
+      continue;
+    std::string why;
+    if (failed(lower(fn, sched, why)))
+      return failure();
+    if (!why.empty())
+      fn->setAttr(refusedAttr, StringAttr::get(fn.getContext(), why));
+  }
+  return success();
 }
 
 bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {

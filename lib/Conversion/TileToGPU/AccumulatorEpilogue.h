@@ -62,6 +62,15 @@ struct DotKLoop {
 /// Matches `fn` against the DotKLoop shape; on failure `why` says what does not fit.
 bool matchDotKLoop(mlir::func::FuncOp fn, DotKLoop &out, std::string &why);
 
+/// The driver both tensor-core passes share: for every scheduled kernel of the tile kernel
+/// module of `top` that holds a tile.dot, `lower(fn, schedule, why)` matches and rewrites it.
+/// It returns failure on an error (diagnosed), success otherwise; a kernel it leaves alone gets
+/// its non-empty `why` as the string attribute `refusedAttr` (the next lowering may take it).
+mlir::LogicalResult lowerDotKernels(
+    mlir::ModuleOp top, llvm::StringRef refusedAttr,
+    llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, tile::ScheduleAttr, std::string &)>
+        lower);
+
 /// Grouped tile order (Triton's matmul tutorial: GROUP_M row tiles per group, for L2 reuse of
 /// B): the (pid_m, pid_n) of linear output tile `mn` (i32, row-major over gm x gn tiles).
 std::pair<mlir::Value, mlir::Value> groupedTilePids(mlir::OpBuilder &b, mlir::Location loc,

@@ -1210,27 +1210,12 @@ struct ConvertTileDotToWGMMAPass
     : public aicc::impl::ConvertTileDotToWGMMABase<ConvertTileDotToWGMMAPass> {
   using Base::Base;
   void runOnOperation() override {
-    ModuleOp kernels = getTileKernelModule(getOperation());
-    if (!kernels)
-      return;
-    MLIRContext *ctx = &getContext();
-    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
-      tl::ScheduleAttr sched = tl::getSchedule(fn);
-      if (!sched)
-        continue;
-      bool hasDot = false;
-      fn.walk([&](tl::DotOp) { hasDot = true; });
-      if (!hasDot)
-        continue;
+    auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched, std::string &why) {
       WgmmaKernel k(fn, sched, numSMs, tmaStore);
-      std::string why;
-      if (!k.match(why)) {
-        fn->setAttr("tile.wgmma_refused", StringAttr::get(ctx, why));
-        continue;
-      }
-      if (failed(k.run()))
-        return signalPassFailure();
-    }
+      return k.match(why) ? k.run() : success();
+    };
+    if (failed(lowerDotKernels(getOperation(), "tile.wgmma_refused", lower)))
+      signalPassFailure();
   }
 };
 
