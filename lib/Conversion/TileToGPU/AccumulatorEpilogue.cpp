@@ -333,6 +333,8 @@ LogicalResult AccumulatorEpilogue::blockStore(tl::BlockStoreOp st) {
       }
       for (int64_t k = 0; k + 1 < hi - lo; k += 2)
         sink(b, lo + k, vals[k], vals[k + 1]);
+      if (sinkChunkEnd && hi < layout.regs())
+        sinkChunkEnd(b);
     }
     return success();
   }

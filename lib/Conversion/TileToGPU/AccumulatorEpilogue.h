@@ -114,9 +114,17 @@ public:
   /// Receives the values (the stored element type) of registers i and i + 1 (i even: adjacent
   /// columns of one row) of a tile.block_store, at the builder's insertion point.
   using PairSink = std::function<void(mlir::OpBuilder &, int64_t i, mlir::Value v0, mlir::Value v1)>;
+  /// Called after each group of kStoreChunk registers has gone to the sink.
+  using ChunkEnd = std::function<void(mlir::OpBuilder &)>;
   /// Makes tile.block_store hand its register pairs to `s` instead of storing them to global
-  /// memory (null: store them).
-  void setBlockStoreSink(PairSink s) { sink = std::move(s); }
+  /// memory (null: store them), and call `chunkEnd` (if set) after each group of
+  /// kStoreChunk registers: the place for an ordering point that keeps the back end from
+  /// hoisting the next group's loads and math above this group's stores (see the sm_90a
+  /// TMA-store sink).
+  void setBlockStoreSink(PairSink s, ChunkEnd chunkEnd = {}) {
+    sink = std::move(s);
+    sinkChunkEnd = std::move(chunkEnd);
+  }
 
   /// Whether `op` (after the K loop) is one emitAfter can evaluate.
   static bool isSupported(mlir::Operation *op);
@@ -129,6 +137,7 @@ private:
   llvm::SmallVector<mlir::Value> acc;
   mlir::Value accTile;
   PairSink sink;
+  ChunkEnd sinkChunkEnd;
   /// Registers evaluated and stored per group (see storeRegisters).
   static constexpr int64_t kStoreChunk = 8;
   /// Stores the registers to `ptr` (a 1-D memref of `et`): `evalRegister(i, value, offset,

@@ -374,23 +374,6 @@ bool WgmmaKernel::match(std::string &why) {
   // stage fewer if that is what it takes (at least 2 stages stay).
   if (tmaStoreOption) {
     tmaStoreRefused = matchTmaStore();
-    // Ping-pong kernels with a transcendental epilogue (GELU's erf, ...) keep the register
-    // store: each consumer warpgroup holds the whole tile's 128 accumulators per thread, and
-    // with the staging stores such an epilogue spilled (656 bytes at 128 x 128) and measured
-    // slower (Linear + bias + GELU 4096^3 f16: 0.2221 ms against 0.2110 ms, H200, 2026-11-29,
-    // docs/performance.md). Cooperative 128 x 256 tiles (--matmul-config) stage such an
-    // epilogue without spilling but measured slower still (0.2139 / 0.2159 ms against 0.2094
-    // ping-pong from registers), so the template keeps ping-pong. Plain epilogues gain
-    // (4096^3 f16: 0.1922 ms against 0.2034 ms).
-    if (tmaStoreRefused.empty() && pingpong)
-      for (Operation &op : fn.getBody().front())
-        if (kOp->isBeforeInBlock(&op) && isa<math::MathDialect>(op.getDialect())) {
-          tmaStoreRefused = "the ping-pong epilogue computes " +
-                            op.getName().getStringRef().str() +
-                            " (128 accumulators per thread + a transcendental epilogue spilled "
-                            "with the staging stores; the register store measured faster)";
-          break;
-        }
     tmaStore = tmaStoreRefused.empty();
     if (tmaStore) {
       int64_t staging = consumers * stBytes;
@@ -1005,6 +988,15 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
           loc, tileP, sb.create<arith::ExtUIOp>(loc, sb.getI64Type(), off));
       Value v = sb.create<vector::FromElementsOp>(loc, pairT, ValueRange{v0, v1});
       sb.create<LLVM::StoreOp>(loc, v, sharedPtr(sb, loc, addr), 2 * outBytes);
+    }, [&](OpBuilder &sb) {
+      // An ordering point after each group of 8 registers: bar.warp.sync orders memory
+      // accesses (PTX ISA, bar.warp.sync), so ptxas keeps the next group's loads (bias,
+      // residual) and the math that hangs on them below this group's st.shared. Without it
+      // ptxas hoists them all (st.shared cannot alias a global load, where the register
+      // path's st.global can): with GELU's erf on 128 accumulators per thread (ping-pong)
+      // that spilled 656 bytes; with it, none (ptxas -v, CUDA 13.0). The warp is converged
+      // here, so the sync costs one WARPSYNC.
+      sb.create<NVVM::SyncWarpOp>(loc, ci32(sb, loc, -1));
     });
   }
   if (failed(ep.emitAfter(src, kOp)))
