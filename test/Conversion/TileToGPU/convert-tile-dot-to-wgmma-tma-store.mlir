@@ -140,10 +140,10 @@ module {
 
 // -----
 
-// f32 out at 128 x 256: 128 KiB of staging fit neither beside 4 stages nor beside 3: the
+// f32 out at 128 x 256: 128 KiB of staging do not fit beside 3 stages (the fewest it leaves): the
 // register path, with the reason.
 // CHECK-LABEL: func.func @f32_out_no_room(
-// CHECK-SAME: tile.tma_store_refused = "the staging buffers (131072 bytes) do not fit in 227 KiB of shared memory beside 4 stages of 49152 bytes (nor beside one stage fewer)"
+// CHECK-SAME: tile.tma_store_refused = "the staging buffers (131072 bytes) do not fit in 227 KiB of shared memory beside 3 stages of 49152 bytes"
 // CHECK-SAME: epilogue_store = "registers", num_stages = 4 : i64
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<16777216xf32>, vector<2xf32>
