@@ -984,8 +984,15 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   int64_t aRow = transA ? M : K, bRow = transB ? K : N;
   bool tmaRowsOK = (aRow * es) % 16 == 0 && (bRow * es) % 16 == 0;
   bool tf32 = options.allowTF32 && aT.getElementType().isF32();
+  // A math epilogue: anything beyond adds, multiplies, Relu / Clip / Max / Min, negation
+  // and casts (chooseMatmulConfig keeps ping-pong tiles for it).
+  bool mathEpilogue = false;
+  for (Operation &op : body)
+    if (&op != anchor && !isa<TransposeOp, AddOp, SubOp, MulOp, ReluOp, ClipOp, MaxOp, MinOp,
+                              NegOp, CastOp, ReshapeOp, YieldOp>(op))
+      mathEpilogue = true;
   MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK, target,
-                                        tf32 && !transA && transB, batch);
+                                        tf32 && !transA && transB, batch, mathEpilogue);
   if (failed(applyMatmulConfigOverride(anchor, override, cfg)))
     return failure();
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
@@ -2296,7 +2303,8 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   bool tensorCoreTarget = options.target == "sm_90a" || options.target == "sm_80" ||
                           options.target == "sm_90";
   MatmulConfig cfg =
-      chooseMatmulConfig(P, OC, K, inElem, tensorCoreTarget, options.target, tf32, 1);
+      chooseMatmulConfig(P, OC, K, inElem, tensorCoreTarget, options.target, tf32, 1,
+                         /*keepPingPong=*/true);
   if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
     return failure();
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
@@ -2597,7 +2605,7 @@ int64_t aicc::mmaSyncNumWarps(int64_t blockM, int64_t blockN) {
 
 MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem,
                                       bool tmaRowsOK, StringRef target, bool tf32KMajor,
-                                      int64_t batch) {
+                                      int64_t batch, bool keepPingPong) {
   MatmulConfig c;
   // Generic config (CPU, sm_80/sm_90 CUDA-core path): tiles sized so every tile buffer of the
   // bufferizing GPU path fits the 48 KiB of static shared memory.
@@ -2647,16 +2655,34 @@ MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem
   // tiles, one's epilogue overlapping the other's K loop) and 128 x 256 as cooperative.
   // Heuristic (measured on the H200, docs/tensor-cores.md):
   //   - BLOCK_M = 64 when M <= 64 (decode-style GEMMs: a taller tile would be padding);
-  //   - BLOCK_N = 128 (ping-pong, 4 stages: 2-7% faster than cooperative 128 x 256 at
-  //     4096^3 and 8192^3, and 7% with a GELU epilogue) when that still gives >= 132 tiles,
-  //     else 64 so that more SMs stream the operands (small-M shapes are memory-bound);
-  //   - num_stages = 4 for 128-wide tiles (6 stages measured 10-15% slower), as many as fit
-  //     (at most 8) for 64-wide tiles, which wait on memory.
+  //   - f16 / bf16 matmuls with a plain epilogue (adds, multiplies, Relu, casts; not
+  //     keepPingPong): BLOCK_N = 256
+  //     (cooperative; 4 stages asked, the TMA-store epilogue keeps 3 beside its 64 KiB of
+  //     staging) when 128 x 256 tiles still give >= 2 waves of 132 and fill the last wave
+  //     about as well as 128 x 128 tiles do (twenty-first run, same run against ping-pong:
+  //     4096^3 fp16 0.1908 / 0.1958 ms, 8192^3 1.500 / 1.539 ms, 8192 x 4096 x 11008 1.007 /
+  //     1.135 ms; 1024 x 14336 x 4096 bf16, 3.4 waves against 6.8: 0.1773 / 0.1642 ms, so
+  //     ping-pong there);
+  //   - else BLOCK_N = 128 (ping-pong, 4 stages: 7% faster than cooperative with a GELU
+  //     epilogue, 0.2124 against 0.2264 ms) when that still gives >= 132 tiles, else 64 so
+  //     that more SMs stream the operands (small-M shapes are memory-bound);
+  //   - num_stages = 4 for 128- and 256-wide tiles (ping-pong measured 8% slower at 5
+  //     stages, 40% at 3), as many as fit (at most 8) for 64-wide tiles, which wait on
+  //     memory.
+  constexpr int64_t kSMs = 132;
   c.wgmma = true;
   c.blockK = tf32 ? 32 : 64; // one 128-byte swizzle row
   c.blockM = M <= 64 ? 64 : 128;
   int64_t tilesM = (M + c.blockM - 1) / c.blockM;
-  c.blockN = (tilesM * ((N + 127) / 128) >= 132 && N > 64) ? 128 : 64;
+  c.blockN = (tilesM * ((N + 127) / 128) >= kSMs && N > 64) ? 128 : 64;
+  // The share of the last wave of tiles the persistent CTAs keep busy.
+  auto waveUse = [&](int64_t tiles) {
+    return double(tiles) / double((tiles + kSMs - 1) / kSMs * kSMs);
+  };
+  int64_t tiles256 = tilesM * ((N + 255) / 256) * batch;
+  if (half && !keepPingPong && c.blockN == 128 && tiles256 >= 2 * kSMs &&
+      waveUse(tiles256) + 0.02 >= waveUse(tilesM * ((N + 127) / 128) * batch))
+    c.blockN = 256;
   c.numWarps = 4 * (c.blockM / 64); // consumer warps; the lowering adds a producer warpgroup
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * elem.getIntOrFloatBitWidth() / 8;
   int64_t fit = (227 * 1024 - 2048) / stageBytes;

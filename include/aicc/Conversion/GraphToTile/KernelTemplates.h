@@ -65,10 +65,14 @@ int64_t mmaSyncNumWarps(int64_t blockM, int64_t blockN);
 /// M, N, K of one matmul, the operand element type, whether the stored rows of A and B
 /// (K or M for A, N or K for B: the contiguous dim) allow TMA (16-byte multiples), target.
 /// `tf32KMajor`: f32 operands may run as tf32 and are both K-major (wgmma's tf32 rule).
-/// `batch`: the number of matrices (programs along grid z).
+/// `batch`: the number of matrices (programs along grid z). `keepPingPong`: no cooperative
+/// 128 x 256 tiles on sm_90a — for a fused epilogue that computes more than adds,
+/// multiplies, Relu / Clip and casts (GELU's erf, Tanh, Sigmoid, divisions, ...: one ping-pong
+/// warpgroup's epilogue hides under the other's K loop), and for implicit-GEMM convs (their
+/// gather producer was measured with ping-pong tiles only).
 MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem,
                                 bool tmaRowsOK, llvm::StringRef target, bool tf32KMajor = false,
-                                int64_t batch = 1);
+                                int64_t batch = 1, bool keepPingPong = false);
 } // namespace aicc
 
 #endif
