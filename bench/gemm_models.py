@@ -11,7 +11,9 @@ Groups (the group is the name's first part):
                  with transA / transB + bias, a small Linear + GELU (f16 and bf16), fp32
                  MatMul (the exact path); num_tc_* the same kinds with ragged M / N / K whose
                  stored rows are 16-byte multiples, so the tensor-core paths (TMA + wgmma,
-                 cp.async + mma.sync) take them and must zero-fill the partial blocks
+                 cp.async + mma.sync) take them and must zero-fill the partial blocks;
+                 num_tc_f32out_* Cast the f16 / bf16 product to f32 (kernels that store f32:
+                 the mma.sync staged epilogue in 4-element chunks)
   mm<N>_*        square MatMul M = N = K in {1024, 2048, 4096, 8192}
   llm_m<M>_n<N>_k<K>_*   A[M,K] @ B[K,N], M in {1, 16, 128, 1024, 8192} x (N, K) of
                  Llama-class projections: (4096,4096), (11008,4096), (4096,11008), (14336,4096)

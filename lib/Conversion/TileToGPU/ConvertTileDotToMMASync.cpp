@@ -70,35 +70,48 @@
 //     row = wm WM + 16 mi + g + 8 (e / 2), col = wn WN + 8 ni + 2t + (e % 2);
 //   the epilogue (AccumulatorEpilogue) evaluates the tile ops after the K loop on it.
 // Shared-memory store epilogue (option smem-store, default on): when the kernel's only store
-//   is a tile.block_store of the [BM, BN] tile at the top level, of f16/bf16 elements, with
-//   output rows of 16-byte multiples (dims[2] % 8 == 0) and a block column provably a
-//   multiple of 8 (so every 8-element chunk of a row is 16-byte aligned and wholly inside or
-//   outside the matrix), the epilogue stores through shared memory:
+//   is a tile.block_store of the [BM, BN] tile at the top level, of f16/bf16 or f32 elements
+//   (E = 2 or 4 bytes; a 16-byte chunk holds Q = 16 / E = 8 or 4 elements), with output rows
+//   of 16-byte multiples (dims[2] % Q == 0) and a block column provably a multiple of Q (so
+//   every Q-element chunk of a row is 16-byte aligned, given a 16-byte aligned buffer, and
+//   wholly inside or outside the matrix), the epilogue stores through shared memory:
 //     bar.sync -- every warp is past its last ldmatrix (the staging tile overlaps the ring;
 //                 no cp.async is in flight: the groups after the last k block are empty);
 //     every thread: epilogue math in registers, then its register pairs (adjacent columns)
-//                 st.shared as 4-byte pairs into a staging tile [BM, BN] (output type),
-//                 XOR-swizzled by 16-byte chunk like the operands (element (r, c) at
-//                 r BN + 8 ((c / 8) ^ phase(r)) + c % 8, phase as below with C = BN / 8):
-//                 the 8 rows g = lane / 4 of one pair store land in 8 different 16-byte
-//                 bank groups, so a warp's 32 pairs hit 32 different banks, and the 8
-//                 chunks one 8-thread phase of the copy-out reads are 8 different groups;
+//                 st.shared as 2E-byte pairs (4 bytes, or 8 for f32: a v2 store) into a
+//                 staging tile [BM, BN] (output type), XOR-swizzled by 16-byte chunk like the
+//                 operands: element (r, c) at r BN + Q ((c / Q) ^ phase(r)) + c % Q, with
+//                 C = BN / Q chunks per row and the swizzle phase below taken with stride
+//                 s = E / 2 (the chunks one quad of threads covers in a row: a quad's 4 pairs
+//                 are 8 E bytes = s chunks). f16/bf16 (s = 1): the 8 rows g = lane / 4 of one
+//                 pair store land in 8 different 16-byte bank groups, so a warp's 32 4-byte
+//                 pairs hit 32 different banks. f32 (s = 2): 8-byte accesses are served per
+//                 half-warp (128 bytes per wavefront); a half-warp's 4 rows g hold chunks
+//                 {2n, 2n+1} ^ 2 (g % 4) (C >= 8), or sit two to a 128-byte line with phases
+//                 0, 0, 2, 2 (C = 4, BN = 16), so its 16 pairs cover the 32 banks once. The 8
+//                 chunks one 8-thread phase of the copy-out reads are 8 different groups
+//                 either way (one row's 8 aligned chunks, permuted by the XOR, or two rows
+//                 of 4 on the two halves of a line);
 //     bar.sync -- the whole tile is written;
-//     every thread: chunks tid, tid + T, ... of the BM x BN/8 chunks (row-major: consecutive
+//     every thread: chunks tid, tid + T, ... of the BM x BN/Q chunks (row-major: consecutive
 //                 threads read consecutive 16 bytes of one row): one 16-byte ld.shared and
 //                 one 16-byte st.global each, skipped when the chunk's row is >= dims[1],
 //                 its column >= dims[2] or the batch >= dims[0].
 //   One tile per program (not persistent): nothing reuses the staging tile, so no barrier
-//   follows the copy-out. Shared memory: max(ring, staging: BM BN 2 bytes); a staging tile beyond
-//   max-shared-bytes, f32 outputs, rows not 16-byte multiples or other stores keep the
-//   register stores (tile.smem_store_refused says why; ragged rows could take element
+//   follows the copy-out. Shared memory: max(ring, staging: BM BN E bytes) -- an f32 tile can
+//   be larger than the ring (128 x 256: 128 KiB over a 96 KiB 4-stage ring), and the dynamic
+//   shared memory grows to it while that fits max-shared-bytes (at 128 accumulators per
+//   thread the registers already hold one CTA per SM). A staging tile beyond
+//   max-shared-bytes, other element types, rows not 16-byte multiples or other stores keep
+//   the register stores (tile.smem_store_refused says why; ragged rows could take element
 //   stores, not done).
 // Shared-memory swizzle (bank conflicts; the XOR scheme of CUTLASS's "Swizzle<3,3,3>"):
 //   a stored row of C = cols / 8 16-byte chunks keeps logical chunk c at physical chunk
 //   c ^ phase(row), phase = row % 8 when C >= 8, else (row / (8 / C)) % C (rows shorter than
 //   128 bytes share a 128-byte line). The 8 rows of one 8x8 matrix (rows 8a .. 8a+7, same
 //   chunk) then hit 8 different 16-byte bank groups, for ldmatrix and ldmatrix.trans alike;
-//   phase only depends on row % 8 = r for the rows a thread addresses.
+//   phase only depends on row % 8 = r for the rows a thread addresses. The f32 staging tile
+//   (C = BN / 4) takes stride s = 2: phase = (2 row) % 8, or (2 (row / (8 / C))) % C.
 //
 // What is refused (the kernel keeps its tile form for the generic path, with a
 // `tile.mma_sync_refused` reason): other operand types, blocks that are not powers of two
