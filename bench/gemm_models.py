@@ -11,7 +11,9 @@ Groups (the group is the name's first part):
                  with transA / transB + bias, a small Linear + GELU (f16 and bf16), fp32
                  MatMul (the exact path); num_tc_* the same kinds with ragged M / N / K whose
                  stored rows are 16-byte multiples, so the tensor-core paths (TMA + wgmma,
-                 cp.async + mma.sync) take them and must zero-fill the partial blocks
+                 cp.async + mma.sync) take them and must zero-fill the partial blocks;
+                 num_tc_f32out_* Cast the f16 / bf16 product to f32 (kernels that store f32:
+                 the mma.sync staged epilogue in 4-element chunks)
   mm<N>_*        square MatMul M = N = K in {1024, 2048, 4096, 8192}
   llm_m<M>_n<N>_k<K>_*   A[M,K] @ B[K,N], M in {1, 16, 128, 1024, 8192} x (N, K) of
                  Llama-class projections: (4096,4096), (11008,4096), (4096,11008), (14336,4096)
@@ -141,6 +143,15 @@ def cases():
                              trans_a=1, trans_b=1))
         out.append(gemm_case(f"num_tc_linear_gelu_m264_n136_k104_{dt}", "num", dt, 264, 136,
                              104, trans_b=1, bias=True, gelu=True))
+        # f32 outputs (Cast after the product): the mma.sync staged epilogue in 4-element
+        # chunks; N = 1004 rows are 16-byte multiples in f32 only.
+        c = matmul_case(f"num_tc_f32out_m200_n136_k72_{dt}", "num", dt, [200, 72], [72, 136])
+        c["out_dtype"] = "f32"
+        out.append(c)
+        c = gemm_case(f"num_tc_f32out_gemm_transB_bias_m264_n1004_k136_{dt}", "num", dt, 264,
+                      1004, 136, trans_b=1, bias=True)
+        c["out_dtype"] = "f32"
+        out.append(c)
     for m, n, k in ((77, 45, 33), (1000, 1000, 1000), (257, 129, 4100)):
         out.append(matmul_case(f"num_m{m}_n{n}_k{k}_f32", "num", "f32", [m, k], [k, n]))
     # f32 on tf32 tensor cores, asked for with aicc-compile --allow-tf32 (nn.Linear layout:
@@ -206,7 +217,10 @@ def model(c):
     t = DT[c["dtype"]]
     names = ["A", "B", "C"][:len(c["inputs"])]
     ins = [h.make_tensor_value_info(n, t, s) for n, s in zip(names, c["inputs"])]
-    y = "Y"
+    # out_dtype: the result is Cast to that type (f16 MatMul -> Cast(float), as mixed-precision
+    # exports write an f32 output), a kernel that stores f32.
+    out_dt = c.get("out_dtype", c["dtype"])
+    y = "Y" if out_dt == c["dtype"] else "Y_" + c["dtype"]
     mid = "mm" if c.get("gelu") or (c["kind"] == "matmul" and c.get("bias")) else y
     if c["kind"] == "conv":
         mid = "conv" if c.get("relu") else y
@@ -224,7 +238,9 @@ def model(c):
         nodes = [h.make_node("Gemm", names, [mid], **attrs)]
     if c.get("gelu"):
         nodes += gelu_nodes(mid, y, c["dtype"])
-    out = [h.make_tensor_value_info(y, t, c["output"])]
+    if y != "Y":
+        nodes.append(h.make_node("Cast", [y], ["Y"], to=DT[out_dt]))
+    out = [h.make_tensor_value_info("Y", DT[out_dt], c["output"])]
     g = h.make_graph(nodes, c["name"], ins, out)
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
     m.ir_version = 8

@@ -70,35 +70,48 @@
 //     row = wm WM + 16 mi + g + 8 (e / 2), col = wn WN + 8 ni + 2t + (e % 2);
 //   the epilogue (AccumulatorEpilogue) evaluates the tile ops after the K loop on it.
 // Shared-memory store epilogue (option smem-store, default on): when the kernel's only store
-//   is a tile.block_store of the [BM, BN] tile at the top level, of f16/bf16 elements, with
-//   output rows of 16-byte multiples (dims[2] % 8 == 0) and a block column provably a
-//   multiple of 8 (so every 8-element chunk of a row is 16-byte aligned and wholly inside or
-//   outside the matrix), the epilogue stores through shared memory:
+//   is a tile.block_store of the [BM, BN] tile at the top level, of f16/bf16 or f32 elements
+//   (E = 2 or 4 bytes; a 16-byte chunk holds Q = 16 / E = 8 or 4 elements), with output rows
+//   of 16-byte multiples (dims[2] % Q == 0) and a block column provably a multiple of Q (so
+//   every Q-element chunk of a row is 16-byte aligned, given a 16-byte aligned buffer, and
+//   wholly inside or outside the matrix), the epilogue stores through shared memory:
 //     bar.sync -- every warp is past its last ldmatrix (the staging tile overlaps the ring;
 //                 no cp.async is in flight: the groups after the last k block are empty);
 //     every thread: epilogue math in registers, then its register pairs (adjacent columns)
-//                 st.shared as 4-byte pairs into a staging tile [BM, BN] (output type),
-//                 XOR-swizzled by 16-byte chunk like the operands (element (r, c) at
-//                 r BN + 8 ((c / 8) ^ phase(r)) + c % 8, phase as below with C = BN / 8):
-//                 the 8 rows g = lane / 4 of one pair store land in 8 different 16-byte
-//                 bank groups, so a warp's 32 pairs hit 32 different banks, and the 8
-//                 chunks one 8-thread phase of the copy-out reads are 8 different groups;
+//                 st.shared as 2E-byte pairs (4 bytes, or 8 for f32: a v2 store) into a
+//                 staging tile [BM, BN] (output type), XOR-swizzled by 16-byte chunk like the
+//                 operands: element (r, c) at r BN + Q ((c / Q) ^ phase(r)) + c % Q, with
+//                 C = BN / Q chunks per row and the swizzle phase below taken with stride
+//                 s = E / 2 (the chunks one quad of threads covers in a row: a quad's 4 pairs
+//                 are 8 E bytes = s chunks). f16/bf16 (s = 1): the 8 rows g = lane / 4 of one
+//                 pair store land in 8 different 16-byte bank groups, so a warp's 32 4-byte
+//                 pairs hit 32 different banks. f32 (s = 2): 8-byte accesses are served per
+//                 half-warp (128 bytes per wavefront); a half-warp's 4 rows g hold chunks
+//                 {2n, 2n+1} ^ 2 (g % 4) (C >= 8), or sit two to a 128-byte line with phases
+//                 0, 0, 2, 2 (C = 4, BN = 16), so its 16 pairs cover the 32 banks once. The 8
+//                 chunks one 8-thread phase of the copy-out reads are 8 different groups
+//                 either way (one row's 8 aligned chunks, permuted by the XOR, or two rows
+//                 of 4 on the two halves of a line);
 //     bar.sync -- the whole tile is written;
-//     every thread: chunks tid, tid + T, ... of the BM x BN/8 chunks (row-major: consecutive
+//     every thread: chunks tid, tid + T, ... of the BM x BN/Q chunks (row-major: consecutive
 //                 threads read consecutive 16 bytes of one row): one 16-byte ld.shared and
 //                 one 16-byte st.global each, skipped when the chunk's row is >= dims[1],
 //                 its column >= dims[2] or the batch >= dims[0].
 //   One tile per program (not persistent): nothing reuses the staging tile, so no barrier
-//   follows the copy-out. Shared memory: max(ring, staging: BM BN 2 bytes); a staging tile beyond
-//   max-shared-bytes, f32 outputs, rows not 16-byte multiples or other stores keep the
-//   register stores (tile.smem_store_refused says why; ragged rows could take element
+//   follows the copy-out. Shared memory: max(ring, staging: BM BN E bytes) -- an f32 tile can
+//   be larger than the ring (128 x 256: 128 KiB over a 96 KiB 4-stage ring), and the dynamic
+//   shared memory grows to it while that fits max-shared-bytes (at 128 accumulators per
+//   thread the registers already hold one CTA per SM). A staging tile beyond
+//   max-shared-bytes, other element types, rows not 16-byte multiples or other stores keep
+//   the register stores (tile.smem_store_refused says why; ragged rows could take element
 //   stores, not done).
 // Shared-memory swizzle (bank conflicts; the XOR scheme of CUTLASS's "Swizzle<3,3,3>"):
 //   a stored row of C = cols / 8 16-byte chunks keeps logical chunk c at physical chunk
 //   c ^ phase(row), phase = row % 8 when C >= 8, else (row / (8 / C)) % C (rows shorter than
 //   128 bytes share a 128-byte line). The 8 rows of one 8x8 matrix (rows 8a .. 8a+7, same
 //   chunk) then hit 8 different 16-byte bank groups, for ldmatrix and ldmatrix.trans alike;
-//   phase only depends on row % 8 = r for the rows a thread addresses.
+//   phase only depends on row % 8 = r for the rows a thread addresses. The f32 staging tile
+//   (C = BN / 4) takes stride s = 2: phase = (2 row) % 8, or (2 (row / (8 / C))) % C.
 //
 // What is refused (the kernel keeps its tile form for the generic path, with a
 // `tile.mma_sync_refused` reason): other operand types, blocks that are not powers of two
@@ -132,7 +145,8 @@ namespace tl = aicc::tile;
 namespace {
 
 constexpr int64_t kGroupM = 8;
-/// Elements of one 16-byte chunk (cp.async size, ldmatrix row) of f16/bf16.
+/// Elements of one 16-byte chunk (cp.async size, ldmatrix row) of the f16/bf16 operands
+/// (the staging tile's chunks hold 16 / output element bytes: MmaSyncKernel::outChunk).
 constexpr int64_t kChunk = 8;
 /// The most accumulator registers per thread (beyond, ptxas spills).
 constexpr int64_t kMaxAccRegs = 128;
@@ -212,8 +226,14 @@ private:
   /// The output block store and its element type (set by matchSmemStore).
   tl::BlockStoreOp outStore;
   Type outElem;
+  /// Bytes of one output element (2: f16/bf16, 4: f32) and elements of one 16-byte chunk of
+  /// the staging tile and of the copy-out (8 or 4).
+  int64_t outBytes = 2, outChunk = kChunk;
   /// Staging row pitch in elements (unpadded: the chunks are XOR-swizzled).
   int64_t stPitch() const { return BN; }
+  /// Swizzle stride of the staging tile: the 16-byte chunks one thread quad's register
+  /// pairs cover in a row (1 for 4-byte pairs, 2 for 8-byte f32 pairs; see the file comment).
+  int64_t stStride() const { return outBytes / 2; }
   /// Why the kernel cannot use the staged store ("" when it can).
   std::string matchSmemStore();
   /// The K loop, or null when K fits one BLOCK_K (canonicalization removed the loop: the
@@ -261,8 +281,10 @@ private:
     return b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), v);
   }
   Value phase(OpBuilder &b, const Operand &o, Value row) { return phase(b, o.chunks(), row); }
-  /// The same for a row of `chunks` 16-byte chunks.
-  Value phase(OpBuilder &b, int64_t chunks, Value row);
+  /// The same for a row of `chunks` 16-byte chunks; `stride` (1 or 2) spreads the phases of
+  /// consecutive rows (lines) `stride` chunks apart (the f32 staging tile, see the file
+  /// comment).
+  Value phase(OpBuilder &b, int64_t chunks, Value row, int64_t stride = 1);
   bool setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain, std::string &why);
   bool setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why);
   LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
@@ -414,7 +436,7 @@ bool MmaSyncKernel::match(std::string &why) {
   if (smemStoreOption) {
     smemStoreRefused = matchSmemStore();
     if (smemStoreRefused.empty()) {
-      int64_t stBytes = BM * stPitch() * 2;
+      int64_t stBytes = BM * stPitch() * outBytes;
       if (stBytes > maxSharedBytes)
         smemStoreRefused = "the staging tile (" + std::to_string(stBytes) +
                            " bytes) exceeds the shared memory per block";
@@ -445,15 +467,22 @@ std::string MmaSyncKernel::matchSmemStore() {
   if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
     return "the stored tile is not [BLOCK_M, BLOCK_N]";
   outElem = vt.getElementType();
-  if (!(outElem.isF16() || outElem.isBF16()))
-    return "the stored element type is not f16 or bf16";
+  if (!(outElem.isF16() || outElem.isBF16() || outElem.isF32()))
+    return "the stored element type is not f16, bf16 or f32";
+  outBytes = outElem.getIntOrFloatBitWidth() / 8;
+  outChunk = 16 / outBytes;
   ArrayRef<int64_t> d = outStore.getDims();
   if (d.size() != 3)
     return "block_store dims are not [batch, rows, cols]";
-  if (d[2] % kChunk)
-    return "output rows are not a multiple of 16 bytes";
-  if (!isMultipleOf(outStore.getCol(), kChunk, scf::ForOp()))
-    return "the block store's column is not provably a multiple of 8 elements";
+  // Every 16-byte chunk of a row is 16-byte aligned and wholly inside or outside the
+  // matrix: rows of whole chunks (the buffer itself is 16-byte aligned), block columns on
+  // chunk boundaries.
+  if (d[2] % outChunk)
+    return "output rows are not a multiple of 16 bytes (" + std::to_string(d[2]) + " x " +
+           std::to_string(outBytes) + " bytes)";
+  if (!isMultipleOf(outStore.getCol(), outChunk, scf::ForOp()))
+    return "the block store's column is not provably a multiple of " +
+           std::to_string(outChunk) + " elements (16 bytes)";
   return "";
 }
 
@@ -479,15 +508,16 @@ LogicalResult MmaSyncKernel::cloneScalars(OpBuilder &b, Block &src, IRMapping &m
   return success();
 }
 
-/// The swizzle phase of stored row `row` (i32): row % 8 for rows of >= 8 chunks, else
-/// (row / (8 / C)) % C (see the file comment).
-Value MmaSyncKernel::phase(OpBuilder &b, int64_t chunks, Value row) {
+/// The swizzle phase of stored row `row` (i32): (row * stride) % 8 for rows of >= 8 chunks,
+/// else ((row / (8 / C)) * stride) % C (see the file comment); stride is 1 or 2.
+Value MmaSyncKernel::phase(OpBuilder &b, int64_t chunks, Value row, int64_t stride) {
   int64_t c = chunks;
-  if (c >= 8)
-    return b.create<arith::AndIOp>(loc, row, ci32(b, loc, 7));
-  int64_t shift = llvm::Log2_64(8 / c);
-  return b.create<arith::AndIOp>(loc, b.create<arith::ShRUIOp>(loc, row, ci32(b, loc, shift)),
-                                 ci32(b, loc, c - 1));
+  Value line = row;
+  if (c < 8)
+    line = b.create<arith::ShRUIOp>(loc, row, ci32(b, loc, llvm::Log2_64(8 / c)));
+  if (stride > 1)
+    line = b.create<arith::ShLIOp>(loc, line, ci32(b, loc, llvm::Log2_64(stride)));
+  return b.create<arith::AndIOp>(loc, line, ci32(b, loc, std::min<int64_t>(c, 8) - 1));
 }
 
 /// Copy slot of chunk `c` (i32) of operand `o`'s stage: stored row c / C, chunk c % C at its
@@ -822,16 +852,17 @@ LogicalResult MmaSyncKernel::run() {
     b.create<gpu::BarrierOp>(loc);
     stView = smem;
     if (outElem != elem)
-      stView = b.create<memref::ViewOp>(loc, MemRefType::get({smemBytes / 2}, outElem,
+      stView = b.create<memref::ViewOp>(loc, MemRefType::get({smemBytes / outBytes}, outElem,
                                                              AffineMap(), wg),
                                         dyn, cidx(b, loc, 0), ValueRange{});
     for (Value r : layout.rowCoords) {
       stRowOff.push_back(b.create<arith::MulIOp>(loc, r, ci32(b, loc, stPitch())));
-      stRowPh.push_back(phase(b, BN / kChunk, r));
+      stRowPh.push_back(phase(b, BN / outChunk, r, stStride()));
     }
     for (Value c : layout.colCoords) {
-      stColChunk.push_back(b.create<arith::ShRUIOp>(loc, c, ci32(b, loc, 3)));
-      stColIn.push_back(b.create<arith::AndIOp>(loc, c, ci32(b, loc, kChunk - 1)));
+      stColChunk.push_back(
+          b.create<arith::ShRUIOp>(loc, c, ci32(b, loc, llvm::Log2_64(outChunk))));
+      stColIn.push_back(b.create<arith::AndIOp>(loc, c, ci32(b, loc, outChunk - 1)));
     }
     regRow = layout.rowClass;
     regCol = layout.colClass;
@@ -844,19 +875,20 @@ LogicalResult MmaSyncKernel::run() {
       Value ch = sb.create<arith::XOrIOp>(loc, stColChunk[cc], stRowPh[rc]);
       Value off = sb.create<arith::AddIOp>(
           loc,
-          sb.create<arith::AddIOp>(loc, stRowOff[rc],
-                                   sb.create<arith::ShLIOp>(loc, ch, ci32(sb, loc, 3))),
+          sb.create<arith::AddIOp>(
+              loc, stRowOff[rc],
+              sb.create<arith::ShLIOp>(loc, ch, ci32(sb, loc, llvm::Log2_64(outChunk)))),
           stColIn[cc]);
       Value v = sb.create<vector::FromElementsOp>(loc, pairT, ValueRange{v0, v1});
       sb.create<vector::StoreOp>(loc, v, stView, ValueRange{toIndex(sb, loc, off)},
-                                 /*nontemporal=*/false, llvm::MaybeAlign(4));
+                                 /*nontemporal=*/false, llvm::MaybeAlign(2 * outBytes));
     });
   }
   if (failed(ep.emitAfter(src, kOp)))
     return failure();
   if (smemStore) {
     // The whole staging tile is written; copy it out in 16-byte chunks, row-major over the
-    // BM x BN/8 chunks (chunk c = tid + j T), masked at the matrix edges.
+    // BM x BN/outChunk chunks (chunk c = tid + j T), masked at the matrix edges.
     b.create<gpu::BarrierOp>(loc);
     ArrayRef<int64_t> dims = outStore.getDims();
     Value ptr = map.lookupOrDefault(outStore.getPtr());
@@ -870,14 +902,14 @@ LogicalResult MmaSyncKernel::run() {
     // matmul template), and out-of-matrix chunks are masked off before their offset is used.
     Value base = b.create<arith::MulIOp>(loc, batch, ci32(b, loc, dims[1] * dims[2]));
     Value batchIn = ult(b, batch, dims[0]);
-    int64_t rowChunks = BN / kChunk, n = BM * rowChunks;
-    auto vecT = VectorType::get({kChunk}, outElem);
+    int64_t rowChunks = BN / outChunk, n = BM * rowChunks;
+    auto vecT = VectorType::get({outChunk}, outElem);
     for (int64_t j = 0; j * threads < n; ++j) {
       Value c = j ? b.create<arith::AddIOp>(loc, tid, ci32(b, loc, j * threads)).getResult()
                   : tid;
       Value r = b.create<arith::DivUIOp>(loc, c, ci32(b, loc, rowChunks));
       Value ch = b.create<arith::RemUIOp>(loc, c, ci32(b, loc, rowChunks));
-      Value cc = b.create<arith::MulIOp>(loc, ch, ci32(b, loc, kChunk));
+      Value cc = b.create<arith::MulIOp>(loc, ch, ci32(b, loc, outChunk));
       Value absRow = b.create<arith::AddIOp>(loc, row, r);
       Value absCol = b.create<arith::AddIOp>(loc, col, cc);
       Value rowOk = ult(b, absRow, dims[1]);
@@ -890,8 +922,8 @@ LogicalResult MmaSyncKernel::run() {
       Value sOff = ib.create<arith::AddIOp>(
           loc, ib.create<arith::MulIOp>(loc, r, ci32(ib, loc, stPitch())),
           ib.create<arith::MulIOp>(
-              loc, ib.create<arith::XOrIOp>(loc, ch, phase(ib, rowChunks, r)),
-              ci32(ib, loc, kChunk)));
+              loc, ib.create<arith::XOrIOp>(loc, ch, phase(ib, rowChunks, r, stStride())),
+              ci32(ib, loc, outChunk)));
       Value v = ib.create<vector::LoadOp>(loc, vecT, stView, ValueRange{toIndex(ib, loc, sOff)},
                                           /*nontemporal=*/false, llvm::MaybeAlign(16));
       Value gOff = ib.create<arith::AddIOp>(

@@ -297,7 +297,8 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       gfn->setAttr(tile::kScheduleAttrName, sched);
       for (StringRef a : {"tile.layouts", "tile.register_path_refused", "tile.programs_per_cta",
                           "tile.wgmma", "tile.wgmma_refused", "tile.mma_sync",
-                          "tile.mma_sync_refused", "tile.launch_grid",
+                          "tile.mma_sync_refused", "tile.smem_store_refused",
+                          "tile.tma_store_refused", "tile.launch_grid",
                           "tile.launch_block", "tile.dynamic_shared_bytes", "tile.tensor_maps",
                           "nvvm.minctasm"})
         if (Attribute v = fn->getAttr(a))

@@ -1,5 +1,6 @@
 // RUN: aicc-opt %s -split-input-file -convert-tile-dot-to-mma-sync | FileCheck %s
 // RUN: aicc-opt %s -split-input-file -convert-tile-dot-to-mma-sync=smem-store=false | FileCheck %s --check-prefix=NOSMEM
+// RUN: aicc-opt %s -split-input-file -convert-tile-dot-to-mma-sync=max-shared-bytes=12288 | FileCheck %s --check-prefix=SMALL
 
 // Kernels as the matmul template writes them (aicc-compile --emit=tile --target=sm_90
 // --matmul-config=32x32x32x2, cut down): C[64x32] = A[64x64] @ B[64x32], f16, 4 warps.
@@ -500,12 +501,43 @@ module {
 
 // -----
 
-// An f32 output (no cast) keeps the register stores; the reason is recorded.
+// An f32 output (no cast) is staged too, in 16-byte chunks of 4 f32: a [32, 32] f32 view
+// (4 KiB, inside the 8 KiB ring) over the same dynamic shared memory; the register pairs
+// are 8-byte stores at r * 32 + 4 * ((c / 4) ^ phase(r)) + c % 4, phase(r) = (2 r) % 8 (8
+// chunks per row; the stride 2 keeps the 4 rows of a half-warp's pair store on 8 different
+// 16-byte bank groups); 32 rows x 8 chunks = 2 chunks per thread, masked at the edges.
 // CHECK-LABEL: func.func @mm_block_store_f32
-// CHECK-SAME:      epilogue_store = "registers"
-// CHECK-SAME:      tile.smem_store_refused = "the stored element type is not f16 or bf16"
-// CHECK-NOT:     vector.load
-// CHECK:         vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<2560xf32>, vector<2xf32>
+// CHECK-SAME:      (%{{.*}}: memref<4096xf16>, %{{.*}}: memref<2560xf16>, %[[C:.*]]: memref<2560xf32>)
+// CHECK-SAME:      tile.dynamic_shared_bytes = 8192 : i64
+// CHECK-SAME:      epilogue_store = "shared"
+// CHECK-NOT:       tile.smem_store_refused
+// CHECK:         scf.for
+// CHECK:           nvgpu.ldmatrix
+// CHECK:           scf.yield
+// CHECK-NEXT:    }
+// CHECK-NOT:     vector.store
+// CHECK:         gpu.barrier
+// CHECK:         %[[ST:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2048xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[SH:.*]] = arith.shli %{{.*}}, %c1_i32{{[_0-9]*}} : i32
+// CHECK:         %[[PH:.*]] = arith.andi %[[SH]], %c7_i32{{[_0-9]*}} : i32
+// CHECK:         %[[CH:.*]] = arith.shrui %{{.*}}, %c2_i32{{[_0-9]*}} : i32
+// CHECK:         arith.andi %{{.*}}, %c3_i32{{[_0-9]*}} : i32
+// CHECK:         %[[X:.*]] = arith.xori %[[CH]], %[[PH]] : i32
+// CHECK:         arith.shli %[[X]], %c2_i32{{[_0-9]*}} : i32
+// CHECK:         vector.store %{{.*}}, %[[ST]][%{{.*}}] {alignment = 8 : i64} : memref<2048xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK-COUNT-3: vector.store %{{.*}}, %[[ST]][%{{.*}}] {alignment = 8 : i64}
+// CHECK-NOT:     vector.store %{{.*}}, %[[C]]
+// CHECK:         gpu.barrier
+// CHECK:         arith.cmpi ult, %{{.*}}, %c64_i32{{[_0-9]*}} : i32
+// CHECK:         arith.cmpi ult, %{{.*}}, %c40_i32{{[_0-9]*}} : i32
+// CHECK:         scf.if
+// CHECK:           %[[V:.*]] = vector.load %[[ST]][%{{.*}}] {alignment = 16 : i64} : memref<2048xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK:           vector.store %[[V]], %[[C]][%{{.*}}] {alignment = 16 : i64} : memref<2560xf32>, vector<4xf32>
+// CHECK:         scf.if
+// CHECK:           vector.load %[[ST]]
+// CHECK:           vector.store %{{.*}}, %[[C]][%{{.*}}] {alignment = 16 : i64} : memref<2560xf32>, vector<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
 module {
   module @kernels {
     func.func @mm_block_store_f32(%arg0: memref<4096xf16>, %arg1: memref<2560xf16>, %arg2: memref<2560xf32>) attributes {tile.schedule = #tile.schedule<grid = [2, 2, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64}>} {
@@ -528,6 +560,51 @@ module {
         scf.yield %10 : tensor<32x32xf32>
       }
       tile.block_store %arg2[%c0_i32, %2, %3], %5 {dims = array<i64: 1, 64, 40>} : memref<2560xf32>, tensor<32x32xf32>
+      return
+    }
+  }
+}
+
+// -----
+
+// An f32 staging tile larger than the ring: 64 x 64 x 4 = 16 KiB over a ring of 8 KiB (2
+// stages of 64 x 16 + 16 x 64 f16). The dynamic shared memory grows to the tile where the
+// chip allows it; with max-shared-bytes = 12288 it does not fit, and the register stores stay
+// with the reason.
+// CHECK-LABEL: func.func @mm_block_store_f32_big
+// CHECK-SAME:      tile.dynamic_shared_bytes = 16384 : i64
+// CHECK-SAME:      epilogue_store = "shared"
+// CHECK-NOT:       tile.smem_store_refused
+// CHECK:         memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<4096xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// SMALL-LABEL: func.func @mm_block_store_f32_big
+// SMALL-SAME:      tile.dynamic_shared_bytes = 8192 : i64
+// SMALL-SAME:      epilogue_store = "registers"
+// SMALL-SAME:      tile.smem_store_refused = "the staging tile (16384 bytes) exceeds the shared memory per block"
+// SMALL-NOT:     vector.load
+// SMALL:         vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<4096xf32>, vector<2xf32>
+module {
+  module @kernels {
+    func.func @mm_block_store_f32_big(%arg0: memref<2048xf16>, %arg1: memref<2048xf16>, %arg2: memref<4096xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 16 : i64, BLOCK_M = 64 : i64, BLOCK_N = 64 : i64}>} {
+      %c16 = arith.constant 16 : index
+      %c32 = arith.constant 32 : index
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %c64_i32 = arith.constant 64 : i32
+      %c0_i32 = arith.constant 0 : i32
+      %0 = tile.program_id 0 : i32
+      %1 = tile.program_id 1 : i32
+      %2 = arith.muli %0, %c64_i32 : i32
+      %3 = arith.muli %1, %c64_i32 : i32
+      %4 = tile.splat %cst : tensor<64x64xf32>
+      %5 = scf.for %arg3 = %c0 to %c32 step %c16 iter_args(%arg4 = %4) -> (tensor<64x64xf32>) {
+        %7 = arith.index_cast %arg3 : index to i32
+        %8 = tile.block_load %arg0[%c0_i32, %2, %7] {dims = array<i64: 1, 64, 32>} : memref<2048xf16> -> tensor<64x16xf16>
+        %9 = tile.block_load %arg1[%c0_i32, %7, %3] {dims = array<i64: 1, 32, 64>} : memref<2048xf16> -> tensor<16x64xf16>
+        %10 = tile.dot %8, %9, %arg4 : tensor<64x16xf16>, tensor<16x64xf16> -> tensor<64x64xf32>
+        scf.yield %10 : tensor<64x64xf32>
+      }
+      tile.block_store %arg2[%c0_i32, %2, %3], %5 {dims = array<i64: 1, 64, 64>} : memref<4096xf32>, tensor<64x64xf32>
       return
     }
   }

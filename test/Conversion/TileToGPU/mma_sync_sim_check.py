@@ -4,8 +4,9 @@ stage (the template's config, or --matmul-config), lowered by aicc-opt
 -convert-tile-dot-to-mma-sync, and run by the SIMT simulator (simt_sim.py: PTX semantics of
 cp.async, ldmatrix, mma.sync; shared-memory races are errors) on seeded random operands. The
 output (poisoned with NaN first) is compared with numpy's float64 result on the same rounded
-operands: relative Frobenius error under 1e-3 (f16 outputs; rounding alone gives ~2e-4) or
-5e-3 (bf16; ~1.7e-3). Shared-memory accesses must be conflict-free (one wavefront per
+operands: relative Frobenius error under 1e-3 (f16 operands; rounding the output alone gives
+~2e-4) or 5e-3 (bf16; ~1.7e-3); cases whose result is Cast to f32 (out_dtype) keep their
+operand type's tolerance. Shared-memory accesses must be conflict-free (one wavefront per
 ldmatrix matrix and per 8-thread cp.async phase).
 
 --mutate KIND edits the lowered IR the way a broken lowering would (wait: one more
@@ -31,6 +32,12 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
 import gemm_models as gm  # noqa: E402
 import simt_sim  # noqa: E402
+
+def f32out(c):
+    """The case with its result Cast to f32 (a kernel that stores f32)."""
+    c["out_dtype"] = "f32"
+    return c
+
 
 # (case, --matmul-config or ""): the template's configs (64x32 and 16x32 blocks, 4 and 2
 # warps) and the large ones (128x128 / 4 warps and 128x256 / 8 warps of 64x64 warp tiles,
@@ -63,6 +70,19 @@ CASES = [
                   stride=2, pad=1, relu=True), ""),
     (gm.conv_case("conv_n1_c8_h11_oc16_k3_p2_d2_f16", "t", "f16", 1, 8, 11, 16, 3, pad=2,
                   dil=2), "32x32x32x2"),
+    # f32 outputs (the product Cast to float): staged in 16-byte chunks of 4 f32, 8-byte pair
+    # stores. Rows of 32 f32 (8 chunks, the template's 64x32); a 128 x 256 tile (128 KiB
+    # staging, over the 48 KiB ring) with N = 132 (16-byte rows in f32 only) and ragged M;
+    # rows of 16 f32 (4 chunks, two rows per 128-byte line), N = 100; N = 130 (rows not
+    # 16-byte multiples: register stores, tile.smem_store_refused).
+    (f32out(gm.matmul_case("f32out_m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136])),
+     ""),
+    (f32out(gm.gemm_case("f32out_gemm_transB_bias_m130_n132_k96_bf16", "t", "bf16", 130, 132,
+                         96, trans_b=1, bias=True)), "128x256x32x2"),
+    (f32out(gm.gemm_case("f32out_gemm_transB_m72_n100_k40_f16", "t", "f16", 72, 100, 40,
+                         trans_b=1)), "32x16x16x2"),
+    (f32out(gm.gemm_case("f32out_rows_gemm_transB_m40_n130_k24_f16", "t", "f16", 40, 130, 24,
+                         trans_b=1)), ""),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
 
@@ -149,6 +169,8 @@ def run_case(a, c, cfg):
     s = simt_sim.Sim(ir)
     conf = " ".join(str(simt_sim.prop(k, "tile.mma_sync") or "") for k in s.kernels.values())
     conf = re.sub(r" : i64", "", conf)
+    why = [simt_sim.prop(k, "tile.smem_store_refused") for k in s.kernels.values()]
+    conf += "".join(f" (smem_store_refused = {w})" for w in why if w)
     rng = np.random.default_rng(0)
     xs = []
     for i, shp in enumerate(c["inputs"]):
@@ -163,9 +185,10 @@ def run_case(a, c, cfg):
     st = s.stats
     lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
     cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
-    # Staged epilogue: 4-byte pair stores (one wavefront per warp store) and 16-byte
-    # copy-out reads (one per 8-lane phase) conflict-free.
-    sp = st.st_pair_wavefronts / st.st_pair_warps if st.st_pair_warps else 1.0
+    # Staged epilogue: pair stores (one wavefront per warp store of 4-byte pairs, per
+    # half-warp of 8-byte f32 pairs) and 16-byte copy-out reads (one per 8-lane phase)
+    # conflict-free.
+    sp = st.st_pair_wavefronts / st.st_pair_phases if st.st_pair_phases else 1.0
     ld = st.ld_wavefronts / st.ld_phases if st.ld_phases else 1.0
     if a.expect_store and a.expect_store not in conf:
         raise simt_sim.SimError(f"epilogue store is not {a.expect_store}: {conf}")
@@ -173,7 +196,7 @@ def run_case(a, c, cfg):
     return ok, (f"{conf}: rel err {err:.1e} (tol {TOL[c['dtype']]}), shared wavefronts per "
                 f"ldmatrix matrix {lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync"
                 + (f", {st.st_shared} st.shared" if st.st_shared else "")
-                + (f", per pair-store warp {sp:.2f}, {st.ld_shared} ld.shared (wavefronts per "
+                + (f", per pair-store phase {sp:.2f}, {st.ld_shared} ld.shared (wavefronts per "
                    f"phase {ld:.2f})" if st.ld_shared else ""))
 
 

@@ -22,9 +22,14 @@ Shared-memory hazards are errors (SimError):
     landed in the current barrier interval (no bar.sync between the write and the read), or
     never written.
 Also errors: misaligned or out-of-bounds cp.async / ldmatrix / global accesses, barriers and
-warp-collective ops under divergent control flow, copies in flight at kernel exit. Counts the
-shared-memory wavefronts of every 8-row ldmatrix matrix and 8-thread cp.async phase (1.0 per
-matrix / phase = conflict-free).
+warp-collective ops under divergent control flow, copies in flight at kernel exit, an
+ld.shared of elements last stored through a view of another element type. Views of the
+dynamic shared memory may have wider elements than the first (the f32 staging tile over the
+f16 ring): an element covers several of the first view's slots. Counts the shared-memory
+wavefronts of every 8-row ldmatrix matrix and 8-thread cp.async phase (1.0 per matrix /
+phase = conflict-free), of the staged epilogue's pair stores (per warp for 4-byte pairs, per
+half-warp for 8-byte ones: 32 4-byte banks, 128 bytes per wavefront) and 16-byte ld.shared
+(per 8-thread phase).
 Values: integers as int64 numpy arrays with i1/i32 wrap-around, floats as float64 rounded to
 their MLIR type after every op (f32, f16, bf16 round-to-nearest-even).
 """
@@ -309,17 +314,28 @@ class SimError(Exception):
 # ------------------------------------------------------------------------------------------
 
 
+ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+
+
 class Buffer:
-    def __init__(self, data, elem, space):
-        self.data, self.elem, self.space = data, elem, space
+    """A global buffer, or a view of the CTA's shared memory (`data` a Shared) whose element
+    index i covers the shared slots [i * scale, (i + 1) * scale): scale = element bytes / the
+    slot bytes (the first view's element size)."""
+
+    def __init__(self, data, elem, space, scale=1):
+        self.data, self.elem, self.space, self.scale = data, elem, space, scale
 
 
 class Shared:
-    """Dynamic shared memory of one CTA, per element of the view: the value (NaN until
-    written), the barrier interval and thread of the last landed write (-2: never), copies in
-    flight, the last barrier interval that read it."""
+    """Dynamic shared memory of one CTA, per slot (an element of the first view, `unit`
+    bytes): the value (NaN until written; a wider element's value sits in its first slot),
+    the barrier interval and thread of the last landed write (-2: never), copies in flight,
+    the last barrier interval that read it, the element type of the last st.shared (what an
+    ld.shared must read it as)."""
 
-    def __init__(self, n_elems, T):
+    def __init__(self, n_elems, T, unit=2):
+        self.unit = unit
+        self.w_elem = np.full(n_elems, "", dtype=object)
         self.data = np.full(n_elems, np.nan)
         self.w_epoch = np.full(n_elems, -2, dtype=np.int64)  # -2: never written
         self.w_thread = np.full(n_elems, -1, dtype=np.int64)
@@ -340,7 +356,7 @@ class Stats:
         self.st_shared = 0
         self.ld_shared = 0
         self.st_pair = 0
-        self.st_pair_warps = 0
+        self.st_pair_phases = 0  # warps (4-byte pairs) or half-warps (8-byte pairs)
         self.st_pair_wavefronts = 0
         self.ld_wavefronts = 0
         self.ld_phases = 0
@@ -445,10 +461,13 @@ class CTA:
             if np.any(ops[1] != 0):
                 raise SimError("memref.view at a non-zero byte offset")
             cnt = int(re.match(r"memref<(\d+)x", rt).group(1))
+            eb = ELEM_BYTES[elem_of(rt)]
             if self.shared is None:
-                self.shared = Shared(cnt, T)
+                self.shared = Shared(cnt, T, eb)
                 self.sim.smem_elems = cnt
-            set1(Buffer(self.shared, elem_of(rt), "shared"))
+            if eb % self.shared.unit or cnt * eb > self.shared.data.size * self.shared.unit:
+                raise SimError(f"shared view {rt} does not fit the first view's slots")
+            set1(Buffer(self.shared, elem_of(rt), "shared", eb // self.shared.unit))
             return
         if n == "memref.load":
             buf, idx = ops[0], ops[1]
@@ -669,34 +688,42 @@ class CTA:
         interval; an element read in this interval (WAR) or with a cp.async in flight (WAW)
         is a race. A vector store must be aligned to its size."""
         sh = buf.data
-        k = len(vals)
+        k, sc = len(vals), buf.scale
+        eb = sh.unit * sc
         for t in np.nonzero(self.mask)[0]:
             d = int(idx[t])
-            if d < 0 or d + k > sh.data.size or d % k:
+            if d < 0 or (d + k) * sc > sh.data.size or d % k:
                 raise SimError(f"shared store at {d} ({k} elements) misaligned or out of range")
-            sl = slice(d, d + k)
+            sl = slice(d * sc, (d + k) * sc)
             if np.any(sh.r_epoch[sl] >= self.epoch):
-                raise SimError(f"WAR race: st.shared to smem[{d}] in barrier interval "
+                raise SimError(f"WAR race: st.shared to smem[{d * sc}] in barrier interval "
                                f"{self.epoch}, read in the same interval")
             if np.any(sh.pending[sl] > 0):
-                raise SimError(f"WAW race: st.shared to smem[{d}] with a cp.async in flight")
-            sh.data[sl] = [round_to(v[t], buf.elem) for v in vals]
+                raise SimError(f"WAW race: st.shared to smem[{d * sc}] with a cp.async in "
+                               f"flight")
+            sh.data[sl] = np.nan
+            sh.data[sl.start:sl.stop:sc] = [round_to(v[t], buf.elem) for v in vals]
             sh.w_epoch[sl] = self.epoch
             sh.w_thread[sl] = t
+            sh.w_elem[sl] = buf.elem
         self.sim.stats.st_shared += int(self.mask.sum())
-        if k * 2 == 4 and buf.elem in ("f16", "bf16"):
-            # 4-byte pair stores (the staged epilogue): one wavefront per warp when its 32
-            # threads hit 32 different 4-byte banks (or the same word).
+        if k == 2 and buf.elem in ("f16", "bf16", "f32"):
+            # Pair stores (the staged epilogue): 4-byte pairs are served per warp, 8-byte
+            # (f32) pairs per half-warp (256 bytes take two wavefronts at best); a phase is
+            # conflict-free (one wavefront) when its threads' 4-byte words hit different banks
+            # (or are the same word).
             self.sim.stats.st_pair += 1
             act = np.nonzero(self.mask)[0]
-            for w in range(0, self.T, 32):
-                words = {int(idx[t]) // 2 for t in act if w <= t < w + 32}
+            lanes = 32 if eb * k <= 4 else 16
+            for w in range(0, self.T, lanes):
+                words = {(int(idx[t]) * eb) // 4 + j for t in act if w <= t < w + lanes
+                         for j in range(max(1, eb * k // 4))}
                 banks = {}
                 for wd in words:
                     banks[wd % 32] = banks.get(wd % 32, 0) + 1
                 if banks:
                     self.sim.stats.st_pair_wavefronts += max(banks.values())
-                    self.sim.stats.st_pair_warps += 1
+                    self.sim.stats.st_pair_phases += 1
 
     def sload(self, buf, idx, k):
         """Vector ld.shared of k elements per active thread (k-aligned): every element must have
@@ -705,32 +732,38 @@ class CTA:
         Counts the 8-lane phases with an active thread and their shared-memory wavefronts
         (16-byte loads: 1 per phase when conflict-free)."""
         sh = buf.data
+        sc = buf.scale
+        eb = sh.unit * sc
         out = np.full((self.T, k), np.nan)
         for t in np.nonzero(self.mask)[0]:
             d = int(idx[t])
-            if d < 0 or d + k > sh.data.size or d % k:
+            if d < 0 or (d + k) * sc > sh.data.size or d % k:
                 raise SimError(f"shared load at {d} ({k} elements) misaligned or out of range")
-            sl = slice(d, d + k)
+            sl = slice(d * sc, (d + k) * sc)
             if np.any(sh.pending[sl] > 0):
-                raise SimError(f"RAW race: ld.shared reads smem[{d}] with a cp.async in flight")
+                raise SimError(f"RAW race: ld.shared reads smem[{sl.start}] with a cp.async "
+                               f"in flight")
             if np.any(sh.w_epoch[sl] == -2):
-                raise SimError(f"ld.shared reads never-written smem[{d}]")
+                raise SimError(f"ld.shared reads never-written smem[{sl.start}]")
             if np.any(sh.w_epoch[sl] >= self.epoch):
                 # Name a writer other than the reader where there is one.
                 late = sh.w_epoch[sl] >= self.epoch
                 other = late & (sh.w_thread[sl] != t)
-                e = d + int(np.argmax(other if other.any() else late))
+                e = sl.start + int(np.argmax(other if other.any() else late))
                 raise SimError(f"RAW race: smem[{e}] written (thread {sh.w_thread[e]}) in the "
                                f"current barrier interval {self.epoch}, read by ld.shared "
                                f"(thread {t})")
+            if np.any(sh.w_elem[sl] != buf.elem):
+                raise SimError(f"ld.shared reads smem[{sl.start}] as {buf.elem}, not as it "
+                               f"was stored")
             sh.r_epoch[sl] = np.maximum(sh.r_epoch[sl], self.epoch)
-            out[t] = sh.data[sl]
+            out[t] = sh.data[sl.start:sl.stop:sc]
         self.sim.stats.ld_shared += int(self.mask.sum())
         for p0 in range(0, self.T, 8):  # phases: lanes 8q .. 8q+7 of a warp
             banks = {}
             for t in range(p0, p0 + 8):
                 if self.mask[t]:
-                    bg = (int(idx[t]) * 2 // 16) % 8
+                    bg = (int(idx[t]) * eb // 16) % 8
                     banks[bg] = banks.get(bg, 0) + 1
             if banks:
                 self.sim.stats.ld_phases += 1
