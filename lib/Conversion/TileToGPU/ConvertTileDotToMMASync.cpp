@@ -441,6 +441,8 @@ std::string MmaSyncKernel::matchSmemStore() {
     return "the kernel's store is not a block store (it stores by offsets and mask)";
   if (outStore->getParentOp() != fn.getOperation())
     return "the block store is not at the kernel's top level";
+  if (outStore.getTranspose())
+    return "the block store is transposed (an NCHW conv output; the staging tile is row-major)";
   auto vt = outStore.getValue().getType();
   if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
     return "the stored tile is not [BLOCK_M, BLOCK_N]";
