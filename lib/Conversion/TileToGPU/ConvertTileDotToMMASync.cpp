@@ -434,6 +434,9 @@ std::string MmaSyncKernel::matchSmemStore() {
     if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
       stores.push_back(op);
   });
+  for (Operation *op : stores)
+    if (auto bs = dyn_cast<tl::BlockStoreOp>(op); bs && bs.getTranspose())
+      return "the block store is transposed (an NCHW conv output; the staging tile is row-major)";
   if (stores.size() != 1)
     return "the kernel has " + std::to_string(stores.size()) + " stores, not one block store";
   outStore = dyn_cast<tl::BlockStoreOp>(stores.front());
@@ -441,8 +444,6 @@ std::string MmaSyncKernel::matchSmemStore() {
     return "the kernel's store is not a block store (it stores by offsets and mask)";
   if (outStore->getParentOp() != fn.getOperation())
     return "the block store is not at the kernel's top level";
-  if (outStore.getTranspose())
-    return "the block store is transposed (an NCHW conv output; the staging tile is row-major)";
   auto vt = outStore.getValue().getType();
   if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
     return "the stored tile is not [BLOCK_M, BLOCK_N]";

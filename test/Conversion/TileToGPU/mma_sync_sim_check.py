@@ -63,6 +63,10 @@ CASES = [
                   stride=2, pad=1, relu=True), ""),
     (gm.conv_case("conv_n1_c8_h11_oc16_k3_p2_d2_f16", "t", "f16", 1, 8, 11, 16, 3, pad=2,
                   dil=2), "32x32x32x2"),
+    # 25 output pixels per image: a 64-row tile spans up to 4 images (four transposed block
+    # stores of the NCHW output, each element written under one of their masks).
+    (gm.conv_case("conv_n6_c8_h5_oc24_k3_p1_relu_f16", "t", "f16", 6, 8, 5, 24, 3, pad=1,
+                  bias=True, relu=True), "64x32x32x2"),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
 
