@@ -2233,7 +2233,8 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
 // both). The K loop has the matmul template's shape (tile.dot on a [BLOCK_M, BLOCK_K] A block
 // and a [BLOCK_K, BLOCK_N] weight block), so the tensor-core lowerings take it; the
 // epilogue (bias, fused elementwise ops) runs on the [BLOCK_M pixels, BLOCK_N channels]
-// accumulator tile and stores it at the NCHW or NHWC output positions.
+// accumulator tile and stores it with block stores: NHWC as the [P, M] matrix's block, NCHW
+// transposed into the [M, OH * OW] matrix of each image the tile's pixels lie in.
 //===----------------------------------------------------------------------===//
 
 /// Why `conv` cannot run as an implicit GEMM (empty: it can).
@@ -2272,6 +2273,11 @@ bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
     return half;
   return o.target == "sm_90a" && (half || (e.isF32() && o.allowTF32));
 }
+
+/// The most images one program's tile of an NCHW implicit-GEMM conv stores to with transposed
+/// block stores (one each); tiles spanning more (a few output pixels per image) store by
+/// offsets.
+constexpr int64_t kMaxImageStores = 4;
 
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                       const TemplateOptions &options) {
@@ -2381,22 +2387,45 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   auto fused = applyEpilogue(t2, kc, conv, result, outShape, idx, outMask);
   if (failed(fused))
     return failure();
-  if (nhwc) {
-    // NHWC: the output is the GEMM's row-major [P, OC] matrix; the tile is its [BM, BN]
-    // block at (m0, n0), clipped at the edges (a TMA store on sm_90a).
-    Value outBuf = kc.outParams[0];
-    Value outTile = *fused;
-    auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
-    if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
-      outTile = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), outTile);
-    b.create<tl::BlockStoreOp>(loc, outBuf, t2.i32(0), m0, n0, outTile,
+  Value outBuf = kc.outParams[0];
+  auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
+  auto outTile = [&]() -> Value {
+    Value v = *fused;
+    if (cast<RankedTensorType>(v.getType()).getElementType() != outElem)
+      v = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), v);
+    return v;
+  };
+  // NCHW: a tile's rows m0 .. m0 + BM - 1 touch at most S consecutive images (S - 1 image
+  // boundaries among BM rows whose first lies at pixel pix0 <= OHW - 1), and never more than N.
+  int64_t S = std::min<int64_t>(N, (OHW - 1 + BM - 1) / OHW + 1);
+  if (nhwc || OHW == 1) {
+    // NHWC (and NCHW with one output pixel: n * OC + oc): the output is the GEMM's row-major
+    // [P, OC] matrix; the tile is its [BM, BN] block at (m0, n0), clipped at the edges (a TMA
+    // store on sm_90a).
+    b.create<tl::BlockStoreOp>(loc, outBuf, t2.i32(0), m0, n0, outTile(),
                                ArrayRef<int64_t>{1, P, OC});
+  } else if (S <= kMaxImageStores) {
+    // NCHW: the output is N row-major [OC, OHW] matrices (one per image), and the rows of the
+    // tile that lie in image img0 + k, transposed, are the block at (n0, pix0 - k * OHW) of
+    // that image's matrix, img0 = m0 / OHW, pix0 = m0 % OHW: one transposed block store per
+    // image, each clipping away the rows of the other images (their pixel columns fall below
+    // 0 or at OHW and beyond) and images >= N (staged and stored by TMA on sm_90a).
+    Value y = outTile();
+    Value img0 = b.create<arith::DivSIOp>(loc, m0, t2.i32(OHW));
+    Value pix0 = b.create<arith::RemSIOp>(loc, m0, t2.i32(OHW));
+    for (int64_t k = 0; k < S; ++k) {
+      Value batch = k ? b.create<arith::AddIOp>(loc, img0, t2.i32(k)).getResult() : img0;
+      Value col = k ? b.create<arith::SubIOp>(loc, pix0, t2.i32(k * OHW)).getResult() : pix0;
+      b.create<tl::BlockStoreOp>(loc, outBuf, batch, n0, col, y,
+                                 ArrayRef<int64_t>{N, OC, OHW}, /*transpose=*/true);
+    }
   } else {
-    // NCHW: n * OC * OHW + oc * OHW + pix.
+    // NCHW with few pixels per image (a tile spans more than kMaxImageStores images): one
+    // store at the offsets n * OC * OHW + oc * OHW + pix.
     Value outOff = t2.offsets({t2.along(op1(arith::MulIOp(), nIdx, OC * OHW), 0), rn2,
                                t2.along(pix, 0)},
                               {1, OHW, 1});
-    t2.store(kc.outParams[0], outOff, *fused, outMask);
+    t2.store(outBuf, outOff, *fused, outMask);
   }
   b.create<func::ReturnOp>(loc);
   return kc.kernel;

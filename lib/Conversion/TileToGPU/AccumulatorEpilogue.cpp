@@ -13,6 +13,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace aicc;
@@ -151,6 +152,14 @@ bool AccumulatorEpilogue::isSupported(Operation *op) {
 }
 
 LogicalResult AccumulatorEpilogue::emitAfter(Block &block, Operation *after) {
+  // Transposed block stores of one tile value (the NCHW conv's, one per image a tile can
+  // touch) are one group: without a sink the group is stored at its last member (where the
+  // coordinates of all are cloned), evaluating the tile once for all of them.
+  llvm::MapVector<Value, SmallVector<tl::BlockStoreOp>> transposedGroups;
+  for (Operation &op : block)
+    if (auto st = dyn_cast<tl::BlockStoreOp>(op);
+        st && st.getTranspose() && after->isBeforeInBlock(st))
+      transposedGroups[st.getValue()].push_back(st);
   for (Operation &op : block) {
     if (op.isBeforeInBlock(after) || &op == after)
       continue;
@@ -160,6 +169,12 @@ LogicalResult AccumulatorEpilogue::emitAfter(Block &block, Operation *after) {
       continue;
     }
     if (auto st = dyn_cast<tl::BlockStoreOp>(op)) {
+      if (st.getTranspose() && !sink) {
+        ArrayRef<tl::BlockStoreOp> group = transposedGroups[st.getValue()];
+        if (group.back() == st && failed(transposedBlockStores(group)))
+          return failure();
+        continue;
+      }
       if (failed(blockStore(st)))
         return failure();
       continue;
@@ -317,7 +332,10 @@ LogicalResult AccumulatorEpilogue::blockStore(tl::BlockStoreOp st) {
     return st->emitError("tensor-core epilogue: block store of a non-2-D tile"), failure();
   if (sink) {
     // Staged: the values only, in register pairs (adjacent columns of one row); where they
-    // go (and the clipping) is the sink's business.
+    // go (and the clipping) is the sink's business. A value is staged once, however many
+    // block stores write it (the sink's owner issues the copies of each).
+    if (!staged.insert(st.getValue()).second)
+      return success();
     if (layout.regs() % 2)
       return st->emitError("tensor-core epilogue: staged store of an odd register count"),
              failure();
@@ -377,6 +395,74 @@ LogicalResult AccumulatorEpilogue::blockStore(tl::BlockStoreOp st) {
         mask = b.create<arith::AndIOp>(loc, rowIn[rc], colIn[cc]);
         return success();
       });
+}
+
+LogicalResult AccumulatorEpilogue::transposedBlockStores(ArrayRef<tl::BlockStoreOp> group) {
+  Value value = tl::BlockStoreOp(group.front()).getValue();
+  auto vt = cast<RankedTensorType>(value.getType());
+  if (vt.getRank() != 2)
+    return group.front()->emitError("tensor-core epilogue: block store of a non-2-D tile"),
+           failure();
+  // Per store, tile element (r, c) goes to block element (c, r) (the op's description):
+  //   (batch * dims[1] + row + c) * dims[2] + col + r   if 0 <= row + c < dims[1],
+  //   0 <= col + r < dims[2] and 0 <= batch < dims[0], else nowhere;
+  // the block-row part (offset and check) once per column class, the block-column part once
+  // per row class. The i32 products fit as in blockStore (dims under 2^31 elements in all,
+  // coordinates outside masked off).
+  auto c32 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); };
+  auto ult = [&](Value x, int64_t bound) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c32(bound)).getResult();
+  };
+  struct Parts {
+    Value ptr;
+    SmallVector<Value> rowOff, rowIn, colAbs, colIn;
+  };
+  SmallVector<Parts, 4> parts;
+  for (tl::BlockStoreOp st : group) {
+    ArrayRef<int64_t> dims = st.getDims();
+    Parts p;
+    p.ptr = scalar(st.getPtr());
+    Value batch = scalar(st.getBatch()), row = scalar(st.getRow()), col = scalar(st.getCol());
+    Value base = b.create<arith::MulIOp>(loc, batch, c32(dims[1] * dims[2]));
+    Value batchIn = ult(batch, dims[0]);
+    for (Value c : layout.colCoords) {
+      Value abs = b.create<arith::AddIOp>(loc, row, c);
+      p.rowOff.push_back(b.create<arith::AddIOp>(
+          loc, b.create<arith::MulIOp>(loc, abs, c32(dims[2])), base));
+      p.rowIn.push_back(b.create<arith::AndIOp>(loc, ult(abs, dims[1]), batchIn));
+    }
+    for (Value r : layout.rowCoords) {
+      Value abs = b.create<arith::AddIOp>(loc, col, r);
+      p.colAbs.push_back(abs);
+      p.colIn.push_back(ult(abs, dims[2]));
+    }
+    parts.push_back(std::move(p));
+  }
+  // Registers in groups of kStoreChunk (see storeRegisters), each evaluated once and stored
+  // by every store of the group under its mask (at most one mask holds per element when the
+  // stores cover disjoint images). Adjacent registers are adjacent block rows here: no pairs.
+  for (int64_t lo = 0; lo < layout.regs(); lo += kStoreChunk) {
+    memo2D.clear();
+    int64_t hi = std::min<int64_t>(lo + kStoreChunk, layout.regs());
+    SmallVector<Value> vals;
+    for (int64_t i = lo; i < hi; ++i) {
+      auto v = eval2D(value, i);
+      if (failed(v))
+        return failure();
+      vals.push_back(*v);
+    }
+    for (const Parts &p : parts)
+      for (int64_t i = lo; i < hi; ++i) {
+        int64_t rc = layout.rowClass[i], cc = layout.colClass[i];
+        Value off = b.create<arith::AddIOp>(loc, p.rowOff[cc], p.colAbs[rc]);
+        Value mask = b.create<arith::AndIOp>(loc, p.rowIn[cc], p.colIn[rc]);
+        auto ifOp = b.create<scf::IfOp>(loc, mask, /*withElse=*/false);
+        OpBuilder ib = ifOp.getThenBodyBuilder();
+        Value idx = ib.create<arith::IndexCastOp>(loc, ib.getIndexType(), off);
+        ib.create<memref::StoreOp>(loc, vals[i - lo], p.ptr, ValueRange{idx});
+      }
+  }
+  return success();
 }
 
 LogicalResult AccumulatorEpilogue::storeRegisters(

@@ -15,7 +15,11 @@
 //   - tile.block_store does the same with the offsets and masks of its block (row part per
 //     row class, column part per column class), or, when the lowering installed a sink (the
 //     sm_90a TMA-store epilogue), hands each register pair's values to the sink, which writes
-//     them to a shared-memory staging buffer.
+//     them to a shared-memory staging buffer (once per tile value);
+//   - transposed tile.block_stores (the NCHW conv output: one per image a tile can touch)
+//     store each register once per op, masked, the tile evaluated once for all of them
+//     (block-row part per column class, block-column part per row class; no pairs: adjacent
+//     registers are adjacent block rows).
 //===----------------------------------------------------------------------===//
 #ifndef AICC_LIB_CONVERSION_TILETOGPU_ACCUMULATOREPILOGUE_H
 #define AICC_LIB_CONVERSION_TILETOGPU_ACCUMULATOREPILOGUE_H
@@ -27,6 +31,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
 
@@ -109,7 +114,14 @@ public:
   /// The value of 1-D tile `v` (laid along tile dim `d`) at coordinate class `c`.
   mlir::FailureOr<mlir::Value> evalAlong(mlir::Value v, int d, int64_t c);
   mlir::LogicalResult store(tile::StoreOp st);
+  /// An untransposed tile.block_store (registers to global memory, or to the sink), or with a
+  /// sink installed any block store: the first store of a value hands it to the sink, later
+  /// stores of the same value add nothing (the sink's owner copies the staged tile to each).
   mlir::LogicalResult blockStore(tile::BlockStoreOp st);
+  /// Transposed tile.block_stores of one tile value, from registers to global memory: the
+  /// value is evaluated once per register and stored by each op, masked (emitAfter calls this
+  /// at the group's last op, where every op's coordinates are available).
+  mlir::LogicalResult transposedBlockStores(llvm::ArrayRef<tile::BlockStoreOp> group);
 
   /// Receives the values (the stored element type) of registers i and i + 1 (i even: adjacent
   /// columns of one row) of a tile.block_store, at the builder's insertion point.
@@ -138,6 +150,8 @@ private:
   mlir::Value accTile;
   PairSink sink;
   ChunkEnd sinkChunkEnd;
+  /// Tile values already handed to the sink.
+  llvm::DenseSet<mlir::Value> staged;
   /// Registers evaluated and stored per group (see storeRegisters).
   static constexpr int64_t kStoreChunk = 8;
   /// Stores the registers to `ptr` (a 1-D memref of `et`): `evalRegister(i, value, offset,

@@ -456,6 +456,9 @@ std::string MmaSyncKernel::matchSmemStore() {
     if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
       stores.push_back(op);
   });
+  for (Operation *op : stores)
+    if (auto bs = dyn_cast<tl::BlockStoreOp>(op); bs && bs.getTranspose())
+      return "the block store is transposed (an NCHW conv output; the staging tile is row-major)";
   if (stores.size() != 1)
     return "the kernel has " + std::to_string(stores.size()) + " stores, not one block store";
   outStore = dyn_cast<tl::BlockStoreOp>(stores.front());

@@ -53,6 +53,11 @@
 //     means anything; the barriers order everyone else around it. TMA clips the box at the
 //     matrix edges (ragged M / N). Staging that does not fit in 227 KiB costs one stage, or
 //     else the register store stays (tile.tma_store_refused says why).
+//     Transposed block stores (the NCHW implicit-GEMM conv: one per image a tile can touch,
+//     all of the same tile) stage the tile transposed, [BN channels] x [the warpgroup's
+//     pixels] in boxes of [BN x 128 bytes], one st.shared per element, and the leader issues
+//     the boxes of each store at its coordinates, skipping boxes wholly outside the output
+//     (the address algebra is at the staging setup in emitConsumer).
 //
 // Shared-memory operand layouts (PTX ISA 9.7.15.5.1.2, "Shared Memory Matrix Layout",
 // 128-byte swizzle): each operand is stored in boxes of [rows x 64 elements] (128 bytes per
@@ -196,13 +201,20 @@ private:
   /// num_stages as the schedule asked for it (the TMA-store epilogue may lower num_stages to
   /// make room for its staging buffers).
   int64_t stagesRequested = 0;
-  tl::BlockStoreOp outStore;
+  tl::BlockStoreOp outStore; // outStores.front()
+  /// The block stores of the tile: one, or (transposed, the NCHW conv) one per image a tile
+  /// can touch, all of the same value into the same buffer and matrices.
+  SmallVector<tl::BlockStoreOp> outStores;
+  /// Whether the stores are transposed: the staging buffer then holds the tile transposed.
+  bool outTransposed = false;
   Type outElem;
   int64_t outBytes = 0;
   /// One consumer warpgroup's staging buffer: stRows x BLOCK_N elements of outElem, as
   /// BLOCK_N * outBytes / 128 TMA boxes of [stRows x 128 bytes] (128-byte swizzle), box j at
   /// byte j * stRows * 128. stRows = BLOCK_M (ping-pong: a warpgroup stores whole tiles) or
-  /// 64 (cooperative and BLOCK_M = 64: a warpgroup stores its 64 rows).
+  /// 64 (cooperative and BLOCK_M = 64: a warpgroup stores its 64 rows). Transposed: the
+  /// warpgroup's stRows tile rows are the columns, as stRows * outBytes / 128 boxes of
+  /// [BLOCK_N x 128 bytes], box j (tile rows j * stBoxElems ..) at byte j * BLOCK_N * 128.
   int64_t stRows = 0, stBoxElems = 0, stBytes = 0, stOffset = 0;
   unsigned outDescArg = 0;
 
@@ -430,20 +442,32 @@ bool WgmmaKernel::match(std::string &why) {
 }
 
 std::string WgmmaKernel::matchTmaStore() {
-  // The kernel's only store must be a block store of the accumulator-shaped tile at the top
-  // level (the matmul template's): its registers are exactly the accumulator's.
+  // The kernel's stores must be block stores of the accumulator-shaped tile at the top level
+  // (the matmul template's): their registers are exactly the accumulator's. One store, or
+  // transposed ones of a single value (the NCHW conv's, one per image a tile can touch).
   SmallVector<Operation *> stores;
   fn.walk([&](Operation *op) {
     if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
       stores.push_back(op);
   });
-  if (stores.size() != 1)
+  outStores.clear();
+  for (Operation *op : stores)
+    if (auto st = dyn_cast<tl::BlockStoreOp>(op))
+      outStores.push_back(st);
+  if (stores.empty() || outStores.size() != stores.size())
+    return stores.empty() ? std::string("the kernel has no store")
+                          : std::string("the kernel stores with tile.store, not tile.block_store");
+  outStore = outStores.front();
+  outTransposed = outStore.getTranspose();
+  if (!outTransposed && stores.size() != 1)
     return "the kernel has " + std::to_string(stores.size()) + " stores, not one block store";
-  outStore = dyn_cast<tl::BlockStoreOp>(stores.front());
-  if (!outStore)
-    return "the kernel stores with tile.store, not tile.block_store";
-  if (outStore->getParentOp() != fn.getOperation())
-    return "the block store is not at the kernel's top level";
+  for (tl::BlockStoreOp st : outStores) {
+    if (st->getParentOp() != fn.getOperation())
+      return "the block store is not at the kernel's top level";
+    if (st.getValue() != outStore.getValue() || st.getPtr() != outStore.getPtr() ||
+        st.getDims() != outStore.getDims() || st.getTranspose() != outTransposed)
+      return "the transposed block stores differ in value, buffer, dims or transposition";
+  }
   auto vt = outStore.getValue().getType();
   if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
     return "the stored tile is not [BLOCK_M, BLOCK_N]";
@@ -457,11 +481,17 @@ std::string WgmmaKernel::matchTmaStore() {
   ArrayRef<int64_t> d = outStore.getDims();
   // TMA's global stride rule (cuTensorMapEncodeTiled: strides are multiples of 16 bytes).
   if ((d[2] * outBytes) % 16)
-    return "output rows are not a multiple of 16 bytes (TMA stride rule)";
-  if ((BN * outBytes) % kSwizzleBytes)
-    return "BLOCK_N is not a whole number of 128-byte swizzle rows of the output";
+    return outTransposed
+               ? "output rows (" + std::to_string(d[2]) + " pixels of " +
+                     std::to_string(outBytes) +
+                     " bytes per NCHW channel) are not a multiple of 16 bytes (TMA stride rule)"
+               : "output rows are not a multiple of 16 bytes (TMA stride rule)";
   stRows = pingpong ? BM : 64;
   stBoxElems = kSwizzleBytes / outBytes;
+  if (outTransposed ? (stRows * outBytes) % kSwizzleBytes : (BN * outBytes) % kSwizzleBytes)
+    return outTransposed
+               ? "a warpgroup's rows are not a whole number of 128-byte swizzle rows of the output"
+               : "BLOCK_N is not a whole number of 128-byte swizzle rows of the output";
   stBytes = stRows * BN * outBytes;
   return "";
 }
@@ -785,6 +815,28 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // per-thread P = staging + rowInHalf * 128 + W and X = (L ^ (rowInHalf % 8)) * 16: two
   // registers, and per pair one xor with a constant and an add (a full per-column table
   // here made ptxas spill at BLOCK_N = 128 / 256).
+  //
+  // Transposed stores (the NCHW conv): tile element (r, c) is staging element (c, r), i.e.
+  // staging row c (an output channel, < BLOCK_N) of 128 bytes in box r / stBoxElems (boxes of
+  // BLOCK_N rows), byte b = (r % stBoxElems) * outBytes:
+  //   addr = staging + box * BN * 128 + c * 128 + ((b / 16) ^ (c % 8)) * 16 + b % 16.
+  // Register i (h = i / R, j = i % R, c = (j % 4) / 2, q = j / 4, e = j % 2) of a thread is
+  // tile row r = 64 h + 8 c + rowInHalf (within the warpgroup's rows), column colBase + 8 q + e.
+  // With A = rowInHalf * outBytes (rowInHalf = 16 warp + lane / 4 < 64):
+  //   - the byte of r in the warpgroup's row of boxes is 64 h outBytes + 8 c outBytes + A; the
+  //     first term is whole boxes (h outBytes / 2 of them), and 8 c outBytes + A % 128 < 128
+  //     (f16: A % 128 <= 110, + 16; f32: A % 128 <= 92, + 32): r lies in box h outBytes / 2 +
+  //     A / 128, chunk A % 128 / 16 + c outBytes / 2, byte A % 16 of the chunk; the two chunk
+  //     terms have no bit in common (f16: 2 warp and c; f32: 4 (warp % 2) + lane / 16 and 2 c),
+  //     so the sum is their xor;
+  //   - the staging row c % 8 = colBase + e = colBase ^ e (colBase = 2 (lane % 4) is even).
+  // So addr = P + (h outBytes / 2) BN 128 + (8 q + e) 128 + (X ^ ((c outBytes / 2) ^ e) 16)
+  // with the per-thread P = staging + (A / 128) BN 128 + colBase 128 + A % 16 and
+  // X = ((A % 128 / 16) ^ colBase) 16: the same two registers and per-element xor + add.
+  // One 2-byte (f16 / bf16) or 4-byte (f32) st.shared per element: a warp's 32 lanes write
+  // 4 staging rows (lane % 4) at 8 consecutive pixels (lane / 4) each; the 4 rows' chunks
+  // differ ((..) ^ colBase, colBase = 0, 2, 4, 6), so the 32 lanes hit 32 different banks
+  // (f32) or 16 banks, two lanes per 4-byte word (f16): conflict-free.
   Value staging, storeBar, stP, stX;
   if (tmaStore) {
     Value cw64 = b.create<arith::ExtUIOp>(loc, b.getI64Type(), cw);
@@ -793,15 +845,33 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
         b.create<arith::AddIOp>(loc, ci64(b, loc, stOffset),
                                 b.create<arith::MulIOp>(loc, cw64, ci64(b, loc, stBytes))));
     storeBar = b.create<arith::AddIOp>(loc, cw, ci32(b, loc, kStoreBarrier));
-    Value colBytes = b.create<arith::MulIOp>(loc, colBase, ci32(b, loc, outBytes));
-    Value L = b.create<arith::DivUIOp>(loc, colBytes, ci32(b, loc, 16));
-    Value W = b.create<arith::RemUIOp>(loc, colBytes, ci32(b, loc, 16));
-    Value rsw = b.create<arith::AndIOp>(loc, rowInHalf, ci32(b, loc, 7));
-    stX = b.create<arith::MulIOp>(loc, b.create<arith::XOrIOp>(loc, L, rsw), ci32(b, loc, 16));
-    Value rowBytes = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
-    stP = b.create<arith::AddIOp>(loc, staging,
-                                  b.create<arith::ExtUIOp>(loc, b.getI64Type(), rowBytes));
+    if (outTransposed) {
+      Value A = b.create<arith::MulIOp>(loc, rowInHalf, ci32(b, loc, outBytes));
+      Value boxA = b.create<arith::DivUIOp>(loc, A, ci32(b, loc, kSwizzleBytes));
+      Value chunkA = b.create<arith::DivUIOp>(
+          loc, b.create<arith::RemUIOp>(loc, A, ci32(b, loc, kSwizzleBytes)), ci32(b, loc, 16));
+      Value withinA = b.create<arith::RemUIOp>(loc, A, ci32(b, loc, 16));
+      stX = b.create<arith::MulIOp>(loc, b.create<arith::XOrIOp>(loc, chunkA, colBase),
+                                    ci32(b, loc, 16));
+      Value bytes = b.create<arith::AddIOp>(
+          loc,
+          b.create<arith::AddIOp>(
+              loc, b.create<arith::MulIOp>(loc, boxA, ci32(b, loc, BN * kSwizzleBytes)),
+              b.create<arith::MulIOp>(loc, colBase, ci32(b, loc, kSwizzleBytes))),
+          withinA);
+      stP = b.create<arith::AddIOp>(loc, staging,
+                                    b.create<arith::ExtUIOp>(loc, b.getI64Type(), bytes));
+    } else {
+      Value colBytes = b.create<arith::MulIOp>(loc, colBase, ci32(b, loc, outBytes));
+      Value L = b.create<arith::DivUIOp>(loc, colBytes, ci32(b, loc, 16));
+      Value W = b.create<arith::RemUIOp>(loc, colBytes, ci32(b, loc, 16));
+      Value rsw = b.create<arith::AndIOp>(loc, rowInHalf, ci32(b, loc, 7));
+      stX = b.create<arith::MulIOp>(loc, b.create<arith::XOrIOp>(loc, L, rsw), ci32(b, loc, 16));
+      Value rowBytes = b.create<arith::AddIOp>(
+          loc, b.create<arith::MulIOp>(loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
+      stP = b.create<arith::AddIOp>(loc, staging,
+                                    b.create<arith::ExtUIOp>(loc, b.getI64Type(), rowBytes));
+    }
   }
   // One bar.sync over this warpgroup's 128 threads (named barrier storeBar).
   auto warpgroupBarrier = [&](OpBuilder &ob) {
@@ -995,6 +1065,20 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     auto pairT = VectorType::get({2}, outElem);
     ep.setBlockStoreSink([&, pairT, tileX, tileP](OpBuilder &sb, int64_t i, Value v0, Value v1) {
       int64_t h = i / R, j = i % R, c = (j % 4) / 2, q = j / 4;
+      if (outTransposed) {
+        // Registers i and i + 1 are staging rows 8 q and 8 q + 1 (+ colBase) of the same
+        // pixel: one element store each (see the address derivation above).
+        for (int64_t e = 0; e < 2; ++e) {
+          int64_t rest = (h * outBytes / 2) * BN * kSwizzleBytes + (8 * q + e) * kSwizzleBytes;
+          int64_t sw = ((c * outBytes / 2) ^ e) * 16;
+          Value off = sb.create<arith::AddIOp>(
+              loc, sb.create<arith::XOrIOp>(loc, tileX, ci32(sb, loc, sw)), ci32(sb, loc, rest));
+          Value addr = sb.create<arith::AddIOp>(
+              loc, tileP, sb.create<arith::ExtUIOp>(loc, sb.getI64Type(), off));
+          sb.create<LLVM::StoreOp>(loc, e ? v1 : v0, sharedPtr(sb, loc, addr), outBytes);
+        }
+        return;
+      }
       int64_t Q = q * outBytes / 2;
       int64_t rest = (64 * h + 8 * c) * kSwizzleBytes + (Q / 8) * stRows * kSwizzleBytes;
       Value sw = sb.create<arith::XOrIOp>(loc, tileX, ci32(sb, loc, (Q % 8) * 16));
@@ -1022,19 +1106,50 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     warpgroupBarrier(tb);
     auto st = tb.create<scf::IfOp>(loc, leader, false);
     OpBuilder sb = st.getThenBodyBuilder();
-    Value batch = map.lookupOrDefault(outStore.getBatch());
-    Value row = map.lookupOrDefault(outStore.getRow());
-    Value col = map.lookupOrDefault(outStore.getCol());
-    if (!pingpong && consumers > 1)
-      row = sb.create<arith::AddIOp>(loc, row, sb.create<arith::MulIOp>(loc, cw, ci32(sb, loc, 64)));
-    for (int64_t j = 0; j < BN / stBoxElems; ++j) {
-      Value box = sharedPtr(sb, loc,
-                            sb.create<arith::AddIOp>(
-                                loc, staging, ci64(sb, loc, j * stRows * kSwizzleBytes)));
-      Value c = sb.create<arith::AddIOp>(loc, col, ci32(sb, loc, j * stBoxElems));
-      sb.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
-          loc, args[outDescArg], box, ValueRange{c, row, batch}, Value(),
-          NVVM::TMAStoreMode::TILE, Value());
+    // Per block store (transposed: one per image the tile can touch) and box. Transposed, the
+    // box's columns are this warpgroup's tile rows (the pixels) and its rows the tile's
+    // columns (the channels): coordinates (col (+ 64 w cooperative) + j * boxElems, row,
+    // batch). A box that lies wholly outside the output (the pixels of an image the tile does
+    // not reach: columns all < 0 or >= OH * OW, or a batch >= N) is not issued; one that
+    // straddles an edge is: the tensor coordinates are signed 32-bit and give the box's
+    // starting offset (PTX ISA 5.5.3.1, "Bounding Box"; CCCL's cuda::ptx::cp_async_bulk_tensor
+    // takes them as int32_t), and the tensor operation handles a box that crosses the tensor
+    // boundary in any dimension (PTX ISA 5.5.3.3, "Out of Boundary Access"): a store writes
+    // only the elements inside, as the ragged M / N edges of the matmul epilogue rely on.
+    ArrayRef<int64_t> od = outStore.getDims();
+    int64_t boxes = (outTransposed ? stRows : BN) / stBoxElems;
+    for (tl::BlockStoreOp os : outStores) {
+      Value batch = map.lookupOrDefault(os.getBatch());
+      Value row = map.lookupOrDefault(os.getRow());
+      Value col = map.lookupOrDefault(os.getCol());
+      if (!pingpong && consumers > 1) {
+        Value wOff = sb.create<arith::MulIOp>(loc, cw, ci32(sb, loc, 64));
+        if (outTransposed)
+          col = sb.create<arith::AddIOp>(loc, col, wOff);
+        else
+          row = sb.create<arith::AddIOp>(loc, row, wOff);
+      }
+      int64_t boxStride = (outTransposed ? BN : stRows) * kSwizzleBytes;
+      for (int64_t j = 0; j < boxes; ++j) {
+        Value box = sharedPtr(sb, loc,
+                              sb.create<arith::AddIOp>(loc, staging, ci64(sb, loc, j * boxStride)));
+        Value c = sb.create<arith::AddIOp>(loc, col, ci32(sb, loc, j * stBoxElems));
+        OpBuilder ib = sb;
+        if (outTransposed) {
+          auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
+            return sb.create<arith::CmpIOp>(loc, p, x, ci32(sb, loc, v));
+          };
+          Value inside = sb.create<arith::AndIOp>(
+              loc,
+              sb.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
+                                       cmp(arith::CmpIPredicate::slt, c, od[2])),
+              cmp(arith::CmpIPredicate::ult, batch, od[0]));
+          ib = sb.create<scf::IfOp>(loc, inside, false).getThenBodyBuilder();
+        }
+        ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+            loc, args[outDescArg], box, ValueRange{c, row, batch}, Value(),
+            NVVM::TMAStoreMode::TILE, Value());
+      }
     }
     sb.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
   }
@@ -1074,7 +1189,9 @@ LogicalResult WgmmaKernel::run() {
     NamedAttrList m;
     m.append("param", b0.getI64IntegerAttr(cast<BlockArgument>(outStore.getPtr()).getArgNumber()));
     m.append("dims", b0.getDenseI64ArrayAttr(outStore.getDims()));
-    m.append("box", b0.getDenseI64ArrayAttr({1, stRows, stBoxElems}));
+    // Transposed (NCHW conv: dims [N, OC, OH * OW]): boxes of BLOCK_N channels x 128 bytes of
+    // pixels.
+    m.append("box", b0.getDenseI64ArrayAttr({1, outTransposed ? BN : stRows, stBoxElems}));
     m.append("swizzle", b0.getI64IntegerAttr(kSwizzleBytes));
     m.append("element", TypeAttr::get(outElem));
     maps.push_back(m.getDictionary(ctx));

@@ -83,6 +83,10 @@ CASES = [
                          trans_b=1)), "32x16x16x2"),
     (f32out(gm.gemm_case("f32out_rows_gemm_transB_m40_n130_k24_f16", "t", "f16", 40, 130, 24,
                          trans_b=1)), ""),
+    # 25 output pixels per image: a 64-row tile spans up to 4 images (four transposed block
+    # stores of the NCHW output, each element written under one of their masks).
+    (gm.conv_case("conv_n6_c8_h5_oc24_k3_p1_relu_f16", "t", "f16", 6, 8, 5, 24, 3, pad=1,
+                  bias=True, relu=True), "64x32x32x2"),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
 

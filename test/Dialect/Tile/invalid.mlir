@@ -612,6 +612,25 @@ func.func @block_store_buffer_small_wrapping(%C: memref<16384xf16>, %c: i32, %v:
 
 // -----
 
+// `transpose` is a unit attribute, an inherent one (a property): anything else is refused,
+// not ignored.
+func.func @block_store_transpose_not_unit(%C: memref<16384xf16>, %c: i32, %v: tensor<64x64xf16>) {
+  // expected-error @+1 {{invalid properties {dims = array<i64: 1, 128, 128>, transpose = 1 : i32} for op tile.block_store: Invalid attribute `transpose` in property conversion: 1 : i32}}
+  "tile.block_store"(%C, %c, %c, %c, %v) <{dims = array<i64: 1, 128, 128>, transpose = 1 : i32}> : (memref<16384xf16>, i32, i32, i32, tensor<64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+// Transposed, the same checks hold (the value's type, the buffer against dims).
+func.func @block_store_transposed_buffer_small(%C: memref<16384xf16>, %c: i32, %v: tensor<64x32xf16>) {
+  // expected-error @+1 {{'tile.block_store' op buffer of 16384 elements is smaller than dims [2, 64, 129]}}
+  tile.block_store %C[%c, %c, %c], %v {dims = array<i64: 2, 64, 129>, transpose} : memref<16384xf16>, tensor<64x32xf16>
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'tile.tma_store_refused' must be a string (the reason)}}
 func.func @tma_store_refused_not_string() attributes {tile.tma_store_refused = 1 : i64} {
   return

@@ -229,6 +229,65 @@ func.func @store_in_bounds(%p: memref<192xf32>, %q: memref<192xf32>, %m0: i32) {
 
 // -----
 
+// A transposed tile.block_store (the NCHW conv output): tile element (i, j) of the [32, 16]
+// value goes to block element (j, i), i.e. offset (oc0 + j) * 49 + (p0 + i) + img * 3136 of 2
+// matrices of 64 x 49, masked by (oc0 + j) ult 64 & (p0 + i) ult 49 & img ult 2: the row
+// index is the tile's dim-1 index j, the column index its dim-0 index i.
+// CHECK-LABEL: func.func @store_transposed
+// CHECK-SAME:      (%[[P:[^:]*]]: memref<6272xf16>, %[[B:[^:]*]]: i32, %[[OC0:[^:]*]]: i32, %[[P0:[^:]*]]: i32, %[[V:[^:]*]]: tensor<32x16xf16>)
+// CHECK:         %[[RJ:.*]] = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+// CHECK-NEXT:    %[[JE:.*]] = tile.expand_dims %[[RJ]] {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+// CHECK-NEXT:    %[[J:.*]] = tile.broadcast %[[JE]] : tensor<1x16xi32> -> tensor<32x16xi32>
+// CHECK-NEXT:    %[[RI:.*]] = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+// CHECK-NEXT:    %[[IE:.*]] = tile.expand_dims %[[RI]] {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+// CHECK-NEXT:    %[[I:.*]] = tile.broadcast %[[IE]] : tensor<32x1xi32> -> tensor<32x16xi32>
+// CHECK-NEXT:    %[[SOC:.*]] = tile.splat %[[OC0]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[R:.*]] = arith.addi %[[J]], %[[SOC]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[SP:.*]] = tile.splat %[[P0]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C:.*]] = arith.addi %[[I]], %[[SP]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C49:.*]] = arith.constant 49 : i32
+// CHECK-NEXT:    %[[N49:.*]] = tile.splat %[[C49]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[RO:.*]] = arith.muli %[[R]], %[[N49]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[O0:.*]] = arith.addi %[[RO]], %[[C]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C3136:.*]] = arith.constant 3136 : i32
+// CHECK-NEXT:    %[[BASE:.*]] = arith.muli %[[B]], %[[C3136]] : i32
+// CHECK-NEXT:    %[[SB:.*]] = tile.splat %[[BASE]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[OFF:.*]] = arith.addi %[[O0]], %[[SB]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[C64:.*]] = arith.constant 64 : i32
+// CHECK-NEXT:    %[[N64:.*]] = tile.splat %[[C64]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[RIN:.*]] = arith.cmpi ult, %[[R]], %[[N64]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[CIN:.*]] = arith.cmpi ult, %[[C]], %[[N49]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[M2:.*]] = arith.andi %[[RIN]], %[[CIN]] : tensor<32x16xi1>
+// CHECK-NEXT:    %[[C2:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    %[[BIN:.*]] = arith.cmpi ult, %[[B]], %[[C2]] : i32
+// CHECK-NEXT:    %[[SBIN:.*]] = tile.splat %[[BIN]] : tensor<32x16xi1>
+// CHECK-NEXT:    %[[M:.*]] = arith.andi %[[M2]], %[[SBIN]] : tensor<32x16xi1>
+// CHECK-NEXT:    tile.store %[[P]][%[[OFF]]], %[[V]], %[[M]] : memref<6272xf16>, tensor<32x16xi32>, tensor<32x16xf16>, tensor<32x16xi1>
+// CHECK-NOT:     tile.block_store
+func.func @store_transposed(%p: memref<6272xf16>, %img: i32, %oc0: i32, %p0: i32, %v: tensor<32x16xf16>) {
+  tile.block_store %p[%img, %oc0, %p0], %v {dims = array<i64: 2, 64, 49>, transpose} : memref<6272xf16>, tensor<32x16xf16>
+  return
+}
+
+// -----
+
+// Transposed, the known-in-bounds checks take the block's extents from the swapped dims: 16
+// rows (tile dim 1) from row 0 fit 16 rows, 4 columns (tile dim 0) from column 4 fit 8; only
+// the batch is checked.
+// CHECK-LABEL: func.func @store_transposed_in_bounds
+// CHECK-NOT:     arith.cmpi ult, %{{.*}} : tensor<4x16xi32>
+// CHECK:         arith.cmpi ult, %{{.*}} : i32
+// CHECK-NOT:     arith.cmpi
+// CHECK:         tile.store
+func.func @store_transposed_in_bounds(%p: memref<384xf32>, %b: i32, %v: tensor<4x16xf32>) {
+  %c0 = arith.constant 0 : i32
+  %c4 = arith.constant 4 : i32
+  tile.block_store %p[%b, %c0, %c4], %v {dims = array<i64: 3, 16, 8>, transpose} : memref<384xf32>, tensor<4x16xf32>
+  return
+}
+
+// -----
+
 func.func @store_too_big(%p: memref<?xf32>, %b: i32, %v: tensor<16x16xf32>) {
   // expected-error @below {{cannot expand tile.block_store to tile.store: its matrices (dims [2, 65536, 16384]) hold 2^31 elements or more, beyond tile.store's i32 offsets}}
   tile.block_store %p[%b, %b, %b], %v {dims = array<i64: 2, 65536, 16384>} : memref<?xf32>, tensor<16x16xf32>

@@ -6,7 +6,8 @@
 //   v(i, j) = in bounds ? ptr[(batch * dims[1] + row + i) * dims[2] + col + j] : 0
 // evaluated as (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2], the order the
 // matmul template used before it emitted block loads. A tile.block_store becomes a tile.store
-// at the same offsets, masked where the block leaves the matrix (what TMA clips).
+// at the same offsets (a transposed one with the tile's dims swapped), masked where the
+// block leaves the matrix (what TMA clips).
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Tile/Transforms/Passes.h"
 
@@ -285,15 +286,16 @@ std::optional<std::string> whyNotExpandable(BlockStoreOp op) {
   return std::nullopt;
 }
 
-/// The element offsets and in-bounds mask (null when every element is in bounds) of the
-/// [BR, BC] block at (`row`, `col`) of matrix `batch` (the op descriptions' formula):
-///   offset(i, j) = (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2]
-///   mask(i, j)   = (row + i) ult dims[1] & (col + j) ult dims[2] & batch ult dims[0]
-/// built as ExpandBlockLoad builds them for an untransposed block (shared index tiles,
-/// unsigned compares, checks that hold everywhere left out).
+/// The element offsets and in-bounds mask (null when every element is in bounds) of tile
+/// element (i, j) of a `shape` tile stored as the block at (`row`, `col`) of matrix `batch`
+/// (the op description's formula), untransposed (r, c) = (i, j) or transposed (r, c) = (j, i):
+///   offset(i, j) = (row + r) * dims[2] + (col + c) + batch * dims[1] * dims[2]
+///   mask(i, j)   = (row + r) ult dims[1] & (col + c) ult dims[2] & batch ult dims[0]
+/// built as ExpandBlockLoad builds them (shared index tiles, unsigned compares, checks that
+/// hold everywhere left out).
 std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation *op,
                                             ArrayRef<int64_t> shape, ArrayRef<int64_t> dims,
-                                            Value batch, Value row, Value col) {
+                                            Value batch, Value row, Value col, bool transpose) {
   Location loc = op->getLoc();
   Type i32 = rewriter.getI32Type();
   auto constant = [&](int64_t v) -> Value {
@@ -302,9 +304,11 @@ std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation
   auto splat = [&](Value scalar, Type elem) -> Value {
     return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
   };
+  // The block's row index runs along tile dim rowDim (1 when transposed).
+  unsigned rowDim = transpose ? 1 : 0, colDim = transpose ? 0 : 1;
   Operation *at = outermostAncestor(op);
-  Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, 0);
-  Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, 1);
+  Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, rowDim);
+  Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, colDim);
   auto shifted = [&](Value index, Value start) -> Value {
     if (isConstantIntValue(start, 0))
       return index;
@@ -325,10 +329,10 @@ std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation
   auto andMask = [&](Value m) {
     mask = mask ? rewriter.create<arith::AndIOp>(loc, mask, m).getResult() : m;
   };
-  if (!knownInBounds(row, shape[0], dims[1]))
+  if (!knownInBounds(row, shape[rowDim], dims[1]))
     andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rows,
                                            splat(constant(dims[1]), i32)));
-  if (!knownInBounds(col, shape[1], dims[2]))
+  if (!knownInBounds(col, shape[colDim], dims[2]))
     andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cols, numCols));
   if (!knownInBounds(batch, 1, dims[0])) {
     Value inBatch =
@@ -338,8 +342,8 @@ std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation
   return {offsets, mask};
 }
 
-/// tile.block_store -> tile.store at the block's offsets, masked where the block leaves the
-/// matrix (the elements TMA would clip).
+/// tile.block_store -> tile.store at the block's offsets (transposed: element (i, j) at block
+/// element (j, i)), masked where the block leaves the matrix (the elements TMA would clip).
 struct ExpandBlockStore : OpRewritePattern<BlockStoreOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -348,7 +352,7 @@ struct ExpandBlockStore : OpRewritePattern<BlockStoreOp> {
       return rewriter.notifyMatchFailure(op, *why);
     auto [offsets, mask] =
         blockOffsetsAndMask(rewriter, op, op.getValue().getType().getShape(), op.getDims(),
-                            op.getBatch(), op.getRow(), op.getCol());
+                            op.getBatch(), op.getRow(), op.getCol(), op.getTranspose());
     rewriter.replaceOpWithNewOp<StoreOp>(op, op.getPtr(), offsets, op.getValue(), mask);
     return success();
   }

@@ -188,24 +188,32 @@ def Tile_BlockStoreOp : Tile_Op<"block_store", [
     The mirror of `tile.block_load`. `ptr` holds `dims[0]` row-major matrices of `dims[1]`
     rows x `dims[2]` columns, stored one after the other (flat, batch outermost; the buffer
     holds at least dims[0]*dims[1]*dims[2] elements). The op writes the [BR, BC] tile `value`
-    as the block whose top-left element is (`row`, `col`) of matrix `batch`; elements that
-    fall outside the matrix (any coordinate < 0 or >= its dim, or `batch` outside
-    [0, dims[0])) are not written:
+    (without `transpose`) or its transpose [BC, BR] (with `transpose`) as the block whose
+    top-left element is (`row`, `col`) of matrix `batch`; elements that fall outside the
+    matrix (any coordinate < 0 or >= its dim, or `batch` outside [0, dims[0])) are not
+    written:
 
-      ptr[(batch * dims[1] + row + i) * dims[2] + col + j] = value[i, j]   where in bounds
+      ptr[(batch * dims[1] + row + i) * dims[2] + col + j] = value[i, j]   (no transpose)
+      ptr[(batch * dims[1] + row + j) * dims[2] + col + i] = value[i, j]   (transpose)
+                                                                            where in bounds
 
     This is the shape of one Hopper TMA box store (cp.async.bulk.tensor shared::cta ->
     global with a 3-D tensor map of dims {dims[2], dims[1], dims[0]} innermost first, which
-    clips out-of-bounds elements), the way the sm_90a matmul epilogue writes its tile; other
+    clips out-of-bounds elements), the way the sm_90a matmul epilogue writes its tile (a
+    transposed store is staged in shared memory transposed: the NCHW implicit-GEMM conv
+    output, whose [pixels, channels] tile is a [channels, pixels] block of an image); other
     targets expand it to a masked tile.store with offsets (tile-expand-block-loads).
-    Coordinates are elements.
+    Coordinates are elements; they may be negative (the elements there are not written).
 
     ```mlir
     tile.block_store %C[%b, %m0, %n0], %acc {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16>, tensor<128x128xf16>
+    // The [128 pixels, 64 channels] tile of an NCHW conv as rows oc0.. of image %img at
+    // column (pixel) %p0 of its [OC = 256, OH*OW = 3136] matrix.
+    tile.block_store %Y[%img, %oc0, %p0], %y {dims = array<i64: 8, 256, 3136>, transpose} : memref<6422528xf16>, tensor<128x64xf16>
     ```
   }];
   let arguments = (ins Tile_GlobalBuffer:$ptr, I32:$batch, I32:$row, I32:$col,
-                   Tile_Tensor:$value, DenseI64ArrayAttr:$dims);
+                   Tile_Tensor:$value, DenseI64ArrayAttr:$dims, UnitAttr:$transpose);
   let assemblyFormat = [{
     $ptr `[` $batch `,` $row `,` $col `]` `,` $value attr-dict `:` type($ptr) `,` type($value)
   }];
