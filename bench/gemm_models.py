@@ -96,13 +96,21 @@ def conv_cases():
         out.append(conv_case(f"num_conv_n2_c64_h14_oc136_k1_{dt}", "num", dt, 2, 64, 14, 136, 1))
         out.append(conv_case(f"num_conv_n2_c3_h33_oc64_k7_s2_p3_{dt}", "num", dt, 2, 3, 33, 64, 7,
                              stride=2, pad=3, bias=True))
-        # NCHW with 12 x 12 = 144 output pixels (288 bytes: the sm_90a TMA store takes it):
-        # 128-row tiles start at varying pixels and straddle images (transposed block stores
-        # at negative pixel columns), 72 channels are ragged against BLOCK_N, Relu.
+        # NCHW with 12 x 12 = 144 output pixels: 128-row tiles start at varying pixels and
+        # straddle images (one transposed block store per image, the later ones at negative
+        # pixel columns: register stores on sm_90a, TMA faults there), 72 channels are ragged
+        # against BLOCK_N, Relu.
         out.append(conv_case(f"num_conv_n5_c16_h12_oc72_k3_p1_relu_{dt}", "num", dt, 5, 16, 12, 72,
                              3, pad=1, bias=True, relu=True))
         # The same on the cooperative schedule (two warpgroups of 64 rows, BLOCK_N = 256).
         out.append(conv_case(f"num_conv_n5_c16_h12_oc200_k3_p1_coop_{dt}", "num", dt, 5, 16, 12,
+                             200, 3, pad=1, bias=True, flags=["--matmul-config=128x256x64x3"]))
+        # NCHW with 24 x 24 = 576 pixels (1152 bytes): on sm_90a every tile stays within one
+        # image (5 tiles of 128 per image, the last half past it) and is TMA-stored; ping-pong
+        # and cooperative.
+        out.append(conv_case(f"num_conv_n3_c16_h24_oc72_k3_p1_relu_{dt}", "num", dt, 3, 16, 24, 72,
+                             3, pad=1, bias=True, relu=True))
+        out.append(conv_case(f"num_conv_n3_c16_h24_oc200_k3_p1_coop_{dt}", "num", dt, 3, 16, 24,
                              200, 3, pad=1, bias=True, flags=["--matmul-config=128x256x64x3"]))
         out.append(conv_case(f"num_conv_n2_c64_h15_oc72_k3_p1_nhwc_{dt}", "num", dt, 2, 64, 15, 72,
                              3, pad=1, bias=True, flags=nhwc))
@@ -112,9 +120,14 @@ def conv_cases():
                    pad=1, bias=True, flags=["--allow-tf32"])
     cf["tol"] = 2e-3
     out.append(cf)
-    # The same straddling NCHW tiles with f32 outputs (TMA boxes of 32 pixels; one consumer
-    # warpgroup of 64 rows; 4 stages leave room for the staging buffer).
+    # The same straddling NCHW tiles with f32 outputs (one consumer warpgroup of 64 rows).
     cf = conv_case("num_conv_n5_c16_h12_oc72_k3_p1_relu_tf32_f32", "num", "f32", 5, 16, 12, 72, 3,
+                   pad=1, bias=True, relu=True,
+                   flags=["--allow-tf32", "--matmul-config=64x64x32x4"])
+    cf["tol"] = 2e-3
+    out.append(cf)
+    # Per-image tiles with f32 outputs: TMA boxes of 32 pixels, 9 tiles of 64 per image.
+    cf = conv_case("num_conv_n3_c16_h24_oc72_k3_p1_relu_tf32_f32", "num", "f32", 3, 16, 24, 72, 3,
                    pad=1, bias=True, relu=True,
                    flags=["--allow-tf32", "--matmul-config=64x64x32x4"])
     cf["tol"] = 2e-3

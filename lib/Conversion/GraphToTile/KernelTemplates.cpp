@@ -2314,8 +2314,18 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
     return failure();
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
+  // NCHW on sm_90a: where the output's channel rows allow TMA box stores (OH * OW * bytes a
+  // 16-byte multiple) and padding each image's pixels to whole tiles costs at most a quarter
+  // more work, every tile stays within one image: its transposed block is one TMA box store
+  // (a tile spanning images needs stores at negative pixel columns, which fault on TMA).
+  auto outElemT = cast<RankedTensorType>(group.getResult(0).getType()).getElementType();
+  int64_t outBytes = outElemT.getIntOrFloatBitWidth() / 8;
+  int64_t tilesPerImage = (OHW + BM - 1) / BM;
+  bool perImage = !nhwc && OHW > 1 && N > 1 && cfg.wgmma && options.target == "sm_90a" &&
+                  (OHW * outBytes) % 16 == 0 && 4 * tilesPerImage * BM <= 5 * OHW;
+  int64_t gridM = perImage ? N * tilesPerImage : (P + BM - 1) / BM;
   KernelContext kc =
-      makeKernel(builder, group, name, {(P + BM - 1) / BM, (OC + BN - 1) / BN, 1}, cfg.numWarps,
+      makeKernel(builder, group, name, {gridM, (OC + BN - 1) / BN, 1}, cfg.numWarps,
                  {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
                   blockAttr(builder, "BLOCK_K", BK)},
                  cfg.numStages);
@@ -2324,7 +2334,16 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   TileBuilder t2{b, loc, {BM, BN}};
   Value pidM = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value pidN = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  // Per-image tiles: program pidM covers pixels pix0 .. pix0 + BM - 1 of image img; its rows
+  // past the image (the next image's pixels, or past P: masked) are computed and not stored.
+  Value imgT, pixT;
   Value m0 = b.create<arith::MulIOp>(loc, pidM, t2.i32(BM));
+  if (perImage) {
+    imgT = b.create<arith::DivSIOp>(loc, pidM, t2.i32(tilesPerImage));
+    pixT = b.create<arith::MulIOp>(
+        loc, b.create<arith::RemSIOp>(loc, pidM, t2.i32(tilesPerImage)), t2.i32(BM));
+    m0 = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, imgT, t2.i32(OHW)), pixT);
+  }
   Value n0 = b.create<arith::MulIOp>(loc, pidN, t2.i32(BN));
   auto range1 = [&](Value start, int64_t n) -> Value {
     return b.create<arith::AddIOp>(
@@ -2398,7 +2417,11 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   // NCHW: a tile's rows m0 .. m0 + BM - 1 touch at most S consecutive images (S - 1 image
   // boundaries among BM rows whose first lies at pixel pix0 <= OHW - 1), and never more than N.
   int64_t S = std::min<int64_t>(N, (OHW - 1 + BM - 1) / OHW + 1);
-  if (nhwc || OHW == 1) {
+  if (perImage) {
+    // Per-image tiles: the transposed block at (n0, pix0) of image img, clipped at OHW.
+    b.create<tl::BlockStoreOp>(loc, outBuf, imgT, n0, pixT, outTile(),
+                               ArrayRef<int64_t>{N, OC, OHW}, /*transpose=*/true);
+  } else if (nhwc || OHW == 1) {
     // NHWC (and NCHW with one output pixel: n * OC + oc): the output is the GEMM's row-major
     // [P, OC] matrix; the tile is its [BM, BN] block at (m0, n0), clipped at the edges (a TMA
     // store on sm_90a).

@@ -486,6 +486,14 @@ std::string WgmmaKernel::matchTmaStore() {
                      std::to_string(outBytes) +
                      " bytes per NCHW channel) are not a multiple of 16 bytes (TMA stride rule)"
                : "output rows are not a multiple of 16 bytes (TMA stride rule)";
+  // A tile written by several transposed stores spans images (the NCHW conv): the stores
+  // after the first start at negative pixel columns, and a TMA box store there faults
+  // (CUDA_ERROR_ILLEGAL_INSTRUCTION on the H200, twenty-second run, 2026-11-29). The conv
+  // template tiles each image separately where this store can take it.
+  if (outTransposed && outStores.size() > 1)
+    return "the tile spans " + std::to_string(outStores.size()) +
+           " images (one transposed block store each): TMA box stores at negative pixel "
+           "coordinates fault";
   stRows = pingpong ? BM : 64;
   stBoxElems = kSwizzleBytes / outBytes;
   if (outTransposed ? (stRows * outBytes) % kSwizzleBytes : (BN * outBytes) % kSwizzleBytes)
