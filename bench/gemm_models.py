@@ -105,12 +105,14 @@ def conv_cases():
         # The same on the cooperative schedule (two warpgroups of 64 rows, BLOCK_N = 256).
         out.append(conv_case(f"num_conv_n5_c16_h12_oc200_k3_p1_coop_{dt}", "num", dt, 5, 16, 12,
                              200, 3, pad=1, bias=True, flags=["--matmul-config=128x256x64x3"]))
-        # NCHW with 24 x 24 = 576 pixels (1152 bytes): on sm_90a every tile stays within one
-        # image (5 tiles of 128 per image, the last half past it) and is TMA-stored; ping-pong
-        # and cooperative.
-        out.append(conv_case(f"num_conv_n3_c16_h24_oc72_k3_p1_relu_{dt}", "num", dt, 3, 16, 24, 72,
-                             3, pad=1, bias=True, relu=True))
-        out.append(conv_case(f"num_conv_n3_c16_h24_oc200_k3_p1_coop_{dt}", "num", dt, 3, 16, 24,
+        # NCHW with 40 x 40 = 1600 pixels (3200 bytes): on sm_90a every tile stays within one
+        # image (13 tiles of 128 per image, the last one a quarter inside it) and is
+        # TMA-stored (BLOCK_N >= 128: forced for the ping-pong case); ping-pong and
+        # cooperative.
+        out.append(conv_case(f"num_conv_n2_c16_h40_oc72_k3_p1_relu_{dt}", "num", dt, 2, 16, 40, 72,
+                             3, pad=1, bias=True, relu=True,
+                             flags=["--matmul-config=128x128x64x4"]))
+        out.append(conv_case(f"num_conv_n2_c16_h40_oc200_k3_p1_coop_{dt}", "num", dt, 2, 16, 40,
                              200, 3, pad=1, bias=True, flags=["--matmul-config=128x256x64x3"]))
         out.append(conv_case(f"num_conv_n2_c64_h15_oc72_k3_p1_nhwc_{dt}", "num", dt, 2, 64, 15, 72,
                              3, pad=1, bias=True, flags=nhwc))
@@ -126,10 +128,11 @@ def conv_cases():
                    flags=["--allow-tf32", "--matmul-config=64x64x32x4"])
     cf["tol"] = 2e-3
     out.append(cf)
-    # Per-image tiles with f32 outputs: TMA boxes of 32 pixels, 9 tiles of 64 per image.
-    cf = conv_case("num_conv_n3_c16_h24_oc72_k3_p1_relu_tf32_f32", "num", "f32", 3, 16, 24, 72, 3,
+    # Per-image tiles with f32 outputs: TMA boxes of 32 pixels, 25 tiles of 64 per image
+    # (BLOCK_N 128: per-image tiles are for BLOCK_N >= 128).
+    cf = conv_case("num_conv_n2_c16_h40_oc72_k3_p1_relu_tf32_f32", "num", "f32", 2, 16, 40, 72, 3,
                    pad=1, bias=True, relu=True,
-                   flags=["--allow-tf32", "--matmul-config=64x64x32x4"])
+                   flags=["--allow-tf32", "--matmul-config=64x128x32x4"])
     cf["tol"] = 2e-3
     out.append(cf)
     for c, hw, oc, k, st, pd in RESNET:

@@ -517,6 +517,7 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
     t.matmulConfig = opts.matmulConfig;
     t.allowTF32 = opts.allowTF32;
     t.convAlgorithm = opts.convAlgorithm;
+    t.tmaStore = opts.wgmmaTmaStore;
     buildTilePipeline(pm, t);
   });
   GPUPipelineOptions g;
@@ -634,6 +635,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     tileOpts.matmulConfig = opts.matmulConfig;
     tileOpts.allowTF32 = opts.allowTF32;
     tileOpts.convAlgorithm = opts.convAlgorithm;
+    tileOpts.tmaStore = opts.wgmmaTmaStore;
     if (failed(stage(Stage::Tile, [&](OpPassManager &pm) { buildTilePipeline(pm, tileOpts); })))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())

@@ -60,6 +60,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const TilePipelineOptions &optio
   o.matmulConfig = options.matmulConfig;
   o.allowTF32 = options.allowTF32;
   o.convAlgorithm = options.convAlgorithm;
+  o.tmaStore = options.tmaStore;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

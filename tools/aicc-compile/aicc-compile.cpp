@@ -114,8 +114,9 @@ static cl::opt<std::string> convAlgorithm(
     cl::init("auto"), cl::cat(cat));
 static cl::opt<bool> wgmmaTmaStore(
     "wgmma-tma-store",
-    cl::desc("sm_90a matmul epilogues store through shared memory and TMA box stores "
-             "(default true; false: per-thread register stores)"),
+    cl::desc("sm_90a matmul epilogues store through shared memory and TMA box stores, and "
+             "NCHW conv tiles stay within one image for them (default true; false: "
+             "per-thread register stores, tiles straddle images)"),
     cl::init(true), cl::cat(cat));
 static cl::opt<bool> mmaSmemStore(
     "mma-smem-store",

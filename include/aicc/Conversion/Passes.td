@@ -32,7 +32,9 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
            "f32 matmuls may run on tf32 tensor cores (input_precision = tf32)">,
     Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",
            "2-D group-1 convs: auto (implicit-gemm where tensor cores take it: sm_80/sm_90/sm_90a f16/bf16, sm_90a f32 with allow-tf32; else direct), "
-           "implicit-gemm (tile.im2col_load + tile.dot) or direct (window loop)">
+           "implicit-gemm (tile.im2col_load + tile.dot) or direct (window loop)">,
+    Option<"tmaStore", "tma-store", "bool", "true",
+           "sm_90a: shape kernels for the TMA-store epilogue (NCHW implicit-GEMM conv tiles stay within one image where it can store them); false: tiles straddle images (register stores)">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",

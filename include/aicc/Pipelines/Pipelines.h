@@ -48,6 +48,11 @@ struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOption
                      "implicit-gemm or "
                      "direct"),
       llvm::cl::init("auto")};
+  Option<bool> tmaStore{*this, "tma-store",
+                        llvm::cl::desc("sm_90a: shape kernels for the TMA-store epilogue (NCHW "
+                                       "conv tiles within one image); aicc-compile "
+                                       "--wgmma-tma-store sets it"),
+                        llvm::cl::init(true)};
 };
 
 struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions> {

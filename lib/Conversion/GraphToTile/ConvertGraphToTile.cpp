@@ -104,6 +104,7 @@ struct ConvertGraphToTilePass
           topts.matmulConfig = matmulConfig;
           topts.allowTF32 = allowTF32;
           topts.convAlgorithm = convAlgorithm;
+          topts.tmaStore = tmaStore;
           auto kernel = buildKernelForGroup(kb, g, name, topts);
           if (failed(kernel))
             return signalPassFailure();

@@ -40,6 +40,11 @@ struct TemplateOptions {
   /// allowTF32), direct elsewhere. NHWC convs are always implicit-gemm. Convs implicit GEMM cannot take
   /// (grouped, 1-D/3-D, non-float) are direct whatever this says.
   std::string convAlgorithm = "auto";
+  /// sm_90a: the lowering will store through TMA (convert-tile-dot-to-wgmma tma-store), so
+  /// NCHW implicit-GEMM conv tiles stay within one image where the TMA store can take the
+  /// output (a tile spanning images would need stores at negative pixel coordinates). False:
+  /// tiles run over all N * OH * OW rows (no padding; register stores).
+  bool tmaStore = true;
 };
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
