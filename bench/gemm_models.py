@@ -135,6 +135,22 @@ def conv_cases():
                    flags=["--allow-tf32", "--matmul-config=64x128x32x4"])
     cf["tol"] = 2e-3
     out.append(cf)
+    # More per-image NCHW tiles through TMA (BLOCK_N >= 128 forced, <= 1/16 padding): 32 x 32
+    # (no padding, 8 tiles per image, ragged 136 channels), stride 2 (64 -> 32 x 32), 1x1 over
+    # 56 x 56 (25 tiles, the last a half), 16 x 16 (two tiles per image, five images), and the
+    # cooperative schedule over 56 x 56.
+    for dt in ("f16", "bf16"):
+        cfg = ["--matmul-config=128x128x64x4"]
+        out.append(conv_case(f"num_conv_n3_c8_h32_oc136_k3_p1_relu_{dt}", "num", dt, 3, 8, 32,
+                             136, 3, pad=1, bias=True, relu=True, flags=cfg))
+        out.append(conv_case(f"num_conv_n2_c16_h64_oc130_k3_s2_p1_{dt}", "num", dt, 2, 16, 64,
+                             130, 3, stride=2, pad=1, bias=True, flags=cfg))
+        out.append(conv_case(f"num_conv_n2_c32_h56_oc144_k1_{dt}", "num", dt, 2, 32, 56, 144, 1,
+                             flags=cfg))
+        out.append(conv_case(f"num_conv_n5_c16_h16_oc128_k3_p1_{dt}", "num", dt, 5, 16, 16, 128,
+                             3, pad=1, flags=cfg))
+        out.append(conv_case(f"num_conv_n2_c24_h56_oc264_k3_p1_coop_{dt}", "num", dt, 2, 24, 56,
+                             264, 3, pad=1, bias=True, flags=["--matmul-config=128x256x64x3"]))
     for c, hw, oc, k, st, pd in RESNET:
         base = f"conv_n32_c{c}_h{hw}_oc{oc}_k{k}"
         out.append(conv_case(base + "_f16", "conv", "f16", 32, c, hw, oc, k, st, pd))
@@ -200,6 +216,13 @@ def cases():
     c["compile_flags"] = ["--allow-tf32", "--wgmma-tma-store=false", "--mma-smem-store=false"]
     c["tol"] = 2e-3
     out.append(c)
+    # Ragged shapes the heuristic gives cooperative 128 x 256 tiles (plain epilogues, enough
+    # tiles): TMA clips the last row and column of tiles; bias; a batched MatMul.
+    for dt in ("f16", "bf16"):
+        out.append(gemm_case(f"num_coop_gemm_transB_bias_m4000_n4000_k1000_{dt}", "num", dt,
+                             4000, 4000, 1000, trans_b=1, bias=True))
+        out.append(matmul_case(f"num_coop_bmm_3x1900x1000_1000x1904_{dt}", "num", dt,
+                               [3, 1900, 1000], [1000, 1904]))
     out += conv_cases()
     out.append(gemm_case("linear_gelu_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
                          trans_b=1, bias=True, gelu=True))
