@@ -237,6 +237,11 @@ def cases():
     for dt in ("f16", "bf16"):
         for s in SQUARE:
             out.append(matmul_case(f"mm{s}_{dt}", "square", dt, [s, s], [s, s]))
+    # 4096 x 4096 with K = 3072 and 5120 (48 and 80 k blocks of 64): for stage-count A/B runs
+    # (scripts/bench-variants.sh): whether ping-pong's 3- / 5-stage slowdown at K = 4096 (64 k
+    # blocks) follows from the stage count dividing the k-block count.
+    for k in (3072, 5120):
+        out.append(matmul_case(f"mm4096_k{k}_f16", "square", "f16", [4096, k], [k, 4096]))
     # The epilogue A/B: registers -> global (no shared-memory staging: no TMA store on
     # sm_90a, no staged 16-byte stores on sm_80 / sm_90) on the 4096^3 cases.
     for dt in ("f16", "bf16"):
