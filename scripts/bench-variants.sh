@@ -20,13 +20,27 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 [ -f "$tmp/$case/model.onnx" ] || { echo "no case $case in bench/gemm_models.py" >&2; exit 1; }
 [ -f "$out/gemm/cases.json" ] || echo '[]' > "$out/gemm/cases.json"
 for v in "$@"; do
+  case "$v" in
+    *=*) ;;
+    *) echo "bench-variants.sh: variant '$v' is not NAME='FLAGS'" >&2; exit 2 ;;
+  esac
+done
+failed=0
+for v in "$@"; do
   name=${v%%=*} flags=${v#*=}
   d=$out/gemm/$case@$name
   rm -rf "$d"; mkdir -p "$d"; cp "$tmp/$case/model.onnx" "$d/"
   base=$(/usr/bin/python3 -c "import json; c=json.load(open('$tmp/cases.json'))[0]; print(' '.join(c.get('compile_flags', [])))")
+  # Flags are split on spaces (no flag value may contain one); no glob expansion.
+  set -f
   # shellcheck disable=SC2086
-  "$build/bin/aicc-compile" "$d/model.onnx" --target="$target" $base $flags -o "$d/model.aicc" > "$d/compile.log" 2>&1 \
-    || { echo "compile FAILED: $case@$name: $(head -c 300 "$d/compile.log")"; rm -f "$d/model.aicc"; }
+  if ! "$build/bin/aicc-compile" "$d/model.onnx" --target="$target" $base $flags -o "$d/model.aicc" \
+       > "$d/compile.log" 2>&1; then
+    set +f
+    echo "compile FAILED: $case@$name: $(head -c 300 "$d/compile.log")" >&2
+    rm -rf "$d"; failed=$((failed + 1)); continue
+  fi
+  set +f
   /usr/bin/python3 - "$tmp/cases.json" "$out/gemm/cases.json" "$case@$name" "$base $flags" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))[0]
@@ -39,3 +53,4 @@ PY
   echo "$case@$name: $base $flags"
 done
 tar czf "$root/.gpu/gemm.tgz" -C "$root" .device/bin .device/lib .device/gemm
+[ "$failed" = 0 ] || { echo "$failed variant(s) failed to compile" >&2; exit 1; }

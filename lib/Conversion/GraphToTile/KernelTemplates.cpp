@@ -2274,11 +2274,6 @@ bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
   return o.target == "sm_90a" && (half || (e.isF32() && o.allowTF32));
 }
 
-/// The most images one program's tile of an NCHW implicit-GEMM conv stores to with transposed
-/// block stores (one each); tiles spanning more (a few output pixels per image) store by
-/// offsets.
-constexpr int64_t kMaxImageStores = 4;
-
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                       const TemplateOptions &options) {
   auto conv = cast<ConvOp>(&group.getBody().front().front());
@@ -2420,9 +2415,6 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
       v = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), v);
     return v;
   };
-  // NCHW: a tile's rows m0 .. m0 + BM - 1 touch at most S consecutive images (S - 1 image
-  // boundaries among BM rows whose first lies at pixel pix0 <= OHW - 1), and never more than N.
-  int64_t S = std::min<int64_t>(N, (OHW - 1 + BM - 1) / OHW + 1);
   if (perImage) {
     // Per-image tiles: the transposed block at (n0, pix0) of image img, clipped at OHW.
     b.create<tl::BlockStoreOp>(loc, outBuf, imgT, n0, pixT, outTile(),
@@ -2433,24 +2425,12 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
     // store on sm_90a).
     b.create<tl::BlockStoreOp>(loc, outBuf, t2.i32(0), m0, n0, outTile(),
                                ArrayRef<int64_t>{1, P, OC});
-  } else if (S <= kMaxImageStores) {
-    // NCHW: the output is N row-major [OC, OHW] matrices (one per image), and the rows of the
-    // tile that lie in image img0 + k, transposed, are the block at (n0, pix0 - k * OHW) of
-    // that image's matrix, img0 = m0 / OHW, pix0 = m0 % OHW: one transposed block store per
-    // image, each clipping away the rows of the other images (their pixel columns fall below
-    // 0 or at OHW and beyond) and images >= N (staged and stored by TMA on sm_90a).
-    Value y = outTile();
-    Value img0 = b.create<arith::DivSIOp>(loc, m0, t2.i32(OHW));
-    Value pix0 = b.create<arith::RemSIOp>(loc, m0, t2.i32(OHW));
-    for (int64_t k = 0; k < S; ++k) {
-      Value batch = k ? b.create<arith::AddIOp>(loc, img0, t2.i32(k)).getResult() : img0;
-      Value col = k ? b.create<arith::SubIOp>(loc, pix0, t2.i32(k * OHW)).getResult() : pix0;
-      b.create<tl::BlockStoreOp>(loc, outBuf, batch, n0, col, y,
-                                 ArrayRef<int64_t>{N, OC, OHW}, /*transpose=*/true);
-    }
   } else {
-    // NCHW with few pixels per image (a tile spans more than kMaxImageStores images): one
-    // store at the offsets n * OC * OHW + oc * OHW + pix.
+    // NCHW with tiles that may straddle images: one store at the offsets
+    // n * OC * OHW + oc * OHW + pix. (As one transposed block store per image the tile
+    // touches, the register epilogues held every element's S masks and addresses at once and
+    // spilled on sm_90a, e.g. 256 bytes for ResNet-50's 28 x 28 3x3 layer, and no store
+    // through shared memory could take them: TMA faults at the negative pixel columns.)
     Value outOff = t2.offsets({t2.along(op1(arith::MulIOp(), nIdx, OC * OHW), 0), rn2,
                                t2.along(pix, 0)},
                               {1, OHW, 1});

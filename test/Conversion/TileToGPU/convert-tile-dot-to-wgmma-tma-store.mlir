@@ -279,3 +279,86 @@ module {
     }
   }
 }
+
+// -----
+
+// Transposed block stores (the NCHW conv form, hand-written: the conv template emits one per
+// tile only where the tile stays within one image). Two of them, the second at negative pixel
+// columns (the tile's rows past image %img): TMA box stores there fault on the H200, so the
+// register path, with the reason.
+// CHECK-LABEL: func.func @transposed_spanning_images(
+// CHECK-SAME: tile.tma_store_refused = "the tile spans 2 images (one transposed block store each): TMA box stores at negative pixel coordinates fault"
+// CHECK-SAME: epilogue_store = "registers"
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: memref.store
+module {
+  builtin.module @kernels {
+    func.func @transposed_spanning_images(%A: memref<16777216xf16>, %B: memref<16777216xf16>, %C: memref<3686400xf16>) attributes {tile.schedule = #tile.schedule<grid = [32, 1, 1], num_warps = 8, num_stages = 4, blocks = {BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, BLOCK_K = 64 : i64}>} {
+      %pm = tile.program_id 0 : i32
+      %c0i = arith.constant 0 : i32
+      %cbm = arith.constant 128 : i32
+      %c144 = arith.constant 144 : i32
+      %c1 = arith.constant 1 : i32
+      %m0 = arith.muli %pm, %cbm : i32
+      %zero = arith.constant 0.0 : f32
+      %acc0 = tile.splat %zero : tensor<128x128xf32>
+      %c0 = arith.constant 0 : index
+      %cK = arith.constant 4096 : index
+      %cBK = arith.constant 64 : index
+      %r = scf.for %k = %c0 to %cK step %cBK iter_args(%acc = %acc0) -> (tensor<128x128xf32>) {
+        %k32 = arith.index_cast %k : index to i32
+        %a = tile.block_load %A[%c0i, %m0, %k32] {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16> -> tensor<128x64xf16>
+        %b = tile.block_load %B[%c0i, %k32, %c0i] {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16> -> tensor<64x128xf16>
+        %d = tile.dot %a, %b, %acc : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+        scf.yield %d : tensor<128x128xf32>
+      }
+      %h = arith.truncf %r : tensor<128x128xf32> to tensor<128x128xf16>
+      %img = arith.divsi %m0, %c144 : i32
+      %pix = arith.remsi %m0, %c144 : i32
+      tile.block_store %C[%img, %c0i, %pix], %h {dims = array<i64: 200, 128, 144>, transpose} : memref<3686400xf16>, tensor<128x128xf16>
+      %img1 = arith.addi %img, %c1 : i32
+      %pix1 = arith.subi %pix, %c144 : i32
+      tile.block_store %C[%img1, %c0i, %pix1], %h {dims = array<i64: 200, 128, 144>, transpose} : memref<3686400xf16>, tensor<128x128xf16>
+      return
+    }
+  }
+}
+
+// -----
+
+// One transposed block store whose channel rows (225 pixels of 2 bytes) break TMA's 16-byte
+// global stride rule: the register path, with the reason.
+// CHECK-LABEL: func.func @transposed_odd_rows(
+// CHECK-SAME: tile.tma_store_refused = "output rows (225 pixels of 2 bytes per NCHW channel) are not a multiple of 16 bytes (TMA stride rule)"
+// CHECK-SAME: epilogue_store = "registers"
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: memref.store
+module {
+  builtin.module @kernels {
+    func.func @transposed_odd_rows(%A: memref<16777216xf16>, %B: memref<16777216xf16>, %C: memref<5760000xf16>) attributes {tile.schedule = #tile.schedule<grid = [32, 1, 1], num_warps = 8, num_stages = 4, blocks = {BLOCK_M = 128 : i64, BLOCK_N = 128 : i64, BLOCK_K = 64 : i64}>} {
+      %pm = tile.program_id 0 : i32
+      %c0i = arith.constant 0 : i32
+      %cbm = arith.constant 128 : i32
+      %c2 = arith.constant 2 : i32
+      %img = arith.divsi %pm, %c2 : i32
+      %t = arith.remsi %pm, %c2 : i32
+      %pix = arith.muli %t, %cbm : i32
+      %m0 = arith.muli %pm, %cbm : i32
+      %zero = arith.constant 0.0 : f32
+      %acc0 = tile.splat %zero : tensor<128x128xf32>
+      %c0 = arith.constant 0 : index
+      %cK = arith.constant 4096 : index
+      %cBK = arith.constant 64 : index
+      %r = scf.for %k = %c0 to %cK step %cBK iter_args(%acc = %acc0) -> (tensor<128x128xf32>) {
+        %k32 = arith.index_cast %k : index to i32
+        %a = tile.block_load %A[%c0i, %m0, %k32] {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16> -> tensor<128x64xf16>
+        %b = tile.block_load %B[%c0i, %k32, %c0i] {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16> -> tensor<64x128xf16>
+        %d = tile.dot %a, %b, %acc : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+        scf.yield %d : tensor<128x128xf32>
+      }
+      %h = arith.truncf %r : tensor<128x128xf32> to tensor<128x128xf16>
+      tile.block_store %C[%img, %c0i, %pix], %h {dims = array<i64: 200, 128, 225>, transpose} : memref<5760000xf16>, tensor<128x128xf16>
+      return
+    }
+  }
+}
