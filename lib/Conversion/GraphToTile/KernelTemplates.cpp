@@ -2233,8 +2233,9 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
 // both). The K loop has the matmul template's shape (tile.dot on a [BLOCK_M, BLOCK_K] A block
 // and a [BLOCK_K, BLOCK_N] weight block), so the tensor-core lowerings take it; the
 // epilogue (bias, fused elementwise ops) runs on the [BLOCK_M pixels, BLOCK_N channels]
-// accumulator tile and stores it with block stores: NHWC as the [P, M] matrix's block, NCHW
-// transposed into the [M, OH * OW] matrix of each image the tile's pixels lie in.
+// accumulator tile and stores it: NHWC as the [P, M] matrix's block (tile.block_store); NCHW
+// on sm_90a, where per-image tiles pay (see the rule below), as the transposed block of its
+// image's [M, OH * OW] matrix; other NCHW tiles straddle images and store by offsets.
 //===----------------------------------------------------------------------===//
 
 /// Why `conv` cannot run as an implicit GEMM (empty: it can).

@@ -53,8 +53,9 @@
 //     means anything; the barriers order everyone else around it. TMA clips the box at the
 //     matrix edges (ragged M / N). Staging that does not fit in 227 KiB costs one stage, or
 //     else the register store stays (tile.tma_store_refused says why).
-//     Transposed block stores (the NCHW implicit-GEMM conv: one per image a tile can touch,
-//     all of the same tile) stage the tile transposed, [BN channels] x [the warpgroup's
+//     A transposed block store (the NCHW implicit-GEMM conv's per-image tile; several of one
+//     tile — spanning images — are refused: TMA stores at negative coordinates fault) stages
+//     the tile transposed, [BN channels] x [the warpgroup's
 //     pixels] in boxes of [BN x 128 bytes], one st.shared per element, and the leader issues
 //     the boxes of each store at its coordinates, skipping boxes wholly outside the output
 //     (the address algebra is at the staging setup in emitConsumer).
