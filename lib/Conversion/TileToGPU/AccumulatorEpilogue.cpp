@@ -23,6 +23,19 @@ namespace {
 bool isTileType(Type t) { return isa<RankedTensorType>(t); }
 } // namespace
 
+std::string aicc::stagedTileRefusal(tl::BlockStoreOp st, func::FuncOp fn, int64_t BM,
+                                    int64_t BN) {
+  if (st->getParentOp() != fn.getOperation())
+    return "the block store is not at the kernel's top level";
+  auto vt = st.getValue().getType();
+  if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
+    return "the stored tile is not [BLOCK_M, BLOCK_N]";
+  Type e = vt.getElementType();
+  if (!(e.isF16() || e.isBF16() || e.isF32()))
+    return "the stored element type is not f16, bf16 or f32";
+  return "";
+}
+
 bool aicc::touchesTiles(Operation *op) {
   return llvm::any_of(op->getOperandTypes(), isTileType) ||
          llvm::any_of(op->getResultTypes(), isTileType);

@@ -82,6 +82,13 @@ std::pair<mlir::Value, mlir::Value> groupedTilePids(mlir::OpBuilder &b, mlir::Lo
                                                     mlir::Value mn, int64_t gm, int64_t gn,
                                                     int64_t groupM = 8);
 
+/// Why the block store `st` cannot go through a staged (shared-memory) epilogue as the
+/// accumulator tile of kernel `fn` ("" when it can): it must sit at the kernel's top level and
+/// store a [BM, BN] tile of f16, bf16 or f32 (the rules both tensor-core passes share; each
+/// adds its own about rows and alignment).
+std::string stagedTileRefusal(tile::BlockStoreOp st, mlir::func::FuncOp fn, int64_t BM,
+                              int64_t BN);
+
 /// Which tile coordinates a thread's accumulator registers hold.
 struct AccumulatorLayout {
   /// For register i: index into rowCoords / colCoords.

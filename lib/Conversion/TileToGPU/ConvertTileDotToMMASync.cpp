@@ -464,14 +464,9 @@ std::string MmaSyncKernel::matchSmemStore() {
   outStore = dyn_cast<tl::BlockStoreOp>(stores.front());
   if (!outStore)
     return "the kernel's store is not a block store (it stores by offsets and mask)";
-  if (outStore->getParentOp() != fn.getOperation())
-    return "the block store is not at the kernel's top level";
-  auto vt = outStore.getValue().getType();
-  if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
-    return "the stored tile is not [BLOCK_M, BLOCK_N]";
-  outElem = vt.getElementType();
-  if (!(outElem.isF16() || outElem.isBF16() || outElem.isF32()))
-    return "the stored element type is not f16, bf16 or f32";
+  if (std::string why = stagedTileRefusal(outStore, fn, BM, BN); !why.empty())
+    return why;
+  outElem = outStore.getValue().getType().getElementType();
   outBytes = outElem.getIntOrFloatBitWidth() / 8;
   outChunk = 16 / outBytes;
   ArrayRef<int64_t> d = outStore.getDims();

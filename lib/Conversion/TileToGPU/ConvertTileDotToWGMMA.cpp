@@ -51,14 +51,15 @@
 //     (1 + w), 128 releases the other threads. After the last tile thread 0 waits for the
 //     stores to complete (wait_group 0). Bulk groups are per thread, so only thread 0's wait
 //     means anything; the barriers order everyone else around it. TMA clips the box at the
-//     matrix edges (ragged M / N). Staging that does not fit in 227 KiB costs one stage, or
-//     else the register store stays (tile.tma_store_refused says why).
+//     matrix edges (ragged M / N). Staging that does not fit in 227 KiB costs stages while 4
+//     (ping-pong) or 3 (cooperative) stay, or else the register store stays
+//     (tile.tma_store_refused says why).
 //     A transposed block store (the NCHW implicit-GEMM conv's per-image tile; several of one
 //     tile — spanning images — are refused: TMA stores at negative coordinates fault) stages
-//     the tile transposed, [BN channels] x [the warpgroup's
-//     pixels] in boxes of [BN x 128 bytes], one st.shared per element, and the leader issues
-//     the boxes of each store at its coordinates, skipping boxes wholly outside the output
-//     (the address algebra is at the staging setup in emitConsumer).
+//     the tile transposed, [BN channels] x [the warpgroup's pixels] in boxes of [BN x 128
+//     bytes], one st.shared per element, and the leader issues the boxes at the store's
+//     coordinates, skipping boxes wholly outside the output (the address algebra is at the
+//     staging setup in emitConsumer).
 //
 // Shared-memory operand layouts (PTX ISA 9.7.15.5.1.2, "Shared Memory Matrix Layout",
 // 128-byte swizzle): each operand is stored in boxes of [rows x 64 elements] (128 bytes per
@@ -202,10 +203,8 @@ private:
   /// num_stages as the schedule asked for it (the TMA-store epilogue may lower num_stages to
   /// make room for its staging buffers).
   int64_t stagesRequested = 0;
-  tl::BlockStoreOp outStore; // outStores.front()
-  /// The block stores of the tile: one, or (transposed, the NCHW conv) one per image a tile
-  /// can touch, all of the same value into the same buffer and matrices.
-  SmallVector<tl::BlockStoreOp> outStores;
+  /// The kernel's one block store (of the accumulator-shaped tile).
+  tl::BlockStoreOp outStore;
   /// Whether the stores are transposed: the staging buffer then holds the tile transposed.
   bool outTransposed = false;
   Type outElem;
@@ -443,38 +442,34 @@ bool WgmmaKernel::match(std::string &why) {
 }
 
 std::string WgmmaKernel::matchTmaStore() {
-  // The kernel's stores must be block stores of the accumulator-shaped tile at the top level
-  // (the matmul template's): their registers are exactly the accumulator's. One store, or
-  // transposed ones of a single value (the NCHW conv's, one per image a tile can touch).
+  // The kernel's one store must be a block store of the accumulator-shaped tile at the top
+  // level (the matmul template's, or the NCHW conv's transposed per-image one): its registers
+  // are exactly the accumulator's.
   SmallVector<Operation *> stores;
   fn.walk([&](Operation *op) {
     if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
       stores.push_back(op);
   });
-  outStores.clear();
-  for (Operation *op : stores)
-    if (auto st = dyn_cast<tl::BlockStoreOp>(op))
-      outStores.push_back(st);
-  if (stores.empty() || outStores.size() != stores.size())
-    return stores.empty() ? std::string("the kernel has no store")
-                          : std::string("the kernel stores with tile.store, not tile.block_store");
-  outStore = outStores.front();
-  outTransposed = outStore.getTranspose();
-  if (!outTransposed && stores.size() != 1)
+  if (stores.empty())
+    return "the kernel has no store";
+  if (!llvm::all_of(stores, [](Operation *op) { return isa<tl::BlockStoreOp>(op); }))
+    return "the kernel stores with tile.store, not tile.block_store";
+  if (stores.size() != 1) {
+    // Several transposed stores of one tile span images (the NCHW conv form: the later ones
+    // at negative pixel columns), and a TMA box store there faults
+    // (CUDA_ERROR_ILLEGAL_INSTRUCTION on the H200, twenty-second run, 2026-11-29): the conv
+    // template tiles each image separately where this store can take it.
+    if (llvm::all_of(stores, [](Operation *op) { return cast<tl::BlockStoreOp>(op).getTranspose(); }))
+      return "the tile spans " + std::to_string(stores.size()) +
+             " images (one transposed block store each): TMA box stores at negative pixel "
+             "coordinates fault";
     return "the kernel has " + std::to_string(stores.size()) + " stores, not one block store";
-  for (tl::BlockStoreOp st : outStores) {
-    if (st->getParentOp() != fn.getOperation())
-      return "the block store is not at the kernel's top level";
-    if (st.getValue() != outStore.getValue() || st.getPtr() != outStore.getPtr() ||
-        st.getDims() != outStore.getDims() || st.getTranspose() != outTransposed)
-      return "the transposed block stores differ in value, buffer, dims or transposition";
   }
-  auto vt = outStore.getValue().getType();
-  if (vt.getShape() != ArrayRef<int64_t>{BM, BN})
-    return "the stored tile is not [BLOCK_M, BLOCK_N]";
-  outElem = vt.getElementType();
-  if (!(outElem.isF16() || outElem.isBF16() || outElem.isF32()))
-    return "the stored element type is not f16, bf16 or f32";
+  outStore = cast<tl::BlockStoreOp>(stores.front());
+  outTransposed = outStore.getTranspose();
+  if (std::string why = stagedTileRefusal(outStore, fn, BM, BN); !why.empty())
+    return why;
+  outElem = outStore.getValue().getType().getElementType();
   outBytes = outElem.getIntOrFloatBitWidth() / 8;
   auto bufArg = dyn_cast<BlockArgument>(outStore.getPtr());
   if (!bufArg || bufArg.getOwner() != &fn.getBody().front())
@@ -487,14 +482,6 @@ std::string WgmmaKernel::matchTmaStore() {
                      std::to_string(outBytes) +
                      " bytes per NCHW channel) are not a multiple of 16 bytes (TMA stride rule)"
                : "output rows are not a multiple of 16 bytes (TMA stride rule)";
-  // A tile written by several transposed stores spans images (the NCHW conv): the stores
-  // after the first start at negative pixel columns, and a TMA box store there faults
-  // (CUDA_ERROR_ILLEGAL_INSTRUCTION on the H200, twenty-second run, 2026-11-29). The conv
-  // template tiles each image separately where this store can take it.
-  if (outTransposed && outStores.size() > 1)
-    return "the tile spans " + std::to_string(outStores.size()) +
-           " images (one transposed block store each): TMA box stores at negative pixel "
-           "coordinates fault";
   stRows = pingpong ? BM : 64;
   stBoxElems = kSwizzleBytes / outBytes;
   if (outTransposed ? (stRows * outBytes) % kSwizzleBytes : (BN * outBytes) % kSwizzleBytes)
@@ -1115,50 +1102,45 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     warpgroupBarrier(tb);
     auto st = tb.create<scf::IfOp>(loc, leader, false);
     OpBuilder sb = st.getThenBodyBuilder();
-    // Per block store (transposed: one per image the tile can touch) and box. Transposed, the
-    // box's columns are this warpgroup's tile rows (the pixels) and its rows the tile's
-    // columns (the channels): coordinates (col (+ 64 w cooperative) + j * boxElems, row,
-    // batch). A box that lies wholly outside the output (the pixels of an image the tile does
-    // not reach: columns all < 0 or >= OH * OW, or a batch >= N) is not issued; one that
-    // straddles an edge is: the tensor coordinates are signed 32-bit and give the box's
-    // starting offset (PTX ISA 5.5.3.1, "Bounding Box"; CCCL's cuda::ptx::cp_async_bulk_tensor
-    // takes them as int32_t), and the tensor operation handles a box that crosses the tensor
-    // boundary in any dimension (PTX ISA 5.5.3.3, "Out of Boundary Access"): a store writes
-    // only the elements inside, as the ragged M / N edges of the matmul epilogue rely on.
+    // One TMA box store per box. Transposed, the box's columns are this warpgroup's tile rows
+    // (the pixels) and its rows the tile's columns (the channels): coordinates (col (+ 64 w
+    // cooperative) + j * boxElems, row, batch). A box wholly outside the output (pixels all
+    // past OH * OW, or a batch >= N) is not issued; one that crosses the far edge is, and
+    // the store writes only the elements inside (PTX ISA 5.5.3.3, "Out of Boundary Access"),
+    // as the ragged M / N edges of the matmul epilogue rely on. Negative starting coordinates
+    // are not used: a store there faulted on the H200 (see matchTmaStore).
     ArrayRef<int64_t> od = outStore.getDims();
     int64_t boxes = (outTransposed ? stRows : BN) / stBoxElems;
-    for (tl::BlockStoreOp os : outStores) {
-      Value batch = map.lookupOrDefault(os.getBatch());
-      Value row = map.lookupOrDefault(os.getRow());
-      Value col = map.lookupOrDefault(os.getCol());
-      if (!pingpong && consumers > 1) {
-        Value wOff = sb.create<arith::MulIOp>(loc, cw, ci32(sb, loc, 64));
-        if (outTransposed)
-          col = sb.create<arith::AddIOp>(loc, col, wOff);
-        else
-          row = sb.create<arith::AddIOp>(loc, row, wOff);
+    Value batch = map.lookupOrDefault(outStore.getBatch());
+    Value row = map.lookupOrDefault(outStore.getRow());
+    Value col = map.lookupOrDefault(outStore.getCol());
+    if (!pingpong && consumers > 1) {
+      Value wOff = sb.create<arith::MulIOp>(loc, cw, ci32(sb, loc, 64));
+      if (outTransposed)
+        col = sb.create<arith::AddIOp>(loc, col, wOff);
+      else
+        row = sb.create<arith::AddIOp>(loc, row, wOff);
+    }
+    int64_t boxStride = (outTransposed ? BN : stRows) * kSwizzleBytes;
+    for (int64_t j = 0; j < boxes; ++j) {
+      Value box = sharedPtr(sb, loc,
+                            sb.create<arith::AddIOp>(loc, staging, ci64(sb, loc, j * boxStride)));
+      Value c = sb.create<arith::AddIOp>(loc, col, ci32(sb, loc, j * stBoxElems));
+      OpBuilder ib = sb;
+      if (outTransposed) {
+        auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
+          return sb.create<arith::CmpIOp>(loc, p, x, ci32(sb, loc, v));
+        };
+        Value inside = sb.create<arith::AndIOp>(
+            loc,
+            sb.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
+                                     cmp(arith::CmpIPredicate::slt, c, od[2])),
+            cmp(arith::CmpIPredicate::ult, batch, od[0]));
+        ib = sb.create<scf::IfOp>(loc, inside, false).getThenBodyBuilder();
       }
-      int64_t boxStride = (outTransposed ? BN : stRows) * kSwizzleBytes;
-      for (int64_t j = 0; j < boxes; ++j) {
-        Value box = sharedPtr(sb, loc,
-                              sb.create<arith::AddIOp>(loc, staging, ci64(sb, loc, j * boxStride)));
-        Value c = sb.create<arith::AddIOp>(loc, col, ci32(sb, loc, j * stBoxElems));
-        OpBuilder ib = sb;
-        if (outTransposed) {
-          auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
-            return sb.create<arith::CmpIOp>(loc, p, x, ci32(sb, loc, v));
-          };
-          Value inside = sb.create<arith::AndIOp>(
-              loc,
-              sb.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
-                                       cmp(arith::CmpIPredicate::slt, c, od[2])),
-              cmp(arith::CmpIPredicate::ult, batch, od[0]));
-          ib = sb.create<scf::IfOp>(loc, inside, false).getThenBodyBuilder();
-        }
-        ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
-            loc, args[outDescArg], box, ValueRange{c, row, batch}, Value(),
-            NVVM::TMAStoreMode::TILE, Value());
-      }
+      ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+          loc, args[outDescArg], box, ValueRange{c, row, batch}, Value(),
+          NVVM::TMAStoreMode::TILE, Value());
     }
     sb.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
   }
