@@ -115,72 +115,72 @@ Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location lo
   return rewriter.create<BroadcastOp>(loc, tileType, ed);
 }
 
+/// The element offsets and in-bounds mask (null when every element is in bounds) of tile
+/// element (i, j) of a `shape` tile loaded or stored as the block at (`row`, `col`) of matrix `batch`
+/// (the op description's formula), untransposed (r, c) = (i, j) or transposed (r, c) = (j, i):
+///   offset(i, j) = (row + r) * dims[2] + (col + c) + batch * dims[1] * dims[2]
+///   mask(i, j)   = (row + r) ult dims[1] & (col + c) ult dims[2] & batch ult dims[0]
+/// for the block loads and stores alike (shared index tiles, unsigned compares, checks that
+/// hold everywhere left out).
+std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation *op,
+                                            ArrayRef<int64_t> shape, ArrayRef<int64_t> dims,
+                                            Value batch, Value row, Value col, bool transpose) {
+  Location loc = op->getLoc();
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return rewriter.create<arith::ConstantIntOp>(loc, i32, v);
+  };
+  auto splat = [&](Value scalar, Type elem) -> Value {
+    return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
+  };
+  // The block's row index runs along tile dim rowDim (1 when transposed).
+  unsigned rowDim = transpose ? 1 : 0, colDim = transpose ? 0 : 1;
+  Operation *at = outermostAncestor(op);
+  Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, rowDim);
+  Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, colDim);
+  auto shifted = [&](Value index, Value start) -> Value {
+    if (isConstantIntValue(start, 0))
+      return index;
+    return rewriter.create<arith::AddIOp>(loc, index, splat(start, i32));
+  };
+  Value rows = shifted(rowIndex, row);
+  Value cols = shifted(colIndex, col);
+  Value numCols = splat(constant(dims[2]), i32);
+  Value offsets = rows;
+  if (dims[2] != 1)
+    offsets = rewriter.create<arith::MulIOp>(loc, offsets, numCols);
+  offsets = rewriter.create<arith::AddIOp>(loc, offsets, cols);
+  if (!isConstantIntValue(batch, 0)) {
+    Value base = rewriter.create<arith::MulIOp>(loc, batch, constant(dims[1] * dims[2]));
+    offsets = rewriter.create<arith::AddIOp>(loc, offsets, splat(base, i32));
+  }
+  Value mask;
+  auto andMask = [&](Value m) {
+    mask = mask ? rewriter.create<arith::AndIOp>(loc, mask, m).getResult() : m;
+  };
+  if (!knownInBounds(row, shape[rowDim], dims[1]))
+    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rows,
+                                           splat(constant(dims[1]), i32)));
+  if (!knownInBounds(col, shape[colDim], dims[2]))
+    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cols, numCols));
+  if (!knownInBounds(batch, 1, dims[0])) {
+    Value inBatch =
+        rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, batch, constant(dims[0]));
+    andMask(splat(inBatch, rewriter.getI1Type()));
+  }
+  return {offsets, mask};
+}
+
 struct ExpandBlockLoad : OpRewritePattern<BlockLoadOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(BlockLoadOp op, PatternRewriter &rewriter) const override {
     if (auto why = whyNotExpandable(op))
       return rewriter.notifyMatchFailure(op, *why);
-    Location loc = op.getLoc();
-    ArrayRef<int64_t> dims = op.getDims();
     RankedTensorType resultType = op.getType();
-    ArrayRef<int64_t> shape = resultType.getShape();
-    // The block is [BR, BC]; transposed, the row index runs along result dim 1.
-    bool transpose = op.getTranspose();
-    unsigned rowDim = transpose ? 1 : 0, colDim = transpose ? 0 : 1;
-    int64_t BR = shape[rowDim], BC = shape[colDim];
-    Type i32 = rewriter.getI32Type();
-    auto i32Tile = [&](ArrayRef<int64_t> s) { return RankedTensorType::get(s, i32); };
-    auto constant = [&](int64_t v) -> Value {
-      return rewriter.create<arith::ConstantIntOp>(loc, i32, v);
-    };
-    auto splat = [&](Value scalar, Type elem) -> Value {
-      return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
-    };
-
-    // Coordinates start + [0, n) along result dim d: an index tile [0, n) placed along d
-    // (make_range, expand_dims, broadcast) plus splat(start). The index tiles depend on
-    // nothing: they are built in the function body, out of any loop, and shared by the block
-    // loads of the function. Only the splats and adds run per iteration, and the bufferizing
-    // lowerings fuse those into the load instead of materializing 1-D tiles per iteration.
-    Operation *at = outermostAncestor(op);
-    Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, rowDim);
-    Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, colDim);
-    auto shifted = [&](Value index, Value start) -> Value {
-      if (isConstantIntValue(start, 0))
-        return index;
-      return rewriter.create<arith::AddIOp>(loc, index, splat(start, i32));
-    };
-    Value rows = shifted(rowIndex, op.getRow());
-    Value cols = shifted(colIndex, op.getCol());
-
-    // Offsets: (row + i) * dims[2] + (col + j) + batch * dims[1] * dims[2].
-    Value numCols = splat(constant(dims[2]), i32);
-    Value offsets = rows;
-    if (dims[2] != 1)
-      offsets = rewriter.create<arith::MulIOp>(loc, offsets, numCols);
-    offsets = rewriter.create<arith::AddIOp>(loc, offsets, cols);
-    if (!isConstantIntValue(op.getBatch(), 0)) {
-      Value base = rewriter.create<arith::MulIOp>(loc, op.getBatch(), constant(dims[1] * dims[2]));
-      offsets = rewriter.create<arith::AddIOp>(loc, offsets, splat(base, i32));
-    }
-
-    // Mask: 0 <= x < d as one unsigned compare (a negative i32 is >= 2^31 > d unsigned).
-    Value mask;
-    auto andMask = [&](Value m) {
-      mask = mask ? rewriter.create<arith::AndIOp>(loc, mask, m).getResult() : m;
-    };
-    if (!knownInBounds(op.getRow(), BR, dims[1]))
-      andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rows,
-                                             splat(constant(dims[1]), i32)));
-    if (!knownInBounds(op.getCol(), BC, dims[2]))
-      andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cols, numCols));
-    if (!knownInBounds(op.getBatch(), 1, dims[0])) {
-      Value inBatch = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, op.getBatch(),
-                                                     constant(dims[0]));
-      andMask(splat(inBatch, rewriter.getI1Type()));
-    }
-
+    auto [offsets, mask] =
+        blockOffsetsAndMask(rewriter, op, resultType.getShape(), op.getDims(), op.getBatch(),
+                            op.getRow(), op.getCol(), op.getTranspose());
     Type elem = resultType.getElementType();
     TypedAttr zero = isa<FloatType>(elem) ? TypedAttr(rewriter.getFloatAttr(elem, 0.0))
                                           : TypedAttr(rewriter.getIntegerAttr(elem, 0));
@@ -286,61 +286,6 @@ std::optional<std::string> whyNotExpandable(BlockStoreOp op) {
   return std::nullopt;
 }
 
-/// The element offsets and in-bounds mask (null when every element is in bounds) of tile
-/// element (i, j) of a `shape` tile stored as the block at (`row`, `col`) of matrix `batch`
-/// (the op description's formula), untransposed (r, c) = (i, j) or transposed (r, c) = (j, i):
-///   offset(i, j) = (row + r) * dims[2] + (col + c) + batch * dims[1] * dims[2]
-///   mask(i, j)   = (row + r) ult dims[1] & (col + c) ult dims[2] & batch ult dims[0]
-/// built as ExpandBlockLoad builds them (shared index tiles, unsigned compares, checks that
-/// hold everywhere left out).
-std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation *op,
-                                            ArrayRef<int64_t> shape, ArrayRef<int64_t> dims,
-                                            Value batch, Value row, Value col, bool transpose) {
-  Location loc = op->getLoc();
-  Type i32 = rewriter.getI32Type();
-  auto constant = [&](int64_t v) -> Value {
-    return rewriter.create<arith::ConstantIntOp>(loc, i32, v);
-  };
-  auto splat = [&](Value scalar, Type elem) -> Value {
-    return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
-  };
-  // The block's row index runs along tile dim rowDim (1 when transposed).
-  unsigned rowDim = transpose ? 1 : 0, colDim = transpose ? 0 : 1;
-  Operation *at = outermostAncestor(op);
-  Value rowIndex = getOrCreateIndexTile(rewriter, at, loc, shape, rowDim);
-  Value colIndex = getOrCreateIndexTile(rewriter, at, loc, shape, colDim);
-  auto shifted = [&](Value index, Value start) -> Value {
-    if (isConstantIntValue(start, 0))
-      return index;
-    return rewriter.create<arith::AddIOp>(loc, index, splat(start, i32));
-  };
-  Value rows = shifted(rowIndex, row);
-  Value cols = shifted(colIndex, col);
-  Value numCols = splat(constant(dims[2]), i32);
-  Value offsets = rows;
-  if (dims[2] != 1)
-    offsets = rewriter.create<arith::MulIOp>(loc, offsets, numCols);
-  offsets = rewriter.create<arith::AddIOp>(loc, offsets, cols);
-  if (!isConstantIntValue(batch, 0)) {
-    Value base = rewriter.create<arith::MulIOp>(loc, batch, constant(dims[1] * dims[2]));
-    offsets = rewriter.create<arith::AddIOp>(loc, offsets, splat(base, i32));
-  }
-  Value mask;
-  auto andMask = [&](Value m) {
-    mask = mask ? rewriter.create<arith::AndIOp>(loc, mask, m).getResult() : m;
-  };
-  if (!knownInBounds(row, shape[rowDim], dims[1]))
-    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rows,
-                                           splat(constant(dims[1]), i32)));
-  if (!knownInBounds(col, shape[colDim], dims[2]))
-    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cols, numCols));
-  if (!knownInBounds(batch, 1, dims[0])) {
-    Value inBatch =
-        rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, batch, constant(dims[0]));
-    andMask(splat(inBatch, rewriter.getI1Type()));
-  }
-  return {offsets, mask};
-}
 
 /// tile.block_store -> tile.store at the block's offsets (transposed: element (i, j) at block
 /// element (j, i)), masked where the block leaves the matrix (the elements TMA would clip).
