@@ -70,6 +70,19 @@ protected:
     return succeeded(r) ? *r : std::vector<reference::Tensor>{};
   }
 
+  /// An f32 input of `shape` filled from `rng`.
+  reference::Tensor randomInput(Random &rng, ArrayRef<int64_t> shape) {
+    reference::Tensor x = reference::Tensor::zeros(Float32Type::get(&ctx), shape);
+    for (double &v : x.floats)
+      v = rng.next();
+    return x;
+  }
+
+  /// graph-conv-layout{layout} on `m`, then the verifier: success when both succeed.
+  LogicalResult runPassAndVerify(ModuleOp m, StringRef layout) {
+    return success(succeeded(runPass(m, layout)) && succeeded(verify(m)));
+  }
+
   LogicalResult runPass(ModuleOp m, StringRef layout) {
     PassManager pm(&ctx);
     graph::GraphConvLayoutOptions o;
@@ -107,14 +120,11 @@ TEST_F(ConvLayoutTest, NHWCAndBackKeepTheValues) {
       "}\n";
   OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(src, &ctx);
   ASSERT_TRUE(m);
-  reference::Tensor x = reference::Tensor::zeros(Float32Type::get(&ctx), {2, 3, 9, 9});
-  for (double &v : x.floats)
-    v = rng.next();
+  reference::Tensor x = randomInput(rng, {2, 3, 9, 9});
   std::vector<reference::Tensor> before = eval(*m, {x});
   ASSERT_EQ(before.size(), 1u);
 
-  ASSERT_TRUE(succeeded(runPass(*m, "nhwc")));
-  ASSERT_TRUE(succeeded(verify(*m)));
+  ASSERT_TRUE(succeeded(runPassAndVerify(*m, "nhwc")));
   int nhwc = 0;
   m->walk([&](graph::ConvOp c) { nhwc += c.getLayout() == "NHWC"; });
   EXPECT_EQ(nhwc, 2);
@@ -126,8 +136,7 @@ TEST_F(ConvLayoutTest, NHWCAndBackKeepTheValues) {
   for (size_t i = 0; i < before[0].floats.size(); ++i)
     EXPECT_NEAR(after[0].floats[i], before[0].floats[i], 1e-5 * (1 + std::abs(before[0].floats[i]))) << "element " << i;
 
-  ASSERT_TRUE(succeeded(runPass(*m, "nchw")));
-  ASSERT_TRUE(succeeded(verify(*m)));
+  ASSERT_TRUE(succeeded(runPassAndVerify(*m, "nchw")));
   int nchw = 0;
   m->walk([&](graph::ConvOp c) { nchw += c.getLayout() == "NCHW"; });
   EXPECT_EQ(nchw, 2);
@@ -158,13 +167,10 @@ TEST_F(ConvLayoutTest, LargeResourceWeightFoldsToAResource) {
         raw, alignof(uint64_t), /*dataIsMutable=*/false);
     c.setValueAttr(DenseResourceElementsAttr::get(dense.getType(), "w", std::move(blob)));
   });
-  reference::Tensor x = reference::Tensor::zeros(Float32Type::get(&ctx), {1, 32, 6, 6});
-  for (double &v : x.floats)
-    v = rng.next();
+  reference::Tensor x = randomInput(rng, {1, 32, 6, 6});
   std::vector<reference::Tensor> before = eval(*m, {x});
   ASSERT_EQ(before.size(), 1u);
-  ASSERT_TRUE(succeeded(runPass(*m, "nhwc")));
-  ASSERT_TRUE(succeeded(verify(*m)));
+  ASSERT_TRUE(succeeded(runPassAndVerify(*m, "nhwc")));
   int resources = 0;
   m->walk([&](graph::ConstantOp c) {
     EXPECT_EQ(cast<RankedTensorType>(c.getType()).getShape(), ArrayRef<int64_t>({64, 3, 3, 32}));
