@@ -638,6 +638,20 @@ func.func @tma_store_refused_not_string() attributes {tile.tma_store_refused = 1
 
 // -----
 
+// expected-error @+1 {{'tile.wgmma_refused' must be a string (the reason)}}
+func.func @wgmma_refused_not_string() attributes {tile.wgmma_refused = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.smem_store_refused' must be a string (the reason)}}
+func.func @smem_store_refused_not_string() attributes {tile.smem_store_refused = unit} {
+  return
+}
+
+// -----
+
 func.func @im2col_kernel_rank(%X: memref<210xf16>, %c: i32) {
   // expected-error @+1 {{'tile.im2col_load' op kernel must have 2 entries, got 3}}
   %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>

@@ -80,26 +80,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.programs_per_cta' must be a positive integer");
     return success();
   }
-  if (attr.getName() == "tile.register_path_refused") {
+  // Why a lowering left a kernel on a slower path: convert-tile-to-gpu-registers,
+  // convert-tile-dot-to-wgmma (wgmma, its TMA store), convert-tile-dot-to-mma-sync (its
+  // staged store); see their pass descriptions.
+  if (llvm::is_contained({"tile.register_path_refused", "tile.wgmma_refused",
+                          "tile.tma_store_refused", "tile.smem_store_refused"},
+                         attr.getName().getValue())) {
     if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'tile.register_path_refused' must be a string (the reason)");
-    return success();
-  }
-  // Set by convert-tile-dot-to-wgmma (see its pass description).
-  if (attr.getName() == "tile.wgmma_refused") {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'tile.wgmma_refused' must be a string (the reason)");
-    return success();
-  }
-  if (attr.getName() == "tile.tma_store_refused") {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'tile.tma_store_refused' must be a string (the reason)");
-    return success();
-  }
-  // Set by convert-tile-dot-to-mma-sync (see its pass description).
-  if (attr.getName() == "tile.smem_store_refused") {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'tile.smem_store_refused' must be a string (the reason)");
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a string (the reason)";
     return success();
   }
   if (attr.getName() == "tile.wgmma") {
