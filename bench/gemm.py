@@ -234,7 +234,7 @@ class Timer:
     def __init__(self, dev, iters):
         self.dev, self.iters = dev, iters
         if dev == "cuda":
-            from triton.testing import do_bench
+            from triton.testing import do_bench  # gpu-machine
             self.do_bench = do_bench
 
     def med(self, fn):

@@ -1,3 +1,4 @@
+# aicc-deps: gpu-machine (torch 2.11 + triton there; scripts/bench-memory-bound.sh makes its inputs here)
 """GPU side of the memory-bound benchmark (issue 5). Runs on the GPU machine from the repo root
 after `tar xzf .gpu/bench.tgz` (made by scripts/bench-memory-bound.sh): for every case in
 .device/bench/<case>/ it makes random inputs with torch, runs aicc's bundle through aicc-run

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs every Debian package aicc's build and tests need. Idempotent; safe on a fresh Debian 12 machine.
+# scripts/check-deps.py (a ctest) checks that what the tests import, run and link is installed here.
 # Usage: scripts/setup.sh            (as root, or with sudo available)
 set -euo pipefail
 
@@ -9,6 +10,8 @@ PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libgtest-dev googletest
   python3 python3-numpy python3-onnx python3-pybind11 python3-protobuf python3-venv
+  python3-torch            # bench-gemm-cpu: bench/gemm.py's CPU dry run (torch 1.13 CPU)
+  clang-22 libclang-rt-22-dev   # libFuzzer targets and the ASan/UBSan build (fuzz/)
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev
 )
 
