@@ -37,7 +37,34 @@ for m in proc sys dev dev/pts; do
   mounts+=("$chroot_dir/$m")
 done
 cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
+# The APT sources every Debian 12 installation and image has (debootstrap writes only the
+# release itself): bookworm, bookworm-updates and bookworm-security, component main.
+rm -f "$chroot_dir/etc/apt/sources.list"
+cat > "$chroot_dir/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: $mirror
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
+Types: deb
+URIs: ${AICC_BARE_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+
+# The network this machine reaches PyPI through: a local CA that signs the egress proxy's
+# certificates and pip's `cert` setting are part of the environment, not of the project, so
+# they are carried into the root (update-ca-certificates picks the CA up when setup.sh's
+# packages install ca-certificates). Nothing else of this machine is.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$chroot_dir/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$chroot_dir/usr/local/share/ca-certificates/"
+fi
+if [ -f /etc/pip.conf ] && grep -q '^cert *=' /etc/pip.conf; then
+  printf '[global]\n%s\n' "$(grep '^cert *=' /etc/pip.conf | head -1)" > "$chroot_dir/etc/pip.conf"
+fi
 echo "== clone $(git -C "$root" rev-parse --short HEAD) into the chroot"
 git clone -q --no-hardlinks "$root" "$chroot_dir/root/aicc"
 git -C "$chroot_dir/root/aicc" checkout -q "$(git -C "$root" rev-parse HEAD)"
