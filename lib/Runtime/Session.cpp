@@ -47,8 +47,8 @@ Session::Session() = default;
 Session::~Session() = default;
 
 Status Session::create(const Bundle &bundle, Device device,
-                       std::unique_ptr<Session> &out) {
-  if (Status s = validateBundle(bundle); !s.ok)
+                       std::unique_ptr<Session> &out, const Limits &limits) {
+  if (Status s = validateBundle(bundle, limits); !s.ok)
     return s.withContext("invalid bundle");
   Device wanted = defaultDeviceForTarget(bundle.target);
   if (wanted != device)
