@@ -65,8 +65,7 @@ static std::optional<rt::ParamDesc> paramRecord(MemRefType t) {
   std::optional<rt::DType> dt = dtypeOf(elem);
   uint64_t bytes = 0;
   if (!dt || !t.hasStaticShape() ||
-      __builtin_mul_overflow(static_cast<uint64_t>(t.getNumElements()), rt::dtypeSize(*dt),
-                             &bytes))
+      __builtin_mul_overflow(static_cast<uint64_t>(t.getNumElements()), rt::dtypeSize(*dt), &bytes))
     return std::nullopt;
   return rt::ParamDesc{*dt, bytes};
 }

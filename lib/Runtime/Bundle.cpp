@@ -74,18 +74,16 @@ const char *aicc::runtime::dtypeName(DType dtype) {
 }
 
 std::optional<DType> aicc::runtime::parseDType(std::string_view name) {
-  static constexpr DType kAll[] = {
-      DType::f32, DType::f16, DType::bf16, DType::f64, DType::i64,
-      DType::i32, DType::i16, DType::i8,   DType::u64, DType::u32,
-      DType::u16, DType::u8,  DType::boolean};
+  static constexpr DType kAll[] = {DType::f32, DType::f16, DType::bf16,   DType::f64, DType::i64,
+                                   DType::i32, DType::i16, DType::i8,     DType::u64, DType::u32,
+                                   DType::u16, DType::u8,  DType::boolean};
   for (DType d : kAll)
     if (name == dtypeName(d))
       return d;
   return std::nullopt;
 }
 
-std::string aicc::runtime::formatTensorType(DType dtype,
-                                            const std::vector<int64_t> &shape) {
+std::string aicc::runtime::formatTensorType(DType dtype, const std::vector<int64_t> &shape) {
   std::string s = dtypeName(dtype);
   s += '[';
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -97,8 +95,7 @@ std::string aicc::runtime::formatTensorType(DType dtype,
   return s;
 }
 
-std::optional<int64_t>
-aicc::runtime::shapeNumElements(const std::vector<int64_t> &shape) {
+std::optional<int64_t> aicc::runtime::shapeNumElements(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0 || __builtin_mul_overflow(n, d, &n))
@@ -124,9 +121,8 @@ const char *aicc::runtime::bufferKindName(BufferKind kind) {
 }
 
 std::optional<BufferKind> aicc::runtime::parseBufferKind(std::string_view name) {
-  static constexpr BufferKind kAll[] = {BufferKind::input, BufferKind::output,
-                                        BufferKind::temp, BufferKind::constant,
-                                        BufferKind::alias};
+  static constexpr BufferKind kAll[] = {BufferKind::input, BufferKind::output, BufferKind::temp,
+                                        BufferKind::constant, BufferKind::alias};
   for (BufferKind k : kAll)
     if (name == bufferKindName(k))
       return k;
@@ -162,9 +158,8 @@ std::vector<int> Bundle::modelInputOrder() const {
 //===----------------------------------------------------------------------===//
 
 static bool isPlainNameByte(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
-         c == '/' || c == '-';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == ':' || c == '/' || c == '-';
 }
 
 static int hexValue(char c) {
@@ -203,8 +198,7 @@ Status aicc::runtime::percentDecode(std::string_view field, std::string &out) {
       int hi = i + 1 < field.size() ? hexValue(field[i + 1]) : -1;
       int lo = i + 2 < field.size() ? hexValue(field[i + 2]) : -1;
       if (hi < 0 || lo < 0)
-        return Status::error("bad percent escape in name '" +
-                             std::string(field) +
+        return Status::error("bad percent escape in name '" + std::string(field) +
                              "' ('%' must be followed by two hex digits)");
       out += static_cast<char>(hi * 16 + lo);
       i += 2;
@@ -304,8 +298,8 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
     m += "\n";
   }
   for (const IODesc &io : bundle.inputs)
-    m += "input " + std::to_string(io.index) + " " +
-         std::to_string(io.bufferId) + " " + percentEncode(io.name) + "\n";
+    m += "input " + std::to_string(io.index) + " " + std::to_string(io.bufferId) + " " +
+         percentEncode(io.name) + "\n";
   for (const BoundInputDesc &bi : bundle.boundInputs) {
     m += "bound " + std::to_string(bi.position) + " " + percentEncode(bi.name) + " " +
          dtypeName(bi.dtype) + " " + std::to_string(bi.sizeBytes) + " " +
@@ -315,8 +309,8 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
     m += " " + std::to_string(bi.offset) + "\n";
   }
   for (const IODesc &io : bundle.outputs)
-    m += "output " + std::to_string(io.index) + " " +
-         std::to_string(io.bufferId) + " " + percentEncode(io.name) + "\n";
+    m += "output " + std::to_string(io.index) + " " + std::to_string(io.bufferId) + " " +
+         percentEncode(io.name) + "\n";
   for (const KernelDesc &k : bundle.kernels) {
     const std::string name = percentEncode(k.name);
     m += "kernel " + name;
@@ -324,15 +318,13 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
       m += " " + std::to_string(g);
     for (int64_t b : k.block)
       m += " " + std::to_string(b);
-    m += " " + std::to_string(k.sharedBytes) + " " +
-         std::to_string(k.numParams) + "\n";
+    m += " " + std::to_string(k.sharedBytes) + " " + std::to_string(k.numParams) + "\n";
     for (size_t i = 0; i < k.params.size(); ++i)
-      m += "param " + name + " " + std::to_string(i) + " " +
-           dtypeName(k.params[i].dtype) + " " +
+      m += "param " + name + " " + std::to_string(i) + " " + dtypeName(k.params[i].dtype) + " " +
            std::to_string(k.params[i].sizeBytes) + "\n";
     for (const TensorMapDesc &t : k.tensorMaps) {
-      m += "tensormap " + name + " " + std::to_string(t.param) + " " +
-           dtypeName(t.dtype) + " " + std::to_string(t.dims.size());
+      m += "tensormap " + name + " " + std::to_string(t.param) + " " + dtypeName(t.dtype) + " " +
+           std::to_string(t.dims.size());
       for (uint64_t d : t.dims)
         m += " " + std::to_string(d);
       for (uint64_t st : t.strides)
@@ -343,8 +335,7 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
     }
   }
   for (const LaunchDesc &l : bundle.launches) {
-    m += "launch " + percentEncode(l.kernel) + " " +
-         std::to_string(l.buffers.size());
+    m += "launch " + percentEncode(l.kernel) + " " + std::to_string(l.buffers.size());
     for (int id : l.buffers)
       m += " " + std::to_string(id);
     m += "\n";
@@ -358,8 +349,7 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
   m += formatHex64(xxHash64(m)) + "\n";
 
   std::string out;
-  out.reserve(sizeof(kMagic) + 24 + m.size() + bundle.code.size() +
-              bundle.weights.size());
+  out.reserve(sizeof(kMagic) + 24 + m.size() + bundle.code.size() + bundle.weights.size());
   out.append(kMagic, sizeof(kMagic));
   appendU64(out, m.size());
   out += m;

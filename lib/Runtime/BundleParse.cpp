@@ -33,8 +33,8 @@ public:
 
   Status readSection(const char *what, std::string_view &out) {
     if (bytes.size() - pos < 8)
-      return Status::error("truncated bundle: missing the " + std::string(what) +
-                           " size at byte " + std::to_string(pos));
+      return Status::error("truncated bundle: missing the " + std::string(what) + " size at byte " +
+                           std::to_string(pos));
     uint64_t size = 0;
     for (int i = 0; i < 8; ++i)
       size |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[pos + i])) << (8 * i);
@@ -42,8 +42,8 @@ public:
     uint64_t remaining = bytes.size() - pos;
     if (size > remaining)
       return Status::error("truncated bundle: the " + std::string(what) + " section says " +
-                           std::to_string(size) + " bytes but only " +
-                           std::to_string(remaining) + " remain");
+                           std::to_string(size) + " bytes but only " + std::to_string(remaining) +
+                           " remain");
     out = bytes.substr(pos, size);
     pos += size;
     return Status::success();
@@ -85,8 +85,8 @@ int headerVersion(std::string_view manifest) {
 /// Version 3: checks the closing `checksum` record against the three
 /// sections and sets `records` to the manifest without it. Runs before any
 /// other record is parsed.
-Status verifyChecksums(std::string_view manifest, std::string_view code,
-                       std::string_view weights, std::string_view &records) {
+Status verifyChecksums(std::string_view manifest, std::string_view code, std::string_view weights,
+                       std::string_view &records) {
   size_t numLines = 0;
   for (char c : manifest)
     numLines += c == '\n';
@@ -95,7 +95,8 @@ Status verifyChecksums(std::string_view manifest, std::string_view code,
                             "digits, then a newline";
   if (manifest.empty() || manifest.back() != '\n')
     return Status::error("malformed version-3 manifest: it must end with the checksum "
-                         "record " + usage);
+                         "record " +
+                         usage);
   size_t start = manifest.rfind('\n', manifest.size() - 2);
   start = start == std::string_view::npos ? 0 : start + 1;
   std::string_view line = manifest.substr(start, manifest.size() - 1 - start);
@@ -105,8 +106,7 @@ Status verifyChecksums(std::string_view manifest, std::string_view code,
   std::string_view hashes = line.substr(kChecksumRecord.size());
   uint64_t want[3];
   if (hashes.size() != 3 * 16 + 2 || hashes[16] != ' ' || hashes[33] != ' ' ||
-      !parseHex64(hashes.substr(0, 16), want[0]) ||
-      !parseHex64(hashes.substr(17, 16), want[1]) ||
+      !parseHex64(hashes.substr(0, 16), want[0]) || !parseHex64(hashes.substr(17, 16), want[1]) ||
       !parseHex64(hashes.substr(34, 16), want[2]))
     return Status::error(where + "malformed checksum record (expected " + usage + ")");
   // The manifest's checksum covers every byte before its own field.
@@ -181,8 +181,7 @@ Status ManifestParser::parseU64(std::string_view field, const char *what, uint64
   return Status::success();
 }
 
-Status ManifestParser::parseInt(std::string_view field, const char *what, int64_t max,
-                                int64_t &v) {
+Status ManifestParser::parseInt(std::string_view field, const char *what, int64_t max, int64_t &v) {
   uint64_t u = 0;
   if (Status s = parseU64(field, what, u); !s.ok)
     return s;
@@ -326,8 +325,8 @@ Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) 
     return s;
   b.shape.resize(rank);
   for (uint64_t i = 0; i < rank; ++i)
-    if (Status s = parseInt(fields[6 + i], "dimension", std::numeric_limits<int64_t>::max(),
-                            b.shape[i]);
+    if (Status s =
+            parseInt(fields[6 + i], "dimension", std::numeric_limits<int64_t>::max(), b.shape[i]);
         !s.ok)
       return s;
   if (hasOffset) {
@@ -347,8 +346,8 @@ Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) 
   if (expected != b.sizeBytes)
     return Status::error("buffer " + std::to_string(b.id) + ": SIZE_BYTES is " +
                          std::to_string(b.sizeBytes) + " but " +
-                         formatTensorType(b.dtype, b.shape) + " needs " +
-                         std::to_string(expected) + " bytes");
+                         formatTensorType(b.dtype, b.shape) + " needs " + std::to_string(expected) +
+                         " bytes");
   if (b.kind == BufferKind::alias && b.offset >= static_cast<uint64_t>(b.id))
     return Status::error("buffer " + std::to_string(b.id) + ": alias source " +
                          std::to_string(b.offset) + " must be a buffer declared before it");
@@ -357,9 +356,8 @@ Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) 
 }
 
 Status ManifestParser::parseIO(const std::vector<std::string_view> &fields, bool isInput) {
-  if (Status s = expectFieldCount(fields, 4,
-                                  isInput ? "input INDEX BUFFER_ID NAME"
-                                          : "output INDEX BUFFER_ID NAME");
+  if (Status s = expectFieldCount(
+          fields, 4, isInput ? "input INDEX BUFFER_ID NAME" : "output INDEX BUFFER_ID NAME");
       !s.ok)
     return s;
   std::vector<IODesc> &list = isInput ? out.inputs : out.outputs;
@@ -405,8 +403,8 @@ Status ManifestParser::parseBound(const std::vector<std::string_view> &fields) {
     return s;
   bi.shape.resize(rank);
   for (uint64_t i = 0; i < rank; ++i)
-    if (Status s = parseInt(fields[6 + i], "dimension", std::numeric_limits<int64_t>::max(),
-                            bi.shape[i]);
+    if (Status s =
+            parseInt(fields[6 + i], "dimension", std::numeric_limits<int64_t>::max(), bi.shape[i]);
         !s.ok)
       return s;
   if (Status s = parseU64(fields[6 + rank], "OFFSET", bi.offset); !s.ok)
@@ -429,8 +427,8 @@ Status ManifestParser::parseKernel(const std::vector<std::string_view> &fields) 
             parseInt(fields[2 + d], "grid size", std::numeric_limits<int64_t>::max(), k.grid[d]);
         !s.ok)
       return s;
-    if (Status s = parseInt(fields[5 + d], "block size", std::numeric_limits<int64_t>::max(),
-                            k.block[d]);
+    if (Status s =
+            parseInt(fields[5 + d], "block size", std::numeric_limits<int64_t>::max(), k.block[d]);
         !s.ok)
       return s;
   }
@@ -444,8 +442,7 @@ Status ManifestParser::parseKernel(const std::vector<std::string_view> &fields) 
   return Status::success();
 }
 
-Status ManifestParser::findKernelFor(std::string_view field, const char *record,
-                                     KernelDesc *&k) {
+Status ManifestParser::findKernelFor(std::string_view field, const char *record, KernelDesc *&k) {
   std::string name;
   if (Status s = percentDecode(field, name); !s.ok)
     return s;

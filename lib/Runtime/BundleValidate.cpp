@@ -296,13 +296,13 @@ Status validateKernel(const Bundle &bundle, const KernelDesc &k, const Limits &l
     return n == UINT64_MAX ? std::string("2^64 or more") : std::to_string(n);
   };
   if (programs > limits.maxPrograms)
-    return Status::error(label + ": grid " + dims(k.grid) + " is " + count(programs) +
-                         " programs" + aboveLimit(limits.maxPrograms, "maxPrograms"));
+    return Status::error(label + ": grid " + dims(k.grid) + " is " + count(programs) + " programs" +
+                         aboveLimit(limits.maxPrograms, "maxPrograms"));
   if (isCpu && threads != 1)
     return Status::error(label + ": block must be 1 1 1 on the cpu target");
   if (threads > limits.maxThreadsPerBlock)
-    return Status::error(label + ": block " + dims(k.block) + " is " + count(threads) +
-                         " threads" + aboveLimit(limits.maxThreadsPerBlock, "maxThreadsPerBlock"));
+    return Status::error(label + ": block " + dims(k.block) + " is " + count(threads) + " threads" +
+                         aboveLimit(limits.maxThreadsPerBlock, "maxThreadsPerBlock"));
   if (k.sharedBytes > limits.maxSharedBytes)
     return Status::error(label + ": SHARED_BYTES " + std::to_string(k.sharedBytes) +
                          aboveLimit(limits.maxSharedBytes, "maxSharedBytes"));
@@ -325,8 +325,8 @@ Status validateKernel(const Bundle &bundle, const KernelDesc &k, const Limits &l
   for (size_t i = 0; i < k.params.size(); ++i) {
     const ParamDesc &p = k.params[i];
     if (p.sizeBytes % dtypeSize(p.dtype) != 0)
-      return Status::error(at(p.line) + "kernel '" + k.name + "': parameter " +
-                           std::to_string(i) + ": SIZE_BYTES " + std::to_string(p.sizeBytes) +
+      return Status::error(at(p.line) + "kernel '" + k.name + "': parameter " + std::to_string(i) +
+                           ": SIZE_BYTES " + std::to_string(p.sizeBytes) +
                            " is not a whole number of " + dtypeName(p.dtype) + " elements");
   }
   if (!k.tensorMaps.empty() && bundle.formatVersion < kFormatVersionTensorMaps)
@@ -388,8 +388,7 @@ Status validateLaunch(const Bundle &bundle, size_t index, const KernelDesc *k) {
 } // namespace
 
 Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits) {
-  if (bundle.formatVersion < kFormatVersionPlain ||
-      bundle.formatVersion > kFormatVersionChecksums)
+  if (bundle.formatVersion < kFormatVersionPlain || bundle.formatVersion > kFormatVersionChecksums)
     return Status::error("unsupported bundle format version " +
                          std::to_string(bundle.formatVersion) + " (this runtime reads 1 to " +
                          std::to_string(kFormatVersionChecksums) + ")");

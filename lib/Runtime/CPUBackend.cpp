@@ -25,8 +25,8 @@
 #include <fcntl.h>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -236,8 +236,7 @@ Status CPUBackend::loadSharedObject(const std::string &code) {
     std::string where = tmpPath.empty() ? "a memory file" : "'" + tmpPath + "'";
     ::close(fd);
     removeTemp();
-    return Status::error("cannot write the kernel code to " + where + ": " +
-                         std::strerror(err));
+    return Status::error("cannot write the kernel code to " + where + ": " + std::strerror(err));
   }
   std::string loadPath = tmpPath;
   if (haveProcFd) {
@@ -308,8 +307,10 @@ Status CPUBackend::load(const Bundle &bundle) {
                            "': the code section exports no '" + symbol + "'");
     entries[k] = reinterpret_cast<EntryFn>(sym);
   }
-  for (const LaunchDesc &l : bundle.launches) {
-    const KernelDesc *k = bundle.findKernel(l.kernel);
+  const std::vector<size_t> kernelOf = launchKernelIndices(bundle);
+  for (size_t i = 0; i < bundle.launches.size(); ++i) {
+    const LaunchDesc &l = bundle.launches[i];
+    const KernelDesc *k = &bundle.kernels[kernelOf[i]];
     CPULaunch launch;
     launch.kernel = l.kernel;
     launch.entry = entries[k - bundle.kernels.data()];

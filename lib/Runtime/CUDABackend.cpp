@@ -566,9 +566,10 @@ Status CUDABackend::load(const Bundle &bundle) {
       addresses[i] = addresses[resolveAliasRoot(bundle, static_cast<int>(i))];
 
   launches.reserve(bundle.launches.size());
+  const std::vector<size_t> kernelOf = launchKernelIndices(bundle);
   for (size_t i = 0; i < bundle.launches.size(); ++i) {
     const LaunchDesc &l = bundle.launches[i];
-    const KernelDesc *k = bundle.findKernel(l.kernel);
+    const KernelDesc *k = &bundle.kernels[kernelOf[i]];
     CUDALaunch launch;
     launch.kernel = l.kernel;
     launch.function = functions[k - bundle.kernels.data()];

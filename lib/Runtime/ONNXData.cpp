@@ -115,8 +115,7 @@ Status aicc::runtime::parseTensorProto(std::string_view bytes, HostTensor &out,
                                        std::string *name) {
   if (bytes.size() > kMaxTensorProtoBytes)
     return Status::error("TensorProto of " + std::to_string(bytes.size()) +
-                         " bytes: protobuf reads at most " +
-                         std::to_string(kMaxTensorProtoBytes));
+                         " bytes: protobuf reads at most " + std::to_string(kMaxTensorProtoBytes));
   TensorProto proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return Status::error("not a valid serialized onnx.TensorProto");
@@ -195,12 +194,10 @@ bool aicc::runtime::adoptLegacyBFloat16(HostTensor &t, DType expected) {
   return true;
 }
 
-Status aicc::runtime::readTensorProtoFile(const std::string &path,
-                                          HostTensor &out, std::string *name,
-                                          uint64_t maxBytes) {
+Status aicc::runtime::readTensorProtoFile(const std::string &path, HostTensor &out,
+                                          std::string *name, uint64_t maxBytes) {
   std::string bytes;
-  if (Status s = readRegularFile(
-          path, std::min<uint64_t>(maxBytes, kMaxTensorProtoBytes), bytes);
+  if (Status s = readRegularFile(path, std::min<uint64_t>(maxBytes, kMaxTensorProtoBytes), bytes);
       !s.ok)
     return s;
   return parseTensorProto(bytes, out, name).withContext(path);

@@ -25,22 +25,21 @@ static const char *fileKind(mode_t mode) {
   return "not a plain file";
 }
 
-Status aicc::runtime::readRegularFile(const std::string &path,
-                                      uint64_t maxBytes, std::string &out,
+Status aicc::runtime::readRegularFile(const std::string &path, uint64_t maxBytes, std::string &out,
                                       std::string_view what) {
   const std::string label =
       (what.empty() ? std::string() : std::string(what) + " ") + "'" + path + "'";
   auto sizeError = [&](uint64_t size) {
-    return Status::error(label + " is " + std::to_string(size) +
-                         " bytes, above the limit of " + std::to_string(maxBytes) +
+    return Status::error(label + " is " + std::to_string(size) + " bytes, above the limit of " +
+                         std::to_string(maxBytes) +
                          " bytes (Limits::maxFileBytes; aicc-run --max-file-bytes)");
   };
   struct stat before;
   if (::stat(path.c_str(), &before) != 0)
     return Status::error("cannot open " + label + ": " + std::strerror(errno));
   if (!S_ISREG(before.st_mode))
-    return Status::error("cannot read " + label + ": it is " +
-                         fileKind(before.st_mode) + ", not a regular file");
+    return Status::error("cannot read " + label + ": it is " + fileKind(before.st_mode) +
+                         ", not a regular file");
   if (static_cast<uint64_t>(before.st_size) > maxBytes)
     return sizeError(static_cast<uint64_t>(before.st_size));
 
@@ -50,11 +49,10 @@ Status aicc::runtime::readRegularFile(const std::string &path,
   if (fd < 0)
     return Status::error("cannot open " + label + ": " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != before.st_dev ||
+      st.st_ino != before.st_ino) {
     ::close(fd);
-    return Status::error("cannot read " + label +
-                         ": it was replaced while being opened");
+    return Status::error("cannot read " + label + ": it was replaced while being opened");
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > maxBytes) {
@@ -72,9 +70,8 @@ Status aicc::runtime::readRegularFile(const std::string &path,
       ::close(fd);
       return Status::error("cannot read " + label + ": " +
                            (err ? std::strerror(err)
-                                : "the file shrank while being read (" +
-                                      std::to_string(done) + " of " +
-                                      std::to_string(size) + " bytes)"));
+                                : "the file shrank while being read (" + std::to_string(done) +
+                                      " of " + std::to_string(size) + " bytes)"));
     }
     done += static_cast<size_t>(n);
   }

@@ -70,8 +70,7 @@ uint64_t aicc::runtime::xxHash64(const void *data, size_t size, uint64_t seed) {
   uint64_t acc;
   if (size >= 32) {
     // Step 1: initialise the four accumulators; step 2: process stripes.
-    uint64_t v1 = seed + kPrime1 + kPrime2, v2 = seed + kPrime2, v3 = seed,
-             v4 = seed - kPrime1;
+    uint64_t v1 = seed + kPrime1 + kPrime2, v2 = seed + kPrime2, v3 = seed, v4 = seed - kPrime1;
     const unsigned char *const limit = end - 32;
     do {
       v1 = round(v1, read64(p));

@@ -199,8 +199,8 @@ bool checkEvaluationFits(func::FuncOp fn, uint64_t maxBytes) {
       }
     std::string size = bytes == UINT64_MAX ? "2^64 or more" : std::to_string(bytes);
     if (bytes > maxBytes) {
-      emitError(loc) << "reference evaluator: " << what << " of type " << type << " needs "
-                     << size << " bytes (8 per element), above the limit of " << maxBytes
+      emitError(loc) << "reference evaluator: " << what << " of type " << type << " needs " << size
+                     << " bytes (8 per element), above the limit of " << maxBytes
                      << " (--max-buffer-bytes)";
       return false;
     }

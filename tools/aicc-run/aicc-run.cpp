@@ -139,17 +139,25 @@ bool parseDouble(const std::string &flag, const std::string &text,
 
 /// Parses a byte count: decimal digits and an optional K, M, G or T suffix
 /// (powers of 1024), at least 1 and below 2^64.
-bool parseByteCount(const std::string &flag, const std::string &text,
-                    uint64_t &out) {
+bool parseByteCount(const std::string &flag, const std::string &text, uint64_t &out) {
   std::string digits = text;
   unsigned shift = 0;
   if (!digits.empty()) {
     switch (digits.back()) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    default: break;
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    case 'T':
+      shift = 40;
+      break;
+    default:
+      break;
     }
     if (shift)
       digits.pop_back();
@@ -167,8 +175,8 @@ bool parseByteCount(const std::string &flag, const std::string &text,
   if (ok && shift && (v >> (64 - shift)) != 0)
     ok = false;
   if (!ok || v == 0)
-    return usageError(flag + " expects a positive byte count (e.g. 4096, 512M, 64G), got '" +
-                      text + "'");
+    return usageError(flag + " expects a positive byte count (e.g. 4096, 512M, 64G), got '" + text +
+                      "'");
   out = v << shift;
   return true;
 }
@@ -177,9 +185,9 @@ bool parseByteCount(const std::string &flag, const std::string &text,
 /// sets `wantHelp` for --help.
 bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
   static const char *const kValueFlags[] = {
-      "--device", "--input",      "--test-data-set", "--rtol",
-      "--atol",   "--output-dir", "--benchmark", "--reference", "--bisect",
-      "--target", "--max-file-bytes", "--max-buffer-bytes"};
+      "--device", "--input",      "--test-data-set",  "--rtol",
+      "--atol",   "--output-dir", "--benchmark",      "--reference",
+      "--bisect", "--target",     "--max-file-bytes", "--max-buffer-bytes"};
   bool flagsDone = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

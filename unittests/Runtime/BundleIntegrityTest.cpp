@@ -37,7 +37,8 @@ Bundle makeAddBundle() {
   b.kernels.push_back({"add", {4, 1, 1}, {1, 1, 1}, 0, 3});
   b.kernels[0].params.assign(3, {DType::f32, 4000});
   b.launches.push_back({"add", {0, 1, 2}});
-  b.code = "\x7f" "ELF placeholder code section";
+  b.code = "\x7f"
+           "ELF placeholder code section";
   b.weights.assign(4000, '\x3c');
   return b;
 }
@@ -202,17 +203,21 @@ TEST(BundleParamTest, ConsistentSizeEditsAreRefused) {
       "manifest line 12: launch 0 of 'add': parameter 2 is buffer 2 f32[999] (3996 bytes), but "
       "the kernel's code expects f32 elements, 4000 bytes (its 'param' record at manifest line "
       "11); the manifest's buffers disagree with the kernel";
-  expectError(parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 f32 output 3996 1 999")),
-              expected);
+  expectError(
+      parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 f32 output 3996 1 999")),
+      expected);
   // A larger buffer, another dtype of the same size, an input.
-  expectError(parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 f32 output 8000 1 2000")),
-              "parameter 2 is buffer 2 f32[2000] (8000 bytes)");
-  expectError(parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 i32 output 4000 1 1000")),
-              "parameter 2 is buffer 2 i32[1000] (4000 bytes), but the kernel's code expects f32");
+  expectError(
+      parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 f32 output 8000 1 2000")),
+      "parameter 2 is buffer 2 f32[2000] (8000 bytes)");
+  expectError(
+      parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 i32 output 4000 1 1000")),
+      "parameter 2 is buffer 2 i32[1000] (4000 bytes), but the kernel's code expects f32");
   expectError(parse(resealedEdit("buffer 0 f32 input 4000 1 1000", "buffer 0 f32 input 40 1 10")),
               "parameter 0 is buffer 0 f32[10] (40 bytes)");
   // Reshapes of the same bytes are what kernels see anyway (flat views).
-  Status s = parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 f32 output 4000 2 10 100"));
+  Status s =
+      parse(resealedEdit("buffer 2 f32 output 4000 1 1000", "buffer 2 f32 output 4000 2 10 100"));
   EXPECT_TRUE(s.ok) << s.message;
   // Editing the param record instead breaks the launch the other way.
   expectError(parse(resealedEdit("param add 0 f32 4000", "param add 0 f32 40")),
@@ -247,9 +252,9 @@ TEST(BundleParamTest, MalformedParamRecords) {
               "one per buffer parameter)");
   expectError(parse(resealedEdit("param add 1", "param add 2")),
               "manifest line 10: kernel 'add': parameter index 2 out of order, expected 1");
-  expectError(parse(resealedEdit("param add 2 f32 4000\n",
-                                 "param add 2 f32 4000\nparam add 3 f32 4000\n")),
-              "manifest line 12: kernel 'add': parameter 3 is past its NUM_PARAMS 3");
+  expectError(
+      parse(resealedEdit("param add 2 f32 4000\n", "param add 2 f32 4000\nparam add 3 f32 4000\n")),
+      "manifest line 12: kernel 'add': parameter 3 is past its NUM_PARAMS 3");
   expectError(parse(resealedEdit("param add 0 f32 4000", "param other 0 f32 4000")),
               "'param' record for kernel 'other' before (or without) its 'kernel' record");
   expectError(parse(resealedEdit("param add 0 f32 4000", "param add 0 f33 4000")),
@@ -314,8 +319,7 @@ TEST(BundleLimitsTest, BlockSharedMemoryAndParameterCaps) {
 TEST(BundleLimitsTest, BufferBytesAndTheirSumAreCapped) {
   // One buffer of 2^62 bytes, and two of 40 GiB whose sum is above 64 GiB.
   Bundle b = makeAddBundle();
-  b.buffers.push_back({3, DType::f32, BufferKind::temp, uint64_t(1) << 62,
-                       {int64_t(1) << 60}, 0});
+  b.buffers.push_back({3, DType::f32, BufferKind::temp, uint64_t(1) << 62, {int64_t(1) << 60}, 0});
   expectError(validateBundle(b), "buffer 3: SIZE_BYTES 4611686018427387904 brings the plan's "
                                  "buffers to more than 68719476736 bytes "
                                  "(Limits::maxBufferBytes; aicc-run --max-buffer-bytes)");
@@ -335,8 +339,8 @@ TEST(BundleLimitsTest, BufferBytesAndTheirSumAreCapped) {
   unlimited.maxBufferBytes = UINT64_MAX;
   b = makeAddBundle();
   for (int i = 0; i < 2; ++i)
-    b.buffers.push_back({3 + i, DType::i16, BufferKind::temp, uint64_t(1) << 63,
-                         {int64_t(1) << 62}, 0});
+    b.buffers.push_back(
+        {3 + i, DType::i16, BufferKind::temp, uint64_t(1) << 63, {int64_t(1) << 62}, 0});
   expectError(validateBundle(b, unlimited), "buffer 4: SIZE_BYTES 9223372036854775808 brings "
                                             "the plan's buffers to more than "
                                             "18446744073709551615 bytes");
@@ -367,8 +371,7 @@ TEST(BundleLimitsTest, ManyRecordsParseInLinearTime) {
   auto start = std::chrono::steady_clock::now();
   Bundle b;
   Status s = parseBundle(sealed(m, "code", ""), b);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(b.launches.size(), static_cast<size_t>(n));
   EXPECT_LT(seconds, 5.0);

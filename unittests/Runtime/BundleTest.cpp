@@ -466,8 +466,7 @@ TEST(BundleTest, RejectsBadKernelsAndLaunches) {
                    "kernel 'k': grid and block sizes must be >= 1");
   expectParseError(frame(mutate("kernel k 1 1 1 1 1 1", "kernel k 1 1 1 32 1 1")),
                    "kernel 'k': block must be 1 1 1 on the cpu target");
-  expectParseError(frame(mutate("kernel k 1 1 1",
-                                "kernel k 4294967296 4294967296 4294967296")),
+  expectParseError(frame(mutate("kernel k 1 1 1", "kernel k 4294967296 4294967296 4294967296")),
                    "manifest line 10: kernel 'k': grid 4294967296x4294967296x4294967296 is "
                    "2^64 or more programs, above the limit of 2147483647 (Limits::maxPrograms)");
   expectParseError(frame(mutate("launch k 3 0 1 3", "launch q 3 0 1 3")),
@@ -686,8 +685,9 @@ TEST(TensorMapBundleTest, RoundTripPreservesTensorMaps) {
   original.launches.push_back({"odd name%", {2, 0}});
   ASSERT_TRUE(validateBundle(original).ok) << validateBundle(original).message;
   std::string bytes = serializeBundle(original);
-  EXPECT_NE(bytes.find("kernel copy 1 1 1 32 1 1 0 1\nparam copy 0 f32 524288\nkernel odd%20name%25 "),
-            std::string::npos);
+  EXPECT_NE(
+      bytes.find("kernel copy 1 1 1 32 1 1 0 1\nparam copy 0 f32 524288\nkernel odd%20name%25 "),
+      std::string::npos);
   EXPECT_NE(bytes.find("param odd%20name%25 1 f16 262144\ntensormap odd%20name%25 1 bf16"),
             std::string::npos);
   EXPECT_NE(bytes.find("tensormap odd%20name%25 1 bf16 2 2000 48 112 256 8 0\n"),

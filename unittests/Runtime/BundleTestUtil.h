@@ -46,8 +46,8 @@ inline std::string hex64(uint64_t v) {
 /// weights, then of every manifest byte before the manifest's own field.
 inline std::string withChecksum(const std::string &records, const std::string &code,
                                 const std::string &weights) {
-  std::string m = records + "checksum xxh64 " + hex64(xxHash64(code)) + " " +
-                  hex64(xxHash64(weights)) + " ";
+  std::string m =
+      records + "checksum xxh64 " + hex64(xxHash64(code)) + " " + hex64(xxHash64(weights)) + " ";
   return m + hex64(xxHash64(m)) + "\n";
 }
 

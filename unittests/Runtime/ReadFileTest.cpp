@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "aicc/Runtime/ReadFile.h"
 #include "aicc/Runtime/Bundle.h"
 #include "aicc/Runtime/ONNXData.h"
-#include "aicc/Runtime/ReadFile.h"
 
 #include <gtest/gtest.h>
 
@@ -62,8 +62,9 @@ TEST_F(ReadFileTest, ReadsRegularFilesUpToTheCap) {
   ASSERT_TRUE(readRegularFile(dir + "/link-to-file", 1000, bytes).ok);
   EXPECT_EQ(bytes.size(), 100u);
   expectError(readRegularFile(file, 99, bytes, "bundle"),
-              "bundle '" + file + "' is 100 bytes, above the limit of 99 bytes "
-              "(Limits::maxFileBytes; aicc-run --max-file-bytes)");
+              "bundle '" + file +
+                  "' is 100 bytes, above the limit of 99 bytes "
+                  "(Limits::maxFileBytes; aicc-run --max-file-bytes)");
   expectError(readRegularFile(dir + "/missing", 100, bytes),
               "cannot open '" + dir + "/missing': No such file or directory");
 }
@@ -86,11 +87,13 @@ TEST_F(ReadFileTest, BundleReaderRefusesThem) {
   expectError(readBundleFile(dir, b),
               "cannot read bundle '" + dir + "': it is a directory, not a regular file");
   expectError(readBundleFile(fifo, b), "cannot read bundle '" + fifo + "': it is a FIFO");
-  expectError(readBundleFile("/dev/zero", b), "cannot read bundle '/dev/zero': it is a character device");
+  expectError(readBundleFile("/dev/zero", b),
+              "cannot read bundle '/dev/zero': it is a character device");
   expectError(readBundleFile(file, b), file + ": not an aicc bundle: bad magic");
   Limits small;
   small.maxFileBytes = 10;
-  expectError(readBundleFile(file, b, small), "bundle '" + file + "' is 100 bytes, above the limit of 10 bytes");
+  expectError(readBundleFile(file, b, small),
+              "bundle '" + file + "' is 100 bytes, above the limit of 10 bytes");
 }
 
 TEST_F(ReadFileTest, TensorProtoReaderRefusesThem) {
@@ -100,7 +103,8 @@ TEST_F(ReadFileTest, TensorProtoReaderRefusesThem) {
               "cannot read '" + dir + "': it is a directory, not a regular file");
   expectError(readTensorProtoFile(fifo, t), "it is a FIFO (named pipe)");
   expectError(readTensorProtoFile("/dev/zero", t), "it is a character device");
-  expectError(readTensorProtoFile(file, t, nullptr, 50), "is 100 bytes, above the limit of 50 bytes");
+  expectError(readTensorProtoFile(file, t, nullptr, 50),
+              "is 100 bytes, above the limit of 50 bytes");
   // 100 bytes of 'x' are read and parsed (as unknown fields: no data type).
   expectError(readTensorProtoFile(file, t), file + ": unsupported TensorProto data type");
 }

@@ -43,8 +43,8 @@ Bundle makeAddBundle(std::string code, std::array<int64_t, 3> grid = {4, 1, 1}) 
   Bundle b;
   b.target = "cpu";
   for (int i = 0; i < 3; ++i)
-    b.buffers.push_back({i, DType::f32, i < 2 ? BufferKind::input : BufferKind::output, 4000,
-                         {1000}, 0});
+    b.buffers.push_back(
+        {i, DType::f32, i < 2 ? BufferKind::input : BufferKind::output, 4000, {1000}, 0});
   b.inputs.push_back({0, 0, "a"});
   b.inputs.push_back({1, 1, "b"});
   b.outputs.push_back({0, 2, "c"});
@@ -135,8 +135,7 @@ TEST_P(CodeFileTest, NoTemporaryFileIsLeftBehind) {
 
   // dlopen itself crashes (the shared object's constructor raises SIGSEGV),
   // in a child process: nothing may be left on disk either.
-  const std::string crash =
-      readFile(envOr("AICC_TEST_CRASH_KERNEL_SO", AICC_TEST_CRASH_KERNEL_SO));
+  const std::string crash = readFile(envOr("AICC_TEST_CRASH_KERNEL_SO", AICC_TEST_CRASH_KERNEL_SO));
   ASSERT_FALSE(crash.empty());
   // "fast": fork without re-running the test, so the child keeps this $TMPDIR
   // (no session, hence no worker thread, is alive here).
@@ -153,8 +152,7 @@ TEST_P(CodeFileTest, NoTemporaryFileIsLeftBehind) {
 
 INSTANTIATE_TEST_SUITE_P(MemfdAndTemporaryFile, CodeFileTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool> &info) {
-                           return info.param ? std::string("TemporaryFile")
-                                             : std::string("Memfd");
+                           return info.param ? std::string("TemporaryFile") : std::string("Memfd");
                          });
 
 TEST(SessionLoadTest, AbsurdGridsAreRefusedBeforeLoading) {
@@ -190,17 +188,16 @@ TEST(SessionLoadTest, BuffersThatDisagreeWithTheKernelAreNotLoaded) {
 TEST(SessionLoadTest, VersionOneBundleFromTheOldCompilerRuns) {
   // testdata/mlp-cpu.v1.aicc: y = softmax(relu(x @ w + b)), test/Tools/Inputs/mlp.mlir.
   Bundle bundle;
-  Status s =
-      readBundleFile(envOr("AICC_RUNTIME_TESTDATA", AICC_RUNTIME_TESTDATA) +
-                         std::string("/mlp-cpu.v1.aicc"),
-                     bundle);
+  Status s = readBundleFile(envOr("AICC_RUNTIME_TESTDATA", AICC_RUNTIME_TESTDATA) +
+                                std::string("/mlp-cpu.v1.aicc"),
+                            bundle);
   ASSERT_TRUE(s.ok) << s.message;
   ASSERT_EQ(bundle.formatVersion, 1);
   std::unique_ptr<Session> session;
   s = Session::create(bundle, Device::cpu, session);
   ASSERT_TRUE(s.ok) << s.message;
-  const double w[4][3] = {{0.5, -1.0, 0.25}, {1.5, 0.75, -0.5}, {-0.25, 1.0, 2.0},
-                          {0.125, -0.375, 1.25}};
+  const double w[4][3] = {
+      {0.5, -1.0, 0.25}, {1.5, 0.75, -0.5}, {-0.25, 1.0, 2.0}, {0.125, -0.375, 1.25}};
   const double bias[3] = {0.1, -0.2, 0.3};
   HostTensor x = HostTensor::zeros(DType::f32, {2, 4});
   const float xs[8] = {0.5f, -1.25f, 2.0f, 0.75f, -0.5f, 1.5f, 0.25f, -2.0f};

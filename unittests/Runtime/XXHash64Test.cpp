@@ -41,10 +41,10 @@ TEST(XXHash64Test, PublishedVectors) {
     uint64_t hash;
   };
   const Row rows[] = {
-      {0, 0, 0xEF46DB3751D8E999ull},   {0, prime, 0xAC75FDA2929B17EFull},
-      {1, 0, 0xE934A84ADB052768ull},   {1, prime, 0x5014607643A9B4C3ull},
-      {4, 0, 0x9136A0DCA57457EEull},   {14, 0, 0x8282DCC4994E35C8ull},
-      {14, prime, 0xC3BD6BF63DEB6DF0ull}, {222, 0, 0xB641AE8CB691C174ull},
+      {0, 0, 0xEF46DB3751D8E999ull},       {0, prime, 0xAC75FDA2929B17EFull},
+      {1, 0, 0xE934A84ADB052768ull},       {1, prime, 0x5014607643A9B4C3ull},
+      {4, 0, 0x9136A0DCA57457EEull},       {14, 0, 0x8282DCC4994E35C8ull},
+      {14, prime, 0xC3BD6BF63DEB6DF0ull},  {222, 0, 0xB641AE8CB691C174ull},
       {222, prime, 0x20CB8AB7AE10C14Aull},
   };
   for (const Row &r : rows)

@@ -315,14 +315,12 @@ std::string serializeBundle(const Bundle &bundle);
 /// sizes all give an error Status and leave `out` unspecified. Memory:
 /// proportional to bytes.size() (the manifest is capped by
 /// Limits::maxManifestBytes).
-Status parseBundle(std::string_view bytes, Bundle &out,
-                   const Limits &limits = Limits());
+Status parseBundle(std::string_view bytes, Bundle &out, const Limits &limits = Limits());
 
 /// Reads the regular file at `path` (readRegularFile(): directories, FIFOs
 /// and devices are refused, size capped by limits.maxFileBytes) and parses it
 /// with parseBundle(). Errors name the path.
-Status readBundleFile(const std::string &path, Bundle &out,
-                      const Limits &limits = Limits());
+Status readBundleFile(const std::string &path, Bundle &out, const Limits &limits = Limits());
 
 /// Percent-encodes `name` for the manifest: bytes in [A-Za-z0-9_.:/-] are kept,
 /// every other byte becomes `%XX` (upper-case hex).

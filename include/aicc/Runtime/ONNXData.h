@@ -39,8 +39,7 @@ constexpr uint64_t kMaxTensorProtoBytes = 0x7fffffff;
 /// bytes) and decodes it with parseTensorProto(). Errors name the path.
 /// Memory: the file's bytes plus the tensor, which parseTensorProto() caps at
 /// 8 times the file size (a value takes at least one byte of the encoding).
-Status readTensorProtoFile(const std::string &path, HostTensor &out,
-                           std::string *name = nullptr,
+Status readTensorProtoFile(const std::string &path, HostTensor &out, std::string *name = nullptr,
                            uint64_t maxBytes = kMaxTensorProtoBytes);
 
 /// ONNX test data written by onnx < 1.13 stores each BFLOAT16 tensor as a

@@ -31,8 +31,8 @@ namespace aicc::runtime {
 /// file"), above the cap ("'x' is N bytes, above the limit of M bytes"), read
 /// errors. `out` is unspecified on error. Memory: one allocation of the file's
 /// size.
-Status readRegularFile(const std::string &path, uint64_t maxBytes,
-                       std::string &out, std::string_view what = {});
+Status readRegularFile(const std::string &path, uint64_t maxBytes, std::string &out,
+                       std::string_view what = {});
 
 } // namespace aicc::runtime
 

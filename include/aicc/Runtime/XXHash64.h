@@ -26,9 +26,7 @@ namespace aicc::runtime {
 uint64_t xxHash64(const void *data, size_t size, uint64_t seed = 0);
 
 /// XXH64 of `bytes` with seed 0 (what bundle checksums use).
-inline uint64_t xxHash64(std::string_view bytes) {
-  return xxHash64(bytes.data(), bytes.size(), 0);
-}
+inline uint64_t xxHash64(std::string_view bytes) { return xxHash64(bytes.data(), bytes.size(), 0); }
 
 } // namespace aicc::runtime
 
