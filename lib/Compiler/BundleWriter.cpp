@@ -17,36 +17,8 @@ using namespace aicc;
 using namespace aicc::detail;
 namespace rt = aicc::runtime;
 
-KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
-  KernelInfoMap map;
-  for (Operation &container : top.getBody()->getOperations()) {
-    auto sym = container.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-    if (!sym || sym.getValue() != kKernelModuleName || container.getNumRegions() != 1)
-      continue;
-    for (Operation &op : container.getRegion(0).front()) {
-      auto s = tile::getSchedule(&op);
-      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-      auto fn = dyn_cast<FunctionOpInterface>(op);
-      if (!s || !name || !fn)
-        continue;
-      KernelInfo info;
-      for (int i = 0; i < 3; ++i)
-        info.grid[i] = s.getGrid()[i];
-      info.threads = s.getNumThreads();
-      info.numParams = fn.getNumArguments();
-      // TMA descriptors follow the buffers; the runtime builds them (tile.tensor_maps).
-      if (auto maps = op.getAttrOfType<ArrayAttr>("tile.tensor_maps"))
-        info.numParams -= maps.size();
-      // CPU kernels carry their buffer count (pid and grid arguments follow the buffers).
-      if (auto n = op.getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
-        info.numParams = n.getInt();
-      map[name.getValue()] = info;
-    }
-  }
-  return map;
-}
-
-static FailureOr<rt::DType> toDType(Location loc, Type t) {
+/// The bundle dtype of element type `t`; std::nullopt when a bundle cannot hold it.
+static std::optional<rt::DType> dtypeOf(Type t) {
   if (t.isF32())
     return rt::DType::f32;
   if (t.isF16())
@@ -73,7 +45,70 @@ static FailureOr<rt::DType> toDType(Location loc, Type t) {
       break;
     }
   }
+  return std::nullopt;
+}
+
+static FailureOr<rt::DType> toDType(Location loc, Type t) {
+  if (std::optional<rt::DType> d = dtypeOf(t))
+    return *d;
   return emitError(loc, "no bundle dtype for element type ") << t, failure();
+}
+
+/// The `param` record of a buffer parameter of memref type `t`, as the kernel's code sees
+/// it: the element type with integers signless (iN; an iN parameter takes iN or uN
+/// buffers), and the bytes of the whole memref. std::nullopt for element types a bundle
+/// cannot hold, dynamic shapes and sizes of 2^64 bytes or more.
+static std::optional<rt::ParamDesc> paramRecord(MemRefType t) {
+  Type elem = t.getElementType();
+  if (auto it = dyn_cast<IntegerType>(elem); it && it.getWidth() > 1)
+    elem = IntegerType::get(t.getContext(), it.getWidth());
+  std::optional<rt::DType> dt = dtypeOf(elem);
+  uint64_t bytes = 0;
+  if (!dt || !t.hasStaticShape() ||
+      __builtin_mul_overflow(static_cast<uint64_t>(t.getNumElements()), rt::dtypeSize(*dt), &bytes))
+    return std::nullopt;
+  return rt::ParamDesc{*dt, bytes};
+}
+
+KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
+  KernelInfoMap map;
+  for (Operation &container : top.getBody()->getOperations()) {
+    auto sym = container.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!sym || sym.getValue() != kKernelModuleName || container.getNumRegions() != 1)
+      continue;
+    for (Operation &op : container.getRegion(0).front()) {
+      auto s = tile::getSchedule(&op);
+      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      auto fn = dyn_cast<FunctionOpInterface>(op);
+      if (!s || !name || !fn)
+        continue;
+      KernelInfo info;
+      for (int i = 0; i < 3; ++i)
+        info.grid[i] = s.getGrid()[i];
+      info.threads = s.getNumThreads();
+      info.numParams = fn.getNumArguments();
+      // TMA descriptors follow the buffers; the runtime builds them (tile.tensor_maps).
+      if (auto maps = op.getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+        info.numParams -= maps.size();
+      // CPU kernels carry their buffer count (pid and grid arguments follow the buffers).
+      if (auto n = op.getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
+        info.numParams = n.getInt();
+      // The parameter records come from what the kernel was generated for: its memref
+      // signature (lowered kernels take pointers; see KernelInfo::params).
+      ArrayRef<Type> argTypes = fn.getArgumentTypes();
+      for (int i = 0; i < info.numParams && i < (int)argTypes.size(); ++i) {
+        auto t = dyn_cast<MemRefType>(argTypes[i]);
+        std::optional<rt::ParamDesc> p = t ? paramRecord(t) : std::nullopt;
+        if (!p) {
+          info.params.clear();
+          break;
+        }
+        info.params.push_back(*p);
+      }
+      map[name.getValue()] = info;
+    }
+  }
+  return map;
 }
 
 /// Little-endian bytes of a constant, one element per dtype slot (i1 as one byte).
@@ -247,6 +282,20 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
         kd.grid = it->second.grid;
         kd.block = {gpu ? it->second.threads : 1, 1, 1};
         kd.numParams = it->second.numParams;
+        kd.params = it->second.params;
+        if (kd.params.empty())
+          // A lowered kernel (pointer parameters, e.g. a --plan file at the cpu stage): the
+          // launch operands, which tile.launch verified against its memref signature.
+          for (auto [i, v] : llvm::enumerate(l.getBuffers())) {
+            auto t = cast<MemRefType>(v.getType());
+            std::optional<rt::ParamDesc> p = paramRecord(t);
+            if (!p)
+              return l.emitError("buffer #") << i << " of type " << t
+                                             << " has no bundle parameter record (element "
+                                                "type, static shape, under 2^64 bytes)",
+                     failure();
+            kd.params.push_back(*p);
+          }
         bundle.kernels.push_back(kd);
       }
       continue;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace aicc::graph {
 struct HardwareDescription;
@@ -25,6 +26,10 @@ struct KernelInfo {
   std::array<int64_t, 3> grid = {1, 1, 1};
   int64_t threads = 1;
   int numParams = 0;
+  /// The bundle's `param` records, from the kernel's memref signature (empty when its
+  /// buffer parameters are already lowered to pointers: buildBundlePlan then takes them
+  /// from the launch operands, which tile.launch's verifier matched to that signature).
+  std::vector<runtime::ParamDesc> params;
 };
 using KernelInfoMap = llvm::StringMap<KernelInfo>;
 

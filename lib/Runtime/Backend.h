@@ -14,6 +14,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace aicc::runtime::detail {
 
@@ -44,6 +47,22 @@ inline int resolveAliasRoot(const Bundle &bundle, int id) {
   while (bundle.buffers[id].kind == BufferKind::alias)
     id = static_cast<int>(bundle.buffers[id].offset);
   return id;
+}
+
+/// Index into bundle.kernels of each launch's kernel, by hashed name lookup (linear in the
+/// number of records, however many a manifest holds). Requires a validated bundle (every
+/// launch names a kernel).
+inline std::vector<size_t> launchKernelIndices(const Bundle &bundle) {
+  std::unordered_map<std::string_view, size_t> byName;
+  for (size_t k = 0; k < bundle.kernels.size(); ++k)
+    byName.emplace(bundle.kernels[k].name, k);
+  std::vector<size_t> out;
+  out.reserve(bundle.launches.size());
+  for (const LaunchDesc &l : bundle.launches) {
+    auto it = byName.find(l.kernel);
+    out.push_back(it == byName.end() ? 0 : it->second); // validated: always found
+  }
+  return out;
 }
 
 /// Loads a validated cpu-target bundle (CPUBackend.cpp).

@@ -2,10 +2,13 @@
 //
 // The code section is an ELF shared object exporting, for each kernel NAME,
 //   void NAME_entry(void **args, const int64_t *pid, const int64_t *grid);
-// (docs/bundle-format.md, "Kernel calling conventions"). It is written to a
-// private temporary file, dlopen'ed and unlinked at once. Each launch calls the
-// entry once per program id; programs are independent, so they are spread over
-// a pool of worker threads that claim chunks of program ids.
+// (docs/bundle-format.md, "Kernel calling conventions"). It is written to an
+// anonymous memory file (memfd_create) and dlopen'ed as /proc/self/fd/N, so no
+// file ever appears on disk; without memfd_create a private temporary file is
+// used, unlinked before dlopen when /proc is there, right after otherwise, and
+// on every error path. Each launch calls the entry once per program id;
+// programs are independent, so they are spread over a pool of worker threads
+// that claim chunks of program ids.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +22,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <functional>
 #include <mutex>
+#include <sys/mman.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -131,6 +136,7 @@ public:
     pool.reset();
     if (handle)
       dlclose(handle);
+    closeCodeFile();
   }
 
   Status load(const Bundle &bundle);
@@ -155,9 +161,16 @@ public:
 
 private:
   Status loadSharedObject(const std::string &code);
+  void closeCodeFile();
   void runLaunch(const CPULaunch &launch);
 
   void *handle = nullptr;
+  /// The descriptor of the loaded code file (memfd or unlinked temporary),
+  /// and the name dlopen knew it by. Kept open while the library is loaded:
+  /// glibc matches dlopen names against loaded objects, so the number, hence
+  /// the /proc/self/fd/N name, must not be reused while it is.
+  int codeFd = -1;
+  std::string codePath;
   std::vector<AlignedMemory> storage;
   std::vector<uint8_t *> addresses;
   std::vector<CPULaunch> launches;
@@ -182,31 +195,66 @@ static bool writeAll(int fd, const std::string &bytes) {
   return true;
 }
 
-Status CPUBackend::loadSharedObject(const std::string &code) {
-  const char *tmpDir = std::getenv("TMPDIR");
-  std::string path = std::string(tmpDir && *tmpDir ? tmpDir : "/tmp") +
-                     "/aicc-kernels-XXXXXX";
-  int fd = ::mkstemp(path.data());
-  if (fd < 0)
-    return Status::error("cannot create a temporary file for the kernel code "
-                         "(" + path + "): " + std::strerror(errno));
-  bool written = writeAll(fd, code);
-  int writeErrno = errno;
-  bool closed = ::close(fd) == 0;
-  if (!written || !closed) {
-    ::unlink(path.c_str());
-    return Status::error("cannot write the kernel code to '" + path +
-                         "': " + std::strerror(written ? errno : writeErrno));
+void CPUBackend::closeCodeFile() {
+  if (codeFd < 0)
+    return;
+  // dlclose may keep an object mapped (RTLD_NODELETE, unique symbols): then
+  // its name stays taken and the descriptor must stay open with it.
+  if (void *still = ::dlopen(codePath.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+    ::dlclose(still);
+    return;
   }
-  handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  // The mapping keeps the file alive; nothing is left behind on disk.
-  ::unlink(path.c_str());
+  ::close(codeFd);
+  codeFd = -1;
+}
+
+Status CPUBackend::loadSharedObject(const std::string &code) {
+  // /proc/self/fd/N names any open descriptor, so the library needs no path
+  // of its own on disk. AICC_RUNTIME_NO_MEMFD=1 takes the temporary-file
+  // route (tests of the fallback).
+  const bool haveProcFd = ::access("/proc/self/fd", X_OK) == 0;
+  const char *noMemfd = std::getenv("AICC_RUNTIME_NO_MEMFD");
+  int fd = -1;
+  if (haveProcFd && !(noMemfd && std::strcmp(noMemfd, "1") == 0))
+    fd = ::memfd_create("aicc-kernels", MFD_CLOEXEC);
+  std::string tmpPath;
+  if (fd < 0) {
+    const char *tmpDir = std::getenv("TMPDIR");
+    tmpPath = std::string(tmpDir && *tmpDir ? tmpDir : "/tmp") + "/aicc-kernels-XXXXXX";
+    fd = ::mkostemp(tmpPath.data(), O_CLOEXEC);
+    if (fd < 0)
+      return Status::error("cannot create a temporary file for the kernel code (" + tmpPath +
+                           "): " + std::strerror(errno));
+  }
+  auto removeTemp = [&] {
+    if (!tmpPath.empty())
+      ::unlink(tmpPath.c_str());
+    tmpPath.clear();
+  };
+  if (!writeAll(fd, code)) {
+    int err = errno;
+    std::string where = tmpPath.empty() ? "a memory file" : "'" + tmpPath + "'";
+    ::close(fd);
+    removeTemp();
+    return Status::error("cannot write the kernel code to " + where + ": " + std::strerror(err));
+  }
+  std::string loadPath = tmpPath;
+  if (haveProcFd) {
+    loadPath = "/proc/self/fd/" + std::to_string(fd);
+    // Nothing on disk while dlopen runs (a crash inside it leaves nothing).
+    removeTemp();
+  }
+  handle = ::dlopen(loadPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // The mapping keeps the file's contents alive.
+  removeTemp();
   if (!handle) {
     const char *err = ::dlerror();
-    return Status::error(std::string("cannot load the code section as a "
-                                     "shared object: ") +
+    ::close(fd);
+    return Status::error(std::string("cannot load the code section as a shared object: ") +
                          (err ? err : "unknown dlopen error"));
   }
+  codeFd = fd;
+  codePath = loadPath;
   return Status::success();
 }
 
@@ -259,8 +307,10 @@ Status CPUBackend::load(const Bundle &bundle) {
                            "': the code section exports no '" + symbol + "'");
     entries[k] = reinterpret_cast<EntryFn>(sym);
   }
-  for (const LaunchDesc &l : bundle.launches) {
-    const KernelDesc *k = bundle.findKernel(l.kernel);
+  const std::vector<size_t> kernelOf = launchKernelIndices(bundle);
+  for (size_t i = 0; i < bundle.launches.size(); ++i) {
+    const LaunchDesc &l = bundle.launches[i];
+    const KernelDesc *k = &bundle.kernels[kernelOf[i]];
     CPULaunch launch;
     launch.kernel = l.kernel;
     launch.entry = entries[k - bundle.kernels.data()];

@@ -297,27 +297,29 @@ Status CUDABackend::checkTensorMapParams(const KernelDesc &kd, CUfunction functi
                          "newer; " +
                          deviceDescription + " has not");
 #if CUDA_VERSION >= 12040
-  // The kernel must take exactly the parameters the launch passes: numParams
-  // pointers, then a 64-byte aligned 128-byte CUtensorMap per map. A mismatch
-  // would otherwise read garbage descriptors. Skipped with drivers older than
-  // CUDA 12.4, which cannot tell.
-  if (!api.funcGetParamInfo)
+  // The kernel must take the parameters the launch passes: numParams pointers,
+  // then a 128-byte CUtensorMap per map. A mismatch would otherwise read
+  // garbage descriptors. cuFuncGetParamInfo (CUDA 12.4) takes "paramIndex
+  // less than the number of parameters that func takes" (cuda.h): only
+  // indices below the manifest's count are asked, so a consistent bundle makes
+  // no failing driver call (compute-sanitizer reports every one, and probing
+  // one index past the end did so for every bundle with tensor maps). A
+  // cubin taking fewer parameters shows as CUDA_ERROR_INVALID_VALUE at the
+  // first missing index; one taking more cannot be seen without such a call
+  // and is left to the bundle's checksums (the compiler writes the manifest
+  // from the kernel it generated). Skipped when the driver predates 12.4.
+  int driverVersion = 0;
+  if (!api.funcGetParamInfo || api.driverGetVersion(&driverVersion) != CUDA_SUCCESS ||
+      driverVersion < 12040)
     return Status::success();
   const size_t numBuffers = static_cast<size_t>(kd.numParams);
   const size_t total = numBuffers + kd.tensorMaps.size();
   const std::string expected = std::to_string(kd.numParams) + " buffer pointers then " +
                                std::to_string(kd.tensorMaps.size()) +
                                " CUtensorMap (.param .align 64 .b8 NAME[128])";
-  for (size_t i = 0; i <= total; ++i) {
+  for (size_t i = 0; i < total; ++i) {
     size_t offset = 0, size = 0;
     CUresult r = api.funcGetParamInfo(function, i, &offset, &size);
-    if (i == total) {
-      if (r == CUDA_SUCCESS)
-        return Status::error(label + ": the cubin's .entry takes more than " +
-                             std::to_string(total) + " parameters; the manifest passes " +
-                             expected);
-      break;
-    }
     // Parameter 0 exists (a kernel with maps has parameters): an error there
     // means the driver cannot tell, not a short parameter list.
     if (r == CUDA_ERROR_INVALID_VALUE && i > 0)
@@ -564,9 +566,10 @@ Status CUDABackend::load(const Bundle &bundle) {
       addresses[i] = addresses[resolveAliasRoot(bundle, static_cast<int>(i))];
 
   launches.reserve(bundle.launches.size());
+  const std::vector<size_t> kernelOf = launchKernelIndices(bundle);
   for (size_t i = 0; i < bundle.launches.size(); ++i) {
     const LaunchDesc &l = bundle.launches[i];
-    const KernelDesc *k = bundle.findKernel(l.kernel);
+    const KernelDesc *k = &bundle.kernels[kernelOf[i]];
     CUDALaunch launch;
     launch.kernel = l.kernel;
     launch.function = functions[k - bundle.kernels.data()];

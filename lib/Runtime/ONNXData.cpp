@@ -7,12 +7,14 @@
 
 #include "aicc/Runtime/ONNXData.h"
 
+#include "aicc/Runtime/ReadFile.h"
+
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <sys/stat.h>
@@ -111,8 +113,9 @@ static Status copyTyped(const Field &field, const char *fieldName,
 
 Status aicc::runtime::parseTensorProto(std::string_view bytes, HostTensor &out,
                                        std::string *name) {
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-    return Status::error("TensorProto larger than 2 GiB is not supported");
+  if (bytes.size() > kMaxTensorProtoBytes)
+    return Status::error("TensorProto of " + std::to_string(bytes.size()) +
+                         " bytes: protobuf reads at most " + std::to_string(kMaxTensorProtoBytes));
   TensorProto proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return Status::error("not a valid serialized onnx.TensorProto");
@@ -191,15 +194,12 @@ bool aicc::runtime::adoptLegacyBFloat16(HostTensor &t, DType expected) {
   return true;
 }
 
-Status aicc::runtime::readTensorProtoFile(const std::string &path,
-                                          HostTensor &out, std::string *name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error("cannot open '" + path + "': " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
-  if (in.bad())
-    return Status::error("cannot read '" + path + "'");
+Status aicc::runtime::readTensorProtoFile(const std::string &path, HostTensor &out,
+                                          std::string *name, uint64_t maxBytes) {
+  std::string bytes;
+  if (Status s = readRegularFile(path, std::min<uint64_t>(maxBytes, kMaxTensorProtoBytes), bytes);
+      !s.ok)
+    return s;
   return parseTensorProto(bytes, out, name).withContext(path);
 }
 

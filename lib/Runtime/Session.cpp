@@ -46,9 +46,9 @@ Status aicc::runtime::detail::createCUDABackend(const Bundle &,
 Session::Session() = default;
 Session::~Session() = default;
 
-Status Session::create(const Bundle &bundle, Device device,
-                       std::unique_ptr<Session> &out) {
-  if (Status s = validateBundle(bundle); !s.ok)
+Status Session::create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
+                       const Limits &limits) {
+  if (Status s = validateBundle(bundle, limits); !s.ok)
     return s.withContext("invalid bundle");
   Device wanted = defaultDeviceForTarget(bundle.target);
   if (wanted != device)

@@ -24,6 +24,7 @@
 #include "aicc/Reference/Evaluator.h"
 #include "aicc/Runtime/Bundle.h"
 #include "aicc/Runtime/ONNXData.h"
+#include "aicc/Runtime/ReadFile.h"
 #include "aicc/Target/ONNX/ImportONNX.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -136,18 +137,21 @@ struct Model {
 };
 
 /// Loads `path` (.mlir: graph-dialect text; anything else: ONNX), runs aicc-graph-pipeline
-/// unless the input is already fused, and aicc-fusion-pipeline too when `fuse`.
-bool loadModel(Model &m, const std::string &path, bool fuse) {
+/// unless the input is already fused, and aicc-fusion-pipeline too when `fuse`. The file
+/// must be a regular file of at most limits.maxFileBytes (rt::readRegularFile).
+bool loadModel(Model &m, const std::string &path, bool fuse, const rt::Limits &limits) {
   aicc::registerAllPasses();
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
-  if (!buf)
-    return fail("cannot read '" + path + "': " + buf.getError().message());
+  std::string bytes;
+  if (rt::Status s = rt::readRegularFile(path, limits.maxFileBytes, bytes, "model"); !s.ok)
+    return fail(s.message);
+  auto buf = llvm::MemoryBuffer::getMemBufferCopy(bytes, path);
+  bytes = std::string();
   if (StringRef(path).ends_with(".mlir")) {
     llvm::SourceMgr sm;
-    sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
+    sm.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
     m.module = parseSourceFile<ModuleOp>(sm, &m.ctx);
   } else {
-    m.module = aicc::onnx_import::importONNXModel((*buf)->getBuffer(), path, m.ctx);
+    m.module = aicc::onnx_import::importONNXModel(buf->getBuffer(), path, m.ctx);
   }
   if (!m.module)
     return fail("cannot load the model '" + path + "'");
@@ -174,6 +178,51 @@ bool loadModel(Model &m, const std::string &path, bool fuse) {
   }
   if (!m.main)
     return fail("'" + path + "' has no function to evaluate");
+  return true;
+}
+
+/// The reference evaluator holds every value of `fn` at once (arguments, and the results
+/// of every op, inside fusion groups too), 8 bytes per element (double or int64_t). Fails
+/// with a located diagnostic, before any tensor is allocated, when one value or their sum
+/// exceeds `maxBytes` (the runtime's buffer cap) or overflows.
+bool checkEvaluationFits(func::FuncOp fn, uint64_t maxBytes) {
+  uint64_t total = 0;
+  auto add = [&](Value v, Location loc, const std::string &what) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return true; // the evaluator reports these itself
+    uint64_t bytes = 8;
+    for (int64_t d : type.getShape())
+      if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) {
+        bytes = UINT64_MAX;
+        break;
+      }
+    std::string size = bytes == UINT64_MAX ? "2^64 or more" : std::to_string(bytes);
+    if (bytes > maxBytes) {
+      emitError(loc) << "reference evaluator: " << what << " of type " << type << " needs " << size
+                     << " bytes (8 per element), above the limit of " << maxBytes
+                     << " (--max-buffer-bytes)";
+      return false;
+    }
+    if (__builtin_add_overflow(total, bytes, &total) || total > maxBytes) {
+      emitError(loc) << "reference evaluator: the model's values, held at once, need more than "
+                     << maxBytes << " bytes (8 per element) by this " << what
+                     << "; above the limit (--max-buffer-bytes)";
+      return false;
+    }
+    return true;
+  };
+  for (BlockArgument arg : fn.getArguments())
+    if (!add(arg, fn.getLoc(), "input " + std::to_string(arg.getArgNumber())))
+      return fail("the model is too large for the reference evaluator");
+  WalkResult r = fn.walk([&](Operation *op) {
+    for (OpResult v : op->getResults())
+      if (!add(v, op->getLoc(), "result of '" + op->getName().getStringRef().str() + "'"))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return fail("the model is too large for the reference evaluator");
   return true;
 }
 
@@ -208,7 +257,8 @@ bool makeInputs(func::FuncOp fn, const ReferenceModeOptions &opts, const std::st
     if (dataSet || !opts.inputFiles.empty()) {
       std::string path =
           dataSet ? *dataSet + "/input_" + std::to_string(i) + ".pb" : opts.inputFiles[i];
-      if (rt::Status s = rt::readTensorProtoFile(path, out[i]); !s.ok)
+      if (rt::Status s = rt::readTensorProtoFile(path, out[i], nullptr, opts.limits.maxFileBytes);
+          !s.ok)
         return fail(s.message);
       continue;
     }
@@ -329,7 +379,9 @@ bool referenceDataSet(Model &m, const ReferenceModeOptions &opts, const std::str
     const ref::Tensor &got = (*outs)[i];
     rt::HostTensor expectedHost;
     std::string path = dir + "/output_" + std::to_string(i) + ".pb";
-    if (rt::Status s = rt::readTensorProtoFile(path, expectedHost); !s.ok) {
+    if (rt::Status s =
+            rt::readTensorProtoFile(path, expectedHost, nullptr, opts.limits.maxFileBytes);
+        !s.ok) {
       hardError = true;
       return fail(s.message);
     }
@@ -374,7 +426,8 @@ bool referenceDataSet(Model &m, const ReferenceModeOptions &opts, const std::str
 
 int aicc::run::runReferenceMode(const ReferenceModeOptions &opts) {
   Model m;
-  if (!loadModel(m, opts.modelPath, /*fuse=*/false))
+  if (!loadModel(m, opts.modelPath, /*fuse=*/false, opts.limits) ||
+      !checkEvaluationFits(m.main, opts.limits.maxBufferBytes))
     return 1;
   if (!opts.testDataSets.empty()) {
     int passed = 0;
@@ -498,7 +551,7 @@ bool compileBundle(Model &m, const ReferenceModeOptions &opts, rt::Bundle &bundl
     std::fprintf(stderr, "%s\n", msg.c_str());
     return fail("compiling '" + opts.modelPath + "' failed");
   }
-  if (rt::Status s = rt::parseBundle(*bytes, bundle); !s.ok)
+  if (rt::Status s = rt::parseBundle(*bytes, bundle, opts.limits); !s.ok)
     return fail("the compiled bundle does not parse: " + s.message);
   return true;
 }
@@ -513,7 +566,8 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
   if (opts.testDataSets.size() > 1)
     return fail("--bisect takes at most one --test-data-set"), 1;
   Model m;
-  if (!loadModel(m, opts.modelPath, /*fuse=*/true))
+  if (!loadModel(m, opts.modelPath, /*fuse=*/true, opts.limits) ||
+      !checkEvaluationFits(m.main, opts.limits.maxBufferBytes))
     return 1;
   std::vector<graph::FusionGroupOp> groups;
   for (Operation &op : m.main.getBody().front())
@@ -522,14 +576,14 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
 
   rt::Bundle bundle;
   if (!opts.bundlePath.empty()) {
-    if (rt::Status s = rt::readBundleFile(opts.bundlePath, bundle); !s.ok)
+    if (rt::Status s = rt::readBundleFile(opts.bundlePath, bundle, opts.limits); !s.ok)
       return fail(s.message), 1;
   } else if (!compileBundle(m, opts, bundle)) {
     return 1;
   }
   rt::Device device = opts.device.value_or(rt::defaultDeviceForTarget(bundle.target));
   std::unique_ptr<rt::Session> session;
-  if (rt::Status s = rt::Session::create(bundle, device, session); !s.ok)
+  if (rt::Status s = rt::Session::create(bundle, device, session, opts.limits); !s.ok)
     return fail(s.message), 1;
   std::string target = bundle.target;
   bundle = rt::Bundle();
@@ -681,7 +735,7 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
       if (dataSet) {
         rt::HostTensor expectedHost;
         std::string path = *dataSet + "/output_" + std::to_string(i) + ".pb";
-        if (rt::readTensorProtoFile(path, expectedHost).ok)
+        if (rt::readTensorProtoFile(path, expectedHost, nullptr, opts.limits.maxFileBytes).ok)
           if (auto expected = ref::fromHostTensor(expectedHost, want.getType(), error)) {
             std::printf(";");
             printComparison(" vs expected", ref::compare(*got, *expected, {opts.rtol, opts.atol}));

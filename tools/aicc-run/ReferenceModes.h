@@ -8,6 +8,7 @@
 #ifndef AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
 #define AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
 
+#include "aicc/Runtime/Limits.h"
 #include "aicc/Runtime/Session.h"
 
 #include <optional>
@@ -38,6 +39,11 @@ struct ReferenceModeOptions {
   /// --poison (bisect): fill the compiled model's outputs and temps with 0xFF
   /// bytes before running it.
   bool poison = false;
+  /// --max-file-bytes / --max-buffer-bytes: caps on the files read (model, bundle,
+  /// tensors) and on memory: the bundle's buffers, and the reference evaluator's
+  /// tensors (8 bytes per element of every value of the model, all held at once),
+  /// checked before anything is allocated.
+  runtime::Limits limits;
 };
 
 /// aicc-run --reference MODEL: evaluates the model's graph-stage IR with the float64

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/Limits.h"
 #include "aicc/Runtime/ONNXData.h"
 #include "aicc/Runtime/Session.h"
 #ifdef AICC_RUN_WITH_COMPILER
@@ -71,6 +72,13 @@ options:
                           that output elements no kernel writes show up as
                           mismatches instead of passing on zero-filled memory
                           (also with --bisect)
+  --max-file-bytes N      largest file read: the bundle, the model, each .pb
+                          (default 64G; suffixes K, M, G, T are powers of 1024).
+                          Only regular files are read (no directories, pipes
+                          or devices)
+  --max-buffer-bytes N    largest total memory of the bundle's buffers, and of
+                          the reference evaluator's tensors (default 64G),
+                          refused before anything is allocated
 
 float64 reference (run by aicc-run-reference, which aicc-run calls for these
 options and which is built with the compiler; see docs/debugging.md):
@@ -108,6 +116,7 @@ struct Options {
   std::string target = "cpu";
   bool toleranceGiven = false;
   bool poison = false;
+  Limits limits;
 };
 
 bool usageError(const std::string &message) {
@@ -128,13 +137,57 @@ bool parseDouble(const std::string &flag, const std::string &text,
   return true;
 }
 
+/// Parses a byte count: decimal digits and an optional K, M, G or T suffix
+/// (powers of 1024), at least 1 and below 2^64.
+bool parseByteCount(const std::string &flag, const std::string &text, uint64_t &out) {
+  std::string digits = text;
+  unsigned shift = 0;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+    case 'K':
+      shift = 10;
+      break;
+    case 'M':
+      shift = 20;
+      break;
+    case 'G':
+      shift = 30;
+      break;
+    case 'T':
+      shift = 40;
+      break;
+    default:
+      break;
+    }
+    if (shift)
+      digits.pop_back();
+  }
+  uint64_t v = 0;
+  bool ok = !digits.empty();
+  for (char c : digits) {
+    ok &= c >= '0' && c <= '9';
+    if (!ok || __builtin_mul_overflow(v, 10, &v) ||
+        __builtin_add_overflow(v, static_cast<uint64_t>(c - '0'), &v)) {
+      ok = false;
+      break;
+    }
+  }
+  if (ok && shift && (v >> (64 - shift)) != 0)
+    ok = false;
+  if (!ok || v == 0)
+    return usageError(flag + " expects a positive byte count (e.g. 4096, 512M, 64G), got '" + text +
+                      "'");
+  out = v << shift;
+  return true;
+}
+
 /// Parses argv into `opts`. Returns false after printing a usage error;
 /// sets `wantHelp` for --help.
 bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
   static const char *const kValueFlags[] = {
-      "--device", "--input",      "--test-data-set", "--rtol",
-      "--atol",   "--output-dir", "--benchmark", "--reference", "--bisect",
-      "--target"};
+      "--device", "--input",      "--test-data-set",  "--rtol",
+      "--atol",   "--output-dir", "--benchmark",      "--reference",
+      "--bisect", "--target",     "--max-file-bytes", "--max-buffer-bytes"};
   bool flagsDone = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -212,6 +265,12 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
       opts.bisectModel = value;
     } else if (flag == "--target") {
       opts.target = value;
+    } else if (flag == "--max-file-bytes") {
+      if (!parseByteCount(flag, value, opts.limits.maxFileBytes))
+        return false;
+    } else if (flag == "--max-buffer-bytes") {
+      if (!parseByteCount(flag, value, opts.limits.maxBufferBytes))
+        return false;
     }
   }
   if (!opts.referenceModel.empty() && !opts.bisectModel.empty())
@@ -511,10 +570,11 @@ bool runTestDataSet(Session &session, const ModelInputs &model, const Options &o
     if (slot < 0) {
       // Bound at compile time: the data set may omit it; a value must match.
       size_t j = static_cast<size_t>(-1 - slot);
-      if (!std::filesystem::exists(path))
+      std::error_code ec;
+      if (!std::filesystem::exists(path, ec))
         continue;
       HostTensor given;
-      Status s = readTensorProtoFile(path, given);
+      Status s = readTensorProtoFile(path, given, nullptr, opts.limits.maxFileBytes);
       if (s.ok)
         s = model.checkBound(j, given, path);
       if (!s.ok) {
@@ -525,7 +585,8 @@ bool runTestDataSet(Session &session, const ModelInputs &model, const Options &o
                   model.bound[j].name.c_str());
       continue;
     }
-    if (Status s = readTensorProtoFile(path, inputs[slot]); !s.ok) {
+    if (Status s = readTensorProtoFile(path, inputs[slot], nullptr, opts.limits.maxFileBytes);
+        !s.ok) {
       hardError = true;
       return fail(s.message);
     }
@@ -534,7 +595,8 @@ bool runTestDataSet(Session &session, const ModelInputs &model, const Options &o
   std::vector<HostTensor> expected(session.getOutputs().size());
   for (size_t i = 0; i < expected.size(); ++i) {
     std::string path = dir + "/output_" + std::to_string(i) + ".pb";
-    if (Status s = readTensorProtoFile(path, expected[i]); !s.ok) {
+    if (Status s = readTensorProtoFile(path, expected[i], nullptr, opts.limits.maxFileBytes);
+        !s.ok) {
       hardError = true;
       return fail(s.message);
     }
@@ -602,6 +664,7 @@ int runReferenceModes(const Options &opts, char **argv) {
   r.toleranceGiven = opts.toleranceGiven;
   r.outputDir = opts.outputDir;
   r.poison = opts.poison;
+  r.limits = opts.limits;
   return opts.bisectModel.empty() ? aicc::run::runReferenceMode(r)
                                   : aicc::run::runBisectMode(r);
 #else
@@ -623,14 +686,20 @@ int runReferenceModes(const Options &opts, char **argv) {
 
 int runMain(const Options &opts) {
   Bundle bundle;
-  if (Status s = readBundleFile(opts.bundlePath, bundle); !s.ok) {
+  if (Status s = readBundleFile(opts.bundlePath, bundle, opts.limits); !s.ok) {
     fail(s.message);
     return kExitFailure;
   }
+  if (bundle.formatVersion < kBundleFormatVersion)
+    std::fprintf(stderr,
+                 "aicc-run: note: '%s' is a version-%d bundle: it has no checksums and no "
+                 "parameter records, so corruption may go undetected; recompile it for "
+                 "version %d\n",
+                 opts.bundlePath.c_str(), bundle.formatVersion, kBundleFormatVersion);
   ModelInputs model(bundle);
   Device device = opts.device.value_or(defaultDeviceForTarget(bundle.target));
   std::unique_ptr<Session> session;
-  if (Status s = Session::create(bundle, device, session); !s.ok) {
+  if (Status s = Session::create(bundle, device, session, opts.limits); !s.ok) {
     fail(s.message);
     return kExitFailure;
   }
@@ -673,7 +742,8 @@ int runMain(const Options &opts) {
       for (size_t k = 0; k < opts.inputFiles.size(); ++k) {
         int slot = all ? model.order[k] : static_cast<int>(k);
         HostTensor given;
-        Status s = readTensorProtoFile(opts.inputFiles[k], given);
+        Status s =
+            readTensorProtoFile(opts.inputFiles[k], given, nullptr, opts.limits.maxFileBytes);
         if (s.ok && slot < 0)
           s = model.checkBound(static_cast<size_t>(-1 - slot), given,
                                "--input " + opts.inputFiles[k]);

@@ -1,11 +1,16 @@
 //===- BundleTest.cpp - Bundle reader/writer tests ------------------------===//
 //
 // Round trips through serializeBundle/parseBundle, the exact byte layout of
-// docs/bundle-format.md, and every malformed-bundle error path.
+// docs/bundle-format.md, and every malformed-bundle error path. Most error
+// paths are exercised on a version-1 manifest (readers keep reading it);
+// version 3's checksums, parameter records and caps are in
+// BundleIntegrityTest.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "aicc/Runtime/Bundle.h"
+
+#include "BundleTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -13,22 +18,9 @@
 #include <string>
 
 using namespace aicc::runtime;
+using namespace aicc::runtime::test;
 
 namespace {
-
-std::string u64le(uint64_t v) {
-  std::string s;
-  for (int i = 0; i < 8; ++i)
-    s += static_cast<char>((v >> (8 * i)) & 0xff);
-  return s;
-}
-
-/// Frames a manifest, code and weights the way docs/bundle-format.md says.
-std::string frame(const std::string &manifest, const std::string &code = "ELF",
-                  const std::string &weights = std::string(128, '\x01')) {
-  return "AICCBND1" + u64le(manifest.size()) + manifest + u64le(code.size()) +
-         code + u64le(weights.size()) + weights;
-}
 
 /// A valid manifest using every record and buffer kind; tests mutate it.
 const char *const kValidManifest = "aicc-bundle 1\n"
@@ -80,10 +72,13 @@ Bundle makeRichBundle() {
   b.outputs.push_back({1, 6, "out-1.y"});
   b.outputs.push_back({2, 0, "passthrough"}); // input copied out
   b.kernels.push_back({"fused_add_0", {7, 2, 1}, {128, 1, 1}, 49152, 3});
+  // What the kernel's code takes: both launches below pass buffers that match
+  // (the u8 record also takes i8 buffers: integers are signless to kernels).
+  b.kernels[0].params = {{DType::f16, 24}, {DType::f16, 24}, {DType::u8, 6}};
   b.kernels.push_back({"reduce", {1, 1, 1}, {32, 4, 2}, 0, 0});
   b.launches.push_back({"fused_add_0", {0, 4, 6}});
   b.launches.push_back({"reduce", {}});
-  b.launches.push_back({"fused_add_0", {2, 2, 5}});
+  b.launches.push_back({"fused_add_0", {4, 0, 6}});
   b.code = std::string("\x7f" "ELF\0\0binary\n code", 18);
   b.weights.assign(80, '\0');
   for (size_t i = 0; i < b.weights.size(); ++i)
@@ -228,6 +223,11 @@ TEST(BundleTest, RoundTripPreservesEverything) {
     EXPECT_EQ(a.block, b.block);
     EXPECT_EQ(a.sharedBytes, b.sharedBytes);
     EXPECT_EQ(a.numParams, b.numParams);
+    ASSERT_EQ(a.params.size(), b.params.size());
+    for (size_t p = 0; p < a.params.size(); ++p) {
+      EXPECT_EQ(a.params[p].dtype, b.params[p].dtype);
+      EXPECT_EQ(a.params[p].sizeBytes, b.params[p].sizeBytes);
+    }
   }
   ASSERT_EQ(parsed.launches.size(), original.launches.size());
   for (size_t i = 0; i < original.launches.size(); ++i) {
@@ -251,20 +251,30 @@ TEST(BundleTest, WriterProducesTheDocumentedLayout) {
   b.inputs.push_back({0, 0, "x in"});
   b.outputs.push_back({0, 2, "y"});
   b.kernels.push_back({"k", {2, 1, 1}, {1, 1, 1}, 0, 3});
+  b.kernels[0].params = {{DType::f32, 24}, {DType::f32, 12}, {DType::f32, 24}};
   b.launches.push_back({"k", {0, 1, 2}});
   b.code = "CODE";
   b.weights = std::string(12, 'w');
-  const std::string manifest = "aicc-bundle 1\n"
-                               "target cpu\n"
-                               "buffer 0 f32 input 24 2 2 3\n"
-                               "buffer 1 f32 const 12 1 3 0\n"
-                               "buffer 2 f32 output 24 2 2 3\n"
-                               "buffer 3 f32 alias 24 1 6 2\n"
-                               "input 0 0 x%20in\n"
-                               "output 0 2 y\n"
-                               "kernel k 2 1 1 1 1 1 0 3\n"
-                               "launch k 3 0 1 2\n";
-  EXPECT_EQ(serializeBundle(b), frame(manifest, "CODE", std::string(12, 'w')));
+  const std::string records = "aicc-bundle 3\n"
+                              "target cpu\n"
+                              "buffer 0 f32 input 24 2 2 3\n"
+                              "buffer 1 f32 const 12 1 3 0\n"
+                              "buffer 2 f32 output 24 2 2 3\n"
+                              "buffer 3 f32 alias 24 1 6 2\n"
+                              "input 0 0 x%20in\n"
+                              "output 0 2 y\n"
+                              "kernel k 2 1 1 1 1 1 0 3\n"
+                              "param k 0 f32 24\n"
+                              "param k 1 f32 12\n"
+                              "param k 2 f32 24\n"
+                              "launch k 3 0 1 2\n";
+  const std::string bytes = serializeBundle(b);
+  EXPECT_EQ(bytes, sealed(records, "CODE", std::string(12, 'w')));
+  // The checksum record, spelled out: XXH64 of "CODE", of the weights, then
+  // of the manifest up to its own field.
+  const std::string code = hex64(xxHash64("CODE")), weights = hex64(xxHash64(std::string(12, 'w')));
+  const std::string head = records + "checksum xxh64 " + code + " " + weights + " ";
+  EXPECT_NE(bytes.find(head + hex64(xxHash64(head)) + "\n"), std::string::npos);
 }
 
 TEST(BundleTest, ParsesAValidManifest) {
@@ -320,8 +330,12 @@ TEST(BundleTest, EveryTruncationFailsCleanly) {
 
 TEST(BundleTest, RejectsBadHeaderAndRecords) {
   expectParseError(frame(""), "empty manifest");
-  expectParseError(frame(mutate("aicc-bundle 1\n", "")), "expected the 'aicc-bundle 1' header");
-  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 3")), "unsupported bundle version");
+  expectParseError(frame(mutate("aicc-bundle 1\n", "")), "expected the 'aicc-bundle N' header");
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 4")), "unsupported bundle version");
+  // A version-3 header needs the checksum record at the end.
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 3")),
+                   "manifest line 11: the last record of a version-3 manifest must be "
+                   "'checksum xxh64 CODE WEIGHTS MANIFEST'");
   expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 0")), "unsupported bundle version");
   expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 1 extra")),
                    "unsupported bundle version");
@@ -452,9 +466,9 @@ TEST(BundleTest, RejectsBadKernelsAndLaunches) {
                    "kernel 'k': grid and block sizes must be >= 1");
   expectParseError(frame(mutate("kernel k 1 1 1 1 1 1", "kernel k 1 1 1 32 1 1")),
                    "kernel 'k': block must be 1 1 1 on the cpu target");
-  expectParseError(frame(mutate("kernel k 1 1 1",
-                                "kernel k 4294967296 4294967296 4294967296")),
-                   "grid size overflows");
+  expectParseError(frame(mutate("kernel k 1 1 1", "kernel k 4294967296 4294967296 4294967296")),
+                   "manifest line 10: kernel 'k': grid 4294967296x4294967296x4294967296 is "
+                   "2^64 or more programs, above the limit of 2147483647 (Limits::maxPrograms)");
   expectParseError(frame(mutate("launch k 3 0 1 3", "launch q 3 0 1 3")),
                    "launch 0 of 'q': no kernel record with that name");
   expectParseError(frame(mutate("launch k 3 0 1 3", "launch k 2 0 1")),
@@ -610,6 +624,7 @@ Bundle makeTensorMapBundle() {
   b.inputs.push_back({1, 1, "b"});
   b.outputs.push_back({0, 2, "c"});
   KernelDesc k{"gemm", {4, 2, 1}, {128, 1, 1}, 0, 3};
+  k.params = {{DType::f16, 262144}, {DType::f16, 131072}, {DType::f32, 524288}};
   k.tensorMaps.push_back({0, DType::f16, {512, 256}, {512}, {64, 64}, 128});
   k.tensorMaps.push_back({1, DType::f16, {256, 256}, {512}, {64, 64}, 128});
   k.tensorMaps.push_back({2, DType::f32, {2, 256, 256}, {262144, 1024}, {1, 8, 32}, 0});
@@ -642,17 +657,25 @@ void expectInvalid(const Bundle &b, const std::string &expected) {
 
 } // namespace
 
-TEST(TensorMapBundleTest, WriterProducesVersion2WithTheDocumentedRecords) {
+TEST(TensorMapBundleTest, WriterProducesVersion3WithTheDocumentedRecords) {
   Bundle b = makeTensorMapBundle();
   ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
-  EXPECT_EQ(serializeBundle(b), frame(kTensorMapManifest, "CUBIN", ""));
+  // The version-2 manifest with the new header, param records after the
+  // kernel record (before its maps) and the checksum record.
+  std::string records = kTensorMapManifest;
+  records.replace(0, 13, "aicc-bundle 3");
+  records.replace(records.find("tensormap gemm 0"), 0,
+                  "param gemm 0 f16 262144\nparam gemm 1 f16 131072\nparam gemm 2 f32 524288\n");
+  EXPECT_EQ(serializeBundle(b), sealed(records, "CUBIN", ""));
 }
 
 TEST(TensorMapBundleTest, RoundTripPreservesTensorMaps) {
   Bundle original = makeTensorMapBundle();
   // A second kernel without maps, and a percent-encoded kernel name with maps.
   original.kernels.push_back({"copy", {1, 1, 1}, {32, 1, 1}, 0, 1});
+  original.kernels.back().params = {{DType::f32, 524288}};
   KernelDesc odd{"odd name%", {2, 1, 1}, {64, 1, 1}, 4096, 2};
+  odd.params = {{DType::f32, 524288}, {DType::f16, 262144}};
   odd.tensorMaps.push_back({1, DType::bf16, {2000, 48}, {112}, {256, 8}, 0});
   odd.tensorMaps.push_back({0, DType::u8, {4096}, {}, {16}, 0});
   odd.tensorMaps.push_back(
@@ -662,7 +685,11 @@ TEST(TensorMapBundleTest, RoundTripPreservesTensorMaps) {
   original.launches.push_back({"odd name%", {2, 0}});
   ASSERT_TRUE(validateBundle(original).ok) << validateBundle(original).message;
   std::string bytes = serializeBundle(original);
-  EXPECT_NE(bytes.find("kernel copy 1 1 1 32 1 1 0 1\nkernel odd%20name%25 "), std::string::npos);
+  EXPECT_NE(
+      bytes.find("kernel copy 1 1 1 32 1 1 0 1\nparam copy 0 f32 524288\nkernel odd%20name%25 "),
+      std::string::npos);
+  EXPECT_NE(bytes.find("param odd%20name%25 1 f16 262144\ntensormap odd%20name%25 1 bf16"),
+            std::string::npos);
   EXPECT_NE(bytes.find("tensormap odd%20name%25 1 bf16 2 2000 48 112 256 8 0\n"),
             std::string::npos);
 
@@ -678,21 +705,21 @@ TEST(TensorMapBundleTest, RoundTripPreservesTensorMaps) {
   EXPECT_EQ(serializeBundle(parsed), bytes);
 }
 
-TEST(TensorMapBundleTest, BundlesWithoutTensorMapsStayVersion1) {
-  // The bytes of a bundle without maps are those older runtimes read.
-  std::string bytes = serializeBundle(makeRichBundle());
-  EXPECT_EQ(bytes.substr(16, 14), "aicc-bundle 1\n");
-  EXPECT_EQ(bytes.find("tensormap"), std::string::npos);
+TEST(TensorMapBundleTest, WriterAlwaysWritesVersion3) {
+  // With or without tensor maps: the writer has one version.
+  EXPECT_EQ(serializeBundle(makeRichBundle()).substr(16, 14), "aicc-bundle 3\n");
   Bundle b = makeTensorMapBundle();
   for (KernelDesc &k : b.kernels)
     k.tensorMaps.clear();
-  EXPECT_EQ(serializeBundle(b).substr(16, 14), "aicc-bundle 1\n");
-  // A version-2 header without tensor maps is read too.
+  EXPECT_EQ(serializeBundle(b).substr(16, 14), "aicc-bundle 3\n");
+  // A version-2 header without tensor maps is read (as version 2) ...
   Bundle parsed;
   Status s = parseBundle(frame(mutate("aicc-bundle 1", "aicc-bundle 2")), parsed);
   EXPECT_TRUE(s.ok) << s.message;
-  // ... and written back as version 1.
-  EXPECT_EQ(serializeBundle(parsed).substr(16, 14), "aicc-bundle 1\n");
+  EXPECT_EQ(parsed.formatVersion, 2);
+  // ... and a version-1 bundle as version 1.
+  ASSERT_TRUE(parseBundle(frame(kValidManifest), parsed).ok);
+  EXPECT_EQ(parsed.formatVersion, 1);
 }
 
 TEST(TensorMapBundleTest, ParsesTheDocumentedManifest) {
@@ -708,6 +735,10 @@ TEST(TensorMapBundleTest, RejectsMalformedRecords) {
   expectParseError(bytes(mutateTM("aicc-bundle 2", "aicc-bundle 1")),
                    "line 10: 'tensormap' record in a version-1 bundle (tensor maps need the "
                    "'aicc-bundle 2' header)");
+  // Version 2 has no param records.
+  expectParseError(bytes(mutateTM("tensormap gemm 0", "param gemm 0 f16 262144\ntensormap gemm 0")),
+                   "line 10: 'param' record in a version-2 bundle (parameter records need the "
+                   "'aicc-bundle 3' header)");
   // Wrong field counts: one box dim short, one extra field, a bare record.
   expectParseError(bytes(mutateTM("tensormap gemm 0 f16 2 512 256 512 64 64 128",
                                   "tensormap gemm 0 f16 2 512 256 512 64 128")),
@@ -830,8 +861,11 @@ TEST(TensorMapBundleTest, ValidateChecksEveryLimit) {
     // Narrower or strided views of a buffer are fine: the first 64 columns.
     Bundle b = with([](TensorMapDesc &t) { t.dims = {512, 64}; });
     EXPECT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
-    // Another launch of the kernel with a smaller buffer is checked too.
+    // Another launch of the kernel with a smaller buffer is checked too (in a
+    // version-2 bundle, without the param records that would refuse it first).
     b = good;
+    b.formatVersion = 2;
+    b.kernels[0].params.clear();
     b.buffers.push_back({3, DType::f16, BufferKind::temp, 128, {64}, 0});
     b.launches.push_back({"gemm", {3, 1, 2}});
     expectInvalid(b, "launch 1 of 'gemm': kernel 'gemm': tensor map 0");

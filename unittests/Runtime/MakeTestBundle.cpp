@@ -81,6 +81,8 @@ int main(int argc, char **argv) {
   b.inputs.push_back({1, 1, "b"});
   b.outputs.push_back({0, 2, "c"});
   b.kernels.push_back({"add", {4, 1, 1}, {cuda ? 256 : 1, 1, 1}, 0, 3});
+  // What the add kernel's code takes: three f32[1000].
+  b.kernels.back().params.assign(3, {DType::f32, kN * 4});
   b.launches.push_back({"add", {0, 1, 2}});
   b.code = code.str();
   if (Status s = validateBundle(b); !s.ok) {

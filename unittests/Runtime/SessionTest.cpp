@@ -72,6 +72,8 @@ Bundle makeAddBundle(std::string target, std::string code,
   b.inputs.push_back({1, 1, "b"});
   b.outputs.push_back({0, 2, "c"});
   b.kernels.push_back({kernel, grid, block, 0, 3});
+  // What the kernels of add_kernel.c / add_kernel.ptx take: three f32[1000].
+  b.kernels.back().params.assign(3, {DType::f32, kN * 4});
   b.launches.push_back({kernel, {0, 1, 2}});
   b.code = std::move(code);
   return b;
@@ -169,7 +171,10 @@ TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
   bundle.outputs.push_back({0, 5, "y"});
   bundle.outputs.push_back({1, 3, "sum as matrix"}); // an alias read back
   bundle.kernels.push_back({"add", {4, 1, 1}, {1, 1, 1}, 0, 3});
+  bundle.kernels.back().params.assign(3, {DType::f32, kN * 4});
   bundle.kernels.push_back({"mul_rows", {2, kRows, 1}, {1, 1, 1}, 0, 3});
+  bundle.kernels.back().params = {
+      {DType::f32, kN * 4}, {DType::f32, kCols * 4}, {DType::f32, kN * 4}};
   bundle.launches.push_back({"add", {0, 1, 2}});
   bundle.launches.push_back({"mul_rows", {3, 4, 5}});
   bundle.code = kernelSharedObject();
@@ -573,8 +578,10 @@ Bundle makeTMABundle(const std::string &cubin) {
   bundle.outputs.push_back({0, 2, "c"});
   bundle.outputs.push_back({1, 3, "d"});
   KernelDesc k3{"tma_copy_3d", {3, 2, 3}, {64, 1, 1}, 0, 2};
+  k3.params = {{DType::f32, 3 * 6 * 44 * 4}, {DType::f32, 3 * 8 * 48 * 4}};
   k3.tensorMaps.push_back({0, DType::f32, {3, 5, 40}, {6 * 176, 176}, {1, 4, 16}, 0});
   KernelDesc k2{"tma_copy_swizzle128", {3, 2, 1}, {256, 1, 1}, 0, 2};
+  k2.params = {{DType::f32, 13 * 68 * 4}, {DType::f32, 16 * 96 * 4}};
   k2.tensorMaps.push_back({0, DType::f32, {13, 68}, {272}, {8, 32}, 128});
   bundle.kernels.push_back(std::move(k3));
   bundle.kernels.push_back(std::move(k2));
@@ -647,6 +654,7 @@ TEST(CUDASessionTest, RejectsTensorMapParameterMismatch) {
   // A map where the kernel takes a pointer: 1 buffer, then maps from parameter 1.
   bundle = makeTMABundle(cubin);
   bundle.kernels[1].numParams = 1;
+  bundle.kernels[1].params.resize(1);
   bundle.launches[1].buffers = {1};
   s = Session::create(bundle, Device::cuda, session);
   EXPECT_NE(s.message.find("kernel 'tma_copy_swizzle128': parameter 1 is 8 bytes in the cubin, "

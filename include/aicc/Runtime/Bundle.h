@@ -2,17 +2,23 @@
 //
 // A bundle holds everything needed to run one compiled model: the launch plan
 // (manifest), the kernel code and the weights. The byte format is specified in
-// docs/bundle-format.md (versions 1 and 2); this header is its in-memory form.
+// docs/bundle-format.md (versions 1, 2 and 3); this header is its in-memory form.
 //
 // The compiler fills a Bundle and calls serializeBundle(); the runtime calls
 // parseBundle() and hands the result to Session::create(). Nothing here depends
 // on MLIR or LLVM.
+//
+// Trust: a bundle is code (the runtime dlopen's or loads its code section).
+// The reader never crashes or over-allocates on malformed bytes, and version 3
+// checksums and parameter records catch corruption and inconsistency, not a
+// malicious author: only run bundles you built or trust.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AICC_RUNTIME_BUNDLE_H
 #define AICC_RUNTIME_BUNDLE_H
 
+#include "aicc/Runtime/Limits.h"
 #include "aicc/Runtime/Status.h"
 
 #include <array>
@@ -24,6 +30,10 @@
 #include <vector>
 
 namespace aicc::runtime {
+
+/// The format version serializeBundle() writes: 3 (checksums and parameter
+/// records). parseBundle() also reads versions 1 and 2.
+constexpr int kBundleFormatVersion = 3;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -101,6 +111,9 @@ struct BufferDesc {
   /// section (a multiple of 64). For BufferKind::alias: the id of the source
   /// buffer (smaller than `id`). Unused (0) for the other kinds.
   uint64_t offset = 0;
+  /// 1-based manifest line of the record, for messages; 0 when the bundle was
+  /// built in memory.
+  size_t line = 0;
 };
 
 /// One `input` or `output` record: binds a model input/output to a buffer.
@@ -111,6 +124,8 @@ struct IODesc {
   int bufferId = 0;
   /// The ONNX name (decoded; may contain any byte except NUL).
   std::string name;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
 };
 
 /// One `bound` record: a model input fixed at compile time (aicc-compile
@@ -130,6 +145,8 @@ struct BoundInputDesc {
   std::vector<int64_t> shape;
   /// Byte offset of the value inside the weights section (a multiple of 64).
   uint64_t offset = 0;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
 };
 
 /// One `tensormap` record: a TMA descriptor (CUtensorMap, cuTensorMapEncodeTiled) the runtime
@@ -155,7 +172,31 @@ struct TensorMapDesc {
   std::vector<uint32_t> box;
   /// 0 (none), 32, 64 or 128 bytes; with a swizzle, box.back() * dtypeSize <= swizzle.
   uint32_t swizzle = 0;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
 };
+
+/// One `param` record (format version 3): what the kernel's code expects of
+/// one buffer parameter, written by the compiler from the kernel it generated
+/// (its memref signature), not from the plan's buffers. validateBundle()
+/// checks every launch's buffer against it, so a plan whose buffers disagree
+/// with the code (an edited or mixed-up manifest) is refused instead of
+/// letting the kernel read or write out of bounds.
+struct ParamDesc {
+  /// The kernel's element type. Kernels see integers signless: an `iN`
+  /// parameter takes an `iN` or `uN` buffer; every other dtype only itself.
+  DType dtype = DType::f32;
+  /// Bytes the kernel accesses through the parameter: its element count times
+  /// dtypeSize(dtype). A launch's buffer must have exactly this SIZE_BYTES
+  /// (shapes may differ: kernels take flat views).
+  uint64_t sizeBytes = 0;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
+};
+
+/// True when a buffer of `buffer` dtype may be passed for a parameter of
+/// `param` dtype (equal, or integers of the same width; see ParamDesc).
+bool paramDTypeAccepts(DType param, DType buffer);
 
 /// Formats a tensor map the way error messages print it:
 /// "param 1, f16 dims [512,256] strides [512] box [64,64] swizzle 128".
@@ -175,10 +216,15 @@ struct KernelDesc {
   uint64_t sharedBytes = 0;
   /// Number of buffer parameters every launch of this kernel passes.
   int numParams = 0;
+  /// One record per buffer parameter (`param` records, in parameter order):
+  /// numParams entries in a version-3 bundle, none in versions 1 and 2.
+  std::vector<ParamDesc> params;
   /// TMA descriptors (`tensormap` records, in order). Kernel parameters are the numParams
   /// buffer pointers, then one CUtensorMap (128 bytes, 64-byte aligned, by value) per entry.
   /// GPU targets sm_90 and newer only.
   std::vector<TensorMapDesc> tensorMaps;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
 };
 
 /// One `launch` record: run `kernel` over its grid with these buffers.
@@ -188,10 +234,17 @@ struct LaunchDesc {
   /// Buffer ids passed as the kernel's parameters, in order; the count equals
   /// the kernel's numParams.
   std::vector<int> buffers;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
 };
 
 /// A whole bundle in memory. The bundle owns its code and weights bytes.
 struct Bundle {
+  /// The format version the bundle was read as (parseBundle), or
+  /// kBundleFormatVersion for a bundle built in memory. Versions 1 and 2 have
+  /// no `param` records (validateBundle then checks launches against the
+  /// buffers alone) and were not checksummed.
+  int formatVersion = kBundleFormatVersion;
   /// `cpu` or `sm_NN` / `sm_NNa` (e.g. `sm_90a`).
   std::string target;
   /// Indexed by buffer id.
@@ -221,37 +274,53 @@ struct Bundle {
 };
 
 /// Checks every invariant of docs/bundle-format.md on an in-memory bundle:
-/// target spelling, buffer ids in order, SIZE_BYTES == product(shape) * dtype
-/// size, const data inside the weights and 64-byte aligned, alias sources that
-/// exist, precede the alias and are large enough, input/output indices
-/// contiguous from 0 with valid buffers (each input buffer bound exactly once),
-/// bound inputs with increasing positions below inputs.size() +
-/// boundInputs.size(), names unlike the input records' and values inside the
-/// weights, 64-byte aligned, unique kernel names, positive grid/block, tensor maps within the
-/// TensorMapDesc limits on an sm_90+ target, launches that name a known kernel with the right
-/// number of valid buffer ids and whose tensor maps lie inside the buffers they cover. Returns
-/// the first violation.
-Status validateBundle(const Bundle &bundle);
+/// format version 1..3, target spelling, buffer ids in order, SIZE_BYTES ==
+/// product(shape) * dtype size, const data inside the weights and 64-byte
+/// aligned, alias sources that exist, precede the alias and are large enough,
+/// input/output indices contiguous from 0 with valid buffers (each input
+/// buffer bound exactly once), bound inputs with increasing positions below
+/// inputs.size() + boundInputs.size(), names unlike the input records' and
+/// values inside the weights, 64-byte aligned, unique kernel names, positive
+/// grid/block, tensor maps within the TensorMapDesc limits on an sm_90+
+/// target, one `param` record per buffer parameter (version 3), launches that
+/// name a known kernel with the right number of valid buffer ids, whose
+/// buffers match the kernel's parameter records and whose tensor maps lie
+/// inside the buffers they cover; and the caps of `limits` (buffer bytes and
+/// their sum, programs, threads, shared memory, parameters), all computed with
+/// overflow checks. Returns the first violation, naming the record (with its
+/// manifest line when known), the field, the value and the limit. Time and
+/// memory are linear in the number of records (up to a log factor).
+Status validateBundle(const Bundle &bundle, const Limits &limits = Limits());
 
-/// Serializes `bundle` to the byte format: version 1 when no kernel has tensor
-/// maps (the bytes older runtimes read), version 2 otherwise. Deterministic: the
-/// same Bundle always gives the same bytes (records are written in vector order:
-/// header, target, buffers, inputs, bound inputs, outputs, kernels each followed
-/// by its tensor maps, launches). Names are percent-encoded. Does not validate;
-/// call validateBundle() first when the bundle comes from untrusted code.
+/// Serializes `bundle` to the byte format, always version 3: every kernel's
+/// `param` records follow its `kernel` record (then its tensor maps), and the
+/// manifest ends with the `checksum` record (XXH64 of the code, weights and
+/// manifest sections). Deterministic: the same Bundle always gives the same
+/// bytes (records are written in vector order: header, target, buffers,
+/// inputs, bound inputs, outputs, kernels each followed by its params and
+/// tensor maps, launches, checksum). Names are percent-encoded. Does not
+/// validate (a kernel without its param records gives a file the reader
+/// refuses); call validateBundle() first when the bundle comes from untrusted
+/// code. `formatVersion` and the `line` fields are not consulted.
 std::string serializeBundle(const Bundle &bundle);
 
-/// Parses and validates a version-1 or version-2 bundle from `bytes` into `out`
-/// (which is overwritten); a `tensormap` record in a version-1 bundle is an
-/// error. Never crashes on malformed input: bad magic, truncated or trailing
-/// sections, unknown or malformed records (reported with their manifest line
-/// number), out-of-range ids, offsets and sizes all give an error Status and
-/// leave `out` unspecified.
-Status parseBundle(std::string_view bytes, Bundle &out);
+/// Parses and validates a version-1, -2 or -3 bundle from `bytes` into `out`
+/// (which is overwritten). For version 3, the checksums of all three sections
+/// are verified before any record is parsed ("checksum mismatch in the code
+/// section: ..."); `param` records are required of version 3 and refused
+/// before it, `tensormap` records refused in version 1. Never crashes on
+/// malformed input and reads nothing outside `bytes`: bad magic, truncated or
+/// trailing sections, sections above `limits`, unknown or malformed records
+/// (reported with their manifest line number), out-of-range ids, offsets and
+/// sizes all give an error Status and leave `out` unspecified. Memory:
+/// proportional to bytes.size() (the manifest is capped by
+/// Limits::maxManifestBytes).
+Status parseBundle(std::string_view bytes, Bundle &out, const Limits &limits = Limits());
 
-/// Reads the file at `path` and parses it with parseBundle(). Errors name the
-/// path (missing or unreadable file, or a parse error).
-Status readBundleFile(const std::string &path, Bundle &out);
+/// Reads the regular file at `path` (readRegularFile(): directories, FIFOs
+/// and devices are refused, size capped by limits.maxFileBytes) and parses it
+/// with parseBundle(). Errors name the path.
+Status readBundleFile(const std::string &path, Bundle &out, const Limits &limits = Limits());
 
 /// Percent-encodes `name` for the manifest: bytes in [A-Za-z0-9_.:/-] are kept,
 /// every other byte becomes `%XX` (upper-case hex).

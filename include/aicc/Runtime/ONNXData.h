@@ -12,6 +12,7 @@
 #include "aicc/Runtime/Session.h"
 #include "aicc/Runtime/Status.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -30,10 +31,16 @@ namespace aicc::runtime {
 Status parseTensorProto(std::string_view bytes, HostTensor &out,
                         std::string *name = nullptr);
 
-/// Reads the file at `path` and decodes it with parseTensorProto(). Errors
-/// name the path.
-Status readTensorProtoFile(const std::string &path, HostTensor &out,
-                           std::string *name = nullptr);
+/// The largest serialized TensorProto protobuf parses: 2^31 - 1 bytes.
+constexpr uint64_t kMaxTensorProtoBytes = 0x7fffffff;
+
+/// Reads the regular file at `path` (readRegularFile(): directories, FIFOs
+/// and devices are refused; at most min(maxBytes, kMaxTensorProtoBytes)
+/// bytes) and decodes it with parseTensorProto(). Errors name the path.
+/// Memory: the file's bytes plus the tensor, which parseTensorProto() caps at
+/// 8 times the file size (a value takes at least one byte of the encoding).
+Status readTensorProtoFile(const std::string &path, HostTensor &out, std::string *name = nullptr,
+                           uint64_t maxBytes = kMaxTensorProtoBytes);
 
 /// ONNX test data written by onnx < 1.13 stores each BFLOAT16 tensor as a
 /// UINT16 TensorProto holding the bfloat16 bit patterns (numpy has no

@@ -117,8 +117,18 @@ public:
   ///
   /// CPU sessions run programs on `std::thread::hardware_concurrency()`
   /// threads; the environment variable AICC_NUM_THREADS overrides that count.
-  static Status create(const Bundle &bundle, Device device,
-                       std::unique_ptr<Session> &out);
+  ///
+  /// The bundle is validated against `limits` (validateBundle) before any
+  /// code is loaded or memory allocated. A CPU bundle's shared object is
+  /// loaded from an anonymous memory file (memfd_create, dlopen of
+  /// /proc/self/fd/N); only where that is unavailable (or with the
+  /// environment variable AICC_RUNTIME_NO_MEMFD=1, for tests) from a private
+  /// temporary file in $TMPDIR (or /tmp), which is unlinked before dlopen
+  /// when /proc is mounted and on every error path otherwise, so no file is
+  /// left behind. A bundle is code: only load bundles you built or trust
+  /// (docs/bundle-format.md, "Trust model").
+  static Status create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
+                       const Limits &limits = Limits());
 
   ~Session();
   Session(const Session &) = delete;

@@ -1,0 +1,40 @@
+//===- BundleInternal.h - Shared pieces of the bundle reader/writer -*- C++ -*-===//
+//
+// Private to lib/Runtime: constants of docs/bundle-format.md that the writer
+// (Bundle.cpp), the validator (BundleValidate.cpp) and the reader
+// (BundleParse.cpp) share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AICC_LIB_RUNTIME_BUNDLEINTERNAL_H
+#define AICC_LIB_RUNTIME_BUNDLEINTERNAL_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace aicc::runtime::detail {
+
+/// The file's first 8 bytes (every version).
+inline constexpr char kMagic[8] = {'A', 'I', 'C', 'C', 'B', 'N', 'D', '1'};
+/// Version 1: no tensor maps; version 2 adds the `tensormap` record; version 3
+/// adds `param` records and the closing `checksum` record.
+inline constexpr int kFormatVersionPlain = 1;
+inline constexpr int kFormatVersionTensorMaps = 2;
+inline constexpr int kFormatVersionChecksums = 3;
+/// Alignment of const data and bound values inside the weights section.
+inline constexpr uint64_t kConstAlignment = 64;
+/// The checksum record's first two fields; the hash name is part of the
+/// format so that another hash could follow.
+inline constexpr std::string_view kChecksumRecord = "checksum xxh64 ";
+
+/// True for `cpu`, `sm_NN`, `sm_NNa`, `sm_NNf`.
+bool isValidTarget(std::string_view target);
+
+/// 16 lower-case hex digits of `v` (a checksum field).
+std::string formatHex64(uint64_t v);
+
+} // namespace aicc::runtime::detail
+
+#endif // AICC_LIB_RUNTIME_BUNDLEINTERNAL_H
