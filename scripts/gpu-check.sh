@@ -3,6 +3,9 @@
 # `aicc-onnx-test --payload .device`: every case through the cubin path (aicc-run --device=cuda
 # --test-data-set ...), $JOBS cases at a time (default 8; the GPU is shared by the processes).
 # Prints one PASS/FAIL line per case (sorted) and a total; full log in ${OUT:-/tmp}/gpu-check.log.
+# SANITIZER=memcheck|racecheck|synccheck|initcheck (or a comma list, or `all`) runs every case
+# under compute-sanitizer with each of those tools as well: a case passes only when its outputs
+# match and the sanitizer reports no error (--error-exitcode; leak checking on for memcheck).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export LD_LIBRARY_PATH=$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -10,18 +13,29 @@ export AICC_DEVICE_ROOT=$root/.device
 log=${OUT:-/tmp}/gpu-check.log
 tmp=$(mktemp -d)
 export tmp
+tools=${SANITIZER:-}
+[ "$tools" = all ] && tools=memcheck,racecheck,synccheck,initcheck
+export tools
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+export sanitizer
+if [ -n "$tools" ] && [ ! -x "$sanitizer" ]; then echo "gpu-check: no compute-sanitizer"; exit 2; fi
 check_case() {
   c=$1; name=$(basename "$c")
   if [ ! -f "$c/model.aicc" ]; then
     echo "FAIL $name (no bundle: $(head -c 200 "$c/compile.log" 2>/dev/null))"; return
   fi
   args=(); for d in "$c"/test_data_set_*; do args+=(--test-data-set "$d"); done
-  if "$AICC_DEVICE_ROOT/bin/aicc-run" "$c/model.aicc" --device=cuda "${args[@]}" \
-       >"$tmp/$name.log" 2>&1; then
-    echo "PASS $name"
-  else
-    echo "FAIL $name"
-  fi
+  run=("$AICC_DEVICE_ROOT/bin/aicc-run" "$c/model.aicc" --device=cuda "${args[@]}")
+  if ! "${run[@]}" >"$tmp/$name.log" 2>&1; then echo "FAIL $name"; return; fi
+  local t extra
+  for t in ${tools//,/ }; do
+    extra=(); [ "$t" = memcheck ] && extra=(--leak-check full)
+    if ! "$sanitizer" --tool "$t" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
+         "${run[@]}" >>"$tmp/$name.log" 2>&1; then
+      echo "FAIL $name ($t)"; return
+    fi
+  done
+  echo "PASS $name${tools:+ ($tools clean)}"
 }
 export -f check_case
 ls -d "$root"/.device/cases/*/ | xargs -P "${JOBS:-8}" -I{} bash -c 'check_case "$1"' _ {} \
