@@ -10,6 +10,8 @@
 
 #include "aicc/Target/ONNX/ImportONNX.h"
 
+#include "aicc/Support/CheckedSize.h"
+
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -49,6 +51,14 @@ constexpr int64_t kMaxOpset = 27;
 constexpr int64_t kMaxIRVersion = 13;
 /// Constants with more bytes than this become dense_resource blobs.
 constexpr uint64_t kMaxDenseBytes = 64 * 1024;
+/// Results of more elements than this are not folded to constants at import
+/// (ImportFold.cpp; ConstantOfShape above it is a runtime fill).
+constexpr int64_t kMaxFoldElements = 16384;
+/// Cap on one table the importer computes on the host for a node (constant
+/// index / coefficient tables of Resize, DFT, windows, folded constants ...):
+/// such tables become constants of the bundle, so an op whose decomposition
+/// needs more is refused (Importer::checkTable) rather than materialized.
+constexpr int64_t kMaxImportTableBytes = int64_t(256) << 20;
 
 /// Names of TensorProto.DataType values (onnx.proto, IR version 11), for
 /// messages: the system libonnx may be older than the model.
@@ -79,12 +89,36 @@ struct NodeCtx {
   llvm::StringRef opType() const { return node.op_type(); }
 };
 
+/// Why a tensor of `shape` and element type `elem` is refused under the size
+/// cap `maxBytes` (ImportOptions::maxTensorBytes), or an empty string: a
+/// negative or dynamic dim, a dim above the cap, a product of the non-zero dims
+/// above it (which bounds every partial product of the shape), or elements x
+/// bytes above it (all computed with overflow checks).
+std::string tensorSizeProblem(llvm::ArrayRef<int64_t> shape, Type elem, uint64_t maxBytes);
+
+/// The importer's backstop of the size discipline: checks the result types of
+/// every op the importer's builder creates (tensorSizeProblem) and remembers
+/// the first refused one; the importer reports it (located at the op, i.e. at
+/// its node) and stops before the op's result is used.
+struct SizeGuard : public OpBuilder::Listener {
+  explicit SizeGuard(uint64_t maxBytes) : maxBytes(maxBytes) {}
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override;
+
+  uint64_t maxBytes;
+  /// The first op with a refused result type, its type and the reason.
+  Operation *badOp = nullptr;
+  Type badType;
+  std::string problem;
+};
+
 class Importer {
 public:
   Importer(MLIRContext &ctx, llvm::StringRef modelPath, const ImportOptions &opts)
       : ctx(ctx), opts(opts), b(&ctx),
-        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)) {
+        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)),
+        guard(opts.maxTensorBytes) {
     modelDir = llvm::sys::path::parent_path(modelPath).str();
+    b.setListener(&guard);
   }
 
   LogicalResult importModel(const onnx::ModelProto &model, ModuleOp module);
@@ -97,6 +131,21 @@ private:
   Location nameLoc(llvm::StringRef name) {
     return NameLoc::get(StringAttr::get(&ctx, name), fileLoc);
   }
+
+  // Sizes (the size discipline: include/aicc/Support/CheckedSize.h).
+  /// Refuses (a located error naming the node and `what`) a tensor of `shape`
+  /// and `elem` that tensorSizeProblem refuses. Call before allocating
+  /// anything for the tensor or building its type.
+  LogicalResult checkShape(const NodeCtx &nc, llvm::ArrayRef<int64_t> shape, Type elem,
+                           const llvm::Twine &what);
+  /// Refuses a host-side table of `count` entries of `entryBytes` bytes that the
+  /// importer is about to allocate for node `nc` (a constant it materializes,
+  /// coefficient tables, ...): above kMaxImportTableBytes, or overflowing.
+  LogicalResult checkTable(const NodeCtx &nc, CheckedInt count, int64_t entryBytes,
+                           const llvm::Twine &what);
+  /// Reports the SizeGuard's refused op, if any (once), as an error of node
+  /// `nc`; failure() then.
+  LogicalResult checkGuard(const NodeCtx *nc);
 
   // Values.
   LogicalResult collectInitializers(const onnx::GraphProto &g);
@@ -116,6 +165,13 @@ private:
   LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);
+
+  /// When `v` is a constant (an initializer, a Constant node, a folded value), refuses its
+  /// first element outside [lo, hi) with a located error naming `what`, its position and
+  /// the range (onnxruntime fails such a Gather / Scatter at run time). Succeeds for values
+  /// computed at run time (their indices are checked by nothing: the kernels clamp).
+  LogicalResult checkConstantIndices(const NodeCtx &nc, Value v, int64_t lo, int64_t hi,
+                                     llvm::StringRef what);
 
   // Types and tensors.
   FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &vi,
@@ -470,6 +526,8 @@ private:
   const ImportOptions &opts;
   OpBuilder b;
   Location fileLoc;
+  SizeGuard guard;
+  bool guardReported = false;
   std::string modelDir;
   int64_t opset = 0;
   Block *entryBlock = nullptr;

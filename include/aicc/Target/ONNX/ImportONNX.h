@@ -40,6 +40,8 @@
 #ifndef AICC_TARGET_ONNX_IMPORTONNX_H
 #define AICC_TARGET_ONNX_IMPORTONNX_H
 
+#include "aicc/Support/CheckedSize.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -84,6 +86,16 @@ struct ImportOptions {
   /// initializer, an unreadable or unparsable file, an element type or shape
   /// that differs from the input's declaration.
   std::vector<InputBinding> bindInputs;
+
+  /// Cap on the bytes of any one tensor of the model: graph inputs and
+  /// outputs, initializers, constants, node outputs and the intermediates of
+  /// their decompositions (elements x bytes per element, bool 1 byte). Every
+  /// dim must also be at most this (even in an empty tensor), and the product
+  /// of the non-zero dims too. A tensor above it is refused with a located
+  /// diagnostic naming the node and the tensor, before anything is allocated
+  /// for it (aicc-compile --max-tensor-bytes). Element counts and byte sizes
+  /// are computed with overflow checks (include/aicc/Support/CheckedSize.h).
+  uint64_t maxTensorBytes = kDefaultMaxTensorBytes;
 };
 
 /// Parses `bytes`, a serialized ModelProto (the contents of a .onnx file, at
