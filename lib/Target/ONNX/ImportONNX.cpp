@@ -663,10 +663,16 @@ FailureOr<SmallVector<int64_t>> Importer::getConstantInts(const NodeCtx &nc, Val
   return nodeError(nc) << what << ": unsupported constant attribute";
 }
 
-LogicalResult Importer::checkConstantIndices(const NodeCtx &nc, Value v, int64_t lo, int64_t hi,
-                                             llvm::StringRef what) {
+FailureOr<int64_t> Importer::toInt(const NodeCtx &nc, double v, llvm::StringRef what) {
+  if (!(std::abs(v) <= std::ldexp(1.0, 62)) || v != std::trunc(v))
+    return nodeError(nc) << what << " must be an integer of magnitude at most 2^62, got " << v;
+  return (int64_t)v;
+}
+
+LogicalResult Importer::checkConstantIndices(const NodeCtx &nc, int inputIdx, Value v,
+                                             llvm::ArrayRef<int64_t> bounds) {
   auto cst = v.getDefiningOp<graph::ConstantOp>();
-  if (!cst)
+  if (!cst || bounds.empty())
     return success();
   auto type = cast<RankedTensorType>(cst.getType());
   auto intType = dyn_cast<IntegerType>(type.getElementType());
@@ -674,17 +680,22 @@ LogicalResult Importer::checkConstantIndices(const NodeCtx &nc, Value v, int64_t
     return success();
   bool zext = intType.isUnsigned();
   auto check = [&](int64_t pos, int64_t x) -> LogicalResult {
-    if (x >= lo && x < hi)
+    int64_t n = bounds[pos % bounds.size()];
+    if (x >= -n && x < n)
       return success();
-    return nodeError(nc) << what << " '" << nc.node.input(1) << "' element " << pos << " is "
-                         << x << ", out of range [" << lo << ", " << hi << ")";
+    return nodeError(nc) << "index " << x << " (element " << pos << " of indices '"
+                         << nc.node.input(inputIdx) << "') is out of range [" << -n << ", " << n
+                         << ")";
   };
   if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue())) {
+    int64_t pos = 0;
     if (dense.isSplat()) {
       APInt x = dense.getSplatValue<APInt>();
-      return check(0, zext ? (int64_t)x.getZExtValue() : x.getSExtValue());
+      for (size_t i = 0; i < bounds.size() && i < (size_t)dense.getNumElements(); ++i)
+        if (failed(check(i, zext ? (int64_t)x.getZExtValue() : x.getSExtValue())))
+          return failure();
+      return success();
     }
-    int64_t pos = 0;
     for (const APInt &x : dense.getValues<APInt>())
       if (failed(check(pos++, zext ? (int64_t)x.getZExtValue() : x.getSExtValue())))
         return failure();
@@ -1518,8 +1529,7 @@ LogicalResult Importer::importGather(const NodeCtx &nc) {
     auto iType = dyn_cast<IntegerType>(it.getElementType());
     if (!iType || iType.getWidth() < 8)
       return nodeError(nc) << "indices must be int32 or int64";
-    int64_t n = dt.getDimSize(*axis);
-    if (failed(checkConstantIndices(nc, *indices, -n, n, "indices")))
+    if (failed(checkConstantIndices(nc, 1, *indices, {dt.getDimSize(*axis)})))
       return failure();
     SmallVector<int64_t> shape(dt.getShape().take_front(*axis));
     shape.append(it.getShape().begin(), it.getShape().end());
@@ -2915,6 +2925,8 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
       return failure();
     if (it.getRank() != dt.getRank() || !isa<IntegerType>(it.getElementType()))
       return nodeError(nc) << "indices must be an integer tensor of the data's rank";
+    if (failed(checkConstantIndices(nc, 1, *indices, {dt.getDimSize(*axis)})))
+      return failure();
     return define(nc, 0, graph::GatherElementsOp::create(
                              b, nc.loc, RankedTensorType::get(it.getShape(), dt.getElementType()),
                              *data, *indices, b.getI64IntegerAttr(*axis)));
@@ -3005,7 +3017,10 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
       auto c = getConstantScalar(nc, *kv, "k");
       if (failed(c))
         return failure();
-      k = (int64_t)*c;
+      auto ki = toInt(nc, *c, "k");
+      if (failed(ki))
+        return failure();
+      k = *ki;
     }
     if (cast<RankedTensorType>(in->getType()).getRank() < 2)
       return nodeError(nc) << "input must have rank >= 2";

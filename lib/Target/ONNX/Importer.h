@@ -166,12 +166,15 @@ private:
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);
 
-  /// When `v` is a constant (an initializer, a Constant node, a folded value), refuses its
-  /// first element outside [lo, hi) with a located error naming `what`, its position and
-  /// the range (onnxruntime fails such a Gather / Scatter at run time). Succeeds for values
-  /// computed at run time (their indices are checked by nothing: the kernels clamp).
-  LogicalResult checkConstantIndices(const NodeCtx &nc, Value v, int64_t lo, int64_t hi,
-                                     llvm::StringRef what);
+  /// When `v` (input #`inputIdx` of `nc`) is a constant (an initializer, a Constant node,
+  /// a folded value), refuses its first element outside [-n, n), n = bounds[p %
+  /// bounds.size()] for the element at row-major position p (one bound for Gather's
+  /// indices, one per coordinate for GatherND / ScatterND tuples), with a located error
+  /// naming the input, the position and the range (onnxruntime fails such a Gather /
+  /// Scatter at run time). Succeeds for indices computed at run time, which nothing
+  /// checks (the kernels clamp or wrap them).
+  LogicalResult checkConstantIndices(const NodeCtx &nc, int inputIdx, Value v,
+                                     llvm::ArrayRef<int64_t> bounds);
 
   // Types and tensors.
   FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &vi,
@@ -295,6 +298,10 @@ private:
   /// integer operand, as doubles.
   FailureOr<SmallVector<double>> getConstantFloats(const NodeCtx &nc, Value v,
                                                    llvm::StringRef what);
+  /// `v` (a scalar read from a constant operand) as an int64: refused (a located error
+  /// naming `what`) unless finite, integral and at most 2^62 in magnitude (a cast of
+  /// anything else is undefined behaviour).
+  FailureOr<int64_t> toInt(const NodeCtx &nc, double v, llvm::StringRef what);
   /// The one diagnostic for "`what` (value `v`) must be a compile-time constant";
   /// names the graph input and --bind-input when `v` is one. Always failure().
   LogicalResult notConstantError(const NodeCtx &nc, Value v, llvm::StringRef what);
