@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Compiler.h"
+#include "aicc/Support/CheckedSize.h"
+#include "aicc/Support/InputFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -216,10 +218,15 @@ int main(int argc, char **argv) {
   if (outputFile.empty())
     return fail("no output file: pass -o OUT ('-' for stdout)");
 
-  auto buf = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/false);
-  if (!buf)
-    return fail("cannot read '" + inputFile + "': " + buf.getError().message());
+  // A regular file (or '-', stdin) of at most the protobuf limit for a ModelProto (MLIR
+  // text and later stages may be larger): never a device or FIFO (aicc::readInputFile).
   StringRef name = inputFile;
+  bool onnxInput = name.ends_with(".onnx") || (!name.ends_with(".mlir") && !opts.from);
+  auto buf = aicc::readInputFile(inputFile,
+                                 onnxInput ? aicc::kMaxModelFileBytes : uint64_t(1) << 36,
+                                 onnxInput ? "model" : "input", /*allowStdin=*/true);
+  if (!buf)
+    return fail(toString(buf.takeError()));
   aicc::InputKind kind = name.ends_with(".onnx") ? aicc::InputKind::ONNX
                          : name.ends_with(".mlir") ? aicc::InputKind::MLIR
                          : opts.from ? aicc::InputKind::MLIR

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "Importer.h"
 
+#include "aicc/Support/InputFile.h"
+
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -306,15 +308,44 @@ readExternalData(const onnx::TensorProto &t, llvm::StringRef name, llvm::StringR
   }
   if (location.empty())
     return emitError(loc) << "tensor '" << name << "' has external data without a 'location'";
-  if (llvm::sys::path::is_absolute(location))
+  // Confined to the model's directory (docs/onnx-import.md, "External data"): a
+  // relative path without '..' components, naming a regular file whose real path
+  // (symlinks resolved) lies inside the directory's real path.
+  auto refuse = [&](llvm::StringRef why) {
     return emitError(loc) << "tensor '" << name << "': external data location '" << location
-                          << "' must be relative to the model's directory";
-  llvm::SmallString<256> path(modelDir);
+                          << "' " << why;
+  };
+  if (llvm::sys::path::is_absolute(location) ||
+      llvm::sys::path::is_absolute(location, llvm::sys::path::Style::windows) ||
+      llvm::StringRef(location).starts_with("~"))
+    return refuse("must be relative to the model's directory");
+  if (llvm::StringRef(location).contains('\0'))
+    return refuse("holds a NUL character");
+  for (llvm::StringRef part : llvm::make_range(llvm::sys::path::begin(location),
+                                               llvm::sys::path::end(location)))
+    if (part == "..")
+      return refuse("must not contain '..' (external data stays in the model's directory)");
+  llvm::SmallString<256> path(modelDir.empty() ? "." : modelDir);
   llvm::sys::path::append(path, location);
-  uint64_t fileSize;
-  if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize))
+  llvm::SmallString<256> realDir, realFile;
+  if (std::error_code ec = llvm::sys::fs::real_path(modelDir.empty() ? "." : modelDir, realDir))
+    return emitError(loc) << "tensor '" << name << "': cannot resolve the model's directory: "
+                          << ec.message();
+  if (std::error_code ec = llvm::sys::fs::real_path(path, realFile))
     return emitError(loc) << "tensor '" << name << "': cannot open external data file '" << path
                           << "': " << ec.message();
+  llvm::StringRef rf = realFile, rd = realDir;
+  if (!rf.starts_with(rd) || rf.size() <= rd.size() ||
+      !llvm::sys::path::is_separator(rf[rd.size()]) && !rd.ends_with("/"))
+    return refuse("resolves to '" + realFile.str().str() +
+                  "', outside the model's directory (a symbolic link out of it?)");
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(realFile, status))
+    return emitError(loc) << "tensor '" << name << "': cannot open external data file '" << path
+                          << "': " << ec.message();
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return refuse("is not a regular file");
+  uint64_t fileSize = status.getSize();
   if (offset > fileSize)
     return emitError(loc) << "tensor '" << name << "': external data offset " << offset
                           << " is past the end of '" << path << "' (" << fileSize << " bytes)";
@@ -328,7 +359,7 @@ readExternalData(const onnx::TensorProto &t, llvm::StringRef name, llvm::StringR
                           << " bytes)";
   if (len == 0)
     return llvm::MemoryBuffer::getMemBuffer("", path, /*RequiresNullTerminator=*/false);
-  auto buf = llvm::MemoryBuffer::getFileSlice(path, len, offset);
+  auto buf = llvm::MemoryBuffer::getFileSlice(realFile, len, offset);
   if (!buf)
     return emitError(loc) << "tensor '" << name << "': cannot read external data file '" << path
                           << "': " << buf.getError().message();
@@ -368,6 +399,8 @@ FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t, llvm
                           << dataTypeName(t.data_type()) << " (" << t.data_type() << ")";
   if (t.has_segment())
     return emitError(loc) << "tensor '" << name << "' is segmented (unsupported)";
+  if (failed(validateTensorFields(t, name, loc)))
+    return failure();
   SmallVector<int64_t> shape;
   for (int64_t d : t.dims()) {
     if (d < 0)
@@ -512,6 +545,8 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &g) {
     if (!initializers.try_emplace(init.name(), &init).second)
       return emitError(nameLoc(init.name()))
              << "initializer '" << init.name() << "' is defined twice";
+    if (failed(validateTensorFields(init, init.name(), nameLoc(init.name()))))
+      return failure();
   }
   if (g.sparse_initializer_size())
     return emitError(fileLoc) << "sparse initializers are not supported (first: '"
@@ -526,10 +561,9 @@ FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
     return emitError(loc) << "cannot bind graph input '" << vi.name() << "' to '"
                           << binding.tensorPath << "': ";
   };
-  auto buf = llvm::MemoryBuffer::getFile(binding.tensorPath, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto buf = aicc::readInputFile(binding.tensorPath, kMaxModelFileBytes, "bound input tensor");
   if (!buf)
-    return error() << buf.getError().message();
+    return error() << llvm::toString(buf.takeError());
   llvm::StringRef bytes = (*buf)->getBuffer();
   onnx::TensorProto t;
   if (bytes.size() > (size_t)INT_MAX || !t.ParseFromArray(bytes.data(), (int)bytes.size()) ||
@@ -3165,10 +3199,30 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     if (!inputNames.insert(in.name()).second)
       return emitError(nameLoc(in.name())) << "graph input '" << in.name() << "' is listed twice";
     auto binding = bindings.find(in.name());
-    if (initializers.count(in.name())) {
+    if (auto init = initializers.find(in.name()); init != initializers.end()) {
       if (binding != bindings.end())
         return emitError(fileLoc) << "cannot bind graph input '" << in.name()
                                   << "': it has an initializer (it is a constant already)";
+      // The initializer is the input's value: its type and shape must be the declared ones
+      // (else the input would silently change type or disappear).
+      const onnx::TensorProto &t = *init->second;
+      if (in.has_type() && in.type().has_tensor_type()) {
+        const auto &tt = in.type().tensor_type();
+        bool ok = tt.elem_type() == onnx::TensorProto::UNDEFINED ||
+                  tt.elem_type() == t.data_type();
+        if (ok && tt.has_shape()) {
+          ok = tt.shape().dim_size() == t.dims_size();
+          for (int i = 0; ok && i < t.dims_size(); ++i)
+            if (tt.shape().dim(i).has_dim_value())
+              ok = tt.shape().dim(i).dim_value() == t.dims(i);
+        }
+        if (!ok)
+          return emitError(nameLoc(in.name()))
+                 << "graph input '" << in.name() << "' is declared with another type or shape "
+                 << "than its initializer (" << dataTypeName(t.data_type()) << " "
+                 << shapeStr(SmallVector<int64_t>(t.dims().begin(), t.dims().end()))
+                 << ")";
+      }
       continue;
     }
     int64_t pos = position++;
@@ -3233,14 +3287,19 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
       if (!nc.attrs.try_emplace(a.name(), &a).second)
         return nodeError(nc) << "attribute '" << a.name() << "' is given twice";
     }
-    if (failed(importNode(nc)) || failed(checkGuard(&nc)))
+    if (failed(validateNode(nc)) || failed(importNode(nc)) || failed(checkGuard(&nc)) ||
+        failed(checkUnreadAttributes(nc)))
       return failure();
   }
+  for (const auto &vi : g.value_info())
+    if (Value v = values.lookup(vi.name()))
+      if (failed(checkDeclaredType(vi, v, "value_info")))
+        return failure();
 
   SmallVector<Value> results;
   for (const auto &out : g.output()) {
     auto v = lookup(out.name(), nameLoc(out.name()), nullptr);
-    if (failed(v))
+    if (failed(v) || failed(checkDeclaredType(out, *v, "graph output")))
       return failure();
     results.push_back(*v);
   }
@@ -3289,11 +3348,9 @@ OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
 
 OwningOpRef<ModuleOp> aicc::onnx_import::importONNXFile(llvm::StringRef path, MLIRContext &ctx,
                                                         const ImportOptions &opts) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto buf = aicc::readInputFile(path, kMaxModelFileBytes, "ONNX model");
   if (!buf) {
-    emitError(FileLineColLoc::get(&ctx, path, 0, 0))
-        << "cannot read ONNX model '" << path << "': " << buf.getError().message();
+    emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << llvm::toString(buf.takeError());
     return nullptr;
   }
   return importONNXModel((*buf)->getBuffer(), path, ctx, opts);

@@ -65,6 +65,8 @@ constexpr int64_t kMaxImportTableBytes = int64_t(256) << 20;
 llvm::StringRef dataTypeName(int32_t dt);
 /// TensorProto.DataType -> MLIR element type; null for unsupported types.
 Type convertElementType(int32_t dt, MLIRContext *ctx);
+/// MLIR element type -> TensorProto.DataType (UNDEFINED for others).
+int32_t onnxDataType(Type t);
 /// Bytes per element in ONNX raw_data / external data (BOOL: one byte).
 uint64_t storageBytes(Type elementType);
 bool isGraphFloat(Type t);
@@ -85,6 +87,8 @@ struct NodeCtx {
   std::string name;
   Location loc;
   llvm::StringMap<const onnx::AttributeProto *> attrs;
+  /// The attributes the importer looked up (findAttr), for checkUnreadAttributes.
+  mutable llvm::StringSet<> readAttrs;
 
   llvm::StringRef opType() const { return node.op_type(); }
 };
@@ -147,6 +151,19 @@ private:
   /// `nc`; failure() then.
   LogicalResult checkGuard(const NodeCtx *nc);
 
+  // onnx.checker's rules (ImportValidate.cpp).
+  /// check_tensor: one data field (none when empty), the one data_type prescribes.
+  LogicalResult validateTensorFields(const onnx::TensorProto &t, llvm::StringRef name,
+                                     Location loc);
+  /// Before a node is imported: attribute well-formedness, and per libonnx's schema the
+  /// attribute names / types, required attributes, arity and input element types.
+  LogicalResult validateNode(const NodeCtx &nc);
+  /// After a node is imported, for opsets newer than libonnx's schemas: attributes that
+  /// neither the old schema nor the importer knows.
+  LogicalResult checkUnreadAttributes(const NodeCtx &nc);
+  /// A declared type (graph output, value_info) that contradicts `v`'s.
+  LogicalResult checkDeclaredType(const onnx::ValueInfoProto &vi, Value v, llvm::StringRef what);
+
   // Values.
   LogicalResult collectInitializers(const onnx::GraphProto &g);
   /// The value of graph input `vi` bound by `binding` (ImportOptions::bindInputs):
@@ -185,6 +202,7 @@ private:
 
   // Attributes.
   const onnx::AttributeProto *findAttr(const NodeCtx &nc, llvm::StringRef name) {
+    nc.readAttrs.insert(name);
     auto it = nc.attrs.find(name);
     return it == nc.attrs.end() ? nullptr : it->second;
   }

@@ -61,7 +61,7 @@ struct InputBinding {
   /// The ONNX name of a graph input that is not an initializer.
   std::string name;
   /// A file holding one serialized onnx.TensorProto (as ONNX test data's
-  /// test_data_set_N/input_K.pb). Its element type must be the input's declared
+  /// test_data_set_N/input_K.pb): a regular file of at most kMaxModelFileBytes. Its element type must be the input's declared
   /// one, its shape the declared shape (a symbolic or absent dimension accepts
   /// any size; an input without a shape accepts any shape). The TensorProto's
   /// own name is ignored.
@@ -120,8 +120,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes, llvm::S
                                                   const ImportOptions &opts = {});
 
 /// Reads the file at `path` (memory-mapped, not copied) and imports it with
-/// importONNXModel(bytes, path, ctx, opts). A missing or unreadable file is an
-/// error diagnostic located at `path`; the result is then null.
+/// importONNXModel(bytes, path, ctx, opts). A missing or unreadable file, one
+/// that is not a regular file (a device such as /dev/zero, a FIFO, a
+/// directory) or one above kMaxModelFileBytes is an error diagnostic located at
+/// `path` (aicc::readInputFile); the result is then null.
 mlir::OwningOpRef<mlir::ModuleOp> importONNXFile(llvm::StringRef path, mlir::MLIRContext &ctx,
                                                  const ImportOptions &opts = {});
 
