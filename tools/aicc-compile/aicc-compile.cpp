@@ -80,6 +80,11 @@ static cl::list<std::string> bindInputs(
              "type and shape must match the input's declaration) and is no longer a bundle "
              "input; aicc-run checks a value given for it. Repeatable"),
     cl::value_desc("NAME=FILE.pb"), cl::cat(cat));
+static cl::opt<uint64_t> maxTensorBytes(
+    "max-tensor-bytes",
+    cl::desc("refuse an ONNX model with a tensor (input, output, weight or intermediate) of "
+             "more bytes than this (default 17179869184 = 16 GiB)"),
+    cl::init(aicc::kDefaultMaxTensorBytes), cl::cat(cat));
 static cl::opt<std::string> cudaPath("cuda-path",
                                      cl::desc("CUDA toolkit root (bin/ptxas, nvvm/libdevice)"),
                                      cl::cat(cat));
@@ -167,6 +172,7 @@ int main(int argc, char **argv) {
   opts.convLayout = convLayout;
   opts.wgmmaTmaStore = wgmmaTmaStore;
   opts.mmaSmemStore = mmaSmemStore;
+  opts.maxTensorBytes = maxTensorBytes;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');

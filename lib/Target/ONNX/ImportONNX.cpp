@@ -2776,12 +2776,23 @@ LogicalResult Importer::importWhere(const NodeCtx &nc) {
                                               *c, *x, *y));
 }
 
+/// Cast-19 / CastLike-19 `saturate` (INT) and Cast-25 / CastLike-25 `round_mode` (STRING)
+/// apply to float8 (and float4) results only, which aicc does not have: checked for
+/// their type, no effect.
+LogicalResult Importer::castFloat8Attrs(const NodeCtx &nc) {
+  if (opset >= 19 && failed(getInt(nc, "saturate", 1)))
+    return failure();
+  if (opset >= 25 && failed(getString(nc, "round_mode", "up")))
+    return failure();
+  return success();
+}
+
 LogicalResult Importer::importCast(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 1)))
     return failure();
   auto in = getInput(nc, 0);
   auto to = getInt(nc, "to", 0);
-  if (failed(in) || failed(to))
+  if (failed(in) || failed(to) || failed(castFloat8Attrs(nc)))
     return failure();
   Type elem = convertElementType((int32_t)*to, &ctx);
   if (!elem)
@@ -2987,7 +2998,7 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     if (failed(checkArity(nc, 2, 2, 1)))
       return failure();
     auto in = getInput(nc, 0), like = getInput(nc, 1);
-    if (failed(in) || failed(like))
+    if (failed(in) || failed(like) || failed(castFloat8Attrs(nc)))
       return failure();
     return define(nc, 0, castTo(nc.loc, *in,
                                 cast<RankedTensorType>(like->getType()).getElementType()));

@@ -309,6 +309,7 @@ private:
   LogicalResult importMean(const NodeCtx &nc);
   LogicalResult importWhere(const NodeCtx &nc);
   LogicalResult importCast(const NodeCtx &nc);
+  LogicalResult castFloat8Attrs(const NodeCtx &nc);
   LogicalResult importNot(const NodeCtx &nc);
   /// The value of a constant scalar (float or integer) operand.
   FailureOr<double> getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what);

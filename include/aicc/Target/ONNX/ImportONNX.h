@@ -32,9 +32,12 @@
 // 0)); nodes without a name are named "<op_type>_<node index>". Function
 // arguments and results carry `{aicc.name = "<ONNX value name>"}`.
 //
-// The ONNX checker is not run (the system libonnx may be older than the model);
-// instead every field the importer reads is checked, and malformed input is
-// reported as a diagnostic, never a crash.
+// The ONNX checker itself is not run (the system libonnx may be older than the
+// model); instead every field the importer reads is checked, onnx.checker's
+// rules (full_check) are applied with libonnx's schemas (ImportValidate.cpp),
+// every size is checked against ImportOptions::maxTensorBytes, and external
+// data is confined to the model's directory (docs/onnx-import.md). Malformed
+// input is reported as a diagnostic, never a crash.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AICC_TARGET_ONNX_IMPORTONNX_H
