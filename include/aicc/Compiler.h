@@ -8,6 +8,8 @@
 #ifndef AICC_COMPILER_H
 #define AICC_COMPILER_H
 
+#include "aicc/Support/CheckedSize.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -80,6 +82,11 @@ struct CompileOptions {
   /// input name, unreadable or unparsable file, element type or shape different from the
   /// input's declaration) are located diagnostics; see onnx_import::ImportOptions.
   std::vector<InputBinding> bindInputs;
+  /// ONNX input only: the cap on the bytes of any one tensor of the model (inputs,
+  /// outputs, weights, intermediates); bigger ones are refused with a located diagnostic
+  /// before anything is allocated (onnx_import::ImportOptions::maxTensorBytes,
+  /// aicc-compile --max-tensor-bytes). Default 16 GiB (include/aicc/Support/CheckedSize.h).
+  uint64_t maxTensorBytes = kDefaultMaxTensorBytes;
   /// CUDA toolkit root (holds bin/ptxas). Empty: $CUDA_HOME, then /usr/local/cuda, then PATH.
   std::string cudaPath;
   /// When non-empty, a failing pass writes an MLIR crash reproducer to this file

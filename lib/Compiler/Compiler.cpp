@@ -598,6 +598,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       onnx_import::ImportOptions importOpts;
       for (const InputBinding &bi : opts.bindInputs)
         importOpts.bindInputs.push_back({bi.name, bi.tensorPath});
+      importOpts.maxTensorBytes = opts.maxTensorBytes;
       module = onnx_import::importONNXModel(input, bufferName, ctx, importOpts);
     } else {
       auto parsed = parseMLIR(ctx, input, bufferName);

@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Compiler.h"
+#include "aicc/Support/CheckedSize.h"
+#include "aicc/Support/InputFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -78,6 +80,11 @@ static cl::list<std::string> bindInputs(
              "type and shape must match the input's declaration) and is no longer a bundle "
              "input; aicc-run checks a value given for it. Repeatable"),
     cl::value_desc("NAME=FILE.pb"), cl::cat(cat));
+static cl::opt<uint64_t> maxTensorBytes(
+    "max-tensor-bytes",
+    cl::desc("refuse an ONNX model with a tensor (input, output, weight or intermediate) of "
+             "more bytes than this (default 17179869184 = 16 GiB)"),
+    cl::init(aicc::kDefaultMaxTensorBytes), cl::cat(cat));
 static cl::opt<std::string> cudaPath("cuda-path",
                                      cl::desc("CUDA toolkit root (bin/ptxas, nvvm/libdevice)"),
                                      cl::cat(cat));
@@ -165,6 +172,7 @@ int main(int argc, char **argv) {
   opts.convLayout = convLayout;
   opts.wgmmaTmaStore = wgmmaTmaStore;
   opts.mmaSmemStore = mmaSmemStore;
+  opts.maxTensorBytes = maxTensorBytes;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
     size_t eq = StringRef(bind).find('=');
@@ -216,10 +224,15 @@ int main(int argc, char **argv) {
   if (outputFile.empty())
     return fail("no output file: pass -o OUT ('-' for stdout)");
 
-  auto buf = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/false);
-  if (!buf)
-    return fail("cannot read '" + inputFile + "': " + buf.getError().message());
+  // A regular file (or '-', stdin) of at most the protobuf limit for a ModelProto (MLIR
+  // text and later stages may be larger): never a device or FIFO (aicc::readInputFile).
   StringRef name = inputFile;
+  bool onnxInput = name.ends_with(".onnx") || (!name.ends_with(".mlir") && !opts.from);
+  auto buf = aicc::readInputFile(inputFile,
+                                 onnxInput ? aicc::kMaxModelFileBytes : uint64_t(1) << 36,
+                                 onnxInput ? "model" : "input", /*allowStdin=*/true);
+  if (!buf)
+    return fail(toString(buf.takeError()));
   aicc::InputKind kind = name.ends_with(".onnx") ? aicc::InputKind::ONNX
                          : name.ends_with(".mlir") ? aicc::InputKind::MLIR
                          : opts.from ? aicc::InputKind::MLIR

@@ -440,7 +440,7 @@ TEST(ONNXImport, ModelLevelErrors) {
   {
     Ctx c;
     EXPECT_FALSE(importONNXFile("/nonexistent/dir/model.onnx", c.ctx));
-    EXPECT_NE(c.diags.find("cannot read ONNX model '/nonexistent/dir/model.onnx'"),
+    EXPECT_NE(c.diags.find("cannot read the ONNX model '/nonexistent/dir/model.onnx'"),
               std::string::npos)
         << c.diags;
   }
@@ -491,7 +491,7 @@ TEST(ONNXImport, ModelLevelErrors) {
 TEST(ONNXImport, NodeErrors) {
   onnx::ModelProto m = unaryModel("Relu");
   m.mutable_graph()->mutable_node(0)->add_input("x");
-  expectError(m, "Relu node 'n0': expects 1 inputs, got 2");
+  expectError(m, "Relu node 'n0': has 2 inputs; Relu-13 takes 1 to 1");
 
   m = unaryModel("Relu");
   m.mutable_graph()->mutable_node(0)->clear_name();
@@ -501,7 +501,8 @@ TEST(ONNXImport, NodeErrors) {
   m = unaryModel("Relu");
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
       onnx::TensorProto::INT32);
-  expectError(m, "Relu node 'n0': input must be a floating-point tensor");
+  expectError(m, "Relu node 'n0': input #0 ('x') has type tensor(int32), which Relu-13 does not "
+                 "allow for 'X' (T)");
 
   m = unaryModel("Softmax");
   setInt(m.mutable_graph()->mutable_node(0), "axis", 2);
@@ -550,6 +551,10 @@ TEST(ONNXImport, NodeErrors) {
   expectError(reshape({-2}), "has invalid entry -2");
   {
     onnx::ModelProto ok = reshape({0, -1});
+    // The declared output shape must be the result's (onnx.checker's shape inference).
+    ok.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->clear_dim();
+    for (int64_t d : {2, 3})
+      ok.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
     Ctx c;
     auto module = importONNXModel(ok.SerializeAsString(), "", c.ctx);
     ASSERT_TRUE(module) << c.diags;
@@ -574,7 +579,8 @@ TEST(ONNXImport, NodeErrors) {
     expectError(g, "Gemm node 'gemm': C of shape [3] does not broadcast to [2, 4]");
     g.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(
         onnx::TensorProto::DOUBLE);
-    expectError(g, "A and B have different element types ('f32' vs 'f64')");
+    expectError(g, "Gemm node 'gemm': input #1 ('b') has type tensor(double), but type T is "
+                   "already tensor(float) for an earlier input");
   }
   // MatMul: contraction mismatch.
   {
@@ -601,7 +607,8 @@ TEST(ONNXImport, NodeErrors) {
     auto *n = addNode(g, "Constant", {}, {"y"}, "k");
     setInt(n, "value_int", 1);
     setInt(n, "value_float", 1);
-    expectError(g, "Constant node 'k': expects exactly one attribute, got 2");
+    expectError(g, "Constant node 'k': attribute 'value_float' must be FLOAT, got INT (ONNX "
+                   "operator schema)");
     n->clear_attribute();
     auto *a = n->add_attribute();
     a->set_name("sparse_value");
@@ -857,6 +864,49 @@ TEST(ONNXImport, MalformedModelsNeverCrash) {
   }
   EXPECT_GT(rejected, 0);
   EXPECT_GT(imported, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// The size discipline (include/aicc/Support/CheckedSize.h)
+//===----------------------------------------------------------------------===//
+
+TEST(CheckedSize, OverflowIsRemembered) {
+  using aicc::CheckedInt;
+  EXPECT_EQ((CheckedInt(3) * 4 + 1).get(), std::optional<int64_t>(13));
+  EXPECT_FALSE((CheckedInt(INT64_MAX) + 1).valid());
+  EXPECT_FALSE((CheckedInt(int64_t(1) << 32) * (int64_t(1) << 32)).valid());
+  // Invalid stays invalid, even when a later step would bring it back in range.
+  EXPECT_FALSE((CheckedInt(INT64_MAX) * 2 / 4).valid());
+  EXPECT_FALSE((CheckedInt(5) / 0).valid());
+  EXPECT_FALSE((CheckedInt(INT64_MIN) / -1).valid());
+  EXPECT_FALSE((CheckedInt(5) % 0).valid());
+  EXPECT_EQ(aicc::checkedElementCount({}), std::optional<int64_t>(1));
+  EXPECT_EQ(aicc::checkedElementCount({2, 0, INT64_MAX}), std::optional<int64_t>(0));
+  // 2^96 elements: the product wrapped to 0 before (issue 14).
+  int64_t big = int64_t(1) << 32;
+  EXPECT_EQ(aicc::checkedElementCount({big, big, big}), std::nullopt);
+  EXPECT_EQ(aicc::checkedElementCount({2, -1}), std::nullopt);
+  EXPECT_EQ(aicc::checkedByteSize({int64_t(1) << 62}, 4), std::nullopt);
+  EXPECT_EQ(aicc::checkedByteSize({3, 5}, 8), std::optional<int64_t>(120));
+}
+
+/// ImportOptions::maxTensorBytes through the API: a graph input one byte above the cap is
+/// refused with a diagnostic naming it; at the cap it imports.
+TEST(ONNXImport, MaxTensorBytesIsTheCap) {
+  onnx::ModelProto m = unaryModel("Relu");
+  aicc::onnx_import::ImportOptions opts;
+  opts.maxTensorBytes = 2 * 3 * 4;
+  {
+    Ctx c;
+    EXPECT_TRUE(importONNXModel(m.SerializeAsString(), "", c.ctx, opts)) << c.diags;
+  }
+  opts.maxTensorBytes = 2 * 3 * 4 - 1;
+  Ctx c;
+  EXPECT_FALSE(importONNXModel(m.SerializeAsString(), "", c.ctx, opts));
+  EXPECT_NE(c.diags.find("graph input 'x' of shape [2, 3] has 6 elements of 4 bytes, above the "
+                         "tensor size limit of 23 bytes"),
+            std::string::npos)
+      << c.diags;
 }
 
 } // namespace

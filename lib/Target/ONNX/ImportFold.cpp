@@ -30,8 +30,8 @@ using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
 namespace {
-/// Operands and results bigger than this are not folded (shape arithmetic is small).
-constexpr int64_t kMaxFoldElements = 16384;
+// Operands and results bigger than kMaxFoldElements (Importer.h) are not folded
+// (shape arithmetic is small).
 
 /// The elements of a small dense constant, row-major: integers (bool as 0 / 1,
 /// unsigned zero-extended) as int64, floats as double.

@@ -400,8 +400,11 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
   auto depthF = getConstantScalar(nc, *depthIn, "depth input '" + nc.node.input(1) + "'");
   if (failed(depthF))
     return failure();
-  int64_t depth = (int64_t)*depthF;
-  if (depth < 1 || (double)depth != *depthF)
+  auto depthI = toInt(nc, *depthF, "depth");
+  if (failed(depthI))
+    return failure();
+  int64_t depth = *depthI;
+  if (depth < 1)
     return nodeError(nc) << "depth must be a positive integer, got " << *depthF;
   int64_t r = it.getRank();
   auto axis = normalizeAxis(nc, *axisAttr, r + 1, /*allowRank=*/false);
@@ -412,6 +415,8 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
   outShape.insert(outShape.begin() + *axis, depth);
   idxShape.insert(idxShape.begin() + *axis, 1);
   iotaShape[*axis] = depth;
+  if (failed(checkShape(nc, outShape, vt.getElementType(), "output of shape")))
+    return failure();
   auto scalarOf = [&](double v) -> Value {
     auto st = RankedTensorType::get({}, ie);
     if (isa<FloatType>(ie))
@@ -550,9 +555,14 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
   SmallVector<int64_t> tupleShape(it.getShape().drop_back());
   int64_t tuples = it.getNumElements() / k;
   // Batch offset of each tuple: its linear index over the b batch dims, times P.
-  int64_t perBatch = 1;
+  int64_t perBatch = 1, numBatches = *product(it.getShape().take_front(bd));
   for (int64_t d = bd; d < q - 1; ++d)
     perBatch *= it.getDimSize(d);
+  // The flattened data has numBatches * P rows (tuples / perBatch would divide by 0 for
+  // an empty tuple dim).
+  CheckedInt rows = CheckedInt(numBatches) * P;
+  if (!rows.valid())
+    return nodeError(nc) << "data " << shapeStr(dt.getShape()) << " is too large";
   auto linT = RankedTensorType::get(tupleShape, ie);
   Value lin;
   if (auto cv = intConstant(*indices)) {
@@ -600,14 +610,14 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
       SmallVector<int64_t> offShape(it.getShape().take_front(bd));
       offShape.append(q - 1 - bd + 1, 1); // the tuple dims and the column dim
       SmallVector<int64_t> offs;
-      for (int64_t bi = 0, nb = tuples / perBatch; bi < nb; ++bi)
+      for (int64_t bi = 0; bi < numBatches; ++bi)
         offs.push_back(bi * P);
       lin = bin<graph::AddOp>(loc, lin,
                               intConstantOf(loc, RankedTensorType::get(offShape, ie), offs));
     }
     lin = reshape(loc, lin, tupleShape);
   }
-  SmallVector<int64_t> flatShape{tuples / perBatch * P};
+  SmallVector<int64_t> flatShape{rows.value()};
   flatShape.append(dt.getShape().begin() + bd + k, dt.getShape().end());
   Value flat = reshape(loc, *data, flatShape);
   SmallVector<int64_t> outShape(tupleShape);
@@ -664,6 +674,8 @@ LogicalResult Importer::importScatterElements(const NodeCtx &nc) {
     if (d != *axis && it.getDimSize(d) > dt.getDimSize(d))
       return nodeError(nc) << "indices dim " << d << " (" << it.getDimSize(d)
                            << ") exceeds the data's (" << dt.getDimSize(d) << ")";
+  if (failed(checkConstantIndices(nc, 1, *indices, {dt.getDimSize(*axis)})))
+    return failure();
   return define(nc, 0,
                 graph::ScatterElementsOp::create(b, nc.loc, dt, *data, *indices, *updates,
                                                  b.getI64IntegerAttr(*axis),
@@ -698,6 +710,8 @@ LogicalResult Importer::importScatterND(const NodeCtx &nc) {
   if (ut.getShape() != ArrayRef<int64_t>(want))
     return nodeError(nc) << "updates must have shape " << shapeStr(want) << " (indices.shape[:-1]"
                          << " + data.shape[k:]), got " << shapeStr(ut.getShape());
+  if (failed(checkConstantIndices(nc, 1, *indices, dt.getShape().take_front(k))))
+    return failure();
   return define(
       nc, 0,
       graph::ScatterNDOp::create(b, nc.loc, dt, *data, *indices, *updates, b.getStringAttr(*red)));

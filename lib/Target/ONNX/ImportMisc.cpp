@@ -454,10 +454,13 @@ LogicalResult Importer::importCol2Im(const NodeCtx &nc) {
         pads[d + k] < 0)
       return nodeError(nc) << "image_shape, block_shape, dilations and strides must be "
                               "positive and pads non-negative";
-    int64_t span = dil[d] * ((*block)[d] - 1) + 1;
-    cols[d] = ((*image)[d] + pads[d] + pads[d + k] - span) / strides[d] + 1;
-    if ((*image)[d] + pads[d] + pads[d + k] < span)
+    CheckedInt span = CheckedInt(dil[d]) * ((*block)[d] - 1) + 1;
+    CheckedInt room = CheckedInt((*image)[d]) + pads[d] + pads[d + k] - span;
+    if (!room.valid())
+      return nodeError(nc) << "the block geometry of image dim " << d << " overflows int64";
+    if (room.value() < 0)
       return nodeError(nc) << "the block does not fit image dim " << d;
+    cols[d] = room.value() / strides[d] + 1;
   }
   auto K = product(*block), L = product(cols), P = product(*image);
   if (!K || !L || !P)

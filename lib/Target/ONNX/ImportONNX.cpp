@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "Importer.h"
 
+#include "aicc/Support/InputFile.h"
+
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +29,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -107,18 +110,69 @@ std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
   for (auto [i, d] : llvm::enumerate(shape)) {
     if (i)
       s += ", ";
-    s += std::to_string(d);
+    s += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
   }
   return s + "]";
 }
 
 /// Product of `dims`, or nullopt on overflow.
 std::optional<int64_t> product(llvm::ArrayRef<int64_t> dims) {
-  int64_t p = 1;
-  for (int64_t d : dims)
-    if (d < 0 || llvm::MulOverflow(p, d, p))
-      return std::nullopt;
-  return p;
+  return aicc::checkedElementCount(dims);
+}
+
+std::string tensorSizeProblem(llvm::ArrayRef<int64_t> shape, Type elem, uint64_t maxBytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  int64_t cap = (int64_t)std::min<uint64_t>(maxBytes, INT64_MAX);
+  CheckedInt volume = 1;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (ShapedType::isDynamic(d)) {
+      os << "has a dynamic dim #" << i << " (only static shapes are supported)";
+      return s;
+    }
+    if (d < 0) {
+      os << "has a negative dim #" << i << " (" << d << ")";
+      return s;
+    }
+    if (d > cap) {
+      os << "has dim #" << i << " of " << d << ", above the tensor size limit of " << cap
+         << " bytes (--max-tensor-bytes)";
+      return s;
+    }
+    if (d > 0)
+      volume *= d;
+  }
+  int64_t width = elem && elem.isIntOrFloat() ? std::max<int64_t>(1, storageBytes(elem)) : 1;
+  CheckedInt bytes = volume * width;
+  if (!bytes.valid() || bytes.value() > cap) {
+    std::optional<int64_t> n = checkedElementCount(shape);
+    os << "has ";
+    if (n && *n == 0)
+      os << "0 elements but non-zero dims whose product is";
+    else if (n)
+      os << *n << " elements of " << width << " bytes,";
+    else
+      os << "more elements than int64 can count,";
+    os << " above the tensor size limit of " << cap << " bytes (--max-tensor-bytes)";
+  }
+  return s;
+}
+
+void SizeGuard::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) {
+  if (badOp)
+    return;
+  for (Type t : op->getResultTypes()) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt)
+      continue;
+    std::string p = tensorSizeProblem(rt.getShape(), rt.getElementType(), maxBytes);
+    if (!p.empty()) {
+      badOp = op;
+      badType = t;
+      problem = std::move(p);
+      return;
+    }
+  }
 }
 
 /// A resource blob key: the ONNX name with characters outside [A-Za-z0-9_.]
@@ -221,8 +275,10 @@ FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProt
                             << " (" << d.dim_value() << ")";
     shape.push_back(d.dim_value());
   }
-  if (!product(shape))
-    return emitError(loc) << what << " '" << vi.name() << "' has too many elements";
+  std::string problem = tensorSizeProblem(shape, elt, opts.maxTensorBytes);
+  if (!problem.empty())
+    return emitError(loc) << what << " '" << vi.name() << "' of shape " << shapeStr(shape) << " "
+                          << problem;
   return RankedTensorType::get(shape, elt);
 }
 
@@ -252,15 +308,44 @@ readExternalData(const onnx::TensorProto &t, llvm::StringRef name, llvm::StringR
   }
   if (location.empty())
     return emitError(loc) << "tensor '" << name << "' has external data without a 'location'";
-  if (llvm::sys::path::is_absolute(location))
+  // Confined to the model's directory (docs/onnx-import.md, "External data"): a
+  // relative path without '..' components, naming a regular file whose real path
+  // (symlinks resolved) lies inside the directory's real path.
+  auto refuse = [&](llvm::StringRef why) {
     return emitError(loc) << "tensor '" << name << "': external data location '" << location
-                          << "' must be relative to the model's directory";
-  llvm::SmallString<256> path(modelDir);
+                          << "' " << why;
+  };
+  if (llvm::sys::path::is_absolute(location) ||
+      llvm::sys::path::is_absolute(location, llvm::sys::path::Style::windows) ||
+      llvm::StringRef(location).starts_with("~"))
+    return refuse("must be relative to the model's directory");
+  if (llvm::StringRef(location).contains('\0'))
+    return refuse("holds a NUL character");
+  for (llvm::StringRef part : llvm::make_range(llvm::sys::path::begin(location),
+                                               llvm::sys::path::end(location)))
+    if (part == "..")
+      return refuse("must not contain '..' (external data stays in the model's directory)");
+  llvm::SmallString<256> path(modelDir.empty() ? "." : modelDir);
   llvm::sys::path::append(path, location);
-  uint64_t fileSize;
-  if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize))
+  llvm::SmallString<256> realDir, realFile;
+  if (std::error_code ec = llvm::sys::fs::real_path(modelDir.empty() ? "." : modelDir, realDir))
+    return emitError(loc) << "tensor '" << name << "': cannot resolve the model's directory: "
+                          << ec.message();
+  if (std::error_code ec = llvm::sys::fs::real_path(path, realFile))
     return emitError(loc) << "tensor '" << name << "': cannot open external data file '" << path
                           << "': " << ec.message();
+  llvm::StringRef rf = realFile, rd = realDir;
+  if (!rf.starts_with(rd) || rf.size() <= rd.size() ||
+      !llvm::sys::path::is_separator(rf[rd.size()]) && !rd.ends_with("/"))
+    return refuse("resolves to '" + realFile.str().str() +
+                  "', outside the model's directory (a symbolic link out of it?)");
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(realFile, status))
+    return emitError(loc) << "tensor '" << name << "': cannot open external data file '" << path
+                          << "': " << ec.message();
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return refuse("is not a regular file");
+  uint64_t fileSize = status.getSize();
   if (offset > fileSize)
     return emitError(loc) << "tensor '" << name << "': external data offset " << offset
                           << " is past the end of '" << path << "' (" << fileSize << " bytes)";
@@ -274,7 +359,7 @@ readExternalData(const onnx::TensorProto &t, llvm::StringRef name, llvm::StringR
                           << " bytes)";
   if (len == 0)
     return llvm::MemoryBuffer::getMemBuffer("", path, /*RequiresNullTerminator=*/false);
-  auto buf = llvm::MemoryBuffer::getFileSlice(path, len, offset);
+  auto buf = llvm::MemoryBuffer::getFileSlice(realFile, len, offset);
   if (!buf)
     return emitError(loc) << "tensor '" << name << "': cannot read external data file '" << path
                           << "': " << buf.getError().message();
@@ -314,20 +399,21 @@ FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t, llvm
                           << dataTypeName(t.data_type()) << " (" << t.data_type() << ")";
   if (t.has_segment())
     return emitError(loc) << "tensor '" << name << "' is segmented (unsupported)";
+  if (failed(validateTensorFields(t, name, loc)))
+    return failure();
   SmallVector<int64_t> shape;
   for (int64_t d : t.dims()) {
     if (d < 0)
       return emitError(loc) << "tensor '" << name << "' has a negative dimension " << d;
     shape.push_back(d);
   }
+  std::string problem = tensorSizeProblem(shape, elt, opts.maxTensorBytes);
+  if (!problem.empty())
+    return emitError(loc) << "tensor '" << name << "' of shape " << shapeStr(shape) << " "
+                          << problem;
   std::optional<int64_t> numElements = product(shape);
   uint64_t width = storageBytes(elt);
-  int64_t numBytesSigned = 0;
-  if (!numElements || llvm::MulOverflow(*numElements, (int64_t)width, numBytesSigned) ||
-      numBytesSigned > (int64_t(1) << 48))
-    return emitError(loc) << "tensor '" << name << "' of shape " << shapeStr(shape)
-                          << " is too large";
-  uint64_t numBytes = numBytesSigned;
+  uint64_t numBytes = *checkedByteSize(shape, width);
   auto type = RankedTensorType::get(shape, elt);
 
   // Locate the bytes: external file, raw_data, or a typed field.
@@ -406,6 +492,40 @@ FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t, llvm
   return cast<ElementsAttr>(DenseResourceElementsAttr::get(type, blobKey(name), std::move(blob)));
 }
 
+LogicalResult Importer::checkShape(const NodeCtx &nc, llvm::ArrayRef<int64_t> shape, Type elem,
+                                   const llvm::Twine &what) {
+  std::string p = tensorSizeProblem(shape, elem, opts.maxTensorBytes);
+  if (p.empty())
+    return success();
+  return nodeError(nc) << what << " " << shapeStr(shape) << " " << p;
+}
+
+LogicalResult Importer::checkTable(const NodeCtx &nc, CheckedInt count, int64_t entryBytes,
+                                   const llvm::Twine &what) {
+  CheckedInt bytes = count * entryBytes;
+  if (bytes.valid() && bytes.value() >= 0 && bytes.value() <= kMaxImportTableBytes)
+    return success();
+  auto diag = nodeError(nc) << what << " would need a constant table of ";
+  if (bytes.valid())
+    diag << count.value() << " entries (" << bytes.value() << " bytes)";
+  else
+    diag << "more entries than int64 can count";
+  return diag << ", above the importer's limit of " << kMaxImportTableBytes
+              << " bytes for one table";
+}
+
+LogicalResult Importer::checkGuard(const NodeCtx *nc) {
+  if (!guard.badOp)
+    return success();
+  if (guardReported)
+    return failure();
+  guardReported = true;
+  auto diag = nc ? nodeError(*nc) : emitError(guard.badOp->getLoc());
+  diag << "tensor " << guard.badType << " (result of " << guard.badOp->getName()
+       << " in its decomposition) " << guard.problem;
+  return failure();
+}
+
 FailureOr<RankedTensorType> Importer::checkFloat(const NodeCtx &nc, Value v, llvm::StringRef what) {
   auto t = cast<RankedTensorType>(v.getType());
   if (!isGraphFloat(t.getElementType()))
@@ -425,6 +545,8 @@ LogicalResult Importer::collectInitializers(const onnx::GraphProto &g) {
     if (!initializers.try_emplace(init.name(), &init).second)
       return emitError(nameLoc(init.name()))
              << "initializer '" << init.name() << "' is defined twice";
+    if (failed(validateTensorFields(init, init.name(), nameLoc(init.name()))))
+      return failure();
   }
   if (g.sparse_initializer_size())
     return emitError(fileLoc) << "sparse initializers are not supported (first: '"
@@ -439,10 +561,9 @@ FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
     return emitError(loc) << "cannot bind graph input '" << vi.name() << "' to '"
                           << binding.tensorPath << "': ";
   };
-  auto buf = llvm::MemoryBuffer::getFile(binding.tensorPath, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto buf = aicc::readInputFile(binding.tensorPath, kMaxModelFileBytes, "bound input tensor");
   if (!buf)
-    return error() << buf.getError().message();
+    return error() << llvm::toString(buf.takeError());
   llvm::StringRef bytes = (*buf)->getBuffer();
   onnx::TensorProto t;
   if (bytes.size() > (size_t)INT_MAX || !t.ParseFromArray(bytes.data(), (int)bytes.size()) ||
@@ -516,6 +637,11 @@ LogicalResult Importer::define(const NodeCtx &nc, int outIdx, Value v) {
   const std::string &name = nc.node.output(outIdx);
   if (name.empty())
     return success();
+  auto t = cast<RankedTensorType>(v.getType());
+  if (failed(checkShape(nc, t.getShape(), t.getElementType(), "output '" + name + "' of shape")))
+    return failure();
+  if (failed(checkGuard(&nc)))
+    return failure();
   if (auto folded = foldToConstant(v))
     v = *folded;
   if (initializers.count(name) || !values.try_emplace(name, v).second)
@@ -569,6 +695,61 @@ FailureOr<SmallVector<int64_t>> Importer::getConstantInts(const NodeCtx &nc, Val
     return out;
   }
   return nodeError(nc) << what << ": unsupported constant attribute";
+}
+
+FailureOr<int64_t> Importer::toInt(const NodeCtx &nc, double v, llvm::StringRef what) {
+  if (!(std::abs(v) <= std::ldexp(1.0, 62)) || v != std::trunc(v))
+    return nodeError(nc) << what << " must be an integer of magnitude at most 2^62, got " << v;
+  return (int64_t)v;
+}
+
+LogicalResult Importer::checkConstantIndices(const NodeCtx &nc, int inputIdx, Value v,
+                                             llvm::ArrayRef<int64_t> bounds) {
+  auto cst = v.getDefiningOp<graph::ConstantOp>();
+  if (!cst || bounds.empty())
+    return success();
+  auto type = cast<RankedTensorType>(cst.getType());
+  auto intType = dyn_cast<IntegerType>(type.getElementType());
+  if (!intType || intType.getWidth() == 1)
+    return success();
+  bool zext = intType.isUnsigned();
+  auto check = [&](int64_t pos, int64_t x) -> LogicalResult {
+    int64_t n = bounds[pos % bounds.size()];
+    if (x >= -n && x < n)
+      return success();
+    return nodeError(nc) << "index " << x << " (element " << pos << " of indices '"
+                         << nc.node.input(inputIdx) << "') is out of range [" << -n << ", " << n
+                         << ")";
+  };
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue())) {
+    int64_t pos = 0;
+    if (dense.isSplat()) {
+      APInt x = dense.getSplatValue<APInt>();
+      for (size_t i = 0; i < bounds.size() && i < (size_t)dense.getNumElements(); ++i)
+        if (failed(check(i, zext ? (int64_t)x.getZExtValue() : x.getSExtValue())))
+          return failure();
+      return success();
+    }
+    for (const APInt &x : dense.getValues<APInt>())
+      if (failed(check(pos++, zext ? (int64_t)x.getZExtValue() : x.getSExtValue())))
+        return failure();
+    return success();
+  }
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+    ArrayRef<char> raw = res.getData();
+    unsigned w = intType.getWidth() / 8;
+    std::optional<int64_t> n = product(type.getShape());
+    if (!n || w == 0 || (uint64_t)raw.size() != (uint64_t)*n * w)
+      return success();
+    for (int64_t i = 0; i < *n; ++i) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, raw.data() + i * w, w);
+      int64_t x = zext || w == 8 ? (int64_t)bits : llvm::SignExtend64(bits, w * 8);
+      if (failed(check(i, x)))
+        return failure();
+    }
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1253,9 +1434,37 @@ LogicalResult Importer::importRange(const NodeCtx &nc) {
   }
   if (v[2] == 0)
     return nodeError(nc) << "delta is 0";
-  int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((v[1] - v[0]) / v[2]));
-  if (n > (1 << 24))
-    return nodeError(nc) << "range of " << n << " elements is too large to fold";
+  // n = max(ceil((limit - start) / delta), 0) (ONNX Range), exactly for integers.
+  constexpr int64_t kMaxRange = int64_t(1) << 24;
+  int64_t n = 0;
+  SmallVector<int64_t> ints;
+  if (!isa<FloatType>(elem)) {
+    for (int i = 0; i < 3; ++i) {
+      auto c = getConstantInts(nc, *getInput(nc, i), "Range input");
+      if (failed(c) || c->size() != 1)
+        return nodeError(nc) << "Range inputs must be scalars";
+      ints.push_back((*c)[0]);
+    }
+    CheckedInt diff = CheckedInt(ints[1]) - ints[0];
+    CheckedInt q = diff / ints[2];
+    if (q.valid() && (diff % ints[2]).value() != 0 && ((diff.value() < 0) == (ints[2] < 0)))
+      q += 1;
+    if (!q.valid())
+      return nodeError(nc) << "the number of elements of range(" << ints[0] << ", " << ints[1]
+                           << ", " << ints[2] << ") overflows int64";
+    n = std::max<int64_t>(0, q.value());
+  } else {
+    double q = std::ceil((v[1] - v[0]) / v[2]);
+    if (!std::isfinite(q))
+      return nodeError(nc) << "the number of elements of range(" << v[0] << ", " << v[1] << ", "
+                           << v[2] << ") is not finite";
+    n = q <= 0 ? 0 : q > (double)kMaxRange ? kMaxRange + 1 : (int64_t)q;
+  }
+  if (n > kMaxRange)
+    return nodeError(nc) << "range of more than " << kMaxRange
+                         << " elements is too large to fold";
+  if (failed(checkShape(nc, {n}, elem, "output of shape")))
+    return failure();
   auto type = RankedTensorType::get({n}, elem);
   if (isa<FloatType>(elem)) {
     SmallVector<APFloat> vals;
@@ -1267,9 +1476,10 @@ LogicalResult Importer::importRange(const NodeCtx &nc) {
     }
     return define(nc, 0, createConstant(nc.loc, DenseElementsAttr::get(type, vals)));
   }
+  // start + i * delta stays between start and limit: no overflow.
   SmallVector<int64_t> vals;
   for (int64_t i = 0; i < n; ++i)
-    vals.push_back((int64_t)v[0] + i * (int64_t)v[2]);
+    vals.push_back(ints[0] + i * ints[2]);
   return define(nc, 0, intConstantOf(nc.loc, type, vals));
 }
 
@@ -1288,6 +1498,8 @@ LogicalResult Importer::importConstantOfShape(const NodeCtx &nc) {
   Attribute fill;
   Type elem = b.getF32Type();
   if (auto it = nc.attrs.find("value"); it != nc.attrs.end()) {
+    if (attrType(*it->second) != onnx::AttributeProto::TENSOR)
+      return attrTypeError(nc, *it->second, onnx::AttributeProto::TENSOR);
     auto t = convertTensor(it->second->t(), "value", nc.loc);
     if (failed(t))
       return failure();
@@ -1299,8 +1511,17 @@ LogicalResult Importer::importConstantOfShape(const NodeCtx &nc) {
   } else {
     fill = b.getF32FloatAttr(0.0f);
   }
+  if (failed(checkShape(nc, *shape, elem, "output of shape")))
+    return failure();
   auto type = RankedTensorType::get(*shape, elem);
-  return define(nc, 0, createConstant(nc.loc, DenseElementsAttr::get(type, fill)));
+  // Small fills are constants (shape arithmetic folds through them); a bigger
+  // one is the fill value expanded by a runtime kernel, so that the bundle does
+  // not carry its bytes.
+  if (type.getNumElements() <= kMaxFoldElements)
+    return define(nc, 0, createConstant(nc.loc, DenseElementsAttr::get(type, fill)));
+  Value scalar = createConstant(nc.loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                                               fill));
+  return define(nc, 0, graph::ExpandOp::create(b, nc.loc, type, scalar));
 }
 
 LogicalResult Importer::importExpand(const NodeCtx &nc) {
@@ -1342,6 +1563,8 @@ LogicalResult Importer::importGather(const NodeCtx &nc) {
     auto iType = dyn_cast<IntegerType>(it.getElementType());
     if (!iType || iType.getWidth() < 8)
       return nodeError(nc) << "indices must be int32 or int64";
+    if (failed(checkConstantIndices(nc, 1, *indices, {dt.getDimSize(*axis)})))
+      return failure();
     SmallVector<int64_t> shape(dt.getShape().take_front(*axis));
     shape.append(it.getShape().begin(), it.getShape().end());
     shape.append(dt.getShape().begin() + *axis + 1, dt.getShape().end());
@@ -1352,6 +1575,9 @@ LogicalResult Importer::importGather(const NodeCtx &nc) {
   SmallVector<int64_t> outShape(dt.getShape().take_front(*axis));
   outShape.append(it.getShape().begin(), it.getShape().end());
   outShape.append(dt.getShape().begin() + *axis + 1, dt.getShape().end());
+  if (failed(checkShape(nc, outShape, dt.getElementType(), "output of shape")) ||
+      failed(checkTable(nc, *product(outShape), 8, "the folded gather")))
+    return failure();
   int64_t outer = 1, inner = 1, n = dt.getDimSize(*axis);
   for (int64_t d = 0; d < *axis; ++d)
     outer *= dt.getDimSize(d);
@@ -1403,7 +1629,7 @@ LogicalResult Importer::importConcat(const NodeCtx &nc) {
     if (failed(ax))
       return failure();
     SmallVector<int64_t> shape(t0.getShape());
-    shape[*ax] = 0;
+    CheckedInt axisSize = 0;
     for (Value v : ins) {
       auto t = cast<RankedTensorType>(v.getType());
       if (t.getRank() != t0.getRank() || t.getElementType() != t0.getElementType())
@@ -1411,8 +1637,11 @@ LogicalResult Importer::importConcat(const NodeCtx &nc) {
       for (int64_t d = 0; d < t.getRank(); ++d)
         if (d != *ax && t.getDimSize(d) != t0.getDimSize(d))
           return nodeError(nc) << "input shapes differ outside the axis";
-      shape[*ax] += t.getDimSize(*ax);
+      axisSize += t.getDimSize(*ax);
     }
+    if (!axisSize.valid())
+      return nodeError(nc) << "the inputs' sizes along axis " << *ax << " overflow int64";
+    shape[*ax] = axisSize.value();
     return define(nc, 0, graph::ConcatOp::create(b, nc.loc,
                                                  RankedTensorType::get(shape, t0.getElementType()),
                                                  ins, b.getI64IntegerAttr(*ax)));
@@ -1425,7 +1654,10 @@ LogicalResult Importer::importConcat(const NodeCtx &nc) {
   for (auto t : types) {
     if (t.getRank() != (int64_t)shape.size() || t.getElementType() != types[0].getElementType())
       return nodeError(nc) << "inputs differ in rank or element type";
-    shape[*axis] += t.getDimSize(*axis);
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != *axis && t.getDimSize(d) != types[0].getDimSize(d))
+        return nodeError(nc) << "input shapes differ outside the axis";
+    shape[*axis] += t.getDimSize(*axis); // constants of <= 4096 elements: no overflow
   }
   int64_t outer = 1;
   for (int64_t d = 0; d < *axis; ++d)
@@ -1508,8 +1740,12 @@ LogicalResult Importer::importSlice(const NodeCtx &nc) {
       s0 = std::clamp<int64_t>(s0, 0, n - 1);
       e0 = std::clamp<int64_t>(e0, -1, n - 1);
     }
-    int64_t count = step > 0 ? std::max<int64_t>(0, (e0 - s0 + step - 1) / step)
-                             : std::max<int64_t>(0, (s0 - e0 - step - 1) / (-step));
+    // ceil((e0 - s0) / step), without overflow for any step (s0, e0 in [-1, n]).
+    int64_t count = 0;
+    if (step > 0 && e0 > s0)
+      count = 1 + (e0 - s0 - 1) / step;
+    else if (step < 0 && s0 > e0)
+      count = step == INT64_MIN ? 1 : 1 + (s0 - e0 - 1) / (-step);
     st[*a] = count ? s0 : 0;
     sp[*a] = step;
     shape[*a] = count;
@@ -1589,7 +1825,10 @@ LogicalResult Importer::importPad(const NodeCtx &nc) {
     high[*a] = pads[i + axes.size()];
     if (low[*a] < 0 || high[*a] < 0)
       return nodeError(nc) << "negative pads (cropping) are not supported";
-    shape[*a] += low[*a] + high[*a];
+    CheckedInt size = CheckedInt(shape[*a]) + low[*a] + high[*a];
+    if (!size.valid())
+      return nodeError(nc) << "padded size of dim " << *a << " overflows int64";
+    shape[*a] = size.value();
   }
   // wrap (opset 19): the pads repeat the input periodically (numpy.pad mode 'wrap').
   if (*mode != "constant" && *mode != "reflect" && *mode != "edge" &&
@@ -1621,7 +1860,11 @@ LogicalResult Importer::importTile(const NodeCtx &nc) {
   for (auto [d, k] : llvm::enumerate(*reps)) {
     if (k < 0)
       return nodeError(nc) << "negative repeat";
-    shape.push_back(t.getDimSize(d) * k);
+    CheckedInt size = CheckedInt(t.getDimSize(d)) * k;
+    if (!size.valid())
+      return nodeError(nc) << "dim " << d << " of size " << t.getDimSize(d) << " repeated " << k
+                           << " times overflows int64";
+    shape.push_back(size.value());
   }
   return define(nc, 0, graph::TileOp::create(b, nc.loc, RankedTensorType::get(shape, t.getElementType()),
                                              *in));
@@ -1697,14 +1940,20 @@ LogicalResult Importer::importDepthToSpace(const NodeCtx &nc, bool toSpace) {
     return nodeError(nc) << "needs a 4-D input and a positive blocksize";
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3),
           k = *bs;
+  // blocksize^2 and the moved spatial sizes, checked (a wrapped blocksize^2 of 0 divides).
+  CheckedInt kk = CheckedInt(k) * k, hk = CheckedInt(H) * k, wk = CheckedInt(W) * k,
+             ckk = CheckedInt(C) * kk;
+  if (!kk.valid() || (toSpace ? !hk.valid() || !wk.valid() : !ckk.valid()))
+    return nodeError(nc) << "blocksize " << k << " is too large for the input "
+                         << shapeStr(t.getShape()) << " (sizes overflow int64)";
   Type e = t.getElementType();
   Value v;
   if (toSpace) {
-    if (C % (k * k))
+    if (C % kk.value())
       return nodeError(nc) << "channels not divisible by blocksize^2";
     bool crd = *mode == "CRD";
-    Value r = reshape(nc.loc, *in, crd ? SmallVector<int64_t>{N, C / (k * k), k, k, H, W}
-                                       : SmallVector<int64_t>{N, k, k, C / (k * k), H, W});
+    Value r = reshape(nc.loc, *in, crd ? SmallVector<int64_t>{N, C / kk.value(), k, k, H, W}
+                                       : SmallVector<int64_t>{N, k, k, C / kk.value(), H, W});
     SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
                                     : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
     SmallVector<int64_t> ts;
@@ -1713,7 +1962,7 @@ LogicalResult Importer::importDepthToSpace(const NodeCtx &nc, bool toSpace) {
       ts.push_back(rt.getDimSize(p));
     v = graph::TransposeOp::create(b, nc.loc, RankedTensorType::get(ts, e), r,
                                    b.getDenseI64ArrayAttr(perm));
-    v = reshape(nc.loc, v, {N, C / (k * k), H * k, W * k});
+    v = reshape(nc.loc, v, {N, C / kk.value(), hk.value(), wk.value()});
   } else {
     if (H % k || W % k)
       return nodeError(nc) << "spatial dims not divisible by blocksize";
@@ -1725,7 +1974,7 @@ LogicalResult Importer::importDepthToSpace(const NodeCtx &nc, bool toSpace) {
       ts.push_back(rt.getDimSize(p));
     v = graph::TransposeOp::create(b, nc.loc, RankedTensorType::get(ts, e), r,
                                    b.getDenseI64ArrayAttr(perm));
-    v = reshape(nc.loc, v, {N, C * k * k, H / k, W / k});
+    v = reshape(nc.loc, v, {N, ckk.value(), H / k, W / k});
   }
   return define(nc, 0, v);
 }
@@ -1751,31 +2000,50 @@ FailureOr<Importer::Window> Importer::windowGeometry(const NodeCtx &nc,
   if (*ceil && !allowCeil)
     return nodeError(nc) << "ceil_mode is not defined for this op";
   for (int64_t d = 0; d < k; ++d) {
-    int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1, in = spatial[d], s = w.strides[d];
+    int64_t in = spatial[d], s = w.strides[d];
     if (s < 1 || w.dilations[d] < 1)
       return nodeError(nc) << "strides and dilations must be positive";
-    int64_t o;
+    if (w.kernel[d] < 1)
+      return nodeError(nc) << "kernel size " << w.kernel[d] << " of spatial dim " << d
+                           << " is not positive";
+    if (w.pads[d] < 0 || w.pads[d + k] < 0)
+      return nodeError(nc) << "pads must be >= 0";
+    // Every quantity below is checked: kernel, dilations, strides and pads are
+    // attributes, so any int64 (the window then does not fit, or a size overflows).
+    CheckedInt span = (CheckedInt(w.kernel[d]) - 1) * w.dilations[d] + 1, o;
     if (*autoPad == "SAME_UPPER" || *autoPad == "SAME_LOWER") {
-      o = (in + s - 1) / s;
-      int64_t total = std::max<int64_t>(0, (o - 1) * s + span - in);
-      int64_t small = total / 2, big = total - small;
+      o = (CheckedInt(in) + (s - 1)) / s;
+      CheckedInt total = (o - 1) * s + span - in;
+      if (!total.valid())
+        return nodeError(nc) << "the window of spatial dim " << d << " overflows int64";
+      int64_t t = std::max<int64_t>(0, total.value());
+      int64_t small = t / 2, big = t - small;
       w.pads[d] = *autoPad == "SAME_UPPER" ? small : big;
       w.pads[d + k] = *autoPad == "SAME_UPPER" ? big : small;
     } else if (*autoPad == "VALID") {
       w.pads[d] = w.pads[d + k] = 0;
-      o = (in - span) / s + 1;
+      CheckedInt num = CheckedInt(in) - span;
+      o = num.valid() && num.value() < 0 ? CheckedInt(0) : num / s + 1;
     } else if (*autoPad == "NOTSET") {
-      int64_t num = in + w.pads[d] + w.pads[d + k] - span;
-      o = (*ceil ? (num + s - 1) / s : num / s) + 1;
-      // ceil_mode: a last window that would start in the end padding is dropped.
-      if (*ceil && (o - 1) * s >= in + w.pads[d])
-        --o;
+      CheckedInt num = CheckedInt(in) + w.pads[d] + w.pads[d + k] - span;
+      if (num.valid() && num.value() < 0) {
+        o = 0;
+      } else {
+        o = (*ceil ? (num + (s - 1)) / s : num / s) + 1;
+        // ceil_mode: a last window that would start in the end padding is dropped.
+        CheckedInt lastStart = (o - 1) * s, padded = CheckedInt(in) + w.pads[d];
+        if (*ceil && lastStart.valid() && padded.valid() && lastStart.value() >= padded.value())
+          o -= 1;
+      }
     } else {
       return nodeError(nc) << "auto_pad '" << *autoPad << "' is not supported";
     }
-    if (o < 1)
+    if (!o.valid() || !span.valid())
+      return nodeError(nc) << "the window of spatial dim " << d
+                           << " (kernel, dilations, strides, pads) overflows int64";
+    if (o.value() < 1)
       return nodeError(nc) << "the window does not fit spatial dim " << d;
-    w.out.push_back(o);
+    w.out.push_back(o.value());
   }
   return w;
 }
@@ -1799,7 +2067,8 @@ LogicalResult Importer::importConv(const NodeCtx &nc) {
   auto geo = windowGeometry(nc, xt->getShape().drop_front(2), wT.getShape().drop_front(2), false);
   if (failed(geo))
     return failure();
-  if (*group < 1 || xt->getDimSize(1) % *group || wT.getDimSize(1) * *group != xt->getDimSize(1))
+  if (*group < 1 || xt->getDimSize(1) % *group ||
+      (CheckedInt(wT.getDimSize(1)) * *group).get() != xt->getDimSize(1))
     return nodeError(nc) << "group " << *group << " does not match C = " << xt->getDimSize(1)
                          << " and W " << shapeStr(wT.getShape());
   SmallVector<int64_t> shape{xt->getDimSize(0), wT.getDimSize(0)};
@@ -1896,14 +2165,32 @@ FailureOr<Value> Importer::maxPoolIndices(const NodeCtx &nc, Value x, Value y, c
   for (int64_t d : spatial)
     plane *= d;
   // X padded with -inf, with room for every window (ceil_mode may reach past the pads).
+  // One slice + compare + select per window offset, and a constant of Y's size: capped.
+  CheckedInt numOffsets = 1;
+  for (int64_t kd : w.kernel)
+    numOffsets *= kd;
+  constexpr int64_t kMaxWindowOffsets = 1 << 16;
+  if (!numOffsets.valid() || numOffsets.value() > kMaxWindowOffsets)
+    return nodeError(nc) << "the Indices output of a window of more than " << kMaxWindowOffsets
+                         << " positions is not supported";
+  if (failed(checkTable(nc, *product(yt.getShape()), 8, "the Indices output's base offsets")))
+    return failure();
   SmallVector<int64_t> low(xt.getRank(), 0), high(xt.getRank(), 0), padded(xt.getShape());
   for (int64_t d = 0; d < k; ++d) {
-    int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1;
-    int64_t need = (w.out[d] - 1) * w.strides[d] + span;
+    CheckedInt span = (CheckedInt(w.kernel[d]) - 1) * w.dilations[d] + 1;
+    CheckedInt need = (CheckedInt(w.out[d]) - 1) * w.strides[d] + span;
     low[d + 2] = w.pads[d];
-    high[d + 2] = std::max(w.pads[d + k], need - spatial[d] - w.pads[d]);
-    padded[d + 2] = spatial[d] + low[d + 2] + high[d + 2];
+    CheckedInt hi = need - spatial[d] - w.pads[d];
+    if (!hi.valid())
+      return nodeError(nc) << "the window of spatial dim " << d << " overflows int64";
+    high[d + 2] = std::max(w.pads[d + k], hi.value());
+    CheckedInt size = CheckedInt(spatial[d]) + low[d + 2] + high[d + 2];
+    if (!size.valid())
+      return nodeError(nc) << "the padded size of spatial dim " << d << " overflows int64";
+    padded[d + 2] = size.value();
   }
+  if (failed(checkShape(nc, padded, xt.getElementType(), "padded input of shape")))
+    return failure();
   Value xp = x;
   if (llvm::any_of(low, [](int64_t p) { return p != 0; }) ||
       llvm::any_of(high, [](int64_t p) { return p != 0; }))
@@ -1931,10 +2218,7 @@ FailureOr<Value> Importer::maxPoolIndices(const NodeCtx &nc, Value x, Value y, c
   Value baseV = intConstantOf(nc.loc, it, base);
   Value acc = createConstant(nc.loc, DenseElementsAttr::get(it, b.getI64IntegerAttr(-1)));
   auto boolT = RankedTensorType::get(yt.getShape(), b.getI1Type());
-  int64_t numOffsets = 1;
-  for (int64_t kd : w.kernel)
-    numOffsets *= kd;
-  for (int64_t off = numOffsets - 1; off >= 0; --off) {
+  for (int64_t off = numOffsets.value() - 1; off >= 0; --off) {
     SmallVector<int64_t> starts(xt.getRank(), 0), steps(xt.getRank(), 1);
     int64_t rem = off, flat = 0;
     for (int64_t d = k - 1; d >= 0; --d) {
@@ -2124,15 +2408,19 @@ LogicalResult Importer::importGroupNorm(const NodeCtx &nc) {
   auto xt = checkFloat(nc, *x, "X");
   if (failed(xt))
     return failure();
+  if (xt->getRank() < 2)
+    return nodeError(nc) << "X must have rank >= 2 ([N, C, ...])";
   int64_t n = xt->getDimSize(0), c = xt->getDimSize(1), g = *groups;
   if (g <= 0 || c % g != 0)
     return nodeError(nc) << "num_groups " << g << " does not divide " << c << " channels";
-  Value flat = reshape(nc.loc, *x, {n, g, xt->getNumElements() / (n * g)});
+  // Elements per (n, group): C / G * prod(spatial) (not numElements / (N * G): N may be 0).
+  int64_t perGroup = *product(xt->getShape().drop_front(2)) * (c / g);
+  Value flat = reshape(nc.loc, *x, {n, g, perGroup});
   Value y = reshape(nc.loc, normalize(nc.loc, flat, {2}, *eps), xt->getShape());
   int64_t sc = cast<RankedTensorType>(scale->getType()).getNumElements();
   Value s = *scale, bb = *bias;
   if (sc == g && g != c) { // opset 18: one scale / bias per group
-    SmallVector<int64_t> gshape{n, g, xt->getNumElements() / (n * g)};
+    SmallVector<int64_t> gshape{n, g, perGroup};
     Value yg = reshape(nc.loc, y, gshape);
     yg = bin<graph::MulOp>(nc.loc, yg, reshape(nc.loc, s, {g, 1}));
     yg = bin<graph::AddOp>(nc.loc, yg, reshape(nc.loc, bb, {g, 1}));
@@ -2488,12 +2776,23 @@ LogicalResult Importer::importWhere(const NodeCtx &nc) {
                                               *c, *x, *y));
 }
 
+/// Cast-19 / CastLike-19 `saturate` (INT) and Cast-25 / CastLike-25 `round_mode` (STRING)
+/// apply to float8 (and float4) results only, which aicc does not have: checked for
+/// their type, no effect.
+LogicalResult Importer::castFloat8Attrs(const NodeCtx &nc) {
+  if (opset >= 19 && failed(getInt(nc, "saturate", 1)))
+    return failure();
+  if (opset >= 25 && failed(getString(nc, "round_mode", "up")))
+    return failure();
+  return success();
+}
+
 LogicalResult Importer::importCast(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 1)))
     return failure();
   auto in = getInput(nc, 0);
   auto to = getInt(nc, "to", 0);
-  if (failed(in) || failed(to))
+  if (failed(in) || failed(to) || failed(castFloat8Attrs(nc)))
     return failure();
   Type elem = convertElementType((int32_t)*to, &ctx);
   if (!elem)
@@ -2671,6 +2970,8 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
       return failure();
     if (it.getRank() != dt.getRank() || !isa<IntegerType>(it.getElementType()))
       return nodeError(nc) << "indices must be an integer tensor of the data's rank";
+    if (failed(checkConstantIndices(nc, 1, *indices, {dt.getDimSize(*axis)})))
+      return failure();
     return define(nc, 0, graph::GatherElementsOp::create(
                              b, nc.loc, RankedTensorType::get(it.getShape(), dt.getElementType()),
                              *data, *indices, b.getI64IntegerAttr(*axis)));
@@ -2697,7 +2998,7 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     if (failed(checkArity(nc, 2, 2, 1)))
       return failure();
     auto in = getInput(nc, 0), like = getInput(nc, 1);
-    if (failed(in) || failed(like))
+    if (failed(in) || failed(like) || failed(castFloat8Attrs(nc)))
       return failure();
     return define(nc, 0, castTo(nc.loc, *in,
                                 cast<RankedTensorType>(like->getType()).getElementType()));
@@ -2761,7 +3062,10 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
       auto c = getConstantScalar(nc, *kv, "k");
       if (failed(c))
         return failure();
-      k = (int64_t)*c;
+      auto ki = toInt(nc, *c, "k");
+      if (failed(ki))
+        return failure();
+      k = *ki;
     }
     if (cast<RankedTensorType>(in->getType()).getRank() < 2)
       return nodeError(nc) << "input must have rank >= 2";
@@ -2906,10 +3210,30 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     if (!inputNames.insert(in.name()).second)
       return emitError(nameLoc(in.name())) << "graph input '" << in.name() << "' is listed twice";
     auto binding = bindings.find(in.name());
-    if (initializers.count(in.name())) {
+    if (auto init = initializers.find(in.name()); init != initializers.end()) {
       if (binding != bindings.end())
         return emitError(fileLoc) << "cannot bind graph input '" << in.name()
                                   << "': it has an initializer (it is a constant already)";
+      // The initializer is the input's value: its type and shape must be the declared ones
+      // (else the input would silently change type or disappear).
+      const onnx::TensorProto &t = *init->second;
+      if (in.has_type() && in.type().has_tensor_type()) {
+        const auto &tt = in.type().tensor_type();
+        bool ok = tt.elem_type() == onnx::TensorProto::UNDEFINED ||
+                  tt.elem_type() == t.data_type();
+        if (ok && tt.has_shape()) {
+          ok = tt.shape().dim_size() == t.dims_size();
+          for (int i = 0; ok && i < t.dims_size(); ++i)
+            if (tt.shape().dim(i).has_dim_value())
+              ok = tt.shape().dim(i).dim_value() == t.dims(i);
+        }
+        if (!ok)
+          return emitError(nameLoc(in.name()))
+                 << "graph input '" << in.name() << "' is declared with another type or shape "
+                 << "than its initializer (" << dataTypeName(t.data_type()) << " "
+                 << shapeStr(SmallVector<int64_t>(t.dims().begin(), t.dims().end()))
+                 << ")";
+      }
       continue;
     }
     int64_t pos = position++;
@@ -2974,14 +3298,19 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
       if (!nc.attrs.try_emplace(a.name(), &a).second)
         return nodeError(nc) << "attribute '" << a.name() << "' is given twice";
     }
-    if (failed(importNode(nc)))
+    if (failed(validateNode(nc)) || failed(importNode(nc)) || failed(checkGuard(&nc)) ||
+        failed(checkUnreadAttributes(nc)))
       return failure();
   }
+  for (const auto &vi : g.value_info())
+    if (Value v = values.lookup(vi.name()))
+      if (failed(checkDeclaredType(vi, v, "value_info")))
+        return failure();
 
   SmallVector<Value> results;
   for (const auto &out : g.output()) {
     auto v = lookup(out.name(), nameLoc(out.name()), nullptr);
-    if (failed(v))
+    if (failed(v) || failed(checkDeclaredType(out, *v, "graph output")))
       return failure();
     results.push_back(*v);
   }
@@ -3030,11 +3359,9 @@ OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
 
 OwningOpRef<ModuleOp> aicc::onnx_import::importONNXFile(llvm::StringRef path, MLIRContext &ctx,
                                                         const ImportOptions &opts) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto buf = aicc::readInputFile(path, kMaxModelFileBytes, "ONNX model");
   if (!buf) {
-    emitError(FileLineColLoc::get(&ctx, path, 0, 0))
-        << "cannot read ONNX model '" << path << "': " << buf.getError().message();
+    emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << llvm::toString(buf.takeError());
     return nullptr;
   }
   return importONNXModel((*buf)->getBuffer(), path, ctx, opts);

@@ -341,6 +341,11 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
   if (seqLen <= 0 || batch <= 0)
     return nodeError(nc) << "X " << shapeStr(xt->getShape())
                          << " has an empty sequence or batch (unsupported)";
+  // The sequence is unrolled (a few ops per step and direction): capped.
+  constexpr int64_t kMaxUnrolledSteps = 1 << 16;
+  if (seqLen > kMaxUnrolledSteps)
+    return nodeError(nc) << "a sequence of " << seqLen << " steps is longer than the "
+                         << kMaxUnrolledSteps << " steps the importer unrolls";
 
   auto expect = [&](Value v, llvm::StringRef what, ArrayRef<int64_t> shape) -> LogicalResult {
     if (!v)

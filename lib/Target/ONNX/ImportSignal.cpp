@@ -89,7 +89,10 @@ LogicalResult Importer::importWindow(const NodeCtx &nc) {
   auto sizeV = getConstantScalar(nc, *in, "size");
   if (failed(sizeV))
     return failure();
-  int64_t size = (int64_t)*sizeV;
+  auto sizeI = toInt(nc, *sizeV, "size");
+  if (failed(sizeI))
+    return failure();
+  int64_t size = *sizeI;
   if (size < 1 || size > (int64_t(1) << 24))
     return nodeError(nc) << "size " << size << " is out of range [1, 2^24]";
   llvm::StringRef op = nc.opType();
@@ -135,9 +138,10 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   int64_t len = xt.getDimSize(axis);
   int64_t bins = irfft ? length : (onesided ? length / 2 + 1 : length);
   int64_t outC = irfft ? 1 : 2, cols = outC * bins;
-  if (len * comps * cols > kMaxDftMatrixElements)
+  CheckedInt matElems = CheckedInt(len) * comps * cols;
+  if (!matElems.valid() || matElems.value() > kMaxDftMatrixElements)
     return nodeError(nc) << "a DFT of length " << length << " over " << len << " samples needs a "
-                         << len * comps << "x" << cols
+                         << len * comps << "x" << (CheckedInt(outC) * bins).value()
                          << " matrix (the transform is a matmul); above " << kMaxDftMatrixElements
                          << " elements is unsupported";
 
@@ -243,7 +247,10 @@ LogicalResult Importer::importDFT(const NodeCtx &nc) {
       auto a = getConstantScalar(nc, *axisV, "axis");
       if (failed(a))
         return failure();
-      axis = (int64_t)*a;
+      auto ai = toInt(nc, *a, "axis");
+      if (failed(ai))
+        return failure();
+      axis = *ai;
     }
   } else {
     auto a = getInt(nc, "axis", 1);
@@ -264,7 +271,10 @@ LogicalResult Importer::importDFT(const NodeCtx &nc) {
     auto l = getConstantScalar(nc, *lenIn, "dft_length");
     if (failed(l))
       return failure();
-    length = (int64_t)*l;
+    auto li = toInt(nc, *l, "dft_length");
+    if (failed(li))
+      return failure();
+    length = *li;
   }
   if (length < 1)
     return nodeError(nc) << "dft_length must be positive, got " << length;
@@ -296,7 +306,10 @@ LogicalResult Importer::importSTFT(const NodeCtx &nc) {
   auto step = getConstantScalar(nc, *stepIn, "frame_step");
   if (failed(step))
     return failure();
-  int64_t frameStep = (int64_t)*step;
+  auto stepI = toInt(nc, *step, "frame_step");
+  if (failed(stepI))
+    return failure();
+  int64_t frameStep = *stepI;
   if (frameStep < 1)
     return nodeError(nc) << "frame_step must be positive, got " << frameStep;
   int64_t winLen = -1;
@@ -312,7 +325,10 @@ LogicalResult Importer::importSTFT(const NodeCtx &nc) {
     auto l = getConstantScalar(nc, *lenIn, "frame_length");
     if (failed(l))
       return failure();
-    frameLen = (int64_t)*l;
+    auto li = toInt(nc, *l, "frame_length");
+    if (failed(li))
+      return failure();
+    frameLen = *li;
   }
   if (winLen < 0)
     winLen = frameLen;
@@ -382,7 +398,11 @@ LogicalResult Importer::importMelWeightMatrix(const NodeCtx &nc) {
   auto elem = getOutputDataType(nc);
   if (failed(elem))
     return failure();
-  int64_t numMel = (int64_t)v[0], dftLength = (int64_t)v[1], sampleRate = (int64_t)v[2];
+  auto numMelI = toInt(nc, v[0], "num_mel_bins"), dftLengthI = toInt(nc, v[1], "dft_length"),
+       sampleRateI = toInt(nc, v[2], "sample_rate");
+  if (failed(numMelI) || failed(dftLengthI) || failed(sampleRateI))
+    return failure();
+  int64_t numMel = *numMelI, dftLength = *dftLengthI, sampleRate = *sampleRateI;
   if (numMel < 1 || dftLength < 1 || sampleRate < 1 || numMel > 65536 || dftLength > (1 << 24))
     return nodeError(nc) << "num_mel_bins (" << numMel << "), dft_length (" << dftLength
                          << ") and sample_rate (" << sampleRate << ") must be positive";
@@ -395,7 +415,9 @@ LogicalResult Importer::importMelWeightMatrix(const NodeCtx &nc) {
   for (int64_t i = 0; i < numMel + 2; ++i) {
     double mel = (double)i * (double)melStep + (double)lowMel;
     double hz = 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0);
-    edge[i] = (int64_t)std::floor((double)(dftLength + 1) * hz / (double)sampleRate);
+    double e = std::floor((double)(dftLength + 1) * hz / (double)sampleRate);
+    // Edges outside [-1, specBins] are refused below (at()); keep the cast defined.
+    edge[i] = std::isfinite(e) ? (int64_t)std::clamp(e, -2.0, (double)specBins + 1) : -2;
   }
   SmallVector<double> out(specBins * numMel, 0.0);
   auto at = [&](int64_t j, int64_t i) -> LogicalResult {

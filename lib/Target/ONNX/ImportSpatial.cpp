@@ -142,92 +142,140 @@ static SmallVector<double> resizeCoeffs(const ResizeAttrs &a, double ratio, doub
   return {};
 }
 
-/// The taps of one axis, following _interpolate_1d_with_x of
-/// onnx/reference/ops/op_resize.py: the output coordinate maps to x_original
+/// Coefficients per output position of an axis resampled with `a` at `scale`
+/// (the size of resizeCoeffs' result, which is the same for every position), or
+/// nullopt when the antialias footprint of a tiny scale does not fit int64.
+static std::optional<int64_t> resizeTapCount(const ResizeAttrs &a, double scale) {
+  double s = std::min(scale, 1.0);
+  if (a.mode == ResizeMode::Nearest || !a.antialias)
+    return a.mode == ResizeMode::Cubic ? 4 : 2;
+  // _linear_coeffs_antialias: 2 - 2 * (floor(-1 / s) + 1); cubic: -2 / s.
+  double start = std::floor((a.mode == ResizeMode::Linear ? -1 : -2) / s) + 1;
+  double n = 2 - 2 * start;
+  if (!(n >= 1 && n < 9.0e15))
+    return std::nullopt;
+  return (int64_t)n;
+}
+
+/// The taps of output position `o` of one axis, following _interpolate_1d_with_x
+/// of onnx/reference/ops/op_resize.py: the output coordinate maps to x_original
 /// by coordinate_transformation_mode (with the reference's real-valued
 /// output_width = scale * input_width), the n = len(coeffs) neighbours are the
 /// n positions of the edge-padded input (pad ceil(n/2)) nearest to x_original
 /// (ties to the smaller), positions outside the input read the edge element,
 /// and exclude_outside zeroes and renormalizes their coefficients.
-/// tf_half_pixel_for_nn (Resize-11) maps x to (x + 0.5) / scale.
-static ResizeTaps resizeAxisTaps(const ResizeAttrs &a, const ResizeAxis &ax) {
+/// tf_half_pixel_for_nn (Resize-11) maps x to (x + 0.5) / scale. `row` gets the
+/// (input index, coefficient) pairs with a non-zero coefficient; returns whether
+/// the position takes extrapolation_value instead (tf_crop_and_resize).
+static bool resizeRow(const ResizeAttrs &a, const ResizeAxis &ax, int64_t o,
+                      SmallVectorImpl<std::pair<int64_t, double>> &row) {
+  row.clear();
   int64_t in = ax.in, out = ax.out;
   double scale = ax.scale, outW = scale * (double)in, lastIn = (double)(in - 1);
   const std::string &cm = a.coordMode;
-  SmallVector<SmallVector<std::pair<int64_t, double>>> rows(out);
+  double x = (double)o, xo;
+  if (cm == "align_corners") {
+    xo = outW == 1 ? 0.0 : x * lastIn / (outW - 1);
+  } else if (cm == "asymmetric") {
+    xo = x / scale;
+  } else if (cm == "tf_half_pixel_for_nn") {
+    xo = (x + 0.5) / scale;
+  } else if (cm == "tf_crop_and_resize") {
+    double span = ax.roiEnd - ax.roiStart;
+    xo = outW == 1 ? span * lastIn / 2 : x * span * lastIn / (outW - 1);
+    xo += ax.roiStart * lastIn;
+    // TF CropAndResize: positions outside the input are extrapolation_value.
+    if (!(xo >= 0 && xo <= lastIn))
+      return true;
+  } else if (cm == "pytorch_half_pixel") {
+    xo = outW == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  } else if (cm == "half_pixel_symmetric") {
+    double adjustment = (double)out / outW, center = (double)in / 2;
+    xo = center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+  } else { // half_pixel
+    xo = (x + 0.5) / scale - 0.5;
+  }
+  double fl = std::floor(xo);
+  double ratio = xo == fl ? 1.0 : xo - fl;
+  SmallVector<double> c = resizeCoeffs(a, ratio, scale);
+  int64_t n = c.size(), pad = (n + 1) / 2, len = in + 2 * pad;
+  double xp = xo + (double)pad;
+  // The n nearest of [0, len) to xp lie within n + 1 of xp clamped to the range.
+  int64_t mid = (int64_t)std::clamp(std::floor(xp), 0.0, (double)(len - 1));
+  SmallVector<int64_t> cand;
+  for (int64_t j = std::max<int64_t>(0, mid - n - 1); j < std::min(len, mid + n + 2); ++j)
+    cand.push_back(j);
+  std::stable_sort(cand.begin(), cand.end(), [&](int64_t p, int64_t q) {
+    return std::abs(xp - (double)p) < std::abs(xp - (double)q);
+  });
+  cand.resize(std::min<int64_t>(n, cand.size()));
+  llvm::sort(cand);
+  if (a.excludeOutside) {
+    double sum = 0;
+    for (size_t i = 0; i < cand.size(); ++i) {
+      int64_t idx = cand[i] - pad;
+      if (idx < 0 || idx >= in)
+        c[i] = 0;
+      sum += c[i];
+    }
+    if (sum != 0)
+      for (double &v : c)
+        v /= sum;
+  }
+  for (size_t i = 0; i < cand.size(); ++i)
+    if (c[i] != 0)
+      row.push_back({std::clamp<int64_t>(cand[i] - pad, 0, in - 1), c[i]});
+  return false;
+}
+
+/// The taps of one axis (resizeRow for every output position), `n` taps per
+/// position at most (resizeTapCount); the caller has checked the tables' size.
+static ResizeTaps resizeAxisTaps(const ResizeAttrs &a, const ResizeAxis &ax, int64_t n) {
+  int64_t out = ax.out;
   ResizeTaps taps;
   taps.extrap.assign(out, false);
-  for (int64_t o = 0; o < out; ++o) {
-    double x = (double)o, xo;
-    if (cm == "align_corners") {
-      xo = outW == 1 ? 0.0 : x * lastIn / (outW - 1);
-    } else if (cm == "asymmetric") {
-      xo = x / scale;
-    } else if (cm == "tf_half_pixel_for_nn") {
-      xo = (x + 0.5) / scale;
-    } else if (cm == "tf_crop_and_resize") {
-      double span = ax.roiEnd - ax.roiStart;
-      xo = outW == 1 ? span * lastIn / 2 : x * span * lastIn / (outW - 1);
-      xo += ax.roiStart * lastIn;
-      // TF CropAndResize: positions outside the input are extrapolation_value.
-      if (!(xo >= 0 && xo <= lastIn)) {
-        taps.extrap[o] = taps.anyExtrap = true;
-        continue;
-      }
-    } else if (cm == "pytorch_half_pixel") {
-      xo = outW == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-    } else if (cm == "half_pixel_symmetric") {
-      double adjustment = (double)out / outW, center = (double)in / 2;
-      xo = center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
-    } else { // half_pixel
-      xo = (x + 0.5) / scale - 0.5;
-    }
-    double fl = std::floor(xo);
-    double ratio = xo == fl ? 1.0 : xo - fl;
-    SmallVector<double> c = resizeCoeffs(a, ratio, scale);
-    int64_t n = c.size(), pad = (n + 1) / 2, len = in + 2 * pad;
-    double xp = xo + (double)pad;
-    // The n nearest of [0, len) to xp lie within n + 1 of xp clamped to the range.
-    int64_t mid = (int64_t)std::clamp(std::floor(xp), 0.0, (double)(len - 1));
-    SmallVector<int64_t> cand;
-    for (int64_t j = std::max<int64_t>(0, mid - n - 1); j < std::min(len, mid + n + 2); ++j)
-      cand.push_back(j);
-    std::stable_sort(cand.begin(), cand.end(), [&](int64_t p, int64_t q) {
-      return std::abs(xp - (double)p) < std::abs(xp - (double)q);
-    });
-    cand.resize(std::min<int64_t>(n, cand.size()));
-    llvm::sort(cand);
-    if (a.excludeOutside) {
-      double sum = 0;
-      for (size_t i = 0; i < cand.size(); ++i) {
-        int64_t idx = cand[i] - pad;
-        if (idx < 0 || idx >= in)
-          c[i] = 0;
-        sum += c[i];
-      }
-      if (sum != 0)
-        for (double &v : c)
-          v /= sum;
-    }
-    for (size_t i = 0; i < cand.size(); ++i)
-      if (c[i] != 0)
-        rows[o].push_back({std::clamp<int64_t>(cand[i] - pad, 0, in - 1), c[i]});
-  }
+  taps.index.assign(n, SmallVector<int64_t>(out, 0));
+  taps.coeff.assign(n, SmallVector<double>(out, 0.0));
   size_t t = 1;
-  for (auto &r : rows)
-    t = std::max(t, r.size());
-  taps.index.assign(t, SmallVector<int64_t>(out, 0));
-  taps.coeff.assign(t, SmallVector<double>(out, 0.0));
-  for (int64_t o = 0; o < out; ++o)
-    for (size_t k = 0; k < t; ++k) {
-      if (k < rows[o].size()) {
-        taps.index[k][o] = rows[o][k].first;
-        taps.coeff[k][o] = rows[o][k].second;
-      } else if (!rows[o].empty()) {
-        taps.index[k][o] = rows[o][0].first;
+  SmallVector<std::pair<int64_t, double>> row;
+  for (int64_t o = 0; o < out; ++o) {
+    if (resizeRow(a, ax, o, row)) {
+      taps.extrap[o] = taps.anyExtrap = true;
+      continue;
+    }
+    t = std::max(t, row.size());
+    for (int64_t k = 0; k < n; ++k) {
+      if (k < (int64_t)row.size()) {
+        taps.index[k][o] = row[k].first;
+        taps.coeff[k][o] = row[k].second;
+      } else if (!row.empty()) {
+        taps.index[k][o] = row[0].first;
       }
     }
+  }
+  taps.index.resize(std::min<size_t>(t, n));
+  taps.coeff.resize(std::min<size_t>(t, n));
   return taps;
+}
+
+/// Whether nearest resampling of the axis repeats every input element k = out / in
+/// times (output o reads input o / k): then it is an expand, without index tables.
+/// The nearest index is non-decreasing in o for every coordinate mode but
+/// tf_crop_and_resize (x_original is increasing in o, the rounding monotone), so
+/// checking the first and last position of each block of k suffices.
+static bool resizeIsRepeat(const ResizeAttrs &a, const ResizeAxis &ax) {
+  if (a.mode != ResizeMode::Nearest || a.coordMode == "tf_crop_and_resize" || ax.in < 1 ||
+      ax.out % ax.in != 0)
+    return false;
+  int64_t k = ax.out / ax.in;
+  SmallVector<std::pair<int64_t, double>> row;
+  for (int64_t j = 0; j < ax.in; ++j)
+    for (int64_t o : {j * k, j * k + k - 1}) {
+      if (resizeRow(a, ax, o, row) || row.size() != 1 || row[0].first != j ||
+          row[0].second != 1)
+        return false;
+    }
+  return true;
 }
 
 /// More taps than this per output position (antialias filters when downsampling
@@ -480,7 +528,11 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
       for (int64_t i = 0; i < na; ++i) {
         ResizeAxis &r = spec[axes[i]];
         r.scale = s;
-        r.out = (int64_t)(s * (double)r.in + 0.5);
+        double o = s * (double)r.in + 0.5;
+        if (!(o < (double)(int64_t(1) << 62)))
+          return nodeError(nc) << "keep_aspect_ratio_policy gives a dim " << axes[i]
+                               << " of size " << o;
+        r.out = (int64_t)o;
         if (r.out < 1)
           return nodeError(nc) << "keep_aspect_ratio_policy gives an empty dim " << axes[i];
       }
@@ -515,9 +567,23 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
   };
   SmallVector<AxisWork> work;
   bool weighted = false;
+  SmallVector<int64_t> repeatDims;
   for (int64_t d = 0; d < rank; ++d) {
     const ResizeAxis &r = spec[d];
-    ResizeTaps taps = resizeAxisTaps(a, r);
+    if (r.in != r.out && resizeIsRepeat(a, r)) {
+      repeatDims.push_back(d);
+      continue;
+    }
+    // The taps are constants of the bundle (an index and a coefficient table per tap):
+    // capped, checked before they are computed.
+    std::optional<int64_t> n = resizeTapCount(a, r.scale);
+    if (!n || failed(checkTable(nc, CheckedInt(*n) * r.out, 16,
+                                "resampling dim " + std::to_string(d) + " (" +
+                                    std::to_string(r.in) + " -> " + std::to_string(r.out) +
+                                    ")")))
+      return n ? failure() : nodeError(nc) << "scale " << r.scale << " of dim " << d
+                                           << " is too small for antialiasing";
+    ResizeTaps taps = resizeAxisTaps(a, r, *n);
     bool identity = r.in == r.out && !taps.anyExtrap && taps.index.size() == 1;
     for (int64_t o = 0; identity && o < r.out; ++o)
       identity = taps.index[0][o] == o && taps.coeff[0][o] == 1;
@@ -532,6 +598,24 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
     weighted |= !select;
     work.push_back({d, std::move(taps), select});
   }
+  // The output size is checked before anything of its size is built.
+  SmallVector<int64_t> outShape;
+  for (const ResizeAxis &r : spec)
+    outShape.push_back(r.out);
+  if (failed(checkShape(nc, outShape, elem, "output of shape")))
+    return failure();
+  // Whole repeats: x[.., i, ..] -> [.., i, 1, ..] expanded to [.., i, k, ..], merged.
+  for (int64_t d : repeatDims) {
+    auto t = cast<RankedTensorType>(y.getType());
+    SmallVector<int64_t> split(t.getShape()), rep(t.getShape()), merged(t.getShape());
+    int64_t k = spec[d].out / spec[d].in;
+    split.insert(split.begin() + d + 1, 1);
+    rep.insert(rep.begin() + d + 1, k);
+    merged[d] = spec[d].out;
+    Value v = reshape(nc.loc, y, split);
+    v = graph::ExpandOp::create(b, nc.loc, RankedTensorType::get(rep, t.getElementType()), v);
+    y = reshape(nc.loc, v, merged);
+  }
   bool widen = weighted && elem.getIntOrFloatBitWidth() < 32;
   if (widen)
     y = castTo(nc.loc, y, b.getF32Type());
@@ -543,6 +627,9 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
     } else if (taps.index.size() > kResizeMaxTaps) {
       // Wide antialias filters (strong downsampling): one matmul with W[out, in].
       int64_t in = cast<RankedTensorType>(y.getType()).getDimSize(d);
+      if (failed(checkTable(nc, CheckedInt(out) * in, 8,
+                            "the resampling matrix of dim " + std::to_string(d))))
+        return failure();
       SmallVector<double> w(out * in, 0.0);
       for (size_t k = 0; k < taps.index.size(); ++k)
         for (int64_t o = 0; o < out; ++o)

@@ -349,6 +349,8 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
   }
   if (*isCausal) {
     // Upper-left aligned after the cache: query i sees keys j <= i + past.
+    if (failed(checkTable(nc, CheckedInt(sq) * total, 8, "the causal mask")))
+      return failure();
     SmallVector<double> c(sq * total, 0.0);
     for (int64_t i = 0; i < sq; ++i)
       for (int64_t j = i + past + 1; j < total; ++j)

@@ -10,6 +10,8 @@
 
 #include "aicc/Target/ONNX/ImportONNX.h"
 
+#include "aicc/Support/CheckedSize.h"
+
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -49,12 +51,22 @@ constexpr int64_t kMaxOpset = 27;
 constexpr int64_t kMaxIRVersion = 13;
 /// Constants with more bytes than this become dense_resource blobs.
 constexpr uint64_t kMaxDenseBytes = 64 * 1024;
+/// Results of more elements than this are not folded to constants at import
+/// (ImportFold.cpp; ConstantOfShape above it is a runtime fill).
+constexpr int64_t kMaxFoldElements = 16384;
+/// Cap on one table the importer computes on the host for a node (constant
+/// index / coefficient tables of Resize, DFT, windows, folded constants ...):
+/// such tables become constants of the bundle, so an op whose decomposition
+/// needs more is refused (Importer::checkTable) rather than materialized.
+constexpr int64_t kMaxImportTableBytes = int64_t(256) << 20;
 
 /// Names of TensorProto.DataType values (onnx.proto, IR version 11), for
 /// messages: the system libonnx may be older than the model.
 llvm::StringRef dataTypeName(int32_t dt);
 /// TensorProto.DataType -> MLIR element type; null for unsupported types.
 Type convertElementType(int32_t dt, MLIRContext *ctx);
+/// MLIR element type -> TensorProto.DataType (UNDEFINED for others).
+int32_t onnxDataType(Type t);
 /// Bytes per element in ONNX raw_data / external data (BOOL: one byte).
 uint64_t storageBytes(Type elementType);
 bool isGraphFloat(Type t);
@@ -75,16 +87,42 @@ struct NodeCtx {
   std::string name;
   Location loc;
   llvm::StringMap<const onnx::AttributeProto *> attrs;
+  /// The attributes the importer looked up (findAttr), for checkUnreadAttributes.
+  mutable llvm::StringSet<> readAttrs;
 
   llvm::StringRef opType() const { return node.op_type(); }
+};
+
+/// Why a tensor of `shape` and element type `elem` is refused under the size
+/// cap `maxBytes` (ImportOptions::maxTensorBytes), or an empty string: a
+/// negative or dynamic dim, a dim above the cap, a product of the non-zero dims
+/// above it (which bounds every partial product of the shape), or elements x
+/// bytes above it (all computed with overflow checks).
+std::string tensorSizeProblem(llvm::ArrayRef<int64_t> shape, Type elem, uint64_t maxBytes);
+
+/// The importer's backstop of the size discipline: checks the result types of
+/// every op the importer's builder creates (tensorSizeProblem) and remembers
+/// the first refused one; the importer reports it (located at the op, i.e. at
+/// its node) and stops before the op's result is used.
+struct SizeGuard : public OpBuilder::Listener {
+  explicit SizeGuard(uint64_t maxBytes) : maxBytes(maxBytes) {}
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override;
+
+  uint64_t maxBytes;
+  /// The first op with a refused result type, its type and the reason.
+  Operation *badOp = nullptr;
+  Type badType;
+  std::string problem;
 };
 
 class Importer {
 public:
   Importer(MLIRContext &ctx, llvm::StringRef modelPath, const ImportOptions &opts)
       : ctx(ctx), opts(opts), b(&ctx),
-        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)) {
+        fileLoc(FileLineColLoc::get(&ctx, modelPath.empty() ? "<memory>" : modelPath, 0, 0)),
+        guard(opts.maxTensorBytes) {
     modelDir = llvm::sys::path::parent_path(modelPath).str();
+    b.setListener(&guard);
   }
 
   LogicalResult importModel(const onnx::ModelProto &model, ModuleOp module);
@@ -97,6 +135,34 @@ private:
   Location nameLoc(llvm::StringRef name) {
     return NameLoc::get(StringAttr::get(&ctx, name), fileLoc);
   }
+
+  // Sizes (the size discipline: include/aicc/Support/CheckedSize.h).
+  /// Refuses (a located error naming the node and `what`) a tensor of `shape`
+  /// and `elem` that tensorSizeProblem refuses. Call before allocating
+  /// anything for the tensor or building its type.
+  LogicalResult checkShape(const NodeCtx &nc, llvm::ArrayRef<int64_t> shape, Type elem,
+                           const llvm::Twine &what);
+  /// Refuses a host-side table of `count` entries of `entryBytes` bytes that the
+  /// importer is about to allocate for node `nc` (a constant it materializes,
+  /// coefficient tables, ...): above kMaxImportTableBytes, or overflowing.
+  LogicalResult checkTable(const NodeCtx &nc, CheckedInt count, int64_t entryBytes,
+                           const llvm::Twine &what);
+  /// Reports the SizeGuard's refused op, if any (once), as an error of node
+  /// `nc`; failure() then.
+  LogicalResult checkGuard(const NodeCtx *nc);
+
+  // onnx.checker's rules (ImportValidate.cpp).
+  /// check_tensor: one data field (none when empty), the one data_type prescribes.
+  LogicalResult validateTensorFields(const onnx::TensorProto &t, llvm::StringRef name,
+                                     Location loc);
+  /// Before a node is imported: attribute well-formedness, and per libonnx's schema the
+  /// attribute names / types, required attributes, arity and input element types.
+  LogicalResult validateNode(const NodeCtx &nc);
+  /// After a node is imported, for opsets newer than libonnx's schemas: attributes that
+  /// neither the old schema nor the importer knows.
+  LogicalResult checkUnreadAttributes(const NodeCtx &nc);
+  /// A declared type (graph output, value_info) that contradicts `v`'s.
+  LogicalResult checkDeclaredType(const onnx::ValueInfoProto &vi, Value v, llvm::StringRef what);
 
   // Values.
   LogicalResult collectInitializers(const onnx::GraphProto &g);
@@ -117,6 +183,16 @@ private:
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);
 
+  /// When `v` (input #`inputIdx` of `nc`) is a constant (an initializer, a Constant node,
+  /// a folded value), refuses its first element outside [-n, n), n = bounds[p %
+  /// bounds.size()] for the element at row-major position p (one bound for Gather's
+  /// indices, one per coordinate for GatherND / ScatterND tuples), with a located error
+  /// naming the input, the position and the range (onnxruntime fails such a Gather /
+  /// Scatter at run time). Succeeds for indices computed at run time, which nothing
+  /// checks (the kernels clamp or wrap them).
+  LogicalResult checkConstantIndices(const NodeCtx &nc, int inputIdx, Value v,
+                                     llvm::ArrayRef<int64_t> bounds);
+
   // Types and tensors.
   FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &vi,
                                                llvm::StringRef what);
@@ -126,6 +202,7 @@ private:
 
   // Attributes.
   const onnx::AttributeProto *findAttr(const NodeCtx &nc, llvm::StringRef name) {
+    nc.readAttrs.insert(name);
     auto it = nc.attrs.find(name);
     return it == nc.attrs.end() ? nullptr : it->second;
   }
@@ -232,6 +309,7 @@ private:
   LogicalResult importMean(const NodeCtx &nc);
   LogicalResult importWhere(const NodeCtx &nc);
   LogicalResult importCast(const NodeCtx &nc);
+  LogicalResult castFloat8Attrs(const NodeCtx &nc);
   LogicalResult importNot(const NodeCtx &nc);
   /// The value of a constant scalar (float or integer) operand.
   FailureOr<double> getConstantScalar(const NodeCtx &nc, Value v, llvm::StringRef what);
@@ -239,6 +317,10 @@ private:
   /// integer operand, as doubles.
   FailureOr<SmallVector<double>> getConstantFloats(const NodeCtx &nc, Value v,
                                                    llvm::StringRef what);
+  /// `v` (a scalar read from a constant operand) as an int64: refused (a located error
+  /// naming `what`) unless finite, integral and at most 2^62 in magnitude (a cast of
+  /// anything else is undefined behaviour).
+  FailureOr<int64_t> toInt(const NodeCtx &nc, double v, llvm::StringRef what);
   /// The one diagnostic for "`what` (value `v`) must be a compile-time constant";
   /// names the graph input and --bind-input when `v` is one. Always failure().
   LogicalResult notConstantError(const NodeCtx &nc, Value v, llvm::StringRef what);
@@ -470,6 +552,8 @@ private:
   const ImportOptions &opts;
   OpBuilder b;
   Location fileLoc;
+  SizeGuard guard;
+  bool guardReported = false;
   std::string modelDir;
   int64_t opset = 0;
   Block *entryBlock = nullptr;

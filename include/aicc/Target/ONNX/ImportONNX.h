@@ -32,13 +32,18 @@
 // 0)); nodes without a name are named "<op_type>_<node index>". Function
 // arguments and results carry `{aicc.name = "<ONNX value name>"}`.
 //
-// The ONNX checker is not run (the system libonnx may be older than the model);
-// instead every field the importer reads is checked, and malformed input is
-// reported as a diagnostic, never a crash.
+// The ONNX checker itself is not run (the system libonnx may be older than the
+// model); instead every field the importer reads is checked, onnx.checker's
+// rules (full_check) are applied with libonnx's schemas (ImportValidate.cpp),
+// every size is checked against ImportOptions::maxTensorBytes, and external
+// data is confined to the model's directory (docs/onnx-import.md). Malformed
+// input is reported as a diagnostic, never a crash.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AICC_TARGET_ONNX_IMPORTONNX_H
 #define AICC_TARGET_ONNX_IMPORTONNX_H
+
+#include "aicc/Support/CheckedSize.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -59,7 +64,7 @@ struct InputBinding {
   /// The ONNX name of a graph input that is not an initializer.
   std::string name;
   /// A file holding one serialized onnx.TensorProto (as ONNX test data's
-  /// test_data_set_N/input_K.pb). Its element type must be the input's declared
+  /// test_data_set_N/input_K.pb): a regular file of at most kMaxModelFileBytes. Its element type must be the input's declared
   /// one, its shape the declared shape (a symbolic or absent dimension accepts
   /// any size; an input without a shape accepts any shape). The TensorProto's
   /// own name is ignored.
@@ -84,6 +89,16 @@ struct ImportOptions {
   /// initializer, an unreadable or unparsable file, an element type or shape
   /// that differs from the input's declaration.
   std::vector<InputBinding> bindInputs;
+
+  /// Cap on the bytes of any one tensor of the model: graph inputs and
+  /// outputs, initializers, constants, node outputs and the intermediates of
+  /// their decompositions (elements x bytes per element, bool 1 byte). Every
+  /// dim must also be at most this (even in an empty tensor), and the product
+  /// of the non-zero dims too. A tensor above it is refused with a located
+  /// diagnostic naming the node and the tensor, before anything is allocated
+  /// for it (aicc-compile --max-tensor-bytes). Element counts and byte sizes
+  /// are computed with overflow checks (include/aicc/Support/CheckedSize.h).
+  uint64_t maxTensorBytes = kDefaultMaxTensorBytes;
 };
 
 /// Parses `bytes`, a serialized ModelProto (the contents of a .onnx file, at
@@ -108,8 +123,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes, llvm::S
                                                   const ImportOptions &opts = {});
 
 /// Reads the file at `path` (memory-mapped, not copied) and imports it with
-/// importONNXModel(bytes, path, ctx, opts). A missing or unreadable file is an
-/// error diagnostic located at `path`; the result is then null.
+/// importONNXModel(bytes, path, ctx, opts). A missing or unreadable file, one
+/// that is not a regular file (a device such as /dev/zero, a FIFO, a
+/// directory) or one above kMaxModelFileBytes is an error diagnostic located at
+/// `path` (aicc::readInputFile); the result is then null.
 mlir::OwningOpRef<mlir::ModuleOp> importONNXFile(llvm::StringRef path, mlir::MLIRContext &ctx,
                                                  const ImportOptions &opts = {});
 
