@@ -199,6 +199,8 @@ struct TileBuilder {
   }
 };
 
+Value wrapIndex(TileBuilder &tb, Value k, int64_t n);
+
 /// Emits the tile math of one elementwise graph op on operand tiles. Floats of 16 bits are
 /// computed in f32 (their tiles arrive extended); other types in their own type, integers as
 /// signless iN: the graph operand's type says whether they are unsigned (then divui, remui,
@@ -647,17 +649,7 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         auto k = loadView(tb, kc, g.getIndices(), qIdx, mask);
         if (failed(k))
           return failure();
-        Value k32 = *k;
-        auto kt = cast<RankedTensorType>(k32.getType());
-        if (kt.getElementType().getIntOrFloatBitWidth() > 32)
-          k32 = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k32);
-        else if (kt.getElementType().getIntOrFloatBitWidth() < 32)
-          k32 = b.create<arith::ExtSIOp>(loc, tb.tileOf(b.getI32Type()), k32);
-        Value neg = cmp(arith::CmpIPredicate::slt, k32, 0);
-        k32 = b.create<arith::SelectOp>(loc, neg, addI(k32, n), k32);
-        // Out-of-range indices are undefined in ONNX: clamp so the load stays in bounds.
-        k32 = b.create<arith::MaxSIOp>(loc, k32, splat(0));
-        k32 = b.create<arith::MinSIOp>(loc, k32, splat(n - 1));
+        Value k32 = wrapIndex(tb, *k, n);
         SmallVector<Value> in(idx.begin(), idx.begin() + axis);
         in.push_back(k32);
         in.append(idx.begin() + axis + q, idx.end());
@@ -668,16 +660,7 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         auto k = loadView(tb, kc, g.getIndices(), idx, mask);
         if (failed(k))
           return failure();
-        Value k32 = *k;
-        unsigned w = cast<RankedTensorType>(k32.getType()).getElementType().getIntOrFloatBitWidth();
-        if (w > 32)
-          k32 = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k32);
-        else if (w < 32)
-          k32 = b.create<arith::ExtSIOp>(loc, tb.tileOf(b.getI32Type()), k32);
-        k32 = b.create<arith::SelectOp>(loc, cmp(arith::CmpIPredicate::slt, k32, 0), addI(k32, n),
-                                        k32);
-        k32 = b.create<arith::MinSIOp>(loc, b.create<arith::MaxSIOp>(loc, k32, splat(0)),
-                                       splat(n - 1));
+        Value k32 = wrapIndex(tb, *k, n);
         SmallVector<Value> in(idx);
         in[axis] = k32;
         return loadView(tb, kc, g.getInput(), in, mask);
@@ -2468,21 +2451,30 @@ Value combineScatter(OpBuilder &b, Location loc, StringRef reduction, Value cur,
                  : b.create<arith::MinSIOp>(loc, cur, upd).getResult();
 }
 
-/// i32 index tile from integer index tile `k` into a dim of size `n`: negative values
-/// count from the end; out-of-range ones (undefined in ONNX) are clamped so accesses stay
-/// in bounds.
+/// i32 index tile from integer index tile `k` into a dim of size `n` (1 <= n < 2^31): negative
+/// values count from the end; out-of-range ones (undefined in ONNX; onnxruntime raises) are
+/// clamped to [0, n - 1] so accesses stay in bounds, the rule docs/onnx-import.md documents for
+/// every indexing op ("Indices out of range"). Wrapping and clamping happen in the index's
+/// own width, so a 64-bit index past 2^31 clamps instead of wrapping when truncated to i32.
 Value wrapIndex(TileBuilder &tb, Value k, int64_t n) {
   OpBuilder &b = tb.b;
   Location loc = tb.loc;
-  unsigned w = cast<RankedTensorType>(k.getType()).getElementType().getIntOrFloatBitWidth();
-  if (w > 32)
-    k = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k);
-  else if (w < 32)
+  auto kt = cast<RankedTensorType>(k.getType());
+  unsigned w = kt.getElementType().getIntOrFloatBitWidth();
+  if (w < 32) {
     k = b.create<arith::ExtSIOp>(loc, tb.tileOf(b.getI32Type()), k);
-  Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, k, tb.splatI32(0));
-  k = b.create<arith::SelectOp>(loc, neg, b.create<arith::AddIOp>(loc, k, tb.splatI32(n)), k);
-  k = b.create<arith::MaxSIOp>(loc, k, tb.splatI32(0));
-  return b.create<arith::MinSIOp>(loc, k, tb.splatI32(n - 1));
+    kt = cast<RankedTensorType>(k.getType());
+  }
+  auto splatW = [&](int64_t v) {
+    return tb.splat(b.create<arith::ConstantIntOp>(loc, kt.getElementType(), v));
+  };
+  Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, k, splatW(0));
+  k = b.create<arith::SelectOp>(loc, neg, b.create<arith::AddIOp>(loc, k, splatW(n)), k);
+  k = b.create<arith::MaxSIOp>(loc, k, splatW(0));
+  k = b.create<arith::MinSIOp>(loc, k, splatW(n - 1));
+  if (kt.getElementType().getIntOrFloatBitWidth() > 32)
+    k = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k);
+  return k;
 }
 
 /// An scf.for over [0, n) step `step` with no results; returns the body builder (before

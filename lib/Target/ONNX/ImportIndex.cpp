@@ -580,8 +580,9 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
     }
     lin = intConstantOf(loc, linT, out);
   } else {
-    // sum_j mod(indices[..., j], n_j) * stride_j (+ batch offset); mod with the
-    // divisor's sign wraps negative coordinates.
+    // sum_j clamp(wrap(indices[..., j]), 0, n_j - 1) * stride_j (+ batch offset): negative
+    // coordinates count from the end; out-of-range ones are clamped like Gather's
+    // (docs/onnx-import.md, "Indices out of range").
     auto colT = RankedTensorType::get(
         [&] {
           SmallVector<int64_t> s(it.getShape());
@@ -601,8 +602,14 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
                  : graph::SliceOp::create(b, loc, colT, *indices, b.getDenseI64ArrayAttr(starts),
                                           b.getDenseI64ArrayAttr(steps))
                        .getResult();
-      Value wrapped = graph::ModOp::create(b, loc, colT, col, scalarI(dt.getDimSize(bd + j)),
-                                           b.getBoolAttr(false));
+      int64_t n = dt.getDimSize(bd + j);
+      Value neg = graph::LessOp::create(b, loc, RankedTensorType::get(colT.getShape(),
+                                                                      b.getI1Type()),
+                                        col, scalarI(0));
+      Value wrapped = graph::WhereOp::create(b, loc, colT, neg,
+                                             bin<graph::AddOp>(loc, col, scalarI(n)), col);
+      wrapped = bin<graph::MinOp>(loc, bin<graph::MaxOp>(loc, wrapped, scalarI(0)),
+                                  scalarI(n - 1));
       Value term = strides[j] == 1 ? wrapped : bin<graph::MulOp>(loc, wrapped, scalarI(strides[j]));
       lin = lin ? bin<graph::AddOp>(loc, lin, term) : term;
     }
