@@ -1,6 +1,8 @@
 //===- KernelTemplates.cpp - graph fusion groups -> tile kernels -----------===//
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
 
+#include "StableMath.h"
+
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -240,9 +242,9 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
   };
   auto mulf = [&](Value x, Value y) -> Value { return b.create<arith::MulFOp>(loc, x, y); };
   auto addf = [&](Value x, Value y) -> Value { return b.create<arith::AddFOp>(loc, x, y); };
-  auto expm1 = [&](Value x) -> Value {
-    return b.create<arith::SubFOp>(loc, b.create<math::ExpOp>(loc, x), fconst(1.0));
-  };
+  // Numerically stable forms of the transcendental functions (StableMath.h).
+  aicc::graph_to_tile::StableMath sm{b, loc, fconst};
+  auto expm1 = [&](Value x) -> Value { return sm.expm1(x); };
   auto minf = [&](Value x, Value y) -> Value { return b.create<arith::MinimumFOp>(loc, x, y); };
   auto maxf = [&](Value x, Value y) -> Value { return b.create<arith::MaximumFOp>(loc, x, y); };
   auto requireFloat = [&]() -> LogicalResult {
@@ -276,7 +278,7 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       .Case([&](PowOp) -> FailureOr<Value> {
         if (failed(requireFloat()))
           return failure();
-        return b.create<math::PowFOp>(loc, in[0], in[1]).getResult();
+        return sm.pow(in[0], in[1]);
       })
       .Case([&](ModOp m) -> FailureOr<Value> {
         if (isFloat)
@@ -349,9 +351,10 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       .Case([&](SignOp) -> Value {
         Value pos = isFloat ? fconst(1.0) : iconst(elem, 1);
         Value neg = isFloat ? fconst(-1.0) : iconst(elem, -1);
+        // Neither > 0 nor < 0: +-0 (integer 0) or NaN, which Sign returns as they are.
         return sel(cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, in[0], zero()), pos,
                    sel(cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, in[0], zero()),
-                       neg, zero()));
+                       neg, isFloat ? in[0] : zero()));
       })
       .Case([&](ClipOp c) -> Value {
         Value x = in[0];
@@ -431,23 +434,9 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                 .Case([&](TanhOp) -> Value { return b.create<math::TanhOp>(loc, x); })
                 .Case([&](ExpOp) -> Value { return b.create<math::ExpOp>(loc, x); })
                 .Case([&](ErfOp) -> Value { return b.create<math::ErfOp>(loc, x); })
-                .Case([&](SigmoidOp) -> Value {
-                  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
-                  return b.create<arith::DivFOp>(loc, one(), addf(one(), e));
-                })
+                .Case([&](SigmoidOp) -> Value { return sm.sigmoid(x); })
                 .Case([&](GeluOp g) -> Value {
-                  Value half = mulf(x, fconst(0.5));
-                  Value inner;
-                  if (g.getApproximate() == "tanh") {
-                    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-                    Value x3 = mulf(mulf(x, x), x);
-                    Value t = addf(x, mulf(x3, fconst(0.044715)));
-                    inner = b.create<math::TanhOp>(loc, mulf(t, fconst(std::sqrt(2.0 / M_PI))));
-                  } else {
-                    // 0.5 x (1 + erf(x / sqrt(2)))
-                    inner = b.create<math::ErfOp>(loc, mulf(x, fconst(M_SQRT1_2)));
-                  }
-                  return mulf(half, addf(one(), inner));
+                  return g.getApproximate() == "tanh" ? sm.geluTanh(x) : sm.geluErf(x);
                 })
                 .Case([&](CeilOp) -> Value { return b.create<math::CeilOp>(loc, x); })
                 .Case([&](FloorOp) -> Value { return b.create<math::FloorOp>(loc, x); })
@@ -461,18 +450,13 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                 .Case([&](AsinOp) -> Value { return b.create<math::AsinOp>(loc, x); })
                 .Case([&](AcosOp) -> Value { return b.create<math::AcosOp>(loc, x); })
                 .Case([&](AtanOp) -> Value { return b.create<math::AtanOp>(loc, x); })
-                .Case([&](SinhOp) -> Value { return b.create<math::SinhOp>(loc, x); })
-                .Case([&](CoshOp) -> Value { return b.create<math::CoshOp>(loc, x); })
-                .Case([&](AsinhOp) -> Value { return b.create<math::AsinhOp>(loc, x); })
-                .Case([&](AcoshOp) -> Value { return b.create<math::AcoshOp>(loc, x); })
-                .Case([&](AtanhOp) -> Value { return b.create<math::AtanhOp>(loc, x); })
-                .Case([&](SoftplusOp) -> Value {
-                  return b.create<math::LogOp>(loc, addf(b.create<math::ExpOp>(loc, x), one()));
-                })
-                .Case([&](SoftsignOp) -> Value {
-                  return b.create<arith::DivFOp>(loc, x,
-                                                 addf(one(), b.create<math::AbsFOp>(loc, x)));
-                })
+                .Case([&](SinhOp) -> Value { return sm.sinh(x); })
+                .Case([&](CoshOp) -> Value { return sm.cosh(x); })
+                .Case([&](AsinhOp) -> Value { return sm.asinh(x); })
+                .Case([&](AcoshOp) -> Value { return sm.acosh(x); })
+                .Case([&](AtanhOp) -> Value { return sm.atanh(x); })
+                .Case([&](SoftplusOp) -> Value { return sm.softplus(x); })
+                .Case([&](SoftsignOp) -> Value { return sm.softsign(x); })
                 .Case([&](HardSwishOp) -> Value {
                   Value h = maxf(fconst(0.0), minf(one(), addf(mulf(x, fconst(1.0 / 6.0)),
                                                                 fconst(0.5))));
