@@ -962,6 +962,8 @@ def cmd_payload(args):
         case = lazy.build()
         d = os.path.join(out, case.name)
         write_case(case, d)
+        with open(os.path.join(d, "classes"), "w") as f:
+            f.write(" ".join(case.cells) + "\n")
         for cname in case.cells:
             with open(os.path.join(d, "cells", cname, "tol"), "w") as f:
                 f.write("%r %r\n" % case.cell_tol(cname))
