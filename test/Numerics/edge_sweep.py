@@ -367,7 +367,12 @@ UNARY = {
     "IsNaN": (lambda x: float(math.isnan(x)), {}),
     "IsInf": (lambda x: float(math.isinf(x)), {}),
     "Clip": (lambda x: x if math.isnan(x) else min(max(x, -1.0), 1.0), {}),
+    # Casts between float types round to nearest even, overflow to inf, keep NaN / inf.
+    "Cast_f32": (lambda x: x, {"to": TensorProto.FLOAT}),
+    "Cast_f16": (lambda x: x, {"to": TensorProto.FLOAT16}),
+    "Cast_bf16": (lambda x: x, {"to": TensorProto.BFLOAT16}),
 }
+CAST_TO = {"Cast_f32": "f32", "Cast_f16": "f16", "Cast_bf16": "bf16"}
 UNARY_OPSET = {"Gelu": 20, "Gelu_tanh": 20, "Mish": 18, "Swish": 24}
 BOOL_OUT = {"IsNaN", "IsInf", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"}
 
@@ -388,6 +393,12 @@ BINARY = {
     "GreaterOrEqual": lambda x, y: float(x >= y),
 }
 BINARY_ATTRS = {"Mod": {"fmod": 1}}
+# Where(c, a, b) over the binary pairs, c true at even positions.
+BINARY["Where"] = None
+
+
+def out_dt(op, dt):
+    return "bool" if op in BOOL_OUT else CAST_TO.get(op, dt)
 
 
 # Reductions over a row (a list of floats) -> one float.
@@ -582,7 +593,7 @@ def unary_case(dt, ops):
         if onnx_op == "Clip":
             ins = ["x", "lo", "hi"]
         nodes.append(helper.make_node(onnx_op, ins, ["y%d" % k], name=op, **attrs))
-        outs.append(("y%d" % k, "bool" if op in BOOL_OUT else dt, [n]))
+        outs.append(("y%d" % k, out_dt(op, dt), [n]))
     opset = max([17] + [UNARY_OPSET.get(op, 17) for op in ops])
     inits = [to_proto("lo", [-1.0], dt, []), to_proto("hi", [1.0], dt, [])] \
         if "Clip" in ops else []
@@ -593,7 +604,7 @@ def unary_case(dt, ops):
         outputs = []
         for k, op in enumerate(ops):
             f = UNARY[op][0]
-            odt = "bool" if op in BOOL_OUT else dt
+            odt = out_dt(op, dt)
             outputs.append(("y%d" % k, odt, [n], [round_to(f(x), odt) for x in xs]))
         cells[cname] = ([("x", dt, [n], xs)], outputs)
     return Case("unary_" + dt, "unary", dt, ops, model, cells)
@@ -611,20 +622,29 @@ def binary_case(dt, ops):
     n = max(len(p) for p in pairs_by_class.values())
     nodes, outs = [], []
     for k, op in enumerate(ops):
-        nodes.append(helper.make_node(op, ["a", "b"], ["y%d" % k], name=op,
+        ins = ["c", "a", "b"] if op == "Where" else ["a", "b"]
+        nodes.append(helper.make_node(op, ins, ["y%d" % k], name=op,
                                       **BINARY_ATTRS.get(op, {})))
-        outs.append(("y%d" % k, "bool" if op in BOOL_OUT else dt, [n]))
-    model = make_model("binary_" + dt, nodes, [("a", dt, [n]), ("b", dt, [n])], outs, 17)
+        outs.append(("y%d" % k, out_dt(op, dt), [n]))
+    inputs = [("a", dt, [n]), ("b", dt, [n])] + ([("c", "bool", [n])] if "Where" in ops else [])
+    model = make_model("binary_" + dt, nodes, inputs, outs, 17)
+    cond = [float(i % 2 == 0) for i in range(n)]
     cells = {}
     for cname, pairs in pairs_by_class.items():
         pairs = pad_cycle(pairs, n)
         a, b = [p[0] for p in pairs], [p[1] for p in pairs]
         outputs = []
         for k, op in enumerate(ops):
-            odt = "bool" if op in BOOL_OUT else dt
-            outputs.append(("y%d" % k, odt, [n], [round_to(BINARY[op](x, y), odt)
-                                                  for x, y in pairs]))
-        cells[cname] = ([("a", dt, [n], a), ("b", dt, [n], b)], outputs)
+            odt = out_dt(op, dt)
+            if op == "Where":
+                ys = [x if c else y for (x, y), c in zip(pairs, cond)]
+            else:
+                ys = [round_to(BINARY[op](x, y), odt) for x, y in pairs]
+            outputs.append(("y%d" % k, odt, [n], ys))
+        ins = [("a", dt, [n], a), ("b", dt, [n], b)]
+        if "Where" in ops:
+            ins.append(("c", "bool", [n], cond))
+        cells[cname] = (ins, outputs)
     return Case("binary_" + dt, "binary", dt, ops, model, cells)
 
 
