@@ -2,8 +2,10 @@
 //
 // One scalar function per op, in double for floats and exact int64 for integers (the
 // driver wraps integers to their width afterwards). Formulas follow the ONNX operator
-// specs (https://onnx.ai/onnx/operators/) named in each comment; NaN propagates as numpy
-// does unless a comment says otherwise.
+// specs (https://onnx.ai/onnx/operators/) named in each comment, written in the same
+// numerically stable forms as the kernels (lib/Conversion/GraphToTile/StableMath.h) where
+// double's range does not save the naive one (1 + erf(x) cancels in double too). NaN
+// propagates (max / min included, docs/numerics.md) unless a comment says otherwise.
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
@@ -24,6 +26,11 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// NaN-propagating max / min (ONNX Max / Min, numpy.maximum; std::max / std::min return
+// their first operand when the other is NaN).
+double maxF(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
+double minF(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b); }
+
 // Integer arithmetic that wraps modulo 2^64 instead of overflowing (the driver then
 // wraps to the element type's width).
 int64_t wrapAdd(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
@@ -36,18 +43,21 @@ int64_t wrapNeg(int64_t a) { return int64_t(0 - uint64_t(a)); }
 //===----------------------------------------------------------------------===//
 // ONNX Relu: max(0, x).
 double relu(double x) { return x < 0 ? 0.0 : x; }
-// ONNX Sigmoid: 1 / (1 + e^-x).
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+// ONNX Sigmoid: 1 / (1 + e^-x), as r = 1 / (1 + e^-|x|), x < 0 ? e^-|x| r : r.
+double sigmoid(double x) {
+  double e = std::exp(-std::fabs(x)), r = 1.0 / (1.0 + e);
+  return x < 0 ? e * r : r;
+}
 // ONNX Reciprocal: 1 / x.
 double reciprocal(double x) { return 1.0 / x; }
 // ONNX Round: nearest integer, halves to even (nearbyint in the default rounding mode).
 double roundHalfEven(double x) { return std::nearbyint(x); }
 // ONNX Softplus: ln(e^x + 1), written max(x, 0) + ln(1 + e^-|x|) (same value, no overflow).
 double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); }
-// ONNX Softsign: x / (1 + |x|).
-double softsign(double x) { return x / (1.0 + std::fabs(x)); }
+// ONNX Softsign: x / (1 + |x|); its limit +-1 at +-inf (inf / inf is NaN).
+double softsign(double x) { return std::isinf(x) ? std::copysign(1.0, x) : x / (1.0 + std::fabs(x)); }
 // ONNX HardSwish: x * max(0, min(1, x / 6 + 1 / 2)).
-double hardSwish(double x) { return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5)); }
+double hardSwish(double x) { return x * maxF(0.0, minF(1.0, x / 6.0 + 0.5)); }
 // ONNX Neg / Abs / Sign on floats (Sign of NaN is NaN, as numpy.sign).
 double negF(double x) { return -x; }
 double absF(double x) { return std::fabs(x); }
@@ -58,7 +68,7 @@ double leakyRelu(double x, double alpha) { return x >= 0 ? x : alpha * x; }
 double elu(double x, double alpha) { return x >= 0 ? x : alpha * std::expm1(x); }
 // ONNX Celu: max(0, x) + min(0, alpha * (e^(x / alpha) - 1)).
 double celu(double x, double alpha) {
-  return std::max(0.0, x) + std::min(0.0, alpha * std::expm1(x / alpha));
+  return maxF(0.0, x) + minF(0.0, alpha * std::expm1(x / alpha));
 }
 // ONNX Selu: gamma * (x > 0 ? x : alpha * (e^x - 1)).
 double selu(double x, double alpha, double gamma) {
@@ -66,21 +76,19 @@ double selu(double x, double alpha, double gamma) {
 }
 // ONNX HardSigmoid: max(0, min(1, alpha * x + beta)).
 double hardSigmoid(double x, double alpha, double beta) {
-  return std::max(0.0, std::min(1.0, alpha * x + beta));
+  return maxF(0.0, minF(1.0, alpha * x + beta));
 }
 // ONNX Shrink: x < -lambd ? x + bias : (x > lambd ? x - bias : 0).
 double shrink(double x, double lambd, double bias) {
   return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0;
 }
 // ONNX Gelu (opset 20): none: 0.5 x (1 + erf(x / sqrt 2)); tanh: 0.5 x (1 + tanh(sqrt(2 / pi)
-// (x + 0.044715 x^3))). Hendrycks & Gimpel 2016.
-double geluErf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+// (x + 0.044715 x^3))). Hendrycks & Gimpel 2016. Written 0.5 x erfc(-x / sqrt 2) and
+// x sigmoid(2u) (1 + tanh(u) = 2 sigmoid(2u)): 1 + erf and 1 + tanh cancel for x < -3.
+double geluErf(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
 double geluTanh(double x) {
-  return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  return x * sigmoid(2.0 * std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x));
 }
-// ONNX Min / Max: a NaN operand gives NaN.
-double minF(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b); }
-double maxF(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
 // ONNX Mod on floats: fmod = 1 takes the dividend's sign (C fmod); fmod = 0 the divisor's
 // (Python %).
 double modF(double a, double b, bool fmod) {

@@ -1,6 +1,8 @@
 //===- KernelTemplates.cpp - graph fusion groups -> tile kernels -----------===//
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
 
+#include "StableMath.h"
+
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -242,9 +244,9 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
   };
   auto mulf = [&](Value x, Value y) -> Value { return b.create<arith::MulFOp>(loc, x, y); };
   auto addf = [&](Value x, Value y) -> Value { return b.create<arith::AddFOp>(loc, x, y); };
-  auto expm1 = [&](Value x) -> Value {
-    return b.create<arith::SubFOp>(loc, b.create<math::ExpOp>(loc, x), fconst(1.0));
-  };
+  // Numerically stable forms of the transcendental functions (StableMath.h).
+  aicc::graph_to_tile::StableMath sm{b, loc, fconst};
+  auto expm1 = [&](Value x) -> Value { return sm.expm1(x); };
   auto minf = [&](Value x, Value y) -> Value { return b.create<arith::MinimumFOp>(loc, x, y); };
   auto maxf = [&](Value x, Value y) -> Value { return b.create<arith::MaximumFOp>(loc, x, y); };
   auto requireFloat = [&]() -> LogicalResult {
@@ -278,7 +280,7 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       .Case([&](PowOp) -> FailureOr<Value> {
         if (failed(requireFloat()))
           return failure();
-        return b.create<math::PowFOp>(loc, in[0], in[1]).getResult();
+        return sm.pow(in[0], in[1]);
       })
       .Case([&](ModOp m) -> FailureOr<Value> {
         if (isFloat)
@@ -351,9 +353,10 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       .Case([&](SignOp) -> Value {
         Value pos = isFloat ? fconst(1.0) : iconst(elem, 1);
         Value neg = isFloat ? fconst(-1.0) : iconst(elem, -1);
+        // Neither > 0 nor < 0: +-0 (integer 0) or NaN, which Sign returns as they are.
         return sel(cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, in[0], zero()), pos,
                    sel(cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt, in[0], zero()),
-                       neg, zero()));
+                       neg, isFloat ? in[0] : zero()));
       })
       .Case([&](ClipOp c) -> Value {
         Value x = in[0];
@@ -433,23 +436,9 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                 .Case([&](TanhOp) -> Value { return b.create<math::TanhOp>(loc, x); })
                 .Case([&](ExpOp) -> Value { return b.create<math::ExpOp>(loc, x); })
                 .Case([&](ErfOp) -> Value { return b.create<math::ErfOp>(loc, x); })
-                .Case([&](SigmoidOp) -> Value {
-                  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
-                  return b.create<arith::DivFOp>(loc, one(), addf(one(), e));
-                })
+                .Case([&](SigmoidOp) -> Value { return sm.sigmoid(x); })
                 .Case([&](GeluOp g) -> Value {
-                  Value half = mulf(x, fconst(0.5));
-                  Value inner;
-                  if (g.getApproximate() == "tanh") {
-                    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-                    Value x3 = mulf(mulf(x, x), x);
-                    Value t = addf(x, mulf(x3, fconst(0.044715)));
-                    inner = b.create<math::TanhOp>(loc, mulf(t, fconst(std::sqrt(2.0 / M_PI))));
-                  } else {
-                    // 0.5 x (1 + erf(x / sqrt(2)))
-                    inner = b.create<math::ErfOp>(loc, mulf(x, fconst(M_SQRT1_2)));
-                  }
-                  return mulf(half, addf(one(), inner));
+                  return g.getApproximate() == "tanh" ? sm.geluTanh(x) : sm.geluErf(x);
                 })
                 .Case([&](CeilOp) -> Value { return b.create<math::CeilOp>(loc, x); })
                 .Case([&](FloorOp) -> Value { return b.create<math::FloorOp>(loc, x); })
@@ -463,18 +452,13 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                 .Case([&](AsinOp) -> Value { return b.create<math::AsinOp>(loc, x); })
                 .Case([&](AcosOp) -> Value { return b.create<math::AcosOp>(loc, x); })
                 .Case([&](AtanOp) -> Value { return b.create<math::AtanOp>(loc, x); })
-                .Case([&](SinhOp) -> Value { return b.create<math::SinhOp>(loc, x); })
-                .Case([&](CoshOp) -> Value { return b.create<math::CoshOp>(loc, x); })
-                .Case([&](AsinhOp) -> Value { return b.create<math::AsinhOp>(loc, x); })
-                .Case([&](AcoshOp) -> Value { return b.create<math::AcoshOp>(loc, x); })
-                .Case([&](AtanhOp) -> Value { return b.create<math::AtanhOp>(loc, x); })
-                .Case([&](SoftplusOp) -> Value {
-                  return b.create<math::LogOp>(loc, addf(b.create<math::ExpOp>(loc, x), one()));
-                })
-                .Case([&](SoftsignOp) -> Value {
-                  return b.create<arith::DivFOp>(loc, x,
-                                                 addf(one(), b.create<math::AbsFOp>(loc, x)));
-                })
+                .Case([&](SinhOp) -> Value { return sm.sinh(x); })
+                .Case([&](CoshOp) -> Value { return sm.cosh(x); })
+                .Case([&](AsinhOp) -> Value { return sm.asinh(x); })
+                .Case([&](AcoshOp) -> Value { return sm.acosh(x); })
+                .Case([&](AtanhOp) -> Value { return sm.atanh(x); })
+                .Case([&](SoftplusOp) -> Value { return sm.softplus(x); })
+                .Case([&](SoftsignOp) -> Value { return sm.softsign(x); })
                 .Case([&](HardSwishOp) -> Value {
                   Value h = maxf(fconst(0.0), minf(one(), addf(mulf(x, fconst(1.0 / 6.0)),
                                                                 fconst(0.5))));
@@ -1293,13 +1277,40 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     return b.create<tl::SplatOp>(loc, scalarT,
                                  b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v)));
   };
+  // A scalar tile broadcast to the block, and a tile reduced to a scalar tile (of their
+  // operand's element type: the compute type, or layer_norm's statistics type).
   auto bcast = [&](TileBuilder &t, Value s) -> Value {
-    Value e = t.b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), s,
+    Type et = cast<RankedTensorType>(s.getType()).getElementType();
+    Value e = t.b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, et), s,
                                            t.b.getI32IntegerAttr(0));
-    return t.b.create<tl::BroadcastOp>(loc, t.tileOf(elem), e);
+    return t.b.create<tl::BroadcastOp>(loc, t.tileOf(et), e);
   };
   auto reduce = [&](Value v, tl::ReduceKind kind) -> Value {
-    return b.create<tl::ReduceOp>(loc, scalarT, v, (uint32_t)0, kind);
+    Type et = cast<RankedTensorType>(v.getType()).getElementType();
+    return b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, et), v, (uint32_t)0, kind);
+  };
+  // layer_norm's mean and variance accumulate in f64 when the row holds f32 or bf16 (f32's
+  // exponent range): the squares of |x| > 1.8e19 overflow f32 and those of |x| < 1e-19
+  // underflow, so a row of 1e30 normalized to 0 (inf variance). f16 rows fit f32
+  // (65504^2 * 2^31 < 3.4e38). The values are stored back in the compute type.
+  Type statT = elem;
+  if (ln && (inT.getElementType().isF32() || inT.getElementType().isBF16()))
+    statT = b.getF64Type();
+  auto scalarOf = [&](Type t, double v) -> Value {
+    return b.create<tl::SplatOp>(loc, RankedTensorType::get({}, t),
+                                 b.create<arith::ConstantOp>(loc, t, b.getFloatAttr(t, v)));
+  };
+  auto toStat = [&](OpBuilder &ob, Value v) -> Value {
+    auto vt = cast<RankedTensorType>(v.getType());
+    if (vt.getElementType() == statT)
+      return v;
+    return ob.create<arith::ExtFOp>(loc, RankedTensorType::get(vt.getShape(), statT), v);
+  };
+  auto fromStat = [&](OpBuilder &ob, Value v) -> Value {
+    auto vt = cast<RankedTensorType>(v.getType());
+    if (vt.getElementType() == elem)
+      return v;
+    return ob.create<arith::TruncFOp>(loc, RankedTensorType::get(vt.getShape(), elem), v);
   };
   // Scale / bias of layer_norm, the fused consumers (their other operands loaded at the
   // output index), the store.
@@ -1333,20 +1344,24 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     Value y;
     if (ln) {
       // mean and biased variance of the row (masked lanes load 0 and are zeroed in d); RMS
-      // norm: d = x, the mean square of the row in place of the variance.
-      Value d = x;
+      // norm: d = x, the mean square of the row in place of the variance. In statT.
+      Value d = toStat(b, x);
       if (!ln.getRms()) {
-        Value mean =
-            b.create<arith::DivFOp>(loc, reduce(x, tl::ReduceKind::add), scalar((double)R));
-        d = b.create<arith::SubFOp>(loc, x, bcast(tb, mean));
-        d = b.create<arith::SelectOp>(loc, c.mask, d, tb.splatF(elem, 0.0));
+        Value mean = b.create<arith::DivFOp>(loc, reduce(d, tl::ReduceKind::add),
+                                             scalarOf(statT, (double)R));
+        d = b.create<arith::SubFOp>(loc, d, bcast(tb, mean));
+        d = b.create<arith::SelectOp>(loc, c.mask, d, tb.splatF(statT, 0.0));
       }
       Value sq = reduce(b.create<arith::MulFOp>(loc, d, d), tl::ReduceKind::add);
-      Value var = b.create<arith::DivFOp>(loc, sq, scalar((double)R));
+      Value var = b.create<arith::DivFOp>(loc, sq, scalarOf(statT, (double)R));
       Value denom = b.create<math::SqrtOp>(
-          loc, b.create<arith::AddFOp>(loc, var, scalar(ln.getEpsilon().convertToDouble())));
-      // One division per row, a multiply per element.
-      y = b.create<arith::MulFOp>(loc, d, bcast(tb, b.create<arith::DivFOp>(loc, scalar(1.0), denom)));
+          loc, b.create<arith::AddFOp>(loc, var,
+                                       scalarOf(statT, ln.getEpsilon().convertToDouble())));
+      // One division per row, a multiply per element (in statT: 1 / std may exceed the
+      // compute type's range where d * (1 / std) does not).
+      y = fromStat(b, b.create<arith::MulFOp>(
+                          loc, d, bcast(tb, b.create<arith::DivFOp>(loc, scalarOf(statT, 1.0),
+                                                                    denom))));
     } else {
       Value mx = reduce(x, tl::ReduceKind::max);
       Value shifted = b.create<arith::SubFOp>(loc, x, bcast(tb, mx));
@@ -1385,8 +1400,9 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       Value k = one.load(kc.inParams[argIt->second], one.splat(base), Value(), elem, 0.0);
       shift = bcast(tb, b.create<tl::ReduceOp>(loc, scalarT, k, (uint32_t)0, tl::ReduceKind::add));
     }
+    // The sums accumulate in statT.
     auto statLoop = chunkLoop(
-        b, loc, R, block, {tb.splatF(elem, 0.0), tb.splatF(elem, 0.0)},
+        b, loc, R, block, {tb.splatF(statT, 0.0), tb.splatF(statT, 0.0)},
         [&](OpBuilder &lb, Value k, ValueRange acc) {
           TileBuilder lt{lb, loc, {block}};
           Chunk c = loadChunk(lt, k); // masked lanes load 0
@@ -1394,10 +1410,11 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
           if (shift)
             d = lb.create<arith::SelectOp>(loc, c.mask, lb.create<arith::SubFOp>(loc, c.x, shift),
                                            lt.splatF(elem, 0.0));
+          d = toStat(lb, d);
           return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], d),
                                     lb.create<arith::AddFOp>(loc, acc[1], lb.create<arith::MulFOp>(loc, d, d))};
         });
-    Value n = scalar((double)R);
+    Value n = scalarOf(statT, (double)R);
     Value meanSq = b.create<arith::DivFOp>(
         loc, reduce(statLoop.getResult(1), tl::ReduceKind::add), n);
     Value var = meanSq, meanT;
@@ -1405,12 +1422,14 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       Value meanD = b.create<arith::DivFOp>(loc, reduce(statLoop.getResult(0), tl::ReduceKind::add), n);
       var = b.create<arith::MaximumFOp>(
           loc, b.create<arith::SubFOp>(loc, meanSq, b.create<arith::MulFOp>(loc, meanD, meanD)),
-          scalar(0.0));
-      meanT = b.create<arith::AddFOp>(loc, shift, bcast(tb, meanD));
+          scalarOf(statT, 0.0));
+      meanT = b.create<arith::AddFOp>(loc, shift, bcast(tb, fromStat(b, meanD)));
     }
     Value denom = b.create<math::SqrtOp>(
-        loc, b.create<arith::AddFOp>(loc, var, scalar(ln.getEpsilon().convertToDouble())));
-    Value invT = bcast(tb, b.create<arith::DivFOp>(loc, scalar(1.0), denom));
+        loc, b.create<arith::AddFOp>(loc, var, scalarOf(statT, ln.getEpsilon().convertToDouble())));
+    // 1 / std in the compute type: above its range only for a row whose std is below 3e-39
+    // (with epsilon 0), which the chunked path does not cover (docs/numerics.md).
+    Value invT = bcast(tb, fromStat(b, b.create<arith::DivFOp>(loc, scalarOf(statT, 1.0), denom)));
     writePass([&](TileBuilder &lt, Value x) -> Value {
       Value d = meanT ? lt.b.create<arith::SubFOp>(loc, x, meanT).getResult() : x;
       return lt.b.create<arith::MulFOp>(loc, d, invT);
@@ -1954,10 +1973,11 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
 //===----------------------------------------------------------------------===//
 // LogSumExp row template: y = m + log(sum(exp(x - m))), m = max(x) over `axes` (ONNX
 // ReduceLogSumExp, decomposed by the importer into reduce_max, sub, exp, reduce_sum, log,
-// add; GraphFuse groups that chain as one row kernel). One program per output element; the
-// reduced elements are held in one tile, or read in chunks of kChunk by two loops (the
-// max, then the sum of exp(x - max)), as in the softmax row template. Masked lanes read
-// -inf and contribute exp(-inf) = 0; an empty reduction gives -inf (log 0).
+// add, m clamped to the finite range by a clip; GraphFuse groups that chain as one row
+// kernel). One program per output element; the reduced elements are held in one tile, or
+// read in chunks of kChunk by two loops (the max, then the sum of exp(x - max)), as in the
+// softmax row template. Masked lanes read -inf and contribute exp(-inf) = 0; the clamped m
+// makes an all -inf row -inf (log 0) and a row holding +inf +inf (docs/numerics.md).
 //===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
@@ -2008,10 +2028,30 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
     Value e = t.b.create<math::ExpOp>(loc, t.b.create<arith::SubFOp>(loc, c.first, mT));
     return t.b.create<arith::SelectOp>(loc, c.second, e, t.splatF(elem, 0.0));
   };
+  // The importer's clip of the max (finite bounds), when the group has it.
+  ClipOp clip;
+  for (Operation &op : body)
+    if (auto c = dyn_cast<ClipOp>(op))
+      clip = c;
+  auto clampMax = [&](Value mv) -> Value {
+    if (!clip)
+      return mv;
+    auto bound = [&](FloatAttr a) {
+      return b.create<tl::SplatOp>(
+          loc, scalarT,
+          b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, a.getValueAsDouble())));
+    };
+    if (auto lo = clip.getMinAttr())
+      mv = b.create<arith::MaximumFOp>(loc, mv, bound(lo));
+    if (auto hi = clip.getMaxAttr())
+      mv = b.create<arith::MinimumFOp>(loc, mv, bound(hi));
+    return mv;
+  };
   Value m, sum;
   if (!chunked) {
     auto c = loadChunk(tb, Value());
-    m = b.create<tl::ReduceOp>(loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max);
+    m = clampMax(
+        b.create<tl::ReduceOp>(loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max));
     sum = b.create<tl::ReduceOp>(loc, scalarT, expShifted(tb, c, bcast(tb, m)), (uint32_t)0,
                                  tl::ReduceKind::add);
   } else {
@@ -2021,8 +2061,8 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
           return SmallVector<Value>{
               lb.create<arith::MaximumFOp>(loc, acc[0], loadChunk(lt, k).first)};
         });
-    m = b.create<tl::ReduceOp>(loc, scalarT, maxLoop.getResult(0), (uint32_t)0,
-                               tl::ReduceKind::max);
+    m = clampMax(b.create<tl::ReduceOp>(loc, scalarT, maxLoop.getResult(0), (uint32_t)0,
+                                        tl::ReduceKind::max));
     Value mT = bcast(tb, m);
     auto sumLoop = chunkLoop(
         b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {

@@ -443,8 +443,8 @@ private:
     return {};
   }
 
-  /// Scalar combine, the same semantics as convert-tile-to-linalg's tile.reduce (IEEE
-  /// maxnum/minnum on floats, signed on integers).
+  /// Scalar combine, the same semantics as convert-tile-to-linalg's tile.reduce (floats:
+  /// NaN-propagating maximumf / minimumf, PTX max.NaN / min.NaN; signed on integers).
   Value combine(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y) {
     bool f = isa<FloatType>(x.getType());
     switch (kind) {
@@ -455,10 +455,10 @@ private:
       return f ? b.create<arith::MulFOp>(loc, x, y).getResult()
                : b.create<arith::MulIOp>(loc, x, y).getResult();
     case tl::ReduceKind::max:
-      return f ? b.create<arith::MaxNumFOp>(loc, x, y).getResult()
+      return f ? b.create<arith::MaximumFOp>(loc, x, y).getResult()
                : b.create<arith::MaxSIOp>(loc, x, y).getResult();
     case tl::ReduceKind::min:
-      return f ? b.create<arith::MinNumFOp>(loc, x, y).getResult()
+      return f ? b.create<arith::MinimumFOp>(loc, x, y).getResult()
                : b.create<arith::MinSIOp>(loc, x, y).getResult();
     }
     return {};

@@ -218,12 +218,14 @@ void lower(ReduceOp op) {
           r = ft ? nb.create<arith::MulFOp>(nl, a[0], a[1]).getResult()
                  : nb.create<arith::MulIOp>(nl, a[0], a[1]).getResult();
           break;
+        // Floats: NaN propagates (maximumf / minimumf; docs/numerics.md), as in every
+        // other max / min of the kernels and in the reference evaluator.
         case ReduceKind::max:
-          r = ft ? nb.create<arith::MaxNumFOp>(nl, a[0], a[1]).getResult()
+          r = ft ? nb.create<arith::MaximumFOp>(nl, a[0], a[1]).getResult()
                  : nb.create<arith::MaxSIOp>(nl, a[0], a[1]).getResult();
           break;
         case ReduceKind::min:
-          r = ft ? nb.create<arith::MinNumFOp>(nl, a[0], a[1]).getResult()
+          r = ft ? nb.create<arith::MinimumFOp>(nl, a[0], a[1]).getResult()
                  : nb.create<arith::MinSIOp>(nl, a[0], a[1]).getResult();
           break;
         }

@@ -1202,7 +1202,18 @@ LogicalResult Importer::importReduce(const NodeCtx &nc, int axesInputSince) {
 }
 
 /// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp: decomposed into
-/// elementwise ops around reduce_sum / reduce_max (ONNX operator definitions).
+/// elementwise ops around reduce_sum / reduce_max (ONNX operator definitions), in forms
+/// whose intermediates do not overflow or underflow where the result does not
+/// (docs/numerics.md):
+/// - sums (L1, LogSum) of 16-bit floats run in f32 (the f16 sum of 8 values of 1e4
+///   overflowed where log(sum) = 11.2 did not); sums of squares (L2, SumSquare) in f32
+///   for f16 and f64 for f32 / bf16 (x^2 overflows f32 above 1.8e19 and underflows below
+///   1e-19; ReduceL2 of 1e30 values is 1e30 sqrt(n)); the result is cast back. f64
+///   inputs keep f64;
+/// - LogSumExp subtracts the row max m clamped to the finite range, m' = clip(m, lowest,
+///   max): exp(x - m') is exp(-inf) = 0 for an all -inf row (-inf - -inf was NaN) and
+///   exp(inf) for a row holding +inf, so the result is -inf / +inf as log-sum-exp is;
+///   a NaN still propagates.
 LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
   auto r = parseReduce(nc, 18);
   if (failed(r))
@@ -1211,9 +1222,25 @@ LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
   Value x = r->input;
   Location loc = nc.loc;
   auto t = cast<RankedTensorType>(x.getType());
+  Type elem = t.getElementType();
   auto unary = [&](auto tag, Value v) -> Value {
     using OpTy = decltype(tag);
     return OpTy::create(b, loc, v.getType(), v);
+  };
+  auto square = [&](Value v) -> Value {
+    return graph::MulOp::create(b, loc, v.getType(), v, v);
+  };
+  // The accumulation types of sums and of sums of squares (see above).
+  bool half = elem.isF16() || elem.isBF16();
+  Type sumT = half ? b.getF32Type() : elem;
+  Type sqT = elem.isF16() ? b.getF32Type()
+             : (elem.isF32() || elem.isBF16()) ? Type(b.getF64Type()) : elem;
+  // Back from f64 through f32 (the CPU kernels' runtime has no f64 -> bf16 conversion,
+  // __truncdfbf2; the double rounding is within bf16's half ulp but for ties).
+  auto back = [&](Value v) -> Value {
+    if (elem.isBF16())
+      v = castTo(loc, v, b.getF32Type());
+    return castTo(loc, v, elem);
   };
   if (r->noop) {
     // Identity reduction: only the elementwise parts apply.
@@ -1222,24 +1249,32 @@ LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
     if (op == "ReduceL2")
       return define(nc, 0, unary(graph::AbsOp(), x));
     if (op == "ReduceSumSquare")
-      return define(nc, 0, graph::MulOp::create(b, loc, t, x, x));
+      return define(nc, 0, back(square(castTo(loc, x, sqT))));
     if (op == "ReduceLogSum")
       return define(nc, 0, unary(graph::LogOp(), x));
     return define(nc, 0, x); // LogSumExp of one element
   }
   Value v;
   if (op == "ReduceL1") {
-    v = buildReduce<graph::ReduceSumOp>(loc, unary(graph::AbsOp(), x), r->axes, r->keepdims);
+    Value a = castTo(loc, unary(graph::AbsOp(), x), sumT);
+    v = castTo(loc, buildReduce<graph::ReduceSumOp>(loc, a, r->axes, r->keepdims), elem);
   } else if (op == "ReduceL2") {
-    Value sq = graph::MulOp::create(b, loc, t, x, x);
-    v = unary(graph::SqrtOp(), buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims));
+    Value sq = square(castTo(loc, x, sqT));
+    v = back(unary(graph::SqrtOp(), buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims)));
   } else if (op == "ReduceSumSquare") {
-    Value sq = graph::MulOp::create(b, loc, t, x, x);
-    v = buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims);
+    Value sq = square(castTo(loc, x, sqT));
+    v = back(buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims));
   } else if (op == "ReduceLogSum") {
-    v = unary(graph::LogOp(), buildReduce<graph::ReduceSumOp>(loc, x, r->axes, r->keepdims));
-  } else { // ReduceLogSumExp, stabilised by the max: m + log(sum(exp(x - m)))
+    Value s = buildReduce<graph::ReduceSumOp>(loc, castTo(loc, x, sumT), r->axes, r->keepdims);
+    v = castTo(loc, unary(graph::LogOp(), s), elem);
+  } else { // ReduceLogSumExp, stabilised by the clamped max: m' + log(sum(exp(x - m')))
     Value m = buildReduce<graph::ReduceMaxOp>(loc, x, r->axes, /*keepdims=*/true);
+    auto ft = dyn_cast<FloatType>(elem);
+    if (!ft)
+      return nodeError(nc) << "input must be a float tensor";
+    double big = APFloat::getLargest(ft.getFloatSemantics()).convertToDouble();
+    m = graph::ClipOp::create(b, loc, m.getType(), m, b.getF64FloatAttr(-big),
+                              b.getF64FloatAttr(big));
     Value shifted = graph::SubOp::create(b, loc, t, x, m);
     Value s = buildReduce<graph::ReduceSumOp>(loc, unary(graph::ExpOp(), shifted), r->axes,
                                               r->keepdims);

@@ -154,34 +154,38 @@ func.func @long_log_softmax(%x: tensor<2x17000x2xf16>) -> tensor<2x17000x2xf16> 
 // layer_norm over 20000: one statistics pass over d = x - K (K: the row's first element,
 // loaded as a 1-element tile) carrying per-lane sums of d and d^2 (masked lanes zeroed);
 // var = E[d^2] - E[d]^2 (clamped at 0), mean = K + E[d]; one pass writes
-// (x - mean) / sqrt(var + eps) * scale.
+// (x - mean) / sqrt(var + eps) * scale. The sums, var and 1 / std are f64 for an f32 row
+// (x^2 overflows f32 above 1.8e19; docs/numerics.md), mean and 1 / std are stored in f32.
 // CHECK-LABEL: func.func @fused_0_softmax
 // CHECK:         %[[K:.*]] = tile.load %arg0[%{{.*}}] {padding = 0.000000e+00 : f32} : memref<40000xf32>, tensor<1xi32> -> tensor<1xf32>
 // CHECK:         %[[KS:.*]] = tile.reduce add %[[K]]
 // CHECK:         %[[KE:.*]] = tile.expand_dims %[[KS]]
 // CHECK:         %[[KT:.*]] = tile.broadcast %[[KE]] : tensor<1xf32> -> tensor<4096xf32>
-// CHECK:         %[[L:.*]]:2 = scf.for {{.*}} iter_args(%[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}) -> (tensor<4096xf32>, tensor<4096xf32>) {
+// CHECK:         %[[L:.*]]:2 = scf.for {{.*}} iter_args(%[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}) -> (tensor<4096xf64>, tensor<4096xf64>) {
 // CHECK:           %[[MASK:.*]] = arith.cmpi slt
 // CHECK:           %[[X:.*]] = tile.load %arg0
 // CHECK:           %[[D:.*]] = arith.subf %[[X]], %[[KT]] : tensor<4096xf32>
 // CHECK:           %[[DM:.*]] = arith.select %[[MASK]], %[[D]], %{{.*}} : tensor<4096xi1>, tensor<4096xf32>
-// CHECK:           %[[N1:.*]] = arith.addf %[[A1]], %[[DM]] : tensor<4096xf32>
-// CHECK:           %[[SQ:.*]] = arith.mulf %[[DM]], %[[DM]] : tensor<4096xf32>
-// CHECK:           %[[N2:.*]] = arith.addf %[[A2]], %[[SQ]] : tensor<4096xf32>
+// CHECK:           %[[DW:.*]] = arith.extf %[[DM]] : tensor<4096xf32> to tensor<4096xf64>
+// CHECK:           %[[N1:.*]] = arith.addf %[[A1]], %[[DW]] : tensor<4096xf64>
+// CHECK:           %[[SQ:.*]] = arith.mulf %[[DW]], %[[DW]] : tensor<4096xf64>
+// CHECK:           %[[N2:.*]] = arith.addf %[[A2]], %[[SQ]] : tensor<4096xf64>
 // CHECK:           scf.yield %[[N1]], %[[N2]]
 // CHECK:         %[[SS:.*]] = tile.reduce add %[[L]]#1
-// CHECK:         %[[MSQ:.*]] = arith.divf %[[SS]], %{{.*}} : tensor<f32>
+// CHECK:         %[[MSQ:.*]] = arith.divf %[[SS]], %{{.*}} : tensor<f64>
 // CHECK:         %[[SD:.*]] = tile.reduce add %[[L]]#0
-// CHECK:         %[[MD:.*]] = arith.divf %[[SD]], %{{.*}} : tensor<f32>
-// CHECK:         %[[MD2:.*]] = arith.mulf %[[MD]], %[[MD]] : tensor<f32>
-// CHECK:         %[[V0:.*]] = arith.subf %[[MSQ]], %[[MD2]] : tensor<f32>
-// CHECK:         %[[VAR:.*]] = arith.maximumf %[[V0]], %{{.*}} : tensor<f32>
-// CHECK:         %[[MDE:.*]] = tile.expand_dims %[[MD]]
+// CHECK:         %[[MD:.*]] = arith.divf %[[SD]], %{{.*}} : tensor<f64>
+// CHECK:         %[[MD2:.*]] = arith.mulf %[[MD]], %[[MD]] : tensor<f64>
+// CHECK:         %[[V0:.*]] = arith.subf %[[MSQ]], %[[MD2]] : tensor<f64>
+// CHECK:         %[[VAR:.*]] = arith.maximumf %[[V0]], %{{.*}} : tensor<f64>
+// CHECK:         %[[MD32:.*]] = arith.truncf %[[MD]] : tensor<f64> to tensor<f32>
+// CHECK:         %[[MDE:.*]] = tile.expand_dims %[[MD32]]
 // CHECK:         %[[MDT:.*]] = tile.broadcast %[[MDE]]
 // CHECK:         %[[MEANT:.*]] = arith.addf %[[KT]], %[[MDT]] : tensor<4096xf32>
-// CHECK:         %[[VE:.*]] = arith.addf %[[VAR]], %{{.*}} : tensor<f32>
-// CHECK:         %[[STD:.*]] = math.sqrt %[[VE]] : tensor<f32>
-// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %[[STD]] : tensor<f32>
+// CHECK:         %[[VE:.*]] = arith.addf %[[VAR]], %{{.*}} : tensor<f64>
+// CHECK:         %[[STD:.*]] = math.sqrt %[[VE]] : tensor<f64>
+// CHECK:         %[[INV64:.*]] = arith.divf %{{.*}}, %[[STD]] : tensor<f64>
+// CHECK:         %[[INV:.*]] = arith.truncf %[[INV64]] : tensor<f64> to tensor<f32>
 // CHECK:         %[[STDE:.*]] = tile.expand_dims %[[INV]]
 // CHECK:         %[[STDT:.*]] = tile.broadcast %[[STDE]]
 // CHECK:         scf.for
@@ -202,12 +206,13 @@ func.func @long_layer_norm(%x: tensor<2x20000xf32>, %s: tensor<20000xf32>) -> te
 
 // -----
 
-// RMS norm over 20000: no shift; the squares of x itself are summed.
+// RMS norm over 20000: no shift; the squares of x itself are summed (in f64).
 // CHECK-LABEL: func.func @fused_0_softmax
 // CHECK:         scf.for
 // CHECK-NOT:       arith.subf
 // CHECK:           %[[X:.*]] = tile.load %arg0
-// CHECK:           %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : tensor<4096xf32>
+// CHECK:           %[[XW:.*]] = arith.extf %{{.*}} : tensor<4096xf32> to tensor<4096xf64>
+// CHECK:           %[[SQ:.*]] = arith.mulf %[[XW]], %[[XW]] : tensor<4096xf64>
 // CHECK:         math.sqrt
 // CHECK:         scf.for
 // CHECK-NOT:       arith.subf

@@ -403,18 +403,21 @@ func.func @unfused(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // RMS norm (layer_norm with rms) in the row kernel: no mean is subtracted; the row's mean
 // square (masked lanes load 0) plus epsilon under the square root, inverted once per row,
-// scales x, then the scale operand.
+// scales x, then the scale operand. The statistics and x / rms are f64 for an f32 row
+// (docs/numerics.md).
 // CHECK-LABEL: func.func @fused_0_softmax
 // CHECK-SAME:      tile.schedule = #tile.schedule<grid = [6, 1, 1]
 // CHECK:         %[[X:.*]] = tile.load %arg0[%{{.*}}], %{{.*}} {padding = 0.000000e+00 : f32}
 // CHECK-NOT:     arith.subf
-// CHECK:         %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : tensor<32xf32>
-// CHECK:         %[[SUM:.*]] = tile.reduce add %[[SQ]] {axis = 0 : i32} : tensor<32xf32> -> tensor<f32>
-// CHECK:         %[[MS:.*]] = arith.divf %[[SUM]], %{{.*}} : tensor<f32>
-// CHECK:         %[[MSE:.*]] = arith.addf %[[MS]], %{{.*}} : tensor<f32>
-// CHECK:         %[[RMS:.*]] = math.sqrt %[[MSE]] : tensor<f32>
-// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %[[RMS]] : tensor<f32>
-// CHECK:         %[[N:.*]] = arith.mulf %[[X]], %{{.*}} : tensor<32xf32>
+// CHECK:         %[[XW:.*]] = arith.extf %[[X]] : tensor<32xf32> to tensor<32xf64>
+// CHECK:         %[[SQ:.*]] = arith.mulf %[[XW]], %[[XW]] : tensor<32xf64>
+// CHECK:         %[[SUM:.*]] = tile.reduce add %[[SQ]] {axis = 0 : i32} : tensor<32xf64> -> tensor<f64>
+// CHECK:         %[[MS:.*]] = arith.divf %[[SUM]], %{{.*}} : tensor<f64>
+// CHECK:         %[[MSE:.*]] = arith.addf %[[MS]], %{{.*}} : tensor<f64>
+// CHECK:         %[[RMS:.*]] = math.sqrt %[[MSE]] : tensor<f64>
+// CHECK:         %[[INV:.*]] = arith.divf %{{.*}}, %[[RMS]] : tensor<f64>
+// CHECK:         %[[NW:.*]] = arith.mulf %[[XW]], %{{.*}} : tensor<32xf64>
+// CHECK:         %[[N:.*]] = arith.truncf %[[NW]] : tensor<32xf64> to tensor<32xf32>
 // CHECK:         %[[S:.*]] = tile.load %arg1
 // CHECK:         %[[Y:.*]] = arith.mulf %[[N]], %[[S]] : tensor<32xf32>
 // CHECK:         tile.store %arg2[%{{.*}}], %[[Y]]

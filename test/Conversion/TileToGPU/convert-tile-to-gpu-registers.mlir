@@ -18,7 +18,7 @@
 // CHECK:         } else {
 // CHECK:           vector.gather %arg0
 // CHECK:         arith.extf %{{.*}} : vector<32xf16> to vector<32xf32>
-// CHECK:         arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK:         arith.maximumf %{{.*}}, %{{.*}} : f32
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK:         scf.if
 // CHECK:           memref.store %{{.*}}, %[[SMEM]]

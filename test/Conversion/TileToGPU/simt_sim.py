@@ -657,7 +657,8 @@ class CTA:
         n = o.name[5:]
         et = elem_of(rt)
         f = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sqrt": np.sqrt, "absf": np.abs,
-             "erf": np.vectorize(math.erf, otypes=[np.float64]), "rsqrt": lambda x: 1 / np.sqrt(x),
+             "erf": np.vectorize(math.erf, otypes=[np.float64]),
+             "erfc": np.vectorize(math.erfc, otypes=[np.float64]), "rsqrt": lambda x: 1 / np.sqrt(x),
              "floor": np.floor, "ceil": np.ceil, "sin": np.sin, "cos": np.cos,
              "exp2": np.exp2, "log2": np.log2, "log1p": np.log1p, "expm1": np.expm1}
         with np.errstate(all="ignore"):

@@ -152,11 +152,11 @@ func.func @dot(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x64xf3
 // CHECK:         %[[NINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:         %[[F1:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<16xf32>)
 // CHECK:         %[[MAX:.*]] = linalg.generic {indexing_maps = [#[[ID2]], #[[COL]]], iterator_types = ["reduction", "parallel"]} ins(%[[X]] : tensor<4x16xf32>) outs(%[[F1]] : tensor<16xf32>)
-// CHECK:           arith.maxnumf
+// CHECK:           arith.maximumf
 // CHECK:         %[[PINF:.*]] = arith.constant 0x7F800000 : f32
 // CHECK:         %[[F2:.*]] = linalg.fill ins(%[[PINF]] : f32)
 // CHECK:         %[[MIN:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x16xf32>) outs(%[[F2]] : tensor<4xf32>)
-// CHECK:           arith.minnumf
+// CHECK:           arith.minimumf
 // CHECK:         %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK:         %[[F3:.*]] = linalg.fill ins(%[[ONE]] : f32)
 // CHECK:         %[[MUL:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x16xf32>) outs(%[[F3]] : tensor<4xf32>)

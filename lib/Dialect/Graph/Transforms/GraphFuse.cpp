@@ -336,22 +336,28 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   }
 
   /// ReduceLogSumExp as the ONNX importer writes it (ImportONNX.cpp importReduceComposite,
-  /// stabilised by the max):
-  ///   m = reduce_max(x, axes, keepdims = 1); e = exp(x - m); s = reduce_sum(e, axes);
-  ///   y = log(s) + m (m reshaped to s's shape when keepdims = 0)
+  /// stabilised by the max, clamped to the finite range):
+  ///   m = clip(reduce_max(x, axes, keepdims = 1)); e = exp(x - m);
+  ///   s = reduce_sum(e, axes); y = log(s) + m (m reshaped to s's shape when keepdims = 0)
   /// is one row kernel (kind "softmax", the LogSumExp row template): the chain's
-  /// intermediates have one user each, m has exactly the sub and the final add (through
-  /// the reshape) as users, and both reductions share axes.
-  std::optional<SmallVector<Operation *>> matchLogSumExp(ReduceMaxOp m) {
+  /// intermediates have one user each, m (the clip, when there is one) has exactly the sub
+  /// and the final add (through the reshape) as users, and both reductions share axes.
+  std::optional<SmallVector<Operation *>> matchLogSumExp(ReduceMaxOp mx) {
     auto single = [&](Value v) -> Operation * {
       return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
     };
-    if (!m.getKeepdims() || std::distance(m->getUsers().begin(), m->getUsers().end()) != 2)
+    if (!mx.getKeepdims())
+      return std::nullopt;
+    Value m = mx;
+    auto clip = dyn_cast_or_null<ClipOp>(single(mx));
+    if (clip)
+      m = clip;
+    if (std::distance(m.getUsers().begin(), m.getUsers().end()) != 2)
       return std::nullopt;
     SubOp sub;
     Operation *mUse = nullptr; // the add, or the reshape feeding it
-    for (Operation *u : m->getUsers()) {
-      if (auto s = dyn_cast<SubOp>(u); s && s.getLhs() == m.getInput() && s.getRhs() == m)
+    for (Operation *u : m.getUsers()) {
+      if (auto s = dyn_cast<SubOp>(u); s && s.getLhs() == mx.getInput() && s.getRhs() == m)
         sub = s;
       else
         mUse = u;
@@ -360,13 +366,15 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       return std::nullopt;
     auto exp = dyn_cast_or_null<ExpOp>(single(sub));
     auto sum = exp ? dyn_cast_or_null<ReduceSumOp>(single(exp)) : ReduceSumOp();
-    if (!sum || sum.getAxes() != m.getAxes())
+    if (!sum || sum.getAxes() != mx.getAxes())
       return std::nullopt;
     auto log = dyn_cast_or_null<LogOp>(single(sum));
     auto add = log ? dyn_cast_or_null<AddOp>(single(log)) : AddOp();
     if (!add || add.getType() != log.getType())
       return std::nullopt;
-    SmallVector<Operation *> ops{m, sub, exp, sum, log};
+    SmallVector<Operation *> ops{mx, sub, exp, sum, log};
+    if (clip)
+      ops.push_back(clip);
     Value mIn = m;
     if (auto r = dyn_cast<ReshapeOp>(mUse)) {
       if (single(r) != add.getOperation())

@@ -251,8 +251,8 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis with an associative combiner";
   let description = [{
-    The result drops dim `axis`. `max`/`min` follow IEEE maxnum/minnum on floats
-    (arith.maxnumf / minnumf).
+    The result drops dim `axis`. `max`/`min` propagate NaN on floats (IEEE 754-2019
+    maximum / minimum, arith.maximumf / minimumf; docs/numerics.md).
   }];
   let arguments = (ins Tile_Tensor:$src, I32Attr:$axis, Tile_ReduceKind:$kind);
   let results = (outs Tile_Tensor:$result);
