@@ -12,6 +12,7 @@ PKGS=(
   python3 python3-numpy python3-onnx python3-pybind11 python3-protobuf python3-venv
   ca-certificates          # pip fetches the PyPI pins over https
   python3-torch            # bench-gemm-cpu: bench/gemm.py's CPU dry run (torch 1.13 CPU)
+  python3-mpmath           # test/Numerics/edge_sweep.py: 50-digit expected values
   clang-22 libclang-rt-22-dev   # libFuzzer targets and the ASan/UBSan build (fuzz/)
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev
 )
