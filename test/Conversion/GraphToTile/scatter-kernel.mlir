@@ -13,10 +13,11 @@
 // CHECK:           }
 // CHECK:           scf.for
 // CHECK:             %[[K:.*]] = tile.load %[[I]]{{\[}}%[[UOFF:[0-9a-z_]+]]], %[[UM:[0-9a-z_]+]] {padding = 0 : i64} : memref<6xi64>, tensor<4xi32>, tensor<4xi1> -> tensor<4xi64>
-// CHECK:             arith.trunci %[[K]] : tensor<4xi64> to tensor<4xi32>
-// CHECK:             arith.select
-// CHECK:             arith.maxsi
-// CHECK:             arith.minsi
+// CHECK:             %[[NEG:.*]] = arith.cmpi slt, %[[K]], %{{.*}} : tensor<4xi64>
+// CHECK:             arith.select %[[NEG]]{{.*}} : tensor<4xi1>, tensor<4xi64>
+// CHECK:             arith.maxsi {{.*}} : tensor<4xi64>
+// CHECK:             %[[CL:.*]] = arith.minsi {{.*}} : tensor<4xi64>
+// CHECK:             arith.trunci %[[CL]] : tensor<4xi64> to tensor<4xi32>
 // CHECK:             %[[T:.*]] = arith.addi
 // CHECK:             %[[UV:.*]] = tile.load %[[U]][%[[UOFF]]], %[[UM]]
 // CHECK-NEXT:        %[[CUR:.*]] = tile.load %[[Y]][%[[T]]], %[[UM]]
