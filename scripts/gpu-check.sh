@@ -8,8 +8,8 @@
 # match and the sanitizer reports no error (--error-exitcode; leak checking on for memcheck).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-export LD_LIBRARY_PATH=$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export AICC_DEVICE_ROOT=$root/.device
+export AICC_DEVICE_ROOT=${AICC_DEVICE_ROOT:-$root/.device}
+export LD_LIBRARY_PATH=$AICC_DEVICE_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 log=${OUT:-/tmp}/gpu-check.log
 tmp=$(mktemp -d)
 export tmp
@@ -38,7 +38,7 @@ check_case() {
   echo "PASS $name${tools:+ ($tools clean)}"
 }
 export -f check_case
-ls -d "$root"/.device/cases/*/ | xargs -P "${JOBS:-8}" -I{} bash -c 'check_case "$1"' _ {} \
+ls -d "$AICC_DEVICE_ROOT"/cases/*/ | xargs -P "${JOBS:-8}" -I{} bash -c 'check_case "$1"' _ {} \
   | sort -k2 > "$tmp/results"
 cat "$tmp/results"
 : > "$log"

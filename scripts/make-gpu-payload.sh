@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Builds .device/: aicc-run (+ the two shared libraries it needs), and every conformance case
-# plus the bundled MLP compiled for a GPU target, with their test data. Run here (no GPU
-# needed); then `scripts/gpu-check.sh` runs the payload on the GPU machine.
+# Builds .device/ (or $AICC_PAYLOAD): aicc-run (+ the two shared libraries it needs), and every
+# conformance case of scripts/conformance-cases.txt, the bundled MLP and the committed PyTorch
+# exports (models/torch/*) compiled for a GPU target, with their test data. Run here (no GPU
+# needed); then `scripts/gpu-check.sh` (AICC_DEVICE_ROOT=the same dir) runs it on the GPU
+# machine. Extra aicc-compile flags: $AICC_PAYLOAD_FLAGS.
 # Usage: scripts/make-gpu-payload.sh [BUILD_DIR] [TARGET]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 target=${2:-sm_90}
 data=/usr/share/libonnx-testdata/data
-out=$root/.device
+out=${AICC_PAYLOAD:-$root/.device}
+read -r -a flags <<< "${AICC_PAYLOAD_FLAGS:-}"
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/cases"
 cp "$build/bin/aicc-run" "$out/bin/"
 for l in libonnx_proto.so.1 libprotobuf.so.32; do cp -L "/usr/lib/x86_64-linux-gnu/$l" "$out/lib/"; done
 add_case() { # name model.onnx testdir...
   local name=$1 model=$2; shift 2
   mkdir -p "$out/cases/$name"
-  if ! "$build/bin/aicc-compile" "$model" --target="$target" -o "$out/cases/$name/model.aicc" 2>"$out/cases/$name/compile.log"; then
+  if ! "$build/bin/aicc-compile" "$model" --target="$target" "${flags[@]}" -o "$out/cases/$name/model.aicc" 2>"$out/cases/$name/compile.log"; then
     echo "compile failed: $name"; return 0
   fi
   for d in "$@"; do cp -r "$d" "$out/cases/$name/"; done
@@ -30,4 +33,8 @@ done < "$root/scripts/conformance-cases.txt"
 if [ -f "$root/models/mlp/model.onnx" ]; then
   add_case mlp "$root/models/mlp/model.onnx" "$root/models/mlp"/test_data_set_*
 fi
+for m in "$root"/models/torch/*/model.onnx; do
+  d=$(dirname "$m")
+  add_case "torch_$(basename "$d")" "$m" "$d"/test_data_set_*
+done
 du -sh "$out"
