@@ -265,23 +265,28 @@ private:
     DenseMap<std::pair<unsigned, AffineMap>, SmallVector<Value>> built;
     DenseMap<AffineExpr, Value> indexValue;
 
-    auto indexAt = [&](OpBuilder &ib, AffineExpr e, bool memo) -> Value {
-      if (memo)
-        if (Value v = indexValue.lookup(e))
-          return v;
+    // The fused op's value of a producer's loop index (an expression of the root's loops).
+    auto dimAt = [&](unsigned k) -> Value {
+      Value &v = indexValue[getAffineDimExpr(k, ctx)];
+      if (!v)
+        v = b.create<linalg::IndexOp>(loc, k);
+      return v;
+    };
+    auto indexAt = [&](AffineExpr e) -> Value {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        return dimAt(d.getPosition());
+      if (Value v = indexValue.lookup(e))
+        return v;
       Value v;
-      if (auto d = dyn_cast<AffineDimExpr>(e)) {
-        v = ib.create<linalg::IndexOp>(loc, d.getPosition());
-      } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-        v = ib.create<arith::ConstantIndexOp>(loc, c.getValue());
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        v = b.create<arith::ConstantIndexOp>(loc, c.getValue());
       } else {
         SmallVector<Value> dims;
         for (unsigned k = 0; k < numLoops; ++k)
-          dims.push_back(ib.create<linalg::IndexOp>(loc, k));
-        v = ib.create<affine::AffineApplyOp>(loc, AffineMap::get(numLoops, 0, e), dims);
+          dims.push_back(dimAt(k));
+        v = b.create<affine::AffineApplyOp>(loc, AffineMap::get(numLoops, 0, e), dims);
       }
-      if (memo)
-        indexValue[e] = v;
+      indexValue[e] = v;
       return v;
     };
     // The instance of this root that computes `v` read at `map` (root loops), if any.
@@ -361,23 +366,10 @@ private:
       Block &gb = g.getRegion().front();
       for (Operation &op : gb.without_terminator()) {
         if (auto idx = dyn_cast<linalg::IndexOp>(op)) {
-          map.map(idx.getResult(), indexAt(b, loops.getResult(idx.getDim()), true));
+          map.map(idx.getResult(), indexAt(loops.getResult(idx.getDim())));
           continue;
         }
-        Operation *clone = b.clone(op, map);
-        // linalg.index ops nested in regions of the body (scf.if...) of this generic: the
-        // block is detached, so theirs is the only enclosing linalg op that is missing.
-        SmallVector<linalg::IndexOp> nested;
-        clone->walk([&](linalg::IndexOp n) {
-          if (!n->getParentOfType<linalg::LinalgOp>())
-            nested.push_back(n);
-        });
-        for (linalg::IndexOp n : nested) {
-          OpBuilder nb(n);
-          Value v = indexAt(nb, loops.getResult(n.getDim()), false);
-          n.getResult().replaceAllUsesWith(v);
-          n.erase();
-        }
+        b.clone(op, map); // linalg.index is only allowed directly in a linalg body
       }
       SmallVector<Value> yields;
       for (Value y : gb.getTerminator()->getOperands())
