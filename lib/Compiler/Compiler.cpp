@@ -17,6 +17,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "aicc/Support/ParserGuard.h"
 #include "aicc/Support/PipelineSteps.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -278,6 +279,14 @@ Operation *findKernels(ModuleOp module) {
 }
 
 FailureOr<OwningOpRef<ModuleOp>> parseMLIR(MLIRContext &ctx, StringRef text, StringRef name) {
+  // Constructs the upstream parser crashes on are refused first (ParserGuard.h).
+  if (std::optional<ParserHazard> hazard = findParserHazard(text)) {
+    StringRef before = text.take_front(hazard->offset);
+    size_t lineStart = before.rfind('\n');
+    unsigned line = before.count('\n') + 1;
+    unsigned col = hazard->offset - (lineStart == StringRef::npos ? 0 : lineStart + 1) + 1;
+    return emitError(FileLineColLoc::get(&ctx, name, line, col), hazard->message), failure();
+  }
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
   OwningOpRef<ModuleOp> m = parseSourceFile<ModuleOp>(sm, &ctx);

@@ -30,6 +30,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "aicc/Support/ParserGuard.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -198,6 +199,8 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
     llvm::errs() << "aicc-opt: " << err << "\n";
     return 1;
   }
+  if (!aicc::checkParserHazards(*file, llvm::errs()))
+    return 1;
   sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
   if (!module)
