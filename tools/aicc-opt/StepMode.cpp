@@ -30,6 +30,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "aicc/Support/OutputFile.h"
 #include "aicc/Support/ParserGuard.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -284,10 +285,7 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
     while (next < steps->size())
       if (!runOne())
         return 1;
-    if (llvm::Error e = llvm::writeToOutput(args.output, [&](llvm::raw_ostream &os) {
-          os << printIR(*module);
-          return llvm::Error::success();
-        })) {
+    if (llvm::Error e = aicc::writeOutputFile(args.output, printIR(*module))) {
       llvm::errs() << "aicc-opt: " << llvm::toString(std::move(e)) << "\n";
       return 1;
     }

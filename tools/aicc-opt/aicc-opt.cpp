@@ -9,6 +9,7 @@
 #include "StepMode.h"
 
 #include "aicc/InitAll.h"
+#include "aicc/Support/OutputFile.h"
 #include "aicc/Support/ParserGuard.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -17,7 +18,6 @@
 
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -43,13 +43,22 @@ int main(int argc, char **argv) {
   }
   if (!aicc::checkParserHazards(*input, llvm::errs()))
     return 1;
-  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(outputFile, &err);
-  if (!output) {
-    llvm::errs() << err << "\n";
+  // The output as aicc-compile writes it (aicc/Support/OutputFile.h): nothing is written
+  // when MlirOptMain fails.
+  bool optFailed = false;
+  if (llvm::Error e = aicc::writeOutputFile(outputFile, [&](llvm::raw_ostream &os) -> llvm::Error {
+        if (mlir::failed(mlir::MlirOptMain(os, std::move(input), registry, config))) {
+          optFailed = true;
+          return llvm::make_error<llvm::StringError>("aicc-opt failed",
+                                                     llvm::inconvertibleErrorCode());
+        }
+        return llvm::Error::success();
+      })) {
+    if (!optFailed)
+      llvm::errs() << "aicc-opt: error: " << llvm::toString(std::move(e)) << "\n";
+    else
+      llvm::consumeError(std::move(e));
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1;
-  output->keep();
   return 0;
 }
