@@ -651,6 +651,26 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
         return std::move(e);
     if (failed(verify(*module)))
       return diags.error("the input module does not verify");
+    // Graph-stage MLIR holds graph functions at the top (a function in a nested module would
+    // not be compiled and its ops would reach the lowerings unconverted).
+    if (kind == InputKind::MLIR && rank(from) <= rank(Stage::Fused)) {
+      bool hasBody = false;
+      for (Operation &op : module->getBody()->getOperations()) {
+        auto fn = dyn_cast<func::FuncOp>(op);
+        if (!fn) {
+          emitError(op.getLoc(), "a graph-stage module holds func.func ops only, not ")
+              << op.getName() << " (aicc-compile compiles the functions at its top level)";
+          return diags.error("unexpected op at the top of the input module");
+        }
+        hasBody |= !fn.isExternal();
+      }
+      if (!hasBody) {
+        Block *top = module->getBody();
+        emitError(top->empty() ? module->getLoc() : top->front().getLoc(),
+                  "no function to compile: the module holds no func.func with a body");
+        return diags.error("nothing to compile");
+      }
+    }
     if (failed(driver.dumpStart(*module, from)))
       return diags.error("cannot write the step dump");
 
