@@ -17,6 +17,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "aicc/Support/ParserGuard.h"
 #include "aicc/Support/PipelineSteps.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -95,6 +96,12 @@ struct DiagnosticCollector {
   explicit DiagnosticCollector(MLIRContext *ctx)
       : handler(ctx, [this](Diagnostic &d) {
           llvm::raw_string_ostream os(text);
+          // No location (a file that is not MLIR, an option): aicc-compile adds its prefix.
+          if (isa<UnknownLoc>(d.getLocation()) &&
+              d.getSeverity() == DiagnosticSeverity::Error && d.getNotes().empty()) {
+            os << d << "\n";
+            return success();
+          }
           printLocation(os, d.getLocation());
           os << ": ";
           switch (d.getSeverity()) {
@@ -278,6 +285,14 @@ Operation *findKernels(ModuleOp module) {
 }
 
 FailureOr<OwningOpRef<ModuleOp>> parseMLIR(MLIRContext &ctx, StringRef text, StringRef name) {
+  // Constructs the upstream parser crashes on are refused first (ParserGuard.h).
+  if (std::optional<ParserHazard> hazard = findParserHazard(text)) {
+    StringRef before = text.take_front(hazard->offset);
+    size_t lineStart = before.rfind('\n');
+    unsigned line = before.count('\n') + 1;
+    unsigned col = hazard->offset - (lineStart == StringRef::npos ? 0 : lineStart + 1) + 1;
+    return emitError(FileLineColLoc::get(&ctx, name, line, col), hazard->message), failure();
+  }
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
   OwningOpRef<ModuleOp> m = parseSourceFile<ModuleOp>(sm, &ctx);
@@ -394,9 +409,28 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
     return emitError(UnknownLoc::get(&ctx), "cannot read the plan file '")
                << path << "': " << buf.getError().message(),
            failure();
+  aicc::detail::FileDescription d = aicc::detail::describeFile((*buf)->getBuffer(), path);
+  if (d.kind != aicc::detail::FileKind::MLIR)
+    return emitError(UnknownLoc::get(&ctx), "the plan file ")
+               << path << " is " << d.what << ", not MLIR at the tile or "
+               << (gpu ? "gpu" : "cpu") << " stage",
+           failure();
   auto m = parseMLIR(ctx, (*buf)->getBuffer(), path);
   if (failed(m))
     return failure();
+  bool loweredForGPU = false;
+  std::optional<Stage> planStage = aicc::detail::stageOfModule(**m, loweredForGPU);
+  if (!planStage || !(*planStage == Stage::Tile ||
+                      (*planStage == Stage::Lowered && loweredForGPU == gpu)))
+    return emitError(UnknownLoc::get(&ctx), "the plan file ")
+               << path << " is "
+               << (planStage ? "MLIR at stage '" +
+                                   stageName(*planStage,
+                                             loweredForGPU ? Target::SM90 : Target::CPU) +
+                                   "'"
+                             : std::string("MLIR without a kernels module"))
+               << ", not MLIR at the tile or " << (gpu ? "gpu" : "cpu") << " stage",
+           failure();
   if (gpu && !(**m)->hasAttr(gpu::GPUDialect::getContainerModuleAttrName())) {
     // A tile-stage plan: the GPU lowering's first passes decide how programs map to CUDA
     // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
@@ -584,6 +618,11 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
   Location loc = FileLineColLoc::get(&ctx, bufferName, 0, 0);
+  // A file from another stage (or target) is refused before anything runs on it.
+  bool resuming = from != Stage::ONNX;
+  if (resuming)
+    if (llvm::Error e = aicc::detail::checkCompileFromBytes(input, bufferName, from, opts.target))
+      return std::move(e);
 
   runtime::Bundle plan;
   bool havePlan = false;
@@ -607,8 +646,32 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     }
     if (!module)
       return diags.error("failed to load " + bufferName.str());
+    if (resuming)
+      if (llvm::Error e =
+              aicc::detail::checkCompileFromModule(*module, bufferName, from, opts.target))
+        return std::move(e);
     if (failed(verify(*module)))
       return diags.error("the input module does not verify");
+    // Graph-stage MLIR holds graph functions at the top (a function in a nested module would
+    // not be compiled and its ops would reach the lowerings unconverted).
+    if (kind == InputKind::MLIR && rank(from) <= rank(Stage::Fused)) {
+      bool hasBody = false;
+      for (Operation &op : module->getBody()->getOperations()) {
+        auto fn = dyn_cast<func::FuncOp>(op);
+        if (!fn) {
+          emitError(op.getLoc(), "a graph-stage module holds func.func ops only, not ")
+              << op.getName() << " (aicc-compile compiles the functions at its top level)";
+          return diags.error("unexpected op at the top of the input module");
+        }
+        hasBody |= !fn.isExternal();
+      }
+      if (!hasBody) {
+        Block *top = module->getBody();
+        emitError(top->empty() ? module->getLoc() : top->front().getLoc(),
+                  "no function to compile: the module holds no func.func with a body");
+        return diags.error("nothing to compile");
+      }
+    }
     if (failed(driver.dumpStart(*module, from)))
       return diags.error("cannot write the step dump");
 

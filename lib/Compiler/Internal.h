@@ -2,12 +2,14 @@
 #ifndef AICC_LIB_COMPILER_INTERNAL_H
 #define AICC_LIB_COMPILER_INTERNAL_H
 
+#include "aicc/Compiler.h"
 #include "aicc/Runtime/Bundle.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +87,27 @@ mlir::FailureOr<std::string> assemblePTX(mlir::Location loc, llvm::StringRef ptx
 
 /// Returns the PTX held by the gpu.binary @kernels of `top`.
 mlir::FailureOr<std::string> extractPTX(mlir::ModuleOp top);
+
+/// What a --compile-from input is, judged from its bytes (StageDetection.cpp).
+enum class FileKind { MLIR, LLVMIR, LLVMBitcode, PTX, Cubin, ELF, Bundle, ONNX, Binary, Text };
+struct FileDescription {
+  FileKind kind;
+  std::string what; ///< for messages: "a cubin (CUDA ELF)", "LLVM IR of CPU kernels", ...
+  bool gpu = false; ///< LLVM IR: for NVPTX
+};
+/// `name` is the file name (".onnx" marks an ONNX model); only the first 64 KiB of text are
+/// looked at.
+FileDescription describeFile(llvm::StringRef bytes, llvm::StringRef name);
+/// The stage a parsed aicc module is at (graph, fused, tile or lowered; `gpu` set for a GPU
+/// lowering), or nullopt when it shows none (no graph op, no kernels module).
+std::optional<Stage> stageOfModule(mlir::ModuleOp module, bool &gpu);
+/// "NAME is WHAT, not the output of --compile-to=STAGE" when the bytes of a --compile-from
+/// input are not what stage `from` produces for `target` (kind of file; CPU vs GPU LLVM IR).
+llvm::Error checkCompileFromBytes(llvm::StringRef bytes, llvm::StringRef name, Stage from,
+                                  Target target);
+/// The same for a parsed MLIR input: its stage (and GPU vs CPU lowering) must be `from`'s.
+llvm::Error checkCompileFromModule(mlir::ModuleOp module, llvm::StringRef name, Stage from,
+                                   Target target);
 
 } // namespace aicc::detail
 

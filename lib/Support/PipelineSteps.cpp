@@ -1,5 +1,6 @@
 //===- PipelineSteps.cpp - run a pass pipeline one pass at a time ----------===//
 #include "aicc/Support/PipelineSteps.h"
+#include "aicc/Support/OutputFile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
@@ -122,10 +123,7 @@ std::string aicc::printIR(Operation *op) {
 }
 
 LogicalResult aicc::writeFileAtomically(StringRef path, StringRef text, std::string &error) {
-  if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << text;
-        return llvm::Error::success();
-      })) {
+  if (llvm::Error e = writeOutputFile(path, text)) {
     error = llvm::toString(std::move(e));
     return failure();
   }

@@ -9,12 +9,14 @@
 //
 // MODEL is .onnx (ONNX ModelProto) or .mlir (graph dialect), or the output of an earlier
 // --compile-to stage given with --compile-from. The output is written to a temporary file
-// and renamed over OUT only when compilation succeeds.
+// and renamed over OUT only when compilation succeeds (aicc/Support/OutputFile.h: symbolic
+// links are written through; directories, devices, FIFOs and sockets are refused).
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Compiler.h"
 #include "aicc/Support/CheckedSize.h"
 #include "aicc/Support/InputFile.h"
+#include "aicc/Support/OutputFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -30,8 +32,13 @@ using namespace llvm;
 static cl::OptionCategory cat("aicc-compile options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx|model.mlir>"),
                                       cl::cat(cat));
-static cl::opt<std::string> outputFile("o", cl::desc("output file ('-' for stdout)"),
-                                       cl::value_desc("file"), cl::cat(cat));
+static cl::opt<std::string> outputFile(
+    "o",
+    cl::desc("output file ('-' for stdout, /dev/null to discard). Written to a temporary file "
+             "beside it, renamed over it on success (untouched on failure); a symbolic link is "
+             "written through to the file it names (as cp does; a dangling link is refused); "
+             "directories, devices, FIFOs and sockets are refused"),
+    cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> targetName("target", cl::desc("cpu, sm_80, sm_90 or sm_90a"),
                                        cl::init("cpu"), cl::cat(cat));
 static cl::opt<aicc::EmitKind> emit(
@@ -229,7 +236,7 @@ int main(int argc, char **argv) {
   StringRef name = inputFile;
   bool onnxInput = name.ends_with(".onnx") || (!name.ends_with(".mlir") && !opts.from);
   auto buf = aicc::readInputFile(inputFile,
-                                 onnxInput ? aicc::kMaxModelFileBytes : uint64_t(1) << 36,
+                                 onnxInput ? aicc::kMaxModelFileBytes : aicc::kMaxMLIRFileBytes,
                                  onnxInput ? "model" : "input", /*allowStdin=*/true);
   if (!buf)
     return fail(toString(buf.takeError()));
@@ -253,10 +260,7 @@ int main(int argc, char **argv) {
     errs() << "aicc-compile: compilation failed; no output written\n";
     return 1;
   }
-  if (Error e = writeToOutput(outputFile, [&](raw_ostream &os) -> Error {
-        os << *result;
-        return Error::success();
-      }))
+  if (Error e = aicc::writeOutputFile(outputFile, *result))
     return fail(toString(std::move(e)));
   if (timing) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

@@ -30,6 +30,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "aicc/Support/OutputFile.h"
+#include "aicc/Support/ParserGuard.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -198,6 +200,8 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
     llvm::errs() << "aicc-opt: " << err << "\n";
     return 1;
   }
+  if (!aicc::checkParserHazards(*file, llvm::errs()))
+    return 1;
   sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
   if (!module)
@@ -281,10 +285,7 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
     while (next < steps->size())
       if (!runOne())
         return 1;
-    if (llvm::Error e = llvm::writeToOutput(args.output, [&](llvm::raw_ostream &os) {
-          os << printIR(*module);
-          return llvm::Error::success();
-        })) {
+    if (llvm::Error e = aicc::writeOutputFile(args.output, printIR(*module))) {
       llvm::errs() << "aicc-opt: " << llvm::toString(std::move(e)) << "\n";
       return 1;
     }

@@ -54,7 +54,8 @@ mlir::LogicalResult runStep(mlir::Operation *root, const PipelineStep &step);
 /// Prints `op` (generic form off, debug info off) to a string.
 std::string printIR(mlir::Operation *op);
 
-/// Writes `text` to `path` through a temporary file renamed on success.
+/// Writes `text` to `path` as aicc::writeOutputFile does (temporary file renamed on success,
+/// symbolic links written through, special files refused; aicc/Support/OutputFile.h).
 mlir::LogicalResult writeFileAtomically(llvm::StringRef path, llvm::StringRef text,
                                         std::string &error);
 

@@ -7,6 +7,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 namespace aicc {
 #define GEN_PASS_DEF_CONVERTGRAPHTOTILE
 #include "aicc/Conversion/Passes.h.inc"
@@ -17,6 +19,83 @@ using namespace aicc;
 using namespace aicc::graph;
 
 namespace {
+
+/// Largest tensor convert-graph-to-tile takes, in bytes: the importer's default cap on one
+/// tensor (16 GiB, ImportOptions::maxTensorBytes), so hand-written graph MLIR meets the same
+/// limit as imported models. The kernel templates refuse 2^31 elements or more anyway.
+constexpr uint64_t kMaxTensorBytes = uint64_t(16) << 30;
+
+/// Element types the kernel templates and the bundle (runtime dtypes) support.
+bool isSupportedElementType(Type t) {
+  if (t.isF16() || t.isBF16() || t.isF32() || t.isF64())
+    return true;
+  auto it = dyn_cast<IntegerType>(t);
+  return it && llvm::is_contained({1u, 8u, 16u, 32u, 64u}, it.getWidth());
+}
+
+/// Checks that `t` is a tensor the kernel templates can take: ranked, static, a supported
+/// element type and at most kMaxTensorBytes (element counts and byte sizes computed with
+/// overflow checks: a shape such as 2^32 x 2^32 must not wrap to 0 elements).
+LogicalResult checkTensorType(Location loc, Type t, const llvm::Twine &what) {
+  auto fail = [&](const llvm::Twine &why) {
+    return emitError(loc) << "convert-graph-to-tile: " << what << " has type " << t << ": "
+                          << why;
+  };
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt)
+    return fail(isa<UnrankedTensorType>(t)
+                    ? "unranked tensors are not supported (graph functions compute on ranked "
+                      "tensors of static shape)"
+                    : "graph functions compute on ranked tensors of static shape");
+  if (!rt.hasStaticShape())
+    return fail("dynamic dims are not supported (the kernel templates need static shapes)");
+  if (rt.getEncoding())
+    return fail("tensor encodings are not supported");
+  if (!isSupportedElementType(rt.getElementType()))
+    return fail("unsupported element type (supported: f16, bf16, f32, f64, i1 and 8-, 16-, "
+                "32- and 64-bit integers)");
+  std::optional<uint64_t> bytes = (rt.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+  for (int64_t d : rt.getShape())
+    if (bytes)
+      bytes = llvm::checkedMulUnsigned<uint64_t>(*bytes, static_cast<uint64_t>(d));
+  if (!bytes || *bytes > kMaxTensorBytes)
+    return fail("larger than the 16 GiB limit on one tensor");
+  return success();
+}
+
+/// Checks everything convert-graph-to-tile relies on in a graph function before it builds
+/// anything: one block, and tensors it can lower at every value (signature, op results,
+/// block arguments of fusion groups).
+LogicalResult checkGraphFunction(func::FuncOp fn) {
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitError("convert-graph-to-tile: @")
+           << fn.getName() << " has " << fn.getBody().getBlocks().size()
+           << " blocks; a graph function has one (no control flow)";
+  for (auto [i, a] : llvm::enumerate(fn.getArguments()))
+    if (failed(checkTensorType(a.getLoc(), a.getType(),
+                               "argument #" + llvm::Twine(i) + " of @" + fn.getName())))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(fn.getResultTypes()))
+    if (failed(checkTensorType(fn.getLoc(), t,
+                               "result #" + llvm::Twine(i) + " of @" + fn.getName())))
+      return failure();
+  WalkResult r = fn.getBody().walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument a : block.getArguments())
+          if (failed(checkTensorType(a.getLoc(), a.getType(),
+                                     "block argument #" + llvm::Twine(a.getArgNumber()) +
+                                         " of " + op->getName().getStringRef())))
+            return WalkResult::interrupt();
+    for (OpResult res : op->getResults())
+      if (failed(checkTensorType(op->getLoc(), res.getType(),
+                                 "result #" + llvm::Twine(res.getResultNumber()) + " of " +
+                                     op->getName().getStringRef())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
 
 MemRefType toMemRef(Type t) {
   auto rt = cast<RankedTensorType>(t);
@@ -54,6 +133,14 @@ struct ConvertGraphToTilePass
         graphFuncs.push_back(fn);
     if (graphFuncs.empty())
       return;
+    for (func::FuncOp fn : graphFuncs)
+      if (failed(checkGraphFunction(fn)))
+        return signalPassFailure();
+    if (Operation *clash = SymbolTable::lookupSymbolIn(module, kKernelModuleName)) {
+      clash->emitError("convert-graph-to-tile: the symbol @")
+          << kKernelModuleName << " is taken; it names the kernels module this pass creates";
+      return signalPassFailure();
+    }
 
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     auto kernels = mb.create<ModuleOp>(module.getLoc(), StringRef(kKernelModuleName));
@@ -88,13 +175,19 @@ struct ConvertGraphToTilePass
           auto global = gb.create<memref::GlobalOp>(
               loc, name, gb.getStringAttr("private"), type, c.getValue(),
               /*constant=*/true, /*alignment=*/gb.getI64IntegerAttr(64));
-          (void)global;
-          map.map(c.getResult(), b.create<memref::GetGlobalOp>(loc, type, name));
+          // Renamed if the module already has a symbol of that name.
+          StringAttr symbol = moduleSymbols.insert(global);
+          map.map(c.getResult(), b.create<memref::GetGlobalOp>(loc, type, symbol.getValue()));
           continue;
         }
         if (auto r = dyn_cast<ReshapeOp>(op)) {
-          map.map(r.getResult(), reshapeView(b, loc, map.lookup(r.getInput()),
-                                             toMemRef(r.getType())));
+          Value in = map.lookupOrNull(r.getInput());
+          if (!in) {
+            r.emitError("convert-graph-to-tile: the input of this reshape is not a function "
+                        "argument, constant, reshape or fusion group result");
+            return signalPassFailure();
+          }
+          map.map(r.getResult(), reshapeView(b, loc, in, toMemRef(r.getType())));
           continue;
         }
         if (auto g = dyn_cast<FusionGroupOp>(op)) {
@@ -110,7 +203,12 @@ struct ConvertGraphToTilePass
             return signalPassFailure();
           SmallVector<Value> bufs;
           for (Value in : g.getInputs())
-            bufs.push_back(map.lookup(in));
+            bufs.push_back(map.lookupOrNull(in));
+          if (llvm::is_contained(bufs, Value())) {
+            g.emitError("convert-graph-to-tile: an input of this fusion group is not a "
+                        "function argument, constant, reshape or fusion group result");
+            return signalPassFailure();
+          }
           for (Value res : g.getResults()) {
             Value alloc = b.create<memref::AllocOp>(loc, toMemRef(res.getType()),
                                                     b.getI64IntegerAttr(64));
@@ -125,7 +223,12 @@ struct ConvertGraphToTilePass
         if (auto ret = dyn_cast<func::ReturnOp>(op)) {
           SmallVector<Value> vals;
           for (Value v : ret.getOperands())
-            vals.push_back(map.lookup(v));
+            vals.push_back(map.lookupOrNull(v));
+          if (llvm::is_contained(vals, Value())) {
+            ret.emitError("convert-graph-to-tile: a returned value is not a function "
+                          "argument, constant, reshape or fusion group result");
+            return signalPassFailure();
+          }
           b.create<func::ReturnOp>(loc, vals);
           continue;
         }

@@ -213,6 +213,10 @@ private:
 };
 
 /// How one tile size is spread over the block's threads.
+/// Most elements of one tile a thread holds on this path (the kernel templates need at most
+/// 128: a 16384-element row over 128 threads).
+constexpr int64_t kMaxRegsPerThread = 256;
+
 struct Layout {
   int64_t n = 1;         // elements of the tile
   int64_t v = 1;         // sizePerThread: contiguous elements per chunk
@@ -297,6 +301,13 @@ public:
           if (!l.replicated && l.chunks % threads != 0) {
             why = "tile of " + std::to_string(l.n) + " elements does not split over " +
                   std::to_string(threads) + " threads";
+            ok = false;
+          } else if (l.regs > kMaxRegsPerThread) {
+            // The code is unrolled per element: LLVM's time grows faster than linearly
+            // (65536 elements over 128 threads took 87 s); templates stay at <= 128.
+            why = "tile of " + std::to_string(l.n) + " elements is " + std::to_string(l.regs) +
+                  " per thread, over the register path's " +
+                  std::to_string(kMaxRegsPerThread);
             ok = false;
           }
         }

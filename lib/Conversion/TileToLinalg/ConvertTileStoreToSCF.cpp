@@ -83,7 +83,7 @@ struct ConvertTileStoreToSCFPass
         steps.push_back(c1);
       }
       Value ptr = op.getPtr(), offs = op.getOffsets(), val = op.getValue(), mask = op.getMask();
-      b.create<scf::ParallelOp>(loc, lbs, ubs, steps, [&](OpBuilder &nb, Location nl, ValueRange iv) {
+      auto body = [&](OpBuilder &nb, Location nl, ValueRange iv) {
         Value off = elementAt(nb, nl, offs, iv);
         Value idx = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), off);
         auto emitStore = [&](OpBuilder &sb, Location sl) {
@@ -99,7 +99,12 @@ struct ConvertTileStoreToSCFPass
           emitStore(tb, tl);
           tb.create<scf::YieldOp>(tl);
         });
-      });
+      };
+      // A 0-d tile is one element: no loop (scf.parallel needs at least one dim).
+      if (t.getRank() == 0)
+        body(b, loc, ValueRange());
+      else
+        b.create<scf::ParallelOp>(loc, lbs, ubs, steps, body);
       op.erase();
     }
   }

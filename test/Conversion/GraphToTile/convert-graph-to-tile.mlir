@@ -429,3 +429,19 @@ func.func @rms_norm(%x: tensor<2x3x4xf32>, %s: tensor<4xf32>) -> tensor<2x3x4xf3
   }
   return %0 : tensor<2x3x4xf32>
 }
+
+// -----
+
+// A constant whose name the module already uses: the global is renamed (the pass used to
+// create a second @__constant_0, a symbol redefinition).
+// CHECK-LABEL: memref.global "private" constant @__constant_0_0 : memref<2xf32>
+// CHECK-LABEL: func.func @__constant_0
+// CHECK-LABEL: func.func @constant_name_taken
+// CHECK:         memref.get_global @__constant_0_0 : memref<2xf32>
+func.func @__constant_0() attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>} {
+  return
+}
+func.func @constant_name_taken() -> tensor<2xf32> {
+  %c = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %c : tensor<2xf32>
+}

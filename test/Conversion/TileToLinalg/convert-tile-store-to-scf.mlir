@@ -84,3 +84,21 @@ func.func @store1d(%q: memref<8xi32>, %o: tensor<8xi32>, %v: tensor<8xi32>, %m: 
   tile.store %q[%o], %v, %m : memref<8xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi1>
   return
 }
+
+// -----
+
+// A 0-d store is one element: no loop (an scf.parallel without dims does not verify; the
+// pass used to emit one, issue 14).
+// CHECK-LABEL: func.func @store_0d
+// CHECK-SAME:      (%[[P:[^:]*]]: memref<8xf32>, %[[V:[^:]*]]: tensor<f32>, %[[O:[^:]*]]: tensor<i32>, %[[M:[^:]*]]: tensor<i1>)
+// CHECK-NOT:     scf.parallel
+// CHECK:         %[[OFF:.*]] = tensor.extract %[[O]][] : tensor<i32>
+// CHECK:         %[[IDX:.*]] = arith.index_cast %[[OFF]] : i32 to index
+// CHECK:         %[[MASK:.*]] = tensor.extract %[[M]][] : tensor<i1>
+// CHECK:         scf.if %[[MASK]] {
+// CHECK:           %[[X:.*]] = tensor.extract %[[V]][] : tensor<f32>
+// CHECK:           memref.store %[[X]], %[[P]][%[[IDX]]] : memref<8xf32>
+func.func @store_0d(%p: memref<8xf32>, %v: tensor<f32>, %o: tensor<i32>, %m: tensor<i1>) {
+  tile.store %p[%o], %v, %m : memref<8xf32>, tensor<i32>, tensor<f32>, tensor<i1>
+  return
+}

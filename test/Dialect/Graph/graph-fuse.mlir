@@ -231,3 +231,16 @@ func.func @reduction(%x: tensor<4x16xf32>) -> tensor<4x1xf32> {
   %2 = graph.relu %1 : tensor<4x1xf32>
   return %2 : tensor<4x1xf32>
 }
+
+// -----
+
+// A declaration has no body: nothing to fuse (the pass used to dereference the missing
+// entry block and crash, issue 14).
+// CHECK-LABEL: func.func private @declaration(tensor<2xf32>) -> tensor<2xf32>
+// CHECK-LABEL: func.func @uses_declaration
+// CHECK:         graph.fusion_group
+func.func private @declaration(tensor<2xf32>) -> tensor<2xf32>
+func.func @uses_declaration(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = graph.relu %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -85,3 +85,34 @@ func.func @bad(%x: tensor<4x8xf32>, %w: tensor<7x16xf32>) -> tensor<4x16xf32> {
   %0 = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<7x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
+
+// -----
+
+// A declaration: nothing to infer. Control flow whose last block is not the return: the
+// function's result types follow the func.return wherever it is (the pass used to cast the
+// last block's terminator to func.return, issue 14).
+// CHECK-LABEL: func.func private @declaration(tensor<2xf32>) -> tensor<2xf32>
+// CHECK-LABEL: func.func @return_not_last
+// CHECK-SAME:      -> tensor<2x3xf32>
+// CHECK:         return %{{.*}} : tensor<2x3xf32>
+func.func private @declaration(tensor<2xf32>) -> tensor<2xf32>
+func.func @return_not_last(%x: tensor<2x3xf32>, %c: i1) -> tensor<2x3xf32> {
+  cf.br ^bb2
+^bb1:
+  %0 = graph.relu %x : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+^bb2:
+  cf.cond_br %c, ^bb1, ^bb2
+}
+
+// -----
+
+func.func @returns_disagree(%x: tensor<2xf32>, %y: tensor<3xf32>, %c: i1) -> tensor<2xf32> {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return %x : tensor<2xf32>
+^bb2:
+  %0 = graph.reshape %y : (tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @+1 {{graph-infer-shapes: the returns of @returns_disagree return different types}}
+  return %0 : tensor<3xf32>
+}

@@ -705,3 +705,10 @@ func.func @im2col_positions(%X: memref<210xf16>, %c: i32) {
   %a = "tile.im2col_load"(%X, %c, %c) <{input = array<i64: 2, 3, 7, 5>, layout = "NCHW", kernel = array<i64: 3, 2>, strides = array<i64: 1073741824, 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1, 1>, output = array<i64: 5, 4>}> : (memref<210xf16>, i32, i32) -> tensor<16x32xf16>
   return
 }
+
+// -----
+
+// A kernel declaration: the lowerings rewrite the body (convert-tile-to-gpu, -cpu and
+// -gpu-registers crashed on one, issue 14).
+// expected-error @+1 {{a tile kernel needs a body: this 'tile.schedule' function is a declaration}}
+func.func private @declared(memref<8xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>}

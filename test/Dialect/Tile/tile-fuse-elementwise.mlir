@@ -169,3 +169,151 @@ func.func @into_reduction(%x: tensor<32xf32>, %max: tensor<f32>) -> tensor<32xf3
   } -> tensor<32xf32>
   return %y : tensor<32xf32>
 }
+
+// -----
+
+// A splat used by every op of a chain: one operand of the fused op, one body per op.
+// CHECK-LABEL: func.func @chain_shared_splat
+// CHECK-SAME:      (%[[X:[^:]*]]: tensor<8xf32>, %[[C:[^:]*]]: f32)
+// CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel"]} ins(%[[X]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>) {
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[M0:.*]] = arith.maximumf %[[IN]], %[[C]] : f32
+// CHECK-NEXT:      %[[M1:.*]] = arith.maximumf %[[M0]], %[[C]] : f32
+// CHECK-NEXT:      %[[M2:.*]] = arith.maximumf %[[M1]], %[[C]] : f32
+// CHECK-NEXT:      linalg.yield %[[M2]] : f32
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[Y]]
+#id = affine_map<(d0) -> (d0)>
+func.func @chain_shared_splat(%x: tensor<8xf32>, %c: f32) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<8xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %c : f32
+  } -> tensor<8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%x, %s : tensor<8xf32>, tensor<8xf32>) outs(%x : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.maximumf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%0, %s : tensor<8xf32>, tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.maximumf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%1, %s : tensor<8xf32>, tensor<8xf32>) outs(%1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.maximumf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %2 : tensor<8xf32>
+}
+
+// -----
+
+// A producer read through a broadcast (and its only user): its linalg.index becomes the
+// consumer's index along the dim the map picks.
+// CHECK-LABEL: func.func @broadcast_index
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel", "parallel"]} outs(
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32):
+// CHECK-NEXT:      %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[V:.*]] = scf.if
+// CHECK-NEXT:        memref.load %{{.*}}[%[[J]]]
+// CHECK:           arith.index_cast %[[J]]
+// CHECK:           math.exp %[[V]]
+// CHECK-NOT:     linalg.generic
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @broadcast_index(%p: memref<4xf32>, %c: i1) -> tensor<3x4xf32> {
+  %e1 = tensor.empty() : tensor<4xf32>
+  %v = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]} outs(%e1 : tensor<4xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %r = scf.if %c -> f32 {
+      %l = memref.load %p[%i] : memref<4xf32>
+      scf.yield %l : f32
+    } else {
+      %z = arith.index_cast %i : index to i32
+      %f = arith.sitofp %z : i32 to f32
+      scf.yield %f : f32
+    }
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<3x4xf32>
+  %y = linalg.generic {indexing_maps = [#col, #id2], iterator_types = ["parallel", "parallel"]} ins(%v : tensor<4xf32>) outs(%e2 : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// A reduction whose only input is a splat generic: fusing it would leave the reduced dim
+// without an operand that defines its size, so the splat stays a tensor.
+// CHECK-LABEL: func.func @keep_loop_bound
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]}
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[S]] : tensor<16xf32>)
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+func.func @keep_loop_bound(%c: f32, %init: tensor<f32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<16xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %c : f32
+  } -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]} ins(%s : tensor<16xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %sum : tensor<f32>
+}
+
+// -----
+
+// A load read at two different points of the same consumer (x[i] and x[0]) is not fused:
+// it would load twice.
+// CHECK-LABEL: func.func @load_two_points
+// CHECK:         %[[X:.*]] = linalg.generic
+// CHECK:           memref.load
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[X]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK-NOT:       memref.load
+#id = affine_map<(d0) -> (d0)>
+#first = affine_map<(d0) -> (0)>
+func.func @load_two_points(%p: memref<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %x = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%e : tensor<8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %v = memref.load %p[%i] : memref<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #first, #id], iterator_types = ["parallel"]} ins(%x, %x : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.subf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// A splat dense constant input becomes a scalar constant in the body.
+// CHECK-LABEL: func.func @splat_constant
+// CHECK-SAME:      (%[[X:[^:]*]]: tensor<8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>)
+// CHECK:           %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:      arith.mulf %{{.*}}, %[[TWO]] : f32
+#id = affine_map<(d0) -> (d0)>
+func.func @splat_constant(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c = arith.constant dense<2.0> : tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%x, %c : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}

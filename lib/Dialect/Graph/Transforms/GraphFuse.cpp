@@ -778,6 +778,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     groups.clear();
     groupOf.clear();
     func::FuncOp fn = getOperation();
+    if (fn.isExternal()) // a declaration: nothing to fuse
+      return;
     // Only ops directly in the function body: ops already inside a fusion group stay put,
     // so the pass is idempotent.
     Block &top = fn.getBody().front();

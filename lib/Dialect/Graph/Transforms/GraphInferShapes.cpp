@@ -32,7 +32,7 @@ struct GraphInferShapesPass
         op.getResult(0).setType(op.getOperand(0).getType());
         continue;
       }
-      if (!isa<aicc::graph::GraphDialect>(op.getDialect()))
+      if (!isa_and_nonnull<aicc::graph::GraphDialect>(op.getDialect())) // null: unregistered
         continue;
       auto infer = dyn_cast<InferTypeOpInterface>(op);
       if (!infer)
@@ -50,13 +50,25 @@ struct GraphInferShapesPass
 
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
-    if (!fn.isExternal() && failed(inferBlock(fn.getBody().front())))
-      return signalPassFailure();
-    if (fn.isExternal())
+    if (fn.isExternal()) // a declaration: no ops to infer
       return;
-    auto ret = cast<func::ReturnOp>(fn.getBody().back().getTerminator());
-    fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
-                                 ret.getOperandTypes()));
+    if (failed(inferBlock(fn.getBody().front())))
+      return signalPassFailure();
+    // The result types follow the func.return ops (any block may hold one; all must agree).
+    std::optional<TypeRange> results;
+    for (Block &block : fn.getBody()) {
+      auto ret = dyn_cast_or_null<func::ReturnOp>(block.getTerminator());
+      if (!ret)
+        continue;
+      if (results && TypeRange(ret.getOperandTypes()) != *results) {
+        ret.emitError("graph-infer-shapes: the returns of @")
+            << fn.getName() << " return different types";
+        return signalPassFailure();
+      }
+      results = ret.getOperandTypes();
+    }
+    if (results)
+      fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(), *results));
   }
 };
 } // namespace

@@ -35,8 +35,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kScheduleAttrName) {
     if (!isa<ScheduleAttr>(attr.getValue()))
       return op->emitError("'tile.schedule' must be a #tile.schedule attribute");
-    if (!isa<FunctionOpInterface>(op))
+    auto fi = dyn_cast<FunctionOpInterface>(op);
+    if (!fi)
       return op->emitError("'tile.schedule' only applies to functions");
+    // The lowerings rewrite the body; a declaration has none (they used to crash on it).
+    if (fi.isExternal())
+      return op->emitError("a tile kernel needs a body: this 'tile.schedule' function is a "
+                           "declaration");
     auto fn = dyn_cast<func::FuncOp>(op);
     // CPU kernels (tile.cpu_kernel) take program ids and grid sizes after their buffers.
     if (!fn || op->hasAttr("tile.cpu_kernel"))

@@ -37,8 +37,8 @@ def TileFuseElementwise : Pass<"tile-fuse-elementwise", "mlir::func::FuncOp"> {
     // after: each user computes the offsets inline; %offs disappears
     ```
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
-                           "mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"];
 }
 
 def TileExpandBlockLoads : Pass<"tile-expand-block-loads", "mlir::func::FuncOp"> {
