@@ -17,6 +17,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "aicc/Support/InputFile.h"
 #include "aicc/Support/ParserGuard.h"
 #include "aicc/Support/PipelineSteps.h"
 
@@ -404,11 +405,9 @@ std::string emitDot(ModuleOp module) {
 /// Reads the host plan from an MLIR file at the tile or lowered stage.
 FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool gpu,
                                         StringRef chip, bool tmaStore, bool mmaSmemStore) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
+  auto buf = aicc::readInputFile(path, aicc::kMaxMLIRFileBytes, "plan file");
   if (!buf)
-    return emitError(UnknownLoc::get(&ctx), "cannot read the plan file '")
-               << path << "': " << buf.getError().message(),
-           failure();
+    return emitError(UnknownLoc::get(&ctx)) << llvm::toString(buf.takeError()), failure();
   aicc::detail::FileDescription d = aicc::detail::describeFile((*buf)->getBuffer(), path);
   if (d.kind != aicc::detail::FileKind::MLIR)
     return emitError(UnknownLoc::get(&ctx), "the plan file ")

@@ -30,6 +30,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "aicc/Support/InputFile.h"
 #include "aicc/Support/OutputFile.h"
 #include "aicc/Support/ParserGuard.h"
 #include "llvm/Support/Path.h"
@@ -194,12 +195,13 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
   ctx.disableMultithreading(); // deterministic order of diagnostics while stepping
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler diagHandler(sm, &ctx);
-  std::string err;
-  auto file = mlir::openInputFile(args.input, &err);
-  if (!file) {
-    llvm::errs() << "aicc-opt: " << err << "\n";
+  auto read = aicc::readInputFile(args.input, aicc::kMaxMLIRFileBytes, "input", /*allowStdin=*/true);
+  if (!read) {
+    llvm::errs() << "aicc-opt: error: " << llvm::toString(read.takeError()) << "\n";
     return 1;
   }
+  auto file =
+      llvm::MemoryBuffer::getMemBufferCopy((*read)->getBuffer(), (*read)->getBufferIdentifier());
   if (!aicc::checkParserHazards(*file, llvm::errs()))
     return 1;
   sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
@@ -212,6 +214,7 @@ int aicc::runStepMode(int argc, char **argv, DialectRegistry &registry) {
   FailureOr<OpPassManager> parsed = parsePassPipeline(args.pipeline, pos);
   if (failed(parsed))
     return usage("bad --pass-pipeline: " + perr);
+  std::string err;
   auto steps = flattenPipeline(printPipeline(*parsed), err);
   if (failed(steps))
     return usage("bad --pass-pipeline: " + err);

@@ -9,6 +9,7 @@
 #include "StepMode.h"
 
 #include "aicc/InitAll.h"
+#include "aicc/Support/InputFile.h"
 #include "aicc/Support/OutputFile.h"
 #include "aicc/Support/ParserGuard.h"
 
@@ -35,12 +36,15 @@ int main(int argc, char **argv) {
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
   llvm::InitLLVM y(argc, argv);
-  std::string err;
-  std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputFile, &err);
-  if (!input) {
-    llvm::errs() << err << "\n";
+  // A regular file or stdin, never a device or FIFO (aicc/Support/InputFile.h); copied so
+  // that the MLIR lexer finds its null terminator.
+  auto read = aicc::readInputFile(inputFile, aicc::kMaxMLIRFileBytes, "input", /*allowStdin=*/true);
+  if (!read) {
+    llvm::errs() << "aicc-opt: error: " << llvm::toString(read.takeError()) << "\n";
     return 1;
   }
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      llvm::MemoryBuffer::getMemBufferCopy((*read)->getBuffer(), (*read)->getBufferIdentifier());
   if (!aicc::checkParserHazards(*input, llvm::errs()))
     return 1;
   // The output as aicc-compile writes it (aicc/Support/OutputFile.h): nothing is written

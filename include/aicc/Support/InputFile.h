@@ -19,6 +19,10 @@
 
 namespace aicc {
 
+/// The cap on an MLIR (or other textual stage) input file: 16 GiB, far above any
+/// module the compiler can process in memory, but finite for stdin.
+constexpr uint64_t kMaxMLIRFileBytes = uint64_t(1) << 34;
+
 /// Reads `path` whole (memory-mapped when large; not null-terminated).
 ///
 /// `path` must name a regular file of at most `maxBytes` bytes; "-" reads
