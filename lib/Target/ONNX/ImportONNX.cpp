@@ -2403,6 +2403,16 @@ LogicalResult Importer::importLayerNorm(const NodeCtx &nc) {
   SmallVector<int64_t> axes;
   for (int64_t d = *axis; d < xt->getRank(); ++d)
     axes.push_back(d);
+  // Scale and B broadcast to X (ONNX: to the normalized shape X[axis:]); the output is X's shape.
+  for (auto [what, v] : {std::pair<llvm::StringRef, Value>{"Scale", *scale}, {"B", *bias}}) {
+    if (!v)
+      continue;
+    auto vt = cast<RankedTensorType>(v.getType());
+    auto shape = graph::broadcastShapes(xt->getShape(), vt.getShape());
+    if (vt.getElementType() != xt->getElementType() || failed(shape) ||
+        ArrayRef<int64_t>(*shape) != xt->getShape())
+      return nodeError(nc) << what << " " << vt << " does not broadcast to X " << *xt;
+  }
   Location loc = nc.loc;
   bool extraOutputs = false;
   for (int i = 1; i < nc.node.output_size(); ++i)

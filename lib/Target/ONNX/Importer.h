@@ -268,11 +268,21 @@ private:
   LogicalResult importInstanceNorm(const NodeCtx &nc);
   LogicalResult importLayerNorm(const NodeCtx &nc);
   LogicalResult importGroupNorm(const NodeCtx &nc);
-  /// Broadcasting binary op (numpy rules; operands must broadcast).
+  /// Broadcasting binary op (numpy rules). Operands that do not broadcast (a LayerNormalization
+  /// Scale of the wrong shape, say) are a defect of the model, not of the decomposition: the op
+  /// is built with x's type and recorded in the size guard, so that checkGuard fails the node
+  /// with both shapes once it is imported (before, *shape dereferenced an empty optional).
   template <typename OpTy> Value bin(Location loc, Value x, Value y) {
     auto xt = cast<RankedTensorType>(x.getType()), yt = cast<RankedTensorType>(y.getType());
     auto shape = graph::broadcastShapes(xt.getShape(), yt.getShape());
-    return OpTy::create(b, loc, RankedTensorType::get(*shape, xt.getElementType()), x, y);
+    auto op = OpTy::create(b, loc, succeeded(shape) ? RankedTensorType::get(*shape, xt.getElementType()) : xt,
+                           x, y);
+    if (failed(shape) && !guard.badOp) {
+      guard.badOp = op;
+      guard.badType = yt;
+      llvm::raw_string_ostream(guard.problem) << "does not broadcast with " << xt << " (numpy rules)";
+    }
+    return op;
   }
   Value scalarF(Location loc, Type elem, double v) {
     auto t = RankedTensorType::get({}, elem);

@@ -398,6 +398,19 @@ func.func @yield_outside_group(%a: tensor<2xf32>) {
   "graph.yield"(%a) : (tensor<2xf32>) -> ()
 }
 
+// -----
+
+// Found by aicc-fuzz-mlir (fuzz/regressions/mlir): the verifier cast the terminator to
+// graph.yield and crashed on anything else.
+func.func @fusion_group_not_yield(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'graph.fusion_group' op body must end in graph.yield}}
+  %0 = "graph.fusion_group"(%a) <{kind = "single"}> ({
+  ^bb0(%x: tensor<2xf32>):
+    "func.return"(%x) : (tensor<2xf32>) -> ()
+  }) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
 {-#
   dialect_resources: {
     builtin: {

@@ -120,6 +120,11 @@ def invalid():
     save(model([helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="scatternd_oob")],
                [vi("x", F32, [2, 3]), vi("u", F32, [1])], [vi("y", F32, [2, 3])],
                [c("i", [[1, 3]])]), "invalid_scatternd_index.onnx")
+    # A Scale that does not broadcast to X (aicc-fuzz-onnx: the importer dereferenced the failed
+    # broadcast; fuzz/regressions/onnx/layernorm-scale-not-broadcastable.onnx).
+    save(model([helper.make_node("LayerNormalization", ["x", "s"], ["y"], name="ln_bad_scale")],
+               [vi("x", F32, [2, 4]), vi("s", F32, [5])], [vi("y", F32, [2, 4])], opset=17),
+         "invalid_layernorm_scale.onnx")
     # External data outside the model's directory.
     for loc, fname in (("../secret.bin", "ext_dotdot.onnx"),
                        ("link/w.bin", "ext_symlink.onnx"), ("dir", "ext_dir.onnx")):

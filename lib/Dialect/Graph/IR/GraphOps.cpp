@@ -813,6 +813,7 @@ void FusionGroupOp::build(OpBuilder &b, OperationState &state, TypeRange results
 }
 
 LogicalResult FusionGroupOp::verify() {
+  // The body has one block (ODS); hand-written IR may end it in another op (e.g. func.return).
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
     return emitOpError("body has ") << body.getNumArguments()
@@ -822,7 +823,9 @@ LogicalResult FusionGroupOp::verify() {
     if (arg.getType() != in.getType())
       return emitOpError("body argument type ") << arg.getType()
                                                 << " differs from input type " << in.getType();
-  auto yield = cast<YieldOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError("body must end in graph.yield");
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types differ from the result types");
   StringRef k = getKind();
