@@ -16,6 +16,9 @@
 #  - NDEBUG is undefined so that aicc's assert()s and LLVM's inline header checks (cast<>,
 #    ArrayRef indexing, ...) run. LLVM's ABI does not depend on NDEBUG
 #    (LLVM_ENABLE_ABI_BREAKING_CHECKS fixes it at LLVM's build), so this is safe to mix.
+#  - _GLIBCXX_ASSERTIONS (ABI-neutral by design) turns libstdc++'s precondition checks on:
+#    `*` of an empty std::optional / mlir::FailureOr, vector[] out of range. Without it such
+#    a read is silent garbage that fails only sometimes.
 #  - FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the OSS-Fuzz convention) is defined on the fuzz
 #    targets only, never on the libraries the sanitized unit tests use.
 set(AICC_SANITIZE "" CACHE STRING
@@ -30,7 +33,7 @@ endif()
 
 if(AICC_SANITIZE)
   set(_aicc_san_flags -fsanitize=${AICC_SANITIZE} -fno-sanitize-recover=all
-      -fno-omit-frame-pointer -O1 -UNDEBUG)
+      -fno-omit-frame-pointer -O1 -UNDEBUG -D_GLIBCXX_ASSERTIONS)
   if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     list(APPEND _aicc_san_flags -gline-tables-only)
   else()

@@ -16,7 +16,8 @@
 // The custom mutator keeps the file's framing intact: it splits the magic and the three
 // length-prefixed sections, mutates one section (the manifest mostly: line edits -- delete,
 // duplicate, swap, a numeric field replaced by an interesting value -- or libFuzzer's byte
-// mutations with fuzz/bundle.dict's keywords) and writes the lengths back.
+// mutations with fuzz/bundle.dict's keywords), writes the lengths back and, for format
+// version 3, recomputes the checksum record (most of the time) so that mutations get past it.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzCommon.h"
@@ -24,6 +25,11 @@
 
 #include "aicc/Runtime/Bundle.h"
 #include "aicc/Runtime/Session.h"
+// Format version 3 (docs/bundle-format.md) checksums every section; the mutator reseals.
+#if __has_include("aicc/Runtime/XXHash64.h")
+#include "aicc/Runtime/XXHash64.h"
+#define AICC_FUZZ_BUNDLE_RESEAL 1
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -151,6 +157,28 @@ std::string mutateManifest(const std::string &text, Rng &rng) {
   return out;
 }
 
+/// Rewrites a version-3 checksum record (the last manifest line, "checksum xxh64 CODE WEIGHTS
+/// MANIFEST", MANIFEST hashing the manifest up to and including the space before it) to
+/// match the sections, so that mutations reach the records behind the checksums.
+void reseal(Framing &f) {
+#ifdef AICC_FUZZ_BUNDLE_RESEAL
+  std::string &m = f.sections[0];
+  size_t at = m.rfind("checksum xxh64 ");
+  if (at == std::string::npos)
+    return;
+  char hex[64];
+  std::snprintf(hex, sizeof(hex), "%016llx %016llx ",
+                static_cast<unsigned long long>(aicc::runtime::xxHash64(f.sections[1])),
+                static_cast<unsigned long long>(aicc::runtime::xxHash64(f.sections[2])));
+  m = m.substr(0, at) + "checksum xxh64 " + hex;
+  std::snprintf(hex, sizeof(hex), "%016llx\n",
+                static_cast<unsigned long long>(aicc::runtime::xxHash64(m)));
+  m += hex;
+#else
+  (void)f;
+#endif
+}
+
 uint64_t totalBufferBytes(const Bundle &b) {
   uint64_t total = 0;
   for (const BufferDesc &d : b.buffers)
@@ -198,6 +226,9 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max
     unsigned which = rng() % 16;
     std::string &s = f.sections[which < 12 ? 0 : which < 15 ? 2 : 1];
     s = which < 12 ? mutateManifest(s, rng) : mutateBytes(s, s.size() + 64);
+    // One mutation in sixteen keeps the stale checksums: the check itself is fuzzed too.
+    if (rng() % 16 != 0)
+      reseal(f);
     std::string out = join(f);
     if (out.size() <= maxSize) {
       std::memcpy(data, out.data(), out.size());

@@ -113,8 +113,9 @@ void ProtoMutator::collectStrings(const Message &msg, std::vector<std::string> &
 void ProtoMutator::collectSites(Message &msg, int depth, std::vector<Site> &out) const {
   const Descriptor *d = msg.GetDescriptor();
   const Reflection *r = msg.GetReflection();
+  // A hook counts as four sites: its edits are the ones that know the domain.
   if (hooks.count(d->full_name()))
-    out.push_back({&msg, nullptr, 0});
+    out.insert(out.end(), 4, Site{&msg, nullptr, 0});
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor *f = d->field(i);
     bool isMessage = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;

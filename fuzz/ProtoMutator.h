@@ -41,7 +41,7 @@ public:
   /// String values to try for the field `fieldFullName` (e.g. "onnx.NodeProto.op_type").
   void addStrings(const std::string &fieldFullName, std::vector<std::string> values);
   /// Installs `hook` for messages of type `messageFullName` (e.g. "onnx.NodeProto"); it is
-  /// chosen like one more field of each such message.
+  /// chosen like four more fields of each such message.
   void addHook(const std::string &messageFullName, Hook hook);
 
   /// Applies one random edit to `msg` (in place). Messages nested deeper than 32 levels are

@@ -13,7 +13,8 @@
 #                '3' fused graph -> tile pipeline, else both '0' graph and '2' graph..tile)
 #   bundle       aicc-make-test-bundle's bundles, a few conformance models compiled with
 #                aicc-compile --target=cpu, and (when ptxas is found) f16 matmul / conv inputs of
-#                test/Tools compiled for sm_90a (tensor maps, format version 2)
+#                test/Tools compiled for sm_90a (tensor maps, format version 2); their code
+#                sections are cut to 4 bytes (the target never loads them)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: make-seeds.sh MAIN_BUILD_DIR OUT_DIR}" && pwd)
@@ -98,6 +99,9 @@ compile() {
   [[ $have_ptxas == 1 ]] && compile sm_90a "${gpu_inputs[@]}"
   true
 } | copy_seeds "$out/bundle" $((256 << 10))
+
+# The target never loads a seed's code section: cut it (fuzz/shrink_bundle_seeds.py).
+/usr/bin/python3 "$root/fuzz/shrink_bundle_seeds.py" "$out/bundle"
 
 # fuzz/mlir.dict should name every graph.* / tile.* op.
 for inc in "$build"/include/aicc/Dialect/*/IR/*Ops.h.inc; do
