@@ -12,6 +12,9 @@
 #                                            every target for SECONDS (default $AICC_FUZZ_SECONDS
 #                                            or 60) on fresh seeds, $AICC_FUZZ_PARALLEL (2) at once
 #   scripts/fuzz.sh --seeds                  (re)build the seed corpora only
+#   scripts/fuzz.sh --triage TARGET [DIR]    replay every finding in DIR (default the target's
+#                                            artifacts dir) and group them by kind and first aicc
+#                                            stack frame: one line per distinct defect
 #
 # Every mode exits non-zero on a crash, timeout, leak, out-of-memory or sanitizer report, and
 # prints where the input is (AICC_SAN_BUILD_DIR/fuzz-artifacts/TARGET/) and how to reproduce.
@@ -187,7 +190,14 @@ campaign() {
   echo "fuzz: $t: no findings"
 }
 
+# triage TARGET DIR: one line per distinct (kind, first aicc frame) with a count and an example.
+triage() {
+  /usr/bin/python3 "$root/fuzz/triage.py" "$san/bin/aicc-fuzz-$1" "${2:-$artifacts/$1}" \
+    $(target_flags "$1") -timeout=30 -rss_limit_mb=2560 -malloc_limit_mb=2048
+}
+
 case ${1:-all} in
+  --triage) triage "${2:?usage: fuzz.sh --triage TARGET [DIR]}" "${3:-}" ;;
   --build) do_build ;;
   --unit-tests) do_unit_tests ;;
   --seeds) do_seeds ;;
