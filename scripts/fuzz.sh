@@ -166,28 +166,53 @@ do_short() {
   return $failed
 }
 
-# campaign TARGET SECONDS: a long run on the persistent corpus.
+# campaign TARGET SECONDS: a long run on the persistent corpus. One worker: libFuzzer is
+# restarted after each finding until the time is up (cheaper than -fork=1, whose jobs each
+# replay part of the corpus); more workers: -fork=N, which keeps going by itself.
 campaign() {
   local t=$1 secs=$2 jobs=${AICC_FUZZ_JOBS:-1}
   local corpus=${AICC_FUZZ_CORPUS:-$root/fuzz-corpus}/$t log=$artifacts/$t/campaign.log
   mkdir -p "$corpus" "$artifacts/$t"
   local dirs=("$corpus" "$seeds/$t")
-  [[ -d $root/fuzz/regressions/$t ]] && dirs+=("$root/fuzz/regressions/$t")
+  # AICC_FUZZ_SKIP_REGRESSIONS=1: leave them out (a tree where some are still open would stop
+  # at them at once).
+  [[ -d $root/fuzz/regressions/$t && ${AICC_FUZZ_SKIP_REGRESSIONS:-0} != 1 ]] &&
+    dirs+=("$root/fuzz/regressions/$t")
   echo "fuzz: $t for $secs s, $jobs worker(s), corpus $corpus, log $log"
-  local fork=()
-  [[ $jobs -gt 1 ]] && fork=(-fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
-  (cd "$artifacts/$t" && nice "$san/bin/aicc-fuzz-$t" $(target_flags "$t") $common_flags \
-    "${fork[@]}" -max_total_time="$secs" -artifact_prefix="$artifacts/$t/" "${dirs[@]}") \
-    >"$log" 2>&1 || true
+  : >"$log"
+  local end=$((SECONDS + secs)) runs=0 n
+  if [[ $jobs -gt 1 ]]; then
+    (cd "$artifacts/$t" && nice "$san/bin/aicc-fuzz-$t" $(target_flags "$t") $common_flags \
+      -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+      -max_total_time="$secs" -artifact_prefix="$artifacts/$t/" "${dirs[@]}") >>"$log" 2>&1 || true
+  else
+    local before after
+    while [[ $SECONDS -lt $((end - 5)) ]]; do
+      before=$(ls "$artifacts/$t" | wc -l)
+      nice "$san/bin/aicc-fuzz-$t" $(target_flags "$t") $common_flags \
+        -max_total_time=$((end - SECONDS)) -artifact_prefix="$artifacts/$t/" "${dirs[@]}" \
+        >>"$log" 2>&1 && break
+      after=$(ls "$artifacts/$t" | wc -l)
+      # The same input again (a seed or corpus entry that crashes at once): restarting
+      # would only find it again.
+      if [[ $after -le $before ]]; then
+        echo "fuzz: $t: an input already found crashes again; fix it first (see the log)"
+        break
+      fi
+    done
+  fi
+  for n in $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}'); do
+    runs=$((runs + n))
+  done
   local findings
   findings=$(find "$artifacts/$t" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' \
     -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
-  grep -E "^#[0-9]+" "$log" | tail -1 | sed "s/^/fuzz: $t: last status: /"
-  if [[ $findings -gt 0 ]] || ! clean_log "$log"; then
-    report "$t" "$log"
+  echo "fuzz: $t: $runs executions (one worker's count; with -fork see the last '#N:' line" \
+       "of $log), $findings finding(s)"
+  if [[ $findings -gt 0 ]]; then
+    triage "$t"
     return 1
   fi
-  echo "fuzz: $t: no findings"
 }
 
 # triage TARGET DIR: one line per distinct (kind, first aicc frame) with a count and an example.
