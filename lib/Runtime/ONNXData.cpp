@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -225,19 +226,62 @@ Status aicc::runtime::serializeTensorProto(const HostTensor &tensor,
   return Status::success();
 }
 
-Status aicc::runtime::writeTensorProtoFile(const std::string &path,
+namespace {
+/// What a non-regular file is, for messages.
+const char *fileKindName(mode_t m) {
+  if (S_ISDIR(m))
+    return "a directory";
+  if (S_ISCHR(m))
+    return "a character device";
+  if (S_ISBLK(m))
+    return "a block device";
+  if (S_ISFIFO(m))
+    return "a FIFO (named pipe)";
+  if (S_ISSOCK(m))
+    return "a socket";
+  return "not a regular file";
+}
+} // namespace
+
+Status aicc::runtime::writeTensorProtoFile(const std::string &userPath,
                                            const HostTensor &tensor,
                                            const std::string &name) {
   std::string bytes;
   if (Status s = serializeTensorProto(tensor, name, bytes); !s.ok)
-    return s.withContext(path);
+    return s.withContext(userPath);
+  // The policy of aicc-compile's -o (aicc/Support/OutputFile.h): a symbolic link is written
+  // through (the link stays, the file it names is replaced and keeps its permission bits), a
+  // dangling link and anything but a regular file are refused and left as they are.
+  std::string path = userPath;
+  mode_t mode = 0644;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      char *resolved = ::realpath(path.c_str(), nullptr);
+      if (!resolved)
+        return Status::error("cannot write '" + userPath +
+                             "': it is a dangling symbolic link (the file it points to does "
+                             "not exist); not writing through it");
+      path = resolved;
+      std::free(resolved);
+      if (::stat(path.c_str(), &st) != 0)
+        return Status::error("cannot write '" + userPath + "': " + std::strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode))
+      return Status::error("cannot write '" + userPath + "': it is " +
+                           fileKindName(st.st_mode) + "; aicc writes regular files");
+    mode = st.st_mode & 07777;
+  } else if (errno != ENOENT) {
+    return Status::error("cannot write '" + userPath + "': " + std::strerror(errno));
+  }
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
     return Status::error("cannot create a temporary file next to '" + path +
                          "': " + std::strerror(errno));
-  // mkstemp creates the file 0600; give it the usual data-file permissions.
-  ::fchmod(fd, 0644);
+  // mkstemp creates the file 0600; give it the replaced file's permission bits (a new file
+  // gets the usual 0644).
+  ::fchmod(fd, mode);
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);

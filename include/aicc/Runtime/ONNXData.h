@@ -58,7 +58,10 @@ Status serializeTensorProto(const HostTensor &tensor, const std::string &name,
 
 /// Writes `tensor` as an onnx.TensorProto file at `path`, atomically: the
 /// bytes go to a temporary file in the same directory, which is then renamed
-/// over `path`. Errors name the path (unwritable directory, full disk, ...).
+/// over `path`. A symbolic link is written through (the link stays; the file
+/// it names is replaced and keeps its permission bits); a dangling link, a
+/// directory, device, FIFO or socket is refused and left as it is. Errors name
+/// the path (what it is, unwritable directory, full disk, ...).
 Status writeTensorProtoFile(const std::string &path, const HostTensor &tensor,
                             const std::string &name = "");
 
