@@ -748,7 +748,11 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
   auto fn = builder.create<func::FuncOp>(group.getLoc(), name,
                                          FunctionType::get(ctx, params, {}));
 
+  // A zero-element output gives zero programs; launch one, whose masks are all false (the
+  // grid must be at least 1 in every dimension: tile.schedule's verifier, and CUDA's).
   SmallVector<int64_t> g(grid);
+  for (int64_t &e : g)
+    e = std::max<int64_t>(e, 1);
   fn->setAttr(tl::kScheduleAttrName,
               tl::ScheduleAttr::get(ctx, g, numWarps, numStages,
                                     DictionaryAttr::get(ctx, blocks)));
