@@ -5,7 +5,10 @@
 # Prints one PASS/FAIL line per case (sorted) and a total; full log in ${OUT:-/tmp}/gpu-check.log.
 # SANITIZER=memcheck|racecheck|synccheck|initcheck (or a comma list, or `all`) runs every case
 # under compute-sanitizer with each of those tools as well: a case passes only when its outputs
-# match and the sanitizer reports no error (--error-exitcode; leak checking on for memcheck).
+# match and the sanitizer reports no error (--error-exitcode; leak checking on for memcheck; a
+# "Program hit CUDA_ERROR_..." API error fails the case too). When the payload holds
+# bin/AICCRuntimeTests (make-gpu-payload.sh copies it with its test kernels), its CUDA tests run
+# as well, plain and under the same tools.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export AICC_DEVICE_ROOT=${AICC_DEVICE_ROOT:-$root/.device}
@@ -31,15 +34,34 @@ check_case() {
   for t in ${tools//,/ }; do
     extra=(); [ "$t" = memcheck ] && extra=(--leak-check full)
     if ! "$sanitizer" --tool "$t" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
-         "${run[@]}" >>"$tmp/$name.log" 2>&1; then
-      echo "FAIL $name ($t)"; return
+         "${run[@]}" >"$tmp/$name.$t" 2>&1 || grep -q 'Program hit CUDA_ERROR' "$tmp/$name.$t"; then
+      cat "$tmp/$name.$t" >>"$tmp/$name.log"; echo "FAIL $name ($t)"; return
     fi
+    cat "$tmp/$name.$t" >>"$tmp/$name.log"; rm -f "$tmp/$name.$t"
   done
   echo "PASS $name${tools:+ ($tools clean)}"
 }
 export -f check_case
 ls -d "$AICC_DEVICE_ROOT"/cases/*/ | xargs -P "${JOBS:-8}" -I{} bash -c 'check_case "$1"' _ {} \
   | sort -k2 > "$tmp/results"
+# The runtime's own CUDA tests (cubins built from unittests/Runtime/*.cu.ptx at configure time).
+if [ -x "$AICC_DEVICE_ROOT/bin/AICCRuntimeTests" ]; then
+  export AICC_TEST_CUBIN=$AICC_DEVICE_ROOT/testdata/add_kernel.sm_90.cubin
+  export AICC_TEST_TMA_CUBIN=$AICC_DEVICE_ROOT/testdata/tma_copy_kernel.sm_90.cubin
+  export AICC_TEST_KERNEL_SO=$AICC_DEVICE_ROOT/testdata/aicc_test_add_kernel.so
+  rt=("$AICC_DEVICE_ROOT/bin/AICCRuntimeTests" --gtest_filter='CUDA*')
+  if "${rt[@]}" >"$tmp/runtime-tests.log" 2>&1; then st=PASS; else st=FAIL; fi
+  for t in ${tools//,/ }; do
+    [ $st = PASS ] || break
+    extra=(); [ "$t" = memcheck ] && extra=(--leak-check full)
+    # RejectsTensorMapParameterMismatch makes the driver fail on purpose (a wrong tensor map).
+    "$sanitizer" --tool "$t" "${extra[@]}" --error-exitcode 99 --print-limit 20 "${rt[@]}" \
+      --gtest_filter='CUDA*:-*RejectsTensorMapParameterMismatch' >"$tmp/runtime-tests.$t" 2>&1 \
+      && ! grep -q 'Program hit CUDA_ERROR' "$tmp/runtime-tests.$t" || st="FAIL ($t)"
+    cat "$tmp/runtime-tests.$t" >>"$tmp/runtime-tests.log"; rm -f "$tmp/runtime-tests.$t"
+  done
+  echo "$st AICCRuntimeTests CUDA*${tools:+ ($tools)}" >> "$tmp/results"
+fi
 cat "$tmp/results"
 : > "$log"
 for f in "$tmp"/*.log; do echo "== $(basename "$f" .log)" >> "$log"; cat "$f" >> "$log"; done

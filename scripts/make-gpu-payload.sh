@@ -15,13 +15,24 @@ read -r -a flags <<< "${AICC_PAYLOAD_FLAGS:-}"
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/cases"
 cp "$build/bin/aicc-run" "$out/bin/"
 for l in libonnx_proto.so.1 libprotobuf.so.32; do cp -L "/usr/lib/x86_64-linux-gnu/$l" "$out/lib/"; done
+# The runtime's unit tests and their test kernels (gpu-check.sh runs the CUDA ones).
+if [ -f "$build/unittests/Runtime/add_kernel.sm_90.cubin" ]; then
+  mkdir -p "$out/testdata"
+  cp "$build/bin/AICCRuntimeTests" "$out/bin/"
+  cp "$build"/unittests/Runtime/{add_kernel,tma_copy_kernel}.sm_90.cubin \
+     "$build/lib/aicc_test_add_kernel.so" "$out/testdata/"
+fi
 add_case() { # name model.onnx testdir...
   local name=$1 model=$2; shift 2
+  compile_case "$name" "$model"
+  for d in "$@"; do cp -r "$d" "$out/cases/$name/"; done
+}
+compile_case() { # name model [aicc-compile flags...]
+  local name=$1 model=$2; shift 2
   mkdir -p "$out/cases/$name"
-  if ! "$build/bin/aicc-compile" "$model" --target="$target" "${flags[@]}" -o "$out/cases/$name/model.aicc" 2>"$out/cases/$name/compile.log"; then
+  if ! "$build/bin/aicc-compile" "$model" --target="$target" "${flags[@]}" "$@" -o "$out/cases/$name/model.aicc" 2>"$out/cases/$name/compile.log"; then
     echo "compile failed: $name"; return 0
   fi
-  for d in "$@"; do cp -r "$d" "$out/cases/$name/"; done
 }
 while read -r pat; do
   case "$pat" in ''|'#'*) continue;; esac
@@ -37,4 +48,14 @@ for m in "$root"/models/torch/*/model.onnx; do
   d=$(dirname "$m")
   add_case "torch_$(basename "$d")" "$m" "$d"/test_data_set_*
 done
+# The tensor-core kernel templates on Hopper (wgmma, TMA loads and stores, tensor maps): no
+# test data (aicc-run feeds pseudo-random inputs); they are there for compute-sanitizer.
+if [ "$target" = sm_90a ]; then
+  in=$root/test/Tools/Inputs
+  compile_case kernel_matmul_f16_bias_relu_tma "$in/matmul-f16-bias-relu.mlir"
+  compile_case kernel_matmul_f16_bias_relu_regs "$in/matmul-f16-bias-relu.mlir" --wgmma-tma-store=false
+  compile_case kernel_matmul_f16_bias_relu_256 "$in/matmul-f16-bias-relu.mlir" --matmul-config=128x256x64x3
+  compile_case kernel_matmul_f16_bias_gelu_tma "$in/matmul-f16-bias-gelu.mlir"
+  compile_case kernel_conv_nchw40_f16_tma "$in/conv-nchw40-f16.mlir" --matmul-config=128x128x64x4
+fi
 du -sh "$out"
