@@ -344,10 +344,15 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
     }
     kernels.erase();
 
-    // Math functions become polynomial approximations (MLIR's math-polynomial-approximation
-    // patterns), so the PTX calls no libdevice function and needs no CUDA toolkit to build.
-    // powf first becomes exp/log with C's sign rules (expandPowF), which the approximations
-    // then cover.
+    // Most math functions become polynomial approximations (MLIR's
+    // math-polynomial-approximation patterns: exp, tanh, erf, ... on the hot paths of GELU,
+    // softmax and friends), so their PTX calls no libdevice function. sin, cos and log are
+    // left to libdevice (__nv_sinf, __nv_cosf, __nv_logf: convert-gpu-to-nvvm's calls, linked by
+    // linkLibdevice with denormals kept): the approximations lose all accuracy at the edges
+    // the numerics sweep checks (docs/numerics.md; measured on the H200: sin/cos of |x| near
+    // 1e30 off by inf -- one-step Cody-Waite reduction --, sin of subnormals off by 6e-8, log
+    // of subnormals off by 16 -- no denormal scaling). powf first becomes exp/log with C's
+    // sign rules (expandPowF).
     SmallVector<math::PowFOp> pows;
     gpuModule.walk([&](math::PowFOp p) { pows.push_back(p); });
     for (math::PowFOp p : pows)
@@ -399,7 +404,23 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
     llvm::DenseSet<Operation *> modelDivs;
     gpuModule.walk([&](arith::DivFOp d) { modelDivs.insert(d); });
     RewritePatternSet patterns(ctx);
-    populateMathPolynomialApproximationPatterns(patterns);
+    // The set of the legacy populateMathPolynomialApproximationPatterns(patterns) overload,
+    // less sin, cos and log (above); f16/bf16 calls of all of them compute in f32.
+    auto approximated = [](StringRef name) {
+      return llvm::is_contained(
+          {math::AtanOp::getOperationName(), math::Atan2Op::getOperationName(),
+           math::TanhOp::getOperationName(), math::Log2Op::getOperationName(),
+           math::Log1pOp::getOperationName(), math::ErfOp::getOperationName(),
+           math::ErfcOp::getOperationName(), math::ExpOp::getOperationName(),
+           math::ExpM1Op::getOperationName(), math::CbrtOp::getOperationName(),
+           math::AsinOp::getOperationName(), math::AcosOp::getOperationName()},
+          name);
+    };
+    populateMathF32ExpansionPatterns(patterns, [&](StringRef name) {
+      return approximated(name) || name == math::SinOp::getOperationName() ||
+             name == math::CosOp::getOperationName() || name == math::LogOp::getOperationName();
+    });
+    populateMathPolynomialApproximationPatterns(patterns, approximated);
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
       return signalPassFailure();
     gpuModule.walk([&](arith::DivFOp d) {
