@@ -27,7 +27,8 @@ check_case() {
   if [ ! -f "$c/model.aicc" ]; then
     echo "FAIL $name (no bundle: $(head -c 200 "$c/compile.log" 2>/dev/null))"; return
   fi
-  args=(); for d in "$c"/test_data_set_*; do args+=(--test-data-set "$d"); done
+  # No test data (the kernel-template cases): aicc-run feeds pseudo-random inputs.
+  args=(); for d in "$c"/test_data_set_*; do [ -d "$d" ] && args+=(--test-data-set "$d"); done
   run=("$AICC_DEVICE_ROOT/bin/aicc-run" "$c/model.aicc" --device=cuda "${args[@]}")
   if ! "${run[@]}" >"$tmp/$name.log" 2>&1; then echo "FAIL $name"; return; fi
   local t extra
@@ -54,9 +55,11 @@ if [ -x "$AICC_DEVICE_ROOT/bin/AICCRuntimeTests" ]; then
   for t in ${tools//,/ }; do
     [ $st = PASS ] || break
     extra=(); [ "$t" = memcheck ] && extra=(--leak-check full)
-    # RejectsTensorMapParameterMismatch makes the driver fail on purpose (a wrong tensor map).
+    # Left out: the tests that make the driver fail on purpose, which the sanitizer reports as
+    # API errors (an invalid image for cuModuleLoadData, a kernel name not in the cubin for
+    # cuModuleGetFunction, a tensor map that does not match the kernel).
     "$sanitizer" --tool "$t" "${extra[@]}" --error-exitcode 99 --print-limit 20 "${rt[@]}" \
-      --gtest_filter='CUDA*:-*RejectsTensorMapParameterMismatch' >"$tmp/runtime-tests.$t" 2>&1 \
+      --gtest_filter='CUDA*:-*FailsCleanlyOnBadCodeOrMissingDriver:*RejectsBlockLargerThanTheKernelAllows:*RejectsTensorMapParameterMismatch' >"$tmp/runtime-tests.$t" 2>&1 \
       && ! grep -q 'Program hit CUDA_ERROR' "$tmp/runtime-tests.$t" || st="FAIL ($t)"
     cat "$tmp/runtime-tests.$t" >>"$tmp/runtime-tests.log"; rm -f "$tmp/runtime-tests.$t"
   done
