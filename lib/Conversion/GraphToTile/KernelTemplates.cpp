@@ -2771,6 +2771,17 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
     if (!cast<RankedTensorType>(t).hasStaticShape())
       return group.emitError("kernel templates need static shapes"), failure();
   StringRef kind = group.getKind();
+  // A matmul or convolution over an empty operand with a non-empty result (a dot product of
+  // two [0] vectors, K = 0) would be its epilogue applied to zeros; the block loads and tensor
+  // maps of these templates need every dim >= 1. Refused, not miscompiled (aicc-fuzz-onnx).
+  Operation *anchor = &group.getBody().front().front();
+  if (isa<MatMulOp, GemmOp, ConvOp>(anchor))
+    for (Value v : anchor->getOperands())
+      if (cast<RankedTensorType>(v.getType()).getNumElements() == 0)
+        return anchor->emitError()
+                   << anchor->getName() << " with an empty operand " << v.getType()
+                   << " and a non-empty result is not supported (an empty contraction)",
+               failure();
   if (isa<ScatterElementsOp, ScatterNDOp>(group.getBody().front().front()))
     return buildScatter(builder, group, name);
   if (auto conv = dyn_cast<ConvOp>(group.getBody().front().front());
