@@ -226,23 +226,6 @@ Status aicc::runtime::serializeTensorProto(const HostTensor &tensor,
   return Status::success();
 }
 
-namespace {
-/// What a non-regular file is, for messages.
-const char *fileKindName(mode_t m) {
-  if (S_ISDIR(m))
-    return "a directory";
-  if (S_ISCHR(m))
-    return "a character device";
-  if (S_ISBLK(m))
-    return "a block device";
-  if (S_ISFIFO(m))
-    return "a FIFO (named pipe)";
-  if (S_ISSOCK(m))
-    return "a socket";
-  return "not a regular file";
-}
-} // namespace
-
 Status aicc::runtime::writeTensorProtoFile(const std::string &userPath,
                                            const HostTensor &tensor,
                                            const std::string &name) {
@@ -269,7 +252,7 @@ Status aicc::runtime::writeTensorProtoFile(const std::string &userPath,
     }
     if (!S_ISREG(st.st_mode))
       return Status::error("cannot write '" + userPath + "': it is " +
-                           fileKindName(st.st_mode) + "; aicc writes regular files");
+                           nonRegularFileKind(st.st_mode) + "; aicc writes regular files");
     mode = st.st_mode & 07777;
   } else if (errno != ENOENT) {
     return Status::error("cannot write '" + userPath + "': " + std::strerror(errno));

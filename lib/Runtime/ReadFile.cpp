@@ -10,8 +10,7 @@
 
 using namespace aicc::runtime;
 
-/// "a directory", "a FIFO (named pipe)", ... for a non-regular st_mode.
-static const char *fileKind(mode_t mode) {
+const char *aicc::runtime::nonRegularFileKind(mode_t mode) {
   if (S_ISDIR(mode))
     return "a directory";
   if (S_ISFIFO(mode))
@@ -38,7 +37,7 @@ Status aicc::runtime::readRegularFile(const std::string &path, uint64_t maxBytes
   if (::stat(path.c_str(), &before) != 0)
     return Status::error("cannot open " + label + ": " + std::strerror(errno));
   if (!S_ISREG(before.st_mode))
-    return Status::error("cannot read " + label + ": it is " + fileKind(before.st_mode) +
+    return Status::error("cannot read " + label + ": it is " + nonRegularFileKind(before.st_mode) +
                          ", not a regular file");
   if (static_cast<uint64_t>(before.st_size) > maxBytes)
     return sizeError(static_cast<uint64_t>(before.st_size));

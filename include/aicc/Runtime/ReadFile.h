@@ -14,6 +14,7 @@
 #include "aicc/Runtime/Status.h"
 
 #include <cstdint>
+#include <sys/types.h>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,11 @@ namespace aicc::runtime {
 /// size.
 Status readRegularFile(const std::string &path, uint64_t maxBytes, std::string &out,
                        std::string_view what = {});
+
+/// What a file that is not a regular one is, for messages: "a directory", "a FIFO (named
+/// pipe)", "a character device", "a block device", "a socket" or "not a plain file", from
+/// its st_mode.
+const char *nonRegularFileKind(mode_t mode);
 
 } // namespace aicc::runtime
 
