@@ -1347,11 +1347,28 @@ std::optional<Value> Importer::foldIntBinary(const NodeCtx &nc, llvm::StringRef 
     int64_t x = at(*ca, ta, i), y = at(*cb, tb, i);
     if ((op == "Div" || op == "Mod") && y == 0)
       return std::nullopt;
-    out.push_back(op == "Add"   ? x + y
-                  : op == "Sub" ? x - y
-                  : op == "Mul" ? x * y
-                  : op == "Div" ? x / y
-                                : ((x % y) + y) % y);
+    // Two's complement wrap-around, as the kernels compute (uint64 arithmetic: signed overflow
+    // is undefined behaviour; found by aicc-fuzz-onnx). INT64_MIN / -1 is left to the kernel.
+    if (op == "Div" && x == std::numeric_limits<int64_t>::min() && y == -1)
+      return std::nullopt;
+    auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+    int64_t r;
+    if (op == "Add")
+      r = wrap(uint64_t(x) + uint64_t(y));
+    else if (op == "Sub")
+      r = wrap(uint64_t(x) - uint64_t(y));
+    else if (op == "Mul")
+      r = wrap(uint64_t(x) * uint64_t(y));
+    else if (op == "Div")
+      r = x / y;
+    else {
+      // Mod with fmod=0: the sign of the divisor (Python's %), without overflow: r and y have
+      // opposite signs when r is adjusted.
+      r = y == -1 ? 0 : x % y;
+      if (r != 0 && ((r < 0) != (y < 0)))
+        r += y;
+    }
+    out.push_back(r);
   }
   return intConstantOf(nc.loc, outT, out);
 }

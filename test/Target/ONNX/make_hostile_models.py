@@ -125,6 +125,14 @@ def invalid():
     save(model([helper.make_node("LayerNormalization", ["x", "s"], ["y"], name="ln_bad_scale")],
                [vi("x", F32, [2, 4]), vi("s", F32, [5])], [vi("y", F32, [2, 4])], opset=17),
          "invalid_layernorm_scale.onnx")
+    # Constant integer folding that overflows int64 (aicc-fuzz-onnx: signed overflow, UBSan):
+    # wraps as the kernels do. 2^62 * 4 = 2^64 -> 0; (2^63 - 1) + 1 -> -2^63; -7 mod 2 = 1.
+    save(model([helper.make_node("Mul", ["a", "b"], ["m"], name="mul_wrap"),
+                helper.make_node("Add", ["c", "d"], ["s"], name="add_wrap"),
+                helper.make_node("Mod", ["e", "f"], ["r"], name="mod_sign")], [],
+               [vi("m", I64, [1]), vi("s", I64, [1]), vi("r", I64, [1])],
+               [c("a", [1 << 62]), c("b", [4]), c("c", [(1 << 63) - 1]), c("d", [1]),
+                c("e", [-7]), c("f", [2])]), "hostile_int_fold_wrap.onnx")
     # External data outside the model's directory.
     for loc, fname in (("../secret.bin", "ext_dotdot.onnx"),
                        ("link/w.bin", "ext_symlink.onnx"), ("dir", "ext_dir.onnx")):
