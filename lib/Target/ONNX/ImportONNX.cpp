@@ -2806,6 +2806,8 @@ LogicalResult Importer::importMean(const NodeCtx &nc) {
   if (failed(importVariadic<graph::AddOp>(nc)))
     return failure();
   Value sum = values.lookup(nc.node.output(0));
+  if (!sum) // no output name (ONNX allows it): nothing to divide (aicc-fuzz-onnx: null deref)
+    return success();
   auto t = cast<RankedTensorType>(sum.getType());
   if (!isa<FloatType>(t.getElementType()))
     return nodeError(nc) << "Mean needs float inputs";

@@ -133,6 +133,10 @@ def invalid():
                [vi("m", I64, [1]), vi("s", I64, [1]), vi("r", I64, [1])],
                [c("a", [1 << 62]), c("b", [4]), c("c", [(1 << 63) - 1]), c("d", [1]),
                 c("e", [-7]), c("f", [2])]), "hostile_int_fold_wrap.onnx")
+    # Mean whose output has no name (aicc-fuzz-onnx: the importer read the missing result).
+    save(model([helper.make_node("Mean", ["x", "x"], [""], name="mean_unnamed"),
+                helper.make_node("Relu", ["x"], ["y"], name="relu")],
+               [vi("x", F32, [2])], [vi("y", F32, [2])]), "hostile_mean_unnamed.onnx")
     # External data outside the model's directory.
     for loc, fname in (("../secret.bin", "ext_dotdot.onnx"),
                        ("link/w.bin", "ext_symlink.onnx"), ("dir", "ext_dir.onnx")):
