@@ -8,43 +8,21 @@ version-3 bundle's checksum record (docs/bundle-format.md: the last manifest lin
 "checksum xxh64 CODE WEIGHTS MANIFEST" in hex, MANIFEST hashing the manifest up to and
 including the space before it) is recomputed so the seed still parses.
 
-XXH64 per "xxHash fast digest algorithm" 0.1.1 (github.com/Cyan4973/xxHash,
-doc/xxhash_spec.md); equal to llvm::xxHash64 (checked on "", "a", "abc", 31, 32 and 768 bytes).
+XXH64 (xxhash_spec.md 0.1.1, equal to llvm::xxHash64) comes from
+test/Tools/Inputs/edit-bundle.py.
 """
 import pathlib
 import struct
 import sys
 
-M = (1 << 64) - 1
-P1, P2, P3, P4, P5 = (0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
-                      0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5)
-def rotl(x, r): return ((x << r) | (x >> (64 - r))) & M
-def rnd(acc, lane): return (rotl((acc + lane * P2) & M, 31) * P1) & M
-def xxh64(data, seed=0):
-    n, i = len(data), 0
-    u64 = lambda k: int.from_bytes(data[k:k + 8], "little")
-    if n >= 32:
-        v = [(seed + P1 + P2) & M, (seed + P2) & M, seed, (seed - P1) & M]
-        while i + 32 <= n:
-            v = [rnd(v[j], u64(i + 8 * j)) for j in range(4)]
-            i += 32
-        acc = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & M
-        for x in v:
-            acc = ((acc ^ rnd(0, x)) * P1 + P4) & M
-    else:
-        acc = (seed + P5) & M
-    acc = (acc + n) & M
-    while i + 8 <= n:
-        acc = (rotl(acc ^ rnd(0, u64(i)), 27) * P1 + P4) & M
-        i += 8
-    if i + 4 <= n:
-        acc = (rotl(acc ^ (int.from_bytes(data[i:i + 4], "little") * P1 & M), 23) * P2 + P3) & M
-        i += 4
-    while i < n:
-        acc = (rotl(acc ^ (data[i] * P5 & M), 11) * P1) & M
-        i += 1
-    acc ^= acc >> 33; acc = acc * P2 & M; acc ^= acc >> 29; acc = acc * P3 & M
-    return acc ^ (acc >> 32)
+import importlib.util
+
+# XXH64 from the bundle-editing test tool (one Python copy of the algorithm in the tree).
+_spec = importlib.util.spec_from_file_location(
+    "edit_bundle", pathlib.Path(__file__).resolve().parent.parent / "test/Tools/Inputs/edit-bundle.py")
+_edit_bundle = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_edit_bundle)
+xxh64 = _edit_bundle.xxh64
 
 
 def shrink(path):
