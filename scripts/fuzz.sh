@@ -92,8 +92,8 @@ do_seeds() {
 report() {
   local t=$1 log=$2 f
   echo "FAILED: aicc-fuzz-$t found a problem (log: $log):"
-  grep -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|aicc-fuzz|SUMMARY:" \
-    "$log" | head -20 | sed 's/^/    /'
+  grep -m 20 -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|aicc-fuzz|SUMMARY:" \
+    "$log" | sed 's/^/    /' || true
   for f in "$artifacts/$t"/{crash,timeout,oom,leak}-*; do
     [[ -f $f ]] || continue
     echo "  input: $f"
@@ -128,7 +128,9 @@ short_run() {
   local t=$1 secs=$2 corpus=$san/fuzz-corpus-short/$1 log=$artifacts/$1/short.log
   local sample=$san/fuzz-seeds-short/$1 f
   rm -rf "$corpus" "$sample" && mkdir -p "$corpus" "$sample" "$artifacts/$t"
-  ls "$seeds/$t" | sort | head -n "${AICC_FUZZ_SHORT_SEEDS:-500}" |
+  # sed, not head: head exits early, sort then dies of SIGPIPE, and under pipefail + errexit
+  # that ended this background run without a word (CI, 2026-12-01).
+  ls "$seeds/$t" | sort | sed -n "1,${AICC_FUZZ_SHORT_SEEDS:-500}p" |
     while read -r f; do ln -s "$seeds/$t/$f" "$sample/$f"; done
   local dirs=("$corpus" "$sample")
   [[ -d $root/fuzz/regressions/$t ]] && dirs+=("$root/fuzz/regressions/$t")
@@ -139,6 +141,15 @@ short_run() {
     return 1
   fi
   echo "fuzz: $t: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}') executions in ${secs} s, no findings"
+}
+
+# wait_run PID TARGET: waits for one background short_run; a run that ended without a
+# verdict line (killed, or a script error under errexit) is a failure that says so.
+wait_run() {
+  local rc=0
+  wait "$1" || rc=$?
+  [[ $rc -eq 0 ]] || echo "FAILED: fuzz: $2: the run ended with exit status $rc"
+  return $rc
 }
 
 do_short() {
@@ -155,12 +166,14 @@ do_short() {
       pids+=($!)
       names+=("$t")
       if [[ ${#pids[@]} -ge $parallel ]]; then
-        wait "${pids[0]}" || failed=1
+        wait_run "${pids[0]}" "${names[0]}" || failed=1
         pids=("${pids[@]:1}")
+        names=("${names[@]:1}")
       fi
     done
-    for p in "${pids[@]}"; do
-      wait "$p" || failed=1
+    local i
+    for i in "${!pids[@]}"; do
+      wait_run "${pids[$i]}" "${names[$i]}" || failed=1
     done
   fi
   return $failed

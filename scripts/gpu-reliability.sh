@@ -37,7 +37,7 @@ for n in "${names[@]}"; do
   rc=$?
   mv "$out/logs/gpu-check.log" "$out/logs/$n.log" 2>/dev/null
   echo "gpu-reliability: $n ($tools): $(tail -1 "$out/logs/$n.results"), $((SECONDS - start)) s"
-  [ $rc = 0 ] || { status=1; grep '^FAIL' "$out/logs/$n.results" | head -20; }
+  [ $rc = 0 ] || { status=1; grep -m 20 "^FAIL" "$out/logs/$n.results" || true; }
 done
 tar -C "$out" -cJf "$out/gpu-reliability.tar.xz" logs && rm -rf "$out/logs"
 exit $status
