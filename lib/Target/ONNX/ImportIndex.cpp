@@ -76,15 +76,33 @@ SmallVector<int64_t> insertDim(ArrayRef<int64_t> shape, int64_t at, int64_t size
 Value Importer::iotaAlong(Location loc, int64_t rank, int64_t axis, int64_t n, Type elem) {
   SmallVector<int64_t> shape(rank, 1);
   shape[axis] = n;
-  auto ft = cast<FloatType>(elem);
-  SmallVector<APFloat> vals;
-  for (int64_t i = 0; i < n; ++i) {
-    APFloat f((double)i);
-    bool lost;
-    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    vals.push_back(f);
-  }
-  return createConstant(loc, DenseElementsAttr::get(RankedTensorType::get(shape, elem), vals));
+  auto type = RankedTensorType::get(shape, elem);
+  auto constant = [&](RankedTensorType t, int64_t count) -> Value {
+    if (isa<IntegerType>(elem))
+      return intConstantOf(loc, t, llvm::to_vector(llvm::seq<int64_t>(0, count)));
+    auto ft = cast<FloatType>(elem);
+    SmallVector<APFloat> vals;
+    for (int64_t i = 0; i < count; ++i) {
+      APFloat f((double)i);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      vals.push_back(f);
+    }
+    return createConstant(loc, DenseElementsAttr::get(t, vals));
+  };
+  if (n <= kMaxIotaConstant)
+    return constant(type, n);
+  // i = hi * B + lo with B = ceil(sqrt(n)): [H, 1] * B + [1, B] -> [H * B], the first n.
+  int64_t B = (int64_t)std::ceil(std::sqrt((double)n)), H = (n + B - 1) / B;
+  Value hi = constant(RankedTensorType::get({H, 1}, elem), H);
+  Value lo = constant(RankedTensorType::get({1, B}, elem), B);
+  Value scale = isa<IntegerType>(elem)
+                    ? intConstantOf(loc, RankedTensorType::get({}, elem), {B})
+                    : scalarF(loc, elem, (double)B);
+  Value all = reshape(loc, bin<graph::AddOp>(loc, bin<graph::MulOp>(loc, hi, scale), lo), {H * B});
+  Value first = graph::SliceOp::create(b, loc, RankedTensorType::get({n}, elem), all,
+                                       b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({1}));
+  return reshape(loc, first, shape);
 }
 
 /// m = reduce_max(x, axis) (reduce_min for ArgMin); the answer is the smallest (largest,
@@ -411,10 +429,9 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
   if (failed(axis))
     return failure();
   Location loc = nc.loc;
-  SmallVector<int64_t> outShape(it.getShape()), idxShape(it.getShape()), iotaShape(r + 1, 1);
+  SmallVector<int64_t> outShape(it.getShape()), idxShape(it.getShape());
   outShape.insert(outShape.begin() + *axis, depth);
   idxShape.insert(idxShape.begin() + *axis, 1);
-  iotaShape[*axis] = depth;
   if (failed(checkShape(nc, outShape, vt.getElementType(), "output of shape")))
     return failure();
   auto scalarOf = [&](double v) -> Value {
@@ -430,23 +447,7 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
   Value neg = graph::LessOp::create(b, loc, boolOf(idxShape), idx, scalarOf(0));
   Value wrapped = graph::WhereOp::create(b, loc, cast<RankedTensorType>(idx.getType()), neg,
                                          bin<graph::AddOp>(loc, idx, scalarOf((double)depth)), idx);
-  Value iota;
-  auto iotaT = RankedTensorType::get(iotaShape, ie);
-  SmallVector<int64_t> seq;
-  for (int64_t j = 0; j < depth; ++j)
-    seq.push_back(j);
-  if (isa<FloatType>(ie)) {
-    SmallVector<APFloat> fs;
-    for (int64_t j : seq) {
-      APFloat f((double)j);
-      bool lost;
-      f.convert(cast<FloatType>(ie).getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      fs.push_back(f);
-    }
-    iota = createConstant(loc, DenseElementsAttr::get(iotaT, fs));
-  } else {
-    iota = intConstantOf(loc, iotaT, seq);
-  }
+  Value iota = iotaAlong(loc, r + 1, *axis, depth, ie);
   Value hit = graph::EqualOp::create(b, loc, boolOf(outShape), wrapped, iota);
   // off / on values: constants when values is one, else [1]-shaped slices.
   Value off, on;
@@ -616,11 +617,20 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
     if (bd > 0) {
       SmallVector<int64_t> offShape(it.getShape().take_front(bd));
       offShape.append(q - 1 - bd + 1, 1); // the tuple dims and the column dim
-      SmallVector<int64_t> offs;
-      for (int64_t bi = 0; bi < numBatches; ++bi)
-        offs.push_back(bi * P);
-      lin = bin<graph::AddOp>(loc, lin,
-                              intConstantOf(loc, RankedTensorType::get(offShape, ie), offs));
+      // Batch offsets bi * P: a constant, or (many batches) computed at run time.
+      Value offs;
+      if (numBatches <= kMaxIotaConstant) {
+        SmallVector<int64_t> o;
+        for (int64_t bi = 0; bi < numBatches; ++bi)
+          o.push_back(bi * P);
+        offs = intConstantOf(loc, RankedTensorType::get(offShape, ie), o);
+      } else {
+        offs = reshape(loc,
+                       bin<graph::MulOp>(loc, iotaAlong(loc, 1, 0, numBatches, ie),
+                                         intConstantOf(loc, RankedTensorType::get({}, ie), {P})),
+                       offShape);
+      }
+      lin = bin<graph::AddOp>(loc, lin, offs);
     }
     lin = reshape(loc, lin, tupleShape);
   }

@@ -574,6 +574,18 @@ LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
   // as [1, ..., s, ..., 1].
   auto coords = [&](int64_t d) -> Value {
     int64_t s = spatial[d];
+    SmallVector<int64_t> shape(rank, 1);
+    shape[1 + d] = s;
+    if (s > kMaxIotaConstant) {
+      // Long axes at run time (start + i * step in f32 or f64, then elem): compile-time
+      // memory stays O(sqrt(s)) (see iotaAlong).
+      Type ft = indexFloatType(s);
+      double start = *align ? -1.0 : -1.0 + 1.0 / s, step = *align ? 2.0 / (s - 1) : 2.0 / s;
+      Value v = bin<graph::AddOp>(
+          loc, bin<graph::MulOp>(loc, iotaAlong(loc, rank, 1 + d, s, ft), scalarF(loc, ft, step)),
+          scalarF(loc, ft, start));
+      return castTo(loc, v, elem);
+    }
     SmallVector<Attribute> vals;
     for (int64_t i = 0; i < s; ++i) {
       double v;
@@ -583,8 +595,6 @@ LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
         v = (-1.0 + 1.0 / s) + i * (2.0 / s);
       vals.push_back(b.getFloatAttr(elem, v));
     }
-    SmallVector<int64_t> shape(rank, 1);
-    shape[1 + d] = s;
     return createConstant(loc, DenseElementsAttr::get(RankedTensorType::get(shape, elem), vals));
   };
   // Homogeneous coordinate j is spatial dim dims - 1 - j (x is the last dim).
@@ -634,15 +644,11 @@ LogicalResult Importer::importTensorScatter(const NodeCtx &nc) {
   Location loc = nc.loc;
   Type i64 = b.getI64Type();
   // j = s - write_indices[b], as [B, 1.., S, 1..].
-  SmallVector<int64_t> sShape(r, 1), bShape(r, 1), jShape(r, 1);
-  sShape[*axis] = maxLen;
+  SmallVector<int64_t> bShape(r, 1), jShape(r, 1);
   bShape[0] = batch;
   jShape[0] = batch;
   jShape[*axis] = maxLen;
-  SmallVector<int64_t> iota;
-  for (int64_t s = 0; s < maxLen; ++s)
-    iota.push_back(s);
-  Value j = intConstantOf(loc, RankedTensorType::get(sShape, i64), iota);
+  Value j = iotaAlong(loc, r, *axis, maxLen, i64);
   if (*wi) {
     auto wt = cast<RankedTensorType>(wi->getType());
     if (wt.getRank() != 1 || wt.getDimSize(0) != batch || !wt.getElementType().isInteger(64))

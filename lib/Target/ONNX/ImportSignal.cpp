@@ -348,11 +348,24 @@ LogicalResult Importer::importSTFT(const NodeCtx &nc) {
                              b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
   }
   // [batch, frames, W, C] = x[:, f * step + n, :].
-  SmallVector<int64_t> idx;
-  for (int64_t f = 0; f < frames; ++f)
-    for (int64_t n = 0; n < winLen; ++n)
-      idx.push_back(f * frameStep + n);
-  Value indices = intConstantOf(loc, RankedTensorType::get({frames, winLen}, b.getI64Type()), idx);
+  if (failed(checkShape(nc, {batch, frames, winLen, comps}, st->getElementType(),
+                        "framed signal of shape")))
+    return failure();
+  auto i64 = b.getI64Type();
+  Value indices;
+  if (frames * winLen <= kMaxIotaConstant) {
+    SmallVector<int64_t> idx;
+    for (int64_t f = 0; f < frames; ++f)
+      for (int64_t n = 0; n < winLen; ++n)
+        idx.push_back(f * frameStep + n);
+    indices = intConstantOf(loc, RankedTensorType::get({frames, winLen}, i64), idx);
+  } else {
+    // At run time (a long signal): [frames, 1] * step + [1, W].
+    Value f = iotaAlong(loc, 2, 0, frames, i64);
+    if (frameStep != 1)
+      f = bin<graph::MulOp>(loc, f, intConstantOf(loc, RankedTensorType::get({}, i64), {frameStep}));
+    indices = bin<graph::AddOp>(loc, f, iotaAlong(loc, 2, 1, winLen, i64));
+  }
   Value framesV = graph::GatherOp::create(
       b, loc, RankedTensorType::get({batch, frames, winLen, comps}, st->getElementType()), x,
       indices, b.getI64IntegerAttr(1));

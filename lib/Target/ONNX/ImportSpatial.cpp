@@ -1022,10 +1022,18 @@ LogicalResult Importer::importGridSample(const NodeCtx &nc) {
   Value xr = graph::TransposeOp::create(b, loc, RankedTensorType::get(tshape, xe), *x,
                                         b.getDenseI64ArrayAttr(perm));
   xr = reshape(loc, xr, {N * S, C});
-  SmallVector<int64_t> base;
-  for (int64_t n = 0; n < N; ++n)
-    base.push_back(n * S);
-  Value batchBase = intConstantOf(loc, RankedTensorType::get({N, 1}, i64), base);
+  // Row offsets n * S: a constant, or (a long batch) computed at run time.
+  Value batchBase;
+  if (N <= kMaxIotaConstant) {
+    SmallVector<int64_t> base;
+    for (int64_t n = 0; n < N; ++n)
+      base.push_back(n * S);
+    batchBase = intConstantOf(loc, RankedTensorType::get({N, 1}, i64), base);
+  } else {
+    batchBase = iotaAlong(loc, 2, 0, N, i64);
+    if (S != 1)
+      batchBase = mul(batchBase, intConstantOf(loc, RankedTensorType::get({}, i64), {S}));
+  }
   Value sum;
   SmallVector<size_t> sel(k, 0);
   while (true) {

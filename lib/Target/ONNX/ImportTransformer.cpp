@@ -364,10 +364,7 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
       return nodeError(nc) << "nonpad_kv_seqlen must be an int64 tensor of shape [" << B
                            << "], got " << npt;
     // Key j of batch b takes part when j < nonpad_kv_seqlen[b].
-    SmallVector<int64_t> iota(total);
-    for (int64_t j = 0; j < total; ++j)
-      iota[j] = j;
-    Value pos = intConstantOf(loc, fullType({total}, npt.getElementType()), iota);
+    Value pos = iotaAlong(loc, 1, 0, total, npt.getElementType());
     Value n = reshape(loc, *nonpad, {B, 1, 1, 1});
     Value keep = graph::LessOp::create(b, loc, fullType({B, 1, 1, total}, b.getI1Type()), pos, n);
     Value pad = graph::WhereOp::create(b, loc, fullType({B, 1, 1, total}, ct), keep,

@@ -59,6 +59,9 @@ constexpr int64_t kMaxFoldElements = 16384;
 /// such tables become constants of the bundle, so an op whose decomposition
 /// needs more is refused (Importer::checkTable) rather than materialized.
 constexpr int64_t kMaxImportTableBytes = int64_t(256) << 20;
+/// Largest index sequence (Importer::iotaAlong) materialized as a constant; longer ones
+/// are computed at run time.
+constexpr int64_t kMaxIotaConstant = 65536;
 
 /// Names of TensorProto.DataType values (onnx.proto, IR version 11), for
 /// messages: the system libonnx may be older than the model.
@@ -394,8 +397,12 @@ private:
   LogicalResult importArgMinMax(const NodeCtx &nc, bool isMax);
   LogicalResult importHardmax(const NodeCtx &nc);
   LogicalResult importTopK(const NodeCtx &nc);
-  /// 0, 1, ..., shape[axis] - 1 along `axis` of a constant of `rank` dims (the others 1),
-  /// in `elem` (a float type that holds the indices exactly, see indexFloatType).
+  /// 0, 1, ..., n - 1 along `axis` of a tensor of `rank` dims (the others 1), in `elem`:
+  /// an integer type (the indices wrap to its width) or a float type that holds them
+  /// exactly (see indexFloatType). Up to kMaxIotaConstant elements a constant; above,
+  /// hi * B + lo computed at run time from two constants of B = ceil(sqrt(n)) elements,
+  /// so that compile-time memory and the bundle grow with sqrt(n) (fuzz finding: a
+  /// GridSample batch of 4.6e8 built a 3.7 GB offset table in the importer).
   Value iotaAlong(Location loc, int64_t rank, int64_t axis, int64_t n, Type elem);
   /// f32 when every index below `n` is exact in it (n <= 2^24), else f64.
   Type indexFloatType(int64_t n) {
