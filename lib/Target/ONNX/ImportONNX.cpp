@@ -2225,7 +2225,13 @@ FailureOr<Value> Importer::maxPoolIndices(const NodeCtx &nc, Value x, Value y, c
   if (!numOffsets.valid() || numOffsets.value() > kMaxWindowOffsets)
     return nodeError(nc) << "the Indices output of a window of more than " << kMaxWindowOffsets
                          << " positions is not supported";
-  if (failed(checkTable(nc, *product(yt.getShape()), 8, "the Indices output's base offsets")))
+  // Y's element count can overflow int64 here (the pooled output of a hostile shape is not
+  // checked before this point; aicc-fuzz-onnx).
+  std::optional<int64_t> yElems = product(yt.getShape());
+  if (!yElems)
+    return nodeError(nc) << "output " << shapeStr(yt.getShape())
+                         << " has more elements than int64 can count";
+  if (failed(checkTable(nc, *yElems, 8, "the Indices output's base offsets")))
     return failure();
   SmallVector<int64_t> low(xt.getRank(), 0), high(xt.getRank(), 0), padded(xt.getShape());
   for (int64_t d = 0; d < k; ++d) {

@@ -338,6 +338,10 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
   const int64_t hidden = findAttr(nc, "hidden_size") ? *hiddenAttr : rt.getDimSize(2);
   if (hidden <= 0)
     return nodeError(nc) << "hidden_size must be positive, got " << hidden;
+  // W, R and B are [.., 2 * gates * hidden, ..]: a hidden_size above 2^32 would overflow the
+  // shapes computed below (aicc-fuzz-onnx, UBSan) and is far past any real model.
+  if (hidden > (int64_t(1) << 32))
+    return nodeError(nc) << "hidden_size " << hidden << " is too large (at most 2^32)";
   if (seqLen <= 0 || batch <= 0)
     return nodeError(nc) << "X " << shapeStr(xt->getShape())
                          << " has an empty sequence or batch (unsupported)";

@@ -491,6 +491,8 @@ LogicalResult Importer::importRotaryEmbedding(const NodeCtx &nc) {
   if (*interleaved != 0 && *interleaved != 1)
     return nodeError(nc) << "interleaved must be 0 or 1, got " << *interleaved;
   int64_t rank = xt->getRank();
+  if (rank != 3 && rank != 4) // before any getDimSize (a 0-d input: aicc-fuzz-onnx)
+    return nodeError(nc) << "input must be 3-D or 4-D, got " << *xt;
   Value x4 = *x;
   int64_t B = xt->getDimSize(0), S, H, D;
   if (rank == 4) {
