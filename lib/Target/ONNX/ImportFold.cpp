@@ -167,7 +167,7 @@ public:
             .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp,
                   graph::ReduceProdOp>([&](auto r) { return reduce(r.getAxes(), r.getKeepdims()); })
             .Default([](Operation *) { return false; });
-    if (!ok || out.size() != rt.getNumElements())
+    if (!ok || unrepresentable || out.size() != rt.getNumElements())
       return std::nullopt;
     return std::move(out);
   }
@@ -175,13 +175,21 @@ public:
 private:
   Type resultElem() const { return out.type.getElementType(); }
 
-  /// Stores `v` as element of the result, rounding / wrapping to its type.
+  /// Stores `v` as element of the result, rounding / wrapping to its type. A value no int64
+  /// holds (a Clip bound of 2^63, NaN) is not folded: the cast would be undefined
+  /// behaviour (aicc-fuzz-onnx audit).
   void store(double v) {
-    if (out.isFloat)
+    if (out.isFloat) {
       out.floats.push_back(v);
-    else
-      out.ints.push_back(wrapInt((int64_t)v, cast<IntegerType>(resultElem())));
+      return;
+    }
+    if (!(v >= -0x1p63 && v < 0x1p63)) {
+      unrepresentable = true;
+      v = 0;
+    }
+    out.ints.push_back(wrapInt((int64_t)v, cast<IntegerType>(resultElem())));
   }
+  bool unrepresentable = false;
   void storeInt(int64_t v) {
     if (out.isFloat)
       out.floats.push_back((double)v);
@@ -337,7 +345,7 @@ private:
       }
       if (out.isFloat) {
         // Integers beyond 2^53 would be rounded twice (to double, then to the type).
-        if (!x.isFloat && std::abs(x.ints[i]) > (int64_t(1) << 53))
+        if (!x.isFloat && (x.ints[i] > (int64_t(1) << 53) || x.ints[i] < -(int64_t(1) << 53)))
           return false;
         out.floats.push_back(x.asDouble(i));
         continue;
@@ -363,7 +371,7 @@ private:
     const Elements &x = in[0];
     for (int64_t i = 0; i < x.size(); ++i) {
       double v = x.asDouble(i);
-      if (!x.isFloat && std::abs(x.ints[i]) > (int64_t(1) << 53))
+      if (!x.isFloat && (x.ints[i] > (int64_t(1) << 53) || x.ints[i] < -(int64_t(1) << 53)))
         return false;
       if (auto lo = c.getMin())
         v = std::max(v, lo->convertToDouble());
@@ -540,15 +548,15 @@ private:
 };
 } // namespace
 
-std::optional<Value> Importer::foldToConstant(Value v) {
+std::optional<Value> Importer::foldToConstant(Value v, unsigned depth) {
   Operation *op = v.getDefiningOp();
   if (!op || isa<graph::ConstantOp>(op) || !isa<graph::GraphDialect>(op->getDialect()) ||
-      notFoldable.contains(op))
+      notFoldable.contains(op) || depth > kMaxFoldDepth)
     return std::nullopt;
   // Operands produced by this node's other ops first (their producers from earlier nodes
   // were tried when those nodes were defined, and are in notFoldable when they failed).
   for (OpOperand &operand : op->getOpOperands())
-    if (auto folded = foldToConstant(operand.get()))
+    if (auto folded = foldToConstant(operand.get(), depth + 1))
       operand.set(*folded);
   std::optional<Elements> e = Folder(op).fold();
   if (!e) {

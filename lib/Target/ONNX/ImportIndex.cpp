@@ -424,6 +424,13 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
   int64_t depth = *depthI;
   if (depth < 1)
     return nodeError(nc) << "depth must be a positive integer, got " << *depthF;
+  // Positions are compared in the indices' type: depth must be one of its values (int8
+  // indices with depth 128; aicc-fuzz-onnx audit).
+  if (auto iit = dyn_cast<IntegerType>(it.getElementType()); iit && iit.getWidth() < 64) {
+    unsigned w = iit.getWidth() - (iit.isUnsigned() ? 0 : 1);
+    if (depth > (int64_t(1) << w) - 1)
+      return nodeError(nc) << "depth " << depth << " does not fit the indices' type " << iit;
+  }
   int64_t r = it.getRank();
   auto axis = normalizeAxis(nc, *axisAttr, r + 1, /*allowRank=*/false);
   if (failed(axis))
@@ -564,6 +571,11 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
   CheckedInt rows = CheckedInt(numBatches) * P;
   if (!rows.valid())
     return nodeError(nc) << "data " << shapeStr(dt.getShape()) << " is too large";
+  // The linear index is computed in the indices' type (aicc-fuzz-onnx audit: int32 indices
+  // into 2^31 rows wrapped).
+  if (ie.getWidth() < 64 && rows.value() > (int64_t(1) << (ie.getWidth() - 1)) - 1)
+    return nodeError(nc) << "data " << shapeStr(dt.getShape()) << " has more elements than "
+                         << ie << " indices can address";
   auto linT = RankedTensorType::get(tupleShape, ie);
   Value lin;
   if (auto cv = intConstant(*indices)) {
@@ -1025,10 +1037,12 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
         s.push_back(shapeOf(t.v)[llvm::find(t.labels, l) - t.labels.begin()]);
       return s;
     };
+    // Checked: contracted ellipsis dims expanded to their broadcast size can multiply past
+    // int64 (aicc-fuzz-onnx audit).
     auto prod = [](ArrayRef<int64_t> s) {
-      int64_t p = 1;
+      CheckedInt p = 1;
       for (int64_t x : s)
-        p *= x;
+        p = p * x;
       return p;
     };
     SmallVector<int> aOrder(batch), bOrder(batch);
@@ -1037,8 +1051,11 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
     bOrder.append(contracted);
     bOrder.append(right);
     SmallVector<int64_t> aBatch = dimsOf(acc, batch), bBatch = dimsOf(rhsT, batch);
-    int64_t M = prod(dimsOf(acc, left)), K = prod(dimsOf(acc, contracted)),
-            N = prod(dimsOf(rhsT, right));
+    CheckedInt mC = prod(dimsOf(acc, left)), kC = prod(dimsOf(acc, contracted)),
+               nC = prod(dimsOf(rhsT, right));
+    if (!mC.valid() || !kC.valid() || !nC.valid())
+      return nodeError(nc) << "the contraction's sizes overflow int64";
+    int64_t M = mC.value(), K = kC.value(), N = nC.value();
     SmallVector<int64_t> leftDims = dimsOf(acc, left), rightDims = dimsOf(rhsT, right);
     transposeTo(acc, aOrder);
     transposeTo(rhsT, bOrder);
@@ -1051,6 +1068,10 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
       outBatch.push_back(std::max(x, y));
     SmallVector<int64_t> mmShape(outBatch);
     mmShape.append({M, N});
+    if (failed(checkShape(nc, aShape, elem, "contraction operand of shape")) ||
+        failed(checkShape(nc, bShape, elem, "contraction operand of shape")) ||
+        failed(checkShape(nc, mmShape, elem, "contraction of shape")))
+      return failure();
     Value mm = graph::MatMulOp::create(b, loc, RankedTensorType::get(mmShape, elem), a, bm);
     SmallVector<int64_t> resShape(outBatch);
     resShape.append(leftDims);

@@ -325,7 +325,8 @@ LogicalResult Importer::importConvInteger(const NodeCtx &nc) {
   auto geo = windowGeometry(nc, xt.getShape().drop_front(2), wt.getShape().drop_front(2), false);
   if (failed(geo))
     return failure();
-  if (*group < 1 || xt.getDimSize(1) % *group || wt.getDimSize(1) * *group != xt.getDimSize(1))
+  if (*group < 1 || xt.getDimSize(1) % *group ||
+      (CheckedInt(wt.getDimSize(1)) * *group).get() != xt.getDimSize(1))
     return nodeError(nc) << "group " << *group << " does not match C = " << xt.getDimSize(1)
                          << " and w " << shapeStr(wt.getShape());
   // w_zero_point: scalar or one per output channel ([M] -> [M, 1, ..., 1]).

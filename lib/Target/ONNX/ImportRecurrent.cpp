@@ -377,10 +377,12 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
   Value lens = *seqLens;
   if (lens) {
     auto lt = cast<RankedTensorType>(lens.getType());
-    if (!isa<IntegerType>(lt.getElementType()) || lt.getElementType().isInteger(1) ||
+    // int32 (the spec) or int64: the step index is compared in the lens' type, and a
+    // narrower one cannot count the steps (int8 lens, 200 steps; aicc-fuzz-onnx audit).
+    if (!(lt.getElementType().isInteger(32) || lt.getElementType().isInteger(64)) ||
         lt.getShape() != ArrayRef<int64_t>{batch})
-      return nodeError(nc) << "sequence_lens must be an integer tensor of shape [" << batch
-                           << "], got " << lt;
+      return nodeError(nc) << "sequence_lens must be an int32 or int64 tensor of shape ["
+                           << batch << "], got " << lt;
     if (auto c = intConstant(lens)) {
       bool full = true;
       for (auto [i, l] : llvm::enumerate(*c)) {

@@ -137,13 +137,17 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   }
   int64_t len = xt.getDimSize(axis);
   int64_t bins = irfft ? length : (onesided ? length / 2 + 1 : length);
-  int64_t outC = irfft ? 1 : 2, cols = outC * bins;
-  CheckedInt matElems = CheckedInt(len) * comps * cols;
+  int64_t outC = irfft ? 1 : 2;
+  // dft_length comes from a constant input: checked arithmetic (2 * 2^62 overflowed;
+  // aicc-fuzz-onnx).
+  CheckedInt colsChecked = CheckedInt(outC) * bins;
+  CheckedInt matElems = CheckedInt(len) * comps * colsChecked;
   if (!matElems.valid() || matElems.value() > kMaxDftMatrixElements)
     return nodeError(nc) << "a DFT of length " << length << " over " << len << " samples needs a "
-                         << len * comps << "x" << (CheckedInt(outC) * bins).value()
+                         << len * comps << "x" << colsChecked.value()
                          << " matrix (the transform is a matmul); above " << kMaxDftMatrixElements
                          << " elements is unsupported";
+  const int64_t cols = colsChecked.value();
 
   // [P..., L, C]: the transformed axis and the complex components last.
   SmallVector<int64_t> perm, outer;
@@ -420,6 +424,10 @@ LogicalResult Importer::importMelWeightMatrix(const NodeCtx &nc) {
     return nodeError(nc) << "num_mel_bins (" << numMel << "), dft_length (" << dftLength
                          << ") and sample_rate (" << sampleRate << ") must be positive";
   int64_t specBins = dftLength / 2 + 1;
+  // Before any allocation sized by them (num_mel_bins near 2^62; aicc-fuzz-onnx audit).
+  if (failed(checkTable(nc, CheckedInt(specBins) * (CheckedInt(numMel) + 2), 8,
+                        "the mel weight matrix")))
+    return failure();
   // The reference evaluates the mel edges in float32 (its inputs' type).
   float lowMel = 2595.0f * std::log10(1.0f + (float)v[3] / 700.0f);
   float highMel = 2595.0f * std::log10(1.0f + (float)v[4] / 700.0f);

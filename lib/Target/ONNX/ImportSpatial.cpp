@@ -262,10 +262,13 @@ static ResizeTaps resizeAxisTaps(const ResizeAttrs &a, const ResizeAxis &ax, int
 /// times (output o reads input o / k): then it is an expand, without index tables.
 /// The nearest index is non-decreasing in o for every coordinate mode but
 /// tf_crop_and_resize (x_original is increasing in o, the rounding monotone), so
-/// checking the first and last position of each block of k suffices.
+/// checking the first and last position of each block of k suffices. Axes longer than
+/// kMaxRepeatCheck are not checked (two rows per input element: 2^26 of them took past the
+/// fuzzer's 30 s; aicc-fuzz-onnx audit) and take the table path, whose size is capped.
 static bool resizeIsRepeat(const ResizeAttrs &a, const ResizeAxis &ax) {
+  constexpr int64_t kMaxRepeatCheck = int64_t(1) << 22;
   if (a.mode != ResizeMode::Nearest || a.coordMode == "tf_crop_and_resize" || ax.in < 1 ||
-      ax.out % ax.in != 0)
+      ax.in > kMaxRepeatCheck || ax.out % ax.in != 0)
     return false;
   int64_t k = ax.out / ax.in;
   SmallVector<std::pair<int64_t, double>> row;
@@ -660,9 +663,18 @@ LogicalResult Importer::importResize(const NodeCtx &nc) {
       auto it = dyn_cast<IntegerType>(e);
       if (!it)
         return nodeError(nc) << "extrapolation on element type " << e << " is not supported";
-      ev = createConstant(
-          nc.loc, DenseElementsAttr::get(RankedTensorType::get({}, e),
-                                         APInt(it.getWidth(), (int64_t)extrapolation, true)));
+      // The value must be one of the element type's (a cast of anything else is undefined
+      // behaviour; aicc-fuzz-onnx).
+      unsigned w = std::min(it.getWidth(), 63u);
+      double lo = it.isUnsigned() || w == 1 ? 0.0 : -std::ldexp(1.0, w - 1),
+             hi = it.isUnsigned() || w == 1 ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+      if (!(extrapolation >= lo && extrapolation <= hi))
+        return nodeError(nc) << "extrapolation_value " << extrapolation << " is not a value of "
+                             << e;
+      ev = createConstant(nc.loc, DenseElementsAttr::get(
+                                      RankedTensorType::get({}, e),
+                                      APInt(64, (uint64_t)(int64_t)extrapolation)
+                                          .trunc(it.getWidth())));
     }
     for (auto &[d, m] : masks) {
       SmallVector<int64_t> mshape(rank, 1);
@@ -716,10 +728,14 @@ LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
                          << " and " << shapeStr(wt.getShape());
   if (wt.getElementType() != xt->getElementType())
     return nodeError(nc) << "X and W element types differ";
-  int64_t N = xt->getDimSize(0), C = xt->getDimSize(1), M = wt.getDimSize(1) * G;
-  if (G < 1 || C % G || wt.getDimSize(0) != C)
+  int64_t N = xt->getDimSize(0), C = xt->getDimSize(1);
+  // Sizes from attributes are checked arithmetic below (a group or stride near 2^62
+  // overflowed; aicc-fuzz-onnx).
+  CheckedInt mChecked = CheckedInt(wt.getDimSize(1)) * G;
+  if (G < 1 || C % G || wt.getDimSize(0) != C || !mChecked.valid())
     return nodeError(nc) << "W " << shapeStr(wt.getShape()) << " does not match C = " << C
                          << " and group " << G << " (W is [C, M/group, k...])";
+  int64_t M = mChecked.value();
   if (*bias) {
     auto bt = cast<RankedTensorType>(bias->getType());
     if (bt.getShape() != ArrayRef<int64_t>{M} || bt.getElementType() != xt->getElementType())
@@ -757,21 +773,32 @@ LogicalResult Importer::importConvTranspose(const NodeCtx &nc) {
     outShape = os;
   } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
     outShape = SmallVector<int64_t>();
-    for (int64_t i = 0; i < k; ++i)
-      outShape->push_back(in[i] * s[i]);
+    for (int64_t i = 0; i < k; ++i) {
+      CheckedInt o = CheckedInt(in[i]) * s[i];
+      if (!o.valid())
+        return nodeError(nc) << "the output size of spatial dim " << i << " overflows int64";
+      outShape->push_back(o.value());
+    }
   }
   SmallVector<int64_t> out(k);
   for (int64_t i = 0; i < k; ++i) {
-    int64_t full = s[i] * (in[i] - 1) + op[i] + (kernel[i] - 1) * d[i] + 1;
+    CheckedInt full =
+        CheckedInt(s[i]) * (in[i] - 1) + op[i] + (CheckedInt(kernel[i]) - 1) * d[i] + 1;
     if (ap == "VALID")
       pads[i] = pads[i + k] = 0;
-    if (outShape) {
-      int64_t total = full - (*outShape)[i];
-      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2); // floor(total / 2)
-      pads[i] = ap == "SAME_UPPER" ? half : total - half;
-      pads[i + k] = total - pads[i];
+    CheckedInt total = outShape ? full - (*outShape)[i] : CheckedInt(0);
+    if (outShape && total.valid()) {
+      int64_t t = total.value();
+      int64_t half = t >= 0 ? t / 2 : -((-(t + 1)) / 2 + 1); // floor(t / 2), no -INT64_MIN
+      pads[i] = ap == "SAME_UPPER" ? half : t - half;
+      pads[i + k] = t - pads[i];
     }
-    out[i] = full - pads[i] - pads[i + k];
+    CheckedInt o = full - pads[i] - pads[i + k];
+    if (!full.valid() || !total.valid() || !o.valid())
+      return nodeError(nc) << "the output size of spatial dim " << i
+                           << " (strides, dilations, pads, output_padding, output_shape) "
+                              "overflows int64";
+    out[i] = o.value();
     if (out[i] < 1)
       return nodeError(nc) << "output size " << out[i] << " of spatial dim " << i
                            << " is not positive (bad output_shape or pads)";

@@ -182,8 +182,12 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
   if (rank == 3) {
     hq = *qHeadsAttr;
     hkv = *kvHeadsAttr;
-    if (hq <= 0 || hkv <= 0)
-      return nodeError(nc) << "3-D Q, K and V need positive q_num_heads and kv_num_heads, got "
+    // At most the hidden sizes they divide (a zero hidden size passes the modulo below, and
+    // hq * dv then overflowed; aicc-fuzz-onnx audit).
+    if (hq <= 0 || hkv <= 0 || hq > std::max<int64_t>(1, qt->getDimSize(2)) ||
+        hkv > std::max<int64_t>(1, kt.getDimSize(2)))
+      return nodeError(nc) << "3-D Q, K and V need q_num_heads and kv_num_heads in [1, the "
+                              "hidden size], got "
                            << hq << " and " << hkv;
     sq = qt->getDimSize(1);
     skv = kt.getDimSize(1);

@@ -181,7 +181,11 @@ private:
   /// When `v` is the result of a graph op whose operands are (or fold to) small dense
   /// constants, a new graph.constant of its value, which replaces `v`'s uses
   /// (ImportFold.cpp: which ops, and the exactness rules).
-  std::optional<Value> foldToConstant(Value v);
+  /// `depth`: operands are folded first, recursively; chains deeper than
+  /// kMaxFoldDepth (an unrolled recurrence of 65536 steps) are left unfolded rather
+  /// than overflowing the stack (aicc-fuzz-onnx audit).
+  std::optional<Value> foldToConstant(Value v, unsigned depth = 0);
+  static constexpr unsigned kMaxFoldDepth = 256;
   LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);

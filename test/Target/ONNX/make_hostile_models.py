@@ -144,6 +144,94 @@ def invalid():
                    [vi("y", F32, [2])], [ext("w", [2], loc)]), fname)
 
 
+def audit():
+    """Defects an audit of the importer found (same classes as aicc-fuzz-onnx's findings):
+    importer-audit.test. Each was an abort (MLIR/APInt assertion, libstdc++ assertion),
+    undefined behaviour (int64 or float-to-int overflow) or unbounded work."""
+    I8, U8, I32 = TensorProto.INT8, TensorProto.UINT8, TensorProto.INT32
+    big = 1 << 62
+    # int8 constant fold 100 + 100: APInt(8, 200) asserted; wraps to -56 as the kernels do.
+    save(model([helper.make_node("Add", ["a", "b"], ["y"], name="add_i8")], [],
+               [vi("y", I8, [1])], [c("a", [100], np.int8), c("b", [100], np.int8)], opset=14),
+         "audit_fold_i8_wrap.onnx")
+    save(model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="convt_group",
+                                 group=big)],
+               [vi("x", F32, [1, 1, 4]), vi("w", F32, [1, 4, 3])], [vi("y", F32, None)]),
+         "audit_convtranspose_group.onnx")
+    save(model([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="convt_dil",
+                                 dilations=[big])],
+               [vi("x", F32, [1, 1, 4]), vi("w", F32, [1, 1, 3])], [vi("y", F32, None)]),
+         "audit_convtranspose_dilation.onnx")
+    # An empty axis with a negative step: std::clamp(s, 0, -1).
+    save(model([helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="slice_empty")],
+               [vi("x", F32, [0])], [vi("y", F32, [0])],
+               [c("s", [0]), c("e", [0]), c("a", [0]), c("st", [-1])]),
+         "audit_slice_empty_negative_step.onnx")
+    save(model([helper.make_node("Split", ["x", "sp"], ["y0", "y1"], name="split_wrap")],
+               [vi("x", F32, [2])], [vi("y0", F32, None), vi("y1", F32, None)],
+               [c("sp", [1, (1 << 63) - 1])]), "audit_split_overflow.onnx")
+    save(model([helper.make_node("Split", ["x"], ["y0", "y1"], name="split_num",
+                                 num_outputs=(1 << 63) - 1)],
+               [vi("x", F32, [4])], [vi("y0", F32, None), vi("y1", F32, None)], opset=18),
+         "audit_split_num_outputs.onnx")
+    save(model([helper.make_node("DFT", ["x", "n"], ["y"], name="dft_len", onesided=0)],
+               [vi("x", F32, [1, 4, 1])], [vi("y", F32, None)], [c("n", big)], opset=17),
+         "audit_dft_length.onnx")
+    save(model([helper.make_node("MelWeightMatrix", ["m", "n", "r", "lo", "hi"], ["y"],
+                                 name="mel_huge")], [], [vi("y", F32, None)],
+               [c("m", 65536), c("n", 1 << 24), c("r", 16000), c("lo", 0.0, np.float32),
+                c("hi", 8000.0, np.float32)], opset=17), "audit_mel_huge.onnx")
+    save(model([helper.make_node("OneHot", ["i", "d", "v"], ["y"], name="onehot_i8")],
+               [vi("i", I8, [2])], [vi("y", F32, None)],
+               [c("d", [128]), c("v", [0.0, 1.0], np.float32)], opset=11),
+         "audit_onehot_depth_i8.onnx")
+    save(model([helper.make_node("Mean", ["x"], [], name="mean_none")],
+               [vi("x", F32, [2])], [], opset=18), "audit_mean_no_output.onnx")
+    save(model([helper.make_node("Clip", ["x", "lo"], ["y"], name="clip_i64")], [],
+               [vi("y", I64, [1])], [c("x", [5]), c("lo", (1 << 63) - 1)]),
+         "audit_clip_fold_bound.onnx")
+    save(model([helper.make_node("Resize", ["x", "roi", "", "sz"], ["y"], name="rs_extrap",
+                                 mode="nearest", coordinate_transformation_mode="tf_crop_and_resize",
+                                 extrapolation_value=1000.0)],
+               [vi("x", I8, [4])], [vi("y", I8, [8])],
+               [c("roi", [0.0, 2.0], np.float32), c("sz", [8])]), "audit_resize_extrapolation.onnx")
+    save(model([helper.make_node("ConvInteger", ["x", "w"], ["y"], name="convint_group",
+                                 group=big)],
+               [vi("x", U8, [1, 0, 4]), vi("w", U8, [1, 2, 1])], [vi("y", I32, None)], opset=10),
+         "audit_convinteger_group.onnx")
+    # A reverse RNN of 65536 steps: the constant folder recursed through the whole chain.
+    save(model([helper.make_node("RNN", ["x", "w", "r"], ["", "yh"], name="rnn_long",
+                                 hidden_size=1, direction="reverse")],
+               [vi("x", F32, [65536, 1, 1])], [vi("yh", F32, [1, 1, 1])],
+               [numpy_helper.from_array(np.ones([1, 1, 1], np.float32), "w"),
+                numpy_helper.from_array(np.ones([1, 1, 1], np.float32), "r")]),
+         "audit_rnn_fold_depth.onnx")
+    save(model([helper.make_node("Einsum", ["a", "b"], ["y"], name="einsum_wrap",
+                                 equation="...,...->")],
+               [vi("a", TensorProto.FLOAT16, [1 << 32, 1]),
+                vi("b", TensorProto.FLOAT16, [1, 1 << 32])], [vi("y", TensorProto.FLOAT16, [])],
+               opset=12), "audit_einsum_overflow.onnx")
+    save(model([helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attn_heads",
+                                 q_num_heads=big, kv_num_heads=1)],
+               [vi("q", F32, [1, 1, 0]), vi("k", F32, [1, 1, 0]), vi("v", F32, [1, 1, 4])],
+               [vi("y", F32, None)], opset=23), "audit_attention_heads.onnx")
+    save(model([helper.make_node("RNN", ["x", "w", "r", "", "l"], ["y"], name="rnn_lens_i8",
+                                 hidden_size=1)],
+               [vi("x", F32, [200, 1, 1]), vi("l", I8, [1])], [vi("y", F32, None)],
+               [numpy_helper.from_array(np.ones([1, 1, 1], np.float32), "w"),
+                numpy_helper.from_array(np.ones([1, 1, 1], np.float32), "r")], opset=18),
+         "audit_rnn_lens_i8.onnx")
+    save(model([helper.make_node("GatherND", ["d", "i"], ["y"], name="gathernd_i32")],
+               [vi("d", TensorProto.BOOL, [1 << 31]), vi("i", I32, [1, 1])],
+               [vi("y", TensorProto.BOOL, [1])], opset=18), "audit_gathernd_i32_rows.onnx")
+    # Nearest Resize of 2^25 elements along one axis: 2^26 host-side row computations.
+    save(model([helper.make_node("Resize", ["x", "", "", "sz"], ["y"], name="rs_long_in",
+                                 mode="nearest")],
+               [vi("x", U8, [1 << 25])], [vi("y", U8, [1 << 26])], [c("sz", [1 << 26])]),
+         "audit_resize_long_input.onnx")
+
+
 if __name__ == "__main__":
     sizes()
     invalid()
+    audit()
