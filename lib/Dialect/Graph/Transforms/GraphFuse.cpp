@@ -67,6 +67,8 @@ constexpr unsigned kMaxRecomputeUsers = 4;
 
 /// At most this many sibling reduce ops share one reduction kernel (accumulators per lane).
 constexpr int64_t kMaxSiblingReductions = 8;
+/// Candidates the horizontal elementwise merge tries per group (readers of its inputs).
+constexpr size_t kMaxHorizontalCandidates = 64;
 
 bool isRowOp(Operation *op) { return isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op); }
 
@@ -718,10 +720,14 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     for (unsigned a = 0; a < groups.size(); ++a) {
       if (!isEw(a))
         continue;
+      // At most kMaxHorizontalCandidates groups are tried per group: a value read by every
+      // step of an unrolled recurrence (its weights) made the search quadratic (16384 RNN
+      // steps: 18.6 s; aicc-fuzz-onnx audit).
       llvm::SetVector<unsigned> candidates;
       for (Value v : inputs[a])
         for (unsigned c : readers.lookup(v))
-          candidates.insert(c);
+          if (candidates.size() < kMaxHorizontalCandidates)
+            candidates.insert(c);
       for (unsigned c : candidates) {
         if (c == a || !isEw(c) || !isEw(a))
           continue;
