@@ -3172,12 +3172,22 @@ LogicalResult Importer::importNode(const NodeCtx &nc) {
     return importVariadic<graph::AddOp>(nc);
   if (op == "Mean")
     return importMean(nc);
-  if (op == "And")
-    return importBinary<graph::AndOp>(nc);
-  if (op == "Or")
-    return importBinary<graph::OrOp>(nc);
-  if (op == "Xor")
-    return importBinary<graph::XorOp>(nc);
+  if (op == "And" || op == "Or" || op == "Xor") {
+    // T is bool (ONNX spec). Checked here, not only by ImportValidate: past libonnx's
+    // opset-17 schemas nothing else checks input types, and f32 operands reached
+    // arith.andi (aicc-fuzz-onnx, And-19 / Or-22).
+    for (int i = 0; i < nc.node.input_size(); ++i) {
+      auto in = getInput(nc, i);
+      if (failed(in))
+        return failure();
+      if (!cast<RankedTensorType>(in->getType()).getElementType().isInteger(1))
+        return nodeError(nc) << op << " needs bool inputs, input #" << i << " is "
+                             << in->getType();
+    }
+    return op == "And"  ? importBinary<graph::AndOp>(nc)
+           : op == "Or" ? importBinary<graph::OrOp>(nc)
+                        : importBinary<graph::XorOp>(nc);
+  }
   if (op == "Not")
     return importNot(nc);
   if (op == "Equal")
