@@ -8,6 +8,7 @@
 #ifndef AICC_COMPILER_H
 #define AICC_COMPILER_H
 
+#include "aicc/Pipelines/PipelineConfig.h"
 #include "aicc/Support/CheckedSize.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -23,34 +24,13 @@ class MLIRContext;
 
 namespace aicc {
 
-/// Code generation target. sm_80/sm_90/sm_90a produce PTX for that SM, assembled to a cubin
-/// by ptxas; cpu produces an x86-64 ELF shared object.
-enum class Target { CPU, SM80, SM90, SM90a };
-
-/// Compilation stages, in order. `aicc-compile --compile-to=S` stops after S and writes its
-/// output; `--compile-from=S` reads S's output (possibly edited) and resumes.
-///   onnx    the model input (.onnx, or graph-dialect .mlir not yet cleaned up)
-///   graph   graph dialect after import and aicc-graph-pipeline (MLIR)
-///   fused   after aicc-fusion-pipeline: graph.fusion_group ops (MLIR)
-///   tile    after aicc-tile-pipeline: tile kernels + host plan (MLIR)
-///   gpu     after the target lowering: gpu.module in the NVVM/LLVM dialects (GPU targets), or
-///   cpu     the kernels module in the LLVM dialect (cpu target); host plan kept (MLIR)
-///   llvm    LLVM IR of the kernels (text)
-///   ptx     PTX of every kernel (GPU targets)
-///   cubin   one cubin holding every kernel (GPU targets)
-///   bundle  the runnable .aicc file
-enum class Stage { ONNX, Graph, Fused, Tile, Lowered, LLVM, PTX, Cubin, Bundle };
-
-/// Parses a stage name (onnx, graph, fused, tile, gpu, cpu, llvm, ptx, cubin, bundle).
-llvm::Expected<Stage> parseStage(llvm::StringRef name);
-/// The stage's name; Lowered is "gpu" for GPU targets and "cpu" for the cpu target.
-std::string stageName(Stage stage, Target target);
-
 /// What compileModel returns.
 enum class EmitKind {
   Bundle, ///< one .aicc file: code + launch plan + weights (docs/bundle-format.md)
   Cubin,  ///< one cubin (ELF) holding every kernel (GPU targets only)
   PTX,    ///< PTX text of every kernel (GPU targets only)
+  Import, ///< graph-dialect MLIR as the ONNX importer wrote it, before any pass (stage
+          ///< onnx: the input of aicc-opt's aicc-pipeline{from=onnx})
   Graph,  ///< graph-dialect MLIR after import and graph cleanup
   Fused,  ///< graph-dialect MLIR after fusion (graph.fusion_group ops)
   Tile,   ///< tile kernels + host plan (MLIR)
@@ -73,8 +53,11 @@ struct InputBinding {
   std::string tensorPath;
 };
 
-struct CompileOptions {
-  Target target = Target::CPU;
+/// Everything compileModel takes besides the input. The pipeline's target and knobs
+/// (target, hardware, conv-layout, matmul-config, allow-tf32, conv-algorithm,
+/// wgmma-tma-store, mma-smem-store, ptx-features) are the PipelineConfig base, documented
+/// in aicc/Pipelines/PipelineOptions.def; the rest is about input, output and debugging.
+struct CompileOptions : PipelineConfig {
   /// ONNX input only: specialize the model on these graph inputs' values. Each becomes a
   /// constant (so shape operands such as Reshape's shape or Slice's starts fold) and is no
   /// longer a bundle input; the bundle records it with its value (`bound` records,
@@ -109,44 +92,11 @@ struct CompileOptions {
   /// When non-empty, per kernel: DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx,
   /// resources.json} (PTX and ptxas resource usage for GPU targets).
   std::string dumpKernelsDir;
-  /// Hardware description of graph-fuse's cost model and of the fusion report
-  /// (CostModel.h): "h200" (= "sm_90").
-  std::string hardware = "h200";
-  /// Overrides the matmul template's per-shape tile config (chooseMatmulConfig) for every
-  /// matmul of the model: "BMxBNxBK" or "BMxBNxBKxSTAGES" (e.g. "128x128x64x6"); empty: the
-  /// heuristic. For experiments and the autotuner; the sm_90a wgmma path takes BM 64/128,
-  /// BN a multiple of 64 up to 256, BK a multiple of 64.
-  std::string matmulConfig;
-  /// f32 matmuls may use tf32 tensor cores (about 1e-3 relative error; sm_90a wgmma path,
-  /// Gemm transB = 1 / nn.Linear operand layout). Default: exact f32.
-  bool allowTF32 = false;
-  /// 2-D group-1 convolutions: "auto" (implicit GEMM where a tensor-core lowering takes it:
-  /// sm_80 / sm_90 / sm_90a with f16 / bf16, sm_90a f32 under allowTF32; the direct window
-  /// loop elsewhere),
-  /// "implicit-gemm" or "direct". NHWC convs (convLayout "nhwc") are always implicit GEMM.
-  std::string convAlgorithm = "auto";
-  /// Layout of 2-D group-1 convolutions after the graph stage (aicc-graph-pipeline's
-  /// conv-layout, graph-conv-layout): "nchw" (as imported, no rewrite) or "nhwc" (channels
-  /// last, weights OHWI, transposes around; for tensor-core implicit GEMM). Anything else is
-  /// an error.
-  std::string convLayout = "nchw";
-  /// sm_90a matmul epilogues store their tile through a shared-memory staging buffer and TMA
-  /// box stores (false: per-thread register stores; for A/B measurements).
-  bool wgmmaTmaStore = true;
-  /// sm_80 / sm_90 (mma.sync) matmul epilogues store their tile through a shared-memory
-  /// staging tile and coalesced 16-byte global stores (false: per-thread register stores).
-  bool mmaSmemStore = true;
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:
 /// `stage: textual pipeline` for MLIR stages, a description for the others.
 std::string describePipeline(EmitKind emit, const CompileOptions &options = {});
-
-/// Parses a target name: "cpu", "sm_80", "sm_90", "sm_90a". Returns an error naming the
-/// accepted values otherwise.
-llvm::Expected<Target> parseTarget(llvm::StringRef name);
-/// "cpu", "sm_80", "sm_90" or "sm_90a".
-llvm::StringRef targetName(Target target);
 
 /// Compiles `input` (bytes of a .onnx file or MLIR text; `bufferName` names it in
 /// diagnostics, and for ONNX external data files are resolved next to it) and returns the

@@ -9,6 +9,8 @@
 #include "aicc/Dialect/Tile/Transforms/Passes.h"
 #include "aicc/InitAll.h"
 #include "aicc/Pipelines/Pipelines.h"
+#include "aicc/Target/Host.h"
+#include "aicc/Target/NVPTX.h"
 #include "aicc/Target/ONNX/ImportONNX.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -34,33 +36,6 @@
 
 using namespace mlir;
 using namespace aicc;
-
-llvm::Expected<Target> aicc::parseTarget(StringRef name) {
-  if (name == "cpu")
-    return Target::CPU;
-  if (name == "sm_80")
-    return Target::SM80;
-  if (name == "sm_90")
-    return Target::SM90;
-  if (name == "sm_90a")
-    return Target::SM90a;
-  return llvm::createStringError("unknown target '" + name.str() +
-                                 "' (expected cpu, sm_80, sm_90 or sm_90a)");
-}
-
-StringRef aicc::targetName(Target t) {
-  switch (t) {
-  case Target::CPU:
-    return "cpu";
-  case Target::SM80:
-    return "sm_80";
-  case Target::SM90:
-    return "sm_90";
-  case Target::SM90a:
-    return "sm_90a";
-  }
-  return "cpu";
-}
 
 namespace {
 /// Prints a location the way a user reads it: "file:line:col" for MLIR input,
@@ -149,7 +124,7 @@ struct NameFailingPass : public PassInstrumentation {
   }
 };
 
-constexpr int rank(Stage s) { return static_cast<int>(s); }
+constexpr int rank(Stage s) { return stageRank(s); }
 
 /// The compile driver: runs stages [from, to] on one module.
 class Driver {
@@ -403,8 +378,9 @@ std::string emitDot(ModuleOp module) {
 }
 
 /// Reads the host plan from an MLIR file at the tile or lowered stage.
-FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool gpu,
-                                        StringRef chip, bool tmaStore, bool mmaSmemStore) {
+FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path,
+                                        const PipelineConfig &config) {
+  bool gpu = config.target != Target::CPU;
   auto buf = aicc::readInputFile(path, aicc::kMaxMLIRFileBytes, "plan file");
   if (!buf)
     return emitError(UnknownLoc::get(&ctx)) << llvm::toString(buf.takeError()), failure();
@@ -435,7 +411,7 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
     // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
     // loads expanded as in buildGPULoweringPipeline, so the register path sees the same IR).
     PassManager pm(&ctx);
-    addTensorCoreMatmulPasses(pm, chip, tmaStore, mmaSmemStore);
+    addTensorCoreMatmulPasses(pm, config);
     pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
     pm.addPass(createConvertTileToGPURegisters());
     if (failed(pm.run(**m)))
@@ -448,49 +424,6 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path, bool g
 }
 } // namespace
 
-llvm::Expected<Stage> aicc::parseStage(StringRef name) {
-  auto s = llvm::StringSwitch<std::optional<Stage>>(name)
-               .Case("onnx", Stage::ONNX)
-               .Case("graph", Stage::Graph)
-               .Case("fused", Stage::Fused)
-               .Case("tile", Stage::Tile)
-               .Cases("gpu", "cpu", Stage::Lowered)
-               .Case("llvm", Stage::LLVM)
-               .Case("ptx", Stage::PTX)
-               .Case("cubin", Stage::Cubin)
-               .Case("bundle", Stage::Bundle)
-               .Default(std::nullopt);
-  if (!s)
-    return llvm::createStringError("unknown stage '" + name.str() +
-                                   "' (expected onnx, graph, fused, tile, gpu, cpu, llvm, "
-                                   "ptx, cubin or bundle)");
-  return *s;
-}
-
-std::string aicc::stageName(Stage stage, Target target) {
-  switch (stage) {
-  case Stage::ONNX:
-    return "onnx";
-  case Stage::Graph:
-    return "graph";
-  case Stage::Fused:
-    return "fused";
-  case Stage::Tile:
-    return "tile";
-  case Stage::Lowered:
-    return target == Target::CPU ? "cpu" : "gpu";
-  case Stage::LLVM:
-    return "llvm";
-  case Stage::PTX:
-    return "ptx";
-  case Stage::Cubin:
-    return "cubin";
-  case Stage::Bundle:
-    return "bundle";
-  }
-  return "?";
-}
-
 static Stage stageOf(EmitKind emit) {
   switch (emit) {
   case EmitKind::Bundle:
@@ -499,6 +432,8 @@ static Stage stageOf(EmitKind emit) {
     return Stage::Cubin;
   case EmitKind::PTX:
     return Stage::PTX;
+  case EmitKind::Import:
+    return Stage::ONNX;
   case EmitKind::Graph:
     return Stage::Graph;
   case EmitKind::Fused:
@@ -515,13 +450,6 @@ static Stage stageOf(EmitKind emit) {
   return Stage::Bundle;
 }
 
-static void setGPUOptions(GPUPipelineOptions &g, const CompileOptions &opts) {
-  g.chip = targetName(opts.target).str();
-  g.features = opts.target == Target::SM90a ? "+ptx80" : "+ptx78";
-  g.wgmmaTmaStore = opts.wgmmaTmaStore;
-  g.mmaSmemStore = opts.mmaSmemStore;
-}
-
 std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -530,49 +458,28 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
   bool gpu = opts.target != Target::CPU;
   std::string out;
   llvm::raw_string_ostream os(out);
-  auto mlirStage = [&](Stage s, llvm::function_ref<void(OpPassManager &)> build) {
-    if (rank(from) >= rank(s) || rank(to) < rank(s))
-      return;
-    PassManager pm(&ctx, ModuleOp::getOperationName());
-    build(pm);
-    os << stageName(s, opts.target) << ": " << printPipeline(pm) << "\n";
-  };
   if (from == Stage::ONNX)
     os << "onnx: import (ONNX ModelProto -> graph dialect), or parse graph-dialect MLIR\n";
-  GraphPipelineOptions graphOpts;
-  graphOpts.convLayout = opts.convLayout;
-  mlirStage(Stage::Graph, [&](OpPassManager &pm) { buildGraphPipeline(pm, graphOpts); });
-  mlirStage(Stage::Fused,
-            [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); });
-  mlirStage(Stage::Tile, [&](OpPassManager &pm) {
-    TilePipelineOptions t;
-    t.target = targetName(opts.target).str();
-    t.matmulConfig = opts.matmulConfig;
-    t.allowTF32 = opts.allowTF32;
-    t.convAlgorithm = opts.convAlgorithm;
-    t.tmaStore = opts.wgmmaTmaStore;
-    buildTilePipeline(pm, t);
-  });
-  GPUPipelineOptions g;
-  setGPUOptions(g, opts);
-  mlirStage(Stage::Lowered, [&](OpPassManager &pm) {
-    if (gpu)
-      buildGPULoweringPipeline(pm, g);
-    else
-      buildCPUPipeline(pm);
-  });
+  for (Stage s : {Stage::Graph, Stage::Fused, Stage::Tile, Stage::Lowered}) {
+    if (rank(from) >= rank(s) || rank(to) < rank(s))
+      continue;
+    PassManager pm(&ctx, ModuleOp::getOperationName());
+    buildStagePipeline(pm, opts, s);
+    os << stageName(s, opts.target) << ": " << printPipeline(pm) << "\n";
+  }
+  std::string chip = targetName(opts.target).str(), features = ptxFeaturesOf(opts);
   auto step = [&](Stage s, StringRef what) {
     if (rank(from) < rank(s) && rank(to) >= rank(s))
       os << stageName(s, opts.target) << ": " << what << "\n";
   };
   step(Stage::LLVM, "translate the kernels module to LLVM IR (mlir::translateModuleToLLVMIR)");
   if (gpu) {
-    step(Stage::PTX, "LLVM -O3 + NVPTX codegen (nvptx64-nvidia-cuda, " + g.chip + ", " +
-                         g.features + ")");
-    step(Stage::Cubin, "ptxas -arch=" + g.chip + " -O3");
-    step(Stage::Bundle, "bundle: host plan + cubin + weights");
+    step(Stage::PTX, "LLVM -O3 + NVPTX codegen (nvptx64-nvidia-cuda, " + chip + ", " +
+                         features + ")");
+    step(Stage::Cubin, "ptxas -arch=" + chip + " -O3");
+    step(Stage::Bundle, "host plan + cubin + weights");
   } else {
-    step(Stage::Bundle, "LLVM -O3 + x86-64 codegen (PIC), cc -shared; bundle: host plan + "
+    step(Stage::Bundle, "LLVM -O3 + x86-64 codegen (PIC), cc -shared; host plan + "
                         "shared object + weights");
   }
   return out;
@@ -606,13 +513,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     return llvm::createStringError(std::string(emit == EmitKind::Dot ? "--emit=dot"
                                                                      : "--fusion-report") +
                                    " needs the graph (stages onnx, graph, fused)");
-  auto hw = graph::HardwareDescription::byName(opts.hardware);
-  if (!hw)
-    return llvm::createStringError("unknown hardware '" + opts.hardware +
-                                   "' (expected h200 or sm_90)");
-  if (opts.convLayout != "nchw" && opts.convLayout != "nhwc")
-    return llvm::createStringError("unknown conv layout '" + opts.convLayout +
-                                   "' (expected nchw or nhwc)");
+  if (llvm::Error e = verifyPipelineConfig(opts))
+    return std::move(e);
+  auto hw = graph::hardwareByName(opts.hardware);
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
@@ -671,6 +574,8 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
         return diags.error("nothing to compile");
       }
     }
+    if (to == Stage::ONNX)
+      return printOp(*module);
     if (failed(driver.dumpStart(*module, from)))
       return diags.error("cannot write the step dump");
 
@@ -679,27 +584,20 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
         return success();
       return driver.runStage(*module, s, build);
     };
-    GraphPipelineOptions graphOpts;
-    graphOpts.convLayout = opts.convLayout;
-    if (failed(stage(Stage::Graph,
-                     [&](OpPassManager &pm) { buildGraphPipeline(pm, graphOpts); })))
+    auto stagePipeline = [&](Stage s) {
+      return [&opts, s](OpPassManager &pm) { buildStagePipeline(pm, opts, s); };
+    };
+    if (failed(stage(Stage::Graph, stagePipeline(Stage::Graph))))
       return diags.error("graph pipeline failed");
     if (to == Stage::Graph)
       return printOp(*module);
-    if (failed(stage(Stage::Fused,
-                     [&](OpPassManager &pm) { buildFusionPipeline(pm, opts.hardware); })))
+    if (failed(stage(Stage::Fused, stagePipeline(Stage::Fused))))
       return diags.error("fusion pipeline failed");
     if (to == Stage::Fused)
       return emit == EmitKind::Dot            ? emitDot(*module)
              : emit == EmitKind::FusionReport ? aicc::detail::emitFusionReport(*module, *hw)
                                               : printOp(*module);
-    TilePipelineOptions tileOpts;
-    tileOpts.target = targetName(opts.target).str();
-    tileOpts.matmulConfig = opts.matmulConfig;
-    tileOpts.allowTF32 = opts.allowTF32;
-    tileOpts.convAlgorithm = opts.convAlgorithm;
-    tileOpts.tmaStore = opts.wgmmaTmaStore;
-    if (failed(stage(Stage::Tile, [&](OpPassManager &pm) { buildTilePipeline(pm, tileOpts); })))
+    if (failed(stage(Stage::Tile, stagePipeline(Stage::Tile))))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())
       if (Operation *k = findKernels(*module); k && isa<ModuleOp>(k))
@@ -714,14 +612,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       plan = std::move(*p);
       havePlan = true;
     }
-    GPUPipelineOptions gpuOpts;
-    setGPUOptions(gpuOpts, opts);
-    if (failed(stage(Stage::Lowered, [&](OpPassManager &pm) {
-          if (gpu)
-            buildGPULoweringPipeline(pm, gpuOpts);
-          else
-            buildCPUPipeline(pm);
-        })))
+    if (failed(stage(Stage::Lowered, stagePipeline(Stage::Lowered))))
       return diags.error(gpu ? "GPU lowering failed" : "CPU lowering failed");
     if (gpu && havePlan)
       aicc::detail::applyProgramsPerCTA(*module, plan);
@@ -753,8 +644,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return llvm::createStringError("a bundle from stage '" + fromName +
                                      "' needs --plan=FILE: the model's MLIR at the tile or " +
                                      stageName(Stage::Lowered, opts.target) + " stage");
-    auto p = planFromFile(ctx, opts.planFile, gpu, targetName(opts.target), opts.wgmmaTmaStore,
-                          opts.mmaSmemStore);
+    auto p = planFromFile(ctx, opts.planFile, opts);
     if (failed(p))
       return diags.error("cannot read the host plan from " + opts.planFile);
     plan = std::move(*p);
@@ -763,35 +653,31 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
 
   // Per-kernel dumps (LLVM IR, PTX, ptxas resources).
   if (!opts.dumpKernelsDir.empty() && !llvmIR.empty()) {
-    GPUPipelineOptions g;
-    setGPUOptions(g, opts);
     if (failed(aicc::detail::dumpKernels(loc, opts.dumpKernelsDir, llvmIR, kernelTileIR, gpu,
-                                         g.chip, g.features, opts.cudaPath)))
+                                         targetName(opts.target), ptxFeaturesOf(opts),
+                                         opts.cudaPath)))
       return diags.error("writing the kernel dumps failed");
   }
 
   if (!gpu) {
     TimingScope t = driver.nest("codegen (x86-64 + link)");
-    auto so = aicc::detail::emitCPUSharedObject(loc, llvmIR);
+    auto so = host::emitSharedObject(loc, llvmIR);
     if (failed(so))
       return diags.error("CPU code generation failed");
     plan.code = std::move(*so);
     return runtime::serializeBundle(plan);
   }
 
-  GPUPipelineOptions gpuOpts;
-  setGPUOptions(gpuOpts, opts);
+  std::string chip = targetName(opts.target).str(), features = ptxFeaturesOf(opts);
   std::string ptx;
   if (rank(from) <= rank(Stage::LLVM)) {
     TimingScope t = driver.nest("ptx (NVPTX codegen)");
-    auto p = aicc::detail::emitPTX(loc, llvmIR, gpuOpts.chip, gpuOpts.features,
-                                         opts.cudaPath);
+    auto p = nvptx::emitPTX(loc, llvmIR, chip, features, opts.cudaPath);
     if (failed(p))
       return diags.error("PTX generation failed");
     ptx = std::move(*p);
     if (failed(driver.dumpArtifact(loc, "ptx", "ptx", "//",
-                                   "--compile-from=llvm --compile-to=ptx --target=" +
-                                       gpuOpts.chip,
+                                   "--compile-from=llvm --compile-to=ptx --target=" + chip,
                                    ptx)))
       return diags.error("cannot write the step dump");
   } else if (from == Stage::PTX) {
@@ -804,7 +690,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     cubin = input.str();
   } else {
     TimingScope t = driver.nest("cubin (ptxas)");
-    auto c = aicc::detail::assemblePTX(loc, ptx, gpuOpts.chip, opts.cudaPath);
+    auto c = nvptx::assemblePTX(loc, ptx, chip, opts.cudaPath);
     if (failed(c))
       return diags.error("ptxas failed");
     cubin = std::move(*c);

@@ -58,7 +58,7 @@ std::string aicc::detail::emitFusionReport(ModuleOp module, const HardwareDescri
   llvm::raw_string_ostream os(out);
   os << llvm::formatv("fusion report on {0} ({1}): {2} SMs, HBM {3:f2} TB/s, peak FP32 {4:f1} "
                       "TFLOP/s, FP16/BF16 {5:f1} TFLOP/s (tensor cores)\n",
-                      hw.name, hw.arch, hw.smCount, hw.hbmBytesPerSecond / 1e12,
+                      hw.productAlias, hw.name, hw.smCount, hw.hbmBytesPerSecond / 1e12,
                       hw.peakF32 / 1e12, hw.peakF16 / 1e12);
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())

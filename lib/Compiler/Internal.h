@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-namespace aicc::graph {
-struct HardwareDescription;
-} // namespace aicc::graph
+namespace aicc {
+struct ChipInfo;
+} // namespace aicc
 
 namespace aicc::detail {
 /// aicc-compile --fusion-report: the text report of the fused module `module` (after
 /// aicc-fusion-pipeline) on `hw`; format in docs/fusion.md.
-std::string emitFusionReport(mlir::ModuleOp module, const aicc::graph::HardwareDescription &hw);
+std::string emitFusionReport(mlir::ModuleOp module, const aicc::ChipInfo &hw);
 
 
 /// Launch geometry of one kernel, read from its tile.schedule before lowering.
@@ -55,38 +55,12 @@ void applyProgramsPerCTA(mlir::ModuleOp lowered, runtime::Bundle &plan);
 /// Translates the LLVM-dialect module `kernels` to LLVM IR text.
 mlir::FailureOr<std::string> translateToLLVMIRText(mlir::Operation *kernels);
 
-/// Compiles LLVM IR (text) of the CPU kernels for the host (x86-64, PIC, -O3) and links it
-/// into an ELF shared object with the system C compiler driver. Returns the .so bytes.
-mlir::FailureOr<std::string> emitCPUSharedObject(mlir::Location loc, llvm::StringRef llvmIR);
-
-/// Compiles LLVM IR (text) of GPU kernels to PTX: -O3, NVPTX backend for `chip` with PTX
-/// `features`. Calls to libdevice functions that are one LLVM intrinsic (__nv_fmaf,
-/// __nv_fmaxf, __nv_floorf, ...) are defined as that intrinsic; the other __nv_* functions
-/// (f64 __nv_exp, __nv_log, __nv_tanh, ...; f32 math is expanded before) are linked from the
-/// CUDA toolkit's nvvm/libdevice/libdevice.10.bc, looked for like ptxas (`cudaPath` alone
-/// when not empty, else $CUDA_HOME, the CMake-found toolkit, /usr/local/cuda, ptxas on PATH).
-/// The linking happens here, so the llvm stage (--compile-to=llvm) holds the module BEFORE
-/// libdevice is linked, and --compile-from=llvm reproduces the same PTX. Errors: an __nv_*
-/// call when libdevice is not found (naming the function and the paths looked at).
-mlir::FailureOr<std::string> emitPTX(mlir::Location loc, llvm::StringRef llvmIR,
-                                     llvm::StringRef chip, llvm::StringRef features,
-                                     llvm::StringRef cudaPath);
-
 /// Writes DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx, resources.json} for every kernel
 /// of `llvmIR` (PTX and ptxas resources for GPU targets only).
 mlir::LogicalResult dumpKernels(mlir::Location loc, llvm::StringRef dir, llvm::StringRef llvmIR,
                                 const llvm::StringMap<std::string> &tileIR, bool gpu,
                                 llvm::StringRef chip, llvm::StringRef features,
                                 llvm::StringRef cudaPath);
-
-/// Runs ptxas (-arch=`chip`, -O3) on `ptx`; returns cubin bytes. `cudaPath` may be empty.
-/// When `log` is given, ptxas runs with -v and its output lands there.
-mlir::FailureOr<std::string> assemblePTX(mlir::Location loc, llvm::StringRef ptx,
-                                         llvm::StringRef chip, llvm::StringRef cudaPath,
-                                         std::string *log = nullptr);
-
-/// Returns the PTX held by the gpu.binary @kernels of `top`.
-mlir::FailureOr<std::string> extractPTX(mlir::ModuleOp top);
 
 /// What a --compile-from input is, judged from its bytes (StageDetection.cpp).
 enum class FileKind { MLIR, LLVMIR, LLVMBitcode, PTX, Cubin, ELF, Bundle, ONNX, Binary, Text };

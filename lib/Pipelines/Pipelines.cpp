@@ -4,6 +4,7 @@
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
 #include "aicc/Dialect/Tile/Transforms/Passes.h"
+#include "aicc/Target/Chip.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -19,13 +20,13 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <functional>
+#include <optional>
+
 using namespace mlir;
+using namespace aicc;
 
-void aicc::buildGraphPipeline(OpPassManager &pm) {
-  buildGraphPipeline(pm, GraphPipelineOptions());
-}
-
-void aicc::buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options) {
+void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   pm.addNestedPass<func::FuncOp>(graph::createGraphInferShapes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -33,34 +34,33 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &opt
   // After the re-composition (it matches the imported NCHW chains), before fusion (which
   // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
   // imported layout: nothing to do. Any other value goes to the pass, which rejects it.
-  if (options.convLayout != "nchw") {
+  if (config.convLayout != "nchw") {
     graph::GraphConvLayoutOptions layout;
-    layout.layout = options.convLayout;
+    layout.layout = config.convLayout;
     pm.addNestedPass<func::FuncOp>(graph::createGraphConvLayout(layout));
     // Two convs of one input each transposed it.
     pm.addPass(createCSEPass());
   }
   // After the re-composition (it matches reduce_mean chains), before fusion.
-  pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction());
+  graph::GraphSplitReductionOptions split;
+  split.hardware = config.hardware;
+  pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction(split));
 }
 
-void aicc::buildFusionPipeline(OpPassManager &pm) { buildFusionPipeline(pm, "h200"); }
-
-void aicc::buildFusionPipeline(OpPassManager &pm, llvm::StringRef hardware) {
+void aicc::buildFusionPipeline(OpPassManager &pm, const PipelineConfig &config) {
   graph::GraphFuseOptions opts;
-  opts.hardware = hardware.str();
+  opts.hardware = config.hardware;
   pm.addNestedPass<func::FuncOp>(graph::createGraphFuse(opts));
 }
 
-void aicc::buildTilePipeline(OpPassManager &pm) { buildTilePipeline(pm, TilePipelineOptions()); }
-
-void aicc::buildTilePipeline(OpPassManager &pm, const TilePipelineOptions &options) {
+void aicc::buildTilePipeline(OpPassManager &pm, const PipelineConfig &config) {
   ConvertGraphToTileOptions o;
-  o.target = options.target;
-  o.matmulConfig = options.matmulConfig;
-  o.allowTF32 = options.allowTF32;
-  o.convAlgorithm = options.convAlgorithm;
-  o.tmaStore = options.tmaStore;
+  o.target = targetName(config.target).str();
+  o.hardware = config.hardware;
+  o.matmulConfig = config.matmulConfig;
+  o.allowTF32 = config.allowTF32;
+  o.convAlgorithm = config.convAlgorithm;
+  o.tmaStore = config.wgmmaTmaStore;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -114,31 +114,32 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
   kernels.addPass(createCanonicalizerPass());
 }
 
-void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, llvm::StringRef chip, bool tmaStore,
-                                     bool mmaSmemStore) {
-  // sm_90a: wgmma first; the kernels it refuses (a config it cannot run, an epilogue that
+void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, const PipelineConfig &config) {
+  const ChipInfo &c = chipOf(config.target);
+  // wgmma first (sm_90a); the kernels it refuses (a config it cannot run, an epilogue that
   // reads a dot operand) still get tensor cores through mma.sync, which sm_90a runs too.
-  if (chip == "sm_90a") {
+  if (c.has(ChipFeature::Wgmma)) {
     ConvertTileDotToWGMMAOptions wgmma;
-    wgmma.tmaStore = tmaStore;
+    wgmma.hardware = config.hardware;
+    wgmma.tmaStore = config.wgmmaTmaStore;
     pm.addPass(createConvertTileDotToWGMMA(wgmma));
   }
-  if (chip == "sm_80" || chip == "sm_90" || chip == "sm_90a") {
+  if (c.has(ChipFeature::MmaSync)) {
     ConvertTileDotToMMASyncOptions mma;
-    // Opt-in dynamic shared memory per block (CUDA C Programming Guide, "Technical
-    // Specifications per Compute Capability"): 8.0 163 KiB, 9.0 227 KiB.
-    mma.maxSharedBytes = chip == "sm_80" ? 163 * 1024 : 227 * 1024;
-    mma.smemStore = mmaSmemStore;
+    mma.chip = c.name.str();
+    // Explicit (the pass would read the same row): the printed pipeline shows the budget.
+    mma.maxSharedBytes = c.sharedMemPerBlockBytes;
+    mma.smemStore = config.mmaSmemStore;
     pm.addPass(createConvertTileDotToMMASync(mma));
   }
 }
 
-void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+void aicc::buildGPULoweringPipeline(OpPassManager &pm, const PipelineConfig &config) {
   // 1-D kernels (elementwise, rows, reductions) go to registers straight from their tensor
   // form; the rest (matmul, pools, scatter) bufferize and distribute (convert-tile-to-gpu).
   // sm_90a: matmul kernels go to TMA + wgmma (warp-specialized, persistent).
   // sm_80 / sm_90: matmul kernels go to cp.async + ldmatrix + mma.sync (multistage).
-  addTensorCoreMatmulPasses(pm, options.chip, options.wgmmaTmaStore, options.mmaSmemStore);
+  addTensorCoreMatmulPasses(pm, config);
   // Block loads no earlier pass took (TMA on sm_90a, cp.async on sm_80/sm_90) become masked
   // gathers first.
   pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
@@ -164,30 +165,163 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const GPUPipelineOptions 
   kernels.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;
   target.triple = "nvptx64-nvidia-cuda";
-  target.chip = options.chip;
-  target.features = options.features;
-  target.optLevel = options.optLevel;
+  target.chip = targetName(config.target).str();
+  target.features = ptxFeaturesOf(config);
+  target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
 }
 
-void aicc::buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
-  buildGPULoweringPipeline(pm, options);
+void aicc::buildStagePipeline(OpPassManager &pm, const PipelineConfig &config, Stage stage) {
+  switch (stage) {
+  case Stage::Graph:
+    return buildGraphPipeline(pm, config);
+  case Stage::Fused:
+    return buildFusionPipeline(pm, config);
+  case Stage::Tile:
+    return buildTilePipeline(pm, config);
+  case Stage::Lowered:
+    if (config.target == Target::CPU)
+      return buildCPUPipeline(pm);
+    return buildGPULoweringPipeline(pm, config);
+  case Stage::ONNX:
+  case Stage::LLVM:
+  case Stage::PTX:
+  case Stage::Cubin:
+  case Stage::Bundle:
+    return; // not MLIR passes: import, translation, codegen, ptxas, bundling
+  }
+}
+
+void aicc::buildPipeline(OpPassManager &pm, const PipelineConfig &config, Stage from,
+                         Stage to) {
+  for (Stage s : {Stage::Graph, Stage::Fused, Stage::Tile, Stage::Lowered})
+    if (stageRank(s) > stageRank(from) && stageRank(s) <= stageRank(to))
+      buildStagePipeline(pm, config, s);
+}
+
+namespace {
+/// The target and the knobs of `options` (either options struct) as a PipelineConfig.
+template <typename Options>
+llvm::Expected<PipelineConfig> configOf(const Options &options) {
+  PipelineConfig config;
+  auto target = parseTarget(options.target);
+  if (!target)
+    return target.takeError();
+  config.target = *target;
+#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                      \
+  config.FIELD = options.FIELD;
+#include "aicc/Pipelines/PipelineOptions.def"
+  if (llvm::Error e = verifyPipelineConfig(config))
+    return std::move(e);
+  return config;
+}
+
+using ErrorHandler = llvm::function_ref<LogicalResult(const llvm::Twine &)>;
+
+/// Registers pipeline `arg` whose options parse into `Options`; `build` gets the verified
+/// config and may refuse it (a message for errorHandler).
+template <typename Options>
+void registerConfigPipeline(
+    llvm::StringRef arg, llvm::StringRef description,
+    std::function<LogicalResult(OpPassManager &, const Options &, const PipelineConfig &,
+                                ErrorHandler)>
+        build) {
+  std::string name = arg.str();
+  registerPassPipeline(
+      arg, description,
+      [build, name](OpPassManager &pm, llvm::StringRef text, ErrorHandler errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        auto config = configOf(options);
+        if (!config)
+          return errorHandler(name + ": " + llvm::toString(config.takeError()));
+        return build(pm, options, *config, errorHandler);
+      },
+      [](llvm::function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+
+/// A per-stage pipeline: `stage`'s passes (+ `extra` after them).
+void registerStagePipeline(llvm::StringRef arg, llvm::StringRef description, Stage stage,
+                           std::optional<bool> gpuOnly = std::nullopt,
+                           void (*extra)(OpPassManager &) = nullptr) {
+  std::string name = arg.str();
+  registerConfigPipeline<StagePipelineOptions>(
+      arg, description,
+      [=](OpPassManager &pm, const StagePipelineOptions &, const PipelineConfig &config,
+          ErrorHandler errorHandler) -> LogicalResult {
+        bool gpu = config.target != Target::CPU;
+        if (gpuOnly && *gpuOnly && !gpu)
+          return errorHandler(name + " lowers for a GPU: give target=sm_80, sm_90 or sm_90a");
+        if (gpuOnly && !*gpuOnly && gpu)
+          return errorHandler(name + " lowers for the cpu target, not " +
+                              targetName(config.target) + " (aicc-gpu-pipeline)");
+        buildStagePipeline(pm, config, stage);
+        if (extra)
+          extra(pm);
+        return success();
+      });
+}
+
+/// gpu-module-to-binary (compilationTarget isa: PTX in a gpu.binary), after the lowering.
+void addGPUModuleToBinary(OpPassManager &pm) {
   GpuModuleToBinaryPassOptions bin;
   bin.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(bin));
 }
+} // namespace
+
+llvm::Expected<PipelineConfig> aicc::configFromOptions(const StagePipelineOptions &options) {
+  return configOf(options);
+}
+
+llvm::Expected<PipelineConfig> aicc::configFromOptions(const PipelineOptions &options) {
+  return configOf(options);
+}
 
 void aicc::registerPipelines() {
-  PassPipelineRegistration<GraphPipelineOptions>(
-      "aicc-graph-pipeline", "graph cleanup (shapes, canonicalize, cse, conv layout)",
-      [](OpPassManager &pm, const GraphPipelineOptions &o) { buildGraphPipeline(pm, o); });
-  PassPipelineRegistration<>("aicc-fusion-pipeline", "form fusion groups",
-                             [](OpPassManager &pm) { buildFusionPipeline(pm); });
-  PassPipelineRegistration<TilePipelineOptions>(
-      "aicc-tile-pipeline", "fused graph -> tile kernels + host plan",
-      [](OpPassManager &pm, const TilePipelineOptions &o) { buildTilePipeline(pm, o); });
-  PassPipelineRegistration<>("aicc-cpu-pipeline", "tile kernels -> LLVM dialect host code",
-                             buildCPUPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
-      "aicc-gpu-pipeline", "tile kernels -> NVVM -> PTX in a gpu.binary", buildGPUPipeline);
+  registerConfigPipeline<PipelineOptions>(
+      "aicc-pipeline",
+      "aicc-compile's MLIR pipeline for target, from stage `from` to stage `to`",
+      [](OpPassManager &pm, const PipelineOptions &options, const PipelineConfig &config,
+         ErrorHandler errorHandler) -> LogicalResult {
+        auto from = parseStage(options.from);
+        if (!from)
+          return errorHandler("aicc-pipeline: from: " + llvm::toString(from.takeError()));
+        Stage to = Stage::Lowered;
+        if (!options.to.empty()) {
+          auto t = parseStage(options.to);
+          if (!t)
+            return errorHandler("aicc-pipeline: to: " + llvm::toString(t.takeError()));
+          to = *t;
+        }
+        if (stageRank(*from) > stageRank(Stage::Tile))
+          return errorHandler("aicc-pipeline: from=" + options.from +
+                              ": the MLIR stages start at onnx, graph, fused or tile");
+        if (stageRank(to) < stageRank(Stage::Graph) || stageRank(to) > stageRank(Stage::Lowered))
+          return errorHandler("aicc-pipeline: to=" + options.to +
+                              ": the MLIR stages end at graph, fused, tile, gpu or cpu "
+                              "(llvm, ptx, cubin and bundle are aicc-compile's)");
+        if (stageRank(to) <= stageRank(*from))
+          return errorHandler("aicc-pipeline: to=" + stageName(to, config.target) +
+                              " is not after from=" + stageName(*from, config.target));
+        if (to == Stage::Lowered && !options.to.empty() &&
+            options.to != stageName(Stage::Lowered, config.target))
+          return errorHandler("aicc-pipeline: to=" + options.to + " is not target " +
+                              targetName(config.target) + "'s lowering (to=" +
+                              stageName(Stage::Lowered, config.target) + ")");
+        buildPipeline(pm, config, *from, to);
+        return success();
+      });
+  registerStagePipeline("aicc-graph-pipeline",
+                        "graph cleanup (shapes, canonicalize, cse, conv layout)", Stage::Graph);
+  registerStagePipeline("aicc-fusion-pipeline", "form fusion groups", Stage::Fused);
+  registerStagePipeline("aicc-tile-pipeline", "fused graph -> tile kernels + host plan",
+                        Stage::Tile);
+  registerStagePipeline("aicc-cpu-pipeline", "tile kernels -> LLVM dialect host code",
+                        Stage::Lowered, /*gpuOnly=*/false);
+  registerStagePipeline("aicc-gpu-pipeline", "tile kernels -> NVVM -> PTX in a gpu.binary",
+                        Stage::Lowered, /*gpuOnly=*/true, addGPUModuleToBinary);
 }

@@ -4,8 +4,8 @@
 // RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline)" | FileCheck %s --check-prefix=TILE
 // RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-cpu-pipeline)" | FileCheck %s --check-prefix=CPU
 // The GPU pipeline needs no CUDA toolkit: it stops at PTX (gpu.binary with format isa).
-// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-gpu-pipeline)" | FileCheck %s --check-prefix=GPU
-// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-gpu-pipeline{chip=sm_80 features=+ptx75})" | FileCheck %s --check-prefix=SM80
+// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-gpu-pipeline{target=sm_90})" | FileCheck %s --check-prefix=GPU
+// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-gpu-pipeline{target=sm_80 ptx-features=+ptx75})" | FileCheck %s --check-prefix=SM80
 // The pipeline flags work on their own too.
 // RUN: aicc-opt %s --aicc-graph-pipeline --aicc-fusion-pipeline | FileCheck %s --check-prefix=FUSED
 
@@ -72,7 +72,7 @@
 // GPU-LABEL:   func.func @main
 // GPU:           tile.launch @kernels::@fused_0_epilogue(
 // GPU:           tile.launch @kernels::@fused_1_softmax(
-// GPU:         gpu.binary @kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90{{.*}}.entry fused_0_epilogue({{.*}}.entry fused_1_softmax({{.*}}">]
+// GPU:         gpu.binary @kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx78">, {{.*}}assembly = "{{.*}}.target sm_90{{.*}}.entry fused_0_epilogue({{.*}}.entry fused_1_softmax({{.*}}">]
 // GPU-NOT:     gpu.module
 // SM80:        gpu.binary @kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx75">, {{.*}}assembly = "{{.*}}.target sm_80{{.*}}">]
 

@@ -1,11 +1,12 @@
 //===- aicc-compile.cpp - model -> bundle / cubin / PTX / IR ---------------===//
 //
 //   aicc-compile MODEL -o OUT [--target=cpu|sm_80|sm_90|sm_90a]
-//                [--emit=bundle|cubin|ptx|graph|fused|tile|gpu|cpu|llvm|dot]
+//                [--emit=bundle|cubin|ptx|onnx|graph|fused|tile|gpu|cpu|llvm|dot]
 //                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
 //                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
-//                [--bind-input NAME=FILE.pb ...] [--fusion-report [--hardware=h200]]
-//                [--conv-layout=nchw|nhwc]
+//                [--bind-input NAME=FILE.pb ...] [--fusion-report]
+//                [pipeline knobs: --hardware, --conv-layout, --matmul-config, ...,
+//                 aicc/Pipelines/PipelineOptions.def]
 //
 // MODEL is .onnx (ONNX ModelProto) or .mlir (graph dialect), or the output of an earlier
 // --compile-to stage given with --compile-from. The output is written to a temporary file
@@ -46,6 +47,8 @@ static cl::opt<aicc::EmitKind> emit(
     cl::values(clEnumValN(aicc::EmitKind::Bundle, "bundle", "runnable .aicc bundle (default)"),
                clEnumValN(aicc::EmitKind::Cubin, "cubin", "one cubin with every kernel"),
                clEnumValN(aicc::EmitKind::PTX, "ptx", "PTX of every kernel"),
+               clEnumValN(aicc::EmitKind::Import, "onnx",
+                          "graph dialect as imported, before any pass (ONNX input)"),
                clEnumValN(aicc::EmitKind::Graph, "graph", "graph dialect after import"),
                clEnumValN(aicc::EmitKind::Fused, "fused", "graph dialect after fusion"),
                clEnumValN(aicc::EmitKind::Tile, "tile", "tile kernels + host plan"),
@@ -56,7 +59,8 @@ static cl::opt<aicc::EmitKind> emit(
     cl::cat(cat));
 static cl::opt<std::string> compileTo(
     "compile-to",
-    cl::desc("stop after this stage and write its output: onnx, graph, fused, tile, gpu|cpu, "
+    cl::desc("stop after this stage and write its output: onnx (ONNX input: the importer's "
+             "graph dialect, before any pass), graph, fused, tile, gpu|cpu, "
              "llvm, ptx, cubin, bundle (same as --emit)"),
     cl::cat(cat));
 static cl::opt<std::string> compileFrom(
@@ -107,47 +111,14 @@ static cl::opt<bool> fusionReport(
              "time) and the rule that kept each producer/consumer pair apart (docs/fusion.md); "
              "writes to -o, stdout by default"),
     cl::cat(cat));
-static cl::opt<std::string> matmulConfig(
-    "matmul-config",
-    cl::desc("override the matmul tile config: BMxBNxBK[xSTAGES], e.g. 128x128x64x6 "
-             "(default: the per-shape heuristic, docs/tensor-cores.md)"),
-    cl::init(""), cl::cat(cat));
-
-static cl::opt<bool> allowTF32(
-    "allow-tf32",
-    cl::desc("let f32 matmuls run on tf32 tensor cores (~1e-3 relative error); default: exact "
-             "f32"),
-    cl::init(false), cl::cat(cat));
-
-static cl::opt<std::string> convAlgorithm(
-    "conv-algorithm",
-    cl::desc("2-D group-1 convolutions: auto (implicit GEMM where tensor cores take it: "
-             "sm_80/sm_90/sm_90a f16/bf16, sm_90a f32 with --allow-tf32; direct elsewhere), "
-             "implicit-gemm, or "
-             "direct (NHWC convs, --conv-layout=nhwc, are always implicit GEMM)"),
-    cl::init("auto"), cl::cat(cat));
-static cl::opt<bool> wgmmaTmaStore(
-    "wgmma-tma-store",
-    cl::desc("sm_90a matmul epilogues store through shared memory and TMA box stores, and "
-             "NCHW conv tiles stay within one image for them (default true; false: "
-             "per-thread register stores, tiles straddle images)"),
-    cl::init(true), cl::cat(cat));
-static cl::opt<bool> mmaSmemStore(
-    "mma-smem-store",
-    cl::desc("sm_80 / sm_90 (mma.sync) matmul epilogues store through a shared-memory staging "
-             "tile and 16-byte global stores (default true; false: per-thread register stores)"),
-    cl::init(true), cl::cat(cat));
-
-static cl::opt<std::string> hardware(
-    "hardware", cl::desc("hardware description of the fusion cost model (graph-fuse, --fusion-report): "
-             "h200 (sm_90)"),
-    cl::init("h200"), cl::cat(cat));
-
-static cl::opt<std::string> convLayout(
-    "conv-layout",
-    cl::desc("layout of 2-D group-1 convolutions: nchw (default, as imported) or nhwc (channels "
-             "last, weights OHWI: graph-conv-layout, for tensor-core implicit GEMM)"),
-    cl::init("nchw"), cl::cat(cat));
+// The pipeline's knobs (--hardware, --conv-layout, --matmul-config, --allow-tf32,
+// --conv-algorithm, --wgmma-tma-store, --mma-smem-store, --ptx-features): declared once in
+// PipelineOptions.def, as are aicc-opt's aicc-pipeline{...} options of the same names.
+namespace knob {
+#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                      \
+  static cl::opt<TYPE> FIELD(FLAG, cl::desc(DESCRIPTION), cl::init(DEFAULT), cl::cat(cat));
+#include "aicc/Pipelines/PipelineOptions.def"
+} // namespace knob
 
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "aicc-compile") << msg << "\n";
@@ -172,13 +143,8 @@ int main(int argc, char **argv) {
   opts.planFile = planFile;
   opts.dumpStepsDir = dumpSteps;
   opts.dumpKernelsDir = dumpKernels;
-  opts.hardware = hardware;
-  opts.matmulConfig = matmulConfig;
-  opts.allowTF32 = allowTF32;
-  opts.convAlgorithm = convAlgorithm;
-  opts.convLayout = convLayout;
-  opts.wgmmaTmaStore = wgmmaTmaStore;
-  opts.mmaSmemStore = mmaSmemStore;
+#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION) opts.FIELD = knob::FIELD;
+#include "aicc/Pipelines/PipelineOptions.def"
   opts.maxTensorBytes = maxTensorBytes;
   for (const std::string &bind : bindInputs) {
     // Split at the first '=': the path may hold '=', the input name may not.
@@ -199,18 +165,13 @@ int main(int argc, char **argv) {
     if (!to)
       return fail(toString(to.takeError()));
     static const std::pair<aicc::Stage, aicc::EmitKind> table[] = {
-        {aicc::Stage::Graph, aicc::EmitKind::Graph},   {aicc::Stage::Fused, aicc::EmitKind::Fused},
+        {aicc::Stage::ONNX, aicc::EmitKind::Import},   {aicc::Stage::Graph, aicc::EmitKind::Graph},   {aicc::Stage::Fused, aicc::EmitKind::Fused},
         {aicc::Stage::Tile, aicc::EmitKind::Tile},     {aicc::Stage::Lowered, aicc::EmitKind::Lowered},
         {aicc::Stage::LLVM, aicc::EmitKind::LLVM},     {aicc::Stage::PTX, aicc::EmitKind::PTX},
         {aicc::Stage::Cubin, aicc::EmitKind::Cubin},   {aicc::Stage::Bundle, aicc::EmitKind::Bundle}};
-    bool found = false;
     for (auto &[st, ek] : table)
-      if (st == *to) {
+      if (st == *to)
         what = ek;
-        found = true;
-      }
-    if (!found)
-      return fail("--compile-to=onnx: the input is already at stage onnx");
     if (emit.getNumOccurrences() && what != emit)
       return fail("--emit and --compile-to name different stages");
   }

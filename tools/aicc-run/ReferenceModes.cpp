@@ -158,16 +158,16 @@ bool loadModel(Model &m, const std::string &path, bool fuse, const rt::Limits &l
   if (failed(verify(*m.module)))
     return fail("the model '" + path + "' does not verify");
   m.module->walk([&](graph::FusionGroupOp) { m.wasFused = true; });
-  auto runPipeline = [&](void (*build)(OpPassManager &), const char *what) {
+  auto runPipeline = [&](aicc::Stage stage, const char *what) {
     PassManager pm(&m.ctx, ModuleOp::getOperationName());
-    build(pm);
+    aicc::buildStagePipeline(pm, aicc::PipelineConfig(), stage);
     if (failed(pm.run(*m.module)))
       return fail(std::string(what) + " failed on '" + path + "'");
     return true;
   };
-  if (!m.wasFused && !runPipeline(aicc::buildGraphPipeline, "aicc-graph-pipeline"))
+  if (!m.wasFused && !runPipeline(aicc::Stage::Graph, "aicc-graph-pipeline"))
     return false;
-  if (fuse && !m.wasFused && !runPipeline(aicc::buildFusionPipeline, "aicc-fusion-pipeline"))
+  if (fuse && !m.wasFused && !runPipeline(aicc::Stage::Fused, "aicc-fusion-pipeline"))
     return false;
   for (auto fn : m.module->getOps<func::FuncOp>()) {
     if (fn.isExternal())

@@ -27,7 +27,7 @@ protected:
 
   MLIRContext ctx;
   OwningOpRef<ModuleOp> module;
-  HardwareDescription hw = HardwareDescription::h200();
+  HardwareDescription hw = *hardwareByName("h200");
 };
 
 TEST_F(CostModelTest, H200Description) {
@@ -37,8 +37,18 @@ TEST_F(CostModelTest, H200Description) {
   EXPECT_EQ(hw.sharedMemPerBlockBytes, 227 * 1024);
   EXPECT_EQ(hw.registersPerSM, 65536);
   EXPECT_EQ(hw.maxThreadsPerSM, 2048);
-  EXPECT_TRUE(HardwareDescription::byName("sm_90").has_value());
-  EXPECT_FALSE(HardwareDescription::byName("tpu").has_value());
+  EXPECT_EQ(hw.name, "sm_90");
+  EXPECT_TRUE(hardwareByName("sm_90").has_value());
+  EXPECT_TRUE(hardwareByName("sm_90a").has_value());
+  EXPECT_FALSE(hardwareByName("tpu").has_value());
+  // The CPU row has no GPU numbers to model.
+  EXPECT_FALSE(hardwareByName("cpu").has_value());
+  // sm_80 has its own row (A100), not the H200's numbers.
+  auto a100 = hardwareByName("a100");
+  ASSERT_TRUE(a100.has_value());
+  EXPECT_EQ(a100->name, "sm_80");
+  EXPECT_EQ(a100->smCount, 108);
+  EXPECT_EQ(a100->sharedMemPerBlockBytes, 163 * 1024);
   Builder b(&ctx);
   EXPECT_DOUBLE_EQ(hw.peakFlops(b.getF16Type(), true), 989.4e12);
   EXPECT_DOUBLE_EQ(hw.peakFlops(b.getF32Type(), true, /*allowTF32=*/true), 494.7e12);

@@ -25,7 +25,9 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"cpu\"",
-           "cpu, sm_80, sm_90 or sm_90a: picks the matmul tile config space (docs/tensor-cores.md)">,
+           "cpu, sm_80, sm_90 or sm_90a (include/aicc/Target/Chip.h): its features pick the matmul tile config space (docs/tensor-cores.md)">,
+    Option<"hardware", "hardware", "std::string", "\"h200\"",
+           "chip table row the tile configs are tuned for (SM count; h200 = sm_90)">,
     Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
            "override the matmul tile config: BMxBNxBK[xSTAGES] (empty: the heuristic)">,
     Option<"allowTF32", "allow-tf32", "bool", "false",
@@ -125,8 +127,8 @@ def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> 
     keep their tile form, with a `tile.wgmma_refused` reason, for the generic path.
   }];
   let options = [
-    Option<"numSMs", "num-sms", "int64_t", "132",
-           "CTAs of the persistent grid (the H100/H200 SXM have 132 SMs)">,
+    Option<"hardware", "hardware", "std::string", "\"h200\"",
+           "chip table row (include/aicc/Target/Chip.h) whose SM count is the persistent grid's CTAs (h200: 132)">,
     Option<"tmaStore", "tma-store", "bool", "true",
            "epilogue stores through a shared-memory staging buffer and TMA box stores "
            "(false: per-thread register stores)">
@@ -182,8 +184,10 @@ def ConvertTileDotToMMASync : Pass<"convert-tile-dot-to-mma-sync", "mlir::Module
     convert-nvgpu-to-nvvm in the GPU pipeline.
   }];
   let options = [
-    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "166912",
-           "dynamic shared memory one CTA may use (A100: 163 KiB; H100/H200: 227 KiB)">,
+    Option<"chip", "chip", "std::string", "\"sm_80\"",
+           "target chip (include/aicc/Target/Chip.h): its opt-in shared memory per block bounds a CTA's (sm_80: 163 KiB; sm_90: 227 KiB)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "0",
+           "override of the chip's shared memory per CTA, in bytes (0: the chip's; for tests)">,
     Option<"smemStore", "smem-store", "bool", "true",
            "epilogue block stores go through a shared-memory staging tile and coalesced "
            "16-byte global stores (false: per-thread register pair stores)">

@@ -1,108 +1,105 @@
-//===- Pipelines.h - aicc's named pass pipelines ----------------*- C++ -*-===//
+//===- Pipelines.h - aicc's pass pipeline, built in one place ---*- C++ -*-===//
 //
-// Every pipeline aicc-compile runs is registered here, so each stage reproduces in
-// aicc-opt with --pass-pipeline="builtin.module(aicc-<name>-pipeline)".
+// aicc-compile, the C++ API (aicc/Compiler.h), aicc-compile --print-pipeline and aicc-opt all
+// build their passes here, from one aicc::PipelineConfig (PipelineConfig.h). The whole
+// compile is one registered name,
+//
+//   aicc-opt --pass-pipeline='builtin.module(aicc-pipeline{target=sm_90a from=onnx to=gpu})'
+//
+// which runs exactly the passes `aicc-compile --target=sm_90a --compile-to=gpu` runs after
+// the import (test/Pipelines/aicc-opt-reproduces-aicc-compile.test checks it byte for byte
+// at every stage and target). Each MLIR stage is also registered on its own, with the same
+// options:
 //
 //   aicc-graph-pipeline   graph cleanup: graph-infer-shapes, canonicalize, cse, graph-recompose,
 //                         (conv-layout=nhwc: graph-conv-layout, cse), graph-split-reduction
 //   aicc-fusion-pipeline  graph-fuse (fusion groups = future kernels)
-//   aicc-tile-pipeline    convert-graph-to-tile (kernels + host plan)
-//   aicc-cpu-pipeline     tile kernels -> LLVM dialect host code (+ entry points)
-//   aicc-gpu-pipeline     tile kernels -> gpu.module -> NVVM -> PTX (gpu.binary)
+//   aicc-tile-pipeline    convert-graph-to-tile (kernels + host plan), canonicalize, cse
+//   aicc-cpu-pipeline     tile kernels -> LLVM dialect host code (+ entry points); target=cpu
+//   aicc-gpu-pipeline     tile kernels -> gpu.module -> NVVM -> PTX in a gpu.binary; a GPU
+//                         target (the same as aicc-pipeline's to=gpu, plus
+//                         gpu-module-to-binary)
 //
 //===----------------------------------------------------------------------===//
 #ifndef AICC_PIPELINES_PIPELINES_H
 #define AICC_PIPELINES_PIPELINES_H
+
+#include "aicc/Pipelines/PipelineConfig.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace aicc {
 
-/// Options of aicc-graph-pipeline.
-struct GraphPipelineOptions : public mlir::PassPipelineOptions<GraphPipelineOptions> {
-  Option<std::string> convLayout{
-      *this, "conv-layout",
-      llvm::cl::desc("layout of 2-D group-1 convolutions: nchw (as imported, no rewrite) or "
-                     "nhwc (graph-conv-layout: channels last, for tensor-core implicit GEMM)"),
-      llvm::cl::init("nchw")};
-};
-
-/// Options of aicc-tile-pipeline.
-struct TilePipelineOptions : public mlir::PassPipelineOptions<TilePipelineOptions> {
+/// Options of the per-stage pipelines (aicc-graph-pipeline ... aicc-gpu-pipeline): the
+/// target and every knob of PipelineOptions.def.
+struct StagePipelineOptions : public mlir::PassPipelineOptions<StagePipelineOptions> {
   Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a: the matmul tile "
-                                            "config space (chooseMatmulConfig)"),
+                             llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a"),
                              llvm::cl::init("cpu")};
-  Option<std::string> matmulConfig{
-      *this, "matmul-config",
-      llvm::cl::desc("override the matmul tile config: BMxBNxBK[xSTAGES] (empty: heuristic)"),
+#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                      \
+  Option<TYPE> FIELD{*this, FLAG, llvm::cl::desc(DESCRIPTION), llvm::cl::init(DEFAULT)};
+#include "aicc/Pipelines/PipelineOptions.def"
+};
+
+/// Options of aicc-pipeline: the stages to run, the target, every knob.
+struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a"),
+                             llvm::cl::init("cpu")};
+  Option<std::string> from{
+      *this, "from",
+      llvm::cl::desc("the stage the input is at (as aicc-compile --compile-from): onnx (the "
+                     "importer's output, aicc-compile --compile-to=onnx, or hand-written "
+                     "graph IR), graph, fused or tile"),
+      llvm::cl::init("onnx")};
+  Option<std::string> to{
+      *this, "to",
+      llvm::cl::desc("the last stage to run (as aicc-compile --compile-to): graph, fused, "
+                     "tile, or gpu / cpu (the target's lowering; the default)"),
       llvm::cl::init("")};
-  Option<bool> allowTF32{*this, "allow-tf32",
-                         llvm::cl::desc("f32 matmuls may run on tf32 tensor cores"),
-                         llvm::cl::init(false)};
-  Option<std::string> convAlgorithm{
-      *this, "conv-algorithm",
-      llvm::cl::desc("2-D group-1 convs: auto (implicit-gemm where tensor cores take it: "
-                     "sm_80/sm_90/sm_90a f16/bf16, sm_90a f32 with allow-tf32; else direct), "
-                     "implicit-gemm or "
-                     "direct"),
-      llvm::cl::init("auto")};
-  Option<bool> tmaStore{*this, "tma-store",
-                        llvm::cl::desc("sm_90a: shape kernels for the TMA-store epilogue (NCHW "
-                                       "conv tiles within one image); aicc-compile "
-                                       "--wgmma-tma-store sets it"),
-                        llvm::cl::init(true)};
+#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                      \
+  Option<TYPE> FIELD{*this, FLAG, llvm::cl::desc(DESCRIPTION), llvm::cl::init(DEFAULT)};
+#include "aicc/Pipelines/PipelineOptions.def"
 };
 
-struct GPUPipelineOptions : public mlir::PassPipelineOptions<GPUPipelineOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("target SM (sm_80, sm_90, sm_90a)"),
-                           llvm::cl::init("sm_90")};
-  Option<std::string> features{*this, "features", llvm::cl::desc("PTX ISA features"),
-                               llvm::cl::init("+ptx80")};
-  Option<unsigned> optLevel{*this, "opt-level", llvm::cl::desc("LLVM optimization level"),
-                            llvm::cl::init(3)};
-  Option<bool> wgmmaTmaStore{
-      *this, "wgmma-tma-store",
-      llvm::cl::desc("sm_90a matmul epilogues store through shared memory and TMA "
-                     "(convert-tile-dot-to-wgmma tma-store)"),
-      llvm::cl::init(true)};
-  Option<bool> mmaSmemStore{
-      *this, "mma-smem-store",
-      llvm::cl::desc("sm_80 / sm_90 matmul epilogues store through a shared-memory staging "
-                     "tile and 16-byte global stores (convert-tile-dot-to-mma-sync smem-store)"),
-      llvm::cl::init(true)};
-};
+/// Adds the passes of one MLIR stage for `config`: Stage::Graph, Fused, Tile, or Lowered
+/// (the GPU lowering up to and including nvvm-attach-target for a GPU target, the CPU
+/// lowering for cpu). Stages without MLIR passes (onnx, llvm, ptx, cubin, bundle) add
+/// nothing. `config` must pass verifyPipelineConfig.
+void buildStagePipeline(mlir::OpPassManager &pm, const PipelineConfig &config, Stage stage);
+/// The stages after `from` up to and including `to`, in order (nothing when to <= from).
+void buildPipeline(mlir::OpPassManager &pm, const PipelineConfig &config, Stage from,
+                   Stage to);
 
-void buildGraphPipeline(mlir::OpPassManager &pm);
-/// The same with `options`; conv-layout=nhwc adds graph-conv-layout (then cse) after
-/// graph-recompose. The pipeline does not check the option's value: graph-conv-layout
-/// fails on anything but nchw / nhwc (nchw adds nothing here).
-void buildGraphPipeline(mlir::OpPassManager &pm, const GraphPipelineOptions &options);
-void buildFusionPipeline(mlir::OpPassManager &pm);
-/// The same, with graph-fuse's cost model on the hardware description `hardware` ("h200",
-/// "sm_90"; CostModel.h).
-void buildFusionPipeline(mlir::OpPassManager &pm, llvm::StringRef hardware);
-void buildTilePipeline(mlir::OpPassManager &pm);
-void buildTilePipeline(mlir::OpPassManager &pm, const TilePipelineOptions &options);
+// The stages' pieces, for the tools that run one of them alone (aicc-run --reference, the
+// fuzz targets); each is what buildStagePipeline adds for that stage.
+void buildGraphPipeline(mlir::OpPassManager &pm, const PipelineConfig &config = {});
+void buildFusionPipeline(mlir::OpPassManager &pm, const PipelineConfig &config = {});
+void buildTilePipeline(mlir::OpPassManager &pm, const PipelineConfig &config = {});
 /// Shared tail of both targets: tile ops -> linalg on tensors -> elementwise fusion ->
 /// one-shot bufferization -> scf.parallel loops, on the nested kernels module.
 void buildTileBufferizePipeline(mlir::OpPassManager &pm);
 void buildCPUPipeline(mlir::OpPassManager &pm);
-/// The tensor-core matmul lowering of `chip`, first in the GPU lowering: sm_90a
-/// convert-tile-dot-to-wgmma, sm_80 / sm_90 convert-tile-dot-to-mma-sync (with the chip's
-/// shared memory per block), nothing for other chips. `tmaStore`: the wgmma epilogue stores
-/// through shared memory and TMA (convert-tile-dot-to-wgmma's tma-store option);
-/// `mmaSmemStore`: the mma.sync epilogue stores through a shared-memory staging tile
-/// (convert-tile-dot-to-mma-sync's smem-store option).
-void addTensorCoreMatmulPasses(mlir::OpPassManager &pm, llvm::StringRef chip,
-                               bool tmaStore = true, bool mmaSmemStore = true);
-/// aicc-gpu-pipeline without its last pass (gpu-module-to-binary): ends with the kernels
-/// as a gpu.module in the LLVM/NVVM dialects with an #nvvm.target attached.
-void buildGPULoweringPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);
-void buildGPUPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);
+/// The tensor-core matmul lowering of `config.target`, first in the GPU lowering: sm_90a
+/// convert-tile-dot-to-wgmma (its persistent grid sized for `config.hardware`'s SMs;
+/// tma-store = wgmmaTmaStore), then convert-tile-dot-to-mma-sync on every chip with
+/// mma.sync (sm_80 / sm_90 / sm_90a; smem-store = mmaSmemStore) for what wgmma refused;
+/// nothing for the cpu. The chip table's features decide. Also run by aicc-compile's
+/// --plan on a tile-stage plan file (programs per CUDA block are decided here).
+void addTensorCoreMatmulPasses(mlir::OpPassManager &pm, const PipelineConfig &config);
+/// The GPU lowering (Stage::Lowered of a GPU target): ends with the kernels as a gpu.module
+/// in the LLVM/NVVM dialects with an #nvvm.target (chip = target, features =
+/// ptxFeaturesOf(config), O3) attached.
+void buildGPULoweringPipeline(mlir::OpPassManager &pm, const PipelineConfig &config);
 
-/// Registers the aicc-*-pipeline names with the global pass registry.
+/// The config that `options` spell (target and knobs), or an error naming the bad option.
+llvm::Expected<PipelineConfig> configFromOptions(const StagePipelineOptions &options);
+llvm::Expected<PipelineConfig> configFromOptions(const PipelineOptions &options);
+
+/// Registers aicc-pipeline and the aicc-*-pipeline names with the global pass registry.
+/// Option errors (unknown target / stage / hardware, a GPU pipeline for the cpu) fail the
+/// pipeline's parsing with a message naming the option.
 void registerPipelines();
 
 } // namespace aicc

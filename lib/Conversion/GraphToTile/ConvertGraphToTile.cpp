@@ -1,5 +1,6 @@
 //===- ConvertGraphToTile.cpp - fused graph -> tile kernels + host plan ----===//
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
+#include "aicc/Target/Chip.h"
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
@@ -127,6 +128,16 @@ struct ConvertGraphToTilePass
           << convAlgorithm << "'";
       return signalPassFailure();
     }
+    if (!aicc::lookupChip(target)) {
+      module.emitError("convert-graph-to-tile: unknown target '")
+          << target << "' (" << aicc::chipNames() << ")";
+      return signalPassFailure();
+    }
+    if (const aicc::ChipInfo *hw = aicc::lookupChip(hardware); !hw || !hw->isGPU) {
+      module.emitError("convert-graph-to-tile: unknown hardware '")
+          << hardware << "' (a GPU of the chip table: " << aicc::chipNames() << ", h200, a100)";
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> graphFuncs;
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal() && !fn->hasAttr(tile::kScheduleAttrName))
@@ -205,6 +216,7 @@ struct ConvertGraphToTilePass
           std::string name = "fused_" + std::to_string(kernelCount++) + "_" + g.getKind().str();
           TemplateOptions topts;
           topts.target = target;
+          topts.hardware = hardware;
           topts.matmulConfig = matmulConfig;
           topts.allowTF32 = allowTF32;
           topts.convAlgorithm = convAlgorithm;

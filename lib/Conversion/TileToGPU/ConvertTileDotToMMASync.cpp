@@ -124,6 +124,7 @@
 #include "AccumulatorEpilogue.h"
 #include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
+#include "aicc/Target/Chip.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -961,8 +962,16 @@ struct ConvertTileDotToMMASyncPass
     : public aicc::impl::ConvertTileDotToMMASyncBase<ConvertTileDotToMMASyncPass> {
   using Base::Base;
   void runOnOperation() override {
+    // Shared memory one CTA may use: the chip's opt-in per-block maximum.
+    const aicc::ChipInfo *c = aicc::lookupChip(chip);
+    if (!c || !c->has(aicc::ChipFeature::MmaSync)) {
+      getOperation().emitError("convert-tile-dot-to-mma-sync: '")
+          << chip << "' is not a chip with mma.sync (" << aicc::chipNames() << ")";
+      return signalPassFailure();
+    }
     auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched, std::string &why) {
-      MmaSyncKernel k(fn, sched, maxSharedBytes, smemStore);
+      MmaSyncKernel k(fn, sched, maxSharedBytes > 0 ? maxSharedBytes : c->sharedMemPerBlockBytes,
+                      smemStore);
       return k.match(why) ? k.run() : success();
     };
     if (failed(lowerDotKernels(getOperation(), "tile.mma_sync_refused", lower)))

@@ -77,6 +77,7 @@
 #include "AccumulatorEpilogue.h"
 #include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
+#include "aicc/Target/Chip.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -110,9 +111,10 @@ static_assert(128 * (kEntryRegs - 88) >= 256 * (208 - kEntryRegs),
               "gathering producer: consumer warpgroups would wait forever in setmaxnreg.inc");
 /// Bytes of one swizzle row (CU_TENSOR_MAP_SWIZZLE_128B).
 constexpr int64_t kSwizzleBytes = 128;
-/// Opt-in dynamic shared memory per block on sm_90 (CUDA C Programming Guide, "Technical
-/// Specifications per Compute Capability"): 227 KiB.
-constexpr int64_t kMaxSharedBytes = 227 * 1024;
+/// Opt-in dynamic shared memory per block of sm_90a (the chip table, include/aicc/Target/
+/// Chip.h: 227 KiB), and the same as text for refusal reasons.
+int64_t maxSharedBytes() { return aicc::lookupChip("sm_90a")->sharedMemPerBlockBytes; }
+std::string maxSharedText() { return std::to_string(maxSharedBytes() / 1024) + " KiB"; }
 /// The fewest pipeline stages the TMA-store epilogue leaves when it takes shared memory for
 /// its staging buffers (fewer, and the register store stays). Ping-pong: 4 (each consumer
 /// warpgroup holds two stages while its wgmmas run; at 3 stages the 4096^3 fp16 kernel took
@@ -379,8 +381,8 @@ bool WgmmaKernel::match(std::string &why) {
   }
   // Shared memory: stages of A then B, each 1024-aligned; then the barriers. (num_stages is
   // checked before it multiplies anything: a huge one would wrap the int64 sizes.)
-  if (stages > kMaxSharedBytes / (opA.stageBytes + opB.stageBytes))
-    return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
+  if (stages > maxSharedBytes() / (opA.stageBytes + opB.stageBytes))
+    return why = "num_stages x stage bytes exceed " + maxSharedText() + " of shared memory", false;
   // Bytes of the plan with `s` stages and `staging` bytes of staging buffers: the stages,
   // the staging buffers (1024-aligned), the barriers, 1024 bytes of slack for aligning the
   // base to 1024 bytes.
@@ -388,8 +390,8 @@ bool WgmmaKernel::match(std::string &why) {
     int64_t stageEnd = s * (opA.stageBytes + opB.stageBytes);
     return llvm::alignTo(stageEnd, 1024) + staging + 2 * s * 8 + 2 * 8 + 1024;
   };
-  if ((int64_t)planBytes(stages, 0) > kMaxSharedBytes)
-    return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
+  if ((int64_t)planBytes(stages, 0) > maxSharedBytes())
+    return why = "num_stages x stage bytes exceed " + maxSharedText() + " of shared memory", false;
   // The TMA-store epilogue when the kernel qualifies and its staging buffers fit, with as many
   // stages fewer as that takes while 4 (ping-pong) or 3 (cooperative) stay (f32 outputs stage
   // twice the bytes of f16 ones: the tf32 128 x 64 x 32 kernel goes from 8 stages to 6;
@@ -402,15 +404,15 @@ bool WgmmaKernel::match(std::string &why) {
       int64_t minStages =
           pingpong ? kMinStagesBesideStagingPingPong : kMinStagesBesideStagingCooperative;
       int64_t fit = stages;
-      while (fit > minStages && (int64_t)planBytes(fit, staging) > kMaxSharedBytes)
+      while (fit > minStages && (int64_t)planBytes(fit, staging) > maxSharedBytes())
         --fit;
-      if ((int64_t)planBytes(fit, staging) <= kMaxSharedBytes) {
+      if ((int64_t)planBytes(fit, staging) <= maxSharedBytes()) {
         stagesRequested = stages;
         stages = fit;
       } else {
         tmaStore = false;
         tmaStoreRefused = "the staging buffers (" + std::to_string(staging) +
-                          " bytes) do not fit in 227 KiB of shared memory beside " +
+                          " bytes) do not fit in " + maxSharedText() + " of shared memory beside " +
                           std::to_string(std::min(stages, minStages)) + " stages of " +
                           std::to_string(opA.stageBytes + opB.stageBytes) + " bytes" +
                           (pingpong && stages >= minStages
@@ -436,8 +438,8 @@ bool WgmmaKernel::match(std::string &why) {
   barOffset = off;
   off += 2 * stages * 8 + 2 * 8;
   smemBytes = off + 1024; // slack for aligning the base to 1024 bytes
-  if (smemBytes > kMaxSharedBytes)
-    return why = "num_stages x stage bytes exceed 227 KiB of shared memory", false;
+  if (smemBytes > maxSharedBytes())
+    return why = "num_stages x stage bytes exceed " + maxSharedText() + " of shared memory", false;
   return true;
 }
 
@@ -1325,8 +1327,15 @@ struct ConvertTileDotToWGMMAPass
     : public aicc::impl::ConvertTileDotToWGMMABase<ConvertTileDotToWGMMAPass> {
   using Base::Base;
   void runOnOperation() override {
+    // The persistent grid has one CTA per SM of the hardware.
+    const aicc::ChipInfo *chip = aicc::lookupChip(hardware);
+    if (!chip || !chip->isGPU) {
+      getOperation().emitError("convert-tile-dot-to-wgmma: unknown hardware '")
+          << hardware << "' (a GPU of the chip table: " << aicc::chipNames() << ", h200, a100)";
+      return signalPassFailure();
+    }
     auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched, std::string &why) {
-      WgmmaKernel k(fn, sched, numSMs, tmaStore);
+      WgmmaKernel k(fn, sched, chip->smCount, tmaStore);
       return k.match(why) ? k.run() : success();
     };
     if (failed(lowerDotKernels(getOperation(), "tile.wgmma_refused", lower)))

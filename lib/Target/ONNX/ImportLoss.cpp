@@ -12,7 +12,7 @@
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
-/// Elements the one-pass reduction template (GraphToTile/KernelTemplates.cpp,
+/// Elements the one-pass reduction template (GraphToTile/ReductionTemplate.cpp,
 /// kMaxReduction) reduces per output element; sumAll splits larger sums.
 static constexpr int64_t kMaxOnePassReduction = 4096;
 

@@ -1,7 +1,10 @@
 //===- Importer.h - the ONNX importer's private interface -------*- C++ -*-===//
 //
-// Shared by the importer's source files (ImportONNX.cpp: model, values,
-// tensors, core ops; Import<Family>.cpp: one file per op family). Not a public
+// Shared by the importer's source files: ImportONNX.cpp (the model, values,
+// checks, attributes, entry points), ImportTensorData.cpp (ValueInfo types and
+// TensorProto data), ImportDispatch.cpp (importNode: op type -> import function),
+// and one file per op family (Import<Family>.cpp: TensorOps, NN, Elementwise,
+// Index, Spatial, Recurrent, Signal, Integer, Loss, Transformer, Misc). Not a public
 // header: the public entry points are in include/aicc/Target/ONNX/ImportONNX.h.
 //
 //===----------------------------------------------------------------------===//

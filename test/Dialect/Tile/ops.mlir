@@ -122,7 +122,7 @@ module @kernels {
   }
 }
 
-// The layout attribute, as tile-assign-layouts attaches it, on a 1-D and a 2-D tile.
+// The blocked layout attribute (which thread holds which element) on a 1-D and a 2-D tile.
 // CHECK-LABEL: func.func @layouts
 // CHECK:         tile.make_range {end = 128 : i32, start = 0 : i32, tile.layout = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>} : tensor<128xi32>
 // CHECK:         tile.splat %{{.*}} {tile.layout = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]>} : tensor<16x32xf32>

@@ -1,17 +1,23 @@
 //===- KernelTemplates.h - graph fusion groups -> tile kernels --*- C++ -*-===//
 //
-// Kernel templates used by convert-graph-to-tile. Each builds one tile kernel (a func.func
-// with a #tile.schedule) from a graph.fusion_group:
-//   - buildElementwiseKernel: 1-D programs of BLOCK output elements; every input is read
-//     at the broadcast (and, for a transposed input, permuted) offset of each output element.
-//   - buildMatmulKernel: programs over (BLOCK_M x BLOCK_N) output tiles (grid z = batch),
-//     a K loop of BLOCK_K with tile.dot into an f32 accumulator, then the fused epilogue
-//     (Gemm alpha/beta*C, elementwise chain) applied to the accumulator tile before one store.
-//   - buildSoftmaxKernel: one program per row (the softmax axis), the row held on chip:
-//     max, sum of exp, normalize, then the fused elementwise consumers.
-//   - scatter (scatter_elements / scatter_nd, a "single" group): programs own blocks of the
-//     coordinates no update crosses; each copies its part of data, then applies the updates
-//     landing there in order (a loop), so duplicates combine in order without atomics.
+// Kernel templates used by convert-graph-to-tile. buildKernelForGroup picks one by the
+// group's kind and builds one tile kernel (a func.func with a #tile.schedule) from a
+// graph.fusion_group (lib/Conversion/GraphToTile/*Template.cpp, one file each):
+//   - buildElementwise ("elementwise", views): 1-D programs of BLOCK output elements; every
+//     input is read at the broadcast (and, for a transposed input, permuted) offset of each
+//     output element.
+//   - buildMatmul ("epilogue" around a matmul / Gemm): programs over (BLOCK_M x BLOCK_N)
+//     output tiles (grid z = batch), a K loop of BLOCK_K with tile.dot into an f32
+//     accumulator, then the fused epilogue (Gemm alpha/beta*C, elementwise chain) applied to
+//     the accumulator tile before one store; the tile config from chooseMatmulConfig.
+//   - buildConvGemm (2-D group-1 conv, implicit GEMM) and buildWindow (the direct window
+//     loop: other convs, pools).
+//   - buildSoftmax / buildLogSumExp ("softmax"): one program per row, the row held on chip.
+//   - buildReduction / buildColumnReduction ("reduction"): row and column reductions.
+//   - buildScatter (scatter_elements / scatter_nd, a "single" group): programs own blocks of
+//     the coordinates no update crosses; each copies its part of data, then applies the
+//     updates landing there in order (a loop), so duplicates combine in order without
+//     atomics.
 // Kernel parameters are the group's inputs then its outputs, each a flat 1-D memref
 // (row-major, element count = the tensor's).
 //
@@ -20,6 +26,7 @@
 #define AICC_CONVERSION_GRAPHTOTILE_KERNELTEMPLATES_H
 
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "aicc/Target/Chip.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace aicc {
@@ -27,8 +34,13 @@ namespace aicc {
 /// point. Emits a diagnostic at the offending op and returns failure for groups no
 /// template covers (the message names the op and the reason).
 struct TemplateOptions {
-  /// cpu, sm_80, sm_90 or sm_90a: selects the matmul tile config (chooseMatmulConfig).
+  /// A chip table name (include/aicc/Target/Chip.h: cpu, sm_80, sm_90, sm_90a): its
+  /// features select the matmul tile config space (chooseMatmulConfig) and the conv
+  /// algorithm; its shared memory bounds num_stages.
   std::string target = "cpu";
+  /// The chip table row the configs are tuned for (SM count: programs per wave), by name or
+  /// product alias ("h200"; aicc-compile --hardware).
+  std::string hardware = "h200";
   /// BMxBNxBK[xSTAGES] overriding chooseMatmulConfig for every matmul; empty: the heuristic.
   std::string matmulConfig;
   /// f32 matmuls may use tf32 tensor cores (tile.dot input_precision = tf32; about 1e-3
@@ -68,7 +80,9 @@ int64_t mmaSyncNumWarps(int64_t blockM, int64_t blockN);
 
 /// The per-shape heuristic over the config space (documented in docs/tensor-cores.md):
 /// M, N, K of one matmul, the operand element type, whether the stored rows of A and B
-/// (K or M for A, N or K for B: the contiguous dim) allow TMA (16-byte multiples), target.
+/// (K or M for A, N or K for B: the contiguous dim) allow TMA (16-byte multiples), the
+/// target chip (its tensor-core features and shared memory) and the hardware tuned for (its
+/// SM count).
 /// `tf32KMajor`: f32 operands may run as tf32 and are both K-major (wgmma's tf32 rule).
 /// `batch`: the number of matrices (programs along grid z). `keepPingPong`: no cooperative
 /// 128 x 256 tiles on sm_90a — for a fused epilogue that computes more than adds,
@@ -76,8 +90,9 @@ int64_t mmaSyncNumWarps(int64_t blockM, int64_t blockN);
 /// warpgroup's epilogue hides under the other's K loop), and for implicit-GEMM convs (their
 /// gather producer was measured with ping-pong tiles only).
 MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem,
-                                bool tmaRowsOK, llvm::StringRef target, bool tf32KMajor = false,
-                                int64_t batch = 1, bool keepPingPong = false);
+                                bool tmaRowsOK, const ChipInfo &target, const ChipInfo &hw,
+                                bool tf32KMajor = false, int64_t batch = 1,
+                                bool keepPingPong = false);
 } // namespace aicc
 
 #endif

@@ -10,9 +10,10 @@
 // Accepted: IR versions <= 13; default-domain ("" or "ai.onnx") opsets 1-27
 // (the highest such opset_import entry is the one used). Imported ops: about
 // 190 ONNX op types (the per-op table of docs/onnx-conformance.md lists them
-// with their conformance results): lib/Target/ONNX/ImportONNX.cpp has the core
-// ones, Import<Family>.cpp the families (Loss, Index, Spatial, Recurrent,
-// Signal, Integer, Transformer, Misc); import-time constant folding is in
+// with their conformance results): lib/Target/ONNX/ImportDispatch.cpp maps op
+// types to import functions, Import<Family>.cpp hold them (TensorOps, NN,
+// Elementwise, Loss, Index, Spatial, Recurrent, Signal, Integer, Transformer,
+// Misc); import-time constant folding is in
 // ImportFold.cpp. Many are decompositions into graph ops. The
 // semantics of each follow the ONNX operator spec (docs/Operators.md of the
 // ONNX repository) at the model's opset, e.g. Softmax before opset 13 is the

@@ -10,42 +10,11 @@
 using namespace mlir;
 using namespace aicc::graph;
 
-HardwareDescription HardwareDescription::h200() {
-  HardwareDescription hw;
-  hw.name = "h200";
-  hw.arch = "sm_90";
-  hw.smCount = 132;
-  hw.hbmBytesPerSecond = 4.8e12;
-  hw.l2Bytes = 50ll << 20;
-  hw.peakF16 = 989.4e12;
-  hw.peakBF16 = 989.4e12;
-  hw.peakTF32 = 494.7e12;
-  hw.peakF32 = 66.9e12;
-  hw.peakF64 = 33.5e12;
-  hw.sharedMemPerBlockBytes = 227 << 10;
-  hw.sharedMemPerSMBytes = 228 << 10;
-  hw.registersPerSM = 64 << 10;
-  hw.maxThreadsPerSM = 2048;
-  return hw;
-}
-
-std::optional<HardwareDescription> HardwareDescription::byName(llvm::StringRef name) {
-  HardwareDescription h = h200();
-  if (name == h.name || name == h.arch)
-    return h;
-  return std::nullopt;
-}
-
-double HardwareDescription::peakFlops(Type elem, bool tensorCore, bool allowTF32) const {
-  if (elem.isF64())
-    return peakF64;
-  if (!tensorCore)
-    return peakF32;
-  if (elem.isF16())
-    return peakF16;
-  if (elem.isBF16())
-    return peakBF16;
-  return allowTF32 ? peakTF32 : peakF32;
+std::optional<HardwareDescription> aicc::graph::hardwareByName(llvm::StringRef name) {
+  const ChipInfo *c = lookupChip(name);
+  if (!c || !c->isGPU)
+    return std::nullopt;
+  return *c;
 }
 
 double aicc::graph::tensorBytes(Type t) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
+#include "aicc/Target/Chip.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
@@ -20,15 +21,15 @@ using namespace aicc::graph;
 
 namespace {
 
-/// Programs wanted in flight: four per SM of an H200 (132 SMs).
-constexpr int64_t kTargetPrograms = 4 * 132;
+/// Programs wanted in flight per SM of the hardware.
+constexpr int64_t kProgramsPerSM = 4;
 /// Fewest input elements a first-level program reads (below this the launch and the
 /// partials' round trip cost more than the parallelism gains).
 constexpr int64_t kMinElementsPerProgram = 2048;
 /// Fewest input elements an unsplit program reads for the split to pay for its second
 /// launch and the partials' round trip (64 KiB of f16 .. 128 KiB of f32).
 constexpr int64_t kMinElementsToSplit = 32768;
-/// The reduction template's column kernel (lib/Conversion/GraphToTile/KernelTemplates.cpp,
+/// The reduction template's column kernel (lib/Conversion/GraphToTile/ReductionTemplate.cpp,
 /// buildReduction): used when at least kColumnMinInner consecutive kept elements are
 /// innermost; each program then covers up to kColumnBlock of them per step.
 constexpr int64_t kColumnMinInner = 32;
@@ -65,15 +66,16 @@ std::optional<Layout> layoutOf(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) 
   return l;
 }
 
-/// The number of partials P for a reduction of layout `l` (1: do not split).
-int64_t chooseSplit(const Layout &l) {
+/// The number of partials P for a reduction of layout `l` (1: do not split), with
+/// `targetPrograms` programs wanted in flight.
+int64_t chooseSplit(const Layout &l, int64_t targetPrograms) {
   bool column = l.inner >= kColumnMinInner;
   int64_t programs =
       column ? l.outer * (int64_t)llvm::divideCeil(l.inner, kColumnBlock) : l.outer * l.inner;
   int64_t perStep = column ? std::min(l.inner, kColumnBlock) : 1;
-  if (programs <= 0 || programs >= kTargetPrograms || l.reduced * perStep < kMinElementsToSplit)
+  if (programs <= 0 || programs >= targetPrograms || l.reduced * perStep < kMinElementsToSplit)
     return 1;
-  int64_t limit = std::min<int64_t>(llvm::divideCeil(kTargetPrograms, programs),
+  int64_t limit = std::min<int64_t>(llvm::divideCeil(targetPrograms, programs),
                            l.reduced * perStep / kMinElementsPerProgram);
   for (int64_t p = limit; p >= 2; --p)
     if (l.reduced % p == 0)
@@ -103,7 +105,16 @@ Value sameKind(OpBuilder &b, Operation *op, Type resultType, Value in, int64_t a
 
 struct GraphSplitReductionPass
     : aicc::graph::impl::GraphSplitReductionBase<GraphSplitReductionPass> {
+  using GraphSplitReductionBase::GraphSplitReductionBase;
+
   void runOnOperation() override {
+    const aicc::ChipInfo *hw = aicc::lookupChip(hardware);
+    if (!hw || !hw->isGPU) {
+      getOperation().emitError("graph-split-reduction: unknown hardware '")
+          << hardware << "' (a GPU of the chip table: " << aicc::chipNames() << ", h200, a100)";
+      return signalPassFailure();
+    }
+    const int64_t targetPrograms = kProgramsPerSM * hw->smCount;
     SmallVector<Operation *> reductions;
     getOperation().walk([&](Operation *op) {
       // Reductions already inside a fusion group are one kernel each: left alone.
@@ -119,7 +130,7 @@ struct GraphSplitReductionPass
       std::optional<Layout> l = layoutOf(inT.getShape(), axes.asArrayRef());
       if (!l)
         continue;
-      int64_t p = chooseSplit(*l);
+      int64_t p = chooseSplit(*l, targetPrograms);
       if (p < 2)
         continue;
       int64_t q = l->reduced / p;

@@ -12,44 +12,21 @@
 #define AICC_DIALECT_GRAPH_ANALYSIS_COSTMODEL_H
 
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "aicc/Target/Chip.h"
 
 #include <optional>
 #include <string>
 
 namespace aicc::graph {
 
-/// One accelerator, as the cost model sees it. Every field is a peak or a capacity.
-struct HardwareDescription {
-  std::string name;                    ///< e.g. "h200"
-  std::string arch;                    ///< e.g. "sm_90"
-  int64_t smCount = 0;                 ///< streaming multiprocessors
-  double hbmBytesPerSecond = 0;        ///< DRAM (HBM) bandwidth, bytes/s
-  int64_t l2Bytes = 0;                 ///< L2 cache, bytes
-  /// Peak dense FLOP/s. f16 / bf16 / tf32 are tensor-core (MMA) peaks; f32 / f64 are the
-  /// CUDA-core (FMA pipe, 2 FLOP per FMA) peaks; "dense" = no structured sparsity.
-  double peakF16 = 0, peakBF16 = 0, peakTF32 = 0, peakF32 = 0, peakF64 = 0;
-  int64_t sharedMemPerBlockBytes = 0;  ///< max dynamic shared memory of one block, bytes
-  int64_t sharedMemPerSMBytes = 0;     ///< shared memory of one SM, bytes
-  int64_t registersPerSM = 0;          ///< 32-bit registers per SM
-  int64_t maxThreadsPerSM = 0;         ///< resident threads per SM
+/// One accelerator, as the cost model sees it: a GPU row of the chip table
+/// (include/aicc/Target/Chip.h, where the numbers and their sources are). Every field the
+/// model reads is a peak or a capacity.
+using HardwareDescription = aicc::ChipInfo;
 
-  /// NVIDIA H200 SXM (sm_90). Sources: NVIDIA H200 Tensor Core GPU datasheet (HBM3e
-  /// 4.8 TB/s; dense peaks: FP16/BF16 989.4 TFLOP/s, TF32 494.7, FP32 66.9, FP64 33.5 =
-  /// the datasheet's sparse figures halved where it quotes sparsity); the H100/Hopper
-  /// tuning guide and the CUDA C Programming Guide, "Features and Technical Specifications"
-  /// for compute capability 9.0 (132 SMs on the SXM part, 50 MiB L2, 227 KiB shared memory
-  /// per block out of 228 KiB per SM, 64K 32-bit registers per SM, 2048 threads per SM).
-  static HardwareDescription h200();
-
-  /// The description named `name` ("h200" or its arch "sm_90"); none if unknown.
-  static std::optional<HardwareDescription> byName(llvm::StringRef name);
-
-  /// Peak FLOP/s for an op computing in `elem`. `tensorCore`: a matmul/conv that can use
-  /// MMA instructions (f16/bf16 inputs: the f16/bf16 peak; f32 inputs: `allowTF32` picks the
-  /// TF32 peak, else the FP32 one). Elementwise and reduction work runs on the CUDA cores
-  /// in f32 (f16/bf16 are computed in f32 by the kernel templates): the FP32 peak; f64: FP64.
-  double peakFlops(mlir::Type elem, bool tensorCore, bool allowTF32 = false) const;
-};
+/// The GPU row named `name` (a target such as "sm_90" or a product alias such as "h200";
+/// aicc-compile --hardware); none when unknown or the CPU (no GPU numbers to model).
+std::optional<HardwareDescription> hardwareByName(llvm::StringRef name);
 
 /// FLOPs charged for one transcendental function (exp, log, tanh, erf, sin, pow, ...).
 /// The CUDA C Programming Guide, "Arithmetic Instructions" throughput table, gives 128

@@ -97,13 +97,13 @@ def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
     A fusion group lowers to exactly one kernel, and the reduction kernel gives each program
     whole outputs (one output element, or a block of consecutive outputs for a column
     reduction): a whole-tensor reduce_sum of 2^24 elements would run as one program. When the
-    kernel would have few programs (fewer than 4 * 132, four per SM of an H200) and each
+    kernel would have few programs (fewer than 4 * SMs of the `hardware` chip: 528 on an H200) and each
     program reads many elements (at least 32768), the reduced extent R is split as R = P * Q and the
     reduction becomes two: P partials of Q elements each, then a reduction of the partials.
 
     Applies when the reduced dims of size > 1 are consecutive (so the input reshapes to
     [outer, P, Q, inner] without a copy) and some P >= 2 divides R. P is the largest divisor
-    of R with P * programs <= 4 * 132 (rounded up) and every first-level program still
+    of R with P * programs <= 4 * SMs (rounded up) and every first-level program still
     reading at least 2048 elements. Sum -> sum of sums, mean -> mean of means (the partials
     have equal counts, so the result is the mean), max / min / prod -> the same op twice
     (NaN propagates through both). Partials of f16 / bf16 inputs are f32 (the kernels
@@ -120,6 +120,10 @@ def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
     %r = graph.reshape %s : (tensor<f32>) -> tensor<1x1xf32>
     ```
   }];
+  let options = [
+    Option<"hardware", "hardware", "std::string", /*default=*/"\"h200\"",
+           "chip table row whose SM count sets the programs wanted (include/aicc/Target/Chip.h)">
+  ];
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 

@@ -4,22 +4,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::func::FuncOp"> {
-  let summary = "Attach a blocked layout (which thread holds which element) to every tile op";
-  let description = [{
-    For each op of a tile kernel producing a tile, sets the discardable attribute
-    `tile.layout = #tile.blocked<...>` to the default layout for its shape and the kernel's
-    num_warps (contiguous along the last dim, lanes then warps row-major).
-
-    ```mlir
-    %r = tile.make_range {end = 128 : i32, start = 0 : i32, tile.layout = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>} : tensor<128xi32>
-    ```
-  }];
-  let options = [Option<"vecWidth", "vec-width", "unsigned", "1",
-                        "elements per thread along the contiguous dim">];
-  let dependentDialects = ["aicc::tile::TileDialect"];
-}
-
 def TileFuseElementwise : Pass<"tile-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise linalg ops of tile kernels, recomputing cheap producers";
   let description = [{

@@ -1,0 +1,95 @@
+//===- ElementwiseTemplate.cpp - elementwise / view template (1-D programs) ---===//
+#include "TemplateSupport.h"
+
+namespace aicc::templates {
+
+//===----------------------------------------------------------------------===//
+// Elementwise template
+//===----------------------------------------------------------------------===//
+FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group,
+                                         StringRef name) {
+  auto outType = cast<RankedTensorType>(group.getResult(0).getType());
+  ArrayRef<int64_t> outShape = outType.getShape();
+  int64_t numel = outType.getNumElements();
+  if (numel >= (int64_t(1) << 31))
+    return group.emitError("tensor of ") << numel << " elements exceeds 2^31 (i32 offsets)";
+  int64_t block = std::min<int64_t>(1024, std::max<int64_t>(128, llvm::PowerOf2Ceil(numel)));
+  int64_t programs = (numel + block - 1) / block;
+  KernelContext kc = makeKernel(builder, group, name, {programs, 1, 1}, 4,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  TileBuilder tb{b, group.getLoc(), {block}};
+  Value pid = b.create<tl::ProgramIdOp>(tb.loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value base = b.create<arith::MulIOp>(tb.loc, pid, tb.i32(block));
+  Value offs = b.create<arith::AddIOp>(tb.loc, tb.splat(base), tb.range(block));
+  Value mask = b.create<arith::CmpIOp>(tb.loc, arith::CmpIPredicate::slt, offs,
+                                       tb.splatI32(numel));
+  // Multi-dim output index, only materialized for operands that need it.
+  SmallVector<Value> idx = tb.delinearize(offs, outShape);
+  Block &body = group.getBody().front();
+  DenseMap<Value, Value> tiles;
+  auto getTile = [&](Value v) -> FailureOr<Value> {
+    auto it = tiles.find(v);
+    if (it != tiles.end())
+      return it->second;
+    auto vt = cast<RankedTensorType>(v.getType());
+    FailureOr<Value> t;
+    if (vt.getShape() == outShape && kc.argIndex.count(v))
+      t = tb.load(kc.inParams[kc.argIndex[v]], offs, mask, computeType(vt.getElementType()));
+    else
+      t = loadOperand(tb, kc, v, outShape, idx, mask);
+    if (succeeded(t))
+      tiles[v] = *t;
+    return t;
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (isView(&op))
+      continue; // read through index arithmetic when used (loadView)
+    if (auto tr = dyn_cast<TriluOp>(op)) {
+      // Needs the element's row and column: keep x where j - i >= k (upper) / <= k (lower).
+      auto x = getTile(tr.getInput());
+      if (failed(x))
+        return failure();
+      size_t r = outShape.size();
+      if (r < 2)
+        return op.emitError("trilu needs rank >= 2"), failure();
+      Value diff = b.create<arith::SubIOp>(tb.loc, idx[r - 1], idx[r - 2]);
+      Value keep = b.create<arith::CmpIOp>(
+          tb.loc, tr.getUpper() ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff,
+          tb.splatI32(tr.getK()));
+      Type et = cast<RankedTensorType>(x->getType()).getElementType();
+      Value zero = isa<FloatType>(et)
+                       ? tb.splatF(et, 0.0)
+                       : tb.splat(b.create<arith::ConstantOp>(tb.loc, et, b.getIntegerAttr(et, 0)));
+      tiles[tr.getResult()] = b.create<arith::SelectOp>(tb.loc, keep, *x, zero);
+      continue;
+    }
+    if (!isElementwise(&op))
+      return op.emitError("elementwise kernel template cannot hold ") << op.getName(),
+             failure();
+    SmallVector<Value> ins;
+    for (Value o : op.getOperands()) {
+      auto t = getTile(o);
+      if (failed(t))
+        return failure();
+      ins.push_back(*t);
+    }
+    auto r = emitElementwise(tb, &op, ins);
+    if (failed(r))
+      return failure();
+    tiles[op.getResult(0)] = *r;
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+    if (cast<RankedTensorType>(v.getType()).getShape() != outShape)
+      return group.emitError("fusion group results must share one shape"), failure();
+    auto t = getTile(v);
+    if (failed(t))
+      return failure();
+    tb.store(kc.outParams[i], offs, *t, mask);
+  }
+  b.create<func::ReturnOp>(tb.loc);
+  return kc.kernel;
+}
+
+} // namespace aicc::templates

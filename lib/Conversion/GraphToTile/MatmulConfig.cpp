@@ -1,0 +1,105 @@
+//===- MatmulConfig.cpp - the matmul tile config heuristic (chooseMatmulConfig) ===//
+//
+// Which (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps) a matmul of a given shape runs
+// with, by the target's tensor-core path (chip table features) and the hardware's SM count;
+// docs/tensor-cores.md gives the rules and their measurements.
+//
+//===----------------------------------------------------------------------===//
+#include "TemplateSupport.h"
+
+using namespace mlir;
+using namespace aicc;
+
+int64_t aicc::mmaSyncNumWarps(int64_t blockM, int64_t blockN) {
+  int64_t tiles16 = (blockM / 16) * (blockN / 16);
+  int64_t w = std::max<int64_t>(std::min<int64_t>(4, tiles16), blockM * blockN / (64 * 64));
+  return std::max<int64_t>(1, std::min<int64_t>(8, w));
+}
+
+MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem,
+                                      bool tmaRowsOK, const ChipInfo &target,
+                                      const ChipInfo &hw, bool tf32KMajor, int64_t batch,
+                                      bool keepPingPong) {
+  MatmulConfig c;
+  // Generic config (CPU, sm_80/sm_90 CUDA-core path): tiles sized so every tile buffer of the
+  // bufferizing GPU path fits the 48 KiB of static shared memory.
+  c.blockM = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
+  c.blockN = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
+  c.blockK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
+  bool tf32 = elem.isF32() && tf32KMajor;
+  bool half = elem.isF16() || elem.isBF16();
+  bool wgmma = target.has(ChipFeature::Wgmma), mmaSync = target.has(ChipFeature::MmaSync);
+  if (!tmaRowsOK || !((wgmma && (half || tf32)) || (!wgmma && mmaSync && half)))
+    return c;
+  // Programs per wave: one per SM of the hardware the kernel is tuned for.
+  const int64_t kSMs = hw.smCount;
+  if (!wgmma) {
+    // sm_80 / sm_90: cp.async + ldmatrix + mma.sync (convert-tile-dot-to-mma-sync). Config
+    // space: BLOCK_M in {16, 32, 64, 128}, BLOCK_N in {32, 64, 128, 256}, BLOCK_K = 32
+    // (64-byte rows of f16/bf16: one cp.async chunk per 4 threads), warps by
+    // mmaSyncNumWarps (64 x 64 warp tiles for the large blocks), num_stages = 4 (3 k blocks
+    // in flight), fewer when K has fewer blocks. Heuristic:
+    //   - BLOCK_M = the power of two >= M, from 16 (decode GEMMs) to 128;
+    //   - BLOCK_N = 256 when the grid still has >= 2 waves of 132 programs at 128 x 256,
+    //     else 128; then, while the grid has fewer than 132 programs (one per SM of an
+    //     H100/H200), the larger of BLOCK_N (down to 32) and BLOCK_M (down to 64) is halved
+    //     (square tiles read the fewest operand bytes per flop).
+    c.mmaSync = true;
+    c.blockK = 32;
+    c.blockM = std::min<int64_t>(128, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
+    auto programs = [&](int64_t bm, int64_t bn) {
+      return ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
+    };
+    c.blockN = c.blockM == 128 && programs(128, 256) >= 2 * kSMs ? 256 : 128;
+    while (programs(c.blockM, c.blockN) < kSMs) {
+      if (c.blockN > 32 && (c.blockN >= c.blockM || c.blockM <= 64))
+        c.blockN /= 2;
+      else if (c.blockM > 64)
+        c.blockM /= 2;
+      else
+        break;
+    }
+    c.numWarps = mmaSyncNumWarps(c.blockM, c.blockN);
+    c.numStages = std::min<int64_t>(4, std::max<int64_t>(2, (K + c.blockK - 1) / c.blockK));
+    return c;
+  }
+  // sm_90a, TMA + wgmma (convert-tile-dot-to-wgmma). Config space: BLOCK_M in {64, 128}
+  // (m64 wgmma halves), BLOCK_N in {64, 128, 256} (the wgmma N), BLOCK_K = 64 (one 128-byte
+  // swizzle row of f16/bf16), num_stages up to what fits in 227 KiB of shared memory. The
+  // lowering runs 128 x BLOCK_N <= 128 tiles as ping-pong (each consumer warpgroup owns whole
+  // tiles, one's epilogue overlapping the other's K loop) and 128 x 256 as cooperative.
+  // Heuristic (measured on the H200, docs/tensor-cores.md):
+  //   - BLOCK_M = 64 when M <= 64 (decode-style GEMMs: a taller tile would be padding);
+  //   - f16 / bf16 matmuls with a plain epilogue (adds, multiplies, Relu, casts; not
+  //     keepPingPong): BLOCK_N = 256
+  //     (cooperative; 4 stages asked, the TMA-store epilogue keeps 3 beside its 64 KiB of
+  //     staging) when 128 x 256 tiles still give >= 2 waves of 132 and fill the last wave
+  //     about as well as 128 x 128 tiles do (twenty-first run, same run against ping-pong:
+  //     4096^3 fp16 0.1908 / 0.1958 ms, 8192^3 1.500 / 1.539 ms, 8192 x 4096 x 11008 1.007 /
+  //     1.135 ms; 1024 x 14336 x 4096 bf16, 3.4 waves against 6.8: 0.1773 / 0.1642 ms, so
+  //     ping-pong there);
+  //   - else BLOCK_N = 128 (ping-pong, 4 stages: 7% faster than cooperative with a GELU
+  //     epilogue, 0.2124 against 0.2264 ms) when that still gives >= 132 tiles, else 64 so
+  //     that more SMs stream the operands (small-M shapes are memory-bound);
+  //   - num_stages = 4 for 128- and 256-wide tiles (ping-pong measured 8% slower at 5
+  //     stages, 40% at 3), as many as fit (at most 8) for 64-wide tiles, which wait on
+  //     memory.
+  c.wgmma = true;
+  c.blockK = tf32 ? 32 : 64; // one 128-byte swizzle row
+  c.blockM = M <= 64 ? 64 : 128;
+  int64_t tilesM = (M + c.blockM - 1) / c.blockM;
+  c.blockN = (tilesM * ((N + 127) / 128) >= kSMs && N > 64) ? 128 : 64;
+  // The share of the last wave of tiles the persistent CTAs keep busy.
+  auto waveUse = [&](int64_t tiles) {
+    return double(tiles) / double((tiles + kSMs - 1) / kSMs * kSMs);
+  };
+  int64_t tiles256 = tilesM * ((N + 255) / 256) * batch;
+  if (half && !keepPingPong && c.blockN == 128 && tiles256 >= 2 * kSMs &&
+      waveUse(tiles256) + 0.02 >= waveUse(tilesM * ((N + 127) / 128) * batch))
+    c.blockN = 256;
+  c.numWarps = 4 * (c.blockM / 64); // consumer warps; the lowering adds a producer warpgroup
+  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * elem.getIntOrFloatBitWidth() / 8;
+  int64_t fit = (target.sharedMemPerBlockBytes - 2048) / stageBytes;
+  c.numStages = c.blockN >= 128 ? std::min<int64_t>(4, fit) : std::min<int64_t>(8, fit);
+  return c;
+}

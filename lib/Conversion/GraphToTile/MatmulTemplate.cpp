@@ -1,0 +1,249 @@
+//===- MatmulTemplate.cpp - matmul / Gemm + fused epilogue template ---------===//
+#include "TemplateSupport.h"
+
+namespace aicc::templates {
+
+//===----------------------------------------------------------------------===//
+// Matmul / Gemm + epilogue template
+//===----------------------------------------------------------------------===//
+LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,
+                                        MatmulConfig &cfg) {
+  if (override.empty())
+    return success();
+  constexpr int64_t kMaxBlock = 1024, kMaxStages = 16;
+  SmallVector<StringRef> parts;
+  override.split(parts, 'x');
+  SmallVector<int64_t> v;
+  for (StringRef p : parts) {
+    int64_t x;
+    if (p.getAsInteger(10, x) || x < 1)
+      break;
+    v.push_back(x);
+  }
+  if (v.size() != parts.size() || (v.size() != 3 && v.size() != 4))
+    return anchor->emitError("--matmul-config '")
+               << override << "': expected BMxBNxBK or BMxBNxBKxSTAGES (positive integers)",
+           failure();
+  // Bounds well past every target's space (tensor-core blocks <= 256, 8 stages; a generic
+  // GPU kernel's tiles share 48 KiB): larger values only overflowed i32 tile ranges and
+  // int64 shared-memory sizes, or had the CPU kernel allocate a [BM, BN] tile of gigabytes.
+  if (v[0] > kMaxBlock || v[1] > kMaxBlock || v[2] > kMaxBlock ||
+      (v.size() == 4 && v[3] > kMaxStages))
+    return anchor->emitError("--matmul-config '")
+               << override << "': block sizes must be at most " << kMaxBlock
+               << " and num_stages at most " << kMaxStages,
+           failure();
+  cfg.blockM = v[0];
+  cfg.blockN = v[1];
+  cfg.blockK = v[2];
+  if (v.size() == 4)
+    cfg.numStages = v[3];
+  if (cfg.wgmma)
+    cfg.numWarps = 4 * std::max<int64_t>(1, cfg.blockM / 64);
+  if (cfg.mmaSync && cfg.blockM >= 16 && cfg.blockN >= 16)
+    cfg.numWarps = mmaSyncNumWarps(cfg.blockM, cfg.blockN);
+  return success();
+}
+
+FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                    const TemplateOptions &options) {
+  StringRef override = options.matmulConfig;
+  Block &body = group.getBody().front();
+  Operation *anchor = &body.front();
+  while (isa<TransposeOp>(anchor))
+    anchor = anchor->getNextNode();
+  Value aV, bV, cV;
+  bool transA = false, transB = false;
+  double alpha = 1.0, beta = 1.0;
+  if (auto mm = dyn_cast<MatMulOp>(anchor)) {
+    aV = mm.getLhs();
+    bV = mm.getRhs();
+  } else if (auto gemm = dyn_cast<GemmOp>(anchor)) {
+    aV = gemm.getA();
+    bV = gemm.getB();
+    cV = gemm.getC();
+    transA = gemm.getTransA();
+    transB = gemm.getTransB();
+    alpha = gemm.getAlpha().convertToDouble();
+    beta = gemm.getBeta().convertToDouble();
+  } else {
+    return anchor->emitError("epilogue group must start with matmul or gemm"), failure();
+  }
+  if (!isa<BlockArgument>(aV) || !isa<BlockArgument>(bV))
+    return anchor->emitError("matmul operands must be kernel inputs"), failure();
+  auto aT = cast<RankedTensorType>(aV.getType()), bT = cast<RankedTensorType>(bV.getType());
+  SmallVector<int64_t> aS(aT.getShape()), bS(bT.getShape());
+  if (aS.size() == 1)
+    aS.insert(aS.begin(), 1);
+  if (bS.size() == 1)
+    bS.push_back(1);
+  int64_t M = transA ? aS[aS.size() - 1] : aS[aS.size() - 2];
+  int64_t K = transA ? aS[aS.size() - 2] : aS[aS.size() - 1];
+  int64_t N = transB ? bS[bS.size() - 2] : bS[bS.size() - 1];
+  auto aBatch = ArrayRef<int64_t>(aS).drop_back(2), bBatch = ArrayRef<int64_t>(bS).drop_back(2);
+  auto batchShape = broadcastShapes(aBatch, bBatch);
+  if (failed(batchShape))
+    return anchor->emitError("batch dims do not broadcast"), failure();
+  int64_t batch = numElements(*batchShape);
+  auto outType = cast<RankedTensorType>(group.getResult(0).getType());
+  if (outType.getNumElements() != batch * M * N)
+    return group.emitError("epilogue changes the matmul's shape"), failure();
+  for (int64_t n : {aT.getNumElements(), bT.getNumElements(), outType.getNumElements()})
+    if (n >= (int64_t(1) << 31))
+      return group.emitError("operand exceeds 2^31 elements (i32 offsets)"), failure();
+
+  // The stored rows of A and B (their contiguous dim) must be 16-byte multiples for TMA.
+  int64_t es = aT.getElementTypeBitWidth() / 8;
+  int64_t aRow = transA ? M : K, bRow = transB ? K : N;
+  bool tmaRowsOK = (aRow * es) % 16 == 0 && (bRow * es) % 16 == 0;
+  bool tf32 = options.allowTF32 && aT.getElementType().isF32();
+  // A math epilogue: anything beyond adds, multiplies, Relu / Clip / Max / Min, negation
+  // and casts (chooseMatmulConfig keeps ping-pong tiles for it).
+  bool mathEpilogue = false;
+  for (Operation &op : body)
+    if (&op != anchor && !isa<TransposeOp, AddOp, SubOp, MulOp, ReluOp, ClipOp, MaxOp, MinOp,
+                              NegOp, CastOp, ReshapeOp, YieldOp>(op))
+      mathEpilogue = true;
+  MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK,
+                                        targetChip(options), hardwareChip(options),
+                                        tf32 && !transA && transB, batch, mathEpilogue);
+  if (failed(applyMatmulConfigOverride(anchor, override, cfg)))
+    return failure();
+  int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
+  int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
+  KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps,
+                                {blockAttr(builder, "BLOCK_M", BM),
+                                 blockAttr(builder, "BLOCK_N", BN),
+                                 blockAttr(builder, "BLOCK_K", BK)},
+                                cfg.numStages);
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = anchor->getLoc();
+  Type inElem = aT.getElementType();
+  Type acc = computeType(inElem);
+  if (!isa<FloatType>(acc))
+    return anchor->emitError("the matmul template supports float operands only, got ")
+               << inElem,
+           failure();
+  TileBuilder t2{b, loc, {BM, BN}};
+  Value pidM = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pidN = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  Value pidB = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(2));
+  auto scalarMul = [&](Value v, int64_t c) -> Value {
+    return b.create<arith::MulIOp>(loc, v, t2.i32(c));
+  };
+  // Matrix index of A and of B for output batch pidB: the batch index split per dim of the
+  // broadcast batch shape, each part weighted by the operand's own row-major stride over its
+  // batch dims (broadcast dims of the operand contribute 0).
+  Value aMatrix = t2.i32(0), bMatrix = t2.i32(0);
+  {
+    auto bs = rowMajorStrides(*batchShape);
+    auto aStr = broadcastStrides(aBatch, rowMajorStrides(aBatch), *batchShape);
+    auto bStr = broadcastStrides(bBatch, rowMajorStrides(bBatch), *batchShape);
+    auto weighted = [&](Value q, int64_t stride) { return stride == 1 ? q : scalarMul(q, stride); };
+    for (size_t d = 0; d < batchShape->size(); ++d) {
+      Value q = bs[d] == 1 ? pidB : b.create<arith::DivSIOp>(loc, pidB, t2.i32(bs[d])).getResult();
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, t2.i32((*batchShape)[d]));
+      if (aStr[d])
+        aMatrix = b.create<arith::AddIOp>(loc, aMatrix, weighted(q, aStr[d]));
+      if (bStr[d])
+        bMatrix = b.create<arith::AddIOp>(loc, bMatrix, weighted(q, bStr[d]));
+    }
+  }
+  Value m0 = scalarMul(pidM, BM), n0 = scalarMul(pidN, BN);
+  Value rm = b.create<arith::AddIOp>(
+      loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BM}, b.getI32Type()), m0),
+      t2.range(BM));
+  Value rn = b.create<arith::AddIOp>(
+      loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BN}, b.getI32Type()), n0),
+      t2.range(BN));
+  Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
+  Value mMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(M));
+  Value nMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(N));
+  Value outMask = b.create<arith::AndIOp>(loc, mMask, nMask);
+
+  // K loop: the A and B tiles are blocks of the operands' row-major matrices (zero outside),
+  // A stored [.., M, K] ([.., K, M] under transA: its [BK, BM] block at (k0, m0), transposed),
+  // B stored [.., K, N] ([.., N, K] under transB: its [BN, BK] block at (n0, k0), transposed).
+  // A 1-D operand is one matrix of 1 x K (A) or K x 1 (B).
+  int64_t numA = numElements(aBatch), numB = numElements(bBatch);
+  Value zeroAcc = t2.splatF(acc, 0.0);
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value cK = b.create<arith::ConstantIndexOp>(loc, K);
+  Value cBK = b.create<arith::ConstantIndexOp>(loc, BK);
+  auto loop = b.create<scf::ForOp>(loc, c0, cK, cBK, ValueRange{zeroAcc});
+  {
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value k0 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+    Value aPtr = kc.inParams[kc.argIndex[aV]], bPtr = kc.inParams[kc.argIndex[bV]];
+    auto aTileType = RankedTensorType::get({BM, BK}, inElem);
+    auto bTileType = RankedTensorType::get({BK, BN}, inElem);
+    Value aTile =
+        transA ? lb.create<tl::BlockLoadOp>(loc, aTileType, aPtr, aMatrix, k0, m0,
+                                            ArrayRef<int64_t>{numA, K, M}, /*transpose=*/true)
+               : lb.create<tl::BlockLoadOp>(loc, aTileType, aPtr, aMatrix, m0, k0,
+                                            ArrayRef<int64_t>{numA, M, K});
+    Value bTile =
+        transB ? lb.create<tl::BlockLoadOp>(loc, bTileType, bPtr, bMatrix, n0, k0,
+                                            ArrayRef<int64_t>{numB, N, K}, /*transpose=*/true)
+               : lb.create<tl::BlockLoadOp>(loc, bTileType, bPtr, bMatrix, k0, n0,
+                                            ArrayRef<int64_t>{numB, K, N});
+    Value next = lb.create<tl::DotOp>(loc, loop.getRegionIterArg(0).getType(), aTile, bTile,
+                                      loop.getRegionIterArg(0),
+                                      tl::InputPrecisionAttr::get(
+                                          lb.getContext(), tf32 ? tl::InputPrecision::tf32
+                                                                : tl::InputPrecision::ieee));
+    lb.create<scf::YieldOp>(loc, next);
+  }
+  Value result = loop.getResult(0);
+
+  // Output index per dim of the real output shape: batch dims from pidB (scalar splat),
+  // then M and N (either may be squeezed away for 1-D matmul operands).
+  ArrayRef<int64_t> outShape = outType.getShape();
+  SmallVector<Value> idx;
+  {
+    auto bs = rowMajorStrides(*batchShape);
+    for (size_t d = 0; d < batchShape->size(); ++d) {
+      Value q = bs[d] == 1 ? pidB : b.create<arith::DivSIOp>(loc, pidB, t2.i32(bs[d])).getResult();
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, t2.i32((*batchShape)[d]));
+      idx.push_back(t2.splat(q));
+    }
+    if (aT.getRank() != 1)
+      idx.push_back(rm2);
+    if (bT.getRank() != 1)
+      idx.push_back(rn2);
+  }
+  if (idx.size() != outShape.size())
+    return group.emitError("internal: matmul output rank mismatch"), failure();
+
+  if (alpha != 1.0)
+    result = b.create<arith::MulFOp>(loc, result, t2.splatF(acc, alpha));
+  if (cV) {
+    auto cl = loadOperand(t2, kc, cV, outShape, idx, outMask);
+    if (failed(cl))
+      return failure();
+    Value c = *cl;
+    if (beta != 1.0)
+      c = b.create<arith::MulFOp>(loc, c, t2.splatF(acc, beta));
+    result = b.create<arith::AddFOp>(loc, result, c);
+  }
+  auto fused = applyEpilogue(t2, kc, anchor, result, outShape, idx, outMask);
+  if (failed(fused))
+    return failure();
+  // The output is `batch` row-major M x N matrices whatever the operands' ranks (a 1-D operand
+  // only squeezes M or N, of size 1, out of the shape): the tile is the [BM, BN] block at
+  // (m0, n0) of matrix pidB, clipped at the matrix edge (a TMA box store on sm_90a; a masked
+  // tile.store elsewhere, tile-expand-block-loads).
+  Value outBuf = kc.outParams[0];
+  Value outTile = *fused;
+  auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
+  if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
+    outTile = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), outTile);
+  b.create<tl::BlockStoreOp>(loc, outBuf, batch == 1 ? t2.i32(0) : pidB, m0, n0, outTile,
+                             ArrayRef<int64_t>{batch, M, N});
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+} // namespace aicc::templates

@@ -1,0 +1,182 @@
+//===- ScatterTemplate.cpp - scatter_elements / scatter_nd template ---------===//
+#include "TemplateSupport.h"
+
+namespace aicc::templates {
+
+//===----------------------------------------------------------------------===//
+// Scatter template (scatter_elements, scatter_nd). Each program owns a block of the
+// coordinates that updates cannot cross: data's coordinates outside `axis` for
+// scatter_elements (an update only moves along `axis`), the positions within one slice
+// for scatter_nd (an index tuple picks a whole slice). The program copies data to the
+// output over the elements it owns, then applies the updates that land there one after
+// another in their row-major order (a loop over the axis of `updates` / the index
+// tuples, BLOCK lanes each): duplicates combine in order, and no two programs, and no two
+// lanes of one store, write the same element. Work is O(numel(data) + numel(updates)).
+//===----------------------------------------------------------------------===//
+
+/// result = cur op upd for a scatter `reduction` ("add", "mul", "max", "min").
+Value combineScatter(OpBuilder &b, Location loc, StringRef reduction, Value cur, Value upd) {
+  bool isFloat = isa<FloatType>(cast<RankedTensorType>(cur.getType()).getElementType());
+  if (reduction == "add")
+    return isFloat ? b.create<arith::AddFOp>(loc, cur, upd).getResult()
+                   : b.create<arith::AddIOp>(loc, cur, upd).getResult();
+  if (reduction == "mul")
+    return isFloat ? b.create<arith::MulFOp>(loc, cur, upd).getResult()
+                   : b.create<arith::MulIOp>(loc, cur, upd).getResult();
+  if (reduction == "max") // numpy.maximum: NaN propagates
+    return isFloat ? b.create<arith::MaximumFOp>(loc, cur, upd).getResult()
+                   : b.create<arith::MaxSIOp>(loc, cur, upd).getResult();
+  return isFloat ? b.create<arith::MinimumFOp>(loc, cur, upd).getResult()
+                 : b.create<arith::MinSIOp>(loc, cur, upd).getResult();
+}
+
+/// An scf.for over [0, n) step `step` with no results; returns the body builder (before
+/// the terminator) and the i32 induction variable.
+std::pair<OpBuilder, Value> emptyLoop(OpBuilder &b, Location loc, int64_t n, int64_t step) {
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value cn = b.create<arith::ConstantIndexOp>(loc, n);
+  Value cs = b.create<arith::ConstantIndexOp>(loc, step);
+  auto loop = b.create<scf::ForOp>(loc, c0, cn, cs);
+  Block *body = loop.getBody();
+  if (body->empty() || !body->back().hasTrait<OpTrait::IsTerminator>()) {
+    OpBuilder e = OpBuilder::atBlockEnd(body);
+    e.create<scf::YieldOp>(loc);
+  }
+  OpBuilder lb(body->getTerminator());
+  Value iv = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+  return {lb, iv};
+}
+
+/// Copies rows [0, rows) x the owned columns `cols` (a [BC] tile, `colMask`) of a
+/// [rows, rowStride]-strided buffer from `src` to `dst`, BR rows at a time.
+void copyOwned(OpBuilder &b, Location loc, Value src, Value dst, Type elem, int64_t rows,
+               int64_t rowStride, int64_t BR, Value colBase, Value colMask, int64_t BC) {
+  auto [lb, r0] = emptyLoop(b, loc, rows, BR);
+  TileBuilder t1{lb, loc, {BR}}, t2{lb, loc, {BR, BC}};
+  Value r = lb.create<arith::AddIOp>(loc, t1.splat(r0), t1.range(BR));
+  Value rMask = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, t1.splatI32(rows));
+  Value off = lb.create<arith::AddIOp>(
+      loc, lb.create<arith::MulIOp>(loc, t2.along(r, 0), t2.splatI32(rowStride)),
+      t2.along(colBase, 1));
+  Value mask = lb.create<arith::AndIOp>(loc, t2.along(rMask, 0), t2.along(colMask, 1));
+  Value v = t2.load(src, off, mask, elem);
+  t2.store(dst, off, v, mask);
+}
+
+FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+  Operation *op = &group.getBody().front().front();
+  auto se = dyn_cast<ScatterElementsOp>(op);
+  auto snd = dyn_cast<ScatterNDOp>(op);
+  if (!se && !snd)
+    return op->emitError("scatter group must hold scatter_elements or scatter_nd"), failure();
+  Value dataV = op->getOperand(0), idxV = op->getOperand(1), updV = op->getOperand(2);
+  for (Value v : {dataV, idxV, updV})
+    if (!isa<BlockArgument>(v))
+      return op->emitError("scatter operands must be kernel inputs"), failure();
+  auto dT = cast<RankedTensorType>(dataV.getType());
+  auto iT = cast<RankedTensorType>(idxV.getType());
+  auto uT = cast<RankedTensorType>(updV.getType());
+  for (int64_t n : {dT.getNumElements(), iT.getNumElements(), uT.getNumElements()})
+    if (n >= (int64_t(1) << 31))
+      return op->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  Type raw = dT.getElementType();
+  if (raw.isUnsignedInteger() || raw.isSignedInteger())
+    return op->emitError("kernel templates do not support ") << raw << " tensors yet", failure();
+  StringRef reduction = se ? se.getReduction() : snd.getReduction();
+  Type elem = computeType(raw);
+  ArrayRef<int64_t> D = dT.getShape();
+  auto dStr = rowMajorStrides(D);
+  Location loc = op->getLoc();
+  auto param = [&](KernelContext &kc, Value v) { return kc.inParams[kc.argIndex[v]]; };
+
+  if (se) {
+    int64_t axis = se.getAxis(), N = D[axis];
+    ArrayRef<int64_t> S = iT.getShape();
+    auto sStr = rowMajorStrides(S);
+    // Owned coordinates: data's dims other than `axis`, row-major.
+    SmallVector<int64_t> other, otherDStr, otherSStr, otherS;
+    for (int64_t d = 0; d < dT.getRank(); ++d)
+      if (d != axis) {
+        other.push_back(D[d]);
+        otherDStr.push_back(dStr[d]);
+        otherSStr.push_back(sStr[d]);
+        otherS.push_back(S[d]);
+      }
+    int64_t C = numElements(other), U = S[axis];
+    int64_t BC = std::min<int64_t>(1024, (int64_t)llvm::PowerOf2Ceil(C));
+    int64_t BR = std::max<int64_t>(1, std::min<int64_t>(llvm::PowerOf2Ceil(N), 1024 / BC));
+    KernelContext kc =
+        makeKernel(builder, group, name, {(C + BC - 1) / BC, 1, 1}, 4,
+                   {blockAttr(builder, "BLOCK", BC), blockAttr(builder, "BLOCK_ROWS", BR)});
+    OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+    TileBuilder tb{b, loc, {BC}};
+    Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+    Value c = b.create<arith::AddIOp>(loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(BC))),
+                                      tb.range(BC));
+    Value cMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, c, tb.splatI32(C));
+    SmallVector<Value> coords = tb.delinearize(c, other);
+    Value dBase = tb.offsets(coords, otherDStr);
+    // Rows are positions along `axis`, columns the owned coordinates.
+    copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, N, dStr[axis], BR, dBase, cMask, BC);
+    Value inUpd = cMask;
+    for (auto [x, s, dd] : llvm::zip(coords, otherS, other))
+      if (s < dd)
+        inUpd = b.create<arith::AndIOp>(
+            loc, inUpd, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, tb.splatI32(s)));
+    Value uBase = tb.offsets(coords, otherSStr);
+    auto [lb, j] = emptyLoop(b, loc, U, 1);
+    TileBuilder lt{lb, loc, {BC}};
+    Value uOff = lb.create<arith::AddIOp>(
+        loc, uBase, lt.splat(lb.create<arith::MulIOp>(loc, j, lt.i32(sStr[axis]))));
+    Value k = lt.load(param(kc, idxV), uOff, inUpd, iT.getElementType());
+    Value tgt = lb.create<arith::AddIOp>(
+        loc, dBase, lb.create<arith::MulIOp>(loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
+    Value v = lt.load(param(kc, updV), uOff, inUpd, elem);
+    if (reduction != "none")
+      v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, inUpd, elem), v);
+    lt.store(kc.outParams[0], tgt, v, inUpd);
+    b.create<func::ReturnOp>(loc);
+    return kc.kernel;
+  }
+
+  // scatter_nd: tuples of k indices pick a slice of S elements among P.
+  int64_t k = iT.getShape().back();
+  int64_t Q = iT.getNumElements() / std::max<int64_t>(k, 1);
+  int64_t P = numElements(D.take_front(k)), S = numElements(D.drop_front(k));
+  auto pStr = rowMajorStrides(D.take_front(k));
+  int64_t BS = std::min<int64_t>(1024, (int64_t)llvm::PowerOf2Ceil(S));
+  int64_t BR = std::max<int64_t>(1, std::min<int64_t>(llvm::PowerOf2Ceil(P), 1024 / BS));
+  KernelContext kc =
+      makeKernel(builder, group, name, {(S + BS - 1) / BS, 1, 1}, 4,
+                 {blockAttr(builder, "BLOCK", BS), blockAttr(builder, "BLOCK_ROWS", BR)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  TileBuilder tb{b, loc, {BS}};
+  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value s = b.create<arith::AddIOp>(loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(BS))),
+                                    tb.range(BS));
+  Value sMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, s, tb.splatI32(S));
+  copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, P, S, BR, s, sMask, BS);
+  auto [lb, u] = emptyLoop(b, loc, Q, 1);
+  TileBuilder lt{lb, loc, {BS}};
+  Value prefix = lt.splatI32(0);
+  for (int64_t m = 0; m < k; ++m) {
+    // Every lane reads the same index element u * k + m.
+    Value at =
+        lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, u, lt.i32(k)), lt.i32(m));
+    Value km = lt.load(param(kc, idxV), lt.splat(at), sMask, iT.getElementType());
+    prefix = lb.create<arith::AddIOp>(
+        loc, prefix, lb.create<arith::MulIOp>(loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
+  }
+  Value tgt =
+      lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, prefix, lt.splatI32(S)), s);
+  Value uOff =
+      lb.create<arith::AddIOp>(loc, lt.splat(lb.create<arith::MulIOp>(loc, u, lt.i32(S))), s);
+  Value v = lt.load(param(kc, updV), uOff, sMask, elem);
+  if (reduction != "none")
+    v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, sMask, elem), v);
+  lt.store(kc.outParams[0], tgt, v, sMask);
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+} // namespace aicc::templates

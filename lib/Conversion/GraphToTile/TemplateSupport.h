@@ -1,0 +1,268 @@
+//===- TemplateSupport.h - what the kernel templates share --------*- C++ -*-===//
+//
+// Private to lib/Conversion/GraphToTile: the tile builder every template emits through
+// (TileBuilder), the kernel skeleton (KernelContext, makeKernel), view / operand loads and
+// the fused elementwise epilogue (loadView, loadOperand, applyEpilogue, emitElementwise),
+// and the chunked loops of the row and reduction templates. One file per template
+// (*Template.cpp) builds on these; KernelTemplates.cpp dispatches (buildKernelForGroup).
+//
+//===----------------------------------------------------------------------===//
+#ifndef AICC_LIB_CONVERSION_GRAPHTOTILE_TEMPLATESUPPORT_H
+#define AICC_LIB_CONVERSION_GRAPHTOTILE_TEMPLATESUPPORT_H
+
+#include "aicc/Conversion/GraphToTile/KernelTemplates.h"
+
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+#include <cmath>
+#include <limits>
+
+namespace aicc::templates {
+using namespace mlir;
+using namespace aicc::graph;
+namespace tl = aicc::tile;
+
+/// The chip table rows of `o.target` and `o.hardware` (convert-graph-to-tile checks both
+/// names before any template runs; an unknown one falls back to the CPU / H200 rows).
+const ChipInfo &targetChip(const TemplateOptions &o);
+
+const ChipInfo &hardwareChip(const TemplateOptions &o);
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
+
+/// Strides (in elements) of a value of shape `in` (whose own dims have strides `inStrides`)
+/// seen through numpy broadcasting as a value of shape `out`: right-aligned, size-1 and
+/// missing dims get stride 0.
+SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in, ArrayRef<int64_t> inStrides,
+                                      ArrayRef<int64_t> out);
+
+int64_t numElements(ArrayRef<int64_t> shape);
+
+/// Element type kernel memory and tiles hold for graph element type `t`: arith works on
+/// signless integers, so ui8 ... ui64 (and siN) become iN. The graph ops keep the signedness;
+/// the templates read it there and pick the unsigned arith ops (divui, cmpi ult, extui ...).
+Type storageType(Type t);
+
+/// Element type the kernel computes in: f32 for 16-bit floats, else the storage type.
+Type computeType(Type t);
+
+/// Element type of a graph value (tensor or scalar).
+Type graphElementType(Value v);
+
+/// The unsigned form of a signed integer predicate (slt -> ult, ...); eq / ne unchanged.
+arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p);
+
+/// `v` as a `width`-bit integer, saturated to the type's range (Clip bounds, padding).
+APInt saturatingInt(double v, unsigned width, bool isUnsigned);
+
+/// Small builder of tile arithmetic used by all templates.
+struct TileBuilder {
+  OpBuilder &b;
+  Location loc;
+  SmallVector<int64_t> shape; // the tile shape of the kernel's output iteration
+
+  RankedTensorType tileOf(Type elem) const { return RankedTensorType::get(shape, elem); }
+  Value i32(int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); }
+  Value splat(Value scalar) {
+    return b.create<tl::SplatOp>(loc, tileOf(scalar.getType()), scalar);
+  }
+  Value splatI32(int64_t v) { return splat(i32(v)); }
+  Value splatF(Type elem, double v) {
+    Value c = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v));
+    return splat(c);
+  }
+  Value range(int64_t n) {
+    return b.create<tl::MakeRangeOp>(loc, RankedTensorType::get({n}, b.getI32Type()),
+                                     b.getI32IntegerAttr(0), b.getI32IntegerAttr(n));
+  }
+  /// Place a 1-D tile along dim `d` of the kernel tile shape (expand_dims + broadcast).
+  Value along(Value v1d, unsigned d) {
+    auto t = cast<RankedTensorType>(v1d.getType());
+    Value v = v1d;
+    SmallVector<int64_t> cur{t.getDimSize(0)};
+    // Insert unit dims before and after, then broadcast.
+    for (unsigned i = 0; i < d; ++i) {
+      cur.insert(cur.begin() + i, 1);
+      v = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get(cur, t.getElementType()), v,
+                                     b.getI32IntegerAttr(i));
+    }
+    for (unsigned i = d + 1; i < shape.size(); ++i) {
+      cur.push_back(1);
+      v = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get(cur, t.getElementType()), v,
+                                     b.getI32IntegerAttr(i));
+    }
+    if (ArrayRef<int64_t>(cur) != ArrayRef<int64_t>(shape))
+      v = b.create<tl::BroadcastOp>(loc, tileOf(t.getElementType()), v);
+    return v;
+  }
+  /// Offset tile sum_d idx[d] * strides[d] (+ scalar base), or nullptr-free splat(0).
+  Value offsets(ArrayRef<Value> idx, ArrayRef<int64_t> strides, Value scalarBase = {}) {
+    Value acc;
+    for (auto [v, s] : llvm::zip(idx, strides)) {
+      if (s == 0 || !v)
+        continue;
+      Value term = s == 1 ? v : b.create<arith::MulIOp>(loc, v, splatI32(s)).getResult();
+      acc = acc ? b.create<arith::AddIOp>(loc, acc, term).getResult() : term;
+    }
+    if (scalarBase && isConstantIntValue(scalarBase, 0))
+      scalarBase = Value();
+    if (scalarBase)
+      acc = acc ? b.create<arith::AddIOp>(loc, acc, splat(scalarBase)).getResult()
+                : splat(scalarBase);
+    return acc ? acc : splatI32(0);
+  }
+  /// Per-dim index tiles of the row-major linear index tile `lin` over `shape`
+  /// (dim 0 is not wrapped: masked-off lanes past the end keep growing indices).
+  SmallVector<Value> delinearize(Value lin, ArrayRef<int64_t> shape) {
+    SmallVector<Value> idx;
+    SmallVector<int64_t> strides(shape.size(), 1);
+    for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+      strides[i] = strides[i + 1] * shape[i + 1];
+    for (size_t d = 0; d < shape.size(); ++d) {
+      Value q = lin;
+      if (strides[d] != 1)
+        q = b.create<arith::DivSIOp>(loc, q, splatI32(strides[d]));
+      if (d != 0)
+        q = b.create<arith::RemSIOp>(loc, q, splatI32(shape[d]));
+      idx.push_back(q);
+    }
+    return idx;
+  }
+  /// Loads `buffer` at `offs` under `mask` (masked-off lanes read `padding`: for integer
+  /// buffers saturated to the type, unsigned when `isUnsigned`), extended to `computeElem`.
+  Value load(Value buffer, Value offs, Value mask, Type computeElem, double padding = 0.0,
+             bool isUnsigned = false) {
+    auto elem = cast<MemRefType>(buffer.getType()).getElementType();
+    TypedAttr pad;
+    if (isa<FloatType>(elem))
+      pad = b.getFloatAttr(elem, padding);
+    else
+      pad = b.getIntegerAttr(elem,
+                             saturatingInt(padding, elem.getIntOrFloatBitWidth(), isUnsigned));
+    Value v = b.create<tl::LoadOp>(loc, tileOf(elem), buffer, offs, mask, pad);
+    if (computeElem != elem)
+      v = b.create<arith::ExtFOp>(loc, tileOf(computeElem), v);
+    return v;
+  }
+  void store(Value buffer, Value offs, Value value, Value mask) {
+    auto elem = cast<MemRefType>(buffer.getType()).getElementType();
+    if (cast<RankedTensorType>(value.getType()).getElementType() != elem)
+      value = b.create<arith::TruncFOp>(loc, tileOf(elem), value);
+    b.create<tl::StoreOp>(loc, buffer, offs, value, mask);
+  }
+};
+
+/// Emits the tile math of one elementwise graph op on operand tiles. Floats of 16 bits are
+/// computed in f32 (their tiles arrive extended); other types in their own type, integers as
+/// signless iN: the graph operand's type says whether they are unsigned (then divui, remui,
+/// minui / maxui, cmpi ult ..., extui and uitofp give ONNX's unsigned semantics).
+FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value> in);
+
+/// Shared state of a template: the group, the kernel's parameters and the tile index
+/// of every output dim.
+struct KernelContext {
+  FusionGroupOp group;
+  func::FuncOp kernel;
+  SmallVector<Value> inParams, outParams; // kernel params, flat 1-D memrefs
+  DenseMap<Value, unsigned> argIndex;     // group body block arg -> input index
+};
+
+/// Loads view `v` (a kernel input, or view ops over kernel inputs) at the element whose
+/// index along each of v's dims is `idx[d]` (i32 tiles), under `mask`. View ops become
+/// index arithmetic: transpose permutes, expand pins broadcast dims to 0, slice scales and
+/// shifts, tile wraps, pad shifts and masks (or clamps / reflects / wraps), concat selects.
+FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> idx,
+                          Value mask);
+
+/// Loads body value `v` at the output element given by `idx` (one i32 tile per dim of
+/// `outShape`), broadcasting v to `outShape` (numpy rules) first.
+FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
+                             ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask);
+
+/// Applies the elementwise ops of the group body that follow `start` (exclusive), whose
+/// other operands are loaded at `idx`. `current` is the tile of start's result.
+FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,
+                               Value current, ArrayRef<int64_t> outShape,
+                               ArrayRef<Value> idx, Value mask);
+
+/// Creates the kernel func with flat 1-D memref params for inputs then outputs.
+KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                         ArrayRef<int64_t> grid, int64_t numWarps,
+                         ArrayRef<NamedAttribute> blocks, int64_t numStages = 1);
+
+NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v);
+
+/// Applies `--matmul-config` (BMxBNxBK[xSTAGES]; empty: no change) to `cfg`, or fails with
+/// a diagnostic at `anchor`.
+LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,
+                                        MatmulConfig &cfg);
+
+/// Rows / reductions up to this many elements are held in one tile (one pass over the data);
+/// longer ones loop over the reduced extent in tiles of kChunk elements.
+/// Rows up to this many elements are held on chip in one tile (in registers on the GPU:
+/// 16 warps x 32 lanes x 32 elements); longer rows loop over chunks of kRowChunk.
+constexpr int64_t kMaxSoftmaxRow = 16384;
+
+constexpr int64_t kRowChunk = 4096;
+
+constexpr int64_t kMaxReduction = 4096;
+
+/// Tile size of the chunked loops (issue 5 tunes it for bandwidth).
+constexpr int64_t kChunk = 1024;
+
+/// scf.for over [0, n) step `step` carrying `init`; `body` gets a builder in the loop body,
+/// the i32 induction variable and the carried values, and returns the next ones.
+scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body);
+
+/// Elementwise combine of two tiles for a reduction kind (the chunked loops' accumulation).
+/// max / min propagate NaN (numpy's max / min do).
+Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y);
+
+/// The dims of a reduce's input split into kept and reduced ones (`axes` empty: all
+/// reduced), each with its row-major stride in the input.
+struct ReducedDims {
+  SmallVector<int64_t> keptShape, keptStr, redShape, redStr;
+};
+
+ReducedDims splitReducedDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes);
+
+/// i32 offset in the input of output element `pid`'s kept coordinates (row-major over the
+/// kept dims), for one-program-per-output reduction kernels.
+Value keptBaseOffset(TileBuilder &tb, Value pid, const ReducedDims &rd);
+
+/// Why `conv` cannot run as an implicit GEMM (empty: it can).
+std::string whyNotImplicitGemm(ConvOp conv);
+
+/// i32 index tile from integer index tile `k` into a dim of size `n` (1 <= n < 2^31): negative
+/// values count from the end; out-of-range ones (undefined in ONNX; onnxruntime raises) are
+/// clamped to [0, n - 1] so accesses stay in bounds, the rule docs/onnx-import.md documents for
+/// every indexing op ("Indices out of range"). Wrapping and clamping happen in the index's
+/// own width, so a 64-bit index past 2^31 clamps instead of wrapping when truncated to i32.
+Value wrapIndex(TileBuilder &tb, Value k, int64_t n);
+
+// The templates (one file each), called by buildKernelForGroup.
+FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group,
+                                         StringRef name);
+FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                    const TemplateOptions &options);
+FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name);
+FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, StringRef name);
+FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, StringRef name);
+FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, StringRef name);
+FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                      const TemplateOptions &options);
+bool useImplicitGemm(ConvOp conv, const TemplateOptions &o);
+FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, StringRef name);
+
+} // namespace aicc::templates
+
+#endif

@@ -1,0 +1,411 @@
+//===- TileBuilder.cpp - tile builder, loads, epilogues, chunked loops ------===//
+#include "TemplateSupport.h"
+
+namespace aicc::templates {
+
+const ChipInfo &targetChip(const TemplateOptions &o) {
+  const ChipInfo *c = lookupChip(o.target);
+  return c ? *c : allChips().front();
+}
+const ChipInfo &hardwareChip(const TemplateOptions &o) {
+  const ChipInfo *c = lookupChip(o.hardware);
+  return c && c->isGPU ? *c : *lookupChip("h200");
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in, ArrayRef<int64_t> inStrides,
+                                      ArrayRef<int64_t> out) {
+  SmallVector<int64_t> s(out.size(), 0);
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1)
+      s[lead + i] = inStrides[i];
+  return s;
+}
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Type storageType(Type t) {
+  if (auto it = dyn_cast<IntegerType>(t); it && !it.isSignless())
+    return IntegerType::get(t.getContext(), it.getWidth());
+  return t;
+}
+
+Type computeType(Type t) {
+  if (t.isF16() || t.isBF16())
+    return Float32Type::get(t.getContext());
+  return storageType(t);
+}
+
+Type graphElementType(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p) {
+  switch (p) {
+  case arith::CmpIPredicate::slt:
+    return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle:
+    return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt:
+    return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge:
+    return arith::CmpIPredicate::uge;
+  default:
+    return p;
+  }
+}
+
+APInt saturatingInt(double v, unsigned width, bool isUnsigned) {
+  if (std::isnan(v))
+    return APInt(width, 0);
+  APInt lo = isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  APInt hi = isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  double loD = isUnsigned ? lo.roundToDouble(false) : lo.roundToDouble(true);
+  double hiD = isUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
+  if (v <= loD)
+    return lo;
+  if (v >= hiD)
+    return hi;
+  if (isUnsigned)
+    return APInt(width, (uint64_t)v);
+  return APInt(width, (uint64_t)(int64_t)v, /*isSigned=*/true);
+}
+
+FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> idx,
+                          Value mask) {
+  OpBuilder &b = tb.b;
+  Location loc = tb.loc;
+  auto vt = cast<RankedTensorType>(v.getType());
+  Type elem = computeType(vt.getElementType());
+  auto splat = [&](int64_t c) { return tb.splatI32(c); };
+  auto addI = [&](Value x, int64_t c) -> Value {
+    return c == 0 ? x : b.create<arith::AddIOp>(loc, x, splat(c)).getResult();
+  };
+  auto andMask = [&](Value m, Value c) -> Value {
+    return m ? b.create<arith::AndIOp>(loc, m, c).getResult() : c;
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t c) -> Value {
+    return b.create<arith::CmpIOp>(loc, p, x, splat(c));
+  };
+  if (auto it = kc.argIndex.find(v); it != kc.argIndex.end()) {
+    auto strides = rowMajorStrides(vt.getShape());
+    SmallVector<Value> used;
+    SmallVector<int64_t> usedStrides;
+    for (int64_t d = 0; d < vt.getRank(); ++d)
+      if (vt.getDimSize(d) != 1) {
+        used.push_back(idx[d]);
+        usedStrides.push_back(strides[d]);
+      }
+    return tb.load(kc.inParams[it->second], tb.offsets(used, usedStrides), mask, elem);
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || !isView(def)) {
+    if (def)
+      def->emitError("value of ") << def->getName()
+                                  << " cannot be read here by the kernel template";
+    return failure();
+  }
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(def)
+      .Case([&](TransposeOp t) -> FailureOr<Value> {
+        SmallVector<Value> in(idx.size());
+        for (auto [i, p] : llvm::enumerate(t.getPerm()))
+          in[p] = idx[i];
+        return loadView(tb, kc, t.getInput(), in, mask);
+      })
+      .Case([&](ExpandOp e) -> FailureOr<Value> {
+        auto it = e.getInput().getType();
+        size_t lead = vt.getRank() - it.getRank();
+        SmallVector<Value> in;
+        for (int64_t d = 0; d < it.getRank(); ++d)
+          in.push_back(it.getDimSize(d) == 1 ? splat(0) : idx[lead + d]);
+        return loadView(tb, kc, e.getInput(), in, mask);
+      })
+      .Case([&](SliceOp s) -> FailureOr<Value> {
+        SmallVector<Value> in;
+        for (auto [d, x] : llvm::enumerate(idx)) {
+          int64_t step = s.getSteps()[d];
+          Value y = step == 1 ? x : b.create<arith::MulIOp>(loc, x, splat(step)).getResult();
+          in.push_back(addI(y, s.getStarts()[d]));
+        }
+        return loadView(tb, kc, s.getInput(), in, mask);
+      })
+      .Case([&](TileOp t) -> FailureOr<Value> {
+        auto it = t.getInput().getType();
+        SmallVector<Value> in;
+        for (auto [d, x] : llvm::enumerate(idx))
+          in.push_back(it.getDimSize(d) == vt.getDimSize(d)
+                           ? x
+                           : b.create<arith::RemSIOp>(loc, x, splat(it.getDimSize(d)))
+                                 .getResult());
+        return loadView(tb, kc, t.getInput(), in, mask);
+      })
+      .Case([&](PadOp p) -> FailureOr<Value> {
+        auto it = p.getInput().getType();
+        SmallVector<Value> in;
+        Value inRange;
+        for (auto [d, x] : llvm::enumerate(idx)) {
+          int64_t n = it.getDimSize(d);
+          Value y = addI(x, -p.getLow()[d]);
+          if (p.getLow()[d] == 0 && p.getHigh()[d] == 0) {
+            in.push_back(y);
+            continue;
+          }
+          if (p.getMode() == "constant") {
+            inRange = andMask(inRange, b.create<arith::AndIOp>(
+                                           loc, cmp(arith::CmpIPredicate::sge, y, 0),
+                                           cmp(arith::CmpIPredicate::slt, y, n)));
+          } else if (p.getMode() == "edge") {
+            y = b.create<arith::MaxSIOp>(loc, y, splat(0));
+            y = b.create<arith::MinSIOp>(loc, y, splat(n - 1));
+          } else if (p.getMode() == "wrap") {
+            // wrap (numpy's): i mod n, shifted by a multiple of n to be non-negative.
+            int64_t lift = (p.getLow()[d] + n - 1) / n * n;
+            y = b.create<arith::RemSIOp>(loc, addI(y, lift), splat(n));
+          } else { // reflect: -i for i < 0, 2(n - 1) - i for i >= n
+            auto absI = [&](Value z) -> Value {
+              return b.create<arith::MaxSIOp>(loc, z, b.create<arith::SubIOp>(loc, splat(0), z));
+            };
+            y = absI(y);
+            y = b.create<arith::SubIOp>(loc, splat(n - 1),
+                                        absI(b.create<arith::SubIOp>(loc, splat(n - 1), y)));
+          }
+          in.push_back(y);
+        }
+        auto val = loadView(tb, kc, p.getInput(), in, inRange ? andMask(mask, inRange) : mask);
+        if (failed(val) || !inRange)
+          return val;
+        Value pad = isa<FloatType>(elem) ? tb.splatF(elem, p.getValue().convertToDouble())
+                                         : tb.splat(b.create<arith::ConstantOp>(
+                                               loc, elem, b.getIntegerAttr(elem, (int64_t)p.getValue().convertToDouble())));
+        return b.create<arith::SelectOp>(loc, inRange, *val, pad).getResult();
+      })
+      .Case([&](GatherOp g) -> FailureOr<Value> {
+        // Load the index at the q dims, wrap negatives, then read the data there.
+        auto dt = g.getInput().getType();
+        auto it = g.getIndices().getType();
+        int64_t axis = g.getAxis(), q = it.getRank(), n = dt.getDimSize(axis);
+        SmallVector<Value> qIdx(idx.begin() + axis, idx.begin() + axis + q);
+        auto k = loadView(tb, kc, g.getIndices(), qIdx, mask);
+        if (failed(k))
+          return failure();
+        Value k32 = wrapIndex(tb, *k, n);
+        SmallVector<Value> in(idx.begin(), idx.begin() + axis);
+        in.push_back(k32);
+        in.append(idx.begin() + axis + q, idx.end());
+        return loadView(tb, kc, g.getInput(), in, mask);
+      })
+      .Case([&](GatherElementsOp g) -> FailureOr<Value> {
+        int64_t axis = g.getAxis(), n = g.getInput().getType().getDimSize(axis);
+        auto k = loadView(tb, kc, g.getIndices(), idx, mask);
+        if (failed(k))
+          return failure();
+        Value k32 = wrapIndex(tb, *k, n);
+        SmallVector<Value> in(idx);
+        in[axis] = k32;
+        return loadView(tb, kc, g.getInput(), in, mask);
+      })
+      .Case([&](ConcatOp c) -> FailureOr<Value> {
+        int64_t axis = c.getAxis();
+        int64_t start = 0;
+        Value acc;
+        for (Value in : c.getInputs()) {
+          int64_t n = cast<RankedTensorType>(in.getType()).getDimSize(axis);
+          Value inside = b.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sge, idx[axis], start),
+                                                 cmp(arith::CmpIPredicate::slt, idx[axis], start + n));
+          SmallVector<Value> sub(idx);
+          sub[axis] = addI(idx[axis], -start);
+          auto val = loadView(tb, kc, in, sub, andMask(mask, inside));
+          if (failed(val))
+            return failure();
+          acc = acc ? b.create<arith::SelectOp>(loc, inside, *val, acc).getResult() : *val;
+          start += n;
+        }
+        return acc;
+      })
+      .Default([&](Operation *o) -> FailureOr<Value> {
+        o->emitError("no load lowering for view op ") << o->getName();
+        return failure();
+      });
+}
+
+FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
+                             ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask) {
+  auto vt = cast<RankedTensorType>(v.getType());
+  size_t lead = outShape.size() - vt.getRank();
+  SmallVector<Value> in;
+  for (int64_t d = 0; d < vt.getRank(); ++d)
+    in.push_back(vt.getDimSize(d) == 1 ? tb.splatI32(0) : idx[lead + d]);
+  return loadView(tb, kc, v, in, mask);
+}
+
+FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,
+                               Value current, ArrayRef<int64_t> outShape,
+                               ArrayRef<Value> idx, Value mask) {
+  DenseMap<Value, Value> tiles;
+  tiles[start->getResult(0)] = current;
+  Block &body = kc.group.getBody().front();
+  for (Operation &op : llvm::make_range(std::next(start->getIterator()), body.end())) {
+    if (isa<YieldOp>(op))
+      break;
+    if (isView(&op))
+      continue; // folded into the loads of its users
+    if (!isElementwise(&op)) {
+      op.emitError("cannot fuse ") << op.getName() << " into this kernel's epilogue";
+      return failure();
+    }
+    SmallVector<Value> ins;
+    for (Value o : op.getOperands()) {
+      auto found = tiles.find(o);
+      if (found != tiles.end()) {
+        ins.push_back(found->second);
+        continue;
+      }
+      auto loaded = loadOperand(tb, kc, o, outShape, idx, mask);
+      if (failed(loaded))
+        return failure();
+      ins.push_back(*loaded);
+    }
+    auto r = emitElementwise(tb, &op, ins);
+    if (failed(r))
+      return failure();
+    tiles[op.getResult(0)] = *r;
+  }
+  // The chain's result: the first yielded value the chain computes (a row kernel may also
+  // yield its row input).
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (Value v : yield.getValues())
+    if (auto found = tiles.find(v); found != tiles.end())
+      return found->second;
+  kc.group.emitError("fusion group result is not computed by its epilogue chain");
+  return failure();
+}
+
+KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                         ArrayRef<int64_t> grid, int64_t numWarps,
+                         ArrayRef<NamedAttribute> blocks, int64_t numStages) {
+  KernelContext kc;
+  kc.group = group;
+  MLIRContext *ctx = builder.getContext();
+  SmallVector<Type> params;
+  auto flat = [](Type t) {
+    auto rt = cast<RankedTensorType>(t);
+    return MemRefType::get({rt.getNumElements()}, storageType(rt.getElementType()));
+  };
+  for (Value v : group.getInputs())
+    params.push_back(flat(v.getType()));
+  for (Type t : group.getResultTypes())
+    params.push_back(flat(t));
+  auto fn = builder.create<func::FuncOp>(group.getLoc(), name,
+                                         FunctionType::get(ctx, params, {}));
+
+  // A zero-element output gives zero programs; launch one, whose masks are all false (the
+  // grid must be at least 1 in every dimension: tile.schedule's verifier, and CUDA's).
+  SmallVector<int64_t> g(grid);
+  for (int64_t &e : g)
+    e = std::max<int64_t>(e, 1);
+  fn->setAttr(tl::kScheduleAttrName,
+              tl::ScheduleAttr::get(ctx, g, numWarps, numStages,
+                                    DictionaryAttr::get(ctx, blocks)));
+  Block *entry = fn.addEntryBlock();
+  unsigned nIn = group.getInputs().size();
+  for (unsigned i = 0; i < entry->getNumArguments(); ++i)
+    (i < nIn ? kc.inParams : kc.outParams).push_back(entry->getArgument(i));
+  for (auto [i, a] : llvm::enumerate(group.getBody().front().getArguments()))
+    kc.argIndex[a] = i;
+  kc.kernel = fn;
+  return kc;
+}
+
+NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v) {
+  return b.getNamedAttr(n, b.getI64IntegerAttr(v));
+}
+
+//===----------------------------------------------------------------------===//
+// Chunked loops shared by the row and reduction templates.
+//===----------------------------------------------------------------------===//
+
+
+scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body) {
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value cn = b.create<arith::ConstantIndexOp>(loc, n);
+  Value cs = b.create<arith::ConstantIndexOp>(loc, step);
+  return b.create<scf::ForOp>(loc, c0, cn, cs, init,
+                              [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
+                                Value k = lb.create<arith::IndexCastOp>(l, lb.getI32Type(), iv);
+                                lb.create<scf::YieldOp>(l, body(lb, k, args));
+                              });
+}
+
+Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y) {
+  switch (kind) {
+  case tl::ReduceKind::add:
+    return b.create<arith::AddFOp>(loc, x, y);
+  case tl::ReduceKind::mul:
+    return b.create<arith::MulFOp>(loc, x, y);
+  case tl::ReduceKind::max:
+    return b.create<arith::MaximumFOp>(loc, x, y);
+  default:
+    return b.create<arith::MinimumFOp>(loc, x, y);
+  }
+}
+
+ReducedDims splitReducedDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
+  SmallVector<bool> reduced(shape.size(), axes.empty());
+  for (int64_t a : axes)
+    reduced[a] = true;
+  auto strides = rowMajorStrides(shape);
+  ReducedDims rd;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    (reduced[d] ? rd.redShape : rd.keptShape).push_back(shape[d]);
+    (reduced[d] ? rd.redStr : rd.keptStr).push_back(strides[d]);
+  }
+  return rd;
+}
+
+Value keptBaseOffset(TileBuilder &tb, Value pid, const ReducedDims &rd) {
+  OpBuilder &b = tb.b;
+  Location loc = tb.loc;
+  Value base = tb.i32(0);
+  auto ks = rowMajorStrides(rd.keptShape);
+  for (size_t d = 0; d < rd.keptShape.size(); ++d) {
+    Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
+    if (d != 0)
+      q = b.create<arith::RemSIOp>(loc, q, tb.i32(rd.keptShape[d]));
+    base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(rd.keptStr[d])));
+  }
+  return base;
+}
+
+Value wrapIndex(TileBuilder &tb, Value k, int64_t n) {
+  OpBuilder &b = tb.b;
+  Location loc = tb.loc;
+  auto kt = cast<RankedTensorType>(k.getType());
+  unsigned w = kt.getElementType().getIntOrFloatBitWidth();
+  if (w < 32) {
+    k = b.create<arith::ExtSIOp>(loc, tb.tileOf(b.getI32Type()), k);
+    kt = cast<RankedTensorType>(k.getType());
+  }
+  auto splatW = [&](int64_t v) {
+    return tb.splat(b.create<arith::ConstantIntOp>(loc, kt.getElementType(), v));
+  };
+  Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, k, splatW(0));
+  k = b.create<arith::SelectOp>(loc, neg, b.create<arith::AddIOp>(loc, k, splatW(n)), k);
+  k = b.create<arith::MaxSIOp>(loc, k, splatW(0));
+  k = b.create<arith::MinSIOp>(loc, k, splatW(n - 1));
+  if (kt.getElementType().getIntOrFloatBitWidth() > 32)
+    k = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k);
+  return k;
+}
+
+} // namespace aicc::templates

@@ -1,0 +1,164 @@
+//===- WindowTemplate.cpp - direct window template: conv, max / average pool ---===//
+#include "TemplateSupport.h"
+
+namespace aicc::templates {
+
+//===----------------------------------------------------------------------===//
+// Window template (conv, max / average pool): 1-D programs over the output elements, a
+// loop over the window (and, for conv, the input channels of the group) accumulating in
+// registers; out-of-range input positions are masked (padding).
+//===----------------------------------------------------------------------===//
+FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, StringRef name) {
+  Block &body = group.getBody().front();
+  Operation *anchor = &body.front();
+  auto conv = dyn_cast<ConvOp>(anchor);
+  auto maxPool = dyn_cast<MaxPoolOp>(anchor);
+  if (conv && conv.isChannelsLast())
+    return conv.emitError("NHWC conv: only the implicit-GEMM template takes channels-last "
+                          "convs, and it cannot take this one: ")
+               << whyNotImplicitGemm(conv),
+           failure();
+  auto avgPool = dyn_cast<AvgPoolOp>(anchor);
+  if (!conv && !maxPool && !avgPool)
+    return anchor->emitError("window group must start with conv or a pool"), failure();
+  Value xV = anchor->getOperand(0);
+  auto xT = cast<RankedTensorType>(xV.getType());
+  auto outT = cast<RankedTensorType>(anchor->getResult(0).getType());
+  if (!isa<BlockArgument>(xV) || (conv && !isa<BlockArgument>(conv.getWeight())))
+    return anchor->emitError("window operands must be kernel inputs"), failure();
+  int64_t k = xT.getRank() - 2, C = xT.getDimSize(1), M = outT.getDimSize(1);
+  SmallVector<int64_t> kernel, strides, pads, dil;
+  if (conv) {
+    auto wt = conv.getWeight().getType();
+    kernel.assign(wt.getShape().begin() + 2, wt.getShape().end());
+    strides.assign(conv.getStrides().begin(), conv.getStrides().end());
+    pads.assign(conv.getPads().begin(), conv.getPads().end());
+    dil.assign(conv.getDilations().begin(), conv.getDilations().end());
+  } else {
+    auto get = [&](StringRef n) {
+      auto a = anchor->getAttrOfType<DenseI64ArrayAttr>(n).asArrayRef();
+      return SmallVector<int64_t>(a.begin(), a.end());
+    };
+    kernel = get("kernel_shape");
+    strides = get("strides");
+    pads = get("pads");
+    dil = get("dilations");
+  }
+  int64_t kw = numElements(kernel);
+  int64_t G = conv ? conv.getGroup() : 1, Cg = C / G, Mg = M / G;
+  int64_t K = conv ? Cg * kw : kw;
+  int64_t numel = outT.getNumElements();
+  for (int64_t n : {xT.getNumElements(), numel})
+    if (n >= (int64_t(1) << 31))
+      return anchor->emitError("tensor exceeds 2^31 elements (i32 offsets)"), failure();
+  int64_t block = std::min<int64_t>(256, std::max<int64_t>(32, llvm::PowerOf2Ceil(numel)));
+  KernelContext kc = makeKernel(builder, group, name, {(numel + block - 1) / block, 1, 1}, 4,
+                                {blockAttr(builder, "BLOCK", block)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = anchor->getLoc();
+  TileBuilder tb{b, loc, {block}};
+  Type elem = computeType(xT.getElementType());
+  if (!isa<FloatType>(elem))
+    return anchor->emitError("the window template supports float inputs only, got ")
+               << xT.getElementType(),
+           failure();
+  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value offs = b.create<arith::AddIOp>(
+      loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(block))), tb.range(block));
+  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, offs, tb.splatI32(numel));
+  ArrayRef<int64_t> outShape = outT.getShape();
+  SmallVector<Value> idx = tb.delinearize(offs, outShape);
+  double inf = std::numeric_limits<double>::infinity();
+  bool countInRange = avgPool && !avgPool.getCountIncludePad();
+  SmallVector<Value> init{tb.splatF(elem, maxPool ? -inf : 0.0)};
+  if (avgPool)
+    init.push_back(tb.splatF(elem, 0.0)); // window positions counted
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value cK = b.create<arith::ConstantIndexOp>(loc, K);
+  Value c1 = b.create<arith::ConstantIndexOp>(loc, 1);
+  auto loop = b.create<scf::ForOp>(loc, c0, cK, c1, init);
+  {
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    TileBuilder lt{lb, loc, {block}};
+    auto si = [&](int64_t v) { return lt.i32(v); };
+    Value kk = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+    Value cIn = conv ? lb.create<arith::DivSIOp>(loc, kk, si(kw)).getResult() : Value();
+    Value r = conv ? lb.create<arith::RemSIOp>(loc, kk, si(kw)).getResult() : kk;
+    // Window position per spatial dim (scalars) and input position (tiles).
+    Value inb = mask, inPad = mask;
+    SmallVector<Value> in;
+    int64_t inner = kw;
+    for (int64_t d = 0; d < k; ++d) {
+      inner /= kernel[d];
+      Value kd = lb.create<arith::RemSIOp>(loc, lb.create<arith::DivSIOp>(loc, r, si(inner)),
+                                           si(kernel[d]));
+      Value shift = lb.create<arith::SubIOp>(loc, lb.create<arith::MulIOp>(loc, kd, si(dil[d])),
+                                             si(pads[d]));
+      Value pos = lb.create<arith::AddIOp>(
+          loc, lb.create<arith::MulIOp>(loc, idx[2 + d], lt.splatI32(strides[d])), lt.splat(shift));
+      int64_t I = xT.getDimSize(2 + d);
+      auto within = [&](int64_t lo, int64_t hi) -> Value {
+        return lb.create<arith::AndIOp>(
+            loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, pos, lt.splatI32(lo)),
+            lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, pos, lt.splatI32(hi)));
+      };
+      inb = lb.create<arith::AndIOp>(loc, inb, within(0, I));
+      if (avgPool)
+        inPad = lb.create<arith::AndIOp>(loc, inPad, within(-pads[d], I + pads[d + k]));
+      in.push_back(pos);
+    }
+    // Input channel: conv reads channel g*Cg + c of its group; pools read channel m.
+    Value chan = idx[1];
+    if (conv) {
+      Value g = lb.create<arith::DivSIOp>(loc, idx[1], lt.splatI32(Mg));
+      chan = lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, g, lt.splatI32(Cg)),
+                                      lt.splat(cIn));
+    }
+    Value xo = lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, idx[0], lt.splatI32(C)),
+                                        chan);
+    for (int64_t d = 0; d < k; ++d)
+      xo = lb.create<arith::AddIOp>(
+          loc, lb.create<arith::MulIOp>(loc, xo, lt.splatI32(xT.getDimSize(2 + d))), in[d]);
+    Value x = lt.load(kc.inParams[kc.argIndex[xV]], xo, inb, elem, maxPool ? -inf : 0.0);
+    SmallVector<Value> next;
+    if (conv) {
+      // W[m, c, kd...]: ((m * Cg + c) * kw + r).
+      Value wo = lb.create<arith::AddIOp>(
+          loc,
+          lb.create<arith::MulIOp>(
+              loc, lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, idx[1], lt.splatI32(Cg)),
+                                            lt.splat(cIn)),
+              lt.splatI32(kw)),
+          lt.splat(r));
+      Value w = lt.load(kc.inParams[kc.argIndex[conv.getWeight()]], wo, mask, elem);
+      next.push_back(lb.create<arith::AddFOp>(loc, loop.getRegionIterArg(0),
+                                              lb.create<arith::MulFOp>(loc, x, w)));
+    } else if (maxPool) {
+      next.push_back(lb.create<arith::MaximumFOp>(loc, loop.getRegionIterArg(0), x));
+    } else {
+      next.push_back(lb.create<arith::AddFOp>(loc, loop.getRegionIterArg(0), x));
+      Value counted = countInRange ? inb : inPad;
+      next.push_back(lb.create<arith::AddFOp>(
+          loc, loop.getRegionIterArg(1),
+          lb.create<arith::UIToFPOp>(loc, lt.tileOf(elem), counted)));
+    }
+    lb.create<scf::YieldOp>(loc, next);
+  }
+  Value acc = loop.getResult(0);
+  if (avgPool)
+    acc = b.create<arith::DivFOp>(loc, acc, loop.getResult(1));
+  if (conv && conv.getBias()) {
+    auto bias = loadOperand(tb, kc, conv.getBias(), {M}, {idx[1]}, mask);
+    if (failed(bias))
+      return failure();
+    acc = b.create<arith::AddFOp>(loc, acc, *bias);
+  }
+  auto fused = applyEpilogue(tb, kc, anchor, acc, outShape, idx, mask);
+  if (failed(fused))
+    return failure();
+  tb.store(kc.outParams[0], offs, *fused, mask);
+  b.create<func::ReturnOp>(loc);
+  return kc.kernel;
+}
+
+} // namespace aicc::templates

@@ -1,0 +1,112 @@
+//===- PipelineConfig.cpp - targets, stages, and the pipeline's knobs -------===//
+#include "aicc/Pipelines/PipelineConfig.h"
+
+#include "aicc/Target/Chip.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <optional>
+
+using namespace aicc;
+
+llvm::Expected<Target> aicc::parseTarget(llvm::StringRef name) {
+  auto t = llvm::StringSwitch<std::optional<Target>>(name)
+               .Case("cpu", Target::CPU)
+               .Case("sm_80", Target::SM80)
+               .Case("sm_90", Target::SM90)
+               .Case("sm_90a", Target::SM90a)
+               .Default(std::nullopt);
+  if (!t)
+    return llvm::createStringError("unknown target '" + name.str() +
+                                   "' (expected cpu, sm_80, sm_90 or sm_90a)");
+  return *t;
+}
+
+llvm::StringRef aicc::targetName(Target t) {
+  switch (t) {
+  case Target::CPU:
+    return "cpu";
+  case Target::SM80:
+    return "sm_80";
+  case Target::SM90:
+    return "sm_90";
+  case Target::SM90a:
+    return "sm_90a";
+  }
+  return "cpu";
+}
+
+const ChipInfo &aicc::chipOf(Target t) {
+  // Every Target has a row of its name (Chip.cpp); the table is static.
+  const ChipInfo *c = lookupChip(targetName(t));
+  return c ? *c : allChips().front();
+}
+
+llvm::Expected<Stage> aicc::parseStage(llvm::StringRef name) {
+  auto s = llvm::StringSwitch<std::optional<Stage>>(name)
+               .Case("onnx", Stage::ONNX)
+               .Case("graph", Stage::Graph)
+               .Case("fused", Stage::Fused)
+               .Case("tile", Stage::Tile)
+               .Cases("gpu", "cpu", Stage::Lowered)
+               .Case("llvm", Stage::LLVM)
+               .Case("ptx", Stage::PTX)
+               .Case("cubin", Stage::Cubin)
+               .Case("bundle", Stage::Bundle)
+               .Default(std::nullopt);
+  if (!s)
+    return llvm::createStringError("unknown stage '" + name.str() +
+                                   "' (expected onnx, graph, fused, tile, gpu, cpu, llvm, "
+                                   "ptx, cubin or bundle)");
+  return *s;
+}
+
+std::string aicc::stageName(Stage stage, Target target) {
+  switch (stage) {
+  case Stage::ONNX:
+    return "onnx";
+  case Stage::Graph:
+    return "graph";
+  case Stage::Fused:
+    return "fused";
+  case Stage::Tile:
+    return "tile";
+  case Stage::Lowered:
+    return target == Target::CPU ? "cpu" : "gpu";
+  case Stage::LLVM:
+    return "llvm";
+  case Stage::PTX:
+    return "ptx";
+  case Stage::Cubin:
+    return "cubin";
+  case Stage::Bundle:
+    return "bundle";
+  }
+  return "?";
+}
+
+llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
+  const ChipInfo *hw = lookupChip(config.hardware);
+  if (!hw || !hw->isGPU) {
+    std::string known;
+    for (const ChipInfo &c : allChips())
+      if (c.isGPU)
+        known += (known.empty() ? "" : ", ") + c.name.str() + " (" + c.productAlias.str() + ")";
+    return llvm::createStringError("unknown hardware '" + config.hardware +
+                                   "' (expected a GPU row of the chip table: " + known + ")");
+  }
+  if (config.convLayout != "nchw" && config.convLayout != "nhwc")
+    return llvm::createStringError("unknown conv layout '" + config.convLayout +
+                                   "' (expected nchw or nhwc)");
+  if (config.convAlgorithm != "auto" && config.convAlgorithm != "implicit-gemm" &&
+      config.convAlgorithm != "direct")
+    return llvm::createStringError("conv-algorithm must be auto, implicit-gemm or direct, got '" +
+                                   config.convAlgorithm + "'");
+  return llvm::Error::success();
+}
+
+std::string aicc::ptxFeaturesOf(const PipelineConfig &config) {
+  if (!config.ptxFeatures.empty())
+    return config.ptxFeatures;
+  return chipOf(config.target).ptxFeatures.str();
+}
