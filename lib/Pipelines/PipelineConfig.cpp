@@ -87,14 +87,8 @@ std::string aicc::stageName(Stage stage, Target target) {
 
 llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
   const ChipInfo *hw = lookupChip(config.hardware);
-  if (!hw || !hw->isGPU) {
-    std::string known;
-    for (const ChipInfo &c : allChips())
-      if (c.isGPU)
-        known += (known.empty() ? "" : ", ") + c.name.str() + " (" + c.productAlias.str() + ")";
-    return llvm::createStringError("unknown hardware '" + config.hardware +
-                                   "' (expected a GPU row of the chip table: " + known + ")");
-  }
+  if (!hw || !hw->isGPU)
+    return llvm::createStringError(unknownHardwareMessage(config.hardware));
   if (config.convLayout != "nchw" && config.convLayout != "nhwc")
     return llvm::createStringError("unknown conv layout '" + config.convLayout +
                                    "' (expected nchw or nhwc)");

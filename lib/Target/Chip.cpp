@@ -106,6 +106,19 @@ std::string aicc::chipNames() {
   return s;
 }
 
+std::string aicc::gpuChipNames() {
+  std::string s;
+  for (const ChipInfo &c : kChips)
+    if (c.isGPU)
+      s += (s.empty() ? "" : ", ") + c.name.str() + " (" + c.productAlias.str() + ")";
+  return s;
+}
+
+std::string aicc::unknownHardwareMessage(llvm::StringRef name) {
+  return "unknown hardware '" + name.str() + "' (expected a GPU row of the chip table: " +
+         gpuChipNames() + ")";
+}
+
 double ChipInfo::peakFlops(mlir::Type elem, bool tensorCore, bool allowTF32) const {
   if (elem.isF64())
     return peakF64;

@@ -89,6 +89,12 @@ llvm::ArrayRef<ChipInfo> allChips();
 const ChipInfo *lookupChip(llvm::StringRef name);
 /// The names of allChips(), comma-separated ("cpu, sm_80, sm_90, sm_90a"), for messages.
 std::string chipNames();
+/// The GPU rows a `hardware` option may name, for messages: "sm_80 (a100), sm_90 (h200),
+/// sm_90a (h200)".
+std::string gpuChipNames();
+/// The message of every pass / driver refusing `hardware` `name` (not a GPU row):
+/// "unknown hardware 'NAME' (expected a GPU row of the chip table: <gpuChipNames()>)".
+std::string unknownHardwareMessage(llvm::StringRef name);
 
 } // namespace aicc
 

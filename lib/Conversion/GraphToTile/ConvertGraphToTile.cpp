@@ -134,8 +134,7 @@ struct ConvertGraphToTilePass
       return signalPassFailure();
     }
     if (const aicc::ChipInfo *hw = aicc::lookupChip(hardware); !hw || !hw->isGPU) {
-      module.emitError("convert-graph-to-tile: unknown hardware '")
-          << hardware << "' (a GPU of the chip table: " << aicc::chipNames() << ", h200, a100)";
+      module.emitError("convert-graph-to-tile: ") << aicc::unknownHardwareMessage(hardware);
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> graphFuncs;

@@ -1330,8 +1330,8 @@ struct ConvertTileDotToWGMMAPass
     // The persistent grid has one CTA per SM of the hardware.
     const aicc::ChipInfo *chip = aicc::lookupChip(hardware);
     if (!chip || !chip->isGPU) {
-      getOperation().emitError("convert-tile-dot-to-wgmma: unknown hardware '")
-          << hardware << "' (a GPU of the chip table: " << aicc::chipNames() << ", h200, a100)";
+      getOperation().emitError("convert-tile-dot-to-wgmma: ")
+          << aicc::unknownHardwareMessage(hardware);
       return signalPassFailure();
     }
     auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched, std::string &why) {

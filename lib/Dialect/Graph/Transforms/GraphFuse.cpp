@@ -776,8 +776,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   void runOnOperation() override {
     auto desc = hardwareByName(hardware);
     if (!desc) {
-      getOperation().emitError("graph-fuse: unknown hardware '")
-          << hardware << "' (known: h200, sm_90)";
+      getOperation().emitError("graph-fuse: ") << aicc::unknownHardwareMessage(hardware);
       return signalPassFailure();
     }
     hw = *desc;

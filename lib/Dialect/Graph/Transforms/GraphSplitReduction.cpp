@@ -110,8 +110,8 @@ struct GraphSplitReductionPass
   void runOnOperation() override {
     const aicc::ChipInfo *hw = aicc::lookupChip(hardware);
     if (!hw || !hw->isGPU) {
-      getOperation().emitError("graph-split-reduction: unknown hardware '")
-          << hardware << "' (a GPU of the chip table: " << aicc::chipNames() << ", h200, a100)";
+      getOperation().emitError("graph-split-reduction: ")
+          << aicc::unknownHardwareMessage(hardware);
       return signalPassFailure();
     }
     const int64_t targetPrograms = kProgramsPerSM * hw->smCount;
