@@ -112,60 +112,60 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = conv.getLoc();
   TileBuilder t2{b, loc, {BM, BN}};
-  Value pidM = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value pidN = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  Value pidM = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pidN = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
   // Per-image tiles: program pidM covers pixels pix0 .. pix0 + BM - 1 of image img; its rows
   // past the image (the next image's pixels, or past P: masked) are computed and not stored.
   Value imgT, pixT;
-  Value m0 = b.create<arith::MulIOp>(loc, pidM, t2.i32(BM));
+  Value m0 = arith::MulIOp::create(b, loc, pidM, t2.i32(BM));
   if (perImage) {
-    imgT = b.create<arith::DivSIOp>(loc, pidM, t2.i32(tilesPerImage));
-    pixT = b.create<arith::MulIOp>(
-        loc, b.create<arith::RemSIOp>(loc, pidM, t2.i32(tilesPerImage)), t2.i32(BM));
-    m0 = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, imgT, t2.i32(OHW)), pixT);
+    imgT = arith::DivSIOp::create(b, loc, pidM, t2.i32(tilesPerImage));
+    pixT = arith::MulIOp::create(b, 
+        loc, arith::RemSIOp::create(b, loc, pidM, t2.i32(tilesPerImage)), t2.i32(BM));
+    m0 = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, imgT, t2.i32(OHW)), pixT);
   }
-  Value n0 = b.create<arith::MulIOp>(loc, pidN, t2.i32(BN));
+  Value n0 = arith::MulIOp::create(b, loc, pidN, t2.i32(BN));
   auto range1 = [&](Value start, int64_t n) -> Value {
-    return b.create<arith::AddIOp>(
-        loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({n}, b.getI32Type()), start),
+    return arith::AddIOp::create(b, 
+        loc, tl::SplatOp::create(b, loc, RankedTensorType::get({n}, b.getI32Type()), start),
         t2.range(n));
   };
   auto op1 = [&](auto tag, Value v, int64_t c) -> Value {
     using Op = decltype(tag);
-    return b.create<Op>(loc, v,
-                        b.create<tl::SplatOp>(loc, cast<RankedTensorType>(v.getType()), t2.i32(c)));
+    return Op::create(b, loc, v,
+                        tl::SplatOp::create(b, loc, cast<RankedTensorType>(v.getType()), t2.i32(c)));
   };
   Value rm = range1(m0, BM), rn = range1(n0, BN);
   Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
-  Value outMask = b.create<arith::AndIOp>(
-      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(P)),
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(OC)));
+  Value outMask = arith::AndIOp::create(b, 
+      loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(P)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(OC)));
 
   Value zeroAcc = t2.splatF(acc, 0.0);
-  auto loop = b.create<scf::ForOp>(loc, b.create<arith::ConstantIndexOp>(loc, 0),
-                                   b.create<arith::ConstantIndexOp>(loc, K),
-                                   b.create<arith::ConstantIndexOp>(loc, BK), ValueRange{zeroAcc});
+  auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                   arith::ConstantIndexOp::create(b, loc, K),
+                                   arith::ConstantIndexOp::create(b, loc, BK), ValueRange{zeroAcc});
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    Value k0 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+    Value k0 = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
     auto arr = [&](ArrayRef<int64_t> v) { return lb.getDenseI64ArrayAttr(v); };
     auto pads = conv.getPads();
-    Value aTile = lb.create<tl::Im2ColLoadOp>(
+    Value aTile = tl::Im2ColLoadOp::create(lb, 
         loc, RankedTensorType::get({BM, BK}, inElem), kc.inParams[kc.argIndex[xV]], m0, k0,
         arr({N, C, H, W}), lb.getStringAttr(nhwc ? "NHWC" : "NCHW"), arr({KH, KW}),
         arr(conv.getStrides()), arr({pads[0], pads[1]}), arr(conv.getDilations()),
         arr({OH, OW}));
     // The weight as the row-major [OC, K] matrix: its [BN, BK] block at (n0, k0), transposed.
-    Value bTile = lb.create<tl::BlockLoadOp>(loc, RankedTensorType::get({BK, BN}, inElem),
+    Value bTile = tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({BK, BN}, inElem),
                                              kc.inParams[kc.argIndex[wV]],
-                                             lb.create<arith::ConstantIntOp>(loc, lb.getI32Type(), 0),
+                                             arith::ConstantIntOp::create(lb, loc, lb.getI32Type(), 0),
                                              n0, k0,
                                              ArrayRef<int64_t>{1, OC, K}, /*transpose=*/true);
-    Value next = lb.create<tl::DotOp>(
+    Value next = tl::DotOp::create(lb, 
         loc, loop.getRegionIterArg(0).getType(), aTile, bTile, loop.getRegionIterArg(0),
         tl::InputPrecisionAttr::get(lb.getContext(), tf32 ? tl::InputPrecision::tf32
                                                           : tl::InputPrecision::ieee));
-    lb.create<scf::YieldOp>(loc, next);
+    scf::YieldOp::create(lb, loc, next);
   }
   Value result = loop.getResult(0);
 
@@ -181,7 +181,7 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
     auto bias = loadOperand(t2, kc, conv.getBias(), {OC}, {rn2}, outMask);
     if (failed(bias))
       return failure();
-    result = b.create<arith::AddFOp>(loc, result, *bias);
+    result = arith::AddFOp::create(b, loc, result, *bias);
   }
   auto fused = applyEpilogue(t2, kc, conv, result, outShape, idx, outMask);
   if (failed(fused))
@@ -191,18 +191,18 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   auto outTile = [&]() -> Value {
     Value v = *fused;
     if (cast<RankedTensorType>(v.getType()).getElementType() != outElem)
-      v = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), v);
+      v = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, BN}, outElem), v);
     return v;
   };
   if (perImage) {
     // Per-image tiles: the transposed block at (n0, pix0) of image img, clipped at OHW.
-    b.create<tl::BlockStoreOp>(loc, outBuf, imgT, n0, pixT, outTile(),
+    tl::BlockStoreOp::create(b, loc, outBuf, imgT, n0, pixT, outTile(),
                                ArrayRef<int64_t>{N, OC, OHW}, /*transpose=*/true);
   } else if (nhwc || OHW == 1) {
     // NHWC (and NCHW with one output pixel: n * OC + oc): the output is the GEMM's row-major
     // [P, OC] matrix; the tile is its [BM, BN] block at (m0, n0), clipped at the edges (a TMA
     // store on sm_90a).
-    b.create<tl::BlockStoreOp>(loc, outBuf, t2.i32(0), m0, n0, outTile(),
+    tl::BlockStoreOp::create(b, loc, outBuf, t2.i32(0), m0, n0, outTile(),
                                ArrayRef<int64_t>{1, P, OC});
   } else {
     // NCHW with tiles that may straddle images: one store at the offsets
@@ -215,7 +215,7 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
                               {1, OHW, 1});
     t2.store(outBuf, outOff, *fused, outMask);
   }
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 

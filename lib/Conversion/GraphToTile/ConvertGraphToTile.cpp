@@ -113,7 +113,7 @@ Value reshapeView(OpBuilder &b, Location loc, Value src, MemRefType type) {
     sizes.push_back(b.getIndexAttr(d));
   for (int64_t s : strides)
     strs.push_back(b.getIndexAttr(s));
-  return b.create<memref::ReinterpretCastOp>(loc, type, src, b.getIndexAttr(0), sizes, strs);
+  return memref::ReinterpretCastOp::create(b, loc, type, src, b.getIndexAttr(0), sizes, strs);
 }
 
 struct ConvertGraphToTilePass
@@ -153,7 +153,7 @@ struct ConvertGraphToTilePass
     }
 
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    auto kernels = mb.create<ModuleOp>(module.getLoc(), StringRef(kKernelModuleName));
+    auto kernels = ModuleOp::create(mb, module.getLoc(), StringRef(kKernelModuleName));
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
     SymbolTable moduleSymbols(module);
     unsigned kernelCount = 0, constCount = 0;
@@ -166,7 +166,7 @@ struct ConvertGraphToTilePass
       for (Type t : fn.getResultTypes())
         resTypes.push_back(toMemRef(t));
       OpBuilder hb(fn);
-      auto host = hb.create<func::FuncOp>(fn.getLoc(), fn.getName(),
+      auto host = func::FuncOp::create(hb, fn.getLoc(), fn.getName(),
                                           FunctionType::get(ctx, argTypes, resTypes));
       host.setArgAttrsAttr(fn.getArgAttrsAttr());
       host.setResAttrsAttr(fn.getResAttrsAttr());
@@ -182,12 +182,12 @@ struct ConvertGraphToTilePass
           auto type = toMemRef(c.getType());
           std::string name = "__constant_" + std::to_string(constCount++);
           OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
-          auto global = gb.create<memref::GlobalOp>(
+          auto global = memref::GlobalOp::create(gb, 
               loc, name, gb.getStringAttr("private"), type, c.getValue(),
               /*constant=*/true, /*alignment=*/gb.getI64IntegerAttr(64));
           // Renamed if the module already has a symbol of that name.
           StringAttr symbol = moduleSymbols.insert(global);
-          map.map(c.getResult(), b.create<memref::GetGlobalOp>(loc, type, symbol.getValue()));
+          map.map(c.getResult(), memref::GetGlobalOp::create(b, loc, type, symbol.getValue()));
           continue;
         }
         if (auto r = dyn_cast<ReshapeOp>(op)) {
@@ -208,7 +208,7 @@ struct ConvertGraphToTilePass
                 return cast<RankedTensorType>(t).getNumElements() == 0;
               })) {
             for (Value res : g.getResults())
-              map.map(res, b.create<memref::AllocOp>(loc, toMemRef(res.getType()),
+              map.map(res, memref::AllocOp::create(b, loc, toMemRef(res.getType()),
                                                      b.getI64IntegerAttr(64)));
             continue;
           }
@@ -232,14 +232,14 @@ struct ConvertGraphToTilePass
             return signalPassFailure();
           }
           for (Value res : g.getResults()) {
-            Value alloc = b.create<memref::AllocOp>(loc, toMemRef(res.getType()),
+            Value alloc = memref::AllocOp::create(b, loc, toMemRef(res.getType()),
                                                     b.getI64IntegerAttr(64));
             map.map(res, alloc);
             bufs.push_back(alloc);
           }
           auto ref = SymbolRefAttr::get(ctx, kKernelModuleName,
                                         {FlatSymbolRefAttr::get(ctx, name)});
-          b.create<tile::LaunchOp>(loc, ref, bufs);
+          tile::LaunchOp::create(b, loc, ref, bufs);
           continue;
         }
         if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -251,7 +251,7 @@ struct ConvertGraphToTilePass
                           "argument, constant, reshape or fusion group result");
             return signalPassFailure();
           }
-          b.create<func::ReturnOp>(loc, vals);
+          func::ReturnOp::create(b, loc, vals);
           continue;
         }
         op.emitError("convert-graph-to-tile: ")

@@ -14,38 +14,38 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
   bool isUnsigned = graphElem.isUnsignedInteger();
   auto fconst = [&](double v) { return tb.splatF(elem, v); };
   auto iconst = [&](Type t, int64_t v) {
-    return tb.splat(b.create<arith::ConstantOp>(loc, t, b.getIntegerAttr(t, v)));
+    return tb.splat(arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v)));
   };
   auto zero = [&]() { return isFloat ? fconst(0.0) : iconst(elem, 0); };
   auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip, Value x, Value y) -> Value {
     if (isFloat)
-      return b.create<arith::CmpFOp>(loc, fp, x, y);
-    return b.create<arith::CmpIOp>(loc, isUnsigned ? unsignedPredicate(ip) : ip, x, y);
+      return arith::CmpFOp::create(b, loc, fp, x, y);
+    return arith::CmpIOp::create(b, loc, isUnsigned ? unsignedPredicate(ip) : ip, x, y);
   };
   auto imin = [&](Value x, Value y) -> Value {
-    return isUnsigned ? b.create<arith::MinUIOp>(loc, x, y).getResult()
-                      : b.create<arith::MinSIOp>(loc, x, y).getResult();
+    return isUnsigned ? arith::MinUIOp::create(b, loc, x, y).getResult()
+                      : arith::MinSIOp::create(b, loc, x, y).getResult();
   };
   auto imax = [&](Value x, Value y) -> Value {
-    return isUnsigned ? b.create<arith::MaxUIOp>(loc, x, y).getResult()
-                      : b.create<arith::MaxSIOp>(loc, x, y).getResult();
+    return isUnsigned ? arith::MaxUIOp::create(b, loc, x, y).getResult()
+                      : arith::MaxSIOp::create(b, loc, x, y).getResult();
   };
   auto sel = [&](Value c, Value x, Value y) -> Value {
-    return b.create<arith::SelectOp>(loc, c, x, y);
+    return arith::SelectOp::create(b, loc, c, x, y);
   };
   // Integer division traps on x86 for a zero divisor, and masked-off lanes load 0: divide
   // by 1 there (a real zero divisor is undefined behaviour in ONNX anyway).
   auto safeDivisor = [&](Value d) -> Value {
     Value z = iconst(elem, 0);
-    return sel(b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, d, z), iconst(elem, 1), d);
+    return sel(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, z), iconst(elem, 1), d);
   };
-  auto mulf = [&](Value x, Value y) -> Value { return b.create<arith::MulFOp>(loc, x, y); };
-  auto addf = [&](Value x, Value y) -> Value { return b.create<arith::AddFOp>(loc, x, y); };
+  auto mulf = [&](Value x, Value y) -> Value { return arith::MulFOp::create(b, loc, x, y); };
+  auto addf = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, loc, x, y); };
   // Numerically stable forms of the transcendental functions (StableMath.h).
   aicc::graph_to_tile::StableMath sm{b, loc, fconst};
   auto expm1 = [&](Value x) -> Value { return sm.expm1(x); };
-  auto minf = [&](Value x, Value y) -> Value { return b.create<arith::MinimumFOp>(loc, x, y); };
-  auto maxf = [&](Value x, Value y) -> Value { return b.create<arith::MaximumFOp>(loc, x, y); };
+  auto minf = [&](Value x, Value y) -> Value { return arith::MinimumFOp::create(b, loc, x, y); };
+  auto maxf = [&](Value x, Value y) -> Value { return arith::MaximumFOp::create(b, loc, x, y); };
   auto requireFloat = [&]() -> LogicalResult {
     if (isFloat)
       return success();
@@ -54,23 +54,23 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
   auto one = [&]() { return fconst(1.0); };
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case([&](AddOp) -> Value {
-        return isFloat ? b.create<arith::AddFOp>(loc, in[0], in[1]).getResult()
-                       : b.create<arith::AddIOp>(loc, in[0], in[1]).getResult();
+        return isFloat ? arith::AddFOp::create(b, loc, in[0], in[1]).getResult()
+                       : arith::AddIOp::create(b, loc, in[0], in[1]).getResult();
       })
       .Case([&](SubOp) -> Value {
-        return isFloat ? b.create<arith::SubFOp>(loc, in[0], in[1]).getResult()
-                       : b.create<arith::SubIOp>(loc, in[0], in[1]).getResult();
+        return isFloat ? arith::SubFOp::create(b, loc, in[0], in[1]).getResult()
+                       : arith::SubIOp::create(b, loc, in[0], in[1]).getResult();
       })
       .Case([&](MulOp) -> Value {
-        return isFloat ? b.create<arith::MulFOp>(loc, in[0], in[1]).getResult()
-                       : b.create<arith::MulIOp>(loc, in[0], in[1]).getResult();
+        return isFloat ? arith::MulFOp::create(b, loc, in[0], in[1]).getResult()
+                       : arith::MulIOp::create(b, loc, in[0], in[1]).getResult();
       })
       .Case([&](DivOp) -> Value {
         if (isFloat)
-          return b.create<arith::DivFOp>(loc, in[0], in[1]);
+          return arith::DivFOp::create(b, loc, in[0], in[1]);
         if (isUnsigned)
-          return b.create<arith::DivUIOp>(loc, in[0], safeDivisor(in[1]));
-        return b.create<arith::DivSIOp>(loc, in[0], safeDivisor(in[1]));
+          return arith::DivUIOp::create(b, loc, in[0], safeDivisor(in[1]));
+        return arith::DivSIOp::create(b, loc, in[0], safeDivisor(in[1]));
       })
       .Case([&](MinOp) -> Value { return isFloat ? minf(in[0], in[1]) : imin(in[0], in[1]); })
       .Case([&](MaxOp) -> Value { return isFloat ? maxf(in[0], in[1]) : imax(in[0], in[1]); })
@@ -81,21 +81,21 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       })
       .Case([&](ModOp m) -> FailureOr<Value> {
         if (isFloat)
-          return b.create<arith::RemFOp>(loc, in[0], in[1]).getResult();
+          return arith::RemFOp::create(b, loc, in[0], in[1]).getResult();
         Value d = safeDivisor(in[1]);
         // Unsigned operands are never negative: both sign conventions are remui.
         if (isUnsigned)
-          return b.create<arith::RemUIOp>(loc, in[0], d).getResult();
-        Value r = b.create<arith::RemSIOp>(loc, in[0], d);
+          return arith::RemUIOp::create(b, loc, in[0], d).getResult();
+        Value r = arith::RemSIOp::create(b, loc, in[0], d);
         if (m.getFmod())
           return r;
         // Python-style: the result takes the divisor's sign.
         Value z = zero();
-        Value fix = b.create<arith::AndIOp>(
+        Value fix = arith::AndIOp::create(b, 
             loc, cmp({}, arith::CmpIPredicate::ne, r, z),
-            b.create<arith::XOrIOp>(loc, cmp({}, arith::CmpIPredicate::slt, r, z),
+            arith::XOrIOp::create(b, loc, cmp({}, arith::CmpIPredicate::slt, r, z),
                                     cmp({}, arith::CmpIPredicate::slt, in[1], z)));
-        return sel(fix, b.create<arith::AddIOp>(loc, r, d), r);
+        return sel(fix, arith::AddIOp::create(b, loc, r, d), r);
       })
       .Case([&](PReluOp) -> FailureOr<Value> {
         if (failed(requireFloat()))
@@ -106,18 +106,18 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         // ONNX BitShift: shifts by the bit width or more give 0 (arith.shli / shrui would be
         // poison there), so shift by 0 in those lanes and select 0.
         Value width = iconst(elem, elem.getIntOrFloatBitWidth());
-        Value tooFar = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, in[1], width);
+        Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, in[1], width);
         Value amount = sel(tooFar, zero(), in[1]);
         Value r = sh.getDirection() == "left"
-                      ? b.create<arith::ShLIOp>(loc, in[0], amount).getResult()
-                      : b.create<arith::ShRUIOp>(loc, in[0], amount).getResult();
+                      ? arith::ShLIOp::create(b, loc, in[0], amount).getResult()
+                      : arith::ShRUIOp::create(b, loc, in[0], amount).getResult();
         return sel(tooFar, zero(), r);
       })
-      .Case([&](AndOp) -> Value { return b.create<arith::AndIOp>(loc, in[0], in[1]); })
-      .Case([&](OrOp) -> Value { return b.create<arith::OrIOp>(loc, in[0], in[1]); })
-      .Case([&](XorOp) -> Value { return b.create<arith::XOrIOp>(loc, in[0], in[1]); })
+      .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, in[0], in[1]); })
+      .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, in[0], in[1]); })
+      .Case([&](XorOp) -> Value { return arith::XOrIOp::create(b, loc, in[0], in[1]); })
       .Case([&](NotOp) -> Value {
-        return b.create<arith::XOrIOp>(loc, in[0], iconst(b.getI1Type(), 1));
+        return arith::XOrIOp::create(b, loc, in[0], iconst(b.getI1Type(), 1));
       })
       .Case([&](EqualOp) -> Value {
         return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq, in[0], in[1]);
@@ -137,15 +137,15 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       .Case([&](WhereOp) -> Value { return sel(in[0], in[1], in[2]); })
       .Case([&](ExpandOp) -> Value { return in[0]; }) // operands arrive broadcast
       .Case([&](NegOp) -> Value {
-        return isFloat ? b.create<arith::NegFOp>(loc, in[0]).getResult()
-                       : b.create<arith::SubIOp>(loc, zero(), in[0]).getResult();
+        return isFloat ? arith::NegFOp::create(b, loc, in[0]).getResult()
+                       : arith::SubIOp::create(b, loc, zero(), in[0]).getResult();
       })
       .Case([&](AbsOp) -> Value {
         if (isFloat)
-          return b.create<math::AbsFOp>(loc, in[0]);
+          return math::AbsFOp::create(b, loc, in[0]);
         if (isUnsigned)
           return in[0];
-        return b.create<arith::MaxSIOp>(loc, in[0], b.create<arith::SubIOp>(loc, zero(), in[0]));
+        return arith::MaxSIOp::create(b, loc, in[0], arith::SubIOp::create(b, loc, zero(), in[0]));
       })
       .Case([&](SignOp) -> Value {
         Value pos = isFloat ? fconst(1.0) : iconst(elem, 1);
@@ -161,7 +161,7 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
           if (isFloat)
             return fconst(v);
           APInt i = saturatingInt(v, elem.getIntOrFloatBitWidth(), isUnsigned);
-          return tb.splat(b.create<arith::ConstantOp>(loc, elem, b.getIntegerAttr(elem, i)));
+          return tb.splat(arith::ConstantOp::create(b, loc, elem, b.getIntegerAttr(elem, i)));
         };
         if (auto lo = c.getMinAttr())
           x = isFloat ? maxf(x, bound(lo.getValueAsDouble()))
@@ -188,40 +188,40 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
           // Round through the target precision, then compute in the target's compute type.
           auto ft = cast<FloatType>(elem), tt = cast<FloatType>(to);
           if (tt.getWidth() < ft.getWidth())
-            x = b.create<arith::TruncFOp>(loc, tb.tileOf(to), x);
+            x = arith::TruncFOp::create(b, loc, tb.tileOf(to), x);
           else if (tt.getWidth() > ft.getWidth())
-            x = b.create<arith::ExtFOp>(loc, tb.tileOf(to), x);
+            x = arith::ExtFOp::create(b, loc, tb.tileOf(to), x);
           if (to != target)
-            x = b.create<arith::ExtFOp>(loc, tileT, x);
+            x = arith::ExtFOp::create(b, loc, tileT, x);
           return x;
         }
         if (isa<FloatType>(elem)) { // float -> int / bool
           if (to.isInteger(1))
-            return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, x, zero()).getResult();
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero()).getResult();
           unsigned width = to.getIntOrFloatBitWidth();
           if (width == 64)
-            return toUnsigned ? b.create<arith::FPToUIOp>(loc, tileT, x).getResult()
-                              : b.create<arith::FPToSIOp>(loc, tileT, x).getResult();
-          Value wide = b.create<arith::FPToSIOp>(loc, tb.tileOf(b.getI64Type()), x);
-          return b.create<arith::TruncIOp>(loc, tileT, wide).getResult();
+            return toUnsigned ? arith::FPToUIOp::create(b, loc, tileT, x).getResult()
+                              : arith::FPToSIOp::create(b, loc, tileT, x).getResult();
+          Value wide = arith::FPToSIOp::create(b, loc, tb.tileOf(b.getI64Type()), x);
+          return arith::TruncIOp::create(b, loc, tileT, wide).getResult();
         }
         if (isa<FloatType>(to)) { // int / bool -> float
-          Value r = fromUnsigned ? b.create<arith::UIToFPOp>(loc, tb.tileOf(to), x).getResult()
-                                 : b.create<arith::SIToFPOp>(loc, tb.tileOf(to), x).getResult();
+          Value r = fromUnsigned ? arith::UIToFPOp::create(b, loc, tb.tileOf(to), x).getResult()
+                                 : arith::SIToFPOp::create(b, loc, tb.tileOf(to), x).getResult();
           if (to != target)
-            r = b.create<arith::ExtFOp>(loc, tileT, r);
+            r = arith::ExtFOp::create(b, loc, tileT, r);
           return r;
         }
         unsigned from = elem.getIntOrFloatBitWidth(), width = to.getIntOrFloatBitWidth();
         if (to.isInteger(1))
-          return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x, zero()).getResult();
+          return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero()).getResult();
         if (width == from)
           return x; // same bits (e.g. i8 <-> ui8 reinterprets modulo 2^8)
         if (width < from)
-          return b.create<arith::TruncIOp>(loc, tileT, x).getResult();
+          return arith::TruncIOp::create(b, loc, tileT, x).getResult();
         if (fromUnsigned)
-          return b.create<arith::ExtUIOp>(loc, tileT, x).getResult();
-        return b.create<arith::ExtSIOp>(loc, tileT, x).getResult();
+          return arith::ExtUIOp::create(b, loc, tileT, x).getResult();
+        return arith::ExtSIOp::create(b, loc, tileT, x).getResult();
       })
       .Default([&](Operation *o) -> FailureOr<Value> {
         if (failed(requireFloat()))
@@ -230,25 +230,25 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         Value r =
             llvm::TypeSwitch<Operation *, Value>(o)
                 .Case([&](ReluOp) -> Value { return maxf(x, fconst(0.0)); })
-                .Case([&](TanhOp) -> Value { return b.create<math::TanhOp>(loc, x); })
-                .Case([&](ExpOp) -> Value { return b.create<math::ExpOp>(loc, x); })
-                .Case([&](ErfOp) -> Value { return b.create<math::ErfOp>(loc, x); })
+                .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, x); })
+                .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
+                .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
                 .Case([&](SigmoidOp) -> Value { return sm.sigmoid(x); })
                 .Case([&](GeluOp g) -> Value {
                   return g.getApproximate() == "tanh" ? sm.geluTanh(x) : sm.geluErf(x);
                 })
-                .Case([&](CeilOp) -> Value { return b.create<math::CeilOp>(loc, x); })
-                .Case([&](FloorOp) -> Value { return b.create<math::FloorOp>(loc, x); })
-                .Case([&](RoundOp) -> Value { return b.create<math::RoundEvenOp>(loc, x); })
-                .Case([&](SqrtOp) -> Value { return b.create<math::SqrtOp>(loc, x); })
-                .Case([&](ReciprocalOp) -> Value { return b.create<arith::DivFOp>(loc, one(), x); })
-                .Case([&](LogOp) -> Value { return b.create<math::LogOp>(loc, x); })
-                .Case([&](SinOp) -> Value { return b.create<math::SinOp>(loc, x); })
-                .Case([&](CosOp) -> Value { return b.create<math::CosOp>(loc, x); })
-                .Case([&](TanOp) -> Value { return b.create<math::TanOp>(loc, x); })
-                .Case([&](AsinOp) -> Value { return b.create<math::AsinOp>(loc, x); })
-                .Case([&](AcosOp) -> Value { return b.create<math::AcosOp>(loc, x); })
-                .Case([&](AtanOp) -> Value { return b.create<math::AtanOp>(loc, x); })
+                .Case([&](CeilOp) -> Value { return math::CeilOp::create(b, loc, x); })
+                .Case([&](FloorOp) -> Value { return math::FloorOp::create(b, loc, x); })
+                .Case([&](RoundOp) -> Value { return math::RoundEvenOp::create(b, loc, x); })
+                .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
+                .Case([&](ReciprocalOp) -> Value { return arith::DivFOp::create(b, loc, one(), x); })
+                .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
+                .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
+                .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
+                .Case([&](TanOp) -> Value { return math::TanOp::create(b, loc, x); })
+                .Case([&](AsinOp) -> Value { return math::AsinOp::create(b, loc, x); })
+                .Case([&](AcosOp) -> Value { return math::AcosOp::create(b, loc, x); })
+                .Case([&](AtanOp) -> Value { return math::AtanOp::create(b, loc, x); })
                 .Case([&](SinhOp) -> Value { return sm.sinh(x); })
                 .Case([&](CoshOp) -> Value { return sm.cosh(x); })
                 .Case([&](AsinhOp) -> Value { return sm.asinh(x); })
@@ -266,7 +266,7 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                   Value lo = cmp(arith::CmpFPredicate::OLT, {}, x, fconst(-l));
                   Value hi = cmp(arith::CmpFPredicate::OGT, {}, x, fconst(l));
                   return sel(lo, addf(x, fconst(bias)),
-                             sel(hi, b.create<arith::SubFOp>(loc, x, fconst(bias)), fconst(0.0)));
+                             sel(hi, arith::SubFOp::create(b, loc, x, fconst(bias)), fconst(0.0)));
                 })
                 .Case([&](HardSigmoidOp h) -> Value {
                   Value y = addf(mulf(x, fconst(h.getAlpha().convertToDouble())),

@@ -19,10 +19,10 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
                                 {blockAttr(builder, "BLOCK", block)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   TileBuilder tb{b, group.getLoc(), {block}};
-  Value pid = b.create<tl::ProgramIdOp>(tb.loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value base = b.create<arith::MulIOp>(tb.loc, pid, tb.i32(block));
-  Value offs = b.create<arith::AddIOp>(tb.loc, tb.splat(base), tb.range(block));
-  Value mask = b.create<arith::CmpIOp>(tb.loc, arith::CmpIPredicate::slt, offs,
+  Value pid = tl::ProgramIdOp::create(b, tb.loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value base = arith::MulIOp::create(b, tb.loc, pid, tb.i32(block));
+  Value offs = arith::AddIOp::create(b, tb.loc, tb.splat(base), tb.range(block));
+  Value mask = arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, offs,
                                        tb.splatI32(numel));
   // Multi-dim output index, only materialized for operands that need it.
   SmallVector<Value> idx = tb.delinearize(offs, outShape);
@@ -53,15 +53,15 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
       size_t r = outShape.size();
       if (r < 2)
         return op.emitError("trilu needs rank >= 2"), failure();
-      Value diff = b.create<arith::SubIOp>(tb.loc, idx[r - 1], idx[r - 2]);
-      Value keep = b.create<arith::CmpIOp>(
+      Value diff = arith::SubIOp::create(b, tb.loc, idx[r - 1], idx[r - 2]);
+      Value keep = arith::CmpIOp::create(b, 
           tb.loc, tr.getUpper() ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff,
           tb.splatI32(tr.getK()));
       Type et = cast<RankedTensorType>(x->getType()).getElementType();
       Value zero = isa<FloatType>(et)
                        ? tb.splatF(et, 0.0)
-                       : tb.splat(b.create<arith::ConstantOp>(tb.loc, et, b.getIntegerAttr(et, 0)));
-      tiles[tr.getResult()] = b.create<arith::SelectOp>(tb.loc, keep, *x, zero);
+                       : tb.splat(arith::ConstantOp::create(b, tb.loc, et, b.getIntegerAttr(et, 0)));
+      tiles[tr.getResult()] = arith::SelectOp::create(b, tb.loc, keep, *x, zero);
       continue;
     }
     if (!isElementwise(&op))
@@ -88,7 +88,7 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
       return failure();
     tb.store(kc.outParams[i], offs, *t, mask);
   }
-  b.create<func::ReturnOp>(tb.loc);
+  func::ReturnOp::create(b, tb.loc);
   return kc.kernel;
 }
 

@@ -37,29 +37,29 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = mx.getLoc();
   TileBuilder tb{b, loc, {block}};
-  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value base = keptBaseOffset(tb, pid, rd);
   double inf = std::numeric_limits<double>::infinity();
   // x at the reduced elements [start, start + block), -inf in masked lanes; and the mask.
   auto loadChunk = [&](TileBuilder &t, Value start) -> std::pair<Value, Value> {
     Value r = t.range(block);
     if (start)
-      r = t.b.create<arith::AddIOp>(loc, t.splat(start), r);
-    Value mask = t.b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, t.splatI32(R));
+      r = arith::AddIOp::create(t.b, loc, t.splat(start), r);
+    Value mask = arith::CmpIOp::create(t.b, loc, arith::CmpIPredicate::slt, r, t.splatI32(R));
     SmallVector<Value> ridx = t.delinearize(r, redShape);
     Value offs = t.offsets(ridx, redStr, base);
     return {t.load(kc.inParams[0], offs, mask, elem, -inf), mask};
   };
   auto scalarT = RankedTensorType::get({}, elem);
   auto bcast = [&](TileBuilder &t, Value sc) -> Value {
-    Value e = t.b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), sc,
+    Value e = tl::ExpandDimsOp::create(t.b, loc, RankedTensorType::get({1}, elem), sc,
                                            t.b.getI32IntegerAttr(0));
-    return t.b.create<tl::BroadcastOp>(loc, t.tileOf(elem), e);
+    return tl::BroadcastOp::create(t.b, loc, t.tileOf(elem), e);
   };
   // exp(x - max) with masked lanes forced to 0 (x - max is NaN there when max = -inf).
   auto expShifted = [&](TileBuilder &t, std::pair<Value, Value> c, Value mT) -> Value {
-    Value e = t.b.create<math::ExpOp>(loc, t.b.create<arith::SubFOp>(loc, c.first, mT));
-    return t.b.create<arith::SelectOp>(loc, c.second, e, t.splatF(elem, 0.0));
+    Value e = math::ExpOp::create(t.b, loc, arith::SubFOp::create(t.b, loc, c.first, mT));
+    return arith::SelectOp::create(t.b, loc, c.second, e, t.splatF(elem, 0.0));
   };
   // The importer's clip of the max (finite bounds), when the group has it.
   ClipOp clip;
@@ -70,55 +70,55 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
     if (!clip)
       return mv;
     auto bound = [&](FloatAttr a) {
-      return b.create<tl::SplatOp>(
+      return tl::SplatOp::create(b, 
           loc, scalarT,
-          b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, a.getValueAsDouble())));
+          arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, a.getValueAsDouble())));
     };
     if (auto lo = clip.getMinAttr())
-      mv = b.create<arith::MaximumFOp>(loc, mv, bound(lo));
+      mv = arith::MaximumFOp::create(b, loc, mv, bound(lo));
     if (auto hi = clip.getMaxAttr())
-      mv = b.create<arith::MinimumFOp>(loc, mv, bound(hi));
+      mv = arith::MinimumFOp::create(b, loc, mv, bound(hi));
     return mv;
   };
   Value m, sum;
   if (!chunked) {
     auto c = loadChunk(tb, Value());
     m = clampMax(
-        b.create<tl::ReduceOp>(loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max));
-    sum = b.create<tl::ReduceOp>(loc, scalarT, expShifted(tb, c, bcast(tb, m)), (uint32_t)0,
+        tl::ReduceOp::create(b, loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max));
+    sum = tl::ReduceOp::create(b, loc, scalarT, expShifted(tb, c, bcast(tb, m)), (uint32_t)0,
                                  tl::ReduceKind::add);
   } else {
     auto maxLoop = chunkLoop(
         b, loc, R, block, {tb.splatF(elem, -inf)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
           TileBuilder lt{lb, loc, {block}};
           return SmallVector<Value>{
-              lb.create<arith::MaximumFOp>(loc, acc[0], loadChunk(lt, k).first)};
+              arith::MaximumFOp::create(lb, loc, acc[0], loadChunk(lt, k).first)};
         });
-    m = clampMax(b.create<tl::ReduceOp>(loc, scalarT, maxLoop.getResult(0), (uint32_t)0,
+    m = clampMax(tl::ReduceOp::create(b, loc, scalarT, maxLoop.getResult(0), (uint32_t)0,
                                         tl::ReduceKind::max));
     Value mT = bcast(tb, m);
     auto sumLoop = chunkLoop(
         b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
           TileBuilder lt{lb, loc, {block}};
           return SmallVector<Value>{
-              lb.create<arith::AddFOp>(loc, acc[0], expShifted(lt, loadChunk(lt, k), mT))};
+              arith::AddFOp::create(lb, loc, acc[0], expShifted(lt, loadChunk(lt, k), mT))};
         });
-    sum = b.create<tl::ReduceOp>(loc, scalarT, sumLoop.getResult(0), (uint32_t)0,
+    sum = tl::ReduceOp::create(b, loc, scalarT, sumLoop.getResult(0), (uint32_t)0,
                                  tl::ReduceKind::add);
   }
   // m + log(sum); an empty or all -inf row gives -inf (log 0), not NaN (-inf - -inf).
-  Value lg = b.create<math::LogOp>(loc, sum);
-  Value mFinite = b.create<arith::CmpFOp>(
+  Value lg = math::LogOp::create(b, loc, sum);
+  Value mFinite = arith::CmpFOp::create(b, 
       loc, arith::CmpFPredicate::ONE, m,
-      b.create<tl::SplatOp>(loc, scalarT,
-                            b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, -inf))));
-  Value y = b.create<arith::SelectOp>(loc, mFinite, b.create<arith::AddFOp>(loc, m, lg).getResult(),
+      tl::SplatOp::create(b, loc, scalarT,
+                            arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, -inf))));
+  Value y = arith::SelectOp::create(b, loc, mFinite, arith::AddFOp::create(b, loc, m, lg).getResult(),
                                       lg);
   TileBuilder t1{b, loc, {1}};
-  Value y1 = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), y,
+  Value y1 = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({1}, elem), y,
                                         b.getI32IntegerAttr(0));
   t1.store(kc.outParams[0], t1.splat(pid), y1, Value());
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 

@@ -125,11 +125,11 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
                << inElem,
            failure();
   TileBuilder t2{b, loc, {BM, BN}};
-  Value pidM = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value pidN = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
-  Value pidB = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(2));
+  Value pidM = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pidN = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  Value pidB = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
   auto scalarMul = [&](Value v, int64_t c) -> Value {
-    return b.create<arith::MulIOp>(loc, v, t2.i32(c));
+    return arith::MulIOp::create(b, loc, v, t2.i32(c));
   };
   // Matrix index of A and of B for output batch pidB: the batch index split per dim of the
   // broadcast batch shape, each part weighted by the operand's own row-major stride over its
@@ -141,26 +141,26 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     auto bStr = broadcastStrides(bBatch, rowMajorStrides(bBatch), *batchShape);
     auto weighted = [&](Value q, int64_t stride) { return stride == 1 ? q : scalarMul(q, stride); };
     for (size_t d = 0; d < batchShape->size(); ++d) {
-      Value q = bs[d] == 1 ? pidB : b.create<arith::DivSIOp>(loc, pidB, t2.i32(bs[d])).getResult();
+      Value q = bs[d] == 1 ? pidB : arith::DivSIOp::create(b, loc, pidB, t2.i32(bs[d])).getResult();
       if (d != 0)
-        q = b.create<arith::RemSIOp>(loc, q, t2.i32((*batchShape)[d]));
+        q = arith::RemSIOp::create(b, loc, q, t2.i32((*batchShape)[d]));
       if (aStr[d])
-        aMatrix = b.create<arith::AddIOp>(loc, aMatrix, weighted(q, aStr[d]));
+        aMatrix = arith::AddIOp::create(b, loc, aMatrix, weighted(q, aStr[d]));
       if (bStr[d])
-        bMatrix = b.create<arith::AddIOp>(loc, bMatrix, weighted(q, bStr[d]));
+        bMatrix = arith::AddIOp::create(b, loc, bMatrix, weighted(q, bStr[d]));
     }
   }
   Value m0 = scalarMul(pidM, BM), n0 = scalarMul(pidN, BN);
-  Value rm = b.create<arith::AddIOp>(
-      loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BM}, b.getI32Type()), m0),
+  Value rm = arith::AddIOp::create(b, 
+      loc, tl::SplatOp::create(b, loc, RankedTensorType::get({BM}, b.getI32Type()), m0),
       t2.range(BM));
-  Value rn = b.create<arith::AddIOp>(
-      loc, b.create<tl::SplatOp>(loc, RankedTensorType::get({BN}, b.getI32Type()), n0),
+  Value rn = arith::AddIOp::create(b, 
+      loc, tl::SplatOp::create(b, loc, RankedTensorType::get({BN}, b.getI32Type()), n0),
       t2.range(BN));
   Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
-  Value mMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(M));
-  Value nMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(N));
-  Value outMask = b.create<arith::AndIOp>(loc, mMask, nMask);
+  Value mMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(M));
+  Value nMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(N));
+  Value outMask = arith::AndIOp::create(b, loc, mMask, nMask);
 
   // K loop: the A and B tiles are blocks of the operands' row-major matrices (zero outside),
   // A stored [.., M, K] ([.., K, M] under transA: its [BK, BM] block at (k0, m0), transposed),
@@ -168,32 +168,32 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   // A 1-D operand is one matrix of 1 x K (A) or K x 1 (B).
   int64_t numA = numElements(aBatch), numB = numElements(bBatch);
   Value zeroAcc = t2.splatF(acc, 0.0);
-  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value cK = b.create<arith::ConstantIndexOp>(loc, K);
-  Value cBK = b.create<arith::ConstantIndexOp>(loc, BK);
-  auto loop = b.create<scf::ForOp>(loc, c0, cK, cBK, ValueRange{zeroAcc});
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value cK = arith::ConstantIndexOp::create(b, loc, K);
+  Value cBK = arith::ConstantIndexOp::create(b, loc, BK);
+  auto loop = scf::ForOp::create(b, loc, c0, cK, cBK, ValueRange{zeroAcc});
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    Value k0 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+    Value k0 = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
     Value aPtr = kc.inParams[kc.argIndex[aV]], bPtr = kc.inParams[kc.argIndex[bV]];
     auto aTileType = RankedTensorType::get({BM, BK}, inElem);
     auto bTileType = RankedTensorType::get({BK, BN}, inElem);
     Value aTile =
-        transA ? lb.create<tl::BlockLoadOp>(loc, aTileType, aPtr, aMatrix, k0, m0,
+        transA ? tl::BlockLoadOp::create(lb, loc, aTileType, aPtr, aMatrix, k0, m0,
                                             ArrayRef<int64_t>{numA, K, M}, /*transpose=*/true)
-               : lb.create<tl::BlockLoadOp>(loc, aTileType, aPtr, aMatrix, m0, k0,
+               : tl::BlockLoadOp::create(lb, loc, aTileType, aPtr, aMatrix, m0, k0,
                                             ArrayRef<int64_t>{numA, M, K});
     Value bTile =
-        transB ? lb.create<tl::BlockLoadOp>(loc, bTileType, bPtr, bMatrix, n0, k0,
+        transB ? tl::BlockLoadOp::create(lb, loc, bTileType, bPtr, bMatrix, n0, k0,
                                             ArrayRef<int64_t>{numB, N, K}, /*transpose=*/true)
-               : lb.create<tl::BlockLoadOp>(loc, bTileType, bPtr, bMatrix, k0, n0,
+               : tl::BlockLoadOp::create(lb, loc, bTileType, bPtr, bMatrix, k0, n0,
                                             ArrayRef<int64_t>{numB, K, N});
-    Value next = lb.create<tl::DotOp>(loc, loop.getRegionIterArg(0).getType(), aTile, bTile,
+    Value next = tl::DotOp::create(lb, loc, loop.getRegionIterArg(0).getType(), aTile, bTile,
                                       loop.getRegionIterArg(0),
                                       tl::InputPrecisionAttr::get(
                                           lb.getContext(), tf32 ? tl::InputPrecision::tf32
                                                                 : tl::InputPrecision::ieee));
-    lb.create<scf::YieldOp>(loc, next);
+    scf::YieldOp::create(lb, loc, next);
   }
   Value result = loop.getResult(0);
 
@@ -204,9 +204,9 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   {
     auto bs = rowMajorStrides(*batchShape);
     for (size_t d = 0; d < batchShape->size(); ++d) {
-      Value q = bs[d] == 1 ? pidB : b.create<arith::DivSIOp>(loc, pidB, t2.i32(bs[d])).getResult();
+      Value q = bs[d] == 1 ? pidB : arith::DivSIOp::create(b, loc, pidB, t2.i32(bs[d])).getResult();
       if (d != 0)
-        q = b.create<arith::RemSIOp>(loc, q, t2.i32((*batchShape)[d]));
+        q = arith::RemSIOp::create(b, loc, q, t2.i32((*batchShape)[d]));
       idx.push_back(t2.splat(q));
     }
     if (aT.getRank() != 1)
@@ -218,15 +218,15 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     return group.emitError("internal: matmul output rank mismatch"), failure();
 
   if (alpha != 1.0)
-    result = b.create<arith::MulFOp>(loc, result, t2.splatF(acc, alpha));
+    result = arith::MulFOp::create(b, loc, result, t2.splatF(acc, alpha));
   if (cV) {
     auto cl = loadOperand(t2, kc, cV, outShape, idx, outMask);
     if (failed(cl))
       return failure();
     Value c = *cl;
     if (beta != 1.0)
-      c = b.create<arith::MulFOp>(loc, c, t2.splatF(acc, beta));
-    result = b.create<arith::AddFOp>(loc, result, c);
+      c = arith::MulFOp::create(b, loc, c, t2.splatF(acc, beta));
+    result = arith::AddFOp::create(b, loc, result, c);
   }
   auto fused = applyEpilogue(t2, kc, anchor, result, outShape, idx, outMask);
   if (failed(fused))
@@ -239,10 +239,10 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   Value outTile = *fused;
   auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
   if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
-    outTile = b.create<arith::TruncFOp>(loc, RankedTensorType::get({BM, BN}, outElem), outTile);
-  b.create<tl::BlockStoreOp>(loc, outBuf, batch == 1 ? t2.i32(0) : pidB, m0, n0, outTile,
+    outTile = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, BN}, outElem), outTile);
+  tl::BlockStoreOp::create(b, loc, outBuf, batch == 1 ? t2.i32(0) : pidB, m0, n0, outTile,
                              ArrayRef<int64_t>{batch, M, N});
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 

@@ -174,7 +174,7 @@ FailureOr<SmallVector<Value>> evalReduceInputs(TileBuilder &t, KernelContext &kc
     auto lp = loadedPad.find(in);
     if (padMasked && mask && (lp == loadedPad.end() || lp->second != pad)) {
       Type elem = cast<RankedTensorType>(x.getType()).getElementType();
-      x = t.b.create<arith::SelectOp>(t.loc, mask, x, t.splatF(elem, pad));
+      x = arith::SelectOp::create(t.b, t.loc, mask, x, t.splatF(elem, pad));
     }
     xs.push_back(x);
   }
@@ -221,9 +221,9 @@ Value finishReduction(OpBuilder &b, Location loc, Operation *red, Value acc, int
   if (!isa<ReduceMeanOp>(red))
     return acc;
   auto t = cast<RankedTensorType>(acc.getType());
-  Value c = b.create<arith::ConstantOp>(loc, t.getElementType(),
+  Value c = arith::ConstantOp::create(b, loc, t.getElementType(),
                                         b.getFloatAttr(t.getElementType(), (double)n));
-  return b.create<arith::DivFOp>(loc, acc, b.create<tl::SplatOp>(loc, t, c));
+  return arith::DivFOp::create(b, loc, acc, tl::SplatOp::create(b, loc, t, c));
 }
 
 /// Column reductions: the innermost non-unit dims of the input are kept ones (a block of
@@ -277,37 +277,37 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = red0->getLoc();
   TileBuilder tb{b, loc, {block}};
-  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value ob = nb == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(nb)).getResult();
-  Value ib = nb == 1 ? tb.i32(0) : b.create<arith::RemSIOp>(loc, pid, tb.i32(nb)).getResult();
+  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value ob = nb == 1 ? pid : arith::DivSIOp::create(b, loc, pid, tb.i32(nb)).getResult();
+  Value ib = nb == 1 ? tb.i32(0) : arith::RemSIOp::create(b, loc, pid, tb.i32(nb)).getResult();
   // Scalar offset sum_d ((v / s_d) % n_d) * str_d of the row-major index v over `dimsShape`.
   auto scalarOffset = [&](OpBuilder &sb, Value v, ArrayRef<int64_t> dimsShape,
                           ArrayRef<int64_t> dimsStr) -> Value {
-    auto c = [&](int64_t x) { return sb.create<arith::ConstantIntOp>(loc, sb.getI32Type(), x); };
+    auto c = [&](int64_t x) { return arith::ConstantIntOp::create(sb, loc, sb.getI32Type(), x); };
     auto s = rowMajorStrides(dimsShape);
     Value acc;
     for (size_t d = 0; d < dimsShape.size(); ++d) {
-      Value q = s[d] == 1 ? v : sb.create<arith::DivSIOp>(loc, v, c(s[d])).getResult();
+      Value q = s[d] == 1 ? v : arith::DivSIOp::create(sb, loc, v, c(s[d])).getResult();
       if (d != 0)
-        q = sb.create<arith::RemSIOp>(loc, q, c(dimsShape[d]));
-      Value term = sb.create<arith::MulIOp>(loc, q, c(dimsStr[d]));
-      acc = acc ? sb.create<arith::AddIOp>(loc, acc, term).getResult() : term;
+        q = arith::RemSIOp::create(sb, loc, q, c(dimsShape[d]));
+      Value term = arith::MulIOp::create(sb, loc, q, c(dimsStr[d]));
+      acc = acc ? arith::AddIOp::create(sb, loc, acc, term).getResult() : term;
     }
     return acc ? acc : c(0);
   };
   // Lanes: the outputs ib * BLOCK + [0, BLOCK) of the inner block.
-  Value lane = b.create<arith::AddIOp>(
-      loc, tb.splat(b.create<arith::MulIOp>(loc, ib, tb.i32(block))), tb.range(block));
-  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, lane, tb.splatI32(inner));
+  Value lane = arith::AddIOp::create(b, 
+      loc, tb.splat(arith::MulIOp::create(b, loc, ib, tb.i32(block))), tb.range(block));
+  Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lane, tb.splatI32(inner));
   Value base = scalarOffset(b, ob, outerShape, outerStr);
   Value inOffs = isConstantIntValue(base, 0)
                      ? lane
-                     : b.create<arith::AddIOp>(loc, tb.splat(base), lane).getResult();
+                     : arith::AddIOp::create(b, loc, tb.splat(base), lane).getResult();
   size_t n = rb.reds.size();
   // Loops over reduced positions [lo, hi), `unroll` loads per iteration.
   auto loadAt = [&](OpBuilder &lb, Value r) -> FailureOr<SmallVector<Value>> {
     TileBuilder lt{lb, loc, {block}};
-    Value offs = lb.create<arith::AddIOp>(loc, inOffs,
+    Value offs = arith::AddIOp::create(lb, loc, inOffs,
                                           lt.splat(scalarOffset(lb, r, redShape, redStr)));
     return evalReduceInputs(lt, kc, rb, offs, mask, /*padMasked=*/false);
   };
@@ -315,22 +315,22 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
   auto loop = [&](int64_t lo, int64_t hi, int64_t unroll, SmallVector<Value> init) {
     if (hi <= lo || failedBody)
       return init;
-    Value cl = b.create<arith::ConstantIndexOp>(loc, lo);
-    Value ch = b.create<arith::ConstantIndexOp>(loc, hi);
-    Value cs = b.create<arith::ConstantIndexOp>(loc, unroll);
-    auto f = b.create<scf::ForOp>(
+    Value cl = arith::ConstantIndexOp::create(b, loc, lo);
+    Value ch = arith::ConstantIndexOp::create(b, loc, hi);
+    Value cs = arith::ConstantIndexOp::create(b, loc, unroll);
+    auto f = scf::ForOp::create(b, 
         loc, cl, ch, cs, ValueRange(init), [&](OpBuilder &lb, Location l, Value iv, ValueRange acc) {
-          Value r = lb.create<arith::IndexCastOp>(l, lb.getI32Type(), iv);
+          Value r = arith::IndexCastOp::create(lb, l, lb.getI32Type(), iv);
           SmallVector<SmallVector<Value>> xs(n); // per reduction, per unrolled step
           for (int64_t u = 0; u < unroll; ++u) {
             Value ru = u == 0 ? r
-                              : lb.create<arith::AddIOp>(
-                                      l, r, lb.create<arith::ConstantIntOp>(l, lb.getI32Type(), u))
+                              : arith::AddIOp::create(lb, 
+                                      l, r, arith::ConstantIntOp::create(lb, l, lb.getI32Type(), u))
                                     .getResult();
             auto step = loadAt(lb, ru);
             if (failed(step)) {
               failedBody = true;
-              lb.create<scf::YieldOp>(l, acc);
+              scf::YieldOp::create(lb, l, acc);
               return;
             }
             for (size_t i = 0; i < n; ++i)
@@ -351,7 +351,7 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
             }
             next.push_back(combineTiles(lb, l, kind, acc[i], x[0]));
           }
-          lb.create<scf::YieldOp>(l, next);
+          scf::YieldOp::create(lb, l, next);
         });
     return SmallVector<Value>(f.getResults());
   };
@@ -367,11 +367,11 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
   for (size_t i = 0; i < n; ++i)
     acc[i] = finishReduction(b, loc, rb.reds[i], acc[i], R);
   // Output index: the outer kept index * inner + the lane's (row-major over the kept dims).
-  Value outOffs = b.create<arith::AddIOp>(
-      loc, tb.splat(b.create<arith::MulIOp>(loc, ob, tb.i32(inner))), lane);
+  Value outOffs = arith::AddIOp::create(b, 
+      loc, tb.splat(arith::MulIOp::create(b, loc, ob, tb.i32(inner))), lane);
   if (failed(storeReductionResults(tb, kc, rb, acc, outOffs, mask)))
     return failure();
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 
@@ -396,7 +396,7 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = red0->getLoc();
   TileBuilder tb{b, loc, {block}};
-  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   // Scalar base offset of this output element's kept coordinates.
   Value base = keptBaseOffset(tb, pid, rd);
   // The reduced elements [start, start + block) in row-major order over the reduced dims
@@ -405,8 +405,8 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   auto loadChunk = [&](TileBuilder &t, Value start) -> FailureOr<SmallVector<Value>> {
     Value r = t.range(block);
     if (start)
-      r = t.b.create<arith::AddIOp>(loc, t.splat(start), r);
-    Value mask = t.b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, t.splatI32(R));
+      r = arith::AddIOp::create(t.b, loc, t.splat(start), r);
+    Value mask = arith::CmpIOp::create(t.b, loc, arith::CmpIPredicate::slt, r, t.splatI32(R));
     SmallVector<Value> ridx = t.delinearize(r, redShape);
     Value offs = t.offsets(ridx, redStr, base);
     return evalReduceInputs(t, kc, rb, offs, mask, padMasked);
@@ -444,16 +444,16 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   SmallVector<Value> outs;
   for (size_t i = 0; i < n; ++i) {
     Type elem = cast<RankedTensorType>(xs[i].getType()).getElementType();
-    Value v = b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, elem), xs[i], (uint32_t)0,
+    Value v = tl::ReduceOp::create(b, loc, RankedTensorType::get({}, elem), xs[i], (uint32_t)0,
                                      reduceKindOf(rb.reds[i]).first);
     v = finishReduction(b, loc, rb.reds[i], v, R);
-    outs.push_back(b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, elem), v,
+    outs.push_back(tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({1}, elem), v,
                                               b.getI32IntegerAttr(0)));
   }
   TileBuilder t1{b, loc, {1}};
   if (failed(storeReductionResults(t1, kc, rb, outs, t1.splat(pid), Value())))
     return failure();
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 

@@ -18,32 +18,32 @@ namespace aicc::templates {
 Value combineScatter(OpBuilder &b, Location loc, StringRef reduction, Value cur, Value upd) {
   bool isFloat = isa<FloatType>(cast<RankedTensorType>(cur.getType()).getElementType());
   if (reduction == "add")
-    return isFloat ? b.create<arith::AddFOp>(loc, cur, upd).getResult()
-                   : b.create<arith::AddIOp>(loc, cur, upd).getResult();
+    return isFloat ? arith::AddFOp::create(b, loc, cur, upd).getResult()
+                   : arith::AddIOp::create(b, loc, cur, upd).getResult();
   if (reduction == "mul")
-    return isFloat ? b.create<arith::MulFOp>(loc, cur, upd).getResult()
-                   : b.create<arith::MulIOp>(loc, cur, upd).getResult();
+    return isFloat ? arith::MulFOp::create(b, loc, cur, upd).getResult()
+                   : arith::MulIOp::create(b, loc, cur, upd).getResult();
   if (reduction == "max") // numpy.maximum: NaN propagates
-    return isFloat ? b.create<arith::MaximumFOp>(loc, cur, upd).getResult()
-                   : b.create<arith::MaxSIOp>(loc, cur, upd).getResult();
-  return isFloat ? b.create<arith::MinimumFOp>(loc, cur, upd).getResult()
-                 : b.create<arith::MinSIOp>(loc, cur, upd).getResult();
+    return isFloat ? arith::MaximumFOp::create(b, loc, cur, upd).getResult()
+                   : arith::MaxSIOp::create(b, loc, cur, upd).getResult();
+  return isFloat ? arith::MinimumFOp::create(b, loc, cur, upd).getResult()
+                 : arith::MinSIOp::create(b, loc, cur, upd).getResult();
 }
 
 /// An scf.for over [0, n) step `step` with no results; returns the body builder (before
 /// the terminator) and the i32 induction variable.
 std::pair<OpBuilder, Value> emptyLoop(OpBuilder &b, Location loc, int64_t n, int64_t step) {
-  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value cn = b.create<arith::ConstantIndexOp>(loc, n);
-  Value cs = b.create<arith::ConstantIndexOp>(loc, step);
-  auto loop = b.create<scf::ForOp>(loc, c0, cn, cs);
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value cn = arith::ConstantIndexOp::create(b, loc, n);
+  Value cs = arith::ConstantIndexOp::create(b, loc, step);
+  auto loop = scf::ForOp::create(b, loc, c0, cn, cs);
   Block *body = loop.getBody();
   if (body->empty() || !body->back().hasTrait<OpTrait::IsTerminator>()) {
     OpBuilder e = OpBuilder::atBlockEnd(body);
-    e.create<scf::YieldOp>(loc);
+    scf::YieldOp::create(e, loc);
   }
   OpBuilder lb(body->getTerminator());
-  Value iv = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
+  Value iv = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
   return {lb, iv};
 }
 
@@ -53,12 +53,12 @@ void copyOwned(OpBuilder &b, Location loc, Value src, Value dst, Type elem, int6
                int64_t rowStride, int64_t BR, Value colBase, Value colMask, int64_t BC) {
   auto [lb, r0] = emptyLoop(b, loc, rows, BR);
   TileBuilder t1{lb, loc, {BR}}, t2{lb, loc, {BR, BC}};
-  Value r = lb.create<arith::AddIOp>(loc, t1.splat(r0), t1.range(BR));
-  Value rMask = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, t1.splatI32(rows));
-  Value off = lb.create<arith::AddIOp>(
-      loc, lb.create<arith::MulIOp>(loc, t2.along(r, 0), t2.splatI32(rowStride)),
+  Value r = arith::AddIOp::create(lb, loc, t1.splat(r0), t1.range(BR));
+  Value rMask = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, r, t1.splatI32(rows));
+  Value off = arith::AddIOp::create(lb, 
+      loc, arith::MulIOp::create(lb, loc, t2.along(r, 0), t2.splatI32(rowStride)),
       t2.along(colBase, 1));
-  Value mask = lb.create<arith::AndIOp>(loc, t2.along(rMask, 0), t2.along(colMask, 1));
+  Value mask = arith::AndIOp::create(lb, loc, t2.along(rMask, 0), t2.along(colMask, 1));
   Value v = t2.load(src, off, mask, elem);
   t2.store(dst, off, v, mask);
 }
@@ -110,10 +110,10 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
                    {blockAttr(builder, "BLOCK", BC), blockAttr(builder, "BLOCK_ROWS", BR)});
     OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
     TileBuilder tb{b, loc, {BC}};
-    Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-    Value c = b.create<arith::AddIOp>(loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(BC))),
+    Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+    Value c = arith::AddIOp::create(b, loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(BC))),
                                       tb.range(BC));
-    Value cMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, c, tb.splatI32(C));
+    Value cMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, c, tb.splatI32(C));
     SmallVector<Value> coords = tb.delinearize(c, other);
     Value dBase = tb.offsets(coords, otherDStr);
     // Rows are positions along `axis`, columns the owned coordinates.
@@ -121,21 +121,21 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     Value inUpd = cMask;
     for (auto [x, s, dd] : llvm::zip(coords, otherS, other))
       if (s < dd)
-        inUpd = b.create<arith::AndIOp>(
-            loc, inUpd, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, tb.splatI32(s)));
+        inUpd = arith::AndIOp::create(b, 
+            loc, inUpd, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, tb.splatI32(s)));
     Value uBase = tb.offsets(coords, otherSStr);
     auto [lb, j] = emptyLoop(b, loc, U, 1);
     TileBuilder lt{lb, loc, {BC}};
-    Value uOff = lb.create<arith::AddIOp>(
-        loc, uBase, lt.splat(lb.create<arith::MulIOp>(loc, j, lt.i32(sStr[axis]))));
+    Value uOff = arith::AddIOp::create(lb, 
+        loc, uBase, lt.splat(arith::MulIOp::create(lb, loc, j, lt.i32(sStr[axis]))));
     Value k = lt.load(param(kc, idxV), uOff, inUpd, iT.getElementType());
-    Value tgt = lb.create<arith::AddIOp>(
-        loc, dBase, lb.create<arith::MulIOp>(loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
+    Value tgt = arith::AddIOp::create(lb, 
+        loc, dBase, arith::MulIOp::create(lb, loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
     Value v = lt.load(param(kc, updV), uOff, inUpd, elem);
     if (reduction != "none")
       v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, inUpd, elem), v);
     lt.store(kc.outParams[0], tgt, v, inUpd);
-    b.create<func::ReturnOp>(loc);
+    func::ReturnOp::create(b, loc);
     return kc.kernel;
   }
 
@@ -151,10 +151,10 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
                  {blockAttr(builder, "BLOCK", BS), blockAttr(builder, "BLOCK_ROWS", BR)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   TileBuilder tb{b, loc, {BS}};
-  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value s = b.create<arith::AddIOp>(loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(BS))),
+  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value s = arith::AddIOp::create(b, loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(BS))),
                                     tb.range(BS));
-  Value sMask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, s, tb.splatI32(S));
+  Value sMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s, tb.splatI32(S));
   copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, P, S, BR, s, sMask, BS);
   auto [lb, u] = emptyLoop(b, loc, Q, 1);
   TileBuilder lt{lb, loc, {BS}};
@@ -162,20 +162,20 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
   for (int64_t m = 0; m < k; ++m) {
     // Every lane reads the same index element u * k + m.
     Value at =
-        lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, u, lt.i32(k)), lt.i32(m));
+        arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, u, lt.i32(k)), lt.i32(m));
     Value km = lt.load(param(kc, idxV), lt.splat(at), sMask, iT.getElementType());
-    prefix = lb.create<arith::AddIOp>(
-        loc, prefix, lb.create<arith::MulIOp>(loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
+    prefix = arith::AddIOp::create(lb, 
+        loc, prefix, arith::MulIOp::create(lb, loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
   }
   Value tgt =
-      lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, prefix, lt.splatI32(S)), s);
+      arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, prefix, lt.splatI32(S)), s);
   Value uOff =
-      lb.create<arith::AddIOp>(loc, lt.splat(lb.create<arith::MulIOp>(loc, u, lt.i32(S))), s);
+      arith::AddIOp::create(lb, loc, lt.splat(arith::MulIOp::create(lb, loc, u, lt.i32(S))), s);
   Value v = lt.load(param(kc, updV), uOff, sMask, elem);
   if (reduction != "none")
     v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, sMask, elem), v);
   lt.store(kc.outParams[0], tgt, v, sMask);
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 

@@ -63,10 +63,10 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   Location loc = sm->getLoc();
   TileBuilder tb{b, loc, {block}};
   Type elem = computeType(inT.getElementType());
-  Value row = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value o = b.create<arith::DivSIOp>(loc, row, tb.i32(inner));
-  Value i = b.create<arith::RemSIOp>(loc, row, tb.i32(inner));
-  Value base = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, o, tb.i32(R * inner)), i);
+  Value row = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value o = arith::DivSIOp::create(b, loc, row, tb.i32(inner));
+  Value i = arith::RemSIOp::create(b, loc, row, tb.i32(inner));
+  Value base = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, o, tb.i32(R * inner)), i);
   Value rowIn = sm->getOperand(0);
   auto argIt = kc.argIndex.find(rowIn);
   if (argIt == kc.argIndex.end() && (!rowIn.getDefiningOp() ||
@@ -114,7 +114,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       rowStatus = failure();
       return t.splatF(elem, pad);
     }
-    return t.b.create<arith::SelectOp>(loc, mask, *x, t.splatF(elem, pad));
+    return arith::SelectOp::create(t.b, loc, mask, *x, t.splatF(elem, pad));
   };
   // The row's elements [start, start + block) (start: an i32 scalar, or none for 0): their
   // offsets and mask, and x loaded there (masked lanes: -inf for softmax, 0 for layer_norm).
@@ -125,30 +125,30 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     OpBuilder &cb = t.b;
     Value cols = t.range(block);
     if (start)
-      cols = cb.create<arith::AddIOp>(loc, t.splat(start), cols);
-    Value mask = cb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, cols, t.splatI32(R));
-    Value offs = cb.create<arith::AddIOp>(
+      cols = arith::AddIOp::create(cb, loc, t.splat(start), cols);
+    Value mask = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::slt, cols, t.splatI32(R));
+    Value offs = arith::AddIOp::create(cb, 
         loc, t.splat(base),
-        inner == 1 ? cols : cb.create<arith::MulIOp>(loc, cols, t.splatI32(inner)).getResult());
+        inner == 1 ? cols : arith::MulIOp::create(cb, loc, cols, t.splatI32(inner)).getResult());
     Value x = loadRowInput(t, offs, mask, ln ? 0.0 : -inf);
     return {offs, mask, x};
   };
   auto scalarT = RankedTensorType::get({}, elem);
   auto scalar = [&](double v) -> Value {
-    return b.create<tl::SplatOp>(loc, scalarT,
-                                 b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v)));
+    return tl::SplatOp::create(b, loc, scalarT,
+                                 arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, v)));
   };
   // A scalar tile broadcast to the block, and a tile reduced to a scalar tile (of their
   // operand's element type: the compute type, or layer_norm's statistics type).
   auto bcast = [&](TileBuilder &t, Value s) -> Value {
     Type et = cast<RankedTensorType>(s.getType()).getElementType();
-    Value e = t.b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get({1}, et), s,
+    Value e = tl::ExpandDimsOp::create(t.b, loc, RankedTensorType::get({1}, et), s,
                                            t.b.getI32IntegerAttr(0));
-    return t.b.create<tl::BroadcastOp>(loc, t.tileOf(et), e);
+    return tl::BroadcastOp::create(t.b, loc, t.tileOf(et), e);
   };
   auto reduce = [&](Value v, tl::ReduceKind kind) -> Value {
     Type et = cast<RankedTensorType>(v.getType()).getElementType();
-    return b.create<tl::ReduceOp>(loc, RankedTensorType::get({}, et), v, (uint32_t)0, kind);
+    return tl::ReduceOp::create(b, loc, RankedTensorType::get({}, et), v, (uint32_t)0, kind);
   };
   // layer_norm's mean and variance accumulate in f64 when the row holds f32 or bf16 (f32's
   // exponent range): the squares of |x| > 1.8e19 overflow f32 and those of |x| < 1e-19
@@ -158,20 +158,20 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   if (ln && (inT.getElementType().isF32() || inT.getElementType().isBF16()))
     statT = b.getF64Type();
   auto scalarOf = [&](Type t, double v) -> Value {
-    return b.create<tl::SplatOp>(loc, RankedTensorType::get({}, t),
-                                 b.create<arith::ConstantOp>(loc, t, b.getFloatAttr(t, v)));
+    return tl::SplatOp::create(b, loc, RankedTensorType::get({}, t),
+                                 arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v)));
   };
   auto toStat = [&](OpBuilder &ob, Value v) -> Value {
     auto vt = cast<RankedTensorType>(v.getType());
     if (vt.getElementType() == statT)
       return v;
-    return ob.create<arith::ExtFOp>(loc, RankedTensorType::get(vt.getShape(), statT), v);
+    return arith::ExtFOp::create(ob, loc, RankedTensorType::get(vt.getShape(), statT), v);
   };
   auto fromStat = [&](OpBuilder &ob, Value v) -> Value {
     auto vt = cast<RankedTensorType>(v.getType());
     if (vt.getElementType() == elem)
       return v;
-    return ob.create<arith::TruncFOp>(loc, RankedTensorType::get(vt.getShape(), elem), v);
+    return arith::TruncFOp::create(ob, loc, RankedTensorType::get(vt.getShape(), elem), v);
   };
   // Scale / bias of layer_norm, the fused consumers (their other operands loaded at the
   // output index), the store.
@@ -185,8 +185,8 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
         auto p = loadOperand(t, kc, v, shape, idx, c.mask);
         if (failed(p))
           return failure();
-        y = isScale ? cb.create<arith::MulFOp>(loc, y, *p).getResult()
-                    : cb.create<arith::AddFOp>(loc, y, *p).getResult();
+        y = isScale ? arith::MulFOp::create(cb, loc, y, *p).getResult()
+                    : arith::AddFOp::create(cb, loc, y, *p).getResult();
       }
     }
     auto fused = applyEpilogue(t, kc, sm, y, shape, idx, c.mask);
@@ -208,34 +208,34 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       // norm: d = x, the mean square of the row in place of the variance. In statT.
       Value d = toStat(b, x);
       if (!ln.getRms()) {
-        Value mean = b.create<arith::DivFOp>(loc, reduce(d, tl::ReduceKind::add),
+        Value mean = arith::DivFOp::create(b, loc, reduce(d, tl::ReduceKind::add),
                                              scalarOf(statT, (double)R));
-        d = b.create<arith::SubFOp>(loc, d, bcast(tb, mean));
-        d = b.create<arith::SelectOp>(loc, c.mask, d, tb.splatF(statT, 0.0));
+        d = arith::SubFOp::create(b, loc, d, bcast(tb, mean));
+        d = arith::SelectOp::create(b, loc, c.mask, d, tb.splatF(statT, 0.0));
       }
-      Value sq = reduce(b.create<arith::MulFOp>(loc, d, d), tl::ReduceKind::add);
-      Value var = b.create<arith::DivFOp>(loc, sq, scalarOf(statT, (double)R));
-      Value denom = b.create<math::SqrtOp>(
-          loc, b.create<arith::AddFOp>(loc, var,
+      Value sq = reduce(arith::MulFOp::create(b, loc, d, d), tl::ReduceKind::add);
+      Value var = arith::DivFOp::create(b, loc, sq, scalarOf(statT, (double)R));
+      Value denom = math::SqrtOp::create(b, 
+          loc, arith::AddFOp::create(b, loc, var,
                                        scalarOf(statT, ln.getEpsilon().convertToDouble())));
       // One division per row, a multiply per element (in statT: 1 / std may exceed the
       // compute type's range where d * (1 / std) does not).
-      y = fromStat(b, b.create<arith::MulFOp>(
-                          loc, d, bcast(tb, b.create<arith::DivFOp>(loc, scalarOf(statT, 1.0),
+      y = fromStat(b, arith::MulFOp::create(b, 
+                          loc, d, bcast(tb, arith::DivFOp::create(b, loc, scalarOf(statT, 1.0),
                                                                     denom))));
     } else {
       Value mx = reduce(x, tl::ReduceKind::max);
-      Value shifted = b.create<arith::SubFOp>(loc, x, bcast(tb, mx));
-      Value e = b.create<math::ExpOp>(loc, shifted);
+      Value shifted = arith::SubFOp::create(b, loc, x, bcast(tb, mx));
+      Value e = math::ExpOp::create(b, loc, shifted);
       Value sum = reduce(e, tl::ReduceKind::add);
-      y = isLog ? b.create<arith::SubFOp>(loc, shifted, bcast(tb, b.create<math::LogOp>(loc, sum)))
+      y = isLog ? arith::SubFOp::create(b, loc, shifted, bcast(tb, math::LogOp::create(b, loc, sum)))
                       .getResult()
-                : b.create<arith::MulFOp>(loc, e, bcast(tb, b.create<arith::DivFOp>(loc, scalar(1.0), sum)))
+                : arith::MulFOp::create(b, loc, e, bcast(tb, arith::DivFOp::create(b, loc, scalar(1.0), sum)))
                       .getResult();
     }
     if (failed(finish(tb, y, c)) || failed(rowStatus))
       return failure();
-    b.create<func::ReturnOp>(loc);
+    func::ReturnOp::create(b, loc);
     return kc.kernel;
   }
 
@@ -259,7 +259,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     if (!ln.getRms()) {
       TileBuilder one{b, loc, {1}}; // the row's first element, as a 1-element tile
       Value k = one.load(kc.inParams[argIt->second], one.splat(base), Value(), elem, 0.0);
-      shift = bcast(tb, b.create<tl::ReduceOp>(loc, scalarT, k, (uint32_t)0, tl::ReduceKind::add));
+      shift = bcast(tb, tl::ReduceOp::create(b, loc, scalarT, k, (uint32_t)0, tl::ReduceKind::add));
     }
     // The sums accumulate in statT.
     auto statLoop = chunkLoop(
@@ -269,31 +269,31 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
           Chunk c = loadChunk(lt, k); // masked lanes load 0
           Value d = c.x;
           if (shift)
-            d = lb.create<arith::SelectOp>(loc, c.mask, lb.create<arith::SubFOp>(loc, c.x, shift),
+            d = arith::SelectOp::create(lb, loc, c.mask, arith::SubFOp::create(lb, loc, c.x, shift),
                                            lt.splatF(elem, 0.0));
           d = toStat(lb, d);
-          return SmallVector<Value>{lb.create<arith::AddFOp>(loc, acc[0], d),
-                                    lb.create<arith::AddFOp>(loc, acc[1], lb.create<arith::MulFOp>(loc, d, d))};
+          return SmallVector<Value>{arith::AddFOp::create(lb, loc, acc[0], d),
+                                    arith::AddFOp::create(lb, loc, acc[1], arith::MulFOp::create(lb, loc, d, d))};
         });
     Value n = scalarOf(statT, (double)R);
-    Value meanSq = b.create<arith::DivFOp>(
+    Value meanSq = arith::DivFOp::create(b, 
         loc, reduce(statLoop.getResult(1), tl::ReduceKind::add), n);
     Value var = meanSq, meanT;
     if (shift) {
-      Value meanD = b.create<arith::DivFOp>(loc, reduce(statLoop.getResult(0), tl::ReduceKind::add), n);
-      var = b.create<arith::MaximumFOp>(
-          loc, b.create<arith::SubFOp>(loc, meanSq, b.create<arith::MulFOp>(loc, meanD, meanD)),
+      Value meanD = arith::DivFOp::create(b, loc, reduce(statLoop.getResult(0), tl::ReduceKind::add), n);
+      var = arith::MaximumFOp::create(b, 
+          loc, arith::SubFOp::create(b, loc, meanSq, arith::MulFOp::create(b, loc, meanD, meanD)),
           scalarOf(statT, 0.0));
-      meanT = b.create<arith::AddFOp>(loc, shift, bcast(tb, fromStat(b, meanD)));
+      meanT = arith::AddFOp::create(b, loc, shift, bcast(tb, fromStat(b, meanD)));
     }
-    Value denom = b.create<math::SqrtOp>(
-        loc, b.create<arith::AddFOp>(loc, var, scalarOf(statT, ln.getEpsilon().convertToDouble())));
+    Value denom = math::SqrtOp::create(b, 
+        loc, arith::AddFOp::create(b, loc, var, scalarOf(statT, ln.getEpsilon().convertToDouble())));
     // 1 / std in the compute type: above its range only for a row whose std is below 3e-39
     // (with epsilon 0), which the chunked path does not cover (docs/numerics.md).
-    Value invT = bcast(tb, fromStat(b, b.create<arith::DivFOp>(loc, scalarOf(statT, 1.0), denom)));
+    Value invT = bcast(tb, fromStat(b, arith::DivFOp::create(b, loc, scalarOf(statT, 1.0), denom)));
     writePass([&](TileBuilder &lt, Value x) -> Value {
-      Value d = meanT ? lt.b.create<arith::SubFOp>(loc, x, meanT).getResult() : x;
-      return lt.b.create<arith::MulFOp>(loc, d, invT);
+      Value d = meanT ? arith::SubFOp::create(lt.b, loc, x, meanT).getResult() : x;
+      return arith::MulFOp::create(lt.b, loc, d, invT);
     });
   } else {
     // Online normalizer (Milakov & Gimelshein, "Online normalizer calculation for softmax",
@@ -304,41 +304,41 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     // last use). While m is -inf (only masked or -inf elements so far) nothing is added and
     // s is not rescaled, never exp(-inf + inf).
     Value zero = tb.splatF(elem, 0.0);
-    Value mInit = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, -inf));
+    Value mInit = arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, -inf));
     auto onlineLoop = chunkLoop(
         b, loc, R, block, {mInit, zero}, [&](OpBuilder &lb, Value k, ValueRange acc) {
           TileBuilder lt{lb, loc, {block}};
           Value x = loadChunk(lt, k).x;
-          Value cm = lb.create<tensor::ExtractOp>(
-              loc, lb.create<tl::ReduceOp>(loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max),
+          Value cm = tensor::ExtractOp::create(lb, 
+              loc, tl::ReduceOp::create(lb, loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max),
               ValueRange{});
           Value m = acc[0];
-          Value mNew = lb.create<arith::MaximumFOp>(loc, m, cm);
-          Value negInfS = lb.create<arith::ConstantOp>(loc, elem, lb.getFloatAttr(elem, -inf));
-          Value none = lb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew, negInfS);
-          Value one = lb.create<arith::ConstantOp>(loc, elem, lb.getFloatAttr(elem, 1.0));
-          Value alpha = lb.create<arith::SelectOp>(
-              loc, none, one, lb.create<math::ExpOp>(loc, lb.create<arith::SubFOp>(loc, m, mNew)));
-          Value e = lb.create<math::ExpOp>(loc, lb.create<arith::SubFOp>(loc, x, lt.splat(mNew)));
-          e = lb.create<arith::SelectOp>(loc, none, lt.splatF(elem, 0.0), e);
-          Value sNew = lb.create<arith::AddFOp>(
-              loc, lb.create<arith::MulFOp>(loc, acc[1], lt.splat(alpha)), e);
+          Value mNew = arith::MaximumFOp::create(lb, loc, m, cm);
+          Value negInfS = arith::ConstantOp::create(lb, loc, elem, lb.getFloatAttr(elem, -inf));
+          Value none = arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew, negInfS);
+          Value one = arith::ConstantOp::create(lb, loc, elem, lb.getFloatAttr(elem, 1.0));
+          Value alpha = arith::SelectOp::create(lb, 
+              loc, none, one, math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, m, mNew)));
+          Value e = math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, x, lt.splat(mNew)));
+          e = arith::SelectOp::create(lb, loc, none, lt.splatF(elem, 0.0), e);
+          Value sNew = arith::AddFOp::create(lb, 
+              loc, arith::MulFOp::create(lb, loc, acc[1], lt.splat(alpha)), e);
           return SmallVector<Value>{mNew, sNew};
         });
     Value mxT = tb.splat(onlineLoop.getResult(0));
     Value sum = reduce(onlineLoop.getResult(1), tl::ReduceKind::add);
-    Value normT = bcast(tb, isLog ? b.create<math::LogOp>(loc, sum).getResult()
-                                  : b.create<arith::DivFOp>(loc, scalar(1.0), sum).getResult());
+    Value normT = bcast(tb, isLog ? math::LogOp::create(b, loc, sum).getResult()
+                                  : arith::DivFOp::create(b, loc, scalar(1.0), sum).getResult());
     writePass([&](TileBuilder &lt, Value x) -> Value {
-      Value shifted = lt.b.create<arith::SubFOp>(loc, x, mxT);
+      Value shifted = arith::SubFOp::create(lt.b, loc, x, mxT);
       if (isLog)
-        return lt.b.create<arith::SubFOp>(loc, shifted, normT);
-      return lt.b.create<arith::MulFOp>(loc, lt.b.create<math::ExpOp>(loc, shifted), normT);
+        return arith::SubFOp::create(lt.b, loc, shifted, normT);
+      return arith::MulFOp::create(lt.b, loc, math::ExpOp::create(lt.b, loc, shifted), normT);
     });
   }
   if (failed(status) || failed(rowStatus))
     return failure();
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 

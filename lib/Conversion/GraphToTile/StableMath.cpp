@@ -20,31 +20,31 @@ namespace {
 struct Ops {
   OpBuilder &b;
   Location loc;
-  Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y); }
-  Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
-  Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
-  Value abs(Value x) { return b.create<math::AbsFOp>(loc, x); }
-  Value neg(Value x) { return b.create<arith::NegFOp>(loc, x); }
-  Value exp(Value x) { return b.create<math::ExpOp>(loc, x); }
-  Value expm1(Value x) { return b.create<math::ExpM1Op>(loc, x); }
-  Value log(Value x) { return b.create<math::LogOp>(loc, x); }
-  Value log1p(Value x) { return b.create<math::Log1pOp>(loc, x); }
-  Value sqrt(Value x) { return b.create<math::SqrtOp>(loc, x); }
-  Value floor(Value x) { return b.create<math::FloorOp>(loc, x); }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+  Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value expm1(Value x) { return math::ExpM1Op::create(b, loc, x); }
+  Value log(Value x) { return math::LogOp::create(b, loc, x); }
+  Value log1p(Value x) { return math::Log1pOp::create(b, loc, x); }
+  Value sqrt(Value x) { return math::SqrtOp::create(b, loc, x); }
+  Value floor(Value x) { return math::FloorOp::create(b, loc, x); }
   /// r (>= 0 or NaN) with the sign of x: -r for x < 0, x itself for x = +-0 (keeps -0).
   /// Selects rather than math.copysign, which the CPU lowering of tile math refuses.
   Value withSignOf(Value r, Value x, Value zero) {
     Value z = cmp(arith::CmpFPredicate::OEQ, x, zero);
     return sel(cmp(arith::CmpFPredicate::OLT, x, zero), neg(r), sel(z, x, r));
   }
-  Value max(Value x, Value y) { return b.create<arith::MaximumFOp>(loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
   Value cmp(arith::CmpFPredicate p, Value x, Value y) {
-    return b.create<arith::CmpFOp>(loc, p, x, y);
+    return arith::CmpFOp::create(b, loc, p, x, y);
   }
-  Value sel(Value c, Value x, Value y) { return b.create<arith::SelectOp>(loc, c, x, y); }
-  Value andi(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
-  Value ori(Value x, Value y) { return b.create<arith::OrIOp>(loc, x, y); }
+  Value sel(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value ori(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
 };
 
 const double kLn2 = 0.69314718055994530942;
@@ -128,7 +128,7 @@ Value StableMath::atanh(Value x) {
 
 Value StableMath::geluErf(Value x) {
   Ops o{b, loc};
-  Value e = b.create<math::ErfcOp>(loc, o.mul(x, cst(-M_SQRT1_2)));
+  Value e = math::ErfcOp::create(b, loc, o.mul(x, cst(-M_SQRT1_2)));
   return o.mul(o.mul(x, cst(0.5)), e);
 }
 
@@ -144,7 +144,7 @@ Value StableMath::pow(Value x, Value y) {
   Ops o{b, loc};
   using P = arith::CmpFPredicate;
   Value ax = o.abs(x);
-  Value r = b.create<math::PowFOp>(loc, ax, y);
+  Value r = math::PowFOp::create(b, loc, ax, y);
   Value ay = o.abs(y);
   // pow(+1, y) = 1, pow(x, +-0) = 1, pow(-1, +-inf) = 1 (C11 F.10.4.4).
   Value one = o.ori(o.ori(o.cmp(P::OEQ, x, cst(1.0)), o.cmp(P::OEQ, y, cst(0.0))),

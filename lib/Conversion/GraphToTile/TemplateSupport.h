@@ -70,17 +70,17 @@ struct TileBuilder {
   SmallVector<int64_t> shape; // the tile shape of the kernel's output iteration
 
   RankedTensorType tileOf(Type elem) const { return RankedTensorType::get(shape, elem); }
-  Value i32(int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); }
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
   Value splat(Value scalar) {
-    return b.create<tl::SplatOp>(loc, tileOf(scalar.getType()), scalar);
+    return tl::SplatOp::create(b, loc, tileOf(scalar.getType()), scalar);
   }
   Value splatI32(int64_t v) { return splat(i32(v)); }
   Value splatF(Type elem, double v) {
-    Value c = b.create<arith::ConstantOp>(loc, elem, b.getFloatAttr(elem, v));
+    Value c = arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, v));
     return splat(c);
   }
   Value range(int64_t n) {
-    return b.create<tl::MakeRangeOp>(loc, RankedTensorType::get({n}, b.getI32Type()),
+    return tl::MakeRangeOp::create(b, loc, RankedTensorType::get({n}, b.getI32Type()),
                                      b.getI32IntegerAttr(0), b.getI32IntegerAttr(n));
   }
   /// Place a 1-D tile along dim `d` of the kernel tile shape (expand_dims + broadcast).
@@ -91,16 +91,16 @@ struct TileBuilder {
     // Insert unit dims before and after, then broadcast.
     for (unsigned i = 0; i < d; ++i) {
       cur.insert(cur.begin() + i, 1);
-      v = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get(cur, t.getElementType()), v,
+      v = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get(cur, t.getElementType()), v,
                                      b.getI32IntegerAttr(i));
     }
     for (unsigned i = d + 1; i < shape.size(); ++i) {
       cur.push_back(1);
-      v = b.create<tl::ExpandDimsOp>(loc, RankedTensorType::get(cur, t.getElementType()), v,
+      v = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get(cur, t.getElementType()), v,
                                      b.getI32IntegerAttr(i));
     }
     if (ArrayRef<int64_t>(cur) != ArrayRef<int64_t>(shape))
-      v = b.create<tl::BroadcastOp>(loc, tileOf(t.getElementType()), v);
+      v = tl::BroadcastOp::create(b, loc, tileOf(t.getElementType()), v);
     return v;
   }
   /// Offset tile sum_d idx[d] * strides[d] (+ scalar base), or nullptr-free splat(0).
@@ -109,13 +109,13 @@ struct TileBuilder {
     for (auto [v, s] : llvm::zip(idx, strides)) {
       if (s == 0 || !v)
         continue;
-      Value term = s == 1 ? v : b.create<arith::MulIOp>(loc, v, splatI32(s)).getResult();
-      acc = acc ? b.create<arith::AddIOp>(loc, acc, term).getResult() : term;
+      Value term = s == 1 ? v : arith::MulIOp::create(b, loc, v, splatI32(s)).getResult();
+      acc = acc ? arith::AddIOp::create(b, loc, acc, term).getResult() : term;
     }
     if (scalarBase && isConstantIntValue(scalarBase, 0))
       scalarBase = Value();
     if (scalarBase)
-      acc = acc ? b.create<arith::AddIOp>(loc, acc, splat(scalarBase)).getResult()
+      acc = acc ? arith::AddIOp::create(b, loc, acc, splat(scalarBase)).getResult()
                 : splat(scalarBase);
     return acc ? acc : splatI32(0);
   }
@@ -129,9 +129,9 @@ struct TileBuilder {
     for (size_t d = 0; d < shape.size(); ++d) {
       Value q = lin;
       if (strides[d] != 1)
-        q = b.create<arith::DivSIOp>(loc, q, splatI32(strides[d]));
+        q = arith::DivSIOp::create(b, loc, q, splatI32(strides[d]));
       if (d != 0)
-        q = b.create<arith::RemSIOp>(loc, q, splatI32(shape[d]));
+        q = arith::RemSIOp::create(b, loc, q, splatI32(shape[d]));
       idx.push_back(q);
     }
     return idx;
@@ -147,16 +147,16 @@ struct TileBuilder {
     else
       pad = b.getIntegerAttr(elem,
                              saturatingInt(padding, elem.getIntOrFloatBitWidth(), isUnsigned));
-    Value v = b.create<tl::LoadOp>(loc, tileOf(elem), buffer, offs, mask, pad);
+    Value v = tl::LoadOp::create(b, loc, tileOf(elem), buffer, offs, mask, pad);
     if (computeElem != elem)
-      v = b.create<arith::ExtFOp>(loc, tileOf(computeElem), v);
+      v = arith::ExtFOp::create(b, loc, tileOf(computeElem), v);
     return v;
   }
   void store(Value buffer, Value offs, Value value, Value mask) {
     auto elem = cast<MemRefType>(buffer.getType()).getElementType();
     if (cast<RankedTensorType>(value.getType()).getElementType() != elem)
-      value = b.create<arith::TruncFOp>(loc, tileOf(elem), value);
-    b.create<tl::StoreOp>(loc, buffer, offs, value, mask);
+      value = arith::TruncFOp::create(b, loc, tileOf(elem), value);
+    tl::StoreOp::create(b, loc, buffer, offs, value, mask);
   }
 };
 

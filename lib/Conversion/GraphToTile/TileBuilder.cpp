@@ -89,13 +89,13 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
   Type elem = computeType(vt.getElementType());
   auto splat = [&](int64_t c) { return tb.splatI32(c); };
   auto addI = [&](Value x, int64_t c) -> Value {
-    return c == 0 ? x : b.create<arith::AddIOp>(loc, x, splat(c)).getResult();
+    return c == 0 ? x : arith::AddIOp::create(b, loc, x, splat(c)).getResult();
   };
   auto andMask = [&](Value m, Value c) -> Value {
-    return m ? b.create<arith::AndIOp>(loc, m, c).getResult() : c;
+    return m ? arith::AndIOp::create(b, loc, m, c).getResult() : c;
   };
   auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t c) -> Value {
-    return b.create<arith::CmpIOp>(loc, p, x, splat(c));
+    return arith::CmpIOp::create(b, loc, p, x, splat(c));
   };
   if (auto it = kc.argIndex.find(v); it != kc.argIndex.end()) {
     auto strides = rowMajorStrides(vt.getShape());
@@ -134,7 +134,7 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         SmallVector<Value> in;
         for (auto [d, x] : llvm::enumerate(idx)) {
           int64_t step = s.getSteps()[d];
-          Value y = step == 1 ? x : b.create<arith::MulIOp>(loc, x, splat(step)).getResult();
+          Value y = step == 1 ? x : arith::MulIOp::create(b, loc, x, splat(step)).getResult();
           in.push_back(addI(y, s.getStarts()[d]));
         }
         return loadView(tb, kc, s.getInput(), in, mask);
@@ -145,7 +145,7 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         for (auto [d, x] : llvm::enumerate(idx))
           in.push_back(it.getDimSize(d) == vt.getDimSize(d)
                            ? x
-                           : b.create<arith::RemSIOp>(loc, x, splat(it.getDimSize(d)))
+                           : arith::RemSIOp::create(b, loc, x, splat(it.getDimSize(d)))
                                  .getResult());
         return loadView(tb, kc, t.getInput(), in, mask);
       })
@@ -161,23 +161,23 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
             continue;
           }
           if (p.getMode() == "constant") {
-            inRange = andMask(inRange, b.create<arith::AndIOp>(
+            inRange = andMask(inRange, arith::AndIOp::create(b, 
                                            loc, cmp(arith::CmpIPredicate::sge, y, 0),
                                            cmp(arith::CmpIPredicate::slt, y, n)));
           } else if (p.getMode() == "edge") {
-            y = b.create<arith::MaxSIOp>(loc, y, splat(0));
-            y = b.create<arith::MinSIOp>(loc, y, splat(n - 1));
+            y = arith::MaxSIOp::create(b, loc, y, splat(0));
+            y = arith::MinSIOp::create(b, loc, y, splat(n - 1));
           } else if (p.getMode() == "wrap") {
             // wrap (numpy's): i mod n, shifted by a multiple of n to be non-negative.
             int64_t lift = (p.getLow()[d] + n - 1) / n * n;
-            y = b.create<arith::RemSIOp>(loc, addI(y, lift), splat(n));
+            y = arith::RemSIOp::create(b, loc, addI(y, lift), splat(n));
           } else { // reflect: -i for i < 0, 2(n - 1) - i for i >= n
             auto absI = [&](Value z) -> Value {
-              return b.create<arith::MaxSIOp>(loc, z, b.create<arith::SubIOp>(loc, splat(0), z));
+              return arith::MaxSIOp::create(b, loc, z, arith::SubIOp::create(b, loc, splat(0), z));
             };
             y = absI(y);
-            y = b.create<arith::SubIOp>(loc, splat(n - 1),
-                                        absI(b.create<arith::SubIOp>(loc, splat(n - 1), y)));
+            y = arith::SubIOp::create(b, loc, splat(n - 1),
+                                        absI(arith::SubIOp::create(b, loc, splat(n - 1), y)));
           }
           in.push_back(y);
         }
@@ -185,9 +185,9 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         if (failed(val) || !inRange)
           return val;
         Value pad = isa<FloatType>(elem) ? tb.splatF(elem, p.getValue().convertToDouble())
-                                         : tb.splat(b.create<arith::ConstantOp>(
+                                         : tb.splat(arith::ConstantOp::create(b, 
                                                loc, elem, b.getIntegerAttr(elem, (int64_t)p.getValue().convertToDouble())));
-        return b.create<arith::SelectOp>(loc, inRange, *val, pad).getResult();
+        return arith::SelectOp::create(b, loc, inRange, *val, pad).getResult();
       })
       .Case([&](GatherOp g) -> FailureOr<Value> {
         // Load the index at the q dims, wrap negatives, then read the data there.
@@ -220,14 +220,14 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         Value acc;
         for (Value in : c.getInputs()) {
           int64_t n = cast<RankedTensorType>(in.getType()).getDimSize(axis);
-          Value inside = b.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sge, idx[axis], start),
+          Value inside = arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::sge, idx[axis], start),
                                                  cmp(arith::CmpIPredicate::slt, idx[axis], start + n));
           SmallVector<Value> sub(idx);
           sub[axis] = addI(idx[axis], -start);
           auto val = loadView(tb, kc, in, sub, andMask(mask, inside));
           if (failed(val))
             return failure();
-          acc = acc ? b.create<arith::SelectOp>(loc, inside, *val, acc).getResult() : *val;
+          acc = acc ? arith::SelectOp::create(b, loc, inside, *val, acc).getResult() : *val;
           start += n;
         }
         return acc;
@@ -305,7 +305,7 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
     params.push_back(flat(v.getType()));
   for (Type t : group.getResultTypes())
     params.push_back(flat(t));
-  auto fn = builder.create<func::FuncOp>(group.getLoc(), name,
+  auto fn = func::FuncOp::create(builder, group.getLoc(), name,
                                          FunctionType::get(ctx, params, {}));
 
   // A zero-element output gives zero programs; launch one, whose masks are all false (the
@@ -337,26 +337,26 @@ NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v) {
 
 scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
                      function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body) {
-  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value cn = b.create<arith::ConstantIndexOp>(loc, n);
-  Value cs = b.create<arith::ConstantIndexOp>(loc, step);
-  return b.create<scf::ForOp>(loc, c0, cn, cs, init,
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value cn = arith::ConstantIndexOp::create(b, loc, n);
+  Value cs = arith::ConstantIndexOp::create(b, loc, step);
+  return scf::ForOp::create(b, loc, c0, cn, cs, init,
                               [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
-                                Value k = lb.create<arith::IndexCastOp>(l, lb.getI32Type(), iv);
-                                lb.create<scf::YieldOp>(l, body(lb, k, args));
+                                Value k = arith::IndexCastOp::create(lb, l, lb.getI32Type(), iv);
+                                scf::YieldOp::create(lb, l, body(lb, k, args));
                               });
 }
 
 Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y) {
   switch (kind) {
   case tl::ReduceKind::add:
-    return b.create<arith::AddFOp>(loc, x, y);
+    return arith::AddFOp::create(b, loc, x, y);
   case tl::ReduceKind::mul:
-    return b.create<arith::MulFOp>(loc, x, y);
+    return arith::MulFOp::create(b, loc, x, y);
   case tl::ReduceKind::max:
-    return b.create<arith::MaximumFOp>(loc, x, y);
+    return arith::MaximumFOp::create(b, loc, x, y);
   default:
-    return b.create<arith::MinimumFOp>(loc, x, y);
+    return arith::MinimumFOp::create(b, loc, x, y);
   }
 }
 
@@ -379,10 +379,10 @@ Value keptBaseOffset(TileBuilder &tb, Value pid, const ReducedDims &rd) {
   Value base = tb.i32(0);
   auto ks = rowMajorStrides(rd.keptShape);
   for (size_t d = 0; d < rd.keptShape.size(); ++d) {
-    Value q = ks[d] == 1 ? pid : b.create<arith::DivSIOp>(loc, pid, tb.i32(ks[d])).getResult();
+    Value q = ks[d] == 1 ? pid : arith::DivSIOp::create(b, loc, pid, tb.i32(ks[d])).getResult();
     if (d != 0)
-      q = b.create<arith::RemSIOp>(loc, q, tb.i32(rd.keptShape[d]));
-    base = b.create<arith::AddIOp>(loc, base, b.create<arith::MulIOp>(loc, q, tb.i32(rd.keptStr[d])));
+      q = arith::RemSIOp::create(b, loc, q, tb.i32(rd.keptShape[d]));
+    base = arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, q, tb.i32(rd.keptStr[d])));
   }
   return base;
 }
@@ -393,18 +393,18 @@ Value wrapIndex(TileBuilder &tb, Value k, int64_t n) {
   auto kt = cast<RankedTensorType>(k.getType());
   unsigned w = kt.getElementType().getIntOrFloatBitWidth();
   if (w < 32) {
-    k = b.create<arith::ExtSIOp>(loc, tb.tileOf(b.getI32Type()), k);
+    k = arith::ExtSIOp::create(b, loc, tb.tileOf(b.getI32Type()), k);
     kt = cast<RankedTensorType>(k.getType());
   }
   auto splatW = [&](int64_t v) {
-    return tb.splat(b.create<arith::ConstantIntOp>(loc, kt.getElementType(), v));
+    return tb.splat(arith::ConstantIntOp::create(b, loc, kt.getElementType(), v));
   };
-  Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, k, splatW(0));
-  k = b.create<arith::SelectOp>(loc, neg, b.create<arith::AddIOp>(loc, k, splatW(n)), k);
-  k = b.create<arith::MaxSIOp>(loc, k, splatW(0));
-  k = b.create<arith::MinSIOp>(loc, k, splatW(n - 1));
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, splatW(0));
+  k = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, k, splatW(n)), k);
+  k = arith::MaxSIOp::create(b, loc, k, splatW(0));
+  k = arith::MinSIOp::create(b, loc, k, splatW(n - 1));
   if (kt.getElementType().getIntOrFloatBitWidth() > 32)
-    k = b.create<arith::TruncIOp>(loc, tb.tileOf(b.getI32Type()), k);
+    k = arith::TruncIOp::create(b, loc, tb.tileOf(b.getI32Type()), k);
   return k;
 }
 

@@ -62,10 +62,10 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
     return anchor->emitError("the window template supports float inputs only, got ")
                << xT.getElementType(),
            failure();
-  Value pid = b.create<tl::ProgramIdOp>(loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value offs = b.create<arith::AddIOp>(
-      loc, tb.splat(b.create<arith::MulIOp>(loc, pid, tb.i32(block))), tb.range(block));
-  Value mask = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, offs, tb.splatI32(numel));
+  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value offs = arith::AddIOp::create(b, 
+      loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(block))), tb.range(block));
+  Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, offs, tb.splatI32(numel));
   ArrayRef<int64_t> outShape = outT.getShape();
   SmallVector<Value> idx = tb.delinearize(offs, outShape);
   double inf = std::numeric_limits<double>::infinity();
@@ -73,91 +73,91 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
   SmallVector<Value> init{tb.splatF(elem, maxPool ? -inf : 0.0)};
   if (avgPool)
     init.push_back(tb.splatF(elem, 0.0)); // window positions counted
-  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value cK = b.create<arith::ConstantIndexOp>(loc, K);
-  Value c1 = b.create<arith::ConstantIndexOp>(loc, 1);
-  auto loop = b.create<scf::ForOp>(loc, c0, cK, c1, init);
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value cK = arith::ConstantIndexOp::create(b, loc, K);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, c0, cK, c1, init);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     TileBuilder lt{lb, loc, {block}};
     auto si = [&](int64_t v) { return lt.i32(v); };
-    Value kk = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), loop.getInductionVar());
-    Value cIn = conv ? lb.create<arith::DivSIOp>(loc, kk, si(kw)).getResult() : Value();
-    Value r = conv ? lb.create<arith::RemSIOp>(loc, kk, si(kw)).getResult() : kk;
+    Value kk = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
+    Value cIn = conv ? arith::DivSIOp::create(lb, loc, kk, si(kw)).getResult() : Value();
+    Value r = conv ? arith::RemSIOp::create(lb, loc, kk, si(kw)).getResult() : kk;
     // Window position per spatial dim (scalars) and input position (tiles).
     Value inb = mask, inPad = mask;
     SmallVector<Value> in;
     int64_t inner = kw;
     for (int64_t d = 0; d < k; ++d) {
       inner /= kernel[d];
-      Value kd = lb.create<arith::RemSIOp>(loc, lb.create<arith::DivSIOp>(loc, r, si(inner)),
+      Value kd = arith::RemSIOp::create(lb, loc, arith::DivSIOp::create(lb, loc, r, si(inner)),
                                            si(kernel[d]));
-      Value shift = lb.create<arith::SubIOp>(loc, lb.create<arith::MulIOp>(loc, kd, si(dil[d])),
+      Value shift = arith::SubIOp::create(lb, loc, arith::MulIOp::create(lb, loc, kd, si(dil[d])),
                                              si(pads[d]));
-      Value pos = lb.create<arith::AddIOp>(
-          loc, lb.create<arith::MulIOp>(loc, idx[2 + d], lt.splatI32(strides[d])), lt.splat(shift));
+      Value pos = arith::AddIOp::create(lb, 
+          loc, arith::MulIOp::create(lb, loc, idx[2 + d], lt.splatI32(strides[d])), lt.splat(shift));
       int64_t I = xT.getDimSize(2 + d);
       auto within = [&](int64_t lo, int64_t hi) -> Value {
-        return lb.create<arith::AndIOp>(
-            loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, pos, lt.splatI32(lo)),
-            lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, pos, lt.splatI32(hi)));
+        return arith::AndIOp::create(lb, 
+            loc, arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sge, pos, lt.splatI32(lo)),
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, pos, lt.splatI32(hi)));
       };
-      inb = lb.create<arith::AndIOp>(loc, inb, within(0, I));
+      inb = arith::AndIOp::create(lb, loc, inb, within(0, I));
       if (avgPool)
-        inPad = lb.create<arith::AndIOp>(loc, inPad, within(-pads[d], I + pads[d + k]));
+        inPad = arith::AndIOp::create(lb, loc, inPad, within(-pads[d], I + pads[d + k]));
       in.push_back(pos);
     }
     // Input channel: conv reads channel g*Cg + c of its group; pools read channel m.
     Value chan = idx[1];
     if (conv) {
-      Value g = lb.create<arith::DivSIOp>(loc, idx[1], lt.splatI32(Mg));
-      chan = lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, g, lt.splatI32(Cg)),
+      Value g = arith::DivSIOp::create(lb, loc, idx[1], lt.splatI32(Mg));
+      chan = arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, g, lt.splatI32(Cg)),
                                       lt.splat(cIn));
     }
-    Value xo = lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, idx[0], lt.splatI32(C)),
+    Value xo = arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, idx[0], lt.splatI32(C)),
                                         chan);
     for (int64_t d = 0; d < k; ++d)
-      xo = lb.create<arith::AddIOp>(
-          loc, lb.create<arith::MulIOp>(loc, xo, lt.splatI32(xT.getDimSize(2 + d))), in[d]);
+      xo = arith::AddIOp::create(lb, 
+          loc, arith::MulIOp::create(lb, loc, xo, lt.splatI32(xT.getDimSize(2 + d))), in[d]);
     Value x = lt.load(kc.inParams[kc.argIndex[xV]], xo, inb, elem, maxPool ? -inf : 0.0);
     SmallVector<Value> next;
     if (conv) {
       // W[m, c, kd...]: ((m * Cg + c) * kw + r).
-      Value wo = lb.create<arith::AddIOp>(
+      Value wo = arith::AddIOp::create(lb, 
           loc,
-          lb.create<arith::MulIOp>(
-              loc, lb.create<arith::AddIOp>(loc, lb.create<arith::MulIOp>(loc, idx[1], lt.splatI32(Cg)),
+          arith::MulIOp::create(lb, 
+              loc, arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, idx[1], lt.splatI32(Cg)),
                                             lt.splat(cIn)),
               lt.splatI32(kw)),
           lt.splat(r));
       Value w = lt.load(kc.inParams[kc.argIndex[conv.getWeight()]], wo, mask, elem);
-      next.push_back(lb.create<arith::AddFOp>(loc, loop.getRegionIterArg(0),
-                                              lb.create<arith::MulFOp>(loc, x, w)));
+      next.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(0),
+                                              arith::MulFOp::create(lb, loc, x, w)));
     } else if (maxPool) {
-      next.push_back(lb.create<arith::MaximumFOp>(loc, loop.getRegionIterArg(0), x));
+      next.push_back(arith::MaximumFOp::create(lb, loc, loop.getRegionIterArg(0), x));
     } else {
-      next.push_back(lb.create<arith::AddFOp>(loc, loop.getRegionIterArg(0), x));
+      next.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(0), x));
       Value counted = countInRange ? inb : inPad;
-      next.push_back(lb.create<arith::AddFOp>(
+      next.push_back(arith::AddFOp::create(lb, 
           loc, loop.getRegionIterArg(1),
-          lb.create<arith::UIToFPOp>(loc, lt.tileOf(elem), counted)));
+          arith::UIToFPOp::create(lb, loc, lt.tileOf(elem), counted)));
     }
-    lb.create<scf::YieldOp>(loc, next);
+    scf::YieldOp::create(lb, loc, next);
   }
   Value acc = loop.getResult(0);
   if (avgPool)
-    acc = b.create<arith::DivFOp>(loc, acc, loop.getResult(1));
+    acc = arith::DivFOp::create(b, loc, acc, loop.getResult(1));
   if (conv && conv.getBias()) {
     auto bias = loadOperand(tb, kc, conv.getBias(), {M}, {idx[1]}, mask);
     if (failed(bias))
       return failure();
-    acc = b.create<arith::AddFOp>(loc, acc, *bias);
+    acc = arith::AddFOp::create(b, loc, acc, *bias);
   }
   auto fused = applyEpilogue(tb, kc, anchor, acc, outShape, idx, mask);
   if (failed(fused))
     return failure();
   tb.store(kc.outParams[0], offs, *fused, mask);
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
 

@@ -53,7 +53,7 @@ struct ConvertTileToCPUPass : public aicc::impl::ConvertTileToCPUBase<ConvertTil
           else
             v = grid[cast<tile::NumProgramsOp>(op).getAxis()];
           op->getResult(0).replaceAllUsesWith(
-              b.create<arith::IndexCastOp>(op->getLoc(), b.getI32Type(), v));
+              arith::IndexCastOp::create(b, op->getLoc(), b.getI32Type(), v));
           op->erase();
         }
         fn.setPublic();

@@ -34,13 +34,13 @@ struct TileCPUEmitEntryPointsPass
       Location loc = fn.getLoc();
       auto entryType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
                                                    {ptrT, ptrT, ptrT});
-      auto entry = b.create<LLVM::LLVMFuncOp>(loc, (fn.getName() + "_entry").str(), entryType);
+      auto entry = LLVM::LLVMFuncOp::create(b, loc, (fn.getName() + "_entry").str(), entryType);
       Block *blk = entry.addEntryBlock(b);
       b.setInsertionPointToStart(blk);
       SmallVector<Value> args;
       auto loadAt = [&](Value base, Type elem, int64_t i) -> Value {
-        Value p = b.create<LLVM::GEPOp>(loc, ptrT, elem, base, ArrayRef<LLVM::GEPArg>{(int32_t)i});
-        return b.create<LLVM::LoadOp>(loc, elem, p);
+        Value p = LLVM::GEPOp::create(b, loc, ptrT, elem, base, ArrayRef<LLVM::GEPArg>{(int32_t)i});
+        return LLVM::LoadOp::create(b, loc, elem, p);
       };
       for (int64_t i = 0; i < numBuffers; ++i)
         args.push_back(loadAt(blk->getArgument(0), ptrT, i));
@@ -48,8 +48,8 @@ struct TileCPUEmitEntryPointsPass
         args.push_back(loadAt(blk->getArgument(1), i64, j));
       for (int j = 0; j < 3; ++j)
         args.push_back(loadAt(blk->getArgument(2), i64, j));
-      b.create<LLVM::CallOp>(loc, fn, args);
-      b.create<LLVM::ReturnOp>(loc, ValueRange{});
+      LLVM::CallOp::create(b, loc, fn, args);
+      LLVM::ReturnOp::create(b, loc, ValueRange{});
     }
   }
 };

@@ -43,15 +43,15 @@ bool aicc::touchesTiles(Operation *op) {
 
 std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value mn, int64_t gm,
                                               int64_t gn, int64_t groupM) {
-  auto c = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); };
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
   int64_t perGroup = groupM * gn;
-  Value group = b.create<arith::DivUIOp>(loc, mn, c(perGroup));
-  Value firstM = b.create<arith::MulIOp>(loc, group, c(groupM));
-  Value sizeM = b.create<arith::MinUIOp>(loc, b.create<arith::SubIOp>(loc, c(gm), firstM),
+  Value group = arith::DivUIOp::create(b, loc, mn, c(perGroup));
+  Value firstM = arith::MulIOp::create(b, loc, group, c(groupM));
+  Value sizeM = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, c(gm), firstM),
                                          c(groupM));
-  Value inGroup = b.create<arith::RemUIOp>(loc, mn, c(perGroup));
-  Value pidM = b.create<arith::AddIOp>(loc, firstM, b.create<arith::RemUIOp>(loc, inGroup, sizeM));
-  Value pidN = b.create<arith::DivUIOp>(loc, inGroup, sizeM);
+  Value inGroup = arith::RemUIOp::create(b, loc, mn, c(perGroup));
+  Value pidM = arith::AddIOp::create(b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, sizeM));
+  Value pidN = arith::DivUIOp::create(b, loc, inGroup, sizeM);
   return {pidM, pidN};
 }
 
@@ -150,7 +150,7 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
 }
 
 Value AccumulatorEpilogue::add(Value v, int64_t c) {
-  return c ? b.create<arith::AddIOp>(loc, v, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), c))
+  return c ? arith::AddIOp::create(b, loc, v, arith::ConstantIntOp::create(b, loc, b.getI32Type(), c))
                  .getResult()
            : v;
 }
@@ -209,13 +209,13 @@ Value AccumulatorEpilogue::loadOne(tl::LoadOp l, Value off, Value mask) {
                                            : TypedAttr(b.getIntegerAttr(et, 0));
   Value o = off;
   if (mask)
-    o = b.create<arith::SelectOp>(loc, mask, off,
-                                  b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0));
-  Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), o);
-  Value v = b.create<memref::LoadOp>(loc, ptr, ValueRange{idx});
+    o = arith::SelectOp::create(b, loc, mask, off,
+                                  arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), o);
+  Value v = memref::LoadOp::create(b, loc, ptr, ValueRange{idx});
   if (!mask)
     return v;
-  return b.create<arith::SelectOp>(loc, mask, v, b.create<arith::ConstantOp>(loc, padAttr));
+  return arith::SelectOp::create(b, loc, mask, v, arith::ConstantOp::create(b, loc, padAttr));
 }
 
 FailureOr<Value> AccumulatorEpilogue::cloneElementwise(Operation *op,
@@ -242,7 +242,7 @@ FailureOr<Value> AccumulatorEpilogue::splatConstant(Operation *op) {
   auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
   if (!dense || !dense.isSplat())
     return op->emitError("tensor-core epilogue: non-splat constant tile"), failure();
-  return b.create<arith::ConstantOp>(loc, dense.getSplatValue<TypedAttr>()).getResult();
+  return arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>()).getResult();
 }
 
 FailureOr<Value> AccumulatorEpilogue::evalAlong(Value v, int d, int64_t c) {
@@ -377,22 +377,22 @@ LogicalResult AccumulatorEpilogue::blockStore(tl::BlockStoreOp st) {
   // the matmul template), so is dims[0] * dims[1] * dims[2] (block_store's verifier), and
   // coordinates outside the matrix are masked off.
   ArrayRef<int64_t> dims = st.getDims();
-  auto c32 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); };
+  auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
   auto ult = [&](Value x, int64_t bound) {
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c32(bound)).getResult();
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c32(bound)).getResult();
   };
   Value batch = scalar(st.getBatch()), row = scalar(st.getRow()), col = scalar(st.getCol());
-  Value base = b.create<arith::MulIOp>(loc, batch, c32(dims[1] * dims[2]));
+  Value base = arith::MulIOp::create(b, loc, batch, c32(dims[1] * dims[2]));
   Value batchIn = ult(batch, dims[0]);
   SmallVector<Value> rowOff, rowIn, colAbs, colIn;
   for (Value r : layout.rowCoords) {
-    Value abs = b.create<arith::AddIOp>(loc, row, r);
-    rowOff.push_back(b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, abs, c32(dims[2])), base));
-    rowIn.push_back(b.create<arith::AndIOp>(loc, ult(abs, dims[1]), batchIn));
+    Value abs = arith::AddIOp::create(b, loc, row, r);
+    rowOff.push_back(arith::AddIOp::create(b, 
+        loc, arith::MulIOp::create(b, loc, abs, c32(dims[2])), base));
+    rowIn.push_back(arith::AndIOp::create(b, loc, ult(abs, dims[1]), batchIn));
   }
   for (Value c : layout.colCoords) {
-    Value abs = b.create<arith::AddIOp>(loc, col, c);
+    Value abs = arith::AddIOp::create(b, loc, col, c);
     colAbs.push_back(abs);
     colIn.push_back(ult(abs, dims[2]));
   }
@@ -404,8 +404,8 @@ LogicalResult AccumulatorEpilogue::blockStore(tl::BlockStoreOp st) {
           return failure();
         v = *ev;
         int64_t rc = layout.rowClass[i], cc = layout.colClass[i];
-        off = b.create<arith::AddIOp>(loc, rowOff[rc], colAbs[cc]);
-        mask = b.create<arith::AndIOp>(loc, rowIn[rc], colIn[cc]);
+        off = arith::AddIOp::create(b, loc, rowOff[rc], colAbs[cc]);
+        mask = arith::AndIOp::create(b, loc, rowIn[rc], colIn[cc]);
         return success();
       });
 }
@@ -422,9 +422,9 @@ LogicalResult AccumulatorEpilogue::transposedBlockStores(ArrayRef<tl::BlockStore
   // the block-row part (offset and check) once per column class, the block-column part once
   // per row class. The i32 products fit as in blockStore (dims under 2^31 elements in all,
   // coordinates outside masked off).
-  auto c32 = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); };
+  auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
   auto ult = [&](Value x, int64_t bound) {
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c32(bound)).getResult();
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c32(bound)).getResult();
   };
   struct Parts {
     Value ptr;
@@ -436,16 +436,16 @@ LogicalResult AccumulatorEpilogue::transposedBlockStores(ArrayRef<tl::BlockStore
     Parts p;
     p.ptr = scalar(st.getPtr());
     Value batch = scalar(st.getBatch()), row = scalar(st.getRow()), col = scalar(st.getCol());
-    Value base = b.create<arith::MulIOp>(loc, batch, c32(dims[1] * dims[2]));
+    Value base = arith::MulIOp::create(b, loc, batch, c32(dims[1] * dims[2]));
     Value batchIn = ult(batch, dims[0]);
     for (Value c : layout.colCoords) {
-      Value abs = b.create<arith::AddIOp>(loc, row, c);
-      p.rowOff.push_back(b.create<arith::AddIOp>(
-          loc, b.create<arith::MulIOp>(loc, abs, c32(dims[2])), base));
-      p.rowIn.push_back(b.create<arith::AndIOp>(loc, ult(abs, dims[1]), batchIn));
+      Value abs = arith::AddIOp::create(b, loc, row, c);
+      p.rowOff.push_back(arith::AddIOp::create(b, 
+          loc, arith::MulIOp::create(b, loc, abs, c32(dims[2])), base));
+      p.rowIn.push_back(arith::AndIOp::create(b, loc, ult(abs, dims[1]), batchIn));
     }
     for (Value r : layout.rowCoords) {
-      Value abs = b.create<arith::AddIOp>(loc, col, r);
+      Value abs = arith::AddIOp::create(b, loc, col, r);
       p.colAbs.push_back(abs);
       p.colIn.push_back(ult(abs, dims[2]));
     }
@@ -467,12 +467,12 @@ LogicalResult AccumulatorEpilogue::transposedBlockStores(ArrayRef<tl::BlockStore
     for (const Parts &p : parts)
       for (int64_t i = lo; i < hi; ++i) {
         int64_t rc = layout.rowClass[i], cc = layout.colClass[i];
-        Value off = b.create<arith::AddIOp>(loc, p.rowOff[cc], p.colAbs[rc]);
-        Value mask = b.create<arith::AndIOp>(loc, p.rowIn[cc], p.colIn[rc]);
-        auto ifOp = b.create<scf::IfOp>(loc, mask, /*withElse=*/false);
+        Value off = arith::AddIOp::create(b, loc, p.rowOff[cc], p.colAbs[rc]);
+        Value mask = arith::AndIOp::create(b, loc, p.rowIn[cc], p.colIn[rc]);
+        auto ifOp = scf::IfOp::create(b, loc, mask, /*withElse=*/false);
         OpBuilder ib = ifOp.getThenBodyBuilder();
-        Value idx = ib.create<arith::IndexCastOp>(loc, ib.getIndexType(), off);
-        ib.create<memref::StoreOp>(loc, vals[i - lo], p.ptr, ValueRange{idx});
+        Value idx = arith::IndexCastOp::create(ib, loc, ib.getIndexType(), off);
+        memref::StoreOp::create(ib, loc, vals[i - lo], p.ptr, ValueRange{idx});
       }
   }
   return success();
@@ -482,8 +482,8 @@ LogicalResult AccumulatorEpilogue::storeRegisters(
     Value ptr, Type et,
     function_ref<LogicalResult(int64_t, Value &, Value &, Value &)> evalRegister) {
   int64_t eb = std::max<int64_t>(1, et.getIntOrFloatBitWidth() / 8);
-  Value one = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 1);
-  Value zero = b.create<arith::ConstantIntOp>(loc, b.getI32Type(), 0);
+  Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
   auto pairT = VectorType::get({2}, et);
   // Registers are evaluated and stored in groups of kStoreChunk (each element depends only on
   // the same element of its operands): a value's registers live from its group's start to the
@@ -505,13 +505,13 @@ LogicalResult AccumulatorEpilogue::storeRegisters(
       return emitError(loc, "tensor-core epilogue: masked and unmasked registers in one store"),
              failure();
     auto storeOne = [&](OpBuilder &sb, int64_t k) {
-      Value idx = sb.create<arith::IndexCastOp>(loc, sb.getIndexType(), offs[k]);
-      sb.create<memref::StoreOp>(loc, vals[k], ptr, ValueRange{idx});
+      Value idx = arith::IndexCastOp::create(sb, loc, sb.getIndexType(), offs[k]);
+      memref::StoreOp::create(sb, loc, vals[k], ptr, ValueRange{idx});
     };
     auto storeMasked = [&](OpBuilder &sb, int64_t k) {
       if (mask.empty())
         return storeOne(sb, k);
-      auto ifOp = sb.create<scf::IfOp>(loc, mask[k], /*withElse=*/false);
+      auto ifOp = scf::IfOp::create(sb, loc, mask[k], /*withElse=*/false);
       OpBuilder ib = ifOp.getThenBodyBuilder();
       storeOne(ib, k);
     };
@@ -521,20 +521,20 @@ LogicalResult AccumulatorEpilogue::storeRegisters(
     int64_t n = hi - lo, k = 0;
     for (; k + 1 < n; k += 2) {
       Value o0 = offs[k], o1 = offs[k + 1];
-      Value ok = b.create<arith::AndIOp>(
+      Value ok = arith::AndIOp::create(b, 
           loc,
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                  b.create<arith::SubIOp>(loc, o1, o0), one),
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                  b.create<arith::AndIOp>(loc, o0, one), zero));
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  arith::SubIOp::create(b, loc, o1, o0), one),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                  arith::AndIOp::create(b, loc, o0, one), zero));
       if (!mask.empty())
-        ok = b.create<arith::AndIOp>(loc, ok, b.create<arith::AndIOp>(loc, mask[k], mask[k + 1]));
-      auto ifOp = b.create<scf::IfOp>(loc, ok, /*withElse=*/true);
+        ok = arith::AndIOp::create(b, loc, ok, arith::AndIOp::create(b, loc, mask[k], mask[k + 1]));
+      auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
       {
         OpBuilder tb = ifOp.getThenBodyBuilder();
-        Value v = tb.create<vector::FromElementsOp>(loc, pairT, ValueRange{vals[k], vals[k + 1]});
-        Value idx = tb.create<arith::IndexCastOp>(loc, tb.getIndexType(), o0);
-        tb.create<vector::StoreOp>(loc, v, ptr, ValueRange{idx}, /*nontemporal=*/false,
+        Value v = vector::FromElementsOp::create(tb, loc, pairT, ValueRange{vals[k], vals[k + 1]});
+        Value idx = arith::IndexCastOp::create(tb, loc, tb.getIndexType(), o0);
+        vector::StoreOp::create(tb, loc, v, ptr, ValueRange{idx}, /*nontemporal=*/false,
                                    llvm::MaybeAlign(2 * eb));
       }
       OpBuilder eb2 = ifOp.getElseBodyBuilder();

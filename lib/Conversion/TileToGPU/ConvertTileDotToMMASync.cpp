@@ -273,13 +273,13 @@ private:
   int64_t accRegs() const { return mTiles() * nTiles() * 4; }
 
   static Value ci32(OpBuilder &b, Location loc, int64_t v) {
-    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   }
   static Value cidx(OpBuilder &b, Location loc, int64_t v) {
-    return b.create<arith::ConstantIndexOp>(loc, v);
+    return arith::ConstantIndexOp::create(b, loc, v);
   }
   static Value toIndex(OpBuilder &b, Location loc, Value v) {
-    return b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), v);
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
   }
   Value phase(OpBuilder &b, const Operand &o, Value row) { return phase(b, o.chunks(), row); }
   /// The same for a row of `chunks` 16-byte chunks; `stride` (1 or 2) spreads the phases of
@@ -513,10 +513,10 @@ Value MmaSyncKernel::phase(OpBuilder &b, int64_t chunks, Value row, int64_t stri
   int64_t c = chunks;
   Value line = row;
   if (c < 8)
-    line = b.create<arith::ShRUIOp>(loc, row, ci32(b, loc, llvm::Log2_64(8 / c)));
+    line = arith::ShRUIOp::create(b, loc, row, ci32(b, loc, llvm::Log2_64(8 / c)));
   if (stride > 1)
-    line = b.create<arith::ShLIOp>(loc, line, ci32(b, loc, llvm::Log2_64(stride)));
-  return b.create<arith::AndIOp>(loc, line, ci32(b, loc, std::min<int64_t>(c, 8) - 1));
+    line = arith::ShLIOp::create(b, loc, line, ci32(b, loc, llvm::Log2_64(stride)));
+  return arith::AndIOp::create(b, loc, line, ci32(b, loc, std::min<int64_t>(c, 8) - 1));
 }
 
 /// Copy slot of chunk `c` (i32) of operand `o`'s stage: stored row c / C, chunk c % C at its
@@ -524,17 +524,17 @@ Value MmaSyncKernel::phase(OpBuilder &b, int64_t chunks, Value row, int64_t stri
 MmaSyncKernel::CopySlot MmaSyncKernel::copySlot(OpBuilder &b, const Operand &o, Value c,
                                                 bool guarded) {
   auto mul = [&](Value v, int64_t k) -> Value {
-    return b.create<arith::MulIOp>(loc, v, ci32(b, loc, k));
+    return arith::MulIOp::create(b, loc, v, ci32(b, loc, k));
   };
   CopySlot s;
-  s.row = b.create<arith::DivUIOp>(loc, c, ci32(b, loc, o.chunks()));
-  Value ch = b.create<arith::RemUIOp>(loc, c, ci32(b, loc, o.chunks()));
+  s.row = arith::DivUIOp::create(b, loc, c, ci32(b, loc, o.chunks()));
+  Value ch = arith::RemUIOp::create(b, loc, c, ci32(b, loc, o.chunks()));
   s.col = mul(ch, kChunk);
-  Value phys = b.create<arith::XOrIOp>(loc, ch, phase(b, o, s.row));
-  s.dstOff = b.create<arith::AddIOp>(loc, mul(s.row, o.cols), mul(phys, kChunk));
+  Value phys = arith::XOrIOp::create(b, loc, ch, phase(b, o, s.row));
+  s.dstOff = arith::AddIOp::create(b, loc, mul(s.row, o.cols), mul(phys, kChunk));
   if (guarded) {
     s.guarded = true;
-    s.valid = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, c,
+    s.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
                                       ci32(b, loc, o.rows * o.chunks()));
   }
   return s;
@@ -542,9 +542,9 @@ MmaSyncKernel::CopySlot MmaSyncKernel::copySlot(OpBuilder &b, const Operand &o, 
 
 void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
   auto mul = [&](Value v, int64_t c) -> Value {
-    return b.create<arith::MulIOp>(loc, v, ci32(b, loc, c));
+    return arith::MulIOp::create(b, loc, v, ci32(b, loc, c));
   };
-  auto add = [&](Value v, Value w) -> Value { return b.create<arith::AddIOp>(loc, v, w); };
+  auto add = [&](Value v, Value w) -> Value { return arith::AddIOp::create(b, loc, v, w); };
   auto addc = [&](Value v, int64_t c) -> Value { return c ? add(v, ci32(b, loc, c)) : v; };
   // Copy slots: chunk c = tid + i T of the stage is stored row c / C, chunk c % C.
   // Elementwise operands compute their slots in a loop at each k block instead (issueLoads).
@@ -555,10 +555,10 @@ void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
                                   (i + 1) * threads > o->rows * o->chunks()));
   // ldmatrix addresses (see the file comment): q = lane / 8 picks the 8x8 matrix, r = lane % 8
   // its row. A: matrix q = (mn half q % 2, k half q / 2); B: (k half q % 2, n half q / 2).
-  Value q = b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 8));
-  Value r = b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 8));
-  Value qLo = b.create<arith::AndIOp>(loc, q, ci32(b, loc, 1));
-  Value qHi = b.create<arith::ShRUIOp>(loc, q, ci32(b, loc, 1));
+  Value q = arith::DivUIOp::create(b, loc, lane, ci32(b, loc, 8));
+  Value r = arith::RemUIOp::create(b, loc, lane, ci32(b, loc, 8));
+  Value qLo = arith::AndIOp::create(b, loc, q, ci32(b, loc, 1));
+  Value qHi = arith::ShRUIOp::create(b, loc, q, ci32(b, loc, 1));
   auto setup = [&](const Operand &o, Value warpOff, int64_t subTiles, Value mnHalf, Value kHalf,
                    SmallVector<Value> &t1, SmallVector<Value> &t2) {
     // All rows a thread addresses are r mod 8, so the swizzle phase is phase(r).
@@ -570,12 +570,12 @@ void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
       for (int64_t i = 0; i < subTiles; ++i)
         t1.push_back(addc(rowOff, 16 * i * o.cols));
       for (int64_t kk = 0; kk < BK / 16; ++kk)
-        t2.push_back(mul(b.create<arith::XOrIOp>(loc, addc(kHalf, 2 * kk), ph), kChunk));
+        t2.push_back(mul(arith::XOrIOp::create(b, loc, addc(kHalf, 2 * kk), ph), kChunk));
     } else {
       // Stored row = 16 kk + 8 kHalf + r, chunk = warpOff / 8 + 2 i + mnHalf.
-      Value chunk0 = add(b.create<arith::DivUIOp>(loc, warpOff, ci32(b, loc, kChunk)), mnHalf);
+      Value chunk0 = add(arith::DivUIOp::create(b, loc, warpOff, ci32(b, loc, kChunk)), mnHalf);
       for (int64_t i = 0; i < subTiles; ++i)
-        t1.push_back(mul(b.create<arith::XOrIOp>(loc, addc(chunk0, 2 * i), ph), kChunk));
+        t1.push_back(mul(arith::XOrIOp::create(b, loc, addc(chunk0, 2 * i), ph), kChunk));
       Value rowOff = mul(add(mul(kHalf, 8), r), o.cols);
       for (int64_t kk = 0; kk < BK / 16; ++kk)
         t2.push_back(addc(rowOff, 16 * kk * o.cols));
@@ -611,19 +611,19 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
       row0 = kmap.lookupOrDefault(o->load.getRow());
       col0 = kmap.lookupOrDefault(o->load.getCol());
     }
-    Value stageBase = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, stage, cidx(b, loc, o->stageElems)),
+    Value stageBase = arith::AddIOp::create(b, 
+        loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, o->stageElems)),
         cidx(b, loc, o->offset));
     auto emitSlot = [&](OpBuilder &b, const CopySlot &s) {
       OpBuilder cb = b;
       if (s.guarded) {
-        auto ifOp = b.create<scf::IfOp>(loc, s.valid, /*withElse=*/false);
+        auto ifOp = scf::IfOp::create(b, loc, s.valid, /*withElse=*/false);
         cb = ifOp.getThenBodyBuilder();
       }
       // The chunk's stored row and first column, absolute (the stored block is the
       // operand's global layout; an im2col block is [rows = p, cols = q]).
-      Value row = cb.create<arith::AddIOp>(loc, row0, s.row);
-      Value col = cb.create<arith::AddIOp>(loc, col0, s.col);
+      Value row = arith::AddIOp::create(cb, loc, row0, s.row);
+      Value col = arith::AddIOp::create(cb, loc, col0, s.col);
       std::optional<Im2ColRow> pRow;
       if (o->im2col)
         pRow = im2colRow(cb, loc, o->im2col, row);
@@ -632,20 +632,20 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
         return o->im2col ? im2colElement(cb, loc, o->im2col, *pRow, c)
                          : blockLoadElement(cb, loc, o->load, batch, row, c);
       };
-      Value dst = cb.create<arith::AddIOp>(loc, stageBase, toIndex(cb, loc, s.dstOff));
+      Value dst = arith::AddIOp::create(cb, loc, stageBase, toIndex(cb, loc, s.dstOff));
       if (o->elementwise) {
         // Out-of-bounds elements read offset 0 (a valid address) and store 0.
-        Value zero = cb.create<arith::ConstantOp>(loc, elem, cb.getFloatAttr(elem, 0.0));
+        Value zero = arith::ConstantOp::create(cb, loc, elem, cb.getFloatAttr(elem, 0.0));
         SmallVector<Value> vals;
         for (int64_t e = 0; e < kChunk; ++e) {
-          Value c = e ? cb.create<arith::AddIOp>(loc, col, ci32(cb, loc, e)).getResult() : col;
+          Value c = e ? arith::AddIOp::create(cb, loc, col, ci32(cb, loc, e)).getResult() : col;
           auto [off, ok] = element(c);
-          Value safe = cb.create<arith::SelectOp>(loc, ok, off, ci32(cb, loc, 0));
-          Value v = cb.create<memref::LoadOp>(loc, src, ValueRange{toIndex(cb, loc, safe)});
-          vals.push_back(cb.create<arith::SelectOp>(loc, ok, v, zero));
+          Value safe = arith::SelectOp::create(cb, loc, ok, off, ci32(cb, loc, 0));
+          Value v = memref::LoadOp::create(cb, loc, src, ValueRange{toIndex(cb, loc, safe)});
+          vals.push_back(arith::SelectOp::create(cb, loc, ok, v, zero));
         }
-        Value vec = cb.create<vector::FromElementsOp>(loc, VectorType::get({kChunk}, elem), vals);
-        cb.create<vector::StoreOp>(loc, vec, smem, ValueRange{dst}, /*nontemporal=*/false,
+        Value vec = vector::FromElementsOp::create(cb, loc, VectorType::get({kChunk}, elem), vals);
+        vector::StoreOp::create(cb, loc, vec, smem, ValueRange{dst}, /*nontemporal=*/false,
                                    llvm::MaybeAlign(16));
         return;
       }
@@ -653,10 +653,10 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
       // (block rows are 16-byte multiples, NHWC channels come in whole chunks). Out of bounds:
       // 0 source bytes (zero fill, PTX ISA "cp.async") from a valid address.
       auto [gidx, inb] = element(col);
-      gidx = cb.create<arith::SelectOp>(loc, inb, gidx, ci32(cb, loc, 0));
+      gidx = arith::SelectOp::create(cb, loc, inb, gidx, ci32(cb, loc, 0));
       Value srcElems =
-          cb.create<arith::SelectOp>(loc, inb, cidx(cb, loc, kChunk), cidx(cb, loc, 0));
-      cb.create<nvgpu::DeviceAsyncCopyOp>(loc, smem, ValueRange{dst}, src,
+          arith::SelectOp::create(cb, loc, inb, cidx(cb, loc, kChunk), cidx(cb, loc, 0));
+      nvgpu::DeviceAsyncCopyOp::create(cb, loc, smem, ValueRange{dst}, src,
                                           ValueRange{toIndex(cb, loc, gidx)},
                                           cb.getIndexAttr(kChunk), srcElems, cb.getUnitAttr());
     };
@@ -669,12 +669,12 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
     // so that the address terms of all of them are not kept live across the K loop (they
     // spilled at 128 x 128 x 32 with 4 warps: 4 chunks of 8 elements per thread).
     int64_t n = o->rows * o->chunks(), perThread = (n + threads - 1) / threads;
-    auto sLoop = b.create<scf::ForOp>(loc, cidx(b, loc, 0), cidx(b, loc, perThread),
+    auto sLoop = scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, perThread),
                                       cidx(b, loc, 1));
     OpBuilder lb = OpBuilder::atBlockBegin(sLoop.getBody());
-    Value i32v = lb.create<arith::IndexCastUIOp>(loc, lb.getI32Type(), sLoop.getInductionVar());
-    Value c = lb.create<arith::AddIOp>(
-        loc, tid, lb.create<arith::MulIOp>(loc, i32v, ci32(lb, loc, threads)));
+    Value i32v = arith::IndexCastUIOp::create(lb, loc, lb.getI32Type(), sLoop.getInductionVar());
+    Value c = arith::AddIOp::create(lb, 
+        loc, tid, arith::MulIOp::create(lb, loc, i32v, ci32(lb, loc, threads)));
     emitSlot(lb, copySlot(lb, *o, c, n % threads != 0));
   }
 }
@@ -687,31 +687,31 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
   auto ptx = elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
   // mma.sync takes f16 pairs as vector<2xf16>, bf16 pairs as i32 (NVVM's operand types).
   auto reg = [&](Value frag, int64_t j) -> Value {
-    Value p = b.create<vector::ExtractOp>(loc, frag, ArrayRef<int64_t>{j});
+    Value p = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{j});
     if (elem.isBF16())
-      p = b.create<LLVM::BitcastOp>(loc, b.getI32Type(), p);
+      p = LLVM::BitcastOp::create(b, loc, b.getI32Type(), p);
     return p;
   };
-  Value aBase = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, stage, cidx(b, loc, opA.stageElems)),
+  Value aBase = arith::AddIOp::create(b, 
+      loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, opA.stageElems)),
       cidx(b, loc, opA.offset));
-  Value bBase = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, stage, cidx(b, loc, opB.stageElems)),
+  Value bBase = arith::AddIOp::create(b, 
+      loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, opB.stageElems)),
       cidx(b, loc, opB.offset));
   SmallVector<Value> out(acc.begin(), acc.end());
   for (int64_t kk = 0; kk < BK / 16; ++kk) {
     SmallVector<SmallVector<Value>> aRegs, bRegs;
     for (int64_t i = 0; i < mTiles(); ++i) {
       Value idx =
-          b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, aBase, aT1[i]), aT2[kk]);
-      Value f = b.create<nvgpu::LdMatrixOp>(loc, fragT, smem, ValueRange{idx},
+          arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, aBase, aT1[i]), aT2[kk]);
+      Value f = nvgpu::LdMatrixOp::create(b, loc, fragT, smem, ValueRange{idx},
                                             /*transpose=*/!opA.kMajor, /*numTiles=*/4);
       aRegs.push_back({reg(f, 0), reg(f, 1), reg(f, 2), reg(f, 3)});
     }
     for (int64_t j = 0; j < WN / 16; ++j) {
       Value idx =
-          b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, bBase, bT1[j]), bT2[kk]);
-      Value f = b.create<nvgpu::LdMatrixOp>(loc, fragT, smem, ValueRange{idx},
+          arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bBase, bT1[j]), bT2[kk]);
+      Value f = nvgpu::LdMatrixOp::create(b, loc, fragT, smem, ValueRange{idx},
                                             /*transpose=*/!opB.kMajor, /*numTiles=*/4);
       bRegs.push_back({reg(f, 0), reg(f, 1)});
       bRegs.push_back({reg(f, 2), reg(f, 3)});
@@ -720,12 +720,12 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
       for (int64_t n = 0; n < nTiles(); ++n) {
         int64_t base = (i * nTiles() + n) * 4;
         SmallVector<Value> c(out.begin() + base, out.begin() + base + 4);
-        Value d = b.create<NVVM::MmaOp>(
+        Value d = NVVM::MmaOp::create(b, 
             loc, resT, aRegs[i], bRegs[n], c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
             std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
         for (int64_t e = 0; e < 4; ++e)
-          out[base + e] = b.create<LLVM::ExtractValueOp>(loc, d, ArrayRef<int64_t>{e});
+          out[base + e] = LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{e});
       }
   }
   return out;
@@ -741,20 +741,20 @@ LogicalResult MmaSyncKernel::run() {
   fn.getBody().push_back(dst);
   OpBuilder b = OpBuilder::atBlockBegin(dst);
   auto i32 = [&](Value idx) -> Value {
-    return b.create<arith::IndexCastUIOp>(loc, b.getI32Type(), idx);
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), idx);
   };
-  tid = i32(b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
-  Value lane = b.create<arith::RemUIOp>(loc, tid, ci32(b, loc, 32));
-  Value warp = b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, 32));
-  Value wm = b.create<arith::DivUIOp>(loc, warp, ci32(b, loc, warpsN));
-  Value wn = b.create<arith::RemUIOp>(loc, warp, ci32(b, loc, warpsN));
+  tid = i32(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value lane = arith::RemUIOp::create(b, loc, tid, ci32(b, loc, 32));
+  Value warp = arith::DivUIOp::create(b, loc, tid, ci32(b, loc, 32));
+  Value wm = arith::DivUIOp::create(b, loc, warp, ci32(b, loc, warpsN));
+  Value wn = arith::RemUIOp::create(b, loc, warp, ci32(b, loc, warpsN));
 
   // Shared memory: one view of the dynamic shared memory as elements.
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto bytesTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), wg);
-  Value dyn = b.create<gpu::DynamicSharedMemoryOp>(loc, bytesTy);
+  Value dyn = gpu::DynamicSharedMemoryOp::create(b, loc, bytesTy);
   auto viewTy = MemRefType::get({smemBytes / 2}, elem, AffineMap(), wg);
-  smem = b.create<memref::ViewOp>(loc, viewTy, dyn, cidx(b, loc, 0), ValueRange{});
+  smem = memref::ViewOp::create(b, loc, viewTy, dyn, cidx(b, loc, 0), ValueRange{});
 
   // Program ids in grouped order.
   IRMapping map;
@@ -763,11 +763,11 @@ LogicalResult MmaSyncKernel::run() {
   {
     auto grid = sched.getGrid();
     int64_t gm = grid[0], gn = grid[1];
-    Value bx = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
-    Value by = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::y));
-    Value bz = i32(b.create<gpu::BlockIdOp>(loc, gpu::Dimension::z));
+    Value bx = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value by = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+    Value bz = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
     Value lin =
-        b.create<arith::AddIOp>(loc, bx, b.create<arith::MulIOp>(loc, by, ci32(b, loc, gm)));
+        arith::AddIOp::create(b, loc, bx, arith::MulIOp::create(b, loc, by, ci32(b, loc, gm)));
     auto [pidM, pidN] = groupedTilePids(b, loc, lin, gm, gn, kGroupM);
     Value pids[3] = {pidM, pidN, bz};
     fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
@@ -781,7 +781,7 @@ LogicalResult MmaSyncKernel::run() {
     IRMapping kmap = map;
     if (loop) {
       kmap.map(loop.getInductionVar(),
-               ib.create<arith::MulIOp>(loc, kb, cidx(ib, loc, BK)).getResult());
+               arith::MulIOp::create(ib, loc, kb, cidx(ib, loc, BK)).getResult());
       if (failed(cloneScalars(ib, *loop.getBody(), kmap, nullptr)))
         return failure();
     }
@@ -792,31 +792,31 @@ LogicalResult MmaSyncKernel::run() {
   for (int64_t s = 0; s + 1 < stages; ++s) {
     if (s < numK && failed(issue(b, cidx(b, loc, s), cidx(b, loc, s))))
       return failure();
-    b.create<NVVM::CpAsyncCommitGroupOp>(loc);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
-  Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0));
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> acc0(accRegs(), zero);
   auto kLoop =
-      b.create<scf::ForOp>(loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
+      scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value it = kLoop.getInductionVar();
-    kb.create<NVVM::CpAsyncWaitGroupOp>(loc, stages - 2);
-    kb.create<gpu::BarrierOp>(loc);
-    Value next = kb.create<arith::AddIOp>(loc, it, cidx(kb, loc, stages - 1));
+    NVVM::CpAsyncWaitGroupOp::create(kb, loc, stages - 2);
+    gpu::BarrierOp::create(kb, loc);
+    Value next = arith::AddIOp::create(kb, loc, it, cidx(kb, loc, stages - 1));
     Value more =
-        kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next, cidx(kb, loc, numK));
-    auto ifOp = kb.create<scf::IfOp>(loc, more, /*withElse=*/false);
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, next, cidx(kb, loc, numK));
+    auto ifOp = scf::IfOp::create(kb, loc, more, /*withElse=*/false);
     {
       OpBuilder ib = ifOp.getThenBodyBuilder();
-      Value stage = ib.create<arith::RemUIOp>(loc, next, cidx(ib, loc, stages));
+      Value stage = arith::RemUIOp::create(ib, loc, next, cidx(ib, loc, stages));
       if (failed(issue(ib, next, stage)))
         return failure();
     }
-    kb.create<NVVM::CpAsyncCommitGroupOp>(loc);
-    Value stage = kb.create<arith::RemUIOp>(loc, it, cidx(kb, loc, stages));
+    NVVM::CpAsyncCommitGroupOp::create(kb, loc);
+    Value stage = arith::RemUIOp::create(kb, loc, it, cidx(kb, loc, stages));
     auto accV = compute(kb, stage, kLoop.getRegionIterArgs());
-    kb.create<scf::YieldOp>(loc, accV);
+    scf::YieldOp::create(kb, loc, accV);
   }
   // Nothing is in flight past the loop: groups after the last k block are empty.
   SmallVector<Value> accRegsV(kLoop.getResults());
@@ -829,14 +829,14 @@ LogicalResult MmaSyncKernel::run() {
         layout.rowClass.push_back(2 * i + e / 2);
         layout.colClass.push_back(2 * n + e % 2);
       }
-  Value g = b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 4));
-  Value t4 = b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 4));
+  Value g = arith::DivUIOp::create(b, loc, lane, ci32(b, loc, 4));
+  Value t4 = arith::RemUIOp::create(b, loc, lane, ci32(b, loc, 4));
   Value rowBase =
-      b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, wm, ci32(b, loc, WM)), g);
-  Value colBase = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, wn, ci32(b, loc, WN)),
-                                          b.create<arith::MulIOp>(loc, t4, ci32(b, loc, 2)));
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wm, ci32(b, loc, WM)), g);
+  Value colBase = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wn, ci32(b, loc, WN)),
+                                          arith::MulIOp::create(b, loc, t4, ci32(b, loc, 2)));
   auto plus = [&](Value v, int64_t c) -> Value {
-    return c ? b.create<arith::AddIOp>(loc, v, ci32(b, loc, c)).getResult() : v;
+    return c ? arith::AddIOp::create(b, loc, v, ci32(b, loc, c)).getResult() : v;
   };
   for (int64_t c = 0; c < 2 * mTiles(); ++c)
     layout.rowCoords.push_back(plus(rowBase, 16 * (c / 2) + 8 * (c % 2)));
@@ -848,20 +848,20 @@ LogicalResult MmaSyncKernel::run() {
   SmallVector<int64_t> regRow, regCol;
   if (smemStore) {
     // Every warp is past its last ldmatrix of the ring, which the staging tile overlaps.
-    b.create<gpu::BarrierOp>(loc);
+    gpu::BarrierOp::create(b, loc);
     stView = smem;
     if (outElem != elem)
-      stView = b.create<memref::ViewOp>(loc, MemRefType::get({smemBytes / outBytes}, outElem,
+      stView = memref::ViewOp::create(b, loc, MemRefType::get({smemBytes / outBytes}, outElem,
                                                              AffineMap(), wg),
                                         dyn, cidx(b, loc, 0), ValueRange{});
     for (Value r : layout.rowCoords) {
-      stRowOff.push_back(b.create<arith::MulIOp>(loc, r, ci32(b, loc, stPitch())));
+      stRowOff.push_back(arith::MulIOp::create(b, loc, r, ci32(b, loc, stPitch())));
       stRowPh.push_back(phase(b, BN / outChunk, r, stStride()));
     }
     for (Value c : layout.colCoords) {
       stColChunk.push_back(
-          b.create<arith::ShRUIOp>(loc, c, ci32(b, loc, llvm::Log2_64(outChunk))));
-      stColIn.push_back(b.create<arith::AndIOp>(loc, c, ci32(b, loc, outChunk - 1)));
+          arith::ShRUIOp::create(b, loc, c, ci32(b, loc, llvm::Log2_64(outChunk))));
+      stColIn.push_back(arith::AndIOp::create(b, loc, c, ci32(b, loc, outChunk - 1)));
     }
     regRow = layout.rowClass;
     regCol = layout.colClass;
@@ -871,15 +871,15 @@ LogicalResult MmaSyncKernel::run() {
     auto pairT = VectorType::get({2}, outElem);
     ep.setBlockStoreSink([&, pairT](OpBuilder &sb, int64_t i, Value v0, Value v1) {
       int64_t rc = regRow[i], cc = regCol[i];
-      Value ch = sb.create<arith::XOrIOp>(loc, stColChunk[cc], stRowPh[rc]);
-      Value off = sb.create<arith::AddIOp>(
+      Value ch = arith::XOrIOp::create(sb, loc, stColChunk[cc], stRowPh[rc]);
+      Value off = arith::AddIOp::create(sb, 
           loc,
-          sb.create<arith::AddIOp>(
+          arith::AddIOp::create(sb, 
               loc, stRowOff[rc],
-              sb.create<arith::ShLIOp>(loc, ch, ci32(sb, loc, llvm::Log2_64(outChunk)))),
+              arith::ShLIOp::create(sb, loc, ch, ci32(sb, loc, llvm::Log2_64(outChunk)))),
           stColIn[cc]);
-      Value v = sb.create<vector::FromElementsOp>(loc, pairT, ValueRange{v0, v1});
-      sb.create<vector::StoreOp>(loc, v, stView, ValueRange{toIndex(sb, loc, off)},
+      Value v = vector::FromElementsOp::create(sb, loc, pairT, ValueRange{v0, v1});
+      vector::StoreOp::create(sb, loc, v, stView, ValueRange{toIndex(sb, loc, off)},
                                  /*nontemporal=*/false, llvm::MaybeAlign(2 * outBytes));
     });
   }
@@ -888,53 +888,53 @@ LogicalResult MmaSyncKernel::run() {
   if (smemStore) {
     // The whole staging tile is written; copy it out in 16-byte chunks, row-major over the
     // BM x BN/outChunk chunks (chunk c = tid + j T), masked at the matrix edges.
-    b.create<gpu::BarrierOp>(loc);
+    gpu::BarrierOp::create(b, loc);
     ArrayRef<int64_t> dims = outStore.getDims();
     Value ptr = map.lookupOrDefault(outStore.getPtr());
     Value batch = map.lookupOrDefault(outStore.getBatch());
     Value row = map.lookupOrDefault(outStore.getRow());
     Value col = map.lookupOrDefault(outStore.getCol());
     auto ult = [&](OpBuilder &ub, Value x, int64_t bound) -> Value {
-      return ub.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, ci32(ub, loc, bound));
+      return arith::CmpIOp::create(ub, loc, arith::CmpIPredicate::ult, x, ci32(ub, loc, bound));
     };
     // i32 offsets fit: the buffer is below 2^31 elements (the block_store verifier and the
     // matmul template), and out-of-matrix chunks are masked off before their offset is used.
-    Value base = b.create<arith::MulIOp>(loc, batch, ci32(b, loc, dims[1] * dims[2]));
+    Value base = arith::MulIOp::create(b, loc, batch, ci32(b, loc, dims[1] * dims[2]));
     Value batchIn = ult(b, batch, dims[0]);
     int64_t rowChunks = BN / outChunk, n = BM * rowChunks;
     auto vecT = VectorType::get({outChunk}, outElem);
     for (int64_t j = 0; j * threads < n; ++j) {
-      Value c = j ? b.create<arith::AddIOp>(loc, tid, ci32(b, loc, j * threads)).getResult()
+      Value c = j ? arith::AddIOp::create(b, loc, tid, ci32(b, loc, j * threads)).getResult()
                   : tid;
-      Value r = b.create<arith::DivUIOp>(loc, c, ci32(b, loc, rowChunks));
-      Value ch = b.create<arith::RemUIOp>(loc, c, ci32(b, loc, rowChunks));
-      Value cc = b.create<arith::MulIOp>(loc, ch, ci32(b, loc, outChunk));
-      Value absRow = b.create<arith::AddIOp>(loc, row, r);
-      Value absCol = b.create<arith::AddIOp>(loc, col, cc);
+      Value r = arith::DivUIOp::create(b, loc, c, ci32(b, loc, rowChunks));
+      Value ch = arith::RemUIOp::create(b, loc, c, ci32(b, loc, rowChunks));
+      Value cc = arith::MulIOp::create(b, loc, ch, ci32(b, loc, outChunk));
+      Value absRow = arith::AddIOp::create(b, loc, row, r);
+      Value absCol = arith::AddIOp::create(b, loc, col, cc);
       Value rowOk = ult(b, absRow, dims[1]);
       Value colOk = ult(b, absCol, dims[2]);
-      Value ok = b.create<arith::AndIOp>(loc, b.create<arith::AndIOp>(loc, rowOk, colOk), batchIn);
+      Value ok = arith::AndIOp::create(b, loc, arith::AndIOp::create(b, loc, rowOk, colOk), batchIn);
       if ((j + 1) * threads > n)
-        ok = b.create<arith::AndIOp>(loc, ok, ult(b, c, n));
-      auto ifOp = b.create<scf::IfOp>(loc, ok, /*withElse=*/false);
+        ok = arith::AndIOp::create(b, loc, ok, ult(b, c, n));
+      auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
       OpBuilder ib = ifOp.getThenBodyBuilder();
-      Value sOff = ib.create<arith::AddIOp>(
-          loc, ib.create<arith::MulIOp>(loc, r, ci32(ib, loc, stPitch())),
-          ib.create<arith::MulIOp>(
-              loc, ib.create<arith::XOrIOp>(loc, ch, phase(ib, rowChunks, r, stStride())),
+      Value sOff = arith::AddIOp::create(ib, 
+          loc, arith::MulIOp::create(ib, loc, r, ci32(ib, loc, stPitch())),
+          arith::MulIOp::create(ib, 
+              loc, arith::XOrIOp::create(ib, loc, ch, phase(ib, rowChunks, r, stStride())),
               ci32(ib, loc, outChunk)));
-      Value v = ib.create<vector::LoadOp>(loc, vecT, stView, ValueRange{toIndex(ib, loc, sOff)},
+      Value v = vector::LoadOp::create(ib, loc, vecT, stView, ValueRange{toIndex(ib, loc, sOff)},
                                           /*nontemporal=*/false, llvm::MaybeAlign(16));
-      Value gOff = ib.create<arith::AddIOp>(
+      Value gOff = arith::AddIOp::create(ib, 
           loc,
-          ib.create<arith::AddIOp>(
-              loc, ib.create<arith::MulIOp>(loc, absRow, ci32(ib, loc, dims[2])), base),
+          arith::AddIOp::create(ib, 
+              loc, arith::MulIOp::create(ib, loc, absRow, ci32(ib, loc, dims[2])), base),
           absCol);
-      ib.create<vector::StoreOp>(loc, v, ptr, ValueRange{toIndex(ib, loc, gOff)},
+      vector::StoreOp::create(ib, loc, v, ptr, ValueRange{toIndex(ib, loc, gOff)},
                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
     }
   }
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();
   src.dropAllDefinedValueUses();

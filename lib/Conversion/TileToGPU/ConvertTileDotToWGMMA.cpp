@@ -232,22 +232,22 @@ private:
   std::string matchTmaStore();
 
   static Value ci32(OpBuilder &b, Location loc, int64_t v) {
-    return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   }
   static Value ci64(OpBuilder &b, Location loc, int64_t v) {
-    return b.create<arith::ConstantIntOp>(loc, b.getI64Type(), v);
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
   }
   static Value sharedPtr(OpBuilder &b, Location loc, Value addr) {
-    return b.create<LLVM::IntToPtrOp>(loc, LLVM::LLVMPointerType::get(b.getContext(), 3), addr);
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), addr);
   }
   Value barrierAddr(OpBuilder &b, Location loc, Value base, Value stage) {
-    Value s = b.create<arith::ExtUIOp>(loc, b.getI64Type(), stage);
+    Value s = arith::ExtUIOp::create(b, loc, b.getI64Type(), stage);
     return sharedPtr(b, loc,
-                     b.create<arith::AddIOp>(loc, base,
-                                             b.create<arith::MulIOp>(loc, s, ci64(b, loc, 8))));
+                     arith::AddIOp::create(b, loc, base,
+                                             arith::MulIOp::create(b, loc, s, ci64(b, loc, 8))));
   }
   void waitParity(OpBuilder &b, Location loc, Value bar, Value parity) {
-    b.create<NVVM::MBarrierTryWaitParityOp>(loc, bar, parity, ci32(b, loc, 0x989680));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, ci32(b, loc, 0x989680));
   }
   /// (pid_m, pid_n, pid_b) of linear tile `t` (i32) in grouped order.
   SmallVector<Value> tilePids(OpBuilder &b, Location loc, Value t);
@@ -497,8 +497,8 @@ std::string WgmmaKernel::matchTmaStore() {
 SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
   auto grid = sched.getGrid();
   int64_t gm = grid[0], gn = grid[1];
-  Value mn = b.create<arith::RemUIOp>(loc, t, ci32(b, loc, gm * gn));
-  Value pidB = b.create<arith::DivUIOp>(loc, t, ci32(b, loc, gm * gn));
+  Value mn = arith::RemUIOp::create(b, loc, t, ci32(b, loc, gm * gn));
+  Value pidB = arith::DivUIOp::create(b, loc, t, ci32(b, loc, gm * gn));
   auto [pidM, pidN] = groupedTilePids(b, loc, mn, gm, gn, kGroupM);
   return {pidM, pidN, pidB};
 }
@@ -541,21 +541,21 @@ Value WgmmaKernel::descriptor(OpBuilder &b, Location loc, const Operand &o, Valu
   }
   uint64_t hi = (uint64_t((lbo & 0x3FFFF) >> 4) << 16) | (uint64_t((sbo & 0x3FFFF) >> 4) << 32) |
                 (uint64_t(1) << 62);
-  Value addr = b.create<arith::AddIOp>(
-      loc, smemBase, b.create<arith::AddIOp>(loc, stageOff, ci64(b, loc, o.offset + off)));
-  Value enc = b.create<arith::ShRUIOp>(
-      loc, b.create<arith::AndIOp>(loc, addr, ci64(b, loc, 0x3FFFF)), ci64(b, loc, 4));
-  return b.create<arith::OrIOp>(loc, enc, ci64(b, loc, (int64_t)hi));
+  Value addr = arith::AddIOp::create(b, 
+      loc, smemBase, arith::AddIOp::create(b, loc, stageOff, ci64(b, loc, o.offset + off)));
+  Value enc = arith::ShRUIOp::create(b, 
+      loc, arith::AndIOp::create(b, loc, addr, ci64(b, loc, 0x3FFFF)), ci64(b, loc, 4));
+  return arith::OrIOp::create(b, loc, enc, ci64(b, loc, (int64_t)hi));
 }
 
 void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args) {
   auto grid = sched.getGrid();
   int64_t tiles = grid[0] * grid[1] * grid[2];
-  Value bid = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
-                                           b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
-  Value gdim = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
-                                            b.create<gpu::GridDimOp>(loc, gpu::Dimension::x));
-  auto tileLoop = b.create<scf::ForOp>(loc, bid, ci32(b, loc, tiles), gdim,
+  Value bid = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                           gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value gdim = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                            gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  auto tileLoop = scf::ForOp::create(b, loc, bid, ci32(b, loc, tiles), gdim,
                                        ValueRange{ci32(b, loc, 0)});
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   IRMapping map;
@@ -564,31 +564,31 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
   auto pids = tilePids(tb, loc, tileLoop.getInductionVar());
   fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
   (void)cloneScalars(tb, src, map, kOp);
-  Value c0 = tb.create<arith::ConstantIndexOp>(loc, 0);
-  Value cK = tb.create<arith::ConstantIndexOp>(loc, numK * BK);
-  Value cBK = tb.create<arith::ConstantIndexOp>(loc, BK);
-  auto kLoop = tb.create<scf::ForOp>(loc, c0, cK, cBK, ValueRange{tileLoop.getRegionIterArgs()[0]});
+  Value c0 = arith::ConstantIndexOp::create(tb, loc, 0);
+  Value cK = arith::ConstantIndexOp::create(tb, loc, numK * BK);
+  Value cBK = arith::ConstantIndexOp::create(tb, loc, BK);
+  auto kLoop = scf::ForOp::create(tb, loc, c0, cK, cBK, ValueRange{tileLoop.getRegionIterArgs()[0]});
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value it = kLoop.getRegionIterArgs()[0];
-    Value s = kb.create<arith::RemUIOp>(loc, it, ci32(kb, loc, stages));
-    Value phase = kb.create<arith::AndIOp>(
-        loc, kb.create<arith::DivUIOp>(loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
+    Value s = arith::RemUIOp::create(kb, loc, it, ci32(kb, loc, stages));
+    Value phase = arith::AndIOp::create(kb, 
+        loc, arith::DivUIOp::create(kb, loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
     // A fresh barrier is in phase 0: waiting for parity 1 ("the phase before") passes at once.
     waitParity(kb, loc, barrierAddr(kb, loc, emptyBar, s),
-               kb.create<arith::XOrIOp>(loc, phase, ci32(kb, loc, 1)));
+               arith::XOrIOp::create(kb, loc, phase, ci32(kb, loc, 1)));
     Value full = barrierAddr(kb, loc, fullBar, s);
     IRMapping kmap = map;
     if (loop) {
       kmap.map(loop.getInductionVar(), kLoop.getInductionVar());
       (void)cloneScalars(kb, *loop.getBody(), kmap, nullptr);
     }
-    Value s64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), s);
+    Value s64 = arith::ExtUIOp::create(kb, loc, kb.getI64Type(), s);
     auto stageAddrOf = [&](OpBuilder &ob, const Operand &o) -> Value {
-      return ob.create<arith::AddIOp>(
+      return arith::AddIOp::create(ob, 
           loc, smemBase,
-          ob.create<arith::AddIOp>(loc, ci64(ob, loc, o.offset),
-                                   ob.create<arith::MulIOp>(loc, s64, ci64(ob, loc, o.stageBytes))));
+          arith::AddIOp::create(ob, loc, ci64(ob, loc, o.offset),
+                                   arith::MulIOp::create(ob, loc, s64, ci64(ob, loc, o.stageBytes))));
     };
     if (anyGather) {
       // Every producer thread copies its share of the gathered blocks into stage s; the
@@ -600,19 +600,19 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
       for (Operand *o : {&opA, &opB})
         if (o->gather)
           emitGather(kb, loc, *o, kmap, stageAddrOf(kb, *o));
-      kb.create<NVVM::CpAsyncCommitGroupOp>(loc);
-      Value doneIt = kb.create<arith::SubIOp>(loc, it, ci32(kb, loc, gatherDefer));
-      auto ready = kb.create<scf::IfOp>(
-          loc, kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, doneIt, ci32(kb, loc, 0)),
+      NVVM::CpAsyncCommitGroupOp::create(kb, loc);
+      Value doneIt = arith::SubIOp::create(kb, loc, it, ci32(kb, loc, gatherDefer));
+      auto ready = scf::IfOp::create(kb, 
+          loc, arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::sge, doneIt, ci32(kb, loc, 0)),
           false);
       OpBuilder rb = ready.getThenBodyBuilder();
-      rb.create<NVVM::CpAsyncWaitGroupOp>(loc, gatherDefer);
-      rb.create<NVVM::FenceProxyOp>(
+      NVVM::CpAsyncWaitGroupOp::create(rb, loc, gatherDefer);
+      NVVM::FenceProxyOp::create(rb, 
           loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
           NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
-      rb.create<NVVM::MBarrierArriveOp>(
+      NVVM::MBarrierArriveOp::create(rb, 
           loc, Type(),
-          barrierAddr(rb, loc, fullBar, rb.create<arith::RemUIOp>(loc, doneIt, ci32(rb, loc, stages))),
+          barrierAddr(rb, loc, fullBar, arith::RemUIOp::create(rb, loc, doneIt, ci32(rb, loc, stages))),
           Value());
     }
     int64_t tmaBytes = 0;
@@ -621,12 +621,12 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
         tmaBytes += o->stageBytes;
     OpBuilder tmaB = kb;
     if (tmaBytes && anyGather) {
-      auto t0 = kb.create<scf::IfOp>(
-          loc, kb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(kb, loc, 0)), false);
+      auto t0 = scf::IfOp::create(kb, 
+          loc, arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tid, ci32(kb, loc, 0)), false);
       tmaB = t0.getThenBodyBuilder();
     }
     if (tmaBytes)
-      tmaB.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), full, ci32(tmaB, loc, tmaBytes),
+      NVVM::MBarrierArriveExpectTxOp::create(tmaB, loc, Type(), full, ci32(tmaB, loc, tmaBytes),
                                                   NVVM::MemScopeKind::CTA, false, Value());
     for (Operand *o : {&opA, &opB}) {
       if (o->gather)
@@ -638,33 +638,33 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
       Value col = kmap.lookupOrDefault(o->load.getCol());
       Value stageAddr = stageAddrOf(kb, *o);
       for (int64_t j = 0; j < o->numBoxes(); ++j) {
-        Value dst = kb.create<LLVM::IntToPtrOp>(
+        Value dst = LLVM::IntToPtrOp::create(kb, 
             loc, LLVM::LLVMPointerType::get(kb.getContext(), 7),
-            kb.create<arith::AddIOp>(loc, stageAddr, ci64(kb, loc, j * o->boxBytes())).getResult());
-        Value c = kb.create<arith::AddIOp>(loc, col, ci32(kb, loc, j * o->rowElems));
-        kb.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+            arith::AddIOp::create(kb, loc, stageAddr, ci64(kb, loc, j * o->boxBytes())).getResult());
+        Value c = arith::AddIOp::create(kb, loc, col, ci32(kb, loc, j * o->rowElems));
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(kb, 
             loc, dst, desc, ValueRange{c, row, batch}, full, ValueRange{}, Value(), Value(),
             NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
       }
     }
-    kb.create<scf::YieldOp>(loc, ValueRange{kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, 1))});
+    scf::YieldOp::create(kb, loc, ValueRange{arith::AddIOp::create(kb, loc, it, ci32(kb, loc, 1))});
   }
-  tb.create<scf::YieldOp>(loc, kLoop.getResults());
+  scf::YieldOp::create(tb, loc, kLoop.getResults());
   if (anyGather && gatherDefer > 0) {
     // The last gatherDefer stages: wait for all copies, fence, arrive.
     Value itEnd = tileLoop.getResult(0);
-    b.create<NVVM::CpAsyncWaitGroupOp>(loc, 0);
-    b.create<NVVM::FenceProxyOp>(
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    NVVM::FenceProxyOp::create(b, 
           loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
           NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     for (int64_t d = gatherDefer; d >= 1; --d) {
-      Value j = b.create<arith::SubIOp>(loc, itEnd, ci32(b, loc, d));
-      auto ifOp = b.create<scf::IfOp>(
-          loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, j, ci32(b, loc, 0)), false);
+      Value j = arith::SubIOp::create(b, loc, itEnd, ci32(b, loc, d));
+      auto ifOp = scf::IfOp::create(b, 
+          loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, ci32(b, loc, 0)), false);
       OpBuilder ib = ifOp.getThenBodyBuilder();
-      ib.create<NVVM::MBarrierArriveOp>(
+      NVVM::MBarrierArriveOp::create(ib, 
           loc, Type(),
-          barrierAddr(ib, loc, fullBar, ib.create<arith::RemUIOp>(loc, j, ci32(ib, loc, stages))),
+          barrierAddr(ib, loc, fullBar, arith::RemUIOp::create(ib, loc, j, ci32(ib, loc, stages))),
           Value());
     }
   }
@@ -672,7 +672,7 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
 
 std::pair<Value, Value> WgmmaKernel::gatherAddress(OpBuilder &b, Location loc, const Operand &o,
                                                    IRMapping &kmap, Value r, Value k) {
-  auto add = [&](Value x, Value y) -> Value { return b.create<arith::AddIOp>(loc, x, y); };
+  auto add = [&](Value x, Value y) -> Value { return arith::AddIOp::create(b, loc, x, y); };
   if (tl::Im2ColLoadOp l = o.im2col) {
     // tile.im2col_load's formula (TileOps.td), per element (OperandAddress.h).
     Im2ColRow row = im2colRow(b, loc, l, add(kmap.lookupOrDefault(l.getRow()), r));
@@ -696,48 +696,48 @@ void WgmmaKernel::emitGather(OpBuilder &b, Location loc, const Operand &o, IRMap
   int64_t unitsPerRow = o.cols / o.vec;
   int64_t perThread = o.rows * unitsPerRow / 128;
   int64_t rowStep = 128 / unitsPerRow;
-  Value rBase = b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, unitsPerRow));
-  Value k = b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, tid, ci32(b, loc, unitsPerRow)),
+  Value rBase = arith::DivUIOp::create(b, loc, tid, ci32(b, loc, unitsPerRow));
+  Value k = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, tid, ci32(b, loc, unitsPerRow)),
                                     ci32(b, loc, o.vec));
   // Shared byte offset of (r, k) in the swizzled box layout (see the file comment): box
   // k / rowElems, row r (128 bytes each), 16-byte chunk ((k % rowElems) * bytes / 16) XOR
   // (r mod 8), byte within the chunk.
-  Value kInRow = b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, k, ci32(b, loc, o.rowElems)),
+  Value kInRow = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, k, ci32(b, loc, o.rowElems)),
                                          ci32(b, loc, elemBytes));
-  Value boxOff = b.create<arith::MulIOp>(loc, b.create<arith::DivUIOp>(loc, k, ci32(b, loc, o.rowElems)),
+  Value boxOff = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, k, ci32(b, loc, o.rowElems)),
                                          ci32(b, loc, o.boxBytes()));
-  Value chunk = b.create<arith::DivUIOp>(loc, kInRow, ci32(b, loc, 16));
-  Value within = b.create<arith::RemUIOp>(loc, kInRow, ci32(b, loc, 16));
+  Value chunk = arith::DivUIOp::create(b, loc, kInRow, ci32(b, loc, 16));
+  Value within = arith::RemUIOp::create(b, loc, kInRow, ci32(b, loc, 16));
   tl::Im2ColLoadOp im2col = o.im2col;
   tl::BlockLoadOp load = o.load;
   Value memref = kmap.lookupOrDefault(im2col ? im2col.getPtr() : load.getPtr());
-  Value raw = b.create<arith::IndexCastOp>(
-      loc, b.getI64Type(), b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref));
+  Value raw = arith::IndexCastOp::create(b, 
+      loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
   auto gPtrTy = LLVM::LLVMPointerType::get(ctx, 1);
-  Value gBase = b.create<LLVM::AddrSpaceCastOp>(
-      loc, gPtrTy, b.create<LLVM::IntToPtrOp>(loc, LLVM::LLVMPointerType::get(ctx), raw));
+  Value gBase = LLVM::AddrSpaceCastOp::create(b, 
+      loc, gPtrTy, LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), raw));
   Type et = elem;
   // One unit (row r): its source address, its swizzled destination, the copy.
   auto unit = [&](OpBuilder &b, Value r) {
     auto [off, ok] = gatherAddress(b, loc, o, kmap, r, k);
-    Value safeOff = b.create<arith::SelectOp>(loc, ok, off, ci32(b, loc, 0));
-    Value src = b.create<LLVM::GEPOp>(loc, gPtrTy, et, gBase, ArrayRef<LLVM::GEPArg>{safeOff});
-    Value sw = b.create<arith::XOrIOp>(loc, chunk, b.create<arith::RemUIOp>(loc, r, ci32(b, loc, 8)));
-    Value inStage = b.create<arith::AddIOp>(
-        loc, b.create<arith::AddIOp>(loc, boxOff, b.create<arith::MulIOp>(loc, r, ci32(b, loc, kSwizzleBytes))),
-        b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, sw, ci32(b, loc, 16)), within));
-    Value dst = sharedPtr(b, loc, b.create<arith::AddIOp>(
-                                      loc, stageAddr, b.create<arith::ExtUIOp>(loc, b.getI64Type(), inStage)));
+    Value safeOff = arith::SelectOp::create(b, loc, ok, off, ci32(b, loc, 0));
+    Value src = LLVM::GEPOp::create(b, loc, gPtrTy, et, gBase, ArrayRef<LLVM::GEPArg>{safeOff});
+    Value sw = arith::XOrIOp::create(b, loc, chunk, arith::RemUIOp::create(b, loc, r, ci32(b, loc, 8)));
+    Value inStage = arith::AddIOp::create(b, 
+        loc, arith::AddIOp::create(b, loc, boxOff, arith::MulIOp::create(b, loc, r, ci32(b, loc, kSwizzleBytes))),
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, sw, ci32(b, loc, 16)), within));
+    Value dst = sharedPtr(b, loc, arith::AddIOp::create(b, 
+                                      loc, stageAddr, arith::ExtUIOp::create(b, loc, b.getI64Type(), inStage)));
     if (o.vec > 1) {
       // 16 bytes, or 0 source bytes (zero fill) where out of bounds (PTX ISA "cp.async").
-      Value bytes = b.create<arith::SelectOp>(loc, ok, ci32(b, loc, 16), ci32(b, loc, 0));
-      b.create<NVVM::CpAsyncOp>(loc, dst, src, b.getI32IntegerAttr(16),
+      Value bytes = arith::SelectOp::create(b, loc, ok, ci32(b, loc, 16), ci32(b, loc, 0));
+      NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(16),
                                 NVVM::LoadCacheModifierKindAttr::get(ctx, NVVM::LoadCacheModifierKind::CG),
                                 bytes);
     } else {
-      Value v = b.create<LLVM::LoadOp>(loc, et, src);
-      Value zero = b.create<arith::ConstantOp>(loc, et, b.getFloatAttr(et, 0.0));
-      b.create<LLVM::StoreOp>(loc, b.create<arith::SelectOp>(loc, ok, v, zero), dst);
+      Value v = LLVM::LoadOp::create(b, loc, et, src);
+      Value zero = arith::ConstantOp::create(b, loc, et, b.getFloatAttr(et, 0.0));
+      LLVM::StoreOp::create(b, loc, arith::SelectOp::create(b, loc, ok, v, zero), dst);
     }
   };
   // Few units (the 16-byte copies): straight-line code, their row terms kept in registers
@@ -745,15 +745,15 @@ void WgmmaKernel::emitGather(OpBuilder &b, Location loc, const Operand &o, IRMap
   // are not all hoisted out of the K loop (they spilled).
   if (perThread <= 8) {
     for (int64_t i = 0; i < perThread; ++i)
-      unit(b, b.create<arith::AddIOp>(loc, rBase, ci32(b, loc, i * rowStep)));
+      unit(b, arith::AddIOp::create(b, loc, rBase, ci32(b, loc, i * rowStep)));
     return;
   }
-  auto uLoop = b.create<scf::ForOp>(loc, b.create<arith::ConstantIndexOp>(loc, 0),
-                                    b.create<arith::ConstantIndexOp>(loc, perThread),
-                                    b.create<arith::ConstantIndexOp>(loc, 1));
+  auto uLoop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                    arith::ConstantIndexOp::create(b, loc, perThread),
+                                    arith::ConstantIndexOp::create(b, loc, 1));
   OpBuilder ub = OpBuilder::atBlockBegin(uLoop.getBody());
-  Value i32v = ub.create<arith::IndexCastOp>(loc, ub.getI32Type(), uLoop.getInductionVar());
-  unit(ub, ub.create<arith::AddIOp>(loc, rBase, ub.create<arith::MulIOp>(loc, i32v, ci32(ub, loc, rowStep))));
+  Value i32v = arith::IndexCastOp::create(ub, loc, ub.getI32Type(), uLoop.getInductionVar());
+  unit(ub, arith::AddIOp::create(ub, loc, rBase, arith::MulIOp::create(ub, loc, i32v, ci32(ub, loc, rowStep))));
 }
 
 LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
@@ -767,31 +767,31 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // taking turns along the CTA's tile sequence.
   int64_t halves = pingpong ? BM / 64 : 1;
   auto accTy = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(R, b.getF32Type()));
-  Value t128 = b.create<arith::RemUIOp>(loc, tid, ci32(b, loc, 128));
-  Value cw = b.create<arith::SubIOp>(loc, b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, 128)),
+  Value t128 = arith::RemUIOp::create(b, loc, tid, ci32(b, loc, 128));
+  Value cw = arith::SubIOp::create(b, loc, arith::DivUIOp::create(b, loc, tid, ci32(b, loc, 128)),
                                      ci32(b, loc, 1));
-  Value lane = b.create<arith::RemUIOp>(loc, t128, ci32(b, loc, 32));
-  Value warp = b.create<arith::DivUIOp>(loc, t128, ci32(b, loc, 32));
+  Value lane = arith::RemUIOp::create(b, loc, t128, ci32(b, loc, 32));
+  Value warp = arith::DivUIOp::create(b, loc, t128, ci32(b, loc, 32));
   // Accumulator coordinates (see the file comment): row of half h = 64 h' + 16 warp + lane / 4
   // (+ 8), h' = h (ping-pong) or the consumer index (cooperative).
-  Value rowInHalf = b.create<arith::AddIOp>(loc, b.create<arith::MulIOp>(loc, warp, ci32(b, loc, 16)),
-                                            b.create<arith::DivUIOp>(loc, lane, ci32(b, loc, 4)));
+  Value rowInHalf = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, warp, ci32(b, loc, 16)),
+                                            arith::DivUIOp::create(b, loc, lane, ci32(b, loc, 4)));
   Value colBase =
-      b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, lane, ci32(b, loc, 4)), ci32(b, loc, 2));
-  Value leader = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, t128, ci32(b, loc, 0));
+      arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, ci32(b, loc, 4)), ci32(b, loc, 2));
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t128, ci32(b, loc, 0));
 
-  Value bid = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
-                                           b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x));
-  Value gdim = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
-                                            b.create<gpu::GridDimOp>(loc, gpu::Dimension::x));
+  Value bid = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                           gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value gdim = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                            gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   // Tiles of this warpgroup: the CTA's sequence bid, bid + G, ... (cooperative), or every
   // other one of it starting at the consumer index (ping-pong). The pipeline position of a
   // tile's first k block is its ordinal in the CTA's sequence times numK (the producer loads
   // every tile of the sequence in order).
-  Value first = pingpong ? b.create<arith::AddIOp>(loc, bid, b.create<arith::MulIOp>(loc, cw, gdim))
+  Value first = pingpong ? arith::AddIOp::create(b, loc, bid, arith::MulIOp::create(b, loc, cw, gdim))
                                .getResult()
                          : bid;
-  Value step = pingpong ? b.create<arith::MulIOp>(loc, gdim, ci32(b, loc, 2)).getResult() : gdim;
+  Value step = pingpong ? arith::MulIOp::create(b, loc, gdim, ci32(b, loc, 2)).getResult() : gdim;
 
   // TMA-store epilogue: this warpgroup's staging buffer and named barrier, and the per-thread
   // parts of the staging addresses. Element (r, c) of the staging buffer (r < stRows,
@@ -837,51 +837,51 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // (f32) or 16 banks, two lanes per 4-byte word (f16): conflict-free.
   Value staging, storeBar, stP, stX;
   if (tmaStore) {
-    Value cw64 = b.create<arith::ExtUIOp>(loc, b.getI64Type(), cw);
-    staging = b.create<arith::AddIOp>(
+    Value cw64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), cw);
+    staging = arith::AddIOp::create(b, 
         loc, smemBase,
-        b.create<arith::AddIOp>(loc, ci64(b, loc, stOffset),
-                                b.create<arith::MulIOp>(loc, cw64, ci64(b, loc, stBytes))));
-    storeBar = b.create<arith::AddIOp>(loc, cw, ci32(b, loc, kStoreBarrier));
+        arith::AddIOp::create(b, loc, ci64(b, loc, stOffset),
+                                arith::MulIOp::create(b, loc, cw64, ci64(b, loc, stBytes))));
+    storeBar = arith::AddIOp::create(b, loc, cw, ci32(b, loc, kStoreBarrier));
     if (outTransposed) {
-      Value A = b.create<arith::MulIOp>(loc, rowInHalf, ci32(b, loc, outBytes));
-      Value boxA = b.create<arith::DivUIOp>(loc, A, ci32(b, loc, kSwizzleBytes));
-      Value chunkA = b.create<arith::DivUIOp>(
-          loc, b.create<arith::RemUIOp>(loc, A, ci32(b, loc, kSwizzleBytes)), ci32(b, loc, 16));
-      Value withinA = b.create<arith::RemUIOp>(loc, A, ci32(b, loc, 16));
-      stX = b.create<arith::MulIOp>(loc, b.create<arith::XOrIOp>(loc, chunkA, colBase),
+      Value A = arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, outBytes));
+      Value boxA = arith::DivUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes));
+      Value chunkA = arith::DivUIOp::create(b, 
+          loc, arith::RemUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes)), ci32(b, loc, 16));
+      Value withinA = arith::RemUIOp::create(b, loc, A, ci32(b, loc, 16));
+      stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunkA, colBase),
                                     ci32(b, loc, 16));
-      Value bytes = b.create<arith::AddIOp>(
+      Value bytes = arith::AddIOp::create(b, 
           loc,
-          b.create<arith::AddIOp>(
-              loc, b.create<arith::MulIOp>(loc, boxA, ci32(b, loc, BN * kSwizzleBytes)),
-              b.create<arith::MulIOp>(loc, colBase, ci32(b, loc, kSwizzleBytes))),
+          arith::AddIOp::create(b, 
+              loc, arith::MulIOp::create(b, loc, boxA, ci32(b, loc, BN * kSwizzleBytes)),
+              arith::MulIOp::create(b, loc, colBase, ci32(b, loc, kSwizzleBytes))),
           withinA);
-      stP = b.create<arith::AddIOp>(loc, staging,
-                                    b.create<arith::ExtUIOp>(loc, b.getI64Type(), bytes));
+      stP = arith::AddIOp::create(b, loc, staging,
+                                    arith::ExtUIOp::create(b, loc, b.getI64Type(), bytes));
     } else {
-      Value colBytes = b.create<arith::MulIOp>(loc, colBase, ci32(b, loc, outBytes));
-      Value L = b.create<arith::DivUIOp>(loc, colBytes, ci32(b, loc, 16));
-      Value W = b.create<arith::RemUIOp>(loc, colBytes, ci32(b, loc, 16));
-      Value rsw = b.create<arith::AndIOp>(loc, rowInHalf, ci32(b, loc, 7));
-      stX = b.create<arith::MulIOp>(loc, b.create<arith::XOrIOp>(loc, L, rsw), ci32(b, loc, 16));
-      Value rowBytes = b.create<arith::AddIOp>(
-          loc, b.create<arith::MulIOp>(loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
-      stP = b.create<arith::AddIOp>(loc, staging,
-                                    b.create<arith::ExtUIOp>(loc, b.getI64Type(), rowBytes));
+      Value colBytes = arith::MulIOp::create(b, loc, colBase, ci32(b, loc, outBytes));
+      Value L = arith::DivUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
+      Value W = arith::RemUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
+      Value rsw = arith::AndIOp::create(b, loc, rowInHalf, ci32(b, loc, 7));
+      stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, L, rsw), ci32(b, loc, 16));
+      Value rowBytes = arith::AddIOp::create(b, 
+          loc, arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
+      stP = arith::AddIOp::create(b, loc, staging,
+                                    arith::ExtUIOp::create(b, loc, b.getI64Type(), rowBytes));
     }
   }
   // One bar.sync over this warpgroup's 128 threads (named barrier storeBar).
   auto warpgroupBarrier = [&](OpBuilder &ob) {
-    ob.create<NVVM::BarrierOp>(loc, TypeRange{}, storeBar, ci32(ob, loc, 128),
+    NVVM::BarrierOp::create(ob, loc, TypeRange{}, storeBar, ci32(ob, loc, 128),
                                NVVM::BarrierReductionAttr(), Value());
   };
 
-  auto tileLoop = b.create<scf::ForOp>(loc, first, ci32(b, loc, tiles), step);
+  auto tileLoop = scf::ForOp::create(b, loc, first, ci32(b, loc, tiles), step);
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   Value t = tileLoop.getInductionVar();
-  Value it0 = tb.create<arith::MulIOp>(
-      loc, tb.create<arith::DivUIOp>(loc, tb.create<arith::SubIOp>(loc, t, bid), gdim),
+  Value it0 = arith::MulIOp::create(tb, 
+      loc, arith::DivUIOp::create(tb, loc, arith::SubIOp::create(tb, loc, t, bid), gdim),
       ci32(tb, loc, numK));
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), args))
@@ -903,31 +903,31 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
                            : NVVM::WGMMATypes::bf16;
   int64_t halfBytes = opA.kMajor ? 64 * kSwizzleBytes : (64 / opA.rowElems) * opA.boxBytes();
   auto kStep = [&](OpBuilder &kb, ValueRange accIn, Value it, bool firstK) {
-    Value s = kb.create<arith::RemUIOp>(loc, it, ci32(kb, loc, stages));
-    Value phase = kb.create<arith::AndIOp>(
-        loc, kb.create<arith::DivUIOp>(loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
+    Value s = arith::RemUIOp::create(kb, loc, it, ci32(kb, loc, stages));
+    Value phase = arith::AndIOp::create(kb, 
+        loc, arith::DivUIOp::create(kb, loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
     waitParity(kb, loc, barrierAddr(kb, loc, fullBar, s), phase);
-    Value s64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), s);
-    Value offA = kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, opA.stageBytes));
-    Value offB = kb.create<arith::MulIOp>(loc, s64, ci64(kb, loc, opB.stageBytes));
+    Value s64 = arith::ExtUIOp::create(kb, loc, kb.getI64Type(), s);
+    Value offA = arith::MulIOp::create(kb, loc, s64, ci64(kb, loc, opA.stageBytes));
+    Value offB = arith::MulIOp::create(kb, loc, s64, ci64(kb, loc, opB.stageBytes));
     SmallVector<Value> offAh;
     if (pingpong) {
       for (int64_t h = 0; h < halves; ++h)
-        offAh.push_back(kb.create<arith::AddIOp>(loc, offA, ci64(kb, loc, h * halfBytes)));
+        offAh.push_back(arith::AddIOp::create(kb, loc, offA, ci64(kb, loc, h * halfBytes)));
     } else {
       // The consumer warpgroup's 64 rows of A.
-      Value cw64 = kb.create<arith::ExtUIOp>(loc, kb.getI64Type(), cw);
-      offAh.push_back(kb.create<arith::AddIOp>(
-          loc, offA, kb.create<arith::MulIOp>(loc, cw64, ci64(kb, loc, halfBytes))));
+      Value cw64 = arith::ExtUIOp::create(kb, loc, kb.getI64Type(), cw);
+      offAh.push_back(arith::AddIOp::create(kb, 
+          loc, offA, arith::MulIOp::create(kb, loc, cw64, ci64(kb, loc, halfBytes))));
     }
-    kb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+    NVVM::WgmmaFenceAlignedOp::create(kb, loc);
     SmallVector<Value> accV(accIn.begin(), accIn.end());
     for (int64_t kk = 0; kk < BK / kInstr; ++kk) {
       Value db = descriptor(kb, loc, opB, offB, kk, 0);
       for (int64_t h = 0; h < halves; ++h) {
         Value da = descriptor(kb, loc, opA, offAh[h], kk, 0);
         auto scaleD = firstK && kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one;
-        accV[h] = kb.create<NVVM::WgmmaMmaAsyncOp>(
+        accV[h] = NVVM::WgmmaMmaAsyncOp::create(kb, 
             loc, accTy, accV[h], da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, kInstr),
             NVVM::WGMMATypesAttr::get(ctx, wt), NVVM::WGMMATypesAttr::get(ctx, wt),
             NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
@@ -938,15 +938,15 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
             NVVM::MMAIntOverflowAttr());
       }
     }
-    kb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
-    kb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 1);
+    NVVM::WgmmaGroupSyncAlignedOp::create(kb, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(kb, loc, 1);
     return accV;
   };
   auto release = [&](OpBuilder &ob, Value itOfStage) {
-    auto rel = ob.create<scf::IfOp>(loc, leader, false);
+    auto rel = scf::IfOp::create(ob, loc, leader, false);
     OpBuilder rb = rel.getThenBodyBuilder();
-    Value st = rb.create<arith::RemUIOp>(loc, itOfStage, ci32(rb, loc, stages));
-    rb.create<NVVM::MBarrierArriveOp>(loc, Type(), barrierAddr(rb, loc, emptyBar, st), Value());
+    Value st = arith::RemUIOp::create(rb, loc, itOfStage, ci32(rb, loc, stages));
+    NVVM::MBarrierArriveOp::create(rb, loc, Type(), barrierAddr(rb, loc, emptyBar, st), Value());
   };
   // Ping-pong order: warpgroup w starts the K loop of its n-th tile (ordinal 2n + w) once the
   // other warpgroup has issued the K loop of ordinal 2n + w - 1 (phase n + w - 1 of
@@ -954,43 +954,43 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // phases behind, and parity waits cannot tell those phases apart (CUTLASS orders its
   // ping-pong math warpgroups the same way).
   if (pingpong) {
-    Value n = tb.create<arith::DivUIOp>(loc, tb.create<arith::SubIOp>(loc, t, first), step);
-    Value phaseIdx = tb.create<arith::SubIOp>(
-        loc, tb.create<arith::AddIOp>(loc, n, cw), ci32(tb, loc, 1));
-    Value mustWait = tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, phaseIdx,
+    Value n = arith::DivUIOp::create(tb, loc, arith::SubIOp::create(tb, loc, t, first), step);
+    Value phaseIdx = arith::SubIOp::create(tb, 
+        loc, arith::AddIOp::create(tb, loc, n, cw), ci32(tb, loc, 1));
+    Value mustWait = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, phaseIdx,
                                               ci32(tb, loc, 0));
-    auto w = tb.create<scf::IfOp>(loc, mustWait, false);
+    auto w = scf::IfOp::create(tb, loc, mustWait, false);
     OpBuilder wb = w.getThenBodyBuilder();
     waitParity(wb, loc, barrierAddr(wb, loc, orderBar, cw),
-               wb.create<arith::AndIOp>(loc, phaseIdx, ci32(wb, loc, 1)));
+               arith::AndIOp::create(wb, loc, phaseIdx, ci32(wb, loc, 1)));
   }
   // k block 0 (peeled), then 1 .. numK-1, each releasing the stage of the block before it.
-  SmallVector<Value> undefs(halves, tb.create<LLVM::UndefOp>(loc, accTy));
+  SmallVector<Value> undefs(halves, LLVM::UndefOp::create(tb, loc, accTy));
   SmallVector<Value> acc0 = kStep(tb, undefs, it0, /*firstK=*/true);
-  Value c1 = tb.create<arith::ConstantIndexOp>(loc, 1);
-  Value cN = tb.create<arith::ConstantIndexOp>(loc, numK);
+  Value c1 = arith::ConstantIndexOp::create(tb, loc, 1);
+  Value cN = arith::ConstantIndexOp::create(tb, loc, numK);
   SmallVector<Value> inits(acc0);
-  inits.push_back(tb.create<arith::AddIOp>(loc, it0, ci32(tb, loc, 1)));
-  auto kLoop = tb.create<scf::ForOp>(loc, c1, cN, c1, inits);
+  inits.push_back(arith::AddIOp::create(tb, loc, it0, ci32(tb, loc, 1)));
+  auto kLoop = scf::ForOp::create(tb, loc, c1, cN, c1, inits);
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value it = kLoop.getRegionIterArgs()[halves];
     SmallVector<Value> accV =
         kStep(kb, kLoop.getRegionIterArgs().take_front(halves), it, /*firstK=*/false);
-    release(kb, kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, stages - 1)));
-    accV.push_back(kb.create<arith::AddIOp>(loc, it, ci32(kb, loc, 1)));
-    kb.create<scf::YieldOp>(loc, accV);
+    release(kb, arith::AddIOp::create(kb, loc, it, ci32(kb, loc, stages - 1)));
+    accV.push_back(arith::AddIOp::create(kb, loc, it, ci32(kb, loc, 1)));
+    scf::YieldOp::create(kb, loc, accV);
   }
   Value itOut = kLoop.getResult(halves);
   if (pingpong) {
     // Hand the tensor cores to the other warpgroup; this one goes on to its epilogue.
-    auto sig = tb.create<scf::IfOp>(loc, leader, false);
+    auto sig = scf::IfOp::create(tb, loc, leader, false);
     OpBuilder sb = sig.getThenBodyBuilder();
-    Value other = sb.create<arith::SubIOp>(loc, ci32(sb, loc, 1), cw);
-    sb.create<NVVM::MBarrierArriveOp>(loc, Type(), barrierAddr(sb, loc, orderBar, other), Value());
+    Value other = arith::SubIOp::create(sb, loc, ci32(sb, loc, 1), cw);
+    NVVM::MBarrierArriveOp::create(sb, loc, Type(), barrierAddr(sb, loc, orderBar, other), Value());
   }
-  tb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
-  release(tb, tb.create<arith::AddIOp>(loc, itOut, ci32(tb, loc, stages - 1)));
+  NVVM::WgmmaWaitGroupSyncOp::create(tb, loc, 0);
+  release(tb, arith::AddIOp::create(tb, loc, itOut, ci32(tb, loc, stages - 1)));
   // The epilogue reads each accumulator through one f32 add of +0.0 (exact except that -0
   // becomes +0). ptxas (CUDA 13.0) serializes every wgmma of a kernel whose epilogue feeds the
   // raw accumulator registers to f32->f16 conversions (info C7514, "non wgmma instructions
@@ -998,11 +998,11 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // after wgmma.wait_group 0; an arithmetic first use does not trigger it (measured on the
   // plain matmul kernels of bench/gemm_models.py).
   SmallVector<Value> accRegs;
-  Value plusZero = tb.create<arith::ConstantOp>(loc, tb.getF32FloatAttr(0.0));
+  Value plusZero = arith::ConstantOp::create(tb, loc, tb.getF32FloatAttr(0.0));
   for (int64_t h = 0; h < halves; ++h)
     for (int64_t i = 0; i < R; ++i)
-      accRegs.push_back(tb.create<arith::AddFOp>(
-          loc, tb.create<LLVM::ExtractValueOp>(loc, kLoop.getResult(h), ArrayRef<int64_t>{i}),
+      accRegs.push_back(arith::AddFOp::create(tb, 
+          loc, LLVM::ExtractValueOp::create(tb, loc, kLoop.getResult(h), ArrayRef<int64_t>{i}),
           plusZero));
   // The wgmma accumulator layout (see the file comment): per half, 2 row classes and BN / 4
   // column classes.
@@ -1013,11 +1013,11 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
       layout.colClass.push_back((i / 4) * 2 + i % 2);
     }
   auto plus = [&](Value v, int64_t c) -> Value {
-    return c ? tb.create<arith::AddIOp>(loc, v, ci32(tb, loc, c)).getResult() : v;
+    return c ? arith::AddIOp::create(tb, loc, v, ci32(tb, loc, c)).getResult() : v;
   };
   Value rowBase = pingpong ? rowInHalf
-                           : tb.create<arith::AddIOp>(
-                                 loc, rowInHalf, tb.create<arith::MulIOp>(loc, cw, ci32(tb, loc, 64)))
+                           : arith::AddIOp::create(tb, 
+                                 loc, rowInHalf, arith::MulIOp::create(tb, loc, cw, ci32(tb, loc, 64)))
                                  .getResult();
   for (int64_t h = 0; h < halves; ++h)
     for (int64_t c = 0; c < 2; ++c)
@@ -1042,9 +1042,9 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     // The wait of step 1 runs after the next tile's K loop, which gives the stores that long
     // to drain. After the last tile the leader waits for their completion
     // (cp.async.bulk.wait_group 0) before the CTA exits.
-    auto w = tb.create<scf::IfOp>(loc, leader, false);
+    auto w = scf::IfOp::create(tb, loc, leader, false);
     OpBuilder wb = w.getThenBodyBuilder();
-    wb.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, 0, wb.getUnitAttr());
+    NVVM::CpAsyncBulkWaitGroupOp::create(wb, loc, 0, wb.getUnitAttr());
     warpgroupBarrier(tb);
     // The address parts P and X are the same for every tile; LLVM's LICM would hoist each
     // staging address (or its xor part, one per chunk column) out of the tile loop, where
@@ -1052,14 +1052,14 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     // / 256 (measured with ptxas -v, CUDA 13.0). A zero that LLVM cannot see through (inline
     // PTX with side effects, one mov per tile) keeps them in the epilogue, next to their use.
     Value opaqueZero =
-        tb.create<LLVM::InlineAsmOp>(loc, tb.getI32Type(), ValueRange{}, "mov.u32 $0, 0;", "=r",
+        LLVM::InlineAsmOp::create(tb, loc, tb.getI32Type(), ValueRange{}, "mov.u32 $0, 0;", "=r",
                                      /*has_side_effects=*/true, /*is_align_stack=*/false,
                                      LLVM::tailcallkind::TailCallKind::None,
                                      LLVM::AsmDialectAttr(), ArrayAttr())
             .getResult(0);
-    Value tileX = tb.create<arith::OrIOp>(loc, stX, opaqueZero);
-    Value tileP = tb.create<arith::AddIOp>(
-        loc, stP, tb.create<arith::ExtUIOp>(loc, tb.getI64Type(), opaqueZero));
+    Value tileX = arith::OrIOp::create(tb, loc, stX, opaqueZero);
+    Value tileP = arith::AddIOp::create(tb, 
+        loc, stP, arith::ExtUIOp::create(tb, loc, tb.getI64Type(), opaqueZero));
     auto pairT = VectorType::get({2}, outElem);
     ep.setBlockStoreSink([&, pairT, tileX, tileP](OpBuilder &sb, int64_t i, Value v0, Value v1) {
       int64_t h = i / R, j = i % R, c = (j % 4) / 2, q = j / 4;
@@ -1069,22 +1069,22 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
         for (int64_t e = 0; e < 2; ++e) {
           int64_t rest = (h * outBytes / 2) * BN * kSwizzleBytes + (8 * q + e) * kSwizzleBytes;
           int64_t sw = ((c * outBytes / 2) ^ e) * 16;
-          Value off = sb.create<arith::AddIOp>(
-              loc, sb.create<arith::XOrIOp>(loc, tileX, ci32(sb, loc, sw)), ci32(sb, loc, rest));
-          Value addr = sb.create<arith::AddIOp>(
-              loc, tileP, sb.create<arith::ExtUIOp>(loc, sb.getI64Type(), off));
-          sb.create<LLVM::StoreOp>(loc, e ? v1 : v0, sharedPtr(sb, loc, addr), outBytes);
+          Value off = arith::AddIOp::create(sb, 
+              loc, arith::XOrIOp::create(sb, loc, tileX, ci32(sb, loc, sw)), ci32(sb, loc, rest));
+          Value addr = arith::AddIOp::create(sb, 
+              loc, tileP, arith::ExtUIOp::create(sb, loc, sb.getI64Type(), off));
+          LLVM::StoreOp::create(sb, loc, e ? v1 : v0, sharedPtr(sb, loc, addr), outBytes);
         }
         return;
       }
       int64_t Q = q * outBytes / 2;
       int64_t rest = (64 * h + 8 * c) * kSwizzleBytes + (Q / 8) * stRows * kSwizzleBytes;
-      Value sw = sb.create<arith::XOrIOp>(loc, tileX, ci32(sb, loc, (Q % 8) * 16));
-      Value off = sb.create<arith::AddIOp>(loc, sw, ci32(sb, loc, rest));
-      Value addr = sb.create<arith::AddIOp>(
-          loc, tileP, sb.create<arith::ExtUIOp>(loc, sb.getI64Type(), off));
-      Value v = sb.create<vector::FromElementsOp>(loc, pairT, ValueRange{v0, v1});
-      sb.create<LLVM::StoreOp>(loc, v, sharedPtr(sb, loc, addr), 2 * outBytes);
+      Value sw = arith::XOrIOp::create(sb, loc, tileX, ci32(sb, loc, (Q % 8) * 16));
+      Value off = arith::AddIOp::create(sb, loc, sw, ci32(sb, loc, rest));
+      Value addr = arith::AddIOp::create(sb, 
+          loc, tileP, arith::ExtUIOp::create(sb, loc, sb.getI64Type(), off));
+      Value v = vector::FromElementsOp::create(sb, loc, pairT, ValueRange{v0, v1});
+      LLVM::StoreOp::create(sb, loc, v, sharedPtr(sb, loc, addr), 2 * outBytes);
     }, [&](OpBuilder &sb) {
       // An ordering point after each group of 8 registers: bar.warp.sync orders memory
       // accesses (PTX ISA, bar.warp.sync), so ptxas keeps the next group's loads (bias,
@@ -1093,16 +1093,16 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
       // path's st.global can): with GELU's erf on 128 accumulators per thread (ping-pong)
       // that spilled 656 bytes; with it, none (ptxas -v, CUDA 13.0). The warp is converged
       // here, so the sync costs one WARPSYNC.
-      sb.create<NVVM::SyncWarpOp>(loc, ci32(sb, loc, -1));
+      NVVM::SyncWarpOp::create(sb, loc, ci32(sb, loc, -1));
     });
   }
   if (failed(ep.emitAfter(src, kOp)))
     return failure();
   if (tmaStore) {
-    tb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
+    NVVM::FenceProxyOp::create(tb, loc, NVVM::ProxyKind::async_shared,
                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     warpgroupBarrier(tb);
-    auto st = tb.create<scf::IfOp>(loc, leader, false);
+    auto st = scf::IfOp::create(tb, loc, leader, false);
     OpBuilder sb = st.getThenBodyBuilder();
     // One TMA box store per box. Transposed, the box's columns are this warpgroup's tile rows
     // (the pixels) and its rows the tile's columns (the channels): coordinates (col (+ 64 w
@@ -1117,42 +1117,42 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     Value row = map.lookupOrDefault(outStore.getRow());
     Value col = map.lookupOrDefault(outStore.getCol());
     if (!pingpong && consumers > 1) {
-      Value wOff = sb.create<arith::MulIOp>(loc, cw, ci32(sb, loc, 64));
+      Value wOff = arith::MulIOp::create(sb, loc, cw, ci32(sb, loc, 64));
       if (outTransposed)
-        col = sb.create<arith::AddIOp>(loc, col, wOff);
+        col = arith::AddIOp::create(sb, loc, col, wOff);
       else
-        row = sb.create<arith::AddIOp>(loc, row, wOff);
+        row = arith::AddIOp::create(sb, loc, row, wOff);
     }
     int64_t boxStride = (outTransposed ? BN : stRows) * kSwizzleBytes;
     for (int64_t j = 0; j < boxes; ++j) {
       Value box = sharedPtr(sb, loc,
-                            sb.create<arith::AddIOp>(loc, staging, ci64(sb, loc, j * boxStride)));
-      Value c = sb.create<arith::AddIOp>(loc, col, ci32(sb, loc, j * stBoxElems));
+                            arith::AddIOp::create(sb, loc, staging, ci64(sb, loc, j * boxStride)));
+      Value c = arith::AddIOp::create(sb, loc, col, ci32(sb, loc, j * stBoxElems));
       OpBuilder ib = sb;
       if (outTransposed) {
         auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
-          return sb.create<arith::CmpIOp>(loc, p, x, ci32(sb, loc, v));
+          return arith::CmpIOp::create(sb, loc, p, x, ci32(sb, loc, v));
         };
-        Value inside = sb.create<arith::AndIOp>(
+        Value inside = arith::AndIOp::create(sb, 
             loc,
-            sb.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
+            arith::AndIOp::create(sb, loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
                                      cmp(arith::CmpIPredicate::slt, c, od[2])),
             cmp(arith::CmpIPredicate::ult, batch, od[0]));
-        ib = sb.create<scf::IfOp>(loc, inside, false).getThenBodyBuilder();
+        ib = scf::IfOp::create(sb, loc, inside, false).getThenBodyBuilder();
       }
-      ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(ib, 
           loc, args[outDescArg], box, ValueRange{c, row, batch}, Value(),
           NVVM::TMAStoreMode::TILE, Value());
     }
-    sb.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
+    NVVM::CpAsyncBulkCommitGroupOp::create(sb, loc);
   }
   if (tmaStore) {
     // After the tile loop: the last tile's stores complete before the CTA exits.
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointAfter(tileLoop);
-    auto fin = b.create<scf::IfOp>(loc, leader, false);
+    auto fin = scf::IfOp::create(b, loc, leader, false);
     OpBuilder fb = fin.getThenBodyBuilder();
-    fb.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, 0, UnitAttr());
+    NVVM::CpAsyncBulkWaitGroupOp::create(fb, loc, 0, UnitAttr());
   }
   return success();
 }
@@ -1219,54 +1219,54 @@ LogicalResult WgmmaKernel::run() {
   fn.setAllArgAttrs(argAttrs);
 
   OpBuilder b = OpBuilder::atBlockBegin(dst);
-  tid = b.create<arith::IndexCastOp>(loc, b.getI32Type(),
-                                     b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+  tid = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                     gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   auto smemTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
                                 gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-  Value dyn = b.create<gpu::DynamicSharedMemoryOp>(loc, smemTy);
-  Value raw = b.create<arith::IndexCastOp>(
-      loc, b.getI64Type(), b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, dyn));
-  smemBase = b.create<arith::AndIOp>(loc, b.create<arith::AddIOp>(loc, raw, ci64(b, loc, 1023)),
+  Value dyn = gpu::DynamicSharedMemoryOp::create(b, loc, smemTy);
+  Value raw = arith::IndexCastOp::create(b, 
+      loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn));
+  smemBase = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, raw, ci64(b, loc, 1023)),
                                      ci64(b, loc, ~int64_t(1023)));
-  fullBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset));
-  emptyBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset + 8 * stages));
-  orderBar = b.create<arith::AddIOp>(loc, smemBase, ci64(b, loc, barOffset + 16 * stages));
+  fullBar = arith::AddIOp::create(b, loc, smemBase, ci64(b, loc, barOffset));
+  emptyBar = arith::AddIOp::create(b, loc, smemBase, ci64(b, loc, barOffset + 8 * stages));
+  orderBar = arith::AddIOp::create(b, loc, smemBase, ci64(b, loc, barOffset + 16 * stages));
   // Thread 0 initializes the barriers; everyone waits for it.
   {
-    Value t0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(b, loc, 0));
-    auto init = b.create<scf::IfOp>(loc, t0, false);
+    Value t0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, ci32(b, loc, 0));
+    auto init = scf::IfOp::create(b, loc, t0, false);
     OpBuilder ib = init.getThenBodyBuilder();
     for (int64_t s = 0; s < stages; ++s) {
       // One arrival: the producer's arrive.expect_tx (TMA operands); + 128 when the producer
       // threads gather an operand (one arrival each).
       bool anyTMA = !opA.gather || !opB.gather;
-      ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, fullBar, ci32(ib, loc, s)),
+      NVVM::MBarrierInitOp::create(ib, loc, barrierAddr(ib, loc, fullBar, ci32(ib, loc, s)),
                                       ci32(ib, loc, (anyTMA ? 1 : 0) + (anyGather ? 128 : 0)),
                                       Value());
       // One arrival per consumer warpgroup that reads the stage.
-      ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, emptyBar, ci32(ib, loc, s)),
+      NVVM::MBarrierInitOp::create(ib, loc, barrierAddr(ib, loc, emptyBar, ci32(ib, loc, s)),
                                       ci32(ib, loc, pingpong ? 1 : consumers), Value());
     }
     for (int64_t w = 0; w < 2; ++w)
-      ib.create<NVVM::MBarrierInitOp>(loc, barrierAddr(ib, loc, orderBar, ci32(ib, loc, w)),
+      NVVM::MBarrierInitOp::create(ib, loc, barrierAddr(ib, loc, orderBar, ci32(ib, loc, w)),
                                       ci32(ib, loc, 1), Value());
-    ib.create<NVVM::FenceMbarrierInitOp>(loc);
+    NVVM::FenceMbarrierInitOp::create(ib, loc);
   }
-  b.create<gpu::BarrierOp>(loc);
-  Value wg = b.create<arith::DivUIOp>(loc, tid, ci32(b, loc, 128));
-  Value isProducer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, wg, ci32(b, loc, 0));
-  auto roles = b.create<scf::IfOp>(loc, isProducer, /*withElse=*/true);
+  gpu::BarrierOp::create(b, loc);
+  Value wg = arith::DivUIOp::create(b, loc, tid, ci32(b, loc, 128));
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg, ci32(b, loc, 0));
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
   {
     OpBuilder pb = roles.getThenBodyBuilder();
     // Register budgets move from the producer to the consumers (setmaxnreg needs the
     // 384-thread cap of two consumer warpgroups; with one, every thread already has 255).
     if (consumers > 1)
-      pb.create<NVVM::SetMaxRegisterOp>(loc, producerRegs, NVVM::SetMaxRegisterAction::decrease);
+      NVVM::SetMaxRegisterOp::create(pb, loc, producerRegs, NVVM::SetMaxRegisterAction::decrease);
     if (anyGather) {
       emitProducer(pb, loc, src, args);
     } else {
-      Value t0 = pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, ci32(pb, loc, 0));
-      auto one = pb.create<scf::IfOp>(loc, t0, false);
+      Value t0 = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq, tid, ci32(pb, loc, 0));
+      auto one = scf::IfOp::create(pb, loc, t0, false);
       OpBuilder ob = one.getThenBodyBuilder();
       emitProducer(ob, loc, src, args);
     }
@@ -1274,11 +1274,11 @@ LogicalResult WgmmaKernel::run() {
   {
     OpBuilder cb = roles.getElseBodyBuilder();
     if (consumers > 1)
-      cb.create<NVVM::SetMaxRegisterOp>(loc, consumerRegs, NVVM::SetMaxRegisterAction::increase);
+      NVVM::SetMaxRegisterOp::create(cb, loc, consumerRegs, NVVM::SetMaxRegisterAction::increase);
     if (failed(emitConsumer(cb, loc, src, args)))
       return failure();
   }
-  b.create<func::ReturnOp>(loc);
+  func::ReturnOp::create(b, loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();
   src.dropAllDefinedValueUses();

@@ -97,12 +97,12 @@ struct Distributor {
                              "run on one thread");
       OpBuilder b(op);
       Location loc = op->getLoc();
-      Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-      Value isFirst = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, zero);
-      auto ifOp = b.create<scf::IfOp>(loc, isFirst, /*withElse=*/false);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+      auto ifOp = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
       op->moveBefore(ifOp.thenBlock()->getTerminator());
       b.setInsertionPointAfter(ifOp);
-      b.create<gpu::BarrierOp>(loc);
+      gpu::BarrierOp::create(b, loc);
     }
     return success();
   }
@@ -124,9 +124,9 @@ struct Distributor {
     int64_t total = 1;
     for (int64_t c : counts)
       total *= c;
-    Value ub = b.create<arith::ConstantIndexOp>(loc, total);
-    Value step = b.create<arith::ConstantIndexOp>(loc, numThreads);
-    auto loop = b.create<scf::ForOp>(loc, tid, ub, step);
+    Value ub = arith::ConstantIndexOp::create(b, loc, total);
+    Value step = arith::ConstantIndexOp::create(b, loc, numThreads);
+    auto loop = scf::ForOp::create(b, loc, tid, ub, step);
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value lin = loop.getInductionVar();
     SmallVector<Value> ivs(counts.size());
@@ -134,13 +134,13 @@ struct Distributor {
     for (int64_t d = counts.size() - 1; d >= 0; --d) {
       Value q = lin;
       if (stride != 1)
-        q = lb.create<arith::DivUIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, stride));
+        q = arith::DivUIOp::create(lb, loc, q, arith::ConstantIndexOp::create(lb, loc, stride));
       if (d != 0)
-        q = lb.create<arith::RemUIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, counts[d]));
+        q = arith::RemUIOp::create(lb, loc, q, arith::ConstantIndexOp::create(lb, loc, counts[d]));
       if (steps[d] != 1)
-        q = lb.create<arith::MulIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, steps[d]));
+        q = arith::MulIOp::create(lb, loc, q, arith::ConstantIndexOp::create(lb, loc, steps[d]));
       if (lbs[d] != 0)
-        q = lb.create<arith::AddIOp>(loc, q, lb.create<arith::ConstantIndexOp>(loc, lbs[d]));
+        q = arith::AddIOp::create(lb, loc, q, arith::ConstantIndexOp::create(lb, loc, lbs[d]));
       ivs[d] = q;
       stride *= counts[d];
     }
@@ -150,7 +150,7 @@ struct Distributor {
     for (Operation &op : par.getBody()->without_terminator())
       lb.clone(op, map);
     b.setInsertionPointAfter(loop);
-    b.create<gpu::BarrierOp>(loc);
+    gpu::BarrierOp::create(b, loc);
     par.erase();
     return success();
   }
@@ -229,28 +229,28 @@ void expandPowF(math::PowFOp op) {
   // Scalars, or vectors of per-thread registers (convert-tile-to-gpu-registers).
   auto cst = [&](double v) -> Value {
     if (auto vt = dyn_cast<VectorType>(t))
-      return b.create<arith::ConstantOp>(
+      return arith::ConstantOp::create(b, 
           loc, DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), v)));
-    return b.create<arith::ConstantOp>(loc, t, b.getFloatAttr(t, v));
+    return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
   };
-  Value r = b.create<math::ExpOp>(
-      loc, b.create<arith::MulFOp>(loc, y, b.create<math::LogOp>(loc, b.create<math::AbsFOp>(loc, x))));
+  Value r = math::ExpOp::create(b, 
+      loc, arith::MulFOp::create(b, loc, y, math::LogOp::create(b, loc, math::AbsFOp::create(b, loc, x))));
   // trunc(v) as floor / ceil by sign (math.trunc has no NVVM lowering).
   auto trunc = [&](Value v) -> Value {
-    Value isNeg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, v, cst(0.0));
-    return b.create<arith::SelectOp>(loc, isNeg, b.create<math::CeilOp>(loc, v),
-                                     b.create<math::FloorOp>(loc, v));
+    Value isNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, cst(0.0));
+    return arith::SelectOp::create(b, loc, isNeg, math::CeilOp::create(b, loc, v),
+                                     math::FloorOp::create(b, loc, v));
   };
-  Value yInt = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, trunc(y), y);
-  Value half = b.create<arith::MulFOp>(loc, y, cst(0.5));
-  Value yOdd = b.create<arith::AndIOp>(
-      loc, yInt, b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, trunc(half), half));
-  Value neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, cst(0.0));
-  Value signed_ = b.create<arith::SelectOp>(loc, yOdd, b.create<arith::NegFOp>(loc, r), r);
-  Value negResult = b.create<arith::SelectOp>(loc, yInt, signed_, cst(std::nan("")));
-  Value res = b.create<arith::SelectOp>(loc, neg, negResult, r);
-  Value yZero = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, y, cst(0.0));
-  res = b.create<arith::SelectOp>(loc, yZero, cst(1.0), res);
+  Value yInt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, trunc(y), y);
+  Value half = arith::MulFOp::create(b, loc, y, cst(0.5));
+  Value yOdd = arith::AndIOp::create(b, 
+      loc, yInt, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, trunc(half), half));
+  Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, cst(0.0));
+  Value signed_ = arith::SelectOp::create(b, loc, yOdd, arith::NegFOp::create(b, loc, r), r);
+  Value negResult = arith::SelectOp::create(b, loc, yInt, signed_, cst(std::nan("")));
+  Value res = arith::SelectOp::create(b, loc, neg, negResult, r);
+  Value yZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, cst(0.0));
+  res = arith::SelectOp::create(b, loc, yZero, cst(1.0), res);
   op.replaceAllUsesWith(res);
   op.erase();
 }
@@ -263,7 +263,7 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       return;
     MLIRContext *ctx = &getContext();
     OpBuilder tb(kernels);
-    auto gpuModule = tb.create<gpu::GPUModuleOp>(kernels.getLoc(), kKernelModuleName);
+    auto gpuModule = gpu::GPUModuleOp::create(tb, kernels.getLoc(), kKernelModuleName);
     top->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
     OpBuilder gb = OpBuilder::atBlockEnd(gpuModule.getBody());
 
@@ -278,7 +278,7 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       int64_t perCTA = 1;
       if (auto p = fn->getAttrOfType<IntegerAttr>("tile.programs_per_cta"))
         perCTA = p.getInt();
-      auto gfn = gb.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(), fn.getFunctionType());
+      auto gfn = gpu::GPUFuncOp::create(gb, fn.getLoc(), fn.getName(), fn.getFunctionType());
       gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
       if (ArrayAttr argAttrs = fn.getAllArgAttrs())
         gfn.setAllArgAttrs(argAttrs);
@@ -311,12 +311,12 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       dst.getOperations().splice(dst.end(), src.getOperations());
       auto ret = cast<func::ReturnOp>(dst.getTerminator());
       OpBuilder rb(ret);
-      rb.create<gpu::ReturnOp>(ret.getLoc());
+      gpu::ReturnOp::create(rb, ret.getLoc());
       ret.erase();
 
       // Program ids and grid dims.
       OpBuilder eb = OpBuilder::atBlockBegin(&dst);
-      Value tid = eb.create<gpu::ThreadIdOp>(fn.getLoc(), gpu::Dimension::x);
+      Value tid = gpu::ThreadIdOp::create(eb, fn.getLoc(), gpu::Dimension::x);
       SmallVector<Operation *> pids;
       gfn.walk([&](Operation *op) {
         if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op))
@@ -328,10 +328,10 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
                                                    : cast<tile::NumProgramsOp>(op).getAxis();
         auto dim = static_cast<gpu::Dimension>(axis);
         Value v = isa<tile::ProgramIdOp>(op)
-                      ? pb.create<gpu::BlockIdOp>(op->getLoc(), dim).getResult()
-                      : pb.create<gpu::GridDimOp>(op->getLoc(), dim).getResult();
+                      ? gpu::BlockIdOp::create(pb, op->getLoc(), dim).getResult()
+                      : gpu::GridDimOp::create(pb, op->getLoc(), dim).getResult();
         op->getResult(0).replaceAllUsesWith(
-            pb.create<arith::IndexCastOp>(op->getLoc(), pb.getI32Type(), v));
+            arith::IndexCastOp::create(pb, op->getLoc(), pb.getI32Type(), v));
         op->erase();
       }
       Distributor dist{tid, threads};
@@ -374,22 +374,22 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       if (auto vt = dyn_cast<VectorType>(t))
         log2e = DenseElementsAttr::get(vt, log2e);
       Location loc = e.getLoc();
-      Value scaled = b.create<arith::MulFOp>(
-          loc, e.getOperand(), b.create<arith::ConstantOp>(loc, t, cast<TypedAttr>(log2e)));
+      Value scaled = arith::MulFOp::create(b, 
+          loc, e.getOperand(), arith::ConstantOp::create(b, loc, t, cast<TypedAttr>(log2e)));
       // The NVVM intrinsic itself (convert-gpu-to-nvvm would turn llvm.intr.exp2 into a
       // libdevice call); scalar only, so vectors of registers go element by element.
       auto ex2 = [&](Value x) -> Value {
-        return b.create<LLVM::CallIntrinsicOp>(loc, b.getF32Type(),
+        return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
                                                b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
                                                ValueRange{x})
             .getResult(0);
       };
       Value r;
       if (auto vt = dyn_cast<VectorType>(t)) {
-        r = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(0.0)));
+        r = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(0.0)));
         for (int64_t i = 0; i < vt.getNumElements(); ++i)
-          r = b.create<vector::InsertOp>(
-              loc, ex2(b.create<vector::ExtractOp>(loc, scaled, ArrayRef<int64_t>{i})), r,
+          r = vector::InsertOp::create(b, 
+              loc, ex2(vector::ExtractOp::create(b, loc, scaled, ArrayRef<int64_t>{i})), r,
               ArrayRef<int64_t>{i});
       } else {
         r = ex2(scaled);

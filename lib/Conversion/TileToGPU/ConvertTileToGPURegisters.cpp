@@ -366,17 +366,17 @@ public:
     OpBuilder b = OpBuilder::atBlockBegin(dst);
     Location loc = fn.getLoc();
     entry = dst;
-    Value tidx = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
-    tid = b.create<arith::IndexCastOp>(loc, b.getI32Type(), tidx);
+    Value tidx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    tid = arith::IndexCastOp::create(b, loc, b.getI32Type(), tidx);
     if (programsPerCTA > 1) {
       // Several one-warp programs per CUDA block: the program's threads are one warp.
-      warpInCTA = b.create<arith::DivUIOp>(loc, tid, cI32(b, loc, 32));
-      tid = b.create<arith::RemUIOp>(loc, tid, cI32(b, loc, 32));
+      warpInCTA = arith::DivUIOp::create(b, loc, tid, cI32(b, loc, 32));
+      tid = arith::RemUIOp::create(b, loc, tid, cI32(b, loc, 32));
       fn->setAttr("tile.programs_per_cta", b.getI64IntegerAttr(programsPerCTA));
     }
     if (failed(lowerBlock(src, b)))
       return failure();
-    b.create<func::ReturnOp>(loc);
+    func::ReturnOp::create(b, loc);
     for (Operation &op : llvm::reverse(src.getOperations()))
       op.dropAllUses();
     src.dropAllDefinedValueUses();
@@ -409,18 +409,18 @@ private:
   Value tid; // i32
 
   Value cI32(OpBuilder &b, Location loc, int64_t v) {
-    return b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(v));
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
   Value cIdx(OpBuilder &b, Location loc, int64_t v) {
-    return b.create<arith::ConstantIndexOp>(loc, v);
+    return arith::ConstantIndexOp::create(b, loc, v);
   }
 
   /// The chunk of `l` this thread holds first, and whether it owns it (replicas do not).
   std::pair<Value, Value> firstChunk(OpBuilder &b, Location loc, const Layout &l) {
     if (!l.replicated)
-      return {tid, b.create<arith::ConstantOp>(loc, b.getBoolAttr(true))};
-    Value c = b.create<arith::RemUIOp>(loc, tid, cI32(b, loc, l.chunks));
-    Value own = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, tid, cI32(b, loc, l.chunks));
+      return {tid, arith::ConstantOp::create(b, loc, b.getBoolAttr(true))};
+    Value c = arith::RemUIOp::create(b, loc, tid, cI32(b, loc, l.chunks));
+    Value own = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, cI32(b, loc, l.chunks));
     return {c, own};
   }
 
@@ -437,18 +437,18 @@ private:
     double inf = std::numeric_limits<double>::infinity();
     switch (kind) {
     case tl::ReduceKind::add:
-      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, 0.0)).getResult()
-               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, 0)).getResult();
+      return f ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 0.0)).getResult()
+               : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 0)).getResult();
     case tl::ReduceKind::mul:
-      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, 1.0)).getResult()
-               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, 1)).getResult();
+      return f ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, 1.0)).getResult()
+               : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, 1)).getResult();
     case tl::ReduceKind::max:
-      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, -inf)).getResult()
-               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, APInt::getSignedMinValue(w)))
+      return f ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, -inf)).getResult()
+               : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, APInt::getSignedMinValue(w)))
                      .getResult();
     case tl::ReduceKind::min:
-      return f ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, inf)).getResult()
-               : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(w)))
+      return f ? arith::ConstantOp::create(b, loc, b.getFloatAttr(t, inf)).getResult()
+               : arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, APInt::getSignedMaxValue(w)))
                      .getResult();
     }
     return {};
@@ -460,17 +460,17 @@ private:
     bool f = isa<FloatType>(x.getType());
     switch (kind) {
     case tl::ReduceKind::add:
-      return f ? b.create<arith::AddFOp>(loc, x, y).getResult()
-               : b.create<arith::AddIOp>(loc, x, y).getResult();
+      return f ? arith::AddFOp::create(b, loc, x, y).getResult()
+               : arith::AddIOp::create(b, loc, x, y).getResult();
     case tl::ReduceKind::mul:
-      return f ? b.create<arith::MulFOp>(loc, x, y).getResult()
-               : b.create<arith::MulIOp>(loc, x, y).getResult();
+      return f ? arith::MulFOp::create(b, loc, x, y).getResult()
+               : arith::MulIOp::create(b, loc, x, y).getResult();
     case tl::ReduceKind::max:
-      return f ? b.create<arith::MaximumFOp>(loc, x, y).getResult()
-               : b.create<arith::MaxSIOp>(loc, x, y).getResult();
+      return f ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+               : arith::MaxSIOp::create(b, loc, x, y).getResult();
     case tl::ReduceKind::min:
-      return f ? b.create<arith::MinimumFOp>(loc, x, y).getResult()
-               : b.create<arith::MinSIOp>(loc, x, y).getResult();
+      return f ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+               : arith::MinSIOp::create(b, loc, x, y).getResult();
     }
     return {};
   }
@@ -483,24 +483,24 @@ private:
     unsigned w = t.getIntOrFloatBitWidth();
     Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
     auto shfl = [&](Value x) {
-      return b.create<gpu::ShuffleOp>(loc, x, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+      return gpu::ShuffleOp::create(b, loc, x, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
     };
     if (w == 32)
       return shfl(v);
     Type i32 = b.getI32Type(), iw = b.getIntegerType(w);
-    Value bits = isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, iw, v).getResult() : v;
+    Value bits = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, iw, v).getResult() : v;
     Value r;
     if (w < 32) {
-      r = b.create<arith::TruncIOp>(loc, iw, shfl(b.create<arith::ExtUIOp>(loc, i32, bits)));
+      r = arith::TruncIOp::create(b, loc, iw, shfl(arith::ExtUIOp::create(b, loc, i32, bits)));
     } else {
       Type i64 = b.getI64Type();
-      Value c32 = b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32));
-      Value lo = shfl(b.create<arith::TruncIOp>(loc, i32, bits));
-      Value hi = shfl(b.create<arith::TruncIOp>(loc, i32, b.create<arith::ShRUIOp>(loc, bits, c32)));
-      r = b.create<arith::OrIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, lo),
-                                 b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi), c32));
+      Value c32 = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
+      Value lo = shfl(arith::TruncIOp::create(b, loc, i32, bits));
+      Value hi = shfl(arith::TruncIOp::create(b, loc, i32, arith::ShRUIOp::create(b, loc, bits, c32)));
+      r = arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+                                 arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi), c32));
     }
-    return isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, t, r).getResult() : r;
+    return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r).getResult() : r;
   }
 
   LogicalResult lowerReduce(tl::ReduceOp op, OpBuilder &b) {
@@ -517,7 +517,7 @@ private:
     // A pairwise tree (log2 P dependent steps rather than P) for instruction-level parallelism.
     SmallVector<Value> vals;
     for (int64_t j = 0; j < l.regs; ++j)
-      vals.push_back(b.create<vector::ExtractOp>(loc, src, ArrayRef<int64_t>{j}));
+      vals.push_back(vector::ExtractOp::create(b, loc, src, ArrayRef<int64_t>{j}));
     while (vals.size() > 1) {
       SmallVector<Value> next;
       for (size_t j = 0; j + 1 < vals.size(); j += 2)
@@ -528,7 +528,7 @@ private:
     }
     Value acc = vals.front();
     if (l.replicated)
-      acc = b.create<arith::SelectOp>(loc, firstChunk(b, loc, l).second, acc,
+      acc = arith::SelectOp::create(b, loc, firstChunk(b, loc, l).second, acc,
                                       identity(b, loc, kind, et));
     // 2. Butterfly over the warp.
     for (int64_t off = 16; off >= 1; off /= 2)
@@ -537,24 +537,24 @@ private:
     int64_t warps = sched.getNumWarps();
     if (warps > 1) {
       // A tile buffer: convert-tile-to-gpu makes it a workgroup (shared-memory) attribution.
-      Value smem = OpBuilder::atBlockBegin(entry).create<memref::AllocOp>(
-          loc, MemRefType::get({warps}, et));
-      Value lane = b.create<arith::RemUIOp>(loc, tid, cI32(b, loc, 32));
-      Value warp = b.create<arith::DivUIOp>(loc, tid, cI32(b, loc, 32));
-      Value isLane0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, cI32(b, loc, 0));
-      auto ifOp = b.create<scf::IfOp>(loc, isLane0, /*withElse=*/false);
+      OpBuilder entryBuilder = OpBuilder::atBlockBegin(entry);
+      Value smem = memref::AllocOp::create(entryBuilder, loc, MemRefType::get({warps}, et));
+      Value lane = arith::RemUIOp::create(b, loc, tid, cI32(b, loc, 32));
+      Value warp = arith::DivUIOp::create(b, loc, tid, cI32(b, loc, 32));
+      Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cI32(b, loc, 0));
+      auto ifOp = scf::IfOp::create(b, loc, isLane0, /*withElse=*/false);
       {
         OpBuilder ib = ifOp.getThenBodyBuilder();
-        ib.create<memref::StoreOp>(loc, acc, smem,
-                                   ValueRange{ib.create<arith::IndexCastOp>(loc, ib.getIndexType(), warp)});
+        memref::StoreOp::create(ib, loc, acc, smem,
+                                   ValueRange{arith::IndexCastOp::create(ib, loc, ib.getIndexType(), warp)});
       }
-      b.create<gpu::BarrierOp>(loc);
-      Value r = b.create<memref::LoadOp>(loc, smem, ValueRange{cIdx(b, loc, 0)});
+      gpu::BarrierOp::create(b, loc);
+      Value r = memref::LoadOp::create(b, loc, smem, ValueRange{cIdx(b, loc, 0)});
       for (int64_t w = 1; w < warps; ++w)
-        r = combine(b, loc, kind, r, b.create<memref::LoadOp>(loc, smem, ValueRange{cIdx(b, loc, w)}));
+        r = combine(b, loc, kind, r, memref::LoadOp::create(b, loc, smem, ValueRange{cIdx(b, loc, w)}));
       acc = r;
       if (op->getParentOfType<scf::ForOp>())
-        b.create<gpu::BarrierOp>(loc);
+        gpu::BarrierOp::create(b, loc);
     }
     map.map(op.getResult(), acc);
     return success();
@@ -571,12 +571,12 @@ private:
   }
 
   Value allTrue(OpBuilder &b, Location loc, Value mask) {
-    return b.create<vector::ReductionOp>(loc, vector::CombiningKind::AND, mask);
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::AND, mask);
   }
 
   Value elementIndex(OpBuilder &b, Location loc, Value offsets, int64_t j) {
-    Value o = b.create<vector::ExtractOp>(loc, offsets, ArrayRef<int64_t>{j});
-    return b.create<arith::IndexCastOp>(loc, b.getIndexType(), o);
+    Value o = vector::ExtractOp::create(b, loc, offsets, ArrayRef<int64_t>{j});
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), o);
   }
 
   LogicalResult lowerLoad(tl::LoadOp op, OpBuilder &b) {
@@ -587,54 +587,54 @@ private:
     TypedAttr padAttr = op.getPadding() ? cast<TypedAttr>(*op.getPadding())
                                         : (isa<FloatType>(et) ? TypedAttr(b.getFloatAttr(et, 0.0))
                                                               : TypedAttr(b.getIntegerAttr(et, 0)));
-    Value pad = b.create<arith::ConstantOp>(loc, padAttr);
+    Value pad = arith::ConstantOp::create(b, loc, padAttr);
     Value offsets = map.lookup(op.getOffsets());
     Value mask = op.getMask() ? map.lookup(op.getMask()) : Value();
     if (isUniformTile(op.getType())) {
-      Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), offsets);
+      Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), offsets);
       if (!mask) {
-        map.map(op.getResult(), b.create<memref::LoadOp>(loc, ptr, idx));
+        map.map(op.getResult(), memref::LoadOp::create(b, loc, ptr, idx));
         return success();
       }
-      auto ifOp = b.create<scf::IfOp>(
+      auto ifOp = scf::IfOp::create(b, 
           loc, mask,
           [&](OpBuilder &tb, Location l) {
-            tb.create<scf::YieldOp>(l, tb.create<memref::LoadOp>(l, ptr, idx).getResult());
+            scf::YieldOp::create(tb, l, memref::LoadOp::create(tb, l, ptr, idx).getResult());
           },
-          [&](OpBuilder &eb, Location l) { eb.create<scf::YieldOp>(l, pad); });
+          [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, pad); });
       map.map(op.getResult(), ifOp.getResult(0));
       return success();
     }
     Layout l = layoutFor(op.getType().getDimSize(0));
     auto vt = cast<VectorType>(rt);
     auto maskT = VectorType::get(vt.getShape(), b.getI1Type());
-    auto padV = b.create<vector::BroadcastOp>(loc, vt, pad);
+    auto padV = vector::BroadcastOp::create(b, loc, vt, pad);
     Value c0 = cIdx(b, loc, 0);
     auto gather = [&](OpBuilder &gb, Value m) -> Value {
       if (!m)
-        m = gb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(maskT, true));
-      return gb.create<vector::GatherOp>(loc, vt, ptr, ValueRange{c0}, offsets, m, padV);
+        m = arith::ConstantOp::create(gb, loc, DenseElementsAttr::get(maskT, true));
+      return vector::GatherOp::create(gb, loc, vt, ptr, ValueRange{c0}, offsets, m, padV);
     };
     if (axis.get(op.getOffsets()).constancy >= l.n) {
       // One address for the whole tile (a broadcast operand): one scalar load, done when any
       // lane of this thread is active (the address is the same for every lane).
       Value idx = elementIndex(b, loc, offsets, 0);
-      Value any = mask ? b.create<vector::ReductionOp>(loc, vector::CombiningKind::OR, mask).getResult()
+      Value any = mask ? vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, mask).getResult()
                        : Value();
       Value s;
       if (any) {
-        s = b.create<scf::IfOp>(
+        s = scf::IfOp::create(b, 
                  loc, any,
                  [&](OpBuilder &tb, Location l2) {
-                   tb.create<scf::YieldOp>(l2, tb.create<memref::LoadOp>(l2, ptr, idx).getResult());
+                   scf::YieldOp::create(tb, l2, memref::LoadOp::create(tb, l2, ptr, idx).getResult());
                  },
-                 [&](OpBuilder &eb, Location l2) { eb.create<scf::YieldOp>(l2, pad); })
+                 [&](OpBuilder &eb, Location l2) { scf::YieldOp::create(eb, l2, pad); })
                 .getResult(0);
       } else {
-        s = b.create<memref::LoadOp>(loc, ptr, idx);
+        s = memref::LoadOp::create(b, loc, ptr, idx);
       }
-      Value v = b.create<vector::BroadcastOp>(loc, vt, s);
-      map.map(op.getResult(), mask ? b.create<arith::SelectOp>(loc, mask, v, padV).getResult() : v);
+      Value v = vector::BroadcastOp::create(b, loc, vt, s);
+      map.map(op.getResult(), mask ? arith::SelectOp::create(b, loc, mask, v, padV).getResult() : v);
       return success();
     }
     if (!isVectorizable(op.getOffsets(), l, et)) {
@@ -646,14 +646,14 @@ private:
     auto vectorLoads = [&](OpBuilder &vb) -> Value {
       SmallVector<Value> chunks;
       for (int64_t g = 0; g < l.regs / l.v; ++g)
-        chunks.push_back(vb.create<vector::LoadOp>(loc, chunkT, ptr,
+        chunks.push_back(vector::LoadOp::create(vb, loc, chunkT, ptr,
                                                    ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
                                                    /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
       Value r = padV;
       for (auto [g, c] : llvm::enumerate(chunks))
         for (int64_t e = 0; e < l.v; ++e)
-          r = vb.create<vector::InsertOp>(
-              loc, vb.create<vector::ExtractOp>(loc, c, ArrayRef<int64_t>{e}), r,
+          r = vector::InsertOp::create(vb, 
+              loc, vector::ExtractOp::create(vb, loc, c, ArrayRef<int64_t>{e}), r,
               ArrayRef<int64_t>{(int64_t)g * l.v + e});
       return r;
     };
@@ -661,10 +661,10 @@ private:
       map.map(op.getResult(), vectorLoads(b));
       return success();
     }
-    auto ifOp = b.create<scf::IfOp>(
+    auto ifOp = scf::IfOp::create(b, 
         loc, allTrue(b, loc, mask),
-        [&](OpBuilder &tb, Location l2) { tb.create<scf::YieldOp>(l2, vectorLoads(tb)); },
-        [&](OpBuilder &eb, Location l2) { eb.create<scf::YieldOp>(l2, gather(eb, mask)); });
+        [&](OpBuilder &tb, Location l2) { scf::YieldOp::create(tb, l2, vectorLoads(tb)); },
+        [&](OpBuilder &eb, Location l2) { scf::YieldOp::create(eb, l2, gather(eb, mask)); });
     map.map(op.getResult(), ifOp.getResult(0));
     return success();
   }
@@ -678,26 +678,26 @@ private:
     auto valT = cast<RankedTensorType>(op.getValue().getType());
     if (isUniformTile(valT)) {
       // Every thread holds the same value: thread 0 writes it.
-      Value isT0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, cI32(b, loc, 0));
-      Value cond = mask ? b.create<arith::AndIOp>(loc, isT0, mask).getResult() : isT0;
-      auto ifOp = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
+      Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, cI32(b, loc, 0));
+      Value cond = mask ? arith::AndIOp::create(b, loc, isT0, mask).getResult() : isT0;
+      auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
       OpBuilder ib = ifOp.getThenBodyBuilder();
-      ib.create<memref::StoreOp>(loc, value, ptr,
-                                 ValueRange{ib.create<arith::IndexCastOp>(loc, ib.getIndexType(), offsets)});
+      memref::StoreOp::create(ib, loc, value, ptr,
+                                 ValueRange{arith::IndexCastOp::create(ib, loc, ib.getIndexType(), offsets)});
       return success();
     }
     Layout l = layoutFor(valT.getDimSize(0));
     auto vt = cast<VectorType>(value.getType());
     auto maskT = VectorType::get(vt.getShape(), b.getI1Type());
     if (l.replicated) {
-      Value own = b.create<vector::BroadcastOp>(loc, maskT, firstChunk(b, loc, l).second);
-      mask = mask ? b.create<arith::AndIOp>(loc, mask, own).getResult() : own;
+      Value own = vector::BroadcastOp::create(b, loc, maskT, firstChunk(b, loc, l).second);
+      mask = mask ? arith::AndIOp::create(b, loc, mask, own).getResult() : own;
     }
     Value c0 = cIdx(b, loc, 0);
     auto scatter = [&](OpBuilder &sb, Value m) {
       if (!m)
-        m = sb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(maskT, true));
-      sb.create<vector::ScatterOp>(loc, /*result=*/Type(), ptr, ValueRange{c0}, offsets, m, value);
+        m = arith::ConstantOp::create(sb, loc, DenseElementsAttr::get(maskT, true));
+      vector::ScatterOp::create(sb, loc, /*result=*/Type(), ptr, ValueRange{c0}, offsets, m, value);
     };
     if (!isVectorizable(op.getOffsets(), l, vt.getElementType())) {
       scatter(b, mask);
@@ -710,8 +710,8 @@ private:
         SmallVector<int64_t> idx;
         for (int64_t e = 0; e < l.v; ++e)
           idx.push_back(g * l.v + e);
-        Value chunk = vb.create<vector::ShuffleOp>(loc, value, value, idx);
-        vb.create<vector::StoreOp>(loc, chunk, ptr, ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
+        Value chunk = vector::ShuffleOp::create(vb, loc, value, value, idx);
+        vector::StoreOp::create(vb, loc, chunk, ptr, ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
                                    /*nontemporal=*/false, llvm::MaybeAlign(bytes));
       }
     };
@@ -719,7 +719,7 @@ private:
       vectorStores(b);
       return success();
     }
-    auto ifOp = b.create<scf::IfOp>(loc, allTrue(b, loc, mask), /*withElse=*/true);
+    auto ifOp = scf::IfOp::create(b, loc, allTrue(b, loc, mask), /*withElse=*/true);
     {
       OpBuilder tb = ifOp.getThenBodyBuilder();
       vectorStores(tb);
@@ -732,11 +732,11 @@ private:
   LogicalResult lowerOp(Operation *op, OpBuilder &b) {
     Location loc = op->getLoc();
     if (auto p = dyn_cast<tl::ProgramIdOp>(op)) {
-      Value v = b.create<gpu::BlockIdOp>(loc, static_cast<gpu::Dimension>(p.getAxis()));
-      v = b.create<arith::IndexCastOp>(loc, b.getI32Type(), v);
+      Value v = gpu::BlockIdOp::create(b, loc, static_cast<gpu::Dimension>(p.getAxis()));
+      v = arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
       if (programsPerCTA > 1 && p.getAxis() == 0) // block * P + warp
-        v = b.create<arith::AddIOp>(
-            loc, b.create<arith::MulIOp>(loc, v, cI32(b, loc, programsPerCTA)), warpInCTA);
+        v = arith::AddIOp::create(b, 
+            loc, arith::MulIOp::create(b, loc, v, cI32(b, loc, programsPerCTA)), warpInCTA);
       map.map(p.getResult(), v);
       return success();
     }
@@ -757,19 +757,19 @@ private:
       SmallVector<int32_t> lane;
       for (int64_t j = 0; j < l.regs; ++j)
         lane.push_back((int32_t)((l.replicated ? 0 : threads * (j / l.v)) * l.v + j % l.v));
-      Value base = b.create<arith::AddIOp>(
-          loc, b.create<arith::MulIOp>(loc, firstChunk(b, loc, l).first, cI32(b, loc, l.v)),
+      Value base = arith::AddIOp::create(b, 
+          loc, arith::MulIOp::create(b, loc, firstChunk(b, loc, l).first, cI32(b, loc, l.v)),
           cI32(b, loc, r.getStart()));
-      Value v = b.create<arith::AddIOp>(
-          loc, b.create<vector::BroadcastOp>(loc, vt, base),
-          b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(vt, ArrayRef<int32_t>(lane))));
+      Value v = arith::AddIOp::create(b, 
+          loc, vector::BroadcastOp::create(b, loc, vt, base),
+          arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, ArrayRef<int32_t>(lane))));
       map.map(r.getResult(), v);
       return success();
     }
     if (auto s = dyn_cast<tl::SplatOp>(op)) {
       Value src = map.lookup(s.getSrc());
       Type t = convert(s.getType());
-      map.map(s.getResult(), isa<VectorType>(t) ? b.create<vector::BroadcastOp>(loc, t, src).getResult() : src);
+      map.map(s.getResult(), isa<VectorType>(t) ? vector::BroadcastOp::create(b, loc, t, src).getResult() : src);
       return success();
     }
     if (auto e = dyn_cast<tl::ExpandDimsOp>(op)) {
@@ -780,7 +780,7 @@ private:
       Value src = map.lookup(bc.getSrc());
       Type t = convert(bc.getType());
       if (isa<VectorType>(t) && !isa<VectorType>(src.getType()))
-        src = b.create<vector::BroadcastOp>(loc, t, src);
+        src = vector::BroadcastOp::create(b, loc, t, src);
       map.map(bc.getResult(), src);
       return success();
     }
@@ -799,7 +799,7 @@ private:
         Type t = convert(d.getType());
         Attribute a = isa<VectorType>(t) ? Attribute(DenseElementsAttr::get(cast<ShapedType>(t), d.getSplatValue<Attribute>()))
                                          : d.getSplatValue<Attribute>();
-        map.map(c.getResult(), b.create<arith::ConstantOp>(loc, cast<TypedAttr>(a)));
+        map.map(c.getResult(), arith::ConstantOp::create(b, loc, cast<TypedAttr>(a)));
         return success();
       }
     }
@@ -807,7 +807,7 @@ private:
       SmallVector<Value> init;
       for (Value v : forOp.getInitArgs())
         init.push_back(map.lookup(v));
-      auto nf = b.create<scf::ForOp>(loc, map.lookup(forOp.getLowerBound()),
+      auto nf = scf::ForOp::create(b, loc, map.lookup(forOp.getLowerBound()),
                                      map.lookup(forOp.getUpperBound()), map.lookup(forOp.getStep()), init);
       map.map(forOp.getInductionVar(), nf.getInductionVar());
       for (auto [a, na] : llvm::zip(forOp.getRegionIterArgs(), nf.getRegionIterArgs()))
@@ -821,7 +821,7 @@ private:
       SmallVector<Value> yields;
       for (Value v : forOp.getBody()->getTerminator()->getOperands())
         yields.push_back(map.lookup(v));
-      fb.create<scf::YieldOp>(loc, yields);
+      scf::YieldOp::create(fb, loc, yields);
       for (auto [r, nr] : llvm::zip(forOp.getResults(), nf.getResults()))
         map.map(r, nr);
       return success();

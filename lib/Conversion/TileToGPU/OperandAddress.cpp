@@ -12,15 +12,15 @@ namespace {
 struct I32 {
   OpBuilder &b;
   Location loc;
-  Value c(int64_t v) { return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v); }
-  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
-  Value mul(Value x, int64_t v) { return v == 1 ? x : b.create<arith::MulIOp>(loc, x, c(v)); }
-  Value div(Value x, int64_t v) { return v == 1 ? x : b.create<arith::DivUIOp>(loc, x, c(v)); }
-  Value rem(Value x, int64_t v) { return v == 1 ? c(0) : b.create<arith::RemUIOp>(loc, x, c(v)); }
+  Value c(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t v) { return v == 1 ? x : arith::MulIOp::create(b, loc, x, c(v)); }
+  Value div(Value x, int64_t v) { return v == 1 ? x : arith::DivUIOp::create(b, loc, x, c(v)); }
+  Value rem(Value x, int64_t v) { return v == 1 ? c(0) : arith::RemUIOp::create(b, loc, x, c(v)); }
   Value below(Value x, int64_t v) {
-    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c(v));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c(v));
   }
-  Value both(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
 };
 } // namespace
 
@@ -30,7 +30,7 @@ Im2ColRow aicc::im2colRow(OpBuilder &b, Location loc, tl::Im2ColLoadOp l, Value 
   // (n, oh, ow) = p split over [N, OH, OW]; ih = oh * strides[0] - pads[0] + kh * dilations[0].
   Value pix = m.rem(p, out[0] * out[1]);
   auto start = [&](Value o, int d) -> Value {
-    return b.create<arith::SubIOp>(loc, m.mul(o, l.getStrides()[d]), m.c(l.getPads()[d]));
+    return arith::SubIOp::create(b, loc, m.mul(o, l.getStrides()[d]), m.c(l.getPads()[d]));
   };
   Im2ColRow r;
   r.n = m.div(p, out[0] * out[1]);

@@ -39,7 +39,7 @@ bool canRecompute(linalg::GenericOp g) {
 Value elementAt(OpBuilder &b, Location loc, Value t, ValueRange ivs) {
   auto g = t.getDefiningOp<linalg::GenericOp>();
   if (!g || !canRecompute(g))
-    return b.create<tensor::ExtractOp>(loc, t, ivs);
+    return tensor::ExtractOp::create(b, loc, t, ivs);
   Block &body = g.getRegion().front();
   IRMapping map;
   for (OpOperand *in : g.getDpsInputOperands()) {
@@ -48,7 +48,7 @@ Value elementAt(OpBuilder &b, Location loc, Value t, ValueRange ivs) {
       if (auto d = dyn_cast<AffineDimExpr>(e))
         idx.push_back(ivs[d.getPosition()]);
       else
-        idx.push_back(b.create<arith::ConstantIndexOp>(
+        idx.push_back(arith::ConstantIndexOp::create(b, 
             loc, cast<AffineConstantExpr>(e).getValue()));
     }
     Value operand = in->get();
@@ -75,36 +75,36 @@ struct ConvertTileStoreToSCFPass
       Location loc = op.getLoc();
       auto t = op.getValue().getType();
       SmallVector<Value> lbs, ubs, steps;
-      Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
-      Value c1 = b.create<arith::ConstantIndexOp>(loc, 1);
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+      Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
       for (int64_t d : t.getShape()) {
         lbs.push_back(c0);
-        ubs.push_back(b.create<arith::ConstantIndexOp>(loc, d));
+        ubs.push_back(arith::ConstantIndexOp::create(b, loc, d));
         steps.push_back(c1);
       }
       Value ptr = op.getPtr(), offs = op.getOffsets(), val = op.getValue(), mask = op.getMask();
       auto body = [&](OpBuilder &nb, Location nl, ValueRange iv) {
         Value off = elementAt(nb, nl, offs, iv);
-        Value idx = nb.create<arith::IndexCastOp>(nl, nb.getIndexType(), off);
+        Value idx = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), off);
         auto emitStore = [&](OpBuilder &sb, Location sl) {
           Value v = elementAt(sb, sl, val, iv);
-          sb.create<memref::StoreOp>(sl, v, ptr, idx);
+          memref::StoreOp::create(sb, sl, v, ptr, idx);
         };
         if (!mask) {
           emitStore(nb, nl);
           return;
         }
         Value m = elementAt(nb, nl, mask, iv);
-        nb.create<scf::IfOp>(nl, m, [&](OpBuilder &tb, Location tl) {
+        scf::IfOp::create(nb, nl, m, [&](OpBuilder &tb, Location tl) {
           emitStore(tb, tl);
-          tb.create<scf::YieldOp>(tl);
+          scf::YieldOp::create(tb, tl);
         });
       };
       // A 0-d tile is one element: no loop (scf.parallel needs at least one dim).
       if (t.getRank() == 0)
         body(b, loc, ValueRange());
       else
-        b.create<scf::ParallelOp>(loc, lbs, ubs, steps, body);
+        scf::ParallelOp::create(b, loc, lbs, ubs, steps, body);
       op.erase();
     }
   }

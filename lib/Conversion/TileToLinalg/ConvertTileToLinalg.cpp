@@ -33,7 +33,7 @@ SmallVector<utils::IteratorType> parallel(int64_t rank) {
 }
 
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t) {
-  return b.create<tensor::EmptyOp>(loc, t.getShape(), t.getElementType());
+  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType());
 }
 
 /// linalg.generic over `resultType` with `ins` read at identity maps; `body` gets the
@@ -42,16 +42,16 @@ Value genericIdentity(OpBuilder &b, Location loc, RankedTensorType resultType, V
                       function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps(ins.size() + 1, b.getMultiDimIdentityMap(rank));
-  auto g = b.create<linalg::GenericOp>(
+  auto g = linalg::GenericOp::create(b, 
       loc, TypeRange{resultType}, ins, ValueRange{emptyLike(b, loc, resultType)}, maps,
       parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) {
-        nb.create<linalg::YieldOp>(nl, body(nb, nl, args));
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args));
       });
   return g.getResult(0);
 }
 
 Value indexOf(OpBuilder &b, Location loc, Value i32) {
-  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i32);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i32);
 }
 
 void lower(MakeRangeOp op) {
@@ -59,10 +59,10 @@ void lower(MakeRangeOp op) {
   Location loc = op.getLoc();
   int32_t start = op.getStart();
   Value r = genericIdentity(b, loc, op.getType(), {}, [&](OpBuilder &nb, Location nl, ValueRange) {
-    Value i = nb.create<linalg::IndexOp>(nl, 0);
-    Value v = nb.create<arith::IndexCastOp>(nl, nb.getI32Type(), i);
+    Value i = linalg::IndexOp::create(nb, nl, 0);
+    Value v = arith::IndexCastOp::create(nb, nl, nb.getI32Type(), i);
     if (start != 0)
-      v = nb.create<arith::AddIOp>(nl, v, nb.create<arith::ConstantIntOp>(nl, nb.getI32Type(), start));
+      v = arith::AddIOp::create(nb, nl, v, arith::ConstantIntOp::create(nb, nl, nb.getI32Type(), start));
     return v;
   });
   op.replaceAllUsesWith(r);
@@ -99,7 +99,7 @@ void lower(ExpandDimsOp op) {
     if (axis == r)
       reassoc[r - 1].push_back(out++);
   }
-  Value v = b.create<tensor::ExpandShapeOp>(op.getLoc(), op.getType(), op.getSrc(), reassoc);
+  Value v = tensor::ExpandShapeOp::create(b, op.getLoc(), op.getType(), op.getSrc(), reassoc);
   op.replaceAllUsesWith(v);
   op.erase();
 }
@@ -118,10 +118,10 @@ void lower(BroadcastOp op) {
                         : b.getAffineDimExpr(i));
   SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, b.getContext()),
                               b.getMultiDimIdentityMap(rank)};
-  auto g = b.create<linalg::GenericOp>(
+  auto g = linalg::GenericOp::create(b, 
       loc, TypeRange{dst}, ValueRange{op.getSrc()}, ValueRange{emptyLike(b, loc, dst)}, maps,
       parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) {
-        nb.create<linalg::YieldOp>(nl, args[0]);
+        linalg::YieldOp::create(nb, nl, args[0]);
       });
   op.replaceAllUsesWith(g.getResult(0));
   op.erase();
@@ -143,14 +143,14 @@ void lower(LoadOp op) {
   Value r = genericIdentity(b, loc, op.getType(), ins, [&](OpBuilder &nb, Location nl, ValueRange a) {
     Value idx = indexOf(nb, nl, a[0]);
     if (!masked)
-      return nb.create<memref::LoadOp>(nl, ptr, idx).getResult();
-    auto ifOp = nb.create<scf::IfOp>(
+      return memref::LoadOp::create(nb, nl, ptr, idx).getResult();
+    auto ifOp = scf::IfOp::create(nb, 
         nl, a[1],
         [&](OpBuilder &tb, Location tl) {
-          tb.create<scf::YieldOp>(tl, tb.create<memref::LoadOp>(tl, ptr, idx).getResult());
+          scf::YieldOp::create(tb, tl, memref::LoadOp::create(tb, tl, ptr, idx).getResult());
         },
         [&](OpBuilder &eb, Location el) {
-          eb.create<scf::YieldOp>(el, eb.create<arith::ConstantOp>(el, padAttr).getResult());
+          scf::YieldOp::create(eb, el, arith::ConstantOp::create(eb, el, padAttr).getResult());
         });
     return ifOp.getResult(0);
   });
@@ -160,7 +160,7 @@ void lower(LoadOp op) {
 
 void lower(DotOp op) {
   OpBuilder b(op);
-  auto mm = b.create<linalg::MatmulOp>(op.getLoc(), TypeRange{op.getType()},
+  auto mm = linalg::MatmulOp::create(b, op.getLoc(), TypeRange{op.getType()},
                                        ValueRange{op.getA(), op.getB()},
                                        ValueRange{op.getAcc()});
   op.replaceAllUsesWith(mm.getResult(0));
@@ -189,8 +189,8 @@ void lower(ReduceOp op) {
               : TypedAttr(b.getIntegerAttr(elem, APInt::getSignedMaxValue(elem.getIntOrFloatBitWidth())));
     break;
   }
-  Value initV = b.create<arith::ConstantOp>(loc, init);
-  Value filled = b.create<linalg::FillOp>(loc, initV, emptyLike(b, loc, op.getType())).getResult(0);
+  Value initV = arith::ConstantOp::create(b, loc, init);
+  Value filled = linalg::FillOp::create(b, loc, initV, emptyLike(b, loc, op.getType())).getResult(0);
   ReduceKind kind = op.getKind();
   // A linalg.generic with a reduction iterator (not linalg.reduce) so that elementwise
   // producers fuse into it.
@@ -205,31 +205,31 @@ void lower(ReduceOp op) {
   }
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank),
                               AffineMap::get(rank, 0, outExprs, b.getContext())};
-  auto red = b.create<linalg::GenericOp>(
+  auto red = linalg::GenericOp::create(b, 
       loc, TypeRange{op.getType()}, ValueRange{op.getSrc()}, ValueRange{filled}, maps, iters,
       [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value r;
         switch (kind) {
         case ReduceKind::add:
-          r = ft ? nb.create<arith::AddFOp>(nl, a[0], a[1]).getResult()
-                 : nb.create<arith::AddIOp>(nl, a[0], a[1]).getResult();
+          r = ft ? arith::AddFOp::create(nb, nl, a[0], a[1]).getResult()
+                 : arith::AddIOp::create(nb, nl, a[0], a[1]).getResult();
           break;
         case ReduceKind::mul:
-          r = ft ? nb.create<arith::MulFOp>(nl, a[0], a[1]).getResult()
-                 : nb.create<arith::MulIOp>(nl, a[0], a[1]).getResult();
+          r = ft ? arith::MulFOp::create(nb, nl, a[0], a[1]).getResult()
+                 : arith::MulIOp::create(nb, nl, a[0], a[1]).getResult();
           break;
         // Floats: NaN propagates (maximumf / minimumf; docs/numerics.md), as in every
         // other max / min of the kernels and in the reference evaluator.
         case ReduceKind::max:
-          r = ft ? nb.create<arith::MaximumFOp>(nl, a[0], a[1]).getResult()
-                 : nb.create<arith::MaxSIOp>(nl, a[0], a[1]).getResult();
+          r = ft ? arith::MaximumFOp::create(nb, nl, a[0], a[1]).getResult()
+                 : arith::MaxSIOp::create(nb, nl, a[0], a[1]).getResult();
           break;
         case ReduceKind::min:
-          r = ft ? nb.create<arith::MinimumFOp>(nl, a[0], a[1]).getResult()
-                 : nb.create<arith::MinSIOp>(nl, a[0], a[1]).getResult();
+          r = ft ? arith::MinimumFOp::create(nb, nl, a[0], a[1]).getResult()
+                 : arith::MinSIOp::create(nb, nl, a[0], a[1]).getResult();
           break;
         }
-        nb.create<linalg::YieldOp>(nl, r);
+        linalg::YieldOp::create(nb, nl, r);
       });
   op.replaceAllUsesWith(red.getResult(0));
   op.erase();

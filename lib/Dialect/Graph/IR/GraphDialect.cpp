@@ -20,5 +20,5 @@ Operation *GraphDialect::materializeConstant(OpBuilder &builder, Attribute value
   auto elements = dyn_cast<ElementsAttr>(value);
   if (!elements || elements.getType() != type)
     return nullptr;
-  return builder.create<ConstantOp>(loc, elements);
+  return ConstantOp::create(builder, loc, elements);
 }

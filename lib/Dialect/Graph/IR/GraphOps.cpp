@@ -219,7 +219,7 @@ struct SimplifyConstantPow : public OpRewritePattern<PowOp> {
     } else if (v == 2.0) {
       rewriter.replaceOpWithNewOp<MulOp>(op, t, x, x);
     } else if (v == 3.0) {
-      Value sq = rewriter.create<MulOp>(op.getLoc(), t, x, x);
+      Value sq = MulOp::create(rewriter, op.getLoc(), t, x, x);
       rewriter.replaceOpWithNewOp<MulOp>(op, t, sq, x);
     } else if (v == 0.5) {
       rewriter.replaceOpWithNewOp<SqrtOp>(op, t, x);

@@ -230,7 +230,7 @@ FusionGroupOp outline(ArrayRef<Operation *> ops, StringRef kind,
   SmallVector<Type> resultTypes;
   for (Value v : outputs)
     resultTypes.push_back(v.getType());
-  auto group = b.create<FusionGroupOp>(last->getLoc(), resultTypes, inputs.getArrayRef(), kind);
+  auto group = FusionGroupOp::create(b, last->getLoc(), resultTypes, inputs.getArrayRef(), kind);
   if (!refusals.empty()) {
     llvm::sort(refusals, [](auto &x, auto &y) { return x.first < y.first; });
     SmallVector<Attribute> entries;
@@ -250,7 +250,7 @@ FusionGroupOp outline(ArrayRef<Operation *> ops, StringRef kind,
   SmallVector<Value> yielded;
   for (Value v : outputs)
     yielded.push_back(map.lookup(v));
-  inner.create<YieldOp>(last->getLoc(), yielded);
+  YieldOp::create(inner, last->getLoc(), yielded);
   for (auto [v, r] : llvm::zip(outputs, group.getResults()))
     v.replaceAllUsesWith(r);
   for (Operation *op : llvm::reverse(ops))

@@ -85,7 +85,7 @@ int64_t chooseSplit(const Layout &l, int64_t targetPrograms) {
 
 template <typename OpT>
 Value build(OpBuilder &b, Location loc, Type resultType, Value in, int64_t axis) {
-  return b.create<OpT>(loc, resultType, in, b.getDenseI64ArrayAttr({axis}),
+  return OpT::create(b, loc, resultType, in, b.getDenseI64ArrayAttr({axis}),
                        b.getBoolAttr(false));
 }
 
@@ -155,13 +155,13 @@ struct GraphSplitReductionPass
 
       OpBuilder b(op);
       Location loc = op->getLoc();
-      Value x = b.create<ReshapeOp>(loc, RankedTensorType::get(split, elem), op->getOperand(0));
+      Value x = ReshapeOp::create(b, loc, RankedTensorType::get(split, elem), op->getOperand(0));
       Value partials =
           sameKind(b, op, RankedTensorType::get(partial, partialElem), x, pAxis + 1);
       Value r = sameKind(b, op, RankedTensorType::get(finalShape, outT.getElementType()),
                          partials, pAxis);
       if (cast<RankedTensorType>(r.getType()) != outT)
-        r = b.create<ReshapeOp>(loc, outT, r);
+        r = ReshapeOp::create(b, loc, outT, r);
       op->getResult(0).replaceAllUsesWith(r);
       op->erase();
     }

@@ -95,7 +95,7 @@ Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location lo
       break;
     }
   if (!range)
-    range = rewriter.create<MakeRangeOp>(loc, rangeType, rewriter.getI32IntegerAttr(0),
+    range = MakeRangeOp::create(rewriter, loc, rangeType, rewriter.getI32IntegerAttr(0),
                                          rewriter.getI32IntegerAttr(n));
   ExpandDimsOp ed;
   for (Operation *u : range->getUsers())
@@ -106,13 +106,13 @@ Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location lo
       break;
     }
   if (!ed)
-    ed = rewriter.create<ExpandDimsOp>(loc, expandedType, range, rewriter.getI32IntegerAttr(1 - d));
+    ed = ExpandDimsOp::create(rewriter, loc, expandedType, range, rewriter.getI32IntegerAttr(1 - d));
   if (expandedType == tileType)
     return ed;
   for (Operation *u : ed->getUsers())
     if (auto bc = dyn_cast<BroadcastOp>(u); bc && usable(bc) && bc.getType() == tileType)
       return bc;
-  return rewriter.create<BroadcastOp>(loc, tileType, ed);
+  return BroadcastOp::create(rewriter, loc, tileType, ed);
 }
 
 /// The element offsets and in-bounds mask (null when every element is in bounds) of tile
@@ -128,10 +128,10 @@ std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation
   Location loc = op->getLoc();
   Type i32 = rewriter.getI32Type();
   auto constant = [&](int64_t v) -> Value {
-    return rewriter.create<arith::ConstantIntOp>(loc, i32, v);
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v);
   };
   auto splat = [&](Value scalar, Type elem) -> Value {
-    return rewriter.create<SplatOp>(loc, RankedTensorType::get(shape, elem), scalar);
+    return SplatOp::create(rewriter, loc, RankedTensorType::get(shape, elem), scalar);
   };
   // The block's row index runs along tile dim rowDim (1 when transposed).
   unsigned rowDim = transpose ? 1 : 0, colDim = transpose ? 0 : 1;
@@ -141,31 +141,31 @@ std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation
   auto shifted = [&](Value index, Value start) -> Value {
     if (isConstantIntValue(start, 0))
       return index;
-    return rewriter.create<arith::AddIOp>(loc, index, splat(start, i32));
+    return arith::AddIOp::create(rewriter, loc, index, splat(start, i32));
   };
   Value rows = shifted(rowIndex, row);
   Value cols = shifted(colIndex, col);
   Value numCols = splat(constant(dims[2]), i32);
   Value offsets = rows;
   if (dims[2] != 1)
-    offsets = rewriter.create<arith::MulIOp>(loc, offsets, numCols);
-  offsets = rewriter.create<arith::AddIOp>(loc, offsets, cols);
+    offsets = arith::MulIOp::create(rewriter, loc, offsets, numCols);
+  offsets = arith::AddIOp::create(rewriter, loc, offsets, cols);
   if (!isConstantIntValue(batch, 0)) {
-    Value base = rewriter.create<arith::MulIOp>(loc, batch, constant(dims[1] * dims[2]));
-    offsets = rewriter.create<arith::AddIOp>(loc, offsets, splat(base, i32));
+    Value base = arith::MulIOp::create(rewriter, loc, batch, constant(dims[1] * dims[2]));
+    offsets = arith::AddIOp::create(rewriter, loc, offsets, splat(base, i32));
   }
   Value mask;
   auto andMask = [&](Value m) {
-    mask = mask ? rewriter.create<arith::AndIOp>(loc, mask, m).getResult() : m;
+    mask = mask ? arith::AndIOp::create(rewriter, loc, mask, m).getResult() : m;
   };
   if (!knownInBounds(row, shape[rowDim], dims[1]))
-    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, rows,
+    andMask(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, rows,
                                            splat(constant(dims[1]), i32)));
   if (!knownInBounds(col, shape[colDim], dims[2]))
-    andMask(rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cols, numCols));
+    andMask(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, cols, numCols));
   if (!knownInBounds(batch, 1, dims[0])) {
     Value inBatch =
-        rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, batch, constant(dims[0]));
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, batch, constant(dims[0]));
     andMask(splat(inBatch, rewriter.getI1Type()));
   }
   return {offsets, mask};
@@ -208,26 +208,26 @@ struct ExpandIm2ColLoad : OpRewritePattern<Im2ColLoadOp> {
     Type i32 = rewriter.getI32Type();
     auto tileOf = [&](Type e) { return RankedTensorType::get(shape, e); };
     auto cst = [&](int64_t v) -> Value {
-      return rewriter.create<SplatOp>(loc, tileOf(i32),
-                                      rewriter.create<arith::ConstantIntOp>(loc, i32, v));
+      return SplatOp::create(rewriter, loc, tileOf(i32),
+                                      arith::ConstantIntOp::create(rewriter, loc, i32, v));
     };
-    auto add = [&](Value a, Value b) -> Value { return rewriter.create<arith::AddIOp>(loc, a, b); };
+    auto add = [&](Value a, Value b) -> Value { return arith::AddIOp::create(rewriter, loc, a, b); };
     auto mul = [&](Value a, int64_t c) -> Value {
-      return c == 1 ? a : rewriter.create<arith::MulIOp>(loc, a, cst(c)).getResult();
+      return c == 1 ? a : arith::MulIOp::create(rewriter, loc, a, cst(c)).getResult();
     };
     auto div = [&](Value a, int64_t c) -> Value {
-      return c == 1 ? a : rewriter.create<arith::DivUIOp>(loc, a, cst(c)).getResult();
+      return c == 1 ? a : arith::DivUIOp::create(rewriter, loc, a, cst(c)).getResult();
     };
     auto rem = [&](Value a, int64_t c) -> Value {
-      return c == 1 ? cst(0) : rewriter.create<arith::RemUIOp>(loc, a, cst(c)).getResult();
+      return c == 1 ? cst(0) : arith::RemUIOp::create(rewriter, loc, a, cst(c)).getResult();
     };
     auto below = [&](Value a, int64_t c) -> Value {
-      return rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, a, cst(c));
+      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, a, cst(c));
     };
     auto shifted = [&](Value index, Value start) -> Value {
       if (isConstantIntValue(start, 0))
         return index;
-      return add(index, rewriter.create<SplatOp>(loc, tileOf(i32), start));
+      return add(index, SplatOp::create(rewriter, loc, tileOf(i32), start));
     };
     Operation *at = outermostAncestor(op);
     Value p = shifted(getOrCreateIndexTile(rewriter, at, loc, shape, 0), op.getRow());
@@ -251,12 +251,12 @@ struct ExpandIm2ColLoad : OpRewritePattern<Im2ColLoadOp> {
     auto position = [&](Value o, Value kk, int d) -> Value {
       Value pos = add(mul(o, op.getStrides()[d]), mul(kk, op.getDilations()[d]));
       int64_t pad = op.getPads()[d];
-      return pad ? rewriter.create<arith::SubIOp>(loc, pos, cst(pad)).getResult() : pos;
+      return pad ? arith::SubIOp::create(rewriter, loc, pos, cst(pad)).getResult() : pos;
     };
     Value ih = position(oh, kh, 0), iw = position(ow, kw, 1);
     Value mask = below(p, op.getNumRows());
     for (Value m : {below(q, op.getNumCols()), below(ih, H), below(iw, W)})
-      mask = rewriter.create<arith::AndIOp>(loc, mask, m);
+      mask = arith::AndIOp::create(rewriter, loc, mask, m);
     Value offsets = op.isNHWC() ? add(mul(add(mul(add(mul(n, H), ih), W), iw), C), c)
                                 : add(mul(add(mul(add(mul(n, C), c), H), ih), W), iw);
     TypedAttr zero = isa<FloatType>(elem) ? TypedAttr(rewriter.getFloatAttr(elem, 0.0))

@@ -59,7 +59,7 @@ void removeOutsDependencies(ArrayRef<linalg::GenericOp> generics) {
         continue;
       OpBuilder b(g);
       SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, g.getLoc(), init.get());
-      init.set(b.create<tensor::EmptyOp>(g.getLoc(), sizes, type.getElementType()));
+      init.set(tensor::EmptyOp::create(b, g.getLoc(), sizes, type.getElementType()));
     }
   }
 }
@@ -269,7 +269,7 @@ private:
     auto dimAt = [&](unsigned k) -> Value {
       Value &v = indexValue[getAffineDimExpr(k, ctx)];
       if (!v)
-        v = b.create<linalg::IndexOp>(loc, k);
+        v = linalg::IndexOp::create(b, loc, k);
       return v;
     };
     auto indexAt = [&](AffineExpr e) -> Value {
@@ -279,12 +279,12 @@ private:
         return v;
       Value v;
       if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-        v = b.create<arith::ConstantIndexOp>(loc, c.getValue());
+        v = arith::ConstantIndexOp::create(b, loc, c.getValue());
       } else {
         SmallVector<Value> dims;
         for (unsigned k = 0; k < numLoops; ++k)
           dims.push_back(dimAt(k));
-        v = b.create<affine::AffineApplyOp>(loc, AffineMap::get(numLoops, 0, e), dims);
+        v = affine::AffineApplyOp::create(b, loc, AffineMap::get(numLoops, 0, e), dims);
       }
       indexValue[e] = v;
       return v;
@@ -314,7 +314,7 @@ private:
       if (!inserted)
         return slot->second;
       if (TypedAttr splat = splatValue(v)) {
-        slot->second = b.create<arith::ConstantOp>(loc, splat);
+        slot->second = arith::ConstantOp::create(b, loc, splat);
         return slot->second;
       }
       leaves.push_back(v);
@@ -406,10 +406,10 @@ private:
       maps.push_back(root.getMatchingIndexingMap(&init));
     }
     SmallVector<Value> yields = cloneBody(root, identity, map);
-    b.create<linalg::YieldOp>(rb.getTerminator()->getLoc(), yields);
+    linalg::YieldOp::create(b, rb.getTerminator()->getLoc(), yields);
 
     OpBuilder ob(root);
-    auto fused = ob.create<linalg::GenericOp>(loc, root->getResultTypes(), leaves,
+    auto fused = linalg::GenericOp::create(ob, loc, root->getResultTypes(), leaves,
                                               root.getDpsInits(), maps,
                                               root.getIteratorTypesArray());
     fused->setDiscardableAttrs(root->getDiscardableAttrDictionary());
@@ -461,7 +461,7 @@ void accumulateInPlace(func::FuncOp fn) {
         }
       maps.push_back(g.getMatchingIndexingMap(g.getDpsInitOperand(0)));
       OpBuilder b(g);
-      auto ng = b.create<linalg::GenericOp>(g.getLoc(), g.getResultTypes(), ins, ValueRange{acc},
+      auto ng = linalg::GenericOp::create(b, g.getLoc(), g.getResultTypes(), ins, ValueRange{acc},
                                             maps, g.getIteratorTypesArray());
       Region &r = ng.getRegion();
       r.takeBody(g.getRegion());
