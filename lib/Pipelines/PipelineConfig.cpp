@@ -48,7 +48,7 @@ llvm::Expected<Stage> aicc::parseStage(llvm::StringRef name) {
                .Case("graph", Stage::Graph)
                .Case("fused", Stage::Fused)
                .Case("tile", Stage::Tile)
-               .Cases("gpu", "cpu", Stage::Lowered)
+               .Cases({"gpu", "cpu"}, Stage::Lowered)
                .Case("llvm", Stage::LLVM)
                .Case("ptx", Stage::PTX)
                .Case("cubin", Stage::Cubin)

@@ -54,7 +54,7 @@ FailureOr<std::string> aicc::host::emitSharedObject(Location loc, StringRef llvm
   mod.setSourceFileName("aicc_kernels");
   std::string triple = llvm::sys::getDefaultTargetTriple();
   std::string err;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), err);
   if (!target)
     return emitError(loc, "no LLVM target for ") << triple << ": " << err, failure();
   llvm::TargetOptions to;

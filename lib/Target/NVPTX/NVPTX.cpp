@@ -47,12 +47,12 @@ std::optional<llvm::Intrinsic::ID> libdeviceIntrinsic(StringRef name) {
       .Case("fmin", llvm::Intrinsic::minnum)
       .Case("floor", llvm::Intrinsic::floor)
       .Case("ceil", llvm::Intrinsic::ceil)
-      .Cases("fabs", "fabsf", llvm::Intrinsic::fabs)
+      .Cases({"fabs", "fabsf"}, llvm::Intrinsic::fabs)
       .Case("sqrt", llvm::Intrinsic::sqrt)
       .Case("trunc", llvm::Intrinsic::trunc)
       .Case("rint", llvm::Intrinsic::rint)
       .Case("nearbyint", llvm::Intrinsic::nearbyint)
-      .Cases("copysign", "copysignf", llvm::Intrinsic::copysign)
+      .Cases({"copysign", "copysignf"}, llvm::Intrinsic::copysign)
       .Default(std::nullopt);
 }
 
@@ -201,7 +201,7 @@ FailureOr<std::string> aicc::nvptx::emitPTX(Location loc, StringRef llvmIR, Stri
   llvm::Module &mod = **parsed;
   llvm::Triple tt("nvptx64-nvidia-cuda");
   std::string err;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(tt.str(), err);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(tt, err);
   if (!target)
     return emitError(loc, "LLVM has no NVPTX target: ") << err, failure();
   llvm::TargetOptions to;
