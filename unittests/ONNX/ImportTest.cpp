@@ -23,6 +23,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <gtest/gtest.h>
@@ -627,6 +628,42 @@ TEST(ONNXImport, NodeErrors) {
     addNode(g, "Dropout", {"x", "", "train"}, {"y"}, "drop");
     expectError(g, "Dropout node 'drop': training_mode = true is not supported");
   }
+}
+
+/// The op table's since-versions are the ops' first versions in ONNX's schemas: checked
+/// against libonnx's registry for every op it knows (the system libonnx may be older than
+/// onnx 1.22, whose schemas the table was written from; ops newer than it are skipped).
+TEST(ONNXImportOpTable, SinceVersionsAreTheSchemasFirstVersions) {
+  auto ops = aicc::onnx_import::supportedOps();
+  ASSERT_GT(ops.size(), 150u);
+  int checked = 0;
+  for (const auto &[op, since] : ops) {
+    ASSERT_EQ(op.find('.'), std::string::npos) << op << ": only default-domain ops so far";
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(op, 1000, onnx::ONNX_DOMAIN);
+    if (!schema)
+      continue;
+    int first = schema->SinceVersion();
+    while (first > 1) {
+      const onnx::OpSchema *older = onnx::OpSchemaRegistry::Schema(op, first - 1, onnx::ONNX_DOMAIN);
+      if (!older)
+        break;
+      first = older->SinceVersion();
+    }
+    EXPECT_EQ(since, first) << op;
+    ++checked;
+  }
+  EXPECT_GT(checked, 140) << "libonnx knows too few of the table's ops for this test to mean much";
+  // Sorted and without repeats.
+  for (size_t i = 1; i < ops.size(); ++i)
+    EXPECT_LT(ops[i - 1].first, ops[i].first);
+}
+
+/// A node below its op's first opset is refused by the table, naming both.
+TEST(ONNXImportOpTable, NodeBelowTheOpsFirstOpsetIsRefused) {
+  expectError(unaryModel("Mish", 17), "Mish is defined from opset 18; the model imports opset 17");
+  expectError(unaryModel("HardSwish", 13),
+              "HardSwish is defined from opset 14; the model imports opset 13");
+  expectError(unaryModel("NoSuchOp"), "unsupported ONNX op 'NoSuchOp' (node 'n0', opset 13)");
 }
 
 TEST(ONNXImport, ErrorLocationNamesTheNode) {

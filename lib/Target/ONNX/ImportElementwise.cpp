@@ -461,3 +461,44 @@ LogicalResult Importer::importConstant(const NodeCtx &nc) {
   }
   return define(nc, 0, createConstant(nc.loc, value));
 }
+
+LogicalResult Importer::importCastLike(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto in = getInput(nc, 0), like = getInput(nc, 1);
+  if (failed(in) || failed(like) || failed(castFloat8Attrs(nc)))
+    return failure();
+  return define(nc, 0,
+                castTo(nc.loc, *in, cast<RankedTensorType>(like->getType()).getElementType()));
+}
+
+LogicalResult Importer::importShrink(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 1, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto l = getFloat(nc, "lambd", 0.5f), bias = getFloat(nc, "bias", 0.0f);
+  if (failed(in) || failed(l) || failed(bias) || failed(checkFloat(nc, *in, "input")))
+    return failure();
+  return define(nc, 0,
+                graph::ShrinkOp::create(b, nc.loc, in->getType(), *in, b.getF64FloatAttr(*l),
+                                        b.getF64FloatAttr(*bias)));
+}
+
+void Importer::registerElementwiseOps(OpTable &t) {
+  t.add("LeakyRelu", 1, handle<&Importer::importParamUnary>);
+  t.add("Elu", 1, handle<&Importer::importParamUnary>);
+  t.add("Celu", 12, handle<&Importer::importParamUnary>);
+  t.add("Selu", 1, handle<&Importer::importParamUnary>);
+  t.add("HardSigmoid", 1, handle<&Importer::importParamUnary>);
+  t.add("Clip", 1, handle<&Importer::importClip>);
+  t.add("Pow", 1, handle<&Importer::importPow>);
+  t.add("Mean", 1, handle<&Importer::importMean>);
+  t.add("Where", 9, handle<&Importer::importWhere>);
+  t.add("Cast", 1, handle<&Importer::importCast>);
+  t.add("CastLike", 15, handle<&Importer::importCastLike>);
+  t.add("Not", 1, handle<&Importer::importNot>);
+  t.add("Identity", 1, handle<&Importer::importIdentity>);
+  t.add("Dropout", 1, handle<&Importer::importDropout>);
+  t.add("Constant", 1, handle<&Importer::importConstant>);
+  t.add("Shrink", 9, handle<&Importer::importShrink>);
+}

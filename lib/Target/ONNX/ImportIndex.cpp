@@ -13,33 +13,24 @@
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
-std::optional<LogicalResult> Importer::importIndexOps(const NodeCtx &nc) {
-  llvm::StringRef op = nc.opType();
-  if (op == "NonZero")
-    return importNonZero(nc);
-  // ArgMax / ArgMin / Hardmax / TopK block.
-  if (op == "ArgMax" || op == "ArgMin")
-    return importArgMinMax(nc, op == "ArgMax");
-  if (op == "Hardmax")
-    return importHardmax(nc);
-  if (op == "TopK")
-    return importTopK(nc);
-  // -- CumSum, OneHot, EyeLike, GatherND, Scatter*, Einsum (block below) --
-  if (nc.opType() == "CumSum")
-    return importCumulative(nc, /*product=*/false);
-  if (nc.opType() == "OneHot")
-    return importOneHot(nc);
-  if (nc.opType() == "EyeLike")
-    return importEyeLike(nc);
-  if (nc.opType() == "GatherND")
-    return importGatherND(nc);
-  if (nc.opType() == "ScatterElements" || nc.opType() == "Scatter")
-    return importScatterElements(nc);
-  if (nc.opType() == "ScatterND")
-    return importScatterND(nc);
-  if (nc.opType() == "Einsum")
-    return importEinsum(nc);
-  return std::nullopt;
+void Importer::registerIndexOps(OpTable &t) {
+  t.add("NonZero", 9, handle<&Importer::importNonZero>);
+  t.add("ArgMax", 1,
+        [](Importer &im, const NodeCtx &nc) { return im.importArgMinMax(nc, /*isMax=*/true); });
+  t.add("ArgMin", 1,
+        [](Importer &im, const NodeCtx &nc) { return im.importArgMinMax(nc, /*isMax=*/false); });
+  t.add("Hardmax", 1, handle<&Importer::importHardmax>);
+  t.add("TopK", 1, handle<&Importer::importTopK>);
+  t.add("CumSum", 11,
+        [](Importer &im, const NodeCtx &nc) { return im.importCumulative(nc, /*product=*/false); });
+  t.add("OneHot", 9, handle<&Importer::importOneHot>);
+  t.add("EyeLike", 9, handle<&Importer::importEyeLike>);
+  t.add("GatherElements", 11, handle<&Importer::importGatherElements>);
+  t.add("GatherND", 11, handle<&Importer::importGatherND>);
+  t.add("ScatterElements", 11, handle<&Importer::importScatterElements>);
+  t.add("Scatter", 9, handle<&Importer::importScatterElements>);
+  t.add("ScatterND", 11, handle<&Importer::importScatterND>);
+  t.add("Einsum", 12, handle<&Importer::importEinsum>);
 }
 
 //===----------------------------------------------------------------------===//
@@ -902,16 +893,13 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
   }
   Location loc = nc.loc;
   auto shapeOf = [&](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
-  auto transposeTo = [&](Term &t, ArrayRef<int> order) {
-    SmallVector<int64_t> perm, shape;
-    for (int l : order) {
-      int64_t p = llvm::find(t.labels, l) - t.labels.begin();
-      perm.push_back(p);
-      shape.push_back(shapeOf(t.v)[p]);
-    }
+  // Permutes the dims of `t` into label order `order`.
+  auto permuteTerm = [&](Term &t, ArrayRef<int> order) {
+    SmallVector<int64_t> perm;
+    for (int l : order)
+      perm.push_back(llvm::find(t.labels, l) - t.labels.begin());
     if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-      t.v = graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, elem), t.v,
-                                       b.getDenseI64ArrayAttr(perm));
+      t.v = transpose(loc, t.v, perm);
     t.labels.assign(order.begin(), order.end());
   };
   auto reshapeTo = [&](Value v, ArrayRef<int64_t> shape) {
@@ -951,7 +939,7 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
       int firstOthers = order.size();
       order.push_back(rep);
       order.push_back(rep);
-      // transposeTo finds the first occurrence; place the two occurrences explicitly.
+      // permuteTerm finds the first occurrence; place the two occurrences explicitly.
       SmallVector<int64_t> perm, shape;
       SmallVector<int64_t> reps;
       for (auto [d, l] : llvm::enumerate(t.labels))
@@ -1057,8 +1045,8 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
       return nodeError(nc) << "the contraction's sizes overflow int64";
     int64_t M = mC.value(), K = kC.value(), N = nC.value();
     SmallVector<int64_t> leftDims = dimsOf(acc, left), rightDims = dimsOf(rhsT, right);
-    transposeTo(acc, aOrder);
-    transposeTo(rhsT, bOrder);
+    permuteTerm(acc, aOrder);
+    permuteTerm(rhsT, bOrder);
     SmallVector<int64_t> aShape(aBatch), bShape(bBatch);
     aShape.append({M, K});
     bShape.append({K, N});
@@ -1085,7 +1073,7 @@ LogicalResult Importer::importEinsum(const NodeCtx &nc) {
   sumOut(acc, [&](int l) { return llvm::is_contained(outLabels, l); });
   if (acc.labels.empty() && !outLabels.empty())
     return nodeError(nc) << "internal: output labels lost";
-  transposeTo(acc, outLabels);
+  permuteTerm(acc, outLabels);
   SmallVector<int64_t> outShape;
   for (int l : outLabels)
     outShape.push_back(sizes[l]);
@@ -1146,4 +1134,26 @@ LogicalResult Importer::importNonZero(const NodeCtx &nc) {
   }
   auto type = RankedTensorType::get({rank, count}, b.getI64Type());
   return define(nc, 0, intConstantOf(nc.loc, type, out));
+}
+
+LogicalResult Importer::importGatherElements(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 2, 2, 1)))
+    return failure();
+  auto data = getInput(nc, 0), indices = getInput(nc, 1);
+  auto axisAttr = getInt(nc, "axis", 0);
+  if (failed(data) || failed(indices) || failed(axisAttr))
+    return failure();
+  auto dt = cast<RankedTensorType>(data->getType());
+  auto it = cast<RankedTensorType>(indices->getType());
+  auto axis = normalizeAxis(nc, *axisAttr, dt.getRank(), /*allowRank=*/false);
+  if (failed(axis))
+    return failure();
+  if (it.getRank() != dt.getRank() || !isa<IntegerType>(it.getElementType()))
+    return nodeError(nc) << "indices must be an integer tensor of the data's rank";
+  if (failed(checkConstantIndices(nc, 1, *indices, {dt.getDimSize(*axis)})))
+    return failure();
+  return define(nc, 0,
+                graph::GatherElementsOp::create(
+                    b, nc.loc, RankedTensorType::get(it.getShape(), dt.getElementType()), *data,
+                    *indices, b.getI64IntegerAttr(*axis)));
 }

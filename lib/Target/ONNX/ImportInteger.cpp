@@ -10,21 +10,13 @@
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
-std::optional<LogicalResult> Importer::importIntegerOps(const NodeCtx &nc) {
-  StringRef op = nc.opType();
-  if (op == "BitShift")
-    return importBitShift(nc);
-  if (op == "QuantizeLinear")
-    return importQuantizeLinear(nc);
-  if (op == "DequantizeLinear")
-    return importDequantizeLinear(nc);
-  if (op == "DynamicQuantizeLinear")
-    return importDynamicQuantizeLinear(nc);
-  if (op == "MatMulInteger")
-    return importMatMulInteger(nc);
-  if (op == "ConvInteger")
-    return importConvInteger(nc);
-  return std::nullopt;
+void Importer::registerIntegerOps(OpTable &t) {
+  t.add("BitShift", 11, handle<&Importer::importBitShift>);
+  t.add("QuantizeLinear", 10, handle<&Importer::importQuantizeLinear>);
+  t.add("DequantizeLinear", 10, handle<&Importer::importDequantizeLinear>);
+  t.add("DynamicQuantizeLinear", 11, handle<&Importer::importDynamicQuantizeLinear>);
+  t.add("MatMulInteger", 10, handle<&Importer::importMatMulInteger>);
+  t.add("ConvInteger", 10, handle<&Importer::importConvInteger>);
 }
 
 /// BitShift-11: Z = X << Y or X >> Y (logical), numpy broadcasting, uint8 ... uint64.

@@ -16,13 +16,9 @@ using namespace aicc::onnx_import::detail;
 /// kMaxReduction) reduces per output element; sumAll splits larger sums.
 static constexpr int64_t kMaxOnePassReduction = 4096;
 
-std::optional<LogicalResult> Importer::importLossOps(const NodeCtx &nc) {
-  llvm::StringRef op = nc.opType();
-  if (op == "NegativeLogLikelihoodLoss")
-    return importNegativeLogLikelihoodLoss(nc);
-  if (op == "SoftmaxCrossEntropyLoss")
-    return importSoftmaxCrossEntropyLoss(nc);
-  return std::nullopt;
+void Importer::registerLossOps(OpTable &t) {
+  t.add("NegativeLogLikelihoodLoss", 12, handle<&Importer::importNegativeLogLikelihoodLoss>);
+  t.add("SoftmaxCrossEntropyLoss", 12, handle<&Importer::importSoftmaxCrossEntropyLoss>);
 }
 
 /// Checks shared by both losses: input [N, C, d1..dk] float, target [N, d1..dk] int32 or

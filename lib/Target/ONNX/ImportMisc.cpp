@@ -12,37 +12,21 @@
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
-std::optional<LogicalResult> Importer::importMiscOps(const NodeCtx &nc) {
-  llvm::StringRef op = nc.opType();
-  if (op == "ThresholdedRelu")
-    return importThresholdedRelu(nc);
-  if (op == "IsInf" || op == "IsNaN")
-    return importIsInfNaN(nc);
-  if (op == "LRN")
-    return importLRN(nc);
-  if (op == "MeanVarianceNormalization")
-    return importMVN(nc);
-  // -- LpPool, GlobalLpPool, LpNormalization, CumProd, CenterCropPad, Col2Im, AffineGrid,
-  //    TensorScatter (newops block) --
-  llvm::StringRef newOp = nc.opType();
-  if (newOp == "LpPool")
-    return importLpPool(nc);
-  if (newOp == "GlobalLpPool")
-    return importGlobalLpPool(nc);
-  if (newOp == "LpNormalization")
-    return importLpNormalization(nc);
-  if (newOp == "CumProd")
-    return importCumulative(nc, /*product=*/true); // ImportIndex.cpp
-  if (newOp == "CenterCropPad")
-    return importCenterCropPad(nc);
-  if (newOp == "Col2Im")
-    return importCol2Im(nc);
-  if (newOp == "AffineGrid")
-    return importAffineGrid(nc);
-  if (newOp == "TensorScatter")
-    return importTensorScatter(nc);
-  // -- end of the newops block --
-  return std::nullopt;
+void Importer::registerMiscOps(OpTable &t) {
+  t.add("ThresholdedRelu", 10, handle<&Importer::importThresholdedRelu>);
+  t.add("IsInf", 10, handle<&Importer::importIsInfNaN>);
+  t.add("IsNaN", 9, handle<&Importer::importIsInfNaN>);
+  t.add("LRN", 1, handle<&Importer::importLRN>);
+  t.add("MeanVarianceNormalization", 9, handle<&Importer::importMVN>);
+  t.add("LpPool", 1, handle<&Importer::importLpPool>);
+  t.add("GlobalLpPool", 1, handle<&Importer::importGlobalLpPool>);
+  t.add("LpNormalization", 1, handle<&Importer::importLpNormalization>);
+  t.add("CumProd", 26,
+        [](Importer &im, const NodeCtx &nc) { return im.importCumulative(nc, /*product=*/true); });
+  t.add("CenterCropPad", 18, handle<&Importer::importCenterCropPad>);
+  t.add("Col2Im", 18, handle<&Importer::importCol2Im>);
+  t.add("AffineGrid", 20, handle<&Importer::importAffineGrid>);
+  t.add("TensorScatter", 24, handle<&Importer::importTensorScatter>);
 }
 
 /// ThresholdedRelu (ONNX operator spec, opset 10): y = x > alpha ? x : 0.

@@ -606,3 +606,19 @@ LogicalResult Importer::importGroupNorm(const NodeCtx &nc) {
   y = bin<graph::MulOp>(nc.loc, y, reshape(nc.loc, s, cs));
   return define(nc, 0, bin<graph::AddOp>(nc.loc, y, reshape(nc.loc, bb, cs)));
 }
+
+void Importer::registerNNOps(OpTable &t) {
+  t.add("Gelu", 20, handle<&Importer::importGelu>);
+  t.add("MatMul", 1, handle<&Importer::importMatMul>);
+  t.add("Gemm", 1, handle<&Importer::importGemm>);
+  t.add("Conv", 1, handle<&Importer::importConv>);
+  t.add("MaxPool", 1, handle<&Importer::importPool>);
+  t.add("AveragePool", 1, handle<&Importer::importPool>);
+  t.add("GlobalAveragePool", 1, handle<&Importer::importGlobalPool>);
+  t.add("GlobalMaxPool", 1, handle<&Importer::importGlobalPool>);
+  t.add("PRelu", 1, handle<&Importer::importPRelu>);
+  t.add("BatchNormalization", 1, handle<&Importer::importBatchNorm>);
+  t.add("InstanceNormalization", 1, handle<&Importer::importInstanceNorm>);
+  t.add("LayerNormalization", 17, handle<&Importer::importLayerNorm>);
+  t.add("GroupNormalization", 18, handle<&Importer::importGroupNorm>);
+}

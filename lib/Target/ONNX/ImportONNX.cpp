@@ -564,8 +564,8 @@ FailureOr<int64_t> Importer::normalizeAxis(const NodeCtx &nc, int64_t axis, int6
   return axis < 0 ? axis + rank : axis;
 }
 
-// The ops: ImportDispatch.cpp (importNode) and the family files (ImportTensorOps.cpp,
-// ImportNN.cpp, ImportElementwise.cpp, ImportIndex.cpp, ...).
+// The ops: the op table (ImportOpTable.cpp: importNode) and the family files that register
+// them (ImportCore.cpp, ImportTensorOps.cpp, ImportNN.cpp, ImportElementwise.cpp, ...).
 
 //===----------------------------------------------------------------------===//
 // Model

@@ -24,102 +24,15 @@
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
-std::optional<LogicalResult> Importer::importRecurrentOps(const NodeCtx &nc) {
-  llvm::StringRef op = nc.opType();
-  if (op == "RNN" || op == "GRU" || op == "LSTM")
-    return importRecurrent(nc);
-  return std::nullopt;
+void Importer::registerRecurrentOps(OpTable &t) {
+  t.add("RNN", 1, handle<&Importer::importRecurrent>);
+  t.add("GRU", 1, handle<&Importer::importRecurrent>);
+  t.add("LSTM", 1, handle<&Importer::importRecurrent>);
 }
 
 //===----------------------------------------------------------------------===//
 // Small builders shared with ImportSignal.cpp
 //===----------------------------------------------------------------------===//
-
-Value Importer::rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
-                            llvm::StringRef blobName) {
-  if (bytes.size() <= kMaxDenseBytes)
-    return createConstant(loc,
-                          cast<ElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, bytes)));
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(uint64_t),
-                                                                       /*dataIsMutable=*/false);
-  return createConstant(loc, cast<ElementsAttr>(DenseResourceElementsAttr::get(
-                                 type, blobKey(blobName), std::move(blob))));
-}
-
-Value Importer::sliceAlong(Location loc, Value v, int64_t dim, int64_t start, int64_t size) {
-  auto t = cast<RankedTensorType>(v.getType());
-  if (start == 0 && size == t.getDimSize(dim))
-    return v;
-  SmallVector<int64_t> starts(t.getRank(), 0), steps(t.getRank(), 1), shape(t.getShape());
-  starts[dim] = start;
-  shape[dim] = size;
-  auto rt = RankedTensorType::get(shape, t.getElementType());
-  // Constants (weights) are sliced here, not at run time.
-  if (auto c = v.getDefiningOp<graph::ConstantOp>()) {
-    Type elem = t.getElementType();
-    ElementsAttr value = c.getValue();
-    auto dense = dyn_cast<DenseElementsAttr>(value);
-    if (dense && dense.isSplat())
-      return createConstant(loc, cast<ElementsAttr>(dense.resizeSplat(rt)));
-    ArrayRef<char> raw;
-    if (dense)
-      raw = dense.getRawData();
-    else if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
-      raw = res.getData();
-    int64_t width =
-        elem.isIntOrFloat() && !elem.isInteger(1) ? elem.getIntOrFloatBitWidth() / 8 : 0;
-    if (width > 0 && (int64_t)raw.size() == t.getNumElements() * width) {
-      int64_t outer = 1, inner = width;
-      for (int64_t d = 0; d < dim; ++d)
-        outer *= t.getDimSize(d);
-      for (int64_t d = dim + 1; d < t.getRank(); ++d)
-        inner *= t.getDimSize(d);
-      std::vector<char> out;
-      out.reserve(outer * size * inner);
-      for (int64_t o = 0; o < outer; ++o) {
-        const char *from = raw.data() + (o * t.getDimSize(dim) + start) * inner;
-        out.insert(out.end(), from, from + size * inner);
-      }
-      return rawConstant(loc, rt, out, "slice");
-    }
-  }
-  return graph::SliceOp::create(b, loc, rt, v, b.getDenseI64ArrayAttr(starts),
-                                b.getDenseI64ArrayAttr(steps));
-}
-
-Value Importer::reshapeFolded(Location loc, Value v, ArrayRef<int64_t> shape) {
-  auto t = cast<RankedTensorType>(v.getType());
-  auto rt = RankedTensorType::get(shape, t.getElementType());
-  if (auto c = v.getDefiningOp<graph::ConstantOp>()) {
-    if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
-      return createConstant(loc, cast<ElementsAttr>(dense.reshape(rt)));
-    if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
-      return createConstant(
-          loc, cast<ElementsAttr>(DenseResourceElementsAttr::get(rt, res.getRawHandle())));
-  }
-  return reshape(loc, v, shape);
-}
-
-Value Importer::concatAlong(Location loc, ArrayRef<Value> vs, int64_t axis) {
-  if (vs.size() == 1)
-    return vs.front();
-  auto t = cast<RankedTensorType>(vs.front().getType());
-  SmallVector<int64_t> shape(t.getShape());
-  shape[axis] = 0;
-  for (Value v : vs)
-    shape[axis] += cast<RankedTensorType>(v.getType()).getDimSize(axis);
-  return graph::ConcatOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), vs,
-                                 b.getI64IntegerAttr(axis));
-}
-
-Value Importer::transposeTo(Location loc, Value v, ArrayRef<int64_t> perm) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(t.getDimSize(p));
-  return graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
-                                    b.getDenseI64ArrayAttr(perm));
-}
 
 FailureOr<SmallVector<std::string>> Importer::getStringList(const NodeCtx &nc,
                                                             llvm::StringRef name) {
@@ -401,13 +314,13 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
 
   Location loc = nc.loc;
   // Time-major views: X [T, N, I], states [D, N, H].
-  Value xs = batchFirst ? transposeTo(loc, *x, {1, 0, 2}) : *x;
+  Value xs = batchFirst ? transpose(loc, *x, {1, 0, 2}) : *x;
   Value h0 = *initH, c0 = *initC;
   if (batchFirst) {
     if (h0)
-      h0 = transposeTo(loc, h0, {1, 0, 2});
+      h0 = transpose(loc, h0, {1, 0, 2});
     if (c0)
-      c0 = transposeTo(loc, c0, {1, 0, 2});
+      c0 = transpose(loc, c0, {1, 0, 2});
   }
   Value x2 = reshape(loc, xs, {seqLen * batch, inSize});
   auto stateType = RankedTensorType::get({batch, hidden}, elem);
@@ -441,7 +354,7 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
     ArrayRef<RnnActivation> act =
         ArrayRef<RnnActivation>(*acts).slice(d * defaultActs.size(), defaultActs.size());
     auto perDir = [&](Value v, ArrayRef<int64_t> shape) {
-      return reshapeFolded(loc, sliceAlong(loc, v, 0, d, 1), shape);
+      return reshapeFolded(loc, slice(loc, v, 0, d, 1), shape);
     };
     Value wd = perDir(*w, {gates * hidden, inSize});
     Value rd = perDir(*r, {gates * hidden, hidden});
@@ -449,8 +362,8 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
     Value wb, rb;
     if (*bias) {
       Value bd = perDir(*bias, {2 * gates * hidden});
-      wb = sliceAlong(loc, bd, 0, 0, gates * hidden);
-      rb = sliceAlong(loc, bd, 0, gates * hidden, gates * hidden);
+      wb = slice(loc, bd, 0, 0, gates * hidden);
+      rb = slice(loc, bd, 0, gates * hidden, gates * hidden);
     }
     // Input projection of every step at once: [T*N, G*H] = X * W^T + bias, where bias is
     // Wb + Rb, except for GRU with linear_before_reset, whose Rbh stays inside r (.) (...)
@@ -465,16 +378,16 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
     Value pi, po, pf;
     if (*peep) {
       Value pd = perDir(*peep, {3 * hidden});
-      pi = sliceAlong(loc, pd, 0, 0, hidden);
-      po = sliceAlong(loc, pd, 0, hidden, hidden);
-      pf = sliceAlong(loc, pd, 0, 2 * hidden, hidden);
+      pi = slice(loc, pd, 0, 0, hidden);
+      po = slice(loc, pd, 0, hidden, hidden);
+      pf = slice(loc, pd, 0, 2 * hidden, hidden);
     }
     // GRU without linear_before_reset: R splits into Rzr (one gemm with H) and Rh
     // (a gemm with r (.) H).
     Value rzr, rh;
     if (kind == Kind::GRU && !linearBeforeReset) {
-      rzr = sliceAlong(loc, rd, 0, 0, 2 * hidden);
-      rh = sliceAlong(loc, rd, 0, 2 * hidden, hidden);
+      rzr = slice(loc, rd, 0, 0, 2 * hidden);
+      rh = slice(loc, rd, 0, 2 * hidden, hidden);
     }
 
     for (int64_t s = 0; s < seqLen; ++s) {
@@ -492,7 +405,7 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
         if (!v)
           return v;
         int64_t last = cast<RankedTensorType>(v.getType()).getRank() - 1;
-        return sliceAlong(loc, v, last, k * hidden, hidden);
+        return slice(loc, v, last, k * hidden, hidden);
       };
       auto addOpt = [&](Value a, Value v) { return v ? add(a, v) : a; };
       Value hNew, cNew;
@@ -581,11 +494,11 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
       SmallVector<Value> dirs;
       for (int64_t d = 0; d < numDir; ++d)
         dirs.push_back(reshape(loc, ys[d][t], {1, 1, batch, hidden}));
-      rows.push_back(concatAlong(loc, dirs, 1));
+      rows.push_back(concat(loc, dirs, 1));
     }
-    Value y = concatAlong(loc, rows, 0);
+    Value y = concat(loc, rows, 0);
     if (batchFirst)
-      y = transposeTo(loc, y, {2, 0, 1, 3});
+      y = transpose(loc, y, {2, 0, 1, 3});
     if (failed(define(nc, 0, y)))
       return failure();
   }
@@ -593,8 +506,8 @@ LogicalResult Importer::importRecurrent(const NodeCtx &nc) {
     SmallVector<Value> dirs;
     for (Value v : last)
       dirs.push_back(reshape(loc, v, {1, batch, hidden}));
-    Value s = concatAlong(loc, dirs, 0);
-    return batchFirst ? transposeTo(loc, s, {1, 0, 2}) : s;
+    Value s = concat(loc, dirs, 0);
+    return batchFirst ? transpose(loc, s, {1, 0, 2}) : s;
   };
   if (wanted(1) && failed(define(nc, 1, state(hLast))))
     return failure();

@@ -19,17 +19,13 @@ using namespace aicc::onnx_import::detail;
 /// Largest DFT matrix built (elements); above, the O(N^2) matmul form is refused.
 static constexpr int64_t kMaxDftMatrixElements = int64_t(1) << 24;
 
-std::optional<LogicalResult> Importer::importSignalOps(const NodeCtx &nc) {
-  llvm::StringRef op = nc.opType();
-  if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow")
-    return importWindow(nc);
-  if (op == "DFT")
-    return importDFT(nc);
-  if (op == "STFT")
-    return importSTFT(nc);
-  if (op == "MelWeightMatrix")
-    return importMelWeightMatrix(nc);
-  return std::nullopt;
+void Importer::registerSignalOps(OpTable &t) {
+  t.add("HannWindow", 17, handle<&Importer::importWindow>);
+  t.add("HammingWindow", 17, handle<&Importer::importWindow>);
+  t.add("BlackmanWindow", 17, handle<&Importer::importWindow>);
+  t.add("DFT", 17, handle<&Importer::importDFT>);
+  t.add("STFT", 17, handle<&Importer::importSTFT>);
+  t.add("MelWeightMatrix", 17, handle<&Importer::importMelWeightMatrix>);
 }
 
 FailureOr<Type> Importer::getOutputDataType(const NodeCtx &nc) {
@@ -41,30 +37,6 @@ FailureOr<Type> Importer::getOutputDataType(const NodeCtx &nc) {
     return nodeError(nc) << "output_datatype " << *dt << " (" << dataTypeName((int32_t)*dt)
                          << ") is not a supported numeric type";
   return t;
-}
-
-Value Importer::constantOf(Location loc, RankedTensorType type, ArrayRef<double> values,
-                           llvm::StringRef blobName) {
-  Type elem = type.getElementType();
-  unsigned width = elem.getIntOrFloatBitWidth();
-  unsigned bytes = width / 8;
-  std::vector<char> raw(values.size() * bytes);
-  for (auto [i, v] : llvm::enumerate(values)) {
-    APInt bits;
-    if (auto ft = dyn_cast<FloatType>(elem)) {
-      APFloat f(v);
-      bool lost;
-      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      bits = f.bitcastToAPInt();
-    } else {
-      // Cast semantics: truncation toward zero (NaN has no integer value: 0).
-      double tv = std::isfinite(v) ? std::trunc(v) : 0.0;
-      bits = APInt(width, (uint64_t)(int64_t)tv, /*isSigned=*/true, /*implicitTrunc=*/true);
-    }
-    uint64_t word = bits.getZExtValue();
-    std::memcpy(raw.data() + i * bytes, &word, bytes); // little-endian host
-  }
-  return rawConstant(loc, type, raw, blobName);
 }
 
 //===----------------------------------------------------------------------===//
@@ -132,7 +104,7 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   // truncate or zero-pad).
   int64_t keep = irfft ? length / 2 + 1 : length;
   if (xt.getDimSize(axis) > keep) {
-    x = sliceAlong(loc, x, axis, 0, keep);
+    x = slice(loc, x, axis, 0, keep);
     xt = cast<RankedTensorType>(x.getType());
   }
   int64_t len = xt.getDimSize(axis);
@@ -159,7 +131,7 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   perm.push_back(axis);
   perm.push_back(rank - 1);
   bool identity = axis == rank - 2;
-  Value v = identity ? x : transposeTo(loc, x, perm);
+  Value v = identity ? x : transpose(loc, x, perm);
   int64_t m = 1;
   for (int64_t d : outer)
     m *= d;
@@ -219,7 +191,7 @@ FailureOr<Value> Importer::buildDFT(const NodeCtx &nc, Value x, int64_t axis, in
   SmallVector<int64_t> inv(rank);
   for (auto [i, p] : llvm::enumerate(perm))
     inv[p] = i;
-  return transposeTo(loc, y, inv);
+  return transpose(loc, y, inv);
 }
 
 /// DFT (opset 17: axis attribute, default 1; opset 20: axis input, default -2).

@@ -27,15 +27,11 @@
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
-std::optional<LogicalResult> Importer::importSpatialOps(const NodeCtx &nc) {
-  llvm::StringRef op = nc.opType();
-  if (op == "Resize" || op == "Upsample")
-    return importResize(nc);
-  if (op == "ConvTranspose")
-    return importConvTranspose(nc);
-  if (op == "GridSample")
-    return importGridSample(nc);
-  return std::nullopt;
+void Importer::registerSpatialOps(OpTable &t) {
+  t.add("Resize", 10, handle<&Importer::importResize>);
+  t.add("Upsample", 1, handle<&Importer::importResize>);
+  t.add("ConvTranspose", 1, handle<&Importer::importConvTranspose>);
+  t.add("GridSample", 16, handle<&Importer::importGridSample>);
 }
 
 //===----------------------------------------------------------------------===//

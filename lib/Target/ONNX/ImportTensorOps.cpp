@@ -818,3 +818,58 @@ LogicalResult Importer::importDepthToSpace(const NodeCtx &nc, bool toSpace) {
   }
   return define(nc, 0, v);
 }
+
+LogicalResult Importer::importTrilu(const NodeCtx &nc) {
+  if (failed(checkArity(nc, 1, 2, 1)))
+    return failure();
+  auto in = getInput(nc, 0);
+  auto upper = getInt(nc, "upper", 1);
+  if (failed(in) || failed(upper))
+    return failure();
+  int64_t k = 0;
+  if (nc.node.input_size() > 1 && !nc.node.input(1).empty()) {
+    auto kv = getInput(nc, 1);
+    if (failed(kv))
+      return failure();
+    auto c = getConstantScalar(nc, *kv, "k");
+    if (failed(c))
+      return failure();
+    auto ki = toInt(nc, *c, "k");
+    if (failed(ki))
+      return failure();
+    k = *ki;
+  }
+  if (cast<RankedTensorType>(in->getType()).getRank() < 2)
+    return nodeError(nc) << "input must have rank >= 2";
+  return define(nc, 0,
+                graph::TriluOp::create(b, nc.loc, in->getType(), *in, b.getI64IntegerAttr(k),
+                                       b.getBoolAttr(*upper != 0)));
+}
+
+void Importer::registerTensorOps(OpTable &t) {
+  t.add("Reshape", 1, handle<&Importer::importReshape>);
+  t.add("Flatten", 1, handle<&Importer::importFlatten>);
+  t.add("Transpose", 1, handle<&Importer::importTranspose>);
+  t.add("Shape", 1, handle<&Importer::importShapeOp>);
+  t.add("Size", 1, handle<&Importer::importShapeOp>);
+  t.add("Squeeze", 1,
+        [](Importer &im, const NodeCtx &nc) { return im.importSqueeze(nc, /*unsqueeze=*/false); });
+  t.add("Unsqueeze", 1,
+        [](Importer &im, const NodeCtx &nc) { return im.importSqueeze(nc, /*unsqueeze=*/true); });
+  t.add("Range", 11, handle<&Importer::importRange>);
+  t.add("ConstantOfShape", 9, handle<&Importer::importConstantOfShape>);
+  t.add("Expand", 8, handle<&Importer::importExpand>);
+  t.add("Gather", 1, handle<&Importer::importGather>);
+  t.add("Concat", 1, handle<&Importer::importConcat>);
+  t.add("Slice", 1, handle<&Importer::importSlice>);
+  t.add("Pad", 1, handle<&Importer::importPad>);
+  t.add("Tile", 1, handle<&Importer::importTile>);
+  t.add("Split", 1, handle<&Importer::importSplit>);
+  t.add("DepthToSpace", 1, [](Importer &im, const NodeCtx &nc) {
+    return im.importDepthToSpace(nc, /*toSpace=*/true);
+  });
+  t.add("SpaceToDepth", 1, [](Importer &im, const NodeCtx &nc) {
+    return im.importDepthToSpace(nc, /*toSpace=*/false);
+  });
+  t.add("Trilu", 14, handle<&Importer::importTrilu>);
+}

@@ -23,81 +23,17 @@
 using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
-std::optional<LogicalResult> Importer::importTransformerOps(const NodeCtx &nc) {
-  llvm::StringRef op = nc.opType();
-  int64_t since = 0;
-  LogicalResult (Importer::*fn)(const NodeCtx &) = nullptr;
-  if (op == "Attention") {
-    since = 23;
-    fn = &Importer::importAttention;
-  } else if (op == "RMSNormalization") {
-    since = 23;
-    fn = &Importer::importRMSNormalization;
-  } else if (op == "RotaryEmbedding") {
-    since = 23;
-    fn = &Importer::importRotaryEmbedding;
-  } else if (op == "Swish") {
-    since = 24;
-    fn = &Importer::importSwish;
-  } else if (op == "Mish") {
-    since = 18; // Mish-18; opset 22 only widens its types to bf16
-    fn = &Importer::importMish;
-  } else {
-    return std::nullopt;
-  }
-  if (opset < since)
-    return nodeError(nc) << op << " is defined from opset " << since << "; the model imports opset "
-                         << opset;
-  return (this->*fn)(nc);
+void Importer::registerTransformerOps(OpTable &t) {
+  t.add("Attention", 23, handle<&Importer::importAttention>);
+  t.add("RMSNormalization", 23, handle<&Importer::importRMSNormalization>);
+  t.add("RotaryEmbedding", 23, handle<&Importer::importRotaryEmbedding>);
+  t.add("Swish", 24, handle<&Importer::importSwish>);
+  t.add("Mish", 18, handle<&Importer::importMish>);
 }
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-Value Importer::floatConstantOf(Location loc, RankedTensorType type, ArrayRef<double> values) {
-  auto elem = cast<FloatType>(type.getElementType());
-  SmallVector<APFloat> v;
-  for (double d : values) {
-    APFloat f(d);
-    bool lost = false;
-    f.convert(elem.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    v.push_back(f);
-  }
-  if (v.size() == 1 && type.getNumElements() != 1)
-    return createConstant(loc, DenseElementsAttr::get(type, v.front()));
-  return createConstant(loc, DenseElementsAttr::get(type, v));
-}
-
-Value Importer::transposeOf(Location loc, Value v, ArrayRef<int64_t> perm) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(t.getDimSize(p));
-  return graph::TransposeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
-                                    b.getDenseI64ArrayAttr(perm));
-}
-
-Value Importer::sliceOf(Location loc, Value v, int64_t axis, int64_t start, int64_t size,
-                        int64_t step) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape(t.getShape()), starts(t.getRank(), 0), steps(t.getRank(), 1);
-  shape[axis] = size;
-  starts[axis] = start;
-  steps[axis] = step;
-  return graph::SliceOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()), v,
-                                b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(steps));
-}
-
-Value Importer::concatOf(Location loc, ValueRange vs, int64_t axis) {
-  auto t0 = cast<RankedTensorType>(vs.front().getType());
-  SmallVector<int64_t> shape(t0.getShape());
-  shape[axis] = 0;
-  for (Value v : vs)
-    shape[axis] += cast<RankedTensorType>(v.getType()).getDimSize(axis);
-  return graph::ConcatOp::create(b, loc, RankedTensorType::get(shape, t0.getElementType()), vs,
-                                 b.getI64IntegerAttr(axis));
-}
 
 /// Masked-out scores are -inf, as in the spec (softmax turns them into zero weights; a row
 /// masked out entirely becomes NaN, as in the reference).
@@ -257,13 +193,13 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
   // straight to its transposed [B, heads, head_size, S] form (one transpose).
   Value kT;
   if (rank == 3) {
-    q4 = transposeOf(loc, reshape(loc, *q, {B, sq, hq, d}), {0, 2, 1, 3});
+    q4 = transpose(loc, reshape(loc, *q, {B, sq, hq, d}), {0, 2, 1, 3});
     Value k4s = reshape(loc, *k, {B, skv, hkv, d});
     if (!*pastK && !wanted(1))
-      kT = transposeOf(loc, k4s, {0, 2, 3, 1});
+      kT = transpose(loc, k4s, {0, 2, 3, 1});
     else
-      k4 = transposeOf(loc, k4s, {0, 2, 1, 3});
-    v4 = transposeOf(loc, reshape(loc, *v, {B, skv, hkv, dv}), {0, 2, 1, 3});
+      k4 = transpose(loc, k4s, {0, 2, 1, 3});
+    v4 = transpose(loc, reshape(loc, *v, {B, skv, hkv, dv}), {0, 2, 1, 3});
   } else {
     q4 = *q;
     k4 = *k;
@@ -271,11 +207,11 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
   }
   Value presentK = k4, presentV = v4;
   if (*pastK) {
-    presentK = concatOf(loc, {*pastK, k4}, 2);
-    presentV = concatOf(loc, {*pastV, v4}, 2);
+    presentK = concat(loc, {*pastK, k4}, 2);
+    presentV = concat(loc, {*pastV, v4}, 2);
   }
   if (!kT)
-    kT = transposeOf(loc, presentK, {0, 1, 3, 2});
+    kT = transpose(loc, presentK, {0, 1, 3, 2});
 
   // Q * sqrt(scale) and K^T * sqrt(scale) (the spec's overflow guard for low precision).
   double scale = 1.0 / std::sqrt((double)d);
@@ -359,7 +295,7 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
     for (int64_t i = 0; i < sq; ++i)
       for (int64_t j = i + past + 1; j < total; ++j)
         c[i * total + j] = kNegInf;
-    Value causal = floatConstantOf(loc, fullType({sq, total}, ct), c);
+    Value causal = constantOf(loc, fullType({sq, total}, ct), c, nc.name + "_causal");
     bias = bias ? bin<graph::AddOp>(loc, bias, causal) : causal;
   }
   if (*nonpad) {
@@ -402,7 +338,7 @@ LogicalResult Importer::importAttention(const NodeCtx &nc) {
   if (reps > 1)
     y = reshape(loc, y, {B, hq, sq, dv});
   if (rank == 3)
-    y = reshape(loc, transposeOf(loc, y, {0, 2, 1, 3}), {B, sq, hq * dv});
+    y = reshape(loc, transpose(loc, y, {0, 2, 1, 3}), {B, sq, hq * dv});
 
   if (failed(define(nc, 0, y)))
     return failure();
@@ -553,9 +489,9 @@ LogicalResult Importer::importRotaryEmbedding(const NodeCtx &nc) {
   }
   Value cosV = cs[0], sinV = cs[1];
 
-  Value rot = rd == D ? x4 : sliceOf(loc, x4, 3, 0, rd, 1);
-  Value x1 = *interleaved ? sliceOf(loc, rot, 3, 0, half, 2) : sliceOf(loc, rot, 3, 0, half, 1);
-  Value x2 = *interleaved ? sliceOf(loc, rot, 3, 1, half, 2) : sliceOf(loc, rot, 3, half, half, 1);
+  Value rot = rd == D ? x4 : slice(loc, x4, 3, 0, rd, 1);
+  Value x1 = *interleaved ? slice(loc, rot, 3, 0, half, 2) : slice(loc, rot, 3, 0, half, 1);
+  Value x2 = *interleaved ? slice(loc, rot, 3, 1, half, 2) : slice(loc, rot, 3, half, half, 1);
   Value real =
       bin<graph::SubOp>(loc, bin<graph::MulOp>(loc, cosV, x1), bin<graph::MulOp>(loc, sinV, x2));
   Value imag =
@@ -565,14 +501,14 @@ LogicalResult Importer::importRotaryEmbedding(const NodeCtx &nc) {
     SmallVector<int64_t> s5(x4s.begin(), x4s.end());
     s5[3] = half;
     s5.push_back(1);
-    Value pair = concatOf(loc, {reshape(loc, real, s5), reshape(loc, imag, s5)}, 4);
+    Value pair = concat(loc, {reshape(loc, real, s5), reshape(loc, imag, s5)}, 4);
     SmallVector<int64_t> s4(x4s.begin(), x4s.end());
     s4[3] = rd;
     rot = reshape(loc, pair, s4);
   } else {
-    rot = concatOf(loc, {real, imag}, 3);
+    rot = concat(loc, {real, imag}, 3);
   }
-  Value y = rd == D ? rot : concatOf(loc, {rot, sliceOf(loc, x4, 3, rd, D - rd, 1)}, 3);
+  Value y = rd == D ? rot : concat(loc, {rot, slice(loc, x4, 3, rd, D - rd, 1)}, 3);
   if (rank == 3)
     y = reshape(loc, y, xt->getShape());
   return define(nc, 0, y);

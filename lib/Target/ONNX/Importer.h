@@ -2,9 +2,11 @@
 //
 // Shared by the importer's source files: ImportONNX.cpp (the model, values,
 // checks, attributes, entry points), ImportTensorData.cpp (ValueInfo types and
-// TensorProto data), ImportDispatch.cpp (importNode: op type -> import function),
-// and one file per op family (Import<Family>.cpp: TensorOps, NN, Elementwise,
-// Index, Spatial, Recurrent, Signal, Integer, Loss, Transformer, Misc). Not a public
+// TensorProto data), ImportOpTable.cpp (the op table and importNode),
+// ImportBuilders.cpp (the graph builders every family uses), and one file per op
+// family (Import<Family>.cpp: Core, TensorOps, NN, Elementwise, Index, Spatial,
+// Recurrent, Signal, Integer, Loss, Transformer, Misc), each registering its ops
+// in the table (register<Family>Ops). Not a public
 // header: the public entry points are in include/aicc/Target/ONNX/ImportONNX.h.
 //
 //===----------------------------------------------------------------------===//
@@ -121,6 +123,43 @@ struct SizeGuard : public OpBuilder::Listener {
   std::string problem;
 };
 
+class Importer;
+/// Imports node `nc` into `importer`'s graph: a located error and failure() when the node
+/// is refused.
+using OpHandler = LogicalResult (*)(Importer &importer, const NodeCtx &nc);
+
+/// One row of the op table: op `opType` of ONNX domain `domain` ("" is the default
+/// domain, ai.onnx) is imported by `handler` for models whose opset is at least
+/// `sinceVersion`, the op's first version in ONNX's operator schemas (onnx/defs as of onnx
+/// 1.22; the "since version" of docs/Operators.md). What changes between later versions
+/// of the op is the handler's to check (Importer::opset).
+struct OpEntry {
+  std::string domain;
+  std::string opType;
+  int64_t sinceVersion;
+  OpHandler handler;
+};
+
+/// The op table (ImportOpTable.cpp), built once from every family's register<Family>Ops.
+class OpTable {
+public:
+  /// Adds a row; registering one (domain, op type) twice is a defect of the importer and
+  /// aborts (report_fatal_error).
+  void add(llvm::StringRef domain, llvm::StringRef opType, int64_t sinceVersion, OpHandler handler);
+  /// A default-domain row.
+  void add(llvm::StringRef opType, int64_t sinceVersion, OpHandler handler) {
+    add("", opType, sinceVersion, handler);
+  }
+  /// The row of (domain, opType), "ai.onnx" meaning ""; null when there is none.
+  const OpEntry *lookup(llvm::StringRef domain, llvm::StringRef opType) const;
+  /// Every row, sorted by domain and op type.
+  std::vector<const OpEntry *> entries() const;
+
+private:
+  llvm::StringMap<OpEntry> rows;
+  llvm::StringSet<> domains;
+};
+
 class Importer {
 public:
   Importer(MLIRContext &ctx, llvm::StringRef modelPath, const ImportOptions &opts)
@@ -133,7 +172,30 @@ public:
 
   LogicalResult importModel(const onnx::ModelProto &model, ModuleOp module);
 
+  /// The op table, built on first use (thread-safe) and immutable afterwards.
+  static const OpTable &opTable();
+
 private:
+  /// A table handler calling member `Fn` (register<Family>Ops: `handle<&Importer::importX>`).
+  template <auto Fn> static LogicalResult handle(Importer &im, const NodeCtx &nc) {
+    return (im.*Fn)(nc);
+  }
+  /// A table handler that folds integer arithmetic on constants first (ImportCore.cpp).
+  template <auto Fn> static LogicalResult foldIntBinaryOr(Importer &im, const NodeCtx &nc);
+  // The families' registrations, one per Import<Family>.cpp (ImportOpTable.cpp calls them).
+  static void registerCoreOps(OpTable &t);
+  static void registerElementwiseOps(OpTable &t);
+  static void registerTensorOps(OpTable &t);
+  static void registerNNOps(OpTable &t);
+  static void registerIndexOps(OpTable &t);
+  static void registerSpatialOps(OpTable &t);
+  static void registerRecurrentOps(OpTable &t);
+  static void registerSignalOps(OpTable &t);
+  static void registerIntegerOps(OpTable &t);
+  static void registerLossOps(OpTable &t);
+  static void registerTransformerOps(OpTable &t);
+  static void registerMiscOps(OpTable &t);
+
   // Diagnostics.
   InFlightDiagnostic nodeError(const NodeCtx &nc) {
     return emitError(nc.loc) << nc.opType() << " node '" << nc.name << "': ";
@@ -227,7 +289,15 @@ private:
   FailureOr<int64_t> normalizeAxis(const NodeCtx &nc, int64_t axis, int64_t rank, bool allowRank);
 
   // Ops.
+  /// Imports `nc` by its row of the op table (ImportOpTable.cpp): refused when no row has
+  /// its (domain, op type), or when the model's opset is below the row's sinceVersion.
   LogicalResult importNode(const NodeCtx &nc);
+  /// And, Or, Xor (bool operands).
+  LogicalResult importLogical(const NodeCtx &nc);
+  LogicalResult importGatherElements(const NodeCtx &nc);
+  LogicalResult importCastLike(const NodeCtx &nc);
+  LogicalResult importShrink(const NodeCtx &nc);
+  LogicalResult importTrilu(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importBinary(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importUnary(const NodeCtx &nc);
   LogicalResult importGelu(const NodeCtx &nc);
@@ -316,7 +386,6 @@ private:
   LogicalResult importConcat(const NodeCtx &nc);
   /// Integer constant contents (any rank, at most 4096 elements), for folding shape math.
   std::optional<SmallVector<int64_t>> intConstant(Value v);
-  Value intConstantOf(Location loc, RankedTensorType type, ArrayRef<int64_t> values);
   /// Folds an integer binary op when both operands are small constants.
   std::optional<Value> foldIntBinary(const NodeCtx &nc, llvm::StringRef op);
   template <typename OpTy> LogicalResult importCompare(const NodeCtx &nc);
@@ -369,13 +438,42 @@ private:
   }
 
   //===--------------------------------------------------------------------===//
-  // Op families, one source file each. Each returns std::nullopt when `nc` is
-  // not one of its ops, else the import's result. Helpers a family needs are
-  // declared in its section below.
+  // Graph builders (ImportBuilders.cpp; createConstant, reshape, castTo, bin
+  // and scalarF above). Result types are derived from the operands, which the
+  // caller has checked.
   //===--------------------------------------------------------------------===//
 
-  /// ImportLoss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
-  std::optional<LogicalResult> importLossOps(const NodeCtx &nc);
+  /// A constant of `type` from row-major little-endian element bytes (dense when at most
+  /// kMaxDenseBytes, else a resource blob named after `blobName`). Not for i1.
+  Value rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
+                    llvm::StringRef blobName);
+  /// A constant of `type` holding `values` (row-major; rounded to nearest for a float
+  /// type, truncated toward zero for an integer type, NaN -> 0), as rawConstant.
+  Value constantOf(Location loc, RankedTensorType type, ArrayRef<double> values,
+                   llvm::StringRef blobName);
+  /// A constant of integer `type` holding `values`, wrapped to the element width (two's
+  /// complement, as the kernels compute); always dense (shape arithmetic, index tables
+  /// within kMaxIotaConstant).
+  Value intConstantOf(Location loc, RankedTensorType type, ArrayRef<int64_t> values);
+  /// `size` elements of `v` along `dim` from `start` with `step` (graph.slice; other dims
+  /// whole): `v` itself when that is all of it; with unit steps, a new constant when `v`
+  /// is one (weights are sliced at import, not at run time).
+  Value slice(Location loc, Value v, int64_t dim, int64_t start, int64_t size, int64_t step = 1);
+  /// reshape(), folded into a new constant when `v` is one.
+  Value reshapeFolded(Location loc, Value v, ArrayRef<int64_t> shape);
+  /// graph.concat of same-rank tensors along `axis` (in range); the value itself when
+  /// there is one.
+  Value concat(Location loc, ValueRange vs, int64_t axis);
+  /// graph.transpose, the result shape permuted by `perm`.
+  Value transpose(Location loc, Value v, ArrayRef<int64_t> perm);
+
+  //===--------------------------------------------------------------------===//
+  // Op families, one source file each, registering its ops in the op table
+  // (register<Family>Ops above). Helpers a family needs are declared in its
+  // section below.
+  //===--------------------------------------------------------------------===//
+
+  // ImportLoss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
   // -- ImportLoss.cpp helpers --
   LogicalResult importNegativeLogLikelihoodLoss(const NodeCtx &nc);
   LogicalResult importSoftmaxCrossEntropyLoss(const NodeCtx &nc);
@@ -394,9 +492,8 @@ private:
   /// elements are split (the one-pass reduction template's limit).
   Value sumAll(Location loc, Value v);
 
-  /// ImportIndex.cpp: ArgMax/ArgMin, Hardmax, TopK, CumSum, OneHot, GatherND,
-  /// Scatter*, Einsum and other index-arithmetic ops.
-  std::optional<LogicalResult> importIndexOps(const NodeCtx &nc);
+  // ImportIndex.cpp: ArgMax/ArgMin, Hardmax, TopK, CumSum, OneHot, GatherND,
+  // Scatter*, Einsum and other index-arithmetic ops.
   // -- ImportIndex.cpp helpers --
   /// NonZero of a compile-time constant input (folds to a constant).
   LogicalResult importNonZero(const NodeCtx &nc);
@@ -432,8 +529,7 @@ private:
   FailureOr<std::string> scatterReduction(const NodeCtx &nc);
   // (shifts along an axis: shiftWithFill, in the Misc section)
 
-  /// ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
-  std::optional<LogicalResult> importSpatialOps(const NodeCtx &nc);
+  // ImportSpatial.cpp: Resize, Upsample, ConvTranspose and other spatial ops.
   // -- ImportSpatial.cpp helpers --
   LogicalResult importResize(const NodeCtx &nc);
   LogicalResult importConvTranspose(const NodeCtx &nc);
@@ -448,8 +544,7 @@ private:
   /// as one matmul with the constant W[out, in].
   Value resampleAxisMatmul(Location loc, Value x, int64_t axis, int64_t out, ArrayRef<double> w);
 
-  /// ImportRecurrent.cpp: RNN, LSTM, GRU (unrolled over the static sequence).
-  std::optional<LogicalResult> importRecurrentOps(const NodeCtx &nc);
+  // ImportRecurrent.cpp: RNN, LSTM, GRU (unrolled over the static sequence).
   // -- ImportRecurrent.cpp helpers --
   /// One activation of an RNN/GRU/LSTM with its alpha and beta (ONNX operator spec, LSTM,
   /// "Activation functions"); `name` is lower-case.
@@ -466,22 +561,9 @@ private:
   /// A STRINGS / FLOATS attribute; empty when absent.
   FailureOr<SmallVector<std::string>> getStringList(const NodeCtx &nc, llvm::StringRef name);
   FailureOr<SmallVector<float>> getFloatList(const NodeCtx &nc, llvm::StringRef name);
-  /// `size` elements of `v` from `start` along `dim` (graph.slice, unit steps); `v` itself
-  /// when that is all of it, a new constant when `v` is one.
-  Value sliceAlong(Location loc, Value v, int64_t dim, int64_t start, int64_t size);
-  /// A constant of `type` from row-major little-endian element bytes (dense when at most
-  /// kMaxDenseBytes, else a resource blob named after `blobName`). Not for i1.
-  Value rawConstant(Location loc, RankedTensorType type, ArrayRef<char> bytes,
-                    llvm::StringRef blobName);
-  /// reshape(), folded into a new constant when `v` is one.
-  Value reshapeFolded(Location loc, Value v, ArrayRef<int64_t> shape);
-  /// Concatenation along `axis` (the value itself when there is one).
-  Value concatAlong(Location loc, ArrayRef<Value> vs, int64_t axis);
-  Value transposeTo(Location loc, Value v, ArrayRef<int64_t> perm);
 
-  /// ImportInteger.cpp: BitShift, QuantizeLinear, DequantizeLinear and other
-  /// integer-arithmetic ops.
-  std::optional<LogicalResult> importIntegerOps(const NodeCtx &nc);
+  // ImportInteger.cpp: BitShift, QuantizeLinear, DequantizeLinear and other
+  // integer-arithmetic ops.
   // -- ImportInteger.cpp helpers --
   LogicalResult importBitShift(const NodeCtx &nc);
   LogicalResult importQuantizeLinear(const NodeCtx &nc);
@@ -503,8 +585,7 @@ private:
   FailureOr<Value> minusZeroPoint(const NodeCtx &nc, Value v, Value zp,
                                   llvm::ArrayRef<int64_t> zpShape, llvm::StringRef what);
 
-  /// ImportSignal.cpp: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT, MelWeightMatrix.
-  std::optional<LogicalResult> importSignalOps(const NodeCtx &nc);
+  // ImportSignal.cpp: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT, MelWeightMatrix.
   // -- ImportSignal.cpp helpers --
   LogicalResult importWindow(const NodeCtx &nc);
   LogicalResult importDFT(const NodeCtx &nc);
@@ -512,37 +593,22 @@ private:
   LogicalResult importMelWeightMatrix(const NodeCtx &nc);
   /// The element type named by the `output_datatype` attribute (default FLOAT).
   FailureOr<Type> getOutputDataType(const NodeCtx &nc);
-  /// A constant of `type` holding `values` (row-major; converted to the element type,
-  /// integers truncated toward zero); a resource blob when larger than kMaxDenseBytes.
-  Value constantOf(Location loc, RankedTensorType type, ArrayRef<double> values,
-                   llvm::StringRef blobName);
   /// DFT of `x` ([..., C], C = 1 real or 2 complex) along `axis` (< rank - 1) with `length`
   /// points; result [..., K at axis, ..., 2], K = length or length / 2 + 1 when onesided.
   /// `weights` (empty, or one per sample along axis) multiply the samples first.
   FailureOr<Value> buildDFT(const NodeCtx &nc, Value x, int64_t axis, int64_t length, bool inverse,
                             bool onesided, ArrayRef<double> weights = {});
 
-  /// ImportTransformer.cpp: Attention, RMSNormalization, RotaryEmbedding (opsets 23-24) and
-  /// the activations Swish, Mish, decomposed into existing graph ops.
-  std::optional<LogicalResult> importTransformerOps(const NodeCtx &nc);
+  // ImportTransformer.cpp: Attention, RMSNormalization, RotaryEmbedding (opsets 23-24) and
+  // the activations Swish, Mish, decomposed into existing graph ops.
   // -- ImportTransformer.cpp helpers --
   LogicalResult importAttention(const NodeCtx &nc);
   LogicalResult importRMSNormalization(const NodeCtx &nc);
   LogicalResult importRotaryEmbedding(const NodeCtx &nc);
   LogicalResult importSwish(const NodeCtx &nc);
   LogicalResult importMish(const NodeCtx &nc);
-  /// A constant of float `type` holding `values` (row-major, rounded to nearest; a single
-  /// value splats).
-  Value floatConstantOf(Location loc, RankedTensorType type, ArrayRef<double> values);
-  /// graph.transpose with the result shape derived from `perm`.
-  Value transposeOf(Location loc, Value v, ArrayRef<int64_t> perm);
-  /// `size` elements of `v` along `axis` from `start` with `step` (other dims whole).
-  Value sliceOf(Location loc, Value v, int64_t axis, int64_t start, int64_t size, int64_t step);
-  /// graph.concat of same-rank tensors along `axis` (in range).
-  Value concatOf(Location loc, ValueRange vs, int64_t axis);
 
-  /// ImportMisc.cpp: ops that fit no family above.
-  std::optional<LogicalResult> importMiscOps(const NodeCtx &nc);
+  // ImportMisc.cpp: ops that fit no family above.
   // -- ImportMisc.cpp helpers --
   LogicalResult importThresholdedRelu(const NodeCtx &nc);
   LogicalResult importIsInfNaN(const NodeCtx &nc);

@@ -10,10 +10,11 @@
 // Accepted: IR versions <= 13; default-domain ("" or "ai.onnx") opsets 1-27
 // (the highest such opset_import entry is the one used). Imported ops: about
 // 190 ONNX op types (the per-op table of docs/onnx-conformance.md lists them
-// with their conformance results): lib/Target/ONNX/ImportDispatch.cpp maps op
-// types to import functions, Import<Family>.cpp hold them (TensorOps, NN,
-// Elementwise, Loss, Index, Spatial, Recurrent, Signal, Integer, Transformer,
-// Misc); import-time constant folding is in
+// with their conformance results; supportedOps() below lists them): one table
+// (lib/Target/ONNX/ImportOpTable.cpp) maps (domain, op type) to an import
+// function and the op's first opset; Import<Family>.cpp hold the functions and
+// register them (Core, TensorOps, NN, Elementwise, Loss, Index, Spatial,
+// Recurrent, Signal, Integer, Transformer, Misc); import-time constant folding is in
 // ImportFold.cpp. Many are decompositions into graph ops. The
 // semantics of each follow the ONNX operator spec (docs/Operators.md of the
 // ONNX repository) at the model's opset, e.g. Softmax before opset 13 is the
@@ -130,6 +131,12 @@ mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes, llvm::S
 /// `path` (aicc::readInputFile); the result is then null.
 mlir::OwningOpRef<mlir::ModuleOp> importONNXFile(llvm::StringRef path, mlir::MLIRContext &ctx,
                                                  const ImportOptions &opts = {});
+
+/// Every op the importer has a handler for, sorted: the op type (prefixed by
+/// "<domain>." outside the default domain) and the first default-domain opset
+/// the handler accepts it at, which is the op's first version in ONNX's operator
+/// schemas (onnx 1.22); a node at a lower opset is refused naming both.
+std::vector<std::pair<std::string, int64_t>> supportedOps();
 
 } // namespace aicc::onnx_import
 

@@ -337,7 +337,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     return kClaimed;
   }
 
-  /// ReduceLogSumExp as the ONNX importer writes it (ImportDispatch.cpp importReduceComposite,
+  /// ReduceLogSumExp as the ONNX importer writes it (ImportCore.cpp importReduceComposite,
   /// stabilised by the max, clamped to the finite range):
   ///   m = clip(reduce_max(x, axes, keepdims = 1)); e = exp(x - m);
   ///   s = reduce_sum(e, axes); y = log(s) + m (m reshaped to s's shape when keepdims = 0)

@@ -1,4 +1,4 @@
-//===- ImportDispatch.cpp - importNode (the op dispatch) and the templated op families ---===//
+//===- ImportCore.cpp - the templated op families (binary, unary, reductions, ...) ---===//
 #include "Importer.h"
 
 #include "aicc/Support/InputFile.h"
@@ -234,14 +234,13 @@ LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
     using OpTy = decltype(tag);
     return OpTy::create(b, loc, v.getType(), v);
   };
-  auto square = [&](Value v) -> Value {
-    return graph::MulOp::create(b, loc, v.getType(), v, v);
-  };
+  auto square = [&](Value v) -> Value { return graph::MulOp::create(b, loc, v.getType(), v, v); };
   // The accumulation types of sums and of sums of squares (see above).
   bool half = elem.isF16() || elem.isBF16();
   Type sumT = half ? b.getF32Type() : elem;
-  Type sqT = elem.isF16() ? b.getF32Type()
-             : (elem.isF32() || elem.isBF16()) ? Type(b.getF64Type()) : elem;
+  Type sqT = elem.isF16()                      ? b.getF32Type()
+             : (elem.isF32() || elem.isBF16()) ? Type(b.getF64Type())
+                                               : elem;
   // Back from f64 through f32 (the CPU kernels' runtime has no f64 -> bf16 conversion,
   // __truncdfbf2; the double rounding is within bf16's half ulp but for ties).
   auto back = [&](Value v) -> Value {
@@ -267,7 +266,8 @@ LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
     v = castTo(loc, buildReduce<graph::ReduceSumOp>(loc, a, r->axes, r->keepdims), elem);
   } else if (op == "ReduceL2") {
     Value sq = square(castTo(loc, x, sqT));
-    v = back(unary(graph::SqrtOp(), buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims)));
+    v = back(
+        unary(graph::SqrtOp(), buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims)));
   } else if (op == "ReduceSumSquare") {
     Value sq = square(castTo(loc, x, sqT));
     v = back(buildReduce<graph::ReduceSumOp>(loc, sq, r->axes, r->keepdims));
@@ -283,8 +283,8 @@ LogicalResult Importer::importReduceComposite(const NodeCtx &nc) {
     m = graph::ClipOp::create(b, loc, m.getType(), m, b.getF64FloatAttr(-big),
                               b.getF64FloatAttr(big));
     Value shifted = graph::SubOp::create(b, loc, t, x, m);
-    Value s = buildReduce<graph::ReduceSumOp>(loc, unary(graph::ExpOp(), shifted), r->axes,
-                                              r->keepdims);
+    Value s =
+        buildReduce<graph::ReduceSumOp>(loc, unary(graph::ExpOp(), shifted), r->axes, r->keepdims);
     Value l = unary(graph::LogOp(), s);
     Value mr = m;
     if (!r->keepdims)
@@ -309,16 +309,6 @@ std::optional<SmallVector<int64_t>> Importer::intConstant(Value v) {
   return out;
 }
 
-Value Importer::intConstantOf(Location loc, RankedTensorType type, ArrayRef<int64_t> values) {
-  auto it = cast<IntegerType>(type.getElementType());
-  SmallVector<APInt> bits;
-  // Two's complement wrap to the element width (as the kernels compute): APInt(width, v)
-  // asserts on a value that does not fit (an int8 fold of 100 + 100; aicc-fuzz-onnx).
-  for (int64_t v : values)
-    bits.push_back(APInt(64, (uint64_t)v).trunc(it.getWidth()));
-  return createConstant(loc, DenseElementsAttr::get(type, bits));
-}
-
 std::optional<Value> Importer::foldIntBinary(const NodeCtx &nc, llvm::StringRef op) {
   if (nc.node.input_size() != 2)
     return std::nullopt;
@@ -327,8 +317,7 @@ std::optional<Value> Importer::foldIntBinary(const NodeCtx &nc, llvm::StringRef 
     return std::nullopt;
   auto ca = intConstant(a), cb = intConstant(bv);
   auto ta = cast<RankedTensorType>(a.getType()), tb = cast<RankedTensorType>(bv.getType());
-  if (!ca || !cb || ta.getElementType() != tb.getElementType() ||
-      ta.getElementType().isInteger(1))
+  if (!ca || !cb || ta.getElementType() != tb.getElementType() || ta.getElementType().isInteger(1))
     return std::nullopt;
   auto shape = graph::broadcastShapes(ta.getShape(), tb.getShape());
   if (failed(shape))
@@ -404,8 +393,8 @@ template <typename OpTy> LogicalResult Importer::importCompare(const NodeCtx &nc
   if (failed(shape))
     return nodeError(nc) << "operand shapes " << shapeStr(lt.getShape()) << " and "
                          << shapeStr(rt.getShape()) << " do not broadcast";
-  return define(nc, 0, OpTy::create(b, nc.loc,
-                                    RankedTensorType::get(*shape, b.getI1Type()), *x, *y));
+  return define(nc, 0,
+                OpTy::create(b, nc.loc, RankedTensorType::get(*shape, b.getI1Type()), *x, *y));
 }
 
 /// Min / Max / Sum with any number of inputs: a chain of broadcasting binary ops.
@@ -435,259 +424,96 @@ template <typename OpTy> LogicalResult Importer::importVariadic(const NodeCtx &n
   return define(nc, 0, v);
 }
 
-LogicalResult Importer::importNode(const NodeCtx &nc) {
+/// Add, Sub, Mul, Div, Mod: integer shape arithmetic on constants folds at import
+/// (static shapes, foldIntBinary); anything else is imported by `Fn`.
+template <auto Fn> LogicalResult Importer::foldIntBinaryOr(Importer &im, const NodeCtx &nc) {
+  if (auto folded = im.foldIntBinary(nc, nc.opType()))
+    return im.define(nc, 0, *folded);
+  return (im.*Fn)(nc);
+}
+
+LogicalResult Importer::importLogical(const NodeCtx &nc) {
   llvm::StringRef op = nc.opType();
-  // Integer shape arithmetic on constants folds at import (static shapes).
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod")
-    if (auto folded = foldIntBinary(nc, op))
-      return define(nc, 0, *folded);
-  if (op == "Add")
-    return importBinary<graph::AddOp>(nc);
-  if (op == "Sub")
-    return importBinary<graph::SubOp>(nc);
-  if (op == "Mul")
-    return importBinary<graph::MulOp>(nc);
-  if (op == "Div")
-    return importBinary<graph::DivOp>(nc);
-  if (op == "Relu")
-    return importUnary<graph::ReluOp>(nc);
-  if (op == "Tanh")
-    return importUnary<graph::TanhOp>(nc);
-  if (op == "Sigmoid")
-    return importUnary<graph::SigmoidOp>(nc);
-  if (op == "Exp")
-    return importUnary<graph::ExpOp>(nc);
-  if (op == "Erf")
-    return importUnary<graph::ErfOp>(nc);
-  if (op == "Gelu")
-    return importGelu(nc);
-  if (op == "MatMul")
-    return importMatMul(nc);
-  if (op == "Gemm")
-    return importGemm(nc);
-  if (op == "Softmax")
-    return importSoftmaxLike<graph::SoftmaxOp>(nc);
-  if (op == "Reshape")
-    return importReshape(nc);
-  if (op == "Flatten")
-    return importFlatten(nc);
-  if (op == "Transpose")
-    return importTranspose(nc);
-  if (op == "Shape" || op == "Size")
-    return importShapeOp(nc);
-  if (op == "Squeeze")
-    return importSqueeze(nc, /*unsqueeze=*/false);
-  if (op == "Unsqueeze")
-    return importSqueeze(nc, /*unsqueeze=*/true);
-  if (op == "Range")
-    return importRange(nc);
-  if (op == "ConstantOfShape")
-    return importConstantOfShape(nc);
-  if (op == "Expand")
-    return importExpand(nc);
-  if (op == "Gather")
-    return importGather(nc);
-  if (op == "Concat")
-    return importConcat(nc);
-  if (op == "GatherElements") {
-    if (failed(checkArity(nc, 2, 2, 1)))
+  // T is bool (ONNX spec). Checked here, not only by ImportValidate: past libonnx's
+  // opset-17 schemas nothing else checks input types, and f32 operands reached
+  // arith.andi (aicc-fuzz-onnx, And-19 / Or-22).
+  for (int i = 0; i < nc.node.input_size(); ++i) {
+    auto in = getInput(nc, i);
+    if (failed(in))
       return failure();
-    auto data = getInput(nc, 0), indices = getInput(nc, 1);
-    auto axisAttr = getInt(nc, "axis", 0);
-    if (failed(data) || failed(indices) || failed(axisAttr))
-      return failure();
-    auto dt = cast<RankedTensorType>(data->getType());
-    auto it = cast<RankedTensorType>(indices->getType());
-    auto axis = normalizeAxis(nc, *axisAttr, dt.getRank(), /*allowRank=*/false);
-    if (failed(axis))
-      return failure();
-    if (it.getRank() != dt.getRank() || !isa<IntegerType>(it.getElementType()))
-      return nodeError(nc) << "indices must be an integer tensor of the data's rank";
-    if (failed(checkConstantIndices(nc, 1, *indices, {dt.getDimSize(*axis)})))
-      return failure();
-    return define(nc, 0, graph::GatherElementsOp::create(
-                             b, nc.loc, RankedTensorType::get(it.getShape(), dt.getElementType()),
-                             *data, *indices, b.getI64IntegerAttr(*axis)));
+    if (!cast<RankedTensorType>(in->getType()).getElementType().isInteger(1))
+      return nodeError(nc) << op << " needs bool inputs, input #" << i << " is " << in->getType();
   }
-  if (op == "Conv")
-    return importConv(nc);
-  if (op == "MaxPool" || op == "AveragePool")
-    return importPool(nc);
-  if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
-    return importGlobalPool(nc);
-  if (op == "Slice")
-    return importSlice(nc);
-  if (op == "Pad")
-    return importPad(nc);
-  if (op == "Tile")
-    return importTile(nc);
-  if (op == "Split")
-    return importSplit(nc);
-  if (op == "DepthToSpace")
-    return importDepthToSpace(nc, /*toSpace=*/true);
-  if (op == "SpaceToDepth")
-    return importDepthToSpace(nc, /*toSpace=*/false);
-  if (op == "CastLike") {
-    if (failed(checkArity(nc, 2, 2, 1)))
-      return failure();
-    auto in = getInput(nc, 0), like = getInput(nc, 1);
-    if (failed(in) || failed(like) || failed(castFloat8Attrs(nc)))
-      return failure();
-    return define(nc, 0, castTo(nc.loc, *in,
-                                cast<RankedTensorType>(like->getType()).getElementType()));
-  }
-  if (op == "Neg")
-    return importNumUnary<graph::NegOp>(nc);
-  if (op == "Abs")
-    return importNumUnary<graph::AbsOp>(nc);
-  if (op == "Sign")
-    return importNumUnary<graph::SignOp>(nc);
-#define AICC_FLOAT_UNARY(NAME, OP)                                             \
-  if (op == NAME)                                                              \
-    return importUnary<graph::OP>(nc);
-  AICC_FLOAT_UNARY("Ceil", CeilOp)
-  AICC_FLOAT_UNARY("Floor", FloorOp)
-  AICC_FLOAT_UNARY("Round", RoundOp)
-  AICC_FLOAT_UNARY("Sqrt", SqrtOp)
-  AICC_FLOAT_UNARY("Reciprocal", ReciprocalOp)
-  AICC_FLOAT_UNARY("Log", LogOp)
-  AICC_FLOAT_UNARY("Sin", SinOp)
-  AICC_FLOAT_UNARY("Cos", CosOp)
-  AICC_FLOAT_UNARY("Tan", TanOp)
-  AICC_FLOAT_UNARY("Asin", AsinOp)
-  AICC_FLOAT_UNARY("Acos", AcosOp)
-  AICC_FLOAT_UNARY("Atan", AtanOp)
-  AICC_FLOAT_UNARY("Sinh", SinhOp)
-  AICC_FLOAT_UNARY("Cosh", CoshOp)
-  AICC_FLOAT_UNARY("Asinh", AsinhOp)
-  AICC_FLOAT_UNARY("Acosh", AcoshOp)
-  AICC_FLOAT_UNARY("Atanh", AtanhOp)
-  AICC_FLOAT_UNARY("Softplus", SoftplusOp)
-  AICC_FLOAT_UNARY("Softsign", SoftsignOp)
-  AICC_FLOAT_UNARY("HardSwish", HardSwishOp)
-#undef AICC_FLOAT_UNARY
-  if (op == "LeakyRelu" || op == "Elu" || op == "Celu" || op == "Selu" || op == "HardSigmoid")
-    return importParamUnary(nc);
-  if (op == "Clip")
-    return importClip(nc);
-  if (op == "Shrink") {
-    if (failed(checkArity(nc, 1, 1, 1)))
-      return failure();
-    auto in = getInput(nc, 0);
-    auto l = getFloat(nc, "lambd", 0.5f), bias = getFloat(nc, "bias", 0.0f);
-    if (failed(in) || failed(l) || failed(bias) || failed(checkFloat(nc, *in, "input")))
-      return failure();
-    return define(nc, 0, graph::ShrinkOp::create(b, nc.loc, in->getType(), *in,
-                                                 b.getF64FloatAttr(*l), b.getF64FloatAttr(*bias)));
-  }
-  if (op == "Trilu") {
-    if (failed(checkArity(nc, 1, 2, 1)))
-      return failure();
-    auto in = getInput(nc, 0);
-    auto upper = getInt(nc, "upper", 1);
-    if (failed(in) || failed(upper))
-      return failure();
-    int64_t k = 0;
-    if (nc.node.input_size() > 1 && !nc.node.input(1).empty()) {
-      auto kv = getInput(nc, 1);
-      if (failed(kv))
-        return failure();
-      auto c = getConstantScalar(nc, *kv, "k");
-      if (failed(c))
-        return failure();
-      auto ki = toInt(nc, *c, "k");
-      if (failed(ki))
-        return failure();
-      k = *ki;
-    }
-    if (cast<RankedTensorType>(in->getType()).getRank() < 2)
-      return nodeError(nc) << "input must have rank >= 2";
-    return define(nc, 0, graph::TriluOp::create(b, nc.loc, in->getType(), *in,
-                                                b.getI64IntegerAttr(k), b.getBoolAttr(*upper != 0)));
-  }
-  if (op == "Pow")
-    return importPow(nc);
-  if (op == "Mod")
-    return importMod(nc);
-  if (op == "PRelu")
-    return importPRelu(nc);
-  if (op == "BatchNormalization")
-    return importBatchNorm(nc);
-  if (op == "InstanceNormalization")
-    return importInstanceNorm(nc);
-  if (op == "LayerNormalization")
-    return importLayerNorm(nc);
-  if (op == "GroupNormalization")
-    return importGroupNorm(nc);
-  if (op == "Min")
-    return importVariadic<graph::MinOp>(nc);
-  if (op == "Max")
-    return importVariadic<graph::MaxOp>(nc);
-  if (op == "Sum")
-    return importVariadic<graph::AddOp>(nc);
-  if (op == "Mean")
-    return importMean(nc);
-  if (op == "And" || op == "Or" || op == "Xor") {
-    // T is bool (ONNX spec). Checked here, not only by ImportValidate: past libonnx's
-    // opset-17 schemas nothing else checks input types, and f32 operands reached
-    // arith.andi (aicc-fuzz-onnx, And-19 / Or-22).
-    for (int i = 0; i < nc.node.input_size(); ++i) {
-      auto in = getInput(nc, i);
-      if (failed(in))
-        return failure();
-      if (!cast<RankedTensorType>(in->getType()).getElementType().isInteger(1))
-        return nodeError(nc) << op << " needs bool inputs, input #" << i << " is "
-                             << in->getType();
-    }
-    return op == "And"  ? importBinary<graph::AndOp>(nc)
-           : op == "Or" ? importBinary<graph::OrOp>(nc)
-                        : importBinary<graph::XorOp>(nc);
-  }
-  if (op == "Not")
-    return importNot(nc);
-  if (op == "Equal")
-    return importCompare<graph::EqualOp>(nc);
-  if (op == "Less")
-    return importCompare<graph::LessOp>(nc);
-  if (op == "LessOrEqual")
-    return importCompare<graph::LessEqualOp>(nc);
-  if (op == "Greater")
-    return importCompare<graph::GreaterOp>(nc);
-  if (op == "GreaterOrEqual")
-    return importCompare<graph::GreaterEqualOp>(nc);
-  if (op == "Where")
-    return importWhere(nc);
-  if (op == "Cast")
-    return importCast(nc);
-  if (op == "ReduceSum")
-    return importReduce<graph::ReduceSumOp>(nc, 13);
-  if (op == "ReduceProd")
-    return importReduce<graph::ReduceProdOp>(nc, 18);
-  if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSum" ||
-      op == "ReduceLogSumExp")
-    return importReduceComposite(nc);
-  if (op == "LogSoftmax")
-    return importSoftmaxLike<graph::LogSoftmaxOp>(nc);
-  if (op == "ReduceMean")
-    return importReduce<graph::ReduceMeanOp>(nc, 18);
-  if (op == "ReduceMax")
-    return importReduce<graph::ReduceMaxOp>(nc, 18);
-  if (op == "ReduceMin")
-    return importReduce<graph::ReduceMinOp>(nc, 18);
-  if (op == "Identity")
-    return importIdentity(nc);
-  if (op == "Dropout")
-    return importDropout(nc);
-  if (op == "Constant")
-    return importConstant(nc);
-  // Op families with a source file each (Import<Family>.cpp).
-  for (auto family : {&Importer::importLossOps, &Importer::importIndexOps,
-                      &Importer::importTransformerOps,
-                      &Importer::importSpatialOps, &Importer::importRecurrentOps,
-                      &Importer::importSignalOps,
-                      &Importer::importIntegerOps, &Importer::importMiscOps})
-    if (std::optional<LogicalResult> r = (this->*family)(nc))
-      return *r;
-  return emitError(nc.loc) << "unsupported ONNX op '" << op << "' (node '" << nc.name << "', opset "
-                           << opset << ")";
+  return op == "And"  ? importBinary<graph::AndOp>(nc)
+         : op == "Or" ? importBinary<graph::OrOp>(nc)
+                      : importBinary<graph::XorOp>(nc);
+}
+
+void Importer::registerCoreOps(OpTable &t) {
+  t.add("Add", 1, foldIntBinaryOr<&Importer::importBinary<graph::AddOp>>);
+  t.add("Sub", 1, foldIntBinaryOr<&Importer::importBinary<graph::SubOp>>);
+  t.add("Mul", 1, foldIntBinaryOr<&Importer::importBinary<graph::MulOp>>);
+  t.add("Div", 1, foldIntBinaryOr<&Importer::importBinary<graph::DivOp>>);
+  t.add("Mod", 10, foldIntBinaryOr<&Importer::importMod>);
+  t.add("Relu", 1, handle<&Importer::importUnary<graph::ReluOp>>);
+  t.add("Tanh", 1, handle<&Importer::importUnary<graph::TanhOp>>);
+  t.add("Sigmoid", 1, handle<&Importer::importUnary<graph::SigmoidOp>>);
+  t.add("Exp", 1, handle<&Importer::importUnary<graph::ExpOp>>);
+  t.add("Erf", 9, handle<&Importer::importUnary<graph::ErfOp>>);
+  t.add("Ceil", 1, handle<&Importer::importUnary<graph::CeilOp>>);
+  t.add("Floor", 1, handle<&Importer::importUnary<graph::FloorOp>>);
+  t.add("Round", 11, handle<&Importer::importUnary<graph::RoundOp>>);
+  t.add("Sqrt", 1, handle<&Importer::importUnary<graph::SqrtOp>>);
+  t.add("Reciprocal", 1, handle<&Importer::importUnary<graph::ReciprocalOp>>);
+  t.add("Log", 1, handle<&Importer::importUnary<graph::LogOp>>);
+  t.add("Sin", 7, handle<&Importer::importUnary<graph::SinOp>>);
+  t.add("Cos", 7, handle<&Importer::importUnary<graph::CosOp>>);
+  t.add("Tan", 7, handle<&Importer::importUnary<graph::TanOp>>);
+  t.add("Asin", 7, handle<&Importer::importUnary<graph::AsinOp>>);
+  t.add("Acos", 7, handle<&Importer::importUnary<graph::AcosOp>>);
+  t.add("Atan", 7, handle<&Importer::importUnary<graph::AtanOp>>);
+  t.add("Sinh", 9, handle<&Importer::importUnary<graph::SinhOp>>);
+  t.add("Cosh", 9, handle<&Importer::importUnary<graph::CoshOp>>);
+  t.add("Asinh", 9, handle<&Importer::importUnary<graph::AsinhOp>>);
+  t.add("Acosh", 9, handle<&Importer::importUnary<graph::AcoshOp>>);
+  t.add("Atanh", 9, handle<&Importer::importUnary<graph::AtanhOp>>);
+  t.add("Softplus", 1, handle<&Importer::importUnary<graph::SoftplusOp>>);
+  t.add("Softsign", 1, handle<&Importer::importUnary<graph::SoftsignOp>>);
+  t.add("HardSwish", 14, handle<&Importer::importUnary<graph::HardSwishOp>>);
+  t.add("Neg", 1, handle<&Importer::importNumUnary<graph::NegOp>>);
+  t.add("Abs", 1, handle<&Importer::importNumUnary<graph::AbsOp>>);
+  t.add("Sign", 9, handle<&Importer::importNumUnary<graph::SignOp>>);
+  t.add("Softmax", 1, handle<&Importer::importSoftmaxLike<graph::SoftmaxOp>>);
+  t.add("LogSoftmax", 1, handle<&Importer::importSoftmaxLike<graph::LogSoftmaxOp>>);
+  t.add("Min", 1, handle<&Importer::importVariadic<graph::MinOp>>);
+  t.add("Max", 1, handle<&Importer::importVariadic<graph::MaxOp>>);
+  t.add("Sum", 1, handle<&Importer::importVariadic<graph::AddOp>>);
+  t.add("And", 1, handle<&Importer::importLogical>);
+  t.add("Or", 1, handle<&Importer::importLogical>);
+  t.add("Xor", 1, handle<&Importer::importLogical>);
+  t.add("Equal", 1, handle<&Importer::importCompare<graph::EqualOp>>);
+  t.add("Less", 1, handle<&Importer::importCompare<graph::LessOp>>);
+  t.add("LessOrEqual", 12, handle<&Importer::importCompare<graph::LessEqualOp>>);
+  t.add("Greater", 1, handle<&Importer::importCompare<graph::GreaterOp>>);
+  t.add("GreaterOrEqual", 12, handle<&Importer::importCompare<graph::GreaterEqualOp>>);
+  t.add("ReduceSum", 1, [](Importer &im, const NodeCtx &nc) {
+    return im.importReduce<graph::ReduceSumOp>(nc, 13);
+  });
+  t.add("ReduceProd", 1, [](Importer &im, const NodeCtx &nc) {
+    return im.importReduce<graph::ReduceProdOp>(nc, 18);
+  });
+  t.add("ReduceMean", 1, [](Importer &im, const NodeCtx &nc) {
+    return im.importReduce<graph::ReduceMeanOp>(nc, 18);
+  });
+  t.add("ReduceMax", 1, [](Importer &im, const NodeCtx &nc) {
+    return im.importReduce<graph::ReduceMaxOp>(nc, 18);
+  });
+  t.add("ReduceMin", 1, [](Importer &im, const NodeCtx &nc) {
+    return im.importReduce<graph::ReduceMinOp>(nc, 18);
+  });
+  t.add("ReduceL1", 1, handle<&Importer::importReduceComposite>);
+  t.add("ReduceL2", 1, handle<&Importer::importReduceComposite>);
+  t.add("ReduceSumSquare", 1, handle<&Importer::importReduceComposite>);
+  t.add("ReduceLogSum", 1, handle<&Importer::importReduceComposite>);
+  t.add("ReduceLogSumExp", 1, handle<&Importer::importReduceComposite>);
 }
