@@ -88,10 +88,10 @@ KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
       info.threads = s.getNumThreads();
       info.numParams = fn.getNumArguments();
       // TMA descriptors follow the buffers; the runtime builds them (tile.tensor_maps).
-      if (auto maps = op.getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+      if (auto maps = op.getAttrOfType<ArrayAttr>(tile::kTensorMapsAttrName))
         info.numParams -= maps.size();
       // CPU kernels carry their buffer count (pid and grid arguments follow the buffers).
-      if (auto n = op.getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
+      if (auto n = op.getAttrOfType<IntegerAttr>(tile::kCpuKernelAttrName))
         info.numParams = n.getInt();
       // The parameter records come from what the kernel was generated for: its memref
       // signature (lowered kernels take pointers; see KernelInfo::params).
@@ -331,22 +331,22 @@ void aicc::detail::applyProgramsPerCTA(ModuleOp lowered, rt::Bundle &plan) {
         kd = &k;
     if (!kd)
       return;
-    if (auto p = op->getAttrOfType<IntegerAttr>("tile.programs_per_cta");
+    if (auto p = op->getAttrOfType<IntegerAttr>(tile::kProgramsPerCTAAttrName);
         p && p.getInt() > 1 && kd->block[0] * p.getInt() <= 1024) {
       kd->grid[0] /= p.getInt();
       kd->block[0] *= p.getInt();
     }
     // A kernel that chose its own launch shape (convert-tile-dot-to-wgmma: persistent grid,
     // warpgroups, dynamic shared memory, TMA descriptors).
-    if (auto g = op->getAttrOfType<DenseI32ArrayAttr>("tile.launch_grid"))
+    if (auto g = op->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchGridAttrName))
       for (int d = 0; d < 3; ++d)
         kd->grid[d] = g[d];
-    if (auto b = op->getAttrOfType<DenseI32ArrayAttr>("tile.launch_block"))
+    if (auto b = op->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchBlockAttrName))
       for (int d = 0; d < 3; ++d)
         kd->block[d] = b[d];
-    if (auto sh = op->getAttrOfType<IntegerAttr>("tile.dynamic_shared_bytes"))
+    if (auto sh = op->getAttrOfType<IntegerAttr>(tile::kDynamicSharedBytesAttrName))
       kd->sharedBytes = sh.getInt();
-    if (auto maps = op->getAttrOfType<ArrayAttr>("tile.tensor_maps")) {
+    if (auto maps = op->getAttrOfType<ArrayAttr>(tile::kTensorMapsAttrName)) {
       kd->tensorMaps.clear();
       for (Attribute a : maps) {
         auto d = cast<DictionaryAttr>(a);

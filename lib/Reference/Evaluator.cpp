@@ -65,7 +65,7 @@ FailureOr<std::vector<Tensor>> Evaluator::runBlock(Block &block, ArrayRef<Tensor
         return evalError(&op) << "operand " << i << " is not defined in this block", failure();
       operands.push_back(it->second.get());
     }
-    if (op.hasTrait<OpTrait::IsTerminator>()) {
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>()) {
       if (!isa<func::ReturnOp, aicc::graph::YieldOp>(op))
         return evalError(&op) << "unexpected terminator '" << op.getName() << "'", failure();
       std::vector<Tensor> results;

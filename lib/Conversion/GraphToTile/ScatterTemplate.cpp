@@ -38,7 +38,7 @@ std::pair<OpBuilder, Value> emptyLoop(OpBuilder &b, Location loc, int64_t n, int
   Value cs = arith::ConstantIndexOp::create(b, loc, step);
   auto loop = scf::ForOp::create(b, loc, c0, cn, cs);
   Block *body = loop.getBody();
-  if (body->empty() || !body->back().hasTrait<OpTrait::IsTerminator>()) {
+  if (body->empty() || !body->back().hasTrait<mlir::OpTrait::IsTerminator>()) {
     OpBuilder e = OpBuilder::atBlockEnd(body);
     scf::YieldOp::create(e, loc);
   }

@@ -1,5 +1,6 @@
 //===- TileCPUEmitEntryPoints.cpp - C entry points for CPU tile kernels ---===//
 #include "aicc/Conversion/Passes.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -20,10 +21,10 @@ struct TileCPUEmitEntryPointsPass
     auto i64 = IntegerType::get(ctx, 64);
     SmallVector<LLVM::LLVMFuncOp> kernels;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
-      if (fn->hasAttr("tile.cpu_kernel"))
+      if (fn->hasAttr(aicc::tile::kCpuKernelAttrName))
         kernels.push_back(fn);
     for (LLVM::LLVMFuncOp fn : kernels) {
-      int64_t numBuffers = fn->getAttrOfType<IntegerAttr>("tile.cpu_kernel").getInt();
+      int64_t numBuffers = fn->getAttrOfType<IntegerAttr>(aicc::tile::kCpuKernelAttrName).getInt();
       auto fnType = fn.getFunctionType();
       if ((int64_t)fnType.getNumParams() != numBuffers + 6) {
         fn.emitError("tile-cpu-emit-entry-points: expected ")

@@ -941,9 +941,9 @@ LogicalResult MmaSyncKernel::run() {
   src.erase();
 
   // What the launch and the runtime need: the schedule's grid, one CTA of num_warps warps.
-  fn->setAttr("tile.launch_block", b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
-  fn->setAttr("tile.dynamic_shared_bytes", b.getI64IntegerAttr(smemBytes));
-  fn->setAttr("tile.mma_sync",
+  fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
+  fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
+  fn->setAttr(tile::kMmaSyncAttrName,
               b.getDictionaryAttr({b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
                                    b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
                                    b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
@@ -954,7 +954,7 @@ LogicalResult MmaSyncKernel::run() {
                                                   b.getStringAttr(smemStore ? "shared"
                                                                             : "registers"))}));
   if (!smemStoreRefused.empty())
-    fn->setAttr("tile.smem_store_refused", b.getStringAttr(smemStoreRefused));
+    fn->setAttr(tile::kSmemStoreRefusedAttrName, b.getStringAttr(smemStoreRefused));
   return success();
 }
 
@@ -974,7 +974,7 @@ struct ConvertTileDotToMMASyncPass
                       smemStore);
       return k.match(why) ? k.run() : success();
     };
-    if (failed(lowerDotKernels(getOperation(), "tile.mma_sync_refused", lower)))
+    if (failed(lowerDotKernels(getOperation(), tile::kMmaSyncRefusedAttrName, lower)))
       signalPassFailure();
   }
 };

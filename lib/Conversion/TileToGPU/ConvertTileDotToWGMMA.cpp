@@ -1212,7 +1212,7 @@ LogicalResult WgmmaKernel::run() {
   // convert-tile-to-gpu turns the marker into {llvm.byval = !llvm.array<128 x i8>,
   // nvvm.grid_constant, llvm.align = 64} once the function is a gpu.func kernel.
   NamedAttrList tmaArgAttrs;
-  tmaArgAttrs.append("tile.tensor_map", UnitAttr::get(ctx));
+  tmaArgAttrs.append(tile::kTensorMapAttrName, UnitAttr::get(ctx));
   SmallVector<DictionaryAttr> argAttrs(nArgs, DictionaryAttr::get(ctx));
   for (size_t i = nArgs; i < args.size(); ++i)
     argAttrs.push_back(tmaArgAttrs.getDictionary(ctx));
@@ -1286,9 +1286,9 @@ LogicalResult WgmmaKernel::run() {
 
   // What the launch and the runtime need.
   int64_t threads = 128 * (1 + consumers);
-  fn->setAttr("tile.launch_grid",
+  fn->setAttr(tile::kLaunchGridAttrName,
               b.getDenseI32ArrayAttr({(int32_t)std::min<int64_t>(numSMs, sched.getNumPrograms()), 1, 1}));
-  fn->setAttr("tile.launch_block", b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
+  fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
   // setmaxnreg needs the register count at kernel entry, which ptxas derives from .maxntid
   // together with .minnctapersm (65536 / 384 threads: 168); with .maxntid alone it ignores
   // every setmaxnreg (ptxas info C7508, "'setmaxnreg' ignored; unable to determine register
@@ -1296,13 +1296,13 @@ LogicalResult WgmmaKernel::run() {
   // __launch_bounds__(384, 1) emits the same pair.
   if (consumers > 1)
     fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
-  fn->setAttr("tile.dynamic_shared_bytes", b.getI64IntegerAttr(smemBytes));
-  fn->setAttr("tile.tensor_maps", b.getArrayAttr(maps));
+  fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
+  fn->setAttr(tile::kTensorMapsAttrName, b.getArrayAttr(maps));
   SmallVector<NamedAttribute> extra;
   // num_stages lowered to make room for the staging buffers: the requested count.
   if (tmaStore && stagesRequested != stages)
     extra.push_back(b.getNamedAttr("num_stages_requested", b.getI64IntegerAttr(stagesRequested)));
-  fn->setAttr("tile.wgmma",
+  fn->setAttr(tile::kWgmmaAttrName,
               b.getDictionaryAttr({b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
                                    b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
                                    b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
@@ -1314,12 +1314,12 @@ LogicalResult WgmmaKernel::run() {
                                    b.getNamedAttr("epilogue_store",
                                                   b.getStringAttr(tmaStore ? "tma" : "registers"))}));
   if (!extra.empty()) {
-    NamedAttrList all(fn->getAttrOfType<DictionaryAttr>("tile.wgmma"));
+    NamedAttrList all(fn->getAttrOfType<DictionaryAttr>(tile::kWgmmaAttrName));
     all.append(extra);
-    fn->setAttr("tile.wgmma", all.getDictionary(ctx));
+    fn->setAttr(tile::kWgmmaAttrName, all.getDictionary(ctx));
   }
   if (!tmaStoreRefused.empty())
-    fn->setAttr("tile.tma_store_refused", b.getStringAttr(tmaStoreRefused));
+    fn->setAttr(tile::kTmaStoreRefusedAttrName, b.getStringAttr(tmaStoreRefused));
   return success();
 }
 
@@ -1338,7 +1338,7 @@ struct ConvertTileDotToWGMMAPass
       WgmmaKernel k(fn, sched, chip->smCount, tmaStore);
       return k.match(why) ? k.run() : success();
     };
-    if (failed(lowerDotKernels(getOperation(), "tile.wgmma_refused", lower)))
+    if (failed(lowerDotKernels(getOperation(), tile::kWgmmaRefusedAttrName, lower)))
       signalPassFailure();
   }
 };
@@ -1357,7 +1357,7 @@ struct FinalizeTensorMapParamsPass
         g.setAlignment(1024);
       }
     for (auto fn : getOperation().getOps<LLVM::LLVMFuncOp>()) {
-      auto maps = fn->getAttrOfType<ArrayAttr>("tile.tensor_maps");
+      auto maps = fn->getAttrOfType<ArrayAttr>(tile::kTensorMapsAttrName);
       if (!maps)
         continue;
       unsigned n = fn.getNumArguments();

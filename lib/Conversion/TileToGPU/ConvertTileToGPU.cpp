@@ -206,9 +206,9 @@ LogicalResult promoteAllocs(gpu::GPUFuncOp fn) {
                    "use smaller block sizes";
     // Tiles this large come from the tensor-core matmul configs; say why the tensor-core
     // lowering did not take the kernel.
-    if (auto why = fn->getAttrOfType<StringAttr>("tile.wgmma_refused"))
+    if (auto why = fn->getAttrOfType<StringAttr>(tile::kWgmmaRefusedAttrName))
       diag << " (convert-tile-dot-to-wgmma refused it: " << why.getValue() << ")";
-    if (auto why = fn->getAttrOfType<StringAttr>("tile.mma_sync_refused"))
+    if (auto why = fn->getAttrOfType<StringAttr>(tile::kMmaSyncRefusedAttrName))
       diag << " (convert-tile-dot-to-mma-sync refused it: " << why.getValue() << ")";
     return diag;
   }
@@ -276,7 +276,7 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       int64_t threads = sched.getNumThreads();
       // convert-tile-to-gpu-registers may pack several one-warp programs per CUDA block.
       int64_t perCTA = 1;
-      if (auto p = fn->getAttrOfType<IntegerAttr>("tile.programs_per_cta"))
+      if (auto p = fn->getAttrOfType<IntegerAttr>(tile::kProgramsPerCTAAttrName))
         perCTA = p.getInt();
       auto gfn = gpu::GPUFuncOp::create(gb, fn.getLoc(), fn.getName(), fn.getFunctionType());
       gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
@@ -290,19 +290,16 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
       // Kernels that chose their own launch shape (convert-tile-dot-to-wgmma: a persistent
       // grid, warpgroups) say so.
-      if (auto g = fn->getAttrOfType<DenseI32ArrayAttr>("tile.launch_grid"))
+      if (auto g = fn->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchGridAttrName))
         gfn.setKnownGridSizeAttr(g);
-      if (auto bl = fn->getAttrOfType<DenseI32ArrayAttr>("tile.launch_block"))
+      if (auto bl = fn->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchBlockAttrName))
         gfn.setKnownBlockSizeAttr(bl);
       gfn->setAttr(tile::kScheduleAttrName, sched);
-      for (StringRef a : {"tile.layouts", "tile.register_path_refused", "tile.programs_per_cta",
-                          "tile.wgmma", "tile.wgmma_refused", "tile.mma_sync",
-                          "tile.mma_sync_refused", "tile.smem_store_refused",
-                          "tile.tma_store_refused", "tile.launch_grid",
-                          "tile.launch_block", "tile.dynamic_shared_bytes", "tile.tensor_maps",
-                          "nvvm.minctasm"})
-        if (Attribute v = fn->getAttr(a))
-          gfn->setAttr(a, v);
+      // What the lowerings recorded (the tile dialect's discardable attributes, TileDialect.td)
+      // travels with the kernel, as does nvvm.minctasm.
+      for (NamedAttribute a : fn->getDiscardableAttrs())
+        if (a.getName().getValue().starts_with("tile.") || a.getName() == "nvvm.minctasm")
+          gfn->setAttr(a.getName(), a.getValue());
 
       Block &dst = gfn.getBody().front();
       Block &src = fn.getBody().front();
@@ -336,8 +333,7 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       }
       Distributor dist{tid, threads};
       // Kernels convert-tile-to-gpu-registers lowered (tile.layouts) are per-thread already.
-      bool perThread = fn->hasAttr("tile.layouts") || fn->hasAttr("tile.wgmma") ||
-                       fn->hasAttr("tile.mma_sync");
+      bool perThread = tile::getKernelPath(fn) != tile::KernelPath::Portable;
       if ((!perThread && failed(dist.distributeBlock(dst))) || failed(promoteAllocs(gfn)))
         return signalPassFailure();
       fn.erase();

@@ -372,7 +372,7 @@ public:
       // Several one-warp programs per CUDA block: the program's threads are one warp.
       warpInCTA = arith::DivUIOp::create(b, loc, tid, cI32(b, loc, 32));
       tid = arith::RemUIOp::create(b, loc, tid, cI32(b, loc, 32));
-      fn->setAttr("tile.programs_per_cta", b.getI64IntegerAttr(programsPerCTA));
+      fn->setAttr(tile::kProgramsPerCTAAttrName, b.getI64IntegerAttr(programsPerCTA));
     }
     if (failed(lowerBlock(src, b)))
       return failure();
@@ -391,7 +391,7 @@ public:
     for (int64_t n : sizes)
       ls.push_back(tl::BlockedLayoutAttr::get(fn.getContext(), {(unsigned)layouts[n].v}, {32u},
                                               {(unsigned)sched.getNumWarps()}, {0u}));
-    fn->setAttr("tile.layouts", ArrayAttr::get(fn.getContext(), ls));
+    fn->setAttr(tile::kLayoutsAttrName, ArrayAttr::get(fn.getContext(), ls));
     return success();
   }
 
@@ -847,12 +847,12 @@ struct ConvertTileToGPURegistersPass
     for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
       tl::ScheduleAttr sched = tl::getSchedule(fn);
       // Kernels the tensor-core lowerings took are per-thread code already.
-      if (!sched || fn->hasAttr("tile.wgmma") || fn->hasAttr("tile.mma_sync"))
+      if (!sched || tile::isTensorCoreKernel(fn))
         continue;
       KernelLowering kl(fn, sched);
       std::string why;
       if (!kl.isEligible(why)) {
-        fn->setAttr("tile.register_path_refused", StringAttr::get(ctx, why));
+        fn->setAttr(tile::kRegisterPathRefusedAttrName, StringAttr::get(ctx, why));
         continue;
       }
       if (failed(kl.run()))

@@ -31,14 +31,7 @@ static double numel(Type t) {
   return rt && rt.hasStaticShape() ? double(rt.getNumElements()) : 0;
 }
 
-bool aicc::graph::isContraction(Operation *op) { return isa<MatMulOp, GemmOp, ConvOp>(op); }
-
-/// Elementwise ops that evaluate a transcendental (libm / SFU) function.
-static bool isTranscendental(Operation *op) {
-  return isa<TanhOp, SigmoidOp, ExpOp, ErfOp, GeluOp, SqrtOp, LogOp, SinOp, CosOp, TanOp, AsinOp,
-             AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftplusOp, EluOp, CeluOp,
-             SeluOp, PowOp>(op);
-}
+bool aicc::graph::isContraction(Operation *op) { return op->hasTrait<OpTrait::Contraction>(); }
 
 double aicc::graph::opFlops(Operation *op) {
   if (op->getNumResults() == 0)

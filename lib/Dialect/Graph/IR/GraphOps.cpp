@@ -51,25 +51,6 @@ FailureOr<SmallVector<int64_t>> aicc::graph::reducedShape(ArrayRef<int64_t> shap
   return out;
 }
 
-bool aicc::graph::isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(op);
-}
-
-bool aicc::graph::isView(Operation *op) {
-  return isa<TransposeOp, ExpandOp, SliceOp, PadOp, ConcatOp, TileOp, GatherOp,
-             GatherElementsOp>(op);
-}
-
-bool aicc::graph::isElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, ModOp, PReluOp, AndOp, OrOp, XorOp,
-             EqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, WhereOp, ReluOp, TanhOp,
-             SigmoidOp, ExpOp, ErfOp, GeluOp, NegOp, AbsOp, SignOp, CeilOp, FloorOp, RoundOp,
-             SqrtOp, ReciprocalOp, LogOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
-             CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftplusOp, SoftsignOp, HardSwishOp, LeakyReluOp,
-             EluOp, CeluOp, SeluOp, HardSigmoidOp, ClipOp, NotOp, CastOp, ExpandOp,
-             ShrinkOp, TriluOp, BitShiftOp>(op);
-}
-
 static RankedTensorType getRanked(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());
 }

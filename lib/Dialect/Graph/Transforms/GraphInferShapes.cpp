@@ -27,7 +27,7 @@ struct GraphInferShapesPass
           res.setType(v.getType());
         continue;
       }
-      if (op.hasTrait<OpTrait::SameOperandsAndResultType>() && op.getNumOperands() == 1 &&
+      if (op.hasTrait<mlir::OpTrait::SameOperandsAndResultType>() && op.getNumOperands() == 1 &&
           op.getNumResults() == 1) {
         op.getResult(0).setType(op.getOperand(0).getType());
         continue;

@@ -30,116 +30,132 @@ ScheduleAttr aicc::tile::getSchedule(Operation *op) {
   return op->getAttrOfType<ScheduleAttr>(kScheduleAttrName);
 }
 
-LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
-                                                    NamedAttribute attr) {
-  if (attr.getName() == kScheduleAttrName) {
-    if (!isa<ScheduleAttr>(attr.getValue()))
-      return op->emitError("'tile.schedule' must be a #tile.schedule attribute");
-    auto fi = dyn_cast<FunctionOpInterface>(op);
-    if (!fi)
-      return op->emitError("'tile.schedule' only applies to functions");
-    // The lowerings rewrite the body; a declaration has none (they used to crash on it).
-    if (fi.isExternal())
-      return op->emitError("a tile kernel needs a body: this 'tile.schedule' function is a "
-                           "declaration");
-    auto fn = dyn_cast<func::FuncOp>(op);
-    // CPU kernels (tile.cpu_kernel) take program ids and grid sizes after their buffers.
-    if (!fn || op->hasAttr("tile.cpu_kernel"))
-      return success();
-    // Kernels lowered to TMA take one CUtensorMap pointer per tile.tensor_maps entry after
-    // their buffers.
-    unsigned numBuffers = fn.getNumArguments();
-    if (auto maps = op->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
-      numBuffers -= std::min<unsigned>(numBuffers, maps.size());
-    for (Type t : fn.getArgumentTypes().take_front(numBuffers)) {
-      auto m = dyn_cast<MemRefType>(t);
-      if (!m || m.getRank() != 1 || !m.hasStaticShape() ||
-          !m.getLayout().isIdentity())
-        return op->emitError("tile kernel arguments must be static 1-D memrefs with "
-                             "identity layout, got ")
-               << t;
-    }
-    if (fn.getNumResults() != 0)
-      return op->emitError("tile kernels return nothing");
+/// tile.schedule: on a func with a body; a GPU kernel's buffers are static 1-D identity
+/// memrefs (then its CUtensorMap pointers), and it returns nothing.
+static LogicalResult verifyScheduleAttr(Operation *op, Attribute value) {
+  if (!isa<ScheduleAttr>(value))
+    return op->emitError("'tile.schedule' must be a #tile.schedule attribute");
+  auto fi = dyn_cast<FunctionOpInterface>(op);
+  if (!fi)
+    return op->emitError("'tile.schedule' only applies to functions");
+  // The lowerings rewrite the body; a declaration has none (they used to crash on it).
+  if (fi.isExternal())
+    return op->emitError("a tile kernel needs a body: this 'tile.schedule' function is a "
+                         "declaration");
+  auto fn = dyn_cast<func::FuncOp>(op);
+  // CPU kernels (tile.cpu_kernel) take program ids and grid sizes after their buffers.
+  if (!fn || op->hasAttr(kCpuKernelAttrName))
     return success();
+  // Kernels lowered to TMA take one CUtensorMap pointer per tile.tensor_maps entry after
+  // their buffers.
+  unsigned numBuffers = fn.getNumArguments();
+  if (auto maps = op->getAttrOfType<ArrayAttr>(kTensorMapsAttrName))
+    numBuffers -= std::min<unsigned>(numBuffers, maps.size());
+  for (Type t : fn.getArgumentTypes().take_front(numBuffers)) {
+    auto m = dyn_cast<MemRefType>(t);
+    if (!m || m.getRank() != 1 || !m.hasStaticShape() ||
+        !m.getLayout().isIdentity())
+      return op->emitError("tile kernel arguments must be static 1-D memrefs with "
+                           "identity layout, got ")
+             << t;
   }
-  if (attr.getName() == "tile.cpu_kernel") {
-    if (!isa<IntegerAttr>(attr.getValue()))
-      return op->emitError("'tile.cpu_kernel' must be an integer (buffer parameter count)");
-    return success();
-  }
-  if (attr.getName() == "tile.layout") {
-    if (!isa<BlockedLayoutAttr>(attr.getValue()))
-      return op->emitError("'tile.layout' must be a #tile.blocked attribute");
-    return success();
-  }
-  if (attr.getName() == "tile.layouts") {
-    auto arr = dyn_cast<ArrayAttr>(attr.getValue());
-    if (!arr || !llvm::all_of(arr, [](Attribute a) { return isa<BlockedLayoutAttr>(a); }))
-      return op->emitError("'tile.layouts' must be an array of #tile.blocked attributes");
-    return success();
-  }
-  if (attr.getName() == "tile.programs_per_cta") {
-    auto i = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!i || i.getInt() < 1)
-      return op->emitError("'tile.programs_per_cta' must be a positive integer");
-    return success();
-  }
-  // Why a lowering left a kernel on a slower path: convert-tile-to-gpu-registers,
-  // convert-tile-dot-to-wgmma (wgmma, its TMA store), convert-tile-dot-to-mma-sync (its
-  // staged store); see their pass descriptions.
-  if (llvm::is_contained({"tile.register_path_refused", "tile.wgmma_refused",
-                          "tile.tma_store_refused", "tile.smem_store_refused"},
-                         attr.getName().getValue())) {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError() << "'" << attr.getName().getValue()
-                             << "' must be a string (the reason)";
-    return success();
-  }
-  if (attr.getName() == "tile.wgmma") {
-    if (!isa<DictionaryAttr>(attr.getValue()))
-      return op->emitError("'tile.wgmma' must be a dictionary (the kernel's MMA config)");
-    return success();
-  }
-  // Set by convert-tile-dot-to-mma-sync (see its pass description).
-  if (attr.getName() == "tile.mma_sync_refused") {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'tile.mma_sync_refused' must be a string (the reason)");
-    return success();
-  }
-  if (attr.getName() == "tile.mma_sync") {
-    if (!isa<DictionaryAttr>(attr.getValue()))
-      return op->emitError("'tile.mma_sync' must be a dictionary (the kernel's MMA config)");
-    return success();
-  }
-  if (attr.getName() == "tile.launch_grid" || attr.getName() == "tile.launch_block") {
-    auto a = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
-    if (!a || a.size() != 3 || llvm::any_of(a.asArrayRef(), [](int32_t v) { return v < 1; }))
-      return op->emitError("'") << attr.getName() << "' must be array<i32: x, y, z>, each >= 1";
-    return success();
-  }
-  if (attr.getName() == "tile.dynamic_shared_bytes") {
-    auto i = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!i || i.getInt() < 0)
-      return op->emitError("'tile.dynamic_shared_bytes' must be a non-negative integer");
-    return success();
-  }
-  if (attr.getName() == "tile.tensor_maps") {
-    auto arr = dyn_cast<ArrayAttr>(attr.getValue());
-    auto ok = [](Attribute a) {
-      auto d = dyn_cast<DictionaryAttr>(a);
-      return d && isa_and_nonnull<IntegerAttr>(d.get("param")) &&
-             isa_and_nonnull<DenseI64ArrayAttr>(d.get("dims")) &&
-             isa_and_nonnull<DenseI64ArrayAttr>(d.get("box")) &&
-             isa_and_nonnull<IntegerAttr>(d.get("swizzle")) &&
-             isa_and_nonnull<TypeAttr>(d.get("element"));
-    };
-    if (!arr || !llvm::all_of(arr, ok))
-      return op->emitError("'tile.tensor_maps' must be an array of {param, dims, box, swizzle, "
-                           "element} dictionaries");
-    return success();
-  }
+  if (fn.getNumResults() != 0)
+    return op->emitError("tile kernels return nothing");
+  return success();
+}
+
+namespace {
+/// One discardable attribute's value check (TileDialect.td lists them): the name, the
+/// predicate on the value, and what the error says the value must be.
+struct AttrRule {
+  llvm::StringLiteral name;
+  bool (*ok)(Attribute);
+  const char *mustBe;
+};
+} // namespace
+
+static bool isPositiveInt(Attribute a) {
+  auto i = dyn_cast<IntegerAttr>(a);
+  return i && i.getInt() >= 1;
+}
+static bool isLaunchDims(Attribute a) {
+  auto d = dyn_cast<DenseI32ArrayAttr>(a);
+  return d && d.size() == 3 && llvm::all_of(d.asArrayRef(), [](int32_t v) { return v >= 1; });
+}
+static bool isTensorMapList(Attribute a) {
+  auto arr = dyn_cast<ArrayAttr>(a);
+  return arr && llvm::all_of(arr, [](Attribute e) {
+           auto d = dyn_cast<DictionaryAttr>(e);
+           return d && isa_and_nonnull<IntegerAttr>(d.get("param")) &&
+                  isa_and_nonnull<DenseI64ArrayAttr>(d.get("dims")) &&
+                  isa_and_nonnull<DenseI64ArrayAttr>(d.get("box")) &&
+                  isa_and_nonnull<IntegerAttr>(d.get("swizzle")) &&
+                  isa_and_nonnull<TypeAttr>(d.get("element"));
+         });
+}
+
+static const AttrRule kAttrRules[] = {
+    {kCpuKernelAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
+     "must be an integer (buffer parameter count)"},
+    {kLayoutAttrName, [](Attribute a) { return isa<BlockedLayoutAttr>(a); },
+     "must be a #tile.blocked attribute"},
+    {kLayoutsAttrName,
+     [](Attribute a) {
+       auto arr = dyn_cast<ArrayAttr>(a);
+       return arr && llvm::all_of(arr, [](Attribute e) { return isa<BlockedLayoutAttr>(e); });
+     },
+     "must be an array of #tile.blocked attributes"},
+    {kProgramsPerCTAAttrName, isPositiveInt, "must be a positive integer"},
+    // Why a lowering left a kernel on a slower path: convert-tile-to-gpu-registers,
+    // convert-tile-dot-to-wgmma (wgmma, its TMA store), convert-tile-dot-to-mma-sync (mma.sync,
+    // its staged store); see their pass descriptions.
+    {kRegisterPathRefusedAttrName, [](Attribute a) { return isa<StringAttr>(a); },
+     "must be a string (the reason)"},
+    {kWgmmaRefusedAttrName, [](Attribute a) { return isa<StringAttr>(a); },
+     "must be a string (the reason)"},
+    {kTmaStoreRefusedAttrName, [](Attribute a) { return isa<StringAttr>(a); },
+     "must be a string (the reason)"},
+    {kSmemStoreRefusedAttrName, [](Attribute a) { return isa<StringAttr>(a); },
+     "must be a string (the reason)"},
+    {kMmaSyncRefusedAttrName, [](Attribute a) { return isa<StringAttr>(a); },
+     "must be a string (the reason)"},
+    {kWgmmaAttrName, [](Attribute a) { return isa<DictionaryAttr>(a); },
+     "must be a dictionary (the kernel's MMA config)"},
+    {kMmaSyncAttrName, [](Attribute a) { return isa<DictionaryAttr>(a); },
+     "must be a dictionary (the kernel's MMA config)"},
+    {kLaunchGridAttrName, isLaunchDims, "must be array<i32: x, y, z>, each >= 1"},
+    {kLaunchBlockAttrName, isLaunchDims, "must be array<i32: x, y, z>, each >= 1"},
+    {kDynamicSharedBytesAttrName,
+     [](Attribute a) {
+       auto i = dyn_cast<IntegerAttr>(a);
+       return i && i.getInt() >= 0;
+     },
+     "must be a non-negative integer"},
+    {kTensorMapsAttrName, isTensorMapList,
+     "must be an array of {param, dims, box, swizzle, element} dictionaries"},
+    {kTensorMapAttrName, [](Attribute a) { return isa<UnitAttr>(a); }, "must be a unit attribute"},
+};
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  llvm::StringRef name = attr.getName().getValue();
+  if (name == kScheduleAttrName)
+    return verifyScheduleAttr(op, attr.getValue());
+  for (const AttrRule &rule : kAttrRules)
+    if (name == rule.name)
+      return rule.ok(attr.getValue())
+                 ? success()
+                 : LogicalResult(op->emitError() << "'" << name << "' " << rule.mustBe);
   return op->emitError("unknown tile dialect attribute ") << attr.getName();
+}
+
+KernelPath aicc::tile::getKernelPath(Operation *fn) {
+  if (fn->hasAttr(kWgmmaAttrName))
+    return KernelPath::Wgmma;
+  if (fn->hasAttr(kMmaSyncAttrName))
+    return KernelPath::MmaSync;
+  if (fn->hasAttr(kLayoutsAttrName))
+    return KernelPath::Registers;
+  return KernelPath::Portable;
 }
 
 //===----------------------------------------------------------------------===//

@@ -199,10 +199,10 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return emitOpError("kernel ") << ref << " is not a function";
   // CPU kernels (after convert-tile-to-cpu) take program ids and grid sizes after the buffers.
   unsigned numParams = fn.getNumArguments();
-  if (auto n = kernel->getAttrOfType<IntegerAttr>("tile.cpu_kernel"))
+  if (auto n = kernel->getAttrOfType<IntegerAttr>(tile::kCpuKernelAttrName))
     numParams = n.getInt();
   // TMA kernels take their CUtensorMaps after the buffers; the runtime supplies them.
-  if (auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tensor_maps"))
+  if (auto maps = kernel->getAttrOfType<ArrayAttr>(tile::kTensorMapsAttrName))
     numParams -= std::min<unsigned>(numParams, maps.size());
   if (numParams != getBuffers().size())
     return emitOpError("passes ") << getBuffers().size() << " buffers, kernel " << ref

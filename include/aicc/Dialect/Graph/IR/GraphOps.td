@@ -14,6 +14,34 @@ include "mlir/IR/RegionKindInterface.td"
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, traits>;
 
+// Op classes the passes ask about (aicc::graph::isElementwise, the cost model), as traits
+// (C++: aicc::graph::OpTrait, GraphOps.h).
+// Elementwise: result element i depends on operand element i only, after numpy
+// broadcasting (Expand is a broadcast; Trilu's position test is on the element's own
+// index). Fusion and the elementwise kernel templates take these.
+def Graph_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::aicc::graph::OpTrait";
+}
+// Transcendental: evaluates a libm / SFU function per element (the cost model's
+// kTranscendentalFlops).
+def Graph_Transcendental : NativeOpTrait<"Transcendental"> {
+  let cppNamespace = "::aicc::graph::OpTrait";
+}
+// View: data movement a kernel folds into its loads: each output element is one input
+// element, found by index arithmetic (transpose, expand, slice, pad, concat, tile, gather).
+def Graph_View : NativeOpTrait<"View"> {
+  let cppNamespace = "::aicc::graph::OpTrait";
+}
+// Reduction: graph.reduce_* (a reduction over `axes`).
+def Graph_Reduction : NativeOpTrait<"Reduction"> {
+  let cppNamespace = "::aicc::graph::OpTrait";
+}
+// Contraction: a matmul-class op (matmul, gemm, conv) the cost model counts 2*K FLOPs per
+// output element for and fusion treats as an anchor.
+def Graph_Contraction : NativeOpTrait<"Contraction"> {
+  let cppNamespace = "::aicc::graph::OpTrait";
+}
+
 def Graph_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Graph_AnyTensor : RankedTensorOf<[AnyType]>;
 def Graph_NumTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger, AnyUnsignedInteger]>;
@@ -43,7 +71,7 @@ def Graph_ConstantOp : Graph_Op<"constant", [ConstantLike, Pure,
 //===----------------------------------------------------------------------===//
 // Contractions
 //===----------------------------------------------------------------------===//
-def Graph_MatMulOp : Graph_Op<"matmul", [Pure,
+def Graph_MatMulOp : Graph_Op<"matmul", [Pure, Graph_Contraction,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "numpy matmul (ONNX MatMul): batched, broadcasting batch dims";
   let description = [{
@@ -57,7 +85,7 @@ def Graph_MatMulOp : Graph_Op<"matmul", [Pure,
   let hasVerifier = 1;
 }
 
-def Graph_GemmOp : Graph_Op<"gemm", [Pure,
+def Graph_GemmOp : Graph_Op<"gemm", [Pure, Graph_Contraction,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C";
   let description = [{
@@ -77,7 +105,7 @@ def Graph_GemmOp : Graph_Op<"gemm", [Pure,
   let hasVerifier = 1;
 }
 
-def Graph_ConvOp : Graph_Op<"conv", [Pure]> {
+def Graph_ConvOp : Graph_Op<"conv", [Pure, Graph_Contraction]> {
   let summary = "N-d convolution (ONNX Conv), channels first (NCHW) or last (NHWC)";
   let description = [{
     `layout` = "NCHW" (the default, ONNX Conv): X [N, C, D1..Dk], W [M, C/group, K1..Kk],
@@ -143,8 +171,9 @@ def Graph_AvgPoolOp : Graph_PoolOp<"avg_pool", "average",
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
-class Graph_BinaryOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+class Graph_BinaryOp<string mnemonic, string desc, list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat([Pure, Graph_Elementwise,
+                                      DeclareOpInterfaceMethods<InferTypeOpInterface>], traits)> {
   let summary = desc # " with numpy broadcasting";
   let description = [{
     Elementwise binary op with ONNX multidirectional (numpy) broadcasting. Operands share an
@@ -159,7 +188,7 @@ def Graph_AddOp : Graph_BinaryOp<"add", "Addition">;
 def Graph_SubOp : Graph_BinaryOp<"sub", "Subtraction">;
 def Graph_MulOp : Graph_BinaryOp<"mul", "Multiplication">;
 def Graph_DivOp : Graph_BinaryOp<"div", "Division">;
-def Graph_PowOp : Graph_BinaryOp<"pow", "Power (x^y)"> {
+def Graph_PowOp : Graph_BinaryOp<"pow", "Power (x^y)", [Graph_Transcendental]> {
   let hasCanonicalizer = 1;
 }
 def Graph_MinOp : Graph_BinaryOp<"min", "Minimum">;
@@ -174,7 +203,7 @@ def Graph_OrOp : Graph_BinaryOp<"or", "Logical or">;
 def Graph_XorOp : Graph_BinaryOp<"xor", "Logical xor">;
 
 class Graph_CompareOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    Graph_Elementwise, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = desc # " with numpy broadcasting; i1 result";
   let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs);
   let results = (outs Graph_BoolTensor:$result);
@@ -187,7 +216,7 @@ def Graph_LessEqualOp : Graph_CompareOp<"less_equal", "x <= y">;
 def Graph_GreaterOp : Graph_CompareOp<"greater", "x > y">;
 def Graph_GreaterEqualOp : Graph_CompareOp<"greater_equal", "x >= y">;
 
-def Graph_WhereOp : Graph_Op<"where", [Pure,
+def Graph_WhereOp : Graph_Op<"where", [Pure, Graph_Elementwise,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "cond ? x : y with numpy broadcasting of all three (ONNX Where)";
   let arguments = (ins Graph_BoolTensor:$cond, Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs);
@@ -197,19 +226,20 @@ def Graph_WhereOp : Graph_Op<"where", [Pure,
 }
 
 class Graph_UnaryOp<string mnemonic, string desc, list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+    : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, Graph_Elementwise],
+                                     traits)> {
   let summary = desc;
   let arguments = (ins Graph_FloatTensor:$input);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 def Graph_ReluOp : Graph_UnaryOp<"relu", "max(x, 0)">;
-def Graph_TanhOp : Graph_UnaryOp<"tanh", "hyperbolic tangent">;
-def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
-def Graph_ExpOp : Graph_UnaryOp<"exp", "e^x">;
-def Graph_ErfOp : Graph_UnaryOp<"erf", "Gauss error function">;
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "hyperbolic tangent", [Graph_Transcendental]>;
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", [Graph_Transcendental]>;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "e^x", [Graph_Transcendental]>;
+def Graph_ErfOp : Graph_UnaryOp<"erf", "Gauss error function", [Graph_Transcendental]>;
 class Graph_NumUnaryOp<string mnemonic, string desc>
-    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType, Graph_Elementwise]> {
   let summary = desc # " (floats and integers)";
   let arguments = (ins Graph_NumTensor:$input);
   let results = (outs Graph_NumTensor:$result);
@@ -222,26 +252,27 @@ def Graph_SignOp : Graph_NumUnaryOp<"sign", "-1, 0 or 1 by the sign of x">;
 def Graph_CeilOp : Graph_UnaryOp<"ceil", "smallest integer >= x">;
 def Graph_FloorOp : Graph_UnaryOp<"floor", "largest integer <= x">;
 def Graph_RoundOp : Graph_UnaryOp<"round", "nearest integer, halves to even (ONNX Round)">;
-def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "square root">;
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "square root", [Graph_Transcendental]>;
 def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "1 / x">;
-def Graph_LogOp : Graph_UnaryOp<"log", "natural logarithm">;
-def Graph_SinOp : Graph_UnaryOp<"sin", "sine">;
-def Graph_CosOp : Graph_UnaryOp<"cos", "cosine">;
-def Graph_TanOp : Graph_UnaryOp<"tan", "tangent">;
-def Graph_AsinOp : Graph_UnaryOp<"asin", "arcsine">;
-def Graph_AcosOp : Graph_UnaryOp<"acos", "arccosine">;
-def Graph_AtanOp : Graph_UnaryOp<"atan", "arctangent">;
-def Graph_SinhOp : Graph_UnaryOp<"sinh", "hyperbolic sine">;
-def Graph_CoshOp : Graph_UnaryOp<"cosh", "hyperbolic cosine">;
-def Graph_AsinhOp : Graph_UnaryOp<"asinh", "inverse hyperbolic sine">;
-def Graph_AcoshOp : Graph_UnaryOp<"acosh", "inverse hyperbolic cosine">;
-def Graph_AtanhOp : Graph_UnaryOp<"atanh", "inverse hyperbolic tangent">;
-def Graph_SoftplusOp : Graph_UnaryOp<"softplus", "log(1 + e^x)">;
+def Graph_LogOp : Graph_UnaryOp<"log", "natural logarithm", [Graph_Transcendental]>;
+def Graph_SinOp : Graph_UnaryOp<"sin", "sine", [Graph_Transcendental]>;
+def Graph_CosOp : Graph_UnaryOp<"cos", "cosine", [Graph_Transcendental]>;
+def Graph_TanOp : Graph_UnaryOp<"tan", "tangent", [Graph_Transcendental]>;
+def Graph_AsinOp : Graph_UnaryOp<"asin", "arcsine", [Graph_Transcendental]>;
+def Graph_AcosOp : Graph_UnaryOp<"acos", "arccosine", [Graph_Transcendental]>;
+def Graph_AtanOp : Graph_UnaryOp<"atan", "arctangent", [Graph_Transcendental]>;
+def Graph_SinhOp : Graph_UnaryOp<"sinh", "hyperbolic sine", [Graph_Transcendental]>;
+def Graph_CoshOp : Graph_UnaryOp<"cosh", "hyperbolic cosine", [Graph_Transcendental]>;
+def Graph_AsinhOp : Graph_UnaryOp<"asinh", "inverse hyperbolic sine", [Graph_Transcendental]>;
+def Graph_AcoshOp : Graph_UnaryOp<"acosh", "inverse hyperbolic cosine", [Graph_Transcendental]>;
+def Graph_AtanhOp : Graph_UnaryOp<"atanh", "inverse hyperbolic tangent", [Graph_Transcendental]>;
+def Graph_SoftplusOp : Graph_UnaryOp<"softplus", "log(1 + e^x)", [Graph_Transcendental]>;
 def Graph_SoftsignOp : Graph_UnaryOp<"softsign", "x / (1 + |x|)">;
 def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", "x * max(0, min(1, x / 6 + 1 / 2))">;
 
-class Graph_ParamUnaryOp<string mnemonic, string desc, dag params>
-    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+class Graph_ParamUnaryOp<string mnemonic, string desc, dag params, list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, Graph_Elementwise],
+                                     traits)> {
   let summary = desc;
   let arguments = !con((ins Graph_FloatTensor:$input), params);
   let results = (outs Graph_FloatTensor:$result);
@@ -250,15 +281,15 @@ class Graph_ParamUnaryOp<string mnemonic, string desc, dag params>
 def Graph_LeakyReluOp : Graph_ParamUnaryOp<"leaky_relu", "x >= 0 ? x : alpha * x",
     (ins DefaultValuedAttr<F64Attr, "0.01">:$alpha)>;
 def Graph_EluOp : Graph_ParamUnaryOp<"elu", "x >= 0 ? x : alpha * (e^x - 1)",
-    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha), [Graph_Transcendental]>;
 def Graph_CeluOp : Graph_ParamUnaryOp<"celu", "max(0, x) + min(0, alpha * (e^(x / alpha) - 1))",
-    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha), [Graph_Transcendental]>;
 def Graph_SeluOp : Graph_ParamUnaryOp<"selu", "gamma * (x > 0 ? x : alpha * (e^x - 1))",
     (ins DefaultValuedAttr<F64Attr, "1.67326319217681884765625">:$alpha,
-         DefaultValuedAttr<F64Attr, "1.05070102214813232421875">:$gamma)>;
+         DefaultValuedAttr<F64Attr, "1.05070102214813232421875">:$gamma), [Graph_Transcendental]>;
 def Graph_HardSigmoidOp : Graph_ParamUnaryOp<"hard_sigmoid", "max(0, min(1, alpha * x + beta))",
     (ins DefaultValuedAttr<F64Attr, "0.2">:$alpha, DefaultValuedAttr<F64Attr, "0.5">:$beta)>;
-def Graph_ClipOp : Graph_Op<"clip", [Pure, SameOperandsAndResultType]> {
+def Graph_ClipOp : Graph_Op<"clip", [Pure, SameOperandsAndResultType, Graph_Elementwise]> {
   let summary = "min(max(x, min), max); absent bounds do not clip (ONNX Clip)";
   let arguments = (ins Graph_NumTensor:$input, OptionalAttr<F64Attr>:$min,
                    OptionalAttr<F64Attr>:$max);
@@ -270,21 +301,21 @@ def Graph_ShrinkOp : Graph_ParamUnaryOp<"shrink",
     "x < -lambd ? x + bias : (x > lambd ? x - bias : 0) (ONNX Shrink)",
     (ins DefaultValuedAttr<F64Attr, "0.5">:$lambd, DefaultValuedAttr<F64Attr, "0.0">:$bias)>;
 
-def Graph_TriluOp : Graph_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+def Graph_TriluOp : Graph_Op<"trilu", [Pure, SameOperandsAndResultType, Graph_Elementwise]> {
   let summary = "keep the upper (j - i >= k) or lower (j - i <= k) triangle of the last two dims";
   let arguments = (ins Graph_AnyTensor:$input, I64Attr:$k, BoolAttr:$upper);
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
-def Graph_NotOp : Graph_Op<"not", [Pure, SameOperandsAndResultType]> {
+def Graph_NotOp : Graph_Op<"not", [Pure, SameOperandsAndResultType, Graph_Elementwise]> {
   let summary = "logical not";
   let arguments = (ins Graph_BoolTensor:$input);
   let results = (outs Graph_BoolTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
-def Graph_CastOp : Graph_Op<"cast", [Pure]> {
+def Graph_CastOp : Graph_Op<"cast", [Pure, Graph_Elementwise]> {
   let summary = "elementwise conversion to the result's element type (ONNX Cast)";
   let description = [{
     Float to float rounds to nearest even; float to integer truncates toward zero
@@ -297,7 +328,7 @@ def Graph_CastOp : Graph_Op<"cast", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_GeluOp : Graph_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def Graph_GeluOp : Graph_Op<"gelu", [Pure, SameOperandsAndResultType, Graph_Elementwise, Graph_Transcendental]> {
   let summary = "GELU, erf form (approximate = \"none\") or tanh form (\"tanh\")";
   let description = [{
     none: 0.5 x (1 + erf(x / sqrt(2))); tanh: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
@@ -370,7 +401,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
+def Graph_SliceOp : Graph_Op<"slice", [Pure, Graph_View]> {
   let summary = "strided slice: result[i] = input[starts + i * steps] per dim";
   let description = [{
     One start and one step (non-zero, may be negative) per input dim; the result type gives
@@ -383,7 +414,7 @@ def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_PadOp : Graph_Op<"pad", [Pure]> {
+def Graph_PadOp : Graph_Op<"pad", [Pure, Graph_View]> {
   let summary = "pad each dim (ONNX Pad: constant, reflect, edge or wrap)";
   let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high,
                    DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
@@ -393,7 +424,7 @@ def Graph_PadOp : Graph_Op<"pad", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
+def Graph_ConcatOp : Graph_Op<"concat", [Pure, Graph_View]> {
   let summary = "concatenate along `axis` (ONNX Concat)";
   let description = [{
     Folds away empty inputs (no kernel reads or writes a zero-element tensor); a concat left
@@ -406,7 +437,7 @@ def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
   let hasFolder = 1;
 }
 
-def Graph_TileOp : Graph_Op<"tile", [Pure]> {
+def Graph_TileOp : Graph_Op<"tile", [Pure, Graph_View]> {
   let summary = "repeat the input along every dim (ONNX Tile); result dims are multiples";
   let arguments = (ins Graph_AnyTensor:$input);
   let results = (outs Graph_AnyTensor:$result);
@@ -414,7 +445,7 @@ def Graph_TileOp : Graph_Op<"tile", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_GatherOp : Graph_Op<"gather", [Pure]> {
+def Graph_GatherOp : Graph_Op<"gather", [Pure, Graph_View]> {
   let summary = "gather slices along `axis` at integer indices (ONNX Gather)";
   let description = [{
     result[o..., q..., i...] = input[o..., indices[q...], i...]; negative indices count from
@@ -426,7 +457,7 @@ def Graph_GatherOp : Graph_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure]> {
+def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure, Graph_View]> {
   let summary = "result[i] = input[i with dim axis replaced by indices[i]] (ONNX GatherElements)";
   let arguments = (ins Graph_AnyTensor:$input, Graph_AnyTensor:$indices, I64Attr:$axis);
   let results = (outs Graph_AnyTensor:$result);
@@ -434,7 +465,7 @@ def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
+def Graph_ExpandOp : Graph_Op<"expand", [Pure, Graph_Elementwise, Graph_View]> {
   let summary = "broadcast to the result shape (numpy rules; ONNX Expand)";
   let arguments = (ins Graph_AnyTensor:$input);
   let results = (outs Graph_AnyTensor:$result);
@@ -442,7 +473,7 @@ def Graph_ExpandOp : Graph_Op<"expand", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_TransposeOp : Graph_Op<"transpose", [Pure,
+def Graph_TransposeOp : Graph_Op<"transpose", [Pure, Graph_View,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "permute dimensions: result dim i = input dim perm[i]";
   let arguments = (ins Graph_AnyTensor:$input, DenseI64ArrayAttr:$perm);
@@ -455,7 +486,7 @@ def Graph_TransposeOp : Graph_Op<"transpose", [Pure,
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
-class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure]> {
+class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure, Graph_Reduction]> {
   let summary = desc # " over `axes` (ONNX Reduce* semantics)";
   let description = [{
     Reduces the input over the dims listed in `axes` (sorted, unique, in [0, rank)); the
@@ -573,7 +604,7 @@ def Graph_ScatterNDOp : Graph_Op<"scatter_nd", [Pure]> {
 //===----------------------------------------------------------------------===//
 // Integer ops
 //===----------------------------------------------------------------------===//
-def Graph_BitShiftOp : Graph_Op<"bit_shift", [Pure,
+def Graph_BitShiftOp : Graph_Op<"bit_shift", [Pure, Graph_Elementwise,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "logical shift of x by y bits with numpy broadcasting (ONNX BitShift)";
   let description = [{

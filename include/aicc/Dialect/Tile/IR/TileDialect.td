@@ -19,6 +19,40 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  // The dialect's discardable attributes: the contract between the passes that set them
+  // and those that read them (TileDialect::verifyOperationAttribute checks each; the
+  // names are TileDialect::<Name>AttrHelper::getNameStr(), aliased in TileOps.h).
+  //   schedule              on a kernel func: grid, num_warps, num_stages, BLOCK sizes
+  //   cpu_kernel            convert-tile-to-cpu: the kernel's buffer parameter count
+  //   layout                a #tile.blocked layout of one op's result
+  //   layouts               convert-tile-to-gpu-registers: the layouts it chose (the
+  //                         register path ran)
+  //   programs_per_cta      convert-tile-to-gpu-registers: programs packed per CUDA block
+  //   wgmma, mma_sync       the tensor-core lowering that ran, with its MMA config
+  //   *_refused             why a lowering left the kernel on a slower path (the reason)
+  //   launch_grid, launch_block, dynamic_shared_bytes
+  //                         a launch shape a lowering chose (persistent grid, warpgroups)
+  //   tensor_maps           convert-tile-dot-to-wgmma: the TMA descriptors the kernel takes
+  //   tensor_map            marks a CUtensorMap pointer argument
+  let discardableAttrs = (ins
+    "::aicc::tile::ScheduleAttr":$schedule,
+    "::mlir::IntegerAttr":$cpu_kernel,
+    "::aicc::tile::BlockedLayoutAttr":$layout,
+    "::mlir::ArrayAttr":$layouts,
+    "::mlir::IntegerAttr":$programs_per_cta,
+    "::mlir::DictionaryAttr":$wgmma,
+    "::mlir::DictionaryAttr":$mma_sync,
+    "::mlir::StringAttr":$register_path_refused,
+    "::mlir::StringAttr":$wgmma_refused,
+    "::mlir::StringAttr":$tma_store_refused,
+    "::mlir::StringAttr":$mma_sync_refused,
+    "::mlir::StringAttr":$smem_store_refused,
+    "::mlir::DenseI32ArrayAttr":$launch_grid,
+    "::mlir::DenseI32ArrayAttr":$launch_block,
+    "::mlir::IntegerAttr":$dynamic_shared_bytes,
+    "::mlir::ArrayAttr":$tensor_maps,
+    "::mlir::UnitAttr":$tensor_map
+  );
 }
 
 #endif

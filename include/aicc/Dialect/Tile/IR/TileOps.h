@@ -15,20 +15,59 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "aicc/Dialect/Tile/IR/TileOpsDialect.h.inc"
 #include "aicc/Dialect/Tile/IR/TileOpsEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "aicc/Dialect/Tile/IR/TileOpsAttrDefs.h.inc"
 
+// After the attribute classes: the dialect's discardable-attribute helpers name them.
+#include "aicc/Dialect/Tile/IR/TileOpsDialect.h.inc"
+
 #define GET_OP_CLASSES
 #include "aicc/Dialect/Tile/IR/TileOps.h.inc"
 
 namespace aicc::tile {
-/// Name of the discardable attribute that marks a func.func as a tile kernel.
-constexpr llvm::StringLiteral kScheduleAttrName = "tile.schedule";
+/// The names of the dialect's discardable attributes, declared in TileDialect.td
+/// (discardableAttrs; what each means is documented there).
+constexpr llvm::StringLiteral kScheduleAttrName = TileDialect::ScheduleAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kCpuKernelAttrName = TileDialect::CpuKernelAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kLayoutAttrName = TileDialect::LayoutAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kLayoutsAttrName = TileDialect::LayoutsAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kProgramsPerCTAAttrName =
+    TileDialect::ProgramsPerCtaAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kWgmmaAttrName = TileDialect::WgmmaAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kMmaSyncAttrName = TileDialect::MmaSyncAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kRegisterPathRefusedAttrName =
+    TileDialect::RegisterPathRefusedAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kWgmmaRefusedAttrName =
+    TileDialect::WgmmaRefusedAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kTmaStoreRefusedAttrName =
+    TileDialect::TmaStoreRefusedAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kMmaSyncRefusedAttrName =
+    TileDialect::MmaSyncRefusedAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kSmemStoreRefusedAttrName =
+    TileDialect::SmemStoreRefusedAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kLaunchGridAttrName = TileDialect::LaunchGridAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kLaunchBlockAttrName =
+    TileDialect::LaunchBlockAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kDynamicSharedBytesAttrName =
+    TileDialect::DynamicSharedBytesAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kTensorMapsAttrName = TileDialect::TensorMapsAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kTensorMapAttrName = TileDialect::TensorMapAttrHelper::getNameStr();
+
 /// Returns the schedule of a tile kernel, or null when `op` is not one.
 ScheduleAttr getSchedule(mlir::Operation *op);
+
+/// Which GPU lowering has taken a kernel func, read from the attribute the lowering sets
+/// (tile.wgmma, tile.mma_sync, tile.layouts). Portable: none of them (convert-tile-to-gpu
+/// distributes the kernel's tiles over the block's threads itself).
+enum class KernelPath { Portable, Registers, Wgmma, MmaSync };
+KernelPath getKernelPath(mlir::Operation *fn);
+/// A tensor-core lowering (wgmma or mma.sync) has taken `fn`.
+inline bool isTensorCoreKernel(mlir::Operation *fn) {
+  KernelPath p = getKernelPath(fn);
+  return p == KernelPath::Wgmma || p == KernelPath::MmaSync;
+}
 } // namespace aicc::tile
 
 #endif
