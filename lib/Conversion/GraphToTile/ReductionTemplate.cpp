@@ -20,14 +20,11 @@ namespace aicc::templates {
 
 /// The reduce kind and the identity (masked lanes' padding) of graph reduction `red`.
 std::pair<tl::ReduceKind, double> reduceKindOf(Operation *red) {
-  double inf = std::numeric_limits<double>::infinity();
-  if (isa<ReduceMaxOp>(red))
-    return {tl::ReduceKind::max, -inf};
-  if (isa<ReduceMinOp>(red))
-    return {tl::ReduceKind::min, inf};
-  if (isa<ReduceProdOp>(red))
-    return {tl::ReduceKind::mul, 1.0};
-  return {tl::ReduceKind::add, 0.0};
+  tl::ReduceKind kind = isa<ReduceMaxOp>(red)    ? tl::ReduceKind::max
+                        : isa<ReduceMinOp>(red)  ? tl::ReduceKind::min
+                        : isa<ReduceProdOp>(red) ? tl::ReduceKind::mul
+                                                 : tl::ReduceKind::add;
+  return {kind, tl::reduceIdentityValue(kind)};
 }
 
 /// The column kernel is used when at least this many kept elements are innermost (one warp
@@ -344,12 +341,12 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
             while (x.size() > 1) {
               SmallVector<Value> half;
               for (size_t j = 0; j + 1 < x.size(); j += 2)
-                half.push_back(combineTiles(lb, l, kind, x[j], x[j + 1]));
+                half.push_back(tl::reduceCombine(lb, l, kind, x[j], x[j + 1]));
               if (x.size() % 2)
                 half.push_back(x.back());
               x = half;
             }
-            next.push_back(combineTiles(lb, l, kind, acc[i], x[0]));
+            next.push_back(tl::reduceCombine(lb, l, kind, acc[i], x[0]));
           }
           scf::YieldOp::create(lb, l, next);
         });
@@ -434,7 +431,7 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
       SmallVector<Value> next;
       for (size_t i = 0; i < n; ++i)
         next.push_back(
-            combineTiles(lb, loc, reduceKindOf(rb.reds[i]).first, acc[i], (*loaded)[i]));
+            tl::reduceCombine(lb, loc, reduceKindOf(rb.reds[i]).first, acc[i], (*loaded)[i]));
       return next;
     });
     if (failedBody)

@@ -223,9 +223,6 @@ constexpr int64_t kChunk = 1024;
 scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
                      function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body);
 
-/// Elementwise combine of two tiles for a reduction kind (the chunked loops' accumulation).
-/// max / min propagate NaN (numpy's max / min do).
-Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y);
 
 /// The dims of a reduce's input split into kept and reduced ones (`axes` empty: all
 /// reduced), each with its row-major stride in the input.

@@ -347,19 +347,6 @@ scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueR
                               });
 }
 
-Value combineTiles(OpBuilder &b, Location loc, tl::ReduceKind kind, Value x, Value y) {
-  switch (kind) {
-  case tl::ReduceKind::add:
-    return arith::AddFOp::create(b, loc, x, y);
-  case tl::ReduceKind::mul:
-    return arith::MulFOp::create(b, loc, x, y);
-  case tl::ReduceKind::max:
-    return arith::MaximumFOp::create(b, loc, x, y);
-  default:
-    return arith::MinimumFOp::create(b, loc, x, y);
-  }
-}
-
 ReducedDims splitReducedDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
   SmallVector<bool> reduced(shape.size(), axes.empty());
   for (int64_t a : axes)

@@ -122,6 +122,7 @@
 // evaluate.
 //===----------------------------------------------------------------------===//
 #include "AccumulatorEpilogue.h"
+#include "AxisAnalysis.h"
 #include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Target/Chip.h"
@@ -152,37 +153,6 @@ constexpr int64_t kChunk = 8;
 /// The most accumulator registers per thread (beyond, ptxas spills).
 constexpr int64_t kMaxAccRegs = 128;
 
-
-/// Whether the i32/index value `v` is provably a multiple of `m` (a power of two): constants,
-/// products with such a constant, sums of such values, casts, and the induction variable of
-/// `loop` when its lower bound and step are.
-bool isMultipleOf(Value v, int64_t m, scf::ForOp loop, int depth = 0) {
-  if (depth > 8)
-    return false;
-  if (auto c = getConstantIntValue(v))
-    return *c % m == 0;
-  if (loop && v == loop.getInductionVar()) {
-    auto lb = getConstantIntValue(loop.getLowerBound());
-    auto st = getConstantIntValue(loop.getStep());
-    return lb && st && *lb % m == 0 && *st % m == 0;
-  }
-  Operation *op = v.getDefiningOp();
-  if (!op)
-    return false;
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
-    return isMultipleOf(op->getOperand(0), m, loop, depth + 1);
-  if (isa<arith::MulIOp, arith::ShLIOp>(op)) {
-    if (isa<arith::ShLIOp>(op))
-      if (auto s = getConstantIntValue(op->getOperand(1)); s && *s >= 0 && *s < 31)
-        return ((int64_t(1) << *s) % m == 0) || isMultipleOf(op->getOperand(0), m, loop, depth + 1);
-    return isMultipleOf(op->getOperand(0), m, loop, depth + 1) ||
-           (isa<arith::MulIOp>(op) && isMultipleOf(op->getOperand(1), m, loop, depth + 1));
-  }
-  if (isa<arith::AddIOp, arith::SubIOp>(op))
-    return isMultipleOf(op->getOperand(0), m, loop, depth + 1) &&
-           isMultipleOf(op->getOperand(1), m, loop, depth + 1);
-  return false;
-}
 
 /// One dot operand, staged through shared memory.
 struct Operand {
@@ -309,7 +279,7 @@ bool MmaSyncKernel::setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguous
   ArrayRef<int64_t> dims = l.getDims();
   if (dims.size() != 3)
     return why = "block_load dims are not [batch, rows, cols]", false;
-  if (dims[2] % kChunk || !isMultipleOf(l.getCol(), kChunk, loop)) {
+  if (dims[2] % kChunk || !AxisAnalysis().isMultipleOf(l.getCol(), kChunk)) {
     // Implicit-GEMM kernels fill such blocks element by element (e.g. the [OC, K] weight of
     // a 3x3 conv of 3 channels: rows of 27 elements); plain matmuls refuse them.
     if (!aIm2col)
@@ -340,7 +310,7 @@ bool MmaSyncKernel::setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why
   // contiguous bytes, when the input is NHWC with C % 8 == 0 (tile.im2col_load's formula:
   // (kh, kw, c) = q split over [KH, KW, C]); anything else is gathered per element.
   o.elementwise =
-      !(l.isNHWC() && l.getInput()[1] % kChunk == 0 && isMultipleOf(l.getCol(), kChunk, loop));
+      !(l.isNHWC() && l.getInput()[1] % kChunk == 0 && AxisAnalysis().isMultipleOf(l.getCol(), kChunk));
   if (o.rows * o.chunks() >= (int64_t(1) << 24))
     return why = "operand block too large", false;
   return true;
@@ -479,7 +449,7 @@ std::string MmaSyncKernel::matchSmemStore() {
   if (d[2] % outChunk)
     return "output rows are not a multiple of 16 bytes (" + std::to_string(d[2]) + " x " +
            std::to_string(outBytes) + " bytes)";
-  if (!isMultipleOf(outStore.getCol(), outChunk, scf::ForOp()))
+  if (!AxisAnalysis().isMultipleOf(outStore.getCol(), outChunk))
     return "the block store's column is not provably a multiple of " +
            std::to_string(outChunk) + " elements (16 bytes)";
   return "";

@@ -171,24 +171,7 @@ void lower(ReduceOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type elem = op.getType().getElementType();
-  auto ft = dyn_cast<FloatType>(elem);
-  TypedAttr init;
-  switch (op.getKind()) {
-  case ReduceKind::add:
-    init = ft ? TypedAttr(b.getFloatAttr(elem, 0.0)) : TypedAttr(b.getIntegerAttr(elem, 0));
-    break;
-  case ReduceKind::mul:
-    init = ft ? TypedAttr(b.getFloatAttr(elem, 1.0)) : TypedAttr(b.getIntegerAttr(elem, 1));
-    break;
-  case ReduceKind::max:
-    init = ft ? TypedAttr(b.getFloatAttr(elem, -std::numeric_limits<double>::infinity()))
-              : TypedAttr(b.getIntegerAttr(elem, APInt::getSignedMinValue(elem.getIntOrFloatBitWidth())));
-    break;
-  case ReduceKind::min:
-    init = ft ? TypedAttr(b.getFloatAttr(elem, std::numeric_limits<double>::infinity()))
-              : TypedAttr(b.getIntegerAttr(elem, APInt::getSignedMaxValue(elem.getIntOrFloatBitWidth())));
-    break;
-  }
+  TypedAttr init = reduceIdentity(b, op.getKind(), elem);
   Value initV = arith::ConstantOp::create(b, loc, init);
   Value filled = linalg::FillOp::create(b, loc, initV, emptyLike(b, loc, op.getType())).getResult(0);
   ReduceKind kind = op.getKind();
@@ -208,27 +191,7 @@ void lower(ReduceOp op) {
   auto red = linalg::GenericOp::create(b, 
       loc, TypeRange{op.getType()}, ValueRange{op.getSrc()}, ValueRange{filled}, maps, iters,
       [&](OpBuilder &nb, Location nl, ValueRange a) {
-        Value r;
-        switch (kind) {
-        case ReduceKind::add:
-          r = ft ? arith::AddFOp::create(nb, nl, a[0], a[1]).getResult()
-                 : arith::AddIOp::create(nb, nl, a[0], a[1]).getResult();
-          break;
-        case ReduceKind::mul:
-          r = ft ? arith::MulFOp::create(nb, nl, a[0], a[1]).getResult()
-                 : arith::MulIOp::create(nb, nl, a[0], a[1]).getResult();
-          break;
-        // Floats: NaN propagates (maximumf / minimumf; docs/numerics.md), as in every
-        // other max / min of the kernels and in the reference evaluator.
-        case ReduceKind::max:
-          r = ft ? arith::MaximumFOp::create(nb, nl, a[0], a[1]).getResult()
-                 : arith::MaxSIOp::create(nb, nl, a[0], a[1]).getResult();
-          break;
-        case ReduceKind::min:
-          r = ft ? arith::MinimumFOp::create(nb, nl, a[0], a[1]).getResult()
-                 : arith::MinSIOp::create(nb, nl, a[0], a[1]).getResult();
-          break;
-        }
+        Value r = reduceCombine(nb, nl, kind, a[0], a[1]);
         linalg::YieldOp::create(nb, nl, r);
       });
   op.replaceAllUsesWith(red.getResult(0));

@@ -58,6 +58,21 @@ constexpr llvm::StringLiteral kTensorMapAttrName = TileDialect::TensorMapAttrHel
 /// Returns the schedule of a tile kernel, or null when `op` is not one.
 ScheduleAttr getSchedule(mlir::Operation *op);
 
+// What a tile.reduce kind means (ReduceKind.cpp), for every lowering of tile.reduce and every
+// template that combines partial tiles. One NaN rule: on floats max / min propagate NaN
+// (IEEE 754-2019 maximum / minimum, arith.maximumf / minimumf; PTX max.NaN / min.NaN), as
+// ONNX ReduceMax / ReduceMin require and as the reference evaluator computes
+// (docs/numerics.md). Integers: signed max / min, wrapping add / mul.
+/// The identity of `kind` as a double (float padding of masked lanes): 0, 1, -inf, +inf.
+double reduceIdentityValue(ReduceKind kind);
+/// The identity of `kind` for element type `elem`: reduceIdentityValue for floats; 0, 1,
+/// the signed minimum, the signed maximum for integers.
+mlir::TypedAttr reduceIdentity(mlir::Builder &b, ReduceKind kind, mlir::Type elem);
+/// `x` combined with `y` by `kind`: scalars or same-typed tensors of float or integer
+/// elements.
+mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc, ReduceKind kind, mlir::Value x,
+                          mlir::Value y);
+
 /// Which GPU lowering has taken a kernel func, read from the attribute the lowering sets
 /// (tile.wgmma, tile.mma_sync, tile.layouts). Portable: none of them (convert-tile-to-gpu
 /// distributes the kernel's tiles over the block's threads itself).
