@@ -120,51 +120,49 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   Value m0 = arith::MulIOp::create(b, loc, pidM, t2.i32(BM));
   if (perImage) {
     imgT = arith::DivSIOp::create(b, loc, pidM, t2.i32(tilesPerImage));
-    pixT = arith::MulIOp::create(b, 
-        loc, arith::RemSIOp::create(b, loc, pidM, t2.i32(tilesPerImage)), t2.i32(BM));
+    pixT = arith::MulIOp::create(
+        b, loc, arith::RemSIOp::create(b, loc, pidM, t2.i32(tilesPerImage)), t2.i32(BM));
     m0 = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, imgT, t2.i32(OHW)), pixT);
   }
   Value n0 = arith::MulIOp::create(b, loc, pidN, t2.i32(BN));
   auto range1 = [&](Value start, int64_t n) -> Value {
-    return arith::AddIOp::create(b, 
-        loc, tl::SplatOp::create(b, loc, RankedTensorType::get({n}, b.getI32Type()), start),
+    return arith::AddIOp::create(
+        b, loc, tl::SplatOp::create(b, loc, RankedTensorType::get({n}, b.getI32Type()), start),
         t2.range(n));
   };
   auto op1 = [&](auto tag, Value v, int64_t c) -> Value {
     using Op = decltype(tag);
     return Op::create(b, loc, v,
-                        tl::SplatOp::create(b, loc, cast<RankedTensorType>(v.getType()), t2.i32(c)));
+                      tl::SplatOp::create(b, loc, cast<RankedTensorType>(v.getType()), t2.i32(c)));
   };
   Value rm = range1(m0, BM), rn = range1(n0, BN);
   Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
-  Value outMask = arith::AndIOp::create(b, 
-      loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(P)),
+  Value outMask = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(P)),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rn2, t2.splatI32(OC)));
 
   Value zeroAcc = t2.splatF(acc, 0.0);
   auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                                   arith::ConstantIndexOp::create(b, loc, K),
-                                   arith::ConstantIndexOp::create(b, loc, BK), ValueRange{zeroAcc});
+                                 arith::ConstantIndexOp::create(b, loc, K),
+                                 arith::ConstantIndexOp::create(b, loc, BK), ValueRange{zeroAcc});
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value k0 = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
     auto arr = [&](ArrayRef<int64_t> v) { return lb.getDenseI64ArrayAttr(v); };
     auto pads = conv.getPads();
-    Value aTile = tl::Im2ColLoadOp::create(lb, 
-        loc, RankedTensorType::get({BM, BK}, inElem), kc.inParams[kc.argIndex[xV]], m0, k0,
+    Value aTile = tl::Im2ColLoadOp::create(
+        lb, loc, RankedTensorType::get({BM, BK}, inElem), kc.inParams[kc.argIndex[xV]], m0, k0,
         arr({N, C, H, W}), lb.getStringAttr(nhwc ? "NHWC" : "NCHW"), arr({KH, KW}),
-        arr(conv.getStrides()), arr({pads[0], pads[1]}), arr(conv.getDilations()),
-        arr({OH, OW}));
+        arr(conv.getStrides()), arr({pads[0], pads[1]}), arr(conv.getDilations()), arr({OH, OW}));
     // The weight as the row-major [OC, K] matrix: its [BN, BK] block at (n0, k0), transposed.
     Value bTile = tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({BK, BN}, inElem),
-                                             kc.inParams[kc.argIndex[wV]],
-                                             arith::ConstantIntOp::create(lb, loc, lb.getI32Type(), 0),
-                                             n0, k0,
-                                             ArrayRef<int64_t>{1, OC, K}, /*transpose=*/true);
-    Value next = tl::DotOp::create(lb, 
-        loc, loop.getRegionIterArg(0).getType(), aTile, bTile, loop.getRegionIterArg(0),
-        tl::InputPrecisionAttr::get(lb.getContext(), tf32 ? tl::InputPrecision::tf32
-                                                          : tl::InputPrecision::ieee));
+                                          kc.inParams[kc.argIndex[wV]],
+                                          arith::ConstantIntOp::create(lb, loc, lb.getI32Type(), 0),
+                                          n0, k0, ArrayRef<int64_t>{1, OC, K}, /*transpose=*/true);
+    Value next = tl::DotOp::create(
+        lb, loc, loop.getRegionIterArg(0).getType(), aTile, bTile, loop.getRegionIterArg(0),
+        tl::InputPrecisionAttr::get(lb.getContext(),
+                                    tf32 ? tl::InputPrecision::tf32 : tl::InputPrecision::ieee));
     scf::YieldOp::create(lb, loc, next);
   }
   Value result = loop.getResult(0);
@@ -197,13 +195,13 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   if (perImage) {
     // Per-image tiles: the transposed block at (n0, pix0) of image img, clipped at OHW.
     tl::BlockStoreOp::create(b, loc, outBuf, imgT, n0, pixT, outTile(),
-                               ArrayRef<int64_t>{N, OC, OHW}, /*transpose=*/true);
+                             ArrayRef<int64_t>{N, OC, OHW}, /*transpose=*/true);
   } else if (nhwc || OHW == 1) {
     // NHWC (and NCHW with one output pixel: n * OC + oc): the output is the GEMM's row-major
     // [P, OC] matrix; the tile is its [BM, BN] block at (m0, n0), clipped at the edges (a TMA
     // store on sm_90a).
     tl::BlockStoreOp::create(b, loc, outBuf, t2.i32(0), m0, n0, outTile(),
-                               ArrayRef<int64_t>{1, P, OC});
+                             ArrayRef<int64_t>{1, P, OC});
   } else {
     // NCHW with tiles that may straddle images: one store at the offsets
     // n * OC * OHW + oc * OHW + pix. (As one transposed block store per image the tile

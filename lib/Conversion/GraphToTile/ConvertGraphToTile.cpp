@@ -167,7 +167,7 @@ struct ConvertGraphToTilePass
         resTypes.push_back(toMemRef(t));
       OpBuilder hb(fn);
       auto host = func::FuncOp::create(hb, fn.getLoc(), fn.getName(),
-                                          FunctionType::get(ctx, argTypes, resTypes));
+                                       FunctionType::get(ctx, argTypes, resTypes));
       host.setArgAttrsAttr(fn.getArgAttrsAttr());
       host.setResAttrsAttr(fn.getResAttrsAttr());
       Block *entry = host.addEntryBlock();
@@ -182,8 +182,8 @@ struct ConvertGraphToTilePass
           auto type = toMemRef(c.getType());
           std::string name = "__constant_" + std::to_string(constCount++);
           OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
-          auto global = memref::GlobalOp::create(gb, 
-              loc, name, gb.getStringAttr("private"), type, c.getValue(),
+          auto global = memref::GlobalOp::create(
+              gb, loc, name, gb.getStringAttr("private"), type, c.getValue(),
               /*constant=*/true, /*alignment=*/gb.getI64IntegerAttr(64));
           // Renamed if the module already has a symbol of that name.
           StringAttr symbol = moduleSymbols.insert(global);
@@ -209,7 +209,7 @@ struct ConvertGraphToTilePass
               })) {
             for (Value res : g.getResults())
               map.map(res, memref::AllocOp::create(b, loc, toMemRef(res.getType()),
-                                                     b.getI64IntegerAttr(64)));
+                                                   b.getI64IntegerAttr(64)));
             continue;
           }
           std::string name = "fused_" + std::to_string(kernelCount++) + "_" + g.getKind().str();
@@ -232,8 +232,8 @@ struct ConvertGraphToTilePass
             return signalPassFailure();
           }
           for (Value res : g.getResults()) {
-            Value alloc = memref::AllocOp::create(b, loc, toMemRef(res.getType()),
-                                                    b.getI64IntegerAttr(64));
+            Value alloc =
+                memref::AllocOp::create(b, loc, toMemRef(res.getType()), b.getI64IntegerAttr(64));
             map.map(res, alloc);
             bufs.push_back(alloc);
           }

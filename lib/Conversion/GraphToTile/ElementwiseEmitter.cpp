@@ -91,10 +91,10 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
           return r;
         // Python-style: the result takes the divisor's sign.
         Value z = zero();
-        Value fix = arith::AndIOp::create(b, 
-            loc, cmp({}, arith::CmpIPredicate::ne, r, z),
+        Value fix = arith::AndIOp::create(
+            b, loc, cmp({}, arith::CmpIPredicate::ne, r, z),
             arith::XOrIOp::create(b, loc, cmp({}, arith::CmpIPredicate::slt, r, z),
-                                    cmp({}, arith::CmpIPredicate::slt, in[1], z)));
+                                  cmp({}, arith::CmpIPredicate::slt, in[1], z)));
         return sel(fix, arith::AddIOp::create(b, loc, r, d), r);
       })
       .Case([&](PReluOp) -> FailureOr<Value> {
@@ -241,7 +241,8 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
                 .Case([&](FloorOp) -> Value { return math::FloorOp::create(b, loc, x); })
                 .Case([&](RoundOp) -> Value { return math::RoundEvenOp::create(b, loc, x); })
                 .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
-                .Case([&](ReciprocalOp) -> Value { return arith::DivFOp::create(b, loc, one(), x); })
+                .Case(
+                    [&](ReciprocalOp) -> Value { return arith::DivFOp::create(b, loc, one(), x); })
                 .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
                 .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
                 .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })

@@ -22,8 +22,8 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
   Value pid = tl::ProgramIdOp::create(b, tb.loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value base = arith::MulIOp::create(b, tb.loc, pid, tb.i32(block));
   Value offs = arith::AddIOp::create(b, tb.loc, tb.splat(base), tb.range(block));
-  Value mask = arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, offs,
-                                       tb.splatI32(numel));
+  Value mask =
+      arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, offs, tb.splatI32(numel));
   // Multi-dim output index, only materialized for operands that need it.
   SmallVector<Value> idx = tb.delinearize(offs, outShape);
   Block &body = group.getBody().front();
@@ -54,13 +54,14 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
       if (r < 2)
         return op.emitError("trilu needs rank >= 2"), failure();
       Value diff = arith::SubIOp::create(b, tb.loc, idx[r - 1], idx[r - 2]);
-      Value keep = arith::CmpIOp::create(b, 
-          tb.loc, tr.getUpper() ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff,
+      Value keep = arith::CmpIOp::create(
+          b, tb.loc, tr.getUpper() ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff,
           tb.splatI32(tr.getK()));
       Type et = cast<RankedTensorType>(x->getType()).getElementType();
-      Value zero = isa<FloatType>(et)
-                       ? tb.splatF(et, 0.0)
-                       : tb.splat(arith::ConstantOp::create(b, tb.loc, et, b.getIntegerAttr(et, 0)));
+      Value zero =
+          isa<FloatType>(et)
+              ? tb.splatF(et, 0.0)
+              : tb.splat(arith::ConstantOp::create(b, tb.loc, et, b.getIntegerAttr(et, 0)));
       tiles[tr.getResult()] = arith::SelectOp::create(b, tb.loc, keep, *x, zero);
       continue;
     }

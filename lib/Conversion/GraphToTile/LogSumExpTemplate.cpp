@@ -53,7 +53,7 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
   auto scalarT = RankedTensorType::get({}, elem);
   auto bcast = [&](TileBuilder &t, Value sc) -> Value {
     Value e = tl::ExpandDimsOp::create(t.b, loc, RankedTensorType::get({1}, elem), sc,
-                                           t.b.getI32IntegerAttr(0));
+                                       t.b.getI32IntegerAttr(0));
     return tl::BroadcastOp::create(t.b, loc, t.tileOf(elem), e);
   };
   // exp(x - max) with masked lanes forced to 0 (x - max is NaN there when max = -inf).
@@ -70,8 +70,8 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
     if (!clip)
       return mv;
     auto bound = [&](FloatAttr a) {
-      return tl::SplatOp::create(b, 
-          loc, scalarT,
+      return tl::SplatOp::create(
+          b, loc, scalarT,
           arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, a.getValueAsDouble())));
     };
     if (auto lo = clip.getMinAttr())
@@ -83,10 +83,9 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
   Value m, sum;
   if (!chunked) {
     auto c = loadChunk(tb, Value());
-    m = clampMax(
-        tl::ReduceOp::create(b, loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max));
+    m = clampMax(tl::ReduceOp::create(b, loc, scalarT, c.first, (uint32_t)0, tl::ReduceKind::max));
     sum = tl::ReduceOp::create(b, loc, scalarT, expShifted(tb, c, bcast(tb, m)), (uint32_t)0,
-                                 tl::ReduceKind::add);
+                               tl::ReduceKind::add);
   } else {
     auto maxLoop = chunkLoop(
         b, loc, R, block, {tb.splatF(elem, -inf)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
@@ -95,7 +94,7 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
               arith::MaximumFOp::create(lb, loc, acc[0], loadChunk(lt, k).first)};
         });
     m = clampMax(tl::ReduceOp::create(b, loc, scalarT, maxLoop.getResult(0), (uint32_t)0,
-                                        tl::ReduceKind::max));
+                                      tl::ReduceKind::max));
     Value mT = bcast(tb, m);
     auto sumLoop = chunkLoop(
         b, loc, R, block, {tb.splatF(elem, 0.0)}, [&](OpBuilder &lb, Value k, ValueRange acc) {
@@ -104,19 +103,19 @@ FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, 
               arith::AddFOp::create(lb, loc, acc[0], expShifted(lt, loadChunk(lt, k), mT))};
         });
     sum = tl::ReduceOp::create(b, loc, scalarT, sumLoop.getResult(0), (uint32_t)0,
-                                 tl::ReduceKind::add);
+                               tl::ReduceKind::add);
   }
   // m + log(sum); an empty or all -inf row gives -inf (log 0), not NaN (-inf - -inf).
   Value lg = math::LogOp::create(b, loc, sum);
-  Value mFinite = arith::CmpFOp::create(b, 
-      loc, arith::CmpFPredicate::ONE, m,
+  Value mFinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::ONE, m,
       tl::SplatOp::create(b, loc, scalarT,
-                            arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, -inf))));
-  Value y = arith::SelectOp::create(b, loc, mFinite, arith::AddFOp::create(b, loc, m, lg).getResult(),
-                                      lg);
+                          arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, -inf))));
+  Value y = arith::SelectOp::create(b, loc, mFinite,
+                                    arith::AddFOp::create(b, loc, m, lg).getResult(), lg);
   TileBuilder t1{b, loc, {1}};
-  Value y1 = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({1}, elem), y,
-                                        b.getI32IntegerAttr(0));
+  Value y1 =
+      tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({1}, elem), y, b.getI32IntegerAttr(0));
   t1.store(kc.outParams[0], t1.splat(pid), y1, Value());
   func::ReturnOp::create(b, loc);
   return kc.kernel;

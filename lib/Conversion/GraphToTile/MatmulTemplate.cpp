@@ -151,11 +151,11 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     }
   }
   Value m0 = scalarMul(pidM, BM), n0 = scalarMul(pidN, BN);
-  Value rm = arith::AddIOp::create(b, 
-      loc, tl::SplatOp::create(b, loc, RankedTensorType::get({BM}, b.getI32Type()), m0),
+  Value rm = arith::AddIOp::create(
+      b, loc, tl::SplatOp::create(b, loc, RankedTensorType::get({BM}, b.getI32Type()), m0),
       t2.range(BM));
-  Value rn = arith::AddIOp::create(b, 
-      loc, tl::SplatOp::create(b, loc, RankedTensorType::get({BN}, b.getI32Type()), n0),
+  Value rn = arith::AddIOp::create(
+      b, loc, tl::SplatOp::create(b, loc, RankedTensorType::get({BN}, b.getI32Type()), n0),
       t2.range(BN));
   Value rm2 = t2.along(rm, 0), rn2 = t2.along(rn, 1);
   Value mMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rm2, t2.splatI32(M));
@@ -178,21 +178,20 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     Value aPtr = kc.inParams[kc.argIndex[aV]], bPtr = kc.inParams[kc.argIndex[bV]];
     auto aTileType = RankedTensorType::get({BM, BK}, inElem);
     auto bTileType = RankedTensorType::get({BK, BN}, inElem);
-    Value aTile =
-        transA ? tl::BlockLoadOp::create(lb, loc, aTileType, aPtr, aMatrix, k0, m0,
-                                            ArrayRef<int64_t>{numA, K, M}, /*transpose=*/true)
-               : tl::BlockLoadOp::create(lb, loc, aTileType, aPtr, aMatrix, m0, k0,
-                                            ArrayRef<int64_t>{numA, M, K});
-    Value bTile =
-        transB ? tl::BlockLoadOp::create(lb, loc, bTileType, bPtr, bMatrix, n0, k0,
-                                            ArrayRef<int64_t>{numB, N, K}, /*transpose=*/true)
-               : tl::BlockLoadOp::create(lb, loc, bTileType, bPtr, bMatrix, k0, n0,
-                                            ArrayRef<int64_t>{numB, K, N});
-    Value next = tl::DotOp::create(lb, loc, loop.getRegionIterArg(0).getType(), aTile, bTile,
-                                      loop.getRegionIterArg(0),
-                                      tl::InputPrecisionAttr::get(
-                                          lb.getContext(), tf32 ? tl::InputPrecision::tf32
-                                                                : tl::InputPrecision::ieee));
+    Value aTile = transA
+                      ? tl::BlockLoadOp::create(lb, loc, aTileType, aPtr, aMatrix, k0, m0,
+                                                ArrayRef<int64_t>{numA, K, M}, /*transpose=*/true)
+                      : tl::BlockLoadOp::create(lb, loc, aTileType, aPtr, aMatrix, m0, k0,
+                                                ArrayRef<int64_t>{numA, M, K});
+    Value bTile = transB
+                      ? tl::BlockLoadOp::create(lb, loc, bTileType, bPtr, bMatrix, n0, k0,
+                                                ArrayRef<int64_t>{numB, N, K}, /*transpose=*/true)
+                      : tl::BlockLoadOp::create(lb, loc, bTileType, bPtr, bMatrix, k0, n0,
+                                                ArrayRef<int64_t>{numB, K, N});
+    Value next = tl::DotOp::create(
+        lb, loc, loop.getRegionIterArg(0).getType(), aTile, bTile, loop.getRegionIterArg(0),
+        tl::InputPrecisionAttr::get(lb.getContext(),
+                                    tf32 ? tl::InputPrecision::tf32 : tl::InputPrecision::ieee));
     scf::YieldOp::create(lb, loc, next);
   }
   Value result = loop.getResult(0);
@@ -241,7 +240,7 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
     outTile = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, BN}, outElem), outTile);
   tl::BlockStoreOp::create(b, loc, outBuf, batch == 1 ? t2.i32(0) : pidB, m0, n0, outTile,
-                             ArrayRef<int64_t>{batch, M, N});
+                           ArrayRef<int64_t>{batch, M, N});
   func::ReturnOp::create(b, loc);
   return kc.kernel;
 }

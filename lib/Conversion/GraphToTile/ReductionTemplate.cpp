@@ -219,7 +219,7 @@ Value finishReduction(OpBuilder &b, Location loc, Operation *red, Value acc, int
     return acc;
   auto t = cast<RankedTensorType>(acc.getType());
   Value c = arith::ConstantOp::create(b, loc, t.getElementType(),
-                                        b.getFloatAttr(t.getElementType(), (double)n));
+                                      b.getFloatAttr(t.getElementType(), (double)n));
   return arith::DivFOp::create(b, loc, acc, tl::SplatOp::create(b, loc, t, c));
 }
 
@@ -293,8 +293,8 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
     return acc ? acc : c(0);
   };
   // Lanes: the outputs ib * BLOCK + [0, BLOCK) of the inner block.
-  Value lane = arith::AddIOp::create(b, 
-      loc, tb.splat(arith::MulIOp::create(b, loc, ib, tb.i32(block))), tb.range(block));
+  Value lane = arith::AddIOp::create(
+      b, loc, tb.splat(arith::MulIOp::create(b, loc, ib, tb.i32(block))), tb.range(block));
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lane, tb.splatI32(inner));
   Value base = scalarOffset(b, ob, outerShape, outerStr);
   Value inOffs = isConstantIntValue(base, 0)
@@ -304,8 +304,8 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
   // Loops over reduced positions [lo, hi), `unroll` loads per iteration.
   auto loadAt = [&](OpBuilder &lb, Value r) -> FailureOr<SmallVector<Value>> {
     TileBuilder lt{lb, loc, {block}};
-    Value offs = arith::AddIOp::create(lb, loc, inOffs,
-                                          lt.splat(scalarOffset(lb, r, redShape, redStr)));
+    Value offs =
+        arith::AddIOp::create(lb, loc, inOffs, lt.splat(scalarOffset(lb, r, redShape, redStr)));
     return evalReduceInputs(lt, kc, rb, offs, mask, /*padMasked=*/false);
   };
   bool failedBody = false;
@@ -315,15 +315,17 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
     Value cl = arith::ConstantIndexOp::create(b, loc, lo);
     Value ch = arith::ConstantIndexOp::create(b, loc, hi);
     Value cs = arith::ConstantIndexOp::create(b, loc, unroll);
-    auto f = scf::ForOp::create(b, 
-        loc, cl, ch, cs, ValueRange(init), [&](OpBuilder &lb, Location l, Value iv, ValueRange acc) {
+    auto f = scf::ForOp::create(
+        b, loc, cl, ch, cs, ValueRange(init),
+        [&](OpBuilder &lb, Location l, Value iv, ValueRange acc) {
           Value r = arith::IndexCastOp::create(lb, l, lb.getI32Type(), iv);
           SmallVector<SmallVector<Value>> xs(n); // per reduction, per unrolled step
           for (int64_t u = 0; u < unroll; ++u) {
-            Value ru = u == 0 ? r
-                              : arith::AddIOp::create(lb, 
-                                      l, r, arith::ConstantIntOp::create(lb, l, lb.getI32Type(), u))
-                                    .getResult();
+            Value ru = u == 0
+                           ? r
+                           : arith::AddIOp::create(
+                                 lb, l, r, arith::ConstantIntOp::create(lb, l, lb.getI32Type(), u))
+                                 .getResult();
             auto step = loadAt(lb, ru);
             if (failed(step)) {
               failedBody = true;
@@ -364,8 +366,8 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
   for (size_t i = 0; i < n; ++i)
     acc[i] = finishReduction(b, loc, rb.reds[i], acc[i], R);
   // Output index: the outer kept index * inner + the lane's (row-major over the kept dims).
-  Value outOffs = arith::AddIOp::create(b, 
-      loc, tb.splat(arith::MulIOp::create(b, loc, ob, tb.i32(inner))), lane);
+  Value outOffs = arith::AddIOp::create(
+      b, loc, tb.splat(arith::MulIOp::create(b, loc, ob, tb.i32(inner))), lane);
   if (failed(storeReductionResults(tb, kc, rb, acc, outOffs, mask)))
     return failure();
   func::ReturnOp::create(b, loc);
@@ -442,10 +444,10 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   for (size_t i = 0; i < n; ++i) {
     Type elem = cast<RankedTensorType>(xs[i].getType()).getElementType();
     Value v = tl::ReduceOp::create(b, loc, RankedTensorType::get({}, elem), xs[i], (uint32_t)0,
-                                     reduceKindOf(rb.reds[i]).first);
+                                   reduceKindOf(rb.reds[i]).first);
     v = finishReduction(b, loc, rb.reds[i], v, R);
     outs.push_back(tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({1}, elem), v,
-                                              b.getI32IntegerAttr(0)));
+                                            b.getI32IntegerAttr(0)));
   }
   TileBuilder t1{b, loc, {1}};
   if (failed(storeReductionResults(t1, kc, rb, outs, t1.splat(pid), Value())))

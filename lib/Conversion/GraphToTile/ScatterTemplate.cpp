@@ -55,8 +55,8 @@ void copyOwned(OpBuilder &b, Location loc, Value src, Value dst, Type elem, int6
   TileBuilder t1{lb, loc, {BR}}, t2{lb, loc, {BR, BC}};
   Value r = arith::AddIOp::create(lb, loc, t1.splat(r0), t1.range(BR));
   Value rMask = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, r, t1.splatI32(rows));
-  Value off = arith::AddIOp::create(lb, 
-      loc, arith::MulIOp::create(lb, loc, t2.along(r, 0), t2.splatI32(rowStride)),
+  Value off = arith::AddIOp::create(
+      lb, loc, arith::MulIOp::create(lb, loc, t2.along(r, 0), t2.splatI32(rowStride)),
       t2.along(colBase, 1));
   Value mask = arith::AndIOp::create(lb, loc, t2.along(rMask, 0), t2.along(colMask, 1));
   Value v = t2.load(src, off, mask, elem);
@@ -111,8 +111,8 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
     TileBuilder tb{b, loc, {BC}};
     Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
-    Value c = arith::AddIOp::create(b, loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(BC))),
-                                      tb.range(BC));
+    Value c = arith::AddIOp::create(
+        b, loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(BC))), tb.range(BC));
     Value cMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, c, tb.splatI32(C));
     SmallVector<Value> coords = tb.delinearize(c, other);
     Value dBase = tb.offsets(coords, otherDStr);
@@ -121,16 +121,18 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     Value inUpd = cMask;
     for (auto [x, s, dd] : llvm::zip(coords, otherS, other))
       if (s < dd)
-        inUpd = arith::AndIOp::create(b, 
-            loc, inUpd, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, tb.splatI32(s)));
+        inUpd = arith::AndIOp::create(
+            b, loc, inUpd,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, tb.splatI32(s)));
     Value uBase = tb.offsets(coords, otherSStr);
     auto [lb, j] = emptyLoop(b, loc, U, 1);
     TileBuilder lt{lb, loc, {BC}};
-    Value uOff = arith::AddIOp::create(lb, 
-        loc, uBase, lt.splat(arith::MulIOp::create(lb, loc, j, lt.i32(sStr[axis]))));
+    Value uOff = arith::AddIOp::create(
+        lb, loc, uBase, lt.splat(arith::MulIOp::create(lb, loc, j, lt.i32(sStr[axis]))));
     Value k = lt.load(param(kc, idxV), uOff, inUpd, iT.getElementType());
-    Value tgt = arith::AddIOp::create(lb, 
-        loc, dBase, arith::MulIOp::create(lb, loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
+    Value tgt = arith::AddIOp::create(
+        lb, loc, dBase,
+        arith::MulIOp::create(lb, loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
     Value v = lt.load(param(kc, updV), uOff, inUpd, elem);
     if (reduction != "none")
       v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, inUpd, elem), v);
@@ -153,7 +155,7 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
   TileBuilder tb{b, loc, {BS}};
   Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value s = arith::AddIOp::create(b, loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(BS))),
-                                    tb.range(BS));
+                                  tb.range(BS));
   Value sMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s, tb.splatI32(S));
   copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, P, S, BR, s, sMask, BS);
   auto [lb, u] = emptyLoop(b, loc, Q, 1);
@@ -164,8 +166,9 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     Value at =
         arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, u, lt.i32(k)), lt.i32(m));
     Value km = lt.load(param(kc, idxV), lt.splat(at), sMask, iT.getElementType());
-    prefix = arith::AddIOp::create(lb, 
-        loc, prefix, arith::MulIOp::create(lb, loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
+    prefix = arith::AddIOp::create(
+        lb, loc, prefix,
+        arith::MulIOp::create(lb, loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
   }
   Value tgt =
       arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, prefix, lt.splatI32(S)), s);

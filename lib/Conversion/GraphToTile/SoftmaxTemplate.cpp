@@ -66,7 +66,8 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   Value row = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value o = arith::DivSIOp::create(b, loc, row, tb.i32(inner));
   Value i = arith::RemSIOp::create(b, loc, row, tb.i32(inner));
-  Value base = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, o, tb.i32(R * inner)), i);
+  Value base =
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, o, tb.i32(R * inner)), i);
   Value rowIn = sm->getOperand(0);
   auto argIt = kc.argIndex.find(rowIn);
   if (argIt == kc.argIndex.end() && (!rowIn.getDefiningOp() ||
@@ -127,8 +128,8 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     if (start)
       cols = arith::AddIOp::create(cb, loc, t.splat(start), cols);
     Value mask = arith::CmpIOp::create(cb, loc, arith::CmpIPredicate::slt, cols, t.splatI32(R));
-    Value offs = arith::AddIOp::create(cb, 
-        loc, t.splat(base),
+    Value offs = arith::AddIOp::create(
+        cb, loc, t.splat(base),
         inner == 1 ? cols : arith::MulIOp::create(cb, loc, cols, t.splatI32(inner)).getResult());
     Value x = loadRowInput(t, offs, mask, ln ? 0.0 : -inf);
     return {offs, mask, x};
@@ -136,14 +137,14 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   auto scalarT = RankedTensorType::get({}, elem);
   auto scalar = [&](double v) -> Value {
     return tl::SplatOp::create(b, loc, scalarT,
-                                 arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, v)));
+                               arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, v)));
   };
   // A scalar tile broadcast to the block, and a tile reduced to a scalar tile (of their
   // operand's element type: the compute type, or layer_norm's statistics type).
   auto bcast = [&](TileBuilder &t, Value s) -> Value {
     Type et = cast<RankedTensorType>(s.getType()).getElementType();
     Value e = tl::ExpandDimsOp::create(t.b, loc, RankedTensorType::get({1}, et), s,
-                                           t.b.getI32IntegerAttr(0));
+                                       t.b.getI32IntegerAttr(0));
     return tl::BroadcastOp::create(t.b, loc, t.tileOf(et), e);
   };
   auto reduce = [&](Value v, tl::ReduceKind kind) -> Value {
@@ -159,7 +160,7 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
     statT = b.getF64Type();
   auto scalarOf = [&](Type t, double v) -> Value {
     return tl::SplatOp::create(b, loc, RankedTensorType::get({}, t),
-                                 arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v)));
+                               arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v)));
   };
   auto toStat = [&](OpBuilder &ob, Value v) -> Value {
     auto vt = cast<RankedTensorType>(v.getType());
@@ -209,29 +210,31 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
       Value d = toStat(b, x);
       if (!ln.getRms()) {
         Value mean = arith::DivFOp::create(b, loc, reduce(d, tl::ReduceKind::add),
-                                             scalarOf(statT, (double)R));
+                                           scalarOf(statT, (double)R));
         d = arith::SubFOp::create(b, loc, d, bcast(tb, mean));
         d = arith::SelectOp::create(b, loc, c.mask, d, tb.splatF(statT, 0.0));
       }
       Value sq = reduce(arith::MulFOp::create(b, loc, d, d), tl::ReduceKind::add);
       Value var = arith::DivFOp::create(b, loc, sq, scalarOf(statT, (double)R));
-      Value denom = math::SqrtOp::create(b, 
-          loc, arith::AddFOp::create(b, loc, var,
-                                       scalarOf(statT, ln.getEpsilon().convertToDouble())));
+      Value denom = math::SqrtOp::create(
+          b, loc,
+          arith::AddFOp::create(b, loc, var, scalarOf(statT, ln.getEpsilon().convertToDouble())));
       // One division per row, a multiply per element (in statT: 1 / std may exceed the
       // compute type's range where d * (1 / std) does not).
-      y = fromStat(b, arith::MulFOp::create(b, 
-                          loc, d, bcast(tb, arith::DivFOp::create(b, loc, scalarOf(statT, 1.0),
-                                                                    denom))));
+      y = fromStat(
+          b, arith::MulFOp::create(
+                 b, loc, d, bcast(tb, arith::DivFOp::create(b, loc, scalarOf(statT, 1.0), denom))));
     } else {
       Value mx = reduce(x, tl::ReduceKind::max);
       Value shifted = arith::SubFOp::create(b, loc, x, bcast(tb, mx));
       Value e = math::ExpOp::create(b, loc, shifted);
       Value sum = reduce(e, tl::ReduceKind::add);
-      y = isLog ? arith::SubFOp::create(b, loc, shifted, bcast(tb, math::LogOp::create(b, loc, sum)))
-                      .getResult()
-                : arith::MulFOp::create(b, loc, e, bcast(tb, arith::DivFOp::create(b, loc, scalar(1.0), sum)))
-                      .getResult();
+      y = isLog
+              ? arith::SubFOp::create(b, loc, shifted, bcast(tb, math::LogOp::create(b, loc, sum)))
+                    .getResult()
+              : arith::MulFOp::create(b, loc, e,
+                                      bcast(tb, arith::DivFOp::create(b, loc, scalar(1.0), sum)))
+                    .getResult();
     }
     if (failed(finish(tb, y, c)) || failed(rowStatus))
       return failure();
@@ -270,24 +273,28 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
           Value d = c.x;
           if (shift)
             d = arith::SelectOp::create(lb, loc, c.mask, arith::SubFOp::create(lb, loc, c.x, shift),
-                                           lt.splatF(elem, 0.0));
+                                        lt.splatF(elem, 0.0));
           d = toStat(lb, d);
-          return SmallVector<Value>{arith::AddFOp::create(lb, loc, acc[0], d),
-                                    arith::AddFOp::create(lb, loc, acc[1], arith::MulFOp::create(lb, loc, d, d))};
+          return SmallVector<Value>{
+              arith::AddFOp::create(lb, loc, acc[0], d),
+              arith::AddFOp::create(lb, loc, acc[1], arith::MulFOp::create(lb, loc, d, d))};
         });
     Value n = scalarOf(statT, (double)R);
-    Value meanSq = arith::DivFOp::create(b, 
-        loc, reduce(statLoop.getResult(1), tl::ReduceKind::add), n);
+    Value meanSq =
+        arith::DivFOp::create(b, loc, reduce(statLoop.getResult(1), tl::ReduceKind::add), n);
     Value var = meanSq, meanT;
     if (shift) {
-      Value meanD = arith::DivFOp::create(b, loc, reduce(statLoop.getResult(0), tl::ReduceKind::add), n);
-      var = arith::MaximumFOp::create(b, 
-          loc, arith::SubFOp::create(b, loc, meanSq, arith::MulFOp::create(b, loc, meanD, meanD)),
+      Value meanD =
+          arith::DivFOp::create(b, loc, reduce(statLoop.getResult(0), tl::ReduceKind::add), n);
+      var = arith::MaximumFOp::create(
+          b, loc,
+          arith::SubFOp::create(b, loc, meanSq, arith::MulFOp::create(b, loc, meanD, meanD)),
           scalarOf(statT, 0.0));
       meanT = arith::AddFOp::create(b, loc, shift, bcast(tb, fromStat(b, meanD)));
     }
-    Value denom = math::SqrtOp::create(b, 
-        loc, arith::AddFOp::create(b, loc, var, scalarOf(statT, ln.getEpsilon().convertToDouble())));
+    Value denom = math::SqrtOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, var, scalarOf(statT, ln.getEpsilon().convertToDouble())));
     // 1 / std in the compute type: above its range only for a row whose std is below 3e-39
     // (with epsilon 0), which the chunked path does not cover (docs/numerics.md).
     Value invT = bcast(tb, fromStat(b, arith::DivFOp::create(b, loc, scalarOf(statT, 1.0), denom)));
@@ -309,20 +316,21 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
         b, loc, R, block, {mInit, zero}, [&](OpBuilder &lb, Value k, ValueRange acc) {
           TileBuilder lt{lb, loc, {block}};
           Value x = loadChunk(lt, k).x;
-          Value cm = tensor::ExtractOp::create(lb, 
-              loc, tl::ReduceOp::create(lb, loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max),
+          Value cm = tensor::ExtractOp::create(
+              lb, loc, tl::ReduceOp::create(lb, loc, scalarT, x, (uint32_t)0, tl::ReduceKind::max),
               ValueRange{});
           Value m = acc[0];
           Value mNew = arith::MaximumFOp::create(lb, loc, m, cm);
           Value negInfS = arith::ConstantOp::create(lb, loc, elem, lb.getFloatAttr(elem, -inf));
           Value none = arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew, negInfS);
           Value one = arith::ConstantOp::create(lb, loc, elem, lb.getFloatAttr(elem, 1.0));
-          Value alpha = arith::SelectOp::create(lb, 
-              loc, none, one, math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, m, mNew)));
+          Value alpha = arith::SelectOp::create(
+              lb, loc, none, one,
+              math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, m, mNew)));
           Value e = math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, x, lt.splat(mNew)));
           e = arith::SelectOp::create(lb, loc, none, lt.splatF(elem, 0.0), e);
-          Value sNew = arith::AddFOp::create(lb, 
-              loc, arith::MulFOp::create(lb, loc, acc[1], lt.splat(alpha)), e);
+          Value sNew = arith::AddFOp::create(
+              lb, loc, arith::MulFOp::create(lb, loc, acc[1], lt.splat(alpha)), e);
           return SmallVector<Value>{mNew, sNew};
         });
     Value mxT = tb.splat(onlineLoop.getResult(0));

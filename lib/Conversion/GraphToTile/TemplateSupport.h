@@ -81,7 +81,7 @@ struct TileBuilder {
   }
   Value range(int64_t n) {
     return tl::MakeRangeOp::create(b, loc, RankedTensorType::get({n}, b.getI32Type()),
-                                     b.getI32IntegerAttr(0), b.getI32IntegerAttr(n));
+                                   b.getI32IntegerAttr(0), b.getI32IntegerAttr(n));
   }
   /// Place a 1-D tile along dim `d` of the kernel tile shape (expand_dims + broadcast).
   Value along(Value v1d, unsigned d) {
@@ -92,12 +92,12 @@ struct TileBuilder {
     for (unsigned i = 0; i < d; ++i) {
       cur.insert(cur.begin() + i, 1);
       v = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get(cur, t.getElementType()), v,
-                                     b.getI32IntegerAttr(i));
+                                   b.getI32IntegerAttr(i));
     }
     for (unsigned i = d + 1; i < shape.size(); ++i) {
       cur.push_back(1);
       v = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get(cur, t.getElementType()), v,
-                                     b.getI32IntegerAttr(i));
+                                   b.getI32IntegerAttr(i));
     }
     if (ArrayRef<int64_t>(cur) != ArrayRef<int64_t>(shape))
       v = tl::BroadcastOp::create(b, loc, tileOf(t.getElementType()), v);
@@ -222,7 +222,6 @@ constexpr int64_t kChunk = 1024;
 /// the i32 induction variable and the carried values, and returns the next ones.
 scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
                      function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body);
-
 
 /// The dims of a reduce's input split into kept and reduced ones (`axes` empty: all
 /// reduced), each with its row-major stride in the input.

@@ -143,10 +143,10 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         auto it = t.getInput().getType();
         SmallVector<Value> in;
         for (auto [d, x] : llvm::enumerate(idx))
-          in.push_back(it.getDimSize(d) == vt.getDimSize(d)
-                           ? x
-                           : arith::RemSIOp::create(b, loc, x, splat(it.getDimSize(d)))
-                                 .getResult());
+          in.push_back(
+              it.getDimSize(d) == vt.getDimSize(d)
+                  ? x
+                  : arith::RemSIOp::create(b, loc, x, splat(it.getDimSize(d))).getResult());
         return loadView(tb, kc, t.getInput(), in, mask);
       })
       .Case([&](PadOp p) -> FailureOr<Value> {
@@ -161,9 +161,9 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
             continue;
           }
           if (p.getMode() == "constant") {
-            inRange = andMask(inRange, arith::AndIOp::create(b, 
-                                           loc, cmp(arith::CmpIPredicate::sge, y, 0),
-                                           cmp(arith::CmpIPredicate::slt, y, n)));
+            inRange =
+                andMask(inRange, arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::sge, y, 0),
+                                                       cmp(arith::CmpIPredicate::slt, y, n)));
           } else if (p.getMode() == "edge") {
             y = arith::MaxSIOp::create(b, loc, y, splat(0));
             y = arith::MinSIOp::create(b, loc, y, splat(n - 1));
@@ -177,16 +177,18 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
             };
             y = absI(y);
             y = arith::SubIOp::create(b, loc, splat(n - 1),
-                                        absI(arith::SubIOp::create(b, loc, splat(n - 1), y)));
+                                      absI(arith::SubIOp::create(b, loc, splat(n - 1), y)));
           }
           in.push_back(y);
         }
         auto val = loadView(tb, kc, p.getInput(), in, inRange ? andMask(mask, inRange) : mask);
         if (failed(val) || !inRange)
           return val;
-        Value pad = isa<FloatType>(elem) ? tb.splatF(elem, p.getValue().convertToDouble())
-                                         : tb.splat(arith::ConstantOp::create(b, 
-                                               loc, elem, b.getIntegerAttr(elem, (int64_t)p.getValue().convertToDouble())));
+        Value pad = isa<FloatType>(elem)
+                        ? tb.splatF(elem, p.getValue().convertToDouble())
+                        : tb.splat(arith::ConstantOp::create(
+                              b, loc, elem,
+                              b.getIntegerAttr(elem, (int64_t)p.getValue().convertToDouble())));
         return arith::SelectOp::create(b, loc, inRange, *val, pad).getResult();
       })
       .Case([&](GatherOp g) -> FailureOr<Value> {
@@ -220,8 +222,9 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
         Value acc;
         for (Value in : c.getInputs()) {
           int64_t n = cast<RankedTensorType>(in.getType()).getDimSize(axis);
-          Value inside = arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::sge, idx[axis], start),
-                                                 cmp(arith::CmpIPredicate::slt, idx[axis], start + n));
+          Value inside =
+              arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::sge, idx[axis], start),
+                                    cmp(arith::CmpIPredicate::slt, idx[axis], start + n));
           SmallVector<Value> sub(idx);
           sub[axis] = addI(idx[axis], -start);
           auto val = loadView(tb, kc, in, sub, andMask(mask, inside));
@@ -305,8 +308,7 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
     params.push_back(flat(v.getType()));
   for (Type t : group.getResultTypes())
     params.push_back(flat(t));
-  auto fn = func::FuncOp::create(builder, group.getLoc(), name,
-                                         FunctionType::get(ctx, params, {}));
+  auto fn = func::FuncOp::create(builder, group.getLoc(), name, FunctionType::get(ctx, params, {}));
 
   // A zero-element output gives zero programs; launch one, whose masks are all false (the
   // grid must be at least 1 in every dimension: tile.schedule's verifier, and CUDA's).
@@ -341,10 +343,10 @@ scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueR
   Value cn = arith::ConstantIndexOp::create(b, loc, n);
   Value cs = arith::ConstantIndexOp::create(b, loc, step);
   return scf::ForOp::create(b, loc, c0, cn, cs, init,
-                              [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
-                                Value k = arith::IndexCastOp::create(lb, l, lb.getI32Type(), iv);
-                                scf::YieldOp::create(lb, l, body(lb, k, args));
-                              });
+                            [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
+                              Value k = arith::IndexCastOp::create(lb, l, lb.getI32Type(), iv);
+                              scf::YieldOp::create(lb, l, body(lb, k, args));
+                            });
 }
 
 ReducedDims splitReducedDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
@@ -369,7 +371,8 @@ Value keptBaseOffset(TileBuilder &tb, Value pid, const ReducedDims &rd) {
     Value q = ks[d] == 1 ? pid : arith::DivSIOp::create(b, loc, pid, tb.i32(ks[d])).getResult();
     if (d != 0)
       q = arith::RemSIOp::create(b, loc, q, tb.i32(rd.keptShape[d]));
-    base = arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, q, tb.i32(rd.keptStr[d])));
+    base = arith::AddIOp::create(b, loc, base,
+                                 arith::MulIOp::create(b, loc, q, tb.i32(rd.keptStr[d])));
   }
   return base;
 }

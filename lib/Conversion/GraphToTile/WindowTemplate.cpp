@@ -63,8 +63,8 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
                << xT.getElementType(),
            failure();
   Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  Value offs = arith::AddIOp::create(b, 
-      loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(block))), tb.range(block));
+  Value offs = arith::AddIOp::create(
+      b, loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(block))), tb.range(block));
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, offs, tb.splatI32(numel));
   ArrayRef<int64_t> outShape = outT.getShape();
   SmallVector<Value> idx = tb.delinearize(offs, outShape);
@@ -91,15 +91,17 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
     for (int64_t d = 0; d < k; ++d) {
       inner /= kernel[d];
       Value kd = arith::RemSIOp::create(lb, loc, arith::DivSIOp::create(lb, loc, r, si(inner)),
-                                           si(kernel[d]));
+                                        si(kernel[d]));
       Value shift = arith::SubIOp::create(lb, loc, arith::MulIOp::create(lb, loc, kd, si(dil[d])),
-                                             si(pads[d]));
-      Value pos = arith::AddIOp::create(lb, 
-          loc, arith::MulIOp::create(lb, loc, idx[2 + d], lt.splatI32(strides[d])), lt.splat(shift));
+                                          si(pads[d]));
+      Value pos = arith::AddIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, idx[2 + d], lt.splatI32(strides[d])),
+          lt.splat(shift));
       int64_t I = xT.getDimSize(2 + d);
       auto within = [&](int64_t lo, int64_t hi) -> Value {
-        return arith::AndIOp::create(lb, 
-            loc, arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sge, pos, lt.splatI32(lo)),
+        return arith::AndIOp::create(
+            lb, loc,
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sge, pos, lt.splatI32(lo)),
             arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, pos, lt.splatI32(hi)));
       };
       inb = arith::AndIOp::create(lb, loc, inb, within(0, I));
@@ -112,35 +114,36 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
     if (conv) {
       Value g = arith::DivSIOp::create(lb, loc, idx[1], lt.splatI32(Mg));
       chan = arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, g, lt.splatI32(Cg)),
-                                      lt.splat(cIn));
+                                   lt.splat(cIn));
     }
-    Value xo = arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, idx[0], lt.splatI32(C)),
-                                        chan);
+    Value xo = arith::AddIOp::create(lb, loc,
+                                     arith::MulIOp::create(lb, loc, idx[0], lt.splatI32(C)), chan);
     for (int64_t d = 0; d < k; ++d)
-      xo = arith::AddIOp::create(lb, 
-          loc, arith::MulIOp::create(lb, loc, xo, lt.splatI32(xT.getDimSize(2 + d))), in[d]);
+      xo = arith::AddIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, xo, lt.splatI32(xT.getDimSize(2 + d))), in[d]);
     Value x = lt.load(kc.inParams[kc.argIndex[xV]], xo, inb, elem, maxPool ? -inf : 0.0);
     SmallVector<Value> next;
     if (conv) {
       // W[m, c, kd...]: ((m * Cg + c) * kw + r).
-      Value wo = arith::AddIOp::create(lb, 
-          loc,
-          arith::MulIOp::create(lb, 
-              loc, arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, idx[1], lt.splatI32(Cg)),
-                                            lt.splat(cIn)),
+      Value wo = arith::AddIOp::create(
+          lb, loc,
+          arith::MulIOp::create(
+              lb, loc,
+              arith::AddIOp::create(
+                  lb, loc, arith::MulIOp::create(lb, loc, idx[1], lt.splatI32(Cg)), lt.splat(cIn)),
               lt.splatI32(kw)),
           lt.splat(r));
       Value w = lt.load(kc.inParams[kc.argIndex[conv.getWeight()]], wo, mask, elem);
       next.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(0),
-                                              arith::MulFOp::create(lb, loc, x, w)));
+                                           arith::MulFOp::create(lb, loc, x, w)));
     } else if (maxPool) {
       next.push_back(arith::MaximumFOp::create(lb, loc, loop.getRegionIterArg(0), x));
     } else {
       next.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(0), x));
       Value counted = countInRange ? inb : inPad;
-      next.push_back(arith::AddFOp::create(lb, 
-          loc, loop.getRegionIterArg(1),
-          arith::UIToFPOp::create(lb, loc, lt.tileOf(elem), counted)));
+      next.push_back(
+          arith::AddFOp::create(lb, loc, loop.getRegionIterArg(1),
+                                arith::UIToFPOp::create(lb, loc, lt.tileOf(elem), counted)));
     }
     scf::YieldOp::create(lb, loc, next);
   }

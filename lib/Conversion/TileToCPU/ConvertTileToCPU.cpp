@@ -57,7 +57,8 @@ struct ConvertTileToCPUPass : public aicc::impl::ConvertTileToCPUBase<ConvertTil
           op->erase();
         }
         fn.setPublic();
-        fn->setAttr(tile::kCpuKernelAttrName, IntegerAttr::get(IntegerType::get(ctx, 64), numBuffers));
+        fn->setAttr(tile::kCpuKernelAttrName,
+                    IntegerAttr::get(IntegerType::get(ctx, 64), numBuffers));
       }
     }
   }

@@ -47,10 +47,11 @@ std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value 
   int64_t perGroup = groupM * gn;
   Value group = arith::DivUIOp::create(b, loc, mn, c(perGroup));
   Value firstM = arith::MulIOp::create(b, loc, group, c(groupM));
-  Value sizeM = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, c(gm), firstM),
-                                         c(groupM));
+  Value sizeM =
+      arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, c(gm), firstM), c(groupM));
   Value inGroup = arith::RemUIOp::create(b, loc, mn, c(perGroup));
-  Value pidM = arith::AddIOp::create(b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, sizeM));
+  Value pidM =
+      arith::AddIOp::create(b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, sizeM));
   Value pidN = arith::DivUIOp::create(b, loc, inGroup, sizeM);
   return {pidM, pidN};
 }
@@ -150,7 +151,8 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
 }
 
 Value AccumulatorEpilogue::add(Value v, int64_t c) {
-  return c ? arith::AddIOp::create(b, loc, v, arith::ConstantIntOp::create(b, loc, b.getI32Type(), c))
+  return c ? arith::AddIOp::create(b, loc, v,
+                                   arith::ConstantIntOp::create(b, loc, b.getI32Type(), c))
                  .getResult()
            : v;
 }
@@ -210,7 +212,7 @@ Value AccumulatorEpilogue::loadOne(tl::LoadOp l, Value off, Value mask) {
   Value o = off;
   if (mask)
     o = arith::SelectOp::create(b, loc, mask, off,
-                                  arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+                                arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
   Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), o);
   Value v = memref::LoadOp::create(b, loc, ptr, ValueRange{idx});
   if (!mask)
@@ -387,8 +389,8 @@ LogicalResult AccumulatorEpilogue::blockStore(tl::BlockStoreOp st) {
   SmallVector<Value> rowOff, rowIn, colAbs, colIn;
   for (Value r : layout.rowCoords) {
     Value abs = arith::AddIOp::create(b, loc, row, r);
-    rowOff.push_back(arith::AddIOp::create(b, 
-        loc, arith::MulIOp::create(b, loc, abs, c32(dims[2])), base));
+    rowOff.push_back(
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, abs, c32(dims[2])), base));
     rowIn.push_back(arith::AndIOp::create(b, loc, ult(abs, dims[1]), batchIn));
   }
   for (Value c : layout.colCoords) {
@@ -440,8 +442,8 @@ LogicalResult AccumulatorEpilogue::transposedBlockStores(ArrayRef<tl::BlockStore
     Value batchIn = ult(batch, dims[0]);
     for (Value c : layout.colCoords) {
       Value abs = arith::AddIOp::create(b, loc, row, c);
-      p.rowOff.push_back(arith::AddIOp::create(b, 
-          loc, arith::MulIOp::create(b, loc, abs, c32(dims[2])), base));
+      p.rowOff.push_back(
+          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, abs, c32(dims[2])), base));
       p.rowIn.push_back(arith::AndIOp::create(b, loc, ult(abs, dims[1]), batchIn));
     }
     for (Value r : layout.rowCoords) {
@@ -521,12 +523,12 @@ LogicalResult AccumulatorEpilogue::storeRegisters(
     int64_t n = hi - lo, k = 0;
     for (; k + 1 < n; k += 2) {
       Value o0 = offs[k], o1 = offs[k + 1];
-      Value ok = arith::AndIOp::create(b, 
-          loc,
+      Value ok = arith::AndIOp::create(
+          b, loc,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                  arith::SubIOp::create(b, loc, o1, o0), one),
+                                arith::SubIOp::create(b, loc, o1, o0), one),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                  arith::AndIOp::create(b, loc, o0, one), zero));
+                                arith::AndIOp::create(b, loc, o0, one), zero));
       if (!mask.empty())
         ok = arith::AndIOp::create(b, loc, ok, arith::AndIOp::create(b, loc, mask[k], mask[k + 1]));
       auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/true);
@@ -535,7 +537,7 @@ LogicalResult AccumulatorEpilogue::storeRegisters(
         Value v = vector::FromElementsOp::create(tb, loc, pairT, ValueRange{vals[k], vals[k + 1]});
         Value idx = arith::IndexCastOp::create(tb, loc, tb.getIndexType(), o0);
         vector::StoreOp::create(tb, loc, v, ptr, ValueRange{idx}, /*nontemporal=*/false,
-                                   llvm::MaybeAlign(2 * eb));
+                                llvm::MaybeAlign(2 * eb));
       }
       OpBuilder eb2 = ifOp.getElseBodyBuilder();
       storeMasked(eb2, k);

@@ -125,8 +125,8 @@
 #include "AxisAnalysis.h"
 #include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
-#include "aicc/Target/Chip.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
+#include "aicc/Target/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -152,7 +152,6 @@ constexpr int64_t kGroupM = 8;
 constexpr int64_t kChunk = 8;
 /// The most accumulator registers per thread (beyond, ptxas spills).
 constexpr int64_t kMaxAccRegs = 128;
-
 
 /// One dot operand, staged through shared memory.
 struct Operand {
@@ -309,8 +308,8 @@ bool MmaSyncKernel::setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why
   // 8 consecutive k (from a multiple of 8) are 8 consecutive channels of one input pixel, 16
   // contiguous bytes, when the input is NHWC with C % 8 == 0 (tile.im2col_load's formula:
   // (kh, kw, c) = q split over [KH, KW, C]); anything else is gathered per element.
-  o.elementwise =
-      !(l.isNHWC() && l.getInput()[1] % kChunk == 0 && AxisAnalysis().isMultipleOf(l.getCol(), kChunk));
+  o.elementwise = !(l.isNHWC() && l.getInput()[1] % kChunk == 0 &&
+                    AxisAnalysis().isMultipleOf(l.getCol(), kChunk));
   if (o.rows * o.chunks() >= (int64_t(1) << 24))
     return why = "operand block too large", false;
   return true;
@@ -505,7 +504,7 @@ MmaSyncKernel::CopySlot MmaSyncKernel::copySlot(OpBuilder &b, const Operand &o, 
   if (guarded) {
     s.guarded = true;
     s.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
-                                      ci32(b, loc, o.rows * o.chunks()));
+                                    ci32(b, loc, o.rows * o.chunks()));
   }
   return s;
 }
@@ -581,8 +580,8 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
       row0 = kmap.lookupOrDefault(o->load.getRow());
       col0 = kmap.lookupOrDefault(o->load.getCol());
     }
-    Value stageBase = arith::AddIOp::create(b, 
-        loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, o->stageElems)),
+    Value stageBase = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, o->stageElems)),
         cidx(b, loc, o->offset));
     auto emitSlot = [&](OpBuilder &b, const CopySlot &s) {
       OpBuilder cb = b;
@@ -616,7 +615,7 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
         }
         Value vec = vector::FromElementsOp::create(cb, loc, VectorType::get({kChunk}, elem), vals);
         vector::StoreOp::create(cb, loc, vec, smem, ValueRange{dst}, /*nontemporal=*/false,
-                                   llvm::MaybeAlign(16));
+                                llvm::MaybeAlign(16));
         return;
       }
       // One cp.async: the chunk's 8 elements are contiguous and in or out of bounds together
@@ -627,8 +626,8 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
       Value srcElems =
           arith::SelectOp::create(cb, loc, inb, cidx(cb, loc, kChunk), cidx(cb, loc, 0));
       nvgpu::DeviceAsyncCopyOp::create(cb, loc, smem, ValueRange{dst}, src,
-                                          ValueRange{toIndex(cb, loc, gidx)},
-                                          cb.getIndexAttr(kChunk), srcElems, cb.getUnitAttr());
+                                       ValueRange{toIndex(cb, loc, gidx)}, cb.getIndexAttr(kChunk),
+                                       srcElems, cb.getUnitAttr());
     };
     if (!o->elementwise) {
       for (CopySlot &s : *slots)
@@ -639,12 +638,12 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
     // so that the address terms of all of them are not kept live across the K loop (they
     // spilled at 128 x 128 x 32 with 4 warps: 4 chunks of 8 elements per thread).
     int64_t n = o->rows * o->chunks(), perThread = (n + threads - 1) / threads;
-    auto sLoop = scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, perThread),
-                                      cidx(b, loc, 1));
+    auto sLoop =
+        scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, perThread), cidx(b, loc, 1));
     OpBuilder lb = OpBuilder::atBlockBegin(sLoop.getBody());
     Value i32v = arith::IndexCastUIOp::create(lb, loc, lb.getI32Type(), sLoop.getInductionVar());
-    Value c = arith::AddIOp::create(lb, 
-        loc, tid, arith::MulIOp::create(lb, loc, i32v, ci32(lb, loc, threads)));
+    Value c = arith::AddIOp::create(lb, loc, tid,
+                                    arith::MulIOp::create(lb, loc, i32v, ci32(lb, loc, threads)));
     emitSlot(lb, copySlot(lb, *o, c, n % threads != 0));
   }
 }
@@ -662,11 +661,11 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
       p = LLVM::BitcastOp::create(b, loc, b.getI32Type(), p);
     return p;
   };
-  Value aBase = arith::AddIOp::create(b, 
-      loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, opA.stageElems)),
+  Value aBase = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, opA.stageElems)),
       cidx(b, loc, opA.offset));
-  Value bBase = arith::AddIOp::create(b, 
-      loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, opB.stageElems)),
+  Value bBase = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, stage, cidx(b, loc, opB.stageElems)),
       cidx(b, loc, opB.offset));
   SmallVector<Value> out(acc.begin(), acc.end());
   for (int64_t kk = 0; kk < BK / 16; ++kk) {
@@ -675,14 +674,14 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
       Value idx =
           arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, aBase, aT1[i]), aT2[kk]);
       Value f = nvgpu::LdMatrixOp::create(b, loc, fragT, smem, ValueRange{idx},
-                                            /*transpose=*/!opA.kMajor, /*numTiles=*/4);
+                                          /*transpose=*/!opA.kMajor, /*numTiles=*/4);
       aRegs.push_back({reg(f, 0), reg(f, 1), reg(f, 2), reg(f, 3)});
     }
     for (int64_t j = 0; j < WN / 16; ++j) {
       Value idx =
           arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bBase, bT1[j]), bT2[kk]);
       Value f = nvgpu::LdMatrixOp::create(b, loc, fragT, smem, ValueRange{idx},
-                                            /*transpose=*/!opB.kMajor, /*numTiles=*/4);
+                                          /*transpose=*/!opB.kMajor, /*numTiles=*/4);
       bRegs.push_back({reg(f, 0), reg(f, 1)});
       bRegs.push_back({reg(f, 2), reg(f, 3)});
     }
@@ -690,8 +689,8 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
       for (int64_t n = 0; n < nTiles(); ++n) {
         int64_t base = (i * nTiles() + n) * 4;
         SmallVector<Value> c(out.begin() + base, out.begin() + base + 4);
-        Value d = NVVM::MmaOp::create(b, 
-            loc, resT, aRegs[i], bRegs[n], c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+        Value d = NVVM::MmaOp::create(
+            b, loc, resT, aRegs[i], bRegs[n], c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
             std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
         for (int64_t e = 0; e < 4; ++e)
@@ -804,7 +803,7 @@ LogicalResult MmaSyncKernel::run() {
   Value rowBase =
       arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wm, ci32(b, loc, WM)), g);
   Value colBase = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wn, ci32(b, loc, WN)),
-                                          arith::MulIOp::create(b, loc, t4, ci32(b, loc, 2)));
+                                        arith::MulIOp::create(b, loc, t4, ci32(b, loc, 2)));
   auto plus = [&](Value v, int64_t c) -> Value {
     return c ? arith::AddIOp::create(b, loc, v, ci32(b, loc, c)).getResult() : v;
   };
@@ -821,9 +820,9 @@ LogicalResult MmaSyncKernel::run() {
     gpu::BarrierOp::create(b, loc);
     stView = smem;
     if (outElem != elem)
-      stView = memref::ViewOp::create(b, loc, MemRefType::get({smemBytes / outBytes}, outElem,
-                                                             AffineMap(), wg),
-                                        dyn, cidx(b, loc, 0), ValueRange{});
+      stView = memref::ViewOp::create(
+          b, loc, MemRefType::get({smemBytes / outBytes}, outElem, AffineMap(), wg), dyn,
+          cidx(b, loc, 0), ValueRange{});
     for (Value r : layout.rowCoords) {
       stRowOff.push_back(arith::MulIOp::create(b, loc, r, ci32(b, loc, stPitch())));
       stRowPh.push_back(phase(b, BN / outChunk, r, stStride()));
@@ -842,15 +841,15 @@ LogicalResult MmaSyncKernel::run() {
     ep.setBlockStoreSink([&, pairT](OpBuilder &sb, int64_t i, Value v0, Value v1) {
       int64_t rc = regRow[i], cc = regCol[i];
       Value ch = arith::XOrIOp::create(sb, loc, stColChunk[cc], stRowPh[rc]);
-      Value off = arith::AddIOp::create(sb, 
-          loc,
-          arith::AddIOp::create(sb, 
-              loc, stRowOff[rc],
+      Value off = arith::AddIOp::create(
+          sb, loc,
+          arith::AddIOp::create(
+              sb, loc, stRowOff[rc],
               arith::ShLIOp::create(sb, loc, ch, ci32(sb, loc, llvm::Log2_64(outChunk)))),
           stColIn[cc]);
       Value v = vector::FromElementsOp::create(sb, loc, pairT, ValueRange{v0, v1});
       vector::StoreOp::create(sb, loc, v, stView, ValueRange{toIndex(sb, loc, off)},
-                                 /*nontemporal=*/false, llvm::MaybeAlign(2 * outBytes));
+                              /*nontemporal=*/false, llvm::MaybeAlign(2 * outBytes));
     });
   }
   if (failed(ep.emitAfter(src, kOp)))
@@ -874,8 +873,7 @@ LogicalResult MmaSyncKernel::run() {
     int64_t rowChunks = BN / outChunk, n = BM * rowChunks;
     auto vecT = VectorType::get({outChunk}, outElem);
     for (int64_t j = 0; j * threads < n; ++j) {
-      Value c = j ? arith::AddIOp::create(b, loc, tid, ci32(b, loc, j * threads)).getResult()
-                  : tid;
+      Value c = j ? arith::AddIOp::create(b, loc, tid, ci32(b, loc, j * threads)).getResult() : tid;
       Value r = arith::DivUIOp::create(b, loc, c, ci32(b, loc, rowChunks));
       Value ch = arith::RemUIOp::create(b, loc, c, ci32(b, loc, rowChunks));
       Value cc = arith::MulIOp::create(b, loc, ch, ci32(b, loc, outChunk));
@@ -883,25 +881,26 @@ LogicalResult MmaSyncKernel::run() {
       Value absCol = arith::AddIOp::create(b, loc, col, cc);
       Value rowOk = ult(b, absRow, dims[1]);
       Value colOk = ult(b, absCol, dims[2]);
-      Value ok = arith::AndIOp::create(b, loc, arith::AndIOp::create(b, loc, rowOk, colOk), batchIn);
+      Value ok =
+          arith::AndIOp::create(b, loc, arith::AndIOp::create(b, loc, rowOk, colOk), batchIn);
       if ((j + 1) * threads > n)
         ok = arith::AndIOp::create(b, loc, ok, ult(b, c, n));
       auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
       OpBuilder ib = ifOp.getThenBodyBuilder();
-      Value sOff = arith::AddIOp::create(ib, 
-          loc, arith::MulIOp::create(ib, loc, r, ci32(ib, loc, stPitch())),
-          arith::MulIOp::create(ib, 
-              loc, arith::XOrIOp::create(ib, loc, ch, phase(ib, rowChunks, r, stStride())),
+      Value sOff = arith::AddIOp::create(
+          ib, loc, arith::MulIOp::create(ib, loc, r, ci32(ib, loc, stPitch())),
+          arith::MulIOp::create(
+              ib, loc, arith::XOrIOp::create(ib, loc, ch, phase(ib, rowChunks, r, stStride())),
               ci32(ib, loc, outChunk)));
       Value v = vector::LoadOp::create(ib, loc, vecT, stView, ValueRange{toIndex(ib, loc, sOff)},
-                                          /*nontemporal=*/false, llvm::MaybeAlign(16));
-      Value gOff = arith::AddIOp::create(ib, 
-          loc,
-          arith::AddIOp::create(ib, 
-              loc, arith::MulIOp::create(ib, loc, absRow, ci32(ib, loc, dims[2])), base),
+                                       /*nontemporal=*/false, llvm::MaybeAlign(16));
+      Value gOff = arith::AddIOp::create(
+          ib, loc,
+          arith::AddIOp::create(
+              ib, loc, arith::MulIOp::create(ib, loc, absRow, ci32(ib, loc, dims[2])), base),
           absCol);
       vector::StoreOp::create(ib, loc, v, ptr, ValueRange{toIndex(ib, loc, gOff)},
-                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
     }
   }
   func::ReturnOp::create(b, loc);
@@ -913,16 +912,16 @@ LogicalResult MmaSyncKernel::run() {
   // What the launch and the runtime need: the schedule's grid, one CTA of num_warps warps.
   fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
   fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
-  fn->setAttr(tile::kMmaSyncAttrName,
-              b.getDictionaryAttr({b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
-                                   b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
-                                   b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
-                                   b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
-                                   b.getNamedAttr("warps_m", b.getI64IntegerAttr(warpsM)),
-                                   b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN)),
-                                   b.getNamedAttr("epilogue_store",
-                                                  b.getStringAttr(smemStore ? "shared"
-                                                                            : "registers"))}));
+  fn->setAttr(
+      tile::kMmaSyncAttrName,
+      b.getDictionaryAttr(
+          {b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
+           b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
+           b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
+           b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
+           b.getNamedAttr("warps_m", b.getI64IntegerAttr(warpsM)),
+           b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN)),
+           b.getNamedAttr("epilogue_store", b.getStringAttr(smemStore ? "shared" : "registers"))}));
   if (!smemStoreRefused.empty())
     fn->setAttr(tile::kSmemStoreRefusedAttrName, b.getStringAttr(smemStoreRefused));
   return success();

@@ -242,9 +242,9 @@ private:
   }
   Value barrierAddr(OpBuilder &b, Location loc, Value base, Value stage) {
     Value s = arith::ExtUIOp::create(b, loc, b.getI64Type(), stage);
-    return sharedPtr(b, loc,
-                     arith::AddIOp::create(b, loc, base,
-                                             arith::MulIOp::create(b, loc, s, ci64(b, loc, 8))));
+    return sharedPtr(
+        b, loc,
+        arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, s, ci64(b, loc, 8))));
   }
   void waitParity(OpBuilder &b, Location loc, Value bar, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, ci32(b, loc, 0x989680));
@@ -541,10 +541,10 @@ Value WgmmaKernel::descriptor(OpBuilder &b, Location loc, const Operand &o, Valu
   }
   uint64_t hi = (uint64_t((lbo & 0x3FFFF) >> 4) << 16) | (uint64_t((sbo & 0x3FFFF) >> 4) << 32) |
                 (uint64_t(1) << 62);
-  Value addr = arith::AddIOp::create(b, 
-      loc, smemBase, arith::AddIOp::create(b, loc, stageOff, ci64(b, loc, o.offset + off)));
-  Value enc = arith::ShRUIOp::create(b, 
-      loc, arith::AndIOp::create(b, loc, addr, ci64(b, loc, 0x3FFFF)), ci64(b, loc, 4));
+  Value addr = arith::AddIOp::create(
+      b, loc, smemBase, arith::AddIOp::create(b, loc, stageOff, ci64(b, loc, o.offset + off)));
+  Value enc = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, ci64(b, loc, 0x3FFFF)), ci64(b, loc, 4));
   return arith::OrIOp::create(b, loc, enc, ci64(b, loc, (int64_t)hi));
 }
 
@@ -552,11 +552,11 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
   auto grid = sched.getGrid();
   int64_t tiles = grid[0] * grid[1] * grid[2];
   Value bid = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                           gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+                                         gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value gdim = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                            gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  auto tileLoop = scf::ForOp::create(b, loc, bid, ci32(b, loc, tiles), gdim,
-                                       ValueRange{ci32(b, loc, 0)});
+                                          gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  auto tileLoop =
+      scf::ForOp::create(b, loc, bid, ci32(b, loc, tiles), gdim, ValueRange{ci32(b, loc, 0)});
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), args))
@@ -567,13 +567,14 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
   Value c0 = arith::ConstantIndexOp::create(tb, loc, 0);
   Value cK = arith::ConstantIndexOp::create(tb, loc, numK * BK);
   Value cBK = arith::ConstantIndexOp::create(tb, loc, BK);
-  auto kLoop = scf::ForOp::create(tb, loc, c0, cK, cBK, ValueRange{tileLoop.getRegionIterArgs()[0]});
+  auto kLoop =
+      scf::ForOp::create(tb, loc, c0, cK, cBK, ValueRange{tileLoop.getRegionIterArgs()[0]});
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value it = kLoop.getRegionIterArgs()[0];
     Value s = arith::RemUIOp::create(kb, loc, it, ci32(kb, loc, stages));
-    Value phase = arith::AndIOp::create(kb, 
-        loc, arith::DivUIOp::create(kb, loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
+    Value phase = arith::AndIOp::create(
+        kb, loc, arith::DivUIOp::create(kb, loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
     // A fresh barrier is in phase 0: waiting for parity 1 ("the phase before") passes at once.
     waitParity(kb, loc, barrierAddr(kb, loc, emptyBar, s),
                arith::XOrIOp::create(kb, loc, phase, ci32(kb, loc, 1)));
@@ -585,10 +586,10 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
     }
     Value s64 = arith::ExtUIOp::create(kb, loc, kb.getI64Type(), s);
     auto stageAddrOf = [&](OpBuilder &ob, const Operand &o) -> Value {
-      return arith::AddIOp::create(ob, 
-          loc, smemBase,
+      return arith::AddIOp::create(
+          ob, loc, smemBase,
           arith::AddIOp::create(ob, loc, ci64(ob, loc, o.offset),
-                                   arith::MulIOp::create(ob, loc, s64, ci64(ob, loc, o.stageBytes))));
+                                arith::MulIOp::create(ob, loc, s64, ci64(ob, loc, o.stageBytes))));
     };
     if (anyGather) {
       // Every producer thread copies its share of the gathered blocks into stage s; the
@@ -602,17 +603,19 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
           emitGather(kb, loc, *o, kmap, stageAddrOf(kb, *o));
       NVVM::CpAsyncCommitGroupOp::create(kb, loc);
       Value doneIt = arith::SubIOp::create(kb, loc, it, ci32(kb, loc, gatherDefer));
-      auto ready = scf::IfOp::create(kb, 
-          loc, arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::sge, doneIt, ci32(kb, loc, 0)),
+      auto ready = scf::IfOp::create(
+          kb, loc,
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::sge, doneIt, ci32(kb, loc, 0)),
           false);
       OpBuilder rb = ready.getThenBodyBuilder();
       NVVM::CpAsyncWaitGroupOp::create(rb, loc, gatherDefer);
-      NVVM::FenceProxyOp::create(rb, 
-          loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+      NVVM::FenceProxyOp::create(
+          rb, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
           NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
-      NVVM::MBarrierArriveOp::create(rb, 
-          loc, Type(),
-          barrierAddr(rb, loc, fullBar, arith::RemUIOp::create(rb, loc, doneIt, ci32(rb, loc, stages))),
+      NVVM::MBarrierArriveOp::create(
+          rb, loc, Type(),
+          barrierAddr(rb, loc, fullBar,
+                      arith::RemUIOp::create(rb, loc, doneIt, ci32(rb, loc, stages))),
           Value());
     }
     int64_t tmaBytes = 0;
@@ -621,13 +624,14 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
         tmaBytes += o->stageBytes;
     OpBuilder tmaB = kb;
     if (tmaBytes && anyGather) {
-      auto t0 = scf::IfOp::create(kb, 
-          loc, arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tid, ci32(kb, loc, 0)), false);
+      auto t0 = scf::IfOp::create(
+          kb, loc, arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tid, ci32(kb, loc, 0)),
+          false);
       tmaB = t0.getThenBodyBuilder();
     }
     if (tmaBytes)
       NVVM::MBarrierArriveExpectTxOp::create(tmaB, loc, Type(), full, ci32(tmaB, loc, tmaBytes),
-                                                  NVVM::MemScopeKind::CTA, false, Value());
+                                             NVVM::MemScopeKind::CTA, false, Value());
     for (Operand *o : {&opA, &opB}) {
       if (o->gather)
         continue;
@@ -638,12 +642,13 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
       Value col = kmap.lookupOrDefault(o->load.getCol());
       Value stageAddr = stageAddrOf(kb, *o);
       for (int64_t j = 0; j < o->numBoxes(); ++j) {
-        Value dst = LLVM::IntToPtrOp::create(kb, 
-            loc, LLVM::LLVMPointerType::get(kb.getContext(), 7),
-            arith::AddIOp::create(kb, loc, stageAddr, ci64(kb, loc, j * o->boxBytes())).getResult());
+        Value dst = LLVM::IntToPtrOp::create(
+            kb, loc, LLVM::LLVMPointerType::get(kb.getContext(), 7),
+            arith::AddIOp::create(kb, loc, stageAddr, ci64(kb, loc, j * o->boxBytes()))
+                .getResult());
         Value c = arith::AddIOp::create(kb, loc, col, ci32(kb, loc, j * o->rowElems));
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(kb, 
-            loc, dst, desc, ValueRange{c, row, batch}, full, ValueRange{}, Value(), Value(),
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            kb, loc, dst, desc, ValueRange{c, row, batch}, full, ValueRange{}, Value(), Value(),
             NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
       }
     }
@@ -654,16 +659,17 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
     // The last gatherDefer stages: wait for all copies, fence, arrive.
     Value itEnd = tileLoop.getResult(0);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    NVVM::FenceProxyOp::create(b, 
-          loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     for (int64_t d = gatherDefer; d >= 1; --d) {
       Value j = arith::SubIOp::create(b, loc, itEnd, ci32(b, loc, d));
-      auto ifOp = scf::IfOp::create(b, 
-          loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, ci32(b, loc, 0)), false);
+      auto ifOp = scf::IfOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, ci32(b, loc, 0)),
+          false);
       OpBuilder ib = ifOp.getThenBodyBuilder();
-      NVVM::MBarrierArriveOp::create(ib, 
-          loc, Type(),
+      NVVM::MBarrierArriveOp::create(
+          ib, loc, Type(),
           barrierAddr(ib, loc, fullBar, arith::RemUIOp::create(ib, loc, j, ci32(ib, loc, stages))),
           Value());
     }
@@ -697,43 +703,49 @@ void WgmmaKernel::emitGather(OpBuilder &b, Location loc, const Operand &o, IRMap
   int64_t perThread = o.rows * unitsPerRow / 128;
   int64_t rowStep = 128 / unitsPerRow;
   Value rBase = arith::DivUIOp::create(b, loc, tid, ci32(b, loc, unitsPerRow));
-  Value k = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, tid, ci32(b, loc, unitsPerRow)),
-                                    ci32(b, loc, o.vec));
+  Value k = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, tid, ci32(b, loc, unitsPerRow)), ci32(b, loc, o.vec));
   // Shared byte offset of (r, k) in the swizzled box layout (see the file comment): box
   // k / rowElems, row r (128 bytes each), 16-byte chunk ((k % rowElems) * bytes / 16) XOR
   // (r mod 8), byte within the chunk.
-  Value kInRow = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, k, ci32(b, loc, o.rowElems)),
-                                         ci32(b, loc, elemBytes));
-  Value boxOff = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, k, ci32(b, loc, o.rowElems)),
-                                         ci32(b, loc, o.boxBytes()));
+  Value kInRow = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, k, ci32(b, loc, o.rowElems)), ci32(b, loc, elemBytes));
+  Value boxOff =
+      arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, k, ci32(b, loc, o.rowElems)),
+                            ci32(b, loc, o.boxBytes()));
   Value chunk = arith::DivUIOp::create(b, loc, kInRow, ci32(b, loc, 16));
   Value within = arith::RemUIOp::create(b, loc, kInRow, ci32(b, loc, 16));
   tl::Im2ColLoadOp im2col = o.im2col;
   tl::BlockLoadOp load = o.load;
   Value memref = kmap.lookupOrDefault(im2col ? im2col.getPtr() : load.getPtr());
-  Value raw = arith::IndexCastOp::create(b, 
-      loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+  Value raw = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
   auto gPtrTy = LLVM::LLVMPointerType::get(ctx, 1);
-  Value gBase = LLVM::AddrSpaceCastOp::create(b, 
-      loc, gPtrTy, LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), raw));
+  Value gBase = LLVM::AddrSpaceCastOp::create(
+      b, loc, gPtrTy, LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), raw));
   Type et = elem;
   // One unit (row r): its source address, its swizzled destination, the copy.
   auto unit = [&](OpBuilder &b, Value r) {
     auto [off, ok] = gatherAddress(b, loc, o, kmap, r, k);
     Value safeOff = arith::SelectOp::create(b, loc, ok, off, ci32(b, loc, 0));
     Value src = LLVM::GEPOp::create(b, loc, gPtrTy, et, gBase, ArrayRef<LLVM::GEPArg>{safeOff});
-    Value sw = arith::XOrIOp::create(b, loc, chunk, arith::RemUIOp::create(b, loc, r, ci32(b, loc, 8)));
-    Value inStage = arith::AddIOp::create(b, 
-        loc, arith::AddIOp::create(b, loc, boxOff, arith::MulIOp::create(b, loc, r, ci32(b, loc, kSwizzleBytes))),
+    Value sw =
+        arith::XOrIOp::create(b, loc, chunk, arith::RemUIOp::create(b, loc, r, ci32(b, loc, 8)));
+    Value inStage = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, boxOff,
+                              arith::MulIOp::create(b, loc, r, ci32(b, loc, kSwizzleBytes))),
         arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, sw, ci32(b, loc, 16)), within));
-    Value dst = sharedPtr(b, loc, arith::AddIOp::create(b, 
-                                      loc, stageAddr, arith::ExtUIOp::create(b, loc, b.getI64Type(), inStage)));
+    Value dst =
+        sharedPtr(b, loc,
+                  arith::AddIOp::create(b, loc, stageAddr,
+                                        arith::ExtUIOp::create(b, loc, b.getI64Type(), inStage)));
     if (o.vec > 1) {
       // 16 bytes, or 0 source bytes (zero fill) where out of bounds (PTX ISA "cp.async").
       Value bytes = arith::SelectOp::create(b, loc, ok, ci32(b, loc, 16), ci32(b, loc, 0));
-      NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(16),
-                                NVVM::LoadCacheModifierKindAttr::get(ctx, NVVM::LoadCacheModifierKind::CG),
-                                bytes);
+      NVVM::CpAsyncOp::create(
+          b, loc, dst, src, b.getI32IntegerAttr(16),
+          NVVM::LoadCacheModifierKindAttr::get(ctx, NVVM::LoadCacheModifierKind::CG), bytes);
     } else {
       Value v = LLVM::LoadOp::create(b, loc, et, src);
       Value zero = arith::ConstantOp::create(b, loc, et, b.getFloatAttr(et, 0.0));
@@ -749,11 +761,12 @@ void WgmmaKernel::emitGather(OpBuilder &b, Location loc, const Operand &o, IRMap
     return;
   }
   auto uLoop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                                    arith::ConstantIndexOp::create(b, loc, perThread),
-                                    arith::ConstantIndexOp::create(b, loc, 1));
+                                  arith::ConstantIndexOp::create(b, loc, perThread),
+                                  arith::ConstantIndexOp::create(b, loc, 1));
   OpBuilder ub = OpBuilder::atBlockBegin(uLoop.getBody());
   Value i32v = arith::IndexCastOp::create(ub, loc, ub.getI32Type(), uLoop.getInductionVar());
-  unit(ub, arith::AddIOp::create(ub, loc, rBase, arith::MulIOp::create(ub, loc, i32v, ci32(ub, loc, rowStep))));
+  unit(ub, arith::AddIOp::create(ub, loc, rBase,
+                                 arith::MulIOp::create(ub, loc, i32v, ci32(ub, loc, rowStep))));
 }
 
 LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
@@ -769,28 +782,30 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   auto accTy = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(R, b.getF32Type()));
   Value t128 = arith::RemUIOp::create(b, loc, tid, ci32(b, loc, 128));
   Value cw = arith::SubIOp::create(b, loc, arith::DivUIOp::create(b, loc, tid, ci32(b, loc, 128)),
-                                     ci32(b, loc, 1));
+                                   ci32(b, loc, 1));
   Value lane = arith::RemUIOp::create(b, loc, t128, ci32(b, loc, 32));
   Value warp = arith::DivUIOp::create(b, loc, t128, ci32(b, loc, 32));
   // Accumulator coordinates (see the file comment): row of half h = 64 h' + 16 warp + lane / 4
   // (+ 8), h' = h (ping-pong) or the consumer index (cooperative).
-  Value rowInHalf = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, warp, ci32(b, loc, 16)),
-                                            arith::DivUIOp::create(b, loc, lane, ci32(b, loc, 4)));
-  Value colBase =
-      arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, ci32(b, loc, 4)), ci32(b, loc, 2));
+  Value rowInHalf =
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, warp, ci32(b, loc, 16)),
+                            arith::DivUIOp::create(b, loc, lane, ci32(b, loc, 4)));
+  Value colBase = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, ci32(b, loc, 4)), ci32(b, loc, 2));
   Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t128, ci32(b, loc, 0));
 
   Value bid = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                           gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+                                         gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value gdim = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                            gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+                                          gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   // Tiles of this warpgroup: the CTA's sequence bid, bid + G, ... (cooperative), or every
   // other one of it starting at the consumer index (ping-pong). The pipeline position of a
   // tile's first k block is its ordinal in the CTA's sequence times numK (the producer loads
   // every tile of the sequence in order).
-  Value first = pingpong ? arith::AddIOp::create(b, loc, bid, arith::MulIOp::create(b, loc, cw, gdim))
-                               .getResult()
-                         : bid;
+  Value first =
+      pingpong
+          ? arith::AddIOp::create(b, loc, bid, arith::MulIOp::create(b, loc, cw, gdim)).getResult()
+          : bid;
   Value step = pingpong ? arith::MulIOp::create(b, loc, gdim, ci32(b, loc, 2)).getResult() : gdim;
 
   // TMA-store epilogue: this warpgroup's staging buffer and named barrier, and the per-thread
@@ -838,50 +853,50 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   Value staging, storeBar, stP, stX;
   if (tmaStore) {
     Value cw64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), cw);
-    staging = arith::AddIOp::create(b, 
-        loc, smemBase,
+    staging = arith::AddIOp::create(
+        b, loc, smemBase,
         arith::AddIOp::create(b, loc, ci64(b, loc, stOffset),
-                                arith::MulIOp::create(b, loc, cw64, ci64(b, loc, stBytes))));
+                              arith::MulIOp::create(b, loc, cw64, ci64(b, loc, stBytes))));
     storeBar = arith::AddIOp::create(b, loc, cw, ci32(b, loc, kStoreBarrier));
     if (outTransposed) {
       Value A = arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, outBytes));
       Value boxA = arith::DivUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes));
-      Value chunkA = arith::DivUIOp::create(b, 
-          loc, arith::RemUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes)), ci32(b, loc, 16));
+      Value chunkA = arith::DivUIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes)), ci32(b, loc, 16));
       Value withinA = arith::RemUIOp::create(b, loc, A, ci32(b, loc, 16));
       stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunkA, colBase),
-                                    ci32(b, loc, 16));
-      Value bytes = arith::AddIOp::create(b, 
-          loc,
-          arith::AddIOp::create(b, 
-              loc, arith::MulIOp::create(b, loc, boxA, ci32(b, loc, BN * kSwizzleBytes)),
+                                  ci32(b, loc, 16));
+      Value bytes = arith::AddIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, boxA, ci32(b, loc, BN * kSwizzleBytes)),
               arith::MulIOp::create(b, loc, colBase, ci32(b, loc, kSwizzleBytes))),
           withinA);
       stP = arith::AddIOp::create(b, loc, staging,
-                                    arith::ExtUIOp::create(b, loc, b.getI64Type(), bytes));
+                                  arith::ExtUIOp::create(b, loc, b.getI64Type(), bytes));
     } else {
       Value colBytes = arith::MulIOp::create(b, loc, colBase, ci32(b, loc, outBytes));
       Value L = arith::DivUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
       Value W = arith::RemUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
       Value rsw = arith::AndIOp::create(b, loc, rowInHalf, ci32(b, loc, 7));
       stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, L, rsw), ci32(b, loc, 16));
-      Value rowBytes = arith::AddIOp::create(b, 
-          loc, arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
+      Value rowBytes = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
       stP = arith::AddIOp::create(b, loc, staging,
-                                    arith::ExtUIOp::create(b, loc, b.getI64Type(), rowBytes));
+                                  arith::ExtUIOp::create(b, loc, b.getI64Type(), rowBytes));
     }
   }
   // One bar.sync over this warpgroup's 128 threads (named barrier storeBar).
   auto warpgroupBarrier = [&](OpBuilder &ob) {
     NVVM::BarrierOp::create(ob, loc, TypeRange{}, storeBar, ci32(ob, loc, 128),
-                               NVVM::BarrierReductionAttr(), Value());
+                            NVVM::BarrierReductionAttr(), Value());
   };
 
   auto tileLoop = scf::ForOp::create(b, loc, first, ci32(b, loc, tiles), step);
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   Value t = tileLoop.getInductionVar();
-  Value it0 = arith::MulIOp::create(tb, 
-      loc, arith::DivUIOp::create(tb, loc, arith::SubIOp::create(tb, loc, t, bid), gdim),
+  Value it0 = arith::MulIOp::create(
+      tb, loc, arith::DivUIOp::create(tb, loc, arith::SubIOp::create(tb, loc, t, bid), gdim),
       ci32(tb, loc, numK));
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), args))
@@ -904,8 +919,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   int64_t halfBytes = opA.kMajor ? 64 * kSwizzleBytes : (64 / opA.rowElems) * opA.boxBytes();
   auto kStep = [&](OpBuilder &kb, ValueRange accIn, Value it, bool firstK) {
     Value s = arith::RemUIOp::create(kb, loc, it, ci32(kb, loc, stages));
-    Value phase = arith::AndIOp::create(kb, 
-        loc, arith::DivUIOp::create(kb, loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
+    Value phase = arith::AndIOp::create(
+        kb, loc, arith::DivUIOp::create(kb, loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
     waitParity(kb, loc, barrierAddr(kb, loc, fullBar, s), phase);
     Value s64 = arith::ExtUIOp::create(kb, loc, kb.getI64Type(), s);
     Value offA = arith::MulIOp::create(kb, loc, s64, ci64(kb, loc, opA.stageBytes));
@@ -917,8 +932,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     } else {
       // The consumer warpgroup's 64 rows of A.
       Value cw64 = arith::ExtUIOp::create(kb, loc, kb.getI64Type(), cw);
-      offAh.push_back(arith::AddIOp::create(kb, 
-          loc, offA, arith::MulIOp::create(kb, loc, cw64, ci64(kb, loc, halfBytes))));
+      offAh.push_back(arith::AddIOp::create(
+          kb, loc, offA, arith::MulIOp::create(kb, loc, cw64, ci64(kb, loc, halfBytes))));
     }
     NVVM::WgmmaFenceAlignedOp::create(kb, loc);
     SmallVector<Value> accV(accIn.begin(), accIn.end());
@@ -927,8 +942,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
       for (int64_t h = 0; h < halves; ++h) {
         Value da = descriptor(kb, loc, opA, offAh[h], kk, 0);
         auto scaleD = firstK && kk == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one;
-        accV[h] = NVVM::WgmmaMmaAsyncOp::create(kb, 
-            loc, accTy, accV[h], da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, kInstr),
+        accV[h] = NVVM::WgmmaMmaAsyncOp::create(
+            kb, loc, accTy, accV[h], da, db, NVVM::MMAShapeAttr::get(ctx, 64, BN, kInstr),
             NVVM::WGMMATypesAttr::get(ctx, wt), NVVM::WGMMATypesAttr::get(ctx, wt),
             NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
             NVVM::WGMMAScaleOutAttr::get(ctx, scaleD),
@@ -955,10 +970,10 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // ping-pong math warpgroups the same way).
   if (pingpong) {
     Value n = arith::DivUIOp::create(tb, loc, arith::SubIOp::create(tb, loc, t, first), step);
-    Value phaseIdx = arith::SubIOp::create(tb, 
-        loc, arith::AddIOp::create(tb, loc, n, cw), ci32(tb, loc, 1));
-    Value mustWait = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, phaseIdx,
-                                              ci32(tb, loc, 0));
+    Value phaseIdx =
+        arith::SubIOp::create(tb, loc, arith::AddIOp::create(tb, loc, n, cw), ci32(tb, loc, 1));
+    Value mustWait =
+        arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, phaseIdx, ci32(tb, loc, 0));
     auto w = scf::IfOp::create(tb, loc, mustWait, false);
     OpBuilder wb = w.getThenBodyBuilder();
     waitParity(wb, loc, barrierAddr(wb, loc, orderBar, cw),
@@ -1001,8 +1016,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   Value plusZero = arith::ConstantOp::create(tb, loc, tb.getF32FloatAttr(0.0));
   for (int64_t h = 0; h < halves; ++h)
     for (int64_t i = 0; i < R; ++i)
-      accRegs.push_back(arith::AddFOp::create(tb, 
-          loc, LLVM::ExtractValueOp::create(tb, loc, kLoop.getResult(h), ArrayRef<int64_t>{i}),
+      accRegs.push_back(arith::AddFOp::create(
+          tb, loc, LLVM::ExtractValueOp::create(tb, loc, kLoop.getResult(h), ArrayRef<int64_t>{i}),
           plusZero));
   // The wgmma accumulator layout (see the file comment): per half, 2 row classes and BN / 4
   // column classes.
@@ -1015,10 +1030,11 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   auto plus = [&](Value v, int64_t c) -> Value {
     return c ? arith::AddIOp::create(tb, loc, v, ci32(tb, loc, c)).getResult() : v;
   };
-  Value rowBase = pingpong ? rowInHalf
-                           : arith::AddIOp::create(tb, 
-                                 loc, rowInHalf, arith::MulIOp::create(tb, loc, cw, ci32(tb, loc, 64)))
-                                 .getResult();
+  Value rowBase = pingpong
+                      ? rowInHalf
+                      : arith::AddIOp::create(tb, loc, rowInHalf,
+                                              arith::MulIOp::create(tb, loc, cw, ci32(tb, loc, 64)))
+                            .getResult();
   for (int64_t h = 0; h < halves; ++h)
     for (int64_t c = 0; c < 2; ++c)
       layout.rowCoords.push_back(plus(rowBase, 64 * h + 8 * c));
@@ -1053,13 +1069,13 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     // PTX with side effects, one mov per tile) keeps them in the epilogue, next to their use.
     Value opaqueZero =
         LLVM::InlineAsmOp::create(tb, loc, tb.getI32Type(), ValueRange{}, "mov.u32 $0, 0;", "=r",
-                                     /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                     LLVM::tailcallkind::TailCallKind::None,
-                                     LLVM::AsmDialectAttr(), ArrayAttr())
+                                  /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                  LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                                  ArrayAttr())
             .getResult(0);
     Value tileX = arith::OrIOp::create(tb, loc, stX, opaqueZero);
-    Value tileP = arith::AddIOp::create(tb, 
-        loc, stP, arith::ExtUIOp::create(tb, loc, tb.getI64Type(), opaqueZero));
+    Value tileP = arith::AddIOp::create(
+        tb, loc, stP, arith::ExtUIOp::create(tb, loc, tb.getI64Type(), opaqueZero));
     auto pairT = VectorType::get({2}, outElem);
     ep.setBlockStoreSink([&, pairT, tileX, tileP](OpBuilder &sb, int64_t i, Value v0, Value v1) {
       int64_t h = i / R, j = i % R, c = (j % 4) / 2, q = j / 4;
@@ -1069,10 +1085,11 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
         for (int64_t e = 0; e < 2; ++e) {
           int64_t rest = (h * outBytes / 2) * BN * kSwizzleBytes + (8 * q + e) * kSwizzleBytes;
           int64_t sw = ((c * outBytes / 2) ^ e) * 16;
-          Value off = arith::AddIOp::create(sb, 
-              loc, arith::XOrIOp::create(sb, loc, tileX, ci32(sb, loc, sw)), ci32(sb, loc, rest));
-          Value addr = arith::AddIOp::create(sb, 
-              loc, tileP, arith::ExtUIOp::create(sb, loc, sb.getI64Type(), off));
+          Value off = arith::AddIOp::create(
+              sb, loc, arith::XOrIOp::create(sb, loc, tileX, ci32(sb, loc, sw)),
+              ci32(sb, loc, rest));
+          Value addr = arith::AddIOp::create(sb, loc, tileP,
+                                             arith::ExtUIOp::create(sb, loc, sb.getI64Type(), off));
           LLVM::StoreOp::create(sb, loc, e ? v1 : v0, sharedPtr(sb, loc, addr), outBytes);
         }
         return;
@@ -1081,8 +1098,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
       int64_t rest = (64 * h + 8 * c) * kSwizzleBytes + (Q / 8) * stRows * kSwizzleBytes;
       Value sw = arith::XOrIOp::create(sb, loc, tileX, ci32(sb, loc, (Q % 8) * 16));
       Value off = arith::AddIOp::create(sb, loc, sw, ci32(sb, loc, rest));
-      Value addr = arith::AddIOp::create(sb, 
-          loc, tileP, arith::ExtUIOp::create(sb, loc, sb.getI64Type(), off));
+      Value addr = arith::AddIOp::create(sb, loc, tileP,
+                                         arith::ExtUIOp::create(sb, loc, sb.getI64Type(), off));
       Value v = vector::FromElementsOp::create(sb, loc, pairT, ValueRange{v0, v1});
       LLVM::StoreOp::create(sb, loc, v, sharedPtr(sb, loc, addr), 2 * outBytes);
     }, [&](OpBuilder &sb) {
@@ -1100,7 +1117,7 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     return failure();
   if (tmaStore) {
     NVVM::FenceProxyOp::create(tb, loc, NVVM::ProxyKind::async_shared,
-                                  NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     warpgroupBarrier(tb);
     auto st = scf::IfOp::create(tb, loc, leader, false);
     OpBuilder sb = st.getThenBodyBuilder();
@@ -1125,24 +1142,24 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
     }
     int64_t boxStride = (outTransposed ? BN : stRows) * kSwizzleBytes;
     for (int64_t j = 0; j < boxes; ++j) {
-      Value box = sharedPtr(sb, loc,
-                            arith::AddIOp::create(sb, loc, staging, ci64(sb, loc, j * boxStride)));
+      Value box =
+          sharedPtr(sb, loc, arith::AddIOp::create(sb, loc, staging, ci64(sb, loc, j * boxStride)));
       Value c = arith::AddIOp::create(sb, loc, col, ci32(sb, loc, j * stBoxElems));
       OpBuilder ib = sb;
       if (outTransposed) {
         auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
           return arith::CmpIOp::create(sb, loc, p, x, ci32(sb, loc, v));
         };
-        Value inside = arith::AndIOp::create(sb, 
-            loc,
+        Value inside = arith::AndIOp::create(
+            sb, loc,
             arith::AndIOp::create(sb, loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
-                                     cmp(arith::CmpIPredicate::slt, c, od[2])),
+                                  cmp(arith::CmpIPredicate::slt, c, od[2])),
             cmp(arith::CmpIPredicate::ult, batch, od[0]));
         ib = scf::IfOp::create(sb, loc, inside, false).getThenBodyBuilder();
       }
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(ib, 
-          loc, args[outDescArg], box, ValueRange{c, row, batch}, Value(),
-          NVVM::TMAStoreMode::TILE, Value());
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(ib, loc, args[outDescArg], box,
+                                                         ValueRange{c, row, batch}, Value(),
+                                                         NVVM::TMAStoreMode::TILE, Value());
     }
     NVVM::CpAsyncBulkCommitGroupOp::create(sb, loc);
   }
@@ -1220,14 +1237,14 @@ LogicalResult WgmmaKernel::run() {
 
   OpBuilder b = OpBuilder::atBlockBegin(dst);
   tid = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                     gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+                                   gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   auto smemTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
                                 gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   Value dyn = gpu::DynamicSharedMemoryOp::create(b, loc, smemTy);
-  Value raw = arith::IndexCastOp::create(b, 
-      loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn));
+  Value raw = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn));
   smemBase = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, raw, ci64(b, loc, 1023)),
-                                     ci64(b, loc, ~int64_t(1023)));
+                                   ci64(b, loc, ~int64_t(1023)));
   fullBar = arith::AddIOp::create(b, loc, smemBase, ci64(b, loc, barOffset));
   emptyBar = arith::AddIOp::create(b, loc, smemBase, ci64(b, loc, barOffset + 8 * stages));
   orderBar = arith::AddIOp::create(b, loc, smemBase, ci64(b, loc, barOffset + 16 * stages));
@@ -1241,15 +1258,15 @@ LogicalResult WgmmaKernel::run() {
       // threads gather an operand (one arrival each).
       bool anyTMA = !opA.gather || !opB.gather;
       NVVM::MBarrierInitOp::create(ib, loc, barrierAddr(ib, loc, fullBar, ci32(ib, loc, s)),
-                                      ci32(ib, loc, (anyTMA ? 1 : 0) + (anyGather ? 128 : 0)),
-                                      Value());
+                                   ci32(ib, loc, (anyTMA ? 1 : 0) + (anyGather ? 128 : 0)),
+                                   Value());
       // One arrival per consumer warpgroup that reads the stage.
       NVVM::MBarrierInitOp::create(ib, loc, barrierAddr(ib, loc, emptyBar, ci32(ib, loc, s)),
-                                      ci32(ib, loc, pingpong ? 1 : consumers), Value());
+                                   ci32(ib, loc, pingpong ? 1 : consumers), Value());
     }
     for (int64_t w = 0; w < 2; ++w)
       NVVM::MBarrierInitOp::create(ib, loc, barrierAddr(ib, loc, orderBar, ci32(ib, loc, w)),
-                                      ci32(ib, loc, 1), Value());
+                                   ci32(ib, loc, 1), Value());
     NVVM::FenceMbarrierInitOp::create(ib, loc);
   }
   gpu::BarrierOp::create(b, loc);
@@ -1286,8 +1303,9 @@ LogicalResult WgmmaKernel::run() {
 
   // What the launch and the runtime need.
   int64_t threads = 128 * (1 + consumers);
-  fn->setAttr(tile::kLaunchGridAttrName,
-              b.getDenseI32ArrayAttr({(int32_t)std::min<int64_t>(numSMs, sched.getNumPrograms()), 1, 1}));
+  fn->setAttr(
+      tile::kLaunchGridAttrName,
+      b.getDenseI32ArrayAttr({(int32_t)std::min<int64_t>(numSMs, sched.getNumPrograms()), 1, 1}));
   fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
   // setmaxnreg needs the register count at kernel entry, which ptxas derives from .maxntid
   // together with .minnctapersm (65536 / 384 threads: 168); with .maxntid alone it ignores
@@ -1302,17 +1320,16 @@ LogicalResult WgmmaKernel::run() {
   // num_stages lowered to make room for the staging buffers: the requested count.
   if (tmaStore && stagesRequested != stages)
     extra.push_back(b.getNamedAttr("num_stages_requested", b.getI64IntegerAttr(stagesRequested)));
-  fn->setAttr(tile::kWgmmaAttrName,
-              b.getDictionaryAttr({b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
-                                   b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
-                                   b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
-                                   b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
-                                   b.getNamedAttr("consumer_warpgroups",
-                                                  b.getI64IntegerAttr(consumers)),
-                                   b.getNamedAttr("schedule", b.getStringAttr(pingpong ? "pingpong"
-                                                                                       : "cooperative")),
-                                   b.getNamedAttr("epilogue_store",
-                                                  b.getStringAttr(tmaStore ? "tma" : "registers"))}));
+  fn->setAttr(
+      tile::kWgmmaAttrName,
+      b.getDictionaryAttr(
+          {b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
+           b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
+           b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
+           b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
+           b.getNamedAttr("consumer_warpgroups", b.getI64IntegerAttr(consumers)),
+           b.getNamedAttr("schedule", b.getStringAttr(pingpong ? "pingpong" : "cooperative")),
+           b.getNamedAttr("epilogue_store", b.getStringAttr(tmaStore ? "tma" : "registers"))}));
   if (!extra.empty()) {
     NamedAttrList all(fn->getAttrOfType<DictionaryAttr>(tile::kWgmmaAttrName));
     all.append(extra);

@@ -229,22 +229,24 @@ void expandPowF(math::PowFOp op) {
   // Scalars, or vectors of per-thread registers (convert-tile-to-gpu-registers).
   auto cst = [&](double v) -> Value {
     if (auto vt = dyn_cast<VectorType>(t))
-      return arith::ConstantOp::create(b, 
-          loc, DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), v)));
+      return arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), v)));
     return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
   };
-  Value r = math::ExpOp::create(b, 
-      loc, arith::MulFOp::create(b, loc, y, math::LogOp::create(b, loc, math::AbsFOp::create(b, loc, x))));
+  Value r = math::ExpOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, y,
+                            math::LogOp::create(b, loc, math::AbsFOp::create(b, loc, x))));
   // trunc(v) as floor / ceil by sign (math.trunc has no NVVM lowering).
   auto trunc = [&](Value v) -> Value {
     Value isNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, cst(0.0));
     return arith::SelectOp::create(b, loc, isNeg, math::CeilOp::create(b, loc, v),
-                                     math::FloorOp::create(b, loc, v));
+                                   math::FloorOp::create(b, loc, v));
   };
   Value yInt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, trunc(y), y);
   Value half = arith::MulFOp::create(b, loc, y, cst(0.5));
-  Value yOdd = arith::AndIOp::create(b, 
-      loc, yInt, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, trunc(half), half));
+  Value yOdd = arith::AndIOp::create(
+      b, loc, yInt, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, trunc(half), half));
   Value neg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, cst(0.0));
   Value signed_ = arith::SelectOp::create(b, loc, yOdd, arith::NegFOp::create(b, loc, r), r);
   Value negResult = arith::SelectOp::create(b, loc, yInt, signed_, cst(std::nan("")));
@@ -370,22 +372,22 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
       if (auto vt = dyn_cast<VectorType>(t))
         log2e = DenseElementsAttr::get(vt, log2e);
       Location loc = e.getLoc();
-      Value scaled = arith::MulFOp::create(b, 
-          loc, e.getOperand(), arith::ConstantOp::create(b, loc, t, cast<TypedAttr>(log2e)));
+      Value scaled = arith::MulFOp::create(
+          b, loc, e.getOperand(), arith::ConstantOp::create(b, loc, t, cast<TypedAttr>(log2e)));
       // The NVVM intrinsic itself (convert-gpu-to-nvvm would turn llvm.intr.exp2 into a
       // libdevice call); scalar only, so vectors of registers go element by element.
       auto ex2 = [&](Value x) -> Value {
         return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
-                                               b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
-                                               ValueRange{x})
+                                             b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                                             ValueRange{x})
             .getResult(0);
       };
       Value r;
       if (auto vt = dyn_cast<VectorType>(t)) {
         r = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(0.0)));
         for (int64_t i = 0; i < vt.getNumElements(); ++i)
-          r = vector::InsertOp::create(b, 
-              loc, ex2(vector::ExtractOp::create(b, loc, scaled, ArrayRef<int64_t>{i})), r,
+          r = vector::InsertOp::create(
+              b, loc, ex2(vector::ExtractOp::create(b, loc, scaled, ArrayRef<int64_t>{i})), r,
               ArrayRef<int64_t>{i});
       } else {
         r = ex2(scaled);

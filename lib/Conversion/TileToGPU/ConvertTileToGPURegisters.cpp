@@ -263,7 +263,8 @@ private:
     if (!l.replicated)
       return {tid, arith::ConstantOp::create(b, loc, b.getBoolAttr(true))};
     Value c = arith::RemUIOp::create(b, loc, tid, cI32(b, loc, l.chunks));
-    Value own = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, cI32(b, loc, l.chunks));
+    Value own =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, cI32(b, loc, l.chunks));
     return {c, own};
   }
 
@@ -291,7 +292,8 @@ private:
     unsigned w = t.getIntOrFloatBitWidth();
     Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
     auto shfl = [&](Value x) {
-      return gpu::ShuffleOp::create(b, loc, x, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+      return gpu::ShuffleOp::create(b, loc, x, off, width, gpu::ShuffleMode::XOR)
+          .getShuffleResult();
     };
     if (w == 32)
       return shfl(v);
@@ -304,9 +306,11 @@ private:
       Type i64 = b.getI64Type();
       Value c32 = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
       Value lo = shfl(arith::TruncIOp::create(b, loc, i32, bits));
-      Value hi = shfl(arith::TruncIOp::create(b, loc, i32, arith::ShRUIOp::create(b, loc, bits, c32)));
-      r = arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
-                                 arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi), c32));
+      Value hi =
+          shfl(arith::TruncIOp::create(b, loc, i32, arith::ShRUIOp::create(b, loc, bits, c32)));
+      r = arith::OrIOp::create(
+          b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+          arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi), c32));
     }
     return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r).getResult() : r;
   }
@@ -337,7 +341,7 @@ private:
     Value acc = vals.front();
     if (l.replicated)
       acc = arith::SelectOp::create(b, loc, firstChunk(b, loc, l).second, acc,
-                                      identity(b, loc, kind, et));
+                                    identity(b, loc, kind, et));
     // 2. Butterfly over the warp.
     for (int64_t off = 16; off >= 1; off /= 2)
       acc = combine(b, loc, kind, acc, shuffleXor(b, loc, acc, off));
@@ -349,17 +353,20 @@ private:
       Value smem = memref::AllocOp::create(entryBuilder, loc, MemRefType::get({warps}, et));
       Value lane = arith::RemUIOp::create(b, loc, tid, cI32(b, loc, 32));
       Value warp = arith::DivUIOp::create(b, loc, tid, cI32(b, loc, 32));
-      Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cI32(b, loc, 0));
+      Value isLane0 =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cI32(b, loc, 0));
       auto ifOp = scf::IfOp::create(b, loc, isLane0, /*withElse=*/false);
       {
         OpBuilder ib = ifOp.getThenBodyBuilder();
-        memref::StoreOp::create(ib, loc, acc, smem,
-                                   ValueRange{arith::IndexCastOp::create(ib, loc, ib.getIndexType(), warp)});
+        memref::StoreOp::create(
+            ib, loc, acc, smem,
+            ValueRange{arith::IndexCastOp::create(ib, loc, ib.getIndexType(), warp)});
       }
       gpu::BarrierOp::create(b, loc);
       Value r = memref::LoadOp::create(b, loc, smem, ValueRange{cIdx(b, loc, 0)});
       for (int64_t w = 1; w < warps; ++w)
-        r = combine(b, loc, kind, r, memref::LoadOp::create(b, loc, smem, ValueRange{cIdx(b, loc, w)}));
+        r = combine(b, loc, kind, r,
+                    memref::LoadOp::create(b, loc, smem, ValueRange{cIdx(b, loc, w)}));
       acc = r;
       if (op->getParentOfType<scf::ForOp>())
         gpu::BarrierOp::create(b, loc);
@@ -404,8 +411,8 @@ private:
         map.map(op.getResult(), memref::LoadOp::create(b, loc, ptr, idx));
         return success();
       }
-      auto ifOp = scf::IfOp::create(b, 
-          loc, mask,
+      auto ifOp = scf::IfOp::create(
+          b, loc, mask,
           [&](OpBuilder &tb, Location l) {
             scf::YieldOp::create(tb, l, memref::LoadOp::create(tb, l, ptr, idx).getResult());
           },
@@ -427,22 +434,25 @@ private:
       // One address for the whole tile (a broadcast operand): one scalar load, done when any
       // lane of this thread is active (the address is the same for every lane).
       Value idx = elementIndex(b, loc, offsets, 0);
-      Value any = mask ? vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, mask).getResult()
-                       : Value();
+      Value any =
+          mask ? vector::ReductionOp::create(b, loc, vector::CombiningKind::OR, mask).getResult()
+               : Value();
       Value s;
       if (any) {
-        s = scf::IfOp::create(b, 
-                 loc, any,
-                 [&](OpBuilder &tb, Location l2) {
-                   scf::YieldOp::create(tb, l2, memref::LoadOp::create(tb, l2, ptr, idx).getResult());
-                 },
-                 [&](OpBuilder &eb, Location l2) { scf::YieldOp::create(eb, l2, pad); })
+        s = scf::IfOp::create(
+                b, loc, any,
+                [&](OpBuilder &tb, Location l2) {
+                  scf::YieldOp::create(tb, l2,
+                                       memref::LoadOp::create(tb, l2, ptr, idx).getResult());
+                },
+                [&](OpBuilder &eb, Location l2) { scf::YieldOp::create(eb, l2, pad); })
                 .getResult(0);
       } else {
         s = memref::LoadOp::create(b, loc, ptr, idx);
       }
       Value v = vector::BroadcastOp::create(b, loc, vt, s);
-      map.map(op.getResult(), mask ? arith::SelectOp::create(b, loc, mask, v, padV).getResult() : v);
+      map.map(op.getResult(),
+              mask ? arith::SelectOp::create(b, loc, mask, v, padV).getResult() : v);
       return success();
     }
     if (!isVectorizable(op.getOffsets(), l, et)) {
@@ -455,22 +465,22 @@ private:
       SmallVector<Value> chunks;
       for (int64_t g = 0; g < l.regs / l.v; ++g)
         chunks.push_back(vector::LoadOp::create(vb, loc, chunkT, ptr,
-                                                   ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
-                                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
+                                                ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
+                                                /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
       Value r = padV;
       for (auto [g, c] : llvm::enumerate(chunks))
         for (int64_t e = 0; e < l.v; ++e)
-          r = vector::InsertOp::create(vb, 
-              loc, vector::ExtractOp::create(vb, loc, c, ArrayRef<int64_t>{e}), r,
-              ArrayRef<int64_t>{(int64_t)g * l.v + e});
+          r = vector::InsertOp::create(vb, loc,
+                                       vector::ExtractOp::create(vb, loc, c, ArrayRef<int64_t>{e}),
+                                       r, ArrayRef<int64_t>{(int64_t)g * l.v + e});
       return r;
     };
     if (!mask) {
       map.map(op.getResult(), vectorLoads(b));
       return success();
     }
-    auto ifOp = scf::IfOp::create(b, 
-        loc, allTrue(b, loc, mask),
+    auto ifOp = scf::IfOp::create(
+        b, loc, allTrue(b, loc, mask),
         [&](OpBuilder &tb, Location l2) { scf::YieldOp::create(tb, l2, vectorLoads(tb)); },
         [&](OpBuilder &eb, Location l2) { scf::YieldOp::create(eb, l2, gather(eb, mask)); });
     map.map(op.getResult(), ifOp.getResult(0));
@@ -490,8 +500,9 @@ private:
       Value cond = mask ? arith::AndIOp::create(b, loc, isT0, mask).getResult() : isT0;
       auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
       OpBuilder ib = ifOp.getThenBodyBuilder();
-      memref::StoreOp::create(ib, loc, value, ptr,
-                                 ValueRange{arith::IndexCastOp::create(ib, loc, ib.getIndexType(), offsets)});
+      memref::StoreOp::create(
+          ib, loc, value, ptr,
+          ValueRange{arith::IndexCastOp::create(ib, loc, ib.getIndexType(), offsets)});
       return success();
     }
     Layout l = layoutFor(valT.getDimSize(0));
@@ -519,8 +530,9 @@ private:
         for (int64_t e = 0; e < l.v; ++e)
           idx.push_back(g * l.v + e);
         Value chunk = vector::ShuffleOp::create(vb, loc, value, value, idx);
-        vector::StoreOp::create(vb, loc, chunk, ptr, ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
-                                   /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+        vector::StoreOp::create(vb, loc, chunk, ptr,
+                                ValueRange{elementIndex(vb, loc, offsets, g * l.v)},
+                                /*nontemporal=*/false, llvm::MaybeAlign(bytes));
       }
     };
     if (!mask) {
@@ -543,8 +555,8 @@ private:
       Value v = gpu::BlockIdOp::create(b, loc, static_cast<gpu::Dimension>(p.getAxis()));
       v = arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
       if (programsPerCTA > 1 && p.getAxis() == 0) // block * P + warp
-        v = arith::AddIOp::create(b, 
-            loc, arith::MulIOp::create(b, loc, v, cI32(b, loc, programsPerCTA)), warpInCTA);
+        v = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, v, cI32(b, loc, programsPerCTA)), warpInCTA);
       map.map(p.getResult(), v);
       return success();
     }
@@ -565,11 +577,11 @@ private:
       SmallVector<int32_t> lane;
       for (int64_t j = 0; j < l.regs; ++j)
         lane.push_back((int32_t)((l.replicated ? 0 : threads * (j / l.v)) * l.v + j % l.v));
-      Value base = arith::AddIOp::create(b, 
-          loc, arith::MulIOp::create(b, loc, firstChunk(b, loc, l).first, cI32(b, loc, l.v)),
+      Value base = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, firstChunk(b, loc, l).first, cI32(b, loc, l.v)),
           cI32(b, loc, r.getStart()));
-      Value v = arith::AddIOp::create(b, 
-          loc, vector::BroadcastOp::create(b, loc, vt, base),
+      Value v = arith::AddIOp::create(
+          b, loc, vector::BroadcastOp::create(b, loc, vt, base),
           arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, ArrayRef<int32_t>(lane))));
       map.map(r.getResult(), v);
       return success();
@@ -577,7 +589,8 @@ private:
     if (auto s = dyn_cast<tl::SplatOp>(op)) {
       Value src = map.lookup(s.getSrc());
       Type t = convert(s.getType());
-      map.map(s.getResult(), isa<VectorType>(t) ? vector::BroadcastOp::create(b, loc, t, src).getResult() : src);
+      map.map(s.getResult(),
+              isa<VectorType>(t) ? vector::BroadcastOp::create(b, loc, t, src).getResult() : src);
       return success();
     }
     if (auto e = dyn_cast<tl::ExpandDimsOp>(op)) {
@@ -615,8 +628,9 @@ private:
       SmallVector<Value> init;
       for (Value v : forOp.getInitArgs())
         init.push_back(map.lookup(v));
-      auto nf = scf::ForOp::create(b, loc, map.lookup(forOp.getLowerBound()),
-                                     map.lookup(forOp.getUpperBound()), map.lookup(forOp.getStep()), init);
+      auto nf =
+          scf::ForOp::create(b, loc, map.lookup(forOp.getLowerBound()),
+                             map.lookup(forOp.getUpperBound()), map.lookup(forOp.getStep()), init);
       map.map(forOp.getInductionVar(), nf.getInductionVar());
       for (auto [a, na] : llvm::zip(forOp.getRegionIterArgs(), nf.getRegionIterArgs()))
         map.map(a, na);

@@ -48,8 +48,8 @@ Value elementAt(OpBuilder &b, Location loc, Value t, ValueRange ivs) {
       if (auto d = dyn_cast<AffineDimExpr>(e))
         idx.push_back(ivs[d.getPosition()]);
       else
-        idx.push_back(arith::ConstantIndexOp::create(b, 
-            loc, cast<AffineConstantExpr>(e).getValue()));
+        idx.push_back(
+            arith::ConstantIndexOp::create(b, loc, cast<AffineConstantExpr>(e).getValue()));
     }
     Value operand = in->get();
     Value v = isa<RankedTensorType>(operand.getType()) ? elementAt(b, loc, operand, idx) : operand;

@@ -42,8 +42,8 @@ Value genericIdentity(OpBuilder &b, Location loc, RankedTensorType resultType, V
                       function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps(ins.size() + 1, b.getMultiDimIdentityMap(rank));
-  auto g = linalg::GenericOp::create(b, 
-      loc, TypeRange{resultType}, ins, ValueRange{emptyLike(b, loc, resultType)}, maps,
+  auto g = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ins, ValueRange{emptyLike(b, loc, resultType)}, maps,
       parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) {
         linalg::YieldOp::create(nb, nl, body(nb, nl, args));
       });
@@ -62,7 +62,8 @@ void lower(MakeRangeOp op) {
     Value i = linalg::IndexOp::create(nb, nl, 0);
     Value v = arith::IndexCastOp::create(nb, nl, nb.getI32Type(), i);
     if (start != 0)
-      v = arith::AddIOp::create(nb, nl, v, arith::ConstantIntOp::create(nb, nl, nb.getI32Type(), start));
+      v = arith::AddIOp::create(nb, nl, v,
+                                arith::ConstantIntOp::create(nb, nl, nb.getI32Type(), start));
     return v;
   });
   op.replaceAllUsesWith(r);
@@ -118,11 +119,11 @@ void lower(BroadcastOp op) {
                         : b.getAffineDimExpr(i));
   SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, b.getContext()),
                               b.getMultiDimIdentityMap(rank)};
-  auto g = linalg::GenericOp::create(b, 
-      loc, TypeRange{dst}, ValueRange{op.getSrc()}, ValueRange{emptyLike(b, loc, dst)}, maps,
-      parallel(rank), [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(nb, nl, args[0]);
-      });
+  auto g = linalg::GenericOp::create(b, loc, TypeRange{dst}, ValueRange{op.getSrc()},
+                                     ValueRange{emptyLike(b, loc, dst)}, maps, parallel(rank),
+                                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                       linalg::YieldOp::create(nb, nl, args[0]);
+                                     });
   op.replaceAllUsesWith(g.getResult(0));
   op.erase();
 }
@@ -144,8 +145,8 @@ void lower(LoadOp op) {
     Value idx = indexOf(nb, nl, a[0]);
     if (!masked)
       return memref::LoadOp::create(nb, nl, ptr, idx).getResult();
-    auto ifOp = scf::IfOp::create(nb, 
-        nl, a[1],
+    auto ifOp = scf::IfOp::create(
+        nb, nl, a[1],
         [&](OpBuilder &tb, Location tl) {
           scf::YieldOp::create(tb, tl, memref::LoadOp::create(tb, tl, ptr, idx).getResult());
         },
@@ -161,8 +162,7 @@ void lower(LoadOp op) {
 void lower(DotOp op) {
   OpBuilder b(op);
   auto mm = linalg::MatmulOp::create(b, op.getLoc(), TypeRange{op.getType()},
-                                       ValueRange{op.getA(), op.getB()},
-                                       ValueRange{op.getAcc()});
+                                     ValueRange{op.getA(), op.getB()}, ValueRange{op.getAcc()});
   op.replaceAllUsesWith(mm.getResult(0));
   op.erase();
 }
@@ -173,7 +173,8 @@ void lower(ReduceOp op) {
   Type elem = op.getType().getElementType();
   TypedAttr init = reduceIdentity(b, op.getKind(), elem);
   Value initV = arith::ConstantOp::create(b, loc, init);
-  Value filled = linalg::FillOp::create(b, loc, initV, emptyLike(b, loc, op.getType())).getResult(0);
+  Value filled =
+      linalg::FillOp::create(b, loc, initV, emptyLike(b, loc, op.getType())).getResult(0);
   ReduceKind kind = op.getKind();
   // A linalg.generic with a reduction iterator (not linalg.reduce) so that elementwise
   // producers fuse into it.
@@ -188,12 +189,12 @@ void lower(ReduceOp op) {
   }
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank),
                               AffineMap::get(rank, 0, outExprs, b.getContext())};
-  auto red = linalg::GenericOp::create(b, 
-      loc, TypeRange{op.getType()}, ValueRange{op.getSrc()}, ValueRange{filled}, maps, iters,
-      [&](OpBuilder &nb, Location nl, ValueRange a) {
-        Value r = reduceCombine(nb, nl, kind, a[0], a[1]);
-        linalg::YieldOp::create(nb, nl, r);
-      });
+  auto red = linalg::GenericOp::create(b, loc, TypeRange{op.getType()}, ValueRange{op.getSrc()},
+                                       ValueRange{filled}, maps, iters,
+                                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                         Value r = reduceCombine(nb, nl, kind, a[0], a[1]);
+                                         linalg::YieldOp::create(nb, nl, r);
+                                       });
   op.replaceAllUsesWith(red.getResult(0));
   op.erase();
 }

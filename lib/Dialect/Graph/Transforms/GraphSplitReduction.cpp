@@ -85,8 +85,7 @@ int64_t chooseSplit(const Layout &l, int64_t targetPrograms) {
 
 template <typename OpT>
 Value build(OpBuilder &b, Location loc, Type resultType, Value in, int64_t axis) {
-  return OpT::create(b, loc, resultType, in, b.getDenseI64ArrayAttr({axis}),
-                       b.getBoolAttr(false));
+  return OpT::create(b, loc, resultType, in, b.getDenseI64ArrayAttr({axis}), b.getBoolAttr(false));
 }
 
 /// The same reduction kind as `op` over `axis` of `in` (keepdims = false).

@@ -53,8 +53,7 @@ static LogicalResult verifyScheduleAttr(Operation *op, Attribute value) {
     numBuffers -= std::min<unsigned>(numBuffers, maps.size());
   for (Type t : fn.getArgumentTypes().take_front(numBuffers)) {
     auto m = dyn_cast<MemRefType>(t);
-    if (!m || m.getRank() != 1 || !m.hasStaticShape() ||
-        !m.getLayout().isIdentity())
+    if (!m || m.getRank() != 1 || !m.hasStaticShape() || !m.getLayout().isIdentity())
       return op->emitError("tile kernel arguments must be static 1-D memrefs with "
                            "identity layout, got ")
              << t;

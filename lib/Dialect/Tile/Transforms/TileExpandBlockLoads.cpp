@@ -96,7 +96,7 @@ Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location lo
     }
   if (!range)
     range = MakeRangeOp::create(rewriter, loc, rangeType, rewriter.getI32IntegerAttr(0),
-                                         rewriter.getI32IntegerAttr(n));
+                                rewriter.getI32IntegerAttr(n));
   ExpandDimsOp ed;
   for (Operation *u : range->getUsers())
     if (auto e = dyn_cast<ExpandDimsOp>(u);
@@ -106,7 +106,8 @@ Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location lo
       break;
     }
   if (!ed)
-    ed = ExpandDimsOp::create(rewriter, loc, expandedType, range, rewriter.getI32IntegerAttr(1 - d));
+    ed =
+        ExpandDimsOp::create(rewriter, loc, expandedType, range, rewriter.getI32IntegerAttr(1 - d));
   if (expandedType == tileType)
     return ed;
   for (Operation *u : ed->getUsers())
@@ -160,7 +161,7 @@ std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation
   };
   if (!knownInBounds(row, shape[rowDim], dims[1]))
     andMask(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, rows,
-                                           splat(constant(dims[1]), i32)));
+                                  splat(constant(dims[1]), i32)));
   if (!knownInBounds(col, shape[colDim], dims[2]))
     andMask(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, cols, numCols));
   if (!knownInBounds(batch, 1, dims[0])) {
@@ -209,9 +210,11 @@ struct ExpandIm2ColLoad : OpRewritePattern<Im2ColLoadOp> {
     auto tileOf = [&](Type e) { return RankedTensorType::get(shape, e); };
     auto cst = [&](int64_t v) -> Value {
       return SplatOp::create(rewriter, loc, tileOf(i32),
-                                      arith::ConstantIntOp::create(rewriter, loc, i32, v));
+                             arith::ConstantIntOp::create(rewriter, loc, i32, v));
     };
-    auto add = [&](Value a, Value b) -> Value { return arith::AddIOp::create(rewriter, loc, a, b); };
+    auto add = [&](Value a, Value b) -> Value {
+      return arith::AddIOp::create(rewriter, loc, a, b);
+    };
     auto mul = [&](Value a, int64_t c) -> Value {
       return c == 1 ? a : arith::MulIOp::create(rewriter, loc, a, cst(c)).getResult();
     };

@@ -410,8 +410,7 @@ private:
 
     OpBuilder ob(root);
     auto fused = linalg::GenericOp::create(ob, loc, root->getResultTypes(), leaves,
-                                              root.getDpsInits(), maps,
-                                              root.getIteratorTypesArray());
+                                           root.getDpsInits(), maps, root.getIteratorTypesArray());
     fused->setDiscardableAttrs(root->getDiscardableAttrDictionary());
     fused.getRegion().push_back(body.release());
     return fused;
@@ -462,7 +461,7 @@ void accumulateInPlace(func::FuncOp fn) {
       maps.push_back(g.getMatchingIndexingMap(g.getDpsInitOperand(0)));
       OpBuilder b(g);
       auto ng = linalg::GenericOp::create(b, g.getLoc(), g.getResultTypes(), ins, ValueRange{acc},
-                                            maps, g.getIteratorTypesArray());
+                                          maps, g.getIteratorTypesArray());
       Region &r = ng.getRegion();
       r.takeBody(g.getRegion());
       r.front().eraseArgument(use->getOperandNumber());
