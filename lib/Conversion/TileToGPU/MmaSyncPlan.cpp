@@ -1,0 +1,229 @@
+//===- MmaSyncPlan.cpp - which matmul kernels take mma.sync, and their configuration ---===//
+//
+// Part of convert-tile-dot-to-mma-sync (MmaSyncKernel.h).
+//===----------------------------------------------------------------------===//
+#include "MmaSyncKernel.h"
+
+#include "AccumulatorEpilogue.h"
+#include "AxisAnalysis.h"
+#include "aicc/Target/Chip.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace aicc;
+using namespace aicc::mma_sync;
+
+bool MmaSyncKernel::setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain,
+                                 std::string &why) {
+  o.load = l;
+  auto t = l.getType();
+  o.rows = l.getTranspose() ? t.getDimSize(1) : t.getDimSize(0);
+  o.cols = l.getTranspose() ? t.getDimSize(0) : t.getDimSize(1);
+  o.kMajor = l.getTranspose() ? !kContiguousIfPlain : kContiguousIfPlain;
+  o.stageElems = o.rows * o.cols;
+  auto ptr = dyn_cast<BlockArgument>(l.getPtr());
+  if (!ptr || ptr.getOwner() != &fn.getBody().front())
+    return why = "block_load reads a buffer that is not a kernel parameter", false;
+  ArrayRef<int64_t> dims = l.getDims();
+  if (dims.size() != 3)
+    return why = "block_load dims are not [batch, rows, cols]", false;
+  if (dims[2] % kChunk || !AxisAnalysis().isMultipleOf(l.getCol(), kChunk)) {
+    // Implicit-GEMM kernels fill such blocks element by element (e.g. the [OC, K] weight of
+    // a 3x3 conv of 3 channels: rows of 27 elements); plain matmuls refuse them.
+    if (!aIm2col)
+      return why = dims[2] % kChunk
+                       ? "matrix rows are not a multiple of 16 bytes (cp.async granule)"
+                       : "block_load column is not provably a multiple of 8 elements",
+             false;
+    o.elementwise = true;
+  }
+  // Copies: every thread takes chunks tid, tid + T, ...
+  int64_t n = o.rows * o.chunks();
+  if (n >= (int64_t(1) << 24))
+    return why = "operand block too large", false;
+  return true;
+}
+
+bool MmaSyncKernel::setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why) {
+  o.im2col = l;
+  auto t = l.getType();
+  o.rows = t.getDimSize(0);
+  o.cols = t.getDimSize(1);
+  o.kMajor = true;
+  o.stageElems = o.rows * o.cols;
+  auto ptr = dyn_cast<BlockArgument>(l.getPtr());
+  if (!ptr || ptr.getOwner() != &fn.getBody().front())
+    return why = "im2col_load reads a buffer that is not a kernel parameter", false;
+  // 8 consecutive k (from a multiple of 8) are 8 consecutive channels of one input pixel, 16
+  // contiguous bytes, when the input is NHWC with C % 8 == 0 (tile.im2col_load's formula:
+  // (kh, kw, c) = q split over [KH, KW, C]); anything else is gathered per element.
+  o.elementwise = !(l.isNHWC() && l.getInput()[1] % kChunk == 0 &&
+                    AxisAnalysis().isMultipleOf(l.getCol(), kChunk));
+  if (o.rows * o.chunks() >= (int64_t(1) << 24))
+    return why = "operand block too large", false;
+  return true;
+}
+
+bool MmaSyncKernel::match(std::string &why) {
+  DotKLoop m;
+  if (!matchDotKLoop(fn, m, why))
+    return false;
+  aIm2col = m.aIm2col;
+  dot = m.dot;
+  loop = m.loop ? cast<scf::ForOp>(m.loop) : scf::ForOp();
+  kOp = m.kOp;
+  accResult = m.accResult;
+  tl::BlockLoadOp a = m.a, bl = m.b;
+  std::optional<int64_t> ub = m.upper, st = m.step;
+  auto accT = dot.getType();
+  auto aT = cast<RankedTensorType>(dot.getA().getType());
+  elem = aT.getElementType();
+  if (!(elem.isF16() || elem.isBF16()))
+    return why = "operands are not f16/bf16", false;
+  if (!accT.getElementType().isF32())
+    return why = "accumulator is not f32", false;
+  BM = accT.getDimSize(0);
+  BN = accT.getDimSize(1);
+  BK = aT.getDimSize(1);
+  K = *ub;
+  if (*st != BK)
+    return why = "K step differs from BLOCK_K", false;
+  numK = (K + BK - 1) / BK;
+  if (numK < 1)
+    return why = "K is 0", false;
+  for (int64_t d : {BM, BN, BK})
+    if (d < 16 || d > 256 || !llvm::isPowerOf2_64(d))
+      return why = "BLOCK_M / BLOCK_N / BLOCK_K are not powers of two in [16, 256]", false;
+  // Program ids all come before the K loop (they are remapped to the grouped order).
+  bool lateIds = false;
+  fn.walk([&](tl::ProgramIdOp p) {
+    if (p->getBlock() != &fn.getBody().front() || !p->isBeforeInBlock(kOp))
+      lateIds = true;
+  });
+  if (lateIds)
+    return why = "tile.program_id after the K loop", false;
+  auto grid = sched.getGrid();
+  if (grid[0] * grid[1] >= (int64_t(1) << 31) || grid[1] > 65535 || grid[2] > 65535)
+    return why = "grid too large", false;
+
+  // Warps: the most square warp tile, WM >= WN on ties.
+  int64_t warps = sched.getNumWarps();
+  threads = 32 * warps;
+  if (warps < 1 || warps > 16 || !llvm::isPowerOf2_64(warps))
+    return why = "num_warps is not a power of two <= 16", false;
+  for (int64_t wmN = 1; wmN <= warps; wmN *= 2) {
+    int64_t wnN = warps / wmN;
+    if (BM % (16 * wmN) || BN % (16 * wnN))
+      continue;
+    int64_t m = BM / wmN, n = BN / wnN;
+    auto skew = [](int64_t x, int64_t y) { return x >= y ? 2 * (x / y) : 2 * (y / x) + 1; };
+    if (!warpsM || skew(m, n) < skew(WM, WN)) {
+      warpsM = wmN;
+      warpsN = wnN;
+      WM = m;
+      WN = n;
+    }
+  }
+  if (!warpsM)
+    return why = "num_warps does not split BLOCK_M x BLOCK_N into 16 x 16 warp tiles", false;
+  if (accRegs() > kMaxAccRegs)
+    return why = "more than 128 accumulators per thread (raise num_warps)", false;
+  stages = std::max<int64_t>(2, sched.getNumStages());
+
+  // A [BM, BK]: plain storage has K contiguous (an im2col block is stored so too). B [BK, BN]:
+  // plain storage has N contiguous.
+  if (!(aIm2col ? setupIm2col(opA, aIm2col, why) : setupOperand(opA, a, true, why)) ||
+      !setupOperand(opB, bl, false, why))
+    return false;
+  // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
+  for (Operation &op : fn.getBody().front()) {
+    if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op))
+      continue;
+    if (&op == dot.getA().getDefiningOp() || &op == bl.getOperation())
+      continue;
+    if (!AccumulatorEpilogue::isSupported(&op))
+      return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
+  }
+  // num_stages is checked before it multiplies anything (a huge one would wrap the sizes).
+  if (stages > maxSharedBytes / ((opA.stageElems + opB.stageElems) * 2))
+    return why = "num_stages x stage bytes exceed the shared memory per block", false;
+  opA.offset = 0;
+  opB.offset = stages * opA.stageElems;
+  smemBytes = stages * (opA.stageElems + opB.stageElems) * 2;
+  if (smemBytes > maxSharedBytes)
+    return why = "num_stages x stage bytes exceed the shared memory per block", false;
+  if (smemStoreOption) {
+    smemStoreRefused = matchSmemStore();
+    if (smemStoreRefused.empty()) {
+      int64_t stBytes = BM * stPitch() * outBytes;
+      if (stBytes > maxSharedBytes)
+        smemStoreRefused = "the staging tile (" + std::to_string(stBytes) +
+                           " bytes) exceeds the shared memory per block";
+      else
+        smemBytes = std::max(smemBytes, stBytes);
+    }
+    smemStore = smemStoreRefused.empty();
+  }
+  return true;
+}
+
+std::string MmaSyncKernel::matchSmemStore() {
+  // The only store: a block store of the accumulator-shaped tile at the top level (the
+  // matmul template's and the NHWC conv's), whose registers are exactly the accumulator's.
+  SmallVector<Operation *> stores;
+  fn.walk([&](Operation *op) {
+    if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
+      stores.push_back(op);
+  });
+  for (Operation *op : stores)
+    if (auto bs = dyn_cast<tl::BlockStoreOp>(op); bs && bs.getTranspose())
+      return "the block store is transposed (an NCHW conv output; the staging tile is row-major)";
+  if (stores.size() != 1)
+    return "the kernel has " + std::to_string(stores.size()) + " stores, not one block store";
+  outStore = dyn_cast<tl::BlockStoreOp>(stores.front());
+  if (!outStore)
+    return "the kernel's store is not a block store (it stores by offsets and mask)";
+  if (std::string why = stagedTileRefusal(outStore, fn, BM, BN); !why.empty())
+    return why;
+  outElem = outStore.getValue().getType().getElementType();
+  outBytes = outElem.getIntOrFloatBitWidth() / 8;
+  outChunk = 16 / outBytes;
+  ArrayRef<int64_t> d = outStore.getDims();
+  if (d.size() != 3)
+    return "block_store dims are not [batch, rows, cols]";
+  // Every 16-byte chunk of a row is 16-byte aligned and wholly inside or outside the
+  // matrix: rows of whole chunks (the buffer itself is 16-byte aligned), block columns on
+  // chunk boundaries.
+  if (d[2] % outChunk)
+    return "output rows are not a multiple of 16 bytes (" + std::to_string(d[2]) + " x " +
+           std::to_string(outBytes) + " bytes)";
+  if (!AxisAnalysis().isMultipleOf(outStore.getCol(), outChunk))
+    return "the block store's column is not provably a multiple of " +
+           std::to_string(outChunk) + " elements (16 bytes)";
+  return "";
+}
+
+/// Clones the scalar ops of `src` (stopping at `stopAt`) into `b`: program ids come from `map`
+/// (pre-seeded), tile ops are left for the epilogue evaluator.
+LogicalResult MmaSyncKernel::cloneScalars(OpBuilder &b, Block &src, IRMapping &map,
+                                          Operation *stopAt) {
+  for (Operation &op : src) {
+    if (&op == stopAt)
+      break;
+    if (isa<func::ReturnOp, scf::YieldOp>(op) || touchesTiles(&op))
+      continue;
+    if (op.getNumResults() && map.contains(op.getResult(0)))
+      continue; // program ids
+    if (auto n = dyn_cast<tl::NumProgramsOp>(op)) {
+      map.map(n.getResult(), ci32(b, op.getLoc(), sched.getGrid()[n.getAxis()]));
+      continue;
+    }
+    if (op.getNumRegions())
+      return op.emitError("convert-tile-dot-to-mma-sync: scalar op with regions"), failure();
+    b.clone(op, map);
+  }
+  return success();
+}
