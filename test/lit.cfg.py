@@ -72,6 +72,10 @@ if os.path.isdir(config.onnx_testdata):
     config.available_features.add("onnx-testdata")
 config.substitutions.append(("%onnx_testdata", config.onnx_testdata))
 
+# The Python of the test scripts (CMake cache variable AICC_PYTHON: Debian's /usr/bin/python3,
+# which has the onnx and numpy packages the scripts import).
+config.substitutions.append(("%python", config.aicc_python))
+
 # aicc's own tools, by absolute path, from the build tree.
 tool_dirs = [config.aicc_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("aicc-opt", unresolved="fatal"),
