@@ -187,8 +187,8 @@ void MmaSyncKernel::precompute(OpBuilder &b, Value lane, Value wm, Value wn) {
   for (auto [o, slots] : {std::pair{&opA, &slotsA}, std::pair{&opB, &slotsB}})
     if (!o->elementwise)
       for (int64_t i = 0; i * threads < o->rows * o->chunks(); ++i)
-        slots->push_back(copySlot(b, *o, addc(tid, i * threads),
-                                  (i + 1) * threads > o->rows * o->chunks()));
+        slots->push_back(
+            copySlot(b, *o, addc(tid, i * threads), (i + 1) * threads > o->rows * o->chunks()));
   // ldmatrix addresses (see the file comment): q = lane / 8 picks the 8x8 matrix, r = lane % 8
   // its row. A: matrix q = (mn half q % 2, k half q / 2); B: (k half q % 2, n half q / 2).
   Value q = arith::DivUIOp::create(b, loc, lane, ci32(b, loc, 8));
@@ -579,16 +579,10 @@ LogicalResult MmaSyncKernel::run() {
   // What the launch and the runtime need: the schedule's grid, one CTA of num_warps warps.
   fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
   fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
-  fn->setAttr(
-      tile::kMmaSyncAttrName,
-      b.getDictionaryAttr(
-          {b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
-           b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
-           b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
-           b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
-           b.getNamedAttr("warps_m", b.getI64IntegerAttr(warpsM)),
-           b.getNamedAttr("warps_n", b.getI64IntegerAttr(warpsN)),
-           b.getNamedAttr("epilogue_store", b.getStringAttr(smemStore ? "shared" : "registers"))}));
+  fn->setAttr(tile::kMmaSyncAttrName,
+              tl::MmaSyncConfigAttr::get(fn.getContext(), BM, BN, BK, stages, warpsM, warpsN,
+                                         smemStore ? tl::EpilogueStore::shared
+                                                   : tl::EpilogueStore::registers));
   if (!smemStoreRefused.empty())
     fn->setAttr(tile::kSmemStoreRefusedAttrName, b.getStringAttr(smemStoreRefused));
   return success();

@@ -236,25 +236,13 @@ LogicalResult WgmmaKernel::run() {
     fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
   fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
   fn->setAttr(tile::kTensorMapsAttrName, b.getArrayAttr(maps));
-  SmallVector<NamedAttribute> extra;
-  // num_stages lowered to make room for the staging buffers: the requested count.
-  if (tmaStore && stagesRequested != stages)
-    extra.push_back(b.getNamedAttr("num_stages_requested", b.getI64IntegerAttr(stagesRequested)));
-  fn->setAttr(
-      tile::kWgmmaAttrName,
-      b.getDictionaryAttr(
-          {b.getNamedAttr("BLOCK_M", b.getI64IntegerAttr(BM)),
-           b.getNamedAttr("BLOCK_N", b.getI64IntegerAttr(BN)),
-           b.getNamedAttr("BLOCK_K", b.getI64IntegerAttr(BK)),
-           b.getNamedAttr("num_stages", b.getI64IntegerAttr(stages)),
-           b.getNamedAttr("consumer_warpgroups", b.getI64IntegerAttr(consumers)),
-           b.getNamedAttr("schedule", b.getStringAttr(pingpong ? "pingpong" : "cooperative")),
-           b.getNamedAttr("epilogue_store", b.getStringAttr(tmaStore ? "tma" : "registers"))}));
-  if (!extra.empty()) {
-    NamedAttrList all(fn->getAttrOfType<DictionaryAttr>(tile::kWgmmaAttrName));
-    all.append(extra);
-    fn->setAttr(tile::kWgmmaAttrName, all.getDictionary(ctx));
-  }
+  // num_stages lowered to make room for the staging buffers: the requested count is kept.
+  fn->setAttr(tile::kWgmmaAttrName,
+              tl::WgmmaConfigAttr::get(
+                  ctx, BM, BN, BK, stages,
+                  tmaStore && stagesRequested != stages ? stagesRequested : 0, consumers,
+                  pingpong ? tl::WgmmaSchedule::pingpong : tl::WgmmaSchedule::cooperative,
+                  tmaStore ? tl::EpilogueStore::tma : tl::EpilogueStore::registers));
   if (!tmaStoreRefused.empty())
     fn->setAttr(tile::kTmaStoreRefusedAttrName, b.getStringAttr(tmaStoreRefused));
   return success();
@@ -305,7 +293,8 @@ struct FinalizeTensorMapParamsPass
       }
       for (unsigned i = n - maps.size(); i < n; ++i) {
         if (!isa<LLVM::LLVMPointerType>(fn.getArgumentTypes()[i])) {
-          fn.emitError("finalize-tensor-map-params: tensor map parameter ") << i << " is not a pointer";
+          fn.emitError("finalize-tensor-map-params: tensor map parameter ")
+              << i << " is not a pointer";
           return signalPassFailure();
         }
         fn.setArgAttr(i, "llvm.byval",

@@ -11,7 +11,7 @@
 // CHECK-SAME:      (%[[A:.*]]: memref<4096xf16>, %[[B:.*]]: memref<2048xf16>, %[[C:.*]]: memref<2048xf16>)
 // CHECK-SAME:      tile.dynamic_shared_bytes = 8192 : i64
 // CHECK-SAME:      tile.launch_block = array<i32: 128, 1, 1>
-// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64, epilogue_store = "registers", num_stages = 2 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// CHECK-SAME:      tile.mma_sync = #tile.mma_sync_config<BLOCK_M = 32, BLOCK_N = 32, BLOCK_K = 32, num_stages = 2, warps_m = 2, warps_n = 2, epilogue_store = registers>
 // CHECK-NOT:     tile.{{block_load|dot|store|program_id}}
 // CHECK:         gpu.thread_id  x
 // CHECK:         %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
@@ -102,7 +102,7 @@ module {
 // k 0. 3 stages requested; the ring keeps them.
 // CHECK-LABEL: func.func @gemm_bf16_transB_bias
 // CHECK-SAME:      tile.dynamic_shared_bytes = 12288 : i64
-// CHECK-SAME:      num_stages = 3 : i64
+// CHECK-SAME:      tile.mma_sync = #tile.mma_sync_config<{{.*}}num_stages = 3,
 // CHECK:         nvgpu.device_async_copy
 // CHECK:         nvvm.cp.async.commit.group
 // Stage 1 of the prologue has no k block (K has one): an empty group keeps the count.
@@ -293,7 +293,7 @@ module {
 // Both go by cp.async, 16 bytes with zero fill (src-size 0) outside the input / the padding.
 // CHECK-LABEL: func.func @conv_nhwc_c64
 // CHECK-SAME:      (%[[X:.*]]: memref<4096xf16>, %[[W:.*]]: memref<18432xf16>, %{{.*}}: memref<2048xf16>)
-// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64
+// CHECK-SAME:      tile.mma_sync = #tile.mma_sync_config<BLOCK_M = 32, BLOCK_N = 32, BLOCK_K = 32
 // CHECK-NOT:     tile.{{im2col_load|block_load|dot}}
 // CHECK-NOT:     memref.load
 // CHECK:         %[[SM:.*]] = memref.view
@@ -363,7 +363,7 @@ module {
 // the bar.sync after cp.async.wait_group orders these stores before the ldmatrix reads.
 // CHECK-LABEL: func.func @conv_nchw_c3
 // CHECK-SAME:      (%[[X:.*]]: memref<192xf16>, %[[W:.*]]: memref<864xf16>, %{{.*}}: memref<2048xf16>)
-// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64
+// CHECK-SAME:      tile.mma_sync = #tile.mma_sync_config<BLOCK_M = 32, BLOCK_N = 32, BLOCK_K = 32
 // CHECK-NOT:     nvgpu.device_async_copy
 // CHECK:         %[[SM:.*]] = memref.view
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step
@@ -437,7 +437,7 @@ module {
 // CHECK-LABEL: func.func @mm_block_store
 // CHECK-SAME:      (%[[A:.*]]: memref<4096xf16>, %[[B:.*]]: memref<2560xf16>, %[[C:.*]]: memref<2560xf16>)
 // CHECK-SAME:      tile.dynamic_shared_bytes = 8192 : i64
-// CHECK-SAME:      tile.mma_sync = {BLOCK_K = 32 : i64, BLOCK_M = 32 : i64, BLOCK_N = 32 : i64, epilogue_store = "shared", num_stages = 2 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// CHECK-SAME:      tile.mma_sync = #tile.mma_sync_config<BLOCK_M = 32, BLOCK_N = 32, BLOCK_K = 32, num_stages = 2, warps_m = 2, warps_n = 2, epilogue_store = shared>
 // CHECK-NOT:       tile.smem_store_refused
 // CHECK:         %[[SM:.*]] = memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xf16, #gpu.address_space<workgroup>>
 // CHECK:         %[[ACC:.*]]:8 = scf.for
@@ -466,7 +466,7 @@ module {
 // CHECK-NEXT:    return
 // With smem-store=false, the register pair stores stay.
 // NOSMEM-LABEL: func.func @mm_block_store
-// NOSMEM-SAME:    epilogue_store = "registers"
+// NOSMEM-SAME:    epilogue_store = registers
 // NOSMEM-NOT:     tile.smem_store_refused
 // NOSMEM:         vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<2560xf16>, vector<2xf16>
 // NOSMEM-NOT:     vector.load
@@ -509,7 +509,7 @@ module {
 // CHECK-LABEL: func.func @mm_block_store_f32
 // CHECK-SAME:      (%{{.*}}: memref<4096xf16>, %{{.*}}: memref<2560xf16>, %[[C:.*]]: memref<2560xf32>)
 // CHECK-SAME:      tile.dynamic_shared_bytes = 8192 : i64
-// CHECK-SAME:      epilogue_store = "shared"
+// CHECK-SAME:      epilogue_store = shared
 // CHECK-NOT:       tile.smem_store_refused
 // CHECK:         scf.for
 // CHECK:           nvgpu.ldmatrix
@@ -573,13 +573,13 @@ module {
 // with the reason.
 // CHECK-LABEL: func.func @mm_block_store_f32_big
 // CHECK-SAME:      tile.dynamic_shared_bytes = 16384 : i64
-// CHECK-SAME:      epilogue_store = "shared"
+// CHECK-SAME:      epilogue_store = shared
 // CHECK-NOT:       tile.smem_store_refused
 // CHECK:         memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4096xf32, #gpu.address_space<workgroup>>
 // CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<4096xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // SMALL-LABEL: func.func @mm_block_store_f32_big
 // SMALL-SAME:      tile.dynamic_shared_bytes = 8192 : i64
-// SMALL-SAME:      epilogue_store = "registers"
+// SMALL-SAME:      epilogue_store = registers
 // SMALL-SAME:      tile.smem_store_refused = "the staging tile (16384 bytes) exceeds the shared memory per block"
 // SMALL-NOT:     vector.load
 // SMALL:         vector.store %{{.*}}, %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<4096xf32>, vector<2xf32>

@@ -13,7 +13,7 @@
 // CHECK-SAME: tile.dynamic_shared_bytes = 197712
 // CHECK-SAME: {box = array<i64: 1, 128, 64>, dims = array<i64: 1, 4096, 4096>, element = f16, param = 3 : i64, swizzle = 128 : i64}]
 // CHECK-NOT: tile.tma_store_refused
-// CHECK-SAME: tile.wgmma = {{{.*}}epilogue_store = "tma", num_stages = 4 : i64, schedule = "pingpong"}
+// CHECK-SAME: tile.wgmma = #tile.wgmma_config<{{.*}}num_stages = 4, {{.*}}schedule = pingpong, epilogue_store = tma>
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: scf.for
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
@@ -42,7 +42,7 @@
 // OFF-SAME: %{{.*}}: !llvm.ptr {tile.tensor_map}, %{{.*}}: !llvm.ptr {tile.tensor_map}) attributes
 // OFF-SAME: tile.dynamic_shared_bytes = 132176
 // OFF-NOT: tile.tma_store_refused
-// OFF-SAME: epilogue_store = "registers"
+// OFF-SAME: epilogue_store = registers
 // OFF-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 // OFF: vector.store %{{.*}} {alignment = 4 : i64} : memref<16777216xf16>, vector<2xf16>
 // OFF-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
@@ -91,7 +91,7 @@ module {
 // CHECK-LABEL: func.func @cooperative(
 // CHECK-SAME: tile.dynamic_shared_bytes = 214080
 // CHECK-SAME: {box = array<i64: 1, 64, 64>, dims = array<i64: 1, 4096, 4096>, element = bf16, param = 3 : i64, swizzle = 128 : i64}]
-// CHECK-SAME: tile.wgmma = {{{.*}}epilogue_store = "tma", num_stages = 3 : i64, num_stages_requested = 4 : i64, schedule = "cooperative"}
+// CHECK-SAME: tile.wgmma = #tile.wgmma_config<{{.*}}num_stages = 3, num_stages_requested = 4, {{.*}}schedule = cooperative, epilogue_store = tma>
 // 3 full + 3 empty + 2 order barriers.
 // CHECK-COUNT-8: nvvm.mbarrier.init
 // CHECK-NEXT: nvvm.fence.mbarrier.init
@@ -144,7 +144,7 @@ module {
 // register path, with the reason.
 // CHECK-LABEL: func.func @f32_out_no_room(
 // CHECK-SAME: tile.tma_store_refused = "the staging buffers (131072 bytes) do not fit in 227 KiB of shared memory beside 3 stages of 49152 bytes"
-// CHECK-SAME: epilogue_store = "registers", num_stages = 4 : i64
+// CHECK-SAME: num_stages = 4, {{.*}}epilogue_store = registers
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<16777216xf32>, vector<2xf32>
 module {
@@ -189,7 +189,7 @@ module {
 // columns n0, n0 + 32, n0 + 64, n0 + 96; 8-byte st.shared pairs.
 // CHECK-LABEL: func.func @bm64_f32(
 // CHECK-SAME: {box = array<i64: 1, 64, 32>, dims = array<i64: 1, 4096, 4096>, element = f32, param = 3 : i64, swizzle = 128 : i64}]
-// CHECK-SAME: epilogue_store = "tma"
+// CHECK-SAME: epilogue_store = tma
 // CHECK-COUNT-32: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK: scf.if
 // CHECK: %[[C0:.*]] = arith.constant 0 : i32
@@ -241,7 +241,7 @@ module {
 // Output rows of 4099 f16 (8198 bytes) break TMA's 16-byte stride rule: register path.
 // CHECK-LABEL: func.func @ragged_rows(
 // CHECK-SAME: tile.tma_store_refused = "output rows are not a multiple of 16 bytes (TMA stride rule)"
-// CHECK-SAME: epilogue_store = "registers"
+// CHECK-SAME: epilogue_store = registers
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 module {
   builtin.module @kernels {
@@ -288,7 +288,7 @@ module {
 // register path, with the reason.
 // CHECK-LABEL: func.func @transposed_spanning_images(
 // CHECK-SAME: tile.tma_store_refused = "the tile spans 2 images (one transposed block store each): TMA box stores at negative pixel coordinates fault"
-// CHECK-SAME: epilogue_store = "registers"
+// CHECK-SAME: epilogue_store = registers
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: memref.store
 module {
@@ -330,7 +330,7 @@ module {
 // global stride rule: the register path, with the reason.
 // CHECK-LABEL: func.func @transposed_odd_rows(
 // CHECK-SAME: tile.tma_store_refused = "output rows (225 pixels of 2 bytes per NCHW channel) are not a multiple of 16 bytes (TMA stride rule)"
-// CHECK-SAME: epilogue_store = "registers"
+// CHECK-SAME: epilogue_store = registers
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: memref.store
 module {

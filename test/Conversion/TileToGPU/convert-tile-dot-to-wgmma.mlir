@@ -12,7 +12,7 @@
 // This kernel stores with tile.store (offsets and a mask): the epilogue stores from registers
 // (the TMA-store epilogue takes tile.block_store: convert-tile-dot-to-wgmma-tma-store.mlir).
 // CHECK-SAME: tile.tma_store_refused = "the kernel stores with tile.store, not tile.block_store"
-// CHECK-SAME: tile.wgmma = {BLOCK_K = 64 : i64, BLOCK_M = 128 : i64, BLOCK_N = 256 : i64, consumer_warpgroups = 2 : i64, epilogue_store = "registers", num_stages = 4 : i64, schedule = "cooperative"}
+// CHECK-SAME: tile.wgmma = #tile.wgmma_config<BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, num_stages = 4, consumer_warpgroups = 2, schedule = cooperative, epilogue_store = registers>
 // CHECK: gpu.dynamic_shared_memory
 // 4 full + 4 empty barriers + 2 ping-pong order barriers, initialized by thread 0.
 // CHECK-COUNT-10: nvvm.mbarrier.init
@@ -141,7 +141,7 @@ module {
 // hands the tensor cores over after each K loop, so one warpgroup's epilogue overlaps the
 // other's K loop.
 // CHECK-LABEL: func.func @mm_pingpong(
-// CHECK-SAME: schedule = "pingpong"
+// CHECK-SAME: schedule = pingpong
 // Empty barriers count one consumer per stage.
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.setmaxregister increase 232

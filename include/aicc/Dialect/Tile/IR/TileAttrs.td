@@ -70,4 +70,71 @@ def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// What the tensor-core lowerings built (tile.wgmma, tile.mma_sync on the kernel func)
+//===----------------------------------------------------------------------===//
+
+def Tile_WgmmaSchedule : I32EnumAttr<"WgmmaSchedule", "how the consumer warpgroups share tiles", [
+  I32EnumAttrCase<"cooperative", 0>, I32EnumAttrCase<"pingpong", 1>]> {
+  let cppNamespace = "::aicc::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_EpilogueStore : I32EnumAttr<"EpilogueStore", "how a tensor-core kernel stores its tile", [
+  I32EnumAttrCase<"registers", 0>, I32EnumAttrCase<"tma", 1>, I32EnumAttrCase<"shared", 2>]> {
+  let cppNamespace = "::aicc::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_WgmmaConfigAttr : Tile_Attr<"WgmmaConfig", "wgmma_config"> {
+  let summary = "the kernel convert-tile-dot-to-wgmma built (tile.wgmma)";
+  let description = [{
+    The output tile (BLOCK_M x BLOCK_N) and K step, the pipeline depth (`num_stages`; with
+    `num_stages_requested` when the TMA-store epilogue lowered it to make room for its
+    staging buffers), the consumer warpgroups, whether they alternate whole tiles
+    (`pingpong`) or split each tile's rows (`cooperative`), and the epilogue's store
+    (`registers`, or `tma` through shared-memory staging). See ConvertTileDotToWGMMA.cpp.
+
+    ```mlir
+    #tile.wgmma_config<BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, num_stages = 4,
+                       consumer_warpgroups = 2, schedule = cooperative, epilogue_store = registers>
+    ```
+  }];
+  let parameters = (ins "int64_t":$blockM, "int64_t":$blockN, "int64_t":$blockK,
+                        "int64_t":$numStages,
+                        DefaultValuedParameter<"int64_t", "0">:$numStagesRequested,
+                        "int64_t":$consumerWarpgroups,
+                        EnumParameter<Tile_WgmmaSchedule>:$schedule,
+                        EnumParameter<Tile_EpilogueStore>:$epilogueStore);
+  let assemblyFormat = [{
+    `<` `BLOCK_M` `=` $blockM `,` `BLOCK_N` `=` $blockN `,` `BLOCK_K` `=` $blockK `,`
+    `num_stages` `=` $numStages
+    (`,` `num_stages_requested` `=` $numStagesRequested^)?
+    `,` `consumer_warpgroups` `=` $consumerWarpgroups `,` `schedule` `=` $schedule `,`
+    `epilogue_store` `=` $epilogueStore `>`
+  }];
+}
+
+def Tile_MmaSyncConfigAttr : Tile_Attr<"MmaSyncConfig", "mma_sync_config"> {
+  let summary = "the kernel convert-tile-dot-to-mma-sync built (tile.mma_sync)";
+  let description = [{
+    The output tile (BLOCK_M x BLOCK_N) and K step, the cp.async ring depth (`num_stages`),
+    the warp grid over the tile (`warps_m` x `warps_n`), and the epilogue's store
+    (`registers`, or `shared`: staged through shared memory for 16-byte global stores). See
+    ConvertTileDotToMMASync.cpp.
+
+    ```mlir
+    #tile.mma_sync_config<BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 32, num_stages = 4,
+                          warps_m = 2, warps_n = 2, epilogue_store = shared>
+    ```
+  }];
+  let parameters = (ins "int64_t":$blockM, "int64_t":$blockN, "int64_t":$blockK,
+                        "int64_t":$numStages, "int64_t":$warpsM, "int64_t":$warpsN,
+                        EnumParameter<Tile_EpilogueStore>:$epilogueStore);
+  let assemblyFormat = [{
+    `<` `BLOCK_M` `=` $blockM `,` `BLOCK_N` `=` $blockN `,` `BLOCK_K` `=` $blockK `,`
+    `num_stages` `=` $numStages `,` `warps_m` `=` $warpsM `,` `warps_n` `=` $warpsN `,`
+    `epilogue_store` `=` $epilogueStore `>`
+  }];
+}
+
 #endif
