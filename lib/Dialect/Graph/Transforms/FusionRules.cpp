@@ -1,0 +1,85 @@
+//===- FusionRules.cpp - graph-fuse's legality rules ---------------------------===//
+#include "FusionRules.h"
+
+#include "aicc/Dialect/Graph/Analysis/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace aicc::graph;
+using namespace aicc::graph::fusion;
+
+bool aicc::graph::fusion::isFusableElementwise(Operation *op) {
+  return isElementwise(op) && !isa<TriluOp>(op) && op->getNumResults() == 1;
+}
+
+bool aicc::graph::fusion::noAliasing(Value v, Operation *consumer, bool throughReshape) {
+  if (throughReshape || isView(consumer))
+    return false;
+  return llvm::none_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+}
+
+bool aicc::graph::fusion::sameIterationSpace(Value producer, Operation *consumer) {
+  return cast<ShapedType>(producer.getType()).getShape() ==
+         cast<ShapedType>(consumer->getResult(0).getType()).getShape();
+}
+
+bool aicc::graph::fusion::reductionStaysInOneKernel(Operation *producer, Operation *consumer) {
+  bool pReduces = isReduction(producer) || isRowOp(producer);
+  bool cReduces = isReduction(consumer) || isRowOp(consumer);
+  if (pReduces && cReduces)
+    return false;
+  if (isReduction(producer) && consumer->getNumResults() == 1 &&
+      !sameIterationSpace(producer->getResult(0), consumer))
+    return false;
+  return true;
+}
+
+bool aicc::graph::fusion::templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer,
+                                          unsigned operandIdx, Operation *producer) {
+  if (kind == "elementwise")
+    return (isElementwise(producer) || isView(producer)) && !isView(consumer);
+  if (kind == "softmax") {
+    if (!isFusableElementwise(producer))
+      return false;
+    if (consumer == anchor)
+      return operandIdx == 0;
+    // A producer of the row's producers (consumer is before the anchor).
+    return consumer->isBeforeInBlock(anchor);
+  }
+  if (kind == "reduction") {
+    // Prologue: elementwise producers of a reduce op's input (or of those producers),
+    // evaluated per loaded element; broadcast operands (a bias) are loaded.
+    auto inShape = cast<ShapedType>(anchor->getOperand(0).getType()).getShape();
+    return isFusableElementwise(producer) &&
+           cast<ShapedType>(producer->getResult(0).getType()).getShape() == inShape &&
+           (isReduction(consumer) ||
+            (isFusableElementwise(consumer) &&
+             cast<ShapedType>(consumer->getResult(0).getType()).getShape() == inShape &&
+             consumer->isBeforeInBlock(anchor)));
+  }
+  return false;
+}
+
+bool aicc::graph::fusion::recomputeCheaperThanStore(Operation *p, ArrayRef<Operation *> users,
+                                                    const HardwareDescription &hw) {
+  if (!(isFusableElementwise(p) || isView(p)) || users.size() < 2 ||
+      users.size() > kMaxRecomputeUsers)
+    return false;
+  double bw = hw.hbmBytesPerSecond;
+  Type elem = getElementTypeOrSelf(p->getResult(0).getType());
+  double peak = hw.peakFlops(elem, /*tensorCore=*/false);
+  llvm::SetVector<Value> ins(p->getOperands().begin(), p->getOperands().end());
+  double inBytes = 0, extra = 0;
+  for (Value v : ins)
+    inBytes += tensorBytes(v.getType());
+  for (Operation *u : users)
+    for (Value v : ins)
+      if (!llvm::is_contained(u->getOperands(), v))
+        extra += tensorBytes(v.getType());
+  double k = double(users.size());
+  double pBytes = tensorBytes(p->getResult(0).getType());
+  double recompute = extra / bw + (k - 1) * opFlops(p) / peak;
+  double store = (inBytes + (1 + k) * pBytes) / bw;
+  return recompute < store;
+}

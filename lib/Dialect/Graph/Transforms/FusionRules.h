@@ -1,0 +1,95 @@
+//===- FusionRules.h - graph-fuse's legality rules, one function each -*- C++ -*-===//
+//
+// Private to lib/Dialect/Graph/Transforms: the rules graph-fuse (GraphFuse.cpp, whose file
+// comment lists them) asks before it puts a producer and its consumer in one kernel, and
+// the names it records when a rule refuses (the `refusals` attribute, --fusion-report).
+//===----------------------------------------------------------------------===//
+#ifndef AICC_LIB_DIALECT_GRAPH_TRANSFORMS_FUSIONRULES_H
+#define AICC_LIB_DIALECT_GRAPH_TRANSFORMS_FUSIONRULES_H
+
+#include "aicc/Dialect/Graph/Analysis/CostModel.h"
+#include "aicc/Dialect/Graph/IR/GraphOps.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace aicc::graph::fusion {
+using namespace mlir;
+
+// Rule names, as recorded in the `refusals` attribute and printed by --fusion-report.
+constexpr llvm::StringLiteral kSingleUser = "single-user";
+constexpr llvm::StringLiteral kRecomputeCost = "recompute-cost";
+constexpr llvm::StringLiteral kSideEffectFree = "side-effect-free";
+constexpr llvm::StringLiteral kNoAliasing = "no-aliasing";
+constexpr llvm::StringLiteral kIterationSpace = "iteration-space";
+constexpr llvm::StringLiteral kReductionInOneKernel = "reduction-in-one-kernel";
+constexpr llvm::StringLiteral kTemplate = "template";
+constexpr llvm::StringLiteral kClaimed = "claimed";
+
+/// At most this many consumers recompute one producer (bounds the growth of the IR).
+constexpr unsigned kMaxRecomputeUsers = 4;
+
+/// At most this many sibling reduce ops share one reduction kernel (accumulators per lane).
+constexpr int64_t kMaxSiblingReductions = 8;
+
+/// Candidates the horizontal elementwise merge tries per group (readers of its inputs).
+constexpr size_t kMaxHorizontalCandidates = 64;
+
+inline bool isRowOp(Operation *op) { return isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op); }
+
+/// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's
+/// position, which only the elementwise template provides).
+bool isFusableElementwise(Operation *op);
+
+/// Rule single-user: `v` has exactly one use.
+inline bool hasSingleUser(Value v) { return v.hasOneUse(); }
+
+/// Rule side-effect-free: the op neither reads nor writes memory that others see.
+inline bool isSideEffectFree(Operation *op) { return isMemoryEffectFree(op); }
+
+/// Rule no-aliasing. Graph tensors are SSA values, never written in place; a value is
+/// nevertheless visible under another name, and must be in memory, when
+///   - it is a graph output (an operand of the function's return): the caller owns its
+///     buffer, so the kernel must write it even if a consumer also fuses it;
+///   - it is read through a reshape: graph.reshape is lowered to a view of the same buffer
+///     (ConvertGraphToTile), so the consumer reads the producer's memory;
+///   - the consumer is a view op (transpose, expand, slice, pad, concat, tile, gather): the
+///     kernel reads the element it needs by index arithmetic on the operand's buffer.
+/// `consumer` reads `v` (directly, or through reshapes when `throughReshape`).
+bool noAliasing(Value v, Operation *consumer, bool throughReshape);
+
+/// Rule iteration-space: the consumer iterates over exactly the producer's shape (no
+/// recompute of the producer under broadcasting). A row op iterates over its input.
+bool sameIterationSpace(Value producer, Operation *consumer);
+
+/// Rule reduction-in-one-kernel: a reduced dimension stays inside one kernel template. A
+/// reduction's (or row op's) result is not fused into a consumer that reduces again (no
+/// template nests two reductions), and a reduction's result is not fused into a consumer
+/// that iterates over the dims it reduced (x - mean(x): every element would need the
+/// whole reduction first, which only the row template does, for its own reductions).
+bool reductionStaysInOneKernel(Operation *producer, Operation *consumer);
+
+/// Rule template: the kernel template of a group of `kind` anchored at `anchor` can
+/// evaluate `producer` where `consumer` reads operand `operandIdx`:
+///   - elementwise groups evaluate elementwise and view producers of any member;
+///   - a row kernel evaluates elementwise producers of its row input (operand 0 of the row
+///     op) and of those producers; scale / bias are read from memory;
+///   - a reduction kernel evaluates elementwise producers of the shape of its reduce inputs
+///     (and of those producers); their other operands (a bias) are loaded per element;
+///   - epilogue chain consumers read their other operands from memory; matmul, conv, pool
+///     and scatter templates read every operand from memory.
+bool templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer, unsigned operandIdx,
+                     Operation *producer);
+
+/// Rule recompute-cost: recomputing `p` in each of its `users`' kernels costs less than
+/// storing it. Store: p's kernel reads p's inputs I once and writes p; each of the k users
+/// reads p back: I + (1 + k) * |p| bytes. Recompute: each user reads the inputs of p it
+/// does not read already (I_u) and evaluates p: sum_u I_u bytes + k * flops(p). Recompute
+/// when sum_u I_u / BW + (k - 1) * flops(p) / peak < (I + (1 + k) * |p|) / BW (roofline
+/// seconds, CostModel.h). Never for a matmul / conv / pool / reduction / row op: their
+/// output is kept and read by every consumer.
+bool recomputeCheaperThanStore(Operation *p, ArrayRef<Operation *> users,
+                               const HardwareDescription &hw);
+
+} // namespace aicc::graph::fusion
+
+#endif
