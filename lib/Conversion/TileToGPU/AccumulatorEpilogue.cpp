@@ -41,6 +41,27 @@ bool aicc::touchesTiles(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTileType);
 }
 
+LogicalResult aicc::cloneScalarOps(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt,
+                                   tl::ScheduleAttr sched, StringRef pass) {
+  for (Operation &op : src) {
+    if (&op == stopAt)
+      break;
+    if (isa<func::ReturnOp, scf::YieldOp>(op) || touchesTiles(&op))
+      continue;
+    if (op.getNumResults() && map.contains(op.getResult(0)))
+      continue; // program ids
+    if (auto n = dyn_cast<tl::NumProgramsOp>(op)) {
+      map.map(n.getResult(), arith::ConstantIntOp::create(b, op.getLoc(), b.getI32Type(),
+                                                          sched.getGrid()[n.getAxis()]));
+      continue;
+    }
+    if (op.getNumRegions())
+      return op.emitError() << pass << ": scalar op with regions", failure();
+    b.clone(op, map);
+  }
+  return success();
+}
+
 std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value mn, int64_t gm,
                                               int64_t gn, int64_t groupM) {
   auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };

@@ -44,6 +44,15 @@ namespace aicc {
 /// Whether `op` has a tile (ranked tensor) operand or result.
 bool touchesTiles(mlir::Operation *op);
 
+/// Clones the scalar ops of `src` (up to `stopAt`, exclusive; null: all of them) into `b`, as
+/// both tensor-core lowerings rebuild a kernel's scalar prologue and K-loop index math:
+/// terminators and tile ops are skipped (tile ops are the epilogue evaluator's), ops whose
+/// result `map` already has (the program ids) are not cloned again, tile.num_programs becomes
+/// the `sched` grid size. A scalar op with regions is refused: an error naming `pass`.
+mlir::LogicalResult cloneScalarOps(mlir::OpBuilder &b, mlir::Block &src, mlir::IRMapping &map,
+                                   mlir::Operation *stopAt, tile::ScheduleAttr sched,
+                                   llvm::StringRef pass);
+
 /// The matmul kernel shape both tensor-core lowerings take: one `tile.dot` whose operands are
 /// `tile.block_load`s (A may also be a `tile.im2col_load`) read by the dot only, in a K loop at the kernel's top level
 /// (`scf.for %k = 0 to K step BLOCK_K` carrying just the accumulator, holding only the loads,

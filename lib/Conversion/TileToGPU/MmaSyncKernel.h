@@ -8,6 +8,7 @@
 #ifndef AICC_LIB_CONVERSION_TILETOGPU_MMASYNCKERNEL_H
 #define AICC_LIB_CONVERSION_TILETOGPU_MMASYNCKERNEL_H
 
+#include "AccumulatorEpilogue.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -132,7 +133,10 @@ private:
   Value phase(OpBuilder &b, int64_t chunks, Value row, int64_t stride = 1);
   bool setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain, std::string &why);
   bool setupIm2col(Operand &o, tl::Im2ColLoadOp l, std::string &why);
-  LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
+  /// The kernel's scalar ops up to `stopAt` into `b` (cloneScalarOps, AccumulatorEpilogue.h).
+  LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt) {
+    return cloneScalarOps(b, src, map, stopAt, sched, "convert-tile-dot-to-mma-sync");
+  }
   void precompute(OpBuilder &b, Value lane, Value wm, Value wn);
   CopySlot copySlot(OpBuilder &b, const Operand &o, Value c, bool guarded);
   void issueLoads(OpBuilder &b, IRMapping &kmap, Value stage);

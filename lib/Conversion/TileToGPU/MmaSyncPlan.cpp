@@ -206,24 +206,3 @@ std::string MmaSyncKernel::matchSmemStore() {
   return "";
 }
 
-/// Clones the scalar ops of `src` (stopping at `stopAt`) into `b`: program ids come from `map`
-/// (pre-seeded), tile ops are left for the epilogue evaluator.
-LogicalResult MmaSyncKernel::cloneScalars(OpBuilder &b, Block &src, IRMapping &map,
-                                          Operation *stopAt) {
-  for (Operation &op : src) {
-    if (&op == stopAt)
-      break;
-    if (isa<func::ReturnOp, scf::YieldOp>(op) || touchesTiles(&op))
-      continue;
-    if (op.getNumResults() && map.contains(op.getResult(0)))
-      continue; // program ids
-    if (auto n = dyn_cast<tl::NumProgramsOp>(op)) {
-      map.map(n.getResult(), ci32(b, op.getLoc(), sched.getGrid()[n.getAxis()]));
-      continue;
-    }
-    if (op.getNumRegions())
-      return op.emitError("convert-tile-dot-to-mma-sync: scalar op with regions"), failure();
-    b.clone(op, map);
-  }
-  return success();
-}

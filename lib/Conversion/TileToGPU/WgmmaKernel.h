@@ -10,6 +10,7 @@
 #ifndef AICC_LIB_CONVERSION_TILETOGPU_WGMMAKERNEL_H
 #define AICC_LIB_CONVERSION_TILETOGPU_WGMMAKERNEL_H
 
+#include "AccumulatorEpilogue.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 #include "aicc/Target/Chip.h"
 
@@ -178,7 +179,10 @@ private:
   }
   /// (pid_m, pid_n, pid_b) of linear tile `t` (i32) in grouped order.
   SmallVector<Value> tilePids(OpBuilder &b, Location loc, Value t);
-  LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt);
+  /// The kernel's scalar ops up to `stopAt` into `b` (cloneScalarOps, AccumulatorEpilogue.h).
+  LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt) {
+    return cloneScalarOps(b, src, map, stopAt, sched, "convert-tile-dot-to-wgmma");
+  }
   void emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args);
   /// Issues this producer thread's share of the copies of gathered operand `o` for the k
   /// block `kmap` describes into the stage at shared address `stageAddr` (i64).

@@ -26,28 +26,6 @@ SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
   return {pidM, pidN, pidB};
 }
 
-/// Clones the scalar ops of `src` (stopping at `stopAt`) into `b`: program ids and grid sizes
-/// come from `map` (pre-seeded), tile ops are left for the epilogue evaluator.
-LogicalResult WgmmaKernel::cloneScalars(OpBuilder &b, Block &src, IRMapping &map,
-                                        Operation *stopAt) {
-  for (Operation &op : src) {
-    if (&op == stopAt)
-      break;
-    if (isa<func::ReturnOp, scf::YieldOp>(op) || touchesTiles(&op))
-      continue;
-    if (op.getNumResults() && map.contains(op.getResult(0)))
-      continue; // program ids
-    if (auto n = dyn_cast<tl::NumProgramsOp>(op)) {
-      map.map(n.getResult(), ci32(b, op.getLoc(), sched.getGrid()[n.getAxis()]));
-      continue;
-    }
-    if (op.getNumRegions())
-      return op.emitError("convert-tile-dot-to-wgmma: scalar op with regions"), failure();
-    b.clone(op, map);
-  }
-  return success();
-}
-
 Value WgmmaKernel::descriptor(OpBuilder &b, Location loc, const Operand &o, Value stageOff,
                               int64_t kk, int64_t mnOffset) {
   // Byte offset of the slice inside the stage.
