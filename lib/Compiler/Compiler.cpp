@@ -504,8 +504,8 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
                                    "' back to the earlier stage '" + toName + "'");
   if (!gpu && (to == Stage::Cubin || to == Stage::PTX || from == Stage::PTX ||
                from == Stage::Cubin))
-    return llvm::createStringError("stages ptx and cubin need a GPU target (sm_80, sm_90, "
-                                   "sm_90a)");
+    return llvm::createStringError("stages ptx and cubin need a GPU target (sm_80, sm_86, "
+                                   "sm_89, sm_90, sm_90a, sm_100)");
   if (from == Stage::Bundle)
     return llvm::createStringError("a bundle is the final stage: nothing to compile from it");
   if ((emit == EmitKind::Dot || emit == EmitKind::FusionReport) && from != Stage::ONNX &&

@@ -9,18 +9,10 @@
 
 using namespace aicc;
 
-llvm::Expected<Target> aicc::parseTarget(llvm::StringRef name) {
-  auto t = llvm::StringSwitch<std::optional<Target>>(name)
-               .Case("cpu", Target::CPU)
-               .Case("sm_80", Target::SM80)
-               .Case("sm_90", Target::SM90)
-               .Case("sm_90a", Target::SM90a)
-               .Default(std::nullopt);
-  if (!t)
-    return llvm::createStringError("unknown target '" + name.str() +
-                                   "' (expected cpu, sm_80, sm_90 or sm_90a)");
-  return *t;
-}
+namespace {
+constexpr Target kTargets[] = {Target::CPU,  Target::SM80,  Target::SM86, Target::SM89,
+                               Target::SM90, Target::SM90a, Target::SM100};
+} // namespace
 
 llvm::StringRef aicc::targetName(Target t) {
   switch (t) {
@@ -28,12 +20,33 @@ llvm::StringRef aicc::targetName(Target t) {
     return "cpu";
   case Target::SM80:
     return "sm_80";
+  case Target::SM86:
+    return "sm_86";
+  case Target::SM89:
+    return "sm_89";
   case Target::SM90:
     return "sm_90";
   case Target::SM90a:
     return "sm_90a";
+  case Target::SM100:
+    return "sm_100";
   }
   return "cpu";
+}
+
+std::string aicc::targetNames() {
+  std::string s;
+  for (auto [i, t] : llvm::enumerate(kTargets))
+    s += (i == 0 ? "" : i + 1 == std::size(kTargets) ? " or " : ", ") + targetName(t).str();
+  return s;
+}
+
+llvm::Expected<Target> aicc::parseTarget(llvm::StringRef name) {
+  for (Target t : kTargets)
+    if (targetName(t) == name)
+      return t;
+  return llvm::createStringError("unknown target '" + name.str() + "' (expected " +
+                                 targetNames() + ")");
 }
 
 const ChipInfo &aicc::chipOf(Target t) {

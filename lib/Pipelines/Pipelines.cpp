@@ -254,7 +254,7 @@ void registerStagePipeline(llvm::StringRef arg, llvm::StringRef description, Sta
           ErrorHandler errorHandler) -> LogicalResult {
         bool gpu = config.target != Target::CPU;
         if (gpuOnly && *gpuOnly && !gpu)
-          return errorHandler(name + " lowers for a GPU: give target=sm_80, sm_90 or sm_90a");
+          return errorHandler(name + " lowers for a GPU: give target=sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100");
         if (gpuOnly && !*gpuOnly && gpu)
           return errorHandler(name + " lowers for the cpu target, not " +
                               targetName(config.target) + " (aicc-gpu-pipeline)");

@@ -25,7 +25,7 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"cpu\"",
-           "cpu, sm_80, sm_90 or sm_90a (include/aicc/Target/Chip.h): its features pick the matmul tile config space (docs/tensor-cores.md)">,
+           "cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100 (include/aicc/Target/Chip.h): its features pick the matmul tile config space (docs/tensor-cores.md)">,
     Option<"hardware", "hardware", "std::string", "\"h200\"",
            "chip table row the tile configs are tuned for (SM count; h200 = sm_90)">,
     Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
@@ -140,7 +140,7 @@ def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> 
 }
 
 def ConvertTileDotToMMASync : Pass<"convert-tile-dot-to-mma-sync", "mlir::ModuleOp"> {
-  let summary = "Lower matmul tile kernels to cp.async + ldmatrix + mma.sync code (sm_80, sm_90)";
+  let summary = "Lower matmul tile kernels to cp.async + ldmatrix + mma.sync code (sm_80, sm_86, sm_89, sm_90, sm_100)";
   let description = [{
     Runs on the tensor form of the tile kernels, first in the sm_80 / sm_90 GPU pipeline. A
     kernel whose K loop is `scf.for { a = tile.block_load; b = tile.block_load;

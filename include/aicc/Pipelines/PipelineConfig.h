@@ -18,16 +18,19 @@
 namespace aicc {
 struct ChipInfo;
 
-/// Code generation target. sm_80/sm_90/sm_90a produce PTX for that SM, assembled to a cubin
-/// by ptxas; cpu produces an x86-64 ELF shared object. Each has a row in the chip table
-/// (include/aicc/Target/Chip.h) of the same name.
-enum class Target { CPU, SM80, SM90, SM90a };
+/// Code generation target. The sm_NN targets produce PTX for that SM, assembled to a cubin by
+/// ptxas; cpu produces an x86-64 ELF shared object. Each has a row in the chip table
+/// (include/aicc/Target/Chip.h) of the same name, whose features pick the lowerings (sm_86,
+/// sm_89 and sm_100 take sm_80's mma.sync path).
+enum class Target { CPU, SM80, SM86, SM89, SM90, SM90a, SM100 };
 
-/// Parses a target name: "cpu", "sm_80", "sm_90", "sm_90a". Returns an error naming the
-/// accepted values otherwise.
+/// Parses a target name: "cpu", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100".
+/// Returns an error naming the accepted values otherwise.
 llvm::Expected<Target> parseTarget(llvm::StringRef name);
-/// "cpu", "sm_80", "sm_90" or "sm_90a".
+/// The target's name, as parseTarget spells it.
 llvm::StringRef targetName(Target target);
+/// "cpu, sm_80, ... or sm_100": every target, for messages.
+std::string targetNames();
 /// The chip table's row of `target` (never null).
 const ChipInfo &chipOf(Target target);
 

@@ -35,7 +35,7 @@ namespace aicc {
 /// target and every knob of PipelineOptions.def.
 struct StagePipelineOptions : public mlir::PassPipelineOptions<StagePipelineOptions> {
   Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a"),
+                             llvm::cl::desc("cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100"),
                              llvm::cl::init("cpu")};
 #define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                      \
   Option<TYPE> FIELD{*this, FLAG, llvm::cl::desc(DESCRIPTION), llvm::cl::init(DEFAULT)};
@@ -45,7 +45,7 @@ struct StagePipelineOptions : public mlir::PassPipelineOptions<StagePipelineOpti
 /// Options of aicc-pipeline: the stages to run, the target, every knob.
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> target{*this, "target",
-                             llvm::cl::desc("cpu, sm_80, sm_90 or sm_90a"),
+                             llvm::cl::desc("cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100"),
                              llvm::cl::init("cpu")};
   Option<std::string> from{
       *this, "from",

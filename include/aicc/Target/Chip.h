@@ -50,7 +50,7 @@ enum class ChipFeature : uint32_t {
 /// GPU numbers (zero) and no features.
 struct ChipInfo {
   /// Target name as aicc-compile --target and the pipelines' `target` / `chip` options
-  /// spell it: "cpu", "sm_80", "sm_90", "sm_90a".
+  /// spell it: "cpu", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100".
   llvm::StringRef name;
   /// The product the numbers are from ("H200 SXM", "A100 SXM4 80GB"); aicc-compile
   /// --hardware accepts it (lower-case, e.g. "h200") as well as `name`.
@@ -87,7 +87,7 @@ struct ChipInfo {
 llvm::ArrayRef<ChipInfo> allChips();
 /// The row whose `name` or `productAlias` is `name`; nullptr when there is none.
 const ChipInfo *lookupChip(llvm::StringRef name);
-/// The names of allChips(), comma-separated ("cpu, sm_80, sm_90, sm_90a"), for messages.
+/// The names of allChips(), comma-separated ("cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100"), for messages.
 std::string chipNames();
 /// The GPU rows a `hardware` option may name, for messages: "sm_80 (a100), sm_90 (h200),
 /// sm_90a (h200)".

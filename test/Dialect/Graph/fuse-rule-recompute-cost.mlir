@@ -1,7 +1,7 @@
 // RUN: aicc-opt %s -split-input-file -graph-fuse | FileCheck %s
 // The hardware is an option of the pass; an unknown one is an error.
 // RUN: not aicc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(graph-fuse{hardware=tpu}))' 2>&1 | FileCheck %s --check-prefix=HW
-// HW: graph-fuse: unknown hardware 'tpu' (expected a GPU row of the chip table: sm_80 (a100), sm_90 (h200), sm_90a (h200))
+// HW: graph-fuse: unknown hardware 'tpu' (expected a GPU row of the chip table: sm_80 (a100), sm_86 (a10), sm_89 (l40s), sm_90 (h200), sm_90a (h200), sm_100 (b200))
 // RUN: aicc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(graph-fuse{hardware=sm_90}))' | FileCheck %s
 // Rule recompute-cost (GraphFuse.cpp recomputeCheaperThanStore): a cheap producer with
 // several users is recomputed in each of them when the roofline time of recomputing

@@ -34,7 +34,7 @@ namespace aicc {
 /// point. Emits a diagnostic at the offending op and returns failure for groups no
 /// template covers (the message names the op and the reason).
 struct TemplateOptions {
-  /// A chip table name (include/aicc/Target/Chip.h: cpu, sm_80, sm_90, sm_90a): its
+  /// A chip table name (include/aicc/Target/Chip.h: cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100): its
   /// features select the matmul tile config space (chooseMatmulConfig) and the conv
   /// algorithm; its shared memory bounds num_stages.
   std::string target = "cpu";
