@@ -1,6 +1,6 @@
 //===- aicc-compile.cpp - model -> bundle / cubin / PTX / IR ---------------===//
 //
-//   aicc-compile MODEL -o OUT [--target=cpu|sm_80|sm_90|sm_90a]
+//   aicc-compile MODEL -o OUT [--target=cpu|sm_80|sm_86|sm_89|sm_90|sm_90a|sm_100]
 //                [--emit=bundle|cubin|ptx|onnx|graph|fused|tile|gpu|cpu|llvm|dot]
 //                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
 //                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
@@ -40,7 +40,7 @@ static cl::opt<std::string> outputFile(
              "written through to the file it names (as cp does; a dangling link is refused); "
              "directories, devices, FIFOs and sockets are refused"),
     cl::value_desc("file"), cl::cat(cat));
-static cl::opt<std::string> targetName("target", cl::desc("cpu, sm_80, sm_90 or sm_90a"),
+static cl::opt<std::string> targetName("target", cl::desc("cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100"),
                                        cl::init("cpu"), cl::cat(cat));
 static cl::opt<aicc::EmitKind> emit(
     "emit", cl::desc("what to write"), cl::init(aicc::EmitKind::Bundle),
