@@ -496,6 +496,83 @@ func.func @programs_per_cta_zero() attributes {tile.programs_per_cta = 0 : i64} 
 
 // -----
 
+// expected-error @+1 {{'tile.wgmma' must be a #tile.wgmma_config attribute (the kernel's MMA config)}}
+func.func @wgmma_not_config() attributes {tile.wgmma = {BLOCK_M = 128 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.mma_sync' must be a #tile.mma_sync_config attribute (the kernel's MMA config)}}
+func.func @mma_sync_not_config() attributes {tile.mma_sync = #tile.wgmma_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_stages = 2, consumer_warpgroups = 1, schedule = cooperative, epilogue_store = registers>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.wgmma_refused' must be a string (the reason)}}
+func.func @wgmma_refused_not_string() attributes {tile.wgmma_refused = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.tma_store_refused' must be a string (the reason)}}
+func.func @tma_store_refused_not_string() attributes {tile.tma_store_refused = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.smem_store_refused' must be a string (the reason)}}
+func.func @smem_store_refused_not_string() attributes {tile.smem_store_refused = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.mma_sync_refused' must be a string (the reason)}}
+func.func @mma_sync_refused_not_string() attributes {tile.mma_sync_refused = 1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.launch_grid' must be array<i32: x, y, z>, each >= 1}}
+func.func @launch_grid_two_dims() attributes {tile.launch_grid = array<i32: 4, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.launch_block' must be array<i32: x, y, z>, each >= 1}}
+func.func @launch_block_zero() attributes {tile.launch_block = array<i32: 0, 1, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.dynamic_shared_bytes' must be a non-negative integer}}
+func.func @dynamic_shared_bytes_negative() attributes {tile.dynamic_shared_bytes = -1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.tensor_maps' must be an array of {param, dims, box, swizzle, element} dictionaries}}
+func.func @tensor_maps_missing_box() attributes {tile.tensor_maps = [{param = 0 : i64, dims = array<i64: 1, 64, 64>, swizzle = 128 : i64, element = f16}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.tensor_map' must be a unit attribute}}
+func.func @tensor_map_not_unit() attributes {tile.tensor_map = 1 : i64} {
+  return
+}
+
+// -----
+
 func.func @block_load_dims_rank(%A: memref<16384xf16>, %c: i32) {
   // expected-error @+1 {{'tile.block_load' op dims must be [batch, rows, cols], got 1 entries}}
   %a = "tile.block_load"(%A, %c, %c, %c) <{dims = array<i64: 128>}> : (memref<16384xf16>, i32, i32, i32) -> tensor<64x64xf16>

@@ -145,3 +145,21 @@ func.func @one_warp() attributes {
     tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 1, num_stages = 1, blocks = {}>} {
   return
 }
+
+// The tensor-core lowerings' typed configs (tile.wgmma, tile.mma_sync).
+// CHECK-LABEL: func.func @wgmma_config
+// CHECK-SAME: tile.wgmma = #tile.wgmma_config<BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, num_stages = 3, num_stages_requested = 4, consumer_warpgroups = 2, schedule = cooperative, epilogue_store = tma>
+func.func @wgmma_config() attributes {tile.wgmma = #tile.wgmma_config<BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, num_stages = 3, num_stages_requested = 4, consumer_warpgroups = 2, schedule = cooperative, epilogue_store = tma>} {
+  return
+}
+// num_stages_requested 0 (the default: as scheduled) is not printed.
+// CHECK-LABEL: func.func @wgmma_config_pingpong
+// CHECK-SAME: tile.wgmma = #tile.wgmma_config<BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 64, num_stages = 4, consumer_warpgroups = 2, schedule = pingpong, epilogue_store = registers>
+func.func @wgmma_config_pingpong() attributes {tile.wgmma = #tile.wgmma_config<BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 64, num_stages = 4, consumer_warpgroups = 2, schedule = pingpong, epilogue_store = registers>} {
+  return
+}
+// CHECK-LABEL: func.func @mma_sync_config
+// CHECK-SAME: tile.mma_sync = #tile.mma_sync_config<BLOCK_M = 64, BLOCK_N = 128, BLOCK_K = 32, num_stages = 4, warps_m = 1, warps_n = 2, epilogue_store = shared>
+func.func @mma_sync_config() attributes {tile.mma_sync = #tile.mma_sync_config<BLOCK_M = 64, BLOCK_N = 128, BLOCK_K = 32, num_stages = 4, warps_m = 1, warps_n = 2, epilogue_store = shared>} {
+  return
+}

@@ -107,9 +107,9 @@ def Tile_WgmmaConfigAttr : Tile_Attr<"WgmmaConfig", "wgmma_config"> {
                         EnumParameter<Tile_EpilogueStore>:$epilogueStore);
   let assemblyFormat = [{
     `<` `BLOCK_M` `=` $blockM `,` `BLOCK_N` `=` $blockN `,` `BLOCK_K` `=` $blockK `,`
-    `num_stages` `=` $numStages
-    (`,` `num_stages_requested` `=` $numStagesRequested^)?
-    `,` `consumer_warpgroups` `=` $consumerWarpgroups `,` `schedule` `=` $schedule `,`
+    `num_stages` `=` $numStages `,`
+    (`num_stages_requested` `=` $numStagesRequested^ `,`)?
+    `consumer_warpgroups` `=` $consumerWarpgroups `,` `schedule` `=` $schedule `,`
     `epilogue_store` `=` $epilogueStore `>`
   }];
 }
