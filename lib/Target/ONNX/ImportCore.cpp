@@ -98,10 +98,7 @@ template <typename OpTy> LogicalResult Importer::importUnary(const NodeCtx &nc) 
   return define(nc, 0, OpTy::create(b, nc.loc, in->getType(), *in));
 }
 
-/// Softmax and LogSoftmax. Opset >= 13: along `axis` (default -1). Before: the input is
-/// coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])] (default axis 1) and normalized
-/// along dim 1; when axis is the last dim that is the same as normalizing along it.
-template <typename OpTy> LogicalResult Importer::importSoftmaxLike(const NodeCtx &nc) {
+FailureOr<Importer::SoftmaxArgs> Importer::parseSoftmaxArgs(const NodeCtx &nc) {
   if (failed(checkArity(nc, 1, 1, 1)))
     return failure();
   auto in = getInput(nc, 0);
@@ -119,15 +116,28 @@ template <typename OpTy> LogicalResult Importer::importSoftmaxLike(const NodeCtx
   auto axis = normalizeAxis(nc, *axisAttr, rank, /*allowRank=*/false);
   if (failed(axis))
     return failure();
+  SoftmaxArgs args{*in, *t, *in, *axis};
   if (opset >= 13 || *axis == rank - 1)
-    return define(nc, 0, OpTy::create(b, nc.loc, *t, *in, b.getI64IntegerAttr(*axis)));
+    return args;
   auto outer = product(t->getShape().take_front(*axis));
   auto inner = product(t->getShape().drop_front(*axis));
   if (!outer || !inner)
     return nodeError(nc) << "input is too large";
-  Value flat = reshape(nc.loc, *in, {*outer, *inner});
-  Value sm = OpTy::create(b, nc.loc, flat.getType(), flat, b.getI64IntegerAttr(1));
-  return define(nc, 0, reshape(nc.loc, sm, t->getShape()));
+  args.x = reshape(nc.loc, *in, {*outer, *inner});
+  args.axis = 1;
+  return args;
+}
+
+/// Softmax and LogSoftmax (parseSoftmaxArgs: the axis and the pre-13 2-D coercion), shaped
+/// back to the input's shape.
+template <typename OpTy> LogicalResult Importer::importSoftmaxLike(const NodeCtx &nc) {
+  auto a = parseSoftmaxArgs(nc);
+  if (failed(a))
+    return failure();
+  Value y = OpTy::create(b, nc.loc, a->x.getType(), a->x, b.getI64IntegerAttr(a->axis));
+  if (a->x == a->input)
+    return define(nc, 0, y);
+  return define(nc, 0, reshape(nc.loc, y, a->type.getShape()));
 }
 
 /// Reduce* arguments. `axes` is an attribute before opset `axesInputSince` (13 for

@@ -152,46 +152,24 @@ LogicalResult Importer::importArgMinMax(const NodeCtx &nc, bool isMax) {
   return define(nc, 0, castTo(nc.loc, idx, b.getI64Type()));
 }
 
-/// Hardmax: 1 at the first maximum along the axis, 0 elsewhere. Opset >= 13: along `axis`
-/// (default -1); before, the input is coerced to 2-D around `axis` (default 1) like
-/// Softmax-1/11.
+/// Hardmax: 1 at the first maximum along the axis, 0 elsewhere; the axis and the pre-13 2-D
+/// coercion as Softmax's (parseSoftmaxArgs).
 LogicalResult Importer::importHardmax(const NodeCtx &nc) {
-  if (failed(checkArity(nc, 1, 1, 1)))
+  auto args = parseSoftmaxArgs(nc);
+  if (failed(args))
     return failure();
-  auto in = getInput(nc, 0);
-  if (failed(in))
-    return failure();
-  auto t = checkFloat(nc, *in, "input");
-  if (failed(t))
-    return failure();
-  int64_t rank = t->getRank();
-  if (rank == 0)
-    return nodeError(nc) << "input must have rank >= 1";
-  auto axisAttr = getInt(nc, "axis", opset >= 13 ? -1 : 1);
-  if (failed(axisAttr))
-    return failure();
-  auto axis = normalizeAxis(nc, *axisAttr, rank, /*allowRank=*/false);
-  if (failed(axis))
-    return failure();
-  Value x = *in;
-  int64_t a = *axis;
-  if (opset < 13 && a != rank - 1) {
-    auto outer = product(t->getShape().take_front(a));
-    auto inner = product(t->getShape().drop_front(a));
-    if (!outer || !inner)
-      return nodeError(nc) << "input is too large";
-    x = reshape(nc.loc, x, {*outer, *inner});
-    a = 1;
-  }
+  Value x = args->x, in = args->input;
+  RankedTensorType t = args->type;
+  int64_t a = args->axis;
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t n = xt.getDimSize(a);
   if (n == 0)
-    return define(nc, 0, *in);
+    return define(nc, 0, in);
   Value idx = argIndex(nc.loc, x, a, /*isMax=*/true, /*selectLast=*/false, /*keepdims=*/true);
   Value iota = iotaAlong(nc.loc, xt.getRank(), a, n, indexFloatType(n));
   Value y = castTo(nc.loc, compare<graph::EqualOp>(b, nc.loc, iota, idx), xt.getElementType());
-  if (y.getType() != *t)
-    y = reshape(nc.loc, y, t->getShape());
+  if (y.getType() != t)
+    y = reshape(nc.loc, y, t.getShape());
   return define(nc, 0, y);
 }
 

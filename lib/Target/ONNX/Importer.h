@@ -303,6 +303,18 @@ private:
   LogicalResult importGelu(const NodeCtx &nc);
   LogicalResult importMatMul(const NodeCtx &nc);
   LogicalResult importGemm(const NodeCtx &nc);
+  /// A Softmax-family node's (Softmax, LogSoftmax, Hardmax) float input of rank >= 1 and its
+  /// `axis` (default -1 from opset 13, 1 before). Before opset 13 the op normalizes the input
+  /// coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])] along dim 1: then `x` is that
+  /// reshape and `axis` 1, unless axis is the last dim (both readings agree); else `x` is the
+  /// input.
+  struct SoftmaxArgs {
+    Value input;
+    RankedTensorType type;
+    Value x;
+    int64_t axis;
+  };
+  FailureOr<SoftmaxArgs> parseSoftmaxArgs(const NodeCtx &nc);
   template <typename OpTy> LogicalResult importSoftmaxLike(const NodeCtx &nc);
   LogicalResult importReshape(const NodeCtx &nc);
   LogicalResult importFlatten(const NodeCtx &nc);
