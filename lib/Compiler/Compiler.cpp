@@ -411,6 +411,7 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path,
     // blocks (tile.programs_per_cta); run them so the launches match the kernels (the block
     // loads expanded as in buildGPULoweringPipeline, so the register path sees the same IR).
     PassManager pm(&ctx);
+    addAttachTarget(pm, config);
     addTensorCoreMatmulPasses(pm, config);
     pm.nest<ModuleOp>().addNestedPass<func::FuncOp>(tile::createTileExpandBlockLoads());
     pm.addPass(createConvertTileToGPURegisters());

@@ -42,22 +42,22 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
     pm.addPass(createCSEPass());
   }
   // After the re-composition (it matches reduce_mean chains), before fusion.
-  graph::GraphSplitReductionOptions split;
-  split.hardware = config.hardware;
-  pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction(split));
+  pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction());
 }
 
 void aicc::buildFusionPipeline(OpPassManager &pm, const PipelineConfig &config) {
-  graph::GraphFuseOptions opts;
-  opts.hardware = config.hardware;
-  pm.addNestedPass<func::FuncOp>(graph::createGraphFuse(opts));
+  pm.addNestedPass<func::FuncOp>(graph::createGraphFuse());
 }
 
 void aicc::buildTilePipeline(OpPassManager &pm, const PipelineConfig &config) {
+  // The kernel configs first (a typed tile.matmul_config per matmul group), then the
+  // kernels built with them.
+  SelectMatmulConfigsOptions select;
+  select.matmulConfig = config.matmulConfig;
+  select.allowTF32 = config.allowTF32;
+  select.convAlgorithm = config.convAlgorithm;
+  pm.addPass(createSelectMatmulConfigs(select));
   ConvertGraphToTileOptions o;
-  o.target = targetName(config.target).str();
-  o.hardware = config.hardware;
-  o.matmulConfig = config.matmulConfig;
   o.allowTF32 = config.allowTF32;
   o.convAlgorithm = config.convAlgorithm;
   o.tmaStore = config.wgmmaTmaStore;
@@ -120,13 +120,11 @@ void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, const PipelineConfig &co
   // reads a dot operand) still get tensor cores through mma.sync, which sm_90a runs too.
   if (c.has(ChipFeature::Wgmma)) {
     ConvertTileDotToWGMMAOptions wgmma;
-    wgmma.hardware = config.hardware;
     wgmma.tmaStore = config.wgmmaTmaStore;
     pm.addPass(createConvertTileDotToWGMMA(wgmma));
   }
   if (c.has(ChipFeature::MmaSync)) {
     ConvertTileDotToMMASyncOptions mma;
-    mma.chip = c.name.str();
     // Explicit (the pass would read the same row): the printed pipeline shows the budget.
     mma.maxSharedBytes = c.sharedMemPerBlockBytes;
     mma.smemStore = config.mmaSmemStore;
@@ -171,7 +169,19 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const PipelineConfig &con
   pm.addPass(createGpuNVVMAttachTarget(target));
 }
 
+void aicc::addAttachTarget(OpPassManager &pm, const PipelineConfig &config) {
+  AttachTargetOptions o;
+  o.target = targetName(config.target).str();
+  o.hardware = config.hardware;
+  pm.addPass(createAttachTarget(o));
+}
+
 void aicc::buildStagePipeline(OpPassManager &pm, const PipelineConfig &config, Stage stage) {
+  // Every MLIR stage starts by recording (or checking) the chip on the module: its passes
+  // read it from there (include/aicc/Target/TargetAttr.h).
+  if (stage == Stage::Graph || stage == Stage::Fused || stage == Stage::Tile ||
+      stage == Stage::Lowered)
+    addAttachTarget(pm, config);
   switch (stage) {
   case Stage::Graph:
     return buildGraphPipeline(pm, config);

@@ -4,8 +4,12 @@
 // RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline)" | FileCheck %s --check-prefix=TILE
 // RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-cpu-pipeline)" | FileCheck %s --check-prefix=CPU
 // The GPU pipeline needs no CUDA toolkit: it stops at PTX (gpu.binary with format isa).
-// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-gpu-pipeline{target=sm_90})" | FileCheck %s --check-prefix=GPU
-// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-gpu-pipeline{target=sm_80 ptx-features=+ptx75})" | FileCheck %s --check-prefix=SM80
+// Every stage records its target on the module (aicc-attach-target) and checks it there.
+// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline{target=sm_90},aicc-fusion-pipeline{target=sm_90},aicc-tile-pipeline{target=sm_90},aicc-gpu-pipeline{target=sm_90})" | FileCheck %s --check-prefix=GPU
+// RUN: aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline{target=sm_80},aicc-fusion-pipeline{target=sm_80},aicc-tile-pipeline{target=sm_80},aicc-gpu-pipeline{target=sm_80 ptx-features=+ptx75})" | FileCheck %s --check-prefix=SM80
+// Tile kernels built for the CPU are not lowered for a GPU.
+// RUN: not aicc-opt %s --pass-pipeline="builtin.module(aicc-graph-pipeline,aicc-fusion-pipeline,aicc-tile-pipeline,aicc-gpu-pipeline{target=sm_90})" 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// MISMATCH: error: aicc-attach-target: the module is for aicc.target = "cpu", not "sm_90" (IR built for one chip is not re-lowered for another: compile it again from an earlier stage)
 // The pipeline flags work on their own too.
 // RUN: aicc-opt %s --aicc-graph-pipeline --aicc-fusion-pipeline | FileCheck %s --check-prefix=FUSED
 
@@ -68,7 +72,7 @@
 // CPU-NOT:       memref.
 
 // aicc-gpu-pipeline: the kernels become one gpu.binary holding PTX for sm_90.
-// GPU:         module attributes {gpu.container_module}
+// GPU:         module attributes {{{.*}}gpu.container_module}
 // GPU-LABEL:   func.func @main
 // GPU:           tile.launch @kernels::@fused_0_epilogue(
 // GPU:           tile.launch @kernels::@fused_1_softmax(

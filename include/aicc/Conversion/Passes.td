@@ -4,6 +4,63 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AttachTarget : Pass<"aicc-attach-target", "mlir::ModuleOp"> {
+  let summary = "Record the target chip and the tuning hardware on the module (aicc.target, aicc.hardware)";
+  let description = [{
+    The first pass of every pipeline aicc builds (lib/Pipelines/Pipelines.cpp). Writes the
+    module attributes that the chip-dependent passes read (include/aicc/Target/TargetAttr.h):
+
+    ```mlir
+    module attributes {aicc.hardware = "h200", aicc.target = "sm_90a"} { ... }
+    ```
+
+    graph-split-reduction and graph-fuse take the SM count and roofline numbers of
+    `aicc.hardware`; convert-graph-to-tile the tensor-core path of `aicc.target` and the SM
+    count of `aicc.hardware`; convert-tile-dot-to-wgmma / -mma-sync the target's shared
+    memory and the hardware's SM count. A pass option naming a chip overrides the attribute.
+    A module that already carries a different target or hardware is an error: its kernels
+    were shaped for that chip.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "chip table row compiled for: cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100">,
+    Option<"hardware", "hardware", "std::string", "\"h200\"",
+           "GPU row of the chip table the code is tuned for (a product alias, h200, or a chip name)">
+  ];
+}
+
+def SelectMatmulConfigs : Pass<"select-matmul-configs", "mlir::ModuleOp"> {
+  let summary = "Choose the tile config of every matmul / implicit-GEMM conv fusion group";
+  let description = [{
+    Runs before convert-graph-to-tile. For each `graph.fusion_group` whose kernel the matmul
+    template or the implicit-GEMM conv template will build, chooses the tile config —
+    chooseMatmulConfig's per-shape heuristic for the module's target and hardware
+    (aicc.target / aicc.hardware, include/aicc/Target/TargetAttr.h; docs/tensor-cores.md), or
+    `matmul-config` — and records it on the group:
+
+    ```mlir
+    %0 = graph.fusion_group "epilogue" (%a, %b) attributes {tile.matmul_config =
+        #tile.matmul_config<BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, num_warps = 8,
+                            num_stages = 4, path = wgmma>} { ... }
+    ```
+
+    convert-graph-to-tile builds those kernels with the recorded config, so a config can be
+    read, edited and re-run between the two passes (aicc-compile --emit=fused shows the
+    groups before it; `--step` stops here). A group that already has a config keeps it.
+    The heuristic's choice passes the tensor-core path's rules
+    (include/aicc/Target/TensorCoreRules.h) that the lowering checks.
+  }];
+  let options = [
+    Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
+           "override the tile config of every matmul: BMxBNxBK[xSTAGES] (empty: the heuristic)">,
+    Option<"allowTF32", "allow-tf32", "bool", "false",
+           "f32 matmuls may run on tf32 tensor cores (the tf32 config space)">,
+    Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",
+           "which convs take the implicit-GEMM template (as convert-graph-to-tile's option)">
+  ];
+  let dependentDialects = ["aicc::tile::TileDialect"];
+}
+
 def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
   let summary = "Lower fused graph functions to tile kernels and a host launch plan";
   let description = [{
@@ -24,12 +81,10 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"cpu\"",
-           "cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100 (include/aicc/Target/Chip.h): its features pick the matmul tile config space (docs/tensor-cores.md)">,
-    Option<"hardware", "hardware", "std::string", "\"h200\"",
-           "chip table row the tile configs are tuned for (SM count; h200 = sm_90)">,
-    Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
-           "override the matmul tile config: BMxBNxBK[xSTAGES] (empty: the heuristic)">,
+    Option<"target", "target", "std::string", "\"\"",
+           "cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100 (include/aicc/Target/Chip.h): its features pick the matmul tile config space (docs/tensor-cores.md); empty: the module's aicc.target, else cpu">,
+    Option<"hardware", "hardware", "std::string", "\"\"",
+           "chip table row the tile configs are tuned for (SM count; h200 = sm_90); empty: the module's aicc.hardware, else h200">,
     Option<"allowTF32", "allow-tf32", "bool", "false",
            "f32 matmuls may run on tf32 tensor cores (input_precision = tf32)">,
     Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",
@@ -127,8 +182,8 @@ def ConvertTileDotToWGMMA : Pass<"convert-tile-dot-to-wgmma", "mlir::ModuleOp"> 
     keep their tile form, with a `tile.wgmma_refused` reason, for the generic path.
   }];
   let options = [
-    Option<"hardware", "hardware", "std::string", "\"h200\"",
-           "chip table row (include/aicc/Target/Chip.h) whose SM count is the persistent grid's CTAs (h200: 132)">,
+    Option<"hardware", "hardware", "std::string", "\"\"",
+           "chip table row (include/aicc/Target/Chip.h) whose SM count is the persistent grid's CTAs (h200: 132); empty: the module's aicc.hardware, else h200">,
     Option<"tmaStore", "tma-store", "bool", "true",
            "epilogue stores through a shared-memory staging buffer and TMA box stores "
            "(false: per-thread register stores)">
@@ -184,8 +239,8 @@ def ConvertTileDotToMMASync : Pass<"convert-tile-dot-to-mma-sync", "mlir::Module
     convert-nvgpu-to-nvvm in the GPU pipeline.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", "\"sm_80\"",
-           "target chip (include/aicc/Target/Chip.h): its opt-in shared memory per block bounds a CTA's (sm_80: 163 KiB; sm_90: 227 KiB)">,
+    Option<"chip", "chip", "std::string", "\"\"",
+           "target chip (include/aicc/Target/Chip.h): its opt-in shared memory per block bounds a CTA's (sm_80: 163 KiB; sm_90: 227 KiB); empty: the module's aicc.target, else sm_80">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "0",
            "override of the chip's shared memory per CTA, in bytes (0: the chip's; for tests)">,
     Option<"smemStore", "smem-store", "bool", "true",

@@ -67,7 +67,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
 /// (the GPU lowering up to and including nvvm-attach-target for a GPU target, the CPU
 /// lowering for cpu). Stages without MLIR passes (onnx, llvm, ptx, cubin, bundle) add
 /// nothing. `config` must pass verifyPipelineConfig.
+/// Each MLIR stage starts with aicc-attach-target (addAttachTarget).
 void buildStagePipeline(mlir::OpPassManager &pm, const PipelineConfig &config, Stage stage);
+/// aicc-attach-target{target=config.target hardware=config.hardware}: records the chip on
+/// the module for the passes that read it (include/aicc/Target/TargetAttr.h), or checks that
+/// the module already carries the same.
+void addAttachTarget(mlir::OpPassManager &pm, const PipelineConfig &config);
 /// The stages after `from` up to and including `to`, in order (nothing when to <= from).
 void buildPipeline(mlir::OpPassManager &pm, const PipelineConfig &config, Stage from,
                    Stage to);

@@ -53,6 +53,32 @@ bool useImplicitGemm(ConvOp conv, const TemplateOptions &o) {
   return chip.has(ChipFeature::MmaSync) && half;
 }
 
+FailureOr<MatmulConfig> convGemmConfig(FusionGroupOp group, const TemplateOptions &options) {
+  auto conv = cast<ConvOp>(&group.getBody().front().front());
+  if (std::string why = whyNotImplicitGemm(conv); !why.empty())
+    return conv.emitError("implicit-GEMM conv template: ") << why, failure();
+  auto xT = cast<RankedTensorType>(conv.getInput().getType());
+  auto wT = cast<RankedTensorType>(conv.getWeight().getType());
+  auto yT = cast<RankedTensorType>(conv.getType());
+  // The GEMM: P = N * OH * OW output pixels by OC channels, K = C * KH * KW.
+  int64_t P = yT.getNumElements() / wT.getDimSize(0), OC = wT.getDimSize(0);
+  int64_t K = wT.getNumElements() / OC;
+  Type inElem = xT.getElementType();
+  bool tf32 = options.allowTF32 && inElem.isF32();
+  // The tensor-core lowerings gather the A blocks themselves (and the weight blocks when
+  // their rows break the TMA stride / cp.async granule): the rows' 16-byte rule that
+  // tmaRowsOK stands for does not bind them, so sm_90a (wgmma) and sm_80 / sm_90 (mma.sync)
+  // get their tensor-core configs; other targets the generic one.
+  const ChipInfo &chip = targetChip(options);
+  bool tensorCoreTarget = chip.has(ChipFeature::Wgmma) || chip.has(ChipFeature::MmaSync);
+  MatmulConfig cfg =
+      chooseMatmulConfig(P, OC, K, inElem, tensorCoreTarget, chip, hardwareChip(options), tf32, 1,
+                         /*keepPingPong=*/true);
+  if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
+    return failure();
+  return configOfGroup(group, cfg);
+}
+
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                       const TemplateOptions &options) {
   auto conv = cast<ConvOp>(&group.getBody().front().front());
@@ -76,17 +102,11 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
   Type inElem = xT.getElementType();
   Type acc = computeType(inElem);
   bool tf32 = options.allowTF32 && inElem.isF32();
-  // The tensor-core lowerings gather the A blocks themselves (and the weight blocks when
-  // their rows break the TMA stride / cp.async granule): the rows' 16-byte rule that
-  // tmaRowsOK stands for does not bind them, so sm_90a (wgmma) and sm_80 / sm_90 (mma.sync)
-  // get their tensor-core configs; other targets the generic one.
-  const ChipInfo &chip = targetChip(options);
-  bool tensorCoreTarget = chip.has(ChipFeature::Wgmma) || chip.has(ChipFeature::MmaSync);
-  MatmulConfig cfg = chooseMatmulConfig(P, OC, K, inElem, tensorCoreTarget, chip,
-                                        hardwareChip(options), tf32, 1,
-                                        /*keepPingPong=*/true);
-  if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
+  auto config = convGemmConfig(group, options);
+  if (failed(config))
     return failure();
+  const MatmulConfig &cfg = *config;
+  const ChipInfo &chip = targetChip(options);
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
   // NCHW on sm_90a: where the output's channel rows allow TMA box stores (OH * OW * bytes a
   // 16-byte multiple), padding each image's pixels to whole tiles costs at most 1/16 more

@@ -1,9 +1,10 @@
 //===- ConvertGraphToTile.cpp - fused graph -> tile kernels + host plan ----===//
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
-#include "aicc/Target/Chip.h"
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
+#include "aicc/Target/Chip.h"
+#include "aicc/Target/TargetAttr.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -128,15 +129,14 @@ struct ConvertGraphToTilePass
           << convAlgorithm << "'";
       return signalPassFailure();
     }
-    if (!aicc::lookupChip(target)) {
-      module.emitError("convert-graph-to-tile: unknown target '")
-          << target << "' (" << aicc::chipNames() << ")";
+    // The chips: the options, else the module's aicc.target / aicc.hardware
+    // (include/aicc/Target/TargetAttr.h).
+    const aicc::ChipInfo *targetRow =
+        aicc::resolveChip(module, aicc::ChipRole::Target, target, "cpu", getArgument());
+    const aicc::ChipInfo *hardwareRow =
+        aicc::resolveChip(module, aicc::ChipRole::Hardware, hardware, "h200", getArgument());
+    if (!targetRow || !hardwareRow)
       return signalPassFailure();
-    }
-    if (const aicc::ChipInfo *hw = aicc::lookupChip(hardware); !hw || !hw->isGPU) {
-      module.emitError("convert-graph-to-tile: ") << aicc::unknownHardwareMessage(hardware);
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> graphFuncs;
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal() && !fn->hasAttr(tile::kScheduleAttrName))
@@ -214,9 +214,8 @@ struct ConvertGraphToTilePass
           }
           std::string name = "fused_" + std::to_string(kernelCount++) + "_" + g.getKind().str();
           TemplateOptions topts;
-          topts.target = target;
-          topts.hardware = hardware;
-          topts.matmulConfig = matmulConfig;
+          topts.target = targetRow->name.str();
+          topts.hardware = hardwareRow->name.str();
           topts.allowTF32 = allowTF32;
           topts.convAlgorithm = convAlgorithm;
           topts.tmaStore = tmaStore;

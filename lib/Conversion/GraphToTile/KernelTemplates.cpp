@@ -12,41 +12,110 @@ using namespace aicc::graph;
 using namespace aicc::templates;
 namespace tl = aicc::tile;
 
+namespace {
+/// The templates a fusion group can take (one file each).
+enum class Template {
+  Scatter,
+  ConvGemm,
+  Window,
+  Matmul,
+  LogSumExp,
+  Softmax,
+  Reduction,
+  Elementwise
+};
+} // namespace
+
+/// Which template builds `group`'s kernel: by its kind and first op.
+static Template templateOf(FusionGroupOp group, const TemplateOptions &options) {
+  StringRef kind = group.getKind();
+  Operation *first = &group.getBody().front().front();
+  if (isa<ScatterElementsOp, ScatterNDOp>(first))
+    return Template::Scatter;
+  if (auto conv = dyn_cast<ConvOp>(first);
+      conv && (kind == "window" || kind == "epilogue") && useImplicitGemm(conv, options))
+    return Template::ConvGemm;
+  if (kind == "window" || (kind == "epilogue" && isa<ConvOp>(first)))
+    return Template::Window;
+  if (kind == "epilogue")
+    return Template::Matmul;
+  if (kind == "softmax" && isa<ReduceMaxOp>(first))
+    return Template::LogSumExp;
+  if (kind == "softmax")
+    return Template::Softmax;
+  if (kind == "reduction")
+    return Template::Reduction;
+  return Template::Elementwise;
+}
+
+/// A matmul or convolution over an empty operand with a non-empty result (a dot product of
+/// two [0] vectors, K = 0) would be its epilogue applied to zeros; the block loads and tensor
+/// maps of these templates need every dim >= 1. Refused, not miscompiled (aicc-fuzz-onnx).
+static Value emptyContractionOperand(FusionGroupOp group) {
+  Operation *anchor = &group.getBody().front().front();
+  if (isa<MatMulOp, GemmOp, ConvOp>(anchor))
+    for (Value v : anchor->getOperands())
+      if (cast<RankedTensorType>(v.getType()).getNumElements() == 0)
+        return v;
+  return {};
+}
+
+FailureOr<std::optional<MatmulConfig>>
+aicc::chooseGroupMatmulConfig(FusionGroupOp group, const TemplateOptions &options) {
+  for (Type t : group.getResultTypes())
+    if (!cast<RankedTensorType>(t).hasStaticShape())
+      return std::optional<MatmulConfig>();
+  if (emptyContractionOperand(group))
+    return std::optional<MatmulConfig>();
+  switch (templateOf(group, options)) {
+  case Template::ConvGemm: {
+    auto c = convGemmConfig(group, options);
+    if (failed(c))
+      return failure();
+    return std::optional<MatmulConfig>(*c);
+  }
+  case Template::Matmul: {
+    auto p = analyzeMatmul(group, options);
+    if (failed(p))
+      return failure();
+    return std::optional<MatmulConfig>(p->config);
+  }
+  default:
+    return std::optional<MatmulConfig>();
+  }
+}
+
 FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
                                                   StringRef name, const TemplateOptions &options) {
   for (Type t : group.getResultTypes())
     if (!cast<RankedTensorType>(t).hasStaticShape())
       return group.emitError("kernel templates need static shapes"), failure();
-  StringRef kind = group.getKind();
-  // A matmul or convolution over an empty operand with a non-empty result (a dot product of
-  // two [0] vectors, K = 0) would be its epilogue applied to zeros; the block loads and tensor
-  // maps of these templates need every dim >= 1. Refused, not miscompiled (aicc-fuzz-onnx).
-  Operation *anchor = &group.getBody().front().front();
-  if (isa<MatMulOp, GemmOp, ConvOp>(anchor))
-    for (Value v : anchor->getOperands())
-      if (cast<RankedTensorType>(v.getType()).getNumElements() == 0)
-        return anchor->emitError()
-                   << anchor->getName() << " with an empty operand " << v.getType()
-                   << " and a non-empty result is not supported (an empty contraction)",
-               failure();
-  if (isa<ScatterElementsOp, ScatterNDOp>(group.getBody().front().front()))
+  if (Value v = emptyContractionOperand(group)) {
+    Operation *anchor = &group.getBody().front().front();
+    return anchor->emitError() << anchor->getName() << " with an empty operand " << v.getType()
+                               << " and a non-empty result is not supported (an empty contraction)",
+           failure();
+  }
+  switch (templateOf(group, options)) {
+  case Template::Scatter:
     return buildScatter(builder, group, name);
-  if (auto conv = dyn_cast<ConvOp>(group.getBody().front().front());
-      conv && (kind == "window" || kind == "epilogue") && useImplicitGemm(conv, options))
+  case Template::ConvGemm:
     return buildConvGemm(builder, group, name, options);
-  if (kind == "window" || (kind == "epilogue" && isa<ConvOp>(group.getBody().front().front())))
+  case Template::Window:
     return buildWindow(builder, group, name);
-  if (kind == "epilogue")
+  case Template::Matmul:
     return buildMatmul(builder, group, name, options);
-  if (kind == "softmax" && isa<ReduceMaxOp>(group.getBody().front().front()))
+  case Template::LogSumExp:
     return buildLogSumExp(builder, group, name);
-  if (kind == "softmax")
+  case Template::Softmax:
     return buildSoftmax(builder, group, name);
-  if (kind == "reduction")
+  case Template::Reduction:
     return buildReduction(builder, group, name);
-  if (group.getNumResults() != 1 && kind != "elementwise")
+  case Template::Elementwise:
+    break;
+  }
+  if (group.getNumResults() != 1 && group.getKind() != "elementwise")
     return group.emitError("multi-result groups are only supported for elementwise kernels"),
            failure();
   return buildElementwise(builder, group, name);
 }
-

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "TemplateSupport.h"
 
+#include "aicc/Target/TensorCoreRules.h"
+
 using namespace mlir;
 using namespace aicc;
 
@@ -16,16 +18,48 @@ int64_t aicc::mmaSyncNumWarps(int64_t blockM, int64_t blockN) {
   return std::max<int64_t>(1, std::min<int64_t>(8, w));
 }
 
+/// The config of the generic (CUDA-core / CPU) path.
+static MatmulConfig genericMatmulConfig(int64_t M, int64_t N, int64_t K);
+/// The heuristic proper (chooseMatmulConfig checks its choice).
+static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type elem,
+                                           bool tmaRowsOK, const ChipInfo &target,
+                                           const ChipInfo &hw, bool tf32KMajor, int64_t batch,
+                                           bool keepPingPong);
+
 MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem,
                                       bool tmaRowsOK, const ChipInfo &target,
                                       const ChipInfo &hw, bool tf32KMajor, int64_t batch,
                                       bool keepPingPong) {
+  MatmulConfig c =
+      chooseTensorCoreConfig(M, N, K, elem, tmaRowsOK, target, hw, tf32KMajor, batch, keepPingPong);
+  // The config is the lowering's to run: checked against the path's rules
+  // (include/aicc/Target/TensorCoreRules.h), which the lowering refuses a kernel by. A tile
+  // they refuse gets the generic config (the heuristic's choices all pass).
+  MatmulTile t{c.blockM,   c.blockN,    c.blockK,
+               c.numWarps, c.numStages, tensorCoreOperandOf(elem, elem.isF32() && tf32KMajor)};
+  if (c.wgmma && (!wgmmaTileProblem(t).empty() || !wgmmaSharedMemoryProblem(t, target).empty()))
+    return genericMatmulConfig(M, N, K);
+  if (c.mmaSync && (!mmaSyncTileProblem(t).empty() ||
+                    !mmaSyncSharedMemoryProblem(t, target.sharedMemPerBlockBytes).empty()))
+    return genericMatmulConfig(M, N, K);
+  return c;
+}
+
+static MatmulConfig genericMatmulConfig(int64_t M, int64_t N, int64_t K) {
   MatmulConfig c;
   // Generic config (CPU, sm_80/sm_90 CUDA-core path): tiles sized so every tile buffer of the
   // bufferizing GPU path fits the 48 KiB of static shared memory.
   c.blockM = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(M)));
   c.blockN = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(N)));
   c.blockK = std::min<int64_t>(32, std::max<int64_t>(16, llvm::PowerOf2Ceil(K)));
+  return c;
+}
+
+static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type elem,
+                                           bool tmaRowsOK, const ChipInfo &target,
+                                           const ChipInfo &hw, bool tf32KMajor, int64_t batch,
+                                           bool keepPingPong) {
+  MatmulConfig c = genericMatmulConfig(M, N, K);
   bool tf32 = elem.isF32() && tf32KMajor;
   bool half = elem.isF16() || elem.isBF16();
   bool wgmma = target.has(ChipFeature::Wgmma), mmaSync = target.has(ChipFeature::MmaSync);

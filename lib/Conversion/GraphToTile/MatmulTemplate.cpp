@@ -45,58 +45,73 @@ LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,
   return success();
 }
 
-FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                    const TemplateOptions &options) {
-  StringRef override = options.matmulConfig;
+MatmulConfig configOfGroup(FusionGroupOp group, const MatmulConfig &chosen) {
+  auto a = group->getAttrOfType<tl::MatmulConfigAttr>(tl::kMatmulConfigAttrName);
+  if (!a)
+    return chosen;
+  MatmulConfig c;
+  c.blockM = a.getBlockM();
+  c.blockN = a.getBlockN();
+  c.blockK = a.getBlockK();
+  c.numWarps = a.getNumWarps();
+  c.numStages = a.getNumStages();
+  c.wgmma = a.getPath() == tl::MatmulPath::wgmma;
+  c.mmaSync = a.getPath() == tl::MatmulPath::mma_sync;
+  return c;
+}
+
+FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options) {
+  MatmulProblem p;
   Block &body = group.getBody().front();
   Operation *anchor = &body.front();
   while (isa<TransposeOp>(anchor))
     anchor = anchor->getNextNode();
-  Value aV, bV, cV;
-  bool transA = false, transB = false;
-  double alpha = 1.0, beta = 1.0;
+  p.anchor = anchor;
   if (auto mm = dyn_cast<MatMulOp>(anchor)) {
-    aV = mm.getLhs();
-    bV = mm.getRhs();
+    p.a = mm.getLhs();
+    p.b = mm.getRhs();
   } else if (auto gemm = dyn_cast<GemmOp>(anchor)) {
-    aV = gemm.getA();
-    bV = gemm.getB();
-    cV = gemm.getC();
-    transA = gemm.getTransA();
-    transB = gemm.getTransB();
-    alpha = gemm.getAlpha().convertToDouble();
-    beta = gemm.getBeta().convertToDouble();
+    p.a = gemm.getA();
+    p.b = gemm.getB();
+    p.c = gemm.getC();
+    p.transA = gemm.getTransA();
+    p.transB = gemm.getTransB();
+    p.alpha = gemm.getAlpha().convertToDouble();
+    p.beta = gemm.getBeta().convertToDouble();
   } else {
     return anchor->emitError("epilogue group must start with matmul or gemm"), failure();
   }
-  if (!isa<BlockArgument>(aV) || !isa<BlockArgument>(bV))
+  if (!isa<BlockArgument>(p.a) || !isa<BlockArgument>(p.b))
     return anchor->emitError("matmul operands must be kernel inputs"), failure();
-  auto aT = cast<RankedTensorType>(aV.getType()), bT = cast<RankedTensorType>(bV.getType());
-  SmallVector<int64_t> aS(aT.getShape()), bS(bT.getShape());
+  p.aT = cast<RankedTensorType>(p.a.getType());
+  p.bT = cast<RankedTensorType>(p.b.getType());
+  SmallVector<int64_t> aS(p.aT.getShape()), bS(p.bT.getShape());
   if (aS.size() == 1)
     aS.insert(aS.begin(), 1);
   if (bS.size() == 1)
     bS.push_back(1);
-  int64_t M = transA ? aS[aS.size() - 1] : aS[aS.size() - 2];
-  int64_t K = transA ? aS[aS.size() - 2] : aS[aS.size() - 1];
-  int64_t N = transB ? bS[bS.size() - 2] : bS[bS.size() - 1];
-  auto aBatch = ArrayRef<int64_t>(aS).drop_back(2), bBatch = ArrayRef<int64_t>(bS).drop_back(2);
-  auto batchShape = broadcastShapes(aBatch, bBatch);
+  p.M = p.transA ? aS[aS.size() - 1] : aS[aS.size() - 2];
+  p.K = p.transA ? aS[aS.size() - 2] : aS[aS.size() - 1];
+  p.N = p.transB ? bS[bS.size() - 2] : bS[bS.size() - 1];
+  p.aBatch.assign(aS.begin(), aS.end() - 2);
+  p.bBatch.assign(bS.begin(), bS.end() - 2);
+  auto batchShape = broadcastShapes(p.aBatch, p.bBatch);
   if (failed(batchShape))
     return anchor->emitError("batch dims do not broadcast"), failure();
-  int64_t batch = numElements(*batchShape);
-  auto outType = cast<RankedTensorType>(group.getResult(0).getType());
-  if (outType.getNumElements() != batch * M * N)
+  p.batchShape = *batchShape;
+  p.batch = numElements(p.batchShape);
+  p.outType = cast<RankedTensorType>(group.getResult(0).getType());
+  if (p.outType.getNumElements() != p.batch * p.M * p.N)
     return group.emitError("epilogue changes the matmul's shape"), failure();
-  for (int64_t n : {aT.getNumElements(), bT.getNumElements(), outType.getNumElements()})
+  for (int64_t n : {p.aT.getNumElements(), p.bT.getNumElements(), p.outType.getNumElements()})
     if (n >= (int64_t(1) << 31))
       return group.emitError("operand exceeds 2^31 elements (i32 offsets)"), failure();
 
   // The stored rows of A and B (their contiguous dim) must be 16-byte multiples for TMA.
-  int64_t es = aT.getElementTypeBitWidth() / 8;
-  int64_t aRow = transA ? M : K, bRow = transB ? K : N;
+  int64_t es = p.aT.getElementTypeBitWidth() / 8;
+  int64_t aRow = p.transA ? p.M : p.K, bRow = p.transB ? p.K : p.N;
   bool tmaRowsOK = (aRow * es) % 16 == 0 && (bRow * es) % 16 == 0;
-  bool tf32 = options.allowTF32 && aT.getElementType().isF32();
+  p.tf32 = options.allowTF32 && p.aT.getElementType().isF32();
   // A math epilogue: anything beyond adds, multiplies, Relu / Clip / Max / Min, negation
   // and casts (chooseMatmulConfig keeps ping-pong tiles for it).
   bool mathEpilogue = false;
@@ -104,11 +119,30 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
     if (&op != anchor && !isa<TransposeOp, AddOp, SubOp, MulOp, ReluOp, ClipOp, MaxOp, MinOp,
                               NegOp, CastOp, ReshapeOp, YieldOp>(op))
       mathEpilogue = true;
-  MatmulConfig cfg = chooseMatmulConfig(M, N, K, aT.getElementType(), tmaRowsOK,
+  MatmulConfig cfg = chooseMatmulConfig(p.M, p.N, p.K, p.aT.getElementType(), tmaRowsOK,
                                         targetChip(options), hardwareChip(options),
-                                        tf32 && !transA && transB, batch, mathEpilogue);
-  if (failed(applyMatmulConfigOverride(anchor, override, cfg)))
+                                        p.tf32 && !p.transA && p.transB, p.batch, mathEpilogue);
+  if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
+  p.config = configOfGroup(group, cfg);
+  return p;
+}
+
+FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                    const TemplateOptions &options) {
+  auto problem = analyzeMatmul(group, options);
+  if (failed(problem))
+    return failure();
+  const MatmulProblem &p = *problem;
+  Operation *anchor = p.anchor;
+  Value aV = p.a, bV = p.b, cV = p.c;
+  bool transA = p.transA, transB = p.transB, tf32 = p.tf32;
+  double alpha = p.alpha, beta = p.beta;
+  RankedTensorType aT = p.aT, bT = p.bT, outType = p.outType;
+  ArrayRef<int64_t> aBatch = p.aBatch, bBatch = p.bBatch;
+  const SmallVector<int64_t> *batchShape = &p.batchShape;
+  int64_t M = p.M, N = p.N, K = p.K, batch = p.batch;
+  const MatmulConfig &cfg = p.config;
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
   int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
   KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps,

@@ -205,6 +205,32 @@ NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v);
 LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,
                                         MatmulConfig &cfg);
 
+/// `chosen`, or the config a `tile.matmul_config` attribute on `group` records
+/// (select-matmul-configs wrote it).
+MatmulConfig configOfGroup(FusionGroupOp group, const MatmulConfig &chosen);
+
+/// A matmul / Gemm epilogue group as the matmul template reads it: the anchor op, its
+/// operands (A [.., M, K] or [.., K, M] under transA; B [.., K, N] or [.., N, K] under
+/// transB; Gemm's C, alpha, beta), the batch dims of each operand and their broadcast,
+/// M / N / K / the batch count, whether f32 operands run as tf32, and the tile config
+/// (chooseMatmulConfig, the --matmul-config override, then the group's tile.matmul_config).
+struct MatmulProblem {
+  Operation *anchor = nullptr;
+  Value a, b, c;
+  bool transA = false, transB = false, tf32 = false;
+  double alpha = 1.0, beta = 1.0;
+  RankedTensorType aT, bT, outType;
+  SmallVector<int64_t> aBatch, bBatch, batchShape;
+  int64_t M = 0, N = 0, K = 0, batch = 1;
+  MatmulConfig config;
+};
+FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options);
+
+/// The tile config of an implicit-GEMM conv group (the GEMM [N * OH * OW, OC] x K, K =
+/// C * KH * KW): chooseMatmulConfig, the --matmul-config override, then the group's
+/// tile.matmul_config.
+FailureOr<MatmulConfig> convGemmConfig(FusionGroupOp group, const TemplateOptions &options);
+
 /// Rows / reductions up to this many elements are held in one tile (one pass over the data);
 /// longer ones loop over the reduced extent in tiles of kChunk elements.
 /// Rows up to this many elements are held on chip in one tile (in registers on the GPU:

@@ -127,6 +127,7 @@
 #include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Target/Chip.h"
+#include "aicc/Target/TargetAttr.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -594,10 +595,12 @@ struct ConvertTileDotToMMASyncPass
   using Base::Base;
   void runOnOperation() override {
     // Shared memory one CTA may use: the chip's opt-in per-block maximum.
-    const aicc::ChipInfo *c = aicc::lookupChip(chip);
+    // The chip: the option, else the module's aicc.target (include/aicc/Target/TargetAttr.h).
+    std::string name = aicc::resolveChipName(getOperation(), aicc::ChipRole::Target, chip, "sm_80");
+    const aicc::ChipInfo *c = aicc::lookupChip(name);
     if (!c || !c->has(aicc::ChipFeature::MmaSync)) {
       getOperation().emitError("convert-tile-dot-to-mma-sync: '")
-          << chip << "' is not a chip with mma.sync (" << aicc::chipNames() << ")";
+          << name << "' is not a chip with mma.sync (" << aicc::chipNames() << ")";
       return signalPassFailure();
     }
     auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched, std::string &why) {

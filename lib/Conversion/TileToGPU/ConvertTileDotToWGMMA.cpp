@@ -76,6 +76,8 @@
 //===----------------------------------------------------------------------===//
 #include "WgmmaKernel.h"
 
+#include "aicc/Target/TargetAttr.h"
+
 #include "AccumulatorEpilogue.h"
 #include "aicc/Conversion/Passes.h"
 
@@ -253,15 +255,22 @@ struct ConvertTileDotToWGMMAPass
     : public aicc::impl::ConvertTileDotToWGMMABase<ConvertTileDotToWGMMAPass> {
   using Base::Base;
   void runOnOperation() override {
-    // The persistent grid has one CTA per SM of the hardware.
-    const aicc::ChipInfo *chip = aicc::lookupChip(hardware);
-    if (!chip || !chip->isGPU) {
-      getOperation().emitError("convert-tile-dot-to-wgmma: ")
-          << aicc::unknownHardwareMessage(hardware);
+    // The persistent grid has one CTA per SM of the hardware; the target's shared memory
+    // per block bounds the plan (include/aicc/Target/TargetAttr.h: the module's
+    // aicc.hardware / aicc.target unless an option names them).
+    const aicc::ChipInfo *chip = aicc::resolveChip(getOperation(), aicc::ChipRole::Hardware,
+                                                   hardware, "h200", getArgument());
+    const aicc::ChipInfo *target =
+        aicc::resolveChip(getOperation(), aicc::ChipRole::Target, "", "sm_90a", getArgument());
+    if (!chip || !target)
+      return signalPassFailure();
+    if (!target->has(aicc::ChipFeature::Wgmma)) {
+      getOperation().emitError("convert-tile-dot-to-wgmma: target ")
+          << target->name << " has no wgmma (sm_90a only)";
       return signalPassFailure();
     }
     auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched, std::string &why) {
-      WgmmaKernel k(fn, sched, chip->smCount, tmaStore);
+      WgmmaKernel k(fn, sched, *target, chip->smCount, tmaStore);
       return k.match(why) ? k.run() : success();
     };
     if (failed(lowerDotKernels(getOperation(), tile::kWgmmaRefusedAttrName, lower)))

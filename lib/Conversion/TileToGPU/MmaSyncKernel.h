@@ -10,6 +10,7 @@
 
 #include "AccumulatorEpilogue.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
+#include "aicc/Target/TensorCoreRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

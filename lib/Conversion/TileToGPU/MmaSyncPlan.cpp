@@ -81,8 +81,6 @@ bool MmaSyncKernel::match(std::string &why) {
   auto accT = dot.getType();
   auto aT = cast<RankedTensorType>(dot.getA().getType());
   elem = aT.getElementType();
-  if (!(elem.isF16() || elem.isBF16()))
-    return why = "operands are not f16/bf16", false;
   if (!accT.getElementType().isF32())
     return why = "accumulator is not f32", false;
   BM = accT.getDimSize(0);
@@ -94,9 +92,12 @@ bool MmaSyncKernel::match(std::string &why) {
   numK = (K + BK - 1) / BK;
   if (numK < 1)
     return why = "K is 0", false;
-  for (int64_t d : {BM, BN, BK})
-    if (d < 16 || d > 256 || !llvm::isPowerOf2_64(d))
-      return why = "BLOCK_M / BLOCK_N / BLOCK_K are not powers of two in [16, 256]", false;
+  // The path's tile rules (include/aicc/Target/TensorCoreRules.h), shared with the config
+  // heuristic: the operand type and block shape here, the warps and the shared memory below.
+  MatmulTile tile{
+      BM, BN, BK, sched.getNumWarps(), sched.getNumStages(), tensorCoreOperandOf(elem, false)};
+  if (std::string problem = mmaSyncBlockProblem(tile); !problem.empty())
+    return why = problem, false;
   // Program ids all come before the K loop (they are remapped to the grouped order).
   bool lateIds = false;
   fn.walk([&](tl::ProgramIdOp p) {
@@ -110,27 +111,14 @@ bool MmaSyncKernel::match(std::string &why) {
     return why = "grid too large", false;
 
   // Warps: the most square warp tile, WM >= WN on ties.
-  int64_t warps = sched.getNumWarps();
-  threads = 32 * warps;
-  if (warps < 1 || warps > 16 || !llvm::isPowerOf2_64(warps))
-    return why = "num_warps is not a power of two <= 16", false;
-  for (int64_t wmN = 1; wmN <= warps; wmN *= 2) {
-    int64_t wnN = warps / wmN;
-    if (BM % (16 * wmN) || BN % (16 * wnN))
-      continue;
-    int64_t m = BM / wmN, n = BN / wnN;
-    auto skew = [](int64_t x, int64_t y) { return x >= y ? 2 * (x / y) : 2 * (y / x) + 1; };
-    if (!warpsM || skew(m, n) < skew(WM, WN)) {
-      warpsM = wmN;
-      warpsN = wnN;
-      WM = m;
-      WN = n;
-    }
-  }
-  if (!warpsM)
-    return why = "num_warps does not split BLOCK_M x BLOCK_N into 16 x 16 warp tiles", false;
-  if (accRegs() > kMaxAccRegs)
-    return why = "more than 128 accumulators per thread (raise num_warps)", false;
+  threads = 32 * tile.numWarps;
+  MmaSyncWarpLayout warpLayout;
+  if (std::string problem = mmaSyncTileProblem(tile, &warpLayout); !problem.empty())
+    return why = problem, false;
+  warpsM = warpLayout.warpsM;
+  warpsN = warpLayout.warpsN;
+  WM = warpLayout.warpM;
+  WN = warpLayout.warpN;
   stages = std::max<int64_t>(2, sched.getNumStages());
 
   // A [BM, BK]: plain storage has K contiguous (an im2col block is stored so too). B [BK, BN]:
@@ -147,14 +135,11 @@ bool MmaSyncKernel::match(std::string &why) {
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
   }
-  // num_stages is checked before it multiplies anything (a huge one would wrap the sizes).
-  if (stages > maxSharedBytes / ((opA.stageElems + opB.stageElems) * 2))
-    return why = "num_stages x stage bytes exceed the shared memory per block", false;
+  if (std::string problem = mmaSyncSharedMemoryProblem(tile, maxSharedBytes); !problem.empty())
+    return why = problem, false;
   opA.offset = 0;
   opB.offset = stages * opA.stageElems;
   smemBytes = stages * (opA.stageElems + opB.stageElems) * 2;
-  if (smemBytes > maxSharedBytes)
-    return why = "num_stages x stage bytes exceed the shared memory per block", false;
   if (smemStoreOption) {
     smemStoreRefused = matchSmemStore();
     if (smemStoreRefused.empty()) {

@@ -13,6 +13,7 @@
 #include "AccumulatorEpilogue.h"
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 #include "aicc/Target/Chip.h"
+#include "aicc/Target/TensorCoreRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,10 +40,6 @@ static_assert(128 * (kEntryRegs - 88) >= 256 * (208 - kEntryRegs),
               "gathering producer: consumer warpgroups would wait forever in setmaxnreg.inc");
 /// Bytes of one swizzle row (CU_TENSOR_MAP_SWIZZLE_128B).
 constexpr int64_t kSwizzleBytes = 128;
-/// Opt-in dynamic shared memory per block of sm_90a (the chip table, include/aicc/Target/
-/// Chip.h: 227 KiB), and the same as text for refusal reasons.
-inline int64_t maxSharedBytes() { return aicc::lookupChip("sm_90a")->sharedMemPerBlockBytes; }
-inline std::string maxSharedText() { return std::to_string(maxSharedBytes() / 1024) + " KiB"; }
 /// The fewest pipeline stages the TMA-store epilogue leaves when it takes shared memory for
 /// its staging buffers (fewer, and the register store stays). Ping-pong: 4 (each consumer
 /// warpgroup holds two stages while its wgmmas run; at 3 stages the 4096^3 fp16 kernel took
@@ -85,8 +82,11 @@ struct Operand {
 
 class WgmmaKernel {
 public:
-  WgmmaKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t numSMs, bool tmaStoreOption)
-      : fn(fn), sched(sched), numSMs(numSMs), tmaStoreOption(tmaStoreOption) {}
+  /// `target`: the chip the kernel is for (its shared memory per block bounds the plan);
+  /// `numSMs`: the persistent grid's CTAs (the tuning hardware's SM count).
+  WgmmaKernel(func::FuncOp fn, tl::ScheduleAttr sched, const ChipInfo &target, int64_t numSMs,
+              bool tmaStoreOption)
+      : fn(fn), sched(sched), target(target), numSMs(numSMs), tmaStoreOption(tmaStoreOption) {}
 
   /// Checks the kernel's shape; on failure `why` says what does not fit.
   bool match(std::string &why);
@@ -96,7 +96,15 @@ private:
   // --- matching
   func::FuncOp fn;
   tl::ScheduleAttr sched;
+  const ChipInfo &target;
   int64_t numSMs;
+  /// The tile as the shared rules see it (include/aicc/Target/TensorCoreRules.h).
+  MatmulTile tile;
+  /// Opt-in dynamic shared memory per block of the target, and the same as text for
+  /// refusal reasons.
+  int64_t maxSharedBytes() const { return target.sharedMemPerBlockBytes; }
+  std::string maxSharedText() const { return std::to_string(maxSharedBytes() / 1024) + " KiB"; }
+  const ChipInfo &sharedMemoryChip() const { return target; }
   /// The K loop, or null when K fits one BLOCK_K (canonicalization removed the loop: the
   /// block loads and the dot sit at the kernel's top level).
   scf::ForOp loop;

@@ -7,6 +7,8 @@
 #include "AccumulatorEpilogue.h"
 #include "OperandAddress.h"
 
+#include "aicc/Target/TensorCoreRules.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -32,26 +34,23 @@ bool WgmmaKernel::match(std::string &why) {
   auto aT = cast<RankedTensorType>(dot.getA().getType());
   elem = aT.getElementType();
   tf32 = elem.isF32() && dot.getInputPrecision() == tl::InputPrecision::tf32;
-  if (!(elem.isF16() || elem.isBF16() || tf32))
-    return why = elem.isF32() ? "f32 operands without input_precision = tf32 (exact f32 asked)"
-                              : "operands are not f16/bf16", false;
-  if (!accT.getElementType().isF32())
-    return why = "accumulator is not f32", false;
   BM = accT.getDimSize(0);
   BN = accT.getDimSize(1);
   BK = aT.getDimSize(1);
+  tile = MatmulTile{
+      BM, BN, BK, sched.getNumWarps(), sched.getNumStages(), tensorCoreOperandOf(elem, tf32)};
+  // The path's tile rules (include/aicc/Target/TensorCoreRules.h), shared with the config
+  // heuristic.
+  if (std::string problem = wgmmaTileProblem(tile); !problem.empty())
+    return why = problem, false;
+  if (!accT.getElementType().isF32())
+    return why = "accumulator is not f32", false;
   K = *ub;
   if (*st != BK)
     return why = "K step differs from BLOCK_K", false;
   numK = (K + BK - 1) / BK;
   if (numK < 1)
     return why = "K is 0", false;
-  if (BM != 64 && BM != 128)
-    return why = "BLOCK_M is not 64 or 128", false;
-  // BLOCK_K: whole 128-byte swizzle rows (64 f16/bf16, 32 f32).
-  if (BN % 64 || BN > 256 || BK % (tf32 ? 32 : 64))
-    return why = "BLOCK_N / BLOCK_K are not multiples of 64 / one 128-byte row (BLOCK_N <= 256)",
-           false;
   consumers = BM / 64;
   // Ping-pong when one warpgroup can hold a whole tile's accumulators (BM x BN / 128 threads
   // <= 128 f32 registers): one warpgroup's epilogue then overlaps the other's K loop.
@@ -132,19 +131,13 @@ bool WgmmaKernel::match(std::string &why) {
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;
   }
-  // Shared memory: stages of A then B, each 1024-aligned; then the barriers. (num_stages is
-  // checked before it multiplies anything: a huge one would wrap the int64 sizes.)
-  if (stages > maxSharedBytes() / (opA.stageBytes + opB.stageBytes))
-    return why = "num_stages x stage bytes exceed " + maxSharedText() + " of shared memory", false;
-  // Bytes of the plan with `s` stages and `staging` bytes of staging buffers: the stages,
-  // the staging buffers (1024-aligned), the barriers, 1024 bytes of slack for aligning the
-  // base to 1024 bytes.
+  // Shared memory: stages of A then B, each 1024-aligned; then the barriers.
+  if (std::string problem = wgmmaSharedMemoryProblem(tile, sharedMemoryChip()); !problem.empty())
+    return why = problem, false;
+  // Bytes of the plan with `s` stages and `staging` bytes of staging buffers.
   auto planBytes = [&](int64_t s, int64_t staging) {
-    int64_t stageEnd = s * (opA.stageBytes + opB.stageBytes);
-    return llvm::alignTo(stageEnd, 1024) + staging + 2 * s * 8 + 2 * 8 + 1024;
+    return wgmmaPlanBytes(s, opA.stageBytes + opB.stageBytes, staging);
   };
-  if ((int64_t)planBytes(stages, 0) > maxSharedBytes())
-    return why = "num_stages x stage bytes exceed " + maxSharedText() + " of shared memory", false;
   // The TMA-store epilogue when the kernel qualifies and its staging buffers fit, with as many
   // stages fewer as that takes while 4 (ping-pong) or 3 (cooperative) stay (f32 outputs stage
   // twice the bytes of f16 ones: the tf32 128 x 64 x 32 kernel goes from 8 stages to 6;

@@ -7,7 +7,7 @@
 // here only need to be bufferized scf.parallel code, whatever fused them).
 
 // The host plan is untouched and keeps naming @kernels::@softmax, now a gpu.module.
-// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK-LABEL: module attributes {{{.*}}gpu.container_module}
 // CHECK:         func.func @main
 // CHECK:           tile.launch @kernels::@softmax(
 // CHECK-NOT:     module @kernels

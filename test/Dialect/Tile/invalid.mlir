@@ -789,3 +789,32 @@ func.func @im2col_positions(%X: memref<210xf16>, %c: i32) {
 // -gpu-registers crashed on one, issue 14).
 // expected-error @+1 {{a tile kernel needs a body: this 'tile.schedule' function is a declaration}}
 func.func private @declared(memref<8xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 4, num_stages = 1, blocks = {}>}
+
+// -----
+
+// expected-error @+1 {{'tile.matmul_config' must be a #tile.matmul_config attribute (the chosen tile config)}}
+func.func @matmul_config_not_config() attributes {tile.matmul_config = "128x128x64"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{BLOCK sizes must be in [1, 1024], got 0}}
+func.func @matmul_config_zero_block() attributes {tile.matmul_config = #tile.matmul_config<BLOCK_M = 0, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = wgmma>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{num_stages must be in [1, 16], got 17}}
+func.func @matmul_config_stages() attributes {tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 17, path = generic>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected ::aicc::tile::MatmulPath to be one of: generic, mma_sync, wgmma}}
+// expected-error @+1 {{failed to parse Tile_MatmulConfigAttr parameter 'path'}}
+func.func @matmul_config_path() attributes {tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = tensor_cores>} {
+  return
+}

@@ -29,6 +29,8 @@
 #include "aicc/Target/Chip.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
+
 namespace aicc {
 /// Builds the kernel for `group` as a func.func named `name` at `builder`'s insertion
 /// point. Emits a diagnostic at the offending op and returns failure for groups no
@@ -82,7 +84,9 @@ int64_t mmaSyncNumWarps(int64_t blockM, int64_t blockN);
 /// M, N, K of one matmul, the operand element type, whether the stored rows of A and B
 /// (K or M for A, N or K for B: the contiguous dim) allow TMA (16-byte multiples), the
 /// target chip (its tensor-core features and shared memory) and the hardware tuned for (its
-/// SM count).
+/// SM count). The choice is checked against the tensor-core path's rules
+/// (include/aicc/Target/TensorCoreRules.h), the ones its lowering refuses kernels by; a
+/// tensor-core config they refuse becomes the generic one.
 /// `tf32KMajor`: f32 operands may run as tf32 and are both K-major (wgmma's tf32 rule).
 /// `batch`: the number of matrices (programs along grid z). `keepPingPong`: no cooperative
 /// 128 x 256 tiles on sm_90a — for a fused epilogue that computes more than adds,
@@ -93,6 +97,14 @@ MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem
                                 bool tmaRowsOK, const ChipInfo &target, const ChipInfo &hw,
                                 bool tf32KMajor = false, int64_t batch = 1,
                                 bool keepPingPong = false);
+
+/// The tile config of `group`'s kernel when its template is the matmul or the
+/// implicit-GEMM conv one (chooseMatmulConfig, the `options.matmulConfig` override, or a
+/// tile.matmul_config already on the group); none for other templates and for groups the
+/// templates refuse without a config (dynamic shapes, empty contractions: buildKernelForGroup
+/// reports those). Fails with a diagnostic where the matmul template would.
+mlir::FailureOr<std::optional<MatmulConfig>>
+chooseGroupMatmulConfig(graph::FusionGroupOp group, const TemplateOptions &options);
 } // namespace aicc
 
 #endif

@@ -40,6 +40,7 @@
 
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
+#include "aicc/Target/TargetAttr.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -642,12 +643,12 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   }
 
   void runOnOperation() override {
-    auto desc = hardwareByName(hardware);
-    if (!desc) {
-      getOperation().emitError("graph-fuse: ") << aicc::unknownHardwareMessage(hardware);
+    // The option, else the module's aicc.hardware (include/aicc/Target/TargetAttr.h).
+    const aicc::ChipInfo *row = aicc::resolveChip(getOperation(), aicc::ChipRole::Hardware,
+                                                  hardware, "h200", getArgument());
+    if (!row)
       return signalPassFailure();
-    }
-    hw = *desc;
+    hw = *row;
     groups.clear();
     groupOf.clear();
     func::FuncOp fn = getOperation();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
 #include "aicc/Target/Chip.h"
+#include "aicc/Target/TargetAttr.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
@@ -107,12 +108,11 @@ struct GraphSplitReductionPass
   using GraphSplitReductionBase::GraphSplitReductionBase;
 
   void runOnOperation() override {
-    const aicc::ChipInfo *hw = aicc::lookupChip(hardware);
-    if (!hw || !hw->isGPU) {
-      getOperation().emitError("graph-split-reduction: ")
-          << aicc::unknownHardwareMessage(hardware);
+    // The option, else the module's aicc.hardware (include/aicc/Target/TargetAttr.h).
+    const aicc::ChipInfo *hw = aicc::resolveChip(getOperation(), aicc::ChipRole::Hardware, hardware,
+                                                 "h200", getArgument());
+    if (!hw)
       return signalPassFailure();
-    }
     const int64_t targetPrograms = kProgramsPerSM * hw->smCount;
     SmallVector<Operation *> reductions;
     getOperation().walk([&](Operation *op) {

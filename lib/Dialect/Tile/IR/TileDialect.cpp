@@ -118,6 +118,8 @@ static const AttrRule kAttrRules[] = {
      "must be a string (the reason)"},
     {kMmaSyncRefusedAttrName, [](Attribute a) { return isa<StringAttr>(a); },
      "must be a string (the reason)"},
+    {kMatmulConfigAttrName, [](Attribute a) { return isa<MatmulConfigAttr>(a); },
+     "must be a #tile.matmul_config attribute (the chosen tile config)"},
     {kWgmmaAttrName, [](Attribute a) { return isa<WgmmaConfigAttr>(a); },
      "must be a #tile.wgmma_config attribute (the kernel's MMA config)"},
     {kMmaSyncAttrName, [](Attribute a) { return isa<MmaSyncConfigAttr>(a); },
@@ -155,6 +157,23 @@ KernelPath aicc::tile::getKernelPath(Operation *fn) {
   if (fn->hasAttr(kLayoutsAttrName))
     return KernelPath::Registers;
   return KernelPath::Portable;
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulConfigAttr
+//===----------------------------------------------------------------------===//
+LogicalResult MatmulConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
+                                       int64_t blockN, int64_t blockK, int64_t numWarps,
+                                       int64_t numStages, MatmulPath) {
+  // The bounds of --matmul-config (applyMatmulConfigOverride): past every target's space.
+  for (int64_t b : {blockM, blockN, blockK})
+    if (b < 1 || b > 1024)
+      return emitError() << "BLOCK sizes must be in [1, 1024], got " << b;
+  if (numWarps < 1 || numWarps > 32)
+    return emitError() << "num_warps must be in [1, 32], got " << numWarps;
+  if (numStages < 1 || numStages > 16)
+    return emitError() << "num_stages must be in [1, 16], got " << numStages;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

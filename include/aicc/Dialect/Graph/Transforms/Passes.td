@@ -121,8 +121,8 @@ def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"hardware", "hardware", "std::string", /*default=*/"\"h200\"",
-           "chip table row whose SM count sets the programs wanted (include/aicc/Target/Chip.h)">
+    Option<"hardware", "hardware", "std::string", /*default=*/"\"\"",
+           "chip table row whose SM count sets the programs wanted (include/aicc/Target/Chip.h); empty: the module's aicc.hardware, else h200">
   ];
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
@@ -163,8 +163,8 @@ def GraphFuse : Pass<"graph-fuse", "mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"hardware", "hardware", "std::string", /*default=*/"\"h200\"",
-           "hardware description of the cost model (h200 = sm_90; CostModel.h)">
+    Option<"hardware", "hardware", "std::string", /*default=*/"\"\"",
+           "hardware description of the cost model (h200 = sm_90; CostModel.h); empty: the module's aicc.hardware, else h200">
   ];
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }

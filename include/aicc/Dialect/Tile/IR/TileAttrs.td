@@ -85,6 +85,39 @@ def Tile_EpilogueStore : I32EnumAttr<"EpilogueStore", "how a tensor-core kernel 
   let genSpecializedAttr = 0;
 }
 
+def Tile_MatmulPath : I32EnumAttr<"MatmulPath", "the lowering a matmul config is chosen for", [
+  I32EnumAttrCase<"generic", 0>, I32EnumAttrCase<"mma_sync", 1>, I32EnumAttrCase<"wgmma", 2>]> {
+  let cppNamespace = "::aicc::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_MatmulConfigAttr : Tile_Attr<"MatmulConfig", "matmul_config"> {
+  let summary = "the tile config chosen for a matmul-shaped fusion group (tile.matmul_config)";
+  let description = [{
+    What select-matmul-configs chose for a fusion group that becomes a matmul or an
+    implicit-GEMM convolution kernel: the output block (BLOCK_M x BLOCK_N), the K step, the
+    warps of a program (for wgmma: the consumer warps), the pipeline depth, and the lowering
+    the config is for (`wgmma`: convert-tile-dot-to-wgmma, sm_90a; `mma_sync`:
+    convert-tile-dot-to-mma-sync; `generic`: the bufferizing GPU path or the CPU).
+    convert-graph-to-tile builds the kernel with it; the chosen path's rules
+    (include/aicc/Target/TensorCoreRules.h) are the ones the lowering checks.
+
+    ```mlir
+    graph.fusion_group "epilogue" (...) attributes {tile.matmul_config =
+        #tile.matmul_config<BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, num_warps = 8,
+                            num_stages = 4, path = wgmma>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$blockM, "int64_t":$blockN, "int64_t":$blockK,
+                        "int64_t":$numWarps, "int64_t":$numStages,
+                        EnumParameter<Tile_MatmulPath>:$path);
+  let assemblyFormat = [{
+    `<` `BLOCK_M` `=` $blockM `,` `BLOCK_N` `=` $blockN `,` `BLOCK_K` `=` $blockK `,`
+    `num_warps` `=` $numWarps `,` `num_stages` `=` $numStages `,` `path` `=` $path `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 def Tile_WgmmaConfigAttr : Tile_Attr<"WgmmaConfig", "wgmma_config"> {
   let summary = "the kernel convert-tile-dot-to-wgmma built (tile.wgmma)";
   let description = [{

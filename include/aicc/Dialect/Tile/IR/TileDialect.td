@@ -28,6 +28,8 @@ def Tile_Dialect : Dialect {
   //   layouts               convert-tile-to-gpu-registers: the layouts it chose (the
   //                         register path ran)
   //   programs_per_cta      convert-tile-to-gpu-registers: programs packed per CUDA block
+  //   matmul_config         on a graph.fusion_group: the tile config select-matmul-configs
+  //                         chose for its matmul / implicit-GEMM kernel
   //   wgmma, mma_sync       the tensor-core lowering that ran, with its MMA config
   //   *_refused             why a lowering left the kernel on a slower path (the reason)
   //   launch_grid, launch_block, dynamic_shared_bytes
@@ -40,6 +42,7 @@ def Tile_Dialect : Dialect {
     "::aicc::tile::BlockedLayoutAttr":$layout,
     "::mlir::ArrayAttr":$layouts,
     "::mlir::IntegerAttr":$programs_per_cta,
+    "::aicc::tile::MatmulConfigAttr":$matmul_config,
     "::aicc::tile::WgmmaConfigAttr":$wgmma,
     "::aicc::tile::MmaSyncConfigAttr":$mma_sync,
     "::mlir::StringAttr":$register_path_refused,

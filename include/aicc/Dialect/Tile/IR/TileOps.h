@@ -35,6 +35,8 @@ constexpr llvm::StringLiteral kLayoutAttrName = TileDialect::LayoutAttrHelper::g
 constexpr llvm::StringLiteral kLayoutsAttrName = TileDialect::LayoutsAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kProgramsPerCTAAttrName =
     TileDialect::ProgramsPerCtaAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kMatmulConfigAttrName =
+    TileDialect::MatmulConfigAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kWgmmaAttrName = TileDialect::WgmmaAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kMmaSyncAttrName = TileDialect::MmaSyncAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kRegisterPathRefusedAttrName =

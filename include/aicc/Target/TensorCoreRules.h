@@ -1,0 +1,108 @@
+//===- TensorCoreRules.h - which matmul tiles each tensor-core path runs ----*- C++ -*-===//
+//
+// One verify function per tensor-core path. The matmul tile heuristic (chooseMatmulConfig,
+// lib/Conversion/GraphToTile/MatmulConfig.cpp) checks its choice with them, and the
+// lowerings (convert-tile-dot-to-wgmma's WgmmaKernel::match, convert-tile-dot-to-mma-sync's
+// MmaSyncKernel::match) refuse a kernel with their reason, so the config the templates
+// predict and the kernel the lowering builds follow one rule set. The rules here are the
+// tile-level ones: operand type, block shape, warps and the shared memory of the pipeline.
+// What only the lowering can see (operand strides, the epilogue's ops, the TMA store's
+// staging) stays in the lowering.
+//
+// Pure functions of plain data: unit-tested in unittests/Target/TensorCoreRulesTest.cpp.
+//
+//===----------------------------------------------------------------------------------===//
+#ifndef AICC_TARGET_TENSORCORERULES_H
+#define AICC_TARGET_TENSORCORERULES_H
+
+#include "aicc/Target/Chip.h"
+
+#include <cstdint>
+#include <string>
+
+namespace aicc {
+
+/// The operand element type of a matmul as the tensor cores see it.
+enum class TensorCoreOperand {
+  F16,
+  BF16,
+  /// f32 operands rounded to tf32 (input_precision = tf32, --allow-tf32).
+  TF32,
+  /// f32 operands computed exactly (input_precision = ieee): no tensor-core path.
+  F32,
+  /// Anything else (f64, integers).
+  Other,
+};
+
+/// The TensorCoreOperand of matmul operands of element type `elem`; `tf32`: f32 operands
+/// may be rounded to tf32.
+TensorCoreOperand tensorCoreOperandOf(mlir::Type elem, bool tf32);
+
+/// Bytes of one operand element in shared memory (f16/bf16: 2, tf32/f32: 4; Other: 0).
+int64_t operandBytes(TensorCoreOperand t);
+
+/// One matmul tile: the [BLOCK_M, BLOCK_N] output block, the K step BLOCK_K, the warps of a
+/// program (mma.sync) and the pipeline depth.
+struct MatmulTile {
+  int64_t blockM = 0, blockN = 0, blockK = 0;
+  int64_t numWarps = 0;
+  /// Pipeline stages asked for; both paths run at least 2.
+  int64_t numStages = 0;
+  TensorCoreOperand operand = TensorCoreOperand::Other;
+  /// Stages the lowering runs: max(2, numStages).
+  int64_t stages() const { return numStages < 2 ? 2 : numStages; }
+};
+
+//===--- wgmma (sm_90a: TMA + mbarrier + wgmma.mma_async) -------------------------------===//
+
+/// Bytes of one 128-byte swizzle row: BLOCK_K must cover whole rows (64 f16 / 32 tf32).
+inline constexpr int64_t kWgmmaSwizzleBytes = 128;
+
+/// Why convert-tile-dot-to-wgmma does not run `t`'s operand type and block shape, or ""
+/// when it may: f16 / bf16 / tf32 operands, BLOCK_M in {64, 128} (one or two m64 consumer
+/// warpgroups), BLOCK_N a multiple of 64 up to 256 (the wgmma N), BLOCK_K whole 128-byte
+/// swizzle rows. (PTX ISA 8.x, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate":
+/// wgmma.mma_async shapes m64nNk16 for f16/bf16, m64nNk8 for tf32.)
+std::string wgmmaTileProblem(const MatmulTile &t);
+
+/// Shared memory of a wgmma kernel's plan, bytes: `stages` stages of `stageBytes` (the A
+/// and B blocks of one K step) then, 1024-aligned, `stagingBytes` of TMA-store staging,
+/// then the stages' full/empty mbarriers (8 bytes each) and two more, plus 1024 bytes of
+/// slack for aligning the dynamic shared memory base to 1024 (the 128-byte swizzle's atom).
+int64_t wgmmaPlanBytes(int64_t stages, int64_t stageBytes, int64_t stagingBytes);
+
+/// Why `t`'s pipeline (t.stages() stages of (BLOCK_M + BLOCK_N) x BLOCK_K operand
+/// elements, no staging) does not fit `chip`'s shared memory per block, or "".
+std::string wgmmaSharedMemoryProblem(const MatmulTile &t, const ChipInfo &chip);
+
+//===--- mma.sync (sm_80+: cp.async + ldmatrix + mma.sync m16n8k16) ---------------------===//
+
+/// The warps of an mma.sync program over its output block: warpsM x warpsN warps, each
+/// owning a warpM x warpN sub-block (multiples of 16).
+struct MmaSyncWarpLayout {
+  int64_t warpsM = 0, warpsN = 0, warpM = 0, warpN = 0;
+  /// f32 accumulator registers per thread: (warpM / 16) x (warpN / 8) m16n8 tiles x 4.
+  int64_t accumulatorRegisters() const { return (warpM / 16) * (warpN / 8) * 4; }
+};
+
+/// The most accumulator registers per thread the mma.sync lowering takes.
+inline constexpr int64_t kMmaSyncMaxAccumulatorRegisters = 128;
+
+/// Why convert-tile-dot-to-mma-sync does not run `t`'s operand type and block shape, or "":
+/// f16 / bf16 operands (mma.sync m16n8k16), BLOCK_M / BLOCK_N / BLOCK_K powers of two in
+/// [16, 256].
+std::string mmaSyncBlockProblem(const MatmulTile &t);
+
+/// mmaSyncBlockProblem(t), then the warps: why the lowering does not run them, or "" (and,
+/// when `layout` is given, the warp layout it uses): BLOCK_M / BLOCK_N / BLOCK_K powers of
+/// two in [16, 256], num_warps a power of two <= 16 that tiles the block into 16 x 16 warp
+/// tiles (the most square one, warpM >= warpN on ties), at most 128 accumulators per thread.
+std::string mmaSyncTileProblem(const MatmulTile &t, MmaSyncWarpLayout *layout = nullptr);
+
+/// Why `t`'s cp.async ring (t.stages() stages of (BLOCK_M + BLOCK_N) x BLOCK_K 16-bit
+/// elements) does not fit in `maxSharedBytes` (the chip's shared memory per block), or "".
+std::string mmaSyncSharedMemoryProblem(const MatmulTile &t, int64_t maxSharedBytes);
+
+} // namespace aicc
+
+#endif // AICC_TARGET_TENSORCORERULES_H

@@ -1,0 +1,109 @@
+//===- TensorCoreRules.cpp - which matmul tiles each tensor-core path runs ===//
+#include "aicc/Target/TensorCoreRules.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace aicc;
+
+TensorCoreOperand aicc::tensorCoreOperandOf(mlir::Type elem, bool tf32) {
+  if (elem.isF16())
+    return TensorCoreOperand::F16;
+  if (elem.isBF16())
+    return TensorCoreOperand::BF16;
+  if (elem.isF32())
+    return tf32 ? TensorCoreOperand::TF32 : TensorCoreOperand::F32;
+  return TensorCoreOperand::Other;
+}
+
+int64_t aicc::operandBytes(TensorCoreOperand t) {
+  switch (t) {
+  case TensorCoreOperand::F16:
+  case TensorCoreOperand::BF16:
+    return 2;
+  case TensorCoreOperand::TF32:
+  case TensorCoreOperand::F32:
+    return 4;
+  case TensorCoreOperand::Other:
+    return 0;
+  }
+  return 0;
+}
+
+std::string aicc::wgmmaTileProblem(const MatmulTile &t) {
+  bool tf32 = t.operand == TensorCoreOperand::TF32;
+  if (t.operand == TensorCoreOperand::F32)
+    return "f32 operands without input_precision = tf32 (exact f32 asked)";
+  if (t.operand != TensorCoreOperand::F16 && t.operand != TensorCoreOperand::BF16 && !tf32)
+    return "operands are not f16/bf16";
+  if (t.blockM != 64 && t.blockM != 128)
+    return "BLOCK_M is not 64 or 128";
+  int64_t rowElems = kWgmmaSwizzleBytes / operandBytes(t.operand);
+  if (t.blockN % 64 || t.blockN > 256 || t.blockN < 64 || t.blockK % rowElems || t.blockK < 1)
+    return "BLOCK_N / BLOCK_K are not multiples of 64 / one 128-byte row (BLOCK_N <= 256)";
+  return "";
+}
+
+int64_t aicc::wgmmaPlanBytes(int64_t stages, int64_t stageBytes, int64_t stagingBytes) {
+  return int64_t(llvm::alignTo(stages * stageBytes, 1024)) + stagingBytes + 2 * stages * 8 + 2 * 8 +
+         1024;
+}
+
+std::string aicc::wgmmaSharedMemoryProblem(const MatmulTile &t, const ChipInfo &chip) {
+  int64_t max = chip.sharedMemPerBlockBytes;
+  std::string text =
+      "num_stages x stage bytes exceed " + std::to_string(max / 1024) + " KiB of shared memory";
+  int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * operandBytes(t.operand);
+  // num_stages is checked before it multiplies anything: a huge one would wrap the sizes.
+  if (stageBytes <= 0 || t.stages() > max / stageBytes)
+    return text;
+  if (wgmmaPlanBytes(t.stages(), stageBytes, 0) > max)
+    return text;
+  return "";
+}
+
+std::string aicc::mmaSyncBlockProblem(const MatmulTile &t) {
+  if (t.operand != TensorCoreOperand::F16 && t.operand != TensorCoreOperand::BF16)
+    return "operands are not f16/bf16";
+  for (int64_t d : {t.blockM, t.blockN, t.blockK})
+    if (d < 16 || d > 256 || !llvm::isPowerOf2_64(d))
+      return "BLOCK_M / BLOCK_N / BLOCK_K are not powers of two in [16, 256]";
+  return "";
+}
+
+std::string aicc::mmaSyncTileProblem(const MatmulTile &t, MmaSyncWarpLayout *layout) {
+  if (std::string problem = mmaSyncBlockProblem(t); !problem.empty())
+    return problem;
+  int64_t warps = t.numWarps;
+  if (warps < 1 || warps > 16 || !llvm::isPowerOf2_64(warps))
+    return "num_warps is not a power of two <= 16";
+  // The most square warp tile, warpM >= warpN on ties.
+  MmaSyncWarpLayout best;
+  auto skew = [](int64_t x, int64_t y) { return x >= y ? 2 * (x / y) : 2 * (y / x) + 1; };
+  for (int64_t wm = 1; wm <= warps; wm *= 2) {
+    int64_t wn = warps / wm;
+    if (t.blockM % (16 * wm) || t.blockN % (16 * wn))
+      continue;
+    int64_t m = t.blockM / wm, n = t.blockN / wn;
+    if (!best.warpsM || skew(m, n) < skew(best.warpM, best.warpN))
+      best = {wm, wn, m, n};
+  }
+  if (!best.warpsM)
+    return "num_warps does not split BLOCK_M x BLOCK_N into 16 x 16 warp tiles";
+  if (best.accumulatorRegisters() > kMmaSyncMaxAccumulatorRegisters)
+    return "more than 128 accumulators per thread (raise num_warps)";
+  if (layout)
+    *layout = best;
+  return "";
+}
+
+std::string aicc::mmaSyncSharedMemoryProblem(const MatmulTile &t, int64_t maxSharedBytes) {
+  const char *text = "num_stages x stage bytes exceed the shared memory per block";
+  int64_t stageBytes = (t.blockM + t.blockN) * t.blockK * 2;
+  // num_stages is checked before it multiplies anything (a huge one would wrap the sizes).
+  if (stageBytes <= 0 || t.stages() > maxSharedBytes / stageBytes)
+    return text;
+  if (t.stages() * stageBytes > maxSharedBytes)
+    return text;
+  return "";
+}

@@ -1,0 +1,155 @@
+//===- TensorCoreRulesTest.cpp - the tensor-core paths' tile rules ---------===//
+//
+// include/aicc/Target/TensorCoreRules.h is the one place that says which matmul tiles
+// convert-tile-dot-to-wgmma and convert-tile-dot-to-mma-sync run; the config heuristic
+// (chooseMatmulConfig) checks its choice against it. These tests pin the rules at their
+// edges, and check that what the heuristic picks over a sweep of shapes is a tile its path
+// runs (a heuristic choice the path refuses would silently fall back to the generic
+// kernel: correct, but without tensor cores).
+//===----------------------------------------------------------------------===//
+#include "aicc/Target/TensorCoreRules.h"
+#include "aicc/Conversion/GraphToTile/KernelTemplates.h"
+#include "aicc/Target/Chip.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace aicc;
+
+namespace {
+
+MatmulTile tile(int64_t m, int64_t n, int64_t k, int64_t warps, int64_t stages,
+                TensorCoreOperand op = TensorCoreOperand::F16) {
+  return MatmulTile{m, n, k, warps, stages, op};
+}
+
+const ChipInfo &chip(llvm::StringRef name) {
+  const ChipInfo *c = lookupChip(name);
+  EXPECT_NE(c, nullptr) << name.str();
+  return *c;
+}
+
+TEST(TensorCoreRules, WgmmaOperandTypes) {
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 64, 8, 4, TensorCoreOperand::F16)), "");
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 64, 8, 4, TensorCoreOperand::BF16)), "");
+  // tf32: 32 elements fill one 128-byte swizzle row.
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 32, 8, 4, TensorCoreOperand::TF32)), "");
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 64, 8, 4, TensorCoreOperand::F32)),
+            "f32 operands without input_precision = tf32 (exact f32 asked)");
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 64, 8, 4, TensorCoreOperand::Other)),
+            "operands are not f16/bf16");
+}
+
+TEST(TensorCoreRules, WgmmaBlockShapes) {
+  for (int64_t m : {64, 128})
+    for (int64_t n : {64, 128, 192, 256})
+      EXPECT_EQ(wgmmaTileProblem(tile(m, n, 64, 4, 4)), "") << m << "x" << n;
+  EXPECT_EQ(wgmmaTileProblem(tile(32, 128, 64, 4, 4)), "BLOCK_M is not 64 or 128");
+  EXPECT_EQ(wgmmaTileProblem(tile(256, 128, 64, 4, 4)), "BLOCK_M is not 64 or 128");
+  const std::string bn =
+      "BLOCK_N / BLOCK_K are not multiples of 64 / one 128-byte row (BLOCK_N <= 256)";
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 32, 64, 4, 4)), bn);
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 320, 64, 4, 4)), bn);
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 32, 4, 4)), bn);  // half a row of f16
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 128, 4, 4)), ""); // two rows
+  EXPECT_EQ(wgmmaTileProblem(tile(128, 128, 16, 4, 4, TensorCoreOperand::TF32)), bn);
+}
+
+TEST(TensorCoreRules, WgmmaPlanBytes) {
+  // 4 stages of 128 x 256 x 64 f16: 4 x 48 KiB, 10 mbarriers, 1 KiB of alignment slack.
+  EXPECT_EQ(wgmmaPlanBytes(4, 49152, 0), 4 * 49152 + 2 * 4 * 8 + 16 + 1024);
+  // Staging starts 1024-aligned after the stages.
+  EXPECT_EQ(wgmmaPlanBytes(1, 1000, 4096), 1024 + 4096 + 8 * 2 + 16 + 1024);
+  const ChipInfo &h = chip("sm_90a");
+  EXPECT_EQ(wgmmaSharedMemoryProblem(tile(128, 256, 64, 8, 4), h), "");
+  EXPECT_EQ(wgmmaSharedMemoryProblem(tile(128, 256, 64, 8, 5), h),
+            "num_stages x stage bytes exceed 227 KiB of shared memory");
+  // Stages below 2 run as 2; a huge count is refused before it multiplies anything.
+  EXPECT_EQ(wgmmaSharedMemoryProblem(tile(128, 256, 64, 8, 0), h), "");
+  EXPECT_NE(wgmmaSharedMemoryProblem(tile(128, 256, 64, 8, int64_t(1) << 60), h), "");
+}
+
+TEST(TensorCoreRules, MmaSyncBlocksAndWarps) {
+  EXPECT_EQ(mmaSyncBlockProblem(tile(16, 16, 16, 1, 2)), "");
+  EXPECT_EQ(mmaSyncBlockProblem(tile(128, 256, 32, 8, 4, TensorCoreOperand::BF16)), "");
+  EXPECT_EQ(mmaSyncBlockProblem(tile(128, 128, 32, 4, 4, TensorCoreOperand::TF32)),
+            "operands are not f16/bf16");
+  const std::string pow2 = "BLOCK_M / BLOCK_N / BLOCK_K are not powers of two in [16, 256]";
+  EXPECT_EQ(mmaSyncBlockProblem(tile(8, 128, 32, 4, 4)), pow2);
+  EXPECT_EQ(mmaSyncBlockProblem(tile(96, 128, 32, 4, 4)), pow2);
+  EXPECT_EQ(mmaSyncBlockProblem(tile(128, 512, 32, 4, 4)), pow2);
+
+  MmaSyncWarpLayout l;
+  // 128 x 128 over 4 warps: 2 x 2 warps of 64 x 64 (128 accumulators each).
+  EXPECT_EQ(mmaSyncTileProblem(tile(128, 128, 32, 4, 4), &l), "");
+  EXPECT_EQ(l.warpsM, 2);
+  EXPECT_EQ(l.warpsN, 2);
+  EXPECT_EQ(l.warpM, 64);
+  EXPECT_EQ(l.warpN, 64);
+  EXPECT_EQ(l.accumulatorRegisters(), 128);
+  // Ties go to the taller warp tile: 64 x 32 over 2 warps is 2 x 1 warps of 32 x 32.
+  EXPECT_EQ(mmaSyncTileProblem(tile(64, 32, 32, 2, 4), &l), "");
+  EXPECT_EQ(l.warpsM, 2);
+  EXPECT_EQ(l.warpsN, 1);
+  EXPECT_EQ(mmaSyncTileProblem(tile(128, 128, 32, 3, 4)), "num_warps is not a power of two <= 16");
+  EXPECT_EQ(mmaSyncTileProblem(tile(128, 128, 32, 32, 4)), "num_warps is not a power of two <= 16");
+  EXPECT_EQ(mmaSyncTileProblem(tile(16, 16, 16, 4, 4)),
+            "num_warps does not split BLOCK_M x BLOCK_N into 16 x 16 warp tiles");
+  EXPECT_EQ(mmaSyncTileProblem(tile(128, 256, 32, 2, 4)),
+            "more than 128 accumulators per thread (raise num_warps)");
+}
+
+TEST(TensorCoreRules, MmaSyncSharedMemory) {
+  // 4 stages of 128 x 256 x 32 f16 = 96 KiB: the A100's 163 KiB and the A10's 99 KiB take it.
+  EXPECT_EQ(
+      mmaSyncSharedMemoryProblem(tile(128, 256, 32, 8, 4), chip("sm_80").sharedMemPerBlockBytes),
+      "");
+  EXPECT_EQ(
+      mmaSyncSharedMemoryProblem(tile(128, 256, 32, 8, 4), chip("sm_86").sharedMemPerBlockBytes),
+      "");
+  EXPECT_EQ(
+      mmaSyncSharedMemoryProblem(tile(128, 256, 64, 8, 4), chip("sm_86").sharedMemPerBlockBytes),
+      "num_stages x stage bytes exceed the shared memory per block");
+  EXPECT_NE(mmaSyncSharedMemoryProblem(tile(128, 256, 32, 8, int64_t(1) << 60), 1 << 20), "");
+}
+
+// Every config the heuristic picks for a tensor-core target is one its path runs.
+TEST(TensorCoreRules, HeuristicChoicesPassTheirPath) {
+  mlir::MLIRContext ctx;
+  mlir::Builder b(&ctx);
+  const ChipInfo &h200 = chip("h200");
+  int checked = 0;
+  for (const ChipInfo &target : allChips()) {
+    bool wgmma = target.has(ChipFeature::Wgmma), mma = target.has(ChipFeature::MmaSync);
+    if (!wgmma && !mma)
+      continue;
+    for (mlir::Type elem :
+         {mlir::Type(b.getF16Type()), mlir::Type(b.getBF16Type()), mlir::Type(b.getF32Type())})
+      for (int64_t M : {1, 8, 64, 100, 512, 4096, 16384})
+        for (int64_t N : {64, 128, 1000, 4096, 11008})
+          for (int64_t K : {16, 64, 768, 4096})
+            for (int64_t batch : {1, 16}) {
+              bool tf32 = elem.isF32();
+              MatmulConfig c = chooseMatmulConfig(M, N, K, elem, true, target, h200, tf32, batch);
+              bool expectTensorCores = wgmma ? true : !elem.isF32();
+              ASSERT_EQ(c.wgmma || c.mmaSync, expectTensorCores)
+                  << target.name.str() << " " << M << "x" << N << "x" << K;
+              MatmulTile t{c.blockM,   c.blockN,    c.blockK,
+                           c.numWarps, c.numStages, tensorCoreOperandOf(elem, tf32)};
+              if (c.wgmma) {
+                EXPECT_EQ(wgmmaTileProblem(t), "");
+                EXPECT_EQ(wgmmaSharedMemoryProblem(t, target), "");
+              }
+              if (c.mmaSync) {
+                EXPECT_EQ(mmaSyncTileProblem(t), "");
+                EXPECT_EQ(mmaSyncSharedMemoryProblem(t, target.sharedMemPerBlockBytes), "");
+              }
+              ++checked;
+            }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+} // namespace
