@@ -49,6 +49,36 @@ int64_t aicc::wgmmaPlanBytes(int64_t stages, int64_t stageBytes, int64_t staging
          1024;
 }
 
+WgmmaSharedMemoryPlan aicc::planWgmmaSharedMemory(int64_t stages, int64_t aStageBytes,
+                                                  int64_t bStageBytes, int64_t stagingBytes) {
+  WgmmaSharedMemoryPlan p;
+  int64_t off = 0;
+  p.aOffset = off;
+  off += stages * aStageBytes;
+  p.bOffset = off;
+  off += stages * bStageBytes;
+  if (stagingBytes > 0) {
+    off = int64_t(llvm::alignTo(off, 1024));
+    p.stagingOffset = off;
+    off += stagingBytes;
+  }
+  p.barrierOffset = off;
+  off += 2 * stages * 8 + 2 * 8;
+  p.totalBytes = off + 1024; // slack for aligning the base to 1024 bytes
+  return p;
+}
+
+std::optional<int64_t> aicc::wgmmaStagesBesideStaging(int64_t stages, int64_t minStages,
+                                                      int64_t stageBytes, int64_t stagingBytes,
+                                                      int64_t maxSharedBytes) {
+  int64_t fit = stages;
+  while (fit > minStages && wgmmaPlanBytes(fit, stageBytes, stagingBytes) > maxSharedBytes)
+    --fit;
+  if (wgmmaPlanBytes(fit, stageBytes, stagingBytes) <= maxSharedBytes)
+    return fit;
+  return std::nullopt;
+}
+
 std::string aicc::wgmmaSharedMemoryProblem(const MatmulTile &t, const ChipInfo &chip) {
   int64_t max = chip.sharedMemPerBlockBytes;
   std::string text =

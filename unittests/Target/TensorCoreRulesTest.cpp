@@ -153,3 +153,29 @@ TEST(TensorCoreRules, HeuristicChoicesPassTheirPath) {
 }
 
 } // namespace
+
+namespace {
+TEST(TensorCoreRules, WgmmaSharedMemoryPlan) {
+  // 128 x 256 x 64 f16, 4 stages: A 16 KiB and B 32 KiB per stage, no staging.
+  WgmmaSharedMemoryPlan p = planWgmmaSharedMemory(4, 16384, 32768, 0);
+  EXPECT_EQ(p.aOffset, 0);
+  EXPECT_EQ(p.bOffset, 4 * 16384);
+  EXPECT_EQ(p.barrierOffset, 4 * 16384 + 4 * 32768);
+  EXPECT_EQ(p.totalBytes, p.barrierOffset + 2 * 4 * 8 + 16 + 1024);
+  EXPECT_EQ(p.totalBytes, wgmmaPlanBytes(4, 16384 + 32768, 0));
+  // With staging: it starts 1024-aligned after the stages, the barriers after it.
+  WgmmaSharedMemoryPlan q = planWgmmaSharedMemory(3, 1000, 1000, 65536);
+  EXPECT_EQ(q.stagingOffset, 6144);
+  EXPECT_EQ(q.barrierOffset, 6144 + 65536);
+}
+
+TEST(TensorCoreRules, WgmmaStagesBesideStaging) {
+  const int64_t h200 = 232448; // 227 KiB
+  // Cooperative 128 x 256 f16 (48 KiB a stage) with 2 x 32 KiB of staging: 4 stages drop to 3.
+  EXPECT_EQ(wgmmaStagesBesideStaging(4, 3, 49152, 65536, h200), std::optional<int64_t>(3));
+  // Nothing to drop when it fits.
+  EXPECT_EQ(wgmmaStagesBesideStaging(4, 3, 32768, 32768, h200), std::optional<int64_t>(4));
+  // Not even the minimum fits: no TMA store.
+  EXPECT_EQ(wgmmaStagesBesideStaging(4, 4, 49152, 65536, h200), std::nullopt);
+}
+} // namespace

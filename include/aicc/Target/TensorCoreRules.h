@@ -18,6 +18,7 @@
 #include "aicc/Target/Chip.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace aicc {
@@ -70,6 +71,23 @@ std::string wgmmaTileProblem(const MatmulTile &t);
 /// then the stages' full/empty mbarriers (8 bytes each) and two more, plus 1024 bytes of
 /// slack for aligning the dynamic shared memory base to 1024 (the 128-byte swizzle's atom).
 int64_t wgmmaPlanBytes(int64_t stages, int64_t stageBytes, int64_t stagingBytes);
+
+/// The dynamic shared memory of a wgmma kernel, bytes from the 1024-aligned base: the
+/// `stages` A blocks, then the B blocks, then (when `stagingBytes` > 0, 1024-aligned) the
+/// TMA-store staging buffers, then the 2 x stages + 2 mbarriers; `totalBytes` adds the 1024
+/// bytes of alignment slack (= wgmmaPlanBytes when the stage sizes are 1024 multiples).
+struct WgmmaSharedMemoryPlan {
+  int64_t aOffset = 0, bOffset = 0, stagingOffset = 0, barrierOffset = 0, totalBytes = 0;
+};
+WgmmaSharedMemoryPlan planWgmmaSharedMemory(int64_t stages, int64_t aStageBytes,
+                                            int64_t bStageBytes, int64_t stagingBytes);
+
+/// The pipeline depth beside a TMA-store staging buffer of `stagingBytes`: the most stages
+/// from `stages` down to `minStages` whose plan (wgmmaPlanBytes) fits in `maxSharedBytes`;
+/// none when not even that many fit (the register store is kept then).
+std::optional<int64_t> wgmmaStagesBesideStaging(int64_t stages, int64_t minStages,
+                                                int64_t stageBytes, int64_t stagingBytes,
+                                                int64_t maxSharedBytes);
 
 /// Why `t`'s pipeline (t.stages() stages of (BLOCK_M + BLOCK_N) x BLOCK_K operand
 /// elements, no staging) does not fit `chip`'s shared memory per block, or "".

@@ -123,12 +123,8 @@ struct ConvertGraphToTilePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    if (convAlgorithm != "auto" && convAlgorithm != "implicit-gemm" && convAlgorithm != "direct") {
-      module.emitError("convert-graph-to-tile: conv-algorithm must be auto, implicit-gemm or "
-                       "direct, got '")
-          << convAlgorithm << "'";
+    if (failed(aicc::checkConvAlgorithm(module, getArgument(), convAlgorithm)))
       return signalPassFailure();
-    }
     // The chips: the options, else the module's aicc.target / aicc.hardware
     // (include/aicc/Target/TargetAttr.h).
     const aicc::ChipInfo *targetRow =

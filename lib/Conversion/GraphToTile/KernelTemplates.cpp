@@ -60,6 +60,13 @@ static Value emptyContractionOperand(FusionGroupOp group) {
   return {};
 }
 
+LogicalResult aicc::checkConvAlgorithm(Operation *op, StringRef pass, StringRef value) {
+  if (value == "auto" || value == "implicit-gemm" || value == "direct")
+    return success();
+  return op->emitError() << pass << ": conv-algorithm must be auto, implicit-gemm or direct, got '"
+                         << value << "'";
+}
+
 FailureOr<std::optional<MatmulConfig>>
 aicc::chooseGroupMatmulConfig(FusionGroupOp group, const TemplateOptions &options) {
   for (Type t : group.getResultTypes())

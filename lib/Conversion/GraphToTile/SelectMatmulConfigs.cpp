@@ -26,12 +26,8 @@ struct SelectMatmulConfigsPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (convAlgorithm != "auto" && convAlgorithm != "implicit-gemm" && convAlgorithm != "direct") {
-      module.emitError("select-matmul-configs: conv-algorithm must be auto, implicit-gemm or "
-                       "direct, got '")
-          << convAlgorithm << "'";
+    if (failed(aicc::checkConvAlgorithm(module, getArgument(), convAlgorithm)))
       return signalPassFailure();
-    }
     const aicc::ChipInfo *target =
         aicc::resolveChip(module, aicc::ChipRole::Target, "", "cpu", getArgument());
     const aicc::ChipInfo *hardware =

@@ -257,6 +257,159 @@ void expandPowF(math::PowFOp op) {
   op.erase();
 }
 
+/// The gpu.func of tile kernel `fn` (in `gb`'s gpu.module): its signature and argument
+/// attributes, the known block / grid sizes (the schedule's, or the launch shape a lowering
+/// chose), the schedule and every tile.* attribute (and nvvm.minctasm) of `fn`; the body
+/// moved in, func.return become gpu.return.
+gpu::GPUFuncOp createKernelFunc(OpBuilder &gb, func::FuncOp fn, tile::ScheduleAttr sched) {
+  MLIRContext *ctx = fn.getContext();
+  int64_t threads = sched.getNumThreads();
+  // convert-tile-to-gpu-registers may pack several one-warp programs per CUDA block.
+  int64_t perCTA = 1;
+  if (auto p = fn->getAttrOfType<IntegerAttr>(tile::kProgramsPerCTAAttrName))
+    perCTA = p.getInt();
+  auto gfn = gpu::GPUFuncOp::create(gb, fn.getLoc(), fn.getName(), fn.getFunctionType());
+  gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  if (ArrayAttr argAttrs = fn.getAllArgAttrs())
+    gfn.setAllArgAttrs(argAttrs);
+  gfn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {(int32_t)(threads * perCTA), 1, 1}));
+  SmallVector<int32_t> grid;
+  for (int64_t g : sched.getGrid())
+    grid.push_back((int32_t)g);
+  grid[0] /= perCTA;
+  gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
+  // Kernels that chose their own launch shape (convert-tile-dot-to-wgmma: a persistent
+  // grid, warpgroups) say so.
+  if (auto g = fn->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchGridAttrName))
+    gfn.setKnownGridSizeAttr(g);
+  if (auto bl = fn->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchBlockAttrName))
+    gfn.setKnownBlockSizeAttr(bl);
+  gfn->setAttr(tile::kScheduleAttrName, sched);
+  // What the lowerings recorded (the tile dialect's discardable attributes, TileDialect.td)
+  // travels with the kernel, as does nvvm.minctasm.
+  for (NamedAttribute a : fn->getDiscardableAttrs())
+    if (a.getName().getValue().starts_with("tile.") || a.getName() == "nvvm.minctasm")
+      gfn->setAttr(a.getName(), a.getValue());
+
+  Block &dst = gfn.getBody().front();
+  Block &src = fn.getBody().front();
+  for (auto [a, na] : llvm::zip(src.getArguments(), dst.getArguments()))
+    a.replaceAllUsesWith(na);
+  dst.getOperations().splice(dst.end(), src.getOperations());
+  auto ret = cast<func::ReturnOp>(dst.getTerminator());
+  OpBuilder rb(ret);
+  gpu::ReturnOp::create(rb, ret.getLoc());
+  ret.erase();
+  return gfn;
+}
+
+/// tile.program_id / tile.num_programs to gpu.block_id / gpu.grid_dim (as i32).
+void lowerProgramIds(gpu::GPUFuncOp gfn) {
+  SmallVector<Operation *> pids;
+  gfn.walk([&](Operation *op) {
+    if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op))
+      pids.push_back(op);
+  });
+  for (Operation *op : pids) {
+    OpBuilder pb(op);
+    unsigned axis = isa<tile::ProgramIdOp>(op) ? cast<tile::ProgramIdOp>(op).getAxis()
+                                               : cast<tile::NumProgramsOp>(op).getAxis();
+    auto dim = static_cast<gpu::Dimension>(axis);
+    Value v = isa<tile::ProgramIdOp>(op)
+                  ? gpu::BlockIdOp::create(pb, op->getLoc(), dim).getResult()
+                  : gpu::GridDimOp::create(pb, op->getLoc(), dim).getResult();
+    op->getResult(0).replaceAllUsesWith(
+        arith::IndexCastOp::create(pb, op->getLoc(), pb.getI32Type(), v));
+    op->erase();
+  }
+}
+
+/// powf as exp/log with C's sign rules (expandPowF), on every kernel.
+void expandPowFs(gpu::GPUModuleOp gpuModule) {
+  SmallVector<math::PowFOp> pows;
+  gpuModule.walk([&](math::PowFOp p) { pows.push_back(p); });
+  for (math::PowFOp p : pows)
+    expandPowF(p);
+}
+
+/// f32 exp(x) = 2^(x log2 e) on the special function unit (llvm.nvvm.ex2.approx.f32 is PTX
+/// ex2.approx.f32, max relative error 2^-22 for the 2^t step, PTX ISA "ex2"): two
+/// instructions instead of a polynomial, what Triton emits for tl.exp. The rounding of
+/// x log2 e adds a relative error of about |x| 2^-24, below the f32 tolerances for |x| < 88
+/// (beyond, exp overflows or underflows anyway).
+void expToEx2(gpu::GPUModuleOp gpuModule) {
+  SmallVector<math::ExpOp> exps;
+  gpuModule.walk([&](math::ExpOp e) {
+    if (getElementTypeOrSelf(e.getType()).isF32())
+      exps.push_back(e);
+  });
+  for (math::ExpOp e : exps) {
+    OpBuilder b(e);
+    Type t = e.getType();
+    Attribute log2e = b.getF32FloatAttr(1.4426950408889634);
+    if (auto vt = dyn_cast<VectorType>(t))
+      log2e = DenseElementsAttr::get(vt, log2e);
+    Location loc = e.getLoc();
+    Value scaled = arith::MulFOp::create(
+        b, loc, e.getOperand(), arith::ConstantOp::create(b, loc, t, cast<TypedAttr>(log2e)));
+    // The NVVM intrinsic itself (convert-gpu-to-nvvm would turn llvm.intr.exp2 into a
+    // libdevice call); scalar only, so vectors of registers go element by element.
+    auto ex2 = [&](Value x) -> Value {
+      return LLVM::CallIntrinsicOp::create(
+                 b, loc, b.getF32Type(), b.getStringAttr("llvm.nvvm.ex2.approx.f32"), ValueRange{x})
+          .getResult(0);
+    };
+    Value r;
+    if (auto vt = dyn_cast<VectorType>(t)) {
+      r = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(0.0)));
+      for (int64_t i = 0; i < vt.getNumElements(); ++i)
+        r = vector::InsertOp::create(
+            b, loc, ex2(vector::ExtractOp::create(b, loc, scaled, ArrayRef<int64_t>{i})), r,
+            ArrayRef<int64_t>{i});
+    } else {
+      r = ex2(scaled);
+    }
+    e.replaceAllUsesWith(r);
+    e.erase();
+  }
+}
+
+/// The math-polynomial-approximation patterns (all but sin, cos and log), and afn on the
+/// divisions they introduce.
+LogicalResult approximateMath(gpu::GPUModuleOp gpuModule) {
+  MLIRContext *ctx = gpuModule.getContext();
+  // The divisions the approximations introduce (erf's rational P/Q, ...) are part of an
+  // approximation already accurate to a few ulp: they may use PTX div.approx.f32 (afn, max
+  // 2 ulp, CUDA's __fdividef) instead of the IEEE div.rn.f32 subroutine, which dominated
+  // the GELU epilogue of the tensor-core matmul. Divisions of the model keep div.rn.
+  llvm::DenseSet<Operation *> modelDivs;
+  gpuModule.walk([&](arith::DivFOp d) { modelDivs.insert(d); });
+  RewritePatternSet patterns(ctx);
+  // The set of the legacy populateMathPolynomialApproximationPatterns(patterns) overload,
+  // less sin, cos and log (above); f16/bf16 calls of all of them compute in f32.
+  auto approximated = [](StringRef name) {
+    return llvm::is_contained({math::AtanOp::getOperationName(), math::Atan2Op::getOperationName(),
+                               math::TanhOp::getOperationName(), math::Log2Op::getOperationName(),
+                               math::Log1pOp::getOperationName(), math::ErfOp::getOperationName(),
+                               math::ErfcOp::getOperationName(), math::ExpOp::getOperationName(),
+                               math::ExpM1Op::getOperationName(), math::CbrtOp::getOperationName(),
+                               math::AsinOp::getOperationName(), math::AcosOp::getOperationName()},
+                              name);
+  };
+  populateMathF32ExpansionPatterns(patterns, [&](StringRef name) {
+    return approximated(name) || name == math::SinOp::getOperationName() ||
+           name == math::CosOp::getOperationName() || name == math::LogOp::getOperationName();
+  });
+  populateMathPolynomialApproximationPatterns(patterns, approximated);
+  if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
+    return failure();
+  gpuModule.walk([&](arith::DivFOp d) {
+    if (!modelDivs.contains(d) && getElementTypeOrSelf(d.getType()).isF32())
+      d.setFastmath(d.getFastmath() | arith::FastMathFlags::afn);
+  });
+  return success();
+}
+
 struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   void runOnOperation() override {
     ModuleOp top = getOperation();
@@ -275,65 +428,12 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
         fn.emitError("convert-tile-to-gpu: function without tile.schedule in @kernels");
         return signalPassFailure();
       }
-      int64_t threads = sched.getNumThreads();
-      // convert-tile-to-gpu-registers may pack several one-warp programs per CUDA block.
-      int64_t perCTA = 1;
-      if (auto p = fn->getAttrOfType<IntegerAttr>(tile::kProgramsPerCTAAttrName))
-        perCTA = p.getInt();
-      auto gfn = gpu::GPUFuncOp::create(gb, fn.getLoc(), fn.getName(), fn.getFunctionType());
-      gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
-      if (ArrayAttr argAttrs = fn.getAllArgAttrs())
-        gfn.setAllArgAttrs(argAttrs);
-      gfn.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {(int32_t)(threads * perCTA), 1, 1}));
-      SmallVector<int32_t> grid;
-      for (int64_t g : sched.getGrid())
-        grid.push_back((int32_t)g);
-      grid[0] /= perCTA;
-      gfn.setKnownGridSizeAttr(DenseI32ArrayAttr::get(ctx, grid));
-      // Kernels that chose their own launch shape (convert-tile-dot-to-wgmma: a persistent
-      // grid, warpgroups) say so.
-      if (auto g = fn->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchGridAttrName))
-        gfn.setKnownGridSizeAttr(g);
-      if (auto bl = fn->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchBlockAttrName))
-        gfn.setKnownBlockSizeAttr(bl);
-      gfn->setAttr(tile::kScheduleAttrName, sched);
-      // What the lowerings recorded (the tile dialect's discardable attributes, TileDialect.td)
-      // travels with the kernel, as does nvvm.minctasm.
-      for (NamedAttribute a : fn->getDiscardableAttrs())
-        if (a.getName().getValue().starts_with("tile.") || a.getName() == "nvvm.minctasm")
-          gfn->setAttr(a.getName(), a.getValue());
-
+      gpu::GPUFuncOp gfn = createKernelFunc(gb, fn, sched);
       Block &dst = gfn.getBody().front();
-      Block &src = fn.getBody().front();
-      for (auto [a, na] : llvm::zip(src.getArguments(), dst.getArguments()))
-        a.replaceAllUsesWith(na);
-      dst.getOperations().splice(dst.end(), src.getOperations());
-      auto ret = cast<func::ReturnOp>(dst.getTerminator());
-      OpBuilder rb(ret);
-      gpu::ReturnOp::create(rb, ret.getLoc());
-      ret.erase();
-
-      // Program ids and grid dims.
       OpBuilder eb = OpBuilder::atBlockBegin(&dst);
       Value tid = gpu::ThreadIdOp::create(eb, fn.getLoc(), gpu::Dimension::x);
-      SmallVector<Operation *> pids;
-      gfn.walk([&](Operation *op) {
-        if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op))
-          pids.push_back(op);
-      });
-      for (Operation *op : pids) {
-        OpBuilder pb(op);
-        unsigned axis = isa<tile::ProgramIdOp>(op) ? cast<tile::ProgramIdOp>(op).getAxis()
-                                                   : cast<tile::NumProgramsOp>(op).getAxis();
-        auto dim = static_cast<gpu::Dimension>(axis);
-        Value v = isa<tile::ProgramIdOp>(op)
-                      ? gpu::BlockIdOp::create(pb, op->getLoc(), dim).getResult()
-                      : gpu::GridDimOp::create(pb, op->getLoc(), dim).getResult();
-        op->getResult(0).replaceAllUsesWith(
-            arith::IndexCastOp::create(pb, op->getLoc(), pb.getI32Type(), v));
-        op->erase();
-      }
-      Distributor dist{tid, threads};
+      lowerProgramIds(gfn);
+      Distributor dist{tid, sched.getNumThreads()};
       // Kernels convert-tile-to-gpu-registers lowered (tile.layouts) are per-thread already.
       bool perThread = tile::getKernelPath(fn) != tile::KernelPath::Portable;
       if ((!perThread && failed(dist.distributeBlock(dst))) || failed(promoteAllocs(gfn)))
@@ -351,80 +451,10 @@ struct ConvertTileToGPUPass : public aicc::impl::ConvertTileToGPUBase<ConvertTil
     // 1e30 off by inf -- one-step Cody-Waite reduction --, sin of subnormals off by 6e-8, log
     // of subnormals off by 16 -- no denormal scaling). powf first becomes exp/log with C's
     // sign rules (expandPowF).
-    SmallVector<math::PowFOp> pows;
-    gpuModule.walk([&](math::PowFOp p) { pows.push_back(p); });
-    for (math::PowFOp p : pows)
-      expandPowF(p);
-    // f32 exp(x) = 2^(x log2 e) on the special function unit (llvm.nvvm.ex2.approx.f32 is PTX
-    // ex2.approx.f32, max relative error 2^-22 for the 2^t step, PTX ISA "ex2"): two instructions
-    // instead of a polynomial, what Triton emits for tl.exp. The rounding of x log2 e adds a
-    // relative error of about |x| 2^-24, below the f32 tolerances for |x| < 88 (beyond, exp
-    // overflows or underflows anyway).
-    SmallVector<math::ExpOp> exps;
-    gpuModule.walk([&](math::ExpOp e) {
-      if (getElementTypeOrSelf(e.getType()).isF32())
-        exps.push_back(e);
-    });
-    for (math::ExpOp e : exps) {
-      OpBuilder b(e);
-      Type t = e.getType();
-      Attribute log2e = b.getF32FloatAttr(1.4426950408889634);
-      if (auto vt = dyn_cast<VectorType>(t))
-        log2e = DenseElementsAttr::get(vt, log2e);
-      Location loc = e.getLoc();
-      Value scaled = arith::MulFOp::create(
-          b, loc, e.getOperand(), arith::ConstantOp::create(b, loc, t, cast<TypedAttr>(log2e)));
-      // The NVVM intrinsic itself (convert-gpu-to-nvvm would turn llvm.intr.exp2 into a
-      // libdevice call); scalar only, so vectors of registers go element by element.
-      auto ex2 = [&](Value x) -> Value {
-        return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
-                                             b.getStringAttr("llvm.nvvm.ex2.approx.f32"),
-                                             ValueRange{x})
-            .getResult(0);
-      };
-      Value r;
-      if (auto vt = dyn_cast<VectorType>(t)) {
-        r = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(0.0)));
-        for (int64_t i = 0; i < vt.getNumElements(); ++i)
-          r = vector::InsertOp::create(
-              b, loc, ex2(vector::ExtractOp::create(b, loc, scaled, ArrayRef<int64_t>{i})), r,
-              ArrayRef<int64_t>{i});
-      } else {
-        r = ex2(scaled);
-      }
-      e.replaceAllUsesWith(r);
-      e.erase();
-    }
-    // The divisions the approximations introduce (erf's rational P/Q, ...) are part of an
-    // approximation already accurate to a few ulp: they may use PTX div.approx.f32 (afn, max
-    // 2 ulp, CUDA's __fdividef) instead of the IEEE div.rn.f32 subroutine, which dominated
-    // the GELU epilogue of the tensor-core matmul. Divisions of the model keep div.rn.
-    llvm::DenseSet<Operation *> modelDivs;
-    gpuModule.walk([&](arith::DivFOp d) { modelDivs.insert(d); });
-    RewritePatternSet patterns(ctx);
-    // The set of the legacy populateMathPolynomialApproximationPatterns(patterns) overload,
-    // less sin, cos and log (above); f16/bf16 calls of all of them compute in f32.
-    auto approximated = [](StringRef name) {
-      return llvm::is_contained(
-          {math::AtanOp::getOperationName(), math::Atan2Op::getOperationName(),
-           math::TanhOp::getOperationName(), math::Log2Op::getOperationName(),
-           math::Log1pOp::getOperationName(), math::ErfOp::getOperationName(),
-           math::ErfcOp::getOperationName(), math::ExpOp::getOperationName(),
-           math::ExpM1Op::getOperationName(), math::CbrtOp::getOperationName(),
-           math::AsinOp::getOperationName(), math::AcosOp::getOperationName()},
-          name);
-    };
-    populateMathF32ExpansionPatterns(patterns, [&](StringRef name) {
-      return approximated(name) || name == math::SinOp::getOperationName() ||
-             name == math::CosOp::getOperationName() || name == math::LogOp::getOperationName();
-    });
-    populateMathPolynomialApproximationPatterns(patterns, approximated);
-    if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
+    expandPowFs(gpuModule);
+    expToEx2(gpuModule);
+    if (failed(approximateMath(gpuModule)))
       return signalPassFailure();
-    gpuModule.walk([&](arith::DivFOp d) {
-      if (!modelDivs.contains(d) && getElementTypeOrSelf(d.getType()).isF32())
-        d.setFastmath(d.getFastmath() | arith::FastMathFlags::afn);
-    });
   }
 };
 } // namespace

@@ -17,6 +17,103 @@ using namespace mlir;
 using namespace aicc;
 using namespace aicc::wgmma;
 
+/// The TMA-store epilogue's per-thread staging state: this warpgroup's staging buffer
+/// and named barrier, and the per-thread parts of the staging addresses (the derivation:
+/// the comment at its call in emitConsumer).
+WgmmaKernel::StagingAddress WgmmaKernel::stagingAddress(OpBuilder &b, Location loc, Value cw,
+                                                        Value rowInHalf, Value colBase) {
+  StagingAddress a;
+  Value cw64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), cw);
+  a.staging = arith::AddIOp::create(
+      b, loc, smemBase,
+      arith::AddIOp::create(b, loc, ci64(b, loc, stOffset),
+                            arith::MulIOp::create(b, loc, cw64, ci64(b, loc, stBytes))));
+  a.storeBar = arith::AddIOp::create(b, loc, cw, ci32(b, loc, kStoreBarrier));
+  if (outTransposed) {
+    Value A = arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, outBytes));
+    Value boxA = arith::DivUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes));
+    Value chunkA = arith::DivUIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes)), ci32(b, loc, 16));
+    Value withinA = arith::RemUIOp::create(b, loc, A, ci32(b, loc, 16));
+    a.stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunkA, colBase),
+                                  ci32(b, loc, 16));
+    Value bytes = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc,
+                              arith::MulIOp::create(b, loc, boxA, ci32(b, loc, BN * kSwizzleBytes)),
+                              arith::MulIOp::create(b, loc, colBase, ci32(b, loc, kSwizzleBytes))),
+        withinA);
+    a.stP = arith::AddIOp::create(b, loc, a.staging,
+                                  arith::ExtUIOp::create(b, loc, b.getI64Type(), bytes));
+  } else {
+    Value colBytes = arith::MulIOp::create(b, loc, colBase, ci32(b, loc, outBytes));
+    Value L = arith::DivUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
+    Value W = arith::RemUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
+    Value rsw = arith::AndIOp::create(b, loc, rowInHalf, ci32(b, loc, 7));
+    a.stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, L, rsw), ci32(b, loc, 16));
+    Value rowBytes = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
+    a.stP = arith::AddIOp::create(b, loc, a.staging,
+                                  arith::ExtUIOp::create(b, loc, b.getI64Type(), rowBytes));
+  }
+  return a;
+}
+
+/// The end of a tile's TMA-store epilogue (steps 3 to 5 of emitConsumer's sequence): the
+/// proxy fence, the warpgroup barrier, and the leader's box stores of the staging buffer.
+void WgmmaKernel::emitTmaBoxStores(OpBuilder &tb, Location loc, IRMapping &map,
+                                   ArrayRef<Value> args, Value leader, Value cw, Value staging,
+                                   Value storeBar) {
+  NVVM::FenceProxyOp::create(
+      tb, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(tb.getContext(), NVVM::SharedSpace::shared_cta));
+  NVVM::BarrierOp::create(tb, loc, TypeRange{}, storeBar, ci32(tb, loc, 128),
+                          NVVM::BarrierReductionAttr(), Value());
+  auto st = scf::IfOp::create(tb, loc, leader, false);
+  OpBuilder sb = st.getThenBodyBuilder();
+  // One TMA box store per box. Transposed, the box's columns are this warpgroup's tile rows
+  // (the pixels) and its rows the tile's columns (the channels): coordinates (col (+ 64 w
+  // cooperative) + j * boxElems, row, batch). A box wholly outside the output (pixels all
+  // past OH * OW, or a batch >= N) is not issued; one that crosses the far edge is, and
+  // the store writes only the elements inside (PTX ISA 5.5.3.3, "Out of Boundary Access"),
+  // as the ragged M / N edges of the matmul epilogue rely on. Negative starting coordinates
+  // are not used: a store there faulted on the H200 (see matchTmaStore).
+  ArrayRef<int64_t> od = outStore.getDims();
+  int64_t boxes = (outTransposed ? stRows : BN) / stBoxElems;
+  Value batch = map.lookupOrDefault(outStore.getBatch());
+  Value row = map.lookupOrDefault(outStore.getRow());
+  Value col = map.lookupOrDefault(outStore.getCol());
+  if (!pingpong && consumers > 1) {
+    Value wOff = arith::MulIOp::create(sb, loc, cw, ci32(sb, loc, 64));
+    if (outTransposed)
+      col = arith::AddIOp::create(sb, loc, col, wOff);
+    else
+      row = arith::AddIOp::create(sb, loc, row, wOff);
+  }
+  int64_t boxStride = (outTransposed ? BN : stRows) * kSwizzleBytes;
+  for (int64_t j = 0; j < boxes; ++j) {
+    Value box =
+        sharedPtr(sb, loc, arith::AddIOp::create(sb, loc, staging, ci64(sb, loc, j * boxStride)));
+    Value c = arith::AddIOp::create(sb, loc, col, ci32(sb, loc, j * stBoxElems));
+    OpBuilder ib = sb;
+    if (outTransposed) {
+      auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
+        return arith::CmpIOp::create(sb, loc, p, x, ci32(sb, loc, v));
+      };
+      Value inside = arith::AndIOp::create(
+          sb, loc,
+          arith::AndIOp::create(sb, loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
+                                cmp(arith::CmpIPredicate::slt, c, od[2])),
+          cmp(arith::CmpIPredicate::ult, batch, od[0]));
+      ib = scf::IfOp::create(sb, loc, inside, false).getThenBodyBuilder();
+    }
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(ib, loc, args[outDescArg], box,
+                                                       ValueRange{c, row, batch}, Value(),
+                                                       NVVM::TMAStoreMode::TILE, Value());
+  }
+  NVVM::CpAsyncBulkCommitGroupOp::create(sb, loc);
+}
+
 LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
                                         ArrayRef<Value> args) {
   MLIRContext *ctx = b.getContext();
@@ -100,39 +197,11 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // (f32) or 16 banks, two lanes per 4-byte word (f16): conflict-free.
   Value staging, storeBar, stP, stX;
   if (tmaStore) {
-    Value cw64 = arith::ExtUIOp::create(b, loc, b.getI64Type(), cw);
-    staging = arith::AddIOp::create(
-        b, loc, smemBase,
-        arith::AddIOp::create(b, loc, ci64(b, loc, stOffset),
-                              arith::MulIOp::create(b, loc, cw64, ci64(b, loc, stBytes))));
-    storeBar = arith::AddIOp::create(b, loc, cw, ci32(b, loc, kStoreBarrier));
-    if (outTransposed) {
-      Value A = arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, outBytes));
-      Value boxA = arith::DivUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes));
-      Value chunkA = arith::DivUIOp::create(
-          b, loc, arith::RemUIOp::create(b, loc, A, ci32(b, loc, kSwizzleBytes)), ci32(b, loc, 16));
-      Value withinA = arith::RemUIOp::create(b, loc, A, ci32(b, loc, 16));
-      stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunkA, colBase),
-                                  ci32(b, loc, 16));
-      Value bytes = arith::AddIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, boxA, ci32(b, loc, BN * kSwizzleBytes)),
-              arith::MulIOp::create(b, loc, colBase, ci32(b, loc, kSwizzleBytes))),
-          withinA);
-      stP = arith::AddIOp::create(b, loc, staging,
-                                  arith::ExtUIOp::create(b, loc, b.getI64Type(), bytes));
-    } else {
-      Value colBytes = arith::MulIOp::create(b, loc, colBase, ci32(b, loc, outBytes));
-      Value L = arith::DivUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
-      Value W = arith::RemUIOp::create(b, loc, colBytes, ci32(b, loc, 16));
-      Value rsw = arith::AndIOp::create(b, loc, rowInHalf, ci32(b, loc, 7));
-      stX = arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, L, rsw), ci32(b, loc, 16));
-      Value rowBytes = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, kSwizzleBytes)), W);
-      stP = arith::AddIOp::create(b, loc, staging,
-                                  arith::ExtUIOp::create(b, loc, b.getI64Type(), rowBytes));
-    }
+    StagingAddress a = stagingAddress(b, loc, cw, rowInHalf, colBase);
+    staging = a.staging;
+    storeBar = a.storeBar;
+    stP = a.stP;
+    stX = a.stX;
   }
   // One bar.sync over this warpgroup's 128 threads (named barrier storeBar).
   auto warpgroupBarrier = [&](OpBuilder &ob) {
@@ -363,54 +432,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   }
   if (failed(ep.emitAfter(src, kOp)))
     return failure();
-  if (tmaStore) {
-    NVVM::FenceProxyOp::create(tb, loc, NVVM::ProxyKind::async_shared,
-                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    warpgroupBarrier(tb);
-    auto st = scf::IfOp::create(tb, loc, leader, false);
-    OpBuilder sb = st.getThenBodyBuilder();
-    // One TMA box store per box. Transposed, the box's columns are this warpgroup's tile rows
-    // (the pixels) and its rows the tile's columns (the channels): coordinates (col (+ 64 w
-    // cooperative) + j * boxElems, row, batch). A box wholly outside the output (pixels all
-    // past OH * OW, or a batch >= N) is not issued; one that crosses the far edge is, and
-    // the store writes only the elements inside (PTX ISA 5.5.3.3, "Out of Boundary Access"),
-    // as the ragged M / N edges of the matmul epilogue rely on. Negative starting coordinates
-    // are not used: a store there faulted on the H200 (see matchTmaStore).
-    ArrayRef<int64_t> od = outStore.getDims();
-    int64_t boxes = (outTransposed ? stRows : BN) / stBoxElems;
-    Value batch = map.lookupOrDefault(outStore.getBatch());
-    Value row = map.lookupOrDefault(outStore.getRow());
-    Value col = map.lookupOrDefault(outStore.getCol());
-    if (!pingpong && consumers > 1) {
-      Value wOff = arith::MulIOp::create(sb, loc, cw, ci32(sb, loc, 64));
-      if (outTransposed)
-        col = arith::AddIOp::create(sb, loc, col, wOff);
-      else
-        row = arith::AddIOp::create(sb, loc, row, wOff);
-    }
-    int64_t boxStride = (outTransposed ? BN : stRows) * kSwizzleBytes;
-    for (int64_t j = 0; j < boxes; ++j) {
-      Value box =
-          sharedPtr(sb, loc, arith::AddIOp::create(sb, loc, staging, ci64(sb, loc, j * boxStride)));
-      Value c = arith::AddIOp::create(sb, loc, col, ci32(sb, loc, j * stBoxElems));
-      OpBuilder ib = sb;
-      if (outTransposed) {
-        auto cmp = [&](arith::CmpIPredicate p, Value x, int64_t v) -> Value {
-          return arith::CmpIOp::create(sb, loc, p, x, ci32(sb, loc, v));
-        };
-        Value inside = arith::AndIOp::create(
-            sb, loc,
-            arith::AndIOp::create(sb, loc, cmp(arith::CmpIPredicate::sgt, c, -stBoxElems),
-                                  cmp(arith::CmpIPredicate::slt, c, od[2])),
-            cmp(arith::CmpIPredicate::ult, batch, od[0]));
-        ib = scf::IfOp::create(sb, loc, inside, false).getThenBodyBuilder();
-      }
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(ib, loc, args[outDescArg], box,
-                                                         ValueRange{c, row, batch}, Value(),
-                                                         NVVM::TMAStoreMode::TILE, Value());
-    }
-    NVVM::CpAsyncBulkCommitGroupOp::create(sb, loc);
-  }
+  if (tmaStore)
+    emitTmaBoxStores(tb, loc, map, args, leader, cw, staging, storeBar);
   if (tmaStore) {
     // After the tile loop: the last tile's stores complete before the CTA exits.
     OpBuilder::InsertionGuard g(b);

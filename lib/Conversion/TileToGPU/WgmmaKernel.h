@@ -199,6 +199,17 @@ private:
   std::pair<Value, Value> gatherAddress(OpBuilder &b, Location loc, const Operand &o,
                                         IRMapping &kmap, Value r, Value k);
   LogicalResult emitConsumer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args);
+  /// The TMA-store epilogue's staging buffer (i64 shared address), named barrier (i32), and
+  /// the per-thread address parts P (i64) and X (i32) of emitConsumer's derivation.
+  struct StagingAddress {
+    Value staging, storeBar, stP, stX;
+  };
+  StagingAddress stagingAddress(OpBuilder &b, Location loc, Value cw, Value rowInHalf,
+                                Value colBase);
+  /// After a tile's epilogue wrote the staging buffer: fence, barrier, the leader's TMA box
+  /// stores and their bulk group.
+  void emitTmaBoxStores(OpBuilder &tb, Location loc, IRMapping &map, ArrayRef<Value> args,
+                        Value leader, Value cw, Value staging, Value storeBar);
   Value descriptor(OpBuilder &b, Location loc, const Operand &op, Value stageOff,
                    int64_t kk, int64_t mnOffset);
 };

@@ -134,10 +134,6 @@ bool WgmmaKernel::match(std::string &why) {
   // Shared memory: stages of A then B, each 1024-aligned; then the barriers.
   if (std::string problem = wgmmaSharedMemoryProblem(tile, sharedMemoryChip()); !problem.empty())
     return why = problem, false;
-  // Bytes of the plan with `s` stages and `staging` bytes of staging buffers.
-  auto planBytes = [&](int64_t s, int64_t staging) {
-    return wgmmaPlanBytes(s, opA.stageBytes + opB.stageBytes, staging);
-  };
   // The TMA-store epilogue when the kernel qualifies and its staging buffers fit, with as many
   // stages fewer as that takes while 4 (ping-pong) or 3 (cooperative) stay (f32 outputs stage
   // twice the bytes of f16 ones: the tf32 128 x 64 x 32 kernel goes from 8 stages to 6;
@@ -149,12 +145,11 @@ bool WgmmaKernel::match(std::string &why) {
       int64_t staging = consumers * stBytes;
       int64_t minStages =
           pingpong ? kMinStagesBesideStagingPingPong : kMinStagesBesideStagingCooperative;
-      int64_t fit = stages;
-      while (fit > minStages && (int64_t)planBytes(fit, staging) > maxSharedBytes())
-        --fit;
-      if ((int64_t)planBytes(fit, staging) <= maxSharedBytes()) {
+      std::optional<int64_t> fit = wgmmaStagesBesideStaging(
+          stages, minStages, opA.stageBytes + opB.stageBytes, staging, maxSharedBytes());
+      if (fit) {
         stagesRequested = stages;
-        stages = fit;
+        stages = *fit;
       } else {
         tmaStore = false;
         tmaStoreRefused = "the staging buffers (" + std::to_string(staging) +
@@ -171,19 +166,15 @@ bool WgmmaKernel::match(std::string &why) {
   // the producer from waiting on a stage it has not signalled yet.
   if (anyGather)
     gatherDefer = std::min<int64_t>(2, stages - 2);
-  int64_t off = 0;
-  opA.offset = off;
-  off += stages * opA.stageBytes;
-  opB.offset = off;
-  off += stages * opB.stageBytes;
-  if (tmaStore) {
-    off = llvm::alignTo(off, 1024);
-    stOffset = off;
-    off += consumers * stBytes;
-  }
-  barOffset = off;
-  off += 2 * stages * 8 + 2 * 8;
-  smemBytes = off + 1024; // slack for aligning the base to 1024 bytes
+  // The plan (include/aicc/Target/TensorCoreRules.h): A stages, B stages, staging, barriers.
+  WgmmaSharedMemoryPlan plan = planWgmmaSharedMemory(stages, opA.stageBytes, opB.stageBytes,
+                                                     tmaStore ? consumers * stBytes : 0);
+  opA.offset = plan.aOffset;
+  opB.offset = plan.bOffset;
+  if (tmaStore)
+    stOffset = plan.stagingOffset;
+  barOffset = plan.barrierOffset;
+  smemBytes = plan.totalBytes;
   if (smemBytes > maxSharedBytes())
     return why = "num_stages x stage bytes exceed " + maxSharedText() + " of shared memory", false;
   return true;

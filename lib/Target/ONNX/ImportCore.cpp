@@ -169,15 +169,11 @@ FailureOr<Importer::ReduceArgs> Importer::parseReduce(const NodeCtx &nc, int axe
       return nodeError(nc) << "'axes' is an input at this opset, not an attribute (ONNX "
                               "operator spec); the model's axes attribute is refused",
              failure();
-    auto axesIn = getOptionalInput(nc, 1);
+    auto axesIn = getOptionalConstantInts(nc, 1, inputWhat(nc, 1, "axes"));
     if (failed(axesIn))
       return failure();
-    if (*axesIn) {
-      auto v = getConstantInts(nc, *axesIn, "axes input '" + nc.node.input(1) + "'");
-      if (failed(v))
-        return failure();
-      r.axes = std::move(*v);
-    }
+    if (*axesIn)
+      r.axes = std::move(**axesIn);
   } else {
     auto a = getInts(nc, "axes");
     if (failed(a))

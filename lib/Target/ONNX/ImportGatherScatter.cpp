@@ -28,9 +28,9 @@ LogicalResult Importer::importGatherND(const NodeCtx &nc) {
     return failure();
   auto dt = cast<RankedTensorType>(data->getType());
   auto it = cast<RankedTensorType>(indices->getType());
-  auto ie = dyn_cast<IntegerType>(it.getElementType());
-  if (!ie || ie.getWidth() < 32 || ie.isUnsigned())
-    return nodeError(nc) << "indices must be int32 or int64, got " << it;
+  if (failed(checkIndexTensor(nc, it)))
+    return failure();
+  auto ie = cast<IntegerType>(it.getElementType());
   int64_t bd = *batchAttr, r = dt.getRank(), q = it.getRank();
   if (q < 1 || r < 1)
     return nodeError(nc) << "data and indices must have rank >= 1";
@@ -177,9 +177,8 @@ LogicalResult Importer::importScatterElements(const NodeCtx &nc) {
   auto dt = cast<RankedTensorType>(data->getType());
   auto it = cast<RankedTensorType>(indices->getType());
   auto ut = cast<RankedTensorType>(updates->getType());
-  auto ie = dyn_cast<IntegerType>(it.getElementType());
-  if (!ie || ie.getWidth() < 32 || ie.isUnsigned())
-    return nodeError(nc) << "indices must be int32 or int64, got " << it;
+  if (failed(checkIndexTensor(nc, it)))
+    return failure();
   if (ut.getElementType() != dt.getElementType())
     return nodeError(nc) << "updates (" << ut.getElementType() << ") and data ("
                          << dt.getElementType() << ") differ in element type";
@@ -213,9 +212,8 @@ LogicalResult Importer::importScatterND(const NodeCtx &nc) {
   auto dt = cast<RankedTensorType>(data->getType());
   auto it = cast<RankedTensorType>(indices->getType());
   auto ut = cast<RankedTensorType>(updates->getType());
-  auto ie = dyn_cast<IntegerType>(it.getElementType());
-  if (!ie || ie.getWidth() < 32 || ie.isUnsigned())
-    return nodeError(nc) << "indices must be int32 or int64, got " << it;
+  if (failed(checkIndexTensor(nc, it)))
+    return failure();
   if (ut.getElementType() != dt.getElementType())
     return nodeError(nc) << "updates (" << ut.getElementType() << ") and data ("
                          << dt.getElementType() << ") differ in element type";

@@ -203,7 +203,7 @@ LogicalResult Importer::importTopK(const NodeCtx &nc) {
     auto kIn = getInput(nc, 1);
     if (failed(kIn))
       return failure();
-    auto kv = getConstantInts(nc, *kIn, "k input '" + nc.node.input(1) + "'");
+    auto kv = getConstantInts(nc, *kIn, inputWhat(nc, 1, "k"));
     if (failed(kv))
       return failure();
     if (kv->size() != 1)
@@ -343,7 +343,7 @@ LogicalResult Importer::importCumulative(const NodeCtx &nc, bool product) {
     return nodeError(nc) << "x must be a numeric tensor, got " << t;
   if (t.getRank() == 0)
     return nodeError(nc) << "x must have rank >= 1";
-  auto axisV = getConstantInts(nc, *axisIn, "axis input '" + nc.node.input(1) + "'");
+  auto axisV = getConstantInts(nc, *axisIn, inputWhat(nc, 1, "axis"));
   if (failed(axisV))
     return failure();
   if (axisV->size() != 1)
@@ -386,7 +386,7 @@ LogicalResult Importer::importOneHot(const NodeCtx &nc) {
     return nodeError(nc) << "indices must be a numeric tensor, got " << it;
   if (vt.getNumElements() != 2 || vt.getRank() != 1)
     return nodeError(nc) << "values must be a 1-D tensor [off_value, on_value], got " << vt;
-  auto depthF = getConstantScalar(nc, *depthIn, "depth input '" + nc.node.input(1) + "'");
+  auto depthF = getConstantScalar(nc, *depthIn, inputWhat(nc, 1, "depth"));
   if (failed(depthF))
     return failure();
   auto depthI = toInt(nc, *depthF, "depth");

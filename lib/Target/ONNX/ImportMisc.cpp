@@ -347,7 +347,7 @@ LogicalResult Importer::importCenterCropPad(const NodeCtx &nc) {
     return failure();
   auto t = cast<RankedTensorType>(x->getType());
   int64_t r = t.getRank();
-  auto sizes = getConstantInts(nc, *shapeIn, "shape input '" + nc.node.input(1) + "'");
+  auto sizes = getConstantInts(nc, *shapeIn, inputWhat(nc, 1, "shape"));
   if (failed(sizes))
     return failure();
   SmallVector<int64_t> axes;
@@ -417,10 +417,10 @@ LogicalResult Importer::importCol2Im(const NodeCtx &nc) {
     return failure();
   if (xt->getRank() != 3)
     return nodeError(nc) << "input must be [N, C * prod(block_shape), L], got " << *xt;
-  auto image = getConstantInts(nc, *imageIn, "image_shape input '" + nc.node.input(1) + "'");
+  auto image = getConstantInts(nc, *imageIn, inputWhat(nc, 1, "image_shape"));
   if (failed(image))
     return failure();
-  auto block = getConstantInts(nc, *blockIn, "block_shape input '" + nc.node.input(2) + "'");
+  auto block = getConstantInts(nc, *blockIn, inputWhat(nc, 2, "block_shape"));
   if (failed(block))
     return failure();
   int64_t k = image->size();
@@ -522,7 +522,7 @@ LogicalResult Importer::importAffineGrid(const NodeCtx &nc) {
   auto tt = checkFloat(nc, *theta, "theta");
   if (failed(tt))
     return failure();
-  auto size = getConstantInts(nc, *sizeIn, "size input '" + nc.node.input(1) + "'");
+  auto size = getConstantInts(nc, *sizeIn, inputWhat(nc, 1, "size"));
   if (failed(size))
     return failure();
   if (size->size() != 4 && size->size() != 5)

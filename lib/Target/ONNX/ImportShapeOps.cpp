@@ -53,7 +53,7 @@ LogicalResult Importer::importReshape(const NodeCtx &nc) {
     auto in = getInput(nc, 0), shapeIn = getInput(nc, 1);
     if (failed(in) || failed(shapeIn))
       return failure();
-    auto shape = getConstantInts(nc, *shapeIn, "shape input '" + nc.node.input(1) + "'");
+    auto shape = getConstantInts(nc, *shapeIn, inputWhat(nc, 1, "shape"));
     if (failed(shape))
       return failure();
     auto az = getInt(nc, "allowzero", 0);
@@ -199,14 +199,11 @@ LogicalResult Importer::importSqueeze(const NodeCtx &nc, bool unsqueeze) {
   SmallVector<int64_t> axes;
   bool haveAxes = false;
   if (axesInput) {
-    auto a = getOptionalInput(nc, 1);
+    auto a = getOptionalConstantInts(nc, 1, inputWhat(nc, 1, "axes"));
     if (failed(a))
       return failure();
     if (*a) {
-      auto v = getConstantInts(nc, *a, "axes input '" + nc.node.input(1) + "'");
-      if (failed(v))
-        return failure();
-      axes = *v;
+      axes = **a;
       haveAxes = true;
     }
   } else {
@@ -372,7 +369,7 @@ LogicalResult Importer::importExpand(const NodeCtx &nc) {
   auto in = getInput(nc, 0), shapeIn = getInput(nc, 1);
   if (failed(in) || failed(shapeIn))
     return failure();
-  auto shape = getConstantInts(nc, *shapeIn, "shape input '" + nc.node.input(1) + "'");
+  auto shape = getConstantInts(nc, *shapeIn, inputWhat(nc, 1, "shape"));
   if (failed(shape))
     return failure();
   auto t = cast<RankedTensorType>(in->getType());

@@ -215,15 +215,12 @@ LogicalResult Importer::importDFT(const NodeCtx &nc) {
     return nodeError(nc) << "input must be [batch, signal dims..., 1 or 2], got " << *xt;
   int64_t axis = 1;
   if (axisInput) {
-    auto axisV = getOptionalInput(nc, 2);
-    if (failed(axisV))
+    auto a = getOptionalConstantScalar(nc, 2, "axis");
+    if (failed(a))
       return failure();
     axis = -2;
-    if (*axisV) {
-      auto a = getConstantScalar(nc, *axisV, "axis");
-      if (failed(a))
-        return failure();
-      auto ai = toInt(nc, *a, "axis");
+    if (*a) {
+      auto ai = toInt(nc, **a, "axis");
       if (failed(ai))
         return failure();
       axis = *ai;

@@ -186,15 +186,11 @@ LogicalResult Importer::importSlice(const NodeCtx &nc) {
   SmallVector<int64_t> starts, ends, axes, steps;
   if (inputs) {
     auto get = [&](int i, llvm::StringRef what, SmallVector<int64_t> &out) -> LogicalResult {
-      auto v = i < nc.node.input_size() ? getOptionalInput(nc, i) : FailureOr<Value>(Value());
-      if (failed(v))
-        return failure();
-      if (!*v)
-        return success();
-      auto c = getConstantInts(nc, *v, what);
+      auto c = getOptionalConstantInts(nc, i, what);
       if (failed(c))
         return failure();
-      out = *c;
+      if (*c)
+        out = **c;
       return success();
     };
     if (failed(get(1, "starts", starts)) || failed(get(2, "ends", ends)) ||
@@ -279,28 +275,15 @@ LogicalResult Importer::importPad(const NodeCtx &nc) {
     if (failed(pv))
       return failure();
     pads = *pv;
-    if (nc.node.input_size() > 2) {
-      auto c = getOptionalInput(nc, 2);
-      if (failed(c))
-        return failure();
-      if (*c) {
-        auto v = getConstantScalar(nc, *c, "constant_value");
-        if (failed(v))
-          return failure();
-        value = *v;
-      }
-    }
-    if (nc.node.input_size() > 3) {
-      auto a = getOptionalInput(nc, 3);
-      if (failed(a))
-        return failure();
-      if (*a) {
-        auto av = getConstantInts(nc, *a, "axes");
-        if (failed(av))
-          return failure();
-        axes = *av;
-      }
-    }
+    auto c = getOptionalConstantScalar(nc, 2, "constant_value");
+    if (failed(c))
+      return failure();
+    value = c->value_or(0.0);
+    auto a = getOptionalConstantInts(nc, 3, "axes");
+    if (failed(a))
+      return failure();
+    if (*a)
+      axes = **a;
   } else {
     auto p = getInts(nc, opset < 2 ? "paddings" : "pads");
     auto v = getFloat(nc, "value", 0.0f);

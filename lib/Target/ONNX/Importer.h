@@ -254,6 +254,21 @@ private:
   LogicalResult checkArity(const NodeCtx &nc, int minIn, int maxIn, int maxOut);
   FailureOr<SmallVector<int64_t>> getConstantInts(const NodeCtx &nc, Value v, llvm::StringRef what,
                                                   bool allowBool = false);
+  // Compound operand accessors (ImportOperands.cpp): each reports its one failure through
+  // nodeError like the accessors it combines.
+  /// How messages name input `idx` in role `role`: "shape input 'x'" ("shape input" when
+  /// the node has no input `idx`).
+  std::string inputWhat(const NodeCtx &nc, int idx, llvm::StringRef role);
+  /// Optional input `idx` as constant integers (getConstantInts); nullopt when the node
+  /// omits it (fewer inputs, or the name "").
+  FailureOr<std::optional<SmallVector<int64_t>>> getOptionalConstantInts(const NodeCtx &nc, int idx,
+                                                                         llvm::StringRef what);
+  /// Gather / scatter indices: int32 or int64 elements (ONNX's T_IND / tensor(int64)), else
+  /// "indices must be int32 or int64, got TYPE".
+  LogicalResult checkIndexTensor(const NodeCtx &nc, RankedTensorType indices);
+  /// Optional input `idx` as one constant scalar (getConstantScalar); nullopt when omitted.
+  FailureOr<std::optional<double>> getOptionalConstantScalar(const NodeCtx &nc, int idx,
+                                                             llvm::StringRef what);
 
   /// When `v` (input #`inputIdx` of `nc`) is a constant (an initializer, a Constant node,
   /// a folded value), refuses its first element outside [-n, n), n = bounds[p %

@@ -98,6 +98,11 @@ MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem
                                 bool tf32KMajor = false, int64_t batch = 1,
                                 bool keepPingPong = false);
 
+/// `value` is a conv-algorithm option value (auto, implicit-gemm, direct); else an error on
+/// `op`: "PASS: conv-algorithm must be auto, implicit-gemm or direct, got 'VALUE'".
+mlir::LogicalResult checkConvAlgorithm(mlir::Operation *op, llvm::StringRef pass,
+                                       llvm::StringRef value);
+
 /// The tile config of `group`'s kernel when its template is the matmul or the
 /// implicit-GEMM conv one (chooseMatmulConfig, the `options.matmulConfig` override, or a
 /// tile.matmul_config already on the group); none for other templates and for groups the
