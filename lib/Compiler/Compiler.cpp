@@ -516,7 +516,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
                                    " needs the graph (stages onnx, graph, fused)");
   if (llvm::Error e = verifyPipelineConfig(opts))
     return std::move(e);
-  auto hw = graph::hardwareByName(opts.hardware);
+  auto hw = graph::hardwareByName(hardwareOf(opts));
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");

@@ -99,9 +99,9 @@ std::string aicc::stageName(Stage stage, Target target) {
 }
 
 llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
-  const ChipInfo *hw = lookupChip(config.hardware);
+  const ChipInfo *hw = lookupChip(hardwareOf(config));
   if (!hw || !hw->isGPU)
-    return llvm::createStringError(unknownHardwareMessage(config.hardware));
+    return llvm::createStringError(unknownHardwareMessage(hardwareOf(config)));
   if (config.convLayout != "nchw" && config.convLayout != "nhwc")
     return llvm::createStringError("unknown conv layout '" + config.convLayout +
                                    "' (expected nchw or nhwc)");
@@ -110,6 +110,13 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
     return llvm::createStringError("conv-algorithm must be auto, implicit-gemm or direct, got '" +
                                    config.convAlgorithm + "'");
   return llvm::Error::success();
+}
+
+std::string aicc::hardwareOf(const PipelineConfig &config) {
+  if (!config.hardware.empty())
+    return config.hardware;
+  const ChipInfo &c = chipOf(config.target);
+  return c.isGPU ? c.productAlias.str() : "h200";
 }
 
 std::string aicc::ptxFeaturesOf(const PipelineConfig &config) {

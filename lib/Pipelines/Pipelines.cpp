@@ -172,7 +172,7 @@ void aicc::buildGPULoweringPipeline(OpPassManager &pm, const PipelineConfig &con
 void aicc::addAttachTarget(OpPassManager &pm, const PipelineConfig &config) {
   AttachTargetOptions o;
   o.target = targetName(config.target).str();
-  o.hardware = config.hardware;
+  o.hardware = hardwareOf(config);
   pm.addPass(createAttachTarget(o));
 }
 

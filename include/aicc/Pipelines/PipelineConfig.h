@@ -73,6 +73,10 @@ llvm::Error verifyPipelineConfig(const PipelineConfig &config);
 /// The NVPTX feature string the GPU lowering emits PTX for: `config.ptxFeatures`, or the
 /// target's chip table row when that is empty ("" for the cpu target).
 std::string ptxFeaturesOf(const PipelineConfig &config);
+/// The hardware row the code is tuned for: `config.hardware`, or when empty the target's
+/// own row by its product alias ("a100" for sm_80, "h200" for sm_90 / sm_90a), "h200" for
+/// the cpu target (whose fusion decisions use a GPU's roofline).
+std::string hardwareOf(const PipelineConfig &config);
 
 } // namespace aicc
 
