@@ -83,50 +83,32 @@ struct MakeRangeLowering : RegisterPattern<tl::MakeRangeOp> {
   }
 };
 
-/// tile.splat: the scalar in every register.
-struct SplatLowering : RegisterPattern<tl::SplatOp> {
-  using RegisterPattern::RegisterPattern;
-  LogicalResult matchAndRewrite(tl::SplatOp s, OpAdaptor a,
+/// `src` as a share of type `t`: a scalar broadcast to every register of a vector share; a
+/// share already (or a uniform scalar) as it is.
+Value asShare(OpBuilder &b, Location loc, Type t, Value src) {
+  if (isa<VectorType>(t) && !isa<VectorType>(src.getType()))
+    return vector::BroadcastOp::create(b, loc, t, src);
+  return src;
+}
+
+/// tile.splat (the scalar in every register) and tile.broadcast (a uniform source to every
+/// register; a 1-D one is already the share).
+template <typename Op> struct BroadcastLowering : RegisterPattern<Op> {
+  using RegisterPattern<Op>::RegisterPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor a,
                                 ConversionPatternRewriter &b) const override {
-    Type t = rk.convert(s.getType());
-    Value src = a.getSrc();
-    b.replaceOp(s, isa<VectorType>(t)
-                       ? vector::BroadcastOp::create(b, s.getLoc(), t, src).getResult()
-                       : src);
+    b.replaceOp(op, asShare(b, op.getLoc(), this->rk.convert(op.getType()), a.getSrc()));
     return success();
   }
 };
 
-/// tile.expand_dims of a uniform tile: the same scalar.
-struct ExpandDimsLowering : RegisterPattern<tl::ExpandDimsOp> {
-  using RegisterPattern::RegisterPattern;
-  LogicalResult matchAndRewrite(tl::ExpandDimsOp e, OpAdaptor a,
+/// tile.expand_dims of a uniform tile and tensor.extract of a 0-D / [1] tile: the uniform
+/// scalar of the operand.
+template <typename Op> struct ForwardLowering : RegisterPattern<Op> {
+  using RegisterPattern<Op>::RegisterPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor a,
                                 ConversionPatternRewriter &b) const override {
-    b.replaceOp(e, a.getSrc());
-    return success();
-  }
-};
-
-/// tile.broadcast: a uniform source to every register; a 1-D one is already the share.
-struct BroadcastLowering : RegisterPattern<tl::BroadcastOp> {
-  using RegisterPattern::RegisterPattern;
-  LogicalResult matchAndRewrite(tl::BroadcastOp bc, OpAdaptor a,
-                                ConversionPatternRewriter &b) const override {
-    Value src = a.getSrc();
-    Type t = rk.convert(bc.getType());
-    if (isa<VectorType>(t) && !isa<VectorType>(src.getType()))
-      src = vector::BroadcastOp::create(b, bc.getLoc(), t, src);
-    b.replaceOp(bc, src);
-    return success();
-  }
-};
-
-/// tensor.extract of a 0-D / [1] tile: the uniform scalar.
-struct ExtractLowering : RegisterPattern<tensor::ExtractOp> {
-  using RegisterPattern::RegisterPattern;
-  LogicalResult matchAndRewrite(tensor::ExtractOp ex, OpAdaptor a,
-                                ConversionPatternRewriter &b) const override {
-    b.replaceOp(ex, a.getTensor());
+    b.replaceOp(op, a.getOperands().front());
     return success();
   }
 };
@@ -429,9 +411,10 @@ struct ElementwiseLowering : public ConversionPattern {
 void aicc::registers::populateRegisterPatterns(RegisterKernel &rk, const TypeConverter &converter,
                                                RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering, SplatLowering,
-               ExpandDimsLowering, BroadcastLowering, ExtractLowering, ConstantLowering,
-               ReduceLowering, LoadLowering, StoreLowering>(rk, converter, ctx);
+  patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering,
+               BroadcastLowering<tl::SplatOp>, BroadcastLowering<tl::BroadcastOp>,
+               ForwardLowering<tl::ExpandDimsOp>, ForwardLowering<tensor::ExtractOp>,
+               ConstantLowering, ReduceLowering, LoadLowering, StoreLowering>(rk, converter, ctx);
   patterns.add<ElementwiseLowering>(converter, ctx);
   // scf.for (and its yield) over the shares.
   scf::populateSCFStructuralTypeConversions(converter, patterns);
