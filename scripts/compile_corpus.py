@@ -4,7 +4,8 @@ behaviour-preserving change (issue 15: restructuring with "PTX and CPU objects b
 can be checked: record before, record after, compare.
 
 usage:
-  scripts/compile_corpus.py record OUT.txt [--quick | --models-only] [--jobs N]
+  scripts/compile_corpus.py record OUT.txt [--quick] [--models-only | --conformance-only]
+                                [--jobs N]
                                 [--targets cpu,sm_80,...]
   scripts/compile_corpus.py compare BEFORE.txt AFTER.txt
 
@@ -17,7 +18,8 @@ compare  prints every case whose line differs or that only one side has; exit 1 
 The corpus: every .onnx under models/ and test/ (the lit tests' inputs: hostile ones are
 refused, which is recorded too), and the conformance models of
 /usr/share/libonnx-testdata/data/node (Debian's onnx test data); --quick takes every
-eighth conformance model, --models-only none of test/ and the conformance models. A case
+eighth conformance model, --models-only none of test/ and the conformance models,
+--conformance-only only the conformance models. A case
 that runs past 120 s is recorded as `timeout` (the 4096-step RNN of importer-audit.test
 does on every target). Targets: cpu, sm_80, sm_90, sm_90a (GPU targets need ptxas:
 $AICC_CUDA_PATH or /usr/local/cuda). Flag sets: the default for every case; for the models/
@@ -42,9 +44,9 @@ MODEL_FLAGS = [[], ["--conv-layout=nhwc"], ["--allow-tf32"], ["--mma-smem-store=
 CONFORMANCE = pathlib.Path("/usr/share/libonnx-testdata/data/node")
 
 
-def corpus(quick, models_only=False):
+def corpus(quick, models_only=False, conformance_only=False):
     cases = []
-    for base in ("models",) if models_only else ("models", "test"):
+    for base in () if conformance_only else ("models",) if models_only else ("models", "test"):
         for p in sorted((ROOT / base).rglob("*.onnx")):
             flags = MODEL_FLAGS if base == "models" else [[]]
             cases += [(str(p.relative_to(ROOT)), f) for f in flags]
@@ -79,7 +81,7 @@ def record(args):
     if not os.access(compiler, os.X_OK):
         sys.exit(f"compile_corpus.py: {compiler} is not built")
     targets = args.targets.split(",")
-    jobs = [(m, t, f) for m, f in corpus(args.quick, args.models_only) for t in targets]
+    jobs = [(m, t, f) for m, f in corpus(args.quick, args.models_only, args.conformance_only) for t in targets]
     print(f"compile_corpus.py: {len(jobs)} compiles on {args.jobs} worker(s)", file=sys.stderr)
     lines = {}
     with cf.ThreadPoolExecutor(args.jobs) as pool:
@@ -128,6 +130,8 @@ def main():
     r.add_argument("--quick", action="store_true")
     r.add_argument("--models-only", action="store_true",
                    help="only models/ (x their flag sets): a 3-minute check between full runs")
+    r.add_argument("--conformance-only", action="store_true",
+                   help="only the conformance models (all of them unless --quick)")
     r.add_argument("--jobs", type=int, default=os.cpu_count())
     r.add_argument("--targets", default=",".join(TARGETS))
     c = sub.add_parser("compare")
