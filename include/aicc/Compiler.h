@@ -39,6 +39,9 @@ enum class EmitKind {
   Dot,    ///< Graphviz of the fused graph: one cluster per fusion group, coloured by kind
   FusionReport, ///< text: every kernel's ops, kind, bytes, FLOPs, roofline time, and the
                 ///< rule that kept each producer/consumer pair apart (docs/fusion.md)
+  MemoryReport, ///< text: the launch plan's memory plan (after the tile stage): arena bytes
+                ///< against the peak-live lower bound, every temp's offset and lifetime
+                ///< (aicc/Runtime/MemoryPlan.h, docs/bundle-format.md "Memory plan")
 };
 
 /// Model input format.

@@ -9,6 +9,7 @@
 #include "aicc/Dialect/Tile/Transforms/Passes.h"
 #include "aicc/InitAll.h"
 #include "aicc/Pipelines/Pipelines.h"
+#include "aicc/Runtime/MemoryPlan.h"
 #include "aicc/Target/Host.h"
 #include "aicc/Target/NVPTX.h"
 #include "aicc/Target/ONNX/ImportONNX.h"
@@ -442,6 +443,7 @@ static Stage stageOf(EmitKind emit) {
   case EmitKind::FusionReport:
     return Stage::Fused;
   case EmitKind::Tile:
+  case EmitKind::MemoryReport:
     return Stage::Tile;
   case EmitKind::LLVM:
     return Stage::LLVM;
@@ -604,6 +606,16 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       if (Operation *k = findKernels(*module); k && isa<ModuleOp>(k))
         for (auto fn : cast<ModuleOp>(k).getOps<func::FuncOp>())
           kernelTileIR[fn.getName()] = printOp(fn);
+    if (emit == EmitKind::MemoryReport) {
+      auto p = aicc::detail::buildBundlePlan(*module, aicc::detail::collectKernelInfo(*module), gpu);
+      if (failed(p))
+        return diags.error("building the launch plan failed");
+      p->target = targetName(opts.target).str();
+      runtime::MemoryPlanStats stats;
+      if (runtime::Status s = runtime::planMemory(*p, &stats); !s.ok)
+        return llvm::createStringError("memory planning failed: " + s.message);
+      return runtime::formatMemoryReport(*p, stats);
+    }
     if (to == Stage::Tile)
       return printOp(*module);
     if (to == Stage::Bundle) {
@@ -651,6 +663,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     plan = std::move(*p);
   }
   plan.target = targetName(opts.target).str();
+  // Temps share one arena by lifetime (format version 4).
+  if (runtime::Status s = runtime::planMemory(plan); !s.ok)
+    return llvm::createStringError("memory planning failed: " + s.message);
 
   // Per-kernel dumps (LLVM IR, PTX, ptxas resources).
   if (!opts.dumpKernelsDir.empty() && !llvmIR.empty()) {

@@ -20,6 +20,23 @@
 
 namespace aicc::runtime::detail {
 
+/// What Session::create passes to a backend (SessionOptions, resolved).
+struct BackendOptions {
+  /// CUDA device ordinal; cpu: unused.
+  int deviceIndex = 0;
+  /// CUDA: replay the plan as one captured CUDA graph.
+  bool cudaGraphs = true;
+};
+
+/// One copy between a caller's buffer and a plan buffer (runAsync).
+struct DeviceCopy {
+  /// The plan buffer.
+  int buffer = 0;
+  /// The caller's memory: a CUdeviceptr (cuda) or a host address (cpu).
+  uint64_t address = 0;
+  size_t bytes = 0;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -39,6 +56,15 @@ public:
   /// One warm-up execute(), then `iters` passes; `msPerRun` gets the mean
   /// milliseconds per pass.
   virtual Status benchmark(int iters, double &msPerRun) = 0;
+  /// Copies `inputs` from the caller's memory into their buffers, runs the
+  /// plan and copies the buffers of `outputs` to the caller's memory, all
+  /// enqueued on `stream` (a CUstream; nullptr: the legacy default stream)
+  /// without waiting (cuda); the cpu backend runs it before returning and
+  /// takes only a null stream.
+  virtual Status runAsync(const std::vector<DeviceCopy> &inputs,
+                          const std::vector<DeviceCopy> &outputs, void *stream) = 0;
+  /// True when execute() replays a CUDA graph.
+  virtual bool usesGraphs() const { return false; }
 };
 
 /// Follows alias records to the buffer that owns the memory of buffer `id`.
@@ -71,7 +97,8 @@ Status createCPUBackend(const Bundle &bundle, std::unique_ptr<Backend> &out);
 /// Loads a validated sm_*-target bundle through the CUDA driver
 /// (CUDABackend.cpp; a stub that always fails when the runtime is built
 /// without cuda.h).
-Status createCUDABackend(const Bundle &bundle, std::unique_ptr<Backend> &out);
+Status createCUDABackend(const Bundle &bundle, const BackendOptions &options,
+                         std::unique_ptr<Backend> &out);
 
 } // namespace aicc::runtime::detail
 

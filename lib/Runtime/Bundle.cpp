@@ -285,15 +285,18 @@ static void appendU64(std::string &out, uint64_t v) {
 
 std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
   std::string m;
-  m += "aicc-bundle " + std::to_string(kFormatVersionChecksums) + "\n";
+  m += "aicc-bundle " + std::to_string(kFormatVersionNewest) + "\n";
   m += "target " + bundle.target + "\n";
+  if (bundle.arenaBytes)
+    m += "arena " + std::to_string(*bundle.arenaBytes) + "\n";
   for (const BufferDesc &b : bundle.buffers) {
     m += "buffer " + std::to_string(b.id) + " " + dtypeName(b.dtype) + " " +
          bufferKindName(b.kind) + " " + std::to_string(b.sizeBytes) + " " +
          std::to_string(b.shape.size());
     for (int64_t d : b.shape)
       m += " " + std::to_string(d);
-    if (b.kind == BufferKind::constant || b.kind == BufferKind::alias)
+    if (b.kind == BufferKind::constant || b.kind == BufferKind::alias ||
+        (b.kind == BufferKind::temp && bundle.arenaBytes))
       m += " " + std::to_string(b.offset);
     m += "\n";
   }

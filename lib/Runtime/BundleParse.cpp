@@ -1,9 +1,9 @@
 //===- BundleParse.cpp - The .aicc bundle reader --------------------------===//
 //
-// Implements the reading side of docs/bundle-format.md (versions 1, 2 and 3).
+// Implements the reading side of docs/bundle-format.md (versions 1 to 4).
 // The reader is strict: every length, id and offset is checked before it is
 // used, so malformed input gives an error Status, never an out-of-bounds
-// access; version 3's checksums are verified before any record is parsed; the
+// access; version 3 and 4 checksums are verified before any record is parsed; the
 // manifest is capped (Limits::maxManifestBytes) and every lookup is hashed, so
 // time and memory stay linear in the input.
 //
@@ -76,7 +76,8 @@ bool parseHex64(std::string_view field, uint64_t &v) {
 int headerVersion(std::string_view manifest) {
   size_t nl = manifest.find('\n');
   std::string_view line = manifest.substr(0, nl);
-  for (int v : {kFormatVersionPlain, kFormatVersionTensorMaps, kFormatVersionChecksums})
+  for (int v : {kFormatVersionPlain, kFormatVersionTensorMaps, kFormatVersionChecksums,
+                kFormatVersionArena})
     if (line == "aicc-bundle " + std::to_string(v))
       return v;
   return 0;
@@ -149,6 +150,7 @@ private:
   /// that kernel's `kernel` record.
   Status findKernelFor(std::string_view field, const char *record, KernelDesc *&k);
 
+  Status parseArena(const std::vector<std::string_view> &fields);
   Status parseU64(std::string_view field, const char *what, uint64_t &v);
   Status parseInt(std::string_view field, const char *what, int64_t max, int64_t &v);
   template <typename T> Status parseIntAs(std::string_view field, const char *what, T &v) {
@@ -162,7 +164,7 @@ private:
   std::string_view text;
   Bundle &out;
   bool sawTarget = false;
-  /// The header's format version (1, 2 or 3).
+  /// The header's format version (1 to 4).
   int version = 0;
   /// 1-based number of the line being parsed.
   size_t lineNo = 0;
@@ -237,7 +239,7 @@ Status ManifestParser::parse() {
       if (version == 0)
         return lineError("unsupported bundle version '" +
                          std::string(line.substr(fields[0].size())) +
-                         "' (this runtime reads versions 1, 2 and 3)");
+                         "' (this runtime reads versions 1 to 4)");
       out.formatVersion = version;
       continue;
     }
@@ -267,6 +269,8 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
                            "' (expected cpu or sm_NN, e.g. sm_90a)");
     return Status::success();
   }
+  if (rec == "arena")
+    return parseArena(fields);
   if (rec == "buffer")
     return parseBuffer(fields);
   if (rec == "input")
@@ -289,6 +293,23 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
                                    " bundle (checksums need the 'aicc-bundle 3' header)"
                              : std::string("'checksum' record before the end of the manifest"));
   return Status::error("unknown record '" + std::string(rec) + "'");
+}
+
+Status ManifestParser::parseArena(const std::vector<std::string_view> &fields) {
+  if (Status s = expectFieldCount(fields, 2, "arena SIZE_BYTES"); !s.ok)
+    return s;
+  if (version < kFormatVersionArena)
+    return Status::error("'arena' record in a version-" + std::to_string(version) +
+                         " bundle (the memory plan needs the 'aicc-bundle 4' header)");
+  if (out.arenaBytes)
+    return Status::error("'arena' record repeated");
+  if (!out.buffers.empty())
+    return Status::error("the 'arena' record must precede the buffer records");
+  uint64_t bytes = 0;
+  if (Status s = parseU64(fields[1], "arena SIZE_BYTES", bytes); !s.ok)
+    return s;
+  out.arenaBytes = bytes;
+  return Status::success();
 }
 
 Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) {
@@ -317,7 +338,9 @@ Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) 
   uint64_t rank = 0;
   if (Status s = parseU64(fields[5], "RANK", rank); !s.ok)
     return s;
-  const bool hasOffset = b.kind == BufferKind::constant || b.kind == BufferKind::alias;
+  // A temp carries its arena offset when the bundle has an arena (version 4).
+  const bool hasOffset = b.kind == BufferKind::constant || b.kind == BufferKind::alias ||
+                         (b.kind == BufferKind::temp && out.arenaBytes);
   // Compare against the actual field count before allocating anything.
   if (rank > fields.size())
     return Status::error("RANK " + std::to_string(rank) + " exceeds the number of fields");
@@ -330,7 +353,9 @@ Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) 
         !s.ok)
       return s;
   if (hasOffset) {
-    const char *what = b.kind == BufferKind::alias ? "alias source id" : "OFFSET";
+    const char *what = b.kind == BufferKind::alias  ? "alias source id"
+                       : b.kind == BufferKind::temp ? "arena OFFSET"
+                                                    : "OFFSET";
     if (Status s = parseU64(fields[6 + rank], what, b.offset); !s.ok)
       return s;
   }
@@ -579,10 +604,10 @@ Status aicc::runtime::parseBundle(std::string_view bytes, Bundle &out, const Lim
                          " bytes, above the limit of " + std::to_string(limits.maxManifestBytes) +
                          " (Limits::maxManifestBytes)");
 
-  // Integrity first: nothing of a version-3 bundle is interpreted before its
+  // Integrity first: nothing of a version-3 or -4 bundle is interpreted before its
   // three sections match their checksums.
   std::string_view records = manifest;
-  if (headerVersion(manifest) == kFormatVersionChecksums)
+  if (headerVersion(manifest) >= kFormatVersionChecksums)
     if (Status s = verifyChecksums(manifest, code, weights, records); !s.ok)
       return s;
   if (Status s = ManifestParser(records, out).parse(); !s.ok)

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/MemoryPlan.h"
 
 #include "BundleInternal.h"
 
@@ -140,7 +141,11 @@ std::string byteRange(uint64_t offset, uint64_t size) {
 
 Status validateBuffers(const Bundle &bundle, const Limits &limits) {
   const int numBuffers = static_cast<int>(bundle.buffers.size());
-  uint64_t allocated = 0;
+  uint64_t allocated = bundle.arenaBytes.value_or(0);
+  if (allocated > limits.maxBufferBytes)
+    return Status::error("the arena of " + std::to_string(allocated) + " bytes is above " +
+                         std::to_string(limits.maxBufferBytes) +
+                         " bytes (Limits::maxBufferBytes; aicc-run --max-buffer-bytes)");
   for (int i = 0; i < numBuffers; ++i) {
     const BufferDesc &b = bundle.buffers[i];
     const std::string label = at(b.line) + bufferLabel(i);
@@ -159,8 +164,9 @@ Status validateBuffers(const Bundle &bundle, const Limits &limits) {
       return Status::error(label + ": SIZE_BYTES is " + std::to_string(b.sizeBytes) + " but " +
                            formatTensorType(b.dtype, b.shape) + " needs " +
                            std::to_string(*expected) + " bytes");
-    if (b.kind != BufferKind::alias) {
-      // What the backends allocate; checked before any allocation.
+    if (b.kind != BufferKind::alias && !(b.kind == BufferKind::temp && bundle.arenaBytes)) {
+      // What the backends allocate (temps of an arena: the arena, counted
+      // first); checked before any allocation.
       if (__builtin_add_overflow(allocated, b.sizeBytes, &allocated) ||
           allocated > limits.maxBufferBytes)
         return Status::error(label + ": SIZE_BYTES " + std::to_string(b.sizeBytes) +
@@ -186,8 +192,9 @@ Status validateBuffers(const Bundle &bundle, const Limits &limits) {
         return Status::error(label + ": alias of " + std::to_string(b.sizeBytes) +
                              " bytes is larger than its source " + bufferLabel(src.id) + " (" +
                              std::to_string(src.sizeBytes) + " bytes)");
-    } else if (b.offset != 0) {
-      return Status::error(label + ": kind " + bufferKindName(b.kind) + " takes no OFFSET");
+    } else if (b.offset != 0 && !(b.kind == BufferKind::temp && bundle.arenaBytes)) {
+      return Status::error(label + ": kind " + bufferKindName(b.kind) + " takes no OFFSET" +
+                           (b.kind == BufferKind::temp ? " (no arena record)" : ""));
     }
   }
   return Status::success();
@@ -388,10 +395,14 @@ Status validateLaunch(const Bundle &bundle, size_t index, const KernelDesc *k) {
 } // namespace
 
 Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits) {
-  if (bundle.formatVersion < kFormatVersionPlain || bundle.formatVersion > kFormatVersionChecksums)
+  if (bundle.formatVersion < kFormatVersionPlain || bundle.formatVersion > kFormatVersionNewest)
     return Status::error("unsupported bundle format version " +
                          std::to_string(bundle.formatVersion) + " (this runtime reads 1 to " +
-                         std::to_string(kFormatVersionChecksums) + ")");
+                         std::to_string(kFormatVersionNewest) + ")");
+  if (bundle.arenaBytes && bundle.formatVersion < kFormatVersionArena)
+    return Status::error("an arena (memory plan) needs format version " +
+                         std::to_string(kFormatVersionArena) + ", not " +
+                         std::to_string(bundle.formatVersion));
   if (!isValidTarget(bundle.target))
     return Status::error("invalid target '" + bundle.target +
                          "' (expected cpu or sm_NN, e.g. sm_90a)");
@@ -419,5 +430,8 @@ Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits)
     if (Status s = validateLaunch(bundle, i, it == kernels.end() ? nullptr : it->second); !s.ok)
       return s;
   }
+  // Last: it needs valid launch buffer ids and alias order.
+  if (Status s = checkMemoryPlan(bundle); !s.ok)
+    return s.withContext("memory plan");
   return Status::success();
 }

@@ -14,6 +14,8 @@
 
 #include "Backend.h"
 
+#include "aicc/Runtime/MemoryPlan.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -158,6 +160,8 @@ public:
     return Status::success();
   }
   Status benchmark(int iters, double &msPerRun) override;
+  Status runAsync(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs,
+                  void *stream) override;
 
 private:
   Status loadSharedObject(const std::string &code);
@@ -272,12 +276,33 @@ Status CPUBackend::load(const Bundle &bundle) {
       return s;
 
   const size_t numBuffers = bundle.buffers.size();
-  storage.resize(numBuffers);
+  storage.resize(numBuffers + 1);
   addresses.assign(numBuffers, nullptr);
+  // The memory plan (format version 4): every temp at its offset in one
+  // zero-filled arena (storage.back()), which validateBundle checked.
+  uint8_t *arena = nullptr;
+  if (bundle.arenaBytes) {
+    if (*bundle.arenaBytes > SIZE_MAX - kArenaAlignment)
+      return Status::error("the temps' arena of " + std::to_string(*bundle.arenaBytes) +
+                           " bytes does not fit the address space");
+    // aligned_alloc needs a multiple of the alignment.
+    size_t size = (std::max<uint64_t>(*bundle.arenaBytes, 1) + kArenaAlignment - 1) /
+                  kArenaAlignment * kArenaAlignment;
+    arena = static_cast<uint8_t *>(std::aligned_alloc(kArenaAlignment, size));
+    if (!arena)
+      return Status::error("out of host memory allocating the temps' arena (" +
+                           std::to_string(size) + " bytes)");
+    std::memset(arena, 0, size);
+    storage.back().reset(arena);
+  }
   for (size_t i = 0; i < numBuffers; ++i) {
     const BufferDesc &b = bundle.buffers[i];
     if (b.kind == BufferKind::alias)
       continue;
+    if (b.kind == BufferKind::temp && arena) {
+      addresses[i] = arena + b.offset;
+      continue;
+    }
     // aligned_alloc needs a size that is a multiple of the alignment; never
     // allocate 0 bytes so that every buffer has a distinct valid address.
     size_t size = (std::max<uint64_t>(b.sizeBytes, 1) + kBufferAlignment - 1) /
@@ -359,6 +384,19 @@ void CPUBackend::runLaunch(const CPULaunch &launch) {
 Status CPUBackend::execute() {
   for (const CPULaunch &launch : launches)
     runLaunch(launch);
+  return Status::success();
+}
+
+Status CPUBackend::runAsync(const std::vector<DeviceCopy> &inputs,
+                            const std::vector<DeviceCopy> &outputs, void *stream) {
+  if (stream)
+    return Status::error("a cpu session runs on the calling thread: pass no stream");
+  for (const DeviceCopy &c : inputs)
+    std::memcpy(addresses[c.buffer], reinterpret_cast<const void *>(c.address), c.bytes);
+  if (Status s = execute(); !s.ok)
+    return s;
+  for (const DeviceCopy &c : outputs)
+    std::memcpy(reinterpret_cast<void *>(c.address), addresses[c.buffer], c.bytes);
   return Status::success();
 }
 

@@ -65,6 +65,19 @@ struct DriverAPI {
   decltype(&::cuEventRecord) eventRecord = nullptr;
   decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
   decltype(&::cuEventElapsedTime) eventElapsedTime = nullptr;
+  decltype(&::cuStreamCreate) streamCreate = nullptr;
+  decltype(&::cuStreamDestroy) streamDestroy = nullptr;
+  decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&::cuStreamWaitEvent) streamWaitEvent = nullptr;
+  decltype(&::cuMemcpyDtoDAsync) memcpyDtoDAsync = nullptr;
+  /// CUDA graphs (CUDA 10+; cuGraphInstantiateWithFlags 11.4): optional, the
+  /// plan is launched kernel by kernel without them.
+  decltype(&::cuStreamBeginCapture) streamBeginCapture = nullptr;
+  decltype(&::cuStreamEndCapture) streamEndCapture = nullptr;
+  decltype(&::cuGraphInstantiate) graphInstantiate = nullptr;
+  decltype(&::cuGraphLaunch) graphLaunch = nullptr;
+  decltype(&::cuGraphExecDestroy) graphExecDestroy = nullptr;
+  decltype(&::cuGraphDestroy) graphDestroy = nullptr;
   // Optional entry points: nullptr when the driver (or the cuda.h the runtime
   // was built with) predates them; only bundles that need them fail then.
 #if CUDA_VERSION >= 12000
@@ -137,10 +150,21 @@ Status getDriver(const DriverAPI *&api) {
     // the original symbol, with the same signature.
     bind(driver.eventElapsedTime,
          {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+    bind(driver.streamCreate, {"cuStreamCreate"});
+    bind(driver.streamDestroy, {"cuStreamDestroy_v2"});
+    bind(driver.streamSynchronize, {"cuStreamSynchronize"});
+    bind(driver.streamWaitEvent, {"cuStreamWaitEvent"});
+    bind(driver.memcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
     auto bindOptional = [&](auto &fn, const char *name) {
       if (void *sym = ::dlsym(lib, name))
         fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);
     };
+    bindOptional(driver.streamBeginCapture, "cuStreamBeginCapture_v2");
+    bindOptional(driver.streamEndCapture, "cuStreamEndCapture");
+    bindOptional(driver.graphInstantiate, "cuGraphInstantiateWithFlags");
+    bindOptional(driver.graphLaunch, "cuGraphLaunch");
+    bindOptional(driver.graphExecDestroy, "cuGraphExecDestroy");
+    bindOptional(driver.graphDestroy, "cuGraphDestroy");
 #if CUDA_VERSION >= 12000
     bindOptional(driver.tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
 #endif
@@ -199,7 +223,8 @@ struct CUDALaunch {
 
 class CUDABackend final : public Backend {
 public:
-  explicit CUDABackend(const DriverAPI &api) : api(api) {}
+  CUDABackend(const DriverAPI &api, const BackendOptions &options)
+      : api(api), options(options) {}
   ~CUDABackend() override;
 
   Status load(const Bundle &bundle);
@@ -209,6 +234,9 @@ public:
   Status execute() override;
   Status executeLaunch(size_t index) override;
   Status benchmark(int iters, double &msPerRun) override;
+  Status runAsync(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs,
+                  void *stream) override;
+  bool usesGraphs() const override { return graphsAvailable(); }
 
 private:
   /// Turns a driver result into a Status naming the failed call.
@@ -220,9 +248,30 @@ private:
   Status checkTensorMapParams(const KernelDesc &kd, CUfunction function) const;
   Status encodeTensorMaps(const KernelDesc &kd, const LaunchDesc &l, size_t launchIndex,
                           CUDALaunch &launch) const;
-  Status enqueueLaunches();
+  /// Every launch of the plan on `s`, one cuLaunchKernel each.
+  Status enqueueLaunches(CUstream s);
+  /// The whole plan on `s`: one cuGraphLaunch of the captured graph (captured
+  /// on the first call) when graphs are on, else enqueueLaunches(s).
+  Status enqueuePlan(CUstream s);
+  Status captureGraph();
+  bool graphsAvailable() const {
+    return options.cudaGraphs && api.streamBeginCapture && api.streamEndCapture &&
+           api.graphInstantiate && api.graphLaunch && api.graphExecDestroy && api.graphDestroy;
+  }
+  /// Waits for the work runAsync() left in flight, so that a synchronous call
+  /// does not touch buffers that work still uses.
+  Status waitForAsync();
 
   const DriverAPI &api;
+  BackendOptions options;
+  /// The session's stream (blocking: ordered with the legacy default stream,
+  /// which the synchronous copies and memsets use).
+  CUstream stream = nullptr;
+  CUgraph graph = nullptr;
+  CUgraphExec graphExec = nullptr;
+  /// Recorded after the last runAsync() on its caller's stream.
+  CUevent asyncDone = nullptr;
+  bool asyncPending = false;
   CUdevice device = 0;
   CUcontext context = nullptr;
   std::string deviceDescription;
@@ -251,6 +300,14 @@ CUDABackend::~CUDABackend() {
   api.ctxSetCurrent(context);
   // Let in-flight work finish before its memory goes away.
   api.ctxSynchronize();
+  if (graphExec)
+    api.graphExecDestroy(graphExec);
+  if (graph)
+    api.graphDestroy(graph);
+  if (asyncDone)
+    api.eventDestroy(asyncDone);
+  if (stream)
+    api.streamDestroy(stream);
   if (startEvent)
     api.eventDestroy(startEvent);
   if (stopEvent)
@@ -440,7 +497,12 @@ Status CUDABackend::load(const Bundle &bundle) {
     return s;
   if (count == 0)
     return Status::error("no CUDA device is visible");
-  if (Status s = check(api.deviceGet(&device, 0), "cuDeviceGet"); !s.ok)
+  if (options.deviceIndex < 0 || options.deviceIndex >= count)
+    return Status::error("CUDA device " + std::to_string(options.deviceIndex) +
+                         " does not exist: " + std::to_string(count) +
+                         " device(s) are visible (0 to " + std::to_string(count - 1) +
+                         "; CUDA_VISIBLE_DEVICES chooses which)");
+  if (Status s = check(api.deviceGet(&device, options.deviceIndex), "cuDeviceGet"); !s.ok)
     return s;
   if (Status s = check(api.primaryCtxRetain(&context, device),
                        "cuDevicePrimaryCtxRetain");
@@ -458,9 +520,12 @@ Status CUDABackend::load(const Bundle &bundle) {
                          device);
   api.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                          device);
-  deviceDescription = "device 0 (" + std::string(name) + ", sm_" +
+  deviceDescription = "device " + std::to_string(options.deviceIndex) + " (" +
+                      std::string(name) + ", sm_" +
                       std::to_string(major) + std::to_string(minor) + ")";
 
+  if (Status s = check(api.streamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate"); !s.ok)
+    return s;
   // A model without kernels (e.g. an identity) needs no code.
   if (!bundle.kernels.empty())
     if (Status s = loadModule(bundle); !s.ok)
@@ -540,10 +605,27 @@ Status CUDABackend::load(const Bundle &bundle) {
 
   const size_t numBuffers = bundle.buffers.size();
   addresses.assign(numBuffers, 0);
+  // The memory plan (format version 4): every temp at its offset in one
+  // zero-filled arena, which validateBundle checked.
+  CUdeviceptr arena = 0;
+  if (bundle.arenaBytes) {
+    size_t size = std::max<uint64_t>(*bundle.arenaBytes, 1);
+    if (Status s = check(api.memAlloc(&arena, size),
+                         "cuMemAlloc(" + std::to_string(size) + " bytes)");
+        !s.ok)
+      return s.withContext("the temps' arena");
+    allocations.push_back(arena);
+    if (Status s = check(api.memsetD8(arena, 0, size), "cuMemsetD8"); !s.ok)
+      return s.withContext("the temps' arena");
+  }
   for (size_t i = 0; i < numBuffers; ++i) {
     const BufferDesc &b = bundle.buffers[i];
     if (b.kind == BufferKind::alias)
       continue;
+    if (b.kind == BufferKind::temp && bundle.arenaBytes) {
+      addresses[i] = arena + b.offset;
+      continue;
+    }
     // Never allocate 0 bytes: cuMemAlloc rejects it.
     size_t size = std::max<uint64_t>(b.sizeBytes, 1);
     CUdeviceptr p = 0;
@@ -598,103 +680,174 @@ Status CUDABackend::load(const Bundle &bundle) {
 }
 
 Status CUDABackend::writeBuffer(int id, const void *src, size_t bytes) {
-  if (Status s = makeCurrent(); !s.ok)
+  if (Status s = waitForAsync(); !s.ok)
     return s;
   return check(api.memcpyHtoD(addresses[id], src, bytes), "cuMemcpyHtoD");
 }
 
 Status CUDABackend::readBuffer(int id, void *dst, size_t bytes) {
-  if (Status s = makeCurrent(); !s.ok)
+  if (Status s = waitForAsync(); !s.ok)
     return s;
   return check(api.memcpyDtoH(dst, addresses[id], bytes), "cuMemcpyDtoH");
 }
 
 Status CUDABackend::fillBuffer(int id, uint8_t byte, size_t bytes) {
-  if (Status s = makeCurrent(); !s.ok)
+  if (Status s = waitForAsync(); !s.ok)
     return s;
   // cuMemsetD8 is ordered before later work on the legacy default stream,
   // which every launch and copy here uses.
   return check(api.memsetD8(addresses[id], byte, bytes), "cuMemsetD8");
 }
 
-Status CUDABackend::enqueueLaunches() {
+Status CUDABackend::waitForAsync() {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  if (!asyncPending)
+    return Status::success();
+  asyncPending = false;
+  return check(api.eventSynchronize(asyncDone), "waiting for the last asynchronous run "
+                                                "(cuEventSynchronize)");
+}
+
+Status CUDABackend::enqueueLaunches(CUstream s) {
   for (size_t i = 0; i < launches.size(); ++i) {
     CUDALaunch &l = launches[i];
-    CUresult r = api.launchKernel(
-        l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-        l.block[2], l.sharedBytes, /*hStream=*/nullptr, l.params.data(),
-        /*extra=*/nullptr);
-    if (Status s = check(r, "cuLaunchKernel"); !s.ok)
-      return s.withContext("launch " + std::to_string(i) + " of '" + l.kernel +
-                           "'");
+    CUresult r = api.launchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0],
+                                  l.block[1], l.block[2], l.sharedBytes, s, l.params.data(),
+                                  /*extra=*/nullptr);
+    if (Status st = check(r, "cuLaunchKernel"); !st.ok)
+      return st.withContext("launch " + std::to_string(i) + " of '" + l.kernel + "'");
   }
   return Status::success();
 }
 
+Status CUDABackend::captureGraph() {
+  // Stream capture records the launches with their parameters as they are now: the
+  // buffers never move after load, and the tensor maps were encoded at load, so one
+  // capture serves every run (CUDA Programming Guide, "CUDA Graphs": stream capture).
+  if (Status s = check(api.streamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                       "cuStreamBeginCapture");
+      !s.ok)
+    return s;
+  Status enqueued = enqueueLaunches(stream);
+  CUgraph captured = nullptr;
+  // Always end the capture, also after a failed launch (which invalidates it).
+  Status ended = check(api.streamEndCapture(stream, &captured), "cuStreamEndCapture");
+  if (!enqueued.ok || !ended.ok) {
+    if (captured)
+      api.graphDestroy(captured);
+    return (!enqueued.ok ? enqueued : ended).withContext("capturing the launch plan as a CUDA graph");
+  }
+  CUgraphExec exec = nullptr;
+  if (Status s = check(api.graphInstantiate(&exec, captured, 0), "cuGraphInstantiateWithFlags");
+      !s.ok) {
+    api.graphDestroy(captured);
+    return s;
+  }
+  graph = captured;
+  graphExec = exec;
+  return Status::success();
+}
+
+Status CUDABackend::enqueuePlan(CUstream s) {
+  if (launches.empty())
+    return Status::success();
+  if (!graphsAvailable())
+    return enqueueLaunches(s);
+  if (!graphExec)
+    if (Status st = captureGraph(); !st.ok)
+      return st;
+  return check(api.graphLaunch(graphExec, s), "cuGraphLaunch");
+}
+
 Status CUDABackend::execute() {
-  if (Status s = makeCurrent(); !s.ok)
+  if (Status s = waitForAsync(); !s.ok)
     return s;
-  if (Status s = enqueueLaunches(); !s.ok)
+  if (Status s = enqueuePlan(stream); !s.ok)
     return s;
-  return check(api.ctxSynchronize(), "running the launches (cuCtxSynchronize)");
+  return check(api.streamSynchronize(stream), "running the launches (cuStreamSynchronize)");
 }
 
 Status CUDABackend::executeLaunch(size_t index) {
-  if (Status s = makeCurrent(); !s.ok)
+  if (Status s = waitForAsync(); !s.ok)
     return s;
   CUDALaunch &l = launches[index];
-  CUresult r = api.launchKernel(
-      l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-      l.block[2], l.sharedBytes, /*hStream=*/nullptr, l.params.data(),
-      /*extra=*/nullptr);
+  CUresult r = api.launchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0],
+                                l.block[1], l.block[2], l.sharedBytes, stream, l.params.data(),
+                                /*extra=*/nullptr);
   if (Status s = check(r, "cuLaunchKernel"); !s.ok)
-    return s.withContext("launch " + std::to_string(index) + " of '" +
-                         l.kernel + "'");
-  return check(api.ctxSynchronize(),
-               "running launch " + std::to_string(index) + " of '" + l.kernel +
-                   "' (cuCtxSynchronize)");
+    return s.withContext("launch " + std::to_string(index) + " of '" + l.kernel + "'");
+  return check(api.streamSynchronize(stream), "running launch " + std::to_string(index) +
+                                                  " of '" + l.kernel + "' (cuStreamSynchronize)");
 }
 
 Status CUDABackend::benchmark(int iters, double &msPerRun) {
   if (Status s = execute(); !s.ok)
     return s;
   if (!startEvent) {
-    if (Status s = check(api.eventCreate(&startEvent, CU_EVENT_DEFAULT),
-                         "cuEventCreate");
-        !s.ok)
+    if (Status s = check(api.eventCreate(&startEvent, CU_EVENT_DEFAULT), "cuEventCreate"); !s.ok)
       return s;
-    if (Status s = check(api.eventCreate(&stopEvent, CU_EVENT_DEFAULT),
-                         "cuEventCreate");
-        !s.ok)
+    if (Status s = check(api.eventCreate(&stopEvent, CU_EVENT_DEFAULT), "cuEventCreate"); !s.ok)
       return s;
   }
-  if (Status s = check(api.eventRecord(startEvent, nullptr), "cuEventRecord");
-      !s.ok)
+  if (Status s = check(api.eventRecord(startEvent, stream), "cuEventRecord"); !s.ok)
     return s;
   for (int i = 0; i < iters; ++i)
-    if (Status s = enqueueLaunches(); !s.ok)
+    if (Status s = enqueuePlan(stream); !s.ok)
       return s;
-  if (Status s = check(api.eventRecord(stopEvent, nullptr), "cuEventRecord");
-      !s.ok)
+  if (Status s = check(api.eventRecord(stopEvent, stream), "cuEventRecord"); !s.ok)
     return s;
-  if (Status s = check(api.eventSynchronize(stopEvent), "cuEventSynchronize");
-      !s.ok)
+  if (Status s = check(api.eventSynchronize(stopEvent), "cuEventSynchronize"); !s.ok)
     return s;
   float ms = 0;
-  if (Status s = check(api.eventElapsedTime(&ms, startEvent, stopEvent),
-                       "cuEventElapsedTime");
+  if (Status s = check(api.eventElapsedTime(&ms, startEvent, stopEvent), "cuEventElapsedTime");
       !s.ok)
     return s;
   msPerRun = static_cast<double>(ms) / iters;
   return Status::success();
 }
 
+Status CUDABackend::runAsync(const std::vector<DeviceCopy> &inputs,
+                             const std::vector<DeviceCopy> &outputs, void *callerStream) {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  CUstream s = static_cast<CUstream>(callerStream);
+  // The session's buffers are shared by every run: work of an earlier run on
+  // another stream must finish first.
+  if (asyncPending)
+    if (Status st = check(api.streamWaitEvent(s, asyncDone, 0), "cuStreamWaitEvent"); !st.ok)
+      return st;
+  for (const DeviceCopy &c : inputs)
+    if (c.bytes)
+      if (Status st = check(api.memcpyDtoDAsync(addresses[c.buffer], c.address, c.bytes, s),
+                            "cuMemcpyDtoDAsync");
+          !st.ok)
+        return st.withContext("copying an input into buffer " + std::to_string(c.buffer));
+  if (Status st = enqueuePlan(s); !st.ok)
+    return st;
+  for (const DeviceCopy &c : outputs)
+    if (c.bytes)
+      if (Status st = check(api.memcpyDtoDAsync(c.address, addresses[c.buffer], c.bytes, s),
+                            "cuMemcpyDtoDAsync");
+          !st.ok)
+        return st.withContext("copying buffer " + std::to_string(c.buffer) + " to an output");
+  if (!asyncDone)
+    if (Status st = check(api.eventCreate(&asyncDone, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+        !st.ok)
+      return st;
+  if (Status st = check(api.eventRecord(asyncDone, s), "cuEventRecord"); !st.ok)
+    return st;
+  asyncPending = true;
+  return Status::success();
+}
+
 Status aicc::runtime::detail::createCUDABackend(const Bundle &bundle,
+                                                const BackendOptions &options,
                                                 std::unique_ptr<Backend> &out) {
   const DriverAPI *api = nullptr;
   if (Status s = getDriver(api); !s.ok)
     return s;
-  auto backend = std::make_unique<CUDABackend>(*api);
+  auto backend = std::make_unique<CUDABackend>(*api, options);
   if (Status s = backend->load(bundle); !s.ok)
     return s;
   out = std::move(backend);

@@ -4,6 +4,8 @@
 
 #include "Backend.h"
 
+#include <cstdlib>
+
 using namespace aicc::runtime;
 using namespace aicc::runtime::detail;
 
@@ -36,7 +38,7 @@ int64_t HostTensor::numElements() const {
 }
 
 #ifndef AICC_RUNTIME_HAVE_CUDA
-Status aicc::runtime::detail::createCUDABackend(const Bundle &,
+Status aicc::runtime::detail::createCUDABackend(const Bundle &, const BackendOptions &,
                                                 std::unique_ptr<Backend> &) {
   return Status::error("this aicc runtime was built without CUDA support "
                        "(cuda.h was not found when it was configured)");
@@ -48,7 +50,14 @@ Session::~Session() = default;
 
 Status Session::create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
                        const Limits &limits) {
-  if (Status s = validateBundle(bundle, limits); !s.ok)
+  SessionOptions options;
+  options.limits = limits;
+  return create(bundle, device, out, options);
+}
+
+Status Session::create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
+                       const SessionOptions &options) {
+  if (Status s = validateBundle(bundle, options.limits); !s.ok)
     return s.withContext("invalid bundle");
   Device wanted = defaultDeviceForTarget(bundle.target);
   if (wanted != device)
@@ -74,8 +83,13 @@ Status Session::create(const Bundle &bundle, Device device, std::unique_ptr<Sess
   for (const LaunchDesc &l : bundle.launches)
     session->launches.push_back({l.kernel, l.buffers});
 
+  detail::BackendOptions backendOptions;
+  backendOptions.deviceIndex = options.deviceIndex;
+  const char *graphsEnv = std::getenv("AICC_CUDA_GRAPHS");
+  backendOptions.cudaGraphs =
+      options.cudaGraphs && !(graphsEnv && std::string_view(graphsEnv) == "0");
   Status s = device == Device::cuda
-                 ? createCUDABackend(bundle, session->backend)
+                 ? createCUDABackend(bundle, backendOptions, session->backend)
                  : createCPUBackend(bundle, session->backend);
   if (!s.ok)
     return s;
@@ -88,7 +102,51 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
   return run(inputTensors, outputTensors, LaunchObserver());
 }
 
+bool Session::usesCudaGraphs() const {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  return backend->usesGraphs();
+}
+
+/// Checks caller buffers against the model's inputs or outputs.
+static Status checkDeviceBuffers(const std::vector<DeviceBuffer> &given,
+                                 const std::vector<TensorInfo> &expected, const char *what,
+                                 const std::vector<int> &bufferIds,
+                                 std::vector<DeviceCopy> &copies) {
+  if (given.size() != expected.size())
+    return Status::error("expected " + std::to_string(expected.size()) + " " + what +
+                         " buffer(s), got " + std::to_string(given.size()));
+  copies.clear();
+  for (size_t i = 0; i < given.size(); ++i) {
+    const TensorInfo &info = expected[i];
+    size_t bytes = static_cast<size_t>(shapeNumElements(info.shape).value_or(0)) *
+                   dtypeSize(info.dtype);
+    if (given[i].bytes != bytes)
+      return Status::error(std::string(what) + " " + std::to_string(i) + " ('" + info.name +
+                           "'): expected " + std::to_string(bytes) + " bytes (" +
+                           formatTensorType(info.dtype, info.shape) + "), got " +
+                           std::to_string(given[i].bytes));
+    if (bytes && !given[i].address)
+      return Status::error(std::string(what) + " " + std::to_string(i) + " ('" + info.name +
+                           "'): null address");
+    copies.push_back({bufferIds[i], given[i].address, bytes});
+  }
+  return Status::success();
+}
+
+Status Session::runAsync(const std::vector<DeviceBuffer> &inputBuffersGiven,
+                         const std::vector<DeviceBuffer> &outputBuffersGiven, void *stream) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  std::vector<DeviceCopy> in, out;
+  if (Status s = checkDeviceBuffers(inputBuffersGiven, inputs, "input", inputBuffers, in); !s.ok)
+    return s;
+  if (Status s = checkDeviceBuffers(outputBuffersGiven, outputs, "output", outputBuffers, out);
+      !s.ok)
+    return s;
+  return backend->runAsync(in, out, stream);
+}
+
 Status Session::readBuffer(int bufferId, HostTensor &out) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
   if (bufferId < 0 || static_cast<size_t>(bufferId) >= buffers.size())
     return Status::error("buffer id " + std::to_string(bufferId) +
                          " out of range (the plan has " +
@@ -105,6 +163,7 @@ Status Session::readBuffer(int bufferId, HostTensor &out) {
 Status Session::run(const std::vector<HostTensor> &inputTensors,
                     std::vector<HostTensor> &outputTensors,
                     const LaunchObserver &afterEachLaunch) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
   if (inputTensors.size() != inputs.size())
     return Status::error("expected " + std::to_string(inputs.size()) +
                          " input(s), got " +
@@ -159,6 +218,7 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
 }
 
 Status Session::poisonBuffers(uint8_t byte) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
   for (size_t id = 0; id < buffers.size(); ++id) {
     const BufferInfo &b = buffers[id];
     if (b.kind != BufferKind::output && b.kind != BufferKind::temp)
@@ -173,6 +233,7 @@ Status Session::poisonBuffers(uint8_t byte) {
 }
 
 Status Session::benchmark(int iters, double &msPerRun) {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
   if (iters < 1)
     return Status::error("benchmark needs at least 1 iteration, got " +
                          std::to_string(iters));

@@ -74,7 +74,7 @@ def sm90_test(case):
             "REQUIRES: onnx-testdata, ptxas\n"
             f"RUN: aicc-compile %onnx_testdata/{case}/model.onnx --target=sm_90 -o %t.aicc\n"
             "RUN: FileCheck %s --input-file=%t.aicc\n"
-            "CHECK: aicc-bundle 3\n"
+            "CHECK: aicc-bundle 4\n"
             "CHECK-NEXT: target sm_90\n"
             "CHECK: launch\n")
 

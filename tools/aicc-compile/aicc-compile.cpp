@@ -4,7 +4,7 @@
 //                [--emit=bundle|cubin|ptx|onnx|graph|fused|tile|gpu|cpu|llvm|dot]
 //                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
 //                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
-//                [--bind-input NAME=FILE.pb ...] [--fusion-report]
+//                [--bind-input NAME=FILE.pb ...] [--fusion-report] [--memory-report]
 //                [pipeline knobs: --hardware, --conv-layout, --matmul-config, ...,
 //                 aicc/Pipelines/PipelineOptions.def]
 //
@@ -111,6 +111,13 @@ static cl::opt<bool> fusionReport(
              "time) and the rule that kept each producer/consumer pair apart (docs/fusion.md); "
              "writes to -o, stdout by default"),
     cl::cat(cat));
+static cl::opt<bool> memoryReport(
+    "memory-report",
+    cl::desc("after the tile stage, print the memory plan: the temps' arena against the "
+             "peak-live lower bound and one allocation per temp, and every temp's arena offset "
+             "and lifetime (docs/bundle-format.md, 'Memory plan'); writes to -o, stdout by "
+             "default"),
+    cl::cat(cat));
 // The pipeline's knobs (--hardware, --conv-layout, --matmul-config, --allow-tf32,
 // --conv-algorithm, --wgmma-tma-store, --mma-smem-store, --ptx-features): declared once in
 // PipelineOptions.def, as are aicc-opt's aicc-pipeline{...} options of the same names.
@@ -180,6 +187,15 @@ int main(int argc, char **argv) {
       return fail("--fusion-report stops after fusion: it cannot be combined with --emit or "
                   "--compile-to of another stage");
     what = aicc::EmitKind::FusionReport;
+    if (outputFile.empty())
+      outputFile = "-";
+  }
+  if (memoryReport) {
+    if (fusionReport || ((emit.getNumOccurrences() || !compileTo.empty()) &&
+                         what != aicc::EmitKind::Tile))
+      return fail("--memory-report stops after the tile stage: it cannot be combined with "
+                  "--fusion-report, --emit or --compile-to of another stage");
+    what = aicc::EmitKind::MemoryReport;
     if (outputFile.empty())
       outputFile = "-";
   }

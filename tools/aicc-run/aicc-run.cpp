@@ -67,6 +67,12 @@ options:
                           data sets: D/<data set name>/output_K.pb)
   --benchmark N           afterwards, time N runs of the launch plan (transfers
                           excluded) and print milliseconds per run
+  --no-cuda-graphs        launch every kernel with cuLaunchKernel instead of
+                          replaying the plan as one CUDA graph (also:
+                          AICC_CUDA_GRAPHS=0); --bisect always launches one by
+                          one
+  --device-index N        the CUDA device to run on (default 0, the first that
+                          CUDA_VISIBLE_DEVICES shows)
   --poison                before each run, fill every output and temp buffer
                           with 0xFF bytes (NaN for floats, -1 for integers) so
                           that output elements no kernel writes show up as
@@ -116,6 +122,8 @@ struct Options {
   std::string target = "cpu";
   bool toleranceGiven = false;
   bool poison = false;
+  bool cudaGraphs = true;
+  int deviceIndex = 0;
   Limits limits;
 };
 
@@ -187,7 +195,8 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
   static const char *const kValueFlags[] = {
       "--device", "--input",      "--test-data-set",  "--rtol",
       "--atol",   "--output-dir", "--benchmark",      "--reference",
-      "--bisect", "--target",     "--max-file-bytes", "--max-buffer-bytes"};
+      "--bisect", "--target",     "--max-file-bytes", "--max-buffer-bytes",
+      "--device-index"};
   bool flagsDone = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -208,6 +217,10 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
     }
     if (arg == "--poison") {
       opts.poison = true;
+      continue;
+    }
+    if (arg == "--no-cuda-graphs") {
+      opts.cudaGraphs = false;
       continue;
     }
     if (arg.rfind("--poison=", 0) == 0)
@@ -259,6 +272,14 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
         return usageError("--benchmark expects a positive iteration count, "
                           "got '" + value + "'");
       opts.benchmarkIters = static_cast<int>(n);
+    } else if (flag == "--device-index") {
+      char *end = nullptr;
+      errno = 0;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || errno == ERANGE || n < 0 || n > 1024)
+        return usageError("--device-index expects a CUDA device ordinal (0, 1, ...), got '" +
+                          value + "'");
+      opts.deviceIndex = static_cast<int>(n);
     } else if (flag == "--reference") {
       opts.referenceModel = value;
     } else if (flag == "--bisect") {
@@ -690,16 +711,25 @@ int runMain(const Options &opts) {
     fail(s.message);
     return kExitFailure;
   }
-  if (bundle.formatVersion < kBundleFormatVersion)
+  if (bundle.formatVersion < 3)
     std::fprintf(stderr,
                  "aicc-run: note: '%s' is a version-%d bundle: it has no checksums and no "
                  "parameter records, so corruption may go undetected; recompile it for "
                  "version %d\n",
                  opts.bundlePath.c_str(), bundle.formatVersion, kBundleFormatVersion);
+  else if (!bundle.arenaBytes)
+    std::fprintf(stderr,
+                 "aicc-run: note: '%s' has no memory plan (a version-%d bundle): every temp "
+                 "gets its own allocation; recompile it for version %d to share one arena\n",
+                 opts.bundlePath.c_str(), bundle.formatVersion, kBundleFormatVersion);
   ModelInputs model(bundle);
   Device device = opts.device.value_or(defaultDeviceForTarget(bundle.target));
   std::unique_ptr<Session> session;
-  if (Status s = Session::create(bundle, device, session, opts.limits); !s.ok) {
+  SessionOptions sessionOptions;
+  sessionOptions.limits = opts.limits;
+  sessionOptions.cudaGraphs = opts.cudaGraphs;
+  sessionOptions.deviceIndex = opts.deviceIndex;
+  if (Status s = Session::create(bundle, device, session, sessionOptions); !s.ok) {
     fail(s.message);
     return kExitFailure;
   }
@@ -772,9 +802,12 @@ int runMain(const Options &opts) {
       fail(s.message);
       return kExitFailure;
     }
-    std::printf("benchmark: %d runs on %s, %.4f ms/run (%s)\n",
-                opts.benchmarkIters, deviceName(device), ms,
-                device == Device::cuda ? "CUDA events" : "steady_clock");
+    std::printf("benchmark: %d runs on %s, %.4f ms/run (%s%s)\n", opts.benchmarkIters,
+                deviceName(device), ms,
+                device == Device::cuda ? "CUDA events" : "steady_clock",
+                device != Device::cuda         ? ""
+                : session->usesCudaGraphs() ? ", one CUDA graph per run"
+                                            : ", one cuLaunchKernel per kernel");
   }
   return ok ? kExitOk : kExitFailure;
 }

@@ -94,7 +94,7 @@ TEST(BundleChecksumTest, WrittenBundlesVerify) {
   Bundle b;
   Status s = parseBundle(bytes, b);
   ASSERT_TRUE(s.ok) << s.message;
-  EXPECT_EQ(b.formatVersion, 3);
+  EXPECT_EQ(b.formatVersion, kBundleFormatVersion);
   ASSERT_EQ(b.kernels[0].params.size(), 3u);
   EXPECT_EQ(b.kernels[0].params[2].sizeBytes, 4000u);
   EXPECT_EQ(b.kernels[0].params[2].line, 11u);
@@ -271,8 +271,8 @@ TEST(BundleParamTest, MalformedParamRecords) {
   expectError(validateBundle(b), "kernel 'add': 'param' records need format version 3, not 2");
   b.kernels[0].params.clear();
   EXPECT_TRUE(validateBundle(b).ok);
-  b.formatVersion = 4;
-  expectError(validateBundle(b), "unsupported bundle format version 4");
+  b.formatVersion = 5;
+  expectError(validateBundle(b), "unsupported bundle format version 5");
 }
 
 //===----------------------------------------------------------------------===//
@@ -378,7 +378,7 @@ TEST(BundleLimitsTest, ManyRecordsParseInLinearTime) {
 }
 
 //===----------------------------------------------------------------------===//
-// Versions 1 and 2 still load
+// Versions 1, 2 and 3 still load
 //===----------------------------------------------------------------------===//
 
 TEST(BundleVersionTest, OldBundlesInTestdataStillLoad) {
@@ -400,7 +400,7 @@ TEST(BundleVersionTest, OldBundlesInTestdataStillLoad) {
   ASSERT_EQ(v2.kernels.size(), 1u);
   EXPECT_EQ(v2.kernels[0].tensorMaps.size(), 3u);
 
-  // Written again, they become version 3 once they have their param records.
+  // Written again, they become version 4 once they have their param records.
   for (KernelDesc &k : v1.kernels)
     for (const LaunchDesc &l : v1.launches)
       if (l.kernel == k.name && k.params.empty())
@@ -409,8 +409,15 @@ TEST(BundleVersionTest, OldBundlesInTestdataStillLoad) {
   Bundle v3;
   s = parseBundle(serializeBundle(v1), v3);
   ASSERT_TRUE(s.ok) << s.message;
-  EXPECT_EQ(v3.formatVersion, 3);
+  EXPECT_EQ(v3.formatVersion, 4);
   EXPECT_EQ(v3.code, v1.code);
+  EXPECT_FALSE(v3.arenaBytes.has_value()); // no plan asked for: temps allocated one by one
+
+  Bundle old3;
+  s = readBundleFile(std::string(AICC_RUNTIME_TESTDATA) + "/mlp-cpu.v3.aicc", old3);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(old3.formatVersion, 3);
+  EXPECT_FALSE(old3.arenaBytes.has_value());
 }
 
 TEST(BundleVersionTest, OldBundleBytesAreUnchanged) {

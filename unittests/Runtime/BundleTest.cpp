@@ -255,7 +255,7 @@ TEST(BundleTest, WriterProducesTheDocumentedLayout) {
   b.launches.push_back({"k", {0, 1, 2}});
   b.code = "CODE";
   b.weights = std::string(12, 'w');
-  const std::string records = "aicc-bundle 3\n"
+  const std::string records = "aicc-bundle 4\n"
                               "target cpu\n"
                               "buffer 0 f32 input 24 2 2 3\n"
                               "buffer 1 f32 const 12 1 3 0\n"
@@ -331,7 +331,7 @@ TEST(BundleTest, EveryTruncationFailsCleanly) {
 TEST(BundleTest, RejectsBadHeaderAndRecords) {
   expectParseError(frame(""), "empty manifest");
   expectParseError(frame(mutate("aicc-bundle 1\n", "")), "expected the 'aicc-bundle N' header");
-  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 4")), "unsupported bundle version");
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 5")), "unsupported bundle version");
   // A version-3 header needs the checksum record at the end.
   expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 3")),
                    "manifest line 11: the last record of a version-3 manifest must be "
@@ -657,13 +657,13 @@ void expectInvalid(const Bundle &b, const std::string &expected) {
 
 } // namespace
 
-TEST(TensorMapBundleTest, WriterProducesVersion3WithTheDocumentedRecords) {
+TEST(TensorMapBundleTest, WriterProducesVersion4WithTheDocumentedRecords) {
   Bundle b = makeTensorMapBundle();
   ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
   // The version-2 manifest with the new header, param records after the
   // kernel record (before its maps) and the checksum record.
   std::string records = kTensorMapManifest;
-  records.replace(0, 13, "aicc-bundle 3");
+  records.replace(0, 13, "aicc-bundle 4");
   records.replace(records.find("tensormap gemm 0"), 0,
                   "param gemm 0 f16 262144\nparam gemm 1 f16 131072\nparam gemm 2 f32 524288\n");
   EXPECT_EQ(serializeBundle(b), sealed(records, "CUBIN", ""));
@@ -705,13 +705,13 @@ TEST(TensorMapBundleTest, RoundTripPreservesTensorMaps) {
   EXPECT_EQ(serializeBundle(parsed), bytes);
 }
 
-TEST(TensorMapBundleTest, WriterAlwaysWritesVersion3) {
+TEST(TensorMapBundleTest, WriterAlwaysWritesVersion4) {
   // With or without tensor maps: the writer has one version.
-  EXPECT_EQ(serializeBundle(makeRichBundle()).substr(16, 14), "aicc-bundle 3\n");
+  EXPECT_EQ(serializeBundle(makeRichBundle()).substr(16, 14), "aicc-bundle 4\n");
   Bundle b = makeTensorMapBundle();
   for (KernelDesc &k : b.kernels)
     k.tensorMaps.clear();
-  EXPECT_EQ(serializeBundle(b).substr(16, 14), "aicc-bundle 3\n");
+  EXPECT_EQ(serializeBundle(b).substr(16, 14), "aicc-bundle 4\n");
   // A version-2 header without tensor maps is read (as version 2) ...
   Bundle parsed;
   Status s = parseBundle(frame(mutate("aicc-bundle 1", "aicc-bundle 2")), parsed);

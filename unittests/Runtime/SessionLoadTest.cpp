@@ -203,14 +203,17 @@ TEST(SessionLoadTest, BuffersThatDisagreeWithTheKernelAreNotLoaded) {
                        "'param' record); the manifest's buffers disagree with the kernel");
 }
 
-TEST(SessionLoadTest, VersionOneBundleFromTheOldCompilerRuns) {
-  // testdata/mlp-cpu.v1.aicc: y = softmax(relu(x @ w + b)), test/Tools/Inputs/mlp.mlir.
+/// Runs testdata/FILE, y = softmax(relu(x @ w + b)) of test/Tools/Inputs/mlp.mlir written by an
+/// older compiler, and checks the format version and the result.
+static void expectOldMlpBundleRuns(const char *file, int version) {
   Bundle bundle;
   Status s = readBundleFile(envOr("AICC_RUNTIME_TESTDATA", AICC_RUNTIME_TESTDATA) +
-                                std::string("/mlp-cpu.v1.aicc"),
+                                std::string("/") + file,
                             bundle);
   ASSERT_TRUE(s.ok) << s.message;
-  ASSERT_EQ(bundle.formatVersion, 1);
+  ASSERT_EQ(bundle.formatVersion, version);
+  // No memory plan before version 4: every temp has its own allocation.
+  EXPECT_FALSE(bundle.arenaBytes.has_value());
   std::unique_ptr<Session> session;
   s = Session::create(bundle, Device::cpu, session);
   ASSERT_TRUE(s.ok) << s.message;
@@ -238,4 +241,12 @@ TEST(SessionLoadTest, VersionOneBundleFromTheOldCompilerRuns) {
     for (int c = 0; c < 3; ++c)
       EXPECT_NEAR(outputs[0].as<float>()[r * 3 + c], h[c] / sum, 1e-6) << r << "," << c;
   }
+}
+
+TEST(SessionLoadTest, VersionOneBundleFromTheOldCompilerRuns) {
+  expectOldMlpBundleRuns("mlp-cpu.v1.aicc", 1);
+}
+
+TEST(SessionLoadTest, VersionThreeBundleFromTheOldCompilerRuns) {
+  expectOldMlpBundleRuns("mlp-cpu.v3.aicc", 3);
 }

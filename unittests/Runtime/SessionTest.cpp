@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,10 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <thread>
+#include <type_traits>
+
+#include <dlfcn.h>
 
 using namespace aicc::runtime;
 
@@ -662,4 +667,141 @@ TEST(CUDASessionTest, RejectsTensorMapParameterMismatch) {
                            "[13,68] strides [272] box [8,32] swizzle 128))"),
             std::string::npos)
       << s.message;
+}
+
+TEST(CPUSessionTest, RunAsyncOnCallerMemory) {
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(bundle, Device::cpu, session).ok);
+  HostTensor a = randomTensor({kN}, 41), b = randomTensor({kN}, 42);
+  HostTensor c = HostTensor::zeros(DType::f32, {kN});
+  auto ref = [](HostTensor &t) {
+    return DeviceBuffer{reinterpret_cast<uint64_t>(t.data.data()), t.data.size()};
+  };
+  Status s = session->runAsync({ref(a), ref(b)}, {ref(c)});
+  ASSERT_TRUE(s.ok) << s.message;
+  expectSum(a, b, c);
+  EXPECT_FALSE(session->usesCudaGraphs());
+  // Counts, sizes, null addresses and streams are checked.
+  EXPECT_EQ(session->runAsync({ref(a)}, {ref(c)}).message, "expected 2 input buffer(s), got 1");
+  DeviceBuffer shortB{ref(b).address, 16};
+  EXPECT_EQ(session->runAsync({ref(a), shortB}, {ref(c)}).message,
+            "input 1 ('b'): expected 4000 bytes (f32[1000]), got 16");
+  EXPECT_EQ(session->runAsync({ref(a), ref(b)}, {DeviceBuffer{0, 4000}}).message,
+            "output 0 ('c'): null address");
+  int fakeStream = 0;
+  EXPECT_EQ(session->runAsync({ref(a), ref(b)}, {ref(c)}, &fakeStream).message,
+            "a cpu session runs on the calling thread: pass no stream");
+}
+
+TEST(CPUSessionTest, CallsFromSeveralThreadsAreSerialized) {
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(bundle, Device::cpu, session).ok);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (uint32_t t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (uint32_t i = 0; i < 20; ++i) {
+        HostTensor a = randomTensor({kN}, 100 * t + i), b = randomTensor({kN}, 7 + i);
+        std::vector<HostTensor> outputs;
+        if (!session->run({a, b}, outputs).ok)
+          ++failures;
+        for (int k = 0; k < kN; ++k)
+          if (outputs[0].as<float>()[k] != a.as<float>()[k] + b.as<float>()[k])
+            ++failures;
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+namespace {
+/// The few driver calls the device-I/O test makes itself (the test links no
+/// libcuda: dlopen, as the runtime does).
+struct TestDriver {
+  void *lib = nullptr;
+  int (*memAlloc)(uint64_t *, size_t) = nullptr;
+  int (*memFree)(uint64_t) = nullptr;
+  int (*htod)(uint64_t, const void *, size_t) = nullptr;
+  int (*dtoh)(void *, uint64_t, size_t) = nullptr;
+  int (*streamCreate)(void **, unsigned) = nullptr;
+  int (*streamSync)(void *) = nullptr;
+  int (*streamDestroy)(void *) = nullptr;
+  bool load() {
+    lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      return false;
+    auto sym = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
+      return fn != nullptr;
+    };
+    return sym(memAlloc, "cuMemAlloc_v2") && sym(memFree, "cuMemFree_v2") &&
+           sym(htod, "cuMemcpyHtoD_v2") && sym(dtoh, "cuMemcpyDtoH_v2") &&
+           sym(streamCreate, "cuStreamCreate") && sym(streamSync, "cuStreamSynchronize") &&
+           sym(streamDestroy, "cuStreamDestroy_v2");
+  }
+};
+} // namespace
+
+TEST(CUDASessionTest, GraphsOnAndOffAndDeviceResidentIO) {
+  if (cubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  Bundle bundle = makeAddBundle("sm_90", readFile(cubinPath()), {4, 1, 1}, {256, 1, 1});
+  for (bool graphs : {true, false}) {
+    SessionOptions options;
+    options.cudaGraphs = graphs;
+    std::unique_ptr<Session> session;
+    Status s = Session::create(bundle, Device::cuda, session, options);
+    if (!s.ok && isNoDeviceError(s))
+      GTEST_SKIP() << s.message;
+    ASSERT_TRUE(s.ok) << s.message;
+    const char *env = std::getenv("AICC_CUDA_GRAPHS");
+    EXPECT_EQ(session->usesCudaGraphs(), graphs && !(env && std::string(env) == "0"));
+    for (uint32_t seed : {51u, 52u}) {
+      HostTensor a = randomTensor({kN}, seed), b = randomTensor({kN}, seed + 1);
+      std::vector<HostTensor> outputs;
+      s = session->run({a, b}, outputs);
+      ASSERT_TRUE(s.ok) << s.message;
+      expectSum(a, b, outputs[0]);
+    }
+    // Caller-owned device buffers on a caller stream; the session runs after the
+    // runtime made its context current, so the test's allocations land there.
+    TestDriver cu;
+    ASSERT_TRUE(cu.load());
+    uint64_t da = 0, db = 0, dc = 0;
+    ASSERT_EQ(cu.memAlloc(&da, kN * 4), 0);
+    ASSERT_EQ(cu.memAlloc(&db, kN * 4), 0);
+    ASSERT_EQ(cu.memAlloc(&dc, kN * 4), 0);
+    void *stream = nullptr;
+    ASSERT_EQ(cu.streamCreate(&stream, 0), 0);
+    for (uint32_t seed : {61u, 62u, 63u}) {
+      HostTensor a = randomTensor({kN}, seed), b = randomTensor({kN}, seed + 1);
+      HostTensor c = HostTensor::zeros(DType::f32, {kN});
+      ASSERT_EQ(cu.htod(da, a.data.data(), kN * 4), 0);
+      ASSERT_EQ(cu.htod(db, b.data.data(), kN * 4), 0);
+      s = session->runAsync({{da, kN * 4}, {db, kN * 4}}, {{dc, kN * 4}}, stream);
+      ASSERT_TRUE(s.ok) << s.message;
+      ASSERT_EQ(cu.streamSync(stream), 0);
+      ASSERT_EQ(cu.dtoh(c.data.data(), dc, kN * 4), 0);
+      expectSum(a, b, c);
+    }
+    // A synchronous run after an asynchronous one on the legacy stream.
+    s = session->runAsync({{da, kN * 4}, {db, kN * 4}}, {{dc, kN * 4}}, nullptr);
+    ASSERT_TRUE(s.ok) << s.message;
+    HostTensor a = randomTensor({kN}, 71), b = randomTensor({kN}, 72);
+    std::vector<HostTensor> outputs;
+    ASSERT_TRUE(session->run({a, b}, outputs).ok);
+    expectSum(a, b, outputs[0]);
+    cu.streamDestroy(stream);
+    cu.memFree(da);
+    cu.memFree(db);
+    cu.memFree(dc);
+  }
+  SessionOptions bad;
+  bad.deviceIndex = 4096;
+  std::unique_ptr<Session> session;
+  Status s = Session::create(bundle, Device::cuda, session, bad);
+  EXPECT_NE(s.message.find("CUDA device 4096 does not exist"), std::string::npos) << s.message;
 }

@@ -2,7 +2,7 @@
 //
 // A bundle holds everything needed to run one compiled model: the launch plan
 // (manifest), the kernel code and the weights. The byte format is specified in
-// docs/bundle-format.md (versions 1, 2 and 3); this header is its in-memory form.
+// docs/bundle-format.md (versions 1 to 4); this header is its in-memory form.
 //
 // The compiler fills a Bundle and calls serializeBundle(); the runtime calls
 // parseBundle() and hands the result to Session::create(). Nothing here depends
@@ -31,9 +31,10 @@
 
 namespace aicc::runtime {
 
-/// The format version serializeBundle() writes: 3 (checksums and parameter
-/// records). parseBundle() also reads versions 1 and 2.
-constexpr int kBundleFormatVersion = 3;
+/// The format version serializeBundle() writes: 4 (checksums and parameter
+/// records since 3; the `arena` record of the memory plan since 4).
+/// parseBundle() also reads versions 1, 2 and 3.
+constexpr int kBundleFormatVersion = 4;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -85,7 +86,7 @@ std::optional<int64_t> shapeNumElements(const std::vector<int64_t> &shape);
 enum class BufferKind {
   input,    ///< model input; the runtime copies the caller's tensor in
   output,   ///< model output; allocated by the runtime, copied out after a run
-  temp,     ///< scratch; allocated by the runtime
+  temp,     ///< scratch; allocated by the runtime, in the arena when the bundle has one
   constant, ///< spelled `const`; data lives in the weights section at `offset`
   alias,    ///< same memory as buffer `offset` (the source id), another shape
 };
@@ -109,7 +110,9 @@ struct BufferDesc {
   std::vector<int64_t> shape;
   /// For BufferKind::constant: byte offset of the data inside the weights
   /// section (a multiple of 64). For BufferKind::alias: the id of the source
-  /// buffer (smaller than `id`). Unused (0) for the other kinds.
+  /// buffer (smaller than `id`). For BufferKind::temp in a bundle with an arena
+  /// (Bundle::arenaBytes): byte offset inside the arena (a multiple of
+  /// kArenaAlignment, aicc/Runtime/MemoryPlan.h). Unused (0) otherwise.
   uint64_t offset = 0;
   /// 1-based manifest line of the record, for messages; 0 when the bundle was
   /// built in memory.
@@ -247,6 +250,13 @@ struct Bundle {
   int formatVersion = kBundleFormatVersion;
   /// `cpu` or `sm_NN` / `sm_NNa` (e.g. `sm_90a`).
   std::string target;
+  /// The memory plan (format version 4, `arena` record): when set, the runtime
+  /// allocates one arena of this many bytes and places every temp at its
+  /// `offset` there (planMemory() in aicc/Runtime/MemoryPlan.h writes both;
+  /// validateBundle() checks that temps live at the same launch do not
+  /// overlap). Unset (versions 1 to 3, or a bundle built in memory without a
+  /// plan): every temp gets its own allocation.
+  std::optional<uint64_t> arenaBytes;
   /// Indexed by buffer id.
   std::vector<BufferDesc> buffers;
   /// Indexed by model input index.
@@ -274,7 +284,8 @@ struct Bundle {
 };
 
 /// Checks every invariant of docs/bundle-format.md on an in-memory bundle:
-/// format version 1..3, target spelling, buffer ids in order, SIZE_BYTES ==
+/// format version 1..4, an arena only in version 4 whose temps are aligned,
+/// inside it and disjoint while live together (checkMemoryPlan), target spelling, buffer ids in order, SIZE_BYTES ==
 /// product(shape) * dtype size, const data inside the weights and 64-byte
 /// aligned, alias sources that exist, precede the alias and are large enough,
 /// input/output indices contiguous from 0 with valid buffers (each input
@@ -292,22 +303,23 @@ struct Bundle {
 /// memory are linear in the number of records (up to a log factor).
 Status validateBundle(const Bundle &bundle, const Limits &limits = Limits());
 
-/// Serializes `bundle` to the byte format, always version 3: every kernel's
+/// Serializes `bundle` to the byte format, always version 4 (the `arena` record
+/// and the temps' arena offsets only when `arenaBytes` is set): every kernel's
 /// `param` records follow its `kernel` record (then its tensor maps), and the
 /// manifest ends with the `checksum` record (XXH64 of the code, weights and
 /// manifest sections). Deterministic: the same Bundle always gives the same
 /// bytes (records are written in vector order: header, target, buffers,
 /// inputs, bound inputs, outputs, kernels each followed by its params and
-/// tensor maps, launches, checksum). Names are percent-encoded. Does not
+/// tensor maps, launches, checksum; `arena` right after target). Names are percent-encoded. Does not
 /// validate (a kernel without its param records gives a file the reader
 /// refuses); call validateBundle() first when the bundle comes from untrusted
 /// code. `formatVersion` and the `line` fields are not consulted.
 std::string serializeBundle(const Bundle &bundle);
 
-/// Parses and validates a version-1, -2 or -3 bundle from `bytes` into `out`
-/// (which is overwritten). For version 3, the checksums of all three sections
+/// Parses and validates a version-1, -2, -3 or -4 bundle from `bytes` into `out`
+/// (which is overwritten). For versions 3 and 4, the checksums of all three sections
 /// are verified before any record is parsed ("checksum mismatch in the code
-/// section: ..."); `param` records are required of version 3 and refused
+/// section: ..."); `param` records are required of versions 3 and 4 and refused
 /// before it, `tensormap` records refused in version 1. Never crashes on
 /// malformed input and reads nothing outside `bytes`: bad magic, truncated or
 /// trailing sections, sections above `limits`, unknown or malformed records

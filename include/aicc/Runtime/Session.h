@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,8 +36,8 @@ namespace aicc::runtime {
 /// Where a session runs its kernels.
 enum class Device {
   cpu,  ///< host threads calling the kernels of a shared object (target cpu)
-  cuda, ///< the first CUDA device visible to the driver (target sm_*); use
-        ///< CUDA_VISIBLE_DEVICES to pick another one
+  cuda, ///< a CUDA device (target sm_*): SessionOptions::deviceIndex among those
+        ///< CUDA_VISIBLE_DEVICES shows, the first by default
 };
 
 /// "cpu" or "cuda" (static string).
@@ -93,6 +94,32 @@ struct LaunchInfo {
   std::vector<int> buffers;
 };
 
+/// How a session is created (Session::create).
+struct SessionOptions {
+  /// The CUDA device ordinal (0 .. count-1 of the devices the driver shows;
+  /// CUDA_VISIBLE_DEVICES chooses and renumbers them). Ignored for cpu.
+  int deviceIndex = 0;
+  /// CUDA: run the launch plan as one CUDA graph, captured at the first run
+  /// (stream capture of every cuLaunchKernel with its parameters and tensor
+  /// maps, which never change after load) and replayed by every later run,
+  /// instead of one cuLaunchKernel per launch. Runs with a LaunchObserver
+  /// (aicc-run --bisect) always launch one kernel at a time. The environment
+  /// variable AICC_CUDA_GRAPHS=0 turns graphs off for every session (aicc-run
+  /// --no-cuda-graphs does for its own). Ignored for cpu.
+  bool cudaGraphs = true;
+  /// Caps checked by validateBundle before anything is loaded.
+  Limits limits;
+};
+
+/// A caller-owned tensor in the session's memory space, for runAsync(): a
+/// CUdeviceptr of the session's device (cuda) or a host address (cpu). The
+/// session never frees it. `bytes` must equal the tensor's recorded size
+/// (product(shape) * dtypeSize(dtype)).
+struct DeviceBuffer {
+  uint64_t address = 0;
+  size_t bytes = 0;
+};
+
 /// Called by Session::run() after launch `launchIndex` (manifest order) has
 /// completed on the device, before the next one starts. It may read any buffer
 /// with Session::readBuffer(). A non-ok Status stops the run and is returned.
@@ -102,8 +129,11 @@ namespace detail {
 class Backend;
 } // namespace detail
 
-/// A bundle loaded on one device, with its buffers allocated. Not thread-safe:
-/// call run()/benchmark() from one thread at a time (any thread).
+/// A bundle loaded on one device, with its buffers allocated. Thread-safe in
+/// the sense that every member function may be called from any thread: calls
+/// are serialized by a mutex (one run at a time per session, since the runs
+/// share the session's buffers); use one session per thread to run in
+/// parallel.
 class Session {
 public:
   /// Loads `bundle` on `device` and allocates every buffer (temps and outputs
@@ -129,6 +159,10 @@ public:
   /// (docs/bundle-format.md, "Trust model").
   static Status create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
                        const Limits &limits = Limits());
+  /// The same with every option (device index, CUDA graphs, limits); a
+  /// deviceIndex out of range fails naming the visible count.
+  static Status create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
+                       const SessionOptions &options);
 
   ~Session();
   Session(const Session &) = delete;
@@ -151,6 +185,27 @@ public:
   Status run(const std::vector<HostTensor> &inputs,
              std::vector<HostTensor> &outputs,
              const LaunchObserver &afterEachLaunch);
+
+  /// Runs the model on caller-owned memory without host copies: enqueues on
+  /// `stream` (a CUstream of the session's device, cast to void*; nullptr for
+  /// the legacy default stream) device-to-device copies of `inputs` (one per
+  /// model input, index order) into the session's input buffers, the launch
+  /// plan (the CUDA graph when graphs are on), and copies of the outputs into
+  /// `outputs` (one per model output); then returns without waiting. The caller
+  /// waits on its stream (cuStreamSynchronize, or an event) before reading the
+  /// outputs, and keeps every buffer valid until then. A later call, on any
+  /// stream, is ordered after this one (it waits on an event this one
+  /// records); the synchronous members wait for it first. On a cpu session the
+  /// addresses are host pointers, `stream` must be nullptr and the run is done
+  /// when the call returns. Errors: a count or size that differs from the
+  /// model's ("input 0 ('x'): expected 24 bytes (f32[2,3]), got 16"), a
+  /// driver error.
+  Status runAsync(const std::vector<DeviceBuffer> &inputs,
+                  const std::vector<DeviceBuffer> &outputs, void *stream = nullptr);
+
+  /// True when runs replay a CUDA graph (cuda, SessionOptions::cudaGraphs and
+  /// AICC_CUDA_GRAPHS not 0, and a driver with the graph API).
+  bool usesCudaGraphs() const;
 
   /// Copies the current contents of plan buffer `bufferId` (an index into
   /// getBuffers(); alias buffers read their source's memory under their own
@@ -184,7 +239,9 @@ public:
   const std::vector<TensorInfo> &getInputs() const { return inputs; }
   /// Model outputs in index order (name, dtype, shape).
   const std::vector<TensorInfo> &getOutputs() const { return outputs; }
-  /// Every buffer of the launch plan, indexed by buffer id.
+  /// Every buffer of the launch plan, indexed by buffer id. With a memory plan
+  /// (format version 4) temps share an arena: after a run, a temp holds its
+  /// last value only until the launch that reuses its bytes.
   const std::vector<BufferInfo> &getBuffers() const { return buffers; }
   /// The launches in execution (manifest) order.
   const std::vector<LaunchInfo> &getLaunches() const { return launches; }
@@ -202,6 +259,9 @@ private:
   std::vector<BufferInfo> buffers;
   std::vector<LaunchInfo> launches;
   std::unique_ptr<detail::Backend> backend;
+  /// Serializes every call (see the class comment); recursive, since a
+  /// LaunchObserver calls readBuffer() from inside run().
+  mutable std::recursive_mutex mutex;
 };
 
 } // namespace aicc::runtime

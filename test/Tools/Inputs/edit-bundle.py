@@ -87,7 +87,7 @@ def main():
         text = bytes(manifest)
         assert old in text, "text not found in the manifest"
         text = text.replace(old, new, 1)
-        if text.startswith(b"aicc-bundle 3\n"):
+        if text.startswith((b"aicc-bundle 3\n", b"aicc-bundle 4\n")):
             records = text[:text.rindex(b"checksum xxh64 ")]
             head = records + b"checksum xxh64 %016x %016x " % (xxh64(bytes(code)),
                                                                 xxh64(bytes(weights)))
