@@ -60,6 +60,19 @@ Status aicc::runtime::computeTempLifetimes(const Bundle &bundle, std::vector<Tem
         first[r] = i;
       last[r] = i;
     }
+  // A model output that is a view of a temp (an alias record) is read after the last
+  // launch: its temp stays live to the end of the plan.
+  for (const IODesc &io : bundle.outputs) {
+    if (io.bufferId < 0 || static_cast<size_t>(io.bufferId) >= root.size() ||
+        bundle.launches.empty())
+      continue;
+    int r = root[io.bufferId];
+    if (bundle.buffers[r].kind != BufferKind::temp)
+      continue;
+    if (first[r] == kUnused)
+      first[r] = 0;
+    last[r] = bundle.launches.size() - 1;
+  }
   for (size_t id = 0; id < bundle.buffers.size(); ++id) {
     if (bundle.buffers[id].kind != BufferKind::temp || first[id] == kUnused)
       continue;

@@ -4,6 +4,7 @@
 
 #include "Backend.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace aicc::runtime;
@@ -78,8 +79,14 @@ Status Session::create(const Bundle &bundle, Device device, std::unique_ptr<Sess
     session->outputs.push_back({io.name, b.dtype, b.shape});
     session->outputBuffers.push_back(io.bufferId);
   }
-  for (const BufferDesc &b : bundle.buffers)
+  for (const BufferDesc &b : bundle.buffers) {
     session->buffers.push_back({b.dtype, b.kind, b.shape});
+    // validateBundle bounded the sum (Limits::maxBufferBytes): no overflow.
+    if (b.kind != BufferKind::alias && !(b.kind == BufferKind::temp && bundle.arenaBytes))
+      session->allocatedBytes += std::max<uint64_t>(b.sizeBytes, 1);
+  }
+  if (bundle.arenaBytes)
+    session->allocatedBytes += std::max<uint64_t>(*bundle.arenaBytes, 1);
   for (const LaunchDesc &l : bundle.launches)
     session->launches.push_back({l.kernel, l.buffers});
 

@@ -276,3 +276,32 @@ TEST(MemoryPlanTest, ArenaRecordsAreParsedStrictly) {
   // Without an arena a temp takes no offset field.
   EXPECT_NE(manifestError("arena 512\n", "").find("fields, expected 6"), std::string::npos);
 }
+
+TEST(MemoryPlanTest, ATempBehindAnOutputLivesToTheEnd) {
+  // Launch 0 writes temp 0, which model output 1 (an alias) exposes; launches 1 and 2
+  // use temp 2. Temp 0 must keep its bytes to the end: the caller reads it after the run
+  // (the conformance layer_normalization *_expanded models return such views).
+  Bundle b;
+  b.target = "cpu";
+  b.code = "CODE";
+  b.buffers.push_back({0, DType::f32, BufferKind::temp, 1024, {256}, 0});
+  b.buffers.push_back({1, DType::f32, BufferKind::alias, 1024, {16, 16}, 0});
+  b.buffers.push_back({2, DType::f32, BufferKind::temp, 1024, {256}, 0});
+  b.outputs.push_back({0, 1, "y"});
+  for (int i = 0; i < 3; ++i) {
+    b.kernels.push_back({"k" + std::to_string(i), {1, 1, 1}, {1, 1, 1}, 0, 1});
+    b.kernels.back().params = {{DType::f32, 1024}};
+  }
+  b.launches = {{"k0", {0}}, {"k1", {2}}, {"k2", {2}}};
+  std::vector<TempLifetime> lt;
+  ASSERT_TRUE(computeTempLifetimes(b, lt).ok);
+  ASSERT_EQ(lt.size(), 2u);
+  EXPECT_EQ(lt[0].first, 0u);
+  EXPECT_EQ(lt[0].last, 2u);
+  ASSERT_TRUE(planMemory(b).ok);
+  EXPECT_NE(b.buffers[0].offset, b.buffers[2].offset);
+  EXPECT_EQ(*b.arenaBytes, 2048u);
+  // The same plan with the two temps on the same bytes is refused.
+  b.buffers[2].offset = b.buffers[0].offset;
+  EXPECT_NE(checkMemoryPlan(b).message.find("are both live at launch"), std::string::npos);
+}

@@ -47,7 +47,9 @@ struct TempLifetime {
   uint64_t paddedBytes = 0;
 };
 
-/// The lifetimes of every temp that some launch uses, in buffer-id order.
+/// The lifetimes of every temp that some launch uses, in buffer-id order. A
+/// temp behind a model output (the output is an alias of it) is live to the
+/// last launch: the caller reads it after the run.
 /// Temps no launch passes (nothing reads or writes them) are left out: they
 /// need no memory of their own and may sit anywhere in the arena. Requires a
 /// bundle whose launches name valid buffer ids and whose alias sources precede

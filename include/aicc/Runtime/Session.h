@@ -233,6 +233,11 @@ public:
 
   /// The device this session runs on.
   Device getDevice() const { return device; }
+  /// Bytes the session allocated for the plan's buffers on its device: every
+  /// input, output and constant, and the temps' arena once (each temp once
+  /// without a memory plan); aliases own nothing. Driver and context overhead
+  /// not included.
+  uint64_t getAllocatedBytes() const { return allocatedBytes; }
   /// The bundle's target ("cpu", "sm_90a", ...).
   const std::string &getTarget() const { return target; }
   /// Model inputs in index order (name, dtype, shape).
@@ -258,6 +263,7 @@ private:
   std::vector<int> outputBuffers;
   std::vector<BufferInfo> buffers;
   std::vector<LaunchInfo> launches;
+  uint64_t allocatedBytes = 0;
   std::unique_ptr<detail::Backend> backend;
   /// Serializes every call (see the class comment); recursive, since a
   /// LaunchObserver calls readBuffer() from inside run().

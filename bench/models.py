@@ -1,0 +1,327 @@
+# aicc-deps: gpu-machine (torch 2.11, torchvision, onnx there; scripts/bench-models.sh compiles here)
+"""Whole-model latency (issue 16): aicc against torch's best, in one run on the GPU machine.
+
+Two steps on the GPU machine, with a compile here in between:
+
+  python3 bench/models.py export OUT     # torch 2.11 exports every model of ZOO (fixed seeds)
+                                        # to OUT/<name>/model.onnx (+ input_0.pb), with the
+                                        # dynamo exporter, else the TorchScript one
+  (here) scripts/bench-models.sh DIR    # aicc-compile each model into .device/models/<name>/
+  python3 bench/models.py bench         # times aicc and torch in the same run
+
+`bench` rebuilds each torch model from the same seed, feeds it the exported input, and times,
+all the same way (CUDA events around N back-to-back calls after a warm-up; mean per call):
+torch eager, torch.compile (default), torch.compile(mode="reduce-overhead"), one CUDA graph of
+the eager model replayed, and aicc (`aicc-run --benchmark N`: events around N back-to-back runs
+of the launch plan, with CUDA graphs and with --no-cuda-graphs). Each aicc output is checked
+against torch eager's. Peak device memory: torch.cuda.max_memory_allocated per variant; aicc's
+is what its runtime allocates for the bundle (every non-alias buffer, the temps' arena once).
+Writes $OUT/models.json and prints a markdown table.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(root, "models", "torch"))
+ITERS = int(os.environ.get("AICC_BENCH_ITERS", "200"))
+
+
+class MLP(torch.nn.Module):
+    """models/mlp's architecture (Linear -> GELU -> Linear -> Softmax)."""
+
+    def __init__(self, d_in=64, d_hidden=256, d_out=32):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(d_in, d_hidden)
+        self.fc2 = torch.nn.Linear(d_hidden, d_out)
+
+    def forward(self, x):
+        return torch.softmax(self.fc2(F.gelu(self.fc1(x))), dim=-1)
+
+
+class RMSNorm(torch.nn.Module):
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        xf = x.float()
+        y = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (y.to(x.dtype)) * self.weight
+
+
+class LlamaLayer(torch.nn.Module):
+    """One Llama-style decoder layer: RMSNorm, RoPE, grouped-query causal attention (eager
+    softmax), SwiGLU MLP, residuals."""
+
+    def __init__(self, d=1024, heads=16, kv_heads=4, ffn=2816, seq=512):
+        super().__init__()
+        self.h, self.kv, self.hd = heads, kv_heads, d // heads
+        self.norm1, self.norm2 = RMSNorm(d), RMSNorm(d)
+        self.q = torch.nn.Linear(d, d, bias=False)
+        self.k = torch.nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.v = torch.nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.o = torch.nn.Linear(d, d, bias=False)
+        self.gate = torch.nn.Linear(d, ffn, bias=False)
+        self.up = torch.nn.Linear(d, ffn, bias=False)
+        self.down = torch.nn.Linear(ffn, d, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        f = torch.outer(torch.arange(seq).float(), inv)
+        emb = torch.cat([f, f], dim=-1)
+        self.register_buffer("cos", emb.cos()[None, None], persistent=False)
+        self.register_buffer("sin", emb.sin()[None, None], persistent=False)
+        self.register_buffer("mask", torch.full((seq, seq), float("-inf")).triu(1),
+                             persistent=False)
+
+    @staticmethod
+    def rotate_half(x):
+        a, b = x.chunk(2, dim=-1)
+        return torch.cat([-b, a], dim=-1)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        h = self.norm1(x)
+        q = self.q(h).view(b, t, self.h, self.hd).transpose(1, 2)
+        k = self.k(h).view(b, t, self.kv, self.hd).transpose(1, 2)
+        v = self.v(h).view(b, t, self.kv, self.hd).transpose(1, 2)
+        cos, sin = self.cos[:, :, :t].to(x.dtype), self.sin[:, :, :t].to(x.dtype)
+        q = q * cos + self.rotate_half(q) * sin
+        k = k * cos + self.rotate_half(k) * sin
+        rep = self.h // self.kv
+        k = k[:, :, None].expand(b, self.kv, rep, t, self.hd).reshape(b, self.h, t, self.hd)
+        v = v[:, :, None].expand(b, self.kv, rep, t, self.hd).reshape(b, self.h, t, self.hd)
+        att = (q @ k.transpose(-2, -1)) / (self.hd ** 0.5) + self.mask[:t, :t].to(x.dtype)
+        y = (torch.softmax(att.float(), dim=-1).to(x.dtype) @ v).transpose(1, 2).reshape(b, t, c)
+        x = x + self.o(y)
+        h = self.norm2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+def zoo():
+    """name -> (constructor, input shape, dtype). Constructors run after torch.manual_seed(0)."""
+    import make_models as mm
+    import torchvision
+
+    def bn(m):
+        return mm.randomize_bn(m)
+
+    return {
+        "mlp": (lambda: MLP(), (16, 64), torch.float32),
+        "mlp_b8": (lambda: MLP(), (8, 64), torch.float32),
+        "mlp_wide_b8": (lambda: MLP(512, 512, 10), (8, 512), torch.float32),
+        "convnet": (lambda: bn(mm.ConvNet()), (2, 3, 16, 16), torch.float32),
+        "resnet_block": (lambda: bn(mm.BasicBlock()), (2, 8, 16, 16), torch.float32),
+        "bert_encoder": (lambda: mm.Encoder(), (2, 8, 32), torch.float32),
+        "gpt_block": (lambda: mm.GPTBlock(), (2, 8, 32), torch.float32),
+        "bert2_d256_f16": (lambda: mm.Encoder(256, 4, 2), (2, 128, 256), torch.float16),
+        "llama_layer_f16": (lambda: LlamaLayer(), (2, 512, 1024), torch.float16),
+        "resnet18_f16": (lambda: bn(torchvision.models.resnet18()), (8, 3, 224, 224),
+                         torch.float16),
+        "mobilenet_v3_small_f16": (lambda: torchvision.models.mobilenet_v3_small(),
+                                   (8, 3, 224, 224), torch.float16),
+    }
+
+
+def build(name):
+    ctor, shape, dtype = zoo()[name]
+    torch.manual_seed(0)
+    model = ctor().eval().to("cuda", dtype)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(*shape, generator=g).to("cuda", dtype)
+    return model, x
+
+
+def export(out):
+    import onnx
+    from onnx import numpy_helper
+
+    names = sys.argv[3:] or list(zoo())
+    for name in names:
+        model, x = build(name)
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "model.onnx")
+        how = "dynamo"
+        t0 = time.time()
+        try:
+            with torch.no_grad():
+                torch.onnx.export(model, (x,), path, input_names=["input_0"],
+                                  output_names=["output_0"], opset_version=18, dynamo=True,
+                                  external_data=False)
+            onnx.checker.check_model(onnx.load(path))
+        except Exception as e:  # noqa: BLE001 - record and fall back
+            how = "torchscript (dynamo failed: %s)" % str(e).splitlines()[0][:200]
+            with torch.no_grad():
+                torch.onnx.export(model, (x,), path, input_names=["input_0"],
+                                  output_names=["output_0"], opset_version=17, dynamo=False)
+        with open(os.path.join(d, "input_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x.float().cpu().numpy().astype(
+                np.float16 if x.dtype == torch.float16 else np.float32)).SerializeToString())
+        with open(os.path.join(d, "exporter.txt"), "w") as f:
+            f.write("%s, torch %s, %.1f s\n" % (how, torch.__version__, time.time() - t0))
+        print(name, how, os.path.getsize(path), "bytes", flush=True)
+
+
+def time_ms(fn, iters=ITERS):
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(iters):
+        fn()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) / iters
+
+
+def peak(fn):
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    fn()
+    torch.cuda.synchronize()
+    return torch.cuda.max_memory_allocated() - base
+
+
+def aicc_bytes(bundle):
+    """Device bytes aicc's runtime allocates: every non-alias buffer except arena temps, plus
+    the arena (docs/bundle-format.md)."""
+    with open(bundle, "rb") as f:
+        f.read(8)
+        n = int.from_bytes(f.read(8), "little")
+        manifest = f.read(n).decode()
+    total, arena, temps = 0, None, 0
+    for line in manifest.splitlines():
+        p = line.split()
+        if p[0] == "arena":
+            arena = int(p[1])
+        elif p[0] == "buffer" and p[3] != "alias":
+            size = max(int(p[4]), 1)
+            if p[3] == "temp":
+                temps += size
+            else:
+                total += size
+    return total + (arena if arena is not None else temps), arena, temps
+
+
+def run_aicc(bundle, inp, outdir, graphs):
+    cmd = [os.path.join(root, ".device/bin/aicc-run"), bundle, "--device=cuda", "--input", inp,
+           "--output-dir", outdir, "--benchmark", str(ITERS)]
+    if not graphs:
+        cmd.append("--no-cuda-graphs")
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(root, ".device/lib"))
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        return None, (r.stdout + r.stderr)[-1500:]
+    return float(re.search(r"([0-9.]+) ms/run", r.stdout).group(1)), r.stdout[-300:]
+
+
+def bench():
+    import onnx
+    from onnx import numpy_helper
+
+    out = os.environ.get("OUT", "/tmp")
+    res = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "iters": ITERS,
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "models": {}}
+    base = os.path.join(root, ".device/models")
+    names = sys.argv[2:] or sorted(os.listdir(base))
+    for name in names:
+        d = os.path.join(base, name)
+        r = {"exporter": open(os.path.join(d, "exporter.txt")).read().strip()
+             if os.path.exists(os.path.join(d, "exporter.txt")) else "?"}
+        res["models"][name] = r
+        model, x = build(name)
+        xin = numpy_helper.to_array(onnx.load_tensor(os.path.join(d, "input_0.pb")))
+        x = torch.from_numpy(xin.copy()).to("cuda")
+        r["torch_weight_bytes"] = sum(t.numel() * t.element_size()
+                                      for t in list(model.parameters()) + list(model.buffers()))
+        with torch.no_grad():
+            ref = model(x).float()
+            r["eager_ms"] = time_ms(lambda: model(x))
+            r["eager_peak"] = peak(lambda: model(x))
+            g = torch.cuda.CUDAGraph()
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    model(x)
+            torch.cuda.current_stream().wait_stream(s)
+            with torch.cuda.graph(g):
+                gy = model(x)
+            r["cuda_graph_ms"] = time_ms(g.replay)
+            for mode, key in ((None, "compile"), ("reduce-overhead", "compile_ro")):
+                torch._dynamo.reset()
+                try:
+                    cm = torch.compile(model, mode=mode, dynamic=False)
+                    for _ in range(3):
+                        cm(x)
+                    r[key + "_ms"] = time_ms(lambda: cm(x))
+                    r[key + "_peak"] = peak(lambda: cm(x))
+                except Exception as e:  # noqa: BLE001
+                    r[key + "_error"] = str(e)[:300]
+            del gy
+        bundle = os.path.join(d, "model.aicc")
+        if not os.path.exists(bundle):
+            r["aicc_error"] = open(os.path.join(d, "compile.log")).read()[-600:] \
+                if os.path.exists(os.path.join(d, "compile.log")) else "no bundle"
+        else:
+            od = os.path.join("/tmp", "aicc_out_" + name)
+            for graphs, key in ((True, "aicc"), (False, "aicc_nograph")):
+                ms, log = run_aicc(bundle, os.path.join(d, "input_0.pb"), od, graphs)
+                if ms is None:
+                    r[key + "_error"] = log
+                    continue
+                r[key + "_ms"] = ms
+                got = numpy_helper.to_array(onnx.load_tensor(os.path.join(od, "output_0.pb")))
+                want = ref.cpu().numpy()
+                tol = 2e-2 if x.dtype == torch.float16 else 1e-3
+                err = float(np.max(np.abs(got.astype(np.float64) - want)))
+                r[key + "_maxabs"] = err
+                r[key + "_ok"] = bool(np.allclose(got.astype(np.float64), want, rtol=tol,
+                                                  atol=tol))
+            r["aicc_bytes"], r["aicc_arena"], r["aicc_temps_unplanned"] = aicc_bytes(bundle)
+        torch_best = min(r.get(k, 1e9) for k in ("eager_ms", "cuda_graph_ms", "compile_ms",
+                                                 "compile_ro_ms"))
+        r["torch_best_ms"] = torch_best
+        if "aicc_ms" in r:
+            r["speedup_vs_best"] = torch_best / r["aicc_ms"]
+        print(name, json.dumps(r), flush=True)
+        del model
+        torch.cuda.empty_cache()
+        with open(os.path.join(out, "models.json"), "w") as f:  # after each model
+            json.dump(res, f, indent=1)
+    print("\n| model | aicc ms (graph) | aicc ms (no graph) | eager | CUDA graph | compile | "
+          "reduce-overhead | aicc / best | correct | aicc MB | torch MB (weights + eager peak) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    sp = []
+    for name, r in res["models"].items():
+        f = lambda k: "%.4f" % r[k] if k in r else "-"
+        if "speedup_vs_best" in r:
+            sp.append(r["speedup_vs_best"])
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            name, f("aicc_ms"), f("aicc_nograph_ms"), f("eager_ms"), f("cuda_graph_ms"),
+            f("compile_ms"), f("compile_ro_ms"),
+            "%.2fx" % r["speedup_vs_best"] if "speedup_vs_best" in r else "-",
+            r.get("aicc_ok", "-"), "%.2f" % (r["aicc_bytes"] / 2**20) if "aicc_bytes" in r
+            else "-", "%.2f" % ((r["eager_peak"] + r["torch_weight_bytes"]) / 2**20)))
+    if sp:
+        print("geomean aicc / torch best: %.3fx over %d models" % (
+            float(np.exp(np.mean(np.log(sp)))), len(sp)))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "export":
+        export(sys.argv[2])
+    elif len(sys.argv) >= 2 and sys.argv[1] == "bench":
+        bench()
+    else:
+        sys.exit(__doc__)
