@@ -48,6 +48,15 @@ Bundle randomPlan(std::mt19937 &rng, int numTemps, int numLaunches) {
   }
   int out = add(BufferKind::output, 16);
   b.outputs.push_back({0, out, "y"});
+  // Sometimes a second output that is a view of a temp (it must outlive every launch).
+  if (rng() % 2) {
+    int temp = -1;
+    for (const BufferDesc &d : b.buffers)
+      if (d.kind == BufferKind::temp)
+        temp = d.id;
+    if (temp >= 0)
+      b.outputs.push_back({1, add(BufferKind::alias, b.buffers[temp].shape[0], temp), "view"});
+  }
   std::uniform_int_distribution<int> pick(0, static_cast<int>(b.buffers.size()) - 1), count(1, 5);
   b.code = "CODE";
   for (int l = 0; l < numLaunches; ++l) {
@@ -81,6 +90,16 @@ void expectNoLiveOverlap(const Bundle &b) {
         first[r] = static_cast<long>(l);
       last[r] = static_cast<long>(l);
     }
+  for (const IODesc &io : b.outputs) {
+    int r = io.bufferId;
+    while (b.buffers[r].kind == BufferKind::alias)
+      r = static_cast<int>(b.buffers[r].offset);
+    if (b.buffers[r].kind == BufferKind::temp && !b.launches.empty()) {
+      if (first[r] < 0)
+        first[r] = 0;
+      last[r] = static_cast<long>(b.launches.size()) - 1;
+    }
+  }
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j) {
       const BufferDesc &x = b.buffers[i], &y = b.buffers[j];
