@@ -41,6 +41,13 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
     // Two convs of one input each transposed it.
     pm.addPass(createCSEPass());
   }
+  // Small-M matmuls as dot-product reductions (GPU targets; the pass reads the module's
+  // target), before graph-split-reduction sees the reductions it makes.
+  if (config.matvecMaxRows > 0) {
+    graph::GraphMatVecOptions matvec;
+    matvec.maxRows = config.matvecMaxRows;
+    pm.addNestedPass<func::FuncOp>(graph::createGraphMatVec(matvec));
+  }
   // After the re-composition (it matches reduce_mean chains), before fusion.
   pm.addNestedPass<func::FuncOp>(graph::createGraphSplitReduction());
 }

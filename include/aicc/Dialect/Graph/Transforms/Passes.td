@@ -91,6 +91,45 @@ def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
+  let summary = "Write matmuls of a few rows as dot-product reductions (GEMV) on GPU targets";
+  let description = [{
+    The matmul template gives a [M, K] x [K, N] product one program per BLOCK_M x BLOCK_N
+    tile: with M = 8 that is 1-16 programs on a 132-SM GPU, each running the whole K loop
+    (an 8x256 @ 256x32 f32 Gemm took 38 us on one program, H200, docs/performance.md). For
+    at most `max-rows` rows (A's leading dims flattened) and K >= `min-k`, the product is
+    rewritten as the dot products it is, the GEMV of BLAS:
+
+    ```mlir
+    %y = graph.gemm %a, %w, %bias {transB = true}
+        : (tensor<8x256xf32>, tensor<32x256xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+    // becomes
+    %a3 = graph.reshape %a : (tensor<8x256xf32>) -> tensor<8x1x256xf32>
+    %w3 = graph.reshape %w : (tensor<32x256xf32>) -> tensor<1x32x256xf32>
+    %p = graph.mul %a3, %w3 : (tensor<8x1x256xf32>, tensor<1x32x256xf32>) -> tensor<8x32x256xf32>
+    %s = graph.reduce_sum %p {axes = array<i64: 2>, keepdims = false}
+        : (tensor<8x32x256xf32>) -> tensor<8x32xf32>
+    %y = graph.add %s, %bias : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+    ```
+
+    graph-fuse makes it one row-reduction kernel (the multiply its prologue, the bias and a
+    following activation its epilogue; the [M, N, K] product is never stored), one program per
+    output element reading a row of W contiguously. W must be stored [N, K] (Gemm transB,
+    what torch.nn.Linear exports) or be a constant [K, N] (MatMul with a constant weight:
+    transposed at compile time). f16 / bf16 operands are multiplied and summed in f32 and the
+    sum rounded once, as the matmul kernels accumulate. Gemm with alpha != 1, beta != 1,
+    transA, or a C of rank > 2 is left alone, as are batched right operands and the cpu
+    target (whose matmul kernel is already a blocked GEMV loop).
+  }];
+  let options = [
+    Option<"maxRows", "max-rows", "int64_t", /*default=*/"16",
+           "largest number of rows (A's elements / K) rewritten">,
+    Option<"minK", "min-k", "int64_t", /*default=*/"16",
+           "smallest reduced extent K rewritten">
+  ];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
   let summary = "Split a reduction with few outputs and a long reduced extent in two levels";
   let description = [{
