@@ -11,7 +11,9 @@
 //    a trusted shared object built with the fuzzer (from unittests/Runtime/testdata/
 //    add_kernel.c, the runtime tests' kernels `add` and `mul_rows`). Fuzzed bytes are never dlopen'ed: a bundle is code (docs/bundle-format.md,
 //    trust model), and nothing is run. Bundles declaring more than 256 MiB of buffers in all
-//    skip this step (a limit of the harness, so that a legal but large bundle is no finding).
+//    skip this step (a limit of the harness, so that a legal but large bundle is no finding;
+//    the temps' arena counts too: a 2 GiB `arena` record on a tiny bundle was libFuzzer's
+//    out-of-memory on malloc(2147483648), CI of 2026-12-02).
 //
 // The custom mutator keeps the file's framing intact: it splits the magic and the three
 // length-prefixed sections, mutates one section (the manifest mostly: line edits -- delete,
@@ -179,8 +181,10 @@ void reseal(Framing &f) {
 #endif
 }
 
+/// What Session::create would allocate: every non-alias buffer plus the temps' arena
+/// (format 4). A temp inside the arena is counted twice here, which only makes the cap stricter.
 uint64_t totalBufferBytes(const Bundle &b) {
-  uint64_t total = 0;
+  uint64_t total = b.arenaBytes.value_or(0);
   for (const BufferDesc &d : b.buffers)
     if (d.kind != BufferKind::alias && __builtin_add_overflow(total, d.sizeBytes, &total))
       return UINT64_MAX;
