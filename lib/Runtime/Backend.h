@@ -53,9 +53,11 @@ public:
   /// Runs launch `index` (manifest order, in range) alone and waits until it
   /// has finished.
   virtual Status executeLaunch(size_t index) = 0;
-  /// One warm-up execute(), then `iters` passes; `msPerRun` gets the mean
-  /// milliseconds per pass.
-  virtual Status benchmark(int iters, double &msPerRun) = 0;
+  /// One warm-up execute(), then `iters` back-to-back passes; `perRunMs`
+  /// gets each pass's milliseconds in order (cuda: between consecutive events
+  /// recorded on the stream between passes, so they sum to the time of all
+  /// passes).
+  virtual Status benchmark(int iters, std::vector<double> &perRunMs) = 0;
   /// Copies `inputs` from the caller's memory into their buffers, runs the
   /// plan and copies the buffers of `outputs` to the caller's memory, all
   /// enqueued on `stream` (a CUstream; nullptr: the legacy default stream)

@@ -159,7 +159,7 @@ public:
     runLaunch(launches[index]);
     return Status::success();
   }
-  Status benchmark(int iters, double &msPerRun) override;
+  Status benchmark(int iters, std::vector<double> &perRunMs) override;
   Status runAsync(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs,
                   void *stream) override;
 
@@ -400,16 +400,19 @@ Status CPUBackend::runAsync(const std::vector<DeviceCopy> &inputs,
   return Status::success();
 }
 
-Status CPUBackend::benchmark(int iters, double &msPerRun) {
+Status CPUBackend::benchmark(int iters, std::vector<double> &perRunMs) {
   if (Status s = execute(); !s.ok)
     return s;
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iters; ++i)
+  perRunMs.clear();
+  perRunMs.reserve(iters);
+  for (int i = 0; i < iters; ++i) {
+    auto start = std::chrono::steady_clock::now();
     if (Status s = execute(); !s.ok)
       return s;
-  std::chrono::duration<double, std::milli> elapsed =
-      std::chrono::steady_clock::now() - start;
-  msPerRun = elapsed.count() / iters;
+    std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    perRunMs.push_back(elapsed.count());
+  }
   return Status::success();
 }
 

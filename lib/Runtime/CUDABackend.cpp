@@ -233,7 +233,7 @@ public:
   Status fillBuffer(int id, uint8_t byte, size_t bytes) override;
   Status execute() override;
   Status executeLaunch(size_t index) override;
-  Status benchmark(int iters, double &msPerRun) override;
+  Status benchmark(int iters, std::vector<double> &perRunMs) override;
   Status runAsync(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs,
                   void *stream) override;
   bool usesGraphs() const override { return graphsAvailable(); }
@@ -279,7 +279,8 @@ private:
   std::vector<CUdeviceptr> allocations;
   std::vector<CUdeviceptr> addresses;
   std::vector<CUDALaunch> launches;
-  CUevent startEvent = nullptr, stopEvent = nullptr;
+  /// benchmark(): one event before the first pass and one after each pass of a chunk.
+  std::vector<CUevent> benchEvents;
 };
 
 } // namespace
@@ -308,10 +309,8 @@ CUDABackend::~CUDABackend() {
     api.eventDestroy(asyncDone);
   if (stream)
     api.streamDestroy(stream);
-  if (startEvent)
-    api.eventDestroy(startEvent);
-  if (stopEvent)
-    api.eventDestroy(stopEvent);
+  for (CUevent e : benchEvents)
+    api.eventDestroy(e);
   for (CUdeviceptr p : allocations)
     api.memFree(p);
   if (module)
@@ -781,29 +780,42 @@ Status CUDABackend::executeLaunch(size_t index) {
                                                   " of '" + l.kernel + "' (cuStreamSynchronize)");
 }
 
-Status CUDABackend::benchmark(int iters, double &msPerRun) {
+Status CUDABackend::benchmark(int iters, std::vector<double> &perRunMs) {
   if (Status s = execute(); !s.ok)
     return s;
-  if (!startEvent) {
-    if (Status s = check(api.eventCreate(&startEvent, CU_EVENT_DEFAULT), "cuEventCreate"); !s.ok)
+  // Passes are enqueued back to back in chunks of kChunk, an event recorded before the
+  // first and after each one; the chunk is waited for before its events are read.
+  constexpr int kChunk = 1024;
+  while (benchEvents.size() < static_cast<size_t>(std::min(iters, kChunk)) + 1) {
+    CUevent e = nullptr;
+    if (Status s = check(api.eventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate"); !s.ok)
       return s;
-    if (Status s = check(api.eventCreate(&stopEvent, CU_EVENT_DEFAULT), "cuEventCreate"); !s.ok)
-      return s;
+    benchEvents.push_back(e);
   }
-  if (Status s = check(api.eventRecord(startEvent, stream), "cuEventRecord"); !s.ok)
-    return s;
-  for (int i = 0; i < iters; ++i)
-    if (Status s = enqueuePlan(stream); !s.ok)
+  perRunMs.clear();
+  perRunMs.reserve(iters);
+  for (int done = 0; done < iters;) {
+    int n = std::min(kChunk, iters - done);
+    if (Status s = check(api.eventRecord(benchEvents[0], stream), "cuEventRecord"); !s.ok)
       return s;
-  if (Status s = check(api.eventRecord(stopEvent, stream), "cuEventRecord"); !s.ok)
-    return s;
-  if (Status s = check(api.eventSynchronize(stopEvent), "cuEventSynchronize"); !s.ok)
-    return s;
-  float ms = 0;
-  if (Status s = check(api.eventElapsedTime(&ms, startEvent, stopEvent), "cuEventElapsedTime");
-      !s.ok)
-    return s;
-  msPerRun = static_cast<double>(ms) / iters;
+    for (int i = 0; i < n; ++i) {
+      if (Status s = enqueuePlan(stream); !s.ok)
+        return s;
+      if (Status s = check(api.eventRecord(benchEvents[i + 1], stream), "cuEventRecord"); !s.ok)
+        return s;
+    }
+    if (Status s = check(api.eventSynchronize(benchEvents[n]), "cuEventSynchronize"); !s.ok)
+      return s;
+    for (int i = 0; i < n; ++i) {
+      float ms = 0;
+      if (Status s = check(api.eventElapsedTime(&ms, benchEvents[i], benchEvents[i + 1]),
+                           "cuEventElapsedTime");
+          !s.ok)
+        return s;
+      perRunMs.push_back(static_cast<double>(ms));
+    }
+    done += n;
+  }
   return Status::success();
 }
 

@@ -239,10 +239,42 @@ Status Session::poisonBuffers(uint8_t byte) {
   return Status::success();
 }
 
-Status Session::benchmark(int iters, double &msPerRun) {
+BenchmarkStats aicc::runtime::summarizeRuns(std::vector<double> perRunMs) {
+  BenchmarkStats st;
+  if (perRunMs.empty())
+    return st;
+  st.runs = static_cast<int>(perRunMs.size());
+  double total = 0;
+  for (double ms : perRunMs)
+    total += ms;
+  st.meanMs = total / perRunMs.size();
+  std::sort(perRunMs.begin(), perRunMs.end());
+  auto at = [&](double p) {
+    return perRunMs[std::min(perRunMs.size() - 1, static_cast<size_t>(p * perRunMs.size()))];
+  };
+  st.medianMs = at(0.5);
+  st.p90Ms = at(0.9);
+  st.minMs = perRunMs.front();
+  st.maxMs = perRunMs.back();
+  return st;
+}
+
+Status Session::benchmark(int iters, BenchmarkStats &stats) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
   if (iters < 1)
     return Status::error("benchmark needs at least 1 iteration, got " +
                          std::to_string(iters));
-  return backend->benchmark(iters, msPerRun);
+  std::vector<double> perRun;
+  if (Status s = backend->benchmark(iters, perRun); !s.ok)
+    return s;
+  stats = summarizeRuns(std::move(perRun));
+  return Status::success();
+}
+
+Status Session::benchmark(int iters, double &msPerRun) {
+  BenchmarkStats stats;
+  if (Status s = benchmark(iters, stats); !s.ok)
+    return s;
+  msPerRun = stats.meanMs;
+  return Status::success();
 }

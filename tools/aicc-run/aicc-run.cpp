@@ -16,9 +16,8 @@
 #include "aicc/Runtime/Session.h"
 #ifdef AICC_RUN_WITH_COMPILER
 #include "ReferenceModes.h"
-#else
-#include <unistd.h>
 #endif
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -71,6 +70,11 @@ options:
                           then min(N, 1000) whole runs with host copies, each
                           timed (wall clock: mean, median, p90, min), and the
                           bytes the plan's buffers take on the device
+  --json FILE             with --benchmark, also write those figures as one JSON
+                          object to FILE ('-': stdout; a file is written to a
+                          temporary beside it and renamed): launch-plan and
+                          whole-run ms (mean, median, p90, min, max), runs,
+                          device, target, CUDA graphs, launches, device bytes
   --no-cuda-graphs        launch every kernel with cuLaunchKernel instead of
                           replaying the plan as one CUDA graph (also:
                           AICC_CUDA_GRAPHS=0); --bisect always launches one by
@@ -119,6 +123,7 @@ struct Options {
   double rtol = 1e-4;
   double atol = 1e-5;
   std::string outputDir;
+  std::string jsonPath; // --json FILE: the --benchmark figures as JSON
   int benchmarkIters = 0;
   // --reference / --bisect (ReferenceModes.cpp).
   std::string referenceModel;
@@ -193,6 +198,63 @@ bool parseByteCount(const std::string &flag, const std::string &text, uint64_t &
   return true;
 }
 
+/// Escapes `s` as the body of a JSON string (RFC 8259 section 7).
+std::string jsonEscape(const std::string &s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string statsJson(const BenchmarkStats &s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "{\"runs\": %d, \"mean\": %.6g, \"median\": %.6g, \"p90\": %.6g, "
+                "\"min\": %.6g, \"max\": %.6g}",
+                s.runs, s.meanMs, s.medianMs, s.p90Ms, s.minMs, s.maxMs);
+  return buf;
+}
+
+/// Writes --benchmark's figures as one JSON object to `path` ('-': stdout), a file
+/// through a temporary beside it renamed over it on success. Prints the error and
+/// returns false on failure.
+bool writeBenchmarkJson(const std::string &path, const Session &session,
+                        const BenchmarkStats &plan, const BenchmarkStats &whole) {
+  std::string j = "{\"device\": \"" + std::string(deviceName(session.getDevice())) +
+                  "\", \"target\": \"" + jsonEscape(session.getTarget()) +
+                  "\", \"cuda_graphs\": " + (session.usesCudaGraphs() ? "true" : "false") +
+                  ", \"launches\": " + std::to_string(session.getLaunches().size()) +
+                  ", \"device_bytes\": " + std::to_string(session.getAllocatedBytes()) +
+                  ", \"plan_ms\": " + statsJson(plan) +
+                  ", \"whole_run_with_host_copies_ms\": " + statsJson(whole) + "}\n";
+  if (path == "-") {
+    std::fputs(j.c_str(), stdout);
+    return true;
+  }
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  FILE *f = std::fopen(tmp.c_str(), "wb");
+  bool ok = f && std::fwrite(j.data(), 1, j.size(), f) == j.size();
+  if (f && std::fclose(f) != 0)
+    ok = false;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::fprintf(stderr, "aicc-run: error: cannot write '%s': %s\n", path.c_str(),
+                 std::strerror(errno));
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
 /// Parses argv into `opts`. Returns false after printing a usage error;
 /// sets `wantHelp` for --help.
 bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
@@ -200,7 +262,7 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
       "--device", "--input",      "--test-data-set",  "--rtol",
       "--atol",   "--output-dir", "--benchmark",      "--reference",
       "--bisect", "--target",     "--max-file-bytes", "--max-buffer-bytes",
-      "--device-index"};
+      "--device-index", "--json"};
   bool flagsDone = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -284,6 +346,10 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
         return usageError("--device-index expects a CUDA device ordinal (0, 1, ...), got '" +
                           value + "'");
       opts.deviceIndex = static_cast<int>(n);
+    } else if (flag == "--json") {
+      if (value.empty())
+        return usageError("--json expects a file name ('-' for stdout)");
+      opts.jsonPath = value;
     } else if (flag == "--reference") {
       opts.referenceModel = value;
     } else if (flag == "--bisect") {
@@ -307,6 +373,8 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
     return usageError("no bundle given");
   if (!opts.inputFiles.empty() && !opts.testDataSets.empty())
     return usageError("--input and --test-data-set cannot be combined");
+  if (!opts.jsonPath.empty() && opts.benchmarkIters == 0)
+    return usageError("--json writes --benchmark's figures: give --benchmark N too");
   return true;
 }
 
@@ -801,17 +869,19 @@ int runMain(const Options &opts) {
   }
 
   if (opts.benchmarkIters > 0) {
-    double ms = 0;
-    if (Status s = session->benchmark(opts.benchmarkIters, ms); !s.ok) {
+    BenchmarkStats plan;
+    if (Status s = session->benchmark(opts.benchmarkIters, plan); !s.ok) {
       fail(s.message);
       return kExitFailure;
     }
-    std::printf("benchmark: %d runs on %s, %.4f ms/run (%s%s)\n", opts.benchmarkIters,
-                deviceName(device), ms,
+    std::printf("benchmark: %d runs on %s, %.4f ms/run (%s%s); per run: median %.4f, p90 "
+                "%.4f, min %.4f, max %.4f ms\n",
+                opts.benchmarkIters, deviceName(device), plan.meanMs,
                 device == Device::cuda ? "CUDA events" : "steady_clock",
                 device != Device::cuda         ? ""
                 : session->usesCudaGraphs() ? ", one CUDA graph per run"
-                                            : ", one cuLaunchKernel per kernel");
+                                            : ", one cuLaunchKernel per kernel",
+                plan.medianMs, plan.p90Ms, plan.minMs, plan.maxMs);
     // Whole runs as a caller sees them: host inputs copied in, the plan, outputs copied
     // out, each run timed on its own (wall clock).
     std::vector<HostTensor> wallInputs = makeDefaultInputs(*session), wallOutputs;
@@ -827,17 +897,16 @@ int runMain(const Options &opts) {
       if (i > 0) // the first is a warm-up
         wall.push_back(d.count());
     }
-    std::sort(wall.begin(), wall.end());
-    double mean = 0;
-    for (double w : wall)
-      mean += w / wall.size();
-    auto pct = [&](double p) { return wall[std::min(wall.size() - 1, size_t(p * wall.size()))]; };
+    BenchmarkStats whole = summarizeRuns(wall);
     std::printf("benchmark: %d whole runs with host copies (wall clock): mean %.4f, median "
                 "%.4f, p90 %.4f, min %.4f ms\n",
-                wallRuns, mean, pct(0.5), pct(0.9), wall.front());
+                wallRuns, whole.meanMs, whole.medianMs, whole.p90Ms, whole.minMs);
     std::printf("benchmark: %llu bytes allocated for the plan's buffers on %s\n",
                 static_cast<unsigned long long>(session->getAllocatedBytes()),
                 deviceName(device));
+    if (!opts.jsonPath.empty() &&
+        !writeBenchmarkJson(opts.jsonPath, *session, plan, whole))
+      return kExitFailure;
   }
   return ok ? kExitOk : kExitFailure;
 }

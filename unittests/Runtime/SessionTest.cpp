@@ -155,6 +155,31 @@ TEST(CPUSessionTest, RunsAddKernel) {
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_GE(ms, 0.0);
   EXPECT_FALSE(session->benchmark(0, ms).ok);
+
+  // Per-run statistics: one time per pass, ordered.
+  BenchmarkStats st;
+  s = session->benchmark(7, st);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(st.runs, 7);
+  EXPECT_LE(st.minMs, st.medianMs);
+  EXPECT_LE(st.medianMs, st.p90Ms);
+  EXPECT_LE(st.p90Ms, st.maxMs);
+  EXPECT_LE(st.minMs, st.meanMs);
+  EXPECT_LE(st.meanMs, st.maxMs);
+}
+
+TEST(BenchmarkStatsTest, OrderStatistics) {
+  BenchmarkStats st = summarizeRuns({3, 1, 2, 4});
+  EXPECT_EQ(st.runs, 4);
+  EXPECT_DOUBLE_EQ(st.meanMs, 2.5);
+  EXPECT_DOUBLE_EQ(st.medianMs, 3); // sorted[floor(0.5 * 4)]
+  EXPECT_DOUBLE_EQ(st.p90Ms, 4);    // sorted[floor(0.9 * 4)]
+  EXPECT_DOUBLE_EQ(st.minMs, 1);
+  EXPECT_DOUBLE_EQ(st.maxMs, 4);
+  BenchmarkStats one = summarizeRuns({0.25});
+  EXPECT_DOUBLE_EQ(one.medianMs, 0.25);
+  EXPECT_DOUBLE_EQ(one.p90Ms, 0.25);
+  EXPECT_EQ(summarizeRuns({}).runs, 0);
 }
 
 TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {

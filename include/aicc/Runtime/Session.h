@@ -120,6 +120,22 @@ struct DeviceBuffer {
   size_t bytes = 0;
 };
 
+/// What Session::benchmark measured: milliseconds of one pass of the launch
+/// plan (host copies excluded), over `runs` back-to-back passes.
+struct BenchmarkStats {
+  int runs = 0;
+  /// Mean over all runs: the time of all passes divided by `runs` (CUDA events
+  /// around them on the GPU, std::chrono::steady_clock on the CPU).
+  double meanMs = 0;
+  /// Order statistics of the per-pass times: the element at floor(p * runs)
+  /// of the sorted times for p = 0.5 (median) and 0.9 (p90).
+  double medianMs = 0, p90Ms = 0, minMs = 0, maxMs = 0;
+};
+
+/// Summarizes per-run milliseconds (the order statistics above); an empty
+/// list gives all zeros.
+BenchmarkStats summarizeRuns(std::vector<double> perRunMs);
+
 /// Called by Session::run() after launch `launchIndex` (manifest order) has
 /// completed on the device, before the next one starts. It may read any buffer
 /// with Session::readBuffer(). A non-ok Status stops the run and is returned.
@@ -226,9 +242,12 @@ public:
   /// Measures the launch plan alone: one warm-up pass, then `iters` (>= 1)
   /// back-to-back passes over the buffers as the last run() left them (zeroed
   /// inputs if run() was never called); host<->device copies are excluded.
-  /// Sets `msPerRun` to the mean wall time of one pass in milliseconds,
-  /// measured with CUDA events on the GPU and std::chrono::steady_clock on the
-  /// CPU.
+  /// Each pass is timed on its own (GPU: a CUDA event recorded on the stream
+  /// after each pass, in chunks of at most 1024 passes enqueued at once; CPU:
+  /// std::chrono::steady_clock), and `stats` gets their mean and order
+  /// statistics in milliseconds.
+  Status benchmark(int iters, BenchmarkStats &stats);
+  /// The same, giving only the mean milliseconds per pass.
   Status benchmark(int iters, double &msPerRun);
 
   /// The device this session runs on.
