@@ -427,7 +427,8 @@ def tables(res):
                   f"{fmt(r.get('compile_hot_ms'), '.4f')} | {ratio(r.get('aicc_vs_torch'))} | "
                   f"{ratio(r.get('aicc_vs_compile'))} |")
     # conv rows: the torch column is F.conv2d (cuDNN), M x N x K the implicit GEMM's.
-    perf = [(n, r) for n, r in cs.items() if r.get("group") in ("square", "llm", "conv")]
+    perf = [(n, r) for n, r in cs.items()
+            if r.get("group") in ("square", "llm", "conv", "small")]
     if perf:
         print("\n| case | M x N x K | rel err | ok | aicc ms | aicc TFLOP/s | cuBLAS TFLOP/s | "
               "torch.compile TFLOP/s | aicc / cuBLAS | aicc / compile | cuBLAS do_bench "

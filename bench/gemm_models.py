@@ -27,6 +27,10 @@ Groups (the group is the name's first part):
                  against torch's F.conv2d (cuDNN); `_nhwc` cases are compiled with
                  --conv-layout=nhwc (channels-last implicit GEMM between two transposes).
                  GEMM view: M = N*OH*OW, N = output channels, K = C*KH*KW.
+  small_m<M>_n<N>_k<K>_*   nn.Linear (Gemm transB=1 + bias) at the small M of batch-8 MLPs,
+                 classifier heads and decode steps (issue 16), each twice: as compiled by
+                 default and as `_mv` with --matvec-max-rows=M (graph-matvec: one
+                 dot-product reduction kernel instead of the matmul template).
 The dtype is the name's last part: f16, bf16 or f32.
 
 Run with Debian's /usr/bin/python3 (python3-onnx) or any python3 with onnx.
@@ -45,6 +49,13 @@ LLM_M = (1, 16, 128, 1024, 8192)
 LLM_NK = ((4096, 4096), (11008, 4096), (4096, 11008), (14336, 4096))
 # (M, N, K): a tile-aligned small case, the aligned 4096^3, ragged ones (no dimension a
 # multiple of 8 or 16), a square non-power of two, a GEMV, K just past a multiple of 64.
+# (M, N, K) of small-M linears: the batch-8 MLPs of bench/models.py (8x256x64, 8x32x256,
+# 8x512x256, a 10-class head), a Llama-class decode projection (M = 1, 16), and M = 32 / 64,
+# where the matmul template's grid starts to fill the GPU.
+SMALL = ((8, 256, 64, "f32"), (8, 32, 256, "f32"), (8, 512, 256, "f32"), (8, 10, 512, "f32"),
+         (8, 4096, 1024, "f32"), (1, 4096, 4096, "f16"), (8, 4096, 4096, "f16"),
+         (16, 11008, 4096, "f16"), (32, 1024, 1024, "f32"), (64, 4096, 4096, "f16"),
+         (64, 512, 256, "f32"))
 NUMERICS = ((128, 128, 64), (4096, 4096, 4096), (77, 45, 33), (1000, 1000, 1000),
             (1, 4096, 4096), (257, 129, 4100))
 
@@ -224,6 +235,12 @@ def cases():
         out.append(matmul_case(f"num_coop_bmm_3x1900x1000_1000x1904_{dt}", "num", dt,
                                [3, 1900, 1000], [1000, 1904]))
     out += conv_cases()
+    for m, n, k, dt in SMALL:
+        name = f"small_m{m}_n{n}_k{k}_{dt}"
+        out.append(gemm_case(name, "small", dt, m, n, k, trans_b=1, bias=True))
+        c = gemm_case(name + "_mv", "small", dt, m, n, k, trans_b=1, bias=True)
+        c["compile_flags"] = [f"--matvec-max-rows={m}"]
+        out.append(c)
     out.append(gemm_case("linear_gelu_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
                          trans_b=1, bias=True, gelu=True))
     mm = matmul_case("linear_gelu_mm_4096_f16", "linear_gelu", "f16", [4096, 4096],

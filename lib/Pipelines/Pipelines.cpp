@@ -41,9 +41,10 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
     // Two convs of one input each transposed it.
     pm.addPass(createCSEPass());
   }
-  // Small-M matmuls as dot-product reductions (GPU targets; the pass reads the module's
-  // target), before graph-split-reduction sees the reductions it makes.
-  if (config.matvecMaxRows > 0) {
+  // Small-M matmuls as dot-product reductions (GPU targets only: the cpu target's matmul
+  // kernel is already a blocked GEMV loop), before graph-split-reduction sees the
+  // reductions it makes.
+  if (config.matvecMaxRows > 0 && config.target != Target::CPU) {
     graph::GraphMatVecOptions matvec;
     matvec.maxRows = config.matvecMaxRows;
     pm.addNestedPass<func::FuncOp>(graph::createGraphMatVec(matvec));

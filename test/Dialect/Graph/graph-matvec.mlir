@@ -1,6 +1,8 @@
-// RUN: aicc-opt %s --pass-pipeline='builtin.module(aicc-attach-target{target=sm_90a},func.func(graph-matvec))' | FileCheck %s
-// RUN: aicc-opt %s --pass-pipeline='builtin.module(aicc-attach-target{target=sm_90a},func.func(graph-matvec),func.func(graph-fuse))' | FileCheck %s --check-prefix=FUSED
+// RUN: aicc-opt %s --pass-pipeline='builtin.module(aicc-attach-target{target=sm_90a},func.func(graph-matvec{max-rows=16 half-max-rows=2}))' | FileCheck %s
+// RUN: aicc-opt %s --pass-pipeline='builtin.module(aicc-attach-target{target=sm_90a},func.func(graph-matvec{max-rows=16 half-max-rows=2}),func.func(graph-fuse))' | FileCheck %s --check-prefix=FUSED
 // RUN: aicc-opt %s --pass-pipeline='builtin.module(aicc-attach-target{target=cpu},func.func(graph-matvec))' | FileCheck %s --check-prefix=CPU
+// The defaults: f32 up to 64 rows, f16 / bf16 only one row (the tensor-core kernels win above).
+// RUN: aicc-opt %s --pass-pipeline='builtin.module(aicc-attach-target{target=sm_90a},func.func(graph-matvec))' | FileCheck %s --check-prefix=DEFAULT
 
 // An MLP layer at batch 8 (torch.nn.Linear exports Gemm transB): dot products.
 // CHECK-LABEL: func.func @linear_b8
@@ -42,6 +44,10 @@ func.func @linear_b8(%a: tensor<8x256xf32>, %w: tensor<32x256xf32>, %b: tensor<3
 // CHECK-NEXT: %[[H:.*]] = graph.cast %[[S]] : tensor<2x2xf32> -> tensor<2x2xf16>
 // CHECK-NEXT: %[[R:.*]] = graph.reshape %[[H]] : (tensor<2x2xf16>) -> tensor<1x2x2xf16>
 // CHECK-NEXT: return %[[R]]
+// DEFAULT-LABEL: func.func @decode_f16
+// DEFAULT:       graph.matmul
+// DEFAULT-LABEL: func.func @refused
+// DEFAULT-NOT:   graph.gemm %arg0, %arg1 {transB = true} : (tensor<32x64xf32>
 func.func @decode_f16(%a: tensor<1x2x16xf16>) -> tensor<1x2x2xf16> {
   %w = graph.constant dense<[[1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [3.0, 4.0]]> : tensor<16x2xf16>
   %y = graph.matmul %a, %w : (tensor<1x2x16xf16>, tensor<16x2xf16>) -> tensor<1x2x2xf16>

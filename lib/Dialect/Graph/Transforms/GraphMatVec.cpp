@@ -68,6 +68,9 @@ struct GraphMatVecPass : aicc::graph::impl::GraphMatVecBase<GraphMatVecPass> {
     int64_t K = aT.getShape().back();
     int64_t rows = aT.getNumElements() / std::max<int64_t>(K, 1);
     int64_t N = wIsNK ? wT.getDimSize(0) : wT.getDimSize(1);
+    Type elemType = aT.getElementType();
+    if ((elemType.isF16() || elemType.isBF16()) && rows > halfMaxRows)
+      return;
     if (rows > maxRows || rows < 1 || K < minK || N < 1 ||
         (wIsNK ? wT.getDimSize(1) : wT.getDimSize(0)) != K)
       return;

@@ -120,10 +120,19 @@ def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
     sum rounded once, as the matmul kernels accumulate. Gemm with alpha != 1, beta != 1,
     transA, or a C of rank > 2 is left alone, as are batched right operands and the cpu
     target (whose matmul kernel is already a blocked GEMV loop).
+
+    Measured on the H200 (docs/performance.md, bench/gemm.py small_*, 2026-12-02): for f32
+    (no tensor cores without --allow-tf32) the rewrite is 2-8x faster than the matmul
+    template at every M from 1 to 64 tried (8x10x512: 33.3 -> 3.9 us; 64x512x256: 40.2 ->
+    13.6 us); for f16 it wins at M = 1 (1x4096x4096: 17.6 -> 12.2 us) and loses badly from
+    M = 8 (8x4096x4096: 17.1 -> 305 us, against the wgmma kernel), hence `half-max-rows`.
   }];
   let options = [
-    Option<"maxRows", "max-rows", "int64_t", /*default=*/"16",
+    Option<"maxRows", "max-rows", "int64_t", /*default=*/"64",
            "largest number of rows (A's elements / K) rewritten">,
+    Option<"halfMaxRows", "half-max-rows", "int64_t", /*default=*/"1",
+           "largest number of rows rewritten when the operands are f16 / bf16 (the "
+           "tensor-core matmul kernels win above one row: docs/performance.md)">,
     Option<"minK", "min-k", "int64_t", /*default=*/"16",
            "smallest reduced extent K rewritten">
   ];
