@@ -15,7 +15,8 @@ torch eager, torch.compile (default), torch.compile(mode="reduce-overhead"), one
 the eager model replayed, and aicc (`aicc-run --benchmark N`: events around N back-to-back runs
 of the launch plan, with CUDA graphs and with --no-cuda-graphs). Each aicc output is checked
 against torch eager's. Peak device memory: torch.cuda.max_memory_allocated per variant; aicc's
-is what its runtime allocates for the bundle (every non-alias buffer, the temps' arena once).
+is what its runtime reports it allocated (aicc-run --json's device_bytes: every non-alias
+buffer, the temps' arena once; aicc_bytes recomputes it from the manifest as a cross-check).
 A bundle directory NAME@VARIANT (scripts/bench-models.sh AICC_BENCH_VARIANTS: the same model
 compiled with other flags) is timed against torch's figures for NAME, measured once; the
 geomean leaves the variants out. Writes $OUT/models.json and prints a markdown table.
@@ -228,16 +229,23 @@ def aicc_bytes(bundle):
     return total + (arena if arena is not None else temps), arena, temps
 
 
-def run_aicc(bundle, inp, outdir, graphs):
-    cmd = [os.path.join(root, ".device/bin/aicc-run"), bundle, "--device=cuda", "--input", inp,
-           "--output-dir", outdir, "--benchmark", str(ITERS)]
+def run_aicc(bundle, inp, outdir, graphs, aicc_run=None, device="cuda"):
+    """aicc-run --benchmark ITERS --json: (mean ms per plan run, the JSON record: per-run
+    statistics, whole runs with host copies, device bytes the runtime allocated), or
+    (None, the log's tail) on failure."""
+    os.makedirs(outdir, exist_ok=True)
+    js = os.path.join(outdir, "benchmark.json")
+    cmd = [aicc_run or os.path.join(root, ".device/bin/aicc-run"), bundle, "--device=" + device,
+           "--input", inp, "--output-dir", outdir, "--benchmark", str(ITERS), "--json", js]
     if not graphs:
         cmd.append("--no-cuda-graphs")
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(root, ".device/lib"))
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         return None, (r.stdout + r.stderr)[-1500:]
-    return float(re.search(r"([0-9.]+) ms/run", r.stdout).group(1)), r.stdout[-300:]
+    with open(js) as f:
+        rec = json.load(f)
+    return rec["plan_ms"]["mean"], rec
 
 
 def bench():
@@ -326,6 +334,9 @@ def aicc_figures(d, name, x, ref, r):
             r[key + "_error"] = log
             continue
         r[key + "_ms"] = ms
+        r[key + "_plan_ms"] = log["plan_ms"]
+        r[key + "_whole_run_ms"] = log["whole_run_with_host_copies_ms"]
+        r["aicc_device_bytes"] = log["device_bytes"]  # what the runtime allocated
         got = numpy_helper.to_array(load_tensor(os.path.join(od, "output_0.pb")))
         want = ref.cpu().numpy()
         tol = 2e-2 if x.dtype == torch.float16 else 1e-3
@@ -347,8 +358,8 @@ def table(res):
             name, f("aicc_ms"), f("aicc_nograph_ms"), f("eager_ms"), f("cuda_graph_ms"),
             f("compile_ms"), f("compile_ro_ms"),
             "%.2fx" % r["speedup_vs_best"] if "speedup_vs_best" in r else "-",
-            r.get("aicc_ok", "-"), "%.2f" % (r["aicc_bytes"] / 2**20) if "aicc_bytes" in r
-            else "-", "%.2f" % ((r["eager_peak"] + r["torch_weight_bytes"]) / 2**20)))
+            r.get("aicc_ok", "-"), "%.2f" % (r.get("aicc_device_bytes", r.get("aicc_bytes", 0)) / 2**20)
+            if "aicc_bytes" in r else "-", "%.2f" % ((r["eager_peak"] + r["torch_weight_bytes"]) / 2**20)))
     if sp:
         print("geomean aicc / torch best (default compiles, no @variants): %.3fx over %d "
               "models" % (float(np.exp(np.mean(np.log(sp)))), len(sp)))
