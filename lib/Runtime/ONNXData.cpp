@@ -232,6 +232,10 @@ Status aicc::runtime::writeTensorProtoFile(const std::string &userPath,
   std::string bytes;
   if (Status s = serializeTensorProto(tensor, name, bytes); !s.ok)
     return s.withContext(userPath);
+  return writeFileAtomically(userPath, bytes);
+}
+
+Status aicc::runtime::writeFileAtomically(const std::string &userPath, std::string_view bytes) {
   // The policy of aicc-compile's -o (aicc/Support/OutputFile.h): a symbolic link is written
   // through (the link stays, the file it names is replaced and keeps its permission bits), a
   // dangling link and anything but a regular file are refused and left as they are.

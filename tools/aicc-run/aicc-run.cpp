@@ -241,15 +241,8 @@ bool writeBenchmarkJson(const std::string &path, const Session &session,
     std::fputs(j.c_str(), stdout);
     return true;
   }
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  bool ok = f && std::fwrite(j.data(), 1, j.size(), f) == j.size();
-  if (f && std::fclose(f) != 0)
-    ok = false;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::fprintf(stderr, "aicc-run: error: cannot write '%s': %s\n", path.c_str(),
-                 std::strerror(errno));
-    std::remove(tmp.c_str());
+  if (Status s = writeFileAtomically(path, j); !s.ok) {
+    std::fprintf(stderr, "aicc-run: error: %s\n", s.message.c_str());
     return false;
   }
   return true;

@@ -65,6 +65,11 @@ Status serializeTensorProto(const HostTensor &tensor, const std::string &name,
 Status writeTensorProtoFile(const std::string &path, const HostTensor &tensor,
                             const std::string &name = "");
 
+/// Writes `bytes` to `path` with the same policy as writeTensorProtoFile (a
+/// temporary file beside it renamed over it on success; links written
+/// through; non-regular files refused); aicc-run --json uses it too.
+Status writeFileAtomically(const std::string &path, std::string_view bytes);
+
 } // namespace aicc::runtime
 
 #endif // AICC_RUNTIME_ONNXDATA_H
