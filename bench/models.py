@@ -108,6 +108,30 @@ class LlamaLayer(torch.nn.Module):
         return x + self.down(F.silu(self.gate(h)) * self.up(h))
 
 
+class GPT2(torch.nn.Module):
+    """GPT-2 (Radford et al. 2019; HF transformers' GPT2LMHeadModel) with `layers` blocks,
+    fed `inputs_embeds` (the token-embedding lookup stays outside, a Gather): learned position
+    embeddings, pre-LayerNorm blocks (fused qkv projection, causal softmax attention,
+    tanh-GELU MLP of 4x width) and the final LayerNorm: GPT2Model's last hidden state. With
+    `vocab` the LM head follows (GPT2LMHeadModel; 38.6 M more weights at 50257, over the
+    GPU machine's 64 MiB payload in f16, so the zoo's entry leaves it out)."""
+
+    def __init__(self, layers=2, d=768, heads=12, seq=128, vocab=0):
+        super().__init__()
+        import make_models as mm
+        self.wpe = torch.nn.Parameter(torch.randn(seq, d) * 0.02)
+        self.blocks = torch.nn.ModuleList(mm.GPTBlock(d, heads, seq) for _ in range(layers))
+        self.ln_f = torch.nn.LayerNorm(d)
+        self.lm_head = torch.nn.Linear(d, vocab, bias=False) if vocab else None
+
+    def forward(self, x):
+        x = x + self.wpe[: x.shape[1]]
+        for blk in self.blocks:
+            x = blk(x)
+        x = self.ln_f(x)
+        return self.lm_head(x) if self.lm_head is not None else x
+
+
 def zoo():
     """name -> (constructor, input shape, dtype). Constructors run after torch.manual_seed(0)."""
     import make_models as mm
@@ -129,6 +153,7 @@ def zoo():
         "gpt_block": (lambda: mm.GPTBlock(), (2, 8, 32), torch.float32),
         "bert2_d256_f16": (lambda: mm.Encoder(256, 4, 2), (2, 128, 256), torch.float16),
         "llama_layer_f16": (lambda: LlamaLayer(), (2, 512, 1024), torch.float16),
+        "gpt2_2l_f16": (lambda: GPT2(), (2, 128, 768), torch.float16),
         "resnet18_f16": (lambda: bn(tv("resnet18")), (8, 3, 224, 224),
                          torch.float16),
         "mobilenet_v3_small_f16": (lambda: tv("mobilenet_v3_small"),

@@ -9,7 +9,12 @@
 # "Program hit CUDA_ERROR_..." API error fails the case too). When the payload holds
 # bin/AICCRuntimeTests (make-gpu-payload.sh copies it with its test kernels), its CUDA tests run
 # as well, plain and under the same tools.
+# GRAPHS=both (the default) runs every passing case a second time with --no-cuda-graphs and
+# compares the outputs of the two runs byte for byte (issue 16: a plan replayed as one CUDA
+# graph computes exactly what one launch per kernel does), and the runtime tests with
+# AICC_CUDA_GRAPHS=0 too; GRAPHS=on runs each once, with graphs.
 set -uo pipefail
+export GRAPHS=${GRAPHS:-both}
 root=$(cd "$(dirname "$0")/.." && pwd)
 export AICC_DEVICE_ROOT=${AICC_DEVICE_ROOT:-$root/.device}
 export LD_LIBRARY_PATH=$AICC_DEVICE_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -30,7 +35,16 @@ check_case() {
   # No test data (the kernel-template cases): aicc-run feeds pseudo-random inputs.
   args=(); for d in "$c"/test_data_set_*; do [ -d "$d" ] && args+=(--test-data-set "$d"); done
   run=("$AICC_DEVICE_ROOT/bin/aicc-run" "$c/model.aicc" --device=cuda "${args[@]}")
-  if ! "${run[@]}" >"$tmp/$name.log" 2>&1; then echo "FAIL $name"; return; fi
+  if ! "${run[@]}" --output-dir "$tmp/$name.on" >"$tmp/$name.log" 2>&1; then echo "FAIL $name"; return; fi
+  if [ "$GRAPHS" = both ]; then
+    if ! "${run[@]}" --no-cuda-graphs --output-dir "$tmp/$name.off" >>"$tmp/$name.log" 2>&1; then
+      echo "FAIL $name (--no-cuda-graphs)"; return
+    fi
+    if ! diff -r "$tmp/$name.on" "$tmp/$name.off" >>"$tmp/$name.log" 2>&1; then
+      echo "FAIL $name (outputs with and without CUDA graphs differ)"; return
+    fi
+  fi
+  rm -rf "$tmp/$name.on" "$tmp/$name.off"
   local t extra
   for t in ${tools//,/ }; do
     extra=(); [ "$t" = memcheck ] && extra=(--leak-check full)
@@ -40,7 +54,8 @@ check_case() {
     fi
     cat "$tmp/$name.$t" >>"$tmp/$name.log"; rm -f "$tmp/$name.$t"
   done
-  echo "PASS $name${tools:+ ($tools clean)}"
+  local same=""; [ "$GRAPHS" = both ] && same=" (graphs on = off)"
+  echo "PASS $name${tools:+ ($tools clean)}$same"
 }
 export -f check_case
 ls -d "$AICC_DEVICE_ROOT"/cases/*/ | xargs -P "${JOBS:-8}" -I{} bash -c 'check_case "$1"' _ {} \
@@ -52,6 +67,9 @@ if [ -x "$AICC_DEVICE_ROOT/bin/AICCRuntimeTests" ]; then
   export AICC_TEST_KERNEL_SO=$AICC_DEVICE_ROOT/testdata/aicc_test_add_kernel.so
   rt=("$AICC_DEVICE_ROOT/bin/AICCRuntimeTests" --gtest_filter='CUDA*')
   if "${rt[@]}" >"$tmp/runtime-tests.log" 2>&1; then st=PASS; else st=FAIL; fi
+  if [ "$GRAPHS" = both ] && [ $st = PASS ]; then
+    AICC_CUDA_GRAPHS=0 "${rt[@]}" >>"$tmp/runtime-tests.log" 2>&1 || st="FAIL (AICC_CUDA_GRAPHS=0)"
+  fi
   for t in ${tools//,/ }; do
     [ $st = PASS ] || break
     extra=(); [ "$t" = memcheck ] && extra=(--leak-check full)

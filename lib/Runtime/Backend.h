@@ -1,7 +1,8 @@
 //===- Backend.h - Device backends behind aicc::runtime::Session -*- C++ -*-===//
 //
-// Private to lib/Runtime. A backend owns the device copy of every buffer of one
-// bundle and executes its launch plan. Session does the input checking; a
+// Private to lib/Runtime. A LoadedModel holds a bundle's code and constants on one
+// device; a backend (one per session) owns the device copy of every other buffer and
+// executes the launch plan. Session does the input checking; a
 // backend may assume valid buffer ids and sizes.
 //
 //===----------------------------------------------------------------------===//
@@ -22,8 +23,6 @@ namespace aicc::runtime::detail {
 
 /// What Session::create passes to a backend (SessionOptions, resolved).
 struct BackendOptions {
-  /// CUDA device ordinal; cpu: unused.
-  int deviceIndex = 0;
   /// CUDA: replay the plan as one captured CUDA graph.
   bool cudaGraphs = true;
 };
@@ -65,6 +64,14 @@ public:
   /// takes only a null stream.
   virtual Status runAsync(const std::vector<DeviceCopy> &inputs,
                           const std::vector<DeviceCopy> &outputs, void *stream) = 0;
+  /// Session::run() without an observer: copies `inputs` from host memory (each
+  /// `address` a host pointer) into their buffers, runs the plan, copies the buffers
+  /// of `outputs` to host memory, and waits for all of it. The cuda backend stages
+  /// the copies through page-locked memory of its own, allocated at the first call
+  /// (DMA transfers enqueued with the launches, one wait), and copies from pageable
+  /// memory when none can be had.
+  virtual Status runHost(const std::vector<DeviceCopy> &inputs,
+                         const std::vector<DeviceCopy> &outputs) = 0;
   /// True when execute() replays a CUDA graph.
   virtual bool usesGraphs() const { return false; }
 };
@@ -93,13 +100,45 @@ inline std::vector<size_t> launchKernelIndices(const Bundle &bundle) {
   return out;
 }
 
-/// Loads a validated cpu-target bundle (CPUBackend.cpp).
-Status createCPUBackend(const Bundle &bundle, std::unique_ptr<Backend> &out);
+/// A bundle's code and constants loaded on one device: the state every session of
+/// one Model shares. Immutable after loading, so sessions on several threads read it
+/// at once. Each backend derives its own kind (CPUBackend.cpp, CUDABackend.cpp) and
+/// makes sessions only of models it loaded.
+class LoadedModel {
+public:
+  virtual ~LoadedModel() = default;
+  /// The bundle without its code and weights sections (planOf): buffers, IO, kernels,
+  /// launches and the arena, which each session lays out again.
+  Bundle plan;
+  /// Address of each constant buffer on the device (a CUdeviceptr, or a host address
+  /// for cpu), by buffer id; 0 for every other kind.
+  std::vector<uint64_t> constantAddresses;
+  /// Bytes allocated for the constants (each SIZE_BYTES, at least 1).
+  uint64_t constantBytes = 0;
+};
 
-/// Loads a validated sm_*-target bundle through the CUDA driver
-/// (CUDABackend.cpp; a stub that always fails when the runtime is built
-/// without cuda.h).
-Status createCUDABackend(const Bundle &bundle, const BackendOptions &options,
+/// `bundle` without its code and weights (copies every other field).
+Bundle planOf(const Bundle &bundle);
+
+/// The address of every buffer of a session: constants at the model's addresses, temps
+/// at `arena + offset` when the plan has an arena, inputs, outputs and (without an arena)
+/// temps from `own`, aliases at their root's. `own` is indexed by buffer id.
+std::vector<uint64_t> layoutBuffers(const LoadedModel &model, uint64_t arena,
+                                    const std::vector<uint64_t> &own);
+
+/// Loads the code and constants of a validated cpu-target bundle (CPUBackend.cpp).
+Status loadCPUModel(const Bundle &bundle, std::shared_ptr<const LoadedModel> &out);
+/// A session backend over a model loadCPUModel made.
+Status createCPUBackend(std::shared_ptr<const LoadedModel> model, std::unique_ptr<Backend> &out);
+
+/// Loads the code and constants of a validated sm_*-target bundle on CUDA device
+/// `deviceIndex` through the driver (CUDABackend.cpp; a stub that always fails when the
+/// runtime is built without cuda.h).
+Status loadCUDAModel(const Bundle &bundle, int deviceIndex,
+                     std::shared_ptr<const LoadedModel> &out);
+/// A session backend (its own stream, buffers and graph) over a model loadCUDAModel
+/// made.
+Status createCUDABackend(std::shared_ptr<const LoadedModel> model, const BackendOptions &options,
                          std::unique_ptr<Backend> &out);
 
 } // namespace aicc::runtime::detail

@@ -6,7 +6,9 @@
 // anonymous memory file (memfd_create) and dlopen'ed as /proc/self/fd/N, so no
 // file ever appears on disk; without memfd_create a private temporary file is
 // used, unlinked before dlopen when /proc is there, right after otherwise, and
-// on every error path. Each launch calls the entry once per program id;
+// on every error path. The code and the constants live in a CPUModel, shared by
+// every session of one Model; each session (CPUBackend) owns its inputs,
+// outputs, arena and worker threads. Each launch calls the entry once per program id;
 // programs are independent, so they are spread over a pool of worker threads
 // that claim chunks of program ids.
 //
@@ -132,16 +134,41 @@ struct CPULaunch {
   std::vector<void *> args;
 };
 
-class CPUBackend final : public Backend {
+/// The shared half: the loaded shared object, its entry points and the constants.
+class CPUModel final : public LoadedModel {
 public:
-  ~CPUBackend() override {
-    pool.reset();
+  ~CPUModel() override {
     if (handle)
       dlclose(handle);
     closeCodeFile();
   }
 
   Status load(const Bundle &bundle);
+
+  /// NAME_entry of each kernel, by kernel index.
+  std::vector<EntryFn> entries;
+
+private:
+  Status loadSharedObject(const std::string &code);
+  void closeCodeFile();
+
+  void *handle = nullptr;
+  /// The descriptor of the loaded code file (memfd or unlinked temporary),
+  /// and the name dlopen knew it by. Kept open while the library is loaded:
+  /// glibc matches dlopen names against loaded objects, so the number, hence
+  /// the /proc/self/fd/N name, must not be reused while it is.
+  int codeFd = -1;
+  std::string codePath;
+  std::vector<AlignedMemory> constants;
+};
+
+/// One session: its buffers, launches and worker threads over a CPUModel.
+class CPUBackend final : public Backend {
+public:
+  explicit CPUBackend(std::shared_ptr<const CPUModel> model) : model(std::move(model)) {}
+  ~CPUBackend() override { pool.reset(); }
+
+  Status load();
   Status writeBuffer(int id, const void *src, size_t bytes) override {
     std::memcpy(addresses[id], src, bytes);
     return Status::success();
@@ -162,25 +189,35 @@ public:
   Status benchmark(int iters, std::vector<double> &perRunMs) override;
   Status runAsync(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs,
                   void *stream) override;
+  Status runHost(const std::vector<DeviceCopy> &inputs,
+                 const std::vector<DeviceCopy> &outputs) override {
+    return runAsync(inputs, outputs, nullptr); // host memory is the cpu's device memory
+  }
 
 private:
-  Status loadSharedObject(const std::string &code);
-  void closeCodeFile();
   void runLaunch(const CPULaunch &launch);
 
-  void *handle = nullptr;
-  /// The descriptor of the loaded code file (memfd or unlinked temporary),
-  /// and the name dlopen knew it by. Kept open while the library is loaded:
-  /// glibc matches dlopen names against loaded objects, so the number, hence
-  /// the /proc/self/fd/N name, must not be reused while it is.
-  int codeFd = -1;
-  std::string codePath;
+  std::shared_ptr<const CPUModel> model;
   std::vector<AlignedMemory> storage;
   std::vector<uint8_t *> addresses;
   std::vector<CPULaunch> launches;
   unsigned numThreads = 1;
   std::unique_ptr<WorkerPool> pool;
 };
+
+/// `bytes` (at least 1) of zeroed memory aligned to `alignment`; null when out of memory
+/// or when the rounded size would not fit.
+AlignedMemory allocateZeroed(uint64_t bytes, size_t alignment) {
+  uint64_t size = std::max<uint64_t>(bytes, 1);
+  if (size > SIZE_MAX - alignment)
+    return nullptr;
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  size = (size + alignment - 1) / alignment * alignment;
+  auto *p = static_cast<uint8_t *>(std::aligned_alloc(alignment, size));
+  if (p)
+    std::memset(p, 0, size);
+  return AlignedMemory(p);
+}
 
 } // namespace
 
@@ -199,7 +236,7 @@ static bool writeAll(int fd, const std::string &bytes) {
   return true;
 }
 
-void CPUBackend::closeCodeFile() {
+void CPUModel::closeCodeFile() {
   if (codeFd < 0)
     return;
   // dlclose may keep an object mapped (RTLD_NODELETE, unique symbols): then
@@ -212,7 +249,7 @@ void CPUBackend::closeCodeFile() {
   codeFd = -1;
 }
 
-Status CPUBackend::loadSharedObject(const std::string &code) {
+Status CPUModel::loadSharedObject(const std::string &code) {
   // /proc/self/fd/N names any open descriptor, so the library needs no path
   // of its own on disk. AICC_RUNTIME_NO_MEMFD=1 takes the temporary-file
   // route (tests of the fallback).
@@ -262,7 +299,7 @@ Status CPUBackend::loadSharedObject(const std::string &code) {
   return Status::success();
 }
 
-Status CPUBackend::load(const Bundle &bundle) {
+Status CPUModel::load(const Bundle &bundle) {
   // validateBundle() already keeps tensor maps to sm_90+ targets; say why here
   // too rather than call kernels without the parameters they expect.
   for (const KernelDesc &k : bundle.kernels)
@@ -270,59 +307,12 @@ Status CPUBackend::load(const Bundle &bundle) {
       return Status::error("kernel '" + k.name +
                            "' takes TMA tensor maps, which only the CUDA runtime builds "
                            "(sm_90 and newer); the cpu runtime cannot run it");
+  plan = planOf(bundle);
   // A model without kernels (e.g. an identity) needs no code.
   if (!bundle.kernels.empty())
     if (Status s = loadSharedObject(bundle.code); !s.ok)
       return s;
-
-  const size_t numBuffers = bundle.buffers.size();
-  storage.resize(numBuffers + 1);
-  addresses.assign(numBuffers, nullptr);
-  // The memory plan (format version 4): every temp at its offset in one
-  // zero-filled arena (storage.back()), which validateBundle checked.
-  uint8_t *arena = nullptr;
-  if (bundle.arenaBytes) {
-    if (*bundle.arenaBytes > SIZE_MAX - kArenaAlignment)
-      return Status::error("the temps' arena of " + std::to_string(*bundle.arenaBytes) +
-                           " bytes does not fit the address space");
-    // aligned_alloc needs a multiple of the alignment.
-    size_t size = (std::max<uint64_t>(*bundle.arenaBytes, 1) + kArenaAlignment - 1) /
-                  kArenaAlignment * kArenaAlignment;
-    arena = static_cast<uint8_t *>(std::aligned_alloc(kArenaAlignment, size));
-    if (!arena)
-      return Status::error("out of host memory allocating the temps' arena (" +
-                           std::to_string(size) + " bytes)");
-    std::memset(arena, 0, size);
-    storage.back().reset(arena);
-  }
-  for (size_t i = 0; i < numBuffers; ++i) {
-    const BufferDesc &b = bundle.buffers[i];
-    if (b.kind == BufferKind::alias)
-      continue;
-    if (b.kind == BufferKind::temp && arena) {
-      addresses[i] = arena + b.offset;
-      continue;
-    }
-    // aligned_alloc needs a size that is a multiple of the alignment; never
-    // allocate 0 bytes so that every buffer has a distinct valid address.
-    size_t size = (std::max<uint64_t>(b.sizeBytes, 1) + kBufferAlignment - 1) /
-                  kBufferAlignment * kBufferAlignment;
-    auto *p = static_cast<uint8_t *>(std::aligned_alloc(kBufferAlignment, size));
-    if (!p)
-      return Status::error("out of host memory allocating buffer " +
-                           std::to_string(i) + " (" + std::to_string(size) +
-                           " bytes)");
-    std::memset(p, 0, size);
-    if (b.kind == BufferKind::constant)
-      std::memcpy(p, bundle.weights.data() + b.offset, b.sizeBytes);
-    storage[i].reset(p);
-    addresses[i] = p;
-  }
-  for (size_t i = 0; i < numBuffers; ++i)
-    if (bundle.buffers[i].kind == BufferKind::alias)
-      addresses[i] = addresses[resolveAliasRoot(bundle, static_cast<int>(i))];
-
-  std::vector<EntryFn> entries(bundle.kernels.size());
+  entries.resize(bundle.kernels.size());
   for (size_t k = 0; k < bundle.kernels.size(); ++k) {
     std::string symbol = bundle.kernels[k].name + "_entry";
     ::dlerror();
@@ -332,15 +322,64 @@ Status CPUBackend::load(const Bundle &bundle) {
                            "': the code section exports no '" + symbol + "'");
     entries[k] = reinterpret_cast<EntryFn>(sym);
   }
-  const std::vector<size_t> kernelOf = launchKernelIndices(bundle);
-  for (size_t i = 0; i < bundle.launches.size(); ++i) {
-    const LaunchDesc &l = bundle.launches[i];
-    const KernelDesc *k = &bundle.kernels[kernelOf[i]];
+
+  constantAddresses.assign(bundle.buffers.size(), 0);
+  for (size_t i = 0; i < bundle.buffers.size(); ++i) {
+    const BufferDesc &b = bundle.buffers[i];
+    if (b.kind != BufferKind::constant)
+      continue;
+    AlignedMemory p = allocateZeroed(b.sizeBytes, kBufferAlignment);
+    if (!p)
+      return Status::error("out of host memory allocating constant buffer " + std::to_string(i) +
+                           " (" + std::to_string(b.sizeBytes) + " bytes)");
+    std::memcpy(p.get(), bundle.weights.data() + b.offset, b.sizeBytes);
+    constantAddresses[i] = reinterpret_cast<uintptr_t>(p.get());
+    constantBytes += std::max<uint64_t>(b.sizeBytes, 1);
+    constants.push_back(std::move(p));
+  }
+  return Status::success();
+}
+
+Status CPUBackend::load() {
+  const Bundle &plan = model->plan;
+  const size_t numBuffers = plan.buffers.size();
+  std::vector<uint64_t> own(numBuffers, 0);
+  // The memory plan (format version 4): every temp at its offset in one
+  // zero-filled arena, which validateBundle checked.
+  uint64_t arena = 0;
+  if (plan.arenaBytes) {
+    AlignedMemory p = allocateZeroed(*plan.arenaBytes, kArenaAlignment);
+    if (!p)
+      return Status::error("out of host memory allocating the temps' arena (" +
+                           std::to_string(*plan.arenaBytes) + " bytes)");
+    arena = reinterpret_cast<uintptr_t>(p.get());
+    storage.push_back(std::move(p));
+  }
+  for (size_t i = 0; i < numBuffers; ++i) {
+    const BufferDesc &b = plan.buffers[i];
+    if (b.kind == BufferKind::alias || b.kind == BufferKind::constant ||
+        (b.kind == BufferKind::temp && plan.arenaBytes))
+      continue;
+    // Never 0 bytes, so that every buffer has a distinct valid address.
+    AlignedMemory p = allocateZeroed(b.sizeBytes, kBufferAlignment);
+    if (!p)
+      return Status::error("out of host memory allocating buffer " + std::to_string(i) + " (" +
+                           std::to_string(b.sizeBytes) + " bytes)");
+    own[i] = reinterpret_cast<uintptr_t>(p.get());
+    storage.push_back(std::move(p));
+  }
+  for (uint64_t a : layoutBuffers(*model, arena, own))
+    addresses.push_back(reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(a)));
+
+  const std::vector<size_t> kernelOf = launchKernelIndices(plan);
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    const LaunchDesc &l = plan.launches[i];
+    const KernelDesc &k = plan.kernels[kernelOf[i]];
     CPULaunch launch;
     launch.kernel = l.kernel;
-    launch.entry = entries[k - bundle.kernels.data()];
+    launch.entry = model->entries[kernelOf[i]];
     for (int d = 0; d < 3; ++d)
-      launch.grid[d] = k->grid[d];
+      launch.grid[d] = k.grid[d];
     for (int id : l.buffers)
       launch.args.push_back(addresses[id]);
     launches.push_back(std::move(launch));
@@ -416,10 +455,21 @@ Status CPUBackend::benchmark(int iters, std::vector<double> &perRunMs) {
   return Status::success();
 }
 
-Status aicc::runtime::detail::createCPUBackend(const Bundle &bundle,
+Status aicc::runtime::detail::loadCPUModel(const Bundle &bundle,
+                                           std::shared_ptr<const LoadedModel> &out) {
+  auto model = std::make_shared<CPUModel>();
+  if (Status s = model->load(bundle); !s.ok)
+    return s;
+  out = std::move(model);
+  return Status::success();
+}
+
+Status aicc::runtime::detail::createCPUBackend(std::shared_ptr<const LoadedModel> model,
                                                std::unique_ptr<Backend> &out) {
-  auto backend = std::make_unique<CPUBackend>();
-  if (Status s = backend->load(bundle); !s.ok)
+  // Model::load pairs cpu models with cpu sessions.
+  auto backend =
+      std::make_unique<CPUBackend>(std::static_pointer_cast<const CPUModel>(std::move(model)));
+  if (Status s = backend->load(); !s.ok)
     return s;
   out = std::move(backend);
   return Status::success();

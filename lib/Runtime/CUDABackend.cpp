@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <dlfcn.h>
 #include <mutex>
 #include <string>
@@ -57,6 +58,11 @@ struct DriverAPI {
   decltype(&::cuMemcpyHtoD) memcpyHtoD = nullptr;
   decltype(&::cuMemcpyDtoH) memcpyDtoH = nullptr;
   decltype(&::cuMemsetD8) memsetD8 = nullptr;
+  decltype(&::cuMemsetD8Async) memsetD8Async = nullptr;
+  decltype(&::cuMemcpyHtoDAsync) memcpyHtoDAsync = nullptr;
+  decltype(&::cuMemcpyDtoHAsync) memcpyDtoHAsync = nullptr;
+  decltype(&::cuMemAllocHost) memAllocHost = nullptr;
+  decltype(&::cuMemFreeHost) memFreeHost = nullptr;
   decltype(&::cuLaunchKernel) launchKernel = nullptr;
   decltype(&::cuGetErrorName) getErrorName = nullptr;
   decltype(&::cuGetErrorString) getErrorString = nullptr;
@@ -139,6 +145,11 @@ Status getDriver(const DriverAPI *&api) {
     bind(driver.memcpyHtoD, {"cuMemcpyHtoD_v2"});
     bind(driver.memcpyDtoH, {"cuMemcpyDtoH_v2"});
     bind(driver.memsetD8, {"cuMemsetD8_v2"});
+    bind(driver.memsetD8Async, {"cuMemsetD8Async"});
+    bind(driver.memcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
+    bind(driver.memcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
+    bind(driver.memAllocHost, {"cuMemAllocHost_v2"});
+    bind(driver.memFreeHost, {"cuMemFreeHost"});
     bind(driver.launchKernel, {"cuLaunchKernel"});
     bind(driver.getErrorName, {"cuGetErrorName"});
     bind(driver.getErrorString, {"cuGetErrorString"});
@@ -221,13 +232,57 @@ struct CUDALaunch {
   std::vector<void *> params;
 };
 
+/// Turns a driver result into a Status naming the failed call.
+Status checkResult(const DriverAPI &api, CUresult r, const std::string &what) {
+  if (r == CUDA_SUCCESS)
+    return Status::success();
+  const char *name = nullptr, *text = nullptr;
+  api.getErrorName(r, &name);
+  api.getErrorString(r, &text);
+  return Status::error(what + " failed: " + (name ? name : "unknown error") +
+                       (text ? std::string(" (") + text + ")" : std::string()));
+}
+
+/// The shared half of a cuda Model: the device's primary context (retained), the
+/// module, each kernel's function (checked against the device) and the constants in
+/// device memory. Read-only after load(), so sessions on several threads use it at once.
+class CUDAModel final : public LoadedModel {
+public:
+  explicit CUDAModel(const DriverAPI &api) : api(api) {}
+  ~CUDAModel() override;
+
+  Status load(const Bundle &bundle, int deviceIndex);
+  Status check(CUresult r, const std::string &what) const { return checkResult(api, r, what); }
+  Status makeCurrent() const { return check(api.ctxSetCurrent(context), "cuCtxSetCurrent"); }
+
+  const DriverAPI &api;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  /// "device 0 (NVIDIA H200, sm_90)", for messages.
+  std::string deviceDescription;
+  /// Each kernel's function, by kernel index.
+  std::vector<CUfunction> functions;
+
+private:
+  Status loadModule(const Bundle &bundle);
+  Status checkKernel(const KernelDesc &kd, CUfunction function, const int maxGrid[3],
+                     const int maxBlock[3]) const;
+  Status checkTensorMapParams(const KernelDesc &kd, CUfunction function) const;
+
+  CUmodule module = nullptr;
+  std::vector<CUdeviceptr> constants;
+};
+
+/// One session over a CUDAModel: its stream, its buffers (inputs, outputs, the temps'
+/// arena), its launches with their parameters and tensor maps, its captured graph and
+/// its pinned host staging.
 class CUDABackend final : public Backend {
 public:
-  CUDABackend(const DriverAPI &api, const BackendOptions &options)
-      : api(api), options(options) {}
+  CUDABackend(std::shared_ptr<const CUDAModel> model, const BackendOptions &options)
+      : model(std::move(model)), api(this->model->api), options(options) {}
   ~CUDABackend() override;
 
-  Status load(const Bundle &bundle);
+  Status load();
   Status writeBuffer(int id, const void *src, size_t bytes) override;
   Status readBuffer(int id, void *dst, size_t bytes) override;
   Status fillBuffer(int id, uint8_t byte, size_t bytes) override;
@@ -236,16 +291,13 @@ public:
   Status benchmark(int iters, std::vector<double> &perRunMs) override;
   Status runAsync(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs,
                   void *stream) override;
+  Status runHost(const std::vector<DeviceCopy> &inputs,
+                 const std::vector<DeviceCopy> &outputs) override;
   bool usesGraphs() const override { return graphsAvailable(); }
 
 private:
-  /// Turns a driver result into a Status naming the failed call.
-  Status check(CUresult r, const std::string &what) const;
-  Status makeCurrent() const {
-    return check(api.ctxSetCurrent(context), "cuCtxSetCurrent");
-  }
-  Status loadModule(const Bundle &bundle);
-  Status checkTensorMapParams(const KernelDesc &kd, CUfunction function) const;
+  Status check(CUresult r, const std::string &what) const { return checkResult(api, r, what); }
+  Status makeCurrent() const { return model->makeCurrent(); }
   Status encodeTensorMaps(const KernelDesc &kd, const LaunchDesc &l, size_t launchIndex,
                           CUDALaunch &launch) const;
   /// Every launch of the plan on `s`, one cuLaunchKernel each.
@@ -261,46 +313,60 @@ private:
   /// Waits for the work runAsync() left in flight, so that a synchronous call
   /// does not touch buffers that work still uses.
   Status waitForAsync();
+  /// Allocates the pinned staging buffer for `inputs` and `outputs` on first use
+  /// (false when page-locked memory is not available: runHost then copies from
+  /// pageable memory).
+  bool ensureStaging(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs);
 
+  std::shared_ptr<const CUDAModel> model;
   const DriverAPI &api;
   BackendOptions options;
-  /// The session's stream (blocking: ordered with the legacy default stream,
-  /// which the synchronous copies and memsets use).
+  /// The session's stream. Non-blocking: sessions of one model on several threads
+  /// do not wait for each other's work on the legacy default stream. Every copy,
+  /// memset and launch of the session goes on it.
   CUstream stream = nullptr;
   CUgraph graph = nullptr;
   CUgraphExec graphExec = nullptr;
   /// Recorded after the last runAsync() on its caller's stream.
   CUevent asyncDone = nullptr;
   bool asyncPending = false;
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  std::string deviceDescription;
-  CUmodule module = nullptr;
   std::vector<CUdeviceptr> allocations;
   std::vector<CUdeviceptr> addresses;
   std::vector<CUDALaunch> launches;
   /// benchmark(): one event before the first pass and one after each pass of a chunk.
   std::vector<CUevent> benchEvents;
+  /// Page-locked host memory (cuMemAllocHost) for run()'s copies: one slot per model
+  /// input then per output, each at a 256-byte aligned offset, so that the copies are
+  /// DMA transfers enqueued on the stream, not staged by the driver one by one.
+  uint8_t *staging = nullptr;
+  std::vector<size_t> stagingOffsets;
+  bool stagingTried = false;
 };
 
 } // namespace
 
-Status CUDABackend::check(CUresult r, const std::string &what) const {
-  if (r == CUDA_SUCCESS)
-    return Status::success();
-  const char *name = nullptr, *text = nullptr;
-  api.getErrorName(r, &name);
-  api.getErrorString(r, &text);
-  return Status::error(what + " failed: " + (name ? name : "unknown error") +
-                       (text ? std::string(" (") + text + ")" : std::string()));
+CUDAModel::~CUDAModel() {
+  if (!context)
+    return;
+  // Every session holds the model, so none is left: their work has finished.
+  api.ctxSetCurrent(context);
+  for (CUdeviceptr p : constants)
+    api.memFree(p);
+  if (module)
+    api.moduleUnload(module);
+  api.primaryCtxRelease(device);
 }
 
 CUDABackend::~CUDABackend() {
-  if (!context)
+  if (model->makeCurrent().ok == false)
     return;
-  api.ctxSetCurrent(context);
-  // Let in-flight work finish before its memory goes away.
-  api.ctxSynchronize();
+  // Let this session's in-flight work finish before its memory goes away (its
+  // stream, and the last runAsync() on a caller's stream); other sessions' work
+  // is not waited for.
+  if (stream)
+    api.streamSynchronize(stream);
+  if (asyncPending)
+    api.eventSynchronize(asyncDone);
   if (graphExec)
     api.graphExecDestroy(graphExec);
   if (graph)
@@ -313,12 +379,11 @@ CUDABackend::~CUDABackend() {
     api.eventDestroy(e);
   for (CUdeviceptr p : allocations)
     api.memFree(p);
-  if (module)
-    api.moduleUnload(module);
-  api.primaryCtxRelease(device);
+  if (staging)
+    api.memFreeHost(staging);
 }
 
-Status CUDABackend::loadModule(const Bundle &bundle) {
+Status CUDAModel::loadModule(const Bundle &bundle) {
   // A cubin is ELF; the driver also JIT-compiles PTX text (NUL-terminated,
   // which std::string guarantees).
   CUresult r = api.moduleLoadData(&module, bundle.code.data());
@@ -334,7 +399,7 @@ static std::string describeTensorMap(const TensorMapDesc &t, size_t index) {
   return "tensor map " + std::to_string(index) + " (" + formatTensorMap(t) + ")";
 }
 
-Status CUDABackend::checkTensorMapParams(const KernelDesc &kd, CUfunction function) const {
+Status CUDAModel::checkTensorMapParams(const KernelDesc &kd, CUfunction function) const {
   std::string label = "kernel '" + kd.name + "'";
 #if CUDA_VERSION >= 12000
   if (!api.tensorMapEncodeTiled)
@@ -490,18 +555,18 @@ Status CUDABackend::encodeTensorMaps(const KernelDesc &kd, const LaunchDesc &l, 
 #endif
 }
 
-Status CUDABackend::load(const Bundle &bundle) {
+Status CUDAModel::load(const Bundle &bundle, int deviceIndex) {
+  plan = planOf(bundle);
   int count = 0;
   if (Status s = check(api.deviceGetCount(&count), "cuDeviceGetCount"); !s.ok)
     return s;
   if (count == 0)
     return Status::error("no CUDA device is visible");
-  if (options.deviceIndex < 0 || options.deviceIndex >= count)
-    return Status::error("CUDA device " + std::to_string(options.deviceIndex) +
-                         " does not exist: " + std::to_string(count) +
-                         " device(s) are visible (0 to " + std::to_string(count - 1) +
-                         "; CUDA_VISIBLE_DEVICES chooses which)");
-  if (Status s = check(api.deviceGet(&device, options.deviceIndex), "cuDeviceGet"); !s.ok)
+  if (deviceIndex < 0 || deviceIndex >= count)
+    return Status::error("CUDA device " + std::to_string(deviceIndex) + " does not exist: " +
+                         std::to_string(count) + " device(s) are visible (0 to " +
+                         std::to_string(count - 1) + "; CUDA_VISIBLE_DEVICES chooses which)");
+  if (Status s = check(api.deviceGet(&device, deviceIndex), "cuDeviceGet"); !s.ok)
     return s;
   if (Status s = check(api.primaryCtxRetain(&context, device),
                        "cuDevicePrimaryCtxRetain");
@@ -519,12 +584,9 @@ Status CUDABackend::load(const Bundle &bundle) {
                          device);
   api.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                          device);
-  deviceDescription = "device " + std::to_string(options.deviceIndex) + " (" +
-                      std::string(name) + ", sm_" +
+  deviceDescription = "device " + std::to_string(deviceIndex) + " (" + std::string(name) + ", sm_" +
                       std::to_string(major) + std::to_string(minor) + ")";
 
-  if (Status s = check(api.streamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate"); !s.ok)
-    return s;
   // A model without kernels (e.g. an identity) needs no code.
   if (!bundle.kernels.empty())
     if (Status s = loadModule(bundle); !s.ok)
@@ -543,126 +605,148 @@ Status CUDABackend::load(const Bundle &bundle) {
     api.deviceGetAttribute(&maxBlock[d], blockAttrs[d], device);
   }
 
-  std::vector<CUfunction> functions(bundle.kernels.size());
+  functions.assign(bundle.kernels.size(), nullptr);
   for (size_t k = 0; k < bundle.kernels.size(); ++k) {
     const KernelDesc &kd = bundle.kernels[k];
-    std::string label = "kernel '" + kd.name + "'";
     CUresult r = api.moduleGetFunction(&functions[k], module, kd.name.c_str());
     if (r == CUDA_ERROR_NOT_FOUND)
-      return Status::error(label + ": no .entry of that name in the cubin");
+      return Status::error("kernel '" + kd.name + "': no .entry of that name in the cubin");
     if (Status s = check(r, "cuModuleGetFunction"); !s.ok)
-      return s.withContext(label);
-
-    static const char *kDims = "xyz";
-    for (int d = 0; d < 3; ++d) {
-      if (maxGrid[d] > 0 && kd.grid[d] > maxGrid[d])
-        return Status::error(label + ": grid " + kDims[d] + " = " +
-                             std::to_string(kd.grid[d]) + " exceeds the " +
-                             deviceDescription + " limit of " +
-                             std::to_string(maxGrid[d]));
-      if (maxBlock[d] > 0 && kd.block[d] > maxBlock[d])
-        return Status::error(label + ": block " + kDims[d] + " = " +
-                             std::to_string(kd.block[d]) + " exceeds the " +
-                             deviceDescription + " limit of " +
-                             std::to_string(maxBlock[d]));
-    }
-    int maxThreads = 0;
-    if (Status s = check(api.funcGetAttribute(
-                             &maxThreads,
-                             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                             functions[k]),
-                         "cuFuncGetAttribute");
-        !s.ok)
-      return s.withContext(label);
-    int64_t threads = kd.block[0] * kd.block[1] * kd.block[2];
-    if (threads > maxThreads)
-      return Status::error(
-          label + ": block " + std::to_string(kd.block[0]) + "x" +
-          std::to_string(kd.block[1]) + "x" + std::to_string(kd.block[2]) +
-          " has " + std::to_string(threads) +
-          " threads but the compiled kernel allows at most " +
-          std::to_string(maxThreads) +
-          " per block (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: register or "
-          "shared-memory use, or .maxntid)");
-    if (kd.sharedBytes > static_cast<uint64_t>(INT32_MAX))
-      return Status::error(label + ": " + std::to_string(kd.sharedBytes) +
-                           " bytes of shared memory is not launchable");
-    // Above 48 KiB of dynamic shared memory a kernel must opt in.
-    if (kd.sharedBytes > 48 * 1024)
-      if (Status s = check(api.funcSetAttribute(
-                               functions[k],
-                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               static_cast<int>(kd.sharedBytes)),
-                           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
-                               std::to_string(kd.sharedBytes) + ")");
-          !s.ok)
-        return s.withContext(label);
-    if (!kd.tensorMaps.empty())
-      if (Status s = checkTensorMapParams(kd, functions[k]); !s.ok)
-        return s;
+      return s.withContext("kernel '" + kd.name + "'");
+    if (Status s = checkKernel(kd, functions[k], maxGrid, maxBlock); !s.ok)
+      return s;
   }
 
-  const size_t numBuffers = bundle.buffers.size();
-  addresses.assign(numBuffers, 0);
-  // The memory plan (format version 4): every temp at its offset in one
-  // zero-filled arena, which validateBundle checked.
-  CUdeviceptr arena = 0;
-  if (bundle.arenaBytes) {
-    size_t size = std::max<uint64_t>(*bundle.arenaBytes, 1);
-    if (Status s = check(api.memAlloc(&arena, size),
-                         "cuMemAlloc(" + std::to_string(size) + " bytes)");
-        !s.ok)
-      return s.withContext("the temps' arena");
-    allocations.push_back(arena);
-    if (Status s = check(api.memsetD8(arena, 0, size), "cuMemsetD8"); !s.ok)
-      return s.withContext("the temps' arena");
-  }
-  for (size_t i = 0; i < numBuffers; ++i) {
+  constantAddresses.assign(bundle.buffers.size(), 0);
+  for (size_t i = 0; i < bundle.buffers.size(); ++i) {
     const BufferDesc &b = bundle.buffers[i];
-    if (b.kind == BufferKind::alias)
+    if (b.kind != BufferKind::constant)
       continue;
-    if (b.kind == BufferKind::temp && bundle.arenaBytes) {
-      addresses[i] = arena + b.offset;
-      continue;
-    }
     // Never allocate 0 bytes: cuMemAlloc rejects it.
     size_t size = std::max<uint64_t>(b.sizeBytes, 1);
     CUdeviceptr p = 0;
     if (Status s = check(api.memAlloc(&p, size),
                          "cuMemAlloc(" + std::to_string(size) + " bytes)");
         !s.ok)
-      return s.withContext("buffer " + std::to_string(i));
-    allocations.push_back(p);
-    addresses[i] = p;
-    Status s = b.kind == BufferKind::constant
-                   ? check(api.memcpyHtoD(p, bundle.weights.data() + b.offset,
-                                          b.sizeBytes),
-                           "cuMemcpyHtoD")
-                   : check(api.memsetD8(p, 0, size), "cuMemsetD8");
-    if (!s.ok)
-      return s.withContext("buffer " + std::to_string(i));
+      return s.withContext("constant buffer " + std::to_string(i));
+    constants.push_back(p);
+    constantAddresses[i] = p;
+    constantBytes += size;
+    if (Status s =
+            check(api.memcpyHtoD(p, bundle.weights.data() + b.offset, b.sizeBytes), "cuMemcpyHtoD");
+        !s.ok)
+      return s.withContext("constant buffer " + std::to_string(i));
   }
-  for (size_t i = 0; i < numBuffers; ++i)
-    if (bundle.buffers[i].kind == BufferKind::alias)
-      addresses[i] = addresses[resolveAliasRoot(bundle, static_cast<int>(i))];
+  // A synchronous copy from pageable memory may return before its DMA has
+  // landed (CUDA driver API, "API synchronization behavior"); sessions launch
+  // on non-blocking streams, so wait here once.
+  return check(api.ctxSynchronize(), "copying the constants (cuCtxSynchronize)");
+}
 
-  launches.reserve(bundle.launches.size());
-  const std::vector<size_t> kernelOf = launchKernelIndices(bundle);
-  for (size_t i = 0; i < bundle.launches.size(); ++i) {
-    const LaunchDesc &l = bundle.launches[i];
-    const KernelDesc *k = &bundle.kernels[kernelOf[i]];
+Status CUDAModel::checkKernel(const KernelDesc &kd, CUfunction function, const int maxGrid[3],
+                              const int maxBlock[3]) const {
+  std::string label = "kernel '" + kd.name + "'";
+  static const char *kDims = "xyz";
+  for (int d = 0; d < 3; ++d) {
+    if (maxGrid[d] > 0 && kd.grid[d] > maxGrid[d])
+      return Status::error(label + ": grid " + kDims[d] + " = " + std::to_string(kd.grid[d]) +
+                           " exceeds the " + deviceDescription + " limit of " +
+                           std::to_string(maxGrid[d]));
+    if (maxBlock[d] > 0 && kd.block[d] > maxBlock[d])
+      return Status::error(label + ": block " + kDims[d] + " = " + std::to_string(kd.block[d]) +
+                           " exceeds the " + deviceDescription + " limit of " +
+                           std::to_string(maxBlock[d]));
+  }
+  int maxThreads = 0;
+  if (Status s = check(
+          api.funcGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function),
+          "cuFuncGetAttribute");
+      !s.ok)
+    return s.withContext(label);
+  int64_t threads = kd.block[0] * kd.block[1] * kd.block[2];
+  if (threads > maxThreads)
+    return Status::error(
+        label + ": block " + std::to_string(kd.block[0]) + "x" + std::to_string(kd.block[1]) + "x" +
+        std::to_string(kd.block[2]) + " has " + std::to_string(threads) +
+        " threads but the compiled kernel allows at most " + std::to_string(maxThreads) +
+        " per block (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: register or "
+        "shared-memory use, or .maxntid)");
+  if (kd.sharedBytes > static_cast<uint64_t>(INT32_MAX))
+    return Status::error(label + ": " + std::to_string(kd.sharedBytes) +
+                         " bytes of shared memory is not launchable");
+  // Above 48 KiB of dynamic shared memory a kernel must opt in.
+  if (kd.sharedBytes > 48 * 1024)
+    if (Status s =
+            check(api.funcSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       static_cast<int>(kd.sharedBytes)),
+                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+                      std::to_string(kd.sharedBytes) + ")");
+        !s.ok)
+      return s.withContext(label);
+  if (!kd.tensorMaps.empty())
+    if (Status s = checkTensorMapParams(kd, function); !s.ok)
+      return s;
+  return Status::success();
+}
+
+Status CUDABackend::load() {
+  if (Status s = makeCurrent(); !s.ok)
+    return s;
+  if (Status s = check(api.streamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"); !s.ok)
+    return s;
+  const Bundle &plan = model->plan;
+  const size_t numBuffers = plan.buffers.size();
+  std::vector<uint64_t> own(numBuffers, 0);
+  // One zero-filled device allocation of `bytes` (at least 1: cuMemAlloc
+  // rejects 0), kept in `allocations`.
+  auto allocate = [&](uint64_t bytes, const std::string &what, CUdeviceptr &p) -> Status {
+    size_t size = std::max<uint64_t>(bytes, 1);
+    if (Status s = check(api.memAlloc(&p, size), "cuMemAlloc(" + std::to_string(size) + " bytes)");
+        !s.ok)
+      return s.withContext(what);
+    allocations.push_back(p);
+    return check(api.memsetD8Async(p, 0, size, stream), "cuMemsetD8Async").withContext(what);
+  };
+  // The memory plan (format version 4): every temp at its offset in one
+  // zero-filled arena, which validateBundle checked.
+  CUdeviceptr arena = 0;
+  if (plan.arenaBytes)
+    if (Status s = allocate(*plan.arenaBytes, "the temps' arena", arena); !s.ok)
+      return s;
+  for (size_t i = 0; i < numBuffers; ++i) {
+    const BufferDesc &b = plan.buffers[i];
+    if (b.kind == BufferKind::alias || b.kind == BufferKind::constant ||
+        (b.kind == BufferKind::temp && plan.arenaBytes))
+      continue;
+    CUdeviceptr p = 0;
+    if (Status s = allocate(b.sizeBytes, "buffer " + std::to_string(i), p); !s.ok)
+      return s;
+    own[i] = p;
+  }
+  for (uint64_t a : layoutBuffers(*model, arena, own))
+    addresses.push_back(static_cast<CUdeviceptr>(a));
+  if (Status s =
+          check(api.streamSynchronize(stream), "zero-filling the buffers (cuStreamSynchronize)");
+      !s.ok)
+    return s;
+
+  launches.reserve(plan.launches.size());
+  const std::vector<size_t> kernelOf = launchKernelIndices(plan);
+  for (size_t i = 0; i < plan.launches.size(); ++i) {
+    const LaunchDesc &l = plan.launches[i];
+    const KernelDesc &k = plan.kernels[kernelOf[i]];
     CUDALaunch launch;
     launch.kernel = l.kernel;
-    launch.function = functions[k - bundle.kernels.data()];
+    launch.function = model->functions[kernelOf[i]];
     for (int d = 0; d < 3; ++d) {
-      launch.grid[d] = static_cast<unsigned>(k->grid[d]);
-      launch.block[d] = static_cast<unsigned>(k->block[d]);
+      launch.grid[d] = static_cast<unsigned>(k.grid[d]);
+      launch.block[d] = static_cast<unsigned>(k.block[d]);
     }
-    launch.sharedBytes = static_cast<unsigned>(k->sharedBytes);
+    launch.sharedBytes = static_cast<unsigned>(k.sharedBytes);
     for (int id : l.buffers)
       launch.args.push_back(addresses[id]);
-    if (!k->tensorMaps.empty())
-      if (Status s = encodeTensorMaps(*k, l, i, launch); !s.ok)
+    if (!k.tensorMaps.empty())
+      if (Status s = encodeTensorMaps(k, l, i, launch); !s.ok)
         return s;
     launches.push_back(std::move(launch));
   }
@@ -678,24 +762,102 @@ Status CUDABackend::load(const Bundle &bundle) {
   return Status::success();
 }
 
+// The synchronous members below leave the session's stream idle when they return:
+// the caller may free or reuse its host memory, and runAsync() on another stream
+// needs to wait only for the last runAsync().
+
 Status CUDABackend::writeBuffer(int id, const void *src, size_t bytes) {
   if (Status s = waitForAsync(); !s.ok)
     return s;
-  return check(api.memcpyHtoD(addresses[id], src, bytes), "cuMemcpyHtoD");
+  if (Status s = check(api.memcpyHtoDAsync(addresses[id], src, bytes, stream), "cuMemcpyHtoDAsync");
+      !s.ok)
+    return s;
+  return check(api.streamSynchronize(stream), "cuStreamSynchronize");
 }
 
 Status CUDABackend::readBuffer(int id, void *dst, size_t bytes) {
   if (Status s = waitForAsync(); !s.ok)
     return s;
-  return check(api.memcpyDtoH(dst, addresses[id], bytes), "cuMemcpyDtoH");
+  if (Status s = check(api.memcpyDtoHAsync(dst, addresses[id], bytes, stream), "cuMemcpyDtoHAsync");
+      !s.ok)
+    return s;
+  return check(api.streamSynchronize(stream), "cuStreamSynchronize");
 }
 
 Status CUDABackend::fillBuffer(int id, uint8_t byte, size_t bytes) {
   if (Status s = waitForAsync(); !s.ok)
     return s;
-  // cuMemsetD8 is ordered before later work on the legacy default stream,
-  // which every launch and copy here uses.
-  return check(api.memsetD8(addresses[id], byte, bytes), "cuMemsetD8");
+  if (Status s = check(api.memsetD8Async(addresses[id], byte, bytes, stream), "cuMemsetD8Async");
+      !s.ok)
+    return s;
+  return check(api.streamSynchronize(stream), "cuStreamSynchronize");
+}
+
+bool CUDABackend::ensureStaging(const std::vector<DeviceCopy> &inputs,
+                                const std::vector<DeviceCopy> &outputs) {
+  if (stagingTried)
+    return staging != nullptr;
+  stagingTried = true;
+  // Sizes were checked against the plan's buffers, whose sum validateBundle bounds
+  // (Limits::maxBufferBytes): the 256-byte rounding cannot overflow.
+  size_t total = 0;
+  for (const std::vector<DeviceCopy> *list : {&inputs, &outputs})
+    for (const DeviceCopy &c : *list) {
+      stagingOffsets.push_back(total);
+      total += (c.bytes + 255) / 256 * 256;
+    }
+  void *p = nullptr;
+  if (total == 0 || api.memAllocHost(&p, total) != CUDA_SUCCESS) {
+    stagingOffsets.clear();
+    return false; // no pinned memory: copy from pageable memory
+  }
+  staging = static_cast<uint8_t *>(p);
+  return true;
+}
+
+Status CUDABackend::runHost(const std::vector<DeviceCopy> &inputs,
+                            const std::vector<DeviceCopy> &outputs) {
+  if (Status s = waitForAsync(); !s.ok)
+    return s;
+  const bool pinned = ensureStaging(inputs, outputs);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const DeviceCopy &c = inputs[i];
+    if (!c.bytes)
+      continue;
+    const void *src = reinterpret_cast<const void *>(static_cast<uintptr_t>(c.address));
+    if (pinned) {
+      std::memcpy(staging + stagingOffsets[i], src, c.bytes);
+      src = staging + stagingOffsets[i];
+    }
+    // From pageable memory the driver stages the copy itself and returns once the
+    // source has been read.
+    if (Status s = check(api.memcpyHtoDAsync(addresses[c.buffer], src, c.bytes, stream),
+                         "cuMemcpyHtoDAsync");
+        !s.ok)
+      return s.withContext("copying input " + std::to_string(i) + " to the device");
+  }
+  if (Status s = enqueuePlan(stream); !s.ok)
+    return s;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const DeviceCopy &c = outputs[i];
+    if (!c.bytes)
+      continue;
+    void *dst = pinned ? staging + stagingOffsets[inputs.size() + i]
+                       : reinterpret_cast<void *>(static_cast<uintptr_t>(c.address));
+    if (Status s = check(api.memcpyDtoHAsync(dst, addresses[c.buffer], c.bytes, stream),
+                         "cuMemcpyDtoHAsync");
+        !s.ok)
+      return s.withContext("copying output " + std::to_string(i) + " from the device");
+  }
+  if (Status s = check(api.streamSynchronize(stream), "running the launches (cuStreamSynchronize)");
+      !s.ok)
+    return s;
+  if (pinned)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].bytes)
+        std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(outputs[i].address)),
+                    staging + stagingOffsets[inputs.size() + i], outputs[i].bytes);
+  return Status::success();
 }
 
 Status CUDABackend::waitForAsync() {
@@ -853,14 +1015,25 @@ Status CUDABackend::runAsync(const std::vector<DeviceCopy> &inputs,
   return Status::success();
 }
 
-Status aicc::runtime::detail::createCUDABackend(const Bundle &bundle,
-                                                const BackendOptions &options,
-                                                std::unique_ptr<Backend> &out) {
+Status aicc::runtime::detail::loadCUDAModel(const Bundle &bundle, int deviceIndex,
+                                            std::shared_ptr<const LoadedModel> &out) {
   const DriverAPI *api = nullptr;
   if (Status s = getDriver(api); !s.ok)
     return s;
-  auto backend = std::make_unique<CUDABackend>(*api, options);
-  if (Status s = backend->load(bundle); !s.ok)
+  auto model = std::make_shared<CUDAModel>(*api);
+  if (Status s = model->load(bundle, deviceIndex); !s.ok)
+    return s;
+  out = std::move(model);
+  return Status::success();
+}
+
+Status aicc::runtime::detail::createCUDABackend(std::shared_ptr<const LoadedModel> model,
+                                                const BackendOptions &options,
+                                                std::unique_ptr<Backend> &out) {
+  // Model::load pairs cuda models with cuda sessions.
+  auto backend = std::make_unique<CUDABackend>(
+      std::static_pointer_cast<const CUDAModel>(std::move(model)), options);
+  if (Status s = backend->load(); !s.ok)
     return s;
   out = std::move(backend);
   return Status::success();

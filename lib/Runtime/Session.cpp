@@ -10,22 +10,6 @@
 using namespace aicc::runtime;
 using namespace aicc::runtime::detail;
 
-const char *aicc::runtime::deviceName(Device device) {
-  return device == Device::cuda ? "cuda" : "cpu";
-}
-
-std::optional<Device> aicc::runtime::parseDevice(std::string_view name) {
-  if (name == "cpu")
-    return Device::cpu;
-  if (name == "cuda")
-    return Device::cuda;
-  return std::nullopt;
-}
-
-Device aicc::runtime::defaultDeviceForTarget(std::string_view target) {
-  return target.substr(0, 3) == "sm_" ? Device::cuda : Device::cpu;
-}
-
 HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
   HostTensor t;
   t.dtype = dtype;
@@ -37,14 +21,6 @@ HostTensor HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
 int64_t HostTensor::numElements() const {
   return shapeNumElements(shape).value_or(0);
 }
-
-#ifndef AICC_RUNTIME_HAVE_CUDA
-Status aicc::runtime::detail::createCUDABackend(const Bundle &, const BackendOptions &,
-                                                std::unique_ptr<Backend> &) {
-  return Status::error("this aicc runtime was built without CUDA support "
-                       "(cuda.h was not found when it was configured)");
-}
-#endif
 
 Session::Session() = default;
 Session::~Session() = default;
@@ -58,48 +34,39 @@ Status Session::create(const Bundle &bundle, Device device, std::unique_ptr<Sess
 
 Status Session::create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
                        const SessionOptions &options) {
-  if (Status s = validateBundle(bundle, options.limits); !s.ok)
-    return s.withContext("invalid bundle");
-  Device wanted = defaultDeviceForTarget(bundle.target);
-  if (wanted != device)
-    return Status::error("a bundle for target '" + bundle.target +
-                         "' cannot run on device " + deviceName(device) +
-                         " (it needs " + deviceName(wanted) + ")");
+  ModelOptions modelOptions;
+  modelOptions.deviceIndex = options.deviceIndex;
+  modelOptions.limits = options.limits;
+  std::shared_ptr<const Model> model;
+  if (Status s = Model::load(bundle, device, model, modelOptions); !s.ok)
+    return s;
+  return create(std::move(model), out, options);
+}
 
+Status Session::create(std::shared_ptr<const Model> model, std::unique_ptr<Session> &out,
+                       const SessionOptions &options) {
+  if (!model)
+    return Status::error("Session::create: no model (null pointer)");
   std::unique_ptr<Session> session(new Session());
-  session->device = device;
-  session->target = bundle.target;
-  for (const IODesc &io : bundle.inputs) {
-    const BufferDesc &b = bundle.buffers[io.bufferId];
-    session->inputs.push_back({io.name, b.dtype, b.shape});
-    session->inputBuffers.push_back(io.bufferId);
-  }
-  for (const IODesc &io : bundle.outputs) {
-    const BufferDesc &b = bundle.buffers[io.bufferId];
-    session->outputs.push_back({io.name, b.dtype, b.shape});
-    session->outputBuffers.push_back(io.bufferId);
-  }
-  for (const BufferDesc &b : bundle.buffers) {
-    session->buffers.push_back({b.dtype, b.kind, b.shape});
+  const Bundle &plan = model->loaded->plan;
+  for (const BufferDesc &b : plan.buffers)
     // validateBundle bounded the sum (Limits::maxBufferBytes): no overflow.
-    if (b.kind != BufferKind::alias && !(b.kind == BufferKind::temp && bundle.arenaBytes))
+    if (b.kind != BufferKind::alias && b.kind != BufferKind::constant &&
+        !(b.kind == BufferKind::temp && plan.arenaBytes))
       session->allocatedBytes += std::max<uint64_t>(b.sizeBytes, 1);
-  }
-  if (bundle.arenaBytes)
-    session->allocatedBytes += std::max<uint64_t>(*bundle.arenaBytes, 1);
-  for (const LaunchDesc &l : bundle.launches)
-    session->launches.push_back({l.kernel, l.buffers});
+  if (plan.arenaBytes)
+    session->allocatedBytes += std::max<uint64_t>(*plan.arenaBytes, 1);
 
   detail::BackendOptions backendOptions;
-  backendOptions.deviceIndex = options.deviceIndex;
   const char *graphsEnv = std::getenv("AICC_CUDA_GRAPHS");
   backendOptions.cudaGraphs =
       options.cudaGraphs && !(graphsEnv && std::string_view(graphsEnv) == "0");
-  Status s = device == Device::cuda
-                 ? createCUDABackend(bundle, backendOptions, session->backend)
-                 : createCPUBackend(bundle, session->backend);
+  Status s = model->getDevice() == Device::cuda
+                 ? createCUDABackend(model->loaded, backendOptions, session->backend)
+                 : createCPUBackend(model->loaded, session->backend);
   if (!s.ok)
     return s;
+  session->model = std::move(model);
   out = std::move(session);
   return Status::success();
 }
@@ -144,9 +111,12 @@ Status Session::runAsync(const std::vector<DeviceBuffer> &inputBuffersGiven,
                          const std::vector<DeviceBuffer> &outputBuffersGiven, void *stream) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
   std::vector<DeviceCopy> in, out;
-  if (Status s = checkDeviceBuffers(inputBuffersGiven, inputs, "input", inputBuffers, in); !s.ok)
+  if (Status s =
+          checkDeviceBuffers(inputBuffersGiven, model->inputs, "input", model->inputBuffers, in);
+      !s.ok)
     return s;
-  if (Status s = checkDeviceBuffers(outputBuffersGiven, outputs, "output", outputBuffers, out);
+  if (Status s = checkDeviceBuffers(outputBuffersGiven, model->outputs, "output",
+                                    model->outputBuffers, out);
       !s.ok)
     return s;
   return backend->runAsync(in, out, stream);
@@ -154,11 +124,10 @@ Status Session::runAsync(const std::vector<DeviceBuffer> &inputBuffersGiven,
 
 Status Session::readBuffer(int bufferId, HostTensor &out) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
-  if (bufferId < 0 || static_cast<size_t>(bufferId) >= buffers.size())
-    return Status::error("buffer id " + std::to_string(bufferId) +
-                         " out of range (the plan has " +
-                         std::to_string(buffers.size()) + " buffers)");
-  const BufferInfo &b = buffers[bufferId];
+  if (bufferId < 0 || static_cast<size_t>(bufferId) >= model->buffers.size())
+    return Status::error("buffer id " + std::to_string(bufferId) + " out of range (the plan has " +
+                         std::to_string(model->buffers.size()) + " buffers)");
+  const BufferInfo &b = model->buffers[bufferId];
   HostTensor t = HostTensor::zeros(b.dtype, b.shape);
   if (Status s = backend->readBuffer(bufferId, t.data.data(), t.data.size());
       !s.ok)
@@ -171,12 +140,11 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
                     std::vector<HostTensor> &outputTensors,
                     const LaunchObserver &afterEachLaunch) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
-  if (inputTensors.size() != inputs.size())
-    return Status::error("expected " + std::to_string(inputs.size()) +
-                         " input(s), got " +
+  if (inputTensors.size() != getInputs().size())
+    return Status::error("expected " + std::to_string(getInputs().size()) + " input(s), got " +
                          std::to_string(inputTensors.size()));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorInfo &info = inputs[i];
+  for (size_t i = 0; i < getInputs().size(); ++i) {
+    const TensorInfo &info = model->inputs[i];
     const HostTensor &t = inputTensors[i];
     std::string label =
         "input " + std::to_string(i) + " ('" + info.name + "')";
@@ -192,42 +160,48 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
                            formatTensorType(t.dtype, t.shape) + " needs " +
                            std::to_string(expected));
   }
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (Status s = backend->writeBuffer(inputBuffers[i], inputTensors[i].data.data(),
+  outputTensors.clear();
+  outputTensors.reserve(model->outputs.size());
+  for (const TensorInfo &info : model->outputs)
+    outputTensors.push_back(HostTensor::zeros(info.dtype, info.shape));
+  if (!afterEachLaunch) {
+    std::vector<DeviceCopy> in, out;
+    for (size_t i = 0; i < inputTensors.size(); ++i)
+      in.push_back({model->inputBuffers[i],
+                    reinterpret_cast<uintptr_t>(inputTensors[i].data.data()),
+                    inputTensors[i].data.size()});
+    for (size_t i = 0; i < outputTensors.size(); ++i)
+      out.push_back({model->outputBuffers[i],
+                     reinterpret_cast<uintptr_t>(outputTensors[i].data.data()),
+                     outputTensors[i].data.size()});
+    return backend->runHost(in, out);
+  }
+  for (size_t i = 0; i < model->inputs.size(); ++i)
+    if (Status s = backend->writeBuffer(model->inputBuffers[i], inputTensors[i].data.data(),
                                         inputTensors[i].data.size());
         !s.ok)
-      return s.withContext("copying input " + std::to_string(i) + " ('" +
-                           inputs[i].name + "') to the device");
-  if (!afterEachLaunch) {
-    if (Status s = backend->execute(); !s.ok)
+      return s.withContext("copying input " + std::to_string(i) + " ('" + model->inputs[i].name +
+                           "') to the device");
+  for (size_t i = 0; i < model->launches.size(); ++i) {
+    if (Status s = backend->executeLaunch(i); !s.ok)
       return s;
-  } else {
-    for (size_t i = 0; i < launches.size(); ++i) {
-      if (Status s = backend->executeLaunch(i); !s.ok)
-        return s;
-      if (Status s = afterEachLaunch(i); !s.ok)
-        return s.withContext("after launch " + std::to_string(i) + " of '" +
-                             launches[i].kernel + "'");
-    }
+    if (Status s = afterEachLaunch(i); !s.ok)
+      return s.withContext("after launch " + std::to_string(i) + " of '" +
+                           model->launches[i].kernel + "'");
   }
-  outputTensors.clear();
-  outputTensors.reserve(outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    HostTensor t = HostTensor::zeros(outputs[i].dtype, outputs[i].shape);
-    if (Status s = backend->readBuffer(outputBuffers[i], t.data.data(),
-                                       t.data.size());
+  for (size_t i = 0; i < model->outputs.size(); ++i)
+    if (Status s = backend->readBuffer(model->outputBuffers[i], outputTensors[i].data.data(),
+                                       outputTensors[i].data.size());
         !s.ok)
-      return s.withContext("copying output " + std::to_string(i) + " ('" +
-                           outputs[i].name + "') from the device");
-    outputTensors.push_back(std::move(t));
-  }
+      return s.withContext("copying output " + std::to_string(i) + " ('" + model->outputs[i].name +
+                           "') from the device");
   return Status::success();
 }
 
 Status Session::poisonBuffers(uint8_t byte) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
-  for (size_t id = 0; id < buffers.size(); ++id) {
-    const BufferInfo &b = buffers[id];
+  for (size_t id = 0; id < model->buffers.size(); ++id) {
+    const BufferInfo &b = model->buffers[id];
     if (b.kind != BufferKind::output && b.kind != BufferKind::temp)
       continue;
     size_t bytes = static_cast<size_t>(shapeNumElements(b.shape).value_or(0)) * dtypeSize(b.dtype);

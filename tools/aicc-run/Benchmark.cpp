@@ -46,13 +46,16 @@ std::string statsJson(const BenchmarkStats &s) {
 /// through writeFileAtomically).
 Status writeBenchmarkJson(const std::string &path, const Session &session,
                           const BenchmarkStats &plan, const BenchmarkStats &whole) {
-  std::string j = "{\"device\": \"" + std::string(deviceName(session.getDevice())) +
-                  "\", \"target\": \"" + jsonEscape(session.getTarget()) +
-                  "\", \"cuda_graphs\": " + (session.usesCudaGraphs() ? "true" : "false") +
-                  ", \"launches\": " + std::to_string(session.getLaunches().size()) +
-                  ", \"device_bytes\": " + std::to_string(session.getAllocatedBytes()) +
-                  ", \"plan_ms\": " + statsJson(plan) +
-                  ", \"whole_run_with_host_copies_ms\": " + statsJson(whole) + "}\n";
+  std::string j =
+      "{\"device\": \"" + std::string(deviceName(session.getDevice())) + "\", \"target\": \"" +
+      jsonEscape(session.getTarget()) +
+      "\", \"cuda_graphs\": " + (session.usesCudaGraphs() ? "true" : "false") +
+      ", \"launches\": " + std::to_string(session.getLaunches().size()) + ", \"device_bytes\": " +
+      std::to_string(session.getAllocatedBytes() + session.getModel().getConstantBytes()) +
+      ", \"constant_bytes\": " + std::to_string(session.getModel().getConstantBytes()) +
+      ", \"session_bytes\": " + std::to_string(session.getAllocatedBytes()) +
+      ", \"plan_ms\": " + statsJson(plan) +
+      ", \"whole_run_with_host_copies_ms\": " + statsJson(whole) + "}\n";
   if (path == "-") {
     std::fputs(j.c_str(), stdout);
     return Status::success();
@@ -93,9 +96,13 @@ Status aicc::run::runBenchmark(Session &session, int iters,
   std::printf("benchmark: %d whole runs with host copies (wall clock): mean %.4f, median "
               "%.4f, p90 %.4f, min %.4f ms\n",
               wallRuns, whole.meanMs, whole.medianMs, whole.p90Ms, whole.minMs);
-  std::printf("benchmark: %llu bytes allocated for the plan's buffers on %s\n",
-              static_cast<unsigned long long>(session.getAllocatedBytes()),
-              deviceName(session.getDevice()));
+  const uint64_t constants = session.getModel().getConstantBytes();
+  std::printf("benchmark: %llu bytes allocated for the plan's buffers on %s (%llu of "
+              "constants, shared by every session of the model; %llu of the session's "
+              "inputs, outputs and temps)\n",
+              static_cast<unsigned long long>(session.getAllocatedBytes() + constants),
+              deviceName(session.getDevice()), static_cast<unsigned long long>(constants),
+              static_cast<unsigned long long>(session.getAllocatedBytes()));
   if (!jsonPath.empty())
     return writeBenchmarkJson(jsonPath, session, plan, whole);
   return Status::success();

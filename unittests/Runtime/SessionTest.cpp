@@ -182,9 +182,10 @@ TEST(BenchmarkStatsTest, OrderStatistics) {
   EXPECT_EQ(summarizeRuns({}).runs, 0);
 }
 
-TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
-  // t = a + b (temp f32[1000]); x = t viewed as f32[4,250] (alias);
-  // y = x * w (w: const f32[250] at weights offset 64), grid (2, 4, 1).
+/// t = a + b (temp f32[1000]); x = t viewed as f32[4,250] (alias);
+/// y = x * w (w: const f32[250] at weights offset 64), grid (2, 4, 1).
+/// Outputs: y, and x read back.
+Bundle makeConstAliasBundle(const HostTensor &w) {
   Bundle bundle;
   bundle.target = "cpu";
   bundle.buffers.push_back({0, DType::f32, BufferKind::input, kN * 4, {kN}, 0});
@@ -208,10 +209,32 @@ TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
   bundle.launches.push_back({"add", {0, 1, 2}});
   bundle.launches.push_back({"mul_rows", {3, 4, 5}});
   bundle.code = kernelSharedObject();
-  HostTensor w = randomTensor({kCols}, 7);
   bundle.weights.assign(64, '\xff'); // padding before the constant
   bundle.weights.append(reinterpret_cast<const char *>(w.data.data()),
                         w.data.size());
+  return bundle;
+}
+
+/// Checks makeConstAliasBundle's outputs for inputs a, b and weights w.
+void expectConstAliasOutputs(const HostTensor &a, const HostTensor &b, const HostTensor &w,
+                             const std::vector<HostTensor> &outputs, const std::string &what) {
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{kRows, kCols}));
+  EXPECT_EQ(outputs[1].shape, (std::vector<int64_t>{kRows, kCols}));
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) {
+      int i = r * kCols + c;
+      float sum = a.as<float>()[i] + b.as<float>()[i];
+      ASSERT_EQ(outputs[1].as<float>()[i], sum) << what << ": sum element " << i;
+      ASSERT_EQ(outputs[0].as<float>()[i], sum * w.as<float>()[c])
+          << what << ": element (" << r << ", " << c << ")";
+    }
+  }
+}
+
+TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
+  HostTensor w = randomTensor({kCols}, 7);
+  Bundle bundle = makeConstAliasBundle(w);
 
   for (const char *threads : {"1", "3"}) {
     ScopedEnv env("AICC_NUM_THREADS", threads);
@@ -222,19 +245,86 @@ TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
     std::vector<HostTensor> outputs;
     s = session->run({a, b}, outputs);
     ASSERT_TRUE(s.ok) << s.message;
-    ASSERT_EQ(outputs.size(), 2u);
-    EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{kRows, kCols}));
-    EXPECT_EQ(outputs[1].shape, (std::vector<int64_t>{kRows, kCols}));
-    for (int r = 0; r < kRows; ++r) {
-      for (int c = 0; c < kCols; ++c) {
-        int i = r * kCols + c;
-        float sum = a.as<float>()[i] + b.as<float>()[i];
-        ASSERT_EQ(outputs[1].as<float>()[i], sum) << "sum element " << i;
-        ASSERT_EQ(outputs[0].as<float>()[i], sum * w.as<float>()[c])
-            << "threads " << threads << ", element (" << r << ", " << c << ")";
-      }
-    }
+    expectConstAliasOutputs(a, b, w, outputs, std::string("threads ") + threads);
   }
+}
+
+TEST(CPUModelTest, SessionsShareTheWeightsAndRunInParallel) {
+  HostTensor w = randomTensor({kCols}, 7);
+  std::shared_ptr<const Model> model;
+  {
+    Bundle bundle = makeConstAliasBundle(w);
+    Status s = Model::load(bundle, Device::cpu, model);
+    ASSERT_TRUE(s.ok) << s.message;
+  } // the model keeps what it needs: the bundle is gone
+  EXPECT_EQ(model->getDevice(), Device::cpu);
+  EXPECT_EQ(model->getTarget(), "cpu");
+  EXPECT_EQ(model->getConstantBytes(), uint64_t(kCols * 4));
+  ASSERT_EQ(model->getInputs().size(), 2u);
+  EXPECT_EQ(model->getInputs()[1].name, "b");
+  EXPECT_EQ(model->getLaunches().size(), 2u);
+
+  constexpr int kSessions = 3;
+  std::vector<std::unique_ptr<Session>> sessions(kSessions);
+  for (auto &session : sessions) {
+    Status s = Session::create(model, session);
+    ASSERT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(&session->getModel(), model.get());
+    // Inputs a, b, the temp t and the output y: the constant is the model's.
+    EXPECT_EQ(session->getAllocatedBytes(), uint64_t(4 * kN * 4));
+  }
+  // The sessions keep the model alive.
+  std::weak_ptr<const Model> weak = model;
+  model.reset();
+  EXPECT_FALSE(weak.expired());
+
+  // Each session on its own thread at once, each with its own inputs: no run
+  // sees another's buffers.
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kSessions; ++t)
+    threads.emplace_back([&, t] {
+      for (uint32_t i = 0; i < 30; ++i) {
+        HostTensor a = randomTensor({kN}, 1000 * t + i), b = randomTensor({kN}, 77 + i);
+        std::vector<HostTensor> outputs;
+        if (!sessions[t]->run({a, b}, outputs).ok) {
+          ++failures;
+          continue;
+        }
+        for (int r = 0; r < kRows; ++r)
+          for (int c = 0; c < kCols; ++c) {
+            int k = r * kCols + c;
+            float sum = a.as<float>()[k] + b.as<float>()[k];
+            if (outputs[0].as<float>()[k] != sum * w.as<float>()[c])
+              ++failures;
+          }
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
+  sessions.clear();
+  EXPECT_TRUE(weak.expired());
+}
+
+TEST(CPUModelTest, LoadErrors) {
+  std::unique_ptr<Session> session;
+  Status s = Session::create(std::shared_ptr<const Model>(), session);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("no model"), std::string::npos) << s.message;
+  EXPECT_EQ(session, nullptr);
+
+  HostTensor w = randomTensor({kCols}, 7);
+  Bundle bundle = makeConstAliasBundle(w);
+  std::shared_ptr<const Model> model;
+  s = Model::load(bundle, Device::cuda, model);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("cannot run on device cuda"), std::string::npos) << s.message;
+  bundle.buffers[4].offset = 1 << 20; // the constant outside the weights
+  s = Model::load(bundle, Device::cpu, model);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("invalid bundle"), std::string::npos) << s.message;
+  EXPECT_EQ(model, nullptr);
 }
 
 TEST(CPUSessionTest, ObserverSeesEveryLaunchInOrder) {
@@ -531,6 +621,47 @@ TEST(CUDASessionTest, RunsAddKernel) {
   std::vector<HostTensor> outputs;
   s = session->run({randomTensor({kN}, 1), randomTensor({2, 500}, 2)}, outputs);
   EXPECT_EQ(s.message, "input 1 ('b'): expected f32[1000], got f32[2,500]");
+}
+
+TEST(CUDAModelTest, SessionsOfOneModelRunInParallel) {
+  if (cubinPath().empty())
+    GTEST_SKIP() << "ptxas was not found at configure time: no test cubin";
+  std::string cubin = readFile(cubinPath());
+  ASSERT_FALSE(cubin.empty()) << "cannot read " << cubinPath();
+  Bundle bundle = makeAddBundle("sm_90", cubin, {4, 1, 1}, {256, 1, 1});
+  std::shared_ptr<const Model> model;
+  Status s = Model::load(bundle, Device::cuda, model);
+  if (!s.ok && isNoDeviceError(s))
+    GTEST_SKIP() << s.message;
+  ASSERT_TRUE(s.ok) << s.message;
+  constexpr int kSessions = 4;
+  std::vector<std::unique_ptr<Session>> sessions(kSessions);
+  for (int t = 0; t < kSessions; ++t) {
+    SessionOptions options;
+    options.cudaGraphs = t % 2 == 0; // graphs and plain launches side by side
+    s = Session::create(model, sessions[t], options);
+    ASSERT_TRUE(s.ok) << s.message;
+  }
+  model.reset(); // the sessions hold it
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kSessions; ++t)
+    threads.emplace_back([&, t] {
+      for (uint32_t i = 0; i < 50; ++i) {
+        HostTensor a = randomTensor({kN}, 100 * t + i), b = randomTensor({kN}, 9 + i);
+        std::vector<HostTensor> outputs;
+        if (!sessions[t]->run({a, b}, outputs).ok) {
+          ++failures;
+          continue;
+        }
+        for (int k = 0; k < kN; ++k)
+          if (outputs[0].as<float>()[k] != a.as<float>()[k] + b.as<float>()[k])
+            ++failures;
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST(CUDASessionTest, RejectsBlockLargerThanTheKernelAllows) {

@@ -1,7 +1,9 @@
 //===- Session.h - Run a compiled bundle on the CPU or a GPU ---*- C++ -*-===//
 //
-// A Session loads a Bundle's code on one device, allocates its buffers once and
-// then runs the launch plan as often as asked:
+// A Session runs a bundle's launch plan on one device as often as asked. It
+// holds the per-run state (inputs, outputs, the temps' arena, a stream, a
+// captured CUDA graph) and shares the code and weights of its Model
+// (aicc/Runtime/Model.h) with every other session of that model:
 //
 //   Bundle bundle;
 //   if (Status s = readBundleFile("model.aicc", bundle); !s.ok) ...
@@ -9,6 +11,9 @@
 //   if (Status s = Session::create(bundle, Device::cuda, session); !s.ok) ...
 //   std::vector<HostTensor> outputs;
 //   if (Status s = session->run(inputs, outputs); !s.ok) ...
+//
+// Session::create(bundle, ...) loads a private Model; Session::create(model,
+// ...) makes another session of a loaded one.
 //
 // Nothing here depends on MLIR or LLVM. The CUDA backend reaches the driver
 // through dlopen("libcuda.so.1"), so a runtime built with CUDA support still
@@ -20,6 +25,7 @@
 #define AICC_RUNTIME_SESSION_H
 
 #include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/Model.h"
 #include "aicc/Runtime/Status.h"
 
 #include <cstdint>
@@ -32,23 +38,6 @@
 #include <vector>
 
 namespace aicc::runtime {
-
-/// Where a session runs its kernels.
-enum class Device {
-  cpu,  ///< host threads calling the kernels of a shared object (target cpu)
-  cuda, ///< a CUDA device (target sm_*): SessionOptions::deviceIndex among those
-        ///< CUDA_VISIBLE_DEVICES shows, the first by default
-};
-
-/// "cpu" or "cuda" (static string).
-const char *deviceName(Device device);
-
-/// Parses "cpu" / "cuda"; std::nullopt otherwise.
-std::optional<Device> parseDevice(std::string_view name);
-
-/// The device a bundle of `target` runs on by default: cuda for sm_* targets,
-/// cpu otherwise.
-Device defaultDeviceForTarget(std::string_view target);
 
 /// A dense tensor in host memory, owned by value.
 struct HostTensor {
@@ -70,31 +59,9 @@ struct HostTensor {
   }
 };
 
-/// Name and type of a model input or output as recorded in the bundle.
-struct TensorInfo {
-  std::string name;
-  DType dtype = DType::f32;
-  std::vector<int64_t> shape;
-};
-
-/// One buffer of the launch plan (a bundle `buffer` record), for observers.
-struct BufferInfo {
-  DType dtype = DType::f32;
-  BufferKind kind = BufferKind::temp;
-  /// Dimensions in elements, outermost first; empty for a scalar.
-  std::vector<int64_t> shape;
-};
-
-/// One launch of the plan (a bundle `launch` record), for observers.
-struct LaunchInfo {
-  /// The kernel's name.
-  std::string kernel;
-  /// Buffer ids passed as the kernel's parameters, in order (indices into
-  /// Session::getBuffers()).
-  std::vector<int> buffers;
-};
-
-/// How a session is created (Session::create).
+/// How a session is created (Session::create). Creating a session from a
+/// loaded Model reads only `cudaGraphs`: the device and limits are the
+/// model's.
 struct SessionOptions {
   /// The CUDA device ordinal (0 .. count-1 of the devices the driver shows;
   /// CUDA_VISIBLE_DEVICES chooses and renumbers them). Ignored for cpu.
@@ -148,8 +115,8 @@ class Backend;
 /// A bundle loaded on one device, with its buffers allocated. Thread-safe in
 /// the sense that every member function may be called from any thread: calls
 /// are serialized by a mutex (one run at a time per session, since the runs
-/// share the session's buffers); use one session per thread to run in
-/// parallel.
+/// share the session's buffers); to run in parallel, make one session per
+/// thread from one Model, which they share.
 class Session {
 public:
   /// Loads `bundle` on `device` and allocates every buffer (temps and outputs
@@ -179,6 +146,15 @@ public:
   /// deviceIndex out of range fails naming the visible count.
   static Status create(const Bundle &bundle, Device device, std::unique_ptr<Session> &out,
                        const SessionOptions &options);
+  /// A new session of a loaded model (Model::load): allocates and zero-fills
+  /// the session's own inputs, outputs and temps' arena (or one allocation
+  /// per temp without a memory plan) and, for cuda, creates its stream; the
+  /// code and constants are the model's, shared. Only options.cudaGraphs is
+  /// read. Fails, leaving `out` unchanged, on a null model or when memory runs
+  /// out. Sessions of one model are independent: each may run on its own
+  /// thread at the same time as the others.
+  static Status create(std::shared_ptr<const Model> model, std::unique_ptr<Session> &out,
+                       const SessionOptions &options = SessionOptions());
 
   ~Session();
   Session(const Session &) = delete;
@@ -251,37 +227,32 @@ public:
   Status benchmark(int iters, double &msPerRun);
 
   /// The device this session runs on.
-  Device getDevice() const { return device; }
+  Device getDevice() const { return model->getDevice(); }
   /// Bytes the session allocated for the plan's buffers on its device: every
-  /// input, output and constant, and the temps' arena once (each temp once
-  /// without a memory plan); aliases own nothing. Driver and context overhead
-  /// not included.
+  /// input and output, and the temps' arena once (each temp once without a
+  /// memory plan); aliases own nothing. The constants are the model's
+  /// (getModel().getConstantBytes()), shared by every session of it. Driver
+  /// and context overhead not included.
   uint64_t getAllocatedBytes() const { return allocatedBytes; }
+  /// The model this session runs (kept alive by the session).
+  const Model &getModel() const { return *model; }
   /// The bundle's target ("cpu", "sm_90a", ...).
-  const std::string &getTarget() const { return target; }
+  const std::string &getTarget() const { return model->getTarget(); }
   /// Model inputs in index order (name, dtype, shape).
-  const std::vector<TensorInfo> &getInputs() const { return inputs; }
+  const std::vector<TensorInfo> &getInputs() const { return model->getInputs(); }
   /// Model outputs in index order (name, dtype, shape).
-  const std::vector<TensorInfo> &getOutputs() const { return outputs; }
+  const std::vector<TensorInfo> &getOutputs() const { return model->getOutputs(); }
   /// Every buffer of the launch plan, indexed by buffer id. With a memory plan
   /// (format version 4) temps share an arena: after a run, a temp holds its
   /// last value only until the launch that reuses its bytes.
-  const std::vector<BufferInfo> &getBuffers() const { return buffers; }
+  const std::vector<BufferInfo> &getBuffers() const { return model->getBuffers(); }
   /// The launches in execution (manifest) order.
-  const std::vector<LaunchInfo> &getLaunches() const { return launches; }
+  const std::vector<LaunchInfo> &getLaunches() const { return model->getLaunches(); }
 
 private:
   Session();
 
-  Device device = Device::cpu;
-  std::string target;
-  std::vector<TensorInfo> inputs;
-  std::vector<TensorInfo> outputs;
-  /// Buffer id behind each model input / output.
-  std::vector<int> inputBuffers;
-  std::vector<int> outputBuffers;
-  std::vector<BufferInfo> buffers;
-  std::vector<LaunchInfo> launches;
+  std::shared_ptr<const Model> model;
   uint64_t allocatedBytes = 0;
   std::unique_ptr<detail::Backend> backend;
   /// Serializes every call (see the class comment); recursive, since a

@@ -1,0 +1,155 @@
+//===- Model.h - A bundle's code and weights loaded on one device -*- C++ -*-===//
+//
+// A Model is the shared, read-only half of running a bundle: its kernels
+// loaded on one device (a CUmodule, or the cpu shared object) and its
+// constants (weights) copied there once. A Session is the per-run half: the
+// inputs, outputs and temps' arena, a stream and a captured CUDA graph. Any
+// number of sessions can be made from one model; they share its code and
+// weights, so N concurrent sessions of a model with W bytes of weights and an
+// arena of A bytes take W + N x (A + I/O) device bytes, not N x (W + A + I/O).
+// This is the split of TensorRT's ICudaEngine / IExecutionContext and of ONNX
+// Runtime's InferenceSession / per-run state.
+//
+//   Bundle bundle;                         // readBundleFile(...)
+//   std::shared_ptr<const Model> model;
+//   if (Status s = Model::load(bundle, Device::cuda, model); !s.ok) ...
+//   std::unique_ptr<Session> a, b;         // e.g. one per worker thread
+//   Session::create(model, a);
+//   Session::create(model, b);
+//
+// Nothing here depends on MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AICC_RUNTIME_MODEL_H
+#define AICC_RUNTIME_MODEL_H
+
+#include "aicc/Runtime/Bundle.h"
+#include "aicc/Runtime/Limits.h"
+#include "aicc/Runtime/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace aicc::runtime {
+
+/// Where a model's kernels run.
+enum class Device {
+  cpu,  ///< host threads calling the kernels of a shared object (target cpu)
+  cuda, ///< a CUDA device (target sm_*): ModelOptions::deviceIndex among those
+        ///< CUDA_VISIBLE_DEVICES shows, the first by default
+};
+
+/// "cpu" or "cuda" (static string).
+const char *deviceName(Device device);
+
+/// Parses "cpu" / "cuda"; std::nullopt otherwise.
+std::optional<Device> parseDevice(std::string_view name);
+
+/// The device a bundle of `target` runs on by default: cuda for sm_* targets,
+/// cpu otherwise.
+Device defaultDeviceForTarget(std::string_view target);
+
+/// Name and type of a model input or output as recorded in the bundle.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+};
+
+/// One buffer of the launch plan (a bundle `buffer` record), for observers.
+struct BufferInfo {
+  DType dtype = DType::f32;
+  BufferKind kind = BufferKind::temp;
+  /// Dimensions in elements, outermost first; empty for a scalar.
+  std::vector<int64_t> shape;
+};
+
+/// One launch of the plan (a bundle `launch` record), for observers.
+struct LaunchInfo {
+  /// The kernel's name.
+  std::string kernel;
+  /// Buffer ids passed as the kernel's parameters, in order (indices into
+  /// getBuffers()).
+  std::vector<int> buffers;
+};
+
+/// How a model is loaded (Model::load).
+struct ModelOptions {
+  /// The CUDA device ordinal (0 .. count-1 of the devices the driver shows;
+  /// CUDA_VISIBLE_DEVICES chooses and renumbers them). Ignored for cpu.
+  int deviceIndex = 0;
+  /// Caps checked by validateBundle before anything is loaded.
+  Limits limits;
+};
+
+namespace detail {
+class LoadedModel;
+} // namespace detail
+
+/// A bundle's code and constants loaded on one device. Immutable once loaded:
+/// every member is safe to call from any thread, and sessions made from one
+/// model on several threads at once only read it. Held by std::shared_ptr:
+/// each Session keeps its model alive, so the caller may drop its own pointer
+/// while sessions still run.
+class Model {
+public:
+  /// Validates `bundle` against `options.limits` (validateBundle), checks that
+  /// its target matches `device` (cpu needs target cpu, cuda needs sm_*),
+  /// loads its code (cpu: from an anonymous memory file, see Session::create;
+  /// cuda: cuModuleLoadData in the device's primary context, each kernel's
+  /// block and shared memory checked against the device) and copies its
+  /// constants to the device. The model copies what it needs: `bundle` may be
+  /// destroyed afterwards. Fails, leaving `out` unchanged, with a Status
+  /// naming the record, kernel or driver call. A bundle is code: only load
+  /// bundles you built or trust (docs/bundle-format.md, "Trust model").
+  static Status load(const Bundle &bundle, Device device, std::shared_ptr<const Model> &out,
+                     const ModelOptions &options = ModelOptions());
+
+  ~Model();
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  /// The device the model is loaded on, and its CUDA ordinal (0 for cpu).
+  Device getDevice() const { return device; }
+  int getDeviceIndex() const { return deviceIndex; }
+  /// The bundle's target ("cpu", "sm_90a", ...).
+  const std::string &getTarget() const { return target; }
+  /// Model inputs in index order (name, dtype, shape).
+  const std::vector<TensorInfo> &getInputs() const { return inputs; }
+  /// Model outputs in index order (name, dtype, shape).
+  const std::vector<TensorInfo> &getOutputs() const { return outputs; }
+  /// Every buffer of the launch plan, indexed by buffer id.
+  const std::vector<BufferInfo> &getBuffers() const { return buffers; }
+  /// The launches in execution (manifest) order.
+  const std::vector<LaunchInfo> &getLaunches() const { return launches; }
+  /// Device bytes the model holds for the constants (each constant buffer's
+  /// SIZE_BYTES, at least 1), shared by all its sessions. Code and driver
+  /// overhead not included.
+  uint64_t getConstantBytes() const { return constantBytes; }
+
+private:
+  friend class Session;
+  Model();
+
+  Device device = Device::cpu;
+  int deviceIndex = 0;
+  std::string target;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+  /// Buffer id behind each model input / output.
+  std::vector<int> inputBuffers;
+  std::vector<int> outputBuffers;
+  std::vector<BufferInfo> buffers;
+  std::vector<LaunchInfo> launches;
+  uint64_t constantBytes = 0;
+  std::shared_ptr<const detail::LoadedModel> loaded;
+};
+
+} // namespace aicc::runtime
+
+#endif // AICC_RUNTIME_MODEL_H

@@ -1,0 +1,118 @@
+//===- Model.cpp - A bundle's code and weights loaded on one device -------===//
+
+#include "aicc/Runtime/Model.h"
+
+#include "Backend.h"
+
+#include <algorithm>
+
+using namespace aicc::runtime;
+using namespace aicc::runtime::detail;
+
+const char *aicc::runtime::deviceName(Device device) {
+  return device == Device::cuda ? "cuda" : "cpu";
+}
+
+std::optional<Device> aicc::runtime::parseDevice(std::string_view name) {
+  if (name == "cpu")
+    return Device::cpu;
+  if (name == "cuda")
+    return Device::cuda;
+  return std::nullopt;
+}
+
+Device aicc::runtime::defaultDeviceForTarget(std::string_view target) {
+  return target.substr(0, 3) == "sm_" ? Device::cuda : Device::cpu;
+}
+
+#ifndef AICC_RUNTIME_HAVE_CUDA
+static Status noCUDA() {
+  return Status::error("this aicc runtime was built without CUDA support "
+                       "(cuda.h was not found when it was configured)");
+}
+Status aicc::runtime::detail::loadCUDAModel(const Bundle &, int,
+                                            std::shared_ptr<const LoadedModel> &) {
+  return noCUDA();
+}
+Status aicc::runtime::detail::createCUDABackend(std::shared_ptr<const LoadedModel>,
+                                                const BackendOptions &,
+                                                std::unique_ptr<Backend> &) {
+  return noCUDA();
+}
+#endif
+
+Bundle aicc::runtime::detail::planOf(const Bundle &bundle) {
+  Bundle plan;
+  plan.formatVersion = bundle.formatVersion;
+  plan.target = bundle.target;
+  plan.arenaBytes = bundle.arenaBytes;
+  plan.buffers = bundle.buffers;
+  plan.inputs = bundle.inputs;
+  plan.boundInputs = bundle.boundInputs;
+  plan.outputs = bundle.outputs;
+  plan.kernels = bundle.kernels;
+  plan.launches = bundle.launches;
+  return plan;
+}
+
+std::vector<uint64_t> aicc::runtime::detail::layoutBuffers(const LoadedModel &model, uint64_t arena,
+                                                           const std::vector<uint64_t> &own) {
+  const Bundle &plan = model.plan;
+  std::vector<uint64_t> addresses(plan.buffers.size(), 0);
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const BufferDesc &b = plan.buffers[i];
+    if (b.kind == BufferKind::constant)
+      addresses[i] = model.constantAddresses[i];
+    else if (b.kind == BufferKind::temp && plan.arenaBytes)
+      addresses[i] = arena + b.offset;
+    else if (b.kind != BufferKind::alias)
+      addresses[i] = own[i];
+  }
+  // Alias sources precede their aliases (validated), so one pass resolves chains.
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].kind == BufferKind::alias)
+      addresses[i] = addresses[resolveAliasRoot(plan, static_cast<int>(i))];
+  return addresses;
+}
+
+Model::Model() = default;
+Model::~Model() = default;
+
+Status Model::load(const Bundle &bundle, Device device, std::shared_ptr<const Model> &out,
+                   const ModelOptions &options) {
+  if (Status s = validateBundle(bundle, options.limits); !s.ok)
+    return s.withContext("invalid bundle");
+  Device wanted = defaultDeviceForTarget(bundle.target);
+  if (wanted != device)
+    return Status::error("a bundle for target '" + bundle.target + "' cannot run on device " +
+                         deviceName(device) + " (it needs " + deviceName(wanted) + ")");
+
+  std::shared_ptr<Model> model(new Model());
+  model->device = device;
+  model->deviceIndex = device == Device::cuda ? options.deviceIndex : 0;
+  model->target = bundle.target;
+  for (const IODesc &io : bundle.inputs) {
+    const BufferDesc &b = bundle.buffers[io.bufferId];
+    model->inputs.push_back({io.name, b.dtype, b.shape});
+    model->inputBuffers.push_back(io.bufferId);
+  }
+  for (const IODesc &io : bundle.outputs) {
+    const BufferDesc &b = bundle.buffers[io.bufferId];
+    model->outputs.push_back({io.name, b.dtype, b.shape});
+    model->outputBuffers.push_back(io.bufferId);
+  }
+  for (const BufferDesc &b : bundle.buffers)
+    model->buffers.push_back({b.dtype, b.kind, b.shape});
+  for (const LaunchDesc &l : bundle.launches)
+    model->launches.push_back({l.kernel, l.buffers});
+
+  std::shared_ptr<const LoadedModel> loaded;
+  Status s = device == Device::cuda ? loadCUDAModel(bundle, options.deviceIndex, loaded)
+                                    : loadCPUModel(bundle, loaded);
+  if (!s.ok)
+    return s;
+  model->constantBytes = loaded->constantBytes;
+  model->loaded = std::move(loaded);
+  out = std::move(model);
+  return Status::success();
+}
