@@ -105,6 +105,9 @@ KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
         }
         info.params.push_back(*p);
       }
+      if (auto pairs = op.getAttrOfType<DenseI32ArrayAttr>(tile::kInPlaceAttrName))
+        for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+          info.inPlace.push_back({pairs[i], pairs[i + 1], 0});
       map[name.getValue()] = info;
     }
   }
@@ -283,6 +286,7 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
         kd.block = {gpu ? it->second.threads : 1, 1, 1};
         kd.numParams = it->second.numParams;
         kd.params = it->second.params;
+        kd.inPlace = it->second.inPlace;
         if (kd.params.empty())
           // A lowered kernel (pointer parameters, e.g. a --plan file at the cpu stage): the
           // launch operands, which tile.launch verified against its memref signature.

@@ -32,6 +32,8 @@ struct KernelInfo {
   /// buffer parameters are already lowered to pointers: buildBundlePlan then takes them
   /// from the launch operands, which tile.launch's verifier matched to that signature).
   std::vector<runtime::ParamDesc> params;
+  /// The bundle's `inplace` records: the kernel's tile.in_place pairs.
+  std::vector<runtime::InPlaceDesc> inPlace;
 };
 using KernelInfoMap = llvm::StringMap<KernelInfo>;
 

@@ -1,7 +1,7 @@
 //===- Bundle.cpp - Bundle data model helpers and the writer --------------===//
 //
 // Element types, percent-encoding and serializeBundle(), the writer of
-// docs/bundle-format.md version 3. The validator is BundleValidate.cpp, the
+// docs/bundle-format.md (versions 4 and 5). The validator is BundleValidate.cpp, the
 // reader BundleParse.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +10,8 @@
 
 #include "BundleInternal.h"
 #include "aicc/Runtime/XXHash64.h"
+
+#include <algorithm>
 
 using namespace aicc::runtime;
 using namespace aicc::runtime::detail;
@@ -285,7 +287,12 @@ static void appendU64(std::string &out, uint64_t v) {
 
 std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
   std::string m;
-  m += "aicc-bundle " + std::to_string(kFormatVersionNewest) + "\n";
+  // The oldest version that holds the bundle, so that older runtimes read what
+  // needs no newer record.
+  const bool inPlace = std::any_of(bundle.kernels.begin(), bundle.kernels.end(),
+                                   [](const KernelDesc &k) { return !k.inPlace.empty(); });
+  m +=
+      "aicc-bundle " + std::to_string(inPlace ? kFormatVersionInPlace : kFormatVersionArena) + "\n";
   m += "target " + bundle.target + "\n";
   if (bundle.arenaBytes)
     m += "arena " + std::to_string(*bundle.arenaBytes) + "\n";
@@ -325,6 +332,9 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
     for (size_t i = 0; i < k.params.size(); ++i)
       m += "param " + name + " " + std::to_string(i) + " " + dtypeName(k.params[i].dtype) + " " +
            std::to_string(k.params[i].sizeBytes) + "\n";
+    for (const InPlaceDesc &d : k.inPlace)
+      m +=
+          "inplace " + name + " " + std::to_string(d.input) + " " + std::to_string(d.output) + "\n";
     for (const TensorMapDesc &t : k.tensorMaps) {
       m += "tensormap " + name + " " + std::to_string(t.param) + " " + dtypeName(t.dtype) + " " +
            std::to_string(t.dims.size());

@@ -20,13 +20,16 @@ namespace aicc::runtime::detail {
 inline constexpr char kMagic[8] = {'A', 'I', 'C', 'C', 'B', 'N', 'D', '1'};
 /// Version 1: no tensor maps; version 2 adds the `tensormap` record; version 3
 /// adds `param` records and the closing `checksum` record; version 4 the
-/// `arena` record (the memory plan) and the temps' arena offsets.
+/// `arena` record (the memory plan) and the temps' arena offsets; version 5 the
+/// `inplace` record.
 inline constexpr int kFormatVersionPlain = 1;
 inline constexpr int kFormatVersionTensorMaps = 2;
 inline constexpr int kFormatVersionChecksums = 3;
 inline constexpr int kFormatVersionArena = 4;
+inline constexpr int kFormatVersionInPlace = 5;
 /// The newest version this reader knows (kBundleFormatVersion).
-inline constexpr int kFormatVersionNewest = kFormatVersionArena;
+inline constexpr int kFormatVersionNewest = kFormatVersionInPlace;
+static_assert(kFormatVersionNewest == kBundleFormatVersion);
 /// Alignment of const data and bound values inside the weights section.
 inline constexpr uint64_t kConstAlignment = 64;
 /// The checksum record's first two fields; the hash name is part of the

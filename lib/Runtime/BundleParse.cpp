@@ -76,8 +76,7 @@ bool parseHex64(std::string_view field, uint64_t &v) {
 int headerVersion(std::string_view manifest) {
   size_t nl = manifest.find('\n');
   std::string_view line = manifest.substr(0, nl);
-  for (int v : {kFormatVersionPlain, kFormatVersionTensorMaps, kFormatVersionChecksums,
-                kFormatVersionArena})
+  for (int v = kFormatVersionPlain; v <= kFormatVersionNewest; ++v)
     if (line == "aicc-bundle " + std::to_string(v))
       return v;
   return 0;
@@ -146,6 +145,7 @@ private:
   Status parseBound(const std::vector<std::string_view> &fields);
   Status parseLaunch(const std::vector<std::string_view> &fields);
   Status parseTensorMap(const std::vector<std::string_view> &fields);
+  Status parseInPlace(const std::vector<std::string_view> &fields);
   /// The kernel named by a `param` or `tensormap` record, which must follow
   /// that kernel's `kernel` record.
   Status findKernelFor(std::string_view field, const char *record, KernelDesc *&k);
@@ -237,9 +237,9 @@ Status ManifestParser::parse() {
                          "'");
       version = headerVersion(text);
       if (version == 0)
-        return lineError("unsupported bundle version '" +
-                         std::string(line.substr(fields[0].size())) +
-                         "' (this runtime reads versions 1 to 4)");
+        return lineError(
+            "unsupported bundle version '" + std::string(line.substr(fields[0].size())) +
+            "' (this runtime reads versions 1 to " + std::to_string(kFormatVersionNewest) + ")");
       out.formatVersion = version;
       continue;
     }
@@ -287,6 +287,8 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return parseLaunch(fields);
   if (rec == "tensormap")
     return parseTensorMap(fields);
+  if (rec == "inplace")
+    return parseInPlace(fields);
   if (rec == "checksum")
     return Status::error(version < kFormatVersionChecksums
                              ? "'checksum' record in a version-" + std::to_string(version) +
@@ -508,6 +510,25 @@ Status ManifestParser::parseParam(const std::vector<std::string_view> &fields) {
   if (Status s = parseU64(fields[4], "SIZE_BYTES", p.sizeBytes); !s.ok)
     return s;
   k->params.push_back(p);
+  return Status::success();
+}
+
+Status ManifestParser::parseInPlace(const std::vector<std::string_view> &fields) {
+  if (version < kFormatVersionInPlace)
+    return Status::error("'inplace' record in a version-" + std::to_string(version) +
+                         " bundle (in-place records need the 'aicc-bundle 5' header)");
+  if (Status s = expectFieldCount(fields, 4, "inplace KERNEL_NAME INPUT_PARAM OUTPUT_PARAM"); !s.ok)
+    return s;
+  KernelDesc *k = nullptr;
+  if (Status s = findKernelFor(fields[1], "inplace", k); !s.ok)
+    return s;
+  InPlaceDesc d;
+  d.line = lineNo;
+  if (Status s = parseIntAs(fields[2], "INPUT_PARAM", d.input); !s.ok)
+    return s;
+  if (Status s = parseIntAs(fields[3], "OUTPUT_PARAM", d.output); !s.ok)
+    return s;
+  k->inPlace.push_back(d);
   return Status::success();
 }
 

@@ -336,6 +336,27 @@ Status validateKernel(const Bundle &bundle, const KernelDesc &k, const Limits &l
                            ": SIZE_BYTES " + std::to_string(p.sizeBytes) +
                            " is not a whole number of " + dtypeName(p.dtype) + " elements");
   }
+  if (!k.inPlace.empty() && bundle.formatVersion < kFormatVersionInPlace)
+    return Status::error(label + ": 'inplace' records need format version " +
+                         std::to_string(kFormatVersionInPlace) + ", not " +
+                         std::to_string(bundle.formatVersion));
+  for (const InPlaceDesc &d : k.inPlace) {
+    const std::string what = at(d.line) + "kernel '" + k.name + "': in-place pair (input " +
+                             std::to_string(d.input) + ", output " + std::to_string(d.output) + ")";
+    if (d.input < 0 || d.output < 0 || d.input >= k.numParams || d.output >= k.numParams)
+      return Status::error(what + ": a parameter index outside 0.." +
+                           std::to_string(k.numParams - 1));
+    if (d.input == d.output)
+      return Status::error(what + ": the same parameter twice");
+    // One bytes-per-element and one size: the output's element i lies where the
+    // input's element i was (params has numParams entries from version 3).
+    const ParamDesc &in = k.params[d.input], &out = k.params[d.output];
+    if (dtypeSize(in.dtype) != dtypeSize(out.dtype) || in.sizeBytes != out.sizeBytes)
+      return Status::error(what + ": the parameters differ in element size or bytes (" +
+                           dtypeName(in.dtype) + ", " + std::to_string(in.sizeBytes) +
+                           " bytes against " + dtypeName(out.dtype) + ", " +
+                           std::to_string(out.sizeBytes) + ")");
+  }
   if (!k.tensorMaps.empty() && bundle.formatVersion < kFormatVersionTensorMaps)
     return Status::error(label + ": tensor maps need format version 2 or newer, not " +
                          std::to_string(bundle.formatVersion));

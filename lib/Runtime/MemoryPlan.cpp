@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <map>
 #include <queue>
+#include <string_view>
+#include <unordered_map>
 
 using namespace aicc::runtime;
 
@@ -40,6 +42,74 @@ std::vector<int> aliasRoots(const Bundle &bundle) {
 
 std::string byteRange(uint64_t offset, uint64_t bytes) {
   return "[" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ")";
+}
+
+/// A temp that may take over the bytes of another at one launch: `from`'s last
+/// use and `to`'s first use are launch `launch`, whose kernel declares
+/// (input, output) in place over them (InPlaceDesc `pair` of kernel `kernel`).
+struct Handoff {
+  int from = 0, to = 0;
+  size_t launch = 0, kernel = 0, pair = 0;
+};
+
+/// Every handoff the bundle's `inplace` records allow, in launch order: for a
+/// launch whose kernel declares (i, o), A = root(buffers[i]) and B =
+/// root(buffers[o]) are distinct used temps of equal SIZE_BYTES, A's last use
+/// and B's first use are this launch, and each of A and B is passed once (no
+/// other parameter of the launch reads or writes them). `byBuffer` maps a
+/// buffer id to its index in `temps` (-1 for none).
+std::vector<Handoff> findHandoffs(const Bundle &bundle, const std::vector<TempLifetime> &temps,
+                                  const std::vector<int> &byBuffer) {
+  std::vector<Handoff> out;
+  bool any = false;
+  for (const KernelDesc &k : bundle.kernels)
+    any |= !k.inPlace.empty();
+  if (!any)
+    return out;
+  const std::vector<int> root = aliasRoots(bundle);
+  std::unordered_map<std::string_view, size_t> kernelByName;
+  for (size_t k = 0; k < bundle.kernels.size(); ++k)
+    kernelByName.emplace(bundle.kernels[k].name, k);
+  for (size_t l = 0; l < bundle.launches.size(); ++l) {
+    const LaunchDesc &launch = bundle.launches[l];
+    auto it = kernelByName.find(launch.kernel);
+    if (it == kernelByName.end())
+      continue;
+    const KernelDesc &k = bundle.kernels[it->second];
+    auto rootAt = [&](int param) {
+      return param >= 0 && static_cast<size_t>(param) < launch.buffers.size() &&
+                     launch.buffers[param] >= 0 &&
+                     static_cast<size_t>(launch.buffers[param]) < root.size()
+                 ? root[launch.buffers[param]]
+                 : -1;
+    };
+    auto passedOnce = [&](int id) {
+      int n = 0;
+      for (size_t p = 0; p < launch.buffers.size(); ++p)
+        n += rootAt(static_cast<int>(p)) == id;
+      return n == 1;
+    };
+    for (size_t q = 0; q < k.inPlace.size(); ++q) {
+      int a = rootAt(k.inPlace[q].input), b = rootAt(k.inPlace[q].output);
+      if (a < 0 || b < 0 || a == b || byBuffer[a] < 0 || byBuffer[b] < 0)
+        continue;
+      const TempLifetime &ta = temps[byBuffer[a]], &tb = temps[byBuffer[b]];
+      if (ta.last != l || tb.first != l ||
+          bundle.buffers[a].sizeBytes != bundle.buffers[b].sizeBytes || !passedOnce(a) ||
+          !passedOnce(b))
+        continue;
+      out.push_back({a, b, l, it->second, q});
+    }
+  }
+  return out;
+}
+
+/// Index into `temps` of each buffer id, -1 for buffers without a lifetime.
+std::vector<int> tempIndexByBuffer(const Bundle &bundle, const std::vector<TempLifetime> &temps) {
+  std::vector<int> byBuffer(bundle.buffers.size(), -1);
+  for (size_t i = 0; i < temps.size(); ++i)
+    byBuffer[temps[i].buffer] = static_cast<int>(i);
+  return byBuffer;
 }
 
 } // namespace
@@ -124,17 +194,50 @@ Status aicc::runtime::planMemory(Bundle &bundle, MemoryPlanStats *stats) {
     st.peakLiveBytes = std::max(st.peakLiveBytes, live);
   }
 
-  // Greedy by size (Pisarchyk & Lee 2020, section 4.3).
-  std::vector<size_t> order(temps.size());
+  // In-place chains: a temp that takes over another's bytes at a launch
+  // (findHandoffs) joins its chain; a chain is placed as one temp live from
+  // its head's first use to its tail's last. Handoffs are taken in launch
+  // order while the temps involved are free ends.
+  const std::vector<int> byBuffer = tempIndexByBuffer(bundle, temps);
+  std::vector<int> next(temps.size(), -1), prev(temps.size(), -1);
+  std::vector<std::vector<bool>> pairUsed(bundle.kernels.size());
+  for (size_t k = 0; k < bundle.kernels.size(); ++k)
+    pairUsed[k].assign(bundle.kernels[k].inPlace.size(), false);
+  for (const Handoff &h : findHandoffs(bundle, temps, byBuffer)) {
+    int a = byBuffer[h.from], b = byBuffer[h.to];
+    if (next[a] >= 0 || prev[b] >= 0)
+      continue;
+    next[a] = b;
+    prev[b] = a;
+    pairUsed[h.kernel][h.pair] = true;
+    ++st.numInPlace;
+  }
+  struct Chain {
+    size_t head; // index into temps
+    size_t first, last;
+    uint64_t paddedBytes;
+  };
+  std::vector<Chain> chains;
+  for (size_t i = 0; i < temps.size(); ++i) {
+    if (prev[i] >= 0)
+      continue;
+    size_t tail = i;
+    while (next[tail] >= 0)
+      tail = static_cast<size_t>(next[tail]);
+    chains.push_back({i, temps[i].first, temps[tail].last, temps[i].paddedBytes});
+  }
+
+  // Greedy by size (Pisarchyk & Lee 2020, section 4.3), over the chains.
+  std::vector<size_t> order(chains.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const TempLifetime &x = temps[a], &y = temps[b];
+    const Chain &x = chains[a], &y = chains[b];
     if (x.paddedBytes != y.paddedBytes)
       return x.paddedBytes > y.paddedBytes;
     if (x.first != y.first)
       return x.first < y.first;
-    return x.buffer < y.buffer;
+    return temps[x.head].buffer < temps[y.head].buffer;
   });
   struct Placed {
     uint64_t offset, end;
@@ -144,7 +247,7 @@ Status aicc::runtime::planMemory(Bundle &bundle, MemoryPlanStats *stats) {
   std::vector<uint64_t> offsets(temps.size(), 0);
   uint64_t arena = 0;
   for (size_t idx : order) {
-    const TempLifetime &t = temps[idx];
+    const Chain &t = chains[idx];
     uint64_t prevEnd = 0, bestOffset = 0, bestGap = UINT64_MAX;
     bool found = false;
     for (const Placed &p : placed) {
@@ -163,7 +266,8 @@ Status aicc::runtime::planMemory(Bundle &bundle, MemoryPlanStats *stats) {
     uint64_t offset = found ? bestOffset : prevEnd, end = 0;
     if (__builtin_add_overflow(offset, t.paddedBytes, &end))
       return Status::error("the arena would exceed 2^64 bytes");
-    offsets[idx] = offset;
+    for (int m = static_cast<int>(t.head); m >= 0; m = next[m])
+      offsets[m] = offset;
     arena = std::max(arena, end);
     Placed p{offset, end, t.first, t.last};
     placed.insert(
@@ -185,6 +289,14 @@ Status aicc::runtime::planMemory(Bundle &bundle, MemoryPlanStats *stats) {
     }
   for (size_t i = 0; i < temps.size(); ++i)
     bundle.buffers[temps[i].buffer].offset = offsets[i];
+  // The bundle keeps the in-place records this plan used, and only those.
+  for (size_t k = 0; k < bundle.kernels.size(); ++k) {
+    std::vector<InPlaceDesc> kept;
+    for (size_t q = 0; q < bundle.kernels[k].inPlace.size(); ++q)
+      if (pairUsed[k][q])
+        kept.push_back(bundle.kernels[k].inPlace[q]);
+    bundle.kernels[k].inPlace = std::move(kept);
+  }
   bundle.arenaBytes = arena;
   st.arenaBytes = arena;
   if (stats)
@@ -215,6 +327,16 @@ Status aicc::runtime::checkMemoryPlan(const Bundle &bundle) {
   std::sort(temps.begin(), temps.end(), [](const TempLifetime &a, const TempLifetime &b) {
     return a.first != b.first ? a.first < b.first : a.buffer < b.buffer;
   });
+  // The handoffs the in-place records allow: (from, to) buffer pairs.
+  std::vector<std::pair<int, int>> allowed;
+  {
+    std::vector<TempLifetime> byId = temps; // findHandoffs wants buffer-id order
+    std::sort(byId.begin(), byId.end(),
+              [](const TempLifetime &a, const TempLifetime &b) { return a.buffer < b.buffer; });
+    for (const Handoff &h : findHandoffs(bundle, byId, tempIndexByBuffer(bundle, byId)))
+      allowed.push_back({h.from, h.to});
+    std::sort(allowed.begin(), allowed.end());
+  }
   // Live temps by offset (their ranges are disjoint), and by when they die.
   std::map<uint64_t, int> live;
   using Death = std::pair<size_t, int>; // (last launch, buffer)
@@ -225,7 +347,10 @@ Status aicc::runtime::checkMemoryPlan(const Bundle &bundle) {
   };
   for (const TempLifetime &t : temps) {
     while (!deaths.empty() && deaths.top().first < t.first) {
-      live.erase(bundle.buffers[deaths.top().second].offset);
+      // A temp that handed its bytes over in place is no longer the entry there.
+      auto d = live.find(bundle.buffers[deaths.top().second].offset);
+      if (d != live.end() && d->second == deaths.top().second)
+        live.erase(d);
       deaths.pop();
     }
     auto [begin, end] = rangeOf(t.buffer);
@@ -239,6 +364,11 @@ Status aicc::runtime::checkMemoryPlan(const Bundle &bundle) {
                            byteRange(begin, end - begin) + ")");
     };
     auto next = live.lower_bound(begin);
+    // An in-place handoff: exactly the bytes of a temp whose last use is this
+    // launch, which the launch's kernel may write over (findHandoffs).
+    if (next != live.end() && next->first == begin && rangeOf(next->second).second == end &&
+        std::binary_search(allowed.begin(), allowed.end(), std::make_pair(next->second, t.buffer)))
+      next = live.erase(next);
     if (next != live.end() && next->first < end)
       return overlap(next->second);
     if (next != live.begin() && rangeOf(std::prev(next)->second).second > begin)
@@ -272,15 +402,27 @@ std::string aicc::runtime::formatMemoryReport(const Bundle &bundle, const Memory
   out += "  outside the arena: inputs " + std::to_string(st.inputBytes) + ", outputs " +
          std::to_string(st.outputBytes) + ", constants " + std::to_string(st.constantBytes) +
          " bytes\n";
+  if (st.numInPlace)
+    out += "  in place:          " + std::to_string(st.numInPlace) +
+           " temp(s) written over a dead input of their kernel (inplace records)\n";
   if (st.numUnusedTemps)
     out += "  " + std::to_string(st.numUnusedTemps) + " temp(s) no launch uses (no memory)\n";
   std::vector<TempLifetime> temps;
-  if (computeTempLifetimes(bundle, temps).ok)
+  if (computeTempLifetimes(bundle, temps).ok) {
+    // A temp at the bytes of one it may take over in place (a handoff the plan made).
+    std::vector<int> inPlaceOf(bundle.buffers.size(), -1);
+    for (const Handoff &h : findHandoffs(bundle, temps, tempIndexByBuffer(bundle, temps)))
+      if (bundle.buffers[h.from].offset == bundle.buffers[h.to].offset)
+        inPlaceOf[h.to] = h.from;
     for (const TempLifetime &t : temps) {
       const BufferDesc &b = bundle.buffers[t.buffer];
       out += "  buffer " + std::to_string(t.buffer) + " " + formatTensorType(b.dtype, b.shape) +
              " at " + std::to_string(b.offset) + " (+" + std::to_string(t.paddedBytes) +
-             "), launches " + std::to_string(t.first) + ".." + std::to_string(t.last) + "\n";
+             "), launches " + std::to_string(t.first) + ".." + std::to_string(t.last);
+      if (inPlaceOf[t.buffer] >= 0)
+        out += ", in place of buffer " + std::to_string(inPlaceOf[t.buffer]);
+      out += "\n";
     }
+  }
   return out;
 }

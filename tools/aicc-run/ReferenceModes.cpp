@@ -606,17 +606,31 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
   if (opts.poison)
     if (rt::Status s = session->poisonBuffers(0xFF); !s.ok)
       return fail(s.message), 1;
-  rt::Status runStatus = session->run(hostInputs, outputs, [&](size_t k) -> rt::Status {
-    KernelReport &r = reports[k];
+  // A kernel's inputs are read before it runs (after the launch before it): with
+  // in-place reuse (bundle `inplace` records) a launch may write its result over an
+  // input that dies there. The first launch's inputs are model inputs and constants,
+  // which no launch overwrites: they are read after it.
+  auto readBuffers = [&](size_t k, bool inputs) -> rt::Status {
     const rt::LaunchInfo &l = session->getLaunches()[k];
     size_t nIn = groups[k].getInputs().size();
-    for (size_t j = 0; j < l.buffers.size(); ++j) {
+    for (size_t j = inputs ? 0 : nIn; j < (inputs ? nIn : l.buffers.size()); ++j) {
       rt::HostTensor t;
       if (rt::Status s = session->readBuffer(l.buffers[j], t); !s.ok)
         return s;
-      (j < nIn ? r.inputs : r.outputs).push_back(std::move(t));
+      (inputs ? reports[k].inputs : reports[k].outputs).push_back(std::move(t));
     }
-    r.observed = true;
+    return rt::Status::success();
+  };
+  rt::Status runStatus = session->run(hostInputs, outputs, [&](size_t k) -> rt::Status {
+    if (k == 0)
+      if (rt::Status s = readBuffers(0, /*inputs=*/true); !s.ok)
+        return s;
+    if (rt::Status s = readBuffers(k, /*inputs=*/false); !s.ok)
+      return s;
+    if (k + 1 < reports.size())
+      if (rt::Status s = readBuffers(k + 1, /*inputs=*/true); !s.ok)
+        return s;
+    reports[k].observed = true;
     return rt::Status::success();
   });
   if (!runStatus.ok)

@@ -732,13 +732,14 @@ int runMain(const Options &opts) {
     std::fprintf(stderr,
                  "aicc-run: note: '%s' is a version-%d bundle: it has no checksums and no "
                  "parameter records, so corruption may go undetected; recompile it for "
-                 "version %d\n",
-                 opts.bundlePath.c_str(), bundle.formatVersion, kBundleFormatVersion);
+                 "version 4 or newer\n",
+                 opts.bundlePath.c_str(), bundle.formatVersion);
   else if (!bundle.arenaBytes)
     std::fprintf(stderr,
                  "aicc-run: note: '%s' has no memory plan (a version-%d bundle): every temp "
-                 "gets its own allocation; recompile it for version %d to share one arena\n",
-                 opts.bundlePath.c_str(), bundle.formatVersion, kBundleFormatVersion);
+                 "gets its own allocation; recompile it for version 4 or newer to share one "
+                 "arena\n",
+                 opts.bundlePath.c_str(), bundle.formatVersion);
   ModelInputs model(bundle);
   Device device = opts.device.value_or(defaultDeviceForTarget(bundle.target));
   std::unique_ptr<Session> session;

@@ -94,7 +94,7 @@ TEST(BundleChecksumTest, WrittenBundlesVerify) {
   Bundle b;
   Status s = parseBundle(bytes, b);
   ASSERT_TRUE(s.ok) << s.message;
-  EXPECT_EQ(b.formatVersion, kBundleFormatVersion);
+  EXPECT_EQ(b.formatVersion, 4); // the oldest version that holds it (no inplace records)
   ASSERT_EQ(b.kernels[0].params.size(), 3u);
   EXPECT_EQ(b.kernels[0].params[2].sizeBytes, 4000u);
   EXPECT_EQ(b.kernels[0].params[2].line, 11u);
@@ -271,8 +271,8 @@ TEST(BundleParamTest, MalformedParamRecords) {
   expectError(validateBundle(b), "kernel 'add': 'param' records need format version 3, not 2");
   b.kernels[0].params.clear();
   EXPECT_TRUE(validateBundle(b).ok);
-  b.formatVersion = 5;
-  expectError(validateBundle(b), "unsupported bundle format version 5");
+  b.formatVersion = 6;
+  expectError(validateBundle(b), "unsupported bundle format version 6");
 }
 
 //===----------------------------------------------------------------------===//

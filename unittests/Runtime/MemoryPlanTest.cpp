@@ -324,3 +324,211 @@ TEST(MemoryPlanTest, ATempBehindAnOutputLivesToTheEnd) {
   b.buffers[2].offset = b.buffers[0].offset;
   EXPECT_NE(checkMemoryPlan(b).message.find("are both live at launch"), std::string::npos);
 }
+
+namespace {
+
+/// A dataflow plan: temp i is written by launch i (its first use) and read by
+/// 1-2 later launches, each launch reading 1-2 earlier temps (some through an
+/// alias); sizes from a small set so that equal sizes are common. A launch's
+/// kernel declares (input 0, output) in place when their sizes agree, with
+/// probability 1/2 (and, rarely, a second pair whose input is the same temp).
+Bundle randomInPlacePlan(std::mt19937 &rng, int numTemps) {
+  Bundle b;
+  b.target = "cpu";
+  b.code = "CODE";
+  const uint64_t sizes[] = {256, 512, 1024, 1000};
+  std::vector<int> tempIds, viewOf;
+  for (int i = 0; i < numTemps; ++i) {
+    uint64_t bytes = sizes[rng() % 4];
+    int id = static_cast<int>(b.buffers.size());
+    b.buffers.push_back({id, DType::f32, BufferKind::temp, bytes, {int64_t(bytes / 4)}, 0});
+    tempIds.push_back(id);
+    viewOf.push_back(-1);
+    if (rng() % 5 == 0) {
+      int alias = static_cast<int>(b.buffers.size());
+      b.buffers.push_back(
+          {alias, DType::f32, BufferKind::alias, bytes, {1, int64_t(bytes / 4)}, uint64_t(id)});
+      viewOf.back() = alias;
+    }
+  }
+  for (int l = 0; l < numTemps; ++l) {
+    KernelDesc k;
+    k.name = "k" + std::to_string(l);
+    LaunchDesc launch;
+    launch.kernel = k.name;
+    if (l > 0) {
+      int reads = 1 + static_cast<int>(rng() % 2);
+      for (int r = 0; r < reads; ++r) {
+        int t = static_cast<int>(rng() % l);
+        // Prefer the previous temp, so that the last read is often this launch.
+        if (rng() % 2)
+          t = l - 1;
+        int id = viewOf[t] >= 0 && rng() % 2 ? viewOf[t] : tempIds[t];
+        launch.buffers.push_back(id);
+      }
+    }
+    launch.buffers.push_back(tempIds[l]);
+    k.numParams = static_cast<int>(launch.buffers.size());
+    for (int id : launch.buffers)
+      k.params.push_back({DType::f32, b.buffers[id].sizeBytes});
+    const int out = k.numParams - 1;
+    if (out > 0 && k.params[0].sizeBytes == k.params[out].sizeBytes && rng() % 2)
+      k.inPlace.push_back({0, out, 0});
+    b.kernels.push_back(k);
+    b.launches.push_back(launch);
+  }
+  // The last temp is the model's output, read after the plan.
+  b.buffers[tempIds.back()].kind = BufferKind::output;
+  b.outputs.push_back({0, tempIds.back(), "y"});
+  return b;
+}
+
+/// Executes the plan on a model of the arena, 256-byte granules each owned by
+/// the temp whose value is there: a launch first reads its inputs (every
+/// granule of each must still hold that input's value), then writes the temp
+/// it creates (which must not overlap any input of the launch, except exactly
+/// an input its kernel may overwrite in place and that is not read later).
+/// Independent of MemoryPlan.cpp.
+void expectExecutionReadsWhatWasWritten(const Bundle &b) {
+  ASSERT_TRUE(b.arenaBytes.has_value());
+  std::vector<int> owner((*b.arenaBytes + 255) / 256, -1);
+  auto rootOf = [&](int id) {
+    while (b.buffers[id].kind == BufferKind::alias)
+      id = static_cast<int>(b.buffers[id].offset);
+    return id;
+  };
+  auto granules = [&](int id, size_t &lo, size_t &hi) {
+    lo = b.buffers[id].offset / 256;
+    hi = (b.buffers[id].offset + b.buffers[id].sizeBytes + 255) / 256;
+  };
+  std::vector<size_t> lastRead(b.buffers.size(), 0);
+  for (size_t l = 0; l < b.launches.size(); ++l)
+    for (int id : b.launches[l].buffers)
+      lastRead[rootOf(id)] = l;
+  for (size_t l = 0; l < b.launches.size(); ++l) {
+    const LaunchDesc &launch = b.launches[l];
+    const KernelDesc *k = b.findKernel(launch.kernel);
+    ASSERT_NE(k, nullptr);
+    const int written = rootOf(launch.buffers.back());
+    // The model output lies outside the arena: it overwrites nothing.
+    const bool inArena = b.buffers[written].kind == BufferKind::temp;
+    for (size_t p = 0; p + 1 < launch.buffers.size(); ++p) {
+      int read = rootOf(launch.buffers[p]);
+      size_t lo, hi;
+      granules(read, lo, hi);
+      for (size_t g = lo; g < hi; ++g)
+        ASSERT_EQ(owner[g], read) << "launch " << l << " reads buffer " << read << " but granule "
+                                  << g << " holds buffer " << owner[g];
+      size_t wlo, whi;
+      granules(written, wlo, whi);
+      bool overlaps = inArena && wlo < hi && lo < whi;
+      if (!overlaps)
+        continue;
+      bool inPlace = false;
+      for (const InPlaceDesc &d : k->inPlace)
+        inPlace |= rootOf(launch.buffers[d.input]) == read && d.output + 1 == k->numParams;
+      ASSERT_TRUE(inPlace && wlo == lo && whi == hi && lastRead[read] == l &&
+                  b.buffers[read].kind == BufferKind::temp)
+          << "launch " << l << " writes buffer " << written << " over buffer " << read
+          << " that it reads, not in place";
+    }
+    size_t lo, hi;
+    granules(written, lo, hi);
+    for (size_t g = lo; inArena && g < hi; ++g)
+      owner[g] = written;
+  }
+}
+
+} // namespace
+
+TEST(MemoryPlanTest, InPlaceHandoffsOnRandomPlans) {
+  std::mt19937 rng(20261203);
+  size_t handoffs = 0, belowBound = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    Bundle b = randomInPlacePlan(rng, 2 + trial % 40);
+    ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+    MemoryPlanStats st;
+    Status s = planMemory(b, &st);
+    ASSERT_TRUE(s.ok) << s.message;
+    expectExecutionReadsWhatWasWritten(b);
+    s = checkMemoryPlan(b);
+    ASSERT_TRUE(s.ok) << s.message;
+    handoffs += st.numInPlace;
+    belowBound += st.arenaBytes < st.peakLiveBytes;
+    size_t kept = 0;
+    for (const KernelDesc &k : b.kernels)
+      kept += k.inPlace.size();
+    // The bundle keeps one record per handoff made (each kernel runs once here).
+    EXPECT_EQ(kept, st.numInPlace);
+    // The planned bundle survives the round trip (version 5 with records, else 4).
+    Bundle parsed;
+    s = parseBundle(serializeBundle(b), parsed);
+    ASSERT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(parsed.formatVersion, kept ? 5 : 4);
+    for (size_t i = 0; i < b.kernels.size(); ++i)
+      ASSERT_EQ(parsed.kernels[i].inPlace.size(), b.kernels[i].inPlace.size());
+    for (size_t i = 0; i < b.buffers.size(); ++i)
+      EXPECT_EQ(parsed.buffers[i].offset, b.buffers[i].offset);
+  }
+  // The generator makes handoffs, and they save memory.
+  EXPECT_GT(handoffs, 100u);
+  EXPECT_GT(belowBound, 20u);
+}
+
+TEST(MemoryPlanTest, InPlaceChainUsesOneSlot) {
+  // t0 -> t1 -> ... each launch reads t_i and writes t_{i+1} in place: one slot.
+  Bundle b;
+  b.target = "cpu";
+  b.code = "CODE";
+  const int n = 6;
+  for (int i = 0; i < n; ++i)
+    b.buffers.push_back({i, DType::f32, BufferKind::temp, 4096, {1024}, 0});
+  b.kernels.push_back({"first", {1, 1, 1}, {1, 1, 1}, 0, 1});
+  b.kernels.back().params = {{DType::f32, 4096}};
+  b.kernels.push_back({"relu", {1, 1, 1}, {1, 1, 1}, 0, 2});
+  b.kernels.back().params = {{DType::f32, 4096}, {DType::f32, 4096}};
+  b.kernels.back().inPlace = {{0, 1, 0}};
+  b.launches.push_back({"first", {0}});
+  for (int i = 0; i + 1 < n; ++i)
+    b.launches.push_back({"relu", {i, i + 1}});
+  MemoryPlanStats st;
+  ASSERT_TRUE(planMemory(b, &st).ok);
+  EXPECT_EQ(st.numInPlace, 5u);
+  EXPECT_EQ(st.arenaBytes, 4096u);
+  EXPECT_EQ(st.peakLiveBytes, 2u * 4096);
+  for (int i = 0; i < n; ++i)
+    EXPECT_EQ(b.buffers[i].offset, 0u) << i;
+  EXPECT_TRUE(checkMemoryPlan(b).ok) << checkMemoryPlan(b).message;
+  EXPECT_NE(formatMemoryReport(b, st).find("in place:          5 temp(s)"), std::string::npos)
+      << formatMemoryReport(b, st);
+
+  // Without the record the same placement is an overlap, and the checker says so.
+  Bundle noRecord = b;
+  noRecord.kernels[1].inPlace.clear();
+  Status s = checkMemoryPlan(noRecord);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("are both live at launch 1"), std::string::npos) << s.message;
+
+  // A record does not allow reuse when the input is read later: t1 also read by a last launch.
+  Bundle readLater = b;
+  readLater.kernels.push_back({"use", {1, 1, 1}, {1, 1, 1}, 0, 1});
+  readLater.kernels.back().params = {{DType::f32, 4096}};
+  readLater.launches.push_back({"use", {1}});
+  s = checkMemoryPlan(readLater);
+  EXPECT_FALSE(s.ok) << "t1 is read after t2 overwrote it";
+  MemoryPlanStats st2;
+  ASSERT_TRUE(planMemory(readLater, &st2).ok);
+  EXPECT_TRUE(checkMemoryPlan(readLater).ok) << checkMemoryPlan(readLater).message;
+  EXPECT_NE(readLater.buffers[1].offset, readLater.buffers[2].offset);
+
+  // Validation: pairs must name two distinct parameters of one size.
+  Bundle bad = b;
+  bad.kernels[1].inPlace = {{0, 0, 0}};
+  EXPECT_NE(validateBundle(bad).message.find("the same parameter twice"), std::string::npos);
+  bad.kernels[1].inPlace = {{0, 2, 0}};
+  EXPECT_NE(validateBundle(bad).message.find("outside 0..1"), std::string::npos);
+  bad.kernels[1].inPlace = {{0, 1, 0}};
+  bad.formatVersion = 4;
+  EXPECT_NE(validateBundle(bad).message.find("need format version 5"), std::string::npos)
+      << validateBundle(bad).message;
+}

@@ -2,7 +2,7 @@
 //
 // A bundle holds everything needed to run one compiled model: the launch plan
 // (manifest), the kernel code and the weights. The byte format is specified in
-// docs/bundle-format.md (versions 1 to 4); this header is its in-memory form.
+// docs/bundle-format.md (versions 1 to 5); this header is its in-memory form.
 //
 // The compiler fills a Bundle and calls serializeBundle(); the runtime calls
 // parseBundle() and hands the result to Session::create(). Nothing here depends
@@ -31,10 +31,11 @@
 
 namespace aicc::runtime {
 
-/// The format version serializeBundle() writes: 4 (checksums and parameter
-/// records since 3; the `arena` record of the memory plan since 4).
-/// parseBundle() also reads versions 1, 2 and 3.
-constexpr int kBundleFormatVersion = 4;
+/// The newest format version: 5 (checksums and parameter records since 3; the
+/// `arena` record of the memory plan since 4; `inplace` records since 5).
+/// serializeBundle() writes the oldest version that holds the bundle (5 when a
+/// kernel has `inplace` records, else 4); parseBundle() reads versions 1 to 5.
+constexpr int kBundleFormatVersion = 5;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -197,6 +198,23 @@ struct ParamDesc {
   size_t line = 0;
 };
 
+/// One `inplace` record (format version 5): the kernel may write output
+/// parameter `output` over the memory of input parameter `input`. The compiler
+/// declares it only for kernels where every program reads each element of the
+/// input before it writes the element at the same byte offset of the output,
+/// and no program reads an element another program writes (the elementwise
+/// template: one program per block of flat indices, both parameters accessed
+/// at the same offsets, of the same element size and count). The memory plan
+/// (planMemory) then lets a temp that such a launch writes take the bytes of
+/// a temp whose last use is that launch; the bundle keeps the records the plan
+/// used, and checkMemoryPlan allows exactly those overlaps.
+struct InPlaceDesc {
+  /// Parameter indices (0 .. numParams-1): the input read, the output written.
+  int input = 0, output = 0;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
+};
+
 /// True when a buffer of `buffer` dtype may be passed for a parameter of
 /// `param` dtype (equal, or integers of the same width; see ParamDesc).
 bool paramDTypeAccepts(DType param, DType buffer);
@@ -222,6 +240,9 @@ struct KernelDesc {
   /// One record per buffer parameter (`param` records, in parameter order):
   /// numParams entries in a version-3 bundle, none in versions 1 and 2.
   std::vector<ParamDesc> params;
+  /// Output parameters the kernel may write over an input (`inplace` records,
+  /// format version 5); see InPlaceDesc.
+  std::vector<InPlaceDesc> inPlace;
   /// TMA descriptors (`tensormap` records, in order). Kernel parameters are the numParams
   /// buffer pointers, then one CUtensorMap (128 bytes, 64-byte aligned, by value) per entry.
   /// GPU targets sm_90 and newer only.
@@ -284,9 +305,9 @@ struct Bundle {
 };
 
 /// Checks every invariant of docs/bundle-format.md on an in-memory bundle:
-/// format version 1..4, an arena only in version 4 whose temps are aligned,
-/// inside it and disjoint while live together (checkMemoryPlan), target spelling, buffer ids in order, SIZE_BYTES ==
-/// product(shape) * dtype size, const data inside the weights and 64-byte
+/// format version 1..5, an arena only from version 4 whose temps are aligned,
+/// inside it and disjoint while live together (checkMemoryPlan), target spelling, buffer ids in
+/// order, SIZE_BYTES == product(shape) * dtype size, const data inside the weights and 64-byte
 /// aligned, alias sources that exist, precede the alias and are large enough,
 /// input/output indices contiguous from 0 with valid buffers (each input
 /// buffer bound exactly once), bound inputs with increasing positions below
@@ -303,23 +324,24 @@ struct Bundle {
 /// memory are linear in the number of records (up to a log factor).
 Status validateBundle(const Bundle &bundle, const Limits &limits = Limits());
 
-/// Serializes `bundle` to the byte format, always version 4 (the `arena` record
+/// Serializes `bundle` to the byte format, as version 5 when a kernel has
+/// `inplace` records (after its `param` records), else as version 4 (the `arena` record
 /// and the temps' arena offsets only when `arenaBytes` is set): every kernel's
 /// `param` records follow its `kernel` record (then its tensor maps), and the
 /// manifest ends with the `checksum` record (XXH64 of the code, weights and
 /// manifest sections). Deterministic: the same Bundle always gives the same
 /// bytes (records are written in vector order: header, target, buffers,
 /// inputs, bound inputs, outputs, kernels each followed by its params and
-/// tensor maps, launches, checksum; `arena` right after target). Names are percent-encoded. Does not
-/// validate (a kernel without its param records gives a file the reader
-/// refuses); call validateBundle() first when the bundle comes from untrusted
-/// code. `formatVersion` and the `line` fields are not consulted.
+/// tensor maps, launches, checksum; `arena` right after target). Names are percent-encoded. Does
+/// not validate (a kernel without its param records gives a file the reader refuses); call
+/// validateBundle() first when the bundle comes from untrusted code. `formatVersion` and the `line`
+/// fields are not consulted.
 std::string serializeBundle(const Bundle &bundle);
 
-/// Parses and validates a version-1, -2, -3 or -4 bundle from `bytes` into `out`
-/// (which is overwritten). For versions 3 and 4, the checksums of all three sections
+/// Parses and validates a version-1 to -5 bundle from `bytes` into `out`
+/// (which is overwritten). For versions 3 to 5, the checksums of all three sections
 /// are verified before any record is parsed ("checksum mismatch in the code
-/// section: ..."); `param` records are required of versions 3 and 4 and refused
+/// section: ..."); `param` records are required of versions 3 to 5 and refused
 /// before it, `tensormap` records refused in version 1. Never crashes on
 /// malformed input and reads nothing outside `bytes`: bad magic, truncated or
 /// trailing sections, sections above `limits`, unknown or malformed records

@@ -61,11 +61,14 @@ Status computeTempLifetimes(const Bundle &bundle, std::vector<TempLifetime> &out
 struct MemoryPlanStats {
   /// Temps placed (those some launch uses) and temps no launch uses.
   size_t numTemps = 0, numUnusedTemps = 0;
+  /// Temps placed at the bytes of a temp that their first launch reads for the
+  /// last time, as that launch's kernel allows (InPlaceDesc).
+  size_t numInPlace = 0;
   /// The arena's size in bytes.
   uint64_t arenaBytes = 0;
-  /// The lower bound of any arena for this plan: the largest sum of padded
-  /// sizes of temps live at one launch. An arena cannot be smaller without
-  /// in-place reuse.
+  /// The lower bound of any arena for this plan without in-place reuse: the
+  /// largest sum of padded sizes of temps live at one launch. With in-place
+  /// records the arena can be smaller.
   uint64_t peakLiveBytes = 0;
   /// Sum of every temp's padded size (used or not): what one allocation per
   /// temp takes.
@@ -82,7 +85,13 @@ struct MemoryPlanStats {
 /// arXiv:2001.03288, section 4.3): temps in decreasing size (ties: earlier
 /// first use, then lower id) each go into the smallest gap between the
 /// already-placed temps whose lifetimes overlap theirs that fits, else above
-/// them all. Deterministic. O(n^2) in the number of temps (a model of 10,000
+/// them all. In-place reuse first: where a launch's kernel declares an
+/// (input, output) pair in place (KernelDesc::inPlace) over two temps of equal
+/// SIZE_BYTES, the input's last use and the output's first use being that
+/// launch and each passed once, the output takes the input's bytes (handoffs
+/// taken in launch order; a chain of them is placed as one temp). Afterwards
+/// each kernel keeps only the in-place records some handoff used. Deterministic.
+/// O(n^2) in the number of temps (a model of 10,000
 /// temps plans in well under a second). Unused temps get offset 0. Requires a
 /// validated bundle (validateBundle); the arena holds the unused temps too (their
 /// contents can still be read). Fails only on size overflow (a sum above
@@ -91,7 +100,10 @@ Status planMemory(Bundle &bundle, MemoryPlanStats *stats = nullptr);
 
 /// Checks the placement of a bundle with an arena (`bundle.arenaBytes` set):
 /// every temp's offset is a multiple of kArenaAlignment, its bytes lie inside
-/// the arena, and no two temps live at the same launch overlap. Errors name
+/// the arena, and no two temps live at the same launch overlap, except a temp
+/// that takes exactly the bytes of one its first launch may write over in
+/// place (the conditions planMemory uses, from the bundle's inplace records).
+/// Errors name
 /// both temps, their byte ranges and the launch. O(n log n) in the temps, so a
 /// hostile manifest cannot make it slow. Requires the checks validateBundle
 /// makes before it (launch buffer ids in range, alias order). Bundles without

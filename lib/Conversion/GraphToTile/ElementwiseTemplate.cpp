@@ -3,6 +3,56 @@
 
 namespace aicc::templates {
 
+/// Marks the (input, output) parameter pairs of an elementwise kernel that may run in
+/// place (tile.in_place): the output's every access is a tile.store at `offs` and the
+/// input's every access a tile.load at `offs`, each load before each store in the one
+/// block of the kernel, with one element size and count. Sound for this template only:
+/// program p reads and writes exactly the flat indices [p * BLOCK, (p + 1) * BLOCK), so
+/// no program reads an element another writes, and within a program every element is
+/// read before it is written at the same byte offset (the same offsets tile gives the
+/// load and the store one layout: the thread that reads an element writes it).
+static void markInPlacePairs(KernelContext &kc, Value offs) {
+  auto accessesOnlyAt = [&](Value param, bool store, SmallVectorImpl<Operation *> &ops) {
+    for (Operation *user : param.getUsers()) {
+      auto load = dyn_cast<tl::LoadOp>(user);
+      auto st = dyn_cast<tl::StoreOp>(user);
+      if (store ? !(st && st.getPtr() == param && st.getOffsets() == offs)
+                : !(load && load.getOffsets() == offs))
+        return false;
+      if (user->getBlock() != &kc.kernel.getBody().front())
+        return false;
+      ops.push_back(user);
+    }
+    return true;
+  };
+  auto sameLayoutBytes = [](Value a, Value b) {
+    auto ta = cast<MemRefType>(a.getType()), tb = cast<MemRefType>(b.getType());
+    return ta.getNumElements() == tb.getNumElements() &&
+           ta.getElementTypeBitWidth() == tb.getElementTypeBitWidth();
+  };
+  SmallVector<int32_t> pairs;
+  const int32_t numIn = kc.inParams.size();
+  for (auto [o, out] : llvm::enumerate(kc.outParams)) {
+    SmallVector<Operation *> stores;
+    if (!accessesOnlyAt(out, /*store=*/true, stores) || stores.empty())
+      continue;
+    for (auto [i, in] : llvm::enumerate(kc.inParams)) {
+      SmallVector<Operation *> loads;
+      if (!sameLayoutBytes(in, out) || !accessesOnlyAt(in, /*store=*/false, loads) || loads.empty())
+        continue;
+      bool readFirst = llvm::all_of(loads, [&](Operation *l) {
+        return llvm::all_of(stores, [&](Operation *s) { return l->isBeforeInBlock(s); });
+      });
+      if (!readFirst)
+        continue;
+      pairs.push_back(static_cast<int32_t>(i));
+      pairs.push_back(numIn + static_cast<int32_t>(o));
+    }
+  }
+  if (!pairs.empty())
+    kc.kernel->setAttr(tl::kInPlaceAttrName, DenseI32ArrayAttr::get(kc.kernel.getContext(), pairs));
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise template
 //===----------------------------------------------------------------------===//
@@ -90,6 +140,7 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
     tb.store(kc.outParams[i], offs, *t, mask);
   }
   func::ReturnOp::create(b, tb.loc);
+  markInPlacePairs(kc, offs);
   return kc.kernel;
 }
 

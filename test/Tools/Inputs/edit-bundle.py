@@ -4,7 +4,7 @@
   edit-bundle.py IN OUT flip SECTION OFFSET   flip the low bit of byte OFFSET of SECTION
                                               (manifest, code or weights); checksums untouched
   edit-bundle.py IN OUT replace OLD NEW       replace the first OLD in the manifest by NEW and,
-                                              for version 3, write a fresh checksum record (a
+                                              for versions 3 to 5, write a fresh checksum record (a
                                               consistent edit: only the checks behind the
                                               checksums can catch it)
 
@@ -87,7 +87,7 @@ def main():
         text = bytes(manifest)
         assert old in text, "text not found in the manifest"
         text = text.replace(old, new, 1)
-        if text.startswith((b"aicc-bundle 3\n", b"aicc-bundle 4\n")):
+        if text.startswith((b"aicc-bundle 3\n", b"aicc-bundle 4\n", b"aicc-bundle 5\n")):
             records = text[:text.rindex(b"checksum xxh64 ")]
             head = records + b"checksum xxh64 %016x %016x " % (xxh64(bytes(code)),
                                                                 xxh64(bytes(weights)))

@@ -135,6 +135,13 @@ static const AttrRule kAttrRules[] = {
     {kTensorMapsAttrName, isTensorMapList,
      "must be an array of {param, dims, box, swizzle, element} dictionaries"},
     {kTensorMapAttrName, [](Attribute a) { return isa<UnitAttr>(a); }, "must be a unit attribute"},
+    {kInPlaceAttrName,
+     [](Attribute a) {
+       auto arr = dyn_cast<DenseI32ArrayAttr>(a);
+       return arr && arr.size() % 2 == 0 &&
+              llvm::all_of(arr.asArrayRef(), [](int32_t i) { return i >= 0; });
+     },
+     "must be array<i32: input, output, ...>: pairs of parameter indices"},
 };
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {

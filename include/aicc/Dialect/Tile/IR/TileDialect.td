@@ -36,6 +36,10 @@ def Tile_Dialect : Dialect {
   //                         a launch shape a lowering chose (persistent grid, warpgroups)
   //   tensor_maps           convert-tile-dot-to-wgmma: the TMA descriptors the kernel takes
   //   tensor_map            marks a CUtensorMap pointer argument
+  //   in_place              on a kernel func (convert-graph-to-tile, elementwise template):
+  //                         array<i32: in0, out0, in1, out1, ...>, parameter pairs where the
+  //                         output may be written over the input's memory (bundle `inplace`
+  //                         records; the memory plan reuses a dead input's bytes)
   let discardableAttrs = (ins
     "::aicc::tile::ScheduleAttr":$schedule,
     "::mlir::IntegerAttr":$cpu_kernel,
@@ -54,7 +58,8 @@ def Tile_Dialect : Dialect {
     "::mlir::DenseI32ArrayAttr":$launch_block,
     "::mlir::IntegerAttr":$dynamic_shared_bytes,
     "::mlir::ArrayAttr":$tensor_maps,
-    "::mlir::UnitAttr":$tensor_map
+    "::mlir::UnitAttr":$tensor_map,
+    "::mlir::DenseI32ArrayAttr":$in_place
   );
 }
 

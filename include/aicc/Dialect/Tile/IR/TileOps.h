@@ -56,6 +56,7 @@ constexpr llvm::StringLiteral kDynamicSharedBytesAttrName =
     TileDialect::DynamicSharedBytesAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kTensorMapsAttrName = TileDialect::TensorMapsAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kTensorMapAttrName = TileDialect::TensorMapAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kInPlaceAttrName = TileDialect::InPlaceAttrHelper::getNameStr();
 
 /// Returns the schedule of a tile kernel, or null when `op` is not one.
 ScheduleAttr getSchedule(mlir::Operation *op);
