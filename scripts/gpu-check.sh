@@ -34,7 +34,9 @@ check_case() {
   fi
   # No test data (the kernel-template cases): aicc-run feeds pseudo-random inputs.
   args=(); for d in "$c"/test_data_set_*; do [ -d "$d" ] && args+=(--test-data-set "$d"); done
-  run=("$AICC_DEVICE_ROOT/bin/aicc-run" "$c/model.aicc" --device=cuda "${args[@]}")
+  # A run that hangs fails its case after CASE_TIMEOUT seconds (default 60) instead of
+  # stalling the suite.
+  run=(timeout "${CASE_TIMEOUT:-60}" "$AICC_DEVICE_ROOT/bin/aicc-run" "$c/model.aicc" --device=cuda "${args[@]}")
   if ! "${run[@]}" --output-dir "$tmp/$name.on" >"$tmp/$name.log" 2>&1; then echo "FAIL $name"; return; fi
   if [ "$GRAPHS" = both ]; then
     if ! "${run[@]}" --no-cuda-graphs --output-dir "$tmp/$name.off" >>"$tmp/$name.log" 2>&1; then
@@ -58,8 +60,9 @@ check_case() {
   echo "PASS $name${tools:+ ($tools clean)}$same"
 }
 export -f check_case
+# Results also stream to ${OUT:-/tmp}/gpu-check.progress as cases finish.
 ls -d "$AICC_DEVICE_ROOT"/cases/*/ | xargs -P "${JOBS:-8}" -I{} bash -c 'check_case "$1"' _ {} \
-  | sort -k2 > "$tmp/results"
+  | tee "${OUT:-/tmp}/gpu-check.progress" | sort -k2 > "$tmp/results"
 # The runtime's own CUDA tests (cubins built from unittests/Runtime/*.cu.ptx at configure time).
 if [ -x "$AICC_DEVICE_ROOT/bin/AICCRuntimeTests" ]; then
   export AICC_TEST_CUBIN=$AICC_DEVICE_ROOT/testdata/add_kernel.sm_90.cubin

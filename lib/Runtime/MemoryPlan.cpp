@@ -227,54 +227,121 @@ Status aicc::runtime::planMemory(Bundle &bundle, MemoryPlanStats *stats) {
     chains.push_back({i, temps[i].first, temps[tail].last, temps[i].paddedBytes});
   }
 
-  // Greedy by size (Pisarchyk & Lee 2020, section 4.3), over the chains.
-  std::vector<size_t> order(chains.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const Chain &x = chains[a], &y = chains[b];
+  // Greedy placement (Pisarchyk & Lee 2020, section 4.3) over the chains, in three
+  // orders; the smallest arena wins (ties: the earlier order). Each order is a
+  // heuristic that loses on some plans: by size (their "greedy by size"); by the
+  // widest launch a chain is live at, then size (an O(n log n) form of their
+  // "greedy by breadth", which places the temps of the widest launch first); by
+  // first use, then size (linear scan).
+  auto bySizeThen = [&](const Chain &x, const Chain &y) {
     if (x.paddedBytes != y.paddedBytes)
       return x.paddedBytes > y.paddedBytes;
     if (x.first != y.first)
       return x.first < y.first;
     return temps[x.head].buffer < temps[y.head].buffer;
+  };
+  // Live chain bytes per launch, and the widest launch of each chain (a sparse
+  // table of range maxima).
+  const size_t numLaunches = bundle.launches.size();
+  std::vector<uint64_t> widthOfChain(chains.size(), 0);
+  if (numLaunches) {
+    std::vector<uint64_t> delta(numLaunches + 1, 0), width(numLaunches, 0);
+    std::vector<uint64_t> minus(numLaunches + 1, 0);
+    for (const Chain &c : chains) {
+      delta[c.first] += c.paddedBytes; // each sum is at most unplannedBytes
+      minus[c.last + 1] += c.paddedBytes;
+    }
+    uint64_t live = 0;
+    for (size_t l = 0; l < numLaunches; ++l)
+      width[l] = live = live + delta[l] - minus[l];
+    std::vector<std::vector<uint64_t>> table{width};
+    for (size_t k = 1; (size_t(1) << k) <= numLaunches; ++k) {
+      const std::vector<uint64_t> &prev = table.back();
+      std::vector<uint64_t> row(numLaunches - (size_t(1) << k) + 1);
+      for (size_t i = 0; i < row.size(); ++i)
+        row[i] = std::max(prev[i], prev[i + (size_t(1) << (k - 1))]);
+      table.push_back(std::move(row));
+    }
+    for (size_t c = 0; c < chains.size(); ++c) {
+      size_t lo = chains[c].first, hi = chains[c].last, k = 0;
+      while ((size_t(2) << k) <= hi - lo + 1)
+        ++k;
+      widthOfChain[c] = std::max(table[k][lo], table[k][hi + 1 - (size_t(1) << k)]);
+    }
+  }
+  std::vector<std::vector<size_t>> orders(3, std::vector<size_t>(chains.size()));
+  for (std::vector<size_t> &o : orders)
+    for (size_t i = 0; i < o.size(); ++i)
+      o[i] = i;
+  std::sort(orders[0].begin(), orders[0].end(),
+            [&](size_t a, size_t b) { return bySizeThen(chains[a], chains[b]); });
+  std::sort(orders[1].begin(), orders[1].end(), [&](size_t a, size_t b) {
+    if (widthOfChain[a] != widthOfChain[b])
+      return widthOfChain[a] > widthOfChain[b];
+    return bySizeThen(chains[a], chains[b]);
+  });
+  std::sort(orders[2].begin(), orders[2].end(), [&](size_t a, size_t b) {
+    if (chains[a].first != chains[b].first)
+      return chains[a].first < chains[b].first;
+    return bySizeThen(chains[a], chains[b]);
   });
   struct Placed {
     uint64_t offset, end;
     size_t first, last;
   };
-  std::vector<Placed> placed; // sorted by offset
-  std::vector<uint64_t> offsets(temps.size(), 0);
-  uint64_t arena = 0;
-  for (size_t idx : order) {
-    const Chain &t = chains[idx];
-    uint64_t prevEnd = 0, bestOffset = 0, bestGap = UINT64_MAX;
-    bool found = false;
-    for (const Placed &p : placed) {
-      if (p.last < t.first || t.last < p.first)
-        continue; // never live together: may overlap
-      if (p.offset >= prevEnd) {
-        uint64_t gap = p.offset - prevEnd;
-        if (gap >= t.paddedBytes && gap < bestGap) {
-          bestGap = gap;
-          bestOffset = prevEnd;
-          found = true;
+  // Places the chains in `order`, each in the smallest gap between the placed
+  // chains live at the same time that fits, else above them all.
+  auto place = [&](const std::vector<size_t> &order, std::vector<uint64_t> &chainOffset,
+                   uint64_t &arenaOut) -> Status {
+    std::vector<Placed> placed; // sorted by offset
+    chainOffset.assign(chains.size(), 0);
+    arenaOut = 0;
+    for (size_t idx : order) {
+      const Chain &t = chains[idx];
+      uint64_t prevEnd = 0, bestOffset = 0, bestGap = UINT64_MAX;
+      bool found = false;
+      for (const Placed &p : placed) {
+        if (p.last < t.first || t.last < p.first)
+          continue; // never live together: may overlap
+        if (p.offset >= prevEnd) {
+          uint64_t gap = p.offset - prevEnd;
+          if (gap >= t.paddedBytes && gap < bestGap) {
+            bestGap = gap;
+            bestOffset = prevEnd;
+            found = true;
+          }
         }
+        prevEnd = std::max(prevEnd, p.end);
       }
-      prevEnd = std::max(prevEnd, p.end);
+      uint64_t offset = found ? bestOffset : prevEnd, end = 0;
+      if (__builtin_add_overflow(offset, t.paddedBytes, &end))
+        return Status::error("the arena would exceed 2^64 bytes");
+      chainOffset[idx] = offset;
+      arenaOut = std::max(arenaOut, end);
+      Placed p{offset, end, t.first, t.last};
+      placed.insert(
+          std::upper_bound(placed.begin(), placed.end(), p,
+                           [](const Placed &a, const Placed &b) { return a.offset < b.offset; }),
+          p);
     }
-    uint64_t offset = found ? bestOffset : prevEnd, end = 0;
-    if (__builtin_add_overflow(offset, t.paddedBytes, &end))
-      return Status::error("the arena would exceed 2^64 bytes");
-    for (int m = static_cast<int>(t.head); m >= 0; m = next[m])
-      offsets[m] = offset;
-    arena = std::max(arena, end);
-    Placed p{offset, end, t.first, t.last};
-    placed.insert(
-        std::upper_bound(placed.begin(), placed.end(), p,
-                         [](const Placed &a, const Placed &b) { return a.offset < b.offset; }),
-        p);
+    return Status::success();
+  };
+  std::vector<uint64_t> bestChainOffset;
+  uint64_t arena = 0;
+  for (size_t o = 0; o < orders.size(); ++o) {
+    std::vector<uint64_t> chainOffset;
+    uint64_t size = 0;
+    if (Status s = place(orders[o], chainOffset, size); !s.ok)
+      return s;
+    if (o == 0 || size < arena) {
+      arena = size;
+      bestChainOffset = std::move(chainOffset);
+    }
   }
+  std::vector<uint64_t> offsets(temps.size(), 0);
+  for (size_t c = 0; c < chains.size(); ++c)
+    for (int m = static_cast<int>(chains[c].head); m >= 0; m = next[m])
+      offsets[m] = bestChainOffset[c];
 
   // Temps no launch uses sit at offset 0, so the arena must hold them too
   // (Session::readBuffer may still read them).
