@@ -52,6 +52,9 @@ LLM_NK = ((4096, 4096), (11008, 4096), (4096, 11008), (14336, 4096))
 # (M, N, K) of small-M linears: the batch-8 MLPs of bench/models.py (8x256x64, 8x32x256,
 # 8x512x256, a 10-class head), a Llama-class decode projection (M = 1, 16), and M = 32 / 64,
 # where the matmul template's grid starts to fill the GPU.
+# (N, K) of GPT-2 small's linears: qkv, attention projection, MLP up, MLP down.
+GPT2_LINEARS = ((2304, 768), (768, 768), (3072, 768), (768, 3072))
+GPT2_CONFIGS = ("64x64x64x8", "64x128x64x4", "128x64x64x8")
 SMALL = ((8, 256, 64, "f32"), (8, 32, 256, "f32"), (8, 512, 256, "f32"), (8, 10, 512, "f32"),
          (8, 4096, 1024, "f32"), (1, 4096, 4096, "f16"), (8, 4096, 4096, "f16"),
          (16, 11008, 4096, "f16"), (32, 1024, 1024, "f32"), (64, 4096, 4096, "f16"),
@@ -241,6 +244,15 @@ def cases():
         c = gemm_case(name + "_mv", "small", dt, m, n, k, trans_b=1, bias=True)
         c["compile_flags"] = [f"--matvec-max-rows={m}"]
         out.append(c)
+    # GPT-2's linears at 2 x 128 tokens (bench/models.py gpt2_2l_f16): M = 256 rows give the
+    # default 128-row tiles 24-96 programs on 132 SMs; each also with smaller tile configs.
+    for n, k in GPT2_LINEARS:
+        name = f"gpt2_m256_n{n}_k{k}_f16"
+        out.append(gemm_case(name, "gpt2", "f16", 256, n, k, trans_b=1, bias=True))
+        for cfg in GPT2_CONFIGS:
+            c = gemm_case(f"{name}_c{cfg}", "gpt2", "f16", 256, n, k, trans_b=1, bias=True)
+            c["compile_flags"] = [f"--matmul-config={cfg}"]
+            out.append(c)
     out.append(gemm_case("linear_gelu_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
                          trans_b=1, bias=True, gelu=True))
     mm = matmul_case("linear_gelu_mm_4096_f16", "linear_gelu", "f16", [4096, 4096],
