@@ -340,6 +340,7 @@ Status validateKernel(const Bundle &bundle, const KernelDesc &k, const Limits &l
     return Status::error(label + ": 'inplace' records need format version " +
                          std::to_string(kFormatVersionInPlace) + ", not " +
                          std::to_string(bundle.formatVersion));
+  std::vector<bool> inPairs(k.inPlace.empty() ? 0 : static_cast<size_t>(k.numParams), false);
   for (const InPlaceDesc &d : k.inPlace) {
     const std::string what = at(d.line) + "kernel '" + k.name + "': in-place pair (input " +
                              std::to_string(d.input) + ", output " + std::to_string(d.output) + ")";
@@ -348,6 +349,13 @@ Status validateKernel(const Bundle &bundle, const KernelDesc &k, const Limits &l
                            std::to_string(k.numParams - 1));
     if (d.input == d.output)
       return Status::error(what + ": the same parameter twice");
+    // Each parameter in one pair at most (so a kernel has at most numParams / 2 records,
+    // and the memory plan's handoffs stay linear in the manifest).
+    if (inPairs[d.input] || inPairs[d.output])
+      return Status::error(what + ": parameter " +
+                           std::to_string(inPairs[d.input] ? d.input : d.output) +
+                           " is already in another in-place pair");
+    inPairs[d.input] = inPairs[d.output] = true;
     // One bytes-per-element and one size: the output's element i lies where the
     // input's element i was (params has numParams entries from version 3).
     const ParamDesc &in = k.params[d.input], &out = k.params[d.output];

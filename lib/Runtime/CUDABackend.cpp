@@ -317,6 +317,9 @@ private:
   /// (false when page-locked memory is not available: runHost then copies from
   /// pageable memory).
   bool ensureStaging(const std::vector<DeviceCopy> &inputs, const std::vector<DeviceCopy> &outputs);
+  /// runHost's work on the stream, without the final wait.
+  Status enqueueHostRun(const std::vector<DeviceCopy> &inputs,
+                        const std::vector<DeviceCopy> &outputs);
 
   std::shared_ptr<const CUDAModel> model;
   const DriverAPI &api;
@@ -341,6 +344,8 @@ private:
   uint8_t *staging = nullptr;
   std::vector<size_t> stagingOffsets;
   bool stagingTried = false;
+  /// The last enqueueHostRun() copied through `staging`.
+  bool stagingInUse = false;
 };
 
 } // namespace
@@ -617,30 +622,45 @@ Status CUDAModel::load(const Bundle &bundle, int deviceIndex) {
       return s;
   }
 
-  constantAddresses.assign(bundle.buffers.size(), 0);
-  for (size_t i = 0; i < bundle.buffers.size(); ++i) {
-    const BufferDesc &b = bundle.buffers[i];
-    if (b.kind != BufferKind::constant)
-      continue;
-    // Never allocate 0 bytes: cuMemAlloc rejects it.
-    size_t size = std::max<uint64_t>(b.sizeBytes, 1);
-    CUdeviceptr p = 0;
-    if (Status s = check(api.memAlloc(&p, size),
-                         "cuMemAlloc(" + std::to_string(size) + " bytes)");
-        !s.ok)
-      return s.withContext("constant buffer " + std::to_string(i));
-    constants.push_back(p);
-    constantAddresses[i] = p;
-    constantBytes += size;
-    if (Status s =
-            check(api.memcpyHtoD(p, bundle.weights.data() + b.offset, b.sizeBytes), "cuMemcpyHtoD");
-        !s.ok)
-      return s.withContext("constant buffer " + std::to_string(i));
-  }
-  // A synchronous copy from pageable memory may return before its DMA has
-  // landed (CUDA driver API, "API synchronization behavior"); sessions launch
-  // on non-blocking streams, so wait here once.
-  return check(api.ctxSynchronize(), "copying the constants (cuCtxSynchronize)");
+  // The constants are copied on a stream of the model's own and waited for there:
+  // sessions launch on non-blocking streams (not ordered after the legacy stream), and
+  // a context-wide wait would both wait for other sessions' work and be illegal while
+  // another thread's session captures its graph (CUDA Programming Guide, "CUDA Graphs":
+  // synchronizing a context that has a capturing stream).
+  CUstream copies = nullptr;
+  if (Status s = check(api.streamCreate(&copies, CU_STREAM_NON_BLOCKING), "cuStreamCreate"); !s.ok)
+    return s;
+  auto copyConstants = [&]() -> Status {
+    constantAddresses.assign(bundle.buffers.size(), 0);
+    for (size_t i = 0; i < bundle.buffers.size(); ++i) {
+      const BufferDesc &b = bundle.buffers[i];
+      if (b.kind != BufferKind::constant)
+        continue;
+      // Never allocate 0 bytes: cuMemAlloc rejects it.
+      size_t size = std::max<uint64_t>(b.sizeBytes, 1);
+      CUdeviceptr p = 0;
+      if (Status s =
+              check(api.memAlloc(&p, size), "cuMemAlloc(" + std::to_string(size) + " bytes)");
+          !s.ok)
+        return s.withContext("constant buffer " + std::to_string(i));
+      constants.push_back(p);
+      constantAddresses[i] = p;
+      constantBytes += size;
+      // From pageable memory: the driver has read the source when the call returns.
+      if (Status s =
+              check(api.memcpyHtoDAsync(p, bundle.weights.data() + b.offset, b.sizeBytes, copies),
+                    "cuMemcpyHtoDAsync");
+          !s.ok)
+        return s.withContext("constant buffer " + std::to_string(i));
+    }
+    return Status::success();
+  };
+  Status copied = copyConstants();
+  // Always wait (also after a failed copy: the ones queued before it use the memory).
+  Status waited =
+      check(api.streamSynchronize(copies), "copying the constants (cuStreamSynchronize)");
+  api.streamDestroy(copies);
+  return !copied.ok ? copied : waited;
 }
 
 Status CUDAModel::checkKernel(const KernelDesc &kd, CUfunction function, const int maxGrid[3],
@@ -819,7 +839,26 @@ Status CUDABackend::runHost(const std::vector<DeviceCopy> &inputs,
                             const std::vector<DeviceCopy> &outputs) {
   if (Status s = waitForAsync(); !s.ok)
     return s;
-  const bool pinned = ensureStaging(inputs, outputs);
+  Status s = enqueueHostRun(inputs, outputs);
+  // Leave the stream idle on every path: after a failed call, copies queued before it
+  // must not race a later runAsync() on another stream (or overwrite the staging).
+  Status waited =
+      check(api.streamSynchronize(stream), "running the launches and copies (cuStreamSynchronize)");
+  if (!s.ok)
+    return s;
+  if (!waited.ok)
+    return waited;
+  if (stagingInUse)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].bytes)
+        std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(outputs[i].address)),
+                    staging + stagingOffsets[inputs.size() + i], outputs[i].bytes);
+  return Status::success();
+}
+
+Status CUDABackend::enqueueHostRun(const std::vector<DeviceCopy> &inputs,
+                                   const std::vector<DeviceCopy> &outputs) {
+  const bool pinned = stagingInUse = ensureStaging(inputs, outputs);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const DeviceCopy &c = inputs[i];
     if (!c.bytes)
@@ -849,14 +888,6 @@ Status CUDABackend::runHost(const std::vector<DeviceCopy> &inputs,
         !s.ok)
       return s.withContext("copying output " + std::to_string(i) + " from the device");
   }
-  if (Status s = check(api.streamSynchronize(stream), "running the launches (cuStreamSynchronize)");
-      !s.ok)
-    return s;
-  if (pinned)
-    for (size_t i = 0; i < outputs.size(); ++i)
-      if (outputs[i].bytes)
-        std::memcpy(reinterpret_cast<void *>(static_cast<uintptr_t>(outputs[i].address)),
-                    staging + stagingOffsets[inputs.size() + i], outputs[i].bytes);
   return Status::success();
 }
 

@@ -67,6 +67,11 @@ std::vector<Handoff> findHandoffs(const Bundle &bundle, const std::vector<TempLi
   if (!any)
     return out;
   const std::vector<int> root = aliasRoots(bundle);
+  // Temps the caller reads after the run (a model output is a view of them).
+  std::vector<bool> behindOutput(bundle.buffers.size(), false);
+  for (const IODesc &io : bundle.outputs)
+    if (io.bufferId >= 0 && static_cast<size_t>(io.bufferId) < root.size())
+      behindOutput[root[io.bufferId]] = true;
   std::unordered_map<std::string_view, size_t> kernelByName;
   for (size_t k = 0; k < bundle.kernels.size(); ++k)
     kernelByName.emplace(bundle.kernels[k].name, k);
@@ -83,20 +88,22 @@ std::vector<Handoff> findHandoffs(const Bundle &bundle, const std::vector<TempLi
                  ? root[launch.buffers[param]]
                  : -1;
     };
-    auto passedOnce = [&](int id) {
-      int n = 0;
-      for (size_t p = 0; p < launch.buffers.size(); ++p)
-        n += rootAt(static_cast<int>(p)) == id;
-      return n == 1;
-    };
+    // How often each buffer is passed, by root: counted once per launch (a launch's
+    // records each look up two counts, so the work is linear in the manifest).
+    std::unordered_map<int, int> passed;
+    for (size_t p = 0; p < launch.buffers.size(); ++p)
+      ++passed[rootAt(static_cast<int>(p))];
     for (size_t q = 0; q < k.inPlace.size(); ++q) {
       int a = rootAt(k.inPlace[q].input), b = rootAt(k.inPlace[q].output);
       if (a < 0 || b < 0 || a == b || byBuffer[a] < 0 || byBuffer[b] < 0)
         continue;
       const TempLifetime &ta = temps[byBuffer[a]], &tb = temps[byBuffer[b]];
-      if (ta.last != l || tb.first != l ||
-          bundle.buffers[a].sizeBytes != bundle.buffers[b].sizeBytes || !passedOnce(a) ||
-          !passedOnce(b))
+      // The input was written before this launch (first use earlier: handoffs then go
+      // strictly forward in time, so they never form a cycle) and is read for the last
+      // time here, not after the plan (a temp behind a model output).
+      if (ta.first >= l || ta.last != l || behindOutput[a] || tb.first != l ||
+          bundle.buffers[a].sizeBytes != bundle.buffers[b].sizeBytes || passed[a] != 1 ||
+          passed[b] != 1)
         continue;
       out.push_back({a, b, l, it->second, q});
     }

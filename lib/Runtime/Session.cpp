@@ -160,21 +160,25 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
                            formatTensorType(t.dtype, t.shape) + " needs " +
                            std::to_string(expected));
   }
-  outputTensors.clear();
-  outputTensors.reserve(model->outputs.size());
+  // The results go to a vector of our own, moved into `outputTensors` on success: the
+  // caller may pass the same vector as inputs and outputs (feeding a run's outputs back).
+  std::vector<HostTensor> results;
+  results.reserve(model->outputs.size());
   for (const TensorInfo &info : model->outputs)
-    outputTensors.push_back(HostTensor::zeros(info.dtype, info.shape));
+    results.push_back(HostTensor::zeros(info.dtype, info.shape));
   if (!afterEachLaunch) {
     std::vector<DeviceCopy> in, out;
     for (size_t i = 0; i < inputTensors.size(); ++i)
       in.push_back({model->inputBuffers[i],
                     reinterpret_cast<uintptr_t>(inputTensors[i].data.data()),
                     inputTensors[i].data.size()});
-    for (size_t i = 0; i < outputTensors.size(); ++i)
-      out.push_back({model->outputBuffers[i],
-                     reinterpret_cast<uintptr_t>(outputTensors[i].data.data()),
-                     outputTensors[i].data.size()});
-    return backend->runHost(in, out);
+    for (size_t i = 0; i < results.size(); ++i)
+      out.push_back({model->outputBuffers[i], reinterpret_cast<uintptr_t>(results[i].data.data()),
+                     results[i].data.size()});
+    if (Status s = backend->runHost(in, out); !s.ok)
+      return s;
+    outputTensors = std::move(results);
+    return Status::success();
   }
   for (size_t i = 0; i < model->inputs.size(); ++i)
     if (Status s = backend->writeBuffer(model->inputBuffers[i], inputTensors[i].data.data(),
@@ -190,11 +194,12 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
                            model->launches[i].kernel + "'");
   }
   for (size_t i = 0; i < model->outputs.size(); ++i)
-    if (Status s = backend->readBuffer(model->outputBuffers[i], outputTensors[i].data.data(),
-                                       outputTensors[i].data.size());
+    if (Status s = backend->readBuffer(model->outputBuffers[i], results[i].data.data(),
+                                       results[i].data.size());
         !s.ok)
       return s.withContext("copying output " + std::to_string(i) + " ('" + model->outputs[i].name +
                            "') from the device");
+  outputTensors = std::move(results);
   return Status::success();
 }
 

@@ -532,3 +532,41 @@ TEST(MemoryPlanTest, InPlaceChainUsesOneSlot) {
   EXPECT_NE(validateBundle(bad).message.find("need format version 5"), std::string::npos)
       << validateBundle(bad).message;
 }
+
+TEST(MemoryPlanTest, InPlaceNeverOverwritesWhatTheCallerReads) {
+  // t0 (written by launch 0) is read in place by launch 1, but a model output is a
+  // view of t0: the caller reads it after the run, so t1 may not take its bytes.
+  Bundle b;
+  b.target = "cpu";
+  b.code = "CODE";
+  b.buffers.push_back({0, DType::f32, BufferKind::temp, 4096, {1024}, 0});
+  b.buffers.push_back({1, DType::f32, BufferKind::temp, 4096, {1024}, 0});
+  b.buffers.push_back({2, DType::f32, BufferKind::alias, 4096, {32, 32}, 0});
+  b.buffers.push_back({3, DType::f32, BufferKind::output, 4096, {1024}, 0});
+  b.outputs.push_back({0, 2, "t0 as a matrix"});
+  b.outputs.push_back({1, 3, "y"});
+  b.kernels.push_back({"first", {1, 1, 1}, {1, 1, 1}, 0, 1});
+  b.kernels.back().params = {{DType::f32, 4096}};
+  b.kernels.push_back({"relu", {1, 1, 1}, {1, 1, 1}, 0, 2});
+  b.kernels.back().params = {{DType::f32, 4096}, {DType::f32, 4096}};
+  b.kernels.back().inPlace = {{0, 1, 0}};
+  b.kernels.push_back({"copy", {1, 1, 1}, {1, 1, 1}, 0, 2});
+  b.kernels.back().params = {{DType::f32, 4096}, {DType::f32, 4096}};
+  b.launches = {{"first", {0}}, {"relu", {0, 1}}, {"copy", {1, 3}}};
+  ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+  MemoryPlanStats st;
+  ASSERT_TRUE(planMemory(b, &st).ok);
+  EXPECT_EQ(st.numInPlace, 0u);
+  EXPECT_NE(b.buffers[0].offset, b.buffers[1].offset);
+  // The same placement forced: the checker refuses it.
+  b.buffers[1].offset = b.buffers[0].offset;
+  b.kernels[1].inPlace = {{0, 1, 0}};
+  EXPECT_FALSE(checkMemoryPlan(b).ok);
+
+  // Validation: a parameter in two pairs, and the turned-around pair (a cycle) are refused.
+  Bundle twice = b;
+  twice.kernels[1].inPlace = {{0, 1, 0}, {1, 0, 0}};
+  EXPECT_NE(validateBundle(twice).message.find("already in another in-place pair"),
+            std::string::npos)
+      << validateBundle(twice).message;
+}

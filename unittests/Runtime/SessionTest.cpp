@@ -961,3 +961,21 @@ TEST(CUDASessionTest, GraphsOnAndOffAndDeviceResidentIO) {
   Status s = Session::create(bundle, Device::cuda, session, bad);
   EXPECT_NE(s.message.find("CUDA device 4096 does not exist"), std::string::npos) << s.message;
 }
+
+TEST(CPUSessionTest, OutputsMayBeTheInputsVector) {
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(bundle, Device::cpu, session).ok);
+  HostTensor a = randomTensor({kN}, 3), b = randomTensor({kN}, 4);
+  std::vector<HostTensor> io = {a, b};
+  Status s = session->run(io, io); // the outputs replace the inputs
+  ASSERT_TRUE(s.ok) << s.message;
+  ASSERT_EQ(io.size(), 1u);
+  expectSum(a, b, io[0]);
+  // On error the outputs are left as they were.
+  std::vector<HostTensor> outputs = {a};
+  s = session->run({a}, outputs);
+  EXPECT_FALSE(s.ok);
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].data, a.data);
+}

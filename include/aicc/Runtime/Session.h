@@ -165,8 +165,11 @@ public:
   /// "input 0 ('x'): expected f32[2,3], got f32[3,2]"), copies them to the
   /// device, runs every launch in manifest order, waits for completion and
   /// copies each model output into `outputs` (resized to getOutputs().size()).
-  /// On error `outputs` is unspecified; after a GPU fault the session should
-  /// be discarded.
+  /// On a cuda session the copies go through page-locked staging memory the
+  /// session allocates at its first run (pageable copies when none can be
+  /// had), enqueued with the launches on the session's stream, one wait per
+  /// run. `outputs` may be the same vector as `inputs`. On error `outputs` is
+  /// left unchanged; after a GPU fault the session should be discarded.
   Status run(const std::vector<HostTensor> &inputs,
              std::vector<HostTensor> &outputs);
 

@@ -1,6 +1,8 @@
 //===- ElementwiseTemplate.cpp - elementwise / view template (1-D programs) ---===//
 #include "TemplateSupport.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace aicc::templates {
 
 /// Marks the (input, output) parameter pairs of an elementwise kernel that may run in
@@ -32,13 +34,16 @@ static void markInPlacePairs(KernelContext &kc, Value offs) {
   };
   SmallVector<int32_t> pairs;
   const int32_t numIn = kc.inParams.size();
+  // Each parameter in one pair at most (the bundle's rule): the first fitting input.
+  llvm::SmallDenseSet<size_t> pairedInputs;
   for (auto [o, out] : llvm::enumerate(kc.outParams)) {
     SmallVector<Operation *> stores;
     if (!accessesOnlyAt(out, /*store=*/true, stores) || stores.empty())
       continue;
     for (auto [i, in] : llvm::enumerate(kc.inParams)) {
       SmallVector<Operation *> loads;
-      if (!sameLayoutBytes(in, out) || !accessesOnlyAt(in, /*store=*/false, loads) || loads.empty())
+      if (pairedInputs.count(i) || !sameLayoutBytes(in, out) ||
+          !accessesOnlyAt(in, /*store=*/false, loads) || loads.empty())
         continue;
       bool readFirst = llvm::all_of(loads, [&](Operation *l) {
         return llvm::all_of(stores, [&](Operation *s) { return l->isBeforeInBlock(s); });
@@ -47,6 +52,8 @@ static void markInPlacePairs(KernelContext &kc, Value offs) {
         continue;
       pairs.push_back(static_cast<int32_t>(i));
       pairs.push_back(numIn + static_cast<int32_t>(o));
+      pairedInputs.insert(i);
+      break; // one input per output
     }
   }
   if (!pairs.empty())
