@@ -90,8 +90,9 @@ struct MemoryPlanStats {
 /// and the smallest arena kept (ties: that order; size ties: earlier first
 /// use, then lower id). In-place reuse first: where a launch's kernel declares an
 /// (input, output) pair in place (KernelDesc::inPlace) over two temps of equal
-/// SIZE_BYTES, the input's last use and the output's first use being that
-/// launch and each passed once, the output takes the input's bytes (handoffs
+/// SIZE_BYTES, the input first used by an earlier launch and not behind a
+/// model output, its last use and the output's first use being that launch
+/// and each passed once, the output takes the input's bytes (handoffs
 /// taken in launch order; a chain of them is placed as one temp). Afterwards
 /// each kernel keeps only the in-place records some handoff used. Deterministic.
 /// O(n^2) in the number of temps, three times (a model of 10,000
