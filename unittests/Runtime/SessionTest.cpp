@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -249,6 +250,32 @@ TEST(CPUSessionTest, ConstAliasTempAndTwoDimensionalGrid) {
   }
 }
 
+/// Runs `runs` runs on each of `sessions`, each session on its own thread at the same
+/// time, with inputs a, b drawn from seeds that differ per thread and run; `wrong(a, b,
+/// outputs)` counts the wrong elements of a run. Returns the failed runs plus the wrong
+/// elements.
+int runSessionsInParallel(std::vector<std::unique_ptr<Session>> &sessions, uint32_t runs,
+                          const std::function<int(const HostTensor &, const HostTensor &,
+                                                  const std::vector<HostTensor> &)> &wrong) {
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (size_t t = 0; t < sessions.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (uint32_t i = 0; i < runs; ++i) {
+        HostTensor a = randomTensor({kN}, 1000 * uint32_t(t) + i), b = randomTensor({kN}, 77 + i);
+        std::vector<HostTensor> outputs;
+        if (!sessions[t]->run({a, b}, outputs).ok) {
+          ++failures;
+          continue;
+        }
+        failures += wrong(a, b, outputs);
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return failures.load();
+}
+
 TEST(CPUModelTest, SessionsShareTheWeightsAndRunInParallel) {
   HostTensor w = randomTensor({kCols}, 7);
   std::shared_ptr<const Model> model;
@@ -280,29 +307,19 @@ TEST(CPUModelTest, SessionsShareTheWeightsAndRunInParallel) {
 
   // Each session on its own thread at once, each with its own inputs: no run
   // sees another's buffers.
-  std::vector<std::thread> threads;
-  std::atomic<int> failures{0};
-  for (int t = 0; t < kSessions; ++t)
-    threads.emplace_back([&, t] {
-      for (uint32_t i = 0; i < 30; ++i) {
-        HostTensor a = randomTensor({kN}, 1000 * t + i), b = randomTensor({kN}, 77 + i);
-        std::vector<HostTensor> outputs;
-        if (!sessions[t]->run({a, b}, outputs).ok) {
-          ++failures;
-          continue;
-        }
+  int failures = runSessionsInParallel(
+      sessions, 30,
+      [&](const HostTensor &a, const HostTensor &b, const std::vector<HostTensor> &outputs) {
+        int wrong = 0;
         for (int r = 0; r < kRows; ++r)
           for (int c = 0; c < kCols; ++c) {
             int k = r * kCols + c;
             float sum = a.as<float>()[k] + b.as<float>()[k];
-            if (outputs[0].as<float>()[k] != sum * w.as<float>()[c])
-              ++failures;
+            wrong += outputs[0].as<float>()[k] != sum * w.as<float>()[c];
           }
-      }
-    });
-  for (std::thread &t : threads)
-    t.join();
-  EXPECT_EQ(failures.load(), 0);
+        return wrong;
+      });
+  EXPECT_EQ(failures, 0);
   sessions.clear();
   EXPECT_TRUE(weak.expired());
 }
@@ -643,25 +660,15 @@ TEST(CUDAModelTest, SessionsOfOneModelRunInParallel) {
     ASSERT_TRUE(s.ok) << s.message;
   }
   model.reset(); // the sessions hold it
-  std::vector<std::thread> threads;
-  std::atomic<int> failures{0};
-  for (int t = 0; t < kSessions; ++t)
-    threads.emplace_back([&, t] {
-      for (uint32_t i = 0; i < 50; ++i) {
-        HostTensor a = randomTensor({kN}, 100 * t + i), b = randomTensor({kN}, 9 + i);
-        std::vector<HostTensor> outputs;
-        if (!sessions[t]->run({a, b}, outputs).ok) {
-          ++failures;
-          continue;
-        }
+  int failures = runSessionsInParallel(
+      sessions, 50,
+      [](const HostTensor &a, const HostTensor &b, const std::vector<HostTensor> &outputs) {
+        int wrong = 0;
         for (int k = 0; k < kN; ++k)
-          if (outputs[0].as<float>()[k] != a.as<float>()[k] + b.as<float>()[k])
-            ++failures;
-      }
-    });
-  for (std::thread &t : threads)
-    t.join();
-  EXPECT_EQ(failures.load(), 0);
+          wrong += outputs[0].as<float>()[k] != a.as<float>()[k] + b.as<float>()[k];
+        return wrong;
+      });
+  EXPECT_EQ(failures, 0);
 }
 
 TEST(CUDASessionTest, RejectsBlockLargerThanTheKernelAllows) {

@@ -818,3 +818,17 @@ func.func @matmul_config_stages() attributes {tile.matmul_config = #tile.matmul_
 func.func @matmul_config_path() attributes {tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = tensor_cores>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.in_place' must be array<i32: input, output, ...>: pairs of parameter indices}}
+func.func @in_place_odd_count(%a: memref<8xf32>, %b: memref<8xf32>) attributes {tile.in_place = array<i32: 0, 1, 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.in_place' must be array<i32: input, output, ...>: pairs of parameter indices}}
+func.func @in_place_negative(%a: memref<8xf32>, %b: memref<8xf32>) attributes {tile.in_place = array<i32: -1, 1>} {
+  return
+}
