@@ -398,19 +398,15 @@ Status aicc::runtime::checkMemoryPlan(const Bundle &bundle) {
   std::vector<TempLifetime> temps;
   if (Status s = computeTempLifetimes(bundle, temps); !s.ok)
     return s;
+  // The handoffs the in-place records allow: (from, to) buffer pairs (found while
+  // `temps` is still in buffer-id order).
+  std::vector<std::pair<int, int>> allowed;
+  for (const Handoff &h : findHandoffs(bundle, temps, tempIndexByBuffer(bundle, temps)))
+    allowed.push_back({h.from, h.to});
+  std::sort(allowed.begin(), allowed.end());
   std::sort(temps.begin(), temps.end(), [](const TempLifetime &a, const TempLifetime &b) {
     return a.first != b.first ? a.first < b.first : a.buffer < b.buffer;
   });
-  // The handoffs the in-place records allow: (from, to) buffer pairs.
-  std::vector<std::pair<int, int>> allowed;
-  {
-    std::vector<TempLifetime> byId = temps; // findHandoffs wants buffer-id order
-    std::sort(byId.begin(), byId.end(),
-              [](const TempLifetime &a, const TempLifetime &b) { return a.buffer < b.buffer; });
-    for (const Handoff &h : findHandoffs(bundle, byId, tempIndexByBuffer(bundle, byId)))
-      allowed.push_back({h.from, h.to});
-    std::sort(allowed.begin(), allowed.end());
-  }
   // Live temps by offset (their ranges are disjoint), and by when they die.
   std::map<uint64_t, int> live;
   using Death = std::pair<size_t, int>; // (last launch, buffer)
