@@ -55,6 +55,14 @@ LLM_NK = ((4096, 4096), (11008, 4096), (4096, 11008), (14336, 4096))
 # (N, K) of GPT-2 small's linears: qkv, attention projection, MLP up, MLP down.
 GPT2_LINEARS = ((2304, 768), (768, 768), (3072, 768), (768, 3072))
 GPT2_CONFIGS = ("64x64x64x8", "64x128x64x4", "128x64x64x8")
+# Split-K (issue 16): shapes whose tile grid leaves SMs idle, (M, N, K, the heuristic's tile
+# config there), each compiled with the default (the heuristic's split_k), with that tile
+# and no split (x1), and with SPLIT_K forced to each of SPLITK_FACTORS that K allows.
+SPLITK_SHAPES = ((256, 768, 3072, "128x64x64x8"), (256, 768, 768, "128x64x64x8"),
+                 (1024, 256, 1024, "128x64x64x8"), (256, 256, 1024, "128x64x64x8"),
+                 (64, 4096, 4096, "64x64x64x8"), (16, 4096, 4096, "64x64x64x8"),
+                 (256, 3072, 768, "128x64x64x8"))
+SPLITK_FACTORS = (1, 2, 3, 4, 5, 6, 8)
 SMALL = ((8, 256, 64, "f32"), (8, 32, 256, "f32"), (8, 512, 256, "f32"), (8, 10, 512, "f32"),
          (8, 4096, 1024, "f32"), (1, 4096, 4096, "f16"), (8, 4096, 4096, "f16"),
          (16, 11008, 4096, "f16"), (32, 1024, 1024, "f32"), (64, 4096, 4096, "f16"),
@@ -252,6 +260,15 @@ def cases():
         for cfg in GPT2_CONFIGS:
             c = gemm_case(f"{name}_c{cfg}", "gpt2", "f16", 256, n, k, trans_b=1, bias=True)
             c["compile_flags"] = [f"--matmul-config={cfg}"]
+            out.append(c)
+    for m, n, k, tile in SPLITK_SHAPES:
+        name = f"splitk_m{m}_n{n}_k{k}_f16"
+        out.append(gemm_case(name, "splitk", "f16", m, n, k, trans_b=1, bias=True))
+        for s in SPLITK_FACTORS:
+            if s > k // 64:
+                continue
+            c = gemm_case(f"{name}_s{s}", "splitk", "f16", m, n, k, trans_b=1, bias=True)
+            c["compile_flags"] = [f"--matmul-config={tile}x{s}"]
             out.append(c)
     out.append(gemm_case("linear_gelu_4096_f16", "linear_gelu", "f16", 4096, 4096, 4096,
                          trans_b=1, bias=True, gelu=True))

@@ -62,6 +62,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const PipelineConfig &config) {
   // kernels built with them.
   SelectMatmulConfigsOptions select;
   select.matmulConfig = config.matmulConfig;
+  select.splitK = config.matmulSplitK;
   select.allowTF32 = config.allowTF32;
   select.convAlgorithm = config.convAlgorithm;
   pm.addPass(createSelectMatmulConfigs(select));

@@ -7,14 +7,15 @@
 //   - against the reference evaluated from the model inputs (end to end), and
 //   - against the reference of the kernel's own ops evaluated on the inputs the kernel
 //     actually read ("local": blames the kernel itself rather than what it was fed).
-// Launch k of a bundle runs fusion group k of the fused function (convert-graph-to-tile
-// names it fused_<k>_<kind> and passes the group's inputs, then its results); the mapping
-// is checked, never assumed.
+// Fusion group k of the fused function runs as launch fused_<k>_<kind> (convert-graph-to-tile
+// passes the group's inputs, then its results), after its helper launches (a split-K
+// matmul's fused_<k>_<kind>_partials); the mapping is checked, never assumed.
 //
 //===----------------------------------------------------------------------===//
 #include "ModelEvaluation.h"
 
 #include "aicc/Compiler.h"
+#include "aicc/Conversion/GraphToTile/KernelTemplates.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 #include "aicc/Runtime/ONNXData.h"
 #include "aicc/Runtime/ReadFile.h"
@@ -71,34 +72,49 @@ std::string nodesOf(graph::FusionGroupOp group) {
   return llvm::join(quoted, ", ");
 }
 
-/// Checks that launch k of the session runs fusion group k (name, buffer count, result
-/// types).
-bool checkPlan(const rt::Session &session, ArrayRef<graph::FusionGroupOp> groups) {
+/// Checks that the session's launches run the fusion groups in order and records, per
+/// group, the launch that writes its results: group k's kernel is fused_<k>_<kind>, after
+/// the helper kernels of the same group (fused_<k>_<kind>_partials of a split-K matmul,
+/// KernelTemplates.h's GroupKernels), and its buffers are the group's inputs first and its
+/// results last (temporaries between).
+bool checkPlan(const rt::Session &session, ArrayRef<graph::FusionGroupOp> groups,
+               std::vector<size_t> &resultLaunch) {
   const auto &launches = session.getLaunches();
   const auto &buffers = session.getBuffers();
   const char *hint = "; was the bundle compiled from this model?";
-  if (launches.size() != groups.size())
-    return fail("the bundle has " + std::to_string(launches.size()) +
-                " launches but the fused model has " + std::to_string(groups.size()) + " kernels" +
-                hint);
+  resultLaunch.clear();
+  size_t l = 0;
   for (size_t k = 0; k < groups.size(); ++k) {
     graph::FusionGroupOp g = groups[k];
     std::string expected = "fused_" + std::to_string(k) + "_" + g.getKind().str();
+    std::string helper = expected + aicc::kSplitKPartialsSuffix.str();
+    while (l < launches.size() && launches[l].kernel == helper)
+      ++l;
     size_t nIn = g.getInputs().size(), nOut = g.getNumResults();
-    if (launches[k].kernel != expected || launches[k].buffers.size() != nIn + nOut)
-      return fail("launch " + std::to_string(k) + " runs '" + launches[k].kernel + "' with " +
-                  std::to_string(launches[k].buffers.size()) + " buffers, expected '" + expected +
-                  "' with " + std::to_string(nIn + nOut) + hint);
+    if (l >= launches.size())
+      return fail("the bundle has " + std::to_string(launches.size()) +
+                  " launches, which end before the fused model's kernel " + std::to_string(k) +
+                  " ('" + expected + "') of " + std::to_string(groups.size()) + hint);
+    if (launches[l].kernel != expected || launches[l].buffers.size() < nIn + nOut)
+      return fail("launch " + std::to_string(l) + " runs '" + launches[l].kernel + "' with " +
+                  std::to_string(launches[l].buffers.size()) + " buffers, expected '" + expected +
+                  "' with at least " + std::to_string(nIn + nOut) + hint);
+    size_t firstResult = launches[l].buffers.size() - nOut;
     for (size_t j = 0; j < nOut; ++j) {
       auto type = cast<RankedTensorType>(g.getResult(j).getType());
-      const rt::BufferInfo &b = buffers[launches[k].buffers[nIn + j]];
+      const rt::BufferInfo &b = buffers[launches[l].buffers[firstResult + j]];
       auto dt = ref::toDType(type.getElementType());
       if (!dt || *dt != b.dtype || ArrayRef<int64_t>(b.shape) != type.getShape())
-        return fail("launch " + std::to_string(k) + " ('" + expected + "') writes " +
+        return fail("launch " + std::to_string(l) + " ('" + expected + "') writes " +
                     rt::formatTensorType(b.dtype, b.shape) + " as result " + std::to_string(j) +
                     " but the model's kernel returns another type" + hint);
     }
+    resultLaunch.push_back(l++);
   }
+  if (l != launches.size())
+    return fail("the bundle has " + std::to_string(launches.size()) +
+                " launches but the fused model's " + std::to_string(groups.size()) +
+                " kernels account for " + std::to_string(l) + hint);
   return true;
 }
 
@@ -156,7 +172,8 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
     return fail(s.message), 1;
   std::string target = bundle.target;
   bundle = rt::Bundle();
-  if (!checkPlan(*session, groups))
+  std::vector<size_t> resultLaunch;
+  if (!checkPlan(*session, groups, resultLaunch))
     return 1;
 
   // Inputs: the same host tensors feed the compiled model and the reference.
@@ -179,10 +196,14 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
   // in-place reuse (bundle `inplace` records) a launch may write its result over an
   // input that dies there. The first launch's inputs are model inputs and constants,
   // which no launch overwrites: they are read after it.
+  // Group k's buffers are those of its result launch: its inputs first, its results last.
+  // A group's first launch may be a helper (split-K partials): its inputs are read after
+  // the launch before that one, its results after its result launch.
   auto readBuffers = [&](size_t k, bool inputs) -> rt::Status {
-    const rt::LaunchInfo &l = session->getLaunches()[k];
-    size_t nIn = groups[k].getInputs().size();
-    for (size_t j = inputs ? 0 : nIn; j < (inputs ? nIn : l.buffers.size()); ++j) {
+    const rt::LaunchInfo &l = session->getLaunches()[resultLaunch[k]];
+    size_t nIn = groups[k].getInputs().size(), nOut = groups[k].getNumResults();
+    for (size_t j = inputs ? 0 : l.buffers.size() - nOut; j < (inputs ? nIn : l.buffers.size());
+         ++j) {
       rt::HostTensor t;
       if (rt::Status s = session->readBuffer(l.buffers[j], t); !s.ok)
         return s;
@@ -190,10 +211,16 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
     }
     return rt::Status::success();
   };
-  rt::Status runStatus = session->run(hostInputs, outputs, [&](size_t k) -> rt::Status {
-    if (k == 0)
+  std::vector<int64_t> groupOfResultLaunch(session->getLaunches().size(), -1);
+  for (size_t k = 0; k < resultLaunch.size(); ++k)
+    groupOfResultLaunch[resultLaunch[k]] = static_cast<int64_t>(k);
+  rt::Status runStatus = session->run(hostInputs, outputs, [&](size_t launch) -> rt::Status {
+    if (launch == 0)
       if (rt::Status s = readBuffers(0, /*inputs=*/true); !s.ok)
         return s;
+    if (groupOfResultLaunch[launch] < 0)
+      return rt::Status::success(); // a helper launch: its group's result launch follows
+    size_t k = static_cast<size_t>(groupOfResultLaunch[launch]);
     if (rt::Status s = readBuffers(k, /*inputs=*/false); !s.ok)
       return s;
     if (k + 1 < reports.size())
@@ -210,8 +237,8 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
   for (auto [k, g] : llvm::enumerate(groups)) {
     groupIndex[g] = k;
     reports[k].group = g;
-    reports[k].launch = k;
-    reports[k].kernel = session->getLaunches()[k].kernel;
+    reports[k].launch = resultLaunch[k];
+    reports[k].kernel = session->getLaunches()[resultLaunch[k]].kernel;
   }
   ref::Evaluator eval;
   eval.setObserver([&](Operation *op, ArrayRef<ref::Tensor> results) {
@@ -368,7 +395,7 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
     return 1;
   }
   std::printf("first divergence: kernel '%s' (launch %zu of %zu)\n", first->kernel.c_str(),
-              first->launch, reports.size());
+              first->launch, session->getLaunches().size());
   describeFirst(*first);
   if (first->localFailed) {
     std::printf("  on the inputs it actually read, the kernel's own output also diverges "

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "aicc/Target/TensorCoreRules.h"
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
+#include "aicc/Dialect/Tile/IR/TileOps.h"
 #include "aicc/Target/Chip.h"
 
 #include "mlir/IR/Builders.h"
@@ -178,4 +179,45 @@ TEST(TensorCoreRules, WgmmaStagesBesideStaging) {
   // Not even the minimum fits: no TMA store.
   EXPECT_EQ(wgmmaStagesBesideStaging(4, 4, 49152, 65536, h200), std::nullopt);
 }
+// chooseSplitK: the measured shapes (docs/tensor-cores.md, "Split-K") and its invariants
+// over a sweep: a split grid stays within one wave, every slice has at least
+// kSplitKMinBlocks k blocks and is non-empty, and only tensor-core configs split.
+TEST(ChooseSplitKTest, MeasuredShapesAndInvariants) {
+  mlir::MLIRContext ctx;
+  mlir::Builder b(&ctx);
+  const ChipInfo &h200 = chip("h200"), &sm90a = chip("sm_90a");
+  auto splitOf = [&](int64_t M, int64_t N, int64_t K) {
+    MatmulConfig c = chooseMatmulConfig(M, N, K, b.getF16Type(), true, sm90a, h200);
+    return chooseSplitK(M, N, K, 1, c, h200);
+  };
+  EXPECT_EQ(splitOf(256, 768, 3072), 5); // 24 tiles, 48 k blocks: 5 slices of 10
+  EXPECT_EQ(splitOf(64, 4096, 4096), 2); // 64 tiles
+  EXPECT_EQ(splitOf(256, 768, 768), 1);  // 12 k blocks: no two slices of 8
+  EXPECT_EQ(splitOf(256, 3072, 768), 1); // 96 tiles: more than half a wave
+  EXPECT_EQ(splitOf(4096, 4096, 4096), 1);
+  MatmulConfig generic; // the CPU / CUDA-core config never splits
+  EXPECT_EQ(chooseSplitK(16, 16, 8192, 1, generic, h200), 1);
+  int checked = 0;
+  for (int64_t M : {1, 16, 64, 256, 1000})
+    for (int64_t N : {64, 256, 768, 4096})
+      for (int64_t K : {64, 512, 3072, 16384})
+        for (int64_t batch : {1, 3}) {
+          MatmulConfig c =
+              chooseMatmulConfig(M, N, K, b.getF16Type(), true, sm90a, h200, false, batch);
+          int64_t s = chooseSplitK(M, N, K, batch, c, h200);
+          int64_t tiles = ((M + c.blockM - 1) / c.blockM) * ((N + c.blockN - 1) / c.blockN) * batch;
+          int64_t numK = (K + c.blockK - 1) / c.blockK;
+          ASSERT_GE(s, 1);
+          ASSERT_LE(s, aicc::tile::kMaxSplitK);
+          if (s > 1) {
+            EXPECT_LE(tiles * s, h200.smCount) << M << "x" << N << "x" << K << " b" << batch;
+            int64_t per = (numK + s - 1) / s;
+            EXPECT_GE(per, kSplitKMinBlocks);
+            EXPECT_LT((s - 1) * per, numK); // the last slice has work
+          }
+          ++checked;
+        }
+  EXPECT_EQ(checked, 160);
+}
+
 } // namespace

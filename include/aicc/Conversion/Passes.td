@@ -48,11 +48,17 @@ def SelectMatmulConfigs : Pass<"select-matmul-configs", "mlir::ModuleOp"> {
     read, edited and re-run between the two passes (aicc-compile --emit=fused shows the
     groups before it; `--step` stops here). A group that already has a config keeps it.
     The heuristic's choice passes the tensor-core path's rules
-    (include/aicc/Target/TensorCoreRules.h) that the lowering checks.
+    (include/aicc/Target/TensorCoreRules.h) that the lowering checks. With `split-k`, a
+    tensor-core matmul whose grid fills at most half the SMs also gets chooseSplitK's
+    `split_k` (K slices over several programs; convert-graph-to-tile then builds the group
+    as a partials kernel and a sum + epilogue kernel).
   }];
   let options = [
     Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
-           "override the tile config of every matmul: BMxBNxBK[xSTAGES] (empty: the heuristic)">,
+           "override the tile config of every matmul: BMxBNxBK[xSTAGES[xSPLIT_K]] (empty: the "
+           "heuristic)">,
+    Option<"splitK", "split-k", "bool", "true",
+           "tensor-core matmuls whose grid fills at most half the SMs split K (chooseSplitK)">,
     Option<"allowTF32", "allow-tf32", "bool", "false",
            "f32 matmuls may run on tf32 tensor cores (the tf32 config space)">,
     Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",

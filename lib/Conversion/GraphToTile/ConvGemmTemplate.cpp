@@ -76,7 +76,14 @@ FailureOr<MatmulConfig> convGemmConfig(FusionGroupOp group, const TemplateOption
                          /*keepPingPong=*/true);
   if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
     return failure();
-  return configOfGroup(group, cfg);
+  cfg.splitK = 1; // --matmul-config's SPLIT_K is for matmul and Gemm kernels
+  MatmulConfig chosen = configOfGroup(group, cfg);
+  if (chosen.splitK != 1)
+    return conv.emitError("split_k = ")
+               << chosen.splitK << " is for matmul and Gemm kernels; an implicit-GEMM conv "
+               << "runs its K loop in one program",
+           failure();
+  return chosen;
 }
 
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,

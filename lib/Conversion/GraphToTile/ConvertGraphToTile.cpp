@@ -215,26 +215,36 @@ struct ConvertGraphToTilePass
           topts.allowTF32 = allowTF32;
           topts.convAlgorithm = convAlgorithm;
           topts.tmaStore = tmaStore;
-          auto kernel = buildKernelForGroup(kb, g, name, topts);
-          if (failed(kernel))
+          auto kernels = buildKernelsForGroup(kb, g, name, topts);
+          if (failed(kernels))
             return signalPassFailure();
-          SmallVector<Value> bufs;
+          SmallVector<Value> ins, results, temps;
           for (Value in : g.getInputs())
-            bufs.push_back(map.lookupOrNull(in));
-          if (llvm::is_contained(bufs, Value())) {
+            ins.push_back(map.lookupOrNull(in));
+          if (llvm::is_contained(ins, Value())) {
             g.emitError("convert-graph-to-tile: an input of this fusion group is not a "
                         "function argument, constant, reshape or fusion group result");
             return signalPassFailure();
           }
+          // The group's temporaries (a split-K matmul's partial products), then its results.
+          for (RankedTensorType t : kernels->temps)
+            temps.push_back(memref::AllocOp::create(b, loc, toMemRef(t), b.getI64IntegerAttr(64)));
           for (Value res : g.getResults()) {
             Value alloc =
                 memref::AllocOp::create(b, loc, toMemRef(res.getType()), b.getI64IntegerAttr(64));
             map.map(res, alloc);
-            bufs.push_back(alloc);
+            results.push_back(alloc);
           }
-          auto ref = SymbolRefAttr::get(ctx, kKernelModuleName,
-                                        {FlatSymbolRefAttr::get(ctx, name)});
-          tile::LaunchOp::create(b, loc, ref, bufs);
+          for (GroupKernels::Launch &l : kernels->launches) {
+            SmallVector<Value> bufs;
+            for (GroupKernels::Buffer buf : l.buffers)
+              bufs.push_back(buf.kind == GroupKernels::Buffer::Input    ? ins[buf.index]
+                             : buf.kind == GroupKernels::Buffer::Result ? results[buf.index]
+                                                                        : temps[buf.index]);
+            auto ref = SymbolRefAttr::get(ctx, kKernelModuleName,
+                                          {FlatSymbolRefAttr::get(l.kernel.getSymNameAttr())});
+            tile::LaunchOp::create(b, loc, ref, bufs);
+          }
           continue;
         }
         if (auto ret = dyn_cast<func::ReturnOp>(op)) {

@@ -92,18 +92,11 @@ aicc::chooseGroupMatmulConfig(FusionGroupOp group, const TemplateOptions &option
   }
 }
 
-FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
-                                                  StringRef name, const TemplateOptions &options) {
-  for (Type t : group.getResultTypes())
-    if (!cast<RankedTensorType>(t).hasStaticShape())
-      return group.emitError("kernel templates need static shapes"), failure();
-  if (Value v = emptyContractionOperand(group)) {
-    Operation *anchor = &group.getBody().front().front();
-    return anchor->emitError() << anchor->getName() << " with an empty operand " << v.getType()
-                               << " and a non-empty result is not supported (an empty contraction)",
-           failure();
-  }
-  switch (templateOf(group, options)) {
+/// The one kernel of a group of template `kind`.
+static FailureOr<func::FuncOp> buildOneKernel(OpBuilder &builder, FusionGroupOp group,
+                                              StringRef name, const TemplateOptions &options,
+                                              Template kind) {
+  switch (kind) {
   case Template::Scatter:
     return buildScatter(builder, group, name);
   case Template::ConvGemm:
@@ -125,4 +118,46 @@ FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGrou
     return group.emitError("multi-result groups are only supported for elementwise kernels"),
            failure();
   return buildElementwise(builder, group, name);
+}
+
+FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
+                                                  StringRef name, const TemplateOptions &options) {
+  auto plan = buildKernelsForGroup(builder, group, name, options);
+  if (failed(plan))
+    return failure();
+  if (plan->launches.size() != 1) {
+    for (GroupKernels::Launch &l : plan->launches)
+      l.kernel.erase();
+    return group.emitError("this group is ")
+               << plan->launches.size() << " kernels (split-K); build it with buildKernelsForGroup",
+           failure();
+  }
+  return plan->launches.front().kernel;
+}
+
+FailureOr<GroupKernels> aicc::buildKernelsForGroup(OpBuilder &builder, FusionGroupOp group,
+                                                   StringRef name, const TemplateOptions &options) {
+  for (Type t : group.getResultTypes())
+    if (!cast<RankedTensorType>(t).hasStaticShape())
+      return group.emitError("kernel templates need static shapes"), failure();
+  if (Value v = emptyContractionOperand(group)) {
+    Operation *anchor = &group.getBody().front().front();
+    return anchor->emitError() << anchor->getName() << " with an empty operand " << v.getType()
+                               << " and a non-empty result is not supported (an empty contraction)",
+           failure();
+  }
+  Template kind = templateOf(group, options);
+  if (kind == Template::Matmul)
+    return buildMatmulKernels(builder, group, name, options);
+  auto kernel = buildOneKernel(builder, group, name, options, kind);
+  if (failed(kernel))
+    return failure();
+  GroupKernels plan;
+  SmallVector<GroupKernels::Buffer> bufs;
+  for (unsigned i = 0; i < group.getInputs().size(); ++i)
+    bufs.push_back({GroupKernels::Buffer::Input, i});
+  for (unsigned i = 0; i < group.getNumResults(); ++i)
+    bufs.push_back({GroupKernels::Buffer::Result, i});
+  plan.launches.push_back({*kernel, bufs});
+  return plan;
 }

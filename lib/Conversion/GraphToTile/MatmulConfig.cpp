@@ -137,3 +137,19 @@ static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type
   c.numStages = c.blockN >= 128 ? std::min<int64_t>(4, fit) : std::min<int64_t>(8, fit);
   return c;
 }
+
+int64_t aicc::chooseSplitK(int64_t M, int64_t N, int64_t K, int64_t batch, const MatmulConfig &c,
+                           const ChipInfo &hw) {
+  if (!(c.wgmma || c.mmaSync) || M < 1 || N < 1 || K < 1 || batch < 1)
+    return 1;
+  int64_t tiles = ((M + c.blockM - 1) / c.blockM) * ((N + c.blockN - 1) / c.blockN) * batch;
+  int64_t numK = (K + c.blockK - 1) / c.blockK;
+  if (2 * tiles > hw.smCount)
+    return 1;
+  int64_t s = std::min({hw.smCount / tiles, numK / kSplitKMinBlocks, tile::kMaxSplitK});
+  if (s < 2)
+    return 1;
+  // The fewest slices of ceil(numK / s) blocks: no slice runs past K with nothing to do.
+  int64_t perSlice = (numK + s - 1) / s;
+  return (numK + perSlice - 1) / perSlice;
+}

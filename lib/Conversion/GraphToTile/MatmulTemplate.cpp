@@ -20,24 +20,28 @@ LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,
       break;
     v.push_back(x);
   }
-  if (v.size() != parts.size() || (v.size() != 3 && v.size() != 4))
+  if (v.size() != parts.size() || v.size() < 3 || v.size() > 5)
     return anchor->emitError("--matmul-config '")
-               << override << "': expected BMxBNxBK or BMxBNxBKxSTAGES (positive integers)",
+               << override
+               << "': expected BMxBNxBK, BMxBNxBKxSTAGES or BMxBNxBKxSTAGESxSPLIT_K (positive "
+                  "integers)",
            failure();
   // Bounds well past every target's space (tensor-core blocks <= 256, 8 stages; a generic
   // GPU kernel's tiles share 48 KiB): larger values only overflowed i32 tile ranges and
   // int64 shared-memory sizes, or had the CPU kernel allocate a [BM, BN] tile of gigabytes.
   if (v[0] > kMaxBlock || v[1] > kMaxBlock || v[2] > kMaxBlock ||
-      (v.size() == 4 && v[3] > kMaxStages))
+      (v.size() >= 4 && v[3] > kMaxStages) || (v.size() == 5 && v[4] > tl::kMaxSplitK))
     return anchor->emitError("--matmul-config '")
                << override << "': block sizes must be at most " << kMaxBlock
-               << " and num_stages at most " << kMaxStages,
+               << ", num_stages at most " << kMaxStages << " and SPLIT_K at most "
+               << tl::kMaxSplitK,
            failure();
   cfg.blockM = v[0];
   cfg.blockN = v[1];
   cfg.blockK = v[2];
-  if (v.size() == 4)
+  if (v.size() >= 4)
     cfg.numStages = v[3];
+  cfg.splitK = v.size() == 5 ? v[4] : 1;
   if (cfg.wgmma)
     cfg.numWarps = 4 * std::max<int64_t>(1, cfg.blockM / 64);
   if (cfg.mmaSync && cfg.blockM >= 16 && cfg.blockN >= 16)
@@ -57,6 +61,7 @@ MatmulConfig configOfGroup(FusionGroupOp group, const MatmulConfig &chosen) {
   c.numStages = a.getNumStages();
   c.wgmma = a.getPath() == tl::MatmulPath::wgmma;
   c.mmaSync = a.getPath() == tl::MatmulPath::mma_sync;
+  c.splitK = a.getSplitK();
   return c;
 }
 
@@ -122,22 +127,62 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   MatmulConfig cfg = chooseMatmulConfig(p.M, p.N, p.K, p.aT.getElementType(), tmaRowsOK,
                                         targetChip(options), hardwareChip(options),
                                         p.tf32 && !p.transA && p.transB, p.batch, mathEpilogue);
+  if (options.splitK)
+    cfg.splitK = chooseSplitK(p.M, p.N, p.K, p.batch, cfg, hardwareChip(options));
   if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
   p.config = configOfGroup(group, cfg);
+  int64_t numK = (p.K + p.config.blockK - 1) / p.config.blockK;
+  if (p.config.splitK > numK)
+    return anchor->emitError("split_k = ")
+               << p.config.splitK << " exceeds the " << numK << " k blocks of K = " << p.K
+               << " at BLOCK_K = " << p.config.blockK,
+           failure();
   return p;
 }
 
-FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                    const TemplateOptions &options) {
-  auto problem = analyzeMatmul(group, options);
-  if (failed(problem))
-    return failure();
-  const MatmulProblem &p = *problem;
+/// Alpha, Gemm's beta * C and the group's fused elementwise ops applied to the f32
+/// accumulator tile `acc` of the output elements at `idx` (one i32 tile per dim of the
+/// output) under `mask`.
+static FailureOr<Value> applyMatmulEpilogue(TileBuilder &t2, KernelContext &kc,
+                                            const MatmulProblem &p, Value acc,
+                                            ArrayRef<int64_t> outShape, ArrayRef<Value> idx,
+                                            Value mask) {
+  OpBuilder &b = t2.b;
+  Location loc = t2.loc;
+  Type accElem = cast<RankedTensorType>(acc.getType()).getElementType();
+  Value result = acc;
+  if (p.alpha != 1.0)
+    result = arith::MulFOp::create(b, loc, result, t2.splatF(accElem, p.alpha));
+  if (p.c) {
+    auto cl = loadOperand(t2, kc, p.c, outShape, idx, mask);
+    if (failed(cl))
+      return failure();
+    Value c = *cl;
+    if (p.beta != 1.0)
+      c = arith::MulFOp::create(b, loc, c, t2.splatF(accElem, p.beta));
+    result = arith::AddFOp::create(b, loc, result, c);
+  }
+  return applyEpilogue(t2, kc, p.anchor, result, outShape, idx, mask);
+}
+
+/// The type of a split-K group's partial products: [split_k * batch, M, N] f32, slice-major.
+static RankedTensorType partialsType(const MatmulProblem &p, MLIRContext *ctx) {
+  return RankedTensorType::get({p.config.splitK * p.batch, p.M, p.N}, Float32Type::get(ctx));
+}
+
+/// The tile kernel of a matmul group: programs over BLOCK_M x BLOCK_N output tiles of each
+/// of the `batch` matrices (grid z), a K loop of tile.dot into an f32 accumulator.
+/// `partials` false: the whole K loop, then the epilogue, stored to the group's result.
+/// `partials` true (split-K): grid z is slice-major (z = slice * batch + matrix); slice s
+/// runs the k blocks [s * B, (s + 1) * B) (B = ceil(ceil(K / BLOCK_K) / split_k); blocks
+/// past K load zeros) and stores its f32 accumulator unchanged to partial matrix z.
+static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupOp group,
+                                                StringRef name, const MatmulProblem &p,
+                                                bool partials) {
   Operation *anchor = p.anchor;
-  Value aV = p.a, bV = p.b, cV = p.c;
+  Value aV = p.a, bV = p.b;
   bool transA = p.transA, transB = p.transB, tf32 = p.tf32;
-  double alpha = p.alpha, beta = p.beta;
   RankedTensorType aT = p.aT, bT = p.bT, outType = p.outType;
   ArrayRef<int64_t> aBatch = p.aBatch, bBatch = p.bBatch;
   const SmallVector<int64_t> *batchShape = &p.batchShape;
@@ -145,11 +190,17 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   const MatmulConfig &cfg = p.config;
   int64_t BM = cfg.blockM, BN = cfg.blockN, BK = cfg.blockK;
   int64_t gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN;
-  KernelContext kc = makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps,
-                                {blockAttr(builder, "BLOCK_M", BM),
-                                 blockAttr(builder, "BLOCK_N", BN),
-                                 blockAttr(builder, "BLOCK_K", BK)},
-                                cfg.numStages);
+  int64_t slices = partials ? cfg.splitK : 1;
+  SmallVector<NamedAttribute> blocks{blockAttr(builder, "BLOCK_M", BM),
+                                     blockAttr(builder, "BLOCK_N", BN),
+                                     blockAttr(builder, "BLOCK_K", BK)};
+  if (partials)
+    blocks.push_back(blockAttr(builder, "SPLIT_K", slices));
+  KernelContext kc =
+      partials
+          ? makeKernelWithParams(builder, group, name, {}, {partialsType(p, builder.getContext())},
+                                 {gm, gn, slices * batch}, cfg.numWarps, blocks, cfg.numStages)
+          : makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps, blocks, cfg.numStages);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = anchor->getLoc();
   Type inElem = aT.getElementType();
@@ -161,7 +212,13 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   TileBuilder t2{b, loc, {BM, BN}};
   Value pidM = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value pidN = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
-  Value pidB = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
+  Value pidZ = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
+  // Split-K: the slice and the matrix of program z.
+  Value pidB = pidZ, slice;
+  if (slices > 1) {
+    slice = batch == 1 ? pidZ : arith::DivSIOp::create(b, loc, pidZ, t2.i32(batch)).getResult();
+    pidB = batch == 1 ? t2.i32(0) : arith::RemSIOp::create(b, loc, pidZ, t2.i32(batch)).getResult();
+  }
   auto scalarMul = [&](Value v, int64_t c) -> Value {
     return arith::MulIOp::create(b, loc, v, t2.i32(c));
   };
@@ -199,16 +256,27 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   // K loop: the A and B tiles are blocks of the operands' row-major matrices (zero outside),
   // A stored [.., M, K] ([.., K, M] under transA: its [BK, BM] block at (k0, m0), transposed),
   // B stored [.., K, N] ([.., N, K] under transB: its [BN, BK] block at (n0, k0), transposed).
-  // A 1-D operand is one matrix of 1 x K (A) or K x 1 (B).
+  // A 1-D operand is one matrix of 1 x K (A) or K x 1 (B). A split-K slice loops over its
+  // own K range from k = 0, its first k block added to each load's k (the loop keeps the
+  // constant bounds from 0 that the tensor-core lowerings match).
   int64_t numA = numElements(aBatch), numB = numElements(bBatch);
+  int64_t sliceK = K;
+  Value kBase; // the slice's first k (split-K only)
+  if (slices > 1) {
+    int64_t numK = (K + BK - 1) / BK;
+    sliceK = (numK + slices - 1) / slices * BK;
+    kBase = scalarMul(slice, sliceK);
+  }
   Value zeroAcc = t2.splatF(acc, 0.0);
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value cK = arith::ConstantIndexOp::create(b, loc, K);
+  Value cK = arith::ConstantIndexOp::create(b, loc, sliceK);
   Value cBK = arith::ConstantIndexOp::create(b, loc, BK);
   auto loop = scf::ForOp::create(b, loc, c0, cK, cBK, ValueRange{zeroAcc});
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value k0 = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
+    if (kBase)
+      k0 = arith::AddIOp::create(lb, loc, k0, kBase);
     Value aPtr = kc.inParams[kc.argIndex[aV]], bPtr = kc.inParams[kc.argIndex[bV]];
     auto aTileType = RankedTensorType::get({BM, BK}, inElem);
     auto bTileType = RankedTensorType::get({BK, BN}, inElem);
@@ -230,6 +298,14 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   }
   Value result = loop.getResult(0);
 
+  if (partials) {
+    // The slice's f32 accumulator as it is: the sum kernel applies the epilogue.
+    tl::BlockStoreOp::create(b, loc, kc.outParams[0], pidZ, m0, n0, result,
+                             ArrayRef<int64_t>{slices * batch, M, N});
+    func::ReturnOp::create(b, loc);
+    return kc.kernel;
+  }
+
   // Output index per dim of the real output shape: batch dims from pidB (scalar splat),
   // then M and N (either may be squeezed away for 1-D matmul operands).
   ArrayRef<int64_t> outShape = outType.getShape();
@@ -250,18 +326,7 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
   if (idx.size() != outShape.size())
     return group.emitError("internal: matmul output rank mismatch"), failure();
 
-  if (alpha != 1.0)
-    result = arith::MulFOp::create(b, loc, result, t2.splatF(acc, alpha));
-  if (cV) {
-    auto cl = loadOperand(t2, kc, cV, outShape, idx, outMask);
-    if (failed(cl))
-      return failure();
-    Value c = *cl;
-    if (beta != 1.0)
-      c = arith::MulFOp::create(b, loc, c, t2.splatF(acc, beta));
-    result = arith::AddFOp::create(b, loc, result, c);
-  }
-  auto fused = applyEpilogue(t2, kc, anchor, result, outShape, idx, outMask);
+  auto fused = applyMatmulEpilogue(t2, kc, p, result, outShape, idx, outMask);
   if (failed(fused))
     return failure();
   // The output is `batch` row-major M x N matrices whatever the operands' ranks (a 1-D operand
@@ -277,6 +342,100 @@ FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, Str
                            ArrayRef<int64_t>{batch, M, N});
   func::ReturnOp::create(b, loc);
   return kc.kernel;
+}
+
+/// The second kernel of a split-K group: 1-D programs of BLOCK output elements (the
+/// elementwise template's shape, which the register path lowers), each summing the
+/// split_k partials of its elements in slice order (the same order on every target and
+/// every run), then applying the epilogue and storing the group's result.
+static FailureOr<func::FuncOp> buildSplitKSum(OpBuilder &builder, FusionGroupOp group,
+                                              StringRef name, const MatmulProblem &p) {
+  int64_t slices = p.config.splitK;
+  int64_t total = p.outType.getNumElements();
+  if (total * slices >= (int64_t(1) << 31))
+    return group.emitError("split-K partials of ")
+               << total * slices << " elements exceed 2^31 (i32 offsets)",
+           failure();
+  int64_t block = std::min<int64_t>(1024, std::max<int64_t>(128, llvm::PowerOf2Ceil(total)));
+  int64_t programs = (total + block - 1) / block;
+  KernelContext kc = makeKernelWithParams(
+      builder, group, name, {partialsType(p, builder.getContext())}, {p.outType}, {programs, 1, 1},
+      4, {blockAttr(builder, "BLOCK", block), blockAttr(builder, "SPLIT_K", slices)});
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Location loc = p.anchor->getLoc();
+  TileBuilder tb{b, loc, {block}};
+  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value base = arith::MulIOp::create(b, loc, pid, tb.i32(block));
+  Value offs = arith::AddIOp::create(b, loc, tb.splat(base), tb.range(block));
+  Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, offs, tb.splatI32(total));
+  Value partialsBuf = kc.inParams.back();
+  Type f32 = b.getF32Type();
+  Value sum = tb.load(partialsBuf, offs, mask, f32);
+  for (int64_t s = 1; s < slices; ++s) {
+    Value at = arith::AddIOp::create(b, loc, offs, tb.splatI32(s * total));
+    sum = arith::AddFOp::create(b, loc, sum, tb.load(partialsBuf, at, mask, f32));
+  }
+  ArrayRef<int64_t> outShape = p.outType.getShape();
+  SmallVector<Value> idx = tb.delinearize(offs, outShape);
+  auto fused = applyMatmulEpilogue(tb, kc, p, sum, outShape, idx, mask);
+  if (failed(fused))
+    return failure();
+  tb.store(kc.outParams[0], offs, *fused, mask);
+  func::ReturnOp::create(b, loc);
+  return kc.kernel;
+}
+
+FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                    const TemplateOptions &options) {
+  auto problem = analyzeMatmul(group, options);
+  if (failed(problem))
+    return failure();
+  if (problem->config.splitK != 1)
+    return group.emitError("internal: a split-K matmul group is two kernels "
+                           "(buildMatmulKernels)"),
+           failure();
+  return buildMatmulTiles(builder, group, name, *problem, /*partials=*/false);
+}
+
+FailureOr<GroupKernels> buildMatmulKernels(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                           const TemplateOptions &options) {
+  auto problem = analyzeMatmul(group, options);
+  if (failed(problem))
+    return failure();
+  const MatmulProblem &p = *problem;
+  using Buffer = GroupKernels::Buffer;
+  GroupKernels plan;
+  unsigned nIn = group.getInputs().size();
+  auto inputs = [&] {
+    SmallVector<Buffer> bufs;
+    for (unsigned i = 0; i < nIn; ++i)
+      bufs.push_back({Buffer::Input, i});
+    return bufs;
+  };
+  if (p.config.splitK == 1) {
+    auto kernel = buildMatmulTiles(builder, group, name, p, /*partials=*/false);
+    if (failed(kernel))
+      return failure();
+    SmallVector<Buffer> bufs = inputs();
+    bufs.push_back({Buffer::Result, 0});
+    plan.launches.push_back({*kernel, bufs});
+    return plan;
+  }
+  plan.temps.push_back(partialsType(p, builder.getContext()));
+  auto partials =
+      buildMatmulTiles(builder, group, (name + kSplitKPartialsSuffix).str(), p, /*partials=*/true);
+  if (failed(partials))
+    return failure();
+  auto sum = buildSplitKSum(builder, group, name, p);
+  if (failed(sum))
+    return failure();
+  SmallVector<Buffer> first = inputs(), second = inputs();
+  first.push_back({Buffer::Temp, 0});
+  second.push_back({Buffer::Temp, 0});
+  second.push_back({Buffer::Result, 0});
+  plan.launches.push_back({*partials, first});
+  plan.launches.push_back({*sum, second});
+  return plan;
 }
 
 } // namespace aicc::templates

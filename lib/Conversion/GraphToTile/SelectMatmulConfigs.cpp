@@ -38,6 +38,7 @@ struct SelectMatmulConfigsPass
     options.target = target->name.str();
     options.hardware = hardware->name.str();
     options.matmulConfig = matmulConfig;
+    options.splitK = splitK;
     options.allowTF32 = allowTF32;
     options.convAlgorithm = convAlgorithm;
     // The graph functions' groups (not the tile kernels of a module already lowered).
@@ -55,7 +56,7 @@ struct SelectMatmulConfigsPass
                                         : tl::MatmulPath::generic;
       auto attr = tl::MatmulConfigAttr::getChecked(
           [&] { return group.emitError("select-matmul-configs: "); }, group.getContext(), c.blockM,
-          c.blockN, c.blockK, c.numWarps, c.numStages, path);
+          c.blockN, c.blockK, c.numWarps, c.numStages, path, c.splitK);
       if (!attr)
         return WalkResult::interrupt();
       group->setAttr(tl::kMatmulConfigAttrName, attr);

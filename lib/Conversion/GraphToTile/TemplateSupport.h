@@ -198,6 +198,15 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
                          ArrayRef<int64_t> grid, int64_t numWarps,
                          ArrayRef<NamedAttribute> blocks, int64_t numStages = 1);
 
+/// makeKernel with other parameters after the group's inputs: `extraInputs` (in
+/// kc.inParams after the group's inputs) then `outputs` (kc.outParams), instead of the
+/// group's results. A group of several kernels passes its temporaries so.
+KernelContext makeKernelWithParams(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                   ArrayRef<RankedTensorType> extraInputs,
+                                   ArrayRef<RankedTensorType> outputs, ArrayRef<int64_t> grid,
+                                   int64_t numWarps, ArrayRef<NamedAttribute> blocks,
+                                   int64_t numStages = 1);
+
 NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v);
 
 /// Applies `--matmul-config` (BMxBNxBK[xSTAGES]; empty: no change) to `cfg`, or fails with
@@ -276,6 +285,10 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
                                          StringRef name);
 FailureOr<func::FuncOp> buildMatmul(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                     const TemplateOptions &options);
+/// The matmul group's kernels: one (buildMatmul's), or under split-K the partials kernel
+/// and the sum + epilogue kernel (KernelTemplates.h, GroupKernels).
+FailureOr<GroupKernels> buildMatmulKernels(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                           const TemplateOptions &options);
 FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, StringRef name);
 FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, StringRef name);
 FailureOr<func::FuncOp> buildLogSumExp(OpBuilder &builder, FusionGroupOp group, StringRef name);

@@ -296,6 +296,17 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
 KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name,
                          ArrayRef<int64_t> grid, int64_t numWarps,
                          ArrayRef<NamedAttribute> blocks, int64_t numStages) {
+  SmallVector<RankedTensorType> results;
+  for (Type t : group.getResultTypes())
+    results.push_back(cast<RankedTensorType>(t));
+  return makeKernelWithParams(builder, group, name, {}, results, grid, numWarps, blocks, numStages);
+}
+
+KernelContext makeKernelWithParams(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                   ArrayRef<RankedTensorType> extraInputs,
+                                   ArrayRef<RankedTensorType> outputs, ArrayRef<int64_t> grid,
+                                   int64_t numWarps, ArrayRef<NamedAttribute> blocks,
+                                   int64_t numStages) {
   KernelContext kc;
   kc.group = group;
   MLIRContext *ctx = builder.getContext();
@@ -306,7 +317,9 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
   };
   for (Value v : group.getInputs())
     params.push_back(flat(v.getType()));
-  for (Type t : group.getResultTypes())
+  for (RankedTensorType t : extraInputs)
+    params.push_back(flat(t));
+  for (RankedTensorType t : outputs)
     params.push_back(flat(t));
   auto fn = func::FuncOp::create(builder, group.getLoc(), name, FunctionType::get(ctx, params, {}));
 
@@ -319,7 +332,7 @@ KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name
               tl::ScheduleAttr::get(ctx, g, numWarps, numStages,
                                     DictionaryAttr::get(ctx, blocks)));
   Block *entry = fn.addEntryBlock();
-  unsigned nIn = group.getInputs().size();
+  unsigned nIn = group.getInputs().size() + extraInputs.size();
   for (unsigned i = 0; i < entry->getNumArguments(); ++i)
     (i < nIn ? kc.inParams : kc.outParams).push_back(entry->getArgument(i));
   for (auto [i, a] : llvm::enumerate(group.getBody().front().getArguments()))

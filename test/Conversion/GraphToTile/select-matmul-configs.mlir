@@ -57,4 +57,19 @@ func.func @relu(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   return %0 : tensor<1024xf32>
 }
 
+// A hand-written split_k: the group is built as two kernels, the partials (grid z = the 2
+// slices) and the sum.
+// SM90A-LABEL: func.func @given_split
+// SM90A: tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = wgmma, split_k = 2>
+// KERNEL: func.func @fused_4_epilogue_partials{{.*}}tile.schedule = #tile.schedule<grid = [4, 4, 2], num_warps = 4, num_stages = 2, blocks = {BLOCK_K = 64 : i64, BLOCK_M = 64 : i64, BLOCK_N = 64 : i64, SPLIT_K = 2 : i64}>
+// KERNEL: func.func @fused_4_epilogue({{.*}}tile.schedule = #tile.schedule<grid = [64, 1, 1], num_warps = 4, num_stages = 1, blocks = {BLOCK = 1024 : i64, SPLIT_K = 2 : i64}>
+func.func @given_split(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf16> {
+  %0 = graph.fusion_group "epilogue" (%a, %b) {tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = wgmma, split_k = 2>} : (tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<256x256xf16> {
+  ^bb0(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>):
+    %1 = graph.matmul %x, %y : (tensor<256x256xf16>, tensor<256x256xf16>) -> tensor<256x256xf16>
+    graph.yield %1 : tensor<256x256xf16>
+  }
+  return %0 : tensor<256x256xf16>
+}
+
 // BADALGO: error: select-matmul-configs: conv-algorithm must be auto, implicit-gemm or direct, got 'fft'

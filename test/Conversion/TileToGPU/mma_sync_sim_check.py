@@ -87,6 +87,19 @@ CASES = [
     # stores of the NCHW output, each element written under one of their masks).
     (gm.conv_case("conv_n6_c8_h5_oc24_k3_p1_relu_f16", "t", "f16", 6, 8, 5, 24, 3, pad=1,
                   bias=True, relu=True), "64x32x32x2"),
+    # Split-K (SPLIT_K, the fifth field): the partials kernel simulated, its sum + epilogue
+    # (fused_0_epilogue, an elementwise kernel) computed on the host (split_k_sum). 3 slices
+    # of 3 k blocks over K = 256 (the last slice ends past K: zeros); a batch with K = 40
+    # (2 slices, the second a 8-element tail); GELU after 3 slices of 2 blocks over K = 104
+    # (4 blocks: the third slice is all past K); transA with 4 slices.
+    (gm.gemm_case("splitk_gemm_transB_bias_m64_n96_k256_f16", "t", "f16", 64, 96, 256,
+                  trans_b=1, bias=True), "64x32x32x2x3"),
+    (gm.matmul_case("splitk_bmm_3x1x72x40_2x40x24_bf16", "t", "bf16", [3, 1, 72, 40],
+                    [2, 40, 24]), "64x32x32x2x2"),
+    (gm.gemm_case("splitk_linear_gelu_m100_n136_k104_bf16", "t", "bf16", 100, 136, 104,
+                  trans_b=1, bias=True, gelu=True), "64x32x32x4x3"),
+    (gm.gemm_case("splitk_gemm_transA_m72_n40_k200_f16", "t", "f16", 72, 40, 200, trans_a=1),
+     "64x64x32x3x4"),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
 
@@ -116,22 +129,42 @@ def conv_reference(c, xs):
     return y
 
 
+def epilogue(c, y, xs):
+    if c.get("bias"):
+        y = y + xs[2]
+    if c.get("gelu"):  # torch.nn.GELU(): x / 2 (1 + erf(x / sqrt 2))
+        y = 0.5 * y * (1 + np.vectorize(math.erf)(y / math.sqrt(2)))
+    return y
+
+
 def reference(c, xs):
     if c["kind"] == "conv":
         return conv_reference(c, xs)
     if c["kind"] == "matmul":
         y = np.matmul(xs[0], xs[1])
-        if c.get("bias"):
-            y = y + xs[2]
     else:
         a = xs[0].T if c["transA"] else xs[0]
         b = xs[1].T if c["transB"] else xs[1]
         y = a @ b
-        if c.get("bias"):
-            y = y + xs[2]
-    if c.get("gelu"):  # torch.nn.GELU(): x / 2 (1 + erf(x / sqrt 2))
-        y = 0.5 * y * (1 + np.vectorize(math.erf)(y / math.sqrt(2)))
-    return y
+    return epilogue(c, y, xs)
+
+
+def split_k_sum(c, sim, kernel):
+    """The second kernel of a split-K group (fused_N_epilogue after fused_N_epilogue_partials,
+    buffers: inputs, partials [S * batch, M, N] f32, result) computed on the host: the sum of
+    the simulated partials kernel's slices, then the epilogue, rounded to the result type. A
+    partial element never written (NaN) stays NaN, so the check still sees it."""
+    def run(buffers):
+        n_in = len(c["inputs"])
+        partials, out = buffers[n_in], buffers[n_in + 1]
+        slices = partials.data.size // out.data.size
+        total = partials.data.reshape(slices, -1).sum(axis=0)
+        xs = [b.data for b in buffers[:n_in]]
+        shaped = [x.reshape(shp) for x, shp in zip(xs, c["inputs"])]
+        y = epilogue(c, total.reshape(c["output"]), shaped)
+        out.data[:] = simt_sim.round_to(np.asarray(y).reshape(-1), out.elem)
+        sim.written[id(out)][:] = 1
+    return run
 
 
 def mutate(ir, kind):
@@ -171,9 +204,14 @@ def run_case(a, c, cfg):
     if a.mutate:
         ir = mutate(ir, a.mutate)
     s = simt_sim.Sim(ir)
-    conf = " ".join(str(simt_sim.prop(k, "tile.mma_sync") or "") for k in s.kernels.values())
+    for name in list(s.kernels):
+        if name.endswith("_partials") and name[: -len("_partials")] in s.kernels:
+            s.host_kernels[name[: -len("_partials")]] = split_k_sum(c, s, name)
+    conf = " ".join(str(simt_sim.prop(k, "tile.mma_sync") or "") for n, k in s.kernels.items()
+                    if n not in s.host_kernels)
     conf = re.sub(r" : i64", "", conf)
-    why = [simt_sim.prop(k, "tile.smem_store_refused") for k in s.kernels.values()]
+    why = [simt_sim.prop(k, "tile.smem_store_refused") for n, k in s.kernels.items()
+           if n not in s.host_kernels]
     conf += "".join(f" (smem_store_refused = {w})" for w in why if w)
     rng = np.random.default_rng(0)
     xs = []

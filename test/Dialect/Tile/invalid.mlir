@@ -813,6 +813,20 @@ func.func @matmul_config_stages() attributes {tile.matmul_config = #tile.matmul_
 
 // -----
 
+// expected-error @+1 {{split_k must be in [1, 16], got 0}}
+func.func @matmul_config_split_k_zero() attributes {tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = wgmma, split_k = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{split_k must be in [1, 16], got 17}}
+func.func @matmul_config_split_k_big() attributes {tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = wgmma, split_k = 17>} {
+  return
+}
+
+// -----
+
 // expected-error @+2 {{expected ::aicc::tile::MatmulPath to be one of: generic, mma_sync, wgmma}}
 // expected-error @+1 {{failed to parse Tile_MatmulConfigAttr parameter 'path'}}
 func.func @matmul_config_path() attributes {tile.matmul_config = #tile.matmul_config<BLOCK_M = 64, BLOCK_N = 64, BLOCK_K = 64, num_warps = 4, num_stages = 2, path = tensor_cores>} {

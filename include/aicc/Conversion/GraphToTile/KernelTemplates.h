@@ -10,6 +10,8 @@
 //     output tiles (grid z = batch), a K loop of BLOCK_K with tile.dot into an f32
 //     accumulator, then the fused epilogue (Gemm alpha/beta*C, elementwise chain) applied to
 //     the accumulator tile before one store; the tile config from chooseMatmulConfig.
+//     Under split-K (MatmulConfig::splitK > 1, chooseSplitK) the group is two kernels: the
+//     partial products of the K slices (grid z = slice x batch) and their sum + epilogue.
 //   - buildConvGemm (2-D group-1 conv, implicit GEMM) and buildWindow (the direct window
 //     loop: other convs, pools).
 //   - buildSoftmax / buildLogSumExp ("softmax"): one program per row, the row held on chip.
@@ -19,7 +21,8 @@
 //     updates landing there in order (a loop), so duplicates combine in order without
 //     atomics.
 // Kernel parameters are the group's inputs then its outputs, each a flat 1-D memref
-// (row-major, element count = the tensor's).
+// (row-major, element count = the tensor's); a group of several kernels
+// (buildKernelsForGroup) also passes the temporaries between them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AICC_CONVERSION_GRAPHTOTILE_KERNELTEMPLATES_H
@@ -43,8 +46,12 @@ struct TemplateOptions {
   /// The chip table row the configs are tuned for (SM count: programs per wave), by name or
   /// product alias ("h200"; aicc-compile --hardware).
   std::string hardware = "h200";
-  /// BMxBNxBK[xSTAGES] overriding chooseMatmulConfig for every matmul; empty: the heuristic.
+  /// BMxBNxBK[xSTAGES[xSPLIT_K]] overriding chooseMatmulConfig (and chooseSplitK) for every
+  /// matmul; empty: the heuristics.
   std::string matmulConfig;
+  /// Tensor-core matmuls may split K (chooseSplitK); false: split_k = 1 unless matmulConfig
+  /// gives one.
+  bool splitK = true;
   /// f32 matmuls may use tf32 tensor cores (tile.dot input_precision = tf32; about 1e-3
   /// relative error instead of f32's 1e-7). Off: exact f32.
   bool allowTF32 = false;
@@ -65,6 +72,36 @@ mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder
                                                        llvm::StringRef name,
                                                        const TemplateOptions &options = {});
 
+/// The kernels one fusion group runs as, in launch order, and the temporaries between them.
+/// Most groups are one kernel over (inputs..., results...). A split-K matmul group
+/// (MatmulConfig::splitK > 1) is two: `NAME_partials` over (inputs..., temp 0) writing the
+/// f32 partial products [split_k * batch, M, N], then `NAME` over (inputs..., temp 0,
+/// results...) summing them and applying the epilogue. The last launch writes the group's
+/// results and carries the group's name (aicc-run --bisect maps groups to launches by it).
+struct GroupKernels {
+  /// A launch's buffer: the group's input or result `index`, or temporary `index`.
+  struct Buffer {
+    enum Kind { Input, Result, Temp } kind;
+    unsigned index;
+  };
+  struct Launch {
+    mlir::func::FuncOp kernel;
+    llvm::SmallVector<Buffer> buffers;
+  };
+  /// Row-major tensors the host plan allocates (the memory planner places them as temps).
+  llvm::SmallVector<mlir::RankedTensorType> temps;
+  llvm::SmallVector<Launch> launches;
+};
+
+/// Builds `group`'s kernels (GroupKernels) as func.funcs named from `name` at `builder`'s
+/// insertion point; fails with buildKernelForGroup's diagnostics.
+mlir::FailureOr<GroupKernels> buildKernelsForGroup(mlir::OpBuilder &builder,
+                                                   graph::FusionGroupOp group, llvm::StringRef name,
+                                                   const TemplateOptions &options = {});
+
+/// Suffix of the first kernel of a split-K group ("fused_3_epilogue_partials").
+constexpr llvm::StringLiteral kSplitKPartialsSuffix = "_partials";
+
 /// One point of the matmul tile config space: the program's output tile (BLOCK_M x BLOCK_N),
 /// its K step (BLOCK_K), warps per program and software-pipeline depth.
 struct MatmulConfig {
@@ -73,6 +110,10 @@ struct MatmulConfig {
   bool wgmma = false;
   /// Whether the sm_80 / sm_90 lowering (cp.async + ldmatrix + mma.sync) is expected to.
   bool mmaSync = false;
+  /// K slices (split-K): 1 is one kernel; S > 1 runs each output tile as S programs, each
+  /// over ceil(K / (S * BLOCK_K)) k blocks, writing f32 partials that a second kernel sums
+  /// and applies the epilogue to (#tile.matmul_config's split_k).
+  int64_t splitK = 1;
 };
 
 /// Warps of an mma.sync program of BLOCK_M x BLOCK_N (powers of two >= 16): one warp per
@@ -97,6 +138,22 @@ MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem
                                 bool tmaRowsOK, const ChipInfo &target, const ChipInfo &hw,
                                 bool tf32KMajor = false, int64_t batch = 1,
                                 bool keepPingPong = false);
+
+/// The K slices for a matmul of `batch` M x N x K products with tile config `c` (split-K;
+/// 1: none). Only tensor-core configs split: when the grid has at most half a wave of
+/// programs (`hw.smCount`), S = the most slices that keep the grid within one wave, each
+/// slice at least kSplitKMinBlocks k blocks, at most tile::kMaxSplitK, then the fewest
+/// slices of that many k blocks each. The partial products cost S x batch x M x N f32
+/// written and read back, against S times the programs streaming A and B (CUTLASS's
+/// "split-K parallel" reduction; docs/tensor-cores.md has the measurements).
+int64_t chooseSplitK(int64_t M, int64_t N, int64_t K, int64_t batch, const MatmulConfig &c,
+                     const ChipInfo &hw);
+
+/// Fewest k blocks (of BLOCK_K) one split-K slice runs. Measured on the H200 (f16, wgmma,
+/// docs/tensor-cores.md "Split-K"): splits pay where a program runs 48-64 k blocks (256 x 768
+/// x 3072: 0.0162 -> 0.0105 ms; 64 x 4096 x 4096: 0.0172 -> 0.0123 ms) and gain nothing or
+/// lose at 12-16 blocks split into slices of 3-4 (256 x 768 x 768: 0.0080 -> 0.0081 ms).
+constexpr int64_t kSplitKMinBlocks = 8;
 
 /// `value` is a conv-algorithm option value (auto, implicit-gemm, direct); else an error on
 /// `op`: "PASS: conv-algorithm must be auto, implicit-gemm or direct, got 'VALUE'".

@@ -171,7 +171,7 @@ KernelPath aicc::tile::getKernelPath(Operation *fn) {
 //===----------------------------------------------------------------------===//
 LogicalResult MatmulConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t blockM,
                                        int64_t blockN, int64_t blockK, int64_t numWarps,
-                                       int64_t numStages, MatmulPath) {
+                                       int64_t numStages, MatmulPath, int64_t splitK) {
   // The bounds of --matmul-config (applyMatmulConfigOverride): past every target's space.
   for (int64_t b : {blockM, blockN, blockK})
     if (b < 1 || b > 1024)
@@ -180,6 +180,8 @@ LogicalResult MatmulConfigAttr::verify(function_ref<InFlightDiagnostic()> emitEr
     return emitError() << "num_warps must be in [1, 32], got " << numWarps;
   if (numStages < 1 || numStages > 16)
     return emitError() << "num_stages must be in [1, 16], got " << numStages;
+  if (splitK < 1 || splitK > kMaxSplitK)
+    return emitError() << "split_k must be in [1, " << kMaxSplitK << "], got " << splitK;
   return success();
 }
 

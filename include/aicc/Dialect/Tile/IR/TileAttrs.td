@@ -102,18 +102,29 @@ def Tile_MatmulConfigAttr : Tile_Attr<"MatmulConfig", "matmul_config"> {
     convert-graph-to-tile builds the kernel with it; the chosen path's rules
     (include/aicc/Target/TensorCoreRules.h) are the ones the lowering checks.
 
+    `split_k` (SPLIT_K, default 1, printed only when > 1) splits the K loop over that many
+    programs per output tile (split-K: more programs for a grid that does not fill the
+    SMs). The group then becomes two kernels: `fused_N_KIND_partials` writes one f32
+    partial product per K slice, [SPLIT_K * batch, M, N], and `fused_N_KIND` sums them in
+    slice order and applies Gemm's C and the fused epilogue (MatmulTemplate.cpp).
+
     ```mlir
     graph.fusion_group "epilogue" (...) attributes {tile.matmul_config =
         #tile.matmul_config<BLOCK_M = 128, BLOCK_N = 256, BLOCK_K = 64, num_warps = 8,
                             num_stages = 4, path = wgmma>}
+    graph.fusion_group "epilogue" (...) attributes {tile.matmul_config =
+        #tile.matmul_config<BLOCK_M = 128, BLOCK_N = 64, BLOCK_K = 64, num_warps = 8,
+                            num_stages = 8, path = wgmma, split_k = 5>}
     ```
   }];
   let parameters = (ins "int64_t":$blockM, "int64_t":$blockN, "int64_t":$blockK,
                         "int64_t":$numWarps, "int64_t":$numStages,
-                        EnumParameter<Tile_MatmulPath>:$path);
+                        EnumParameter<Tile_MatmulPath>:$path,
+                        DefaultValuedParameter<"int64_t", "1">:$splitK);
   let assemblyFormat = [{
     `<` `BLOCK_M` `=` $blockM `,` `BLOCK_N` `=` $blockN `,` `BLOCK_K` `=` $blockK `,`
-    `num_warps` `=` $numWarps `,` `num_stages` `=` $numStages `,` `path` `=` $path `>`
+    `num_warps` `=` $numWarps `,` `num_stages` `=` $numStages `,` `path` `=` $path
+    (`,` `split_k` `=` $splitK^)? `>`
   }];
   let genVerifyDecl = 1;
 }

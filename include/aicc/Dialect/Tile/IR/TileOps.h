@@ -27,6 +27,11 @@
 #include "aicc/Dialect/Tile/IR/TileOps.h.inc"
 
 namespace aicc::tile {
+/// Most K slices a split-K matmul (#tile.matmul_config's split_k) may have: each slice
+/// writes a [batch, M, N] f32 partial product, so the bound caps that temporary at 16x the
+/// output's elements (the heuristic stays at one wave of programs, below it on every chip).
+constexpr int64_t kMaxSplitK = 16;
+
 /// The names of the dialect's discardable attributes, declared in TileDialect.td
 /// (discardableAttrs; what each means is documented there).
 constexpr llvm::StringLiteral kScheduleAttrName = TileDialect::ScheduleAttrHelper::getNameStr();
