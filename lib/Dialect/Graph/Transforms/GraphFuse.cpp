@@ -25,6 +25,10 @@
 //                        read their operands from memory; a row kernel evaluates
 //                        elementwise producers of its input row, a reduction kernel those
 //                        of its reduce inputs);
+//   - single-output      (absorbConsumerDag): a matmul / Gemm epilogue value with several
+//                        users still takes them, and their elementwise users, when exactly
+//                        one value the added ops compute leaves the kernel (SiLU's
+//                        x * sigmoid(x) on a gate projection);
 //   - claimed            the producer already belongs to another kernel (anchors grow
 //                        first, in program order).
 //
@@ -303,7 +307,14 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   /// operands from memory, so none of them may be computed inside this kernel.
   void absorbConsumerChain(unsigned g, Operation *op) {
     Value tail = op->getResult(0);
-    while (tail.hasOneUse()) {
+    bool dag = isa<MatMulOp, GemmOp>(op);
+    while (true) {
+      if (!tail.hasOneUse()) {
+        // Several users: the epilogue DAG rule (matmul / Gemm anchors).
+        if (dag && absorbConsumerDag(g, op, tail))
+          continue;
+        break;
+      }
       Operation *user = *tail.getUsers().begin();
       bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
         Operation *d = o.getDefiningOp();
@@ -315,6 +326,74 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         break;
       add(g, user);
       tail = user->getResult(0);
+    }
+  }
+
+  /// Most ops one application of the epilogue DAG rule adds.
+  static constexpr unsigned kMaxEpilogueDagOps = 8;
+
+  /// Epilogue DAG (rule single-output): the epilogue's `tail` has several users. Its
+  /// elementwise users, and theirs, join group `g` when in the end exactly one value the
+  /// added ops compute is read outside the kernel, and `tail` is not: SiLU's x *
+  /// sigmoid(x) after a matmul (SwiGLU's gate projection), x * (1 + tanh(...)) forms of
+  /// GELU. The matmul template evaluates epilogue ops in order over the tiles computed so
+  /// far (applyEpilogue), loading only the values defined outside, which must come before
+  /// the anchor `anchor` (no cycle through an op the kernel does not hold). On success
+  /// `tail` is that one value; on failure nothing changed.
+  bool absorbConsumerDag(unsigned g, Operation *anchor, Value &tail) {
+    llvm::SetVector<Operation *> added;
+    auto inKernel = [&](Value v) {
+      return v == tail || (v.getDefiningOp() && added.count(v.getDefiningOp()));
+    };
+    // A user may join: an elementwise op of the tail's shape, in no kernel yet.
+    auto mayJoin = [&](Operation *user, Value from) {
+      return !assigned(user) && user->getBlock() == anchor->getBlock() &&
+             isFusableElementwise(user) && isSideEffectFree(user) &&
+             noAliasing(from, user, false) && user->getNumResults() == 1 &&
+             cast<ShapedType>(user->getResult(0).getType()).getShape() ==
+                 cast<ShapedType>(tail.getType()).getShape();
+    };
+    // Once grown: every operand of an added op is computed in the kernel, or comes from
+    // outside it and before the anchor (the template loads it).
+    auto operandsAvailable = [&](Operation *op) {
+      return llvm::all_of(op->getOperands(), [&](Value o) {
+        if (inKernel(o))
+          return true;
+        Operation *d = o.getDefiningOp();
+        return !d || (d->isBeforeInBlock(anchor) && !(assigned(d) && groupOf.lookup(d) == g));
+      });
+    };
+    while (true) {
+      // The values the kernel computes that something outside it reads.
+      SmallVector<Value> escaping;
+      auto escapes = [&](Value v) {
+        return llvm::any_of(v.getUsers(), [&](Operation *u) { return !added.count(u); });
+      };
+      if (escapes(tail))
+        escaping.push_back(tail);
+      for (Operation *o : added)
+        if (escapes(o->getResult(0)))
+          escaping.push_back(o->getResult(0));
+      if (escaping.size() == 1 && escaping.front() != tail) {
+        if (!llvm::all_of(added, operandsAvailable))
+          return false;
+        SmallVector<Operation *> ordered(added.begin(), added.end());
+        llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+        for (Operation *o : ordered)
+          add(g, o);
+        tail = escaping.front();
+        return true;
+      }
+      // Grow by the outside users of escaping values that may join; the rest stay outside
+      // (the value they read then leaves the kernel: fine when it is the last one).
+      SmallVector<Operation *> users;
+      for (Value v : escaping)
+        for (Operation *u : v.getUsers())
+          if (!added.count(u) && !llvm::is_contained(users, u) && mayJoin(u, v))
+            users.push_back(u);
+      if (users.empty() || added.size() + users.size() > kMaxEpilogueDagOps)
+        return false;
+      added.insert(users.begin(), users.end());
     }
   }
 

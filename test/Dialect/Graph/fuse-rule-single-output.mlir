@@ -1,0 +1,113 @@
+// RUN: aicc-opt %s -split-input-file -graph-fuse | FileCheck %s
+// Rule single-output (GraphFuse.cpp absorbConsumerDag): a matmul / Gemm epilogue value with
+// several users still takes them, and their elementwise users, into the kernel when in the
+// end exactly one value the added ops compute is read outside it. The matmul template
+// evaluates the epilogue over the tiles it computed (applyEpilogue), so x is read from the
+// accumulator as often as the DAG needs. Where more than one value would leave the kernel,
+// single-user keeps them apart (fuse-rule-single-user.mlir, @matmul_two_users).
+
+// Accept: SiLU, x * sigmoid(x): one kernel.
+// CHECK-LABEL: func.func @silu
+// CHECK-NEXT:    %[[G:.*]] = graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      %[[X:.*]] = graph.matmul
+// CHECK-NEXT:      %[[S:.*]] = graph.sigmoid %[[X]]
+// CHECK-NEXT:      %[[Y:.*]] = graph.mul %[[X]], %[[S]]
+// CHECK-NEXT:      graph.yield %[[Y]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[G]]
+func.func @silu(%a: tensor<64x128xf16>, %w: tensor<128x256xf16>) -> tensor<64x256xf16> {
+  %x = graph.matmul %a, %w : (tensor<64x128xf16>, tensor<128x256xf16>) -> tensor<64x256xf16>
+  %s = graph.sigmoid %x : tensor<64x256xf16>
+  %y = graph.mul %x, %s : (tensor<64x256xf16>, tensor<64x256xf16>) -> tensor<64x256xf16>
+  return %y : tensor<64x256xf16>
+}
+
+// -----
+
+// Accept: SwiGLU, silu(a W_gate) * (a W_up): the gate kernel's epilogue computes SiLU and,
+// the chain going on from its one output, multiplies by the up projection (loaded: its
+// kernel runs first). Two matmul kernels, no elementwise one.
+// CHECK-LABEL: func.func @swiglu
+// CHECK-NEXT:    %[[UP:.*]] = graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[G:.*]] = graph.fusion_group "epilogue" (%{{.*}}, %{{.*}}, %[[UP]])
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.sigmoid
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[G]]
+func.func @swiglu(%a: tensor<64x128xf16>, %wg: tensor<128x256xf16>, %wu: tensor<128x256xf16>) -> tensor<64x256xf16> {
+  %g = graph.matmul %a, %wg : (tensor<64x128xf16>, tensor<128x256xf16>) -> tensor<64x256xf16>
+  %s = graph.sigmoid %g : tensor<64x256xf16>
+  %silu = graph.mul %g, %s : (tensor<64x256xf16>, tensor<64x256xf16>) -> tensor<64x256xf16>
+  %u = graph.matmul %a, %wu : (tensor<64x128xf16>, tensor<128x256xf16>) -> tensor<64x256xf16>
+  %y = graph.mul %silu, %u : (tensor<64x256xf16>, tensor<64x256xf16>) -> tensor<64x256xf16>
+  return %y : tensor<64x256xf16>
+}
+
+// -----
+
+// Accept: quick GELU after a Gemm with bias, x * sigmoid(1.702 x), with the constant
+// defined before the anchor (loaded, broadcast).
+// CHECK-LABEL: func.func @quick_gelu
+// CHECK-NEXT:    %[[C:.*]] = graph.constant
+// CHECK-NEXT:    %[[G:.*]] = graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.gemm
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.sigmoid
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[G]]
+func.func @quick_gelu(%a: tensor<8x32xf32>, %w: tensor<16x32xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %c = graph.constant dense<1.702> : tensor<1xf32>
+  %x = graph.gemm %a, %w, %b {transB = true} : (tensor<8x32xf32>, tensor<16x32xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %t = graph.mul %x, %c : (tensor<8x16xf32>, tensor<1xf32>) -> tensor<8x16xf32>
+  %s = graph.sigmoid %t : tensor<8x16xf32>
+  %y = graph.mul %x, %s : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+// Refuse: x is also returned (two values would leave the kernel; the edge is refused by
+// no-aliasing, as x is a model output): the matmul kernel stores x and one elementwise
+// kernel computes SiLU from it.
+// CHECK-LABEL: func.func @tail_returned
+// CHECK-NEXT:    %[[M:.*]] = graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[M]]) {refusals = [{input = 0 : i64, rule = "no-aliasing"}]}
+func.func @tail_returned(%a: tensor<64x128xf16>, %w: tensor<128x256xf16>) -> (tensor<64x256xf16>, tensor<64x256xf16>) {
+  %x = graph.matmul %a, %w : (tensor<64x128xf16>, tensor<128x256xf16>) -> tensor<64x256xf16>
+  %s = graph.sigmoid %x : tensor<64x256xf16>
+  %y = graph.mul %x, %s : (tensor<64x256xf16>, tensor<64x256xf16>) -> tensor<64x256xf16>
+  return %x, %y : tensor<64x256xf16>, tensor<64x256xf16>
+}
+
+// -----
+
+// Refuse: x * mean(x) reads x through a reduction the epilogue cannot hold (it would have
+// to run inside the kernel that produces x): the matmul kernel stays alone.
+// CHECK-LABEL: func.func @through_reduction
+// CHECK-NEXT:    %[[M:.*]] = graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+func.func @through_reduction(%a: tensor<64x128xf32>, %w: tensor<128x256xf32>) -> tensor<64x256xf32> {
+  %x = graph.matmul %a, %w : (tensor<64x128xf32>, tensor<128x256xf32>) -> tensor<64x256xf32>
+  %m = graph.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<64x256xf32>) -> tensor<64x1xf32>
+  %y = graph.mul %x, %m : (tensor<64x256xf32>, tensor<64x1xf32>) -> tensor<64x256xf32>
+  return %y : tensor<64x256xf32>
+}
