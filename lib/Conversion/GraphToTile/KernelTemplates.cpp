@@ -149,6 +149,13 @@ FailureOr<GroupKernels> aicc::buildKernelsForGroup(OpBuilder &builder, FusionGro
   Template kind = templateOf(group, options);
   if (kind == Template::Matmul)
     return buildMatmulKernels(builder, group, name, options);
+  // split_k is the matmul template's (the implicit-GEMM conv one refuses it itself).
+  if (auto a = group->getAttrOfType<tl::MatmulConfigAttr>(tl::kMatmulConfigAttrName);
+      a && a.getSplitK() != 1 && kind != Template::ConvGemm)
+    return group.emitError("split_k = ")
+               << a.getSplitK() << " is for matmul and Gemm kernels; this group's kernel is "
+               << "not one",
+           failure();
   auto kernel = buildOneKernel(builder, group, name, options, kind);
   if (failed(kernel))
     return failure();

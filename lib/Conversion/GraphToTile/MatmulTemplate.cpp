@@ -105,6 +105,10 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
     return anchor->emitError("batch dims do not broadcast"), failure();
   p.batchShape = *batchShape;
   p.batch = numElements(p.batchShape);
+  if (group.getNumResults() != 1)
+    return group.emitError("a matmul / Gemm group has one result (its epilogue's output), got ")
+               << group.getNumResults(),
+           failure();
   p.outType = cast<RankedTensorType>(group.getResult(0).getType());
   if (p.outType.getNumElements() != p.batch * p.M * p.N)
     return group.emitError("epilogue changes the matmul's shape"), failure();
@@ -132,6 +136,11 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
   p.config = configOfGroup(group, cfg);
+  if (p.config.splitK > 1 && p.outType.getNumElements() * p.config.splitK >= (int64_t(1) << 31))
+    return group.emitError("split-K partials of ")
+               << p.outType.getNumElements() * p.config.splitK
+               << " elements exceed 2^31 (i32 offsets)",
+           failure();
   int64_t numK = (p.K + p.config.blockK - 1) / p.config.blockK;
   if (p.config.splitK > numK)
     return anchor->emitError("split_k = ")
@@ -166,9 +175,11 @@ static FailureOr<Value> applyMatmulEpilogue(TileBuilder &t2, KernelContext &kc,
   return applyEpilogue(t2, kc, p.anchor, result, outShape, idx, mask);
 }
 
-/// The type of a split-K group's partial products: [split_k * batch, M, N] f32, slice-major.
-static RankedTensorType partialsType(const MatmulProblem &p, MLIRContext *ctx) {
-  return RankedTensorType::get({p.config.splitK * p.batch, p.M, p.N}, Float32Type::get(ctx));
+/// The type of a split-K group's partial products: [split_k * batch, M, N], slice-major, in
+/// the accumulator's type (f32 for f16 / bf16 / f32 operands, f64 for f64 ones).
+static RankedTensorType partialsType(const MatmulProblem &p, MLIRContext *) {
+  return RankedTensorType::get({p.config.splitK * p.batch, p.M, p.N},
+                               computeType(p.aT.getElementType()));
 }
 
 /// The tile kernel of a matmul group: programs over BLOCK_M x BLOCK_N output tiles of each
@@ -352,10 +363,6 @@ static FailureOr<func::FuncOp> buildSplitKSum(OpBuilder &builder, FusionGroupOp 
                                               StringRef name, const MatmulProblem &p) {
   int64_t slices = p.config.splitK;
   int64_t total = p.outType.getNumElements();
-  if (total * slices >= (int64_t(1) << 31))
-    return group.emitError("split-K partials of ")
-               << total * slices << " elements exceed 2^31 (i32 offsets)",
-           failure();
   int64_t block = std::min<int64_t>(1024, std::max<int64_t>(128, llvm::PowerOf2Ceil(total)));
   int64_t programs = (total + block - 1) / block;
   KernelContext kc = makeKernelWithParams(
@@ -369,7 +376,7 @@ static FailureOr<func::FuncOp> buildSplitKSum(OpBuilder &builder, FusionGroupOp 
   Value offs = arith::AddIOp::create(b, loc, tb.splat(base), tb.range(block));
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, offs, tb.splatI32(total));
   Value partialsBuf = kc.inParams.back();
-  Type f32 = b.getF32Type();
+  Type f32 = computeType(p.aT.getElementType()); // the accumulator's type
   Value sum = tb.load(partialsBuf, offs, mask, f32);
   for (int64_t s = 1; s < slices; ++s) {
     Value at = arith::AddIOp::create(b, loc, offs, tb.splatI32(s * total));

@@ -111,3 +111,43 @@ func.func @through_reduction(%a: tensor<64x128xf32>, %w: tensor<128x256xf32>) ->
   %y = graph.mul %x, %m : (tensor<64x256xf32>, tensor<64x1xf32>) -> tensor<64x256xf32>
   return %y : tensor<64x256xf32>
 }
+
+// -----
+
+// Refuse: t reads p, which no kernel holds yet when the matmul grows; the softmax later
+// takes p into its row kernel. (A review found the DAG then read p before the kernel
+// computing it: "does not dominate".) The matmul stays alone and the output verifies.
+// CHECK-LABEL: func.func @unclaimed_operand
+// CHECK:         graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.yield
+func.func @unclaimed_operand(%in: tensor<16x16xf32>, %a: tensor<16x32xf32>, %w: tensor<32x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %p = graph.exp %in : tensor<16x16xf32>
+  %x = graph.matmul %a, %w : (tensor<16x32xf32>, tensor<32x16xf32>) -> tensor<16x16xf32>
+  %s = graph.sigmoid %x : tensor<16x16xf32>
+  %t = graph.mul %s, %p : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %y = graph.mul %x, %t : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %z = graph.softmax %p {axis = 1 : i64} : tensor<16x16xf32>
+  return %y, %z : tensor<16x16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// A row kernel's input read before the row op stays out of the row kernel (it would become
+// the row kernel's second result, written after that reader runs): the exp is its own
+// kernel, read by the matmul epilogue and by the softmax.
+// CHECK-LABEL: func.func @row_input_read_earlier
+// CHECK:         %[[P:.*]] = graph.fusion_group "elementwise"
+// CHECK:           graph.exp
+// CHECK:         graph.fusion_group "epilogue" ({{.*}}%[[P]])
+// CHECK:         graph.fusion_group "softmax" (%[[P]])
+// CHECK-NOT:       graph.exp
+// CHECK:         return
+func.func @row_input_read_earlier(%in: tensor<16x16xf32>, %a: tensor<16x32xf32>, %w: tensor<32x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %p = graph.exp %in : tensor<16x16xf32>
+  %x = graph.matmul %a, %w : (tensor<16x32xf32>, tensor<32x16xf32>) -> tensor<16x16xf32>
+  %y = graph.add %x, %p : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %z = graph.softmax %p {axis = 1 : i64} : tensor<16x16xf32>
+  return %y, %z : tensor<16x16xf32>, tensor<16x16xf32>
+}

@@ -348,19 +348,32 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     // A user may join: an elementwise op of the tail's shape, in no kernel yet.
     auto mayJoin = [&](Operation *user, Value from) {
       return !assigned(user) && user->getBlock() == anchor->getBlock() &&
+             !user->use_empty() && // a dead op would not be placed by its users
              isFusableElementwise(user) && isSideEffectFree(user) &&
              noAliasing(from, user, false) && user->getNumResults() == 1 &&
              cast<ShapedType>(user->getResult(0).getType()).getShape() ==
                  cast<ShapedType>(tail.getType()).getShape();
     };
-    // Once grown: every operand of an added op is computed in the kernel, or comes from
-    // outside it and before the anchor (the template loads it).
+    // Once grown: every operand of an added op is computed in the kernel, or is read from
+    // memory (the template loads it) and surely computed before this kernel runs: a
+    // function argument, a constant, or the result of a kernel already formed whose ops
+    // all come before the anchor. (A producer no kernel holds yet may still be claimed by
+    // a later one, a row kernel's prologue, and placed after this one.)
     auto operandsAvailable = [&](Operation *op) {
       return llvm::all_of(op->getOperands(), [&](Value o) {
         if (inKernel(o))
           return true;
         Operation *d = o.getDefiningOp();
-        return !d || (d->isBeforeInBlock(anchor) && !(assigned(d) && groupOf.lookup(d) == g));
+        if (!d)
+          return true;
+        if (!d->isBeforeInBlock(anchor))
+          return false;
+        if (isa<ConstantOp>(d))
+          return true;
+        if (!assigned(d) || groupOf.lookup(d) == g)
+          return false;
+        return llvm::all_of(groups[groupOf.lookup(d)].ops,
+                            [&](Operation *m) { return m->isBeforeInBlock(anchor); });
       });
     };
     while (true) {
@@ -421,6 +434,13 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       if (!noAliasing(v, row, false))
         continue;
       if (!direct && !llvm::all_of(v.getUsers(), [&](Operation *u) { return inKernel.count(u); }))
+        continue;
+      // The row input read outside the kernel becomes its second result, available only
+      // once the row kernel ran: every other reader must come after the row op (a reader
+      // before it would be placed ahead of the kernel that now computes its operand).
+      if (direct && !llvm::all_of(v.getUsers(), [&](Operation *u) {
+            return u == row || row->isBeforeInBlock(u);
+          }))
         continue;
       members.insert(def);
       inKernel.insert(def);
