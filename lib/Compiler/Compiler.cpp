@@ -291,6 +291,7 @@ std::string emitDot(ModuleOp module) {
         .Case("elementwise", "palegreen")
         .Case("softmax", "orange")
         .Case("reduction", "plum")
+        .Case("attention", "gold")
         .Default("lightgray");
   };
   auto escape = [](StringRef in) {

@@ -109,7 +109,23 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
       config.convAlgorithm != "direct")
     return llvm::createStringError("conv-algorithm must be auto, implicit-gemm or direct, got '" +
                                    config.convAlgorithm + "'");
+  if (config.attention != "auto" && config.attention != "fused" && config.attention != "unfused")
+    return llvm::createStringError("attention must be auto, fused or unfused, got '" +
+                                   config.attention + "'");
+  if (config.attention == "fused" && !hasFusedAttention(config.target))
+    return llvm::createStringError(
+        "attention=fused: target " + std::string(chipOf(config.target).name) +
+        " has no attention kernel yet (the FlashAttention template lowers on the cpu target "
+        "only; GPU targets run attention unfused)");
   return llvm::Error::success();
+}
+
+bool aicc::hasFusedAttention(Target target) { return target == Target::CPU; }
+
+bool aicc::fusesAttention(const PipelineConfig &config) {
+  if (config.attention == "auto")
+    return hasFusedAttention(config.target);
+  return config.attention == "fused";
 }
 
 std::string aicc::hardwareOf(const PipelineConfig &config) {

@@ -31,6 +31,9 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(graph::createGraphRecompose());
+  // After GELU / LayerNorm (whose chains do not overlap attention's), before fusion.
+  if (fusesAttention(config))
+    pm.addNestedPass<func::FuncOp>(graph::createGraphRecomposeAttention());
   // After the re-composition (it matches the imported NCHW chains), before fusion (which
   // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
   // imported layout: nothing to do. Any other value goes to the pass, which rejects it.

@@ -1,4 +1,4 @@
-//===- ContractionOps.cpp - reference of matmul, gemm, conv and pools -------===//
+//===- ContractionOps.cpp - reference of matmul, gemm, conv, pools, attention ===//
 //
 // Plain nested loops in double; every sum runs over its reduction index in increasing
 // order.
@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 using namespace mlir;
 using namespace aicc::graph;
@@ -242,6 +243,73 @@ EvalResult evalAvgPool(AvgPoolOp op, const Tensor &x) {
   return r;
 }
 
+// graph.attention: softmax(scale * (Q @ K^T) + bias, last axis) @ V, with the causal mask
+// (key j visible from query i when j <= i + Skv - Sq) and numpy-broadcast batch dims. The
+// softmax is ONNX's (max-shifted; a row of -inf scores is NaN), all in double.
+EvalResult evalAttention(AttentionOp op, const Tensor &q, const Tensor &kt, const Tensor &v,
+                         const Tensor *bias) {
+  if (q.shape.size() < 2 || kt.shape.size() < 2 || v.shape.size() < 2)
+    return evalError(op) << "attention operands must have rank >= 2", failure();
+  int64_t Sq = q.shape.end()[-2], D = q.shape.back(), Skv = kt.shape.back(), Dv = v.shape.back();
+  if (kt.shape.end()[-2] != D || v.shape.end()[-2] != Skv)
+    return evalError(op) << "attention operand shapes do not match", failure();
+  Tensor r = Tensor::zeros(resultType(op));
+  ArrayRef<int64_t> rs = r.shape;
+  SmallVector<int64_t> batch(rs.drop_back(2));
+  ArrayRef<int64_t> bq = ArrayRef<int64_t>(q.shape).drop_back(2),
+                    bk = ArrayRef<int64_t>(kt.shape).drop_back(2),
+                    bv = ArrayRef<int64_t>(v.shape).drop_back(2);
+  int64_t numBatch = 1;
+  for (int64_t d : batch)
+    numBatch *= d;
+  if (numBatch * Sq * Dv != r.numElements())
+    return evalError(op) << "attention result type does not match its operands", failure();
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+  SmallVector<int64_t> scoreShape(batch);
+  scoreShape.append({Sq, Skv});
+  SmallVector<int64_t> idx, full;
+  std::vector<double> s(Skv);
+  for (int64_t bi = 0; bi < numBatch; ++bi) {
+    unravel(bi, batch, idx);
+    const double *pq = q.floats.data() + broadcastIndex(idx, bq) * Sq * D;
+    const double *pk = kt.floats.data() + broadcastIndex(idx, bk) * D * Skv;
+    const double *pv = v.floats.data() + broadcastIndex(idx, bv) * Skv * Dv;
+    double *pr = r.floats.data() + bi * Sq * Dv;
+    for (int64_t i = 0; i < Sq; ++i) {
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < Skv; ++j) {
+        double dot = 0;
+        for (int64_t k = 0; k < D; ++k)
+          dot += pq[i * D + k] * pk[k * Skv + j];
+        double x = scale * dot;
+        if (bias) {
+          full.assign(idx.begin(), idx.end());
+          full.append({i, j});
+          x += bias->floats[broadcastIndex(full, bias->shape)];
+        }
+        if (causal && j > i + (Skv - Sq))
+          x = -std::numeric_limits<double>::infinity();
+        s[j] = x;
+        mx = std::isnan(x) || std::isnan(mx) ? std::numeric_limits<double>::quiet_NaN()
+                                             : std::max(mx, x);
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < Skv; ++j) {
+        s[j] = std::exp(s[j] - mx);
+        sum += s[j];
+      }
+      for (int64_t n = 0; n < Dv; ++n) {
+        double acc = 0;
+        for (int64_t j = 0; j < Skv; ++j)
+          acc += s[j] / sum * pv[j * Dv + n];
+        pr[i * Dv + n] = acc;
+      }
+    }
+  }
+  return r;
+}
+
 } // namespace
 
 std::optional<EvalResult> aicc::reference::detail::evalContractionOp(Operation *op, Operands in) {
@@ -251,5 +319,8 @@ std::optional<EvalResult> aicc::reference::detail::evalContractionOp(Operation *
       .Case([&](ConvOp o) { return evalConv(o, *in[0], *in[1], o.getBias() ? in[2] : nullptr); })
       .Case([&](MaxPoolOp o) { return evalMaxPool(o, *in[0]); })
       .Case([&](AvgPoolOp o) { return evalAvgPool(o, *in[0]); })
+      .Case([&](AttentionOp o) {
+        return evalAttention(o, *in[0], *in[1], *in[2], o.getBias() ? in[3] : nullptr);
+      })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -65,7 +65,8 @@ struct PipelineConfig {
 };
 
 /// Checks the knobs' values: `hardware` names a chip table row; conv-layout is nchw or
-/// nhwc; conv-algorithm is auto, implicit-gemm or direct. The error names the option and
+/// nhwc; conv-algorithm is auto, implicit-gemm or direct; attention is auto, fused
+/// or unfused, and fused only where the target hasFusedAttention. The error names the option and
 /// the accepted values. (matmul-config is checked by convert-graph-to-tile, which reports
 /// it located on the first matmul.)
 llvm::Error verifyPipelineConfig(const PipelineConfig &config);
@@ -73,6 +74,13 @@ llvm::Error verifyPipelineConfig(const PipelineConfig &config);
 /// The NVPTX feature string the GPU lowering emits PTX for: `config.ptxFeatures`, or the
 /// target's chip table row when that is empty ("" for the cpu target).
 std::string ptxFeaturesOf(const PipelineConfig &config);
+/// Whether `target` has a lowering of graph.attention's one-kernel (FlashAttention)
+/// template: the cpu target now; GPU targets run attention as its four kernels.
+bool hasFusedAttention(Target target);
+/// Whether the pipeline forms graph.attention (graph-recompose-attention): `attention` is
+/// fused, or auto on a target that hasFusedAttention.
+bool fusesAttention(const PipelineConfig &config);
+
 /// The hardware row the code is tuned for: `config.hardware`, or when empty the target's
 /// own row by its product alias ("a100" for sm_80, "h200" for sm_90 / sm_90a), "h200" for
 /// the cpu target (whose fusion decisions use a GPU's roofline).

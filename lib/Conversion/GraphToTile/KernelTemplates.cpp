@@ -22,6 +22,7 @@ enum class Template {
   LogSumExp,
   Softmax,
   Reduction,
+  Attention,
   Elementwise
 };
 } // namespace
@@ -45,6 +46,8 @@ static Template templateOf(FusionGroupOp group, const TemplateOptions &options) 
     return Template::Softmax;
   if (kind == "reduction")
     return Template::Reduction;
+  if (kind == "attention")
+    return Template::Attention;
   return Template::Elementwise;
 }
 
@@ -111,6 +114,8 @@ static FailureOr<func::FuncOp> buildOneKernel(OpBuilder &builder, FusionGroupOp 
     return buildSoftmax(builder, group, name);
   case Template::Reduction:
     return buildReduction(builder, group, name);
+  case Template::Attention:
+    return buildAttention(builder, group, name, options);
   case Template::Elementwise:
     break;
   }

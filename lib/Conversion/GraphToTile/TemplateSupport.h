@@ -296,6 +296,9 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                       const TemplateOptions &options);
 bool useImplicitGemm(ConvOp conv, const TemplateOptions &o);
+/// graph.attention (kind "attention"): the FlashAttention template (AttentionTemplate.cpp).
+FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                       const TemplateOptions &options);
 FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, StringRef name);
 
 } // namespace aicc::templates

@@ -57,6 +57,15 @@ double aicc::graph::opFlops(Operation *op) {
       perOut *= double(w.getDimSize(d));
     return 2.0 * out * perOut + (c.getBias() ? out : 0.0);
   }
+  if (auto a = dyn_cast<AttentionOp>(op)) {
+    // Q K^T (2 D per score), the softmax on the scores, P V (2 Dv per score); the causal
+    // mask skips about half the scores (FlashAttention-2's FLOP count, section 4).
+    double scores =
+        out / double(std::max<int64_t>(1, a.getValueHeadSize())) * double(a.getKeyLength());
+    double f =
+        scores * (2.0 * a.getHeadSize() + 2.0 * a.getValueHeadSize() + 4.0 + kTranscendentalFlops);
+    return a.getCausal() ? f / 2 : f;
+  }
   if (isa<MaxPoolOp, AvgPoolOp>(op)) {
     double window = 1;
     if (auto ks = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape"))

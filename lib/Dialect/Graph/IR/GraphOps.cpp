@@ -11,6 +11,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -469,6 +470,51 @@ LogicalResult SoftmaxOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+LogicalResult AttentionOp::verify() {
+  auto q = getQuery().getType(), kt = getKeyT().getType(), v = getValue().getType();
+  auto y = getType();
+  Type e = q.getElementType();
+  if (kt.getElementType() != e || v.getElementType() != e || y.getElementType() != e ||
+      (getBias() && cast<RankedTensorType>(getBias().getType()).getElementType() != e))
+    return emitOpError("query, key_t, value, bias and result must have one element type");
+  if (q.getRank() < 2 || kt.getRank() < 2 || v.getRank() < 2)
+    return emitOpError("query, key_t and value must have rank >= 2");
+  int64_t sq = q.getShape().end()[-2], d = q.getShape().back();
+  int64_t skv = kt.getShape().back(), dv = v.getShape().back();
+  if (kt.getShape().end()[-2] != d)
+    return emitOpError("key_t is [..., D, Skv] with D = ")
+           << kt.getShape().end()[-2] << ", query's head size is " << d;
+  if (v.getShape().end()[-2] != skv)
+    return emitOpError("value has ")
+           << v.getShape().end()[-2] << " rows, key_t has " << skv << " keys";
+  auto batch = broadcastShapes(q.getShape().drop_back(2), kt.getShape().drop_back(2));
+  if (succeeded(batch))
+    batch = broadcastShapes(*batch, v.getShape().drop_back(2));
+  if (failed(batch))
+    return emitOpError("batch dims of query, key_t and value do not broadcast");
+  SmallVector<int64_t> want(*batch);
+  want.append({sq, dv});
+  if (y.getShape() != ArrayRef<int64_t>(want))
+    return emitOpError("result must be [") << want << "], got " << y;
+  if (getBias()) {
+    SmallVector<int64_t> scores(*batch);
+    scores.append({sq, skv});
+    auto bt = cast<RankedTensorType>(getBias().getType());
+    auto bc = broadcastShapes(scores, bt.getShape());
+    if (failed(bc) || ArrayRef<int64_t>(*bc) != ArrayRef<int64_t>(scores))
+      return emitOpError("bias of shape [")
+             << bt.getShape() << "] does not broadcast to the scores [" << scores << "]";
+  }
+  if (getCausal() && sq > skv)
+    return emitOpError("causal attention needs Sq <= Skv, got Sq = ") << sq << ", Skv = " << skv;
+  if (!std::isfinite(getScale().convertToDouble()))
+    return emitOpError("scale must be finite");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
 static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes, bool keepdims) {
@@ -532,8 +578,8 @@ LogicalResult FusionGroupOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types differ from the result types");
   StringRef k = getKind();
-  if (k != "epilogue" && k != "elementwise" && k != "softmax" && k != "reduction" && k != "window" &&
-      k != "single")
+  if (k != "epilogue" && k != "elementwise" && k != "softmax" && k != "reduction" &&
+      k != "window" && k != "attention" && k != "single")
     return emitOpError("unknown fusion kind \"") << k << "\"";
   return success();
 }

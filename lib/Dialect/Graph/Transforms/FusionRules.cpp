@@ -47,6 +47,10 @@ bool aicc::graph::fusion::templateAbsorbs(StringRef kind, Operation *anchor, Ope
     // A producer of the row's producers (consumer is before the anchor).
     return consumer->isBeforeInBlock(anchor);
   }
+  if (kind == "attention")
+    // The views that make Q, K^T, V (and the bias) are read through by index arithmetic.
+    return isa<TransposeOp, ExpandOp, SliceOp>(producer) &&
+           (consumer == anchor || isa<TransposeOp, ExpandOp, SliceOp>(consumer));
   if (kind == "reduction") {
     // Prologue: elementwise producers of a reduce op's input (or of those producers),
     // evaluated per loaded element; broadcast operands (a bias) are loaded.
@@ -82,4 +86,58 @@ bool aicc::graph::fusion::recomputeCheaperThanStore(Operation *p, ArrayRef<Opera
   double recompute = extra / bw + (k - 1) * opFlops(p) / peak;
   double store = (inBytes + (1 + k) * pBytes) / bw;
   return recompute < store;
+}
+
+// ReduceLogSumExp as one row kernel (FusionRules.h says which chains).
+std::optional<SmallVector<Operation *>>
+aicc::graph::fusion::matchLogSumExp(ReduceMaxOp mx, function_ref<bool(Operation *)> assigned) {
+  auto single = [&](Value v) -> Operation * {
+    return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+  };
+  if (!mx.getKeepdims())
+    return std::nullopt;
+  Value m = mx;
+  auto clip = dyn_cast_or_null<ClipOp>(single(mx));
+  if (clip)
+    m = clip;
+  if (std::distance(m.getUsers().begin(), m.getUsers().end()) != 2)
+    return std::nullopt;
+  SubOp sub;
+  Operation *mUse = nullptr; // the add, or the reshape feeding it
+  for (Operation *u : m.getUsers()) {
+    if (auto s = dyn_cast<SubOp>(u); s && s.getLhs() == mx.getInput() && s.getRhs() == m)
+      sub = s;
+    else
+      mUse = u;
+  }
+  if (!sub || !mUse)
+    return std::nullopt;
+  auto exp = dyn_cast_or_null<ExpOp>(single(sub));
+  auto sum = exp ? dyn_cast_or_null<ReduceSumOp>(single(exp)) : ReduceSumOp();
+  if (!sum || sum.getAxes() != mx.getAxes())
+    return std::nullopt;
+  auto log = dyn_cast_or_null<LogOp>(single(sum));
+  auto add = log ? dyn_cast_or_null<AddOp>(single(log)) : AddOp();
+  if (!add || add.getType() != log.getType())
+    return std::nullopt;
+  SmallVector<Operation *> ops{mx, sub, exp, sum, log};
+  if (clip)
+    ops.push_back(clip);
+  Value mIn = m;
+  if (auto r = dyn_cast<ReshapeOp>(mUse)) {
+    if (single(r) != add.getOperation())
+      return std::nullopt;
+    ops.push_back(r);
+    mIn = r;
+  } else if (mUse != add.getOperation()) {
+    return std::nullopt;
+  }
+  if (!((add.getLhs() == log && add.getRhs() == mIn) ||
+        (add.getRhs() == log && add.getLhs() == mIn)))
+    return std::nullopt;
+  ops.push_back(add);
+  if (llvm::any_of(ops, [&](Operation *o) { return assigned(o); }))
+    return std::nullopt;
+  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ops;
 }

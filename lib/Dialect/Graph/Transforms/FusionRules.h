@@ -12,6 +12,8 @@
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 namespace aicc::graph::fusion {
 using namespace mlir;
 
@@ -75,6 +77,8 @@ bool reductionStaysInOneKernel(Operation *producer, Operation *consumer);
 ///     op) and of those producers; scale / bias are read from memory;
 ///   - a reduction kernel evaluates elementwise producers of the shape of its reduce inputs
 ///     (and of those producers); their other operands (a bias) are loaded per element;
+///   - an attention kernel reads its operands through transposes, expands and slices
+///     (K^T = transpose(K), heads split from [B, S, H, D]);
 ///   - epilogue chain consumers read their other operands from memory; matmul, conv, pool
 ///     and scatter templates read every operand from memory.
 bool templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer, unsigned operandIdx,
@@ -89,6 +93,17 @@ bool templateAbsorbs(StringRef kind, Operation *anchor, Operation *consumer, uns
 /// output is kept and read by every consumer.
 bool recomputeCheaperThanStore(Operation *p, ArrayRef<Operation *> users,
                                const HardwareDescription &hw);
+
+/// ReduceLogSumExp as the ONNX importer writes it (ImportCore.cpp importReduceComposite,
+/// stabilised by the max, clamped to the finite range):
+///   m = clip(reduce_max(x, axes, keepdims = 1)); e = exp(x - m);
+///   s = reduce_sum(e, axes); y = log(s) + m (m reshaped to s's shape when keepdims = 0)
+/// is one row kernel (kind "softmax", the LogSumExp row template). Returns the chain's ops
+/// in program order when its intermediates have one user each, m (the clip, when there is
+/// one) has exactly the sub and the final add (through the reshape) as users, both
+/// reductions share axes, and no op is `assigned` to a kernel yet.
+std::optional<SmallVector<Operation *>> matchLogSumExp(ReduceMaxOp mx,
+                                                       function_ref<bool(Operation *)> assigned);
 
 } // namespace aicc::graph::fusion
 

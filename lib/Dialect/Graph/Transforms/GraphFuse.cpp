@@ -37,7 +37,8 @@
 // consumers), "elementwise" (DAGs of elementwise and view ops; independent siblings that
 // read a common input are merged, several outputs), "reduction" (sibling reduce ops of one
 // input shape and axes with their elementwise producers and consumers, several outputs),
-// "window", "single".
+// "window", "attention" (graph.attention, the views that make its operands, elementwise
+// consumers), "single".
 //
 //===----------------------------------------------------------------------===//
 #include "FusionRules.h"
@@ -175,11 +176,12 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     // Down: p ends (or is in) the chain of an anchor kernel and the consumer is elementwise.
     // A reduction kernel's epilogue chain starts at a reduce op (or its chain), not at a
     // prologue member (those iterate over the reduce input).
-    bool pgAnchorKind = pg.kind == "epilogue" || pg.kind == "window" || pg.kind == "softmax" ||
-                        (pg.kind == "reduction" &&
-                         (isReduction(p) || llvm::none_of(pg.ops, [&](Operation *o) {
-                           return isReduction(o) && p->isBeforeInBlock(o);
-                         })));
+    bool pgAnchorKind =
+        pg.kind == "epilogue" || pg.kind == "window" || pg.kind == "softmax" ||
+        pg.kind == "attention" ||
+        (pg.kind == "reduction" && (isReduction(p) || llvm::none_of(pg.ops, [&](Operation *o) {
+                                      return isReduction(o) && p->isBeforeInBlock(o);
+                                    })));
     bool down = pgAnchorKind &&
                 !(pg.kind == "softmax" && !isRowOp(p) &&
                   llvm::any_of(pg.ops, [&](Operation *o) {
@@ -210,65 +212,6 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     return kClaimed;
   }
 
-  /// ReduceLogSumExp as the ONNX importer writes it (ImportCore.cpp importReduceComposite,
-  /// stabilised by the max, clamped to the finite range):
-  ///   m = clip(reduce_max(x, axes, keepdims = 1)); e = exp(x - m);
-  ///   s = reduce_sum(e, axes); y = log(s) + m (m reshaped to s's shape when keepdims = 0)
-  /// is one row kernel (kind "softmax", the LogSumExp row template): the chain's
-  /// intermediates have one user each, m (the clip, when there is one) has exactly the sub
-  /// and the final add (through the reshape) as users, and both reductions share axes.
-  std::optional<SmallVector<Operation *>> matchLogSumExp(ReduceMaxOp mx) {
-    auto single = [&](Value v) -> Operation * {
-      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
-    };
-    if (!mx.getKeepdims())
-      return std::nullopt;
-    Value m = mx;
-    auto clip = dyn_cast_or_null<ClipOp>(single(mx));
-    if (clip)
-      m = clip;
-    if (std::distance(m.getUsers().begin(), m.getUsers().end()) != 2)
-      return std::nullopt;
-    SubOp sub;
-    Operation *mUse = nullptr; // the add, or the reshape feeding it
-    for (Operation *u : m.getUsers()) {
-      if (auto s = dyn_cast<SubOp>(u); s && s.getLhs() == mx.getInput() && s.getRhs() == m)
-        sub = s;
-      else
-        mUse = u;
-    }
-    if (!sub || !mUse)
-      return std::nullopt;
-    auto exp = dyn_cast_or_null<ExpOp>(single(sub));
-    auto sum = exp ? dyn_cast_or_null<ReduceSumOp>(single(exp)) : ReduceSumOp();
-    if (!sum || sum.getAxes() != mx.getAxes())
-      return std::nullopt;
-    auto log = dyn_cast_or_null<LogOp>(single(sum));
-    auto add = log ? dyn_cast_or_null<AddOp>(single(log)) : AddOp();
-    if (!add || add.getType() != log.getType())
-      return std::nullopt;
-    SmallVector<Operation *> ops{mx, sub, exp, sum, log};
-    if (clip)
-      ops.push_back(clip);
-    Value mIn = m;
-    if (auto r = dyn_cast<ReshapeOp>(mUse)) {
-      if (single(r) != add.getOperation())
-        return std::nullopt;
-      ops.push_back(r);
-      mIn = r;
-    } else if (mUse != add.getOperation()) {
-      return std::nullopt;
-    }
-    if (!((add.getLhs() == log && add.getRhs() == mIn) ||
-          (add.getRhs() == log && add.getLhs() == mIn)))
-      return std::nullopt;
-    ops.push_back(add);
-    if (llvm::any_of(ops, [&](Operation *o) { return assigned(o); }))
-      return std::nullopt;
-    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    return ops;
-  }
-
   /// Phase 1: anchors. matmul / gemm / conv (epilogue), pools (window) and row ops grow
   /// down their chain of elementwise consumers; a row op first takes the elementwise
   /// producers of its row input (loop fusion).
@@ -276,7 +219,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     for (Operation &opRef : top) {
       Operation *op = &opRef;
       if (auto m = dyn_cast<ReduceMaxOp>(op)) {
-        if (auto ops = matchLogSumExp(m)) {
+        if (auto ops = matchLogSumExp(m, [&](Operation *o) { return assigned(o); })) {
           unsigned g = newGroup("softmax");
           for (Operation *o : *ops)
             add(g, o);
@@ -292,13 +235,34 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         kind = "window";
       else if (isRowOp(op))
         kind = "softmax"; // row kernels: the reduced dims on chip
+      else if (isa<AttentionOp>(op))
+        kind = "attention";
       else
         continue;
       unsigned g = newGroup(kind);
       if (isRowOp(op))
         absorbRowProducers(g, op);
+      if (isa<AttentionOp>(op))
+        absorbOperandViews(g, op);
       add(g, op);
       absorbConsumerChain(g, op);
+    }
+  }
+
+  /// Attention: the transposes, expands and slices that make its operands (K^T from K,
+  /// heads split from [B, S, H, D]) join group `g` when the kernel is their only reader; the
+  /// template loads through them by index arithmetic (loadView), so no copy kernel runs.
+  void absorbOperandViews(unsigned g, Operation *op) {
+    SmallVector<Value> work(op->getOperands().begin(), op->getOperands().end());
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *d = v.getDefiningOp();
+      if (!d || !isa<TransposeOp, ExpandOp, SliceOp>(d) || assigned(d) ||
+          d->getBlock() != op->getBlock() || !v.hasOneUse() || !isSideEffectFree(d) ||
+          llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
+        continue;
+      add(g, d);
+      work.push_back(d->getOperand(0));
     }
   }
 

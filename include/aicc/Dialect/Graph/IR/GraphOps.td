@@ -368,6 +368,43 @@ def Graph_LogSoftmaxOp : Graph_Op<"log_softmax", [Pure, SameOperandsAndResultTyp
   let hasVerifier = 1;
 }
 
+def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention: softmax(scale * Q K + bias, last axis) V";
+  let description = [{
+    `query: [..., Sq, D]`, `key_t: [..., D, Skv]` (the keys transposed: the right operand of
+    Q K^T as the exporters write it), `value: [..., Skv, Dv]` -> `[..., Sq, Dv]`:
+
+      s = scale * (query @ key_t) + bias        (bias optional, broadcast to [..., Sq, Skv])
+      s[..., i, j] = -inf  where causal and j > i + (Skv - Sq)
+      result = softmax(s, last axis) @ value
+
+    Batch dims broadcast as graph.matmul's do (numpy rules): grouped-query attention is the
+    query heads viewed as [B, kv_heads, reps, Sq, D] against keys [B, kv_heads, 1, D, Skv].
+    The mask is additive (0 / -inf, as torch and ONNX Attention build it from a bool mask);
+    `causal` is the bottom-right aligned causal mask (the query rows are the last Sq of the
+    Skv positions: ONNX Attention with a KV cache of Skv - Sq entries, FlashAttention 2.1's
+    convention; upper-left and bottom-right agree when Sq == Skv). The softmax is ONNX's: a
+    row whose every score is -inf is NaN. Dao et al., "FlashAttention" (2022) for the
+    one-kernel evaluation; graph-recompose forms this op from the matmul / scale / mask /
+    softmax / matmul chain that exporters emit (docs/fusion.md).
+  }];
+  let arguments = (ins Graph_FloatTensor:$query, Graph_FloatTensor:$key_t,
+                   Graph_FloatTensor:$value, Optional<Graph_FloatTensor>:$bias,
+                   F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key_t `,` $value (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dims of the op's score matrix and head sizes.
+    int64_t getQueryLength() { return getQuery().getType().getShape().end()[-2]; }
+    int64_t getKeyLength() { return getKeyT().getType().getShape().back(); }
+    int64_t getHeadSize() { return getQuery().getType().getShape().back(); }
+    int64_t getValueHeadSize() { return getValue().getType().getShape().back(); }
+  }];
+}
+
 def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
   let summary = "layer or RMS normalization over dims [axis, rank) (ONNX LayerNormalization, RMSNormalization)";
   let description = [{
@@ -518,7 +555,8 @@ def Graph_FusionGroupOp : Graph_Op<"fusion_group", [IsolatedFromAbove,
   let description = [{
     Operands are the group's inputs (block arguments of the body, in order); results are the
     values the body yields. `kind` names the kernel template that implements it:
-    "epilogue" (matmul/gemm/conv + elementwise chain), "elementwise" (a DAG of elementwise
+    "epilogue" (matmul/gemm/conv + elementwise chain), "attention" (graph.attention with
+    the views that make its operands and an elementwise chain after it), "elementwise" (a DAG of elementwise
     and view ops, possibly several results of one shape), "softmax" (a row kernel:
     softmax / log_softmax / layer_norm with elementwise producers of its row input and
     elementwise consumers, possibly the row input as a second result; or the ReduceLogSumExp

@@ -91,6 +91,38 @@ def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphRecomposeAttention : Pass<"graph-recompose-attention", "mlir::func::FuncOp"> {
+  let summary = "Re-compose scaled dot-product attention into graph.attention";
+  let description = [{
+    Exporters write attention as a chain: torch eager attention (and HF models' "eager"
+    attention), torch.onnx's decomposition of F.scaled_dot_product_attention and aicc's own
+    import of ONNX Attention all give
+
+      s = matmul(q, kt) (or matmul(q * c1, kt * c2))   kt: [..., D, Skv], usually transpose(k)
+      s = s * c | s / c                                  (c a scalar constant; optional)
+      s = s + bias | where(mask, s, -inf)                (optional; bias broadcast to s)
+      p = softmax(s, last axis)
+      y = matmul(p, v)
+
+    This pass rewrites the chain into `graph.attention q, kt, v [bias] {scale}` when every
+    intermediate has exactly one user (the scores and probabilities never reach memory),
+    scalar factors on q and kt fold into the scale, and a bool `where` mask becomes the
+    additive bias where(mask, 0, -inf). A constant bias that is exactly the causal mask (0
+    where j <= i + Skv - Sq, -inf elsewhere) becomes the op's `causal` flag. Softmax over
+    another axis, intermediates with other users, a non-scalar scale, and a mask that does
+    not broadcast to the scores are left alone. graph-fuse makes each graph.attention one
+    kernel (kind "attention", the FlashAttention template).
+
+    ```mlir
+    %kt = graph.transpose %k ...  %s = graph.matmul %q, %kt ...  %t = graph.mul %s, %c ...
+    %a = graph.add %t, %mask ...  %p = graph.softmax %a {axis = 3} ...  %y = graph.matmul %p, %v
+    // becomes
+    %y = graph.attention %q, %kt, %v bias %mask {scale = 0.125 : f64} : ...
+    ```
+  }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
   let summary = "Write matmuls of a few rows as dot-product reductions (GEMV) on GPU targets";
   let description = [{

@@ -1,0 +1,241 @@
+//===- GraphRecomposeAttention.cpp - the attention chain -> graph.attention ------===//
+//
+// graph-recompose-attention (Passes.td gives the forms it matches). One pattern, rooted at
+// the second matmul (probabilities @ V), walks the chain up: softmax over the last axis,
+// an optional mask (additive, or a bool `where` against -inf), optional scalar scales, the
+// Q K^T matmul and scalar factors on its operands. Every intermediate must have exactly one
+// user: the scores and probabilities are then private to the attention and the fused
+// kernel never writes them (Dao et al., "FlashAttention", 2022, section 3.1).
+//
+//===----------------------------------------------------------------------===//
+#include "aicc/Dialect/Graph/Transforms/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace aicc::graph {
+#define GEN_PASS_DEF_GRAPHRECOMPOSEATTENTION
+#include "aicc/Dialect/Graph/Transforms/Passes.h.inc"
+} // namespace aicc::graph
+
+using namespace mlir;
+using namespace aicc::graph;
+
+namespace {
+
+/// The value of a one-element floating-point value computed from constants alone (any
+/// shape of one element): a constant, or sqrt / reciprocal / cast / mul / div / add / sub of
+/// such values (torch exports the scale 1 / sqrt(d) as that arithmetic), or none. At most
+/// `depth` ops deep.
+std::optional<double> scalarConstant(Value v, int depth = 8) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || t.getNumElements() != 1 || !isa<FloatType>(t.getElementType()) || depth < 0)
+    return std::nullopt;
+  DenseFPElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return (*attr.getValues<APFloat>().begin()).convertToDouble();
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return std::nullopt;
+  auto arg = [&](unsigned i) { return scalarConstant(d->getOperand(i), depth - 1); };
+  if (isa<SqrtOp>(d))
+    if (auto x = arg(0))
+      return std::sqrt(*x);
+  if (isa<ReciprocalOp>(d))
+    if (auto x = arg(0))
+      return 1.0 / *x;
+  if (auto c = dyn_cast<CastOp>(d);
+      c && isa<FloatType>(getElementTypeOrSelf(c->getOperand(0).getType())))
+    return arg(0);
+  if (isa<MulOp, DivOp, AddOp, SubOp>(d)) {
+    auto x = arg(0), y = arg(1);
+    if (!x || !y)
+      return std::nullopt;
+    if (isa<MulOp>(d))
+      return *x * *y;
+    if (isa<DivOp>(d))
+      return *x / *y;
+    return isa<AddOp>(d) ? *x + *y : *x - *y;
+  }
+  return std::nullopt;
+}
+
+bool isNegInfConstant(Value v) {
+  auto c = scalarConstant(v);
+  return c && std::isinf(*c) && *c < 0;
+}
+
+/// Peels scalar factors off `v`: v = x * c, c * x or x / c (c a finite, non-zero
+/// one-element constant; each peeled op has one user). Multiplies `scale` by the factors.
+Value peelScale(Value v, double &scale) {
+  while (true) {
+    Operation *d = v.getDefiningOp();
+    if (!d || !v.hasOneUse() || !isa<MulOp, DivOp>(d))
+      return v;
+    auto rt = cast<RankedTensorType>(v.getType());
+    bool peeled = false;
+    for (int i = 0; i < (isa<DivOp>(d) ? 1 : 2); ++i) {
+      Value x = d->getOperand(i), c = d->getOperand(1 - i);
+      auto f = scalarConstant(c);
+      if (!f || !std::isfinite(*f) || *f == 0.0 || x.getType() != rt)
+        continue;
+      scale *= isa<DivOp>(d) ? 1.0 / *f : *f;
+      v = x;
+      peeled = true;
+      break;
+    }
+    if (!peeled)
+      return v;
+  }
+}
+
+/// Whether constant `v` is a [.., sq, skv] mask (every leading dim 1) whose element at
+/// (i, j) satisfies `is(element, masked)` everywhere, masked = j > i + skv - sq (the
+/// bottom-right aligned causal mask). AttrT / ElemT: DenseFPElementsAttr / APFloat for an
+/// additive mask, DenseIntElementsAttr / APInt for a bool one.
+template <typename AttrT, typename ElemT>
+bool isCausalMask(Value v, int64_t sq, int64_t skv,
+                  function_ref<bool(const ElemT &, bool masked)> is) {
+  AttrT attr;
+  if (!matchPattern(v, m_Constant(&attr)) || sq > skv)
+    return false;
+  auto shape = cast<RankedTensorType>(v.getType()).getShape();
+  if (shape.size() < 2 || shape.end()[-2] != sq || shape.back() != skv ||
+      attr.getNumElements() != sq * skv)
+    return false;
+  int64_t idx = 0;
+  for (const ElemT &x : attr.template getValues<ElemT>()) {
+    int64_t i = idx / skv, j = idx % skv;
+    ++idx;
+    if (!is(x, j > i + (skv - sq)))
+      return false;
+  }
+  return true;
+}
+
+/// An additive causal mask: 0 where visible, -inf where masked.
+bool isCausalConstant(Value bias, int64_t sq, int64_t skv) {
+  return isCausalMask<DenseFPElementsAttr, APFloat>(
+      bias, sq, skv, [](const APFloat &x, bool masked) {
+        double e = x.convertToDouble();
+        return masked ? std::isinf(e) && e < 0 : e == 0.0;
+      });
+}
+
+/// A bool causal mask: true exactly where masked (`trueMasks`, masked_fill's mask) or
+/// exactly where visible.
+bool isCausalBoolConstant(Value cond, int64_t sq, int64_t skv, bool trueMasks) {
+  return isCausalMask<DenseIntElementsAttr, APInt>(cond, sq, skv, [&](const APInt &x, bool masked) {
+    return x.getBoolValue() == (trueMasks == masked);
+  });
+}
+
+struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp pv, PatternRewriter &rewriter) const override {
+    auto sm = pv.getLhs().getDefiningOp<SoftmaxOp>();
+    auto yT = pv.getType();
+    if (!sm || !sm->hasOneUse() || sm.getType().getRank() < 2 ||
+        (int64_t)sm.getAxis() != sm.getType().getRank() - 1)
+      return rewriter.notifyMatchFailure(pv, "left operand is not a last-axis softmax");
+    auto scoresT = sm.getType();
+    Type elem = scoresT.getElementType();
+    Value s = sm.getInput();
+    // The mask.
+    Value bias, cond;
+    bool condMasksTrue = false; // where(cond, -inf, s): cond marks the masked scores
+    if (auto add = s.getDefiningOp<AddOp>(); add && s.hasOneUse()) {
+      for (int i = 0; i < 2; ++i) {
+        Value x = add->getOperand(i);
+        double unused = 1.0;
+        Value base = peelScale(x, unused);
+        if (x.getType() == scoresT && base.getDefiningOp<MatMulOp>()) {
+          bias = add->getOperand(1 - i);
+          s = x;
+          break;
+        }
+      }
+    } else if (auto w = s.getDefiningOp<WhereOp>(); w && s.hasOneUse()) {
+      if (w.getLhs().getType() == scoresT && isNegInfConstant(w.getRhs())) {
+        cond = w.getCond();
+        s = w.getLhs();
+      } else if (w.getRhs().getType() == scoresT && isNegInfConstant(w.getLhs())) {
+        cond = w.getCond();
+        condMasksTrue = true;
+        s = w.getRhs();
+      }
+    }
+    double scale = 1.0;
+    Value scores = peelScale(s, scale);
+    auto qk = scores.getDefiningOp<MatMulOp>();
+    if (!qk || !scores.hasOneUse() || qk.getType() != scoresT)
+      return rewriter.notifyMatchFailure(pv, "no Q K^T matmul under the softmax");
+    Value q = peelScale(qk.getLhs(), scale), kt = peelScale(qk.getRhs(), scale);
+    Value v = pv.getRhs();
+    auto qT = cast<RankedTensorType>(q.getType()), ktT = cast<RankedTensorType>(kt.getType()),
+         vT = cast<RankedTensorType>(v.getType());
+    if (qT.getRank() < 2 || ktT.getRank() < 2 || vT.getRank() < 2 || qT.getElementType() != elem ||
+        ktT.getElementType() != elem || vT.getElementType() != elem ||
+        yT.getElementType() != elem || !std::isfinite(scale))
+      return rewriter.notifyMatchFailure(pv, "operands are not matrices of the scores' type");
+    int64_t sq = scoresT.getShape().end()[-2], skv = scoresT.getShape().back();
+    if (bias) {
+      auto bT = cast<RankedTensorType>(bias.getType());
+      auto bc = broadcastShapes(scoresT.getShape(), bT.getShape());
+      if (bT.getElementType() != elem || failed(bc) || ArrayRef<int64_t>(*bc) != scoresT.getShape())
+        return rewriter.notifyMatchFailure(pv, "mask does not broadcast to the scores");
+    }
+    if (cond) {
+      auto cT = cast<RankedTensorType>(cond.getType());
+      auto bc = broadcastShapes(scoresT.getShape(), cT.getShape());
+      if (failed(bc) || ArrayRef<int64_t>(*bc) != scoresT.getShape())
+        return rewriter.notifyMatchFailure(pv, "bool mask does not broadcast to the scores");
+    }
+    // The rest of the op's contract (head sizes, batch broadcast, result shape) holds
+    // because both matmuls are valid and the peeled scales keep their operand's type.
+    Location loc = pv.getLoc();
+    bool causal = false;
+    if (bias && isCausalConstant(bias, sq, skv)) {
+      causal = true;
+      bias = Value();
+    }
+    if (cond && isCausalBoolConstant(cond, sq, skv, condMasksTrue)) {
+      causal = true;
+      cond = Value();
+    }
+    if (cond) {
+      // bias = where(cond, 0, -inf) (or where(cond, -inf, 0)), the mask's own shape.
+      auto cT = cast<RankedTensorType>(cond.getType());
+      auto scalarT = RankedTensorType::get({}, elem);
+      auto c = [&](double x) -> Value {
+        return ConstantOp::create(rewriter, loc, scalarT,
+                                  DenseElementsAttr::get(scalarT, rewriter.getFloatAttr(elem, x)));
+      };
+      double ninf = -std::numeric_limits<double>::infinity();
+      Value zero = c(0.0), masked = c(ninf);
+      bias = WhereOp::create(rewriter, loc, RankedTensorType::get(cT.getShape(), elem), cond,
+                             condMasksTrue ? masked : zero, condMasksTrue ? zero : masked);
+    }
+    auto op =
+        AttentionOp::create(rewriter, loc, yT, q, kt, v, bias, rewriter.getF64FloatAttr(scale),
+                            causal ? rewriter.getUnitAttr() : UnitAttr());
+    rewriter.replaceOp(pv, op.getResult());
+    return success();
+  }
+};
+
+struct GraphRecomposeAttentionPass
+    : public aicc::graph::impl::GraphRecomposeAttentionBase<GraphRecomposeAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RecomposeAttention>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

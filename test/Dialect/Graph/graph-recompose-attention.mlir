@@ -1,0 +1,128 @@
+// RUN: aicc-opt %s -split-input-file -graph-recompose-attention | FileCheck %s
+
+// torch eager attention (BERT-style): K transposed, the scores divided by sqrt(d), an
+// additive [B, 1, 1, S] padding mask, softmax over the keys.
+// CHECK-LABEL: func.func @eager_additive_mask
+// CHECK-SAME:      (%[[Q:.*]]: tensor<2x4x16x8xf32>, %[[K:.*]]: tensor<2x4x16x8xf32>, %[[V:.*]]: tensor<2x4x16x8xf32>, %[[M:.*]]: tensor<2x1x1x16xf32>)
+// CHECK:         %[[KT:.*]] = graph.transpose %[[K]], [0, 1, 3, 2]
+// CHECK-NEXT:    %[[Y:.*]] = graph.attention %[[Q]], %[[KT]], %[[V]] bias %[[M]] {scale = 0.353553{{[0-9]+}} : f64}
+// CHECK-NOT:     graph.softmax
+// CHECK:         return %[[Y]]
+func.func @eager_additive_mask(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>, %m: tensor<2x1x1x16xf32>) -> tensor<2x4x16x8xf32> {
+  %c = graph.constant dense<2.82842708> : tensor<f32>
+  %kt = graph.transpose %k, [0, 1, 3, 2] : (tensor<2x4x16x8xf32>) -> tensor<2x4x8x16xf32>
+  %s = graph.matmul %q, %kt : (tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x16x16xf32>
+  %t = graph.div %s, %c : (tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %a = graph.add %t, %m : (tensor<2x4x16x16xf32>, tensor<2x1x1x16xf32>) -> tensor<2x4x16x16xf32>
+  %p = graph.softmax %a {axis = 3 : i64} : tensor<2x4x16x16xf32>
+  %y = graph.matmul %p, %v : (tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  return %y : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+// A bool mask through where(mask, s, -inf) (masked_fill): the bias is where(mask, 0, -inf)
+// of the mask's own shape; scales on Q and K^T (ONNX Attention's sqrt(scale) on each) fold
+// into the op's scale, f16 throughout.
+// CHECK-LABEL: func.func @where_mask_scaled_operands
+// CHECK-DAG:     %[[Z:.*]] = graph.constant dense<0.000000e+00> : tensor<f16>
+// CHECK-DAG:     %[[NINF:.*]] = graph.constant dense<0xFC00> : tensor<f16>
+// CHECK:         %[[B:.*]] = graph.where %{{.*}}, %[[Z]], %[[NINF]] : (tensor<16x16xi1>, tensor<f16>, tensor<f16>) -> tensor<16x16xf16>
+// CHECK-NEXT:    %[[Y:.*]] = graph.attention %{{.*}}, %{{.*}}, %{{.*}} bias %[[B]] {scale = 2.500000e-01 : f64}
+// CHECK-NOT:     graph.matmul
+func.func @where_mask_scaled_operands(%q: tensor<1x2x16x16xf16>, %kt: tensor<1x2x16x16xf16>, %v: tensor<1x2x16x16xf16>, %mask: tensor<16x16xi1>) -> tensor<1x2x16x16xf16> {
+  %c = graph.constant dense<0.5> : tensor<f16>
+  %ninf = graph.constant dense<0xFC00> : tensor<f16>
+  %qs = graph.mul %q, %c : (tensor<1x2x16x16xf16>, tensor<f16>) -> tensor<1x2x16x16xf16>
+  %ks = graph.mul %c, %kt : (tensor<f16>, tensor<1x2x16x16xf16>) -> tensor<1x2x16x16xf16>
+  %s = graph.matmul %qs, %ks : (tensor<1x2x16x16xf16>, tensor<1x2x16x16xf16>) -> tensor<1x2x16x16xf16>
+  %w = graph.where %mask, %s, %ninf : (tensor<16x16xi1>, tensor<1x2x16x16xf16>, tensor<f16>) -> tensor<1x2x16x16xf16>
+  %p = graph.softmax %w {axis = 3 : i64} : tensor<1x2x16x16xf16>
+  %y = graph.matmul %p, %v : (tensor<1x2x16x16xf16>, tensor<1x2x16x16xf16>) -> tensor<1x2x16x16xf16>
+  return %y : tensor<1x2x16x16xf16>
+}
+
+// -----
+
+// A constant causal bias (0 on and below the diagonal, -inf above) becomes `causal`; the
+// scale multiplies the scores (GPT-2's eager attention).
+// CHECK-LABEL: func.func @causal_constant
+// CHECK:         %[[Y:.*]] = graph.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 5.000000e-01 : f64} : (tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+// CHECK-NOT:     bias
+func.func @causal_constant(%q: tensor<2x4x4xf32>, %kt: tensor<2x4x4xf32>, %v: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %c = graph.constant dense<0.5> : tensor<f32>
+  %mask = graph.constant dense<[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %s = graph.matmul %q, %kt : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %t = graph.mul %s, %c : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %a = graph.add %t, %mask : (tensor<2x4x4xf32>, tensor<4x4xf32>) -> tensor<2x4x4xf32>
+  %p = graph.softmax %a {axis = 2 : i64} : tensor<2x4x4xf32>
+  %y = graph.matmul %p, %v : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  return %y : tensor<2x4x4xf32>
+}
+
+// -----
+
+// Grouped-query attention as aicc imports ONNX Attention (4 query heads on 2 KV heads):
+// queries [B, kv_heads, reps, S, D] against keys / values broadcast over reps.
+// CHECK-LABEL: func.func @grouped_query
+// CHECK:         graph.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<1x2x2x8x64xf32>, tensor<1x2x1x64x8xf32>, tensor<1x2x1x8x64xf32>) -> tensor<1x2x2x8x64xf32>
+func.func @grouped_query(%q: tensor<1x2x2x8x64xf32>, %kt: tensor<1x2x1x64x8xf32>, %v: tensor<1x2x1x8x64xf32>) -> tensor<1x2x2x8x64xf32> {
+  %c = graph.constant dense<0.125> : tensor<f32>
+  %s = graph.matmul %q, %kt : (tensor<1x2x2x8x64xf32>, tensor<1x2x1x64x8xf32>) -> tensor<1x2x2x8x8xf32>
+  %t = graph.mul %s, %c : (tensor<1x2x2x8x8xf32>, tensor<f32>) -> tensor<1x2x2x8x8xf32>
+  %p = graph.softmax %t {axis = 4 : i64} : tensor<1x2x2x8x8xf32>
+  %y = graph.matmul %p, %v : (tensor<1x2x2x8x8xf32>, tensor<1x2x1x8x64xf32>) -> tensor<1x2x2x8x64xf32>
+  return %y : tensor<1x2x2x8x64xf32>
+}
+
+// -----
+
+// Refused: the softmax is over the queries (axis 1), not the keys.
+// CHECK-LABEL: func.func @softmax_wrong_axis
+// CHECK-NOT:     graph.attention
+func.func @softmax_wrong_axis(%q: tensor<8x4xf32>, %kt: tensor<4x8xf32>, %v: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %s = graph.matmul %q, %kt : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %p = graph.softmax %s {axis = 0 : i64} : tensor<8x8xf32>
+  %y = graph.matmul %p, %v : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+// Refused: the probabilities are also returned (output_attentions), so they must reach
+// memory.
+// CHECK-LABEL: func.func @probabilities_used
+// CHECK-NOT:     graph.attention
+func.func @probabilities_used(%q: tensor<8x4xf32>, %kt: tensor<4x8xf32>, %v: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x8xf32>) {
+  %s = graph.matmul %q, %kt : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %p = graph.softmax %s {axis = 1 : i64} : tensor<8x8xf32>
+  %y = graph.matmul %p, %v : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y, %p : tensor<8x4xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Refused: the mask broadcasts the scores up ([8, 8] + [2, 8, 8]): the softmax rows are
+// not the matmul's rows, so no block of the kernel sees its mask.
+// CHECK-LABEL: func.func @mask_widens_scores
+// CHECK-NOT:     graph.attention
+func.func @mask_widens_scores(%q: tensor<8x4xf32>, %kt: tensor<4x8xf32>, %v: tensor<8x4xf32>, %m: tensor<2x8x8xf32>) -> tensor<2x8x4xf32> {
+  %s = graph.matmul %q, %kt : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %a = graph.add %s, %m : (tensor<8x8xf32>, tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %p = graph.softmax %a {axis = 2 : i64} : tensor<2x8x8xf32>
+  %y = graph.matmul %p, %v : (tensor<2x8x8xf32>, tensor<8x4xf32>) -> tensor<2x8x4xf32>
+  return %y : tensor<2x8x4xf32>
+}
+
+// -----
+
+// Refused: a scale that is a tensor, not a scalar (per-head temperatures).
+// CHECK-LABEL: func.func @tensor_scale
+// CHECK-NOT:     graph.attention
+func.func @tensor_scale(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>, %c: tensor<2x1x1xf32>) -> tensor<2x8x4xf32> {
+  %s = graph.matmul %q, %kt : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+  %t = graph.mul %s, %c : (tensor<2x8x8xf32>, tensor<2x1x1xf32>) -> tensor<2x8x8xf32>
+  %p = graph.softmax %t {axis = 2 : i64} : tensor<2x8x8xf32>
+  %y = graph.matmul %p, %v : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %y : tensor<2x8x4xf32>
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Attention test cases for test/Tools/attention.test.
+
+`attention_cases.py OUTDIR` writes, per case, OUTDIR/NAME.mlir (the attention chain as
+torch eager attention exports it: transpose K, matmul, divide by sqrt(d), an optional mask,
+softmax over the keys, matmul) and OUTDIR/NAME/ (input_K.pb with seeded random inputs,
+output_0.pb computed here in float64 with numpy and rounded to the model's dtype), so the
+compiled kernel is checked against an evaluation that shares no code with aicc.
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+NEG_INF = {"f32": "0xFF800000", "f16": "0xFC00", "bf16": "0xFF80"}
+
+
+def ttype(shape, e):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + e + ">"
+
+
+def to_bf16_bits(x):
+    """float32 -> bfloat16 bits, round to nearest even."""
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def from_bf16_bits(b):
+    return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+def tensor_proto(name, x, e):
+    if e == "f32":
+        return numpy_helper.from_array(x.astype(np.float32), name)
+    if e == "f16":
+        return numpy_helper.from_array(x.astype(np.float16), name)
+    if e == "i1":
+        return numpy_helper.from_array(x.astype(np.bool_), name)
+    t = helper.make_tensor(name, TensorProto.BFLOAT16, x.shape, to_bf16_bits(x).tobytes(), raw=True)
+    return t
+
+
+def rounded(x, e):
+    """x as the model's dtype holds it, back in float64."""
+    if e == "f32":
+        return x.astype(np.float32).astype(np.float64)
+    if e == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    return from_bf16_bits(to_bf16_bits(x.astype(np.float32))).astype(np.float64)
+
+
+def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False, seed=0):
+    """batch: the batch dims of Q; with gqa the last one is the query heads per KV head,
+    which K and V broadcast over (size 1 there)."""
+    rng = np.random.default_rng(seed)
+    kb = batch[:-1] + [1] if gqa else batch
+    q_s, k_s, v_s = batch + [sq, d], kb + [skv, d], kb + [skv, dv]
+    s_s, y_s, kt_s = batch + [sq, skv], batch + [sq, dv], kb + [d, skv]
+    args = [f"%q: {ttype(q_s, e)}", f"%k: {ttype(k_s, e)}", f"%v: {ttype(v_s, e)}"]
+    q = rounded(rng.standard_normal(q_s), e)
+    k = rounded(rng.standard_normal(k_s), e)
+    v = rounded(rng.standard_normal(v_s), e)
+    inputs = [q, k, v]
+    types = [e, e, e]
+    bias = np.zeros(s_s)
+    m_s = None
+    if mask == "add":  # a [B, 1, .., 1, Skv] padding mask: 0 or -inf, a few keys per row off
+        m_s = [batch[0]] + [1] * (len(batch) - 1) + [1, skv]
+        m = np.where(rng.random(m_s) < 0.2, -np.inf, 0.0)
+        m[..., 0] = 0.0  # no row fully masked
+        args.append(f"%m: {ttype(m_s, e)}")
+        inputs.append(m)
+        types.append(e)
+        bias = bias + m
+    if mask == "bool":  # an [Sq, Skv] bool mask of visible keys (where(mask, s, -inf))
+        m_s = [sq, skv]
+        m = rng.random(m_s) < 0.7
+        m[:, 0] = True
+        args.append(f"%m: {ttype(m_s, 'i1')}")
+        inputs.append(m)
+        types.append("i1")
+        bias = bias + np.where(m, 0.0, -np.inf)
+    r = len(k_s)
+    perm = list(range(r - 2)) + [r - 1, r - 2]
+    lines = [f"// attention case {name} (test/Tools/attention.test, attention_cases.py)",
+             f"func.func @main({', '.join(args)}) -> {ttype(y_s, e)} {{",
+             f"  %kt = graph.transpose %k, [{', '.join(map(str, perm))}] : "
+             f"({ttype(k_s, e)}) -> {ttype(kt_s, e)}",
+             f"  %s = graph.matmul %q, %kt : ({ttype(q_s, e)}, {ttype(kt_s, e)}) -> {ttype(s_s, e)}",
+             f"  %c = graph.constant dense<{np.sqrt(d):.8f}> : {ttype([], e)}",
+             f"  %t = graph.div %s, %c : ({ttype(s_s, e)}, {ttype([], e)}) -> {ttype(s_s, e)}"]
+    last = "%t"
+    if mask == "add":
+        lines.append(f"  %a = graph.add %t, %m : ({ttype(s_s, e)}, {ttype(m_s, e)}) -> {ttype(s_s, e)}")
+        last = "%a"
+    if mask == "bool":
+        lines.append(f"  %ninf = graph.constant dense<{NEG_INF[e]}> : {ttype([], e)}")
+        lines.append(f"  %a = graph.where %m, %t, %ninf : ({ttype(m_s, 'i1')}, {ttype(s_s, e)}, "
+                     f"{ttype([], e)}) -> {ttype(s_s, e)}")
+        last = "%a"
+    if causal:  # the constant mask torch builds: -inf above the (bottom-right) diagonal
+        rows = ["[" + ", ".join("0.0" if j <= i + skv - sq else NEG_INF[e] for j in range(skv)) + "]"
+                for i in range(sq)]
+        lines.append(f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {ttype([sq, skv], e)}")
+        lines.append(f"  %b = graph.add {last}, %cm : ({ttype(s_s, e)}, {ttype([sq, skv], e)}) -> "
+                     f"{ttype(s_s, e)}")
+        last = "%b"
+        i = np.arange(sq)[:, None]
+        j = np.arange(skv)[None, :]
+        bias = bias + np.where(j <= i + skv - sq, 0.0, -np.inf)
+    lines += [f"  %p = graph.softmax {last} {{axis = {len(s_s) - 1} : i64}} : {ttype(s_s, e)}",
+              f"  %y = graph.matmul %p, %v : ({ttype(s_s, e)}, {ttype(v_s, e)}) -> {ttype(y_s, e)}",
+              f"  return %y : {ttype(y_s, e)}", "}"]
+    with open(os.path.join(out, name + ".mlir"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    # The float64 evaluation: softmax(Q K^T / sqrt(d) + bias) V.
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) / np.sqrt(d) + bias
+    s = s - s.max(axis=-1, keepdims=True)
+    p = np.exp(s)
+    p = p / p.sum(axis=-1, keepdims=True)
+    y = np.matmul(p, v)
+    data = os.path.join(out, name)
+    os.makedirs(data, exist_ok=True)
+    for i, (x, t) in enumerate(zip(inputs, types)):
+        with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
+            f.write(tensor_proto(f"input_{i}", x, t).SerializeToString())
+    with open(os.path.join(data, "output_0.pb"), "wb") as f:
+        f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    # BERT-style: 64-wide heads, a padding mask, S = 77 (a ragged last block of 13 keys).
+    case(out, "bert-mask-ragged", [2, 4], 77, 77, 64, 64, "f32", mask="add", seed=1)
+    # f16, head size 80 (not a power of 2), a bool mask, Sq != Skv (50 queries, 130 keys).
+    case(out, "f16-d80-bool-mask", [1, 3], 50, 130, 80, 80, "f16", mask="bool", seed=2)
+    # Causal, head size 128, two key blocks (70 keys).
+    case(out, "causal-d128", [2, 2], 70, 70, 128, 128, "f32", causal=True, seed=3)
+    # Causal with a KV cache (5 new queries over 133 positions), bf16.
+    case(out, "causal-kv-cache-bf16", [1, 2], 5, 133, 32, 32, "bf16", causal=True, seed=4)
+    # Grouped-query attention: 2 KV heads, 2 query heads each, head size 96.
+    case(out, "gqa-d96", [1, 2, 2], 40, 100, 96, 96, "f32", gqa=True, seed=5)
+    # Head size 256 for Q / K, 64 for V; 9 queries over 200 keys.
+    case(out, "d256-dv64", [3], 9, 200, 256, 64, "f32", seed=6)
+
+
+if __name__ == "__main__":
+    main()
