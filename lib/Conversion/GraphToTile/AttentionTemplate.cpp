@@ -83,6 +83,10 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
       return att.emitError("attention operand exceeds 2^31 elements (i32 offsets)"), failure();
   if (yT.getNumElements() >= (int64_t(1) << 31))
     return att.emitError("attention result exceeds 2^31 elements (i32 offsets)"), failure();
+  if (Skv == 0 && Sq != 0 && Dv != 0 && batch != 0)
+    return att.emitError("graph.attention over no keys (Skv = 0) is not supported (an empty "
+                         "contraction: the matmul templates refuse it too)"),
+           failure();
   if (Sq == 0 || Dv == 0 || batch == 0) {
     // Nothing to write: one program whose store is fully masked would still need tiles of
     // size >= 1; an empty kernel is the whole answer.

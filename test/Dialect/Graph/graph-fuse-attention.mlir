@@ -36,3 +36,20 @@ func.func @shared_view_stays_out(%q: tensor<16x8xf32>, %k: tensor<16x8xf32>, %v:
   %y = graph.attention %q, %kt, %v {scale = 1.0 : f64} : (tensor<16x8xf32>, tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
   return %y, %kt : tensor<16x8xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// A view of a view (GQA's keys expanded over the query heads after the K^T transpose) joins
+// in program order: the expand follows the transpose it reads.
+// CHECK-LABEL: func.func @view_of_view
+// CHECK:         graph.fusion_group "attention"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.transpose
+// CHECK-NEXT:      graph.expand
+// CHECK-NEXT:      graph.attention
+func.func @view_of_view(%q: tensor<2x4x5x8xf32>, %k: tensor<2x1x6x8xf32>, %v: tensor<2x4x6x8xf32>) -> tensor<2x4x5x8xf32> {
+  %kt = graph.transpose %k, [0, 1, 3, 2] : (tensor<2x1x6x8xf32>) -> tensor<2x1x8x6xf32>
+  %ke = graph.expand %kt : tensor<2x1x8x6xf32> -> tensor<2x4x8x6xf32>
+  %y = graph.attention %q, %ke, %v {scale = 0.35 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x8x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x5x8xf32>
+  return %y : tensor<2x4x5x8xf32>
+}

@@ -126,3 +126,15 @@ func.func @tensor_scale(%q: tensor<2x8x4xf32>, %kt: tensor<2x4x8xf32>, %v: tenso
   %y = graph.matmul %p, %v : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %y : tensor<2x8x4xf32>
 }
+
+// -----
+
+// Refused: no keys (an empty contraction, which the matmul path refuses as well).
+// CHECK-LABEL: func.func @no_keys
+// CHECK-NOT:     graph.attention
+func.func @no_keys(%q: tensor<4x3xf32>, %kt: tensor<3x0xf32>, %v: tensor<0x3xf32>) -> tensor<4x3xf32> {
+  %s = graph.matmul %q, %kt : (tensor<4x3xf32>, tensor<3x0xf32>) -> tensor<4x0xf32>
+  %p = graph.softmax %s {axis = 1 : i64} : tensor<4x0xf32>
+  %y = graph.matmul %p, %v : (tensor<4x0xf32>, tensor<0x3xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}

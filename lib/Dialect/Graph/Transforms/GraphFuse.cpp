@@ -254,6 +254,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   /// template loads through them by index arithmetic (loadView), so no copy kernel runs.
   void absorbOperandViews(unsigned g, Operation *op) {
     SmallVector<Value> work(op->getOperands().begin(), op->getOperands().end());
+    SmallVector<Operation *> views;
     while (!work.empty()) {
       Value v = work.pop_back_val();
       Operation *d = v.getDefiningOp();
@@ -261,9 +262,14 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           d->getBlock() != op->getBlock() || !v.hasOneUse() || !isSideEffectFree(d) ||
           llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
         continue;
-      add(g, d);
+      views.push_back(d);
       work.push_back(d->getOperand(0));
     }
+    // In program order: the group body is cloned in the order of its ops (a view of a
+    // view must follow its producer).
+    llvm::sort(views, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    for (Operation *d : views)
+      add(g, d);
   }
 
   /// Epilogue: the chain of single-user elementwise consumers of `op`'s result over its

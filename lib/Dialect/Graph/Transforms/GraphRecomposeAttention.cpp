@@ -184,6 +184,8 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
         yT.getElementType() != elem || !std::isfinite(scale))
       return rewriter.notifyMatchFailure(pv, "operands are not matrices of the scores' type");
     int64_t sq = scoresT.getShape().end()[-2], skv = scoresT.getShape().back();
+    if (skv == 0)
+      return rewriter.notifyMatchFailure(pv, "no keys (an empty contraction)");
     if (bias) {
       auto bT = cast<RankedTensorType>(bias.getType());
       auto bc = broadcastShapes(scoresT.getShape(), bT.getShape());
