@@ -481,6 +481,11 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("query, key_t, value, bias and result must have one element type");
   if (q.getRank() < 2 || kt.getRank() < 2 || v.getRank() < 2)
     return emitOpError("query, key_t and value must have rank >= 2");
+  // Static shapes only (the recomposition forms the op after shape inference; symbolic
+  // lengths are issue 19's): the checks below compare dims.
+  if (!q.hasStaticShape() || !kt.hasStaticShape() || !v.hasStaticShape() || !y.hasStaticShape() ||
+      (getBias() && !cast<RankedTensorType>(getBias().getType()).hasStaticShape()))
+    return emitOpError("query, key_t, value, bias and result must have static shapes");
   int64_t sq = q.getShape().end()[-2], d = q.getShape().back();
   int64_t skv = kt.getShape().back(), dv = v.getShape().back();
   if (kt.getShape().end()[-2] != d)

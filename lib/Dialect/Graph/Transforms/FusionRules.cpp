@@ -48,9 +48,10 @@ bool aicc::graph::fusion::templateAbsorbs(StringRef kind, Operation *anchor, Ope
     return consumer->isBeforeInBlock(anchor);
   }
   if (kind == "attention")
-    // The views that make Q, K^T, V (and the bias) are read through by index arithmetic.
-    return isa<TransposeOp, ExpandOp, SliceOp>(producer) &&
-           (consumer == anchor || isa<TransposeOp, ExpandOp, SliceOp>(consumer));
+    // The views that make Q, K^T, V (and the bias), and views of those.
+    return isAttentionOperandView(producer) &&
+           (consumer == anchor ||
+            (isAttentionOperandView(consumer) && consumer->isBeforeInBlock(anchor)));
   if (kind == "reduction") {
     // Prologue: elementwise producers of a reduce op's input (or of those producers),
     // evaluated per loaded element; broadcast operands (a bias) are loaded.

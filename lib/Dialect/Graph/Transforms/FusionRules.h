@@ -38,6 +38,12 @@ constexpr size_t kMaxHorizontalCandidates = 64;
 
 inline bool isRowOp(Operation *op) { return isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op); }
 
+/// The views an attention kernel reads its operands through (K^T = transpose(K), heads
+/// split from [B, S, H, D], GQA's expand of K / V): index arithmetic in its loads.
+inline bool isAttentionOperandView(Operation *op) {
+  return isa<TransposeOp, ExpandOp, SliceOp>(op);
+}
+
 /// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's
 /// position, which only the elementwise template provides).
 bool isFusableElementwise(Operation *op);

@@ -165,7 +165,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     Group &cg = groups[groupOf.lookup(consumer)];
     Operation *cAnchor = cg.ops.front();
     for (Operation *op : cg.ops)
-      if (isRowOp(op))
+      if (isRowOp(op) || isa<AttentionOp>(op))
         cAnchor = op;
     if (cg.kind == "reduction")
       for (Operation *op : llvm::reverse(cg.ops))
@@ -253,17 +253,21 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   /// heads split from [B, S, H, D]) join group `g` when the kernel is their only reader; the
   /// template loads through them by index arithmetic (loadView), so no copy kernel runs.
   void absorbOperandViews(unsigned g, Operation *op) {
-    SmallVector<Value> work(op->getOperands().begin(), op->getOperands().end());
+    // (value, the op that reads it as operand `idx`) pairs still to look at.
+    SmallVector<std::tuple<Value, Operation *, unsigned>> work;
+    for (auto [i, v] : llvm::enumerate(op->getOperands()))
+      work.push_back({v, op, (unsigned)i});
     SmallVector<Operation *> views;
     while (!work.empty()) {
-      Value v = work.pop_back_val();
+      auto [v, consumer, idx] = work.pop_back_val();
       Operation *d = v.getDefiningOp();
-      if (!d || !isa<TransposeOp, ExpandOp, SliceOp>(d) || assigned(d) ||
-          d->getBlock() != op->getBlock() || !v.hasOneUse() || !isSideEffectFree(d) ||
-          llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
+      if (!d || assigned(d) || d->getBlock() != op->getBlock() || !hasSingleUser(v) ||
+          !isSideEffectFree(d) ||
+          llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }) ||
+          !templateAbsorbs("attention", op, consumer, idx, d))
         continue;
       views.push_back(d);
-      work.push_back(d->getOperand(0));
+      work.push_back({d->getOperand(0), d, 0});
     }
     // In program order: the group body is cloned in the order of its ops (a view of a
     // view must follow its producer).
