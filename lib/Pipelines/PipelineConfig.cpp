@@ -102,9 +102,9 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
   const ChipInfo *hw = lookupChip(hardwareOf(config));
   if (!hw || !hw->isGPU)
     return llvm::createStringError(unknownHardwareMessage(hardwareOf(config)));
-  if (config.convLayout != "nchw" && config.convLayout != "nhwc")
+  if (config.convLayout != "auto" && config.convLayout != "nchw" && config.convLayout != "nhwc")
     return llvm::createStringError("unknown conv layout '" + config.convLayout +
-                                   "' (expected nchw or nhwc)");
+                                   "' (expected auto, nchw or nhwc)");
   if (config.convAlgorithm != "auto" && config.convAlgorithm != "implicit-gemm" &&
       config.convAlgorithm != "direct")
     return llvm::createStringError("conv-algorithm must be auto, implicit-gemm or direct, got '" +

@@ -36,10 +36,15 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
     pm.addNestedPass<func::FuncOp>(graph::createGraphRecomposeAttention());
   // After the re-composition (it matches the imported NCHW chains), before fusion (which
   // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
-  // imported layout: nothing to do. Any other value goes to the pass, which rejects it.
-  if (config.convLayout != "nchw") {
+  // imported layout: nothing to do. auto: the 16-bit convs of GPU targets (tensor cores'
+  // implicit GEMM), nothing on the cpu target. Any other value goes to the pass, which
+  // rejects it.
+  bool autoLayout = config.convLayout == "auto";
+  if (config.convLayout != "nchw" && !(autoLayout && !chipOf(config.target).isGPU)) {
     graph::GraphConvLayoutOptions layout;
-    layout.layout = config.convLayout;
+    layout.layout = autoLayout ? "nhwc" : config.convLayout;
+    if (autoLayout)
+      layout.elementTypes = {"f16", "bf16"};
     pm.addNestedPass<func::FuncOp>(graph::createGraphConvLayout(layout));
     // Two convs of one input each transposed it.
     pm.addPass(createCSEPass());

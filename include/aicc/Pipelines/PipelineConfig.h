@@ -64,8 +64,8 @@ struct PipelineConfig {
 #include "aicc/Pipelines/PipelineOptions.def"
 };
 
-/// Checks the knobs' values: `hardware` names a chip table row; conv-layout is nchw or
-/// nhwc; conv-algorithm is auto, implicit-gemm or direct; attention is auto, fused
+/// Checks the knobs' values: `hardware` names a chip table row; conv-layout is auto, nchw
+/// or nhwc; conv-algorithm is auto, implicit-gemm or direct; attention is auto, fused
 /// or unfused, and fused only where the target hasFusedAttention. The error names the option and
 /// the accepted values. (matmul-config is checked by convert-graph-to-tile, which reports
 /// it located on the first matmul.)

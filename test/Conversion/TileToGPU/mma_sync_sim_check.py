@@ -193,7 +193,7 @@ def run_case(a, c, cfg):
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, "model.onnx")
     onnx.save(gm.model(c), path)
-    cmd = [a.compile, path, "--target=sm_90", "--emit=tile", "-o", "-"]
+    cmd = [a.compile, path, "--target=sm_90", "--conv-layout=nchw", "--emit=tile", "-o", "-"]
     if cfg:
         cmd.append(f"--matmul-config={cfg}")
     tile = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallSet.h"
 
 namespace aicc::graph {
 #define GEN_PASS_DEF_GRAPHCONVLAYOUT
@@ -127,13 +128,26 @@ struct GraphConvLayout : public aicc::graph::impl::GraphConvLayoutBase<GraphConv
     ArrayRef<int64_t> toTarget = toNHWC ? ArrayRef<int64_t>(kToNHWC) : ArrayRef<int64_t>(kToNCHW);
     ArrayRef<int64_t> back = toNHWC ? ArrayRef<int64_t>(kToNCHW) : ArrayRef<int64_t>(kToNHWC);
 
+    // f16 / bf16 / f32 only: the NHWC kernel (the implicit-GEMM template) takes those; the
+    // integer convs (ConvInteger, imported as f64 convs) stay NCHW. `element-types` narrows
+    // the set (conv-layout=auto: the 16-bit types tensor cores take).
+    llvm::SmallSet<std::string, 3> types;
+    for (const std::string &t : elementTypes) {
+      if (t != "f16" && t != "bf16" && t != "f32") {
+        func.emitError("graph-conv-layout: element-types takes f16, bf16 and f32, got '")
+            << t << "'";
+        return signalPassFailure();
+      }
+      types.insert(t);
+    }
+    if (types.empty())
+      types = {"f16", "bf16", "f32"};
     SmallVector<ConvOp> convs;
     func.walk([&](ConvOp c) {
-      // f16 / bf16 / f32 only: the NHWC kernel (the implicit-GEMM template) takes those; the
-      // integer convs (ConvInteger, imported as f64 convs) stay NCHW.
       Type e = c.getInput().getType().getElementType();
+      std::string name = e.isF16() ? "f16" : e.isBF16() ? "bf16" : e.isF32() ? "f32" : "";
       if (c.getLayout() == from && c.getGroup() == 1 && c.getInput().getType().getRank() == 4 &&
-          (e.isF16() || e.isBF16() || e.isF32()))
+          types.contains(name))
         convs.push_back(c);
     });
     if (convs.empty())

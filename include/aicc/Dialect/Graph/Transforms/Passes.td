@@ -86,7 +86,9 @@ def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"layout", "layout", "std::string", /*default=*/"\"nhwc\"",
-           "target layout of 2-D group-1 convolutions: nhwc or nchw">
+           "target layout of 2-D group-1 convolutions: nhwc or nchw">,
+    ListOption<"elementTypes", "element-types", "std::string",
+           "element types of the convolutions rewritten (f16, bf16, f32; default: all three)">
   ];
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
