@@ -115,16 +115,19 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
   if (config.attention == "fused" && !hasFusedAttention(config.target))
     return llvm::createStringError(
         "attention=fused: target " + std::string(chipOf(config.target).name) +
-        " has no attention kernel yet (the FlashAttention template lowers on the cpu target "
-        "only; GPU targets run attention unfused)");
+        " has no attention kernel (the FlashAttention kernels need the cpu target or a GPU "
+        "with mma.sync)");
   return llvm::Error::success();
 }
 
-bool aicc::hasFusedAttention(Target target) { return target == Target::CPU; }
+bool aicc::hasFusedAttention(Target target) {
+  const ChipInfo &c = chipOf(target);
+  return !c.isGPU || c.has(ChipFeature::MmaSync);
+}
 
 bool aicc::fusesAttention(const PipelineConfig &config) {
   if (config.attention == "auto")
-    return hasFusedAttention(config.target);
+    return config.target == Target::CPU;
   return config.attention == "fused";
 }
 

@@ -133,6 +133,9 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
 
 void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, const PipelineConfig &config) {
   const ChipInfo &c = chipOf(config.target);
+  // FlashAttention kernels first (they hold two tile.dot ops the matmul lowerings refuse).
+  if (fusesAttention(config) && c.has(ChipFeature::MmaSync))
+    pm.addPass(createConvertTileAttentionToMMASync());
   // wgmma first (sm_90a); the kernels it refuses (a config it cannot run, an epilogue that
   // reads a dot operand) still get tensor cores through mma.sync, which sm_90a runs too.
   if (c.has(ChipFeature::Wgmma)) {

@@ -137,3 +137,31 @@ std::string aicc::mmaSyncSharedMemoryProblem(const MatmulTile &t, int64_t maxSha
     return text;
   return "";
 }
+
+int64_t aicc::attentionMmaSyncSharedBytes(int64_t headSize, int64_t valueHeadSize) {
+  return (kAttentionMmaSyncBlockM * headSize +
+          kAttentionMmaSyncStages * kAttentionMmaSyncBlockN * (headSize + valueHeadSize)) *
+         2;
+}
+
+std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInfo &chip) {
+  if (!chip.has(ChipFeature::MmaSync))
+    return std::string(chip.name) + " has no mma.sync";
+  if (a.operand != TensorCoreOperand::F16 && a.operand != TensorCoreOperand::BF16)
+    return "query, key and value must all be f16 or all bf16";
+  auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && llvm::isPowerOf2_64(d); };
+  if (!headOk(a.headSize) || !headOk(a.valueHeadSize))
+    return "head sizes must be powers of two in [16, 128], got D = " + std::to_string(a.headSize) +
+           ", Dv = " + std::to_string(a.valueHeadSize);
+  if (a.bias)
+    return "an additive bias / mask other than causal is not supported by the GPU kernel yet";
+  if (!a.keyRowMajor && a.keyLength % 8 != 0)
+    return "K^T stored [.., D, Skv] needs Skv % 8 == 0 (16-byte rows), got Skv = " +
+           std::to_string(a.keyLength);
+  if (!a.plainOutput)
+    return "the GPU kernel stores the attention itself (no epilogue ops, output in the "
+           "operands' type)";
+  if (attentionMmaSyncSharedBytes(a.headSize, a.valueHeadSize) > chip.sharedMemPerBlockBytes)
+    return "the Q block and two K / V stages exceed the shared memory per block";
+  return "";
+}

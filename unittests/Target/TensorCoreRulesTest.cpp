@@ -116,6 +116,46 @@ TEST(TensorCoreRules, MmaSyncSharedMemory) {
   EXPECT_NE(mmaSyncSharedMemoryProblem(tile(128, 256, 32, 8, int64_t(1) << 60), 1 << 20), "");
 }
 
+TEST(TensorCoreRules, AttentionMmaSync) {
+  AttentionShape a;
+  a.operand = TensorCoreOperand::F16;
+  a.headSize = a.valueHeadSize = 128;
+  a.keyLength = 77;
+  // Q [64, 128] + 2 x (K [64, 128] + V [64, 128]) f16 = 80 KiB.
+  EXPECT_EQ(attentionMmaSyncSharedBytes(128, 128), 81920);
+  EXPECT_EQ(attentionMmaSyncProblem(a, chip("sm_90")), "");
+  EXPECT_EQ(attentionMmaSyncProblem(a, chip("sm_80")), "");
+  EXPECT_NE(attentionMmaSyncProblem(a, chip("cpu")), "");
+  AttentionShape b = a;
+  b.operand = TensorCoreOperand::BF16;
+  b.headSize = 16;
+  b.valueHeadSize = 64;
+  EXPECT_EQ(attentionMmaSyncProblem(b, chip("sm_86")), "");
+  for (int64_t d : {0, 8, 80, 96, 256}) {
+    AttentionShape c = a;
+    c.headSize = d;
+    EXPECT_NE(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
+    c = a;
+    c.valueHeadSize = d;
+    EXPECT_NE(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
+  }
+  AttentionShape f32 = a;
+  f32.operand = TensorCoreOperand::F32;
+  EXPECT_NE(attentionMmaSyncProblem(f32, chip("sm_90")), "");
+  AttentionShape bias = a;
+  bias.bias = true;
+  EXPECT_NE(attentionMmaSyncProblem(bias, chip("sm_90")), "");
+  // A stored K^T needs 16-byte rows of keys.
+  AttentionShape kt = a;
+  kt.keyRowMajor = false;
+  EXPECT_NE(attentionMmaSyncProblem(kt, chip("sm_90")), "");
+  kt.keyLength = 96;
+  EXPECT_EQ(attentionMmaSyncProblem(kt, chip("sm_90")), "");
+  AttentionShape epi = a;
+  epi.plainOutput = false;
+  EXPECT_NE(attentionMmaSyncProblem(epi, chip("sm_90")), "");
+}
+
 // Every config the heuristic picks for a tensor-core target is one its path runs.
 TEST(TensorCoreRules, HeuristicChoicesPassTheirPath) {
   mlir::MLIRContext ctx;

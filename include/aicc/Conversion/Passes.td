@@ -260,6 +260,40 @@ def ConvertTileDotToMMASync : Pass<"convert-tile-dot-to-mma-sync", "mlir::Module
                            "mlir::vector::VectorDialect"];
 }
 
+def ConvertTileAttentionToMMASync : Pass<"convert-tile-attention-to-mma-sync", "mlir::ModuleOp"> {
+  let summary = "Lower FlashAttention tile kernels to cp.async + ldmatrix + mma.sync code (FlashAttention-2)";
+  let description = [{
+    Runs on the tensor form of the tile kernels, first in every GPU pipeline. A kernel that
+    the attention template wrote for a GPU target (its one-pass form: the Q block loaded
+    once, one scf.for over the key blocks carrying the running row max, the row sum and the
+    output accumulator, `S = tile.dot(Q, K^T)`, the online softmax, `O = O * alpha +
+    tile.dot(P, V)`, then `O / l` stored by one tile.block_store) becomes per-thread code of
+    one CTA of 4 warps, FlashAttention-2's forward pass (Dao, 2023, Algorithm 1 and
+    section 3.3: each warp owns 16 query rows, so the softmax statistics never leave a
+    warp):
+      - the Q block is copied once into shared memory (cp.async, XOR swizzled by 16-byte
+        chunk) and held in registers as mma.sync A fragments (ldmatrix);
+      - the K and V blocks of key block j + 1 are copied (cp.async, zero fill outside the
+        keys) into the other of two shared-memory stages while block j is computed;
+      - S = Q K^T by mma.sync m16n8k16 into f32, scaled, masked at the key tail and above
+        the causal diagonal; the row max and sum by two quad shuffles; exp2 with the scale
+        folded into log2(e) (ex2.approx.ftz.f32);
+      - P stays in registers: the S accumulators of two n8 tiles are the A fragment of one
+        k16 slice of O += P V (the m16n8 accumulator and m16k16 A layouts, PTX ISA
+        "Matrix Fragments for mma.m16n8k16"), V read by ldmatrix.trans;
+      - causal kernels stop at the last key block a query block sees (block skipping).
+    The result is marked `tile.mma_sync` (BLOCK_K = the head size), with
+    `tile.dynamic_shared_bytes` and `tile.launch_block`. Other kernels are left alone; an
+    attention kernel the lowering cannot take is an error (graph-recompose-attention only
+    forms the attention GPU targets can run: include/aicc/Target/TensorCoreRules.h,
+    attentionMmaSyncProblem).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::nvgpu::NVGPUDialect", "mlir::vector::VectorDialect"];
+}
+
 def FinalizeTensorMapParams : Pass<"finalize-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
   let summary = "Pass CUtensorMap kernel parameters by value (byval, nvvm.grid_constant)";
   let description = [{

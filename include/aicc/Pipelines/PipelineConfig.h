@@ -75,10 +75,12 @@ llvm::Error verifyPipelineConfig(const PipelineConfig &config);
 /// target's chip table row when that is empty ("" for the cpu target).
 std::string ptxFeaturesOf(const PipelineConfig &config);
 /// Whether `target` has a lowering of graph.attention's one-kernel (FlashAttention)
-/// template: the cpu target now; GPU targets run attention as its four kernels.
+/// template: the cpu target, and GPU targets with mma.sync (convert-tile-attention-to-
+/// mma-sync; graph-recompose-attention forms only the attention that kernel takes there).
 bool hasFusedAttention(Target target);
 /// Whether the pipeline forms graph.attention (graph-recompose-attention): `attention` is
-/// fused, or auto on a target that hasFusedAttention.
+/// fused, or auto on the cpu target (auto keeps GPU attention unfused: docs/performance.md
+/// has the measurements).
 bool fusesAttention(const PipelineConfig &config);
 
 /// The hardware row the code is tuned for: `config.hardware`, or when empty the target's

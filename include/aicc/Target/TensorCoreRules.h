@@ -121,6 +121,39 @@ std::string mmaSyncTileProblem(const MatmulTile &t, MmaSyncWarpLayout *layout = 
 /// elements) does not fit in `maxSharedBytes` (the chip's shared memory per block), or "".
 std::string mmaSyncSharedMemoryProblem(const MatmulTile &t, int64_t maxSharedBytes);
 
+//===--- FlashAttention-2 (mma.sync; every chip with mma.sync) --------------------------===//
+
+/// The attention kernel of convert-tile-attention-to-mma-sync: 4 warps of 16 query rows
+/// each (BLOCK_M = 64) and key blocks of BLOCK_N = 64 in 2 cp.async stages.
+inline constexpr int64_t kAttentionMmaSyncBlockM = 64;
+inline constexpr int64_t kAttentionMmaSyncBlockN = 64;
+inline constexpr int64_t kAttentionMmaSyncWarps = 4;
+inline constexpr int64_t kAttentionMmaSyncStages = 2;
+
+/// One graph.attention as the mma.sync FlashAttention kernel sees it.
+struct AttentionShape {
+  /// The element type of query, key and value (all three the same, else Other).
+  TensorCoreOperand operand = TensorCoreOperand::Other;
+  /// D (query / key) and Dv (value / output) head sizes; Skv keys.
+  int64_t headSize = 0, valueHeadSize = 0, keyLength = 0;
+  /// An additive bias operand (masks other than causal).
+  bool bias = false;
+  /// Whether K is read as stored [..., Skv, D] (key_t is a transpose view of it); false: K^T
+  /// itself is stored [..., D, Skv] (its rows must then be 16-byte multiples).
+  bool keyRowMajor = true;
+  /// Whether the kernel's result is the attention itself (no elementwise op after it in the
+  /// group) in the operands' element type.
+  bool plainOutput = true;
+};
+/// Shared memory of the kernel, bytes: the Q block [64, D] and 2 stages of the K [64, D]
+/// and V [64, Dv] blocks, 16-bit elements.
+int64_t attentionMmaSyncSharedBytes(int64_t headSize, int64_t valueHeadSize);
+/// Why convert-tile-attention-to-mma-sync does not run `a` on `chip`, or "" when it does:
+/// f16 / bf16 operands, D and Dv powers of two in [16, 128] (whole swizzled 16-byte chunks;
+/// at most 64 output accumulators per thread), no bias, a K^T stored [.., D, Skv] only with
+/// Skv % 8 == 0, a plain output, and the shared memory within the chip's per block.
+std::string attentionMmaSyncProblem(const AttentionShape &a, const ChipInfo &chip);
+
 } // namespace aicc
 
 #endif // AICC_TARGET_TENSORCORERULES_H

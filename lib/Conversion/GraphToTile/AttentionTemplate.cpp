@@ -36,6 +36,9 @@
 //===----------------------------------------------------------------------===//
 #include "TemplateSupport.h"
 
+#include "aicc/Target/Chip.h"
+#include "aicc/Target/TensorCoreRules.h"
+
 namespace aicc::templates {
 
 namespace {
@@ -45,13 +48,175 @@ constexpr int64_t kAttentionBlockN = 64;
 /// Largest head size (D, Dv) the template holds in one tile.
 constexpr int64_t kMaxAttentionHeadSize = 512;
 
+/// K when `kt` is transpose(K) of K's last two dims (graph-fuse's one attention view on GPU
+/// targets), else null.
+Value keyOfTranspose(Value kt) {
+  auto t = kt.getDefiningOp<TransposeOp>();
+  if (!t)
+    return Value();
+  ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = perm.size();
+  for (int64_t i = 0; i < n; ++i)
+    if (perm[i] != (i + 2 < n ? i : i == n - 2 ? n - 1 : n - 2))
+      return Value();
+  return t.getInput();
+}
+
 int64_t blockOf(int64_t n, int64_t cap) {
   return std::min<int64_t>(cap, (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(1, n)));
 }
 } // namespace
 
+/// The GPU form (FlashAttention-2's one-pass loop, Dao 2023, Algorithm 1), the form
+/// convert-tile-attention-to-mma-sync lowers: Q, K (or K^T) and V as tile.block_load of
+/// [batch, rows, cols] matrices, one loop over the key blocks carrying the row max m, the
+/// row sum l and the accumulator O (f32):
+///
+///   s     = scale * Q K^T[:, block], -inf outside the keys and above the causal diagonal
+///   m'    = max(m, rowmax(s));  m'' = (m' == -inf ? 0 : m')
+///   alpha = exp(m - m'');  p = exp(s - m'')
+///   l     = l * alpha + rowsum(p);  O = O * alpha + f16(p) @ V[block, :]
+///   y     = O / l
+///
+/// (the online softmax of Milakov & Gimelshein, 2018). P is rounded to the operands' type
+/// before the second product, as the tensor cores take it. The caller checked the rules of
+/// attentionMmaSyncProblem (TensorCoreRules.h): 16-bit operands, D and Dv powers of two,
+/// no bias, K^T as a transpose view of K or stored with 16-byte rows, no epilogue.
+FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                          AttentionOp att) {
+  Location loc = att.getLoc();
+  auto yT = att.getType();
+  ArrayRef<int64_t> yShape = yT.getShape();
+  SmallVector<int64_t> batchShape(yShape.drop_back(2));
+  int64_t Sq = att.getQueryLength(), Skv = att.getKeyLength(), D = att.getHeadSize(),
+          Dv = att.getValueHeadSize(), batch = numElements(batchShape);
+  constexpr int64_t BM = kAttentionMmaSyncBlockM, BN = kAttentionMmaSyncBlockN;
+  KernelContext kc = makeKernel(
+      builder, group, name, {(int64_t)llvm::divideCeil(Sq, BM), batch, 1}, kAttentionMmaSyncWarps,
+      {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
+       blockAttr(builder, "BLOCK_D", D), blockAttr(builder, "BLOCK_DV", Dv)},
+      kAttentionMmaSyncStages);
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Type elem = yT.getElementType(), f32 = b.getF32Type();
+  double inf = std::numeric_limits<double>::infinity();
+  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
+  // The kernel parameter an operand is (K: through its last-two-dims transpose).
+  auto param = [&](Value v) -> Value {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || !kc.argIndex.count(arg))
+      return Value();
+    return kc.inParams[kc.argIndex.lookup(arg)];
+  };
+  Value key = keyOfTranspose(att.getKeyT());
+  bool keyRowMajor = (bool)key;
+  if (!key)
+    key = att.getKeyT();
+  Value qP = param(att.getQuery()), kP = param(key), vP = param(att.getValue());
+  if (!qP || !kP || !vP)
+    return att.emitError("GPU attention kernel: query, key and value must be kernel inputs "
+                         "(K^T: or a transpose of K's last two dims)"),
+           failure();
+
+  Value pidM = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pidB = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  SmallVector<Value> batchIdx; // one i32 scalar per batch dim of the result
+  auto strides = rowMajorStrides(batchShape);
+  for (size_t d = 0; d < batchShape.size(); ++d) {
+    Value q = arith::DivSIOp::create(b, loc, pidB, i32(strides[d]));
+    if (d != 0)
+      q = arith::RemSIOp::create(b, loc, q, i32(batchShape[d]));
+    batchIdx.push_back(q);
+  }
+  // The flat matrix index of an operand of shape [b.., R, C] whose batch dims broadcast
+  // to the result's (numpy: right-aligned, size 1 pinned to 0), and its matrix count.
+  auto matrixOf = [&](Value v) -> std::pair<Value, int64_t> {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape().drop_back(2);
+    size_t off = batchShape.size() - shape.size();
+    Value flat = i32(0);
+    int64_t stride = 1;
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      if (shape[d] != 1)
+        flat = arith::AddIOp::create(b, loc, flat,
+                                     arith::MulIOp::create(b, loc, batchIdx[off + d], i32(stride)));
+      stride *= shape[d];
+    }
+    return {flat, stride};
+  };
+  auto [qB, qN] = matrixOf(att.getQuery());
+  auto [kB, kN] = matrixOf(key);
+  auto [vB, vN] = matrixOf(att.getValue());
+  Value m0 = arith::MulIOp::create(b, loc, pidM, i32(BM));
+  Value zero32 = i32(0);
+  Value q = tl::BlockLoadOp::create(b, loc, RankedTensorType::get({BM, D}, elem), qP, qB, m0,
+                                    zero32, ArrayRef<int64_t>{qN, Sq, D});
+  TileBuilder t1{b, loc, {BM}};
+  Value rows = arith::AddIOp::create(b, loc, t1.splat(m0), t1.range(BM));
+  auto rowsToTile = [&](OpBuilder &ob, Value v, int64_t cols) -> Value {
+    auto vt = cast<RankedTensorType>(v.getType());
+    Value e = tl::ExpandDimsOp::create(ob, loc, RankedTensorType::get({BM, 1}, vt.getElementType()),
+                                       v, ob.getI32IntegerAttr(1));
+    return tl::BroadcastOp::create(ob, loc, RankedTensorType::get({BM, cols}, vt.getElementType()),
+                                   e);
+  };
+  auto rowReduce = [&](OpBuilder &ob, Value v, tl::ReduceKind kind) -> Value {
+    return tl::ReduceOp::create(ob, loc, RankedTensorType::get({BM}, f32), v, (uint32_t)1, kind);
+  };
+  auto ieee = tl::InputPrecisionAttr::get(b.getContext(), tl::InputPrecision::ieee);
+  auto loop = chunkLoop(
+      b, loc, Skv, BN,
+      {t1.splatF(f32, -inf), t1.splatF(f32, 0.0), TileBuilder{b, loc, {BM, Dv}}.splatF(f32, 0.0)},
+      [&](OpBuilder &lb, Value n0, ValueRange carried) {
+        TileBuilder ts{lb, loc, {BM, BN}};
+        TileBuilder tr{lb, loc, {BM}};
+        Value kt = keyRowMajor
+                       ? tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({D, BN}, elem), kP,
+                                                 kB, n0, zero32, ArrayRef<int64_t>{kN, Skv, D},
+                                                 /*transpose=*/true)
+                       : tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({D, BN}, elem), kP,
+                                                 kB, zero32, n0, ArrayRef<int64_t>{kN, D, Skv});
+        Value s = tl::DotOp::create(lb, loc, ts.tileOf(f32), q, kt, ts.splatF(f32, 0.0), ieee);
+        s = arith::MulFOp::create(lb, loc, s, ts.splatF(f32, att.getScale().convertToDouble()));
+        TileBuilder tn{lb, loc, {BN}};
+        Value cols = arith::AddIOp::create(lb, loc, tn.splat(n0), tn.range(BN));
+        Value keep = ts.along(
+            arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, cols, tn.splatI32(Skv)), 1);
+        if (att.getCausal()) {
+          // Key j is visible from query i when j <= i + (Skv - Sq).
+          Value limit = arith::AddIOp::create(lb, loc, ts.along(rows, 0), ts.splatI32(Skv - Sq));
+          keep = arith::AndIOp::create(
+              lb, loc, keep,
+              arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sle, ts.along(cols, 1), limit));
+        }
+        s = arith::SelectOp::create(lb, loc, keep, s, ts.splatF(f32, -inf));
+        Value mNew =
+            arith::MaximumFOp::create(lb, loc, carried[0], rowReduce(lb, s, tl::ReduceKind::max));
+        Value none =
+            arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew, tr.splatF(f32, -inf));
+        Value mSafe = arith::SelectOp::create(lb, loc, none, tr.splatF(f32, 0.0), mNew);
+        Value alpha =
+            math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, carried[0], mSafe));
+        Value p = math::ExpOp::create(lb, loc,
+                                      arith::SubFOp::create(lb, loc, s, rowsToTile(lb, mSafe, BN)));
+        Value l = arith::AddFOp::create(lb, loc, arith::MulFOp::create(lb, loc, carried[1], alpha),
+                                        rowReduce(lb, p, tl::ReduceKind::add));
+        Value v = tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({BN, Dv}, elem), vP, vB,
+                                          n0, zero32, ArrayRef<int64_t>{vN, Skv, Dv});
+        Value p16 = arith::TruncFOp::create(lb, loc, ts.tileOf(elem), p);
+        Value acc = arith::MulFOp::create(lb, loc, carried[2], rowsToTile(lb, alpha, Dv));
+        acc = tl::DotOp::create(lb, loc, acc.getType(), p16, v, acc, ieee);
+        return SmallVector<Value>{mNew, l, acc};
+      });
+  Value inv = arith::DivFOp::create(b, loc, t1.splatF(f32, 1.0), loop.getResult(1));
+  Value y = arith::MulFOp::create(b, loc, loop.getResult(2), rowsToTile(b, inv, Dv));
+  y = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, Dv}, elem), y);
+  tl::BlockStoreOp::create(b, loc, kc.outParams[0], pidB, m0, zero32, y,
+                           ArrayRef<int64_t>{batch, Sq, Dv});
+  func::ReturnOp::create(b, loc);
+  return kc.kernel;
+}
+
 FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                       const TemplateOptions &) {
+                                       const TemplateOptions &opts) {
   Block &body = group.getBody().front();
   AttentionOp att;
   for (Operation &op : body.without_terminator())
@@ -94,6 +259,28 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
     OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
     func::ReturnOp::create(b, att.getLoc());
     return kc.kernel;
+  }
+  if (const ChipInfo *chip = lookupChip(opts.target); chip && chip->isGPU) {
+    // GPU targets: the FlashAttention-2 form of convert-tile-attention-to-mma-sync.
+    AttentionShape shape;
+    Type qe = cast<RankedTensorType>(att.getQuery().getType()).getElementType();
+    bool same = llvm::all_of(att->getOperands(), [&](Value v) {
+      return cast<RankedTensorType>(v.getType()).getElementType() == qe;
+    });
+    shape.operand = same ? tensorCoreOperandOf(qe, false) : TensorCoreOperand::Other;
+    shape.headSize = D;
+    shape.valueHeadSize = Dv;
+    shape.keyLength = Skv;
+    shape.bias = (bool)att.getBias();
+    shape.keyRowMajor = (bool)keyOfTranspose(att.getKeyT());
+    shape.plainOutput =
+        att->getNextNode() && isa<YieldOp>(att->getNextNode()) && yT.getElementType() == qe;
+    std::string why = attentionMmaSyncProblem(shape, *chip);
+    if (!why.empty())
+      return att.emitError("the ") << chip->name << " attention kernel does not take this "
+                                   << "graph.attention: " << why,
+             failure();
+    return buildAttentionGPU(builder, group, name, att);
   }
   int64_t BM = blockOf(Sq, kAttentionBlockM), BN = blockOf(Skv, kAttentionBlockN);
   int64_t BD = blockOf(D, kMaxAttentionHeadSize), BDV = blockOf(Dv, kMaxAttentionHeadSize);

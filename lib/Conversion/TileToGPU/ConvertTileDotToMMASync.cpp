@@ -144,16 +144,21 @@ using namespace mlir;
 using namespace aicc;
 using namespace aicc::mma_sync;
 
-/// The swizzle phase of stored row `row` (i32): (row * stride) % 8 for rows of >= 8 chunks,
-/// else ((row / (8 / C)) * stride) % C (see the file comment); stride is 1 or 2.
-Value MmaSyncKernel::phase(OpBuilder &b, int64_t chunks, Value row, int64_t stride) {
+Value aicc::mma_sync::swizzlePhase(OpBuilder &b, Location loc, int64_t chunks, Value row,
+                                   int64_t stride) {
+  auto ci32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
   int64_t c = chunks;
   Value line = row;
   if (c < 8)
-    line = arith::ShRUIOp::create(b, loc, row, ci32(b, loc, llvm::Log2_64(8 / c)));
+    line = arith::ShRUIOp::create(b, loc, row, ci32(llvm::Log2_64(8 / c)));
   if (stride > 1)
-    line = arith::ShLIOp::create(b, loc, line, ci32(b, loc, llvm::Log2_64(stride)));
-  return arith::AndIOp::create(b, loc, line, ci32(b, loc, std::min<int64_t>(c, 8) - 1));
+    line = arith::ShLIOp::create(b, loc, line, ci32(llvm::Log2_64(stride)));
+  return arith::AndIOp::create(b, loc, line, ci32(std::min<int64_t>(c, 8) - 1));
+}
+
+/// The swizzle phase of stored row `row` (i32): swizzlePhase (MmaSyncKernel.h).
+Value MmaSyncKernel::phase(OpBuilder &b, int64_t chunks, Value row, int64_t stride) {
+  return swizzlePhase(b, loc, chunks, row, stride);
 }
 
 /// Copy slot of chunk `c` (i32) of operand `o`'s stage: stored row c / C, chunk c % C at its

@@ -30,6 +30,12 @@ constexpr int64_t kChunk = 8;
 /// The most accumulator registers per thread (beyond, ptxas spills).
 constexpr int64_t kMaxAccRegs = 128;
 
+/// The XOR swizzle phase (i32) of stored row `row` of a shared-memory block whose rows are
+/// `chunks` 16-byte chunks (a power of two): (row * stride) % 8 for rows of >= 8 chunks, else
+/// ((row / (8 / chunks)) * stride) % chunks; stride is 1 or 2 (ConvertTileDotToMMASync.cpp's
+/// file comment, "Shared-memory swizzle"). Logical chunk c of the row is stored at c ^ phase.
+Value swizzlePhase(OpBuilder &b, Location loc, int64_t chunks, Value row, int64_t stride = 1);
+
 /// One dot operand, staged through shared memory.
 struct Operand {
   /// A block load, or (A of an implicit-GEMM convolution) an im2col load: exactly one is set.

@@ -11,6 +11,8 @@ tile.launch). The GPU semantics are written from the PTX ISA, independently of t
     ("Warp-level matrix load instruction: ldmatrix");
   - mma.sync.m16n8k16.row.col f32 += f16/bf16: the A, B, C/D fragment layouts of "Matrix
     Fragments for mma.m16n8k16 with floating point type"; products exact, sum rounded to f32.
+  - shfl.sync.bfly (gpu.shuffle xor, 32 lanes) and ex2.approx.f32 (llvm.call_intrinsic;
+    2^x, modeled exact: the PTX bound is 2^-22 relative);
   - st.shared (memref.store / vector.store to the shared view): lands at once, in the
     current barrier interval;
   - ld.shared (vector.load from the shared view, the staged epilogue's copy-out): reads what
@@ -523,6 +525,25 @@ class CTA:
                 for grp in done:
                     self.land(grp)
             return
+        if n == "gpu.shuffle":
+            # shfl.sync.bfly (mode xor, width 32; PTX ISA "shfl.sync"): lane l reads lane
+            # l ^ offset of its warp; a warp-collective op.
+            if "xor" not in o.props or np.any(ops[2] != 32):
+                raise SimError("gpu.shuffle other than xor over 32 lanes not simulated")
+            if not np.all(self.mask):
+                raise SimError("gpu.shuffle under divergent control flow")
+            lanes = np.arange(T, dtype=np.int64)
+            src = (lanes & ~31) | ((lanes & 31) ^ ops[1])
+            env[o.results[0]] = ops[0][src]
+            env[o.results[1]] = np.ones(T, dtype=np.int64)
+            return
+        if n == "llvm.call_intrinsic":
+            name = re.search(r'intrin = "([^"]+)"', o.props + o.attrs).group(1)
+            if name != "llvm.nvvm.ex2.approx.f32":
+                raise SimError(f"intrinsic {name} not simulated")
+            # ex2.approx.f32: 2^x, max relative error 2^-22 (PTX ISA "ex2"); modeled exact.
+            with np.errstate(all="ignore"):
+                return set1(round_to(np.exp2(ops[0]), "f32"))
         if n == "nvgpu.ldmatrix":
             return set1(self.ldmatrix(o, ops, rt))
         if n == "nvvm.mma.sync":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Attention test cases for test/Tools/attention.test.
+"""Attention test cases for test/Tools/attention.test (and, with --gpu, the GPU kernel's:
+scripts/gpu-attention.sh).
 
-`attention_cases.py OUTDIR` writes, per case, OUTDIR/NAME.mlir (the attention chain as
+`attention_cases.py OUTDIR [--gpu]` writes, per case, OUTDIR/NAME.mlir (the attention chain as
 torch eager attention exports it: transpose K, matmul, divide by sqrt(d), an optional mask,
 softmax over the keys, matmul) and OUTDIR/NAME/ (input_K.pb with seeded random inputs,
 output_0.pb computed here in float64 with numpy and rounded to the model's dtype), so the
@@ -51,18 +52,22 @@ def rounded(x, e):
     return from_bf16_bits(to_bf16_bits(x.astype(np.float32))).astype(np.float64)
 
 
-def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False, seed=0):
+def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False, seed=0,
+         kt_input=False):
     """batch: the batch dims of Q; with gqa the last one is the query heads per KV head,
-    which K and V broadcast over (size 1 there)."""
+    which K and V broadcast over (size 1 there). kt_input: the model takes K^T [.., D, Skv]
+    itself (no transpose in the model: the attention reads a stored K^T)."""
     rng = np.random.default_rng(seed)
     kb = batch[:-1] + [1] if gqa else batch
     q_s, k_s, v_s = batch + [sq, d], kb + [skv, d], kb + [skv, dv]
     s_s, y_s, kt_s = batch + [sq, skv], batch + [sq, dv], kb + [d, skv]
-    args = [f"%q: {ttype(q_s, e)}", f"%k: {ttype(k_s, e)}", f"%v: {ttype(v_s, e)}"]
+    args = [f"%q: {ttype(q_s, e)}",
+            f"%kt: {ttype(kt_s, e)}" if kt_input else f"%k: {ttype(k_s, e)}",
+            f"%v: {ttype(v_s, e)}"]
     q = rounded(rng.standard_normal(q_s), e)
     k = rounded(rng.standard_normal(k_s), e)
     v = rounded(rng.standard_normal(v_s), e)
-    inputs = [q, k, v]
+    inputs = [q, np.swapaxes(k, -1, -2) if kt_input else k, v]
     types = [e, e, e]
     bias = np.zeros(s_s)
     m_s = None
@@ -85,10 +90,11 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
     r = len(k_s)
     perm = list(range(r - 2)) + [r - 1, r - 2]
     lines = [f"// attention case {name} (test/Tools/attention.test, attention_cases.py)",
-             f"func.func @main({', '.join(args)}) -> {ttype(y_s, e)} {{",
-             f"  %kt = graph.transpose %k, [{', '.join(map(str, perm))}] : "
-             f"({ttype(k_s, e)}) -> {ttype(kt_s, e)}",
-             f"  %s = graph.matmul %q, %kt : ({ttype(q_s, e)}, {ttype(kt_s, e)}) -> {ttype(s_s, e)}",
+             f"func.func @main({', '.join(args)}) -> {ttype(y_s, e)} {{"]
+    if not kt_input:
+        lines.append(f"  %kt = graph.transpose %k, [{', '.join(map(str, perm))}] : "
+                     f"({ttype(k_s, e)}) -> {ttype(kt_s, e)}")
+    lines += [f"  %s = graph.matmul %q, %kt : ({ttype(q_s, e)}, {ttype(kt_s, e)}) -> {ttype(s_s, e)}",
              f"  %c = graph.constant dense<{np.sqrt(d):.8f}> : {ttype([], e)}",
              f"  %t = graph.div %s, %c : ({ttype(s_s, e)}, {ttype([], e)}) -> {ttype(s_s, e)}"]
     last = "%t"
@@ -130,9 +136,32 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
 
 
+def gpu_cases(out):
+    """The cases of the GPU attention kernel (16-bit operands, head sizes 16-128 powers of
+    two, no mask but causal; scripts/gpu-attention.sh runs them on the GPU machine)."""
+    # Ragged query and key blocks (77 = 64 + 13), D 64.
+    case(out, "gpu-f16-d64-ragged", [2, 4], 77, 77, 64, 64, "f16", seed=11)
+    # Causal over several blocks (200 = 3 x 64 + 8), D 128: the diagonal blocks and skipping.
+    case(out, "gpu-f16-d128-causal", [2, 2], 200, 200, 128, 128, "f16", causal=True, seed=12)
+    # Causal with a KV cache (5 queries over 133 positions), bf16.
+    case(out, "gpu-bf16-d64-causal-kv", [1, 2], 5, 133, 64, 64, "bf16", causal=True, seed=13)
+    # Grouped-query heads: K and V broadcast over 2 query heads each.
+    case(out, "gpu-f16-d64-gqa", [1, 2, 2], 40, 100, 64, 64, "f16", gqa=True, seed=14)
+    # A stored K^T [.., D, Skv] (Skv % 8 == 0): ldmatrix.trans for the first product.
+    case(out, "gpu-f16-d32-kt-stored", [3], 70, 96, 32, 32, "f16", kt_input=True, seed=15)
+    # Long rows in bf16, D 128, Dv 64; and the smallest head.
+    case(out, "gpu-bf16-d128-dv64", [1, 2], 300, 300, 128, 64, "bf16", seed=16)
+    case(out, "gpu-f16-d16", [4], 33, 129, 16, 16, "f16", seed=17)
+    # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
+    case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    if sys.argv[2:] == ["--gpu"]:
+        gpu_cases(out)
+        return
     # BERT-style: 64-wide heads, a padding mask, S = 77 (a ragged last block of 13 keys).
     case(out, "bert-mask-ragged", [2, 4], 77, 77, 64, 64, "f32", mask="add", seed=1)
     # f16, head size 80 (not a power of 2), a bool mask, Sq != Skv (50 queries, 130 keys).

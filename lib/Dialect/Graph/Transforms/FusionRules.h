@@ -44,6 +44,20 @@ inline bool isAttentionOperandView(Operation *op) {
   return isa<TransposeOp, ExpandOp, SliceOp>(op);
 }
 
+/// A transpose of the last two dims only (K^T = transpose(K) as attention's key_t): the one
+/// operand view GPU attention kernels read (as K's rows, TensorCoreRules.h AttentionShape).
+inline bool isLastTwoDimsTranspose(Operation *op) {
+  auto t = dyn_cast_or_null<TransposeOp>(op);
+  if (!t)
+    return false;
+  ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = perm.size();
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  return n >= 2 && perm[n - 2] == n - 1 && perm[n - 1] == n - 2;
+}
+
 /// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's
 /// position, which only the elementwise template provides).
 bool isFusableElementwise(Operation *op);

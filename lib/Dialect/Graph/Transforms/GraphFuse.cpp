@@ -136,6 +136,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   using GraphFuseBase::GraphFuseBase;
 
   HardwareDescription hw;
+  /// The target is a GPU: attention kernels read K^T as a last-two-dims transpose of K and
+  /// nothing else through views, and store the attention itself (the mma.sync kernel,
+  /// TensorCoreRules.h attentionMmaSyncProblem); the other views and consumers stay kernels.
+  bool gpuAttention = false;
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
 
@@ -178,7 +182,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     // prologue member (those iterate over the reduce input).
     bool pgAnchorKind =
         pg.kind == "epilogue" || pg.kind == "window" || pg.kind == "softmax" ||
-        pg.kind == "attention" ||
+        (pg.kind == "attention" && !gpuAttention) ||
         (pg.kind == "reduction" && (isReduction(p) || llvm::none_of(pg.ops, [&](Operation *o) {
                                       return isReduction(o) && p->isBeforeInBlock(o);
                                     })));
@@ -195,7 +199,9 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           return o != v && d && groupOf.count(d) && groupOf.lookup(d) == groupOf.lookup(p);
         }))
       down = false;
-    bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p);
+    bool up =
+        templateAbsorbs(cg.kind, cAnchor, consumer, idx, p) &&
+        (cg.kind != "attention" || !gpuAttention || gpuAttentionView(cAnchor, consumer, idx, p));
     if (!down && !up)
       return kTemplate;
     // A reduction kernel's prologue iterates over the reduce input (templateAbsorbs checked
@@ -245,8 +251,15 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       if (isa<AttentionOp>(op))
         absorbOperandViews(g, op);
       add(g, op);
-      absorbConsumerChain(g, op);
+      if (!(isa<AttentionOp>(op) && gpuAttention))
+        absorbConsumerChain(g, op);
     }
+  }
+
+  /// GPU attention kernels' one view: K^T (operand 1) as transpose(K) of K's last two dims.
+  static bool gpuAttentionView(Operation *anchor, Operation *consumer, unsigned idx,
+                               Operation *producer) {
+    return consumer == anchor && idx == 1 && isLastTwoDimsTranspose(producer);
   }
 
   /// Attention: the transposes, expands and slices that make its operands (K^T from K,
@@ -264,7 +277,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       if (!d || assigned(d) || d->getBlock() != op->getBlock() || !hasSingleUser(v) ||
           !isSideEffectFree(d) ||
           llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }) ||
-          !templateAbsorbs("attention", op, consumer, idx, d))
+          !templateAbsorbs("attention", op, consumer, idx, d) ||
+          (gpuAttention && !gpuAttentionView(op, consumer, idx, d)))
         continue;
       views.push_back(d);
       work.push_back({d->getOperand(0), d, 0});
@@ -722,6 +736,11 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     if (!row)
       return signalPassFailure();
     hw = *row;
+    const aicc::ChipInfo *target =
+        aicc::resolveChip(getOperation(), aicc::ChipRole::Target, "", "cpu", getArgument());
+    if (!target)
+      return signalPassFailure();
+    gpuAttention = target->isGPU;
     groups.clear();
     groupOf.clear();
     func::FuncOp fn = getOperation();

@@ -8,7 +8,10 @@
 // kernel never writes them (Dao et al., "FlashAttention", 2022, section 3.1).
 //
 //===----------------------------------------------------------------------===//
+#include "FusionRules.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
+#include "aicc/Target/TargetAttr.h"
+#include "aicc/Target/TensorCoreRules.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -136,7 +139,11 @@ bool isCausalBoolConstant(Value cond, int64_t sq, int64_t skv, bool trueMasks) {
 }
 
 struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  /// `gpu`: the GPU chip whose attention kernel must take the op (null on the cpu target,
+  /// whose template takes every graph.attention).
+  RecomposeAttention(MLIRContext *ctx, const aicc::ChipInfo *gpu)
+      : OpRewritePattern(ctx), gpu(gpu) {}
+  const aicc::ChipInfo *gpu;
   LogicalResult matchAndRewrite(MatMulOp pv, PatternRewriter &rewriter) const override {
     auto sm = pv.getLhs().getDefiningOp<SoftmaxOp>();
     auto yT = pv.getType();
@@ -210,6 +217,21 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       causal = true;
       cond = Value();
     }
+    if (gpu) {
+      // GPU targets: only the attention their kernel runs (TensorCoreRules.h); the rest
+      // stays four kernels.
+      aicc::AttentionShape shape;
+      shape.operand = aicc::tensorCoreOperandOf(elem, /*tf32=*/false);
+      shape.headSize = qT.getShape().back();
+      shape.valueHeadSize = vT.getShape().back();
+      shape.keyLength = skv;
+      shape.bias = bias || cond;
+      shape.keyRowMajor = fusion::isLastTwoDimsTranspose(kt.getDefiningOp());
+      std::string why = aicc::attentionMmaSyncProblem(shape, *gpu);
+      if (!why.empty())
+        return rewriter.notifyMatchFailure(pv, "the " + std::string(gpu->name) +
+                                                   " attention kernel does not take it: " + why);
+    }
     if (cond) {
       // bias = where(cond, 0, -inf) (or where(cond, -inf, 0)), the mask's own shape.
       auto cT = cast<RankedTensorType>(cond.getType());
@@ -234,8 +256,13 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
 struct GraphRecomposeAttentionPass
     : public aicc::graph::impl::GraphRecomposeAttentionBase<GraphRecomposeAttentionPass> {
   void runOnOperation() override {
+    // The module's aicc.target (include/aicc/Target/TargetAttr.h); none: cpu.
+    const aicc::ChipInfo *chip =
+        aicc::resolveChip(getOperation(), aicc::ChipRole::Target, "", "cpu", getArgument());
+    if (!chip)
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns.add<RecomposeAttention>(&getContext());
+    patterns.add<RecomposeAttention>(&getContext(), chip->isGPU ? chip : nullptr);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

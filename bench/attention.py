@@ -1,0 +1,126 @@
+# aicc-deps: gpu-machine (torch 2.11 + triton there; scripts/bench-attention.sh makes its inputs here)
+"""GPU side of the attention benchmark (issue 17). Runs on the GPU machine from the repo root
+after scripts/bench-attention.sh made .device/attn/<case>/{fused,unfused}.aicc (the cases of
+bench/attention_models.py). Per case it makes seeded random q, k, v [B, H, S, D] with torch,
+runs aicc's bundles through aicc-run (--benchmark: CUDA events around N back-to-back runs
+of the launch plan, mean ms/run), checks the fused bundle's output against
+torch.nn.functional.scaled_dot_product_attention on the same inputs (cases up to
+AICC_ATTN_CHECK_MAX_S keys; larger ones are timed on aicc-run's own inputs), and times SDPA
+with triton.testing.do_bench medians in the same run.
+TFLOP/s = 4 B H S^2 D / time, halved for causal (FlashAttention's count).
+Writes $OUT/attention.json and prints a markdown table.
+usage: python3 bench/attention.py [CASE...]
+"""
+import json, os, re, subprocess, sys, tempfile, time
+import numpy as np
+import torch, torch.nn.functional as F
+from onnx import numpy_helper
+import onnx
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
+from attention_models import parse  # noqa: E402
+
+root = os.getcwd()
+dev = "cuda"
+ITERS = int(os.environ.get("AICC_BENCH_ITERS", "50"))
+CHECK_MAX_S = int(os.environ.get("AICC_ATTN_CHECK_MAX_S", "4096"))
+only = sys.argv[1:]
+
+
+def med(fn):
+    return do_bench(fn, warmup=25, rep=200, return_mode="median")
+
+
+def run_aicc(bundle, inputs, tmp):
+    """(ms/run, output or None, log). With `inputs` they are written as .pb files and the
+    output is read back; without, aicc-run times its own inputs."""
+    args = []
+    for i, x in enumerate(inputs or []):
+        p = os.path.join(tmp, f"input_{i}.pb")
+        a = x.cpu()
+        if a.dtype == torch.bfloat16:
+            t = onnx.helper.make_tensor(f"input_{i}", onnx.TensorProto.BFLOAT16, list(a.shape),
+                                        a.view(torch.int16).numpy().tobytes(), raw=True)
+        else:
+            t = numpy_helper.from_array(a.numpy(), f"input_{i}")
+        with open(p, "wb") as f:
+            f.write(t.SerializeToString())
+        args += ["--input", p]
+    od = os.path.join(tmp, "out")
+    cmd = [os.path.join(root, ".device/bin/aicc-run"), bundle, "--device=cuda", *args,
+           *(["--output-dir", od] if inputs else []), "--benchmark", str(ITERS)]
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(root, ".device/lib"))
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        return None, None, (r.stdout + r.stderr)[-2000:]
+    ms = float(re.search(r"([0-9.]+) ms/run", r.stdout).group(1))
+    if not inputs:
+        return ms, None, r.stdout[-500:]
+    out = onnx.load_tensor(os.path.join(od, "output_0.pb"))
+    if out.data_type == onnx.TensorProto.BFLOAT16:
+        raw = np.frombuffer(out.raw_data, dtype=np.uint16).astype(np.uint32) << 16
+        arr = raw.view(np.float32).reshape(tuple(out.dims))
+    else:
+        arr = numpy_helper.to_array(out).astype(np.float32)
+    return ms, arr, r.stdout[-500:]
+
+
+def main():
+    res = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "iters": ITERS,
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cases": {}}
+    base = os.path.join(root, ".device/attn")
+    for name in sorted(os.listdir(base)):
+        if only and name not in only:
+            continue
+        e, b, h, s, d, causal = parse(name)
+        t = torch.float16 if e == "f16" else torch.bfloat16
+        g = torch.Generator(device=dev).manual_seed(0)
+        q, k, v = (torch.randn(b, h, s, d, device=dev, generator=g).to(t) for _ in range(3))
+        flops = 4 * b * h * s * s * d / (2 if causal else 1)
+        sdpa = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        r = {"flops": flops}
+        with torch.no_grad():
+            ref = sdpa()
+            r["sdpa_ms"] = med(sdpa)
+        r["sdpa_TFLOPs"] = flops / r["sdpa_ms"] / 1e9
+        check = s <= CHECK_MAX_S
+        for kind in ("fused", "unfused"):
+            bundle = os.path.join(base, name, kind + ".aicc")
+            if not os.path.exists(bundle):
+                continue
+            with tempfile.TemporaryDirectory() as tmp:
+                ms, out, log = run_aicc(bundle, [q, k, v] if check and kind == "fused" else None,
+                                        tmp)
+            if ms is None:
+                r[kind + "_error"] = log
+                print(f"{name} {kind}: aicc-run failed:\n{log}", flush=True)
+                continue
+            r[kind + "_ms"] = ms
+            r[kind + "_TFLOPs"] = flops / ms / 1e9
+            r[kind + "_vs_sdpa"] = r["sdpa_ms"] / ms
+            if out is not None:
+                got = torch.from_numpy(out).to(dev)
+                want = ref.float()
+                err = (got - want).abs()
+                atol, rtol = (4e-3, 1e-2) if e == "f16" else (2e-2, 2e-2)
+                r["max_abs_err"] = float(err.max())
+                r["correct"] = bool((err <= atol + rtol * want.abs()).all())
+        res["cases"][name] = r
+        print(name, json.dumps(r), flush=True)
+        del q, k, v, ref
+        torch.cuda.empty_cache()
+    out = os.environ.get("OUT", "/tmp")
+    json.dump(res, open(os.path.join(out, "attention.json"), "w"), indent=1)
+    print(f"\n{res['gpu']}, torch {res['torch']}, {res['date']}, aicc-run --benchmark {ITERS}")
+    print("| case | aicc fused ms | TFLOP/s | vs SDPA | aicc unfused ms | SDPA ms | SDPA TFLOP/s | max abs err | correct |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, r in res["cases"].items():
+        f = lambda key, fmt: (fmt % r[key]) if key in r else "-"
+        print(f"| {name} | {f('fused_ms', '%.4f')} | {f('fused_TFLOPs', '%.0f')} | "
+              f"{f('fused_vs_sdpa', '%.2fx')} | {f('unfused_ms', '%.4f')} | {f('sdpa_ms', '%.4f')} | "
+              f"{f('sdpa_TFLOPs', '%.0f')} | {f('max_abs_err', '%.2g')} | {r.get('correct', 'not checked')} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Numbers of convert-tile-attention-to-mma-sync's FlashAttention kernels without a GPU: each
+case is an attention model of test/Tools/Inputs/attention_cases.py (the chain exporters write,
+seeded random inputs, the float64 numpy result), compiled by aicc-compile for sm_90 with
+--attention=fused to the tile stage, lowered by aicc-opt -convert-tile-attention-to-mma-sync,
+and run by the SIMT simulator (simt_sim.py: PTX semantics of cp.async, ldmatrix, mma.sync,
+shfl.sync.bfly, ex2; shared-memory races are errors). The output (poisoned with NaN first)
+is compared with the float64 result: relative Frobenius error under 2e-3 (f16; P is rounded to
+f16 before the second product) or 1e-2 (bf16). Shared-memory accesses must be conflict-free
+(one wavefront per ldmatrix matrix and per 8-thread cp.async phase).
+
+--mutate KIND edits the lowered IR the way a broken lowering would (wait: one more cp.async
+group in flight; barrier: no bar.sync; trans: ldmatrix.trans flipped; shuffle: the quad
+shuffles read the thread's own lane) and expects every case to fail.
+
+Usage: attention_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR
+         [--mutate wait|barrier|trans|shuffle] [CASE_REGEX]
+Prints one line per case, then 'N passed, N failed'; exit 1 when any failed (or, with
+--mutate, when any passed).
+"""
+import argparse, os, re, subprocess, sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "..", "Tools", "Inputs"))
+import attention_cases as ac  # noqa: E402
+import simt_sim  # noqa: E402
+
+# (name, batch, Sq, Skv, D, Dv, dtype, options): ragged query and key blocks; causal over
+# three key blocks (diagonal masking and block skipping); causal over a KV cache (5 queries,
+# 133 keys); grouped-query heads (K / V broadcast over the query heads); a stored K^T (the
+# first product's B by ldmatrix.trans); bf16 with Dv != D; one key block (no key loop: the
+# canonicalizer inlines it).
+CASES = [
+    ("f16_d64_ragged", [1, 2], 77, 77, 64, 64, "f16", {}),
+    ("f16_d32_causal", [1, 1], 150, 150, 32, 32, "f16", {"causal": True}),
+    ("bf16_d64_causal_kv", [1, 1], 5, 133, 64, 64, "bf16", {"causal": True}),
+    ("f16_d32_gqa", [1, 2, 2], 40, 70, 32, 32, "f16", {"gqa": True}),
+    ("f16_d16_kt_stored", [2], 70, 96, 16, 16, "f16", {"kt_input": True}),
+    ("bf16_d32_dv16", [1], 65, 130, 32, 16, "bf16", {}),
+    ("f16_d128_one_block", [1], 64, 64, 128, 128, "f16", {}),
+]
+TOL = {"f16": 2e-3, "bf16": 1e-2}
+
+
+def load(path):
+    t = onnx.load_tensor(path)
+    if t.data_type == onnx.TensorProto.BFLOAT16:
+        return ac.from_bf16_bits(np.frombuffer(t.raw_data, dtype=np.uint16)).reshape(
+            tuple(t.dims)).astype(np.float64)
+    return numpy_helper.to_array(t).astype(np.float64)
+
+
+def mutate(ir, kind):
+    if kind == "wait":
+        return re.sub(r'"nvvm.cp.async.wait.group"\(\) <\{n = (\d+) : i32\}>',
+                      lambda m: f'"nvvm.cp.async.wait.group"() <{{n = {int(m.group(1)) + 1} : i32}}>',
+                      ir)
+    if kind == "barrier":
+        return "\n".join(l for l in ir.split("\n") if '"gpu.barrier"' not in l)
+    if kind == "trans":
+        return ir.replace("transpose = true", "transpose = TMP").replace(
+            "transpose = false", "transpose = true").replace("transpose = TMP", "transpose = false")
+    if kind == "shuffle":
+        # xor 1 / xor 2 -> xor 0: each thread keeps its own partial max and sum.
+        out, consts = [], {}
+        for l in ir.split("\n"):
+            m = re.match(r'\s*(%\S+) = "arith.constant"\(\) <\{value = (\d+) : i32\}>', l)
+            if m:
+                consts[m.group(1)] = int(m.group(2))
+            m = re.match(r'(\s*%\S+ = "gpu.shuffle"\()(%[^,]+), (%[^,]+), (.*)', l)
+            if m and consts.get(m.group(3)) in (1, 2):
+                l = f'{m.group(1)}{m.group(2)}, %zero_lane, {m.group(4)}'
+            out.append(l)
+        ir = "\n".join(out)
+        # One constant 0 : i32 at the top of every kernel body (the kernels' module follows
+        # @main's plan in the text; @main keeps its own).
+        k = ir.index('"builtin.module"', ir.index('"builtin.module"') + 1)
+        return ir[:k] + re.sub(r'(\^bb0\([^)]*\):\n)', r'\1      %zero_lane = "arith.constant"() <{value = 0 : i32}> : () -> i32\n', ir[k:])
+    raise ValueError(kind)
+
+
+def run_case(a, name, batch, sq, skv, d, dv, e, opts):
+    d_ = os.path.join(a.work, name)
+    os.makedirs(d_, exist_ok=True)
+    ac.case(d_, "model", batch, sq, skv, d, dv, e, seed=hash(name) % 1000, **opts)
+    tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90",
+                           "--attention=fused", "--emit=tile", "-o", "-"], check=True,
+                          capture_output=True, text=True).stdout
+    ir = subprocess.run([a.opt, "-", "-convert-tile-attention-to-mma-sync", "-canonicalize",
+                         "-cse", "--mlir-print-op-generic"], input=tile, check=True,
+                        capture_output=True, text=True).stdout
+    if a.mutate:
+        ir = mutate(ir, a.mutate)
+    s = simt_sim.Sim(ir)
+    data = os.path.join(d_, "model")
+    n_in = len([f for f in os.listdir(data) if f.startswith("input_")])
+    xs = [load(os.path.join(data, f"input_{i}.pb")) for i in range(n_in)]
+    ref = load(os.path.join(data, "output_0.pb"))
+    outs = s.run_main(xs)
+    out = outs[0].data.reshape(ref.shape)
+    if np.isnan(out).any():
+        raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
+    err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+    st = s.stats
+    lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
+    cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
+    ok = err < TOL[e] and lm == 1.0 and cp == 1.0
+    return ok, (f"rel err {err:.1e} (tol {TOL[e]}), shared wavefronts per ldmatrix matrix "
+                f"{lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--compile", required=True)
+    p.add_argument("--opt", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--mutate", choices=["wait", "barrier", "trans", "shuffle"])
+    p.add_argument("filter", nargs="?", default="")
+    a = p.parse_args()
+    passed = failed = 0
+    for c in CASES:
+        if not re.search(a.filter, c[0]):
+            continue
+        try:
+            ok, what = run_case(a, *c)
+        except simt_sim.SimError as ex:
+            ok, what = False, f"simulation error: {ex}"
+        print(f"{'PASS' if ok else 'FAIL'} {c[0]}: {what}", flush=True)
+        passed += ok
+        failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    if a.mutate:
+        return 0 if passed == 0 and failed > 0 else 1
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
