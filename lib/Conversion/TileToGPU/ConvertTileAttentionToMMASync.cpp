@@ -48,7 +48,8 @@
 //     O (Dv / 8 n8 tiles, 4 f32 each) is scaled by alpha first.
 //   Causal block skipping: a program stops after the last key block its last row sees,
 //     min(ceil(Skv / 64), (m0 + 63 + Skv - Sq) / 64 + 1) blocks (exact: a fully masked
-//     block adds p = 0 and leaves m, so alpha = 1).
+//     block adds p = 0 and leaves m, so alpha = 1); program_id(0) runs backwards, so the
+//     query blocks with the most key blocks are scheduled first.
 //   Epilogue: O / l per row, rounded to the output type, stored as 2-element vectors per
 //     thread, rows >= Sq skipped.
 //
@@ -368,6 +369,10 @@ LogicalResult AttentionKernel::run() {
   Value pids[3] = {i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
                    i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
                    i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))};
+  // Causal: the last query blocks (the most key blocks) start first, so the short programs
+  // fill the tail of the grid (FlashAttention-2's order).
+  if (causal)
+    pids[0] = arith::SubIOp::create(b, loc, c32(b, sched.getGrid()[0] - 1), pids[0]);
   fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
   if (failed(cloneScalarOps(b, src, map, loop ? loop.getOperation() : nullptr, sched,
                             "convert-tile-attention-to-mma-sync")))

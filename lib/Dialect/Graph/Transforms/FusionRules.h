@@ -58,6 +58,13 @@ inline bool isLastTwoDimsTranspose(Operation *op) {
   return n >= 2 && perm[n - 2] == n - 1 && perm[n - 1] == n - 2;
 }
 
+/// The one view a GPU attention group takes: K^T (the attention's operand 1) as a
+/// last-two-dims transpose of K; `consumer` reads `producer` as its operand `idx`.
+inline bool gpuAttentionView(Operation *anchor, Operation *consumer, unsigned idx,
+                             Operation *producer) {
+  return consumer == anchor && idx == 1 && isLastTwoDimsTranspose(producer);
+}
+
 /// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's
 /// position, which only the elementwise template provides).
 bool isFusableElementwise(Operation *op);

@@ -256,12 +256,6 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     }
   }
 
-  /// GPU attention kernels' one view: K^T (operand 1) as transpose(K) of K's last two dims.
-  static bool gpuAttentionView(Operation *anchor, Operation *consumer, unsigned idx,
-                               Operation *producer) {
-    return consumer == anchor && idx == 1 && isLastTwoDimsTranspose(producer);
-  }
-
   /// Attention: the transposes, expands and slices that make its operands (K^T from K,
   /// heads split from [B, S, H, D]) join group `g` when the kernel is their only reader; the
   /// template loads through them by index arithmetic (loadView), so no copy kernel runs.
