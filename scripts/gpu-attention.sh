@@ -7,8 +7,9 @@
 #     each with --attention=fused for every target of TARGETS (comma-separated, default
 #     sm_90a,sm_90) into .device/attn-check/<target>/<case>.aicc; writes the benchmark models
 #     (bench/attention_models.py; BENCH_CASES: comma-separated case names, default all, "none"
-#     for none) and compiles each for the first target, fused, and non-causal ones also
-#     --attention=unfused (the four-kernel form), into .device/attn/<case>/; copies aicc-run
+#     for none) and compiles each for the first target, fused (fused.aicc; fused128.aicc with
+#     --attention-block-m=128), and non-causal ones also --attention=unfused (the four-kernel
+#     form), into .device/attn/<case>/; copies aicc-run
 #     and the two shared libraries it needs to .device/{bin,lib}. Replaces .device/attn*.
 #   scripts/gpu-attention.sh run [BENCH_CASE...]                          (on the GPU machine)
 #     Runs every correctness case with aicc-run --device=cuda --test-data-set (tolerances by
@@ -47,6 +48,8 @@ compile)
       mkdir -p "$pay/attn/$name"
       "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=fused -o "$pay/attn/$name/fused.aicc" \
         || { echo "compile failed: $name fused" >&2; rc=1; }
+      "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=fused --attention-block-m=128 \
+        -o "$pay/attn/$name/fused128.aicc" || { echo "compile failed: $name fused128" >&2; rc=1; }
       case $name in *_causal) ;; *)
         # The four-kernel form materializes the S x S scores: past 2^31 elements it is
         # refused (i32 offsets), and the case is timed fused only.

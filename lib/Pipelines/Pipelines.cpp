@@ -78,6 +78,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const PipelineConfig &config) {
   o.allowTF32 = config.allowTF32;
   o.convAlgorithm = config.convAlgorithm;
   o.tmaStore = config.wgmmaTmaStore;
+  o.attentionBlockM = config.attentionBlockM;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

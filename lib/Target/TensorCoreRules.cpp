@@ -138,8 +138,8 @@ std::string aicc::mmaSyncSharedMemoryProblem(const MatmulTile &t, int64_t maxSha
   return "";
 }
 
-int64_t aicc::attentionMmaSyncSharedBytes(int64_t headSize, int64_t valueHeadSize) {
-  return (kAttentionMmaSyncBlockM * headSize +
+int64_t aicc::attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t valueHeadSize) {
+  return (blockM * headSize +
           kAttentionMmaSyncStages * kAttentionMmaSyncBlockN * (headSize + valueHeadSize)) *
          2;
 }
@@ -161,7 +161,8 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
   if (!a.plainOutput)
     return "the GPU kernel stores the attention itself (no epilogue ops, output in the "
            "operands' type)";
-  if (attentionMmaSyncSharedBytes(a.headSize, a.valueHeadSize) > chip.sharedMemPerBlockBytes)
+  if (attentionMmaSyncSharedBytes(kAttentionMmaSyncBlockM, a.headSize, a.valueHeadSize) >
+      chip.sharedMemPerBlockBytes)
     return "the Q block and two K / V stages exceed the shared memory per block";
   return "";
 }

@@ -122,7 +122,8 @@ TEST(TensorCoreRules, AttentionMmaSync) {
   a.headSize = a.valueHeadSize = 128;
   a.keyLength = 77;
   // Q [64, 128] + 2 x (K [64, 128] + V [64, 128]) f16 = 80 KiB.
-  EXPECT_EQ(attentionMmaSyncSharedBytes(128, 128), 81920);
+  EXPECT_EQ(attentionMmaSyncSharedBytes(64, 128, 128), 81920);
+  EXPECT_EQ(attentionMmaSyncSharedBytes(128, 128, 128), 98304);
   EXPECT_EQ(attentionMmaSyncProblem(a, chip("sm_90")), "");
   EXPECT_EQ(attentionMmaSyncProblem(a, chip("sm_80")), "");
   EXPECT_NE(attentionMmaSyncProblem(a, chip("cpu")), "");

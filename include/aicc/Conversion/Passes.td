@@ -97,7 +97,9 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
            "2-D group-1 convs: auto (implicit-gemm where tensor cores take it: sm_80/sm_90/sm_90a f16/bf16, sm_90a f32 with allow-tf32; else direct), "
            "implicit-gemm (tile.im2col_load + tile.dot) or direct (window loop)">,
     Option<"tmaStore", "tma-store", "bool", "true",
-           "sm_90a: shape kernels for the TMA-store epilogue (NCHW implicit-GEMM conv tiles stay within one image where it can store them); false: tiles straddle images (register stores)">
+           "sm_90a: shape kernels for the TMA-store epilogue (NCHW implicit-GEMM conv tiles stay within one image where it can store them); false: tiles straddle images (register stores)">,
+    Option<"attentionBlockM", "attention-block-m", "int64_t", "0",
+           "GPU attention kernels: BLOCK_M query rows per program, 64 (4 warps) or 128 (8 warps); 0: 64">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",

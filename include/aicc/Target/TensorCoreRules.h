@@ -124,7 +124,8 @@ std::string mmaSyncSharedMemoryProblem(const MatmulTile &t, int64_t maxSharedByt
 //===--- FlashAttention-2 (mma.sync; every chip with mma.sync) --------------------------===//
 
 /// The attention kernel of convert-tile-attention-to-mma-sync: 4 warps of 16 query rows
-/// each (BLOCK_M = 64) and key blocks of BLOCK_N = 64 in 2 cp.async stages.
+/// each (BLOCK_M = 64; the lowering also takes 8 warps, BLOCK_M = 128) and key blocks of
+/// BLOCK_N = 64 in 2 cp.async stages.
 inline constexpr int64_t kAttentionMmaSyncBlockM = 64;
 inline constexpr int64_t kAttentionMmaSyncBlockN = 64;
 inline constexpr int64_t kAttentionMmaSyncWarps = 4;
@@ -145,9 +146,9 @@ struct AttentionShape {
   /// group) in the operands' element type.
   bool plainOutput = true;
 };
-/// Shared memory of the kernel, bytes: the Q block [64, D] and 2 stages of the K [64, D]
-/// and V [64, Dv] blocks, 16-bit elements.
-int64_t attentionMmaSyncSharedBytes(int64_t headSize, int64_t valueHeadSize);
+/// Shared memory of the kernel, bytes: the Q block [blockM, D] and 2 stages of the K
+/// [64, D] and V [64, Dv] blocks, 16-bit elements.
+int64_t attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t valueHeadSize);
 /// Why convert-tile-attention-to-mma-sync does not run `a` on `chip`, or "" when it does:
 /// f16 / bf16 operands, D and Dv powers of two in [16, 128] (whole swizzled 16-byte chunks;
 /// at most 64 output accumulators per thread), no bias, a K^T stored [.., D, Skv] only with

@@ -82,20 +82,20 @@ int64_t blockOf(int64_t n, int64_t cap) {
 /// before the second product, as the tensor cores take it. The caller checked the rules of
 /// attentionMmaSyncProblem (TensorCoreRules.h): 16-bit operands, D and Dv powers of two,
 /// no bias, K^T as a transpose view of K or stored with 16-byte rows, no epilogue.
-FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                          AttentionOp att) {
+static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group,
+                                                 StringRef name, AttentionOp att, int64_t blockM) {
   Location loc = att.getLoc();
   auto yT = att.getType();
   ArrayRef<int64_t> yShape = yT.getShape();
   SmallVector<int64_t> batchShape(yShape.drop_back(2));
   int64_t Sq = att.getQueryLength(), Skv = att.getKeyLength(), D = att.getHeadSize(),
           Dv = att.getValueHeadSize(), batch = numElements(batchShape);
-  constexpr int64_t BM = kAttentionMmaSyncBlockM, BN = kAttentionMmaSyncBlockN;
-  KernelContext kc = makeKernel(
-      builder, group, name, {(int64_t)llvm::divideCeil(Sq, BM), batch, 1}, kAttentionMmaSyncWarps,
-      {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
-       blockAttr(builder, "BLOCK_D", D), blockAttr(builder, "BLOCK_DV", Dv)},
-      kAttentionMmaSyncStages);
+  int64_t BM = blockM, BN = kAttentionMmaSyncBlockN;
+  KernelContext kc =
+      makeKernel(builder, group, name, {(int64_t)llvm::divideCeil(Sq, BM), batch, 1}, BM / 16,
+                 {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
+                  blockAttr(builder, "BLOCK_D", D), blockAttr(builder, "BLOCK_DV", Dv)},
+                 kAttentionMmaSyncStages);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Type elem = yT.getElementType(), f32 = b.getF32Type();
   double inf = std::numeric_limits<double>::infinity();
@@ -280,7 +280,15 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
       return att.emitError("the ") << chip->name << " attention kernel does not take this "
                                    << "graph.attention: " << why,
              failure();
-    return buildAttentionGPU(builder, group, name, att);
+    int64_t blockM = opts.attentionBlockM ? opts.attentionBlockM : kAttentionMmaSyncBlockM;
+    if (blockM != 64 && blockM != 128)
+      return att.emitError("attention-block-m must be 64 or 128, got ") << blockM, failure();
+    if (attentionMmaSyncSharedBytes(blockM, D, Dv) > chip->sharedMemPerBlockBytes)
+      return att.emitError("attention-block-m ")
+                 << blockM
+                 << ": the Q block and two K / V stages exceed the shared memory per block",
+             failure();
+    return buildAttentionGPU(builder, group, name, att, blockM);
   }
   int64_t BM = blockOf(Sq, kAttentionBlockM), BN = blockOf(Skv, kAttentionBlockN);
   int64_t BD = blockOf(D, kMaxAttentionHeadSize), BDV = blockOf(Dv, kMaxAttentionHeadSize);

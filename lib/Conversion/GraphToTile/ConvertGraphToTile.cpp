@@ -215,6 +215,7 @@ struct ConvertGraphToTilePass
           topts.allowTF32 = allowTF32;
           topts.convAlgorithm = convAlgorithm;
           topts.tmaStore = tmaStore;
+          topts.attentionBlockM = attentionBlockM;
           auto kernels = buildKernelsForGroup(kb, g, name, topts);
           if (failed(kernels))
             return signalPassFailure();

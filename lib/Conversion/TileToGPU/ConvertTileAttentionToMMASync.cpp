@@ -16,10 +16,10 @@
 //   }
 //   tile.block_store %Y[%b, %m0, 0], truncf(acc / l)
 //
-// One program = one CTA of 4 warps over BLOCK_M = 64 query rows; warp w owns rows
-// 16 w .. 16 w + 15 of the block, as one m16 row of mma.m16n8k16 tiles:
+// One program = one CTA of num_warps (4 or 8) warps over BLOCK_M = 16 num_warps query rows;
+// warp w owns rows 16 w .. 16 w + 15 of the block, as one m16 row of mma.m16n8k16 tiles:
 //
-//   Shared memory (dynamic, 16-bit elements): the Q block [64, D], then 2 stages of the K
+//   Shared memory (dynamic, 16-bit elements): the Q block [BLOCK_M, D], then 2 stages of the K
 //     block (stored as K's global layout has it: [64 keys, D] for a K^T read through a
 //     transpose, [D, 64] for a stored K^T) and 2 stages of the V block [64, Dv]. Every
 //     stored row of C 16-byte chunks keeps chunk c at c ^ phase(row) (swizzlePhase,
@@ -88,8 +88,7 @@ using namespace aicc::mma_sync;
 
 namespace {
 
-constexpr int64_t kBM = kAttentionMmaSyncBlockM, kBN = kAttentionMmaSyncBlockN;
-constexpr int64_t kThreads = 32 * kAttentionMmaSyncWarps;
+constexpr int64_t kBN = kAttentionMmaSyncBlockN;
 
 /// One operand block in shared memory: `rows` x `cols` as stored (the global layout, cols
 /// contiguous), at element `offset`; K and V have two stages `stageElems` apart.
@@ -142,6 +141,8 @@ private:
   bool causal = false;
   double scale = 1.0;
   int64_t D = 0, Dv = 0, Sq = 0, Skv = 0, numBlocks = 0, smemBytes = 0;
+  /// num_warps (4 or 8), BLOCK_M = 16 x num_warps query rows, 32 x num_warps threads.
+  int64_t warps = 4, BM = 64, threads = 128;
   Type elem;
 
   // --- generation
@@ -157,6 +158,9 @@ private:
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(x));
   }
   void issue(OpBuilder &b, const StagedBlock &blk, IRMapping &map, Value stage);
+  /// The cp.async of chunk `c` (i32) of `blk` into the stage at element `base` (index).
+  void copyChunk(OpBuilder &b, const StagedBlock &blk, Value src, Value batch, Value row0,
+                 Value col0, Value base, Value c);
   /// ldmatrix x4 at element offset `off` (index): the four 16-bit pairs as mma operands.
   SmallVector<Value> ldmatrix(OpBuilder &b, Value off, bool trans);
   Value mmaReg(OpBuilder &b, Value pair);
@@ -166,8 +170,11 @@ private:
 };
 
 std::string AttentionKernel::match() {
-  if (sched.getNumWarps() != kAttentionMmaSyncWarps)
-    return "num_warps must be " + std::to_string(kAttentionMmaSyncWarps);
+  warps = sched.getNumWarps();
+  if (warps != 4 && warps != 8)
+    return "num_warps must be 4 or 8 (BLOCK_M = 16 x num_warps)";
+  BM = 16 * warps;
+  threads = 32 * warps;
   SmallVector<tl::DotOp> dots;
   fn.walk([&](tl::DotOp d) { dots.push_back(d); });
   if (dots.size() != 2 || dots[0]->getBlock() != dots[1]->getBlock())
@@ -198,8 +205,8 @@ std::string AttentionKernel::match() {
       return "Q, K, V and P must share one element type";
   D = shapeOf(qL)[1];
   Dv = shapeOf(vL)[1];
-  if (shapeOf(qL)[0] != kBM || shapeOf(kL) != ArrayRef<int64_t>{D, kBN} || shapeOf(vL)[0] != kBN)
-    return "blocks must be Q [64, D], K^T [D, 64], V [64, Dv]";
+  if (shapeOf(qL)[0] != BM || shapeOf(kL) != ArrayRef<int64_t>{D, kBN} || shapeOf(vL)[0] != kBN)
+    return "blocks must be Q [16 x num_warps, D], K^T [D, 64], V [64, Dv]";
   auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && llvm::isPowerOf2_64(d); };
   if (!headOk(D) || !headOk(Dv))
     return "head sizes must be powers of two in [16, 128]";
@@ -248,23 +255,22 @@ std::string AttentionKernel::match() {
   });
   store = stores.size() == 1 ? dyn_cast<tl::BlockStoreOp>(stores[0]) : tl::BlockStoreOp();
   if (!store || store->getBlock() != &top || store.getTranspose() ||
-      shapeOf(store.getValue()) != ArrayRef<int64_t>{kBM, Dv} ||
+      shapeOf(store.getValue()) != ArrayRef<int64_t>{BM, Dv} ||
       cast<RankedTensorType>(store.getValue().getType()).getElementType() != elem ||
       store.getDims()[2] != Dv)
-    return "the output is not one block store of the [64, Dv] tile in the operands' type";
-  q = {qL, kBM, D, 0, 0};
-  k = kMajorK ? StagedBlock{kL, kBN, D, kBM * D, kBN * D}
-              : StagedBlock{kL, D, kBN, kBM * D, kBN * D};
-  v = {vL, kBN, Dv, kBM * D + 2 * kBN * D, kBN * Dv};
-  smemBytes = attentionMmaSyncSharedBytes(D, Dv);
+    return "the output is not one block store of the [BLOCK_M, Dv] tile in the operands' type";
+  q = {qL, BM, D, 0, 0};
+  k = kMajorK ? StagedBlock{kL, kBN, D, BM * D, kBN * D} : StagedBlock{kL, D, kBN, BM * D, kBN * D};
+  v = {vL, kBN, Dv, BM * D + 2 * kBN * D, kBN * Dv};
+  smemBytes = attentionMmaSyncSharedBytes(BM, D, Dv);
   if (smemBytes > maxSharedBytes)
     return "the Q block and two K / V stages exceed the shared memory per block";
   return "";
 }
 
 /// The cp.async copies of block `blk` (its load's operands through `map`) into stage
-/// `stage` (index; Q: 0): chunk c = tid + i * 128 of the stored block is row c / C, chunk
-/// c % C, at its swizzled place; 0 source bytes outside the matrix (zero fill).
+/// `stage` (index; Q: 0): chunk c = tid + i * threads of the stored block is row c / C,
+/// chunk c % C, at its swizzled place; 0 source bytes outside the matrix (zero fill).
 void AttentionKernel::issue(OpBuilder &b, const StagedBlock &blk, IRMapping &map, Value stage) {
   tl::BlockLoadOp l = blk.load;
   Value src = map.lookupOrDefault(l.getPtr());
@@ -273,23 +279,38 @@ void AttentionKernel::issue(OpBuilder &b, const StagedBlock &blk, IRMapping &map
   Value col0 = map.lookupOrDefault(l.getCol());
   Value base = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, stage, cidx(b, blk.stageElems)), cidx(b, blk.offset));
-  int64_t C = blk.chunks(), n = blk.rows * C;
-  for (int64_t i = 0; i * kThreads < n; ++i) {
-    Value c = arith::AddIOp::create(b, loc, tid, c32(b, i * kThreads));
-    Value r = arith::DivUIOp::create(b, loc, c, c32(b, C));
-    Value ch = arith::RemUIOp::create(b, loc, c, c32(b, C));
-    Value phys = arith::XOrIOp::create(b, loc, ch, swizzlePhase(b, loc, C, r));
-    Value dst = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, r, c32(b, blk.cols)),
-                                      arith::MulIOp::create(b, loc, phys, c32(b, kChunk)));
-    auto [gidx, inb] = blockLoadElement(
-        b, loc, l, batch, arith::AddIOp::create(b, loc, row0, r),
-        arith::AddIOp::create(b, loc, col0, arith::MulIOp::create(b, loc, ch, c32(b, kChunk))));
-    gidx = arith::SelectOp::create(b, loc, inb, gidx, c32(b, 0));
-    Value srcElems = arith::SelectOp::create(b, loc, inb, cidx(b, kChunk), cidx(b, 0));
-    nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, smem, ValueRange{arith::AddIOp::create(b, loc, base, idx(b, dst))}, src,
-        ValueRange{idx(b, gidx)}, b.getIndexAttr(kChunk), srcElems, b.getUnitAttr());
+  int64_t n = blk.rows * blk.chunks();
+  for (int64_t i = 0; i * threads < n; ++i) {
+    OpBuilder cb = b;
+    if ((i + 1) * threads > n) {
+      // The last round covers only part of the threads (8 warps, a 16-wide head).
+      auto guard = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid, c32(b, n - i * threads)),
+          /*withElse=*/false);
+      cb = guard.getThenBodyBuilder();
+    }
+    copyChunk(cb, blk, src, batch, row0, col0, base,
+              arith::AddIOp::create(cb, loc, tid, c32(cb, i * threads)));
   }
+}
+
+void AttentionKernel::copyChunk(OpBuilder &b, const StagedBlock &blk, Value src, Value batch,
+                                Value row0, Value col0, Value base, Value c) {
+  int64_t C = blk.chunks();
+  Value r = arith::DivUIOp::create(b, loc, c, c32(b, C));
+  Value ch = arith::RemUIOp::create(b, loc, c, c32(b, C));
+  Value phys = arith::XOrIOp::create(b, loc, ch, swizzlePhase(b, loc, C, r));
+  Value dst = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, r, c32(b, blk.cols)),
+                                    arith::MulIOp::create(b, loc, phys, c32(b, kChunk)));
+  auto [gidx, inb] = blockLoadElement(
+      b, loc, blk.load, batch, arith::AddIOp::create(b, loc, row0, r),
+      arith::AddIOp::create(b, loc, col0, arith::MulIOp::create(b, loc, ch, c32(b, kChunk))));
+  gidx = arith::SelectOp::create(b, loc, inb, gidx, c32(b, 0));
+  Value srcElems = arith::SelectOp::create(b, loc, inb, cidx(b, kChunk), cidx(b, 0));
+  nvgpu::DeviceAsyncCopyOp::create(
+      b, loc, smem, ValueRange{arith::AddIOp::create(b, loc, base, idx(b, dst))}, src,
+      ValueRange{idx(b, gidx)}, b.getIndexAttr(kChunk), srcElems, b.getUnitAttr());
 }
 
 Value AttentionKernel::mmaReg(OpBuilder &b, Value pair) {
@@ -450,8 +471,7 @@ LogicalResult AttentionKernel::run() {
   // The key blocks this program computes (causal: up to its last row's diagonal).
   Value nEnd = cidx(b, numBlocks);
   if (causal) {
-    Value last =
-        arith::DivUIOp::create(b, loc, add(b, m0, c32(b, kBM - 1 + Skv - Sq)), c32(b, kBN));
+    Value last = arith::DivUIOp::create(b, loc, add(b, m0, c32(b, BM - 1 + Skv - Sq)), c32(b, kBN));
     nEnd = arith::MinUIOp::create(b, loc, nEnd, idx(b, add(b, last, c32(b, 1))));
   }
   double ninf = -std::numeric_limits<double>::infinity();
@@ -633,11 +653,11 @@ LogicalResult AttentionKernel::run() {
   src.dropAllDefinedValueUses();
   src.erase();
 
-  fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)kThreads, 1, 1}));
+  fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
   fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
   fn->setAttr(tile::kMmaSyncAttrName,
-              tl::MmaSyncConfigAttr::get(ctx, kBM, kBN, D, kAttentionMmaSyncStages,
-                                         kAttentionMmaSyncWarps, 1, tl::EpilogueStore::registers));
+              tl::MmaSyncConfigAttr::get(ctx, BM, kBN, D, kAttentionMmaSyncStages, warps, 1,
+                                         tl::EpilogueStore::registers));
   return success();
 }
 

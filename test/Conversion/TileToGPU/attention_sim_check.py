@@ -12,8 +12,10 @@ f16 before the second product) or 1e-2 (bf16). Shared-memory accesses must be co
 group in flight; barrier: no bar.sync; trans: ldmatrix.trans flipped; shuffle: the quad
 shuffles read the thread's own lane) and expects every case to fail.
 
+--block-m 128 compiles with --attention-block-m=128 (8 warps, 128 query rows per program).
+
 Usage: attention_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR
-         [--mutate wait|barrier|trans|shuffle] [CASE_REGEX]
+         [--mutate wait|barrier|trans|shuffle] [--block-m 64|128] [CASE_REGEX]
 Prints one line per case, then 'N passed, N failed'; exit 1 when any failed (or, with
 --mutate, when any passed).
 """
@@ -89,7 +91,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     os.makedirs(d_, exist_ok=True)
     ac.case(d_, "model", batch, sq, skv, d, dv, e, seed=zlib.crc32(name.encode()) % 1000, **opts)
     tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90",
-                           "--attention=fused", "--emit=tile", "-o", "-"], check=True,
+                           "--attention=fused", f"--attention-block-m={a.block_m}",
+                           "--emit=tile", "-o", "-"], check=True,
                           capture_output=True, text=True).stdout
     ir = subprocess.run([a.opt, "-", "-convert-tile-attention-to-mma-sync", "-canonicalize",
                          "-cse", "--mlir-print-op-generic"], input=tile, check=True,
@@ -120,6 +123,8 @@ def main():
     p.add_argument("--opt", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--mutate", choices=["wait", "barrier", "trans", "shuffle"])
+    p.add_argument("--block-m", default="64", choices=["64", "128"],
+                   help="--attention-block-m: 4 or 8 warps per program")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0

@@ -66,6 +66,9 @@ struct TemplateOptions {
   /// output (a tile spanning images would need stores at negative pixel coordinates). False:
   /// tiles run over all N * OH * OW rows (no padding; register stores).
   bool tmaStore = true;
+  /// GPU attention kernels' BLOCK_M (query rows per program): 64 (4 warps) or 128 (8
+  /// warps); 0: 64.
+  int64_t attentionBlockM = 0;
 };
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
