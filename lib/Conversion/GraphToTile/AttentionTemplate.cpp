@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 #include "TemplateSupport.h"
 
+#include "aicc/Dialect/Graph/IR/AttentionOperands.h"
 #include "aicc/Target/Chip.h"
 #include "aicc/Target/TensorCoreRules.h"
 
@@ -47,20 +48,6 @@ constexpr int64_t kAttentionBlockM = 64;
 constexpr int64_t kAttentionBlockN = 64;
 /// Largest head size (D, Dv) the template holds in one tile.
 constexpr int64_t kMaxAttentionHeadSize = 512;
-
-/// K when `kt` is transpose(K) of K's last two dims (graph-fuse's one attention view on GPU
-/// targets), else null.
-Value keyOfTranspose(Value kt) {
-  auto t = kt.getDefiningOp<TransposeOp>();
-  if (!t)
-    return Value();
-  ArrayRef<int64_t> perm = t.getPerm();
-  int64_t n = perm.size();
-  for (int64_t i = 0; i < n; ++i)
-    if (perm[i] != (i + 2 < n ? i : i == n - 2 ? n - 1 : n - 2))
-      return Value();
-  return t.getInput();
-}
 
 int64_t blockOf(int64_t n, int64_t cap) {
   return std::min<int64_t>(cap, (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(1, n)));
@@ -81,7 +68,10 @@ int64_t blockOf(int64_t n, int64_t cap) {
 /// (the online softmax of Milakov & Gimelshein, 2018). P is rounded to the operands' type
 /// before the second product, as the tensor cores take it. The caller checked the rules of
 /// attentionMmaSyncProblem (TensorCoreRules.h): 16-bit operands, D and Dv powers of two,
-/// no bias, K^T as a transpose view of K or stored with 16-byte rows, no epilogue.
+/// no bias, K^T read as K's rows or stored with 16-byte rows, no epilogue. Q, K and V are
+/// read through the transposes in the group as blocks of row-major matrices of the kernel
+/// inputs (AttentionOperands.h): the head split of [B, S, H, D] is the column offset h * D
+/// of the [B, S, H * D] matrices, so no transpose kernel runs before the attention.
 static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group,
                                                  StringRef name, AttentionOp att, int64_t blockM) {
   Location loc = att.getLoc();
@@ -100,23 +90,6 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
   Type elem = yT.getElementType(), f32 = b.getF32Type();
   double inf = std::numeric_limits<double>::infinity();
   auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
-  // The kernel parameter an operand is (K: through its last-two-dims transpose).
-  auto param = [&](Value v) -> Value {
-    auto arg = dyn_cast<BlockArgument>(v);
-    if (!arg || !kc.argIndex.count(arg))
-      return Value();
-    return kc.inParams[kc.argIndex.lookup(arg)];
-  };
-  Value key = keyOfTranspose(att.getKeyT());
-  bool keyRowMajor = (bool)key;
-  if (!key)
-    key = att.getKeyT();
-  Value qP = param(att.getQuery()), kP = param(key), vP = param(att.getValue());
-  if (!qP || !kP || !vP)
-    return att.emitError("GPU attention kernel: query, key and value must be kernel inputs "
-                         "(K^T: or a transpose of K's last two dims)"),
-           failure();
-
   Value pidM = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value pidB = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
   SmallVector<Value> batchIdx; // one i32 scalar per batch dim of the result
@@ -127,28 +100,58 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
       q = arith::RemSIOp::create(b, loc, q, i32(batchShape[d]));
     batchIdx.push_back(q);
   }
-  // The flat matrix index of an operand of shape [b.., R, C] whose batch dims broadcast
-  // to the result's (numpy: right-aligned, size 1 pinned to 0), and its matrix count.
-  auto matrixOf = [&](Value v) -> std::pair<Value, int64_t> {
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape().drop_back(2);
-    size_t off = batchShape.size() - shape.size();
-    Value flat = i32(0);
-    int64_t stride = 1;
-    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
-      if (shape[d] != 1)
-        flat = arith::AddIOp::create(b, loc, flat,
-                                     arith::MulIOp::create(b, loc, batchIdx[off + d], i32(stride)));
-      stride *= shape[d];
-    }
-    return {flat, stride};
+  // Each operand as blocks of a batch of row-major matrices of a kernel input X, read
+  // through the transposes in the group (AttentionOperands.h): the block loads' dims, and
+  // the program's matrix and column offset from its batch indices (numpy broadcast:
+  // right-aligned, size-1 dims pinned to 0).
+  struct Matrix {
+    Value param, batch, col;
+    SmallVector<int64_t> dims;
+    bool keyRows = false;
   };
-  auto [qB, qN] = matrixOf(att.getQuery());
-  auto [kB, kN] = matrixOf(key);
-  auto [vB, vN] = matrixOf(att.getValue());
+  Block &body = group.getBody().front();
+  auto matrixOf = [&](unsigned index) -> FailureOr<Matrix> {
+    Value v = att->getOperand(index);
+    auto view =
+        attentionOperandView(v, index, [&](TransposeOp t) { return t->getBlock() == &body; });
+    auto arg = view ? dyn_cast<BlockArgument>(view->root) : BlockArgument();
+    if (!arg || !kc.argIndex.count(arg))
+      return att.emitError("GPU attention kernel: operand #")
+                 << index << " is not a block matrix of a kernel input (through transposes "
+                 << "that keep its last dim contiguous)",
+             failure();
+    Matrix m;
+    m.param = kc.inParams[kc.argIndex.lookup(arg)];
+    m.keyRows = view->keyRows;
+    ArrayRef<int64_t> xs = cast<RankedTensorType>(arg.getType()).getShape();
+    auto xStr = rowMajorStrides(xs);
+    int64_t n = xs.size(), rowDim = view->rowDim;
+    int64_t d0 = 1;
+    for (int64_t k = 0; k < rowDim; ++k)
+      d0 *= xs[k];
+    m.dims = {d0, xs[rowDim], xStr[rowDim]};
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
+    size_t off = batchShape.size() - (shape.size() - 2);
+    m.batch = m.col = i32(0);
+    for (int64_t i = 0; i + 2 < n; ++i) {
+      if (shape[i] == 1)
+        continue;
+      int64_t k = view->perm[i];
+      bool below = k < rowDim;
+      int64_t stride = below ? xStr[k] / (m.dims[1] * m.dims[2]) : xStr[k];
+      Value term = arith::MulIOp::create(b, loc, batchIdx[off + i], i32(stride));
+      Value &acc = below ? m.batch : m.col;
+      acc = arith::AddIOp::create(b, loc, acc, term);
+    }
+    return m;
+  };
+  auto qM = matrixOf(0), kM = matrixOf(1), vM = matrixOf(2);
+  if (failed(qM) || failed(kM) || failed(vM))
+    return failure();
   Value m0 = arith::MulIOp::create(b, loc, pidM, i32(BM));
   Value zero32 = i32(0);
-  Value q = tl::BlockLoadOp::create(b, loc, RankedTensorType::get({BM, D}, elem), qP, qB, m0,
-                                    zero32, ArrayRef<int64_t>{qN, Sq, D});
+  Value q = tl::BlockLoadOp::create(b, loc, RankedTensorType::get({BM, D}, elem), qM->param,
+                                    qM->batch, m0, qM->col, qM->dims);
   TileBuilder t1{b, loc, {BM}};
   Value rows = arith::AddIOp::create(b, loc, t1.splat(m0), t1.range(BM));
   auto rowsToTile = [&](OpBuilder &ob, Value v, int64_t cols) -> Value {
@@ -168,12 +171,13 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
       [&](OpBuilder &lb, Value n0, ValueRange carried) {
         TileBuilder ts{lb, loc, {BM, BN}};
         TileBuilder tr{lb, loc, {BM}};
-        Value kt = keyRowMajor
-                       ? tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({D, BN}, elem), kP,
-                                                 kB, n0, zero32, ArrayRef<int64_t>{kN, Skv, D},
-                                                 /*transpose=*/true)
-                       : tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({D, BN}, elem), kP,
-                                                 kB, zero32, n0, ArrayRef<int64_t>{kN, D, Skv});
+        // K's rows [BN, D] read transposed, or a stored K^T's [D, BN] block (no column
+        // offsets: attentionOperandView takes a stored K^T only as plain matrices).
+        auto ktT = RankedTensorType::get({D, BN}, elem);
+        Value kt = kM->keyRows ? tl::BlockLoadOp::create(lb, loc, ktT, kM->param, kM->batch, n0,
+                                                         kM->col, kM->dims, /*transpose=*/true)
+                               : tl::BlockLoadOp::create(lb, loc, ktT, kM->param, kM->batch, zero32,
+                                                         n0, kM->dims);
         Value s = tl::DotOp::create(lb, loc, ts.tileOf(f32), q, kt, ts.splatF(f32, 0.0), ieee);
         s = arith::MulFOp::create(lb, loc, s, ts.splatF(f32, att.getScale().convertToDouble()));
         TileBuilder tn{lb, loc, {BN}};
@@ -199,8 +203,8 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
                                       arith::SubFOp::create(lb, loc, s, rowsToTile(lb, mSafe, BN)));
         Value l = arith::AddFOp::create(lb, loc, arith::MulFOp::create(lb, loc, carried[1], alpha),
                                         rowReduce(lb, p, tl::ReduceKind::add));
-        Value v = tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({BN, Dv}, elem), vP, vB,
-                                          n0, zero32, ArrayRef<int64_t>{vN, Skv, Dv});
+        Value v = tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({BN, Dv}, elem), vM->param,
+                                          vM->batch, n0, vM->col, vM->dims);
         Value p16 = arith::TruncFOp::create(lb, loc, ts.tileOf(elem), p);
         Value acc = arith::MulFOp::create(lb, loc, carried[2], rowsToTile(lb, alpha, Dv));
         acc = tl::DotOp::create(lb, loc, acc.getType(), p16, v, acc, ieee);
@@ -272,7 +276,11 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
     shape.valueHeadSize = Dv;
     shape.keyLength = Skv;
     shape.bias = (bool)att.getBias();
-    shape.keyRowMajor = (bool)keyOfTranspose(att.getKeyT());
+    // K^T as K's rows through the transposes graph-fuse put into the group.
+    Block &body = group.getBody().front();
+    auto view = attentionOperandView(att.getKeyT(), 1,
+                                     [&](TransposeOp t) { return t->getBlock() == &body; });
+    shape.keyRowMajor = view && view->keyRows;
     shape.plainOutput =
         att->getNextNode() && isa<YieldOp>(att->getNextNode()) && yT.getElementType() == qe;
     std::string why = attentionMmaSyncProblem(shape, *chip);

@@ -136,6 +136,58 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
 
 
+def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0):
+    """Attention as torch's multi-head attention writes it: Q, K, V come as [B, S, H * D]
+    (a linear's output), are viewed [B, S, H, D] and transposed to [B, H, S, D] (K to
+    [B, H, D, S] in one transpose, k.transpose(1, 2).transpose(2, 3) composed); the result
+    stays [B, H, Sq, D]."""
+    rng = np.random.default_rng(seed)
+    q = rounded(rng.standard_normal([b, sq, h * d]), e)
+    k = rounded(rng.standard_normal([b, skv, h * d]), e)
+    v = rounded(rng.standard_normal([b, skv, h * d]), e)
+    T = lambda s: ttype(s, e)
+    lines = [f"// attention case {name} (head split; attention_cases.py)",
+             f"func.func @main(%q0: {T([b, sq, h * d])}, %k0: {T([b, skv, h * d])}, "
+             f"%v0: {T([b, skv, h * d])}) -> {T([b, h, sq, d])} {{"]
+    for x, s in (("q", sq), ("k", skv), ("v", skv)):
+        lines.append(f"  %{x}1 = graph.reshape %{x}0 : ({T([b, s, h * d])}) -> {T([b, s, h, d])}")
+    lines += [f"  %q = graph.transpose %q1, [0, 2, 1, 3] : ({T([b, sq, h, d])}) -> {T([b, h, sq, d])}",
+              f"  %kt = graph.transpose %k1, [0, 2, 3, 1] : ({T([b, skv, h, d])}) -> {T([b, h, d, skv])}",
+              f"  %v = graph.transpose %v1, [0, 2, 1, 3] : ({T([b, skv, h, d])}) -> {T([b, h, skv, d])}",
+              f"  %s = graph.matmul %q, %kt : ({T([b, h, sq, d])}, {T([b, h, d, skv])}) -> {T([b, h, sq, skv])}",
+              f"  %c = graph.constant dense<{1 / np.sqrt(d):.8f}> : {T([])}",
+              f"  %t = graph.mul %s, %c : ({T([b, h, sq, skv])}, {T([])}) -> {T([b, h, sq, skv])}"]
+    last = "%t"
+    bias = 0.0
+    if causal:
+        rows = ["[" + ", ".join("0.0" if j <= i + skv - sq else NEG_INF[e] for j in range(skv)) + "]"
+                for i in range(sq)]
+        lines.append(f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, skv])}")
+        lines.append(f"  %a = graph.add %t, %cm : ({T([b, h, sq, skv])}, {T([sq, skv])}) -> {T([b, h, sq, skv])}")
+        last = "%a"
+        i = np.arange(sq)[:, None]
+        j = np.arange(skv)[None, :]
+        bias = np.where(j <= i + skv - sq, 0.0, -np.inf)
+    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, skv])}",
+              f"  %y = graph.matmul %p, %v : ({T([b, h, sq, skv])}, {T([b, h, skv, d])}) -> {T([b, h, sq, d])}",
+              f"  return %y : {T([b, h, sq, d])}", "}"]
+    with open(os.path.join(out, name + ".mlir"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    split = lambda x: x.reshape(b, -1, h, d).transpose(0, 2, 1, 3)
+    qs, ks, vs = split(q), split(k), split(v)
+    s = np.matmul(qs, np.swapaxes(ks, -1, -2)) * rounded(np.array([1 / np.sqrt(d)]), e)[0] + bias
+    s = s - s.max(axis=-1, keepdims=True)
+    p = np.exp(s)
+    y = np.matmul(p / p.sum(axis=-1, keepdims=True), vs)
+    data = os.path.join(out, name)
+    os.makedirs(data, exist_ok=True)
+    for i, x in enumerate((q, k, v)):
+        with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
+            f.write(tensor_proto(f"input_{i}", x, e).SerializeToString())
+    with open(os.path.join(data, "output_0.pb"), "wb") as f:
+        f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+
+
 def gpu_cases(out):
     """The cases of the GPU attention kernel (16-bit operands, head sizes 16-128 powers of
     two, no mask but causal; scripts/gpu-attention.sh runs them on the GPU machine)."""
@@ -152,6 +204,10 @@ def gpu_cases(out):
     # Long rows in bf16, D 128, Dv 64; and the smallest head.
     case(out, "gpu-bf16-d128-dv64", [1, 2], 300, 300, 128, 64, "bf16", seed=16)
     case(out, "gpu-f16-d16", [4], 33, 129, 16, 16, "f16", seed=17)
+    # torch's multi-head layout: [B, S, H * D] inputs, the head split read in place.
+    head_split_case(out, "gpu-f16-d64-heads", 2, 4, 100, 100, 64, "f16", seed=19)
+    head_split_case(out, "gpu-bf16-d32-heads-causal", 1, 3, 70, 70, 32, "bf16", causal=True,
+                    seed=20)
     # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
     case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
 

@@ -8,6 +8,7 @@
 #define AICC_LIB_DIALECT_GRAPH_TRANSFORMS_FUSIONRULES_H
 
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
+#include "aicc/Dialect/Graph/IR/AttentionOperands.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -44,25 +45,22 @@ inline bool isAttentionOperandView(Operation *op) {
   return isa<TransposeOp, ExpandOp, SliceOp>(op);
 }
 
-/// A transpose of the last two dims only (K^T = transpose(K) as attention's key_t): the one
-/// operand view GPU attention kernels read (as K's rows, TensorCoreRules.h AttentionShape).
-inline bool isLastTwoDimsTranspose(Operation *op) {
-  auto t = dyn_cast_or_null<TransposeOp>(op);
+/// Whether a GPU attention group takes transpose `p` (its operand views): Q, K^T or V read
+/// through `p` and the transposes already in the group (`absorbed`) is still a block
+/// matrix of p's input (include/aicc/Dialect/Graph/IR/AttentionOperands.h), the operand
+/// kind the mma.sync kernel reads.
+inline bool gpuAttentionTakes(AttentionOp att, Operation *p,
+                              llvm::function_ref<bool(TransposeOp)> absorbed) {
+  auto t = dyn_cast<TransposeOp>(p);
   if (!t)
     return false;
-  ArrayRef<int64_t> perm = t.getPerm();
-  int64_t n = perm.size();
-  for (int64_t i = 0; i + 2 < n; ++i)
-    if (perm[i] != i)
-      return false;
-  return n >= 2 && perm[n - 2] == n - 1 && perm[n - 1] == n - 2;
-}
-
-/// The one view a GPU attention group takes: K^T (the attention's operand 1) as a
-/// last-two-dims transpose of K; `consumer` reads `producer` as its operand `idx`.
-inline bool gpuAttentionView(Operation *anchor, Operation *consumer, unsigned idx,
-                             Operation *producer) {
-  return consumer == anchor && idx == 1 && isLastTwoDimsTranspose(producer);
+  for (unsigned i = 0; i < 3; ++i) {
+    auto view = attentionOperandView(att->getOperand(i), i,
+                                     [&](TransposeOp x) { return x == t || absorbed(x); });
+    if (view && view->root == t.getInput())
+      return true;
+  }
+  return false;
 }
 
 /// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's

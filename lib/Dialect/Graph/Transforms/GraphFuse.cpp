@@ -136,9 +136,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   using GraphFuseBase::GraphFuseBase;
 
   HardwareDescription hw;
-  /// The target is a GPU: attention kernels read K^T as a last-two-dims transpose of K and
-  /// nothing else through views, and store the attention itself (the mma.sync kernel,
-  /// TensorCoreRules.h attentionMmaSyncProblem); the other views and consumers stay kernels.
+  /// GPU target: attention groups take only transposes that keep operands block matrices
+  /// (gpuAttentionTakes) and no consumers (attentionMmaSyncProblem, TensorCoreRules.h).
   bool gpuAttention = false;
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
@@ -199,9 +198,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           return o != v && d && groupOf.count(d) && groupOf.lookup(d) == groupOf.lookup(p);
         }))
       down = false;
-    bool up =
-        templateAbsorbs(cg.kind, cAnchor, consumer, idx, p) &&
-        (cg.kind != "attention" || !gpuAttention || gpuAttentionView(cAnchor, consumer, idx, p));
+    auto inGroup = [&](TransposeOp x) { return groupOf.count(x) && &groups[groupOf[x]] == &cg; };
+    bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p) &&
+              (cg.kind != "attention" || !gpuAttention ||
+               gpuAttentionTakes(cast<AttentionOp>(cAnchor), p, inGroup));
     if (!down && !up)
       return kTemplate;
     // A reduction kernel's prologue iterates over the reduce input (templateAbsorbs checked
@@ -272,7 +272,9 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           !isSideEffectFree(d) ||
           llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }) ||
           !templateAbsorbs("attention", op, consumer, idx, d) ||
-          (gpuAttention && !gpuAttentionView(op, consumer, idx, d)))
+          (gpuAttention && !gpuAttentionTakes(cast<AttentionOp>(op), d, [&](TransposeOp x) {
+             return llvm::is_contained(views, x.getOperation());
+           })))
         continue;
       views.push_back(d);
       work.push_back({d->getOperand(0), d, 0});
@@ -284,9 +286,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       add(g, d);
   }
 
-  /// Epilogue: the chain of single-user elementwise consumers of `op`'s result over its
-  /// shape joins group `g` (anchors and reductions). The templates load a consumer's other
-  /// operands from memory, so none of them may be computed inside this kernel.
+  /// Epilogue: single-user elementwise consumers of `op`'s result over its shape join group
+  /// `g`; templates load their other operands, so none may be computed in this kernel.
   void absorbConsumerChain(unsigned g, Operation *op) {
     Value tail = op->getResult(0);
     bool dag = isa<MatMulOp, GemmOp>(op);

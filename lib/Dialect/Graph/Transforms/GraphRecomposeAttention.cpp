@@ -226,7 +226,8 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       shape.valueHeadSize = vT.getShape().back();
       shape.keyLength = skv;
       shape.bias = bias || cond;
-      shape.keyRowMajor = fusion::isLastTwoDimsTranspose(kt.getDefiningOp());
+      auto view = attentionOperandView(kt, 1, [](TransposeOp) { return true; });
+      shape.keyRowMajor = view && view->keyRows;
       std::string why = aicc::attentionMmaSyncProblem(shape, *gpu);
       if (!why.empty())
         return rewriter.notifyMatchFailure(pv, "the " + std::string(gpu->name) +
