@@ -213,8 +213,30 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
   Value inv = arith::DivFOp::create(b, loc, t1.splatF(f32, 1.0), loop.getResult(1));
   Value y = arith::MulFOp::create(b, loc, loop.getResult(2), rowsToTile(b, inv, Dv));
   y = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, Dv}, elem), y);
-  tl::BlockStoreOp::create(b, loc, kc.outParams[0], pidB, m0, zero32, y,
-                           ArrayRef<int64_t>{batch, Sq, Dv});
+  // The store: the result's [batch, Sq, Dv] matrices, or through the head merge the group
+  // took (transpose [.., H, Sq, Dv] -> [.., Sq, H, Dv], attentionResultRowDim) blocks of
+  // its result X's matrices, the head a column offset.
+  Value sBatch = pidB, sCol = zero32;
+  SmallVector<int64_t> sDims = {batch, Sq, Dv};
+  if (auto t = dyn_cast<TransposeOp>(att->getNextNode())) {
+    ArrayRef<int64_t> xs = t.getType().getShape(), perm = t.getPerm();
+    auto xStr = rowMajorStrides(xs);
+    int64_t j0 = *attentionResultRowDim(t), d0 = 1;
+    for (int64_t j = 0; j < j0; ++j)
+      d0 *= xs[j];
+    sDims = {d0, xs[j0], xStr[j0]};
+    sBatch = sCol = zero32;
+    for (int64_t j = 0; j + 1 < (int64_t)xs.size(); ++j) {
+      if (j == j0 || xs[j] == 1)
+        continue;
+      bool below = j < j0;
+      int64_t stride = below ? xStr[j] / (sDims[1] * sDims[2]) : xStr[j];
+      Value term = arith::MulIOp::create(b, loc, batchIdx[perm[j]], i32(stride));
+      Value &acc = below ? sBatch : sCol;
+      acc = arith::AddIOp::create(b, loc, acc, term);
+    }
+  }
+  tl::BlockStoreOp::create(b, loc, kc.outParams[0], sBatch, m0, sCol, y, sDims);
   func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
@@ -231,9 +253,10 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
   if (group.getNumResults() != 1)
     return group.emitError("an attention group has one result, got ") << group.getNumResults(),
            failure();
-  // Ops after the attention: its elementwise epilogue (GraphFuse's consumer chain).
+  // Ops after the attention: its elementwise epilogue (GraphFuse's consumer chain), or on
+  // GPU targets the head merge (checked by the GPU form).
   for (Operation *op = att->getNextNode(); op && !isa<YieldOp>(op); op = op->getNextNode())
-    if (!isElementwise(op))
+    if (!isElementwise(op) && !isa<TransposeOp>(op))
       return op->emitError("attention kernel cannot apply ")
                  << op->getName() << " after the attention",
              failure();
@@ -281,8 +304,12 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
     auto view = attentionOperandView(att.getKeyT(), 1,
                                      [&](TransposeOp t) { return t->getBlock() == &body; });
     shape.keyRowMajor = view && view->keyRows;
-    shape.plainOutput =
-        att->getNextNode() && isa<YieldOp>(att->getNextNode()) && yT.getElementType() == qe;
+    // The result itself, or its head merge (GraphFuse's gpuAttentionHeadMerge).
+    Operation *next = att->getNextNode();
+    if (auto t = dyn_cast<TransposeOp>(next);
+        t && t.getInput() == att.getResult() && attentionResultRowDim(t))
+      next = t->getNextNode();
+    shape.plainOutput = next && isa<YieldOp>(next) && yT.getElementType() == qe;
     std::string why = attentionMmaSyncProblem(shape, *chip);
     if (!why.empty())
       return att.emitError("the ") << chip->name << " attention kernel does not take this "

@@ -6,7 +6,7 @@
 // Ampere tensor-core instructions; the code is our own. The input is the GPU form of the
 // attention template (AttentionTemplate.cpp, buildAttentionGPU):
 //
-//   %q = tile.block_load %Q[%bq, %m0, 0]                      [64, D]
+//   %q = tile.block_load %Q[%bq, %m0, %cq]                    [64, D]  (%cq: a head's column)
 //   scf.for %n0 = 0 to Skv step 64 iter_args(%m, %l, %acc) {  (absent when Skv <= 64)
 //     %kt = tile.block_load %K[%bk, %n0, 0] {transpose}       [D, 64]  (or %KT[%bk, 0, %n0])
 //     %s  = tile.dot %q, %kt;  s * scale;  -inf outside the keys / above the diagonal
@@ -51,7 +51,8 @@
 //     block adds p = 0 and leaves m, so alpha = 1); program_id(0) runs backwards, so the
 //     query blocks with the most key blocks are scheduled first.
 //   Epilogue: O / l per row, rounded to the output type, stored as 2-element vectors per
-//     thread, rows >= Sq skipped.
+//     thread, rows >= Sq skipped. The store's matrices may be wider than Dv (the head merge
+//     [B, H, S, Dv] -> [B, S, H, Dv] stored in place: the head is a column offset).
 //
 // Refused (an error: graph-recompose-attention forms on GPU targets only the attention
 // attentionMmaSyncProblem accepts, so a refusal is a broken contract): other element types,
@@ -257,7 +258,7 @@ std::string AttentionKernel::match() {
   if (!store || store->getBlock() != &top || store.getTranspose() ||
       shapeOf(store.getValue()) != ArrayRef<int64_t>{BM, Dv} ||
       cast<RankedTensorType>(store.getValue().getType()).getElementType() != elem ||
-      store.getDims()[2] != Dv)
+      store.getDims()[2] < Dv || store.getDims()[2] % 2 != 0)
     return "the output is not one block store of the [BLOCK_M, Dv] tile in the operands' type";
   q = {qL, BM, D, 0, 0};
   k = kMajorK ? StagedBlock{kL, kBN, D, BM * D, kBN * D} : StagedBlock{kL, D, kBN, BM * D, kBN * D};

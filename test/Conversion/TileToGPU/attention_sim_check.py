@@ -46,9 +46,11 @@ CASES = [
     ("bf16_d32_dv16", [1], 65, 130, 32, 16, "bf16", {}),
     ("f16_d128_one_block", [1], 64, 64, 128, 128, "f16", {}),
     # torch's multi-head layout: [B, S, H * D] inputs, the head split read in place (column
-    # offsets h * D of the [B, S, H * D] matrices), K^T in one transpose (0, 2, 3, 1).
+    # offsets h * D of the [B, S, H * D] matrices), K^T in one transpose (0, 2, 3, 1); the
+    # heads merged back ([B, S, H * D]) stored in place.
     ("f16_d32_heads", [2], 70, 70, 32, 32, "f16", {"heads": 3}),
-    ("bf16_d16_heads_causal", [1], 90, 90, 16, 16, "bf16", {"heads": 2, "causal": True}),
+    ("bf16_d16_heads_causal", [1], 90, 90, 16, 16, "bf16",
+     {"heads": 2, "causal": True, "merge": True}),
 ]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 
@@ -96,7 +98,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     seed = zlib.crc32(name.encode()) % 1000
     if "heads" in opts:
         ac.head_split_case(d_, "model", batch[0], opts["heads"], sq, skv, d, e,
-                           causal=opts.get("causal", False), seed=seed)
+                           causal=opts.get("causal", False), seed=seed,
+                           merge=opts.get("merge", False))
     else:
         ac.case(d_, "model", batch, sq, skv, d, dv, e, seed=seed, **opts)
     tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90",

@@ -136,11 +136,12 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
 
 
-def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0):
+def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0, merge=False):
     """Attention as torch's multi-head attention writes it: Q, K, V come as [B, S, H * D]
     (a linear's output), are viewed [B, S, H, D] and transposed to [B, H, S, D] (K to
     [B, H, D, S] in one transpose, k.transpose(1, 2).transpose(2, 3) composed); the result
-    stays [B, H, Sq, D]."""
+    is [B, H, Sq, D], or with `merge` the heads merged back: transposed to [B, Sq, H, D] and
+    viewed [B, Sq, H * D]."""
     rng = np.random.default_rng(seed)
     q = rounded(rng.standard_normal([b, sq, h * d]), e)
     k = rounded(rng.standard_normal([b, skv, h * d]), e)
@@ -169,8 +170,14 @@ def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0):
         j = np.arange(skv)[None, :]
         bias = np.where(j <= i + skv - sq, 0.0, -np.inf)
     lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, skv])}",
-              f"  %y = graph.matmul %p, %v : ({T([b, h, sq, skv])}, {T([b, h, skv, d])}) -> {T([b, h, sq, d])}",
-              f"  return %y : {T([b, h, sq, d])}", "}"]
+              f"  %y = graph.matmul %p, %v : ({T([b, h, sq, skv])}, {T([b, h, skv, d])}) -> {T([b, h, sq, d])}"]
+    if merge:
+        lines += [f"  %ym = graph.transpose %y, [0, 2, 1, 3] : ({T([b, h, sq, d])}) -> {T([b, sq, h, d])}",
+                  f"  %yr = graph.reshape %ym : ({T([b, sq, h, d])}) -> {T([b, sq, h * d])}",
+                  f"  return %yr : {T([b, sq, h * d])}", "}"]
+        lines[1] = lines[1].rsplit("->", 1)[0] + f"-> {T([b, sq, h * d])} {{"
+    else:
+        lines += [f"  return %y : {T([b, h, sq, d])}", "}"]
     with open(os.path.join(out, name + ".mlir"), "w") as f:
         f.write("\n".join(lines) + "\n")
     split = lambda x: x.reshape(b, -1, h, d).transpose(0, 2, 1, 3)
@@ -179,6 +186,8 @@ def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0):
     s = s - s.max(axis=-1, keepdims=True)
     p = np.exp(s)
     y = np.matmul(p / p.sum(axis=-1, keepdims=True), vs)
+    if merge:
+        y = y.transpose(0, 2, 1, 3).reshape(b, sq, h * d)
     data = os.path.join(out, name)
     os.makedirs(data, exist_ok=True)
     for i, x in enumerate((q, k, v)):
@@ -207,7 +216,7 @@ def gpu_cases(out):
     # torch's multi-head layout: [B, S, H * D] inputs, the head split read in place.
     head_split_case(out, "gpu-f16-d64-heads", 2, 4, 100, 100, 64, "f16", seed=19)
     head_split_case(out, "gpu-bf16-d32-heads-causal", 1, 3, 70, 70, 32, "bf16", causal=True,
-                    seed=20)
+                    seed=20, merge=True)
     # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
     case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
 

@@ -45,6 +45,15 @@ inline bool isAttentionOperandView(Operation *op) {
   return isa<TransposeOp, ExpandOp, SliceOp>(op);
 }
 
+/// The transpose of a GPU attention's result (the head merge [B, H, S, Dv] -> [B, S, H, Dv])
+/// that its group takes and stores in place (attentionResultRowDim), or null.
+inline TransposeOp gpuAttentionHeadMerge(Operation *att) {
+  if (!att->hasOneUse())
+    return TransposeOp();
+  auto t = dyn_cast<TransposeOp>(*att->getUsers().begin());
+  return t && t->getBlock() == att->getBlock() && attentionResultRowDim(t) ? t : TransposeOp();
+}
+
 /// Whether a GPU attention group takes transpose `p` (its operand views): Q, K^T or V read
 /// through `p` and the transposes already in the group (`absorbed`) is still a block
 /// matrix of p's input (include/aicc/Dialect/Graph/IR/AttentionOperands.h), the operand

@@ -253,6 +253,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       add(g, op);
       if (!(isa<AttentionOp>(op) && gpuAttention))
         absorbConsumerChain(g, op);
+      else if (TransposeOp t = gpuAttentionHeadMerge(op); t && !assigned(t))
+        add(g, t); // stored in place
     }
   }
 

@@ -75,6 +75,21 @@ attentionOperandView(mlir::Value v, unsigned index,
   return view;
 }
 
+/// The X dim the rows of an attention result y run along when transpose `t` of y (the head
+/// merge [B, H, S, Dv] -> [B, S, H, Dv]) is what the kernel stores: X = t's result, X dim j
+/// = y dim perm[j]; y's last dim must stay X's last (contiguous) dim. The store is then a
+/// block of the matrices of X the file comment gives.
+inline std::optional<int64_t> attentionResultRowDim(TransposeOp t) {
+  llvm::ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = perm.size();
+  if (n < 2 || perm[n - 1] != n - 1)
+    return std::nullopt;
+  for (int64_t j = 0; j < n; ++j)
+    if (perm[j] == n - 2)
+      return j;
+  return std::nullopt;
+}
+
 } // namespace aicc::graph
 
 #endif // AICC_DIALECT_GRAPH_IR_ATTENTIONOPERANDS_H
