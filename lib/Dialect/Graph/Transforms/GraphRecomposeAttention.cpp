@@ -226,7 +226,8 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       shape.valueHeadSize = vT.getShape().back();
       shape.keyLength = skv;
       shape.bias = bias || cond;
-      auto view = attentionOperandView(kt, 1, [](TransposeOp) { return true; });
+      // K^T read as K's rows through the transposes graph-fuse will take (single users).
+      auto view = attentionOperandView(kt, 1, [](TransposeOp t) { return t->hasOneUse(); });
       shape.keyRowMajor = view && view->keyRows;
       std::string why = aicc::attentionMmaSyncProblem(shape, *gpu);
       if (!why.empty())
