@@ -130,7 +130,7 @@ bool aicc::hasFusedAttention(Target target) {
 
 bool aicc::fusesAttention(const PipelineConfig &config) {
   if (config.attention == "auto")
-    return config.target == Target::CPU;
+    return hasFusedAttention(config.target);
   return config.attention == "fused";
 }
 

@@ -158,6 +158,9 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
   if (!a.keyRowMajor && a.keyLength % 8 != 0)
     return "K^T stored [.., D, Skv] needs Skv % 8 == 0 (16-byte rows), got Skv = " +
            std::to_string(a.keyLength);
+  if (a.batch > 65535)
+    return "more than 65535 batch matrices (" + std::to_string(a.batch) +
+           ": the programs along CUDA's grid y)";
   if (!a.plainOutput)
     return "the GPU kernel stores the attention itself (no epilogue ops, output in the "
            "operands' type)";

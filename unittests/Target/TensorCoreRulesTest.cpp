@@ -152,6 +152,11 @@ TEST(TensorCoreRules, AttentionMmaSync) {
   EXPECT_NE(attentionMmaSyncProblem(kt, chip("sm_90")), "");
   kt.keyLength = 96;
   EXPECT_EQ(attentionMmaSyncProblem(kt, chip("sm_90")), "");
+  AttentionShape wide = a;
+  wide.batch = 65536;
+  EXPECT_NE(attentionMmaSyncProblem(wide, chip("sm_90")), "");
+  wide.batch = 65535;
+  EXPECT_EQ(attentionMmaSyncProblem(wide, chip("sm_90")), "");
   AttentionShape epi = a;
   epi.plainOutput = false;
   EXPECT_NE(attentionMmaSyncProblem(epi, chip("sm_90")), "");

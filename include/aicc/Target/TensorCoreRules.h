@@ -145,6 +145,8 @@ struct AttentionShape {
   /// Whether the kernel's result is the attention itself (no elementwise op after it in the
   /// group) in the operands' element type.
   bool plainOutput = true;
+  /// The product of the result's batch dims: the programs along grid y (at most 65535).
+  int64_t batch = 1;
 };
 /// Shared memory of the kernel, bytes: the Q block [blockM, D] and 2 stages of the K
 /// [64, D] and V [64, Dv] blocks, 16-bit elements.
@@ -152,7 +154,8 @@ int64_t attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t va
 /// Why convert-tile-attention-to-mma-sync does not run `a` on `chip`, or "" when it does:
 /// f16 / bf16 operands, D and Dv powers of two in [16, 128] (whole swizzled 16-byte chunks;
 /// at most 64 output accumulators per thread), no bias, a K^T stored [.., D, Skv] only with
-/// Skv % 8 == 0, a plain output, and the shared memory within the chip's per block.
+/// Skv % 8 == 0, a plain output, at most 65535 batch matrices (CUDA's grid y limit), and
+/// the shared memory within the chip's per block.
 std::string attentionMmaSyncProblem(const AttentionShape &a, const ChipInfo &chip);
 
 } // namespace aicc

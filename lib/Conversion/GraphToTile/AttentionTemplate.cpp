@@ -298,6 +298,7 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
     shape.headSize = D;
     shape.valueHeadSize = Dv;
     shape.keyLength = Skv;
+    shape.batch = batch;
     shape.bias = (bool)att.getBias();
     // K^T as K's rows through the transposes graph-fuse put into the group.
     Block &body = group.getBody().front();

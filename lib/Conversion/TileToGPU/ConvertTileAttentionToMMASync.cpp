@@ -220,6 +220,9 @@ std::string AttentionKernel::match() {
   Sq = qL.getDims()[1];
   Skv = vL.getDims()[1];
   numBlocks = llvm::divideCeil(Skv, kBN);
+  // One program per BLOCK_M query rows along x (the causal order reverses it).
+  if (sched.getGrid()[0] != (int64_t)llvm::divideCeil(Sq, BM))
+    return "grid x must be ceil(Sq / BLOCK_M) programs";
   // The scale: s * c right after the first product.
   if (!dotS->hasOneUse())
     return "S = Q K^T has more than one user";

@@ -225,6 +225,9 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       shape.headSize = qT.getShape().back();
       shape.valueHeadSize = vT.getShape().back();
       shape.keyLength = skv;
+      shape.batch = 1;
+      for (int64_t d : yT.getShape().drop_back(2))
+        shape.batch *= d;
       shape.bias = bias || cond;
       // K^T read as K's rows through the transposes graph-fuse will take (single users).
       auto view = attentionOperandView(kt, 1, [](TransposeOp t) { return t->hasOneUse(); });
