@@ -138,3 +138,49 @@ func.func @no_keys(%q: tensor<4x3xf32>, %kt: tensor<3x0xf32>, %v: tensor<0x3xf32
   %y = graph.matmul %p, %v : (tensor<4x0xf32>, tensor<0x3xf32>) -> tensor<4x3xf32>
   return %y : tensor<4x3xf32>
 }
+
+// -----
+
+// HF Llama's softmax in f32 (softmax(x.float()).to(x.dtype)) and a causal mask the importer
+// keeps as a dense_resource: one causal graph.attention on the 16-bit scores.
+// CHECK-LABEL: func.func @f32_softmax_round_trip_resource_causal
+// CHECK:         %[[Y:.*]] = graph.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 5.000000e-01 : f64} : (tensor<1x2x4xf16>, tensor<1x4x2xf16>, tensor<1x2x4xf16>) -> tensor<1x2x4xf16>
+// CHECK-NOT:     graph.softmax
+// CHECK-NOT:     graph.cast
+// CHECK:         return %[[Y]]
+func.func @f32_softmax_round_trip_resource_causal(%q: tensor<1x2x4xf16>, %kt: tensor<1x4x2xf16>, %v: tensor<1x2x4xf16>) -> tensor<1x2x4xf16> {
+  %c = graph.constant dense<5.000000e-01> : tensor<f16>
+  %m = graph.constant dense_resource<mask> : tensor<2x2xf16>
+  %s = graph.matmul %q, %kt : (tensor<1x2x4xf16>, tensor<1x4x2xf16>) -> tensor<1x2x2xf16>
+  %t = graph.mul %s, %c : (tensor<1x2x2xf16>, tensor<f16>) -> tensor<1x2x2xf16>
+  %a = graph.add %t, %m : (tensor<1x2x2xf16>, tensor<2x2xf16>) -> tensor<1x2x2xf16>
+  %w = graph.cast %a : tensor<1x2x2xf16> -> tensor<1x2x2xf32>
+  %p = graph.softmax %w {axis = 2 : i64} : tensor<1x2x2xf32>
+  %n = graph.cast %p : tensor<1x2x2xf32> -> tensor<1x2x2xf16>
+  %y = graph.matmul %n, %v : (tensor<1x2x2xf16>, tensor<1x2x4xf16>) -> tensor<1x2x4xf16>
+  return %y : tensor<1x2x4xf16>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      mask: "0x02000000000000FC00000000"
+    }
+  }
+#-}
+
+// -----
+
+// The round trip must narrow back to the scores' own type: bf16 scores through an f32
+// softmax into an f16 product stay as they are.
+// CHECK-LABEL: func.func @mismatched_round_trip
+// CHECK-NOT:     graph.attention
+// CHECK:         graph.softmax
+func.func @mismatched_round_trip(%q: tensor<1x2x4xbf16>, %kt: tensor<1x4x2xbf16>, %v: tensor<1x2x4xf16>) -> tensor<1x2x4xf16> {
+  %s = graph.matmul %q, %kt : (tensor<1x2x4xbf16>, tensor<1x4x2xbf16>) -> tensor<1x2x2xbf16>
+  %w = graph.cast %s : tensor<1x2x2xbf16> -> tensor<1x2x2xf32>
+  %p = graph.softmax %w {axis = 2 : i64} : tensor<1x2x2xf32>
+  %n = graph.cast %p : tensor<1x2x2xf32> -> tensor<1x2x2xf16>
+  %y = graph.matmul %n, %v : (tensor<1x2x2xf16>, tensor<1x2x4xf16>) -> tensor<1x2x4xf16>
+  return %y : tensor<1x2x4xf16>
+}

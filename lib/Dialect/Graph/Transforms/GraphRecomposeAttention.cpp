@@ -13,6 +13,8 @@
 #include "aicc/Target/TargetAttr.h"
 #include "aicc/Target/TensorCoreRules.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -97,6 +99,26 @@ Value peelScale(Value v, double &scale) {
   }
 }
 
+/// The elements of constant `v`: its dense attribute, or the data of a float
+/// dense_resource (the importer keeps large initializers, a [S, S] mask among them, as
+/// resources) viewed as one; null otherwise.
+DenseElementsAttr constantElements(Value v) {
+  ElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return DenseElementsAttr();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return dense;
+  auto res = dyn_cast<DenseResourceElementsAttr>(attr);
+  auto t = res ? dyn_cast<RankedTensorType>(res.getType()) : RankedTensorType();
+  AsmResourceBlob *blob = res ? res.getRawHandle().getBlob() : nullptr;
+  if (!blob || !t || !isa<FloatType>(t.getElementType()))
+    return DenseElementsAttr();
+  ArrayRef<char> raw = blob->getData();
+  if ((int64_t)raw.size() != t.getNumElements() * t.getElementTypeBitWidth() / 8)
+    return DenseElementsAttr();
+  return DenseElementsAttr::getFromRawBuffer(t, raw);
+}
+
 /// Whether constant `v` is a [.., sq, skv] mask (every leading dim 1) whose element at
 /// (i, j) satisfies `is(element, masked)` everywhere, masked = j > i + skv - sq (the
 /// bottom-right aligned causal mask). AttrT / ElemT: DenseFPElementsAttr / APFloat for an
@@ -104,8 +126,8 @@ Value peelScale(Value v, double &scale) {
 template <typename AttrT, typename ElemT>
 bool isCausalMask(Value v, int64_t sq, int64_t skv,
                   function_ref<bool(const ElemT &, bool masked)> is) {
-  AttrT attr;
-  if (!matchPattern(v, m_Constant(&attr)) || sq > skv)
+  auto attr = dyn_cast_or_null<AttrT>(constantElements(v));
+  if (!attr || sq > skv)
     return false;
   auto shape = cast<RankedTensorType>(v.getType()).getShape();
   if (shape.size() < 2 || shape.end()[-2] != sq || shape.back() != skv ||
@@ -145,14 +167,29 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       : OpRewritePattern(ctx), gpu(gpu) {}
   const aicc::ChipInfo *gpu;
   LogicalResult matchAndRewrite(MatMulOp pv, PatternRewriter &rewriter) const override {
-    auto sm = pv.getLhs().getDefiningOp<SoftmaxOp>();
+    // The softmax, or (HF Llama and others: softmax(x, dtype=float32).to(x.dtype)) a 16-bit
+    // cast of an f32 softmax of the 16-bit scores widened: the kernel computes the softmax
+    // in f32 and rounds P to the operands' type all the same.
+    Value probs = pv.getLhs();
+    auto narrow = probs.getDefiningOp<CastOp>();
+    if (narrow && narrow->hasOneUse())
+      probs = narrow.getInput();
+    auto sm = probs.getDefiningOp<SoftmaxOp>();
     auto yT = pv.getType();
     if (!sm || !sm->hasOneUse() || sm.getType().getRank() < 2 ||
         (int64_t)sm.getAxis() != sm.getType().getRank() - 1)
       return rewriter.notifyMatchFailure(pv, "left operand is not a last-axis softmax");
-    auto scoresT = sm.getType();
-    Type elem = scoresT.getElementType();
     Value s = sm.getInput();
+    if (narrow) {
+      auto widen = s.getDefiningOp<CastOp>();
+      if (!widen || !s.hasOneUse() || !sm.getType().getElementType().isF32() ||
+          widen.getInput().getType() != narrow.getType())
+        return rewriter.notifyMatchFailure(pv, "a cast around the softmax that is not the "
+                                               "f32 round trip of the scores");
+      s = widen.getInput();
+    }
+    auto scoresT = cast<RankedTensorType>(s.getType());
+    Type elem = scoresT.getElementType();
     // The mask.
     Value bias, cond;
     bool condMasksTrue = false; // where(cond, -inf, s): cond marks the masked scores
