@@ -64,15 +64,8 @@ def load(path):
 
 
 def mutate(ir, kind):
-    if kind == "wait":
-        return re.sub(r'"nvvm.cp.async.wait.group"\(\) <\{n = (\d+) : i32\}>',
-                      lambda m: f'"nvvm.cp.async.wait.group"() <{{n = {int(m.group(1)) + 1} : i32}}>',
-                      ir)
-    if kind == "barrier":
-        return "\n".join(l for l in ir.split("\n") if '"gpu.barrier"' not in l)
-    if kind == "trans":
-        return ir.replace("transpose = true", "transpose = TMP").replace(
-            "transpose = false", "transpose = true").replace("transpose = TMP", "transpose = false")
+    if kind in simt_sim.COMMON_MUTATIONS:
+        return simt_sim.mutate(ir, kind)
     if kind == "shuffle":
         # xor 1 / xor 2 -> xor 0: each thread keeps its own partial max and sum.
         out, consts = [], {}

@@ -168,12 +168,8 @@ def split_k_sum(c, sim, kernel):
 
 
 def mutate(ir, kind):
-    if kind == "wait":
-        return re.sub(r'"nvvm.cp.async.wait.group"\(\) <\{n = (\d+) : i32\}>',
-                      lambda m: f'"nvvm.cp.async.wait.group"() <{{n = {int(m.group(1)) + 1} : i32}}>',
-                      ir)
-    if kind == "barrier":
-        return "\n".join(l for l in ir.split("\n") if '"gpu.barrier"' not in l)
+    if kind in simt_sim.COMMON_MUTATIONS:
+        return simt_sim.mutate(ir, kind)
     if kind in ("staging", "staging-entry"):
         # staging: drops the bar.sync between the staging stores and the copy-out (the
         # kernel's last barrier); staging-entry: the one between the K loop's last ldmatrix
@@ -182,9 +178,6 @@ def mutate(ir, kind):
         bars = [i for i, l in enumerate(lines) if '"gpu.barrier"' in l]
         drop = bars[-1] if kind == "staging" else bars[-2]
         return "\n".join(l for i, l in enumerate(lines) if i != drop)
-    if kind == "trans":
-        return ir.replace("transpose = true", "transpose = TMP").replace(
-            "transpose = false", "transpose = true").replace("transpose = TMP", "transpose = false")
     raise ValueError(kind)
 
 

@@ -947,6 +947,25 @@ def hexfloat(lit, ty):
     raise ValueError(ty)
 
 
+# The edits of the lowered IR both sim checks make the way a broken lowering would (their
+# --mutate): wait: one more cp.async group in flight; barrier: no bar.sync; trans: every
+# ldmatrix transpose flipped.
+COMMON_MUTATIONS = ("wait", "barrier", "trans")
+
+
+def mutate(ir, kind):
+    if kind == "wait":
+        return re.sub(r'"nvvm.cp.async.wait.group"\(\) <\{n = (\d+) : i32\}>',
+                      lambda m: f'"nvvm.cp.async.wait.group"() <{{n = {int(m.group(1)) + 1} : i32}}>',
+                      ir)
+    if kind == "barrier":
+        return "\n".join(l for l in ir.split("\n") if '"gpu.barrier"' not in l)
+    if kind == "trans":
+        return ir.replace("transpose = true", "transpose = TMP").replace(
+            "transpose = false", "transpose = true").replace("transpose = TMP", "transpose = false")
+    raise ValueError(kind)
+
+
 class Sim:
     def __init__(self, module_text):
         self.ops = Parser(module_text).op()
