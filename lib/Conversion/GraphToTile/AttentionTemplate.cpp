@@ -109,6 +109,25 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
     SmallVector<int64_t> dims;
     bool keyRows = false;
   };
+  // The block matrices of a contiguous tensor X whose rows run along X dim `rowDim`
+  // (AttentionOperands.h): their dims, and the program's matrix and column offset from the
+  // (X dim, i32 index) of each batch dim (dims below rowDim select the matrix, the others a
+  // column offset).
+  auto blockMatrix = [&](ArrayRef<int64_t> xs, int64_t rowDim,
+                         ArrayRef<std::pair<int64_t, Value>> terms, Matrix &m) {
+    auto xStr = rowMajorStrides(xs);
+    int64_t d0 = 1;
+    for (int64_t k = 0; k < rowDim; ++k)
+      d0 *= xs[k];
+    m.dims = {d0, xs[rowDim], xStr[rowDim]};
+    m.batch = m.col = i32(0);
+    for (auto [k, idx] : terms) {
+      bool below = k < rowDim;
+      int64_t stride = below ? xStr[k] / (m.dims[1] * m.dims[2]) : xStr[k];
+      Value &acc = below ? m.batch : m.col;
+      acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, idx, i32(stride)));
+    }
+  };
   Block &body = group.getBody().front();
   auto matrixOf = [&](unsigned index) -> FailureOr<Matrix> {
     Value v = att->getOperand(index);
@@ -123,26 +142,13 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
     Matrix m;
     m.param = kc.inParams[kc.argIndex.lookup(arg)];
     m.keyRows = view->keyRows;
-    ArrayRef<int64_t> xs = cast<RankedTensorType>(arg.getType()).getShape();
-    auto xStr = rowMajorStrides(xs);
-    int64_t n = xs.size(), rowDim = view->rowDim;
-    int64_t d0 = 1;
-    for (int64_t k = 0; k < rowDim; ++k)
-      d0 *= xs[k];
-    m.dims = {d0, xs[rowDim], xStr[rowDim]};
     ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
     size_t off = batchShape.size() - (shape.size() - 2);
-    m.batch = m.col = i32(0);
-    for (int64_t i = 0; i + 2 < n; ++i) {
-      if (shape[i] == 1)
-        continue;
-      int64_t k = view->perm[i];
-      bool below = k < rowDim;
-      int64_t stride = below ? xStr[k] / (m.dims[1] * m.dims[2]) : xStr[k];
-      Value term = arith::MulIOp::create(b, loc, batchIdx[off + i], i32(stride));
-      Value &acc = below ? m.batch : m.col;
-      acc = arith::AddIOp::create(b, loc, acc, term);
-    }
+    SmallVector<std::pair<int64_t, Value>> terms;
+    for (int64_t i = 0; i + 2 < (int64_t)shape.size(); ++i)
+      if (shape[i] != 1)
+        terms.push_back({view->perm[i], batchIdx[off + i]});
+    blockMatrix(cast<RankedTensorType>(arg.getType()).getShape(), view->rowDim, terms, m);
     return m;
   };
   auto qM = matrixOf(0), kM = matrixOf(1), vM = matrixOf(2);
@@ -216,27 +222,17 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
   // The store: the result's [batch, Sq, Dv] matrices, or through the head merge the group
   // took (transpose [.., H, Sq, Dv] -> [.., Sq, H, Dv], attentionResultRowDim) blocks of
   // its result X's matrices, the head a column offset.
-  Value sBatch = pidB, sCol = zero32;
-  SmallVector<int64_t> sDims = {batch, Sq, Dv};
+  Matrix out{kc.outParams[0], pidB, zero32, {batch, Sq, Dv}};
   if (auto t = dyn_cast<TransposeOp>(att->getNextNode())) {
     ArrayRef<int64_t> xs = t.getType().getShape(), perm = t.getPerm();
-    auto xStr = rowMajorStrides(xs);
-    int64_t j0 = *attentionResultRowDim(t), d0 = 1;
-    for (int64_t j = 0; j < j0; ++j)
-      d0 *= xs[j];
-    sDims = {d0, xs[j0], xStr[j0]};
-    sBatch = sCol = zero32;
-    for (int64_t j = 0; j + 1 < (int64_t)xs.size(); ++j) {
-      if (j == j0 || xs[j] == 1)
-        continue;
-      bool below = j < j0;
-      int64_t stride = below ? xStr[j] / (sDims[1] * sDims[2]) : xStr[j];
-      Value term = arith::MulIOp::create(b, loc, batchIdx[perm[j]], i32(stride));
-      Value &acc = below ? sBatch : sCol;
-      acc = arith::AddIOp::create(b, loc, acc, term);
-    }
+    int64_t j0 = *attentionResultRowDim(t);
+    SmallVector<std::pair<int64_t, Value>> terms;
+    for (int64_t j = 0; j + 1 < (int64_t)xs.size(); ++j)
+      if (j != j0 && xs[j] != 1)
+        terms.push_back({j, batchIdx[perm[j]]});
+    blockMatrix(xs, j0, terms, out);
   }
-  tl::BlockStoreOp::create(b, loc, kc.outParams[0], sBatch, m0, sCol, y, sDims);
+  tl::BlockStoreOp::create(b, loc, out.param, out.batch, m0, out.col, y, out.dims);
   func::ReturnOp::create(b, loc);
   return kc.kernel;
 }
