@@ -88,6 +88,10 @@ std::string aicc::detail::emitFusionReport(ModuleOp module, const HardwareDescri
       for (Operation &op : g.getBody().front().without_terminator()) {
         ks << (first ? " " : ", ") << opLabel(&op);
         first = false;
+        // A reshape is a view of its input's buffer, never a kernel (a GPU attention group
+        // reads its operands through reshapes, AttentionOperands.h).
+        if (isa<ReshapeOp>(op))
+          continue;
         // Unfused: every op its own kernel, reading its operands and writing its result.
         KernelCost u = costOfOp(&op, hw);
         ++unfused;

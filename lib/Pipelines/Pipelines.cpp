@@ -34,6 +34,9 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   // After GELU / LayerNorm (whose chains do not overlap attention's), before fusion.
   if (fusesAttention(config))
     pm.addNestedPass<func::FuncOp>(graph::createGraphRecomposeAttention());
+  // After the attention is recognized (its patterns read the exported transposes): the
+  // row-order transposes around projections move to the attention's view chains.
+  pm.addNestedPass<func::FuncOp>(graph::createGraphSinkTransposes());
   // After the re-composition (it matches the imported NCHW chains), before fusion (which
   // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
   // imported layout: nothing to do. auto: the 16-bit convs of GPU targets (tensor cores'

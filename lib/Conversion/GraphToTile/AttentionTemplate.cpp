@@ -101,55 +101,47 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
     batchIdx.push_back(q);
   }
   // Each operand as blocks of a batch of row-major matrices of a kernel input X, read
-  // through the transposes in the group (AttentionOperands.h): the block loads' dims, and
-  // the program's matrix and column offset from its batch indices (numpy broadcast:
+  // through the views in the group (AttentionOperands.h): the block loads' dims, and the
+  // program's matrix and column offset from its batch indices (numpy broadcast:
   // right-aligned, size-1 dims pinned to 0).
   struct Matrix {
     Value param, batch, col;
     SmallVector<int64_t> dims;
     bool keyRows = false;
   };
-  // The block matrices of a contiguous tensor X whose rows run along X dim `rowDim`
-  // (AttentionOperands.h): their dims, and the program's matrix and column offset from the
-  // (X dim, i32 index) of each batch dim (dims below rowDim select the matrix, the others a
-  // column offset).
-  auto blockMatrix = [&](ArrayRef<int64_t> xs, int64_t rowDim,
-                         ArrayRef<std::pair<int64_t, Value>> terms, Matrix &m) {
-    auto xStr = rowMajorStrides(xs);
-    int64_t d0 = 1;
-    for (int64_t k = 0; k < rowDim; ++k)
-      d0 *= xs[k];
-    m.dims = {d0, xs[rowDim], xStr[rowDim]};
-    m.batch = m.col = i32(0);
-    for (auto [k, idx] : terms) {
-      bool below = k < rowDim;
-      int64_t stride = below ? xStr[k] / (m.dims[1] * m.dims[2]) : xStr[k];
-      Value &acc = below ? m.batch : m.col;
-      acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, idx, i32(stride)));
+  auto matrixAt = [&](Value param, const AttentionOperandView &view, ArrayRef<int64_t> shape) {
+    Matrix m{param, i32(view.batch), i32(view.col), {}, view.keyRows};
+    m.dims.assign(view.dims.begin(), view.dims.end());
+    size_t off = batchShape.size() - (shape.size() - 2);
+    auto addTerm = [&](Value &acc, Value idx, int64_t step) {
+      if (step != 0)
+        acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, idx, i32(step)));
+    };
+    for (int64_t i = 0; i + 2 < (int64_t)shape.size(); ++i) {
+      if (shape[i] == 1)
+        continue;
+      addTerm(m.batch, batchIdx[off + i], view.batchStep[i]);
+      addTerm(m.col, batchIdx[off + i], view.colStep[i]);
     }
+    return m;
   };
   Block &body = group.getBody().front();
   auto matrixOf = [&](unsigned index) -> FailureOr<Matrix> {
     Value v = att->getOperand(index);
     auto view =
-        attentionOperandView(v, index, [&](TransposeOp t) { return t->getBlock() == &body; });
+        attentionOperandView(v, index, [&](Operation *d) { return d->getBlock() == &body; });
     auto arg = view ? dyn_cast<BlockArgument>(view->root) : BlockArgument();
     if (!arg || !kc.argIndex.count(arg))
       return att.emitError("GPU attention kernel: operand #")
-                 << index << " is not a block matrix of a kernel input (through transposes "
-                 << "that keep its last dim contiguous)",
+                 << index << " is not a block matrix of a kernel input (through views that "
+                 << "keep its last dim contiguous)",
              failure();
-    Matrix m;
-    m.param = kc.inParams[kc.argIndex.lookup(arg)];
-    m.keyRows = view->keyRows;
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
-    size_t off = batchShape.size() - (shape.size() - 2);
-    SmallVector<std::pair<int64_t, Value>> terms;
-    for (int64_t i = 0; i + 2 < (int64_t)shape.size(); ++i)
-      if (shape[i] != 1)
-        terms.push_back({view->perm[i], batchIdx[off + i]});
-    blockMatrix(cast<RankedTensorType>(arg.getType()).getShape(), view->rowDim, terms, m);
-    return m;
+    if (cast<RankedTensorType>(arg.getType()).getNumElements() >= (int64_t(1) << 31))
+      return att.emitError("GPU attention kernel: operand #")
+                 << index << " is read from a tensor of 2^31 elements or more (i32 offsets)",
+             failure();
+    return matrixAt(kc.inParams[kc.argIndex.lookup(arg)], *view,
+                    cast<RankedTensorType>(v.getType()).getShape());
   };
   auto qM = matrixOf(0), kM = matrixOf(1), vM = matrixOf(2);
   if (failed(qM) || failed(kM) || failed(vM))
@@ -224,13 +216,21 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
   // its result X's matrices, the head a column offset.
   Matrix out{kc.outParams[0], pidB, zero32, {batch, Sq, Dv}};
   if (auto t = dyn_cast<TransposeOp>(att->getNextNode())) {
-    ArrayRef<int64_t> xs = t.getType().getShape(), perm = t.getPerm();
-    int64_t j0 = *attentionResultRowDim(t);
-    SmallVector<std::pair<int64_t, Value>> terms;
-    for (int64_t j = 0; j + 1 < (int64_t)xs.size(); ++j)
-      if (j != j0 && xs[j] != 1)
-        terms.push_back({j, batchIdx[perm[j]]});
-    blockMatrix(xs, j0, terms, out);
+    // The result as a strided view of X (result dim perm[j] is X dim j), which
+    // attentionResultRowDim made block matrices.
+    StridedView yv;
+    yv.root = t.getResult();
+    yv.shape.assign(yShape.begin(), yShape.end());
+    yv.strides.resize(yShape.size());
+    auto xStr = rowMajorStrides(t.getType().getShape());
+    for (auto [j, p] : llvm::enumerate(t.getPerm()))
+      yv.strides[p] = xStr[j];
+    auto view = attentionBlockMatrix(yv, 0);
+    if (!view)
+      return t.emitError("GPU attention kernel: the head merge is not block matrices of its "
+                         "result"),
+             failure();
+    out = matrixAt(kc.outParams[0], *view, yShape);
   }
   tl::BlockStoreOp::create(b, loc, out.param, out.batch, m0, out.col, y, out.dims);
   func::ReturnOp::create(b, loc);
@@ -299,7 +299,7 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
     // K^T as K's rows through the transposes graph-fuse put into the group.
     Block &body = group.getBody().front();
     auto view = attentionOperandView(att.getKeyT(), 1,
-                                     [&](TransposeOp t) { return t->getBlock() == &body; });
+                                     [&](Operation *d) { return d->getBlock() == &body; });
     shape.keyRowMajor = view && view->keyRows;
     // The result itself, or its head merge (GraphFuse's gpuAttentionHeadMerge).
     Operation *next = att->getNextNode();

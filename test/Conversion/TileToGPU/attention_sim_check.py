@@ -51,6 +51,12 @@ CASES = [
     ("f16_d32_heads", [2], 70, 70, 32, 32, "f16", {"heads": 3}),
     ("bf16_d16_heads_causal", [1], 90, 90, 16, 16, "bf16",
      {"heads": 2, "causal": True, "merge": True}),
+    # One qkv projection read in place (strided views through reshapes and slices,
+    # AttentionOperands.h): torch's sequence-first MultiheadAttention (unflatten, select,
+    # [S, B * H, D] head split: matrices of S rows with row stride B * 3E) and GPT-2's Split.
+    ("f16_d16_qkv_select", [2], 70, 70, 16, 16, "f16", {"qkv": 2}),
+    ("bf16_d32_qkv_split_causal", [1], 65, 65, 32, 32, "bf16",
+     {"qkv": 2, "split": True, "causal": True}),
 ]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 
@@ -89,7 +95,11 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     d_ = os.path.join(a.work, name)
     os.makedirs(d_, exist_ok=True)
     seed = zlib.crc32(name.encode()) % 1000
-    if "heads" in opts:
+    if "qkv" in opts:
+        ac.packed_qkv_case(d_, "model", sq, batch[0], opts["qkv"], d, e,
+                           causal=opts.get("causal", False), seed=seed,
+                           split=opts.get("split", False))
+    elif "heads" in opts:
         ac.head_split_case(d_, "model", batch[0], opts["heads"], sq, skv, d, e,
                            causal=opts.get("causal", False), seed=seed,
                            merge=opts.get("merge", False))

@@ -1,6 +1,6 @@
 // Folders of the graph dialect: reshape (same type, of a reshape, of a dense constant),
 // transpose (identity perm, of a transpose, of a dense constant), concat (empty inputs) and
-// constant.
+// constant; gather of one constant index becomes a slice.
 // RUN: aicc-opt %s -split-input-file -canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @reshape_same_type
@@ -206,4 +206,40 @@ func.func @transpose_bool_constant_stays() -> tensor<3x2xi1> {
   %c = graph.constant dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>
   %0 = graph.transpose %c, [1, 0] : (tensor<2x3xi1>) -> tensor<3x2xi1>
   return %0 : tensor<3x2xi1>
+}
+
+// -----
+
+// torch's select (q, k, v = qkv[0], qkv[1], qkv[2]): a gather of one constant index is a
+// one-element slice along the axis, reshaped to drop it (rank-0 index); a negative index
+// counts from the end; a one-element 1-D index keeps the axis (no reshape).
+// CHECK-LABEL: func.func @gather_constant_index
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<3x4x8xf16>
+// CHECK:         %[[S:.*]] = graph.slice %[[X]] {starts = array<i64: 1, 0, 0>, steps = array<i64: 1, 1, 1>} : tensor<3x4x8xf16> -> tensor<1x4x8xf16>
+// CHECK:         %[[R:.*]] = graph.reshape %[[S]] : (tensor<1x4x8xf16>) -> tensor<4x8xf16>
+// CHECK:         %[[N:.*]] = graph.slice %[[X]] {starts = array<i64: 0, 0, 7>, steps = array<i64: 1, 1, 1>} : tensor<3x4x8xf16> -> tensor<3x4x1xf16>
+// CHECK-NOT:     graph.gather
+// CHECK:         return %[[R]], %[[N]]
+func.func @gather_constant_index(%x: tensor<3x4x8xf16>) -> (tensor<4x8xf16>, tensor<3x4x1xf16>) {
+  %i = graph.constant dense<1> : tensor<i64>
+  %0 = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x4x8xf16>, tensor<i64>) -> tensor<4x8xf16>
+  %j = graph.constant dense<[-1]> : tensor<1xi64>
+  %1 = graph.gather %x, %j {axis = 2 : i64} : (tensor<3x4x8xf16>, tensor<1xi64>) -> tensor<3x4x1xf16>
+  return %0, %1 : tensor<4x8xf16>, tensor<3x4x1xf16>
+}
+
+// -----
+
+// Left as gathers: an index out of range (undefined in ONNX), several indices, an index
+// computed at run time.
+// CHECK-LABEL: func.func @gather_not_one_constant
+// CHECK-COUNT-3: graph.gather
+// CHECK-NOT:     graph.slice
+func.func @gather_not_one_constant(%x: tensor<3x4xf32>, %k: tensor<i64>) -> (tensor<4xf32>, tensor<2x4xf32>, tensor<4xf32>) {
+  %i = graph.constant dense<3> : tensor<i64>
+  %0 = graph.gather %x, %i {axis = 0 : i64} : (tensor<3x4xf32>, tensor<i64>) -> tensor<4xf32>
+  %j = graph.constant dense<[0, 2]> : tensor<2xi64>
+  %1 = graph.gather %x, %j {axis = 0 : i64} : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  %2 = graph.gather %x, %k {axis = 0 : i64} : (tensor<3x4xf32>, tensor<i64>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<2x4xf32>, tensor<4xf32>
 }

@@ -197,6 +197,87 @@ def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0, merge=
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
 
 
+def packed_qkv_case(out, name, sq, b, h, d, e, causal=False, seed=0, split=False):
+    """Q, K and V as thirds of one projection's output, read in place. Default: torch's
+    nn.MultiheadAttention fast path (sequence first, what nn.TransformerEncoderLayer
+    exports): qkv [S, B, 3 * E] is unflattened to [S, B, 3, E], moved to [3, S, B, E] and
+    selected (Gather of a constant index); each [S, B, E] is viewed [S, B * H, D],
+    transposed to [B * H, S, D] and viewed [B, H, S, D]; the result is permuted to
+    [S, B, H, D] and viewed [S, B, E]. With `split`, GPT-2's form: qkv [B, S, 3 * E] is
+    Split into thirds (graph.slice), each viewed [B, S, H, D] and transposed, and the
+    result merged back to [B, S, E]."""
+    rng = np.random.default_rng(seed)
+    E = h * d
+    qkv = rounded(rng.standard_normal([b, sq, 3 * E] if split else [sq, b, 3 * E]), e)
+    T = lambda s: ttype(s, e)
+    inT = T([b, sq, 3 * E] if split else [sq, b, 3 * E])
+    outT = T([b, sq, E] if split else [sq, b, E])
+    lines = [f"// attention case {name} (one qkv projection; attention_cases.py)",
+             f"func.func @main(%x: {inT}) -> {outT} {{"]
+    heads = T([b, h, sq, d])
+    if split:
+        for i, x in enumerate("qkv"):
+            lines += [f"  %{x}s = graph.slice %x {{starts = array<i64: 0, 0, {i * E}>, steps = array<i64: 1, 1, 1>}} : {inT} -> {T([b, sq, E])}",
+                      f"  %{x}r = graph.reshape %{x}s : ({T([b, sq, E])}) -> {T([b, sq, h, d])}"]
+        lines += [f"  %q = graph.transpose %qr, [0, 2, 1, 3] : ({T([b, sq, h, d])}) -> {heads}",
+                  f"  %kt = graph.transpose %kr, [0, 2, 3, 1] : ({T([b, sq, h, d])}) -> {T([b, h, d, sq])}",
+                  f"  %v = graph.transpose %vr, [0, 2, 1, 3] : ({T([b, sq, h, d])}) -> {heads}"]
+    else:
+        lines += [f"  %u = graph.reshape %x : ({inT}) -> {T([1, sq, b, 3, E])}",
+                  f"  %m = graph.transpose %u, [3, 1, 2, 0, 4] : ({T([1, sq, b, 3, E])}) -> {T([3, sq, b, 1, E])}",
+                  f"  %w = graph.reshape %m : ({T([3, sq, b, 1, E])}) -> {T([3, sq, b, E])}"]
+        for i, x in enumerate("qkv"):
+            lines += [f"  %{x}i = graph.constant dense<{i}> : tensor<i64>",
+                      f"  %{x}g = graph.gather %w, %{x}i {{axis = 0 : i64}} : ({T([3, sq, b, E])}, tensor<i64>) -> {T([sq, b, E])}",
+                      f"  %{x}r = graph.reshape %{x}g : ({T([sq, b, E])}) -> {T([sq, b * h, d])}"]
+        lines += [f"  %q3 = graph.transpose %qr, [1, 0, 2] : ({T([sq, b * h, d])}) -> {T([b * h, sq, d])}",
+                  f"  %kt3 = graph.transpose %kr, [1, 2, 0] : ({T([sq, b * h, d])}) -> {T([b * h, d, sq])}",
+                  f"  %v3 = graph.transpose %vr, [1, 0, 2] : ({T([sq, b * h, d])}) -> {T([b * h, sq, d])}",
+                  f"  %q = graph.reshape %q3 : ({T([b * h, sq, d])}) -> {heads}",
+                  f"  %kt = graph.reshape %kt3 : ({T([b * h, d, sq])}) -> {T([b, h, d, sq])}",
+                  f"  %v = graph.reshape %v3 : ({T([b * h, sq, d])}) -> {heads}"]
+    lines += [f"  %s = graph.matmul %q, %kt : ({heads}, {T([b, h, d, sq])}) -> {T([b, h, sq, sq])}",
+              f"  %c = graph.constant dense<{1 / np.sqrt(d):.8f}> : {T([])}",
+              f"  %t = graph.mul %s, %c : ({T([b, h, sq, sq])}, {T([])}) -> {T([b, h, sq, sq])}"]
+    last, bias = "%t", 0.0
+    if causal:
+        rows = ["[" + ", ".join("0.0" if j <= i else NEG_INF[e] for j in range(sq)) + "]"
+                for i in range(sq)]
+        lines += [f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, sq])}",
+                  f"  %a = graph.add %t, %cm : ({T([b, h, sq, sq])}, {T([sq, sq])}) -> {T([b, h, sq, sq])}"]
+        last = "%a"
+        bias = np.where(np.arange(sq)[None, :] <= np.arange(sq)[:, None], 0.0, -np.inf)
+    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, sq])}",
+              f"  %y = graph.matmul %p, %v : ({T([b, h, sq, sq])}, {heads}) -> {heads}"]
+    if split:
+        lines += [f"  %ym = graph.transpose %y, [0, 2, 1, 3] : ({heads}) -> {T([b, sq, h, d])}",
+                  f"  %yr = graph.reshape %ym : ({T([b, sq, h, d])}) -> {outT}"]
+    else:
+        lines += [f"  %ym = graph.transpose %y, [2, 0, 1, 3] : ({heads}) -> {T([sq, b, h, d])}",
+                  f"  %yr = graph.reshape %ym : ({T([sq, b, h, d])}) -> {outT}"]
+    lines += [f"  return %yr : {outT}", "}"]
+    with open(os.path.join(out, name + ".mlir"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    if split:
+        q, k, v = (qkv[:, :, i * E:(i + 1) * E].reshape(b, sq, h, d).transpose(0, 2, 1, 3)
+                   for i in range(3))
+    else:
+        q, k, v = (qkv[:, :, i * E:(i + 1) * E].reshape(sq, b * h, d).transpose(1, 0, 2)
+                   .reshape(b, h, sq, d) for i in range(3))
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) * rounded(np.array([1 / np.sqrt(d)]), e)[0] + bias
+    s = s - s.max(axis=-1, keepdims=True)
+    p = np.exp(s)
+    y = np.matmul(p / p.sum(axis=-1, keepdims=True), v)
+    y = y.transpose(0, 2, 1, 3) if split else y.transpose(2, 0, 1, 3)
+    y = y.reshape([b, sq, E] if split else [sq, b, E])
+    data = os.path.join(out, name)
+    os.makedirs(data, exist_ok=True)
+    with open(os.path.join(data, "input_0.pb"), "wb") as f:
+        f.write(tensor_proto("input_0", qkv, e).SerializeToString())
+    with open(os.path.join(data, "output_0.pb"), "wb") as f:
+        f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+
+
 def gpu_cases(out):
     """The cases of the GPU attention kernel (16-bit operands, head sizes 16-128 powers of
     two, no mask but causal; scripts/gpu-attention.sh runs them on the GPU machine)."""
@@ -217,6 +298,11 @@ def gpu_cases(out):
     head_split_case(out, "gpu-f16-d64-heads", 2, 4, 100, 100, 64, "f16", seed=19)
     head_split_case(out, "gpu-bf16-d32-heads-causal", 1, 3, 70, 70, 32, "bf16", causal=True,
                     seed=20, merge=True)
+    # One qkv projection read in place: torch's sequence-first MultiheadAttention (unflatten,
+    # select, [S, B * H, D] head split; S = 100 ragged) and GPT-2's Split of [B, S, 3 * E].
+    packed_qkv_case(out, "gpu-f16-d64-qkv-select", 100, 2, 4, 64, "f16", seed=21)
+    packed_qkv_case(out, "gpu-bf16-d32-qkv-split-causal", 70, 2, 3, 32, "bf16", causal=True,
+                    seed=22, split=True)
     # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
     case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
 

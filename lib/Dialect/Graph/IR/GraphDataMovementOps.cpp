@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <cstring>
 #include <vector>
@@ -149,6 +150,48 @@ LogicalResult GatherOp::verify() {
     return emitOpError("result type must be ")
            << RankedTensorType::get(shape, in.getElementType());
   return success();
+}
+
+namespace {
+/// gather(x, constant i) with one index in range -> slice(x) of one element along the axis
+/// (reshape(slice(x)) for a rank-0 index, which drops the axis). A slice is a view every
+/// kernel reads by index arithmetic (and the GPU attention kernel through its block loads,
+/// AttentionOperands.h); a gather loads its index at run time.
+struct GatherOfConstantIndex : public OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op, PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr idx;
+    auto in = getRanked(op.getInput());
+    auto it = getRanked(op.getIndices());
+    if (!in || !it || !in.hasStaticShape() || !matchPattern(op.getIndices(), m_Constant(&idx)) ||
+        idx.getNumElements() != 1 || it.getRank() > 1)
+      return failure();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    int64_t n = in.getDimSize(axis);
+    int64_t i = idx.getValues<APInt>()[0].getSExtValue();
+    if (i < -n || i >= n)
+      return failure(); // out of range: left to the gather (undefined in ONNX)
+    if (i < 0)
+      i += n;
+    SmallVector<int64_t> starts(in.getRank(), 0), steps(in.getRank(), 1);
+    starts[axis] = i;
+    SmallVector<int64_t> shape(in.getShape());
+    shape[axis] = 1;
+    auto sliceT = RankedTensorType::get(shape, in.getElementType());
+    Value s = SliceOp::create(rewriter, op.getLoc(), sliceT, op.getInput(),
+                              rewriter.getDenseI64ArrayAttr(starts),
+                              rewriter.getDenseI64ArrayAttr(steps));
+    if (it.getRank() == 1)
+      rewriter.replaceOp(op, s);
+    else
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), s);
+    return success();
+  }
+};
+} // namespace
+
+void GatherOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
+  results.add<GatherOfConstantIndex>(ctx);
 }
 
 LogicalResult GatherElementsOp::verify() {

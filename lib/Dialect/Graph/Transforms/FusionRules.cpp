@@ -4,6 +4,7 @@
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace aicc::graph;
@@ -139,6 +140,35 @@ aicc::graph::fusion::matchLogSumExp(ReduceMaxOp mx, function_ref<bool(Operation 
   ops.push_back(add);
   if (llvm::any_of(ops, [&](Operation *o) { return assigned(o); }))
     return std::nullopt;
+  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ops;
+}
+
+SmallVector<Operation *>
+aicc::graph::fusion::gpuAttentionViews(AttentionOp att,
+                                       llvm::function_ref<bool(Operation *)> eligible) {
+  using OpSet = llvm::SmallSetVector<Operation *, 16>;
+  auto collect = [&](llvm::function_ref<bool(Operation *)> follow) {
+    OpSet ops;
+    for (unsigned i = 0; i < 3; ++i)
+      if (auto view = attentionOperandView(att->getOperand(i), i, follow))
+        ops.insert(view->ops.begin(), view->ops.end());
+    return ops;
+  };
+  OpSet taken = collect(eligible);
+  while (true) {
+    // A view read outside the kernel would still have to be stored: leave it (and what
+    // only it reads) to its own kernel. `next` only shrinks, so this ends.
+    OpSet kept;
+    for (Operation *d : taken)
+      if (llvm::all_of(d->getUsers(), [&](Operation *u) { return u == att || taken.contains(u); }))
+        kept.insert(d);
+    OpSet next = collect([&](Operation *d) { return kept.contains(d); });
+    if (next.size() == taken.size())
+      break;
+    taken = std::move(next);
+  }
+  SmallVector<Operation *> ops(taken.begin(), taken.end());
   llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return ops;
 }

@@ -54,23 +54,30 @@ inline TransposeOp gpuAttentionHeadMerge(Operation *att) {
   return t && t->getBlock() == att->getBlock() && attentionResultRowDim(t) ? t : TransposeOp();
 }
 
-/// Whether a GPU attention group takes transpose `p` (its operand views): Q, K^T or V read
-/// through `p` and the transposes already in the group (`absorbed`) is still a block
-/// matrix of p's input (include/aicc/Dialect/Graph/IR/AttentionOperands.h), the operand
-/// kind the mma.sync kernel reads.
+/// Whether a GPU attention group takes view op `p` (a transpose, reshape or slice of its
+/// operands): Q, K^T or V read through `p` and the views already in the group (`absorbed`)
+/// is block matrices of a tensor above `p` (include/aicc/Dialect/Graph/IR/
+/// AttentionOperands.h), the operand kind the mma.sync kernel reads.
 inline bool gpuAttentionTakes(AttentionOp att, Operation *p,
-                              llvm::function_ref<bool(TransposeOp)> absorbed) {
-  auto t = dyn_cast<TransposeOp>(p);
-  if (!t)
+                              llvm::function_ref<bool(Operation *)> absorbed) {
+  if (!isa<TransposeOp, ReshapeOp, SliceOp>(p))
     return false;
   for (unsigned i = 0; i < 3; ++i) {
     auto view = attentionOperandView(att->getOperand(i), i,
-                                     [&](TransposeOp x) { return x == t || absorbed(x); });
-    if (view && view->root == t.getInput())
+                                     [&](Operation *x) { return x == p || absorbed(x); });
+    if (view && llvm::is_contained(view->ops, p))
       return true;
   }
   return false;
 }
+
+/// The view ops (transposes, reshapes, slices) a GPU attention kernel reads its operands
+/// through (attentionOperandView over the ops `eligible` accepts), in program order: the
+/// deepest chains that keep Q, K^T and V block matrices, cut back until every op's result
+/// is read only by the attention or by another taken op (q, k and v may share a chain:
+/// select after an unflatten of one projection). Each view then costs no copy kernel.
+SmallVector<Operation *> gpuAttentionViews(AttentionOp att,
+                                           llvm::function_ref<bool(Operation *)> eligible);
 
 /// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's
 /// position, which only the elementwise template provides).

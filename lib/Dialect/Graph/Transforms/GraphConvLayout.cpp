@@ -8,6 +8,7 @@
 // transpose of a constant folds to the transposed constant).
 //
 //===----------------------------------------------------------------------===//
+#include "TransposeUtils.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -27,33 +28,6 @@ namespace {
 /// NCHW -> NHWC and back, for rank-4 tensors.
 constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
 constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
-
-RankedTensorType permuted(RankedTensorType t, ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(t.getDimSize(p));
-  return RankedTensorType::get(shape, t.getElementType());
-}
-
-SmallVector<int64_t> inversePerm(ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> inv(perm.size());
-  for (auto [i, p] : llvm::enumerate(perm))
-    inv[p] = i;
-  return inv;
-}
-
-Value transpose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return TransposeOp::create(b, loc, permuted(t, perm), v, b.getDenseI64ArrayAttr(perm));
-}
-
-/// Elementwise ops whose value at a position depends only on the operands' values at that
-/// position (so they commute with a permutation of the dims). isElementwise also lists
-/// expand (shape-changing) and trilu (reads the position), which do not.
-bool commutesWithTranspose(Operation *op) {
-  return isElementwise(op) && !isa<ExpandOp, TriluOp>(op) && op->getNumResults() == 1 &&
-         op->getNumRegions() == 0 && op->getNumOperands() >= 1;
-}
 
 /// E(transpose(a, q), ...) -> transpose(E(a, ...), q) for an elementwise E whose operands
 /// are transposes by q (the conv-layout pass's "back" permutation) of the result's rank, a

@@ -198,7 +198,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           return o != v && d && groupOf.count(d) && groupOf.lookup(d) == groupOf.lookup(p);
         }))
       down = false;
-    auto inGroup = [&](TransposeOp x) { return groupOf.count(x) && &groups[groupOf[x]] == &cg; };
+    auto inGroup = [&](Operation *x) { return groupOf.count(x) && &groups[groupOf[x]] == &cg; };
     bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p) &&
               (cg.kind != "attention" || !gpuAttention ||
                gpuAttentionTakes(cast<AttentionOp>(cAnchor), p, inGroup));
@@ -261,7 +261,18 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
   /// Attention: the transposes, expands and slices that make its operands (K^T from K,
   /// heads split from [B, S, H, D]) join group `g` when the kernel is their only reader; the
   /// template loads through them by index arithmetic (loadView), so no copy kernel runs.
+  /// GPU targets: the view chains that keep each operand block matrices instead
+  /// (gpuAttentionViews).
   void absorbOperandViews(unsigned g, Operation *op) {
+    if (gpuAttention) {
+      auto eligible = [&](Operation *d) {
+        return !assigned(d) && d->getBlock() == op->getBlock() && isSideEffectFree(d) &&
+               llvm::none_of(d->getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+      };
+      for (Operation *d : gpuAttentionViews(cast<AttentionOp>(op), eligible))
+        add(g, d);
+      return;
+    }
     // (value, the op that reads it as operand `idx`) pairs still to look at.
     SmallVector<std::tuple<Value, Operation *, unsigned>> work;
     for (auto [i, v] : llvm::enumerate(op->getOperands()))
@@ -273,10 +284,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       if (!d || assigned(d) || d->getBlock() != op->getBlock() || !hasSingleUser(v) ||
           !isSideEffectFree(d) ||
           llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }) ||
-          !templateAbsorbs("attention", op, consumer, idx, d) ||
-          (gpuAttention && !gpuAttentionTakes(cast<AttentionOp>(op), d, [&](TransposeOp x) {
-             return llvm::is_contained(views, x.getOperation());
-           })))
+          !templateAbsorbs("attention", op, consumer, idx, d))
         continue;
       views.push_back(d);
       work.push_back({d->getOperand(0), d, 0});

@@ -266,8 +266,8 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       for (int64_t d : yT.getShape().drop_back(2))
         shape.batch *= d;
       shape.bias = bias || cond;
-      // K^T read as K's rows through the transposes graph-fuse will take (single users).
-      auto view = attentionOperandView(kt, 1, [](TransposeOp t) { return t->hasOneUse(); });
+      // K^T read as K's rows through the views graph-fuse will take (single users).
+      auto view = attentionOperandView(kt, 1, [](Operation *d) { return d->hasOneUse(); });
       shape.keyRowMajor = view && view->keyRows;
       std::string why = aicc::attentionMmaSyncProblem(shape, *gpu);
       if (!why.empty())

@@ -1,78 +1,123 @@
 //===- AttentionOperands.h - graph.attention operands as GPU block matrices -*- C++ -*-===//
 //
 // A GPU attention kernel reads Q, K^T and V with tile.block_load: blocks of a batch of
-// row-major [rows, cols] matrices (TileOps.td). An operand that reaches the kernel through
-// transposes of a contiguous tensor X (the head split of [B, S, H, D] -> [B, H, S, D], K^T
-// = [B, H, D, S]) is still such a block when X's last dim stays the operand's contiguous dim:
-// with rowDim the X dim the operand's rows run along, the matrices are
-//
-//   dims = (prod X[0 .. rowDim), X[rowDim], prod X[rowDim + 1 ..]),
-//
-// each other X dim k below rowDim selects the matrix (batch += idx_k * stride_k / (dims[1] *
-// dims[2])) and each one above it (but the last) a column offset (col += idx_k * stride_k):
-// the head h of a [B, S, H, D] tensor is the column offset h * D of the [B, S, H * D]
-// matrix. graph-fuse uses this to decide which transposes a GPU attention group takes,
-// graph-recompose-attention which attention the kernel runs, and the attention template
-// (buildAttentionGPU) to write the block loads.
+// row-major [rows, cols] matrices (TileOps.td), element (b, r, c) at flat offset
+// (b * dims[1] + r) * dims[2] + c of a kernel input X. An operand that reaches the kernel
+// through view ops of a contiguous X (transposes, reshapes, slices: a strided view of X,
+// StridedView.h) is still such a block when
+//   - its contiguous dim (the last; for K^T read as K's rows, dim r-2) has stride 1;
+//   - its row dim (r-2; for K^T as K's rows, the last) has stride R >= its columns: the
+//     matrices have dims[2] = R columns and dims[1] = that dim's size as rows;
+//   - every other dim steps either whole matrices (its stride a multiple of dims[1] * R)
+//     or columns inside one row (the columns it and the base reach, plus the operand's
+//     own, fit in R); the view's base offset starts at row 0 of a matrix.
+// So the head h of [B, S, H, D] is the column offset h * D of the [B, S, H * D] matrices,
+// the q / k / v thirds of a fused [B, S, 3 * H * D] projection (a Split, or select after
+// an unflatten) the column offsets 0, H * D, 2 * H * D, and a sequence-first [S, B, E]
+// tensor gives matrices of S rows with row stride B * E. graph-fuse uses this to decide
+// which views a GPU attention group takes, graph-recompose-attention which attention the
+// kernel runs, and the attention template (buildAttentionGPU) to write the block loads.
 //===----------------------------------------------------------------------===//
 #ifndef AICC_DIALECT_GRAPH_IR_ATTENTIONOPERANDS_H
 #define AICC_DIALECT_GRAPH_IR_ATTENTIONOPERANDS_H
 
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "aicc/Dialect/Graph/IR/StridedView.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include <array>
 #include <optional>
 
 namespace aicc::graph {
 
 /// An attention operand read as blocks of row-major matrices of `root` (a contiguous
-/// tensor X): operand dim i is X dim perm[i] (the transposes composed).
+/// tensor X, see the file comment): operand element (i_0, ..., i_{r-1}) is element
+/// (batch + sum_k i_k * batchStep[k], row, col + sum_k i_k * colStep[k] + contiguous
+/// index) of the dims[0] x dims[1] x dims[2] matrices, row being the row dim's index.
 struct AttentionOperandView {
   mlir::Value root;
-  llvm::SmallVector<int64_t> perm;
-  /// The X dim the operand's rows run along: the operand's dim r-2 (Q, V), or its last dim
-  /// (K^T read as K's rows: `keyRows`).
-  int64_t rowDim = 0;
+  std::array<int64_t, 3> dims = {0, 0, 0};
+  int64_t batch = 0, col = 0;
+  /// Per operand dim; 0 for the row and contiguous dims and for size-1 dims.
+  llvm::SmallVector<int64_t> batchStep, colStep;
+  /// K^T read as K's rows ([.., D, S] with D contiguous: a transpose of K).
   bool keyRows = false;
+  /// The view ops read through, the operand's defining op first (viewChain's order).
+  llvm::SmallVector<mlir::Operation *> ops;
 };
 
-/// The view of attention operand `v` (operand `index` of graph.attention: 0 Q, 1 K^T, 2 V)
-/// through the transposes `follow` accepts, when it is one (see the file comment): X's last
-/// dim is the operand's contiguous one (its last dim; for K^T its dim r-2, the rows being
-/// its last dim). A K^T read without a transpose (X = K^T itself) has rowDim = r-2 and no
-/// column offsets.
-inline std::optional<AttentionOperandView>
-attentionOperandView(mlir::Value v, unsigned index,
-                     llvm::function_ref<bool(TransposeOp)> follow) {
-  auto t = llvm::cast<mlir::RankedTensorType>(v.getType());
-  int64_t n = t.getRank();
+/// `view` (of operand `index` of graph.attention: 0 Q, 1 K^T, 2 V) as block matrices of
+/// its root, when it is one (the file comment). A stored K^T (its last dim contiguous) is
+/// read in [D, BLOCK_N] blocks at column n0, so it must be plain matrices whose columns are
+/// exactly the keys (the key tail is masked by dims[2]).
+inline std::optional<AttentionOperandView> attentionBlockMatrix(const StridedView &view,
+                                                                unsigned index) {
+  int64_t n = view.shape.size();
   if (n < 2)
     return std::nullopt;
-  AttentionOperandView view;
-  for (int64_t i = 0; i < n; ++i)
-    view.perm.push_back(i);
-  view.root = v;
-  while (auto tr = view.root.getDefiningOp<TransposeOp>()) {
-    if (!follow(tr))
-      break;
-    // result dim i = input dim perm[i]: operand dim i = input dim perm_tr[perm[i]].
-    for (int64_t &p : view.perm)
-      p = tr.getPerm()[p];
-    view.root = tr.getInput();
+  llvm::ArrayRef<int64_t> shape = view.shape, st = view.strides;
+  AttentionOperandView m;
+  m.root = view.root;
+  int64_t c = n - 1, rd = n - 2;
+  if (index == 1 && shape[n - 2] > 1 && st[n - 2] == 1 && shape[n - 1] > 1) {
+    m.keyRows = true;
+    c = n - 2;
+    rd = n - 1;
   }
-  llvm::ArrayRef<int64_t> p = view.perm;
-  bool identity = llvm::all_of(llvm::seq<int64_t>(0, n), [&](int64_t i) { return p[i] == i; });
-  if (index == 1 && p[n - 2] == n - 1) {
-    view.keyRows = true;
-    view.rowDim = p[n - 1];
-    return view;
-  }
-  if (index == 1) // K^T stored: plain matrices only (the key tail is masked by dims[2])
-    return identity ? std::optional(AttentionOperandView{view.root, view.perm, n - 2, false})
-                    : std::nullopt;
-  if (p[n - 1] != n - 1)
+  int64_t rowStride = st[rd], rows = shape[rd];
+  auto total = llvm::cast<mlir::RankedTensorType>(view.root.getType()).getNumElements();
+  if (st[c] != 1 || rowStride < shape[c] || rows < 1 || view.offset < 0)
     return std::nullopt;
-  view.rowDim = p[n - 2];
-  return view;
+  auto matrix = llvm::checkedMul(rows, rowStride);
+  if (!matrix || total % *matrix)
+    return std::nullopt;
+  m.col = view.offset % rowStride;
+  if ((view.offset / rowStride) % rows)
+    return std::nullopt; // the base is not at row 0 of a matrix (the row mask would be off)
+  m.batch = view.offset / *matrix;
+  m.dims = {total / *matrix, rows, rowStride};
+  m.batchStep.assign(n, 0);
+  m.colStep.assign(n, 0);
+  int64_t colReach = m.col + shape[c];
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == c || k == rd || shape[k] == 1)
+      continue;
+    if (st[k] > 0 && st[k] % *matrix == 0) {
+      m.batchStep[k] = st[k] / *matrix;
+    } else if (st[k] > 0 && st[k] < rowStride) {
+      m.colStep[k] = st[k];
+      colReach += (shape[k] - 1) * st[k];
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (colReach > rowStride)
+    return std::nullopt;
+  if (index == 1 && !m.keyRows &&
+      (m.col != 0 || rowStride != shape[c] ||
+       llvm::any_of(m.colStep, [](int64_t s) { return s != 0; })))
+    return std::nullopt;
+  return m;
+}
+
+/// The view of attention operand `v` (operand `index` of graph.attention) through the view
+/// ops `follow` accepts (viewChain): the deepest root of the chain whose view is block
+/// matrices (attentionBlockMatrix); `v` itself, a contiguous tensor, when none is deeper.
+/// None only for a stored K^T that is not plain matrices of its keys.
+inline std::optional<AttentionOperandView>
+attentionOperandView(mlir::Value v, unsigned index,
+                     llvm::function_ref<bool(mlir::Operation *)> follow) {
+  llvm::SmallVector<mlir::Operation *> chain = viewChain(v, follow);
+  for (size_t depth = chain.size() + 1; depth-- > 0;) {
+    auto view = composeView(v, chain, depth);
+    if (!view)
+      continue;
+    if (auto m = attentionBlockMatrix(*view, index)) {
+      m->ops.assign(chain.begin(), chain.begin() + depth);
+      return m;
+    }
+  }
+  return std::nullopt;
 }
 
 /// The X dim the rows of an attention result y run along when transpose `t` of y (the head

@@ -486,12 +486,16 @@ def Graph_GatherOp : Graph_Op<"gather", [Pure, Graph_View]> {
   let summary = "gather slices along `axis` at integer indices (ONNX Gather)";
   let description = [{
     result[o..., q..., i...] = input[o..., indices[q...], i...]; negative indices count from
-    the end of the axis. Indices are read at run time (kernels load them).
+    the end of the axis. Indices are read at run time (kernels load them). Canonicalization:
+    one constant index in range is a graph.slice of one element along `axis` (and, for a
+    rank-0 index, a graph.reshape dropping the axis), a view the kernels that read it can
+    take by index arithmetic (torch's `select`, e.g. q, k, v = qkv[0], qkv[1], qkv[2]).
   }];
   let arguments = (ins Graph_AnyTensor:$input, Graph_AnyTensor:$indices, I64Attr:$axis);
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure, Graph_View]> {

@@ -125,6 +125,37 @@ def GraphRecomposeAttention : Pass<"graph-recompose-attention", "mlir::func::Fun
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphSinkTransposes : Pass<"graph-sink-transposes", "mlir::func::FuncOp"> {
+  let summary = "Move row-order transposes across row-wise ops to the view chains that absorb them";
+  let description = [{
+    A transpose that keeps the last dim (it permutes rows, not the elements of a row)
+    commutes with every op that treats rows independently: a matmul by a 2-D weight, an
+    elementwise op whose other operands are the same for every row (a bias [N], a scalar).
+    Exporters put such transposes around those ops: torch's nn.MultiheadAttention with
+    batch_first=True transposes [B, S, E] to [S, B, E] before the in-projection and the
+    out-projection's [S, B, E] back after it. A transpose between two kernels is a copy
+    kernel; moved next to a view chain it is read in place (the GPU attention kernel reads
+    its operands and writes its result through views, AttentionOperands.h). Rewrites,
+    greedily (each keeps the number of transposes or lowers it):
+
+      matmul(transpose(x, p), W)      -> transpose(matmul(x, W), p)    (W rank 2)
+      E(transpose(x, p), c...)        -> transpose(E(x, c...), p)      (c rank <= 1 or
+                                         all dims but the last 1; x from a matmul, gemm
+                                         or elementwise op, whose kernel E joins)
+      transpose(reshape(G(reshape(z))), p) -> reshape(G(reshape(transpose(z, p'))))
+          where G is a gemm or a 2-D-weight matmul on [M, K] rows, the first reshape
+          merges z's leading dims L (product M) and the second splits M back into L:
+          p' is p on L and the identity on the rest (the out-projection's transpose
+          moves to its input, the attention's head merge)
+      transpose(transpose(x, p), q)   -> transpose(x, p o q)
+
+    Each moved transpose must have one user (nothing is duplicated), p must keep the last
+    dim, and the ops must be outside fusion groups. Run after graph-recompose-attention
+    (whose patterns read the exported transposes) and before graph-fuse.
+  }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
   let summary = "Write matmuls of a few rows as dot-product reductions (GEMV) on GPU targets";
   let description = [{
