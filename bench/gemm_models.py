@@ -58,6 +58,12 @@ GPT2_CONFIGS = ("64x64x64x8", "64x128x64x4", "128x64x64x8")
 # Split-K (issue 16): shapes whose tile grid leaves SMs idle, (M, N, K, the heuristic's tile
 # config there), each compiled with the default (the heuristic's split_k), with that tile
 # and no split (x1), and with SPLIT_K forced to each of SPLITK_FACTORS that K allows.
+FILL_SHAPES = [  # (M, N, K, GELU, the config before the 64-row rule)
+    (256, 64, 256, True, "128x64x64x8"), (256, 256, 64, False, "128x64x64x8"),
+    (256, 768, 256, False, "128x64x64x8"), (256, 256, 256, False, "128x64x64x8"),
+    (256, 768, 768, False, "128x64x64x8"), (256, 768, 3072, False, "128x64x64x8x5"),
+    (1024, 256, 1024, False, "128x64x64x8x2"),
+]
 SPLITK_SHAPES = ((256, 768, 3072, "128x64x64x8"), (256, 768, 768, "128x64x64x8"),
                  (1024, 256, 1024, "128x64x64x8"), (256, 256, 1024, "128x64x64x8"),
                  (64, 4096, 4096, "64x64x64x8"), (16, 4096, 4096, "64x64x64x8"),
@@ -261,6 +267,16 @@ def cases():
             c = gemm_case(f"{name}_c{cfg}", "gpt2", "f16", 256, n, k, trans_b=1, bias=True)
             c["compile_flags"] = [f"--matmul-config={cfg}"]
             out.append(c)
+    # Under-filled grids (chooseMatmulConfig's 64-row rule): the linears of bert2_d256_f16
+    # (d 256, FFN 64, GELU), gpt2_2l_f16 and llama_layer_f16's k / v projections, each with
+    # the heuristic's config and with the config it chose before the rule (128-row tiles, the
+    # split-K that chooseSplitK gave them) as "_c128".
+    for m, n, k, gelu, old in FILL_SHAPES:
+        name = f"fill_m{m}_n{n}_k{k}{'_gelu' if gelu else ''}_f16"
+        out.append(gemm_case(name, "fill", "f16", m, n, k, trans_b=1, bias=True, gelu=gelu))
+        c = gemm_case(name + "_c128", "fill", "f16", m, n, k, trans_b=1, bias=True, gelu=gelu)
+        c["compile_flags"] = [f"--matmul-config={old}"]
+        out.append(c)
     for m, n, k, tile in SPLITK_SHAPES:
         name = f"splitk_m{m}_n{n}_k{k}_f16"
         out.append(gemm_case(name, "splitk", "f16", m, n, k, trans_b=1, bias=True))

@@ -267,3 +267,26 @@ TEST(ChooseSplitKTest, MeasuredShapesAndInvariants) {
 }
 
 } // namespace
+
+// chooseMatmulConfig's under-filled-grid rule (docs/tensor-cores.md, "Under-filled grids"):
+// the measured shapes get 64-row tiles when that gives more programs, split-K counted, and
+// the grid stays within one wave; convs (implicitGemm) keep 128-row tiles.
+TEST(ChooseMatmulConfigTest, UnderFilledGridsTake64RowTiles) {
+  mlir::MLIRContext ctx;
+  mlir::Builder b(&ctx);
+  const ChipInfo &h200 = chip("h200"), &sm90a = chip("sm_90a");
+  auto rows = [&](int64_t M, int64_t N, int64_t K, bool conv = false) {
+    return chooseMatmulConfig(M, N, K, b.getF16Type(), true, sm90a, h200, false, 1,
+                              /*keepPingPong=*/conv, /*implicitGemm=*/conv)
+        .blockM;
+  };
+  EXPECT_EQ(rows(256, 64, 256), 64);    // bert2's FFN-up: 2 -> 4 programs
+  EXPECT_EQ(rows(256, 768, 768), 64);   // 24 -> 48
+  EXPECT_EQ(rows(1024, 256, 1024), 64); // 32 x split 2 -> 64 x split 2
+  EXPECT_EQ(rows(256, 768, 3072), 128); // 24 x split 5 = 120 beat 48 x split 2 = 96
+  EXPECT_EQ(rows(256, 2304, 768), 128); // 144 tiles of 64 rows: a second wave
+  EXPECT_EQ(rows(4096, 4096, 4096), 128);
+  EXPECT_EQ(rows(3200, 72, 144, /*conv=*/true), 128);
+  const ChipInfo &sm90 = chip("sm_90"); // mma.sync has its own rule (BLOCK_M down to 16)
+  EXPECT_TRUE(chooseMatmulConfig(256, 64, 256, b.getF16Type(), true, sm90, h200).mmaSync);
+}

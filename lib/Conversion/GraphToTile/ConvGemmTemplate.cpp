@@ -73,7 +73,7 @@ FailureOr<MatmulConfig> convGemmConfig(FusionGroupOp group, const TemplateOption
   bool tensorCoreTarget = chip.has(ChipFeature::Wgmma) || chip.has(ChipFeature::MmaSync);
   MatmulConfig cfg =
       chooseMatmulConfig(P, OC, K, inElem, tensorCoreTarget, chip, hardwareChip(options), tf32, 1,
-                         /*keepPingPong=*/true);
+                         /*keepPingPong=*/true, /*implicitGemm=*/true);
   if (failed(applyMatmulConfigOverride(conv, options.matmulConfig, cfg)))
     return failure();
   cfg.splitK = 1; // --matmul-config's SPLIT_K is for matmul and Gemm kernels

@@ -24,14 +24,13 @@ static MatmulConfig genericMatmulConfig(int64_t M, int64_t N, int64_t K);
 static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type elem,
                                            bool tmaRowsOK, const ChipInfo &target,
                                            const ChipInfo &hw, bool tf32KMajor, int64_t batch,
-                                           bool keepPingPong);
+                                           bool keepPingPong, bool implicitGemm);
 
-MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem,
-                                      bool tmaRowsOK, const ChipInfo &target,
-                                      const ChipInfo &hw, bool tf32KMajor, int64_t batch,
-                                      bool keepPingPong) {
-  MatmulConfig c =
-      chooseTensorCoreConfig(M, N, K, elem, tmaRowsOK, target, hw, tf32KMajor, batch, keepPingPong);
+MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem, bool tmaRowsOK,
+                                      const ChipInfo &target, const ChipInfo &hw, bool tf32KMajor,
+                                      int64_t batch, bool keepPingPong, bool implicitGemm) {
+  MatmulConfig c = chooseTensorCoreConfig(M, N, K, elem, tmaRowsOK, target, hw, tf32KMajor, batch,
+                                          keepPingPong, implicitGemm);
   // The config is the lowering's to run: checked against the path's rules
   // (include/aicc/Target/TensorCoreRules.h), which the lowering refuses a kernel by. A tile
   // they refuse gets the generic config (the heuristic's choices all pass).
@@ -58,7 +57,7 @@ static MatmulConfig genericMatmulConfig(int64_t M, int64_t N, int64_t K) {
 static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type elem,
                                            bool tmaRowsOK, const ChipInfo &target,
                                            const ChipInfo &hw, bool tf32KMajor, int64_t batch,
-                                           bool keepPingPong) {
+                                           bool keepPingPong, bool implicitGemm) {
   MatmulConfig c = genericMatmulConfig(M, N, K);
   bool tf32 = elem.isF32() && tf32KMajor;
   bool half = elem.isF16() || elem.isBF16();
@@ -103,7 +102,9 @@ static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type
   // lowering runs 128 x BLOCK_N <= 128 tiles as ping-pong (each consumer warpgroup owns whole
   // tiles, one's epilogue overlapping the other's K loop) and 128 x 256 as cooperative.
   // Heuristic (measured on the H200, docs/tensor-cores.md):
-  //   - BLOCK_M = 64 when M <= 64 (decode-style GEMMs: a taller tile would be padding);
+  //   - BLOCK_M = 64 when M <= 64 (decode-style GEMMs: a taller tile would be padding), or
+  //     when that gives more programs (with split-K) and 128-row tiles fill at most half
+  //     the SMs and 64-row ones one wave;
   //   - f16 / bf16 matmuls with a plain epilogue (adds, multiplies, Relu, casts; not
   //     keepPingPong): BLOCK_N = 256
   //     (cooperative; 4 stages asked, the TMA-store epilogue keeps 3 beside its 64 KiB of
@@ -123,6 +124,29 @@ static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type
   c.blockM = M <= 64 ? 64 : 128;
   int64_t tilesM = (M + c.blockM - 1) / c.blockM;
   c.blockN = (tilesM * ((N + 127) / 128) >= kSMs && N > 64) ? 128 : 64;
+  // Under-filled grids: 64-row tiles when they give more programs than 128-row ones (each
+  // counted with the split-K chooseSplitK gives it), 128-row ones leave more than half the
+  // SMs idle, and 64-row ones still fit in one wave. Each program then has half the rows of
+  // K loop and epilogue (a 128 x 64 tile runs ping-pong on one consumer warpgroup alone).
+  // Measured on the H200 (docs/tensor-cores.md, "Under-filled grids"): bert2's 256 x 64 x
+  // 256 GELU linear 0.0116 -> 0.0086 ms, 256 x 768 x 768 0.0082 -> 0.0070, llama's k / v
+  // projection 1024 x 256 x 1024 (split 2 either way) 0.0088 -> 0.0080; 256 x 768 x 3072
+  // keeps 128 rows split in 5 (120 programs; 64 rows split in 2 were 96 and slower, 0.0113
+  // against 0.0105), and a second wave loses (gpt2's 256 x 2304 x 768: 144 tiles of 64 rows
+  // 0.0107 against 72 of 128 rows 0.0084 ms).
+  if (c.blockM == 128 && c.blockN == 64 && !implicitGemm) {
+    MatmulConfig c64 = c;
+    c64.blockM = 64;
+    auto programs = [&](const MatmulConfig &x) {
+      return ((M + x.blockM - 1) / x.blockM) * ((N + x.blockN - 1) / x.blockN) * batch *
+             chooseSplitK(M, N, K, batch, x, hw);
+    };
+    int64_t p128 = programs(c), p64 = programs(c64);
+    if (p64 > p128 && 2 * p128 <= kSMs && p64 <= kSMs) {
+      c.blockM = 64;
+      tilesM = (M + 63) / 64;
+    }
+  }
   // The share of the last wave of tiles the persistent CTAs keep busy.
   auto waveUse = [&](int64_t tiles) {
     return double(tiles) / double((tiles + kSMs - 1) / kSMs * kSMs);

@@ -136,11 +136,13 @@ int64_t mmaSyncNumWarps(int64_t blockM, int64_t blockN);
 /// 128 x 256 tiles on sm_90a — for a fused epilogue that computes more than adds,
 /// multiplies, Relu / Clip and casts (GELU's erf, Tanh, Sigmoid, divisions, ...: one ping-pong
 /// warpgroup's epilogue hides under the other's K loop), and for implicit-GEMM convs (their
-/// gather producer was measured with ping-pong tiles only).
-MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem,
-                                bool tmaRowsOK, const ChipInfo &target, const ChipInfo &hw,
-                                bool tf32KMajor = false, int64_t batch = 1,
-                                bool keepPingPong = false);
+/// gather producer was measured with ping-pong tiles only). `implicitGemm`: an implicit-GEMM
+/// conv (no split-K; keeps 128-row tiles where a matmul's under-filled grid takes 64-row
+/// ones, a rule measured on matmuls only, docs/tensor-cores.md).
+MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem, bool tmaRowsOK,
+                                const ChipInfo &target, const ChipInfo &hw, bool tf32KMajor = false,
+                                int64_t batch = 1, bool keepPingPong = false,
+                                bool implicitGemm = false);
 
 /// The K slices for a matmul of `batch` M x N x K products with tile config `c` (split-K;
 /// 1: none). Only tensor-core configs split: when the grid has at most half a wave of
