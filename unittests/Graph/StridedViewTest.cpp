@@ -56,6 +56,10 @@ int64_t bruteForce(Value v, ArrayRef<Operation *> chain, SmallVector<int64_t> id
     } else if (auto s = dyn_cast<SliceOp>(op)) {
       for (size_t k = 0; k < in.size(); ++k)
         prev[k] = s.getStarts()[k] + idx[k] * s.getSteps()[k];
+    } else if (isa<ExpandOp>(op)) { // right-aligned broadcast
+      size_t lead = idx.size() - in.size();
+      for (size_t k = 0; k < in.size(); ++k)
+        prev[k] = in[k] == 1 ? 0 : idx[k + lead];
     } else {
       prev = delinearize(linearize(idx, shapeOf(op->getResult(0))), in);
     }
@@ -87,6 +91,36 @@ bool checkView(Value v) {
   return true;
 }
 
+using Terms = std::vector<std::array<int64_t, 4>>;
+/// (dim, div, size, step) of each term.
+Terms terms(ArrayRef<AttentionIndexTerm> ts) {
+  Terms out;
+  for (const AttentionIndexTerm &t : ts)
+    out.push_back({t.dim, t.div, t.size, t.step});
+  return out;
+}
+
+/// Every element of `v` addressed through composeModes' modes is the brute-force element.
+void checkModes(Value v) {
+  SmallVector<Operation *> chain = viewChain(v, [](Operation *) { return true; });
+  auto view = composeModes(v, chain, chain.size());
+  ASSERT_TRUE(view);
+  ArrayRef<int64_t> shape = shapeOf(v);
+  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+  for (int64_t f = 0; f < n; ++f) {
+    SmallVector<int64_t> idx = delinearize(f, shape);
+    int64_t got = view->offset;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      int64_t inner = shape[k];
+      for (ViewMode m : view->dims[k]) {
+        inner /= m.size;
+        got += (idx[k] / inner) % m.size * m.stride;
+      }
+    }
+    ASSERT_EQ(got, bruteForce(v, chain, idx)) << "element " << f;
+  }
+}
+
 struct Builder {
   MLIRContext ctx;
   OwningOpRef<ModuleOp> module;
@@ -108,6 +142,7 @@ struct Builder {
       s.push_back(shapeOf(x)[p]);
     return TransposeOp::create(b, loc, ty(s), x, b.getDenseI64ArrayAttr(perm));
   }
+  Value expand(Value x, ArrayRef<int64_t> s) { return ExpandOp::create(b, loc, ty(s), x); }
   Value slice(Value x, ArrayRef<int64_t> starts, ArrayRef<int64_t> steps, ArrayRef<int64_t> s) {
     return SliceOp::create(b, loc, ty(s), x, b.getDenseI64ArrayAttr(starts),
                            b.getDenseI64ArrayAttr(steps));
@@ -159,7 +194,8 @@ TEST(StridedView, SequenceFirstMultiheadAttention) {
   EXPECT_EQ(qv->root, x);
   EXPECT_EQ(qv->dims, (std::array<int64_t, 3>{1, S, B * 3 * E}));
   EXPECT_EQ(qv->col, 0);
-  EXPECT_EQ(qv->colStep, (SmallVector<int64_t>{3 * E, D, 0, 0}));
+  EXPECT_EQ(terms(qv->colTerms), (Terms{{0, 1, B, 3 * E}, {1, 1, H, D}}));
+  EXPECT_TRUE(qv->batchTerms.empty());
   auto kv = attentionOperandView(kt, 1, [](Operation *) { return true; });
   ASSERT_TRUE(kv);
   EXPECT_TRUE(kv->keyRows);
@@ -187,8 +223,8 @@ TEST(StridedView, SplitThirds) {
   ASSERT_TRUE(vv);
   EXPECT_EQ(vv->dims, (std::array<int64_t, 3>{B, S, 3 * E}));
   EXPECT_EQ(vv->col, 2 * E);
-  EXPECT_EQ(vv->batchStep, (SmallVector<int64_t>{1, 0, 0, 0}));
-  EXPECT_EQ(vv->colStep, (SmallVector<int64_t>{0, D, 0, 0}));
+  EXPECT_EQ(terms(vv->batchTerms), (Terms{{0, 1, B, 1}}));
+  EXPECT_EQ(terms(vv->colTerms), (Terms{{1, 1, H, D}}));
   // A stored K^T must be plain matrices of its keys: the second half of a [B, D, 2S]
   // tensor is a column offset, refused, so the view falls back to the operand itself.
   Value k2 = t.input({B, D, 2 * S});
@@ -200,6 +236,34 @@ TEST(StridedView, SplitThirds) {
   EXPECT_EQ(kv->root, kts);
   EXPECT_TRUE(kv->ops.empty());
   EXPECT_EQ(kv->dims, (std::array<int64_t, 3>{B, D, S}));
+}
+
+// GQA as HF Llama writes it (repeat_kv): K [B, KVH, S, D] unsqueezed to [B, KVH, 1, S, D],
+// expanded to G query heads per kv head and viewed [B, H, S, D]: dim H has the modes
+// (KVH, S * D) and (G, 0), so the attention reads kv head h / G; K^T as K's rows.
+TEST(StridedView, GroupedQueryExpand) {
+  Builder t;
+  int64_t B = 2, KVH = 2, G = 3, S = 5, D = 8;
+  Value k = t.input({B, KVH, S, D});
+  Value kh =
+      t.reshape(t.expand(t.reshape(k, {B, KVH, 1, S, D}), {B, KVH, G, S, D}), {B, KVH * G, S, D});
+  Value kt = t.transpose(kh, {0, 1, 3, 2});
+  checkModes(kh);
+  checkModes(kt);
+  EXPECT_FALSE(checkView(kh)); // no single stride for H
+  auto kv = attentionOperandView(kt, 1, [](Operation *) { return true; });
+  ASSERT_TRUE(kv);
+  EXPECT_EQ(kv->root, k);
+  EXPECT_TRUE(kv->keyRows);
+  EXPECT_EQ(kv->dims, (std::array<int64_t, 3>{B * KVH, S, D}));
+  EXPECT_EQ(terms(kv->batchTerms), (Terms{{0, 1, B, KVH}, {1, G, KVH, 1}}));
+  EXPECT_TRUE(kv->colTerms.empty());
+  // A broadcast along the rows (every key the same) is not block matrices: the expand
+  // stays a kernel, the view stops above it.
+  Value rows = t.expand(t.input({B, 1, 1, D}), {B, 1, S, D});
+  auto rv = attentionOperandView(rows, 2, [](Operation *) { return true; });
+  ASSERT_TRUE(rv);
+  EXPECT_EQ(rv->root, rows);
 }
 
 /// Deterministic values (64-bit LCG, Knuth's MMIX constants).

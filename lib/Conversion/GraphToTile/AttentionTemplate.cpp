@@ -113,16 +113,21 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
     Matrix m{param, i32(view.batch), i32(view.col), {}, view.keyRows};
     m.dims.assign(view.dims.begin(), view.dims.end());
     size_t off = batchShape.size() - (shape.size() - 2);
-    auto addTerm = [&](Value &acc, Value idx, int64_t step) {
-      if (step != 0)
-        acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, idx, i32(step)));
+    // ((idx / div) % size) * step per term; size-1 dims are pinned to 0 (broadcast).
+    auto addTerms = [&](Value &acc, ArrayRef<AttentionIndexTerm> terms) {
+      for (const AttentionIndexTerm &t : terms) {
+        if (shape[t.dim] == 1)
+          continue;
+        Value idx = batchIdx[off + t.dim];
+        if (t.div > 1)
+          idx = arith::DivSIOp::create(b, loc, idx, i32(t.div));
+        if (t.div * t.size < shape[t.dim])
+          idx = arith::RemSIOp::create(b, loc, idx, i32(t.size));
+        acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, idx, i32(t.step)));
+      }
     };
-    for (int64_t i = 0; i + 2 < (int64_t)shape.size(); ++i) {
-      if (shape[i] == 1)
-        continue;
-      addTerm(m.batch, batchIdx[off + i], view.batchStep[i]);
-      addTerm(m.col, batchIdx[off + i], view.colStep[i]);
-    }
+    addTerms(m.batch, view.batchTerms);
+    addTerms(m.col, view.colTerms);
     return m;
   };
   Block &body = group.getBody().front();
@@ -218,13 +223,14 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
   if (auto t = dyn_cast<TransposeOp>(att->getNextNode())) {
     // The result as a strided view of X (result dim perm[j] is X dim j), which
     // attentionResultRowDim made block matrices.
-    StridedView yv;
+    ModeView yv;
     yv.root = t.getResult();
     yv.shape.assign(yShape.begin(), yShape.end());
-    yv.strides.resize(yShape.size());
+    yv.dims.resize(yShape.size());
     auto xStr = rowMajorStrides(t.getType().getShape());
     for (auto [j, p] : llvm::enumerate(t.getPerm()))
-      yv.strides[p] = xStr[j];
+      if (yShape[p] != 1)
+        yv.dims[p] = {ViewMode{yShape[p], xStr[j]}};
     auto view = attentionBlockMatrix(yv, 0);
     if (!view)
       return t.emitError("GPU attention kernel: the head merge is not block matrices of its "

@@ -57,6 +57,8 @@ CASES = [
     ("f16_d16_qkv_select", [2], 70, 70, 16, 16, "f16", {"qkv": 2}),
     ("bf16_d32_qkv_split_causal", [1], 65, 65, 32, 32, "bf16",
      {"qkv": 2, "split": True, "causal": True}),
+    # GQA through HF's repeat_kv expand (4 query heads over 2 kv heads), read in place.
+    ("f16_d16_gqa_expand", [1], 70, 70, 16, 16, "f16", {"gqa_expand": (4, 2), "causal": True}),
 ]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 
@@ -95,7 +97,11 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     d_ = os.path.join(a.work, name)
     os.makedirs(d_, exist_ok=True)
     seed = zlib.crc32(name.encode()) % 1000
-    if "qkv" in opts:
+    if "gqa_expand" in opts:
+        h, kvh = opts["gqa_expand"]
+        ac.gqa_expand_case(d_, "model", batch[0], h, kvh, sq, d, e,
+                           causal=opts.get("causal", False), seed=seed)
+    elif "qkv" in opts:
         ac.packed_qkv_case(d_, "model", sq, batch[0], opts["qkv"], d, e,
                            causal=opts.get("causal", False), seed=seed,
                            split=opts.get("split", False))

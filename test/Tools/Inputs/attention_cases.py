@@ -278,6 +278,62 @@ def packed_qkv_case(out, name, sq, b, h, d, e, causal=False, seed=0, split=False
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
 
 
+def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0):
+    """Grouped-query attention as HF Llama writes it: q [B, S, H * D], k and v [B, S, KVH *
+    D] viewed [B, S, heads, D] and transposed to [B, heads, S, D]; k and v repeated per
+    query-head group (repeat_kv: unsqueezed to [B, KVH, 1, S, D], expanded to [B, KVH, G, S,
+    D], viewed [B, H, S, D]); K^T by a transpose of the last two dims. Result [B, H, S, D]."""
+    rng = np.random.default_rng(seed)
+    g = h // kvh
+    q = rounded(rng.standard_normal([b, sq, h * d]), e)
+    k = rounded(rng.standard_normal([b, sq, kvh * d]), e)
+    v = rounded(rng.standard_normal([b, sq, kvh * d]), e)
+    T = lambda s: ttype(s, e)
+    heads = T([b, h, sq, d])
+    lines = [f"// attention case {name} (GQA through expand; attention_cases.py)",
+             f"func.func @main(%q0: {T([b, sq, h * d])}, %k0: {T([b, sq, kvh * d])}, "
+             f"%v0: {T([b, sq, kvh * d])}) -> {heads} {{",
+             f"  %q1 = graph.reshape %q0 : ({T([b, sq, h * d])}) -> {T([b, sq, h, d])}",
+             f"  %q = graph.transpose %q1, [0, 2, 1, 3] : ({T([b, sq, h, d])}) -> {heads}"]
+    for x in "kv":
+        lines += [f"  %{x}1 = graph.reshape %{x}0 : ({T([b, sq, kvh * d])}) -> {T([b, sq, kvh, d])}",
+                  f"  %{x}2 = graph.transpose %{x}1, [0, 2, 1, 3] : ({T([b, sq, kvh, d])}) -> {T([b, kvh, sq, d])}",
+                  f"  %{x}3 = graph.reshape %{x}2 : ({T([b, kvh, sq, d])}) -> {T([b, kvh, 1, sq, d])}",
+                  f"  %{x}4 = graph.expand %{x}3 : {T([b, kvh, 1, sq, d])} -> {T([b, kvh, g, sq, d])}",
+                  f"  %{x}5 = graph.reshape %{x}4 : ({T([b, kvh, g, sq, d])}) -> {heads}"]
+    lines += [f"  %kt = graph.transpose %k5, [0, 1, 3, 2] : ({heads}) -> {T([b, h, d, sq])}",
+              f"  %s = graph.matmul %q, %kt : ({heads}, {T([b, h, d, sq])}) -> {T([b, h, sq, sq])}",
+              f"  %c = graph.constant dense<{1 / np.sqrt(d):.8f}> : {T([])}",
+              f"  %t = graph.mul %s, %c : ({T([b, h, sq, sq])}, {T([])}) -> {T([b, h, sq, sq])}"]
+    last, bias = "%t", 0.0
+    if causal:
+        rows = ["[" + ", ".join("0.0" if j <= i else NEG_INF[e] for j in range(sq)) + "]"
+                for i in range(sq)]
+        lines += [f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, sq])}",
+                  f"  %a = graph.add %t, %cm : ({T([b, h, sq, sq])}, {T([sq, sq])}) -> {T([b, h, sq, sq])}"]
+        last = "%a"
+        bias = np.where(np.arange(sq)[None, :] <= np.arange(sq)[:, None], 0.0, -np.inf)
+    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, sq])}",
+              f"  %y = graph.matmul %p, %v5 : ({T([b, h, sq, sq])}, {heads}) -> {heads}",
+              f"  return %y : {heads}", "}"]
+    with open(os.path.join(out, name + ".mlir"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    qs = q.reshape(b, sq, h, d).transpose(0, 2, 1, 3)
+    rep = lambda x: np.repeat(x.reshape(b, sq, kvh, d).transpose(0, 2, 1, 3), g, axis=1)
+    ks, vs = rep(k), rep(v)
+    sc = np.matmul(qs, np.swapaxes(ks, -1, -2)) * rounded(np.array([1 / np.sqrt(d)]), e)[0] + bias
+    sc = sc - sc.max(axis=-1, keepdims=True)
+    p = np.exp(sc)
+    y = np.matmul(p / p.sum(axis=-1, keepdims=True), vs)
+    data = os.path.join(out, name)
+    os.makedirs(data, exist_ok=True)
+    for i, x in enumerate((q, k, v)):
+        with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
+            f.write(tensor_proto(f"input_{i}", x, e).SerializeToString())
+    with open(os.path.join(data, "output_0.pb"), "wb") as f:
+        f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+
+
 def gpu_cases(out):
     """The cases of the GPU attention kernel (16-bit operands, head sizes 16-128 powers of
     two, no mask but causal; scripts/gpu-attention.sh runs them on the GPU machine)."""
@@ -303,6 +359,9 @@ def gpu_cases(out):
     packed_qkv_case(out, "gpu-f16-d64-qkv-select", 100, 2, 4, 64, "f16", seed=21)
     packed_qkv_case(out, "gpu-bf16-d32-qkv-split-causal", 70, 2, 3, 32, "bf16", causal=True,
                     seed=22, split=True)
+    # GQA through HF's repeat_kv (expand of K and V per query-head group): read in place,
+    # kv head h / G.
+    gqa_expand_case(out, "gpu-f16-d64-gqa-expand", 2, 8, 2, 90, 64, "f16", causal=True, seed=23)
     # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
     case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
 

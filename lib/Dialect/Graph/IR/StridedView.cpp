@@ -21,15 +21,8 @@ static std::optional<int64_t> checkedProduct(ArrayRef<int64_t> dims) {
 }
 
 namespace {
-/// One (size, stride) pair of a dim: a dim of a view chain is a list of modes, outermost
-/// first (index i of the dim is split over the modes' sizes, row-major, and each part
-/// steps its mode's stride), as in CUTLASS CuTe's hierarchical layouts. A reshape that
-/// merges dims whose strides do not line up gives a dim of several modes; a later reshape
-/// may split it apart again (torch's [S, B, E] -> [S, B * H, D] -> ... -> [B, H, S, D]).
-struct Mode {
-  int64_t size, stride;
-};
-using Modes = SmallVector<Mode, 2>;
+using Mode = ViewMode;
+using Modes = ViewModes;
 
 /// `m` without size-1 modes, adjacent modes that are one run merged ((a, b * s), (b, s)
 /// -> (a * b, s)).
@@ -118,7 +111,7 @@ reshapeStrides(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides, ArrayRef<int6
 SmallVector<Operation *> viewChain(Value v, llvm::function_ref<bool(Operation *)> follow) {
   SmallVector<Operation *> chain;
   while (Operation *d = v.getDefiningOp()) {
-    if (!isa<TransposeOp, ReshapeOp, SliceOp>(d) || !follow(d))
+    if (!isa<TransposeOp, ReshapeOp, SliceOp, ExpandOp>(d) || !follow(d))
       break;
     auto in = dyn_cast<RankedTensorType>(d->getOperand(0).getType());
     auto out = dyn_cast<RankedTensorType>(d->getResult(0).getType());
@@ -130,10 +123,10 @@ SmallVector<Operation *> viewChain(Value v, llvm::function_ref<bool(Operation *)
   return chain;
 }
 
-std::optional<StridedView> composeView(Value v, ArrayRef<Operation *> chain, size_t depth) {
+std::optional<ModeView> composeModes(Value v, ArrayRef<Operation *> chain, size_t depth) {
   if (depth > chain.size())
     return std::nullopt;
-  StridedView view;
+  ModeView view;
   view.root = depth == 0 ? v : chain[depth - 1]->getOperand(0);
   auto rootT = dyn_cast<RankedTensorType>(view.root.getType());
   if (!rootT || !rootT.hasStaticShape())
@@ -142,7 +135,7 @@ std::optional<StridedView> composeView(Value v, ArrayRef<Operation *> chain, siz
   if (!total || *total == 0)
     return std::nullopt;
   SmallVector<int64_t> shape(rootT.getShape());
-  SmallVector<Modes> dims;
+  SmallVector<Modes> &dims = view.dims;
   int64_t stride = *total;
   for (int64_t size : shape) {
     stride /= size;
@@ -156,6 +149,15 @@ std::optional<StridedView> composeView(Value v, ArrayRef<Operation *> chain, siz
       for (int64_t p : t.getPerm())
         permuted.push_back(dims[p]);
       dims = std::move(permuted);
+    } else if (isa<ExpandOp>(op)) {
+      // numpy broadcast, right-aligned: new leading dims and size-1 dims that grow read
+      // the same element again (stride 0).
+      SmallVector<Modes> out(outShape.size());
+      size_t lead = outShape.size() - shape.size();
+      for (size_t k = 0; k < outShape.size(); ++k)
+        out[k] =
+            k < lead || shape[k - lead] != outShape[k] ? single(outShape[k], 0) : dims[k - lead];
+      dims = std::move(out);
     } else if (auto s = dyn_cast<SliceOp>(op)) {
       for (auto [k, start] : llvm::enumerate(s.getStarts())) {
         int64_t step = s.getSteps()[k];
@@ -175,10 +177,21 @@ std::optional<StridedView> composeView(Value v, ArrayRef<Operation *> chain, siz
     }
     shape.assign(outShape.begin(), outShape.end());
   }
-  auto strides = stridesOf(dims, shape);
+  view.shape = std::move(shape);
+  return view;
+}
+
+std::optional<StridedView> composeView(Value v, ArrayRef<Operation *> chain, size_t depth) {
+  auto m = composeModes(v, chain, depth);
+  if (!m)
+    return std::nullopt;
+  auto strides = stridesOf(m->dims, m->shape);
   if (!strides)
     return std::nullopt;
-  view.shape = std::move(shape);
+  StridedView view;
+  view.root = m->root;
+  view.offset = m->offset;
+  view.shape = std::move(m->shape);
   view.strides = std::move(*strides);
   return view;
 }

@@ -54,13 +54,13 @@ inline TransposeOp gpuAttentionHeadMerge(Operation *att) {
   return t && t->getBlock() == att->getBlock() && attentionResultRowDim(t) ? t : TransposeOp();
 }
 
-/// Whether a GPU attention group takes view op `p` (a transpose, reshape or slice of its
+/// Whether a GPU attention group takes view op `p` (a transpose, reshape, slice or expand of its
 /// operands): Q, K^T or V read through `p` and the views already in the group (`absorbed`)
 /// is block matrices of a tensor above `p` (include/aicc/Dialect/Graph/IR/
 /// AttentionOperands.h), the operand kind the mma.sync kernel reads.
 inline bool gpuAttentionTakes(AttentionOp att, Operation *p,
                               llvm::function_ref<bool(Operation *)> absorbed) {
-  if (!isa<TransposeOp, ReshapeOp, SliceOp>(p))
+  if (!isa<TransposeOp, ReshapeOp, SliceOp, ExpandOp>(p))
     return false;
   for (unsigned i = 0; i < 3; ++i) {
     auto view = attentionOperandView(att->getOperand(i), i,
@@ -71,7 +71,7 @@ inline bool gpuAttentionTakes(AttentionOp att, Operation *p,
   return false;
 }
 
-/// The view ops (transposes, reshapes, slices) a GPU attention kernel reads its operands
+/// The view ops (transposes, reshapes, slices, expands) a GPU attention kernel reads its operands
 /// through (attentionOperandView over the ops `eligible` accepts), in program order: the
 /// deepest chains that keep Q, K^T and V block matrices, cut back until every op's result
 /// is read only by the attention or by another taken op (q, k and v may share a chain:

@@ -3,18 +3,20 @@
 // A GPU attention kernel reads Q, K^T and V with tile.block_load: blocks of a batch of
 // row-major [rows, cols] matrices (TileOps.td), element (b, r, c) at flat offset
 // (b * dims[1] + r) * dims[2] + c of a kernel input X. An operand that reaches the kernel
-// through view ops of a contiguous X (transposes, reshapes, slices: a strided view of X,
-// StridedView.h) is still such a block when
+// through view ops of a contiguous X (transposes, reshapes, slices, expands: a strided view
+// of X, StridedView.h) is still such a block when
 //   - its contiguous dim (the last; for K^T read as K's rows, dim r-2) has stride 1;
 //   - its row dim (r-2; for K^T as K's rows, the last) has stride R >= its columns: the
 //     matrices have dims[2] = R columns and dims[1] = that dim's size as rows;
-//   - every other dim steps either whole matrices (its stride a multiple of dims[1] * R)
-//     or columns inside one row (the columns it and the base reach, plus the operand's
-//     own, fit in R); the view's base offset starts at row 0 of a matrix.
+//   - every other dim (each of its modes) steps whole matrices (a stride multiple of
+//     dims[1] * R), columns inside one row (the columns they and the base reach, plus the
+//     operand's own, fit in R), or nothing (a broadcast, stride 0); the view's base offset
+//     starts at row 0 of a matrix.
 // So the head h of [B, S, H, D] is the column offset h * D of the [B, S, H * D] matrices,
 // the q / k / v thirds of a fused [B, S, 3 * H * D] projection (a Split, or select after
 // an unflatten) the column offsets 0, H * D, 2 * H * D, and a sequence-first [S, B, E]
-// tensor gives matrices of S rows with row stride B * E. graph-fuse uses this to decide
+// tensor gives matrices of S rows with row stride B * E, and GQA's K expanded from KVH to
+// H = KVH * G heads reads kv head h / G. graph-fuse uses this to decide
 // which views a GPU attention group takes, graph-recompose-attention which attention the
 // kernel runs, and the attention template (buildAttentionGPU) to write the block loads.
 //===----------------------------------------------------------------------===//
@@ -30,16 +32,23 @@
 
 namespace aicc::graph {
 
+/// One term of the matrix or column index of an operand element: operand dim `dim`'s
+/// index i adds ((i / div) % size) * step (a dim of several modes, StridedView.h, gives
+/// one term per mode: GQA's head h of K reads kv head h / G).
+struct AttentionIndexTerm {
+  unsigned dim;
+  int64_t div, size, step;
+};
+
 /// An attention operand read as blocks of row-major matrices of `root` (a contiguous
 /// tensor X, see the file comment): operand element (i_0, ..., i_{r-1}) is element
-/// (batch + sum_k i_k * batchStep[k], row, col + sum_k i_k * colStep[k] + contiguous
-/// index) of the dims[0] x dims[1] x dims[2] matrices, row being the row dim's index.
+/// (batch + batch terms, row, col + column terms + contiguous index) of the dims[0] x
+/// dims[1] x dims[2] matrices, row being the row dim's index.
 struct AttentionOperandView {
   mlir::Value root;
   std::array<int64_t, 3> dims = {0, 0, 0};
   int64_t batch = 0, col = 0;
-  /// Per operand dim; 0 for the row and contiguous dims and for size-1 dims.
-  llvm::SmallVector<int64_t> batchStep, colStep;
+  llvm::SmallVector<AttentionIndexTerm> batchTerms, colTerms;
   /// K^T read as K's rows ([.., D, S] with D contiguous: a transpose of K).
   bool keyRows = false;
   /// The view ops read through, the operand's defining op first (viewChain's order).
@@ -47,26 +56,37 @@ struct AttentionOperandView {
 };
 
 /// `view` (of operand `index` of graph.attention: 0 Q, 1 K^T, 2 V) as block matrices of
-/// its root, when it is one (the file comment). A stored K^T (its last dim contiguous) is
-/// read in [D, BLOCK_N] blocks at column n0, so it must be plain matrices whose columns are
-/// exactly the keys (the key tail is masked by dims[2]).
-inline std::optional<AttentionOperandView> attentionBlockMatrix(const StridedView &view,
+/// its root, when it is one (the file comment). The row and contiguous dims must have one
+/// mode each; a batch dim may have several (each a term), broadcast modes (stride 0) add
+/// nothing. A stored K^T (its last dim contiguous) is read in [D, BLOCK_N] blocks at
+/// column n0, so it must be plain matrices whose columns are exactly the keys (the key
+/// tail is masked by dims[2]).
+inline std::optional<AttentionOperandView> attentionBlockMatrix(const ModeView &view,
                                                                 unsigned index) {
   int64_t n = view.shape.size();
-  if (n < 2)
+  if (n < 2 || (int64_t)view.dims.size() != n)
     return std::nullopt;
-  llvm::ArrayRef<int64_t> shape = view.shape, st = view.strides;
+  llvm::ArrayRef<int64_t> shape = view.shape;
+  // The one stride of a dim of at most one mode (`whenEmpty` for a dim of one element).
+  auto strideOf = [&](int64_t k, int64_t whenEmpty) -> std::optional<int64_t> {
+    if (view.dims[k].size() > 1)
+      return std::nullopt;
+    return view.dims[k].empty() ? whenEmpty : view.dims[k][0].stride;
+  };
   AttentionOperandView m;
   m.root = view.root;
   int64_t c = n - 1, rd = n - 2;
-  if (index == 1 && shape[n - 2] > 1 && st[n - 2] == 1 && shape[n - 1] > 1) {
+  if (index == 1 && shape[n - 2] > 1 && shape[n - 1] > 1 && strideOf(n - 2, 0) == 1) {
     m.keyRows = true;
     c = n - 2;
     rd = n - 1;
   }
-  int64_t rowStride = st[rd], rows = shape[rd];
+  auto contiguous = strideOf(c, 1), rowStrideOr = strideOf(rd, shape[c]);
+  if (!contiguous || *contiguous != 1 || !rowStrideOr)
+    return std::nullopt;
+  int64_t rowStride = *rowStrideOr, rows = shape[rd];
   auto total = llvm::cast<mlir::RankedTensorType>(view.root.getType()).getNumElements();
-  if (st[c] != 1 || rowStride < shape[c] || rows < 1 || view.offset < 0)
+  if (rowStride < shape[c] || rows < 1 || view.offset < 0)
     return std::nullopt;
   auto matrix = llvm::checkedMul(rows, rowStride);
   if (!matrix || total % *matrix)
@@ -76,26 +96,31 @@ inline std::optional<AttentionOperandView> attentionBlockMatrix(const StridedVie
     return std::nullopt; // the base is not at row 0 of a matrix (the row mask would be off)
   m.batch = view.offset / *matrix;
   m.dims = {total / *matrix, rows, rowStride};
-  m.batchStep.assign(n, 0);
-  m.colStep.assign(n, 0);
   int64_t colReach = m.col + shape[c];
   for (int64_t k = 0; k < n; ++k) {
-    if (k == c || k == rd || shape[k] == 1)
+    if (k == c || k == rd)
       continue;
-    if (st[k] > 0 && st[k] % *matrix == 0) {
-      m.batchStep[k] = st[k] / *matrix;
-    } else if (st[k] > 0 && st[k] < rowStride) {
-      m.colStep[k] = st[k];
-      colReach += (shape[k] - 1) * st[k];
-    } else {
-      return std::nullopt;
+    int64_t div = shape[k];
+    for (ViewMode mode : view.dims[k]) {
+      div /= mode.size;
+      AttentionIndexTerm t{(unsigned)k, div, mode.size, 0};
+      if (mode.stride == 0)
+        continue; // broadcast: every index reads the same element
+      if (mode.stride > 0 && mode.stride % *matrix == 0) {
+        t.step = mode.stride / *matrix;
+        m.batchTerms.push_back(t);
+      } else if (mode.stride > 0 && mode.stride < rowStride) {
+        t.step = mode.stride;
+        m.colTerms.push_back(t);
+        colReach += (mode.size - 1) * mode.stride;
+      } else {
+        return std::nullopt;
+      }
     }
   }
   if (colReach > rowStride)
     return std::nullopt;
-  if (index == 1 && !m.keyRows &&
-      (m.col != 0 || rowStride != shape[c] ||
-       llvm::any_of(m.colStep, [](int64_t s) { return s != 0; })))
+  if (index == 1 && !m.keyRows && (m.col != 0 || rowStride != shape[c] || !m.colTerms.empty()))
     return std::nullopt;
   return m;
 }
@@ -109,7 +134,7 @@ attentionOperandView(mlir::Value v, unsigned index,
                      llvm::function_ref<bool(mlir::Operation *)> follow) {
   llvm::SmallVector<mlir::Operation *> chain = viewChain(v, follow);
   for (size_t depth = chain.size() + 1; depth-- > 0;) {
-    auto view = composeView(v, chain, depth);
+    auto view = composeModes(v, chain, depth);
     if (!view)
       continue;
     if (auto m = attentionBlockMatrix(*view, index)) {
