@@ -133,8 +133,9 @@ static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroup
   Block &body = group.getBody().front();
   auto matrixOf = [&](unsigned index) -> FailureOr<Matrix> {
     Value v = att->getOperand(index);
-    auto view =
-        attentionOperandView(v, index, [&](Operation *d) { return d->getBlock() == &body; });
+    auto view = attentionOperandView(
+        v, index, [&](Operation *d) { return d->getBlock() == &body; },
+        [](Value root) { return isa<BlockArgument>(root); });
     auto arg = view ? dyn_cast<BlockArgument>(view->root) : BlockArgument();
     if (!arg || !kc.argIndex.count(arg))
       return att.emitError("GPU attention kernel: operand #")

@@ -243,3 +243,14 @@ func.func @gather_not_one_constant(%x: tensor<3x4xf32>, %k: tensor<i64>) -> (ten
   %2 = graph.gather %x, %k {axis = 0 : i64} : (tensor<3x4xf32>, tensor<i64>) -> tensor<4xf32>
   return %0, %1, %2 : tensor<4xf32>, tensor<2x4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// An unsigned index is read zero-extended (150 in ui8 is row 150, not -106).
+// CHECK-LABEL: func.func @gather_unsigned_index
+// CHECK:         graph.slice %{{.*}} {starts = array<i64: 150, 0>
+func.func @gather_unsigned_index(%x: tensor<200x4xf32>) -> tensor<4xf32> {
+  %i = graph.constant dense<150> : tensor<ui8>
+  %0 = graph.gather %x, %i {axis = 0 : i64} : (tensor<200x4xf32>, tensor<ui8>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

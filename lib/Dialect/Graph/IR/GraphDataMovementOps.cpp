@@ -168,7 +168,11 @@ struct GatherOfConstantIndex : public OpRewritePattern<GatherOp> {
       return failure();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     int64_t n = in.getDimSize(axis);
-    int64_t i = idx.getValues<APInt>()[0].getSExtValue();
+    APInt raw = idx.getValues<APInt>()[0];
+    bool isUnsigned = idx.getElementType().isUnsignedInteger();
+    if (isUnsigned && raw.getActiveBits() > 63)
+      return failure();
+    int64_t i = isUnsigned ? int64_t(raw.getZExtValue()) : raw.getSExtValue();
     if (i < -n || i >= n)
       return failure(); // out of range: left to the gather (undefined in ONNX)
     if (i < 0)

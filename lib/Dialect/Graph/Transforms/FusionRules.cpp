@@ -148,22 +148,39 @@ SmallVector<Operation *>
 aicc::graph::fusion::gpuAttentionViews(AttentionOp att,
                                        llvm::function_ref<bool(Operation *)> eligible) {
   using OpSet = llvm::SmallSetVector<Operation *, 16>;
-  auto collect = [&](llvm::function_ref<bool(Operation *)> follow) {
+  // Each operand's view ops through `follow`; a view's root is read from memory, so it is
+  // never one of the ops taken (`members`).
+  std::array<OpSet, 3> opsOf;
+  auto collect = [&](llvm::function_ref<bool(Operation *)> follow, const OpSet &members) {
     OpSet ops;
-    for (unsigned i = 0; i < 3; ++i)
-      if (auto view = attentionOperandView(att->getOperand(i), i, follow))
-        ops.insert(view->ops.begin(), view->ops.end());
+    for (unsigned i = 0; i < 3; ++i) {
+      opsOf[i].clear();
+      auto view = attentionOperandView(att->getOperand(i), i, follow, [&](Value root) {
+        return !members.contains(root.getDefiningOp());
+      });
+      if (view)
+        opsOf[i].insert(view->ops.begin(), view->ops.end());
+      ops.insert(opsOf[i].begin(), opsOf[i].end());
+    }
     return ops;
   };
-  OpSet taken = collect(eligible);
+  OpSet taken = collect(eligible, OpSet());
   while (true) {
     // A view read outside the kernel would still have to be stored: leave it (and what
-    // only it reads) to its own kernel. `next` only shrinks, so this ends.
+    // only it reads) to its own kernel. So must a view the attention reads directly as an
+    // operand whose own chain does not include it (q's chain through it, k reading it
+    // whole). `next` only shrinks, so this ends.
     OpSet kept;
-    for (Operation *d : taken)
-      if (llvm::all_of(d->getUsers(), [&](Operation *u) { return u == att || taken.contains(u); }))
+    for (Operation *d : taken) {
+      bool inKernel = llvm::all_of(d->getUses(), [&](OpOperand &u) {
+        if (u.getOwner() == att)
+          return u.getOperandNumber() < 3 && opsOf[u.getOperandNumber()].contains(d);
+        return taken.contains(u.getOwner());
+      });
+      if (inKernel)
         kept.insert(d);
-    OpSet next = collect([&](Operation *d) { return kept.contains(d); });
+    }
+    OpSet next = collect([&](Operation *d) { return kept.contains(d); }, kept);
     if (next.size() == taken.size())
       break;
     taken = std::move(next);

@@ -11,7 +11,9 @@
 //   - every other dim (each of its modes) steps whole matrices (a stride multiple of
 //     dims[1] * R), columns inside one row (the columns they and the base reach, plus the
 //     operand's own, fit in R), or nothing (a broadcast, stride 0); the view's base offset
-//     starts at row 0 of a matrix.
+//     starts at row 0 of a matrix;
+//   - the row stride, the base column and the column steps are whole 16-byte chunks (the
+//     kernel's cp.async copies).
 // So the head h of [B, S, H, D] is the column offset h * D of the [B, S, H * D] matrices,
 // the q / k / v thirds of a fused [B, S, 3 * H * D] projection (a Split, or select after
 // an unflatten) the column offsets 0, H * D, 2 * H * D, and a sequence-first [S, B, E]
@@ -120,6 +122,13 @@ inline std::optional<AttentionOperandView> attentionBlockMatrix(const ModeView &
   }
   if (colReach > rowStride)
     return std::nullopt;
+  // The GPU kernel copies rows in 16-byte chunks (cp.async): the row stride, the base
+  // column and every column step must be whole chunks.
+  unsigned bits = llvm::cast<mlir::ShapedType>(view.root.getType()).getElementTypeBitWidth();
+  int64_t chunk = bits && bits <= 128 ? 128 / bits : 1;
+  if (rowStride % chunk || m.col % chunk ||
+      llvm::any_of(m.colTerms, [&](const AttentionIndexTerm &t) { return t.step % chunk; }))
+    return std::nullopt;
   if (index == 1 && !m.keyRows && (m.col != 0 || rowStride != shape[c] || !m.colTerms.empty()))
     return std::nullopt;
   return m;
@@ -127,15 +136,17 @@ inline std::optional<AttentionOperandView> attentionBlockMatrix(const ModeView &
 
 /// The view of attention operand `v` (operand `index` of graph.attention) through the view
 /// ops `follow` accepts (viewChain): the deepest root of the chain whose view is block
-/// matrices (attentionBlockMatrix); `v` itself, a contiguous tensor, when none is deeper.
-/// None only for a stored K^T that is not plain matrices of its keys.
+/// matrices (attentionBlockMatrix) and whose root `acceptRoot` (when given) accepts; `v`
+/// itself, a contiguous tensor, when none is deeper. None for a stored K^T that is not
+/// plain matrices of its keys, or when `acceptRoot` refuses every root.
 inline std::optional<AttentionOperandView>
 attentionOperandView(mlir::Value v, unsigned index,
-                     llvm::function_ref<bool(mlir::Operation *)> follow) {
+                     llvm::function_ref<bool(mlir::Operation *)> follow,
+                     llvm::function_ref<bool(mlir::Value)> acceptRoot = nullptr) {
   llvm::SmallVector<mlir::Operation *> chain = viewChain(v, follow);
   for (size_t depth = chain.size() + 1; depth-- > 0;) {
     auto view = composeModes(v, chain, depth);
-    if (!view)
+    if (!view || (acceptRoot && !acceptRoot(view->root)))
       continue;
     if (auto m = attentionBlockMatrix(*view, index)) {
       m->ops.assign(chain.begin(), chain.begin() + depth);
