@@ -214,7 +214,7 @@ TEST(StridedView, SequenceFirstMultiheadAttention) {
 // GPT-2's Split of [B, S, 3E]: the thirds are column offsets of the [B, S, 3E] matrices.
 TEST(StridedView, SplitThirds) {
   Builder t;
-  int64_t S = 6, B = 3, H = 2, D = 4, E = H * D;
+  int64_t S = 8, B = 3, H = 2, D = 8, E = H * D; // f16: rows and heads of whole 16 bytes
   Value x = t.input({B, S, 3 * E});
   Value v = t.transpose(t.reshape(t.slice(x, {0, 0, 2 * E}, {1, 1, 1}, {B, S, E}), {B, S, H, D}),
                         {0, 2, 1, 3});
@@ -236,6 +236,17 @@ TEST(StridedView, SplitThirds) {
   EXPECT_EQ(kv->root, kts);
   EXPECT_TRUE(kv->ops.empty());
   EXPECT_EQ(kv->dims, (std::array<int64_t, 3>{B, D, S}));
+  // A third that starts at column 4 (8 bytes) is not whole 16-byte chunks of the kernel's
+  // cp.async copies: the view of y is refused; the kernel reads the (copied) slice through
+  // the reshape and the head transpose.
+  Value y = t.input({B, S, 24});
+  Value third = t.slice(y, {0, 0, 4}, {1, 1, 1}, {B, S, 16});
+  Value v4 = t.transpose(t.reshape(third, {B, S, 2, 8}), {0, 2, 1, 3});
+  EXPECT_TRUE(checkView(v4));
+  auto vv4 = attentionOperandView(v4, 2, [](Operation *) { return true; });
+  ASSERT_TRUE(vv4);
+  EXPECT_EQ(vv4->root, third);
+  EXPECT_EQ(vv4->ops.size(), 2u);
 }
 
 // GQA as HF Llama writes it (repeat_kv): K [B, KVH, S, D] unsqueezed to [B, KVH, 1, S, D],
