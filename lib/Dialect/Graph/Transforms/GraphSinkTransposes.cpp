@@ -52,7 +52,8 @@ struct SinkBelowMatMul : public OpRewritePattern<MatMulOp> {
     ArrayRef<int64_t> p = t.getPerm();
     auto inner = MatMulOp::create(rewriter, op.getLoc(), permuted(rt, inversePerm(p)), t.getInput(),
                                   op.getRhs());
-    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), inner, p));
+    // The moved transpose keeps its own location (the exporter's node name in reports).
+    rewriter.replaceOp(op, transpose(rewriter, t.getLoc(), inner, p));
     return success();
   }
 };
@@ -82,7 +83,7 @@ struct SinkBelowElementwise : public RewritePattern {
     Operation *inner = rewriter.clone(*op); // keeps the op's properties
     inner->setOperand(at, t.getInput());
     inner->getResult(0).setType(permuted(rt, inversePerm(t.getPerm())));
-    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), inner->getResult(0), t.getPerm()));
+    rewriter.replaceOp(op, transpose(rewriter, t.getLoc(), inner->getResult(0), t.getPerm()));
     return success();
   }
 };
@@ -135,12 +136,13 @@ struct HoistAboveRowGemm : public OpRewritePattern<TransposeOp> {
     SmallVector<int64_t> pz(p.drop_back());
     for (size_t k = *lz; k < zs.size(); ++k)
       pz.push_back(k);
-    Location loc = op.getLoc();
-    Value zt = transpose(rewriter, loc, in.getInput(), pz);
-    Value a2 = ReshapeOp::create(rewriter, loc, a.getType(), zt);
+    // Each new op keeps the location of the one it stands for.
+    Value zt = transpose(rewriter, op.getLoc(), in.getInput(), pz);
+    Value a2 = ReshapeOp::create(rewriter, in.getLoc(), a.getType(), zt);
     Operation *g2 = rewriter.clone(*g);
     g2->setOperand(0, a2);
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), g2->getResult(0));
+    rewriter.replaceOp(op,
+                       ReshapeOp::create(rewriter, out.getLoc(), op.getType(), g2->getResult(0)));
     return success();
   }
 };
