@@ -144,9 +144,39 @@ aicc::graph::fusion::matchLogSumExp(ReduceMaxOp mx, function_ref<bool(Operation 
   return ops;
 }
 
+/// Ops an attention group may take as views: not taken by another kernel (`free`), in the
+/// attention's block, side-effect free, not read by the function's return.
+static bool viewCandidate(Operation *att, Operation *d,
+                          llvm::function_ref<bool(Operation *)> free) {
+  return free(d) && d->getBlock() == att->getBlock() && isSideEffectFree(d) &&
+         llvm::none_of(d->getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+}
+
+SmallVector<Operation *>
+aicc::graph::fusion::attentionOperandViews(Operation *att,
+                                           llvm::function_ref<bool(Operation *)> free) {
+  // (value, the op that reads it as operand `idx`) pairs still to look at.
+  SmallVector<std::tuple<Value, Operation *, unsigned>> work;
+  for (auto [i, v] : llvm::enumerate(att->getOperands()))
+    work.push_back({v, att, (unsigned)i});
+  SmallVector<Operation *> views;
+  while (!work.empty()) {
+    auto [v, consumer, idx] = work.pop_back_val();
+    Operation *d = v.getDefiningOp();
+    if (!d || !viewCandidate(att, d, free) || !hasSingleUser(v) ||
+        !templateAbsorbs("attention", att, consumer, idx, d))
+      continue;
+    views.push_back(d);
+    work.push_back({d->getOperand(0), d, 0});
+  }
+  llvm::sort(views, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return views;
+}
+
 SmallVector<Operation *>
 aicc::graph::fusion::gpuAttentionViews(AttentionOp att,
-                                       llvm::function_ref<bool(Operation *)> eligible) {
+                                       llvm::function_ref<bool(Operation *)> free) {
+  auto eligible = [&](Operation *d) { return viewCandidate(att, d, free); };
   using OpSet = llvm::SmallSetVector<Operation *, 16>;
   // Each operand's view ops through `follow`; a view's root is read from memory, so it is
   // never one of the ops taken (`members`).

@@ -71,13 +71,22 @@ inline bool gpuAttentionTakes(AttentionOp att, Operation *p,
   return false;
 }
 
+/// The transposes, expands and slices that make attention `att`'s operands (K^T from K,
+/// heads split from [B, S, H, D]) when the kernel is their only reader, in program order
+/// (the group body is cloned in the order of its ops: a view of a view follows its
+/// producer); the cpu template loads through them by index arithmetic (loadView), so no
+/// copy kernel runs. `free` says which ops no kernel has taken yet.
+SmallVector<Operation *> attentionOperandViews(Operation *att,
+                                               llvm::function_ref<bool(Operation *)> free);
+
 /// The view ops (transposes, reshapes, slices, expands) a GPU attention kernel reads its operands
-/// through (attentionOperandView over the ops `eligible` accepts), in program order: the
+/// through (attentionOperandView over the ops `free` says no kernel has taken: side-effect
+/// free, in the attention's block, not a function result), in program order: the
 /// deepest chains that keep Q, K^T and V block matrices, cut back until every op's result
 /// is read only by the attention or by another taken op (q, k and v may share a chain:
 /// select after an unflatten of one projection). Each view then costs no copy kernel.
 SmallVector<Operation *> gpuAttentionViews(AttentionOp att,
-                                           llvm::function_ref<bool(Operation *)> eligible);
+                                           llvm::function_ref<bool(Operation *)> free);
 
 /// Elementwise ops a fused kernel can evaluate at any element (trilu reads the element's
 /// position, which only the elementwise template provides).

@@ -258,41 +258,12 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     }
   }
 
-  /// Attention: the transposes, expands and slices that make its operands (K^T from K,
-  /// heads split from [B, S, H, D]) join group `g` when the kernel is their only reader; the
-  /// template loads through them by index arithmetic (loadView), so no copy kernel runs.
-  /// GPU targets: the view chains that keep each operand block matrices instead
-  /// (gpuAttentionViews).
+  /// Attention: the views that make its operands join group `g` (attentionOperandViews,
+  /// FusionRules.h: cpu target; GPU targets: gpuAttentionViews).
   void absorbOperandViews(unsigned g, Operation *op) {
-    if (gpuAttention) {
-      auto eligible = [&](Operation *d) {
-        return !assigned(d) && d->getBlock() == op->getBlock() && isSideEffectFree(d) &&
-               llvm::none_of(d->getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
-      };
-      for (Operation *d : gpuAttentionViews(cast<AttentionOp>(op), eligible))
-        add(g, d);
-      return;
-    }
-    // (value, the op that reads it as operand `idx`) pairs still to look at.
-    SmallVector<std::tuple<Value, Operation *, unsigned>> work;
-    for (auto [i, v] : llvm::enumerate(op->getOperands()))
-      work.push_back({v, op, (unsigned)i});
-    SmallVector<Operation *> views;
-    while (!work.empty()) {
-      auto [v, consumer, idx] = work.pop_back_val();
-      Operation *d = v.getDefiningOp();
-      if (!d || assigned(d) || d->getBlock() != op->getBlock() || !hasSingleUser(v) ||
-          !isSideEffectFree(d) ||
-          llvm::any_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }) ||
-          !templateAbsorbs("attention", op, consumer, idx, d))
-        continue;
-      views.push_back(d);
-      work.push_back({d->getOperand(0), d, 0});
-    }
-    // In program order: the group body is cloned in the order of its ops (a view of a
-    // view must follow its producer).
-    llvm::sort(views, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    for (Operation *d : views)
+    auto notAssigned = [&](Operation *d) { return !assigned(d); };
+    for (Operation *d : gpuAttention ? gpuAttentionViews(cast<AttentionOp>(op), notAssigned)
+                                     : attentionOperandViews(op, notAssigned))
       add(g, d);
   }
 
