@@ -197,6 +197,47 @@ def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0, merge=
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
 
 
+def causal_softmax_pv(lines, T, b, h, sq, d, e, v, heads, causal):
+    """Appends the scores of %q and %kt, their scale by 1/sqrt(d), an optional causal mask
+    (sq queries over sq keys), the softmax over the keys and %y = P @ v; returns the
+    additive mask (0 or -inf) for the numpy reference."""
+    lines += [f"  %s = graph.matmul %q, %kt : ({heads}, {T([b, h, d, sq])}) -> {T([b, h, sq, sq])}",
+              f"  %c = graph.constant dense<{1 / np.sqrt(d):.8f}> : {T([])}",
+              f"  %t = graph.mul %s, %c : ({T([b, h, sq, sq])}, {T([])}) -> {T([b, h, sq, sq])}"]
+    last, bias = "%t", 0.0
+    if causal:
+        rows = ["[" + ", ".join("0.0" if j <= i else NEG_INF[e] for j in range(sq)) + "]"
+                for i in range(sq)]
+        lines += [f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, sq])}",
+                  f"  %a = graph.add %t, %cm : ({T([b, h, sq, sq])}, {T([sq, sq])}) -> {T([b, h, sq, sq])}"]
+        last = "%a"
+        bias = np.where(np.arange(sq)[None, :] <= np.arange(sq)[:, None], 0.0, -np.inf)
+    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, sq])}",
+              f"  %y = graph.matmul %p, {v} : ({T([b, h, sq, sq])}, {heads}) -> {heads}"]
+    return bias
+
+
+def attention_reference(q, k, v, d, e, bias):
+    """softmax(q k^T * scale + bias) v in float64, the scale rounded to the model's dtype."""
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) * rounded(np.array([1 / np.sqrt(d)]), e)[0] + bias
+    s = s - s.max(axis=-1, keepdims=True)
+    p = np.exp(s)
+    return np.matmul(p / p.sum(axis=-1, keepdims=True), v)
+
+
+def write_case(out, name, lines, inputs, y, e):
+    """OUT/NAME.mlir and OUT/NAME/{input_K,output_0}.pb (the output rounded to the dtype)."""
+    with open(os.path.join(out, name + ".mlir"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    data = os.path.join(out, name)
+    os.makedirs(data, exist_ok=True)
+    for i, x in enumerate(inputs):
+        with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
+            f.write(tensor_proto(f"input_{i}", x, e).SerializeToString())
+    with open(os.path.join(data, "output_0.pb"), "wb") as f:
+        f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+
+
 def packed_qkv_case(out, name, sq, b, h, d, e, causal=False, seed=0, split=False):
     """Q, K and V as thirds of one projection's output, read in place. Default: torch's
     nn.MultiheadAttention fast path (sequence first, what nn.TransformerEncoderLayer
@@ -236,19 +277,7 @@ def packed_qkv_case(out, name, sq, b, h, d, e, causal=False, seed=0, split=False
                   f"  %q = graph.reshape %q3 : ({T([b * h, sq, d])}) -> {heads}",
                   f"  %kt = graph.reshape %kt3 : ({T([b * h, d, sq])}) -> {T([b, h, d, sq])}",
                   f"  %v = graph.reshape %v3 : ({T([b * h, sq, d])}) -> {heads}"]
-    lines += [f"  %s = graph.matmul %q, %kt : ({heads}, {T([b, h, d, sq])}) -> {T([b, h, sq, sq])}",
-              f"  %c = graph.constant dense<{1 / np.sqrt(d):.8f}> : {T([])}",
-              f"  %t = graph.mul %s, %c : ({T([b, h, sq, sq])}, {T([])}) -> {T([b, h, sq, sq])}"]
-    last, bias = "%t", 0.0
-    if causal:
-        rows = ["[" + ", ".join("0.0" if j <= i else NEG_INF[e] for j in range(sq)) + "]"
-                for i in range(sq)]
-        lines += [f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, sq])}",
-                  f"  %a = graph.add %t, %cm : ({T([b, h, sq, sq])}, {T([sq, sq])}) -> {T([b, h, sq, sq])}"]
-        last = "%a"
-        bias = np.where(np.arange(sq)[None, :] <= np.arange(sq)[:, None], 0.0, -np.inf)
-    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, sq])}",
-              f"  %y = graph.matmul %p, %v : ({T([b, h, sq, sq])}, {heads}) -> {heads}"]
+    bias = causal_softmax_pv(lines, T, b, h, sq, d, e, "%v", heads, causal)
     if split:
         lines += [f"  %ym = graph.transpose %y, [0, 2, 1, 3] : ({heads}) -> {T([b, sq, h, d])}",
                   f"  %yr = graph.reshape %ym : ({T([b, sq, h, d])}) -> {outT}"]
@@ -256,26 +285,15 @@ def packed_qkv_case(out, name, sq, b, h, d, e, causal=False, seed=0, split=False
         lines += [f"  %ym = graph.transpose %y, [2, 0, 1, 3] : ({heads}) -> {T([sq, b, h, d])}",
                   f"  %yr = graph.reshape %ym : ({T([sq, b, h, d])}) -> {outT}"]
     lines += [f"  return %yr : {outT}", "}"]
-    with open(os.path.join(out, name + ".mlir"), "w") as f:
-        f.write("\n".join(lines) + "\n")
     if split:
         q, k, v = (qkv[:, :, i * E:(i + 1) * E].reshape(b, sq, h, d).transpose(0, 2, 1, 3)
                    for i in range(3))
     else:
         q, k, v = (qkv[:, :, i * E:(i + 1) * E].reshape(sq, b * h, d).transpose(1, 0, 2)
                    .reshape(b, h, sq, d) for i in range(3))
-    s = np.matmul(q, np.swapaxes(k, -1, -2)) * rounded(np.array([1 / np.sqrt(d)]), e)[0] + bias
-    s = s - s.max(axis=-1, keepdims=True)
-    p = np.exp(s)
-    y = np.matmul(p / p.sum(axis=-1, keepdims=True), v)
+    y = attention_reference(q, k, v, d, e, bias)
     y = y.transpose(0, 2, 1, 3) if split else y.transpose(2, 0, 1, 3)
-    y = y.reshape([b, sq, E] if split else [sq, b, E])
-    data = os.path.join(out, name)
-    os.makedirs(data, exist_ok=True)
-    with open(os.path.join(data, "input_0.pb"), "wb") as f:
-        f.write(tensor_proto("input_0", qkv, e).SerializeToString())
-    with open(os.path.join(data, "output_0.pb"), "wb") as f:
-        f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+    write_case(out, name, lines, [qkv], y.reshape([b, sq, E] if split else [sq, b, E]), e)
 
 
 def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0):
@@ -301,37 +319,13 @@ def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0):
                   f"  %{x}3 = graph.reshape %{x}2 : ({T([b, kvh, sq, d])}) -> {T([b, kvh, 1, sq, d])}",
                   f"  %{x}4 = graph.expand %{x}3 : {T([b, kvh, 1, sq, d])} -> {T([b, kvh, g, sq, d])}",
                   f"  %{x}5 = graph.reshape %{x}4 : ({T([b, kvh, g, sq, d])}) -> {heads}"]
-    lines += [f"  %kt = graph.transpose %k5, [0, 1, 3, 2] : ({heads}) -> {T([b, h, d, sq])}",
-              f"  %s = graph.matmul %q, %kt : ({heads}, {T([b, h, d, sq])}) -> {T([b, h, sq, sq])}",
-              f"  %c = graph.constant dense<{1 / np.sqrt(d):.8f}> : {T([])}",
-              f"  %t = graph.mul %s, %c : ({T([b, h, sq, sq])}, {T([])}) -> {T([b, h, sq, sq])}"]
-    last, bias = "%t", 0.0
-    if causal:
-        rows = ["[" + ", ".join("0.0" if j <= i else NEG_INF[e] for j in range(sq)) + "]"
-                for i in range(sq)]
-        lines += [f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, sq])}",
-                  f"  %a = graph.add %t, %cm : ({T([b, h, sq, sq])}, {T([sq, sq])}) -> {T([b, h, sq, sq])}"]
-        last = "%a"
-        bias = np.where(np.arange(sq)[None, :] <= np.arange(sq)[:, None], 0.0, -np.inf)
-    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, sq])}",
-              f"  %y = graph.matmul %p, %v5 : ({T([b, h, sq, sq])}, {heads}) -> {heads}",
-              f"  return %y : {heads}", "}"]
-    with open(os.path.join(out, name + ".mlir"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    qs = q.reshape(b, sq, h, d).transpose(0, 2, 1, 3)
+    lines.append(f"  %kt = graph.transpose %k5, [0, 1, 3, 2] : ({heads}) -> {T([b, h, d, sq])}")
+    bias = causal_softmax_pv(lines, T, b, h, sq, d, e, "%v5", heads, causal)
+    lines += [f"  return %y : {heads}", "}"]
     rep = lambda x: np.repeat(x.reshape(b, sq, kvh, d).transpose(0, 2, 1, 3), g, axis=1)
-    ks, vs = rep(k), rep(v)
-    sc = np.matmul(qs, np.swapaxes(ks, -1, -2)) * rounded(np.array([1 / np.sqrt(d)]), e)[0] + bias
-    sc = sc - sc.max(axis=-1, keepdims=True)
-    p = np.exp(sc)
-    y = np.matmul(p / p.sum(axis=-1, keepdims=True), vs)
-    data = os.path.join(out, name)
-    os.makedirs(data, exist_ok=True)
-    for i, x in enumerate((q, k, v)):
-        with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
-            f.write(tensor_proto(f"input_{i}", x, e).SerializeToString())
-    with open(os.path.join(data, "output_0.pb"), "wb") as f:
-        f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+    y = attention_reference(q.reshape(b, sq, h, d).transpose(0, 2, 1, 3), rep(k), rep(v), d, e,
+                            bias)
+    write_case(out, name, lines, [q, k, v], y, e)
 
 
 def gpu_cases(out):
