@@ -305,8 +305,10 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
     shape.bias = (bool)att.getBias();
     // K^T as K's rows through the transposes graph-fuse put into the group.
     Block &body = group.getBody().front();
-    auto view = attentionOperandView(att.getKeyT(), 1,
-                                     [&](Operation *d) { return d->getBlock() == &body; });
+    // (The view matrixOf reads: through the group's views, from a kernel input.)
+    auto view = attentionOperandView(
+        att.getKeyT(), 1, [&](Operation *d) { return d->getBlock() == &body; },
+        [](Value root) { return isa<BlockArgument>(root); });
     shape.keyRowMajor = view && view->keyRows;
     // The result itself, or its head merge (GraphFuse's gpuAttentionHeadMerge).
     Operation *next = att->getNextNode();
