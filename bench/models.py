@@ -8,6 +8,8 @@ Two steps on the GPU machine, with a compile here in between:
                                         # dynamo exporter, else the TorchScript one
   (here) scripts/bench-models.sh DIR    # aicc-compile each model into .device/models/<name>/
   python3 bench/models.py bench         # times aicc and torch in the same run
+  python3 bench/models.py profile NAME... # torch's kernels per variant (torch.profiler), to set
+                                        # beside aicc's (ncu on the bundle) per kernel
 
 `bench` rebuilds each torch model from the same seed, feeds it the exported input, and times,
 all the same way (CUDA events around N back-to-back calls after a warm-up; mean per call):
@@ -370,6 +372,45 @@ def aicc_figures(d, name, x, ref, r):
     r["aicc_bytes"], r["aicc_arena"], r["aicc_temps_unplanned"] = aicc_bytes(bundle)
 
 
+def profile():
+    """torch.profiler over 20 calls of torch eager and of torch.compile(mode="reduce-overhead")
+    (its CUDA graph replays are traced kernel by kernel by CUPTI): GPU microseconds per call of
+    each kernel name, summed, largest first. Writes $OUT/profile-<name>.json."""
+    from torch.profiler import ProfilerActivity, profile as tprofile
+
+    out = os.environ.get("OUT", "/tmp")
+    for name in sys.argv[2:]:
+        model, x = build(name)
+        res = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
+               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+        with torch.no_grad():
+            torch._dynamo.reset()
+            cm = torch.compile(model, mode="reduce-overhead", dynamic=False)
+            for variant, fn in (("eager", lambda: model(x)), ("compile_ro", lambda: cm(x))):
+                for _ in range(5):
+                    fn()
+                torch.cuda.synchronize()
+                with tprofile(activities=[ProfilerActivity.CUDA]) as prof:
+                    for _ in range(20):
+                        fn()
+                    torch.cuda.synchronize()
+                kernels = {}
+                for e in prof.events():
+                    if e.device_type == torch.autograd.DeviceType.CUDA:
+                        k = kernels.setdefault(e.name, [0, 0.0])
+                        k[0] += 1
+                        k[1] += e.device_time
+                rows = sorted(([n, c / 20, t / 20] for n, (c, t) in kernels.items()),
+                              key=lambda r: -r[2])
+                res[variant] = {"us_per_call": sum(r[2] for r in rows), "kernels": rows}
+                print("%s %s: %.1f us of kernels per call, %d launches" % (
+                    name, variant, res[variant]["us_per_call"], sum(r[1] for r in rows)))
+                for n, c, t in rows[:25]:
+                    print("  %8.1f us  %5.1f x  %s" % (t, c, n[:150]))
+        with open(os.path.join(out, "profile-%s.json" % name), "w") as f:
+            json.dump(res, f, indent=1)
+
+
 def table(res):
     print("\n| model | aicc ms (graph) | aicc ms (no graph) | eager | CUDA graph | compile | "
           "reduce-overhead | aicc / best | correct | aicc MB | torch MB (weights + eager peak) |")
@@ -395,5 +436,7 @@ if __name__ == "__main__":
         export(sys.argv[2])
     elif len(sys.argv) >= 2 and sys.argv[1] == "bench":
         bench()
+    elif len(sys.argv) >= 3 and sys.argv[1] == "profile":
+        profile()
     else:
         sys.exit(__doc__)

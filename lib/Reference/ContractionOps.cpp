@@ -188,25 +188,43 @@ EvalResult evalConv(ConvOp op, const Tensor &x, const Tensor &w, const Tensor *b
   return r;
 }
 
+/// Row-major index of X[n, c, spatial...] in a pool's layout (NCHW, or NHWC: [n, spatial...,
+/// c]).
+template <typename PoolOp>
+static int64_t poolIndex(PoolOp op, int64_t n, int64_t c, ArrayRef<int64_t> spatial,
+                         ArrayRef<int64_t> shape) {
+  return op.isChannelsLast() ? nhwcIndex(n, spatial, c, shape) : nchwIndex(n, c, spatial, shape);
+}
+
+/// The pool's layout is one the evaluator reads (the verifier admits only these two).
+template <typename PoolOp> static LogicalResult checkPoolLayout(PoolOp op) {
+  if (op.getLayout() == "NCHW" || op.getLayout() == "NHWC")
+    return success();
+  return evalError(op) << "pool layout '" << op.getLayout() << "' is not NCHW or NHWC", failure();
+}
+
 // ONNX MaxPool: the maximum over the window positions inside the input (padding never
-// wins; a window with no position inside gives -inf); NaN propagates.
+// wins; a window with no position inside gives -inf); NaN propagates. NCHW or NHWC.
 EvalResult evalMaxPool(MaxPoolOp op, const Tensor &x) {
-  if (failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(), op.getPads(),
+  if (failed(checkPoolLayout(op)) ||
+      failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(), op.getPads(),
                          op.getDilations())))
     return failure();
   Tensor r = Tensor::zeros(resultType(op));
+  int64_t cDim = op.getChannelDim(), first = op.getFirstSpatialDim();
   SmallVector<int64_t> idx;
   for (int64_t i = 0, n = r.numElements(); i < n; ++i) {
     unravel(i, r.shape, idx);
     double m = -std::numeric_limits<double>::infinity();
-    forEachWindowPosition(idx, x.shape, op.getKernelShape(), op.getStrides(), op.getPads(),
-                          op.getDilations(),
-                          [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t>, bool inside) {
-                            if (!inside)
-                              return;
-                            double v = x.floats[nchwIndex(idx[0], idx[1], inPos, x.shape)];
-                            m = std::isnan(m) || std::isnan(v) ? std::nan("") : std::max(m, v);
-                          });
+    forEachWindowPosition(
+        idx, x.shape, op.getKernelShape(), op.getStrides(), op.getPads(), op.getDilations(),
+        [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t>, bool inside) {
+          if (!inside)
+            return;
+          double v = x.floats[poolIndex(op, idx[0], idx[cDim], inPos, x.shape)];
+          m = std::isnan(m) || std::isnan(v) ? std::nan("") : std::max(m, v);
+        },
+        first);
     r.floats[i] = m;
   }
   return r;
@@ -214,13 +232,15 @@ EvalResult evalMaxPool(MaxPoolOp op, const Tensor &x) {
 
 // ONNX AveragePool: the sum over the window positions inside the input divided by their
 // count, or, with count_include_pad, by the count of positions inside the padded input
-// [-pads_begin, size + pads_end) (padding reads 0); as onnx.reference's pool.
+// [-pads_begin, size + pads_end) (padding reads 0); as onnx.reference's pool. NCHW or NHWC.
 EvalResult evalAvgPool(AvgPoolOp op, const Tensor &x) {
-  if (failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(), op.getPads(),
+  if (failed(checkPoolLayout(op)) ||
+      failed(checkWindow(op, x.shape, op.getKernelShape().size(), op.getStrides(), op.getPads(),
                          op.getDilations())))
     return failure();
   Tensor r = Tensor::zeros(resultType(op));
   int64_t k = op.getKernelShape().size();
+  int64_t cDim = op.getChannelDim(), first = op.getFirstSpatialDim();
   ArrayRef<int64_t> pads = op.getPads();
   bool includePad = op.getCountIncludePad();
   SmallVector<int64_t> idx;
@@ -232,12 +252,13 @@ EvalResult evalAvgPool(AvgPoolOp op, const Tensor &x) {
         idx, x.shape, op.getKernelShape(), op.getStrides(), pads, op.getDilations(),
         [&](ArrayRef<int64_t> inPos, ArrayRef<int64_t>, bool inside) {
           if (inside)
-            sum += x.floats[nchwIndex(idx[0], idx[1], inPos, x.shape)];
+            sum += x.floats[poolIndex(op, idx[0], idx[cDim], inPos, x.shape)];
           bool inPadded = true;
           for (int64_t d = 0; d < k; ++d)
-            inPadded &= inPos[d] >= -pads[d] && inPos[d] < x.shape[2 + d] + pads[d + k];
+            inPadded &= inPos[d] >= -pads[d] && inPos[d] < x.shape[first + d] + pads[d + k];
           count += includePad ? inPadded : inside;
-        });
+        },
+        first);
     r.floats[i] = sum / double(count);
   }
   return r;

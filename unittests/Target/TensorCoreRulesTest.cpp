@@ -270,7 +270,7 @@ TEST(ChooseSplitKTest, MeasuredShapesAndInvariants) {
 
 // chooseMatmulConfig's under-filled-grid rule (docs/tensor-cores.md, "Under-filled grids"):
 // the measured shapes get 64-row tiles when that gives more programs, split-K counted, and
-// the grid stays within one wave; convs (implicitGemm) keep 128-row tiles.
+// the grid stays within one wave; convs (implicitGemm) by the same rule without split-K.
 TEST(ChooseMatmulConfigTest, UnderFilledGridsTake64RowTiles) {
   mlir::MLIRContext ctx;
   mlir::Builder b(&ctx);
@@ -286,7 +286,11 @@ TEST(ChooseMatmulConfigTest, UnderFilledGridsTake64RowTiles) {
   EXPECT_EQ(rows(256, 768, 3072), 128); // 24 x split 5 = 120 beat 48 x split 2 = 96
   EXPECT_EQ(rows(256, 2304, 768), 128); // 144 tiles of 64 rows: a second wave
   EXPECT_EQ(rows(4096, 4096, 4096), 128);
-  EXPECT_EQ(rows(3200, 72, 144, /*conv=*/true), 128);
+  EXPECT_EQ(rows(3200, 72, 144, /*conv=*/true), 64);    // 50 -> 100 programs
+  EXPECT_EQ(rows(392, 512, 4608, /*conv=*/true), 64);   // resnet18 layer4: 32 -> 56
+  EXPECT_EQ(rows(1568, 256, 2304, /*conv=*/true), 64);  // layer3: 52 -> 98
+  EXPECT_EQ(rows(6272, 128, 1152, /*conv=*/true), 128); // layer2: 98 of 128 rows
+  EXPECT_EQ(rows(256, 768, 3072, /*conv=*/true), 64);   // no split-K for convs: 24 -> 48
   const ChipInfo &sm90 = chip("sm_90"); // mma.sync has its own rule (BLOCK_M down to 16)
   EXPECT_TRUE(chooseMatmulConfig(256, 64, 256, b.getF16Type(), true, sm90, h200).mmaSync);
 }

@@ -133,13 +133,18 @@ static MatmulConfig chooseTensorCoreConfig(int64_t M, int64_t N, int64_t K, Type
   // projection 1024 x 256 x 1024 (split 2 either way) 0.0088 -> 0.0080; 256 x 768 x 3072
   // keeps 128 rows split in 5 (120 programs; 64 rows split in 2 were 96 and slower, 0.0113
   // against 0.0105), and a second wave loses (gpt2's 256 x 2304 x 768: 144 tiles of 64 rows
-  // 0.0107 against 72 of 128 rows 0.0084 ms).
-  if (c.blockM == 128 && c.blockN == 64 && !implicitGemm) {
+  // 0.0107 against 72 of 128 rows 0.0084 ms). Implicit-GEMM convs (no split-K) too:
+  // resnet18_f16 at batch 8 (ncu, the same bundle with every conv on 64 x 64 tiles against
+  // the default, 2026-12-03): layer3's 3x3 convs (1568 x 256 x 2304, 52 -> 98 programs)
+  // 26.8 -> 20.2 us, layer4's (392 x 512 x 4608, 32 -> 56) 44.3 -> 33.7 us; layer2's (6272 x
+  // 128 x 1152, 98 programs of 128 rows: more than half the SMs) lost with 64-row tiles
+  // (19.3 -> 22.8 us: a second wave), as did the 7x7 stem (784 -> 1568 programs).
+  if (c.blockM == 128 && c.blockN == 64) {
     MatmulConfig c64 = c;
     c64.blockM = 64;
     auto programs = [&](const MatmulConfig &x) {
       return ((M + x.blockM - 1) / x.blockM) * ((N + x.blockN - 1) / x.blockN) * batch *
-             chooseSplitK(M, N, K, batch, x, hw);
+             (implicitGemm ? 1 : chooseSplitK(M, N, K, batch, x, hw));
     };
     int64_t p128 = programs(c), p64 = programs(c64);
     if (p64 > p128 && 2 * p128 <= kSMs && p64 <= kSMs) {

@@ -6,31 +6,35 @@ namespace aicc::templates {
 //===----------------------------------------------------------------------===//
 // Window template (conv, max / average pool): 1-D programs over the output elements, a
 // loop over the window (and, for conv, the input channels of the group) accumulating in
-// registers; out-of-range input positions are masked (padding).
+// registers; out-of-range input positions are masked (padding). Both layouts: NCHW (X [N,
+// C, D1..Dk], W [M, C/group, K1..Kk]) and NHWC (X [N, D1..Dk, C], W [M, K1..Kk, C/group]),
+// where consecutive programs' lanes are consecutive channels of one pixel (coalesced loads:
+// the depthwise convs and pools between channels-last convs, graph-conv-layout).
 //===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, StringRef name) {
   Block &body = group.getBody().front();
   Operation *anchor = &body.front();
   auto conv = dyn_cast<ConvOp>(anchor);
   auto maxPool = dyn_cast<MaxPoolOp>(anchor);
-  if (conv && conv.isChannelsLast())
-    return conv.emitError("NHWC conv: only the implicit-GEMM template takes channels-last "
-                          "convs, and it cannot take this one: ")
-               << whyNotImplicitGemm(conv),
-           failure();
   auto avgPool = dyn_cast<AvgPoolOp>(anchor);
   if (!conv && !maxPool && !avgPool)
     return anchor->emitError("window group must start with conv or a pool"), failure();
+  const bool nhwc = conv      ? conv.isChannelsLast()
+                    : maxPool ? maxPool.isChannelsLast()
+                              : avgPool.isChannelsLast();
   Value xV = anchor->getOperand(0);
   auto xT = cast<RankedTensorType>(xV.getType());
   auto outT = cast<RankedTensorType>(anchor->getResult(0).getType());
   if (!isa<BlockArgument>(xV) || (conv && !isa<BlockArgument>(conv.getWeight())))
     return anchor->emitError("window operands must be kernel inputs"), failure();
-  int64_t k = xT.getRank() - 2, C = xT.getDimSize(1), M = outT.getDimSize(1);
+  // Channel dim and first spatial dim of X, W (conv) and Y.
+  const int64_t rank = xT.getRank(), k = rank - 2;
+  const int64_t cDim = nhwc ? rank - 1 : 1, sp0 = nhwc ? 1 : 2;
+  int64_t C = xT.getDimSize(cDim), M = outT.getDimSize(cDim);
   SmallVector<int64_t> kernel, strides, pads, dil;
   if (conv) {
     auto wt = conv.getWeight().getType();
-    kernel.assign(wt.getShape().begin() + 2, wt.getShape().end());
+    kernel.assign(wt.getShape().begin() + sp0, wt.getShape().begin() + sp0 + k);
     strides.assign(conv.getStrides().begin(), conv.getStrides().end());
     pads.assign(conv.getPads().begin(), conv.getPads().end());
     dil.assign(conv.getDilations().begin(), conv.getDilations().end());
@@ -82,8 +86,15 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
     TileBuilder lt{lb, loc, {block}};
     auto si = [&](int64_t v) { return lt.i32(v); };
     Value kk = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
-    Value cIn = conv ? arith::DivSIOp::create(lb, loc, kk, si(kw)).getResult() : Value();
-    Value r = conv ? arith::RemSIOp::create(lb, loc, kk, si(kw)).getResult() : kk;
+    // kk = c * kw + r (NCHW: W's [C/group, K1..Kk] order) or r * Cg + c (NHWC: [K1..Kk,
+    // C/group]); r is the window position, c the input channel within the group.
+    Value cIn, r = kk;
+    if (conv) {
+      cIn = nhwc ? arith::RemSIOp::create(lb, loc, kk, si(Cg)).getResult()
+                 : arith::DivSIOp::create(lb, loc, kk, si(kw)).getResult();
+      r = nhwc ? arith::DivSIOp::create(lb, loc, kk, si(Cg)).getResult()
+               : arith::RemSIOp::create(lb, loc, kk, si(kw)).getResult();
+    }
     // Window position per spatial dim (scalars) and input position (tiles).
     Value inb = mask, inPad = mask;
     SmallVector<Value> in;
@@ -95,9 +106,9 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
       Value shift = arith::SubIOp::create(lb, loc, arith::MulIOp::create(lb, loc, kd, si(dil[d])),
                                           si(pads[d]));
       Value pos = arith::AddIOp::create(
-          lb, loc, arith::MulIOp::create(lb, loc, idx[2 + d], lt.splatI32(strides[d])),
+          lb, loc, arith::MulIOp::create(lb, loc, idx[sp0 + d], lt.splatI32(strides[d])),
           lt.splat(shift));
-      int64_t I = xT.getDimSize(2 + d);
+      int64_t I = xT.getDimSize(sp0 + d);
       auto within = [&](int64_t lo, int64_t hi) -> Value {
         return arith::AndIOp::create(
             lb, loc,
@@ -110,29 +121,28 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
       in.push_back(pos);
     }
     // Input channel: conv reads channel g*Cg + c of its group; pools read channel m.
-    Value chan = idx[1];
+    Value chan = idx[cDim];
     if (conv) {
-      Value g = arith::DivSIOp::create(lb, loc, idx[1], lt.splatI32(Mg));
+      Value g = arith::DivSIOp::create(lb, loc, idx[cDim], lt.splatI32(Mg));
       chan = arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, g, lt.splatI32(Cg)),
                                    lt.splat(cIn));
     }
-    Value xo = arith::AddIOp::create(lb, loc,
-                                     arith::MulIOp::create(lb, loc, idx[0], lt.splatI32(C)), chan);
+    // Row-major offset of X[n, chan, in...] (NCHW) or X[n, in..., chan] (NHWC).
+    Value xo = nhwc ? idx[0]
+                    : arith::AddIOp::create(
+                          lb, loc, arith::MulIOp::create(lb, loc, idx[0], lt.splatI32(C)), chan);
     for (int64_t d = 0; d < k; ++d)
       xo = arith::AddIOp::create(
-          lb, loc, arith::MulIOp::create(lb, loc, xo, lt.splatI32(xT.getDimSize(2 + d))), in[d]);
+          lb, loc, arith::MulIOp::create(lb, loc, xo, lt.splatI32(xT.getDimSize(sp0 + d))), in[d]);
+    if (nhwc)
+      xo = arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, xo, lt.splatI32(C)), chan);
     Value x = lt.load(kc.inParams[kc.argIndex[xV]], xo, inb, elem, maxPool ? -inf : 0.0);
     SmallVector<Value> next;
     if (conv) {
-      // W[m, c, kd...]: ((m * Cg + c) * kw + r).
+      // W[m, c, kd...]: (m * Cg + c) * kw + r (NCHW); W[m, kd..., c]: (m * kw + r) * Cg + c
+      // (NHWC); both m * K + kk.
       Value wo = arith::AddIOp::create(
-          lb, loc,
-          arith::MulIOp::create(
-              lb, loc,
-              arith::AddIOp::create(
-                  lb, loc, arith::MulIOp::create(lb, loc, idx[1], lt.splatI32(Cg)), lt.splat(cIn)),
-              lt.splatI32(kw)),
-          lt.splat(r));
+          lb, loc, arith::MulIOp::create(lb, loc, idx[cDim], lt.splatI32(K)), lt.splat(kk));
       Value w = lt.load(kc.inParams[kc.argIndex[conv.getWeight()]], wo, mask, elem);
       next.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(0),
                                            arith::MulFOp::create(lb, loc, x, w)));
@@ -151,7 +161,7 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
   if (avgPool)
     acc = arith::DivFOp::create(b, loc, acc, loop.getResult(1));
   if (conv && conv.getBias()) {
-    auto bias = loadOperand(tb, kc, conv.getBias(), {M}, {idx[1]}, mask);
+    auto bias = loadOperand(tb, kc, conv.getBias(), {M}, {idx[cDim]}, mask);
     if (failed(bias))
       return failure();
     acc = arith::AddFOp::create(b, loc, acc, *bias);

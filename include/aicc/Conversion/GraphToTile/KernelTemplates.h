@@ -137,8 +137,8 @@ int64_t mmaSyncNumWarps(int64_t blockM, int64_t blockN);
 /// multiplies, Relu / Clip and casts (GELU's erf, Tanh, Sigmoid, divisions, ...: one ping-pong
 /// warpgroup's epilogue hides under the other's K loop), and for implicit-GEMM convs (their
 /// gather producer was measured with ping-pong tiles only). `implicitGemm`: an implicit-GEMM
-/// conv (no split-K; keeps 128-row tiles where a matmul's under-filled grid takes 64-row
-/// ones, a rule measured on matmuls only, docs/tensor-cores.md).
+/// conv (no split-K: its programs count without one in the under-filled-grid rule that
+/// takes 64-row tiles, docs/tensor-cores.md).
 MatmulConfig chooseMatmulConfig(int64_t M, int64_t N, int64_t K, mlir::Type elem, bool tmaRowsOK,
                                 const ChipInfo &target, const ChipInfo &hw, bool tf32KMajor = false,
                                 int64_t batch = 1, bool keepPingPong = false,

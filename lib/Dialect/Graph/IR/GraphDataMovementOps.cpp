@@ -261,6 +261,34 @@ static bool isIdentityPerm(ArrayRef<int64_t> perm) {
 /// importer's threshold, ImportONNX's kMaxDenseBytes, so the IR text stays small).
 static constexpr uint64_t kMaxFoldedDenseBytes = 64 * 1024;
 
+/// The row-major bytes of `value`, a non-splat dense or dense_resource constant of `type`
+/// with byte-sized elements (i1 is bit-packed in `dense`); nullopt otherwise.
+static std::optional<ArrayRef<char>> constantBytes(Attribute value, RankedTensorType type) {
+  Type elem = type.getElementType();
+  if (!type.hasStaticShape() || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+    return std::nullopt;
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.getType() != type || dense.isSplat())
+      return std::nullopt;
+    raw = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || res.getType() != type)
+      return std::nullopt;
+    raw = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if ((int64_t)raw.size() != type.getNumElements() * (elem.getIntOrFloatBitWidth() / 8))
+    return std::nullopt;
+  return raw;
+}
+
+/// A constant of `type` holding `bytes`: `dense` up to kMaxFoldedDenseBytes, else
+/// `dense_resource` named `name`.
+static Attribute bytesConstant(RankedTensorType type, ArrayRef<char> bytes, StringRef name);
+
 /// `value` (a dense or dense_resource constant of `inType`) transposed by `perm` into
 /// `outType`: result element at multi-index r is input element at s with s[perm[i]] = r[i].
 /// Byte-sized element types only (i1 is bit-packed in `dense`); null when not foldable.
@@ -271,23 +299,14 @@ static Attribute transposeConstant(Attribute value, RankedTensorType inType,
       elem.getIntOrFloatBitWidth() % 8)
     return {};
   int64_t bytesPer = elem.getIntOrFloatBitWidth() / 8, n = inType.getNumElements();
-  ArrayRef<char> raw;
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (dense.getType() != inType)
-      return {};
-    if (dense.isSplat())
-      return DenseElementsAttr::get(outType, dense.getSplatValue<Attribute>());
-    raw = dense.getRawData();
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob || res.getType() != inType)
-      return {};
-    raw = blob->getData();
-  } else {
+  if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
+    return dense.getType() == inType
+               ? DenseElementsAttr::get(outType, dense.getSplatValue<Attribute>())
+               : Attribute();
+  std::optional<ArrayRef<char>> bytes = constantBytes(value, inType);
+  if (!bytes)
     return {};
-  }
-  if ((int64_t)raw.size() != n * bytesPer)
-    return {};
+  ArrayRef<char> raw = *bytes;
   // Input strides (elements) in the order of the result dims.
   int64_t rank = inType.getRank();
   SmallVector<int64_t> inStrides(rank, 1), strides(rank);
@@ -309,11 +328,74 @@ static Attribute transposeConstant(Attribute value, RankedTensorType inType,
       idx[d] = 0;
     }
   }
-  if ((uint64_t)out.size() <= kMaxFoldedDenseBytes)
-    return DenseElementsAttr::getFromRawBuffer(outType, out);
-  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      out, alignof(uint64_t), /*dataIsMutable=*/false);
-  return DenseResourceElementsAttr::get(outType, "transposed", std::move(blob));
+  return bytesConstant(outType, out, "transposed");
+}
+
+static Attribute bytesConstant(RankedTensorType type, ArrayRef<char> bytes, StringRef name) {
+  if ((uint64_t)bytes.size() <= kMaxFoldedDenseBytes)
+    return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(uint64_t),
+                                                                       /*dataIsMutable=*/false);
+  return DenseResourceElementsAttr::get(type, name, std::move(blob));
+}
+
+/// A constant-mode pad folds when its input is a constant and the padded constant is at
+/// most this many bytes and at most 4x the input's: a fold never grows the bundle by more
+/// than a small factor of what it already holds (the channel padding of a first conv layer's
+/// weights: 3 -> 8 channels, 2.7x).
+static constexpr uint64_t kMaxFoldedPadBytes = 16 << 20;
+
+/// Folds a constant-mode pad of a constant: the padded constant (the pad value stored in the
+/// element type: rounded for floats, truncated toward zero for integers).
+OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
+  Attribute value = adaptor.getInput();
+  auto in = getRanked(getInput());
+  RankedTensorType out = getType();
+  if (!value || !in || getMode() != "constant" || !out.hasStaticShape())
+    return {};
+  Type elem = in.getElementType();
+  std::optional<ArrayRef<char>> raw = constantBytes(value, in);
+  if (!raw)
+    return {};
+  int64_t bytesPer = elem.getIntOrFloatBitWidth() / 8, rank = in.getRank();
+  uint64_t outBytes = (uint64_t)out.getNumElements() * bytesPer;
+  if (outBytes > kMaxFoldedPadBytes || outBytes > 4 * raw->size() || rank == 0)
+    return {};
+  // The pad value's bytes in the element type.
+  APInt bits;
+  if (auto f = dyn_cast<FloatType>(elem)) {
+    APFloat v(getValue().convertToDouble());
+    bool lost;
+    v.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    bits = v.bitcastToAPInt();
+  } else if (auto i = dyn_cast<IntegerType>(elem)) {
+    bits = APInt(i.getWidth(), (uint64_t)(int64_t)getValue().convertToDouble(), i.isSigned());
+  } else {
+    return {};
+  }
+  std::vector<char> pattern(bytesPer);
+  for (int64_t b = 0; b < bytesPer; ++b)
+    pattern[b] = (char)bits.extractBitsAsZExtValue(8, 8 * b);
+  std::vector<char> bytes(outBytes);
+  for (uint64_t o = 0; o < outBytes; o += bytesPer)
+    std::memcpy(bytes.data() + o, pattern.data(), bytesPer);
+  // Copy the input's innermost rows to their padded positions.
+  int64_t rowElems = in.getDimSize(rank - 1), rows = rowElems ? in.getNumElements() / rowElems : 0;
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank - 1; ++d)
+      o = o * out.getDimSize(d) + idx[d] + getLow()[d];
+    o = o * out.getDimSize(rank - 1) + getLow()[rank - 1];
+    std::memcpy(bytes.data() + o * bytesPer, raw->data() + r * rowElems * bytesPer,
+                rowElems * bytesPer);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < in.getDimSize(d))
+        break;
+      idx[d] = 0;
+    }
+  }
+  return bytesConstant(out, bytes, "padded");
 }
 
 /// Folds: the identity permutation; transpose(transpose(x, p), q) = transpose(x, r) with

@@ -303,14 +303,28 @@ LogicalResult ConvOp::verify() {
                       getPads(), getDilations(), first);
 }
 
-LogicalResult MaxPoolOp::verify() {
-  return verifyWindow(*this, getInput().getType(), getType(), getKernelShape(), getStrides(),
-                      getPads(), getDilations());
+/// MaxPool / AveragePool: layout "NCHW" or "NHWC"; batch and channels kept; the window
+/// rules of verifyWindow on the spatial dims the layout names.
+template <typename PoolOp> static LogicalResult verifyPool(PoolOp op) {
+  StringRef layout = op.getLayout();
+  if (layout != "NCHW" && layout != "NHWC")
+    return op.emitOpError("layout must be \"NCHW\" (channels first) or \"NHWC\" (channels "
+                          "last), got \"")
+           << layout << "\"";
+  RankedTensorType in = op.getInput().getType(), out = op.getType();
+  if (failed(verifyWindow(op, in, out, op.getKernelShape(), op.getStrides(), op.getPads(),
+                          op.getDilations(), op.getFirstSpatialDim())))
+    return failure();
+  int64_t c = op.getChannelDim();
+  if (out.getDimSize(0) != in.getDimSize(0) || out.getDimSize(c) != in.getDimSize(c))
+    return op.emitOpError("shapes do not match: batch (dim 0) and channels (dim ")
+           << c << ", layout " << layout << ") of the result " << out << " must be the input's "
+           << in;
+  return success();
 }
-LogicalResult AvgPoolOp::verify() {
-  return verifyWindow(*this, getInput().getType(), getType(), getKernelShape(), getStrides(),
-                      getPads(), getDilations());
-}
+
+LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+LogicalResult AvgPoolOp::verify() { return verifyPool(*this); }
 
 //===----------------------------------------------------------------------===//
 // Binary elementwise

@@ -20,6 +20,11 @@ bool aicc::graph::fusion::noAliasing(Value v, Operation *consumer, bool throughR
   return llvm::none_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
 }
 
+bool aicc::graph::fusion::viewOfView(Value v, Operation *producer, Operation *consumer) {
+  return isView(producer) && isView(consumer) &&
+         llvm::none_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+}
+
 bool aicc::graph::fusion::sameIterationSpace(Value producer, Operation *consumer) {
   return cast<ShapedType>(producer.getType()).getShape() ==
          cast<ShapedType>(consumer->getResult(0).getType()).getShape();

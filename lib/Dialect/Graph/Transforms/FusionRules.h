@@ -109,6 +109,14 @@ inline bool isSideEffectFree(Operation *op) { return isMemoryEffectFree(op); }
 /// `consumer` reads `v` (directly, or through reshapes when `throughReshape`).
 bool noAliasing(Value v, Operation *consumer, bool throughReshape);
 
+/// A view consumer of a view producer (graph-conv-layout's channel pad of the layout
+/// transpose of a model input): both are index maps, composed per loaded element by the
+/// elementwise kernel (TileBuilder's loadView recurses through view chains down to the
+/// kernel's inputs), so the chain is one kernel even though a view cannot read a computed
+/// value (noAliasing) and the two iterate over different shapes. `v`, the producer's result,
+/// must not be a graph output (the kernel would not write it).
+bool viewOfView(Value v, Operation *producer, Operation *consumer);
+
 /// Rule iteration-space: the consumer iterates over exactly the producer's shape (no
 /// recompute of the producer under broadcasting). A row op iterates over its input.
 bool sameIterationSpace(Value producer, Operation *consumer);

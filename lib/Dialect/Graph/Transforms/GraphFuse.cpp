@@ -597,9 +597,11 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         for (Value v : consumer->getOperands()) {
           Operation *def = v.getDefiningOp();
           if (!def || assigned(def) || !injective(def) || def->getBlock() != root->getBlock() ||
-              !templateAbsorbs("elementwise", root, consumer, 0, def) ||
-              !isSideEffectFree(def) || !noAliasing(v, consumer, false) || !hasSingleUser(v) ||
-              !sameIterationSpace(def->getResult(0), root))
+              !isSideEffectFree(def) || !hasSingleUser(v))
+            continue;
+          if (!viewOfView(v, def, consumer) &&
+              (!templateAbsorbs("elementwise", root, consumer, 0, def) ||
+               !noAliasing(v, consumer, false) || !sameIterationSpace(def->getResult(0), root)))
             continue;
           members.insert(def);
           groupOf[def] = g;

@@ -157,12 +157,31 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure, Graph_Contraction]> {
 
 class Graph_PoolOp<string mnemonic, string desc, dag extra> : Graph_Op<mnemonic, [Pure]> {
   let summary = desc # " pooling over windows of the spatial dims of [N, C, D1..Dk]";
+  let description = [{
+    ONNX MaxPool / AveragePool over the spatial dims. `layout` is "NCHW" (ONNX's [N, C,
+    D1..Dk], as imported) or "NHWC" ([N, D1..Dk, C], channels last: graph-conv-layout moves
+    pools next to channels-last convs there); kernel_shape, strides, dilations and pads
+    (begin values of every spatial dim, then the end values) count spatial dims in order in
+    both.
+  }];
   let arguments = !con((ins Graph_FloatTensor:$input, DenseI64ArrayAttr:$kernel_shape,
                         DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
-                        DenseI64ArrayAttr:$dilations), extra);
+                        DenseI64ArrayAttr:$dilations), extra,
+                       (ins DefaultValuedAttr<StrAttr, "\"NCHW\"">:$layout));
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for layout "NHWC" (channels last); false for "NCHW" (the verifier admits no
+    /// other value).
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The dim of X and Y that holds channels: 1 (NCHW) or rank - 1 (NHWC).
+    int64_t getChannelDim() {
+      return isChannelsLast() ? getInput().getType().getRank() - 1 : 1;
+    }
+    /// The first spatial dim of X and Y: 2 (NCHW) or 1 (NHWC).
+    int64_t getFirstSpatialDim() { return isChannelsLast() ? 1 : 2; }
+  }];
 }
 def Graph_MaxPoolOp : Graph_PoolOp<"max_pool", "max", (ins)>;
 def Graph_AvgPoolOp : Graph_PoolOp<"avg_pool", "average",
@@ -459,6 +478,9 @@ def Graph_PadOp : Graph_Op<"pad", [Pure, Graph_View]> {
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  // A constant-mode pad of a constant folds to the padded constant (graph-conv-layout's
+  // channel-padded weights), up to a size cap.
+  let hasFolder = 1;
 }
 
 def Graph_ConcatOp : Graph_Op<"concat", [Pure, Graph_View]> {

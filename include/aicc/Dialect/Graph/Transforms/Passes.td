@@ -69,10 +69,22 @@ def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
     elementwise consumer (relu, add, ...: not expand / trilu) when each of the consumer's
     operands is such a transpose, a constant of the same rank (transposed, which folds) or a
     tensor of size-1 dims, so that conv -> relu -> conv keeps relu in NHWC and the pair of
-    transposes between the convolutions cancels. Not done: moving transposes across
-    reshapes, pools, reductions, concat or other view ops, or across an elementwise op
-    with a non-constant operand in the old layout (that would add a transpose of a computed
-    value); the transposes left there run as data-movement kernels.
+    transposes between the convolutions cancels. The same transpose also sinks below a max /
+    average pool (which then pools in the new layout), a grouped or depthwise conv of the
+    pass's element types (the window template runs both layouts) and a reduce_* (over the
+    permuted axes; without keepdims the transpose applies to the dims left, and goes when
+    they keep their order): ResNet's max pool and global mean, mobilenet's depthwise convs
+    and squeeze-excitation stay in NHWC. A transpose that moves only size-1 dims becomes a
+    reshape (a view). Not done: moving transposes across reshapes, concat or other view
+    ops, or across an elementwise op with a non-constant operand in the old layout (that
+    would add a transpose of a computed value); the transposes left there run as
+    data-movement kernels.
+
+    Last (layout=nhwc), an f16 / bf16 group-1 conv of fewer than 8 input channels whose
+    input is still a layout transpose (a first layer's RGB input) gets its channels padded
+    to 8 with zeros: graph.pad of X (fused with the transpose's kernel) and of W (folded for
+    a constant weight). The implicit GEMM then gathers 16-byte pixels instead of single
+    elements; the results are unchanged (the padded products are zero).
 
     ```mlir
     %y = graph.conv %x, %w {...} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>)
@@ -211,7 +223,9 @@ def GraphSplitReduction : Pass<"graph-split-reduction", "mlir::func::FuncOp"> {
     whole outputs (one output element, or a block of consecutive outputs for a column
     reduction): a whole-tensor reduce_sum of 2^24 elements would run as one program. When the
     kernel would have few programs (fewer than 4 * SMs of the `hardware` chip: 528 on an H200) and each
-    program reads many elements (at least 32768), the reduced extent R is split as R = P * Q and the
+    program reads many elements (at least 32768), or walks many steps (a column reduction of
+    at least 128 reduced positions: each step waits on the last, so its time grows with the
+    steps however narrow the rows), the reduced extent R is split as R = P * Q and the
     reduction becomes two: P partials of Q elements each, then a reduction of the partials.
 
     Applies when the reduced dims of size > 1 are consecutive (so the input reshapes to
