@@ -1,6 +1,6 @@
 // Folders of the graph dialect: reshape (same type, of a reshape, of a dense constant),
 // transpose (identity perm, of a transpose, of a dense constant), concat (empty inputs) and
-// constant; gather of one constant index becomes a slice.
+// constant, pad (of a constant, with a size cap); gather of one constant index becomes a slice.
 // RUN: aicc-opt %s -split-input-file -canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @reshape_same_type
@@ -253,4 +253,33 @@ func.func @gather_unsigned_index(%x: tensor<200x4xf32>) -> tensor<4xf32> {
   %i = graph.constant dense<150> : tensor<ui8>
   %0 = graph.gather %x, %i {axis = 0 : i64} : (tensor<200x4xf32>, tensor<ui8>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A constant-mode pad of a constant folds: the input's rows at their padded positions
+// (low pads too), the pad value elsewhere; an integer pad value is saturated to the type.
+// CHECK-LABEL: func.func @pad_constant
+// CHECK-DAG:     graph.constant dense<{{\[\[}}0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 2.000000e+00, 0.000000e+00], [0.000000e+00, 3.000000e+00, 4.000000e+00, 0.000000e+00]]> : tensor<3x4xf32>
+// CHECK-DAG:     graph.constant dense<[-128, 5, 6, -128]> : tensor<4xi8>
+// CHECK-NOT:     graph.pad
+func.func @pad_constant() -> (tensor<3x4xf32>, tensor<4xi8>) {
+  %c = graph.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %p = graph.pad %c {low = array<i64: 1, 1>, high = array<i64: 0, 1>} : tensor<2x2xf32> -> tensor<3x4xf32>
+  %i = graph.constant dense<[5, 6]> : tensor<2xi8>
+  %q = graph.pad %i {low = array<i64: 1>, high = array<i64: 1>, value = -1.0e+03 : f64} : tensor<2xi8> -> tensor<4xi8>
+  return %p, %q : tensor<3x4xf32>, tensor<4xi8>
+}
+
+// -----
+
+// Not folded: a padded size whose element count overflows (a hostile type), and a pad that
+// would grow the constant more than 8x.
+// CHECK-LABEL: func.func @pad_not_folded
+// CHECK-COUNT-2: graph.pad
+func.func @pad_not_folded() -> (tensor<4611686018427387904xf32>, tensor<32xf32>) {
+  %c = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %p = graph.pad %c {low = array<i64: 0>, high = array<i64: 4611686018427387902>} : tensor<2xf32> -> tensor<4611686018427387904xf32>
+  %q = graph.pad %c {low = array<i64: 0>, high = array<i64: 30>} : tensor<2xf32> -> tensor<32xf32>
+  return %p, %q : tensor<4611686018427387904xf32>, tensor<32xf32>
 }

@@ -117,3 +117,16 @@ func.func @pad_channels(%x: tensor<1x3x4x4xf16>, %y: tensor<1x3x4x4xf32>, %wf: t
   %1 = graph.conv %y, %wf {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %0, %1 : tensor<1x2x4x4xf16>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A dynamic batch: the mean still moves to NHWC, but the transpose of size-1 dims stays a
+// transpose (graph.reshape takes static shapes only).
+// CHECK-LABEL: func.func @dynamic_batch_mean
+// CHECK:         %[[M:.*]] = graph.reduce_mean %{{.*}} {axes = array<i64: 1, 2>} : (tensor<?x8x8x4xf32>) -> tensor<?x1x1x4xf32>
+// CHECK-NEXT:    graph.transpose %[[M]], [0, 3, 1, 2] : (tensor<?x1x1x4xf32>) -> tensor<?x4x1x1xf32>
+func.func @dynamic_batch_mean(%x: tensor<?x4x8x8xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<?x4x1x1xf32> {
+  %0 = graph.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<?x4x8x8xf32>
+  %1 = graph.reduce_mean %0 {axes = array<i64: 2, 3>} : (tensor<?x4x8x8xf32>) -> tensor<?x4x1x1xf32>
+  return %1 : tensor<?x4x1x1xf32>
+}

@@ -10,7 +10,9 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/APSInt.h"
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -340,10 +342,11 @@ static Attribute bytesConstant(RankedTensorType type, ArrayRef<char> bytes, Stri
 }
 
 /// A constant-mode pad folds when its input is a constant and the padded constant is at
-/// most this many bytes and at most 4x the input's: a fold never grows the bundle by more
-/// than a small factor of what it already holds (the channel padding of a first conv layer's
-/// weights: 3 -> 8 channels, 2.7x).
+/// most kMaxFoldedPadBytes and at most kMaxFoldedPadGrowth times the input's: a fold never
+/// grows the bundle by more than a small factor of what it already holds (the channel
+/// padding of a first conv layer's weights: 3 -> 8 channels, 2.7x; grayscale 1 -> 8, 8x).
 static constexpr uint64_t kMaxFoldedPadBytes = 16 << 20;
+static constexpr uint64_t kMaxFoldedPadGrowth = 8;
 
 /// Folds a constant-mode pad of a constant: the padded constant (the pad value stored in the
 /// element type: rounded for floats, truncated toward zero for integers).
@@ -358,8 +361,16 @@ OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
   if (!raw)
     return {};
   int64_t bytesPer = elem.getIntOrFloatBitWidth() / 8, rank = in.getRank();
-  uint64_t outBytes = (uint64_t)out.getNumElements() * bytesPer;
-  if (outBytes > kMaxFoldedPadBytes || outBytes > 4 * raw->size() || rank == 0)
+  // The padded size, checked per dim (a hostile type's element count overflows int64).
+  if (rank == 0)
+    return {};
+  uint64_t outBytes = bytesPer;
+  for (int64_t d : out.getShape())
+    if (d < 0 || (d > 0 && outBytes > kMaxFoldedPadBytes / (uint64_t)d))
+      return {};
+    else
+      outBytes *= (uint64_t)d;
+  if (outBytes > kMaxFoldedPadBytes || outBytes > kMaxFoldedPadGrowth * raw->size())
     return {};
   // The pad value's bytes in the element type.
   APInt bits;
@@ -369,7 +380,20 @@ OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
     v.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
     bits = v.bitcastToAPInt();
   } else if (auto i = dyn_cast<IntegerType>(elem)) {
-    bits = APInt(i.getWidth(), (uint64_t)(int64_t)getValue().convertToDouble(), i.isSigned());
+    // Rounded toward zero and saturated to the type's range; NaN pads are not folded.
+    double v = getValue().convertToDouble();
+    if (std::isnan(v))
+      return {};
+    unsigned w = i.getWidth();
+    bool isUnsigned = i.isUnsigned();
+    APSInt lo = APSInt::getMinValue(w, isUnsigned), hi = APSInt::getMaxValue(w, isUnsigned);
+    v = std::trunc(v);
+    if (v <= (isUnsigned ? lo.getZExtValue() : (double)lo.getSExtValue()))
+      bits = lo;
+    else if (v >= (isUnsigned ? (double)hi.getZExtValue() : (double)hi.getSExtValue()))
+      bits = hi;
+    else
+      bits = isUnsigned ? APInt(w, (uint64_t)v) : APInt(w, (uint64_t)(int64_t)v, /*isSigned=*/true);
   } else {
     return {};
   }

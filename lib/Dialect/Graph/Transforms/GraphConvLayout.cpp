@@ -218,6 +218,8 @@ struct TransposeOfUnitDimsToReshape : public OpRewritePattern<TransposeOp> {
 
   LogicalResult matchAndRewrite(TransposeOp t, PatternRewriter &rewriter) const override {
     RankedTensorType in = t.getInput().getType();
+    if (!in.hasStaticShape() || !t.getType().hasStaticShape()) // graph.reshape is static
+      return failure();
     int64_t last = -1;
     for (int64_t p : t.getPerm()) {
       if (in.getDimSize(p) == 1)
