@@ -48,6 +48,9 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
     layout.layout = autoLayout ? "nhwc" : config.convLayout;
     if (autoLayout)
       layout.elementTypes = {"f16", "bf16"};
+    // sm_90a's wgmma producer gathers 8-byte runs (4 f16 channels); the mma.sync path 16.
+    if (chipOf(config.target).has(ChipFeature::Wgmma))
+      layout.padChannels = 4;
     pm.addNestedPass<func::FuncOp>(graph::createGraphConvLayout(layout));
     // Two convs of one input each transposed it.
     pm.addPass(createCSEPass());

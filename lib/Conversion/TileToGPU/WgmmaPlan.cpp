@@ -82,8 +82,13 @@ bool WgmmaKernel::match(std::string &why) {
     if ((l.getDims()[2] * elemBytes) % 16) {
       // Implicit-GEMM kernels gather such blocks (e.g. a 3x3 weight of 1 input channel: rows
       // of 9 elements); plain matmuls leave them to mma.sync.
-      if (ai)
-        return setupGather(o, o.isA ? BM : BN, 1);
+      // Rows of whole 8-byte runs along k (a 4-channel first layer's weight, [M, KH * KW
+      // * 4]) are gathered 8 bytes at a time.
+      if (ai) {
+        bool kAlongRows = o.isA ? !l.getTranspose() : l.getTranspose();
+        int64_t v = kAlongRows && (l.getDims()[2] * elemBytes) % 8 == 0 ? 8 / elemBytes : 1;
+        return setupGather(o, o.isA ? BM : BN, v);
+      }
       return why = "matrix rows are not a multiple of 16 bytes (TMA stride rule)", false;
     }
     o.rows = l.getTranspose() ? t.getDimSize(1) : t.getDimSize(0);
@@ -97,12 +102,16 @@ bool WgmmaKernel::match(std::string &why) {
   };
   // A [BM, BK]: plain storage has K contiguous. B [BK, BN]: plain storage has N contiguous.
   // An im2col A is gathered: one 16-byte copy per 8 f16 (4 f32) channels when the input is
-  // NHWC with C a multiple of that (consecutive k are consecutive channels), else per element.
+  // NHWC with C a multiple of that (consecutive k are consecutive channels), 8-byte copies
+  // when C is a multiple of 8 bytes only, else per element.
   if (ai) {
     opA.im2col = ai;
     opA.isA = true;
-    int64_t v = 16 / elemBytes;
-    if (!setupGather(opA, BM, ai.isNHWC() && ai.getInput()[1] % v == 0 ? v : 1))
+    // 16-byte copies when C is a multiple of 16 bytes, 8-byte ones when of 8 (a first layer
+    // padded to 4 channels, graph-conv-layout), else one element at a time.
+    int64_t v16 = 16 / elemBytes, v8 = 8 / elemBytes, C = ai.getInput()[1];
+    int64_t v = !ai.isNHWC() ? 1 : C % v16 == 0 ? v16 : C % v8 == 0 ? v8 : 1;
+    if (!setupGather(opA, BM, v))
       return false;
   } else if (!setup(opA, a, true)) {
     return false;

@@ -242,11 +242,15 @@ void WgmmaKernel::emitGather(OpBuilder &b, Location loc, const Operand &o, IRMap
                   arith::AddIOp::create(b, loc, stageAddr,
                                         arith::ExtUIOp::create(b, loc, b.getI64Type(), inStage)));
     if (o.vec > 1) {
-      // 16 bytes, or 0 source bytes (zero fill) where out of bounds (PTX ISA "cp.async").
-      Value bytes = arith::SelectOp::create(b, loc, ok, ci32(b, loc, 16), ci32(b, loc, 0));
+      // vec elements (16 or 8 bytes), or 0 source bytes (zero fill) where out of bounds
+      // (PTX ISA "cp.async": .cg takes 16-byte copies only, .ca 4, 8 and 16).
+      int64_t n = o.vec * elemBytes;
+      Value bytes = arith::SelectOp::create(b, loc, ok, ci32(b, loc, n), ci32(b, loc, 0));
       NVVM::CpAsyncOp::create(
-          b, loc, dst, src, b.getI32IntegerAttr(16),
-          NVVM::LoadCacheModifierKindAttr::get(ctx, NVVM::LoadCacheModifierKind::CG), bytes);
+          b, loc, dst, src, b.getI32IntegerAttr(n),
+          NVVM::LoadCacheModifierKindAttr::get(ctx, n == 16 ? NVVM::LoadCacheModifierKind::CG
+                                                            : NVVM::LoadCacheModifierKind::CA),
+          bytes);
     } else {
       Value v = LLVM::LoadOp::create(b, loc, et, src);
       Value zero = arith::ConstantOp::create(b, loc, et, b.getFloatAttr(et, 0.0));

@@ -243,10 +243,9 @@ struct TransposeOfUnitDimsToReshape : public OpRewritePattern<TransposeOp> {
 /// NHWC convs with fewer than 8 channels whose input is a layout transpose (the model's
 /// NCHW input: the pad joins that copy's kernel; elsewhere it would be a kernel of its
 /// own); f32 convs (CUDA cores unless tf32) gain nothing from whole-pixel copies.
-void padConvChannels(OpBuilder &b, ConvOp c) {
+void padConvChannels(OpBuilder &b, ConvOp c, int64_t vec) {
   RankedTensorType xT = c.getInput().getType(), wT = c.getWeight().getType();
   int64_t rank = xT.getRank(), C = xT.getDimSize(rank - 1);
-  constexpr int64_t vec = 8; // 16 bytes of f16 / bf16
   Type e = xT.getElementType();
   if (!c.isChannelsLast() || c.getGroup() != 1 || rank != 4 || C >= vec || C < 1 ||
       !(e.isF16() || e.isBF16()) || !c.getInput().getDefiningOp<TransposeOp>())
@@ -339,8 +338,13 @@ struct GraphConvLayout : public aicc::graph::impl::GraphConvLayoutBase<GraphConv
     // Then the layout copies that remain (at the model's edges) take the channel padding
     // of the few-channel convs they feed, and the transposes that move only size-1 dims
     // become reshapes (only now: the sinking above matches transposes).
-    if (toNHWC)
-      func.walk([&](ConvOp c) { padConvChannels(b, c); });
+    if (padChannels != 0 && padChannels != 4 && padChannels != 8) {
+      func.emitError("graph-conv-layout: pad-channels takes 0, 4 or 8, got ")
+          << static_cast<int64_t>(padChannels);
+      return signalPassFailure();
+    }
+    if (toNHWC && padChannels)
+      func.walk([&](ConvOp c) { padConvChannels(b, c, padChannels); });
     RewritePatternSet views(ctx);
     views.add<TransposeOfUnitDimsToReshape>(ctx);
     (void)applyPatternsGreedily(func, std::move(views));

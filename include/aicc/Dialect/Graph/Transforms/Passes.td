@@ -82,7 +82,8 @@ def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
 
     Last (layout=nhwc), an f16 / bf16 group-1 conv of fewer than 8 input channels whose
     input is still a layout transpose (a first layer's RGB input) gets its channels padded
-    to 8 with zeros: graph.pad of X (fused with the transpose's kernel) and of W (folded for
+    to `pad-channels` (8, or 4 on sm_90a where the wgmma producer gathers 8-byte pixels) with
+    zeros: graph.pad of X (fused with the transpose's kernel) and of W (folded for
     a constant weight). The implicit GEMM then gathers 16-byte pixels instead of single
     elements; the results are unchanged (the padded products are zero).
 
@@ -100,7 +101,11 @@ def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
     Option<"layout", "layout", "std::string", /*default=*/"\"nhwc\"",
            "target layout of 2-D group-1 convolutions: nhwc or nchw">,
     ListOption<"elementTypes", "element-types", "std::string",
-           "element types of the convolutions rewritten (f16, bf16, f32; default: all three)">
+           "element types of the convolutions rewritten (f16, bf16, f32; default: all three)">,
+    Option<"padChannels", "pad-channels", "int64_t", /*default=*/"8",
+           "f16 / bf16 input channels a few-channel first layer is padded to: 8 (16-byte "
+           "gathers, what mma.sync takes) or 4 (8-byte gathers: sm_90a's wgmma producer, half "
+           "the K); 0 turns the padding off">
   ];
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
