@@ -32,6 +32,29 @@ namespace {
 constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
 constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
 
+/// The transpose by `perm` that defines `v`, if any.
+TransposeOp transposeBy(Value v, ArrayRef<int64_t> perm) {
+  auto t = v.getDefiningOp<TransposeOp>();
+  return t && t.getPerm() == perm ? t : TransposeOp();
+}
+
+/// Replaces `op` by a clone of it (properties kept: alpha, axes, count_include_pad, ...) that
+/// reads `operands` and yields `type`, followed by a transpose by `perm` back to the old
+/// order (none when `perm` is empty). `attrs` are set on the clone.
+void rebuildInNewLayout(PatternRewriter &rewriter, Operation *op, ValueRange operands,
+                        RankedTensorType type, ArrayRef<int64_t> perm,
+                        ArrayRef<NamedAttribute> attrs = {}) {
+  Operation *inner = rewriter.clone(*op);
+  inner->setOperands(operands);
+  for (NamedAttribute a : attrs)
+    inner->setAttr(a.getName(), a.getValue());
+  inner->getResult(0).setType(type);
+  Value r = inner->getResult(0);
+  if (!perm.empty())
+    r = transpose(rewriter, op->getLoc(), r, perm);
+  rewriter.replaceOp(op, r);
+}
+
 /// E(transpose(a, q), ...) -> transpose(E(a, ...), q) for an elementwise E whose operands
 /// are transposes by q (the conv-layout pass's "back" permutation) of the result's rank, a
 /// constant of the result's rank (transposed by q^-1, which folds), or tensors of size-1
@@ -54,7 +77,7 @@ struct SinkTransposeBelowElementwise : public RewritePattern {
       auto ot = dyn_cast<RankedTensorType>(o.getType());
       if (!ot)
         return failure();
-      if (auto t = o.getDefiningOp<TransposeOp>(); t && t.getPerm() == ArrayRef<int64_t>(back)) {
+      if (transposeBy(o, back)) {
         anyTranspose = true;
         continue;
       }
@@ -69,29 +92,19 @@ struct SinkTransposeBelowElementwise : public RewritePattern {
     SmallVector<Value> operands;
     for (Value o : op->getOperands()) {
       auto ot = cast<RankedTensorType>(o.getType());
-      if (auto t = o.getDefiningOp<TransposeOp>(); t && t.getPerm() == ArrayRef<int64_t>(back))
+      if (TransposeOp t = transposeBy(o, back))
         operands.push_back(t.getInput());
       else if (ot.getRank() == rt.getRank() && o.getDefiningOp<ConstantOp>())
         operands.push_back(transpose(rewriter, op->getLoc(), o, inv));
       else
         operands.push_back(o);
     }
-    // A clone keeps the op's properties (alpha, fmod, ...) as they are.
-    Operation *inner = rewriter.clone(*op);
-    inner->setOperands(operands);
-    inner->getResult(0).setType(permuted(rt, inv));
-    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), inner->getResult(0), back));
+    rebuildInNewLayout(rewriter, op, operands, permuted(rt, inv), back);
     return success();
   }
 
   SmallVector<int64_t> back;
 };
-
-/// The transpose by `perm` that defines `v`, if any.
-TransposeOp transposeBy(Value v, ArrayRef<int64_t> perm) {
-  auto t = v.getDefiningOp<TransposeOp>();
-  return t && t.getPerm() == perm ? t : TransposeOp();
-}
 
 /// Pool_from(transpose(a, back)) -> transpose(Pool_to(a), back): a max / average pool whose
 /// input is a transpose back to the old layout pools in the new one (NHWC pools read
@@ -105,11 +118,8 @@ template <typename PoolOp> struct SinkTransposeBelowPool : public OpRewritePatte
     TransposeOp t = transposeBy(pool.getInput(), back);
     if (!t || pool.getLayout() == to || pool.getType().getRank() != (int64_t)back.size())
       return failure();
-    Operation *inner = rewriter.clone(*pool.getOperation());
-    inner->setOperand(0, t.getInput());
-    inner->setAttr("layout", rewriter.getStringAttr(to));
-    inner->getResult(0).setType(permuted(pool.getType(), inversePerm(back)));
-    rewriter.replaceOp(pool, transpose(rewriter, pool.getLoc(), inner->getResult(0), back));
+    rebuildInNewLayout(rewriter, pool, {t.getInput()}, permuted(pool.getType(), inversePerm(back)),
+                       back, {rewriter.getNamedAttr("layout", rewriter.getStringAttr(to))});
     return success();
   }
 
@@ -196,14 +206,9 @@ struct SinkTransposeBelowReduce : public RewritePattern {
         if (!llvm::is_contained(axesAttr.asArrayRef(), i))
           perm.push_back(llvm::find(keptIn, back[i]) - keptIn.begin());
     }
-    Operation *inner = rewriter.clone(*op);
-    inner->setOperand(0, t.getInput());
-    inner->setAttr("axes", rewriter.getDenseI64ArrayAttr(axes));
-    inner->getResult(0).setType(RankedTensorType::get(shape, rt.getElementType()));
-    Value r = inner->getResult(0);
-    if (!perm.empty())
-      r = transpose(rewriter, op->getLoc(), r, perm);
-    rewriter.replaceOp(op, r);
+    rebuildInNewLayout(rewriter, op, {t.getInput()},
+                       RankedTensorType::get(shape, rt.getElementType()), perm,
+                       {rewriter.getNamedAttr("axes", rewriter.getDenseI64ArrayAttr(axes))});
     return success();
   }
 
