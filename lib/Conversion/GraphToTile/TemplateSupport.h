@@ -13,6 +13,7 @@
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
 
 #include "aicc/Dialect/Tile/IR/TileOps.h"
+#include "aicc/Support/SaturatingInt.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -59,9 +60,6 @@ Type graphElementType(Value v);
 
 /// The unsigned form of a signed integer predicate (slt -> ult, ...); eq / ne unchanged.
 arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p);
-
-/// `v` as a `width`-bit integer, saturated to the type's range (Clip bounds, padding).
-APInt saturatingInt(double v, unsigned width, bool isUnsigned);
 
 /// Small builder of tile arithmetic used by all templates.
 struct TileBuilder {

@@ -65,22 +65,6 @@ arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p) {
   }
 }
 
-APInt saturatingInt(double v, unsigned width, bool isUnsigned) {
-  if (std::isnan(v))
-    return APInt(width, 0);
-  APInt lo = isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
-  APInt hi = isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
-  double loD = isUnsigned ? lo.roundToDouble(false) : lo.roundToDouble(true);
-  double hiD = isUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
-  if (v <= loD)
-    return lo;
-  if (v >= hiD)
-    return hi;
-  if (isUnsigned)
-    return APInt(width, (uint64_t)v);
-  return APInt(width, (uint64_t)(int64_t)v, /*isSigned=*/true);
-}
-
 FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> idx,
                           Value mask) {
   OpBuilder &b = tb.b;

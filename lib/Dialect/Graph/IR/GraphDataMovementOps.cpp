@@ -4,13 +4,14 @@
 // (the ops of GraphOps.td's "Data movement" section).
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "aicc/Support/CheckedSize.h"
+#include "aicc/Support/SaturatingInt.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/APSInt.h"
 
 #include <cmath>
 #include <cstring>
@@ -361,16 +362,12 @@ OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
   if (!raw)
     return {};
   int64_t bytesPer = elem.getIntOrFloatBitWidth() / 8, rank = in.getRank();
-  // The padded size, checked per dim (a hostile type's element count overflows int64).
-  if (rank == 0)
+  // The padded size, overflow-checked (a hostile type's element count overflows int64).
+  std::optional<int64_t> outElems = checkedElementCount(out.getShape());
+  if (rank == 0 || !outElems || (uint64_t)*outElems > kMaxFoldedPadBytes / bytesPer)
     return {};
-  uint64_t outBytes = bytesPer;
-  for (int64_t d : out.getShape())
-    if (d < 0 || (d > 0 && outBytes > kMaxFoldedPadBytes / (uint64_t)d))
-      return {};
-    else
-      outBytes *= (uint64_t)d;
-  if (outBytes > kMaxFoldedPadBytes || outBytes > kMaxFoldedPadGrowth * raw->size())
+  uint64_t outBytes = (uint64_t)*outElems * bytesPer;
+  if (outBytes > kMaxFoldedPadGrowth * raw->size())
     return {};
   // The pad value's bytes in the element type.
   APInt bits;
@@ -380,20 +377,8 @@ OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
     v.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
     bits = v.bitcastToAPInt();
   } else if (auto i = dyn_cast<IntegerType>(elem)) {
-    // Rounded toward zero and saturated to the type's range; NaN pads are not folded.
-    double v = getValue().convertToDouble();
-    if (std::isnan(v))
-      return {};
-    unsigned w = i.getWidth();
-    bool isUnsigned = i.isUnsigned();
-    APSInt lo = APSInt::getMinValue(w, isUnsigned), hi = APSInt::getMaxValue(w, isUnsigned);
-    v = std::trunc(v);
-    if (v <= (isUnsigned ? lo.getZExtValue() : (double)lo.getSExtValue()))
-      bits = lo;
-    else if (v >= (isUnsigned ? (double)hi.getZExtValue() : (double)hi.getSExtValue()))
-      bits = hi;
-    else
-      bits = isUnsigned ? APInt(w, (uint64_t)v) : APInt(w, (uint64_t)(int64_t)v, /*isSigned=*/true);
+    // The kernel templates' rule, so a folded pad and a padding kernel agree.
+    bits = saturatingInt(getValue().convertToDouble(), i.getWidth(), i.isUnsigned());
   } else {
     return {};
   }
