@@ -151,6 +151,18 @@ AxisInfo AxisAnalysis::compute(Value v) {
     int64_t l = std::min({a.contiguity, a.divisibility, p});
     return {l, std::min(a.divisibility, p), std::min(a.constancy, p)};
   }
+  if (isa<arith::DivSIOp, arith::DivUIOp>(op)) {
+    // a / c, c a constant: as for a mod c, runs of L = min(contiguity(a), divisibility(a),
+    // pow2(c)) values start at multiples of L and never cross a multiple of c, so each run
+    // has one quotient (Triton's DivOpAxisInfoVisitor); a constant run stays constant. Only
+    // for a >= 0 (divsi truncates toward zero: -1 / 8 and 1 / 8 are both 0).
+    auto c = getConstantSplat(op->getOperand(1));
+    if (!c || *c <= 0 || (isa<arith::DivSIOp>(op) && !isNonNegative(op->getOperand(0))))
+      return {};
+    AxisInfo a = get(op->getOperand(0));
+    int64_t l = std::min({a.contiguity, a.divisibility, pow2Factor(*c)});
+    return {1, 1, std::max(a.constancy, l)};
+  }
   if (isa<arith::ShLIOp>(op)) {
     // a << c, c a constant in [0, 30]: a * 2^c.
     auto c = getConstantSplat(op->getOperand(1));

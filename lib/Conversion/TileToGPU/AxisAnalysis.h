@@ -32,7 +32,7 @@ struct AxisInfo {
 
 /// AxisInfo of values built from constants, tile.make_range, tile.splat / broadcast /
 /// expand_dims, program ids, scf.for induction variables (lb + k * step), casts, and
-/// arith add, sub, mul, shl by a constant, and rem by a constant. Anything else is
+/// arith add, sub, mul, shl by a constant, and div and rem by a constant. Anything else is
 /// {1, 1, 1}. Wrap-around of i32 arithmetic is not modelled (the templates check that
 /// offsets fit). Results are cached per value: build one per kernel, and do not keep it
 /// across rewrites of the values it has seen.

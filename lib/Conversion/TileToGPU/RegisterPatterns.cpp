@@ -248,10 +248,26 @@ struct LoadLowering : RegisterPattern<tl::LoadOp> {
     auto maskT = VectorType::get(vt.getShape(), b.getI1Type());
     auto padV = vector::BroadcastOp::create(b, loc, vt, pad);
     Value c0 = rk.cIdx(b, loc, 0);
+    // A masked gather on a buffer that is not empty reads element 0 in the masked-off
+    // lanes (in bounds) and selects the padding there: plain loads with no branch per lane,
+    // so the loads of consecutive gathers are in flight together (a masked
+    // llvm.masked.gather becomes one branch around each lane's load, and a window or
+    // reduction loop then waits for every load in turn). An empty or dynamic buffer keeps
+    // the masked gather.
+    auto ptrT = cast<MemRefType>(ptr.getType());
+    const bool safeIndex0 = ptrT.hasStaticShape() && ptrT.getNumElements() > 0;
     auto gather = [&](OpBuilder &gb, Value m) -> Value {
+      Value all = arith::ConstantOp::create(gb, loc, DenseElementsAttr::get(maskT, true));
       if (!m)
-        m = arith::ConstantOp::create(gb, loc, DenseElementsAttr::get(maskT, true));
-      return vector::GatherOp::create(gb, loc, vt, ptr, ValueRange{c0}, offsets, m, padV);
+        return vector::GatherOp::create(gb, loc, vt, ptr, ValueRange{c0}, offsets, all, padV);
+      if (!safeIndex0)
+        return vector::GatherOp::create(gb, loc, vt, ptr, ValueRange{c0}, offsets, m, padV);
+      auto offT = cast<VectorType>(offsets.getType());
+      Value zeros = arith::ConstantOp::create(
+          gb, loc, DenseElementsAttr::get(offT, gb.getZeroAttr(offT.getElementType())));
+      Value safe = arith::SelectOp::create(gb, loc, m, offsets, zeros);
+      Value v = vector::GatherOp::create(gb, loc, vt, ptr, ValueRange{c0}, safe, all, padV);
+      return arith::SelectOp::create(gb, loc, m, v, padV);
     };
     if (rk.offsetInfo(op).constancy >= l.n) {
       // One address for the whole tile (a broadcast operand): one scalar load, done when any
@@ -278,6 +294,30 @@ struct LoadLowering : RegisterPattern<tl::LoadOp> {
       return success();
     }
     if (!rk.isVectorizable(op, l, et)) {
+      if (l.v > 1 && rk.offsetInfo(op).constancy >= l.v && (!mask || safeIndex0)) {
+        // One address per chunk (an operand broadcast along the tile's inner runs, as a
+        // depthwise conv's weight over the pixels of one channel): one scalar load per
+        // chunk, at element 0 where no lane of the chunk is active.
+        Value r = padV;
+        for (int64_t g = 0; g < l.regs / l.v; ++g) {
+          Value o = vector::ExtractOp::create(b, loc, offsets, ArrayRef<int64_t>{g * l.v});
+          if (mask) {
+            Value any = vector::ExtractOp::create(b, loc, mask, ArrayRef<int64_t>{g * l.v});
+            for (int64_t e = 1; e < l.v; ++e)
+              any = arith::OrIOp::create(
+                  b, loc, any,
+                  vector::ExtractOp::create(b, loc, mask, ArrayRef<int64_t>{g * l.v + e}));
+            Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(o.getType()));
+            o = arith::SelectOp::create(b, loc, any, o, zero);
+          }
+          Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), o);
+          Value v = memref::LoadOp::create(b, loc, ptr, idx);
+          for (int64_t e = 0; e < l.v; ++e)
+            r = vector::InsertOp::create(b, loc, v, r, ArrayRef<int64_t>{g * l.v + e});
+        }
+        b.replaceOp(op, mask ? arith::SelectOp::create(b, loc, mask, r, padV).getResult() : r);
+        return success();
+      }
       b.replaceOp(op, gather(b, mask));
       return success();
     }
