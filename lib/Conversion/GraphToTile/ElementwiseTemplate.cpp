@@ -3,6 +3,9 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <map>
+#include <vector>
+
 namespace aicc::templates {
 
 /// Marks the (input, output) parameter pairs of an elementwise kernel that may run in
@@ -84,33 +87,50 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
   // Multi-dim output index, only materialized for operands that need it.
   SmallVector<Value> idx = tb.delinearize(offs, outShape);
   Block &body = group.getBody().front();
+  // evalAt(v, at): v's tile at element `at` of v's shape. At the kernel's own element (idx)
+  // values are memoized by value (`tiles`); a value reached through a view chain (a
+  // transpose, reshape or slice of a value the kernel computes) is evaluated at the
+  // element the chain maps to (loadView calls back here) and memoized by (value, index
+  // tiles). Kernel inputs are loaded, views of them read by index arithmetic (loadView).
   DenseMap<Value, Value> tiles;
-  auto getTile = [&](Value v) -> FailureOr<Value> {
-    auto it = tiles.find(v);
-    if (it != tiles.end())
-      return it->second;
+  std::map<std::pair<void *, std::vector<void *>>, Value> remapped;
+  std::function<FailureOr<Value>(Value, ArrayRef<Value>, Value)> evalAt;
+  evalAt = [&](Value v, ArrayRef<Value> at, Value m) -> FailureOr<Value> {
     auto vt = cast<RankedTensorType>(v.getType());
-    FailureOr<Value> t;
-    if (vt.getShape() == outShape && kc.argIndex.count(v))
-      t = tb.load(kc.inParams[kc.argIndex[v]], offs, mask, computeType(vt.getElementType()));
-    else
-      t = loadOperand(tb, kc, v, outShape, idx, mask);
-    if (succeeded(t))
-      tiles[v] = *t;
-    return t;
-  };
-  for (Operation &op : body.without_terminator()) {
-    if (isView(&op))
-      continue; // read through index arithmetic when used (loadView)
-    if (auto tr = dyn_cast<TriluOp>(op)) {
+    const bool here = vt.getShape() == outShape && at == ArrayRef<Value>(idx);
+    std::pair<void *, std::vector<void *>> key{v.getAsOpaquePointer(), {}};
+    if (here) {
+      if (auto it = tiles.find(v); it != tiles.end())
+        return it->second;
+    } else {
+      for (Value a : at)
+        key.second.push_back(a.getAsOpaquePointer());
+      if (auto it = remapped.find(key); it != remapped.end())
+        return it->second;
+    }
+    Operation *op = v.getDefiningOp();
+    FailureOr<Value> r = failure();
+    // A reshape chain of a kernel input read at the kernel's own element: the same linear
+    // index, so the same contiguous offsets.
+    Value src = v;
+    while (auto rs = src.getDefiningOp<ReshapeOp>())
+      src = rs.getInput();
+    if (here && src != v && kc.argIndex.count(src)) {
+      r = tb.load(kc.inParams[kc.argIndex[src]], offs, mask, computeType(vt.getElementType()));
+    } else if (!op || op->getBlock() != &body || isView(op) || isa<ReshapeOp>(op)) {
+      if (here && kc.argIndex.count(v))
+        r = tb.load(kc.inParams[kc.argIndex[v]], offs, mask, computeType(vt.getElementType()));
+      else
+        r = loadView(tb, kc, v, at, m);
+    } else if (auto tr = dyn_cast<TriluOp>(op)) {
       // Needs the element's row and column: keep x where j - i >= k (upper) / <= k (lower).
-      auto x = getTile(tr.getInput());
+      auto x = evalAt(tr.getInput(), at, m);
       if (failed(x))
         return failure();
-      size_t r = outShape.size();
-      if (r < 2)
-        return op.emitError("trilu needs rank >= 2"), failure();
-      Value diff = arith::SubIOp::create(b, tb.loc, idx[r - 1], idx[r - 2]);
+      size_t rank = at.size();
+      if (rank < 2)
+        return op->emitError("trilu needs rank >= 2"), failure();
+      Value diff = arith::SubIOp::create(b, tb.loc, at[rank - 1], at[rank - 2]);
       Value keep = arith::CmpIOp::create(
           b, tb.loc, tr.getUpper() ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff,
           tb.splatI32(tr.getK()));
@@ -119,33 +139,55 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
           isa<FloatType>(et)
               ? tb.splatF(et, 0.0)
               : tb.splat(arith::ConstantOp::create(b, tb.loc, et, b.getIntegerAttr(et, 0)));
-      tiles[tr.getResult()] = arith::SelectOp::create(b, tb.loc, keep, *x, zero);
-      continue;
-    }
-    if (!isElementwise(&op))
-      return op.emitError("elementwise kernel template cannot hold ") << op.getName(),
+      r = arith::SelectOp::create(b, tb.loc, keep, *x, zero).getResult();
+    } else if (isElementwise(op)) {
+      // Operands broadcast to v's shape (numpy): size-1 dims read element 0, missing
+      // leading dims are dropped.
+      SmallVector<Value> ins;
+      for (Value o : op->getOperands()) {
+        auto ot = cast<RankedTensorType>(o.getType());
+        size_t lead = at.size() - ot.getRank();
+        SmallVector<Value> in;
+        for (int64_t d = 0; d < ot.getRank(); ++d)
+          in.push_back(ot.getDimSize(d) == 1 ? tb.splatI32(0) : at[lead + d]);
+        auto t = evalAt(o, in, m);
+        if (failed(t))
+          return failure();
+        ins.push_back(*t);
+      }
+      r = emitElementwise(tb, op, ins);
+    } else {
+      return op->emitError("elementwise kernel template cannot hold ") << op->getName(),
              failure();
-    SmallVector<Value> ins;
-    for (Value o : op.getOperands()) {
-      auto t = getTile(o);
-      if (failed(t))
-        return failure();
-      ins.push_back(*t);
     }
-    auto r = emitElementwise(tb, &op, ins);
     if (failed(r))
       return failure();
-    tiles[op.getResult(0)] = *r;
-  }
+    if (here)
+      tiles[v] = *r;
+    else
+      remapped[key] = *r;
+    return r;
+  };
+  kc.evalComputed = evalAt;
   auto yield = cast<YieldOp>(body.getTerminator());
-  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
-    if (cast<RankedTensorType>(v.getType()).getShape() != outShape)
-      return group.emitError("fusion group results must share one shape"), failure();
-    auto t = getTile(v);
+  // Every result first, then the stores (each input is read before any output is written:
+  // markInPlacePairs).
+  SmallVector<Value> results;
+  for (Value v : yield.getValues()) {
+    // A result of another shape (and as many elements) at its own indices of the same
+    // linear index (mergeSiblings).
+    auto vt = cast<RankedTensorType>(v.getType());
+    if (vt.getNumElements() != numel)
+      return group.emitError("fusion group results must have one element count"), failure();
+    FailureOr<Value> t =
+        vt.getShape() == outShape ? evalAt(v, idx, mask)
+                                  : evalAt(v, tb.delinearize(offs, vt.getShape()), mask);
     if (failed(t))
       return failure();
-    tb.store(kc.outParams[i], offs, *t, mask);
+    results.push_back(*t);
   }
+  for (auto [i, t] : llvm::enumerate(results))
+    tb.store(kc.outParams[i], offs, t, mask);
   func::ReturnOp::create(b, tb.loc);
   markInPlacePairs(kc, offs);
   return kc.kernel;

@@ -1,6 +1,8 @@
 //===- ReductionTemplate.cpp - row and column reduction templates -----------===//
 #include "TemplateSupport.h"
 
+#include <map>
+
 namespace aicc::templates {
 
 //===----------------------------------------------------------------------===//
@@ -70,32 +72,50 @@ FailureOr<ReductionBody> analyzeReductionBody(FusionGroupOp group) {
                  << t.getElementType(),
              failure();
   }
-  // Prologue: the body ops the reduce inputs depend on.
-  llvm::SmallPtrSet<Operation *, 8> pro;
-  SmallVector<Value> work;
+  // Prologue: the body ops the reduce inputs depend on. View ops (and reshapes) among them
+  // are read by index arithmetic (loadView) down to kernel inputs: nothing computed below.
+  llvm::SmallPtrSet<Operation *, 8> pro, views;
+  SmallVector<std::pair<Value, bool>> work;
   for (Operation *r : rb.reds)
-    work.push_back(r->getOperand(0));
+    work.push_back({r->getOperand(0), false});
   while (!work.empty()) {
-    Operation *d = work.pop_back_val().getDefiningOp();
+    auto [v, viewed] = work.pop_back_val();
+    Operation *d = v.getDefiningOp();
     if (!d || !pro.insert(d).second)
       continue;
-    if (!isElementwise(d) || d->getNumResults() != 1 ||
-        cast<RankedTensorType>(d->getResult(0).getType()).getShape() != rb.inT.getShape())
+    bool view = isView(d) || isa<ReshapeOp>(d);
+    if (view)
+      views.insert(d);
+    if (!view && (viewed || !isElementwise(d) || d->getNumResults() != 1 ||
+                  cast<RankedTensorType>(d->getResult(0).getType()).getShape() !=
+                      rb.inT.getShape()))
       return d->emitError("cannot evaluate ") << d->getName()
                                               << " per element in the reduction prologue",
              failure();
-    llvm::append_range(work, d->getOperands());
+    for (Value o : d->getOperands())
+      work.push_back({o, viewed || view});
   }
+  const int64_t outElems = numElements(rb.outShape);
   for (Operation &op : body) {
-    if (isa<YieldOp>(op) || isReduction(&op))
+    if (isa<YieldOp>(op) || isReduction(&op) || views.count(&op))
       continue;
     if (pro.count(&op)) {
       rb.prologue.push_back(&op);
       continue;
     }
-    if (!isElementwise(&op) || op.getNumResults() != 1 ||
-        cast<RankedTensorType>(op.getResult(0).getType()).getShape() !=
-            ArrayRef<int64_t>(rb.outShape) ||
+    // Epilogue: elementwise ops over the output's elements, and reshapes of them (the
+    // element keeps its linear index).
+    if (!(isElementwise(&op) || isa<ReshapeOp>(op)) || op.getNumResults() != 1 ||
+        cast<RankedTensorType>(op.getResult(0).getType()).getNumElements() != outElems ||
+        (!isa<ReshapeOp>(op) &&
+         llvm::any_of(op.getOperands(),
+                      [&](Value v) {
+                        auto vt = cast<RankedTensorType>(v.getType());
+                        return v.getDefiningOp() &&
+                               v.getDefiningOp()->getBlock() == &body &&
+                               vt.getShape() !=
+                                   cast<RankedTensorType>(op.getResult(0).getType()).getShape();
+                      })) ||
         llvm::any_of(op.getOperands(), [&](Value v) {
           return v.getDefiningOp() && pro.count(v.getDefiningOp());
         }))
@@ -185,19 +205,26 @@ LogicalResult storeReductionResults(TileBuilder &t, KernelContext &kc, const Red
   DenseMap<Value, Value> tiles;
   for (auto [r, v] : llvm::zip(rb.reds, redTiles))
     tiles[r->getResult(0)] = v;
-  SmallVector<Value> idx;
-  bool haveIdx = false;
+  // The output element's indices per shape the epilogue iterates over (the reduction's,
+  // and a reshape's): one linear index, outOffs.
+  std::map<SmallVector<int64_t>, SmallVector<Value>> idxOf;
   for (Operation *op : rb.epilogue) {
+    if (isa<ReshapeOp>(op)) {
+      tiles[op->getResult(0)] = tiles.lookup(op->getOperand(0));
+      continue;
+    }
+    SmallVector<int64_t> shape =
+        llvm::to_vector(cast<RankedTensorType>(op->getResult(0).getType()).getShape());
     SmallVector<Value> ins;
     for (Value o : op->getOperands()) {
       if (auto f = tiles.find(o); f != tiles.end()) {
         ins.push_back(f->second);
         continue;
       }
-      if (!haveIdx)
-        idx = t.delinearize(outOffs, rb.outShape);
-      haveIdx = true;
-      auto loaded = loadOperand(t, kc, o, rb.outShape, idx, mask);
+      auto [it, fresh] = idxOf.try_emplace(shape);
+      if (fresh)
+        it->second = t.delinearize(outOffs, shape);
+      auto loaded = loadOperand(t, kc, o, shape, it->second, mask);
       if (failed(loaded))
         return failure();
       ins.push_back(*loaded);

@@ -24,6 +24,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace aicc::templates {
@@ -171,11 +172,17 @@ struct KernelContext {
   func::FuncOp kernel;
   SmallVector<Value> inParams, outParams; // kernel params, flat 1-D memrefs
   DenseMap<Value, unsigned> argIndex;     // group body block arg -> input index
+  /// Evaluates a value the kernel computes (not a kernel input, not a view op) at the
+  /// element `idx` of its own shape under `mask`, for loadView reaching one through a view
+  /// chain (the elementwise template: transposes, reshapes and slices of values it computes,
+  /// an index map per element as Inductor's loop bodies are). Unset: such a read fails.
+  std::function<FailureOr<Value>(Value, ArrayRef<Value>, Value)> evalComputed;
 };
 
 /// Loads view `v` (a kernel input, or view ops over kernel inputs) at the element whose
 /// index along each of v's dims is `idx[d]` (i32 tiles), under `mask`. View ops become
-/// index arithmetic: transpose permutes, expand pins broadcast dims to 0, slice scales and
+/// index arithmetic: transpose permutes, reshape relinearizes (row-major: the element keeps
+/// its linear index), expand pins broadcast dims to 0, slice scales and
 /// shifts, tile wraps, pad shifts and masks (or clamps / reflects / wraps), concat selects.
 FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> idx,
                           Value mask);

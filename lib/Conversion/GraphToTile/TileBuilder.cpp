@@ -93,6 +93,27 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
     return tb.load(kc.inParams[it->second], tb.offsets(used, usedStrides), mask, elem);
   }
   Operation *def = v.getDefiningOp();
+  if (auto r = dyn_cast_or_null<ReshapeOp>(def)) {
+    // Same linear index in both shapes: linearize over the result, delinearize over the
+    // input (dims of size 1 contribute nothing).
+    Value lin;
+    auto strides = rowMajorStrides(vt.getShape());
+    for (int64_t d = 0; d < vt.getRank(); ++d) {
+      if (vt.getDimSize(d) == 1)
+        continue;
+      Value term = strides[d] == 1
+                       ? idx[d]
+                       : arith::MulIOp::create(b, loc, idx[d], splat(strides[d])).getResult();
+      lin = lin ? arith::AddIOp::create(b, loc, lin, term).getResult() : term;
+    }
+    if (!lin)
+      lin = splat(0);
+    auto inShape = r.getInput().getType().getShape();
+    return loadView(tb, kc, r.getInput(), tb.delinearize(lin, inShape), mask);
+  }
+  // A value the kernel computes, reached through views: the template evaluates it there.
+  if (def && !isView(def) && kc.evalComputed && def->getParentOp() == kc.group.getOperation())
+    return kc.evalComputed(v, idx, mask);
   if (!def || !isView(def)) {
     if (def)
       def->emitError("value of ") << def->getName()

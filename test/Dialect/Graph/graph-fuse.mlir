@@ -168,8 +168,9 @@ func.func @broadcasting_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x1xf32>, %b: t
 // -----
 
 // A transpose (a view op) joins its consumer's elementwise group and reads a kernel input;
-// reshapes and constants stay outside groups; a reshape between a matmul and its consumer
-// ends the epilogue.
+// constants stay outside groups; a reshape between a matmul and its consumer ends the
+// epilogue (the matmul template does not continue through it) and joins the consumer's
+// elementwise kernel, which reads the matmul's result at the same linear index.
 // CHECK-LABEL: func.func @single_and_outside
 // CHECK-SAME:      (%[[X:[^:]*]]: tensor<4x8xf32>, %[[W:[^:]*]]: tensor<8x4xf32>)
 // CHECK-NEXT:    %[[K:.*]] = graph.constant dense<1.000000e+00> : tensor<8x4xf32>
@@ -178,8 +179,14 @@ func.func @broadcasting_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x1xf32>, %b: t
 // CHECK-NEXT:      %[[TR:.*]] = graph.transpose %[[IN]], [1, 0]
 // CHECK-NEXT:      graph.add %[[TR]], %[[KIN]]
 // CHECK:         %[[M:.*]] = graph.fusion_group "epilogue" (%[[X]], %[[W]])
-// CHECK:         %[[R:.*]] = graph.reshape %[[M]] : (tensor<4x4xf32>) -> tensor<16xf32>
-// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[R]]) {refusals = [{input = 0 : i64, rule = "no-aliasing"}]}
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[E:.*]] = graph.fusion_group "elementwise" (%[[M]]) {refusals = [{input = 0 : i64, rule = "template"}]}
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.reshape
+// CHECK-NEXT:      graph.exp
 // CHECK:         return %[[A]], %[[E]]
 func.func @single_and_outside(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<16xf32>) {
   %k = graph.constant dense<1.0> : tensor<8x4xf32>

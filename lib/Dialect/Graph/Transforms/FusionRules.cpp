@@ -25,6 +25,12 @@ bool aicc::graph::fusion::viewOfView(Value v, Operation *producer, Operation *co
          llvm::none_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
 }
 
+bool aicc::graph::fusion::computedView(Value v, Operation *producer, Operation *consumer) {
+  return isRemapView(consumer) &&
+         (isFusableElementwise(producer) || isView(producer) || isa<ReshapeOp>(producer)) &&
+         llvm::none_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+}
+
 bool aicc::graph::fusion::sameIterationSpace(Value producer, Operation *consumer) {
   return cast<ShapedType>(producer.getType()).getShape() ==
          cast<ShapedType>(consumer->getResult(0).getType()).getShape();
@@ -74,7 +80,7 @@ bool aicc::graph::fusion::templateAbsorbs(StringRef kind, Operation *anchor, Ope
 
 bool aicc::graph::fusion::recomputeCheaperThanStore(Operation *p, ArrayRef<Operation *> users,
                                                     const HardwareDescription &hw) {
-  if (!(isFusableElementwise(p) || isView(p)) || users.size() < 2 ||
+  if (!(isFusableElementwise(p) || isView(p) || isa<ReshapeOp>(p)) || users.size() < 2 ||
       users.size() > kMaxRecomputeUsers)
     return false;
   double bw = hw.hbmBytesPerSecond;

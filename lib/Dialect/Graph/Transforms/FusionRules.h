@@ -117,6 +117,19 @@ bool noAliasing(Value v, Operation *consumer, bool throughReshape);
 /// must not be a graph output (the kernel would not write it).
 bool viewOfView(Value v, Operation *producer, Operation *consumer);
 
+/// A view the elementwise template evaluates over a value it computes: transpose, reshape
+/// and slice read each element of their input at most once (ElementwiseTemplate's evalAt
+/// computes the producer at the element the view maps to, loadView's callback), so a
+/// producer behind them is computed at most once per element it has.
+inline bool isRemapView(Operation *op) { return isa<TransposeOp, ReshapeOp, SliceOp>(op); }
+
+/// Exception computed-view (to no-aliasing and iteration-space, elementwise kernels only):
+/// a remap view consumer (isRemapView) of an elementwise, view or reshape producer whose
+/// value is not a graph output joins the producer's elementwise kernel; the chain of views
+/// between a bias add and the attention's q, k, v (batch-first transposes, the head split,
+/// the q / k / v select) is then index arithmetic in one kernel, not a copy kernel per view.
+bool computedView(Value v, Operation *producer, Operation *consumer);
+
 /// Rule iteration-space: the consumer iterates over exactly the producer's shape (no
 /// recompute of the producer under broadcasting). A row op iterates over its input.
 bool sameIterationSpace(Value producer, Operation *consumer);

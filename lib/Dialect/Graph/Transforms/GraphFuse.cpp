@@ -50,6 +50,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <functional>
+
 namespace aicc::graph {
 #define GEN_PASS_DEF_GRAPHFUSE
 #include "aicc/Dialect/Graph/Transforms/Passes.h.inc"
@@ -280,6 +282,28 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         break;
       }
       Operation *user = *tail.getUsers().begin();
+      // A reduction's epilogue continues through a reshape (the reduction template keeps
+      // the element's linear index: the Linear layers' bias after graph-matvec's
+      // [N, 1, K] x [1, M, K] products, reshaped back to [B, S, M]).
+      if (auto r = dyn_cast<ReshapeOp>(user); r && groups[g].kind == "reduction" &&
+                                               !assigned(r) && r->getBlock() == op->getBlock() &&
+                                               r.getResult().hasOneUse() &&
+                                               noAliasing(tail, r, false)) {
+        Operation *next = *r.getResult().getUsers().begin();
+        if (!assigned(next) && next->getBlock() == op->getBlock() &&
+            isFusableElementwise(next) && isSideEffectFree(next) &&
+            noAliasing(r.getResult(), next, false) &&
+            sameIterationSpace(r.getResult(), next) &&
+            llvm::none_of(next->getOperands(), [&](Value o) {
+              Operation *d = o.getDefiningOp();
+              return o != r.getResult() && d && groupOf.count(d) && groupOf.lookup(d) == g;
+            })) {
+          add(g, r);
+          add(g, next);
+          tail = next->getResult(0);
+          continue;
+        }
+      }
       bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
         Operation *d = o.getDefiningOp();
         return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
@@ -434,21 +458,39 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     llvm::SetVector<Operation *> members;
     llvm::SmallPtrSet<Operation *, 8> inKernel{red};
     ArrayRef<int64_t> inShape = cast<ShapedType>(red->getOperand(0).getType()).getShape();
-    SmallVector<Value> work{red->getOperand(0)};
+    // (value, read through a view): behind a remap view (transpose, reshape, slice) only
+    // more views join, read by index arithmetic on a kernel input (loadView): the head
+    // merge before an out-projection's matvec.
+    SmallVector<std::pair<Value, bool>> work{{red->getOperand(0), false}};
     while (!work.empty()) {
-      Value v = work.pop_back_val();
+      auto [v, viewed] = work.pop_back_val();
       Operation *def = v.getDefiningOp();
       if (!def || def->getBlock() != red->getBlock() || assigned(def) || members.count(def) ||
-          !isFusableElementwise(def) || !isSideEffectFree(def) ||
-          cast<ShapedType>(v.getType()).getShape() != inShape ||
-          !llvm::all_of(v.getUsers(), [&](Operation *u) {
-            return inKernel.count(u) && noAliasing(v, u, false);
-          }))
+          !isSideEffectFree(def))
+        continue;
+      bool view = isRemapView(def);
+      // Reshapes alone stay buffer views between kernels (reading through them costs index
+      // arithmetic); they join when a transpose or slice follows below them.
+      auto leadsToRemap = [&](Value x) {
+        while (auto r = x.getDefiningOp<ReshapeOp>())
+          x = r.getInput();
+        Operation *d = x.getDefiningOp();
+        return d && isa<TransposeOp, SliceOp>(d) && !assigned(d) &&
+               d->getBlock() == red->getBlock();
+      };
+      if (view && isa<ReshapeOp>(def) && !leadsToRemap(v))
+        continue;
+      if (view ? !llvm::all_of(v.getUsers(), [&](Operation *u) { return inKernel.count(u); })
+               : (viewed || !isFusableElementwise(def) ||
+                  cast<ShapedType>(v.getType()).getShape() != inShape ||
+                  !llvm::all_of(v.getUsers(), [&](Operation *u) {
+                    return inKernel.count(u) && noAliasing(v, u, false);
+                  })))
         continue;
       members.insert(def);
       inKernel.insert(def);
       for (Value o : def->getOperands())
-        work.push_back(o);
+        work.push_back({o, viewed || view});
     }
     SmallVector<Operation *> ordered(members.begin(), members.end());
     llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
@@ -555,8 +597,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     for (Operation &op : top)
       ops.push_back(&op);
     for (Operation *p : llvm::reverse(ops)) {
-      if (assigned(p) || p->getNumResults() != 1 || !(isFusableElementwise(p) || isView(p)) ||
-          !isSideEffectFree(p))
+      if (assigned(p) || p->getNumResults() != 1 ||
+          !(isFusableElementwise(p) || isView(p) || isa<ReshapeOp>(p)) || !isSideEffectFree(p))
         continue;
       Value v = p->getResult(0);
       SmallVector<Operation *> users;
@@ -565,8 +607,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
           users.push_back(u);
       if (users.size() < 2 ||
           !llvm::all_of(users, [&](Operation *u) {
-            return !assigned(u) && isFusableElementwise(u) && isSideEffectFree(u) &&
-                   noAliasing(v, u, false) && sameIterationSpace(v, u);
+            return !assigned(u) && isSideEffectFree(u) &&
+                   ((isFusableElementwise(u) && !isa<ReshapeOp>(p) && noAliasing(v, u, false) &&
+                     sameIterationSpace(v, u)) ||
+                    computedView(v, p, u));
           }) ||
           !recomputeCheaperThanStore(p, users, hw))
         continue;
@@ -596,12 +640,18 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         Operation *consumer = members[i];
         for (Value v : consumer->getOperands()) {
           Operation *def = v.getDefiningOp();
-          if (!def || assigned(def) || !injective(def) || def->getBlock() != root->getBlock() ||
-              !isSideEffectFree(def) || !hasSingleUser(v))
+          // A reshape joins only as a producer (a reshape of another kernel's result stays
+          // a view of that buffer between kernels).
+          if (!def || assigned(def) || !(injective(def) || isa<ReshapeOp>(def)) ||
+              def->getBlock() != root->getBlock() || !isSideEffectFree(def) || !hasSingleUser(v))
             continue;
-          if (!viewOfView(v, def, consumer) &&
-              (!templateAbsorbs("elementwise", root, consumer, 0, def) ||
-               !noAliasing(v, consumer, false) || !sameIterationSpace(def->getResult(0), root)))
+          // Elementwise consumers take producers of their own shape (no recompute under
+          // broadcasting): the root's, or, behind a remap view, the shape the view reads.
+          bool sameSpace = sameIterationSpace(def->getResult(0), root) ||
+                           (!isView(consumer) && sameIterationSpace(def->getResult(0), consumer));
+          if (!viewOfView(v, def, consumer) && !computedView(v, def, consumer) &&
+              (!(templateAbsorbs("elementwise", root, consumer, 0, def) || isa<ReshapeOp>(def)) ||
+               !noAliasing(v, consumer, false) || !sameSpace))
             continue;
           members.insert(def);
           groupOf[def] = g;
@@ -670,9 +720,15 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         if (!first.ops.back()->isBeforeInBlock(second.ops.back()))
           continue;
         SmallVector<Value> &r1 = results[a], &r2 = results[c];
-        if (r1.empty() || r2.empty() ||
-            llvm::any_of(llvm::concat<Value>(r1, r2),
-                         [&](Value v) { return v.getType() != r1.front().getType(); }))
+        // One element type and count: the elementwise template stores every result at the
+        // program's linear offsets (a result of another shape is evaluated at its own
+        // indices of that linear index: q, k as [B, H, S, D] and v as [B * H, S, D]).
+        auto sameElems = [&](Value v) {
+          auto t = cast<ShapedType>(v.getType()), t0 = cast<ShapedType>(r1.front().getType());
+          return t.getElementType() == t0.getElementType() && t.hasStaticShape() &&
+                 t0.hasStaticShape() && t.getNumElements() == t0.getNumElements();
+        };
+        if (r1.empty() || r2.empty() || !llvm::all_of(llvm::concat<Value>(r1, r2), sameElems))
           continue;
         // A real shared read: at least as many elements as one result (not a broadcast
         // scalar or bias).
@@ -684,13 +740,24 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
         if (!shared)
           continue;
         Operation *last = second.ops.back();
-        bool independent = llvm::all_of(r1, [&](Value r) {
+        // Reshapes (buffer views, in no kernel) of first's results that sit before `last`
+        // move after it when all their readers come later (v's view for the PV matmul).
+        SmallVector<Operation *> moved;
+        std::function<bool(Value)> readLater = [&](Value r) {
           return llvm::all_of(r.getUsers(), [&](Operation *u) {
-            return llvm::is_contained(first.ops, u) || last->isBeforeInBlock(u);
+            if (llvm::is_contained(first.ops, u) || last->isBeforeInBlock(u))
+              return true;
+            if (!isa<ReshapeOp>(u) || assigned(u))
+              return false;
+            moved.push_back(u);
+            return readLater(u->getResult(0));
           });
-        });
-        if (!independent)
+        };
+        if (!llvm::all_of(r1, readLater))
           continue;
+        llvm::sort(moved, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+        for (Operation *m : llvm::reverse(moved))
+          m->moveAfter(last);
         for (Operation *op : first.ops)
           groupOf[op] = c;
         second.ops.append(first.ops.begin(), first.ops.end());
