@@ -5,7 +5,10 @@ Two steps on the GPU machine, with a compile here in between:
 
   python3 bench/models.py export OUT     # torch 2.11 exports every model of ZOO (fixed seeds)
                                         # to OUT/<name>/model.onnx (+ input_0.pb), with the
-                                        # dynamo exporter, else the TorchScript one
+                                        # dynamo exporter, else the TorchScript one (also
+                                        # runs here under a PyPI torch 2.11 on the CPU: the
+                                        # modules and inputs are built on the host from the
+                                        # seeds, so weights and inputs are the GPU machine's)
   (here) scripts/bench-models.sh DIR    # aicc-compile each model into .device/models/<name>/
   python3 bench/models.py bench         # times aicc and torch in the same run
   python3 bench/models.py profile NAME... # torch's kernels per variant (torch.profiler), to set
@@ -16,8 +19,9 @@ all the same way (CUDA events around N back-to-back calls after a warm-up; mean 
 torch eager, torch.compile (default), torch.compile(mode="reduce-overhead"), one CUDA graph of
 the eager model replayed, and aicc (`aicc-run --benchmark N`: events around N back-to-back runs
 of the launch plan, with CUDA graphs and with --no-cuda-graphs). Each aicc output is checked
-against torch eager's. Peak device memory: torch.cuda.max_memory_allocated per variant; aicc's
-is what its runtime reports it allocated (aicc-run --json's device_bytes: every non-alias
+against torch eager's. Peak device memory: torch's weights, input and
+torch.cuda.max_memory_allocated above them during an eager call; aicc's is what its runtime
+reports it allocated (aicc-run --json's device_bytes: every non-alias
 buffer, the temps' arena once; aicc_bytes recomputes it from the manifest as a cross-check).
 A bundle directory NAME@VARIANT (scripts/bench-models.sh AICC_BENCH_VARIANTS: the same model
 compiled with other flags) is timed against torch's figures for NAME, measured once; the
@@ -205,12 +209,18 @@ def export(out):
             with torch.no_grad():
                 torch.onnx.export(model, (x,), path, input_names=["input_0"],
                                   output_names=["output_0"], opset_version=17, **legacy)
-        with open(os.path.join(d, "input_0.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(x.float().cpu().numpy().astype(
-                np.float16 if x.dtype == torch.float16 else np.float32)).SerializeToString())
+        write_input(os.path.join(d, "input_0.pb"), x)
         with open(os.path.join(d, "exporter.txt"), "w") as f:
             f.write("%s, torch %s, %.1f s\n" % (how, torch.__version__, time.time() - t0))
         print(name, how, os.path.getsize(path), "bytes", flush=True)
+
+
+def write_input(path, x):
+    """x as the onnx.TensorProto aicc-run reads (f16 or f32)."""
+    from onnx import numpy_helper
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(x.float().cpu().numpy().astype(
+            np.float16 if x.dtype == torch.float16 else np.float32)).SerializeToString())
 
 
 def time_ms(fn, iters=ITERS):
@@ -291,10 +301,17 @@ def bench():
              if os.path.exists(os.path.join(d, "exporter.txt")) else "?"}
         res["models"][name] = r
         model, x = build(name)
+        if not os.path.exists(os.path.join(d, "input_0.pb")):
+            # The exported input again (build() draws it from the same seeded generator on
+            # the host), so a payload need not carry the CNNs' 2.4 MB inputs.
+            write_input(os.path.join(d, "input_0.pb"), x)
         xin = numpy_helper.to_array(onnx.load_tensor(os.path.join(d, "input_0.pb")))
         x = torch.from_numpy(xin.copy()).to("cuda")
         r["torch_weight_bytes"] = sum(t.numel() * t.element_size()
                                       for t in list(model.parameters()) + list(model.buffers()))
+        # The input lives on the device in both: aicc's device_bytes hold its input buffer,
+        # and torch's eager peak is measured above what was allocated before the call.
+        r["torch_input_bytes"] = x.numel() * x.element_size()
         with torch.no_grad():
             ref = model(x).float()
         if base_name(name) not in measured:
@@ -411,9 +428,18 @@ def profile():
             json.dump(res, f, indent=1)
 
 
+def torch_bytes(r):
+    """torch's device bytes for one call, counted as aicc's device_bytes are: weights and
+    buffers, the input, and what the eager call allocates at its peak (its output included).
+    Records of runs before 2026-12-04 have no torch_input_bytes: their torch figure left the
+    input out."""
+    return r["eager_peak"] + r["torch_weight_bytes"] + r.get("torch_input_bytes", 0)
+
+
 def table(res):
     print("\n| model | aicc ms (graph) | aicc ms (no graph) | eager | CUDA graph | compile | "
-          "reduce-overhead | aicc / best | correct | aicc MB | torch MB (weights + eager peak) |")
+          "reduce-overhead | aicc / best | correct | aicc MB | torch MB (weights + input + eager "
+          "peak) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     sp = []
     for name, r in res["models"].items():
@@ -425,7 +451,7 @@ def table(res):
             f("compile_ms"), f("compile_ro_ms"),
             "%.2fx" % r["speedup_vs_best"] if "speedup_vs_best" in r else "-",
             r.get("aicc_ok", "-"), "%.2f" % (r.get("aicc_device_bytes", r.get("aicc_bytes", 0)) / 2**20)
-            if "aicc_bytes" in r else "-", "%.2f" % ((r["eager_peak"] + r["torch_weight_bytes"]) / 2**20)))
+            if "aicc_bytes" in r else "-", "%.2f" % (torch_bytes(r) / 2**20)))
     if sp:
         print("geomean aicc / torch best (default compiles, no @variants): %.3fx over %d "
               "models" % (float(np.exp(np.mean(np.log(sp)))), len(sp)))
