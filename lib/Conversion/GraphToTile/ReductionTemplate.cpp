@@ -164,11 +164,16 @@ FailureOr<SmallVector<Value>> evalReduceInputs(TileBuilder &t, KernelContext &kc
       tiles[v] = *r;
     return r;
   };
-  // Direct inputs first, padded with their reduction's identity.
-  for (Operation *r : rb.reds)
-    if (isa<BlockArgument>(r->getOperand(0)) &&
-        failed(leaf(r->getOperand(0), reduceKindOf(r).second)))
+  // Direct inputs first, padded with their reduction's identity: kernel inputs, and views
+  // of them (a reduce over a transpose or slice reads through it: loadView).
+  for (Operation *r : rb.reds) {
+    Value in = r->getOperand(0);
+    Operation *d = in.getDefiningOp();
+    bool direct = isa<BlockArgument>(in) || (d && (isView(d) || isa<ReshapeOp>(d)) &&
+                                             !llvm::is_contained(rb.prologue, d));
+    if (direct && failed(leaf(in, reduceKindOf(r).second)))
       return failure();
+  }
   for (Operation *op : rb.prologue) {
     SmallVector<Value> ins;
     for (Value o : op->getOperands()) {
