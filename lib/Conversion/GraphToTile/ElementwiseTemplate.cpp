@@ -110,18 +110,15 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
     }
     Operation *op = v.getDefiningOp();
     FailureOr<Value> r = failure();
-    // A reshape chain of a kernel input read at the kernel's own element: the same linear
-    // index, so the same contiguous offsets.
+    // A kernel input (or a reshape chain of one: the element keeps its linear index) read at
+    // the kernel's own element is at the kernel's contiguous offsets.
     Value src = v;
     while (auto rs = src.getDefiningOp<ReshapeOp>())
       src = rs.getInput();
-    if (here && src != v && kc.argIndex.count(src)) {
+    if (here && kc.argIndex.count(src)) {
       r = tb.load(kc.inParams[kc.argIndex[src]], offs, mask, computeType(vt.getElementType()));
     } else if (!op || op->getBlock() != &body || isView(op) || isa<ReshapeOp>(op)) {
-      if (here && kc.argIndex.count(v))
-        r = tb.load(kc.inParams[kc.argIndex[v]], offs, mask, computeType(vt.getElementType()));
-      else
-        r = loadView(tb, kc, v, at, m);
+      r = loadView(tb, kc, v, at, m);
     } else if (auto tr = dyn_cast<TriluOp>(op)) {
       // Needs the element's row and column: keep x where j - i >= k (upper) / <= k (lower).
       auto x = evalAt(tr.getInput(), at, m);
@@ -145,12 +142,7 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
       // leading dims are dropped.
       SmallVector<Value> ins;
       for (Value o : op->getOperands()) {
-        auto ot = cast<RankedTensorType>(o.getType());
-        size_t lead = at.size() - ot.getRank();
-        SmallVector<Value> in;
-        for (int64_t d = 0; d < ot.getRank(); ++d)
-          in.push_back(ot.getDimSize(d) == 1 ? tb.splatI32(0) : at[lead + d]);
-        auto t = evalAt(o, in, m);
+        auto t = evalAt(o, broadcastIndex(tb, cast<RankedTensorType>(o.getType()), at), m);
         if (failed(t))
           return failure();
         ins.push_back(*t);

@@ -187,6 +187,11 @@ struct KernelContext {
 FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> idx,
                           Value mask);
 
+/// The index of `operand` (of type `operandType`) read at element `idx` of a shape it is
+/// broadcast to (numpy rules): leading dims it lacks are dropped, its size-1 dims read 0.
+SmallVector<Value> broadcastIndex(TileBuilder &tb, RankedTensorType operandType,
+                                  ArrayRef<Value> idx);
+
 /// Loads body value `v` at the output element given by `idx` (one i32 tile per dim of
 /// `outShape`), broadcasting v to `outShape` (numpy rules) first.
 FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,

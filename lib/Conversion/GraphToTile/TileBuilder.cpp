@@ -246,14 +246,19 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
       });
 }
 
+SmallVector<Value> broadcastIndex(TileBuilder &tb, RankedTensorType operandType,
+                                  ArrayRef<Value> idx) {
+  size_t lead = idx.size() - operandType.getRank();
+  SmallVector<Value> in;
+  for (int64_t d = 0; d < operandType.getRank(); ++d)
+    in.push_back(operandType.getDimSize(d) == 1 ? tb.splatI32(0) : idx[lead + d]);
+  return in;
+}
+
 FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
                              ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask) {
-  auto vt = cast<RankedTensorType>(v.getType());
-  size_t lead = outShape.size() - vt.getRank();
-  SmallVector<Value> in;
-  for (int64_t d = 0; d < vt.getRank(); ++d)
-    in.push_back(vt.getDimSize(d) == 1 ? tb.splatI32(0) : idx[lead + d]);
-  return loadView(tb, kc, v, in, mask);
+  return loadView(tb, kc, v, broadcastIndex(tb, cast<RankedTensorType>(v.getType()), idx),
+                  mask);
 }
 
 FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,

@@ -1,6 +1,7 @@
 //===- GraphFuse.cpp - form fusion groups ----------------------------------===//
 //
-// Greedy fusion into graph.fusion_group ops, one group per future kernel. Legality is
+// Greedy fusion into graph.fusion_group ops, one group per future kernel (the groups being
+// formed: FusionGroups.h; the sibling merges: HorizontalFusion.cpp). Legality is
 // stated by small rules, one function each (the split of TVM's FuseOps op patterns and
 // Inductor's can_fuse); each has a name that the pass records when it keeps a producer
 // and its consumer in different kernels (the `refusals` attribute, see Passes.td):
@@ -41,6 +42,7 @@
 // consumers), "single".
 //
 //===----------------------------------------------------------------------===//
+#include "FusionGroups.h"
 #include "FusionRules.h"
 
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
@@ -50,7 +52,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <functional>
 
 namespace aicc::graph {
 #define GEN_PASS_DEF_GRAPHFUSE
@@ -62,12 +63,6 @@ using namespace aicc::graph;
 
 namespace {
 using namespace aicc::graph::fusion;
-
-/// A group being formed: its ops (program order once sorted) and kind.
-struct Group {
-  SmallVector<Operation *> ops;
-  std::string kind;
-};
 
 /// Outlines `ops` (in program order, all in one block) into a fusion group placed right
 /// before the last op. Results: values of the group used outside it. Ops whose results
@@ -134,25 +129,14 @@ FusionGroupOp outline(ArrayRef<Operation *> ops, StringRef kind,
   return group;
 }
 
-struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
+struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
+                       public FusionGroups {
   using GraphFuseBase::GraphFuseBase;
 
   HardwareDescription hw;
   /// GPU target: attention groups take only transposes that keep operands block matrices
   /// (gpuAttentionTakes) and no consumers (attentionMmaSyncProblem, TensorCoreRules.h).
   bool gpuAttention = false;
-  SmallVector<Group> groups;
-  DenseMap<Operation *, unsigned> groupOf;
-
-  bool assigned(Operation *op) const { return groupOf.count(op); }
-  void add(unsigned g, Operation *op) {
-    groups[g].ops.push_back(op);
-    groupOf[op] = g;
-  }
-  unsigned newGroup(StringRef kind) {
-    groups.push_back({{}, kind.str()});
-    return groups.size() - 1;
-  }
 
   /// The rule that keeps producer `p` (result `v`) out of the kernel of `consumer`, which
   /// reads it as operand `idx` (through reshapes when `viaReshape`). Two directions could
@@ -285,33 +269,26 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       // A reduction's epilogue continues through a reshape (the reduction template keeps
       // the element's linear index: the Linear layers' bias after graph-matvec's
       // [N, 1, K] x [1, M, K] products, reshaped back to [B, S, M]).
-      if (auto r = dyn_cast<ReshapeOp>(user); r && groups[g].kind == "reduction" &&
-                                               !assigned(r) && r->getBlock() == op->getBlock() &&
-                                               r.getResult().hasOneUse() &&
-                                               noAliasing(tail, r, false)) {
-        Operation *next = *r.getResult().getUsers().begin();
-        if (!assigned(next) && next->getBlock() == op->getBlock() &&
-            isFusableElementwise(next) && isSideEffectFree(next) &&
-            noAliasing(r.getResult(), next, false) &&
-            sameIterationSpace(r.getResult(), next) &&
-            llvm::none_of(next->getOperands(), [&](Value o) {
-              Operation *d = o.getDefiningOp();
-              return o != r.getResult() && d && groupOf.count(d) && groupOf.lookup(d) == g;
-            })) {
-          add(g, r);
-          add(g, next);
-          tail = next->getResult(0);
-          continue;
-        }
+      Value from = tail;
+      auto via = dyn_cast<ReshapeOp>(user);
+      if (via && groups[g].kind == "reduction" && !assigned(via) &&
+          via->getBlock() == op->getBlock() && via.getResult().hasOneUse() &&
+          noAliasing(tail, via, false)) {
+        from = via.getResult();
+        user = *from.getUsers().begin();
+      } else {
+        via = {};
       }
       bool readsMember = llvm::any_of(user->getOperands(), [&](Value o) {
         Operation *d = o.getDefiningOp();
-        return o != tail && d && groupOf.count(d) && groupOf.lookup(d) == g;
+        return o != from && d && groupOf.count(d) && groupOf.lookup(d) == g;
       });
       if (readsMember || assigned(user) || user->getBlock() != op->getBlock() ||
           !isFusableElementwise(user) || !isSideEffectFree(user) ||
-          !noAliasing(tail, user, false) || !sameIterationSpace(tail, user))
+          !noAliasing(from, user, false) || !sameIterationSpace(from, user))
         break;
+      if (via)
+        add(g, via);
       add(g, user);
       tail = user->getResult(0);
     }
@@ -462,6 +439,12 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     // more views join, read by index arithmetic on a kernel input (loadView): the head
     // merge before an out-projection's matvec.
     SmallVector<std::pair<Value, bool>> work{{red->getOperand(0), false}};
+    auto leadsToRemap = [&](Value x) {
+      while (auto r = x.getDefiningOp<ReshapeOp>())
+        x = r.getInput();
+      Operation *d = x.getDefiningOp();
+      return d && isa<TransposeOp, SliceOp>(d) && !assigned(d) && d->getBlock() == red->getBlock();
+    };
     while (!work.empty()) {
       auto [v, viewed] = work.pop_back_val();
       Operation *def = v.getDefiningOp();
@@ -471,13 +454,6 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       bool view = isRemapView(def);
       // Reshapes alone stay buffer views between kernels (reading through them costs index
       // arithmetic); they join when a transpose or slice follows below them.
-      auto leadsToRemap = [&](Value x) {
-        while (auto r = x.getDefiningOp<ReshapeOp>())
-          x = r.getInput();
-        Operation *d = x.getDefiningOp();
-        return d && isa<TransposeOp, SliceOp>(d) && !assigned(d) &&
-               d->getBlock() == red->getBlock();
-      };
       if (view && isa<ReshapeOp>(def) && !leadsToRemap(v))
         continue;
       if (view ? !llvm::all_of(v.getUsers(), [&](Operation *u) { return inKernel.count(u); })
@@ -516,76 +492,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
       add(g, red);
       absorbConsumerChain(g, red);
     }
-    mergeSiblingReductions(formed);
-  }
-
-  /// Horizontal fusion of reduction kernels (formReductions).
-  void mergeSiblingReductions(ArrayRef<unsigned> formed) {
-    auto firstReduce = [&](Group &g) {
-      return *llvm::find_if(g.ops, [](Operation *o) { return isReduction(o); });
-    };
-    auto inputsOf = [&](Group &g) {
-      llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
-      llvm::SetVector<Value> ins;
-      for (Operation *op : g.ops)
-        for (Value v : op->getOperands())
-          if (!v.getDefiningOp() || !in.count(v.getDefiningOp()))
-            ins.insert(v);
-      return ins;
-    };
-    auto usesGroup = [&](Group &user, unsigned g) {
-      return llvm::any_of(user.ops, [&](Operation *op) {
-        return llvm::any_of(op->getOperands(), [&](Value v) {
-          Operation *d = v.getDefiningOp();
-          return d && groupOf.count(d) && groupOf.lookup(d) == g;
-        });
-      });
-    };
-    for (size_t i = 0; i < formed.size(); ++i) {
-      unsigned a = formed[i];
-      if (groups[a].ops.empty())
-        continue;
-      for (size_t j = i + 1; j < formed.size(); ++j) {
-        unsigned c = formed[j];
-        Group &ga = groups[a], &gc = groups[c];
-        if (gc.ops.empty())
-          continue;
-        if (llvm::count_if(ga.ops, [](Operation *o) { return isReduction(o); }) >=
-            kMaxSiblingReductions)
-          break;
-        Operation *ra = firstReduce(ga), *rc = firstReduce(gc);
-        if (cast<ShapedType>(ra->getOperand(0).getType()).getShape() !=
-                cast<ShapedType>(rc->getOperand(0).getType()).getShape() ||
-            ra->getAttr("axes") != rc->getAttr("axes") ||
-            ra->getAttr("keepdims") != rc->getAttr("keepdims"))
-          continue;
-        // A real shared read: an input at least as large as the reduce input.
-        int64_t n = cast<ShapedType>(ra->getOperand(0).getType()).getNumElements();
-        auto ia = inputsOf(ga), ic = inputsOf(gc);
-        if (llvm::none_of(ia, [&](Value v) {
-              return ic.contains(v) && cast<ShapedType>(v.getType()).getNumElements() >= n;
-            }))
-          continue;
-        if (usesGroup(ga, c) || usesGroup(gc, a))
-          continue;
-        bool aFirst = ga.ops.back()->isBeforeInBlock(gc.ops.back());
-        Group &first = aFirst ? ga : gc, &second = aFirst ? gc : ga;
-        Operation *last = second.ops.back();
-        llvm::SmallPtrSet<Operation *, 8> firstOps(first.ops.begin(), first.ops.end());
-        bool independent = llvm::all_of(first.ops, [&](Operation *op) {
-          return llvm::all_of(op->getUsers(), [&](Operation *u) {
-            return firstOps.count(u) || last->isBeforeInBlock(u);
-          });
-        });
-        if (!independent)
-          continue;
-        for (Operation *op : gc.ops)
-          groupOf[op] = a;
-        ga.ops.append(gc.ops.begin(), gc.ops.end());
-        llvm::sort(ga.ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-        gc.ops.clear();
-      }
-    }
+    mergeSiblingReductions(*this, formed);
   }
 
   /// Recompute: a cheap injective producer with several users, all of them unassigned
@@ -663,117 +570,6 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     }
   }
 
-  /// Horizontal fusion: two elementwise groups whose results all have one type, that
-  /// read a common input (at least as large as a result: q, k, v slices of one tensor, or
-  /// two consumers of one activation) become one kernel with two results. The later group must not depend on the earlier one: every user
-  /// of the earlier group's result comes after the later group.
-  void mergeSiblings() {
-    // The values a group yields (used outside it).
-    auto resultsOf = [&](Group &g) {
-      llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
-      SmallVector<Value> outs;
-      for (Operation *op : g.ops)
-        for (Value r : op->getResults())
-          if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !in.count(u); }))
-            outs.push_back(r);
-      return outs;
-    };
-    auto inputsOf = [&](Group &g) {
-      llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
-      llvm::SetVector<Value> ins;
-      for (Operation *op : g.ops)
-        for (Value v : op->getOperands())
-          if (!v.getDefiningOp() || !in.count(v.getDefiningOp()))
-            ins.insert(v);
-      return ins;
-    };
-    // Cached per group; a merged group's entries are recomputed. Candidates for `a` are the
-    // groups reading one of a's inputs (readers), so the search is not quadratic.
-    SmallVector<SmallVector<Value>> results(groups.size());
-    SmallVector<llvm::SetVector<Value>> inputs(groups.size());
-    DenseMap<Value, SmallVector<unsigned>> readers;
-    auto isEw = [&](unsigned g) { return groups[g].kind == "elementwise" && !groups[g].ops.empty(); };
-    for (unsigned g = 0; g < groups.size(); ++g) {
-      if (!isEw(g))
-        continue;
-      results[g] = resultsOf(groups[g]);
-      inputs[g] = inputsOf(groups[g]);
-      for (Value v : inputs[g])
-        readers[v].push_back(g);
-    }
-    for (unsigned a = 0; a < groups.size(); ++a) {
-      if (!isEw(a))
-        continue;
-      // At most kMaxHorizontalCandidates groups are tried per group: a value read by every
-      // step of an unrolled recurrence (its weights) made the search quadratic (16384 RNN
-      // steps: 18.6 s; aicc-fuzz-onnx audit).
-      llvm::SetVector<unsigned> candidates;
-      for (Value v : inputs[a])
-        for (unsigned c : readers.lookup(v))
-          if (candidates.size() < kMaxHorizontalCandidates)
-            candidates.insert(c);
-      for (unsigned c : candidates) {
-        if (c == a || !isEw(c) || !isEw(a))
-          continue;
-        Group &first = groups[a], &second = groups[c];
-        // `first` is the earlier group (by its last op).
-        if (!first.ops.back()->isBeforeInBlock(second.ops.back()))
-          continue;
-        SmallVector<Value> &r1 = results[a], &r2 = results[c];
-        // One element type and count: the elementwise template stores every result at the
-        // program's linear offsets (a result of another shape is evaluated at its own
-        // indices of that linear index: q, k as [B, H, S, D] and v as [B * H, S, D]).
-        auto sameElems = [&](Value v) {
-          auto t = cast<ShapedType>(v.getType()), t0 = cast<ShapedType>(r1.front().getType());
-          return t.getElementType() == t0.getElementType() && t.hasStaticShape() &&
-                 t0.hasStaticShape() && t.getNumElements() == t0.getNumElements();
-        };
-        if (r1.empty() || r2.empty() || !llvm::all_of(llvm::concat<Value>(r1, r2), sameElems))
-          continue;
-        // A real shared read: at least as many elements as one result (not a broadcast
-        // scalar or bias).
-        int64_t outElems = cast<ShapedType>(r1.front().getType()).getNumElements();
-        bool shared = llvm::any_of(inputs[a], [&](Value v) {
-          return inputs[c].contains(v) &&
-                 cast<ShapedType>(v.getType()).getNumElements() >= outElems;
-        });
-        if (!shared)
-          continue;
-        Operation *last = second.ops.back();
-        // Reshapes (buffer views, in no kernel) of first's results that sit before `last`
-        // move after it when all their readers come later (v's view for the PV matmul).
-        SmallVector<Operation *> moved;
-        std::function<bool(Value)> readLater = [&](Value r) {
-          return llvm::all_of(r.getUsers(), [&](Operation *u) {
-            if (llvm::is_contained(first.ops, u) || last->isBeforeInBlock(u))
-              return true;
-            if (!isa<ReshapeOp>(u) || assigned(u))
-              return false;
-            moved.push_back(u);
-            return readLater(u->getResult(0));
-          });
-        };
-        if (!llvm::all_of(r1, readLater))
-          continue;
-        llvm::sort(moved, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-        for (Operation *m : llvm::reverse(moved))
-          m->moveAfter(last);
-        for (Operation *op : first.ops)
-          groupOf[op] = c;
-        second.ops.append(first.ops.begin(), first.ops.end());
-        llvm::sort(second.ops, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-        first.ops.clear();
-        results[c] = resultsOf(second);
-        for (Value v : inputs[a])
-          if (!inputs[c].contains(v)) {
-            inputs[c].insert(v);
-            readers[v].push_back(c);
-          }
-        break;
-      }
-    }
-  }
-
   void runOnOperation() override {
     // The option, else the module's aicc.hardware (include/aicc/Target/TargetAttr.h).
     const aicc::ChipInfo *row = aicc::resolveChip(getOperation(), aicc::ChipRole::Hardware,
@@ -799,7 +595,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass> {
     formReductions(top);
     duplicateCheapProducers(top);
     formElementwise(top);
-    mergeSiblings();
+    mergeSiblings(*this);
 
     // Reductions the template cannot hold (integer inputs) are kernels of their own
     // (and fail there, loudly); scatters write at run-time positions (scatter template).
