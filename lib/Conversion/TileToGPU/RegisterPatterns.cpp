@@ -296,8 +296,8 @@ struct LoadLowering : RegisterPattern<tl::LoadOp> {
     if (!rk.isVectorizable(op, l, et)) {
       if (l.v > 1 && rk.offsetInfo(op).constancy >= l.v && (!mask || safeIndex0)) {
         // One address per chunk (an operand broadcast along the tile's inner runs, as a
-        // depthwise conv's weight over the pixels of one channel): one scalar load per
-        // chunk, at element 0 where no lane of the chunk is active.
+        // per-row [N, 1] operand over [N, M] rows): one scalar load per chunk, at element
+        // 0 where no lane of the chunk is active.
         Value r = padV;
         for (int64_t g = 0; g < l.regs / l.v; ++g) {
           Value o = vector::ExtractOp::create(b, loc, offsets, ArrayRef<int64_t>{g * l.v});
