@@ -61,6 +61,7 @@
 // load), rows that are not 16-byte multiples, more shared memory than the chip's.
 //===----------------------------------------------------------------------===//
 #include "AccumulatorEpilogue.h"
+#include "AttentionProgram.h"
 #include "MmaSyncKernel.h"
 #include "OperandAddress.h"
 #include "aicc/Conversion/Passes.h"
@@ -73,7 +74,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 #include <limits>
@@ -98,25 +98,6 @@ struct StagedBlock {
   int64_t rows = 0, cols = 0, offset = 0, stageElems = 0;
   int64_t chunks() const { return cols / kChunk; }
 };
-
-/// Whether `v` is a tile of one constant (tile.splat of a constant, or a splat constant).
-std::optional<double> splatConstant(Value v) {
-  if (auto s = v.getDefiningOp<tl::SplatOp>())
-    v = s.getOperand();
-  FloatAttr f;
-  if (matchPattern(v, m_Constant(&f)))
-    return f.getValueAsDouble();
-  DenseElementsAttr d;
-  if (matchPattern(v, m_Constant(&d)) && d.isSplat() && isa<FloatType>(d.getElementType()))
-    return d.getSplatValue<APFloat>().convertToDouble();
-  return std::nullopt;
-}
-
-bool isConstantTile(Value v) {
-  if (auto s = v.getDefiningOp<tl::SplatOp>())
-    v = s.getOperand();
-  return matchPattern(v, m_Constant());
-}
 
 class AttentionKernel {
 public:
@@ -176,96 +157,30 @@ std::string AttentionKernel::match() {
     return "num_warps must be 4 or 8 (BLOCK_M = 16 x num_warps)";
   BM = 16 * warps;
   threads = 32 * warps;
-  SmallVector<tl::DotOp> dots;
-  fn.walk([&](tl::DotOp d) { dots.push_back(d); });
-  if (dots.size() != 2 || dots[0]->getBlock() != dots[1]->getBlock())
-    return "not two tile.dot ops in one block";
-  Block *body = dots[0]->getBlock();
-  Block &top = fn.getBody().front();
-  if (body != &top) {
-    loop = dyn_cast<scf::ForOp>(body->getParentOp());
-    if (!loop || loop->getBlock() != &top || loop.getNumRegionIterArgs() != 3)
-      return "the dots are not in one key loop of three carried values at the kernel's top";
-  }
-  dotS = dots[0];
-  dotO = dots[1];
-  if (dotO->isBeforeInBlock(dotS))
-    std::swap(dotS, dotO);
-  auto qL = dotS.getA().getDefiningOp<tl::BlockLoadOp>();
-  auto kL = dotS.getB().getDefiningOp<tl::BlockLoadOp>();
-  auto vL = dotO.getB().getDefiningOp<tl::BlockLoadOp>();
-  if (!qL || !kL || !vL || qL->getBlock() != &top || kL->getBlock() != body ||
-      vL->getBlock() != body || !dotO.getA().getDefiningOp<arith::TruncFOp>())
-    return "Q, K^T, V are not the template's block loads (Q before the key loop)";
-  auto shapeOf = [](Value x) { return cast<RankedTensorType>(x.getType()).getShape(); };
-  elem = cast<RankedTensorType>(qL.getType()).getElementType();
-  if (!elem.isF16() && !elem.isBF16())
-    return "operands must be f16 or bf16";
-  for (Value x : {kL.getResult(), vL.getResult(), dotO.getA()})
-    if (cast<RankedTensorType>(x.getType()).getElementType() != elem)
-      return "Q, K, V and P must share one element type";
-  D = shapeOf(qL)[1];
-  Dv = shapeOf(vL)[1];
-  if (shapeOf(qL)[0] != BM || shapeOf(kL) != ArrayRef<int64_t>{D, kBN} || shapeOf(vL)[0] != kBN)
-    return "blocks must be Q [16 x num_warps, D], K^T [D, 64], V [64, Dv]";
+  AttentionProgram p;
+  std::string why = matchAttentionProgram(fn, sched, BM, kBN, p);
+  if (!why.empty())
+    return why;
+  loop = p.loop;
+  dotS = p.dotS;
+  dotO = p.dotO;
+  store = p.store;
+  elem = p.elem;
+  D = p.D;
+  Dv = p.Dv;
+  Sq = p.Sq;
+  Skv = p.Skv;
+  scale = p.scale;
+  causal = p.causal;
+  kMajorK = p.keyRows;
+  numBlocks = llvm::divideCeil(Skv, kBN);
   auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && llvm::isPowerOf2_64(d); };
   if (!headOk(D) || !headOk(Dv))
     return "head sizes must be powers of two in [16, 128]";
-  if (qL.getTranspose() || vL.getTranspose())
-    return "Q and V must be read as stored (no transpose)";
-  kMajorK = kL.getTranspose();
-  for (tl::BlockLoadOp l : {qL, kL, vL})
-    if (l.getDims()[2] % kChunk != 0)
-      return "operand rows must be 16-byte multiples (dims[2] % 8 == 0)";
-  Sq = qL.getDims()[1];
-  Skv = vL.getDims()[1];
-  numBlocks = llvm::divideCeil(Skv, kBN);
-  // One program per BLOCK_M query rows along x (the causal order reverses it).
-  if (sched.getGrid()[0] != (int64_t)llvm::divideCeil(Sq, BM))
-    return "grid x must be ceil(Sq / BLOCK_M) programs";
-  // The scale: s * c right after the first product.
-  if (!dotS->hasOneUse())
-    return "S = Q K^T has more than one user";
-  auto mul = dyn_cast<arith::MulFOp>(*dotS->getUsers().begin());
-  std::optional<double> c;
-  if (mul)
-    c = splatConstant(mul.getLhs() == dotS.getResult() ? mul.getRhs() : mul.getLhs());
-  if (!c || !std::isfinite(*c))
-    return "S = Q K^T is not scaled by one constant";
-  scale = *c;
-  // Every op of the key loop is one the template's GPU form has; a comparison of two
-  // non-constant tiles is the causal mask (j <= i + Skv - Sq), one with a constant the key
-  // tail (j < Skv).
-  for (Operation &op : *body) {
-    if (body == &top && (&op == qL.getOperation() || !touchesTiles(&op)))
-      continue;
-    if (isa<tl::StoreOp, tl::BlockStoreOp, func::ReturnOp>(op) && body == &top)
-      continue;
-    if (!isa<tl::BlockLoadOp, tl::DotOp, tl::SplatOp, tl::BroadcastOp, tl::ExpandDimsOp,
-             tl::MakeRangeOp, tl::ReduceOp, math::ExpOp, scf::YieldOp>(op) &&
-        op.getDialect()->getNamespace() != "arith")
-      return "op '" + op.getName().getStringRef().str() + "' in the key loop";
-    if (auto l = dyn_cast<tl::BlockLoadOp>(op); l && l != kL && l != vL)
-      return "a third block load in the key loop (a bias)";
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op))
-      if (!isConstantTile(cmp.getLhs()) && !isConstantTile(cmp.getRhs()) &&
-          isa<RankedTensorType>(cmp.getLhs().getType()))
-        causal = true;
-  }
-  SmallVector<Operation *> stores;
-  fn.walk([&](Operation *op) {
-    if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
-      stores.push_back(op);
-  });
-  store = stores.size() == 1 ? dyn_cast<tl::BlockStoreOp>(stores[0]) : tl::BlockStoreOp();
-  if (!store || store->getBlock() != &top || store.getTranspose() ||
-      shapeOf(store.getValue()) != ArrayRef<int64_t>{BM, Dv} ||
-      cast<RankedTensorType>(store.getValue().getType()).getElementType() != elem ||
-      store.getDims()[2] < Dv || store.getDims()[2] % 2 != 0)
-    return "the output is not one block store of the [BLOCK_M, Dv] tile in the operands' type";
-  q = {qL, BM, D, 0, 0};
-  k = kMajorK ? StagedBlock{kL, kBN, D, BM * D, kBN * D} : StagedBlock{kL, D, kBN, BM * D, kBN * D};
-  v = {vL, kBN, Dv, BM * D + 2 * kBN * D, kBN * Dv};
+  q = {p.q, BM, D, 0, 0};
+  k = kMajorK ? StagedBlock{p.k, kBN, D, BM * D, kBN * D}
+              : StagedBlock{p.k, D, kBN, BM * D, kBN * D};
+  v = {p.v, kBN, Dv, BM * D + 2 * kBN * D, kBN * Dv};
   smemBytes = attentionMmaSyncSharedBytes(BM, D, Dv);
   if (smemBytes > maxSharedBytes)
     return "the Q block and two K / V stages exceed the shared memory per block";

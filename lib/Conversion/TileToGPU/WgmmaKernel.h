@@ -53,6 +53,19 @@ constexpr int64_t kMinStagesBesideStagingCooperative = 3;
 constexpr int64_t kStoreBarrier = 1;
 
 
+/// The 64-bit wgmma shared-memory matrix descriptor (PTX ISA 9.7.15.5.1.2, "Matrix
+/// Descriptor Format") of the matrix at shared address `addr` (i64) in the 128-byte swizzle
+/// mode, with leading / stride byte offsets `lbo` / `sbo`: bits 0-13 addr / 16, 16-29 lbo /
+/// 16, 32-45 sbo / 16, base offset 0 (boxes are 1024-byte aligned), bits 62-63 = 1 (128B).
+inline Value smemDescriptor(OpBuilder &b, Location loc, Value addr, int64_t lbo, int64_t sbo) {
+  uint64_t hi = (uint64_t((lbo & 0x3FFFF) >> 4) << 16) | (uint64_t((sbo & 0x3FFFF) >> 4) << 32) |
+                (uint64_t(1) << 62);
+  auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v); };
+  Value enc = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, addr, c64(0x3FFFF)),
+                                     c64(4));
+  return arith::OrIOp::create(b, loc, enc, c64((int64_t)hi));
+}
+
 /// One dot operand: fed by TMA, or gathered by the producer warpgroup's threads (an im2col
 /// block of an implicit-GEMM convolution, or a block whose rows break the TMA stride rule in
 /// such a kernel).

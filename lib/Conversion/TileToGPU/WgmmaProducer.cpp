@@ -40,13 +40,9 @@ Value WgmmaKernel::descriptor(OpBuilder &b, Location loc, const Operand &o, Valu
     off = (mnOffset / o.rowElems) * o.boxBytes() + kk * kInstr * kSwizzleBytes;
     lbo = o.boxBytes();
   }
-  uint64_t hi = (uint64_t((lbo & 0x3FFFF) >> 4) << 16) | (uint64_t((sbo & 0x3FFFF) >> 4) << 32) |
-                (uint64_t(1) << 62);
   Value addr = arith::AddIOp::create(
       b, loc, smemBase, arith::AddIOp::create(b, loc, stageOff, ci64(b, loc, o.offset + off)));
-  Value enc = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, addr, ci64(b, loc, 0x3FFFF)), ci64(b, loc, 4));
-  return arith::OrIOp::create(b, loc, enc, ci64(b, loc, (int64_t)hi));
+  return smemDescriptor(b, loc, addr, lbo, sbo);
 }
 
 void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<Value> args) {

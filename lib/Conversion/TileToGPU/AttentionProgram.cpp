@@ -1,0 +1,123 @@
+//===- AttentionProgram.cpp - the GPU attention tile program, matched ----------===//
+#include "AttentionProgram.h"
+
+#include "AccumulatorEpilogue.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace aicc;
+namespace tl = aicc::tile;
+
+std::optional<double> aicc::splatConstant(Value v) {
+  if (auto s = v.getDefiningOp<tl::SplatOp>())
+    v = s.getOperand();
+  FloatAttr f;
+  if (matchPattern(v, m_Constant(&f)))
+    return f.getValueAsDouble();
+  DenseElementsAttr d;
+  if (matchPattern(v, m_Constant(&d)) && d.isSplat() && isa<FloatType>(d.getElementType()))
+    return d.getSplatValue<APFloat>().convertToDouble();
+  return std::nullopt;
+}
+
+static bool isConstantTile(Value v) {
+  if (auto s = v.getDefiningOp<tl::SplatOp>())
+    v = s.getOperand();
+  return matchPattern(v, m_Constant());
+}
+
+std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched, int64_t BM,
+                                        int64_t BN, AttentionProgram &p) {
+  SmallVector<tl::DotOp> dots;
+  fn.walk([&](tl::DotOp d) { dots.push_back(d); });
+  if (dots.size() != 2 || dots[0]->getBlock() != dots[1]->getBlock())
+    return "not two tile.dot ops in one block";
+  Block *body = dots[0]->getBlock();
+  Block &top = fn.getBody().front();
+  if (body != &top) {
+    p.loop = dyn_cast<scf::ForOp>(body->getParentOp());
+    if (!p.loop || p.loop->getBlock() != &top || p.loop.getNumRegionIterArgs() != 3)
+      return "the dots are not in one key loop of three carried values at the kernel's top";
+  }
+  p.dotS = dots[0];
+  p.dotO = dots[1];
+  if (p.dotO->isBeforeInBlock(p.dotS))
+    std::swap(p.dotS, p.dotO);
+  auto qL = p.dotS.getA().getDefiningOp<tl::BlockLoadOp>();
+  auto kL = p.dotS.getB().getDefiningOp<tl::BlockLoadOp>();
+  auto vL = p.dotO.getB().getDefiningOp<tl::BlockLoadOp>();
+  if (!qL || !kL || !vL || qL->getBlock() != &top || kL->getBlock() != body ||
+      vL->getBlock() != body || !p.dotO.getA().getDefiningOp<arith::TruncFOp>())
+    return "Q, K^T, V are not the template's block loads (Q before the key loop)";
+  p.q = qL;
+  p.k = kL;
+  p.v = vL;
+  auto shapeOf = [](Value x) { return cast<RankedTensorType>(x.getType()).getShape(); };
+  p.elem = cast<RankedTensorType>(qL.getType()).getElementType();
+  if (!p.elem.isF16() && !p.elem.isBF16())
+    return "operands must be f16 or bf16";
+  for (Value x : {kL.getResult(), vL.getResult(), p.dotO.getA()})
+    if (cast<RankedTensorType>(x.getType()).getElementType() != p.elem)
+      return "Q, K, V and P must share one element type";
+  p.D = shapeOf(qL)[1];
+  p.Dv = shapeOf(vL)[1];
+  if (shapeOf(qL)[0] != BM || shapeOf(kL) != ArrayRef<int64_t>{p.D, BN} || shapeOf(vL)[0] != BN)
+    return "blocks must be Q [" + std::to_string(BM) + ", D], K^T [D, " + std::to_string(BN) +
+           "], V [" + std::to_string(BN) + ", Dv]";
+  if (qL.getTranspose() || vL.getTranspose())
+    return "Q and V must be read as stored (no transpose)";
+  p.keyRows = kL.getTranspose();
+  for (tl::BlockLoadOp l : {qL, kL, vL})
+    if (l.getDims()[2] % 8 != 0)
+      return "operand rows must be 16-byte multiples (dims[2] % 8 == 0)";
+  p.Sq = qL.getDims()[1];
+  p.Skv = vL.getDims()[1];
+  if (sched.getGrid()[0] != (int64_t)llvm::divideCeil(p.Sq, BM))
+    return "grid x must be ceil(Sq / BLOCK_M) programs";
+  // The scale: s * c right after the first product.
+  if (!p.dotS->hasOneUse())
+    return "S = Q K^T has more than one user";
+  auto mul = dyn_cast<arith::MulFOp>(*p.dotS->getUsers().begin());
+  std::optional<double> c;
+  if (mul)
+    c = splatConstant(mul.getLhs() == p.dotS.getResult() ? mul.getRhs() : mul.getLhs());
+  if (!c || !std::isfinite(*c))
+    return "S = Q K^T is not scaled by one constant";
+  p.scale = *c;
+  // Every op of the key loop is one the template's GPU form has; a comparison of two
+  // non-constant tiles is the causal mask (j <= i + Skv - Sq), one with a constant the key
+  // tail (j < Skv).
+  for (Operation &op : *body) {
+    if (body == &top && (&op == qL.getOperation() || !touchesTiles(&op)))
+      continue;
+    if (isa<tl::StoreOp, tl::BlockStoreOp, func::ReturnOp>(op) && body == &top)
+      continue;
+    if (!isa<tl::BlockLoadOp, tl::DotOp, tl::SplatOp, tl::BroadcastOp, tl::ExpandDimsOp,
+             tl::MakeRangeOp, tl::ReduceOp, math::ExpOp, scf::YieldOp>(op) &&
+        op.getDialect()->getNamespace() != "arith")
+      return "op '" + op.getName().getStringRef().str() + "' in the key loop";
+    if (auto l = dyn_cast<tl::BlockLoadOp>(op); l && l != kL && l != vL)
+      return "a third block load in the key loop (a bias)";
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+      if (!isConstantTile(cmp.getLhs()) && !isConstantTile(cmp.getRhs()) &&
+          isa<RankedTensorType>(cmp.getLhs().getType()))
+        p.causal = true;
+  }
+  SmallVector<Operation *> stores;
+  fn.walk([&](Operation *op) {
+    if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
+      stores.push_back(op);
+  });
+  p.store = stores.size() == 1 ? dyn_cast<tl::BlockStoreOp>(stores[0]) : tl::BlockStoreOp();
+  if (!p.store || p.store->getBlock() != &top || p.store.getTranspose() ||
+      shapeOf(p.store.getValue()) != ArrayRef<int64_t>{BM, p.Dv} ||
+      cast<RankedTensorType>(p.store.getValue().getType()).getElementType() != p.elem ||
+      p.store.getDims()[2] < p.Dv || p.store.getDims()[2] % 2 != 0)
+    return "the output is not one block store of the [BLOCK_M, Dv] tile in the operands' type";
+  return "";
+}

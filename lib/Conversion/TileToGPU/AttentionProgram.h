@@ -1,0 +1,64 @@
+//===- AttentionProgram.h - the GPU attention tile program, matched (private) -*- C++ -*-===//
+//
+// Shared by the FlashAttention lowerings (convert-tile-attention-to-mma-sync for every GPU,
+// convert-tile-attention-to-wgmma for sm_90a): the one-pass form the attention template
+// writes for GPU targets (AttentionTemplate.cpp, buildAttentionGPU),
+//
+//   %q = tile.block_load %Q[%bq, %m0, %cq]                       [BLOCK_M, D]
+//   scf.for %n0 = 0 to Skv step BLOCK_N iter_args(%m, %l, %acc) { (absent when Skv <= BLOCK_N)
+//     %kt = tile.block_load %K[%bk, %n0, %ck] {transpose}        [D, BLOCK_N] (or a stored K^T)
+//     %s  = tile.dot %q, %kt;  s * scale;  -inf outside the keys / above the diagonal
+//     online softmax (max, exp, sum), %p16 = truncf(p)
+//     %v  = tile.block_load %V[%bv, %n0, %cv]                    [BLOCK_N, Dv]
+//     %acc = tile.dot %p16, %v, acc * alpha
+//   }
+//   tile.block_store %Y[%b, %m0, %cy], truncf(acc / l)           [BLOCK_M, Dv]
+//
+// matched into the few facts the lowerings rebuild the kernel from (the block loads' and the
+// store's scalar operands are cloned by each lowering; the tile math is regenerated).
+//===----------------------------------------------------------------------===//
+#ifndef AICC_LIB_CONVERSION_TILETOGPU_ATTENTIONPROGRAM_H
+#define AICC_LIB_CONVERSION_TILETOGPU_ATTENTIONPROGRAM_H
+
+#include "aicc/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <string>
+
+namespace aicc {
+
+struct AttentionProgram {
+  /// The key loop, or null (Skv <= BLOCK_N: canonicalization inlined its one iteration).
+  mlir::scf::ForOp loop;
+  tile::DotOp dotS, dotO;
+  tile::BlockLoadOp q, k, v;
+  tile::BlockStoreOp store;
+  /// K read as stored [keys, D] through a transpose (else a stored K^T [D, keys]).
+  bool keyRows = false;
+  bool causal = false;
+  /// The constant S is scaled by.
+  double scale = 1.0;
+  int64_t D = 0, Dv = 0, Sq = 0, Skv = 0;
+  /// f16 or bf16 (Q, K, V, P and the output).
+  mlir::Type elem;
+};
+
+/// Matches `fn` against the one-pass form with a [blockM, D] Q block and [D, blockN] /
+/// [blockN, Dv] key / value blocks, one program per blockM query rows along grid x (the
+/// schedule `sched`'s grid); fills `p`. Returns why it does not match ("" when it does).
+/// Checked: two dots in the key loop (or the kernel's top block), the three block loads,
+/// f16 / bf16 throughout, Q and V read as stored, rows of 16-byte multiples, S scaled by
+/// one finite constant, no op in the loop the template's GPU form does not have (a bias
+/// load), one block store of the [blockM, Dv] tile in the operands' type.
+std::string matchAttentionProgram(mlir::func::FuncOp fn, tile::ScheduleAttr sched,
+                                  int64_t blockM, int64_t blockN, AttentionProgram &p);
+
+/// Whether `v` is a tile of one constant (tile.splat of a constant, or a splat constant),
+/// and its value.
+std::optional<double> splatConstant(mlir::Value v);
+
+} // namespace aicc
+
+#endif
