@@ -2,7 +2,10 @@
 """GPU side of the attention benchmark (issue 17). Runs on the GPU machine from the repo root
 after scripts/bench-attention.sh made .device/attn/<case>/{fused,unfused}.aicc (the cases of
 bench/attention_models.py). Per case it makes seeded random q, k, v [B, H, S, D] with torch,
-runs aicc's bundles (fused: BLOCK_M 64, fused128: 128, unfused: four kernels) through aicc-run (--benchmark: CUDA events around N back-to-back runs
+runs aicc's bundles (KINDS below: fused = the default, on sm_90a the FlashAttention-3 wgmma
+kernel; ovl / pp / ovlpp = the same with the intra-warpgroup overlap / the warpgroup
+ping-pong / both (noovl: an earlier bundle name); mma128 / mma64 = the mma.sync
+FlashAttention-2 kernel with BLOCK_M 128 / 64; unfused = four kernels) through aicc-run (--benchmark: CUDA events around N back-to-back runs
 of the launch plan, mean ms/run), checks the fused bundle's output against
 torch.nn.functional.scaled_dot_product_attention on the same inputs (cases up to
 AICC_ATTN_CHECK_MAX_S keys; larger ones are timed on aicc-run's own inputs), and times SDPA
@@ -26,6 +29,7 @@ dev = "cuda"
 ITERS = int(os.environ.get("AICC_BENCH_ITERS", "50"))
 CHECK_MAX_S = int(os.environ.get("AICC_ATTN_CHECK_MAX_S", "4096"))
 only = sys.argv[1:]
+KINDS = ("fused", "noovl", "ovl", "pp", "ovlpp", "mma128", "mma64", "unfused")
 
 
 def med(fn):
@@ -85,7 +89,7 @@ def main():
             r["sdpa_ms"] = med(sdpa)
         r["sdpa_TFLOPs"] = flops / r["sdpa_ms"] / 1e9
         check = s <= CHECK_MAX_S
-        for kind in ("fused", "fused128", "unfused"):
+        for kind in KINDS:
             bundle = os.path.join(base, name, kind + ".aicc")
             if not os.path.exists(bundle):
                 continue
@@ -115,15 +119,16 @@ def main():
     out = os.environ.get("OUT", "/tmp")
     json.dump(res, open(os.path.join(out, "attention.json"), "w"), indent=1)
     print(f"\n{res['gpu']}, torch {res['torch']}, {res['date']}, aicc-run --benchmark {ITERS}")
-    print("| case | aicc fused ms | TFLOP/s | vs SDPA | fused BLOCK_M 128 ms | TFLOP/s | vs SDPA | aicc unfused ms | SDPA ms | SDPA TFLOP/s | max abs err | correct |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    kinds = [k for k in KINDS if any(k + "_ms" in r for r in res["cases"].values())]
+    print("| case | SDPA ms | SDPA TFLOP/s | " +
+          " | ".join(f"{k} ms (TFLOP/s, x SDPA)" for k in kinds) + " | max abs err | correct |")
+    print("|---|---|---|" + "---|" * len(kinds) + "---|---|")
     for name, r in res["cases"].items():
         f = lambda key, fmt: (fmt % r[key]) if key in r else "-"
-        print(f"| {name} | {f('fused_ms', '%.4f')} | {f('fused_TFLOPs', '%.0f')} | "
-              f"{f('fused_vs_sdpa', '%.2fx')} | {f('fused128_ms', '%.4f')} | {f('fused128_TFLOPs', '%.0f')} | "
-              f"{f('fused128_vs_sdpa', '%.2fx')} | {f('unfused_ms', '%.4f')} | {f('sdpa_ms', '%.4f')} | "
-              f"{f('sdpa_TFLOPs', '%.0f')} | {f('max_abs_err', '%.2g')} | {r.get('correct', 'not checked')} |")
-
+        cells = [f"{r[k + '_ms']:.4f} ({r[k + '_TFLOPs']:.0f}, {r[k + '_vs_sdpa']:.2f}x)"
+                 if k + "_ms" in r else "-" for k in kinds]
+        print(f"| {name} | {f('sdpa_ms', '%.4f')} | {f('sdpa_TFLOPs', '%.0f')} | " +
+              " | ".join(cells) + f" | {f('max_abs_err', '%.2g')} | {r.get('correct', 'not checked')} |")
 
 if __name__ == "__main__":
     main()

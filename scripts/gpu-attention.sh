@@ -7,9 +7,11 @@
 #     each with --attention=fused for every target of TARGETS (comma-separated, default
 #     sm_90a,sm_90) into .device/attn-check/<target>/<case>.aicc; writes the benchmark models
 #     (bench/attention_models.py; BENCH_CASES: comma-separated case names, default all, "none"
-#     for none) and compiles each for the first target, fused (fused.aicc; fused128.aicc with
-#     --attention-block-m=128), and non-causal ones also --attention=unfused (the four-kernel
-#     form), into .device/attn/<case>/; copies aicc-run
+#     for none) and compiles each for the first target, fused (fused.aicc: the default kernel,
+#     on sm_90a FlashAttention-3; ovl.aicc / pp.aicc / ovlpp.aicc with --attention-overlap /
+#     --attention-pingpong / both; mma64.aicc with --attention-block-m=64, the mma.sync
+#     kernel), and non-causal ones
+#     also --attention=unfused (the four-kernel form), into .device/attn/<case>/; copies aicc-run
 #     and the two shared libraries it needs to .device/{bin,lib}. Replaces .device/attn*.
 #   scripts/gpu-attention.sh run [BENCH_CASE...]                          (on the GPU machine)
 #     Runs every correctness case with aicc-run --device=cuda --test-data-set (tolerances by
@@ -36,6 +38,13 @@ compile)
       mkdir -p "$pay/attn-check/$t"
       "$build/bin/aicc-compile" "$m" --target="$t" --attention=fused -o "$pay/attn-check/$t/$name.aicc" \
         || { echo "compile failed: $name $t" >&2; rc=1; }
+      if [ "$t" = sm_90a ]; then
+        # The FlashAttention-3 kernel with its intra-warpgroup overlap and ping-pong too.
+        mkdir -p "$pay/attn-check/sm_90a-ovlpp"
+        "$build/bin/aicc-compile" "$m" --target="$t" --attention=fused --attention-overlap=true \
+          --attention-pingpong=true -o "$pay/attn-check/sm_90a-ovlpp/$name.aicc" \
+          || { echo "compile failed: $name ovlpp" >&2; rc=1; }
+      fi
     done
   done
   rm -rf "$cases"
@@ -48,8 +57,13 @@ compile)
       mkdir -p "$pay/attn/$name"
       "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=fused -o "$pay/attn/$name/fused.aicc" \
         || { echo "compile failed: $name fused" >&2; rc=1; }
-      "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=fused --attention-block-m=128 \
-        -o "$pay/attn/$name/fused128.aicc" || { echo "compile failed: $name fused128" >&2; rc=1; }
+      # The variants (bench/attention.py's KINDS): without the overlap, and the mma.sync kernel.
+      for v in "ovl --attention-overlap=true" "pp --attention-pingpong=true" \
+               "ovlpp --attention-overlap=true --attention-pingpong=true" "mma64 --attention-block-m=64"; do
+        # shellcheck disable=SC2086
+        "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=fused ${v#* } \
+          -o "$pay/attn/$name/${v%% *}.aicc" || { echo "compile failed: $name ${v%% *}" >&2; rc=1; }
+      done
       case $name in *_causal) ;; *)
         # The four-kernel form materializes the S x S scores: past 2^31 elements it is
         # refused (i32 offsets), and the case is timed fused only.

@@ -141,6 +141,14 @@ void aicc::buildCPUPipeline(OpPassManager &pm) {
 void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, const PipelineConfig &config) {
   const ChipInfo &c = chipOf(config.target);
   // FlashAttention kernels first (they hold two tile.dot ops the matmul lowerings refuse).
+  // sm_90a: the template's wgmma form (128 x 128 blocks) to FlashAttention-3; the rest (the
+  // mma.sync form: --attention-block-m, head sizes other than 64 / 128) to mma.sync.
+  if (fusesAttention(config) && c.has(ChipFeature::Wgmma)) {
+    ConvertTileAttentionToWGMMAOptions o;
+    o.intraWarpgroupOverlap = config.attentionOverlap;
+    o.warpgroupPingpong = config.attentionPingpong;
+    pm.addPass(createConvertTileAttentionToWGMMA(o));
+  }
   if (fusesAttention(config) && c.has(ChipFeature::MmaSync))
     pm.addPass(createConvertTileAttentionToMMASync());
   // wgmma first (sm_90a); the kernels it refuses (a config it cannot run, an epilogue that

@@ -169,3 +169,28 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
     return "the Q block and two K / V stages exceed the shared memory per block";
   return "";
 }
+
+int64_t aicc::attentionWgmmaSharedBytes(int64_t headSize, int64_t valueHeadSize) {
+  int64_t q = kAttentionWgmmaBlockM * headSize * 2;
+  int64_t stage = kAttentionWgmmaBlockN * (headSize + valueHeadSize) * 2;
+  // + the mbarriers (Q, then K full, V full, K empty and V empty per stage) + the alignment
+  // slack.
+  return q + kAttentionWgmmaStages * stage + 8 * (1 + 4 * kAttentionWgmmaStages) + 1024;
+}
+
+std::string aicc::attentionWgmmaProblem(const AttentionShape &a, const ChipInfo &chip) {
+  std::string why = attentionMmaSyncProblem(a, chip);
+  if (!why.empty())
+    return why;
+  if (!chip.has(ChipFeature::Wgmma))
+    return std::string(chip.name) + " has no wgmma";
+  auto headOk = [](int64_t d) { return d == 64 || d == 128; };
+  if (!headOk(a.headSize) || !headOk(a.valueHeadSize))
+    return "head sizes must be 64 or 128, got D = " + std::to_string(a.headSize) +
+           ", Dv = " + std::to_string(a.valueHeadSize);
+  if (!a.keyRowMajor)
+    return "K^T is stored [.., D, Skv] (the wgmma kernel reads K's rows)";
+  if (attentionWgmmaSharedBytes(a.headSize, a.valueHeadSize) > chip.sharedMemPerBlockBytes)
+    return "the Q block and two K / V stages exceed the shared memory per block";
+  return "";
+}

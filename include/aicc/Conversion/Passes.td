@@ -296,6 +296,42 @@ def ConvertTileAttentionToMMASync : Pass<"convert-tile-attention-to-mma-sync", "
                            "mlir::nvgpu::NVGPUDialect", "mlir::vector::VectorDialect"];
 }
 
+def ConvertTileAttentionToWGMMA : Pass<"convert-tile-attention-to-wgmma", "mlir::ModuleOp"> {
+  let summary = "Lower FlashAttention tile kernels to TMA + mbarrier + wgmma code (FlashAttention-3, sm_90a)";
+  let description = [{
+    Runs on the tensor form of the tile kernels, first in the sm_90a pipeline, on the attention
+    kernels the template wrote in its wgmma form (BLOCK_M = BLOCK_N = 128; the one-pass form
+    of convert-tile-attention-to-mma-sync otherwise). Each becomes FlashAttention-3's forward
+    pass (Shah et al., 2024; the design is in ConvertTileAttentionToWGMMA.cpp's file comment):
+      - one producer warpgroup (24 registers after setmaxnreg) issues the TMA loads of the Q
+        block once and of the K and V blocks of each key block into 2 shared-memory stages
+        (128-byte swizzle), completing on their own mbarriers;
+      - two consumer warpgroups (240 registers) of 64 query rows each compute S = Q K^T by
+        wgmma from shared memory, the online softmax in registers, and O += P V by wgmma with
+        P from registers (the accumulator layout of S is the A fragment layout of P);
+      - with intra-warpgroup-overlap the softmax of key block j runs while the tensor cores
+        compute P_{j-1} V_{j-1} (FlashAttention-3 Algorithm 2); with warpgroup-pingpong the
+        two consumer warpgroups take turns issuing their products (section 3.1);
+      - causal kernels stop at the last key block a CTA sees, longest query blocks first.
+    The Q / K / V TMA descriptors are extra kernel parameters (tile.tensor_maps); the kernel
+    is marked `tile.wgmma`. An attention kernel of the wgmma form the lowering cannot take is
+    an error (the template forms it only where attentionWgmmaProblem, TensorCoreRules.h,
+    accepts the attention).
+  }];
+  let options = [
+    Option<"intraWarpgroupOverlap", "intra-warpgroup-overlap", "bool", "false",
+           "Overlap each key block's softmax with the previous block's P V product "
+           "(FlashAttention-3 Algorithm 2); false: the two products and the softmax in turn">,
+    Option<"warpgroupPingpong", "warpgroup-pingpong", "bool", "false",
+           "The two consumer warpgroups take turns issuing their products (named barriers), "
+           "so one's softmax overlaps the other's products (FlashAttention-3 section 3.1)">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def FinalizeTensorMapParams : Pass<"finalize-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
   let summary = "Pass CUtensorMap kernel parameters by value (byval, nvvm.grid_constant)";
   let description = [{

@@ -158,6 +158,29 @@ int64_t attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t va
 /// the shared memory within the chip's per block.
 std::string attentionMmaSyncProblem(const AttentionShape &a, const ChipInfo &chip);
 
+//===--- FlashAttention-3 (wgmma + TMA, warp-specialized; sm_90a) ----------------------===//
+
+/// The attention kernel of convert-tile-attention-to-wgmma: BLOCK_M = 128 query rows per CTA
+/// (two consumer warpgroups of 64 rows) and key blocks of BLOCK_N = 128 in 2 TMA stages; one
+/// producer warpgroup.
+inline constexpr int64_t kAttentionWgmmaBlockM = 128;
+inline constexpr int64_t kAttentionWgmmaBlockN = 128;
+inline constexpr int64_t kAttentionWgmmaStages = 2;
+/// num_warps of the tile program: the two consumer warpgroups (Triton's count for its
+/// warp-specialized Hopper kernels); the lowering adds the producer warpgroup (384 threads).
+inline constexpr int64_t kAttentionWgmmaWarps = 8;
+
+/// Shared memory of the kernel, bytes (the 1024-byte alignment slack and the mbarriers
+/// included): the Q block [128, D], 2 stages of the K [128, D] and V [128, Dv] blocks, 16-bit
+/// elements in 128-byte swizzled TMA boxes.
+int64_t attentionWgmmaSharedBytes(int64_t headSize, int64_t valueHeadSize);
+/// Why convert-tile-attention-to-wgmma does not run `a` on `chip`, or "" when it does:
+/// attentionMmaSyncProblem's rules, then a chip with wgmma, D and Dv in {64, 128} (whole
+/// 128-byte swizzle rows; at most 64 f32 output accumulators per thread) and K read as
+/// stored [.., Skv, D] (a stored K^T keeps the mma.sync kernel). What it refuses runs as the
+/// mma.sync kernel.
+std::string attentionWgmmaProblem(const AttentionShape &a, const ChipInfo &chip);
+
 } // namespace aicc
 
 #endif // AICC_TARGET_TENSORCORERULES_H

@@ -73,16 +73,17 @@ int64_t blockOf(int64_t n, int64_t cap) {
 /// inputs (AttentionOperands.h): the head split of [B, S, H, D] is the column offset h * D
 /// of the [B, S, H * D] matrices, so no transpose kernel runs before the attention.
 static FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group,
-                                                 StringRef name, AttentionOp att, int64_t blockM) {
+                                                 StringRef name, AttentionOp att, int64_t blockM,
+                                                 int64_t blockN, int64_t numWarps) {
   Location loc = att.getLoc();
   auto yT = att.getType();
   ArrayRef<int64_t> yShape = yT.getShape();
   SmallVector<int64_t> batchShape(yShape.drop_back(2));
   int64_t Sq = att.getQueryLength(), Skv = att.getKeyLength(), D = att.getHeadSize(),
           Dv = att.getValueHeadSize(), batch = numElements(batchShape);
-  int64_t BM = blockM, BN = kAttentionMmaSyncBlockN;
+  int64_t BM = blockM, BN = blockN;
   KernelContext kc =
-      makeKernel(builder, group, name, {(int64_t)llvm::divideCeil(Sq, BM), batch, 1}, BM / 16,
+      makeKernel(builder, group, name, {(int64_t)llvm::divideCeil(Sq, BM), batch, 1}, numWarps,
                  {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
                   blockAttr(builder, "BLOCK_D", D), blockAttr(builder, "BLOCK_DV", Dv)},
                  kAttentionMmaSyncStages);
@@ -321,6 +322,12 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
       return att.emitError("the ") << chip->name << " attention kernel does not take this "
                                    << "graph.attention: " << why,
              failure();
+    // sm_90a: the FlashAttention-3 form of convert-tile-attention-to-wgmma (128 x 128 blocks,
+    // three warpgroups) where it takes the attention and no --attention-block-m asks for the
+    // mma.sync kernel.
+    if (opts.attentionBlockM == 0 && attentionWgmmaProblem(shape, *chip).empty())
+      return buildAttentionGPU(builder, group, name, att, kAttentionWgmmaBlockM,
+                               kAttentionWgmmaBlockN, kAttentionWgmmaWarps);
     int64_t blockM = opts.attentionBlockM ? opts.attentionBlockM : kAttentionMmaSyncBlockM;
     if (blockM != 64 && blockM != 128)
       return att.emitError("attention-block-m must be 64 or 128, got ") << blockM, failure();
@@ -329,7 +336,8 @@ FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, 
                  << blockM
                  << ": the Q block and two K / V stages exceed the shared memory per block",
              failure();
-    return buildAttentionGPU(builder, group, name, att, blockM);
+    return buildAttentionGPU(builder, group, name, att, blockM, kAttentionMmaSyncBlockN,
+                             blockM / 16);
   }
   int64_t BM = blockOf(Sq, kAttentionBlockM), BN = blockOf(Skv, kAttentionBlockN);
   int64_t BD = blockOf(D, kMaxAttentionHeadSize), BDV = blockOf(Dv, kMaxAttentionHeadSize);

@@ -4,7 +4,9 @@
 #include "AccumulatorEpilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
@@ -120,4 +122,73 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
       p.store.getDims()[2] < p.Dv || p.store.getDims()[2] % 2 != 0)
     return "the output is not one block store of the [BLOCK_M, Dv] tile in the operands' type";
   return "";
+}
+
+SmallVector<func::FuncOp> aicc::attentionKernels(ModuleOp kernels, int64_t blockN) {
+  SmallVector<func::FuncOp> out;
+  for (auto fn : kernels.getOps<func::FuncOp>()) {
+    tl::ScheduleAttr sched = tl::getSchedule(fn);
+    if (!sched || !sched.getBlocks().get("BLOCK_D"))
+      continue;
+    auto bn = dyn_cast_or_null<IntegerAttr>(sched.getBlocks().get("BLOCK_N"));
+    if (blockN && (!bn || bn.getInt() != blockN))
+      continue;
+    int64_t dots = 0;
+    fn.walk([&](tl::DotOp) { ++dots; });
+    if (dots)
+      out.push_back(fn);
+  }
+  return out;
+}
+
+void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store, IRMapping &map,
+                              function_ref<Value(Value)> rowOf, Value lane, ArrayRef<Value> O,
+                              ArrayRef<Value> l) {
+  auto c32 = [&](OpBuilder &ob, int64_t x) -> Value {
+    return arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), x);
+  };
+  auto add = [&](OpBuilder &ob, Value x, Value y) -> Value {
+    return arith::AddIOp::create(ob, loc, x, y);
+  };
+  auto mul = [&](OpBuilder &ob, Value x, int64_t y) -> Value {
+    return arith::MulIOp::create(ob, loc, x, c32(ob, y));
+  };
+  auto shfl = [&](Value v, int64_t off) {
+    return gpu::ShuffleOp::create(b, loc, v, c32(b, off), c32(b, 32), gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  SmallVector<Value> inv(2);
+  for (int64_t h = 0; h < 2; ++h) {
+    Value lh = arith::AddFOp::create(b, loc, l[h], shfl(l[h], 1));
+    lh = arith::AddFOp::create(b, loc, lh, shfl(lh, 2));
+    inv[h] = arith::DivFOp::create(b, loc,
+                                   arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0)), lh);
+  }
+  Type elem = cast<RankedTensorType>(store.getValue().getType()).getElementType();
+  ArrayRef<int64_t> dims = store.getDims();
+  Value yPtr = map.lookupOrDefault(store.getPtr());
+  Value sBatch = map.lookupOrDefault(store.getBatch());
+  Value sRow = rowOf(map.lookupOrDefault(store.getRow()));
+  Value sCol = add(b, map.lookupOrDefault(store.getCol()),
+                   mul(b, arith::RemUIOp::create(b, loc, lane, c32(b, 4)), 2));
+  Value batchOff = mul(b, sBatch, dims[1] * dims[2]);
+  for (int64_t h = 0; h < 2; ++h) {
+    Value rowAbs = add(b, sRow, c32(b, 8 * h));
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowAbs, c32(b, dims[1]));
+    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+    OpBuilder sb = ifOp.getThenBodyBuilder();
+    Value rowOff = add(sb, batchOff, mul(sb, rowAbs, dims[2]));
+    for (int64_t n = 0; n < (int64_t)O.size() / 4; ++n) {
+      Value lo = arith::MulFOp::create(sb, loc, O[4 * n + 2 * h], inv[h]);
+      Value hi = arith::MulFOp::create(sb, loc, O[4 * n + 2 * h + 1], inv[h]);
+      Value pair = vector::FromElementsOp::create(sb, loc, VectorType::get({2}, sb.getF32Type()),
+                                                  ValueRange{lo, hi});
+      Value out = arith::TruncFOp::create(sb, loc, VectorType::get({2}, elem), pair);
+      Value off = add(sb, rowOff, add(sb, sCol, c32(sb, 8 * n)));
+      vector::StoreOp::create(
+          sb, loc, out, yPtr,
+          ValueRange{arith::IndexCastUIOp::create(sb, loc, sb.getIndexType(), off)},
+          /*nontemporal=*/false, llvm::MaybeAlign(4));
+    }
+  }
 }

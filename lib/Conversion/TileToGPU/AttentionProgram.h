@@ -24,6 +24,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <string>
 
@@ -52,8 +54,26 @@ struct AttentionProgram {
 /// f16 / bf16 throughout, Q and V read as stored, rows of 16-byte multiples, S scaled by
 /// one finite constant, no op in the loop the template's GPU form does not have (a bias
 /// load), one block store of the [blockM, Dv] tile in the operands' type.
-std::string matchAttentionProgram(mlir::func::FuncOp fn, tile::ScheduleAttr sched,
-                                  int64_t blockM, int64_t blockN, AttentionProgram &p);
+std::string matchAttentionProgram(mlir::func::FuncOp fn, tile::ScheduleAttr sched, int64_t blockM,
+                                  int64_t blockN, AttentionProgram &p);
+
+/// The attention kernels of `kernels` (the template's schedule names BLOCK_D; kernels
+/// without a tile.dot, an empty attention's, are left out) whose BLOCK_N is `blockN`
+/// (0: any).
+llvm::SmallVector<mlir::func::FuncOp> attentionKernels(mlir::ModuleOp kernels, int64_t blockN);
+
+/// The store both lowerings end with: per thread two rows (`rowOf` builds the i32 row of the
+/// thread's first from the store's origin row, after the sums; the second is 8 rows
+/// further), register 4 n + 2 h + e of
+/// `O` (the m16n8 / wgmma accumulator layout: row h, column 8 n + 2 (lane % 4) + e) divided
+/// by the row's sum (`l`: the thread's two partial sums, added over the quad that shares a row
+/// by two shuffles), rounded to the store's element type and written as 2-element vectors;
+/// rows past the store's dims[1] are skipped. The store's matrices may be wider than Dv (the
+/// head merge stored in place: its origin column). `map` gives the store's operands.
+void emitAttentionStore(mlir::OpBuilder &b, mlir::Location loc, tile::BlockStoreOp store,
+                        mlir::IRMapping &map, llvm::function_ref<mlir::Value(mlir::Value)> rowOf,
+                        mlir::Value lane, llvm::ArrayRef<mlir::Value> O,
+                        llvm::ArrayRef<mlir::Value> l);
 
 /// Whether `v` is a tile of one constant (tile.splat of a constant, or a splat constant),
 /// and its value.

@@ -536,36 +536,10 @@ LogicalResult AttentionKernel::run() {
   // Epilogue: O / l (the quad's partial sums added), rounded, stored by register pairs.
   if (failed(cloneScalarOps(b, src, map, nullptr, sched, "convert-tile-attention-to-mma-sync")))
     return failure();
-  SmallVector<Value> inv(2);
-  for (int64_t h = 0; h < 2; ++h) {
-    Value l = kLoop.getResult(2 + h);
-    l = arith::AddFOp::create(b, loc, l, shuffleXor(b, l, 1));
-    l = arith::AddFOp::create(b, loc, l, shuffleXor(b, l, 2));
-    inv[h] = arith::DivFOp::create(b, loc, f32c(b, 1.0), l);
-  }
-  ArrayRef<int64_t> dims = store.getDims();
-  Value yPtr = map.lookupOrDefault(store.getPtr());
-  Value sBatch = map.lookupOrDefault(store.getBatch());
-  Value sRow = add(b, add(b, map.lookupOrDefault(store.getRow()), mul(b, warp, 16)), g);
-  Value sCol = add(b, map.lookupOrDefault(store.getCol()), col2t);
-  Value batchOff = mul(b, sBatch, dims[1] * dims[2]);
-  for (int64_t h = 0; h < 2; ++h) {
-    Value rowAbs = add(b, sRow, c32(b, 8 * h));
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowAbs, c32(b, dims[1]));
-    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
-    OpBuilder sb = ifOp.getThenBodyBuilder();
-    Value rowOff = add(sb, batchOff, mul(sb, rowAbs, dims[2]));
-    for (int64_t n = 0; n < Dv / 8; ++n) {
-      Value lo = arith::MulFOp::create(sb, loc, kLoop.getResult(4 + 4 * n + 2 * h), inv[h]);
-      Value hi = arith::MulFOp::create(sb, loc, kLoop.getResult(4 + 4 * n + 2 * h + 1), inv[h]);
-      Value pair = vector::FromElementsOp::create(sb, loc, VectorType::get({2}, sb.getF32Type()),
-                                                  ValueRange{lo, hi});
-      Value out = arith::TruncFOp::create(sb, loc, VectorType::get({2}, elem), pair);
-      Value off = add(sb, rowOff, add(sb, sCol, c32(sb, 8 * n)));
-      vector::StoreOp::create(sb, loc, out, yPtr, ValueRange{idx(sb, off)},
-                              /*nontemporal=*/false, llvm::MaybeAlign(4));
-    }
-  }
+  SmallVector<Value> O(kLoop.getResults().begin() + 4, kLoop.getResults().end());
+  emitAttentionStore(b, loc, store, map,
+                     [&](Value r) { return add(b, add(b, r, mul(b, warp, 16)), g); }, lane, O,
+                     {kLoop.getResult(2), kLoop.getResult(3)});
   func::ReturnOp::create(b, loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();
@@ -591,14 +565,8 @@ struct ConvertTileAttentionToMMASyncPass
     ModuleOp kernels = getTileKernelModule(getOperation());
     if (!kernels)
       return;
-    for (auto fn : llvm::make_early_inc_range(kernels.getOps<func::FuncOp>())) {
+    for (func::FuncOp fn : attentionKernels(kernels, /*blockN=*/0)) {
       tl::ScheduleAttr sched = tl::getSchedule(fn);
-      if (!sched || !sched.getBlocks().get("BLOCK_D"))
-        continue; // not an attention kernel (the template's schedule names BLOCK_D)
-      int64_t dots = 0;
-      fn.walk([&](tl::DotOp) { ++dots; });
-      if (dots == 0)
-        continue; // the empty kernel of an empty attention
       if (!chip->has(ChipFeature::MmaSync)) {
         fn.emitError("convert-tile-attention-to-mma-sync: ") << chip->name << " has no mma.sync";
         return signalPassFailure();

@@ -31,6 +31,7 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "..", "Tools", "Inputs"))
 import attention_cases as ac  # noqa: E402
 import simt_sim  # noqa: E402
+import wgmma_sim  # noqa: E402
 
 # (name, batch, Sq, Skv, D, Dv, dtype, options): ragged query and key blocks; causal over
 # three key blocks (diagonal masking and block skipping); causal over a KV cache (5 queries,
@@ -60,6 +61,24 @@ CASES = [
     # GQA through HF's repeat_kv expand (4 query heads over 2 kv heads), read in place.
     ("f16_d16_gqa_expand", [1], 70, 70, 16, 16, "f16", {"gqa_expand": (4, 2), "causal": True}),
 ]
+# The sm_90a FlashAttention-3 kernel (--wgmma): head sizes 64 / 128, blocks of 128 x 128:
+# several key blocks with a ragged tail, causal inside and across a CTA's two warpgroups, a
+# KV cache longer than the queries, one key block (no key loop), Dv != D, grouped-query heads,
+# torch's multi-head layout with the merge, a packed qkv projection, HF's repeat_kv.
+WGMMA_CASES = [
+    ("f16_d64_ragged", [1, 2], 77, 77, 64, 64, "f16", {}),
+    ("f16_d64_long", [1, 1], 150, 300, 64, 64, "f16", {}),
+    ("f16_d128_causal", [1, 1], 260, 260, 128, 128, "f16", {"causal": True}),
+    ("bf16_d64_causal_kv", [1, 1], 130, 400, 64, 64, "bf16", {"causal": True}),
+    ("bf16_d128_dv64", [1], 140, 140, 128, 64, "bf16", {}),
+    ("f16_d64_dv128", [1], 70, 200, 64, 128, "f16", {}),
+    ("f16_d64_gqa", [1, 2, 2], 40, 140, 64, 64, "f16", {"gqa": True}),
+    ("f16_d64_heads_causal", [1], 300, 300, 64, 64, "f16",
+     {"heads": 2, "causal": True, "merge": True}),
+    ("bf16_d64_qkv_split", [1], 130, 130, 64, 64, "bf16", {"qkv": 2, "split": True}),
+    ("f16_d64_gqa_expand", [1], 270, 270, 64, 64, "f16", {"gqa_expand": (4, 2),
+                                                          "causal": True}),
+]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 
 
@@ -72,6 +91,26 @@ def load(path):
 
 
 def mutate(ir, kind):
+    # The FlashAttention-3 kernel's: wgwait: every wgmma.wait_group lets one more group stay in
+    # flight; mbwait: no mbarrier waits; empty: the producer does not wait for free stages;
+    # turn: no bar.arrive (the ping-pong turns are never passed); transb: P V reads V as
+    # K-major.
+    if kind == "wgwait":
+        return re.sub(r'"nvvm.wgmma.wait.group.sync.aligned"\(\) <\{group = (\d+) : i64\}>',
+                      lambda m: f'"nvvm.wgmma.wait.group.sync.aligned"() <{{group = '
+                                f'{int(m.group(1)) + 1} : i64}}>', ir)
+    if kind == "mbwait":
+        return "\n".join(l for l in ir.split("\n") if '"nvvm.mbarrier.try_wait.parity"' not in l)
+    if kind == "turn":
+        return "\n".join(l for l in ir.split("\n") if '"nvvm.barrier.arrive"' not in l)
+    if kind == "empty":
+        # The producer's waits for free stages (their parity is the xori of the phase) gone.
+        flips = re.findall(r'(%\S+) = "arith.xori"', ir)
+        return "\n".join(l for l in ir.split("\n") if not (
+            '"nvvm.mbarrier.try_wait.parity"' in l and
+            any(re.search(re.escape(f) + r"\b", l) for f in flips)))
+    if kind == "transb":
+        return ir.replace("p, 1, 1, 1;", "p, 1, 1, 0;")
     if kind in simt_sim.COMMON_MUTATIONS:
         return simt_sim.mutate(ir, kind)
     if kind == "shuffle":
@@ -111,16 +150,25 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
                            merge=opts.get("merge", False))
     else:
         ac.case(d_, "model", batch, sq, skv, d, dv, e, seed=seed, **opts)
-    tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90",
-                           "--attention=fused", f"--attention-block-m={a.block_m}",
-                           "--emit=tile", "-o", "-"], check=True,
-                          capture_output=True, text=True).stdout
-    ir = subprocess.run([a.opt, "-", "-convert-tile-attention-to-mma-sync", "-canonicalize",
-                         "-cse", "--mlir-print-op-generic"], input=tile, check=True,
+    if a.wgmma:
+        tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90a",
+                               "--attention=fused", "--emit=tile", "-o", "-"], check=True,
+                              capture_output=True, text=True).stdout
+        opts = (f"intra-warpgroup-overlap={str(a.overlap).lower()} "
+                f"warpgroup-pingpong={str(a.pingpong).lower()}")
+        lower = f"-convert-tile-attention-to-wgmma={opts}"
+    else:
+        tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90",
+                               "--attention=fused", f"--attention-block-m={a.block_m}",
+                               "--emit=tile", "-o", "-"], check=True,
+                              capture_output=True, text=True).stdout
+        lower = "-convert-tile-attention-to-mma-sync"
+    ir = subprocess.run([a.opt, "-", lower, "-canonicalize", "-cse",
+                         "--mlir-print-op-generic"], input=tile, check=True,
                         capture_output=True, text=True).stdout
     if a.mutate:
         ir = mutate(ir, a.mutate)
-    s = simt_sim.Sim(ir)
+    s = wgmma_sim.WgmmaSim(ir, seed=seed) if a.wgmma else simt_sim.Sim(ir)
     data = os.path.join(d_, "model")
     n_in = len([f for f in os.listdir(data) if f.startswith("input_")])
     xs = [load(os.path.join(data, f"input_{i}.pb")) for i in range(n_in)]
@@ -130,6 +178,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     if np.isnan(out).any():
         raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
     err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+    if a.wgmma:
+        return err < TOL[e], f"rel err {err:.1e} (tol {TOL[e]}), {s.ctas} CTAs"
     st = s.stats
     lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
     cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
@@ -143,13 +193,21 @@ def main():
     p.add_argument("--compile", required=True)
     p.add_argument("--opt", required=True)
     p.add_argument("--work", required=True)
-    p.add_argument("--mutate", choices=["wait", "barrier", "trans", "shuffle"])
+    p.add_argument("--mutate", choices=["wait", "barrier", "trans", "shuffle", "wgwait",
+                                        "mbwait", "empty", "turn", "transb"])
     p.add_argument("--block-m", default="64", choices=["64", "128"],
                    help="--attention-block-m: 4 or 8 warps per program")
+    p.add_argument("--wgmma", action="store_true",
+                   help="the sm_90a FlashAttention-3 kernel (convert-tile-attention-to-wgmma) "
+                        "on WGMMA_CASES, run by wgmma_sim.py")
+    p.add_argument("--overlap", action="store_true",
+                   help="--wgmma: intra-warpgroup-overlap=true")
+    p.add_argument("--pingpong", action="store_true",
+                   help="--wgmma: warpgroup-pingpong=true")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0
-    for c in CASES:
+    for c in WGMMA_CASES if a.wgmma else CASES:
         if not re.search(a.filter, c[0]):
             continue
         try:

@@ -356,6 +356,17 @@ def gpu_cases(out):
     # GQA through HF's repeat_kv (expand of K and V per query-head group): read in place,
     # kv head h / G.
     gqa_expand_case(out, "gpu-f16-d64-gqa-expand", 2, 8, 2, 90, 64, "f16", causal=True, seed=23)
+    # The sm_90a FlashAttention-3 kernel's blocks (128 x 128): several key blocks with a
+    # ragged tail, causal diagonals inside a CTA's two warpgroups, a KV cache longer than the
+    # queries over two query blocks, Dv != D, the head split and merge in place with D 128.
+    case(out, "gpu-f16-d64-long", [1, 3], 517, 1030, 64, 64, "f16", seed=24)
+    case(out, "gpu-f16-d128-causal-long", [1, 2], 700, 700, 128, 128, "f16", causal=True,
+         seed=25)
+    case(out, "gpu-bf16-d64-causal-kv-long", [2, 1], 150, 600, 64, 64, "bf16", causal=True,
+         seed=26)
+    case(out, "gpu-f16-d64-dv128", [2], 260, 260, 64, 128, "f16", seed=27)
+    head_split_case(out, "gpu-f16-d128-heads-causal", 2, 2, 300, 300, 128, "f16", causal=True,
+                    seed=28, merge=True)
     # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
     case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
 
