@@ -117,11 +117,15 @@ bool noAliasing(Value v, Operation *consumer, bool throughReshape);
 /// must not be a graph output (the kernel would not write it).
 bool viewOfView(Value v, Operation *producer, Operation *consumer);
 
-/// A view the elementwise template evaluates over a value it computes: transpose, reshape
-/// and slice read each element of their input at most once (ElementwiseTemplate's evalAt
-/// computes the producer at the element the view maps to, loadView's callback), so a
-/// producer behind them is computed at most once per element it has.
-inline bool isRemapView(Operation *op) { return isa<TransposeOp, ReshapeOp, SliceOp>(op); }
+/// A view the elementwise template evaluates over a value it computes: transpose, reshape,
+/// slice and concat read each element of their input at most once (ElementwiseTemplate's
+/// evalAt computes the producer at the element the view maps to, loadView's callback), so a
+/// producer behind them is computed at most once per element it has. (A concat evaluates
+/// each input at every element and selects, so its inputs' producers cost their FLOPs once
+/// per element of the concat: cheap elementwise ops, such as rotary embedding's neg.)
+inline bool isRemapView(Operation *op) {
+  return isa<TransposeOp, ReshapeOp, SliceOp, ConcatOp>(op);
+}
 
 /// Exception computed-view (to no-aliasing and iteration-space, elementwise kernels only):
 /// a remap view consumer (isRemapView) of an elementwise, view or reshape producer whose
