@@ -68,6 +68,11 @@ struct CompileOptions : PipelineConfig {
   /// input name, unreadable or unparsable file, element type or shape different from the
   /// input's declaration) are located diagnostics; see onnx_import::ImportOptions.
   std::vector<InputBinding> bindInputs;
+  /// ONNX input only: dynamic dims of graph inputs fixed at compile time, by input (the
+  /// whole shape, aicc-compile --shape NAME=D0,D1,...) or by ONNX dim_param (aicc-compile
+  /// --dim NAME=N); see onnx_import::ImportOptions::inputShapes for the checks.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
+  std::vector<std::pair<std::string, int64_t>> dimParams;
   /// ONNX input only: the cap on the bytes of any one tensor of the model (inputs,
   /// outputs, weights, intermediates); bigger ones are refused with a located diagnostic
   /// before anything is allocated (onnx_import::ImportOptions::maxTensorBytes,

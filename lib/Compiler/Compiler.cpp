@@ -523,6 +523,10 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
+  if ((!opts.inputShapes.empty() || !opts.dimParams.empty()) &&
+      (from != Stage::ONNX || kind != InputKind::ONNX))
+    return llvm::createStringError("fixing input shapes (--shape, --dim) needs an ONNX model "
+                                   "as the input (MLIR inputs declare static shapes)");
   Location loc = FileLineColLoc::get(&ctx, bufferName, 0, 0);
   // A file from another stage (or target) is refused before anything runs on it.
   bool resuming = from != Stage::ONNX;
@@ -543,6 +547,10 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       onnx_import::ImportOptions importOpts;
       for (const InputBinding &bi : opts.bindInputs)
         importOpts.bindInputs.push_back({bi.name, bi.tensorPath});
+      for (const auto &[name, dims] : opts.inputShapes)
+        importOpts.inputShapes.push_back({name, dims});
+      for (const auto &[name, value] : opts.dimParams)
+        importOpts.dimParams.push_back({name, value});
       importOpts.maxTensorBytes = opts.maxTensorBytes;
       module = onnx_import::importONNXModel(input, bufferName, ctx, importOpts);
     } else {

@@ -4,7 +4,8 @@
 //                [--emit=bundle|cubin|ptx|onnx|graph|fused|tile|gpu|cpu|llvm|dot]
 //                [--compile-to=STAGE] [--compile-from=STAGE [--plan=FILE]]
 //                [--dump-steps=DIR] [--dump-kernels=DIR] [--print-pipeline] [--mlir-timing]
-//                [--bind-input NAME=FILE.pb ...] [--fusion-report] [--memory-report]
+//                [--bind-input NAME=FILE.pb ...] [--shape NAME=D0,D1,... ...] [--dim NAME=N ...]
+//                [--fusion-report] [--memory-report]
 //                [pipeline knobs: --hardware, --conv-layout, --matmul-config, ...,
 //                 aicc/Pipelines/PipelineOptions.def]
 //
@@ -91,6 +92,17 @@ static cl::list<std::string> bindInputs(
              "type and shape must match the input's declaration) and is no longer a bundle "
              "input; aicc-run checks a value given for it. Repeatable"),
     cl::value_desc("NAME=FILE.pb"), cl::cat(cat));
+static cl::list<std::string> inputShapes(
+    "shape",
+    cl::desc("fix every dim of an ONNX graph input at compile time (its dynamic dims, e.g. "
+             "batch and sequence; static ones must be given as declared): the model is "
+             "compiled for that shape. Repeatable"),
+    cl::value_desc("NAME=D0,D1,..."), cl::cat(cat));
+static cl::list<std::string> dimParams(
+    "dim",
+    cl::desc("fix an ONNX dim_param (a named dynamic dim such as batch) to N in every graph "
+             "input that has it (inputs given by --shape keep theirs). Repeatable"),
+    cl::value_desc("NAME=N"), cl::cat(cat));
 static cl::opt<uint64_t> maxTensorBytes(
     "max-tensor-bytes",
     cl::desc("refuse an ONNX model with a tensor (input, output, weight or intermediate) of "
@@ -159,6 +171,34 @@ int main(int argc, char **argv) {
     if (eq == StringRef::npos || eq == 0 || eq + 1 == bind.size())
       return fail("--bind-input expects NAME=FILE.pb, got '" + bind + "'");
     opts.bindInputs.push_back({bind.substr(0, eq), bind.substr(eq + 1)});
+  }
+  // --shape NAME=D0,D1,... and --dim NAME=N: split at the last '=' (names may hold '=';
+  // the numbers may not), numbers in [0, 2^31).
+  auto number = [](StringRef t, int64_t &v) {
+    return !t.getAsInteger(10, v) && v >= 0 && v < (int64_t(1) << 31);
+  };
+  for (const std::string &sh : inputShapes) {
+    size_t eq = StringRef(sh).rfind('=');
+    if (eq == StringRef::npos || eq == 0)
+      return fail("--shape expects NAME=D0,D1,..., got '" + sh + "'");
+    SmallVector<StringRef> parts;
+    StringRef(sh).substr(eq + 1).split(parts, ',');
+    std::vector<int64_t> dims;
+    for (StringRef part : parts) {
+      int64_t v;
+      if (!number(part.trim(), v))
+        return fail("--shape " + sh.substr(0, eq) + ": '" + part.str() +
+                    "' is not a dim (an integer in [0, 2^31))");
+      dims.push_back(v);
+    }
+    opts.inputShapes.push_back({sh.substr(0, eq), dims});
+  }
+  for (const std::string &dp : dimParams) {
+    size_t eq = StringRef(dp).rfind('=');
+    int64_t v;
+    if (eq == StringRef::npos || eq == 0 || !number(StringRef(dp).substr(eq + 1), v))
+      return fail("--dim expects NAME=N (N an integer in [0, 2^31)), got '" + dp + "'");
+    opts.dimParams.push_back({dp.substr(0, eq), v});
   }
   if (!compileFrom.empty()) {
     auto from = aicc::parseStage(compileFrom);

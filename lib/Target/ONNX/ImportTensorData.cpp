@@ -57,13 +57,42 @@ FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProt
     return emitError(loc) << what << " '" << vi.name()
                           << "' has an unknown rank; only static shapes are supported";
   SmallVector<int64_t> shape;
+  // The input's shape given at compile time (ImportOptions::inputShapes).
+  const InputShape *given = nullptr;
+  for (const InputShape &is : opts.inputShapes)
+    if (is.name == vi.name())
+      given = &is;
+  if (given && (int64_t)given->dims.size() != tt.shape().dim_size())
+    return emitError(loc) << "--shape " << vi.name() << ": " << given->dims.size()
+                          << " dims given, the input has rank " << tt.shape().dim_size();
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto &d = tt.shape().dim(i);
+    if (given) {
+      if (d.has_dim_value() && d.dim_value() != given->dims[i])
+        return emitError(loc) << "--shape " << vi.name() << ": dim #" << i << " is declared "
+                              << d.dim_value() << ", got " << given->dims[i];
+      shape.push_back(given->dims[i]);
+      continue;
+    }
+    if (!d.has_dim_value() && d.has_dim_param()) {
+      const DimParam *p = nullptr;
+      for (const DimParam &dp : opts.dimParams)
+        if (dp.name == d.dim_param())
+          p = &dp;
+      if (p) {
+        usedDimParams.insert(p->name);
+        shape.push_back(p->value);
+        continue;
+      }
+    }
     if (!d.has_dim_value()) {
       auto diag = emitError(loc) << what << " '" << vi.name() << "' has a dynamic dimension #" << i;
       if (d.has_dim_param())
         diag << " ('" << d.dim_param() << "')";
-      return diag << "; only static shapes are supported";
+      diag << "; only static shapes are supported: fix it at compile time with ";
+      if (d.has_dim_param() && !d.dim_param().empty())
+        diag << "--dim " << d.dim_param() << "=N or ";
+      return diag << "--shape " << vi.name() << "=D0,D1,... (every dim of the input)";
     }
     if (d.dim_value() < 0)
       return emitError(loc) << what << " '" << vi.name() << "' has a negative dimension #" << i

@@ -667,6 +667,8 @@ private:
   //===--------------------------------------------------------------------===//
   MLIRContext &ctx;
   const ImportOptions &opts;
+  /// The ImportOptions::dimParams some graph input used (the rest are reported).
+  llvm::StringSet<> usedDimParams;
   OpBuilder b;
   Location fileLoc;
   SizeGuard guard;

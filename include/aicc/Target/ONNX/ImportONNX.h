@@ -73,6 +73,24 @@ struct InputBinding {
   std::string tensorPath;
 };
 
+/// The shape of one graph input fixed at compile time (aicc-compile --shape
+/// NAME=D0,D1,...), like onnx-mlir's --shapeInformation and trtexec's --shapes.
+struct InputShape {
+  /// The ONNX name of a graph input that is not an initializer.
+  std::string name;
+  /// Every dim of the input (its declared rank); a dim declared static must be given its
+  /// declared value. Each dim in [0, 2^31).
+  std::vector<int64_t> dims;
+};
+
+/// A named symbolic dimension (an ONNX dim_param such as "batch") fixed at compile time
+/// in every graph input that has it (aicc-compile --dim NAME=N).
+struct DimParam {
+  std::string name;
+  /// In [0, 2^31).
+  int64_t value = 0;
+};
+
 /// Knobs for the importer.
 struct ImportOptions {
   /// Graph inputs whose values are fixed at compile time. Each becomes a
@@ -91,6 +109,17 @@ struct ImportOptions {
   /// initializer, an unreadable or unparsable file, an element type or shape
   /// that differs from the input's declaration.
   std::vector<InputBinding> bindInputs;
+
+  /// Graph inputs whose dynamic (symbolic or absent) dims are fixed at compile time: the
+  /// input's whole shape (inputShapes), or the dims named by an ONNX dim_param
+  /// (dimParams; an input with a shape in inputShapes takes that instead). The model
+  /// is then compiled for those shapes only (every input static: no guard is needed; a
+  /// bundle input of another shape is refused by aicc-run). Errors (located
+  /// diagnostics, import fails): a name that is no graph input (or is an initializer or
+  /// bound), a name or dim_param given twice, a rank other than the declared one, a dim
+  /// that differs from a static declared one, a dim_param that no graph input has.
+  std::vector<InputShape> inputShapes;
+  std::vector<DimParam> dimParams;
 
   /// Cap on the bytes of any one tensor of the model: graph inputs and
   /// outputs, initializers, constants, node outputs and the intermediates of
