@@ -37,6 +37,9 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   // After the attention is recognized (its patterns read the exported transposes): the
   // row-order transposes around projections move to the attention's view chains.
   pm.addNestedPass<func::FuncOp>(graph::createGraphSinkTransposes());
+  // After the transposes moved (a projection's input is then the activation itself), before
+  // fusion and graph-matvec (which then see one product).
+  pm.addNestedPass<func::FuncOp>(graph::createGraphMergeSiblingMatmuls());
   // After the re-composition (it matches the imported NCHW chains), before fusion (which
   // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
   // imported layout: nothing to do. auto: the 16-bit convs of GPU targets (tensor cores'

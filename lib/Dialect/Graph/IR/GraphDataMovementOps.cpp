@@ -113,9 +113,68 @@ LogicalResult ConcatOp::verify() {
   return success();
 }
 
-OpFoldResult ConcatOp::fold(FoldAdaptor) {
+static std::optional<ArrayRef<char>> constantBytes(Attribute value, RankedTensorType type);
+static Attribute bytesConstant(RankedTensorType type, ArrayRef<char> bytes, StringRef name);
+/// A concat of constants folds up to this many bytes (the inputs' bytes: a fold that keeps
+/// every input alive for another user at most doubles them).
+static constexpr uint64_t kMaxFoldedConcatBytes = 64 << 20;
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getType().getNumElements() == 0)
     return {};
+  // Every input a constant: one constant, the inputs' rows interleaved along the axis
+  // (graph-merge-sibling-matmuls concatenates weights so).
+  if (llvm::all_of(adaptor.getInputs(), [](Attribute a) { return (bool)a; })) {
+    RankedTensorType outT = getType();
+    Type elem = outT.getElementType();
+    std::optional<int64_t> totalBytes;
+    if (outT.hasStaticShape() && elem.isIntOrFloat() && elem.getIntOrFloatBitWidth() % 8 == 0)
+      totalBytes = llvm::checkedMul<int64_t>(outT.getNumElements(),
+                                             elem.getIntOrFloatBitWidth() / 8);
+    uint64_t total = totalBytes ? (uint64_t)*totalBytes : 0;
+    if (totalBytes && total <= kMaxFoldedConcatBytes) {
+      int64_t bytesPer = elem.getIntOrFloatBitWidth() / 8, axis = getAxis();
+      int64_t outer = 1;
+      for (int64_t d = 0; d < axis; ++d)
+        outer *= outT.getDimSize(d);
+      SmallVector<std::vector<char>> splats;
+      SmallVector<ArrayRef<char>> raws;
+      SmallVector<int64_t> chunk; // bytes of one input per outer index
+      bool ok = true;
+      for (auto [v, a] : llvm::zip(getInputs(), adaptor.getInputs())) {
+        auto t = cast<RankedTensorType>(v.getType());
+        int64_t inner = 1;
+        for (int64_t d = axis; d < t.getRank(); ++d)
+          inner *= t.getDimSize(d);
+        chunk.push_back(inner * bytesPer);
+        if (auto dense = dyn_cast<DenseElementsAttr>(a); dense && dense.isSplat() &&
+                                                         dense.getType() == t) {
+          ArrayRef<char> one = dense.getRawData();
+          std::vector<char> full;
+          full.reserve(t.getNumElements() * bytesPer);
+          for (int64_t i = 0; i < t.getNumElements(); ++i)
+            full.insert(full.end(), one.begin(), one.begin() + bytesPer);
+          splats.push_back(std::move(full));
+          raws.push_back(splats.back());
+          continue;
+        }
+        std::optional<ArrayRef<char>> bytes = constantBytes(a, t);
+        if (!bytes) {
+          ok = false;
+          break;
+        }
+        raws.push_back(*bytes);
+      }
+      if (ok) {
+        std::vector<char> out;
+        out.reserve(total);
+        for (int64_t o = 0; o < outer; ++o)
+          for (auto [raw, c] : llvm::zip(raws, chunk))
+            out.insert(out.end(), raw.begin() + o * c, raw.begin() + (o + 1) * c);
+        return bytesConstant(outT, out, "concat");
+      }
+    }
+  }
   SmallVector<Value> kept;
   for (Value v : getInputs())
     if (cast<RankedTensorType>(v.getType()).getNumElements() != 0)

@@ -87,15 +87,22 @@ bool aicc::graph::fusion::recomputeCheaperThanStore(Operation *p, ArrayRef<Opera
   Type elem = getElementTypeOrSelf(p->getResult(0).getType());
   double peak = hw.peakFlops(elem, /*tensorCore=*/false);
   llvm::SetVector<Value> ins(p->getOperands().begin(), p->getOperands().end());
+  double pBytes = tensorBytes(p->getResult(0).getType());
+  // What evaluating p reads of an input: all of it, except that a view reads at most its
+  // own elements' worth (a slice of a merged q / k / v product reads its columns only).
+  bool view = isView(p) || isa<ReshapeOp>(p);
+  auto readBytes = [&](Value v) {
+    double b = tensorBytes(v.getType());
+    return view ? std::min(b, pBytes) : b;
+  };
   double inBytes = 0, extra = 0;
   for (Value v : ins)
-    inBytes += tensorBytes(v.getType());
+    inBytes += readBytes(v);
   for (Operation *u : users)
     for (Value v : ins)
       if (!llvm::is_contained(u->getOperands(), v))
-        extra += tensorBytes(v.getType());
+        extra += readBytes(v);
   double k = double(users.size());
-  double pBytes = tensorBytes(p->getResult(0).getType());
   double recompute = extra / bw + (k - 1) * opFlops(p) / peak;
   double store = (inBytes + (1 + k) * pBytes) / bw;
   return recompute < store;

@@ -173,6 +173,26 @@ def GraphSinkTransposes : Pass<"graph-sink-transposes", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphMergeSiblingMatmuls : Pass<"graph-merge-sibling-matmuls", "mlir::func::FuncOp"> {
+  let summary = "One matmul for the projections of one input by constant weights (q, k, v)";
+  let description = [{
+    Matmuls of one left operand by constant 2-D weights of one K and element type (each
+    optionally followed by the add of a constant [N] bias, all or none of them), whose
+    results are read only by views (reshape, transpose, slice, ...: the head splits of q,
+    k and v), become one matmul by the weights side by side (a graph.concat of the
+    constants, folded; up to 64 MiB) plus the bias side by side, and each projection a
+    slice of the product's columns:
+
+      y_i = x @ W_i (+ b_i)   ->   y = x @ [W_1 .. W_n] (+ [b_1 .. b_n]),
+                                    y_i = slice(y, columns N_1 + .. + N_{i-1} ..)
+
+    One GEMM kernel instead of n (the activation read once, n times the tiles for the
+    GPU), and the slices are read in place by their consumers' kernels (views). A
+    projection read by an elementwise op (a GEMM epilogue such as SwiGLU's silu) is left
+    alone: merged, that op would be a kernel of its own.
+  }];
+}
+
 def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
   let summary = "Write matmuls of a few rows as dot-product reductions (GEMV) on GPU targets";
   let description = [{

@@ -1,0 +1,73 @@
+// RUN: aicc-opt %s -split-input-file -graph-merge-sibling-matmuls -canonicalize | FileCheck %s
+// The q / k / v projections of one activation by constant weights, read only through views
+// (the head splits), become one matmul by the weights side by side (the concat of the
+// constants folds: row r of the merged weight is row r of each weight in turn) and three
+// slices of its columns.
+// CHECK-LABEL: func.func @qkv
+// CHECK:         %[[W:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 5.000000e+00, 7.000000e+00], [3.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00]]> : tensor<2x4xf32>
+// CHECK:         %[[M:.*]] = graph.matmul %arg0, %[[W]] : (tensor<3x5x2xf32>, tensor<2x4xf32>) -> tensor<3x5x4xf32>
+// CHECK:         graph.slice %[[M]] {starts = array<i64: 0, 0, 0>, {{.*}} -> tensor<3x5x2xf32>
+// CHECK:         graph.slice %[[M]] {starts = array<i64: 0, 0, 2>, {{.*}} -> tensor<3x5x1xf32>
+// CHECK:         graph.slice %[[M]] {starts = array<i64: 0, 0, 3>, {{.*}} -> tensor<3x5x1xf32>
+// CHECK-NOT:     graph.matmul
+func.func @qkv(%x: tensor<3x5x2xf32>) -> (tensor<3x5x1x2xf32>, tensor<5x3x1xf32>, tensor<15xf32>) {
+  %wq = graph.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %wk = graph.constant dense<[[5.0], [6.0]]> : tensor<2x1xf32>
+  %wv = graph.constant dense<[[7.0], [8.0]]> : tensor<2x1xf32>
+  %q = graph.matmul %x, %wq : (tensor<3x5x2xf32>, tensor<2x2xf32>) -> tensor<3x5x2xf32>
+  %k = graph.matmul %x, %wk : (tensor<3x5x2xf32>, tensor<2x1xf32>) -> tensor<3x5x1xf32>
+  %v = graph.matmul %x, %wv : (tensor<3x5x2xf32>, tensor<2x1xf32>) -> tensor<3x5x1xf32>
+  %qh = graph.reshape %q : (tensor<3x5x2xf32>) -> tensor<3x5x1x2xf32>
+  %kh = graph.transpose %k, [1, 0, 2] : (tensor<3x5x1xf32>) -> tensor<5x3x1xf32>
+  %vh = graph.reshape %v : (tensor<3x5x1xf32>) -> tensor<15xf32>
+  return %qh, %kh, %vh : tensor<3x5x1x2xf32>, tensor<5x3x1xf32>, tensor<15xf32>
+}
+
+// -----
+// With a bias each (Linear): the biases side by side are one add after the merged product.
+// CHECK-LABEL: func.func @biased
+// CHECK-DAG:     %[[B:.*]] = graph.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK:         %[[M:.*]] = graph.matmul %arg0, %{{.*}} : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK:         %[[A:.*]] = graph.add %[[M]], %[[B]]
+// CHECK:         graph.slice %[[A]]
+// CHECK:         graph.slice %[[A]]
+func.func @biased(%x: tensor<4x2xf32>) -> (tensor<2x2x2xf32>, tensor<4x1xf32>) {
+  %w1 = graph.constant dense<0.5> : tensor<2x2xf32>
+  %w2 = graph.constant dense<0.25> : tensor<2x1xf32>
+  %b1 = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b2 = graph.constant dense<[3.0]> : tensor<1xf32>
+  %m1 = graph.matmul %x, %w1 : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %m2 = graph.matmul %x, %w2 : (tensor<4x2xf32>, tensor<2x1xf32>) -> tensor<4x1xf32>
+  %y1 = graph.add %m1, %b1 : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
+  %y2 = graph.add %b2, %m2 : (tensor<1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %r1 = graph.reshape %y1 : (tensor<4x2xf32>) -> tensor<2x2x2xf32>
+  %r2 = graph.transpose %y2, [0, 1] : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  return %r1, %r2 : tensor<2x2x2xf32>, tensor<4x1xf32>
+}
+
+// -----
+// Left alone: SwiGLU's gate and up projections (read by elementwise ops, their GEMM
+// epilogues), weights of another K, a bias on one of two projections.
+// CHECK-LABEL: func.func @refused
+// CHECK-COUNT-6: graph.matmul
+func.func @refused(%x: tensor<4x2xf32>, %z: tensor<4x3xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %w = graph.constant dense<0.5> : tensor<2x2xf32>
+  %u = graph.constant dense<0.25> : tensor<2x2xf32>
+  %g = graph.matmul %x, %w : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %up = graph.matmul %x, %u : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %s = graph.sigmoid %g : tensor<4x2xf32>
+  %h = graph.mul %s, %up : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %w3 = graph.constant dense<0.5> : tensor<3x2xf32>
+  %a = graph.matmul %z, %w3 : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %b = graph.matmul %x, %w : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %ar = graph.reshape %a : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %bias = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %c = graph.matmul %z, %w3 : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %d = graph.matmul %x, %u : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %cb = graph.add %c, %bias : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
+  %cr = graph.reshape %cb : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %dr = graph.reshape %d : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %e = graph.add %ar, %cr : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %f = graph.add %dr, %b : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %h, %e, %f : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}
