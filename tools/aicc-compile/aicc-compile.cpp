@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
   for (const std::string &dp : dimParams) {
     size_t eq = StringRef(dp).rfind('=');
     int64_t v;
-    if (eq == StringRef::npos || eq == 0 || !number(StringRef(dp).substr(eq + 1), v))
+    if (eq == StringRef::npos || eq == 0 || !number(StringRef(dp).substr(eq + 1).trim(), v))
       return fail("--dim expects NAME=N (N an integer in [0, 2^31)), got '" + dp + "'");
     opts.dimParams.push_back({dp.substr(0, eq), v});
   }

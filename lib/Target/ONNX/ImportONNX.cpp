@@ -349,6 +349,12 @@ FailureOr<ElementsAttr> Importer::loadBinding(const onnx::ValueInfoProto &vi,
       return error() << "shape " << shapeStr(dims) << " differs from the graph input's declared "
                      << declared << "]";
     }
+    // Its dim_params take the bound tensor's sizes (the same in every input: noteDimParam).
+    for (int i = 0; i < tt.shape().dim_size(); ++i)
+      if (tt.shape().dim(i).has_dim_param() && !tt.shape().dim(i).has_dim_value() &&
+          failed(noteDimParam(tt.shape().dim(i).dim_param(), dims[i],
+                              "--bind-input " + vi.name(), loc)))
+        return failure();
   }
   return convertTensor(t, vi.name(), loc);
 }
@@ -709,8 +715,17 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     argInfos.push_back(&in);
   }
   // --dim names that fixed nothing are typos: reported, not ignored.
-  for (const DimParam &dp : opts.dimParams)
-    if (!usedDimParams.contains(dp.name)) {
+  for (const DimParam &dp : opts.dimParams) {
+    if (usedDimParams.contains(dp.name))
+      continue;
+    // The dim_param's inputs are all fixed by --shape or bound: a consistent --dim is
+    // redundant, another value a conflict.
+    if (auto it = dimParamValues.find(dp.name); it != dimParamValues.end()) {
+      if (failed(noteDimParam(dp.name, dp.value, "--dim " + dp.name, fileLoc)))
+        return failure();
+      continue;
+    }
+    {
       std::string params;
       llvm::StringSet<> seen;
       for (const auto &in : g.input())
@@ -723,6 +738,7 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
                                 << "has that dim_param (dim_params: "
                                 << (params.empty() ? "none" : params) << ")";
     }
+  }
   for (const InputBinding &bi : opts.bindInputs)
     if (!inputNames.contains(bi.name)) {
       auto diag = emitError(fileLoc)

@@ -43,6 +43,18 @@ using namespace aicc::onnx_import::detail;
 // Types and tensors
 //===----------------------------------------------------------------------===//
 
+LogicalResult Importer::noteDimParam(llvm::StringRef param, int64_t value,
+                                     const std::string &source, Location loc) {
+  if (param.empty())
+    return success();
+  auto [it, fresh] = dimParamValues.try_emplace(param, value, source);
+  if (fresh || it->second.first == value)
+    return success();
+  return emitError(loc) << "dim_param '" << param << "' is " << it->second.first << " by "
+                        << it->second.second << " but " << value << " by " << source
+                        << " (a dim_param is one size in every graph input)";
+}
+
 FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProto &vi,
                                                        llvm::StringRef what) {
   Location loc = nameLoc(vi.name());
@@ -55,7 +67,8 @@ FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProt
                           << dataTypeName(tt.elem_type()) << " (" << tt.elem_type() << ")";
   if (!tt.has_shape())
     return emitError(loc) << what << " '" << vi.name()
-                          << "' has an unknown rank; only static shapes are supported";
+                          << "' has an unknown rank; only static shapes are supported (--shape "
+                          << "fixes the dims of an input of known rank only)";
   SmallVector<int64_t> shape;
   // The input's shape given at compile time (ImportOptions::inputShapes).
   const InputShape *given = nullptr;
@@ -71,6 +84,9 @@ FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProt
       if (d.has_dim_value() && d.dim_value() != given->dims[i])
         return emitError(loc) << "--shape " << vi.name() << ": dim #" << i << " is declared "
                               << d.dim_value() << ", got " << given->dims[i];
+      if (!d.has_dim_value() && d.has_dim_param() &&
+          failed(noteDimParam(d.dim_param(), given->dims[i], "--shape " + vi.name(), loc)))
+        return failure();
       shape.push_back(given->dims[i]);
       continue;
     }
@@ -81,6 +97,8 @@ FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProt
           p = &dp;
       if (p) {
         usedDimParams.insert(p->name);
+        if (failed(noteDimParam(p->name, p->value, "--dim " + p->name, loc)))
+          return failure();
         shape.push_back(p->value);
         continue;
       }

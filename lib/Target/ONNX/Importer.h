@@ -669,6 +669,13 @@ private:
   const ImportOptions &opts;
   /// The ImportOptions::dimParams some graph input used (the rest are reported).
   llvm::StringSet<> usedDimParams;
+  /// The value each ONNX dim_param of the graph inputs was fixed to (--shape, --dim,
+  /// --bind-input), and by what: one dim_param is one size in every input.
+  llvm::StringMap<std::pair<int64_t, std::string>> dimParamValues;
+  /// Records dim_param `param` = `value` fixed by `source`; a different earlier value is an
+  /// error at `loc` naming both.
+  LogicalResult noteDimParam(llvm::StringRef param, int64_t value, const std::string &source,
+                             Location loc);
   OpBuilder b;
   Location fileLoc;
   SizeGuard guard;

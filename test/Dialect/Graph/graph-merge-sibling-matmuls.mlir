@@ -1,4 +1,5 @@
 // RUN: aicc-opt %s -split-input-file -graph-merge-sibling-matmuls -canonicalize | FileCheck %s
+// RUN: aicc-opt %s -split-input-file -graph-merge-sibling-matmuls -o /dev/null
 // The q / k / v projections of one activation by constant weights, read only through views
 // (the head splits), become one matmul by the weights side by side (the concat of the
 // constants folds: row r of the merged weight is row r of each weight in turn) and three
@@ -70,4 +71,33 @@ func.func @refused(%x: tensor<4x2xf32>, %z: tensor<4x3xf32>) -> (tensor<4x2xf32>
   %e = graph.add %ar, %cr : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
   %f = graph.add %dr, %b : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
   return %h, %e, %f : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+// A view of the first projection before the second weight: the weight moves up, the
+// product dominates every use (found by review: the product went after the weight).
+// CHECK-LABEL: func.func @order
+// CHECK:         %[[M:.*]] = graph.matmul %arg0, %{{.*}} : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK:         graph.slice %[[M]]
+// CHECK:         graph.slice %[[M]]
+func.func @order(%x: tensor<4x2xf32>) -> (tensor<8xf32>, tensor<4xf32>) {
+  %w1 = graph.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %m1 = graph.matmul %x, %w1 : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %r1 = graph.reshape %m1 : (tensor<4x2xf32>) -> tensor<8xf32>
+  %w2 = graph.constant dense<[[5.0], [6.0]]> : tensor<2x1xf32>
+  %m2 = graph.matmul %x, %w2 : (tensor<4x2xf32>, tensor<2x1xf32>) -> tensor<4x1xf32>
+  %r2 = graph.reshape %m2 : (tensor<4x1xf32>) -> tensor<4xf32>
+  return %r1, %r2 : tensor<8xf32>, tensor<4xf32>
+}
+
+// -----
+// A constant multiplied by itself is one matmul, not two siblings (it crashed: the
+// matmul was listed once per operand).
+// CHECK-LABEL: func.func @selfmm
+// CHECK:         graph.matmul %[[C:.*]], %[[C]]
+func.func @selfmm() -> tensor<4xf32> {
+  %c = graph.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %m = graph.matmul %c, %c : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r = graph.reshape %m : (tensor<2x2xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }

@@ -43,13 +43,12 @@ bool isConstant(Value v) { return matchPattern(v, m_Constant()); }
 /// A projection read by an elementwise op, whose GEMM epilogue would take that op, is not
 /// merged (the epilogue would be a kernel of its own).
 bool onlyViewUsers(Value v) {
-  return !v.use_empty() && llvm::all_of(v.getUsers(), [](Operation *u) {
-    return isView(u) || isa<ReshapeOp>(u);
-  });
+  return !v.use_empty() &&
+         llvm::all_of(v.getUsers(), [](Operation *u) { return isView(u) || isa<ReshapeOp>(u); });
 }
 
 std::optional<Projection> projectionOf(MatMulOp mm, Value lhs) {
-  if (mm.getLhs() != lhs || mm->getParentOfType<FusionGroupOp>())
+  if (mm.getLhs() != lhs || mm.getRhs() == lhs || mm->getParentOfType<FusionGroupOp>())
     return std::nullopt;
   auto wt = dyn_cast<RankedTensorType>(mm.getRhs().getType());
   auto rt = dyn_cast<RankedTensorType>(mm.getType());
@@ -86,16 +85,16 @@ struct GraphMergeSiblingMatmulsPass
     });
     for (Value lhs : lhss) {
       SmallVector<Projection> group;
-      for (Operation *u : lhs.getUsers())
+      llvm::SetVector<Operation *> users(lhs.getUsers().begin(), lhs.getUsers().end());
+      for (Operation *u : users)
         if (auto mm = dyn_cast<MatMulOp>(u))
           if (auto p = projectionOf(mm, lhs))
             group.push_back(*p);
       // One weight type and K, all with or all without a bias; in program order.
       if (group.size() < 2)
         continue;
-      llvm::sort(group, [](Projection &a, Projection &b) {
-        return a.matmul->isBeforeInBlock(b.matmul);
-      });
+      llvm::sort(group,
+                 [](Projection &a, Projection &b) { return a.matmul->isBeforeInBlock(b.matmul); });
       auto w0 = cast<RankedTensorType>(group[0].weight.getType());
       bool biased = (bool)group[0].bias;
       if (llvm::any_of(group, [&](Projection &p) {
@@ -110,20 +109,25 @@ struct GraphMergeSiblingMatmulsPass
   }
 
   void merge(MutableArrayRef<Projection> group, bool biased) {
-    // Build after the last of the projections' defining ops (the weights may be defined
-    // anywhere before their matmul; the merged product goes where the first matmul was,
-    // once every weight is defined: after the latest weight or the first matmul).
+    // The merged product goes where the first matmul was; weights and biases defined after
+    // it (constants: no operands) move before it, so the product dominates every use of
+    // the projections (a view of the first one may sit before a later weight).
     Operation *first = group[0].matmul;
-    OpBuilder b(first);
     for (Projection &p : group)
       for (Value v : {p.weight, p.biasValue})
-        if (Operation *d = v ? v.getDefiningOp() : nullptr)
-          if (d->getBlock() == first->getBlock() && first->isBeforeInBlock(d))
-            b.setInsertionPointAfter(d);
-    Location loc = FusedLoc::get(first->getContext(),
-                                 llvm::map_to_vector(group, [](Projection &p) {
-                                   return p.matmul.getLoc();
-                                 }));
+        if (Operation *d = v ? v.getDefiningOp() : nullptr) {
+          if (d->getBlock() != first->getBlock())
+            continue;
+          if (first->isBeforeInBlock(d)) {
+            if (d->getNumOperands() != 0)
+              return;
+            d->moveBefore(first);
+          }
+        }
+    OpBuilder b(first);
+    Location loc =
+        FusedLoc::get(first->getContext(),
+                      llvm::map_to_vector(group, [](Projection &p) { return p.matmul.getLoc(); }));
     auto w0 = cast<RankedTensorType>(group[0].weight.getType());
     int64_t n = 0;
     for (Projection &p : group)
@@ -145,8 +149,8 @@ struct GraphMergeSiblingMatmulsPass
     if (biased) {
       SmallVector<Value> biases =
           llvm::map_to_vector(group, [](Projection &p) { return p.biasValue; });
-      auto bT = RankedTensorType::get(
-          {n}, cast<RankedTensorType>(biases[0].getType()).getElementType());
+      auto bT =
+          RankedTensorType::get({n}, cast<RankedTensorType>(biases[0].getType()).getElementType());
       Value bias = b.createOrFold<ConcatOp>(loc, bT, biases, b.getI64IntegerAttr(0));
       merged = AddOp::create(b, loc, rT, merged, bias);
     }
