@@ -2,6 +2,7 @@
 #include "AttentionProgram.h"
 
 #include "AccumulatorEpilogue.h"
+#include "aicc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -124,8 +125,13 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
   return "";
 }
 
-SmallVector<func::FuncOp> aicc::attentionKernels(ModuleOp kernels, int64_t blockN) {
-  SmallVector<func::FuncOp> out;
+LogicalResult aicc::lowerAttentionKernels(
+    ModuleOp root, int64_t blockN, const ChipInfo &chip, ChipFeature feature, StringRef featureName,
+    StringRef pass, function_ref<FailureOr<std::string>(func::FuncOp, tl::ScheduleAttr)> lower) {
+  ModuleOp kernels = getTileKernelModule(root);
+  if (!kernels)
+    return success();
+  SmallVector<func::FuncOp> todo;
   for (auto fn : kernels.getOps<func::FuncOp>()) {
     tl::ScheduleAttr sched = tl::getSchedule(fn);
     if (!sched || !sched.getBlocks().get("BLOCK_D"))
@@ -136,9 +142,19 @@ SmallVector<func::FuncOp> aicc::attentionKernels(ModuleOp kernels, int64_t block
     int64_t dots = 0;
     fn.walk([&](tl::DotOp) { ++dots; });
     if (dots)
-      out.push_back(fn);
+      todo.push_back(fn);
   }
-  return out;
+  for (func::FuncOp fn : todo) {
+    if (!chip.has(feature))
+      return fn.emitError(pass) << ": " << chip.name << " has no " << featureName;
+    FailureOr<std::string> why = lower(fn, tl::getSchedule(fn));
+    if (failed(why))
+      return failure();
+    if (!why->empty())
+      return fn.emitError(pass) << ": attention kernel '" << fn.getName()
+                                << "' is not the form the lowering takes: " << *why;
+  }
+  return success();
 }
 
 void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store, IRMapping &map,

@@ -21,6 +21,7 @@
 #define AICC_LIB_CONVERSION_TILETOGPU_ATTENTIONPROGRAM_H
 
 #include "aicc/Dialect/Tile/IR/TileOps.h"
+#include "aicc/Target/Chip.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -57,10 +58,16 @@ struct AttentionProgram {
 std::string matchAttentionProgram(mlir::func::FuncOp fn, tile::ScheduleAttr sched, int64_t blockM,
                                   int64_t blockN, AttentionProgram &p);
 
-/// The attention kernels of `kernels` (the template's schedule names BLOCK_D; kernels
-/// without a tile.dot, an empty attention's, are left out) whose BLOCK_N is `blockN`
-/// (0: any).
-llvm::SmallVector<mlir::func::FuncOp> attentionKernels(mlir::ModuleOp kernels, int64_t blockN);
+/// Runs one attention lowering, pass `pass`, over the tile kernels of `root`: every
+/// attention kernel (the template's schedule names BLOCK_D; one without a tile.dot, an
+/// empty attention's, is left out) whose BLOCK_N is `blockN` (0: any) goes to `lower`,
+/// which returns why the kernel is not the form it takes ("" when it took and lowered it;
+/// failure when lowering failed, reported). An error names the pass and the kernel: a
+/// `chip` without `feature` (named `featureName`), or a kernel `lower` does not take.
+mlir::LogicalResult lowerAttentionKernels(
+    mlir::ModuleOp root, int64_t blockN, const ChipInfo &chip, ChipFeature feature,
+    llvm::StringRef featureName, llvm::StringRef pass,
+    llvm::function_ref<mlir::FailureOr<std::string>(mlir::func::FuncOp, tile::ScheduleAttr)> lower);
 
 /// The store both lowerings end with: per thread two rows (`rowOf` builds the i32 row of the
 /// thread's first from the store's origin row, after the sums; the second is 8 rows

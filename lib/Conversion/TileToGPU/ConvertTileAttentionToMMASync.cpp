@@ -562,25 +562,16 @@ struct ConvertTileAttentionToMMASyncPass
         resolveChip(getOperation(), ChipRole::Target, "", "sm_80", getArgument());
     if (!chip)
       return signalPassFailure();
-    ModuleOp kernels = getTileKernelModule(getOperation());
-    if (!kernels)
-      return;
-    for (func::FuncOp fn : attentionKernels(kernels, /*blockN=*/0)) {
-      tl::ScheduleAttr sched = tl::getSchedule(fn);
-      if (!chip->has(ChipFeature::MmaSync)) {
-        fn.emitError("convert-tile-attention-to-mma-sync: ") << chip->name << " has no mma.sync";
-        return signalPassFailure();
-      }
+    auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched) -> FailureOr<std::string> {
       AttentionKernel k(fn, sched, chip->sharedMemPerBlockBytes);
       std::string why = k.match();
-      if (!why.empty()) {
-        fn.emitError("convert-tile-attention-to-mma-sync: attention kernel '")
-            << fn.getName() << "' is not the form the lowering takes: " << why;
-        return signalPassFailure();
-      }
-      if (failed(k.run()))
-        return signalPassFailure();
-    }
+      if (why.empty() && failed(k.run()))
+        return failure();
+      return why;
+    };
+    if (failed(lowerAttentionKernels(getOperation(), /*blockN=*/0, *chip, ChipFeature::MmaSync,
+                                     "mma.sync", getArgument(), lower)))
+      signalPassFailure();
   }
 };
 } // namespace

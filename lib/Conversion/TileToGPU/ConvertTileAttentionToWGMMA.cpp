@@ -666,21 +666,11 @@ LogicalResult AttentionWgmmaKernel::run() {
     m.append("element", TypeAttr::get(p.elem));
     maps.push_back(m.getDictionary(ctx));
   }
-  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  Block *dst = wgmma::appendTensorMapBlock(fn, 3);
   unsigned nArgs = src.getNumArguments();
-  Block *dst = new Block();
-  for (BlockArgument a : src.getArguments())
-    dst->addArgument(a.getType(), a.getLoc());
-  qMap = dst->addArgument(ptrTy, loc);
-  kMap = dst->addArgument(ptrTy, loc);
-  vMap = dst->addArgument(ptrTy, loc);
-  fn.setType(FunctionType::get(ctx, SmallVector<Type>(dst->getArgumentTypes()), {}));
-  fn.getBody().push_back(dst);
-  NamedAttrList tmaArgAttrs;
-  tmaArgAttrs.append(tile::kTensorMapAttrName, UnitAttr::get(ctx));
-  SmallVector<DictionaryAttr> argAttrs(nArgs, DictionaryAttr::get(ctx));
-  argAttrs.append(3, tmaArgAttrs.getDictionary(ctx));
-  fn.setAllArgAttrs(argAttrs);
+  qMap = dst->getArgument(nArgs);
+  kMap = dst->getArgument(nArgs + 1);
+  vMap = dst->getArgument(nArgs + 2);
 
   OpBuilder b = OpBuilder::atBlockBegin(dst);
   auto i32 = [&](Value x) { return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), x); };
@@ -769,27 +759,18 @@ struct ConvertTileAttentionToWGMMAPass
         resolveChip(getOperation(), ChipRole::Target, "", "sm_90a", getArgument());
     if (!chip)
       return signalPassFailure();
-    ModuleOp kernels = getTileKernelModule(getOperation());
-    if (!kernels)
-      return;
     // The template's wgmma form: BLOCK_N = 128 (the mma.sync form has 64).
-    for (func::FuncOp fn : attentionKernels(kernels, kBN)) {
-      tl::ScheduleAttr sched = tl::getSchedule(fn);
-      if (!chip->has(ChipFeature::Wgmma)) {
-        fn.emitError("convert-tile-attention-to-wgmma: ") << chip->name << " has no wgmma";
-        return signalPassFailure();
-      }
+    auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched) -> FailureOr<std::string> {
       AttentionWgmmaKernel k(fn, sched, chip->sharedMemPerBlockBytes, intraWarpgroupOverlap,
                              warpgroupPingpong);
       std::string why = k.match();
-      if (!why.empty()) {
-        fn.emitError("convert-tile-attention-to-wgmma: attention kernel '")
-            << fn.getName() << "' is not the form the lowering takes: " << why;
-        return signalPassFailure();
-      }
-      if (failed(k.run()))
-        return signalPassFailure();
-    }
+      if (why.empty() && failed(k.run()))
+        return failure();
+      return why;
+    };
+    if (failed(lowerAttentionKernels(getOperation(), kBN, *chip, ChipFeature::Wgmma, "wgmma",
+                                     getArgument(), lower)))
+      signalPassFailure();
   }
 };
 } // namespace

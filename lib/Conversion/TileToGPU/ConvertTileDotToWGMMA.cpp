@@ -129,33 +129,16 @@ LogicalResult WgmmaKernel::run() {
     maps.push_back(m.getDictionary(ctx));
   }
   // New signature: the buffers, then one CUtensorMap per TMA operand (byval, grid_constant).
-  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   unsigned nArgs = src.getNumArguments();
-  Block *dst = new Block();
-  SmallVector<Value> args;
-  for (BlockArgument a : src.getArguments())
-    args.push_back(dst->addArgument(a.getType(), a.getLoc()));
   // In the order of `maps`: the TMA operands, then the output.
+  unsigned numMaps = nArgs;
   for (Operand *o : {&opA, &opB})
-    if (!o->gather) {
-      o->descArg = args.size();
-      args.push_back(dst->addArgument(ptrTy, loc));
-    }
-  if (tmaStore) {
-    outDescArg = args.size();
-    args.push_back(dst->addArgument(ptrTy, loc));
-  }
-  SmallVector<Type> inputs(dst->getArgumentTypes());
-  fn.setType(FunctionType::get(ctx, inputs, {}));
-  fn.getBody().push_back(dst);
-  // convert-tile-to-gpu turns the marker into {llvm.byval = !llvm.array<128 x i8>,
-  // nvvm.grid_constant, llvm.align = 64} once the function is a gpu.func kernel.
-  NamedAttrList tmaArgAttrs;
-  tmaArgAttrs.append(tile::kTensorMapAttrName, UnitAttr::get(ctx));
-  SmallVector<DictionaryAttr> argAttrs(nArgs, DictionaryAttr::get(ctx));
-  for (size_t i = nArgs; i < args.size(); ++i)
-    argAttrs.push_back(tmaArgAttrs.getDictionary(ctx));
-  fn.setAllArgAttrs(argAttrs);
+    if (!o->gather)
+      o->descArg = numMaps++;
+  if (tmaStore)
+    outDescArg = numMaps++;
+  Block *dst = appendTensorMapBlock(fn, numMaps - nArgs);
+  SmallVector<Value> args(dst->getArguments().begin(), dst->getArguments().end());
 
   OpBuilder b = OpBuilder::atBlockBegin(dst);
   tid = arith::IndexCastOp::create(b, loc, b.getI32Type(),

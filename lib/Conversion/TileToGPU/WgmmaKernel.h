@@ -66,6 +66,30 @@ inline Value smemDescriptor(OpBuilder &b, Location loc, Value addr, int64_t lbo,
   return arith::OrIOp::create(b, loc, enc, c64((int64_t)hi));
 }
 
+/// The new entry block of a kernel that takes TMA descriptors: `fn`'s arguments (its buffer
+/// parameters, as the old entry block has them) then `numMaps` pointers to CUtensorMaps,
+/// appended to `fn`'s body; `fn`'s type and argument attributes follow (the maps marked
+/// tile.tensor_map: the GPU pipeline passes them byval, grid_constant). The
+/// caller builds the kernel in it and erases the old block.
+inline Block *appendTensorMapBlock(func::FuncOp fn, unsigned numMaps) {
+  MLIRContext *ctx = fn.getContext();
+  Block &src = fn.getBody().front();
+  unsigned nArgs = src.getNumArguments();
+  Block *dst = new Block();
+  for (BlockArgument a : src.getArguments())
+    dst->addArgument(a.getType(), a.getLoc());
+  for (unsigned i = 0; i < numMaps; ++i)
+    dst->addArgument(LLVM::LLVMPointerType::get(ctx), fn.getLoc());
+  fn.setType(FunctionType::get(ctx, SmallVector<Type>(dst->getArgumentTypes()), {}));
+  fn.getBody().push_back(dst);
+  NamedAttrList tmaArgAttrs;
+  tmaArgAttrs.append(tile::kTensorMapAttrName, UnitAttr::get(ctx));
+  SmallVector<DictionaryAttr> argAttrs(nArgs, DictionaryAttr::get(ctx));
+  argAttrs.append(numMaps, tmaArgAttrs.getDictionary(ctx));
+  fn.setAllArgAttrs(argAttrs);
+  return dst;
+}
+
 /// One dot operand: fed by TMA, or gathered by the producer warpgroup's threads (an im2col
 /// block of an implicit-GEMM convolution, or a block whose rows break the TMA stride rule in
 /// such a kernel).

@@ -15,20 +15,22 @@ using namespace mlir;
 using namespace aicc::graph;
 using namespace aicc::graph::fusion;
 
+/// The values a group reads from outside it (kernel inputs), in first-use order.
+static llvm::SetVector<Value> groupInputs(Group &g) {
+  llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
+  llvm::SetVector<Value> ins;
+  for (Operation *op : g.ops)
+    for (Value v : op->getOperands())
+      if (!v.getDefiningOp() || !in.count(v.getDefiningOp()))
+        ins.insert(v);
+  return ins;
+}
+
 void aicc::graph::fusion::mergeSiblingReductions(FusionGroups &fg, ArrayRef<unsigned> formed) {
   auto &groups = fg.groups;
   auto &groupOf = fg.groupOf;
   auto firstReduce = [&](Group &g) {
     return *llvm::find_if(g.ops, [](Operation *o) { return isReduction(o); });
-  };
-  auto inputsOf = [&](Group &g) {
-    llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
-    llvm::SetVector<Value> ins;
-    for (Operation *op : g.ops)
-      for (Value v : op->getOperands())
-        if (!v.getDefiningOp() || !in.count(v.getDefiningOp()))
-          ins.insert(v);
-    return ins;
   };
   auto usesGroup = [&](Group &user, unsigned g) {
     return llvm::any_of(user.ops, [&](Operation *op) {
@@ -58,7 +60,7 @@ void aicc::graph::fusion::mergeSiblingReductions(FusionGroups &fg, ArrayRef<unsi
         continue;
       // A real shared read: an input at least as large as the reduce input.
       int64_t n = cast<ShapedType>(ra->getOperand(0).getType()).getNumElements();
-      auto ia = inputsOf(ga), ic = inputsOf(gc);
+      auto ia = groupInputs(ga), ic = groupInputs(gc);
       if (llvm::none_of(ia, [&](Value v) {
             return ic.contains(v) && cast<ShapedType>(v.getType()).getNumElements() >= n;
           }))
@@ -99,15 +101,6 @@ void aicc::graph::fusion::mergeSiblings(FusionGroups &fg) {
           outs.push_back(r);
     return outs;
   };
-  auto inputsOf = [&](Group &g) {
-    llvm::SmallPtrSet<Operation *, 8> in(g.ops.begin(), g.ops.end());
-    llvm::SetVector<Value> ins;
-    for (Operation *op : g.ops)
-      for (Value v : op->getOperands())
-        if (!v.getDefiningOp() || !in.count(v.getDefiningOp()))
-          ins.insert(v);
-    return ins;
-  };
   // Cached per group; a merged group's entries are recomputed. Candidates for `a` are the
   // groups reading one of a's inputs (readers), so the search is not quadratic.
   SmallVector<SmallVector<Value>> results(groups.size());
@@ -118,7 +111,7 @@ void aicc::graph::fusion::mergeSiblings(FusionGroups &fg) {
     if (!isEw(g))
       continue;
     results[g] = resultsOf(groups[g]);
-    inputs[g] = inputsOf(groups[g]);
+    inputs[g] = groupInputs(groups[g]);
     for (Value v : inputs[g])
       readers[v].push_back(g);
   }
