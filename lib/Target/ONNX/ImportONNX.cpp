@@ -620,43 +620,8 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
   for (const InputBinding &bi : opts.bindInputs)
     if (!bindings.try_emplace(bi.name, &bi).second)
       return emitError(fileLoc) << "graph input '" << bi.name << "' is bound twice";
-  {
-    llvm::StringSet<> shapes, dims;
-    for (const InputShape &is : opts.inputShapes) {
-      if (!shapes.insert(is.name).second)
-        return emitError(fileLoc) << "--shape " << is.name << " is given twice";
-      for (int64_t d : is.dims)
-        if (d < 0 || d >= (int64_t(1) << 31))
-          return emitError(fileLoc)
-                 << "--shape " << is.name << ": dim " << d << " is outside [0, 2^31)";
-    }
-    for (const DimParam &dp : opts.dimParams) {
-      if (!dims.insert(dp.name).second)
-        return emitError(fileLoc) << "--dim " << dp.name << " is given twice";
-      if (dp.value < 0 || dp.value >= (int64_t(1) << 31))
-        return emitError(fileLoc) << "--dim " << dp.name << ": " << dp.value
-                                  << " is outside [0, 2^31)";
-    }
-  }
-
-  // --shape names must be graph inputs the model takes as arguments.
-  auto inputList = [&] {
-    std::string names;
-    for (const auto &in : g.input())
-      if (!initializers.count(in.name()))
-        names += (names.empty() ? "" : ", ") + in.name();
-    return names.empty() ? std::string("none") : names;
-  };
-  for (const InputShape &is : opts.inputShapes) {
-    if (bindings.count(is.name) || initializers.count(is.name))
-      return emitError(fileLoc) << "--shape " << is.name << ": the input is "
-                                << (bindings.count(is.name) ? "bound (--bind-input)"
-                                                            : "an initializer (a constant)");
-    if (llvm::none_of(g.input(), [&](const auto &in) { return in.name() == is.name; }))
-      return emitError(fileLoc) << "--shape " << is.name
-                                << ": the model has no graph input of that name (graph inputs: "
-                                << inputList() << ")";
-  }
+  if (failed(checkShapeOptions(g, bindings)))
+    return failure();
 
   // Function arguments: graph inputs that are neither initializers nor bound.
   SmallVector<Type> argTypes;
@@ -714,36 +679,13 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
     argTypes.push_back(*t);
     argInfos.push_back(&in);
   }
-  // --dim names that fixed nothing are typos: reported, not ignored.
-  for (const DimParam &dp : opts.dimParams) {
-    if (usedDimParams.contains(dp.name))
-      continue;
-    // The dim_param's inputs are all fixed by --shape or bound: a consistent --dim is
-    // redundant, another value a conflict.
-    if (auto it = dimParamValues.find(dp.name); it != dimParamValues.end()) {
-      if (failed(noteDimParam(dp.name, dp.value, "--dim " + dp.name, fileLoc)))
-        return failure();
-      continue;
-    }
-    {
-      std::string params;
-      llvm::StringSet<> seen;
-      for (const auto &in : g.input())
-        if (in.has_type() && in.type().has_tensor_type() && in.type().tensor_type().has_shape())
-          for (const auto &d : in.type().tensor_type().shape().dim())
-            if (d.has_dim_param() && seen.insert(d.dim_param()).second)
-              params += (params.empty() ? "" : ", ") + d.dim_param();
-      return emitError(fileLoc) << "--dim " << dp.name
-                                << ": no dynamic dimension of a graph input (without --shape) "
-                                << "has that dim_param (dim_params: "
-                                << (params.empty() ? "none" : params) << ")";
-    }
-  }
+  if (failed(checkDimParamsUsed(g)))
+    return failure();
   for (const InputBinding &bi : opts.bindInputs)
     if (!inputNames.contains(bi.name)) {
       auto diag = emitError(fileLoc)
                   << "cannot bind '" << bi.name << "': the model has no graph input of that name";
-      return diag << " (graph inputs: " << inputList() << ")";
+      return diag << " (graph inputs: " << graphInputList(g) << ")";
     }
   if (!boundRecords.empty())
     module->setAttr("aicc.bound_inputs", b.getArrayAttr(boundRecords));

@@ -55,6 +55,79 @@ LogicalResult Importer::noteDimParam(llvm::StringRef param, int64_t value,
                         << " (a dim_param is one size in every graph input)";
 }
 
+std::string Importer::graphInputList(const onnx::GraphProto &g) {
+  std::string names;
+  for (const auto &in : g.input())
+    if (!initializers.count(in.name()))
+      names += (names.empty() ? "" : ", ") + in.name();
+  return names.empty() ? std::string("none") : names;
+}
+
+LogicalResult Importer::checkShapeOptions(const onnx::GraphProto &g,
+                                          const llvm::StringMap<const InputBinding *> &bindings) {
+  {
+    llvm::StringSet<> shapes, dims;
+    for (const InputShape &is : opts.inputShapes) {
+      if (!shapes.insert(is.name).second)
+        return emitError(fileLoc) << "--shape " << is.name << " is given twice";
+      for (int64_t d : is.dims)
+        if (d < 0 || d >= (int64_t(1) << 31))
+          return emitError(fileLoc)
+                 << "--shape " << is.name << ": dim " << d << " is outside [0, 2^31)";
+    }
+    for (const DimParam &dp : opts.dimParams) {
+      if (!dims.insert(dp.name).second)
+        return emitError(fileLoc) << "--dim " << dp.name << " is given twice";
+      if (dp.value < 0 || dp.value >= (int64_t(1) << 31))
+        return emitError(fileLoc) << "--dim " << dp.name << ": " << dp.value
+                                  << " is outside [0, 2^31)";
+    }
+  }
+
+  // --shape names must be graph inputs the model takes as arguments.
+  for (const InputShape &is : opts.inputShapes) {
+    if (bindings.count(is.name) || initializers.count(is.name))
+      return emitError(fileLoc) << "--shape " << is.name << ": the input is "
+                                << (bindings.count(is.name) ? "bound (--bind-input)"
+                                                            : "an initializer (a constant)");
+    if (llvm::none_of(g.input(), [&](const auto &in) { return in.name() == is.name; }))
+      return emitError(fileLoc) << "--shape " << is.name
+                                << ": the model has no graph input of that name (graph inputs: "
+                                << graphInputList(g) << ")";
+  }
+
+  return success();
+}
+
+LogicalResult Importer::checkDimParamsUsed(const onnx::GraphProto &g) {
+  // --dim names that fixed nothing are typos: reported, not ignored.
+  for (const DimParam &dp : opts.dimParams) {
+    if (usedDimParams.contains(dp.name))
+      continue;
+    // The dim_param's inputs are all fixed by --shape or bound: a consistent --dim is
+    // redundant, another value a conflict.
+    if (auto it = dimParamValues.find(dp.name); it != dimParamValues.end()) {
+      if (failed(noteDimParam(dp.name, dp.value, "--dim " + dp.name, fileLoc)))
+        return failure();
+      continue;
+    }
+    {
+      std::string params;
+      llvm::StringSet<> seen;
+      for (const auto &in : g.input())
+        if (in.has_type() && in.type().has_tensor_type() && in.type().tensor_type().has_shape())
+          for (const auto &d : in.type().tensor_type().shape().dim())
+            if (d.has_dim_param() && seen.insert(d.dim_param()).second)
+              params += (params.empty() ? "" : ", ") + d.dim_param();
+      return emitError(fileLoc) << "--dim " << dp.name
+                                << ": no dynamic dimension of a graph input (without --shape) "
+                                << "has that dim_param (dim_params: "
+                                << (params.empty() ? "none" : params) << ")";
+    }
+  }
+  return success();
+}
+
 FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProto &vi,
                                                        llvm::StringRef what) {
   Location loc = nameLoc(vi.name());

@@ -676,6 +676,15 @@ private:
   /// error at `loc` naming both.
   LogicalResult noteDimParam(llvm::StringRef param, int64_t value, const std::string &source,
                              Location loc);
+  /// Before the graph inputs are converted: --shape / --dim given twice or with a dim
+  /// outside [0, 2^31), --shape naming no graph argument (an unknown, bound or initializer
+  /// name). Located errors at the file.
+  LogicalResult checkShapeOptions(const onnx::GraphProto &g,
+                                  const llvm::StringMap<const InputBinding *> &bindings);
+  /// After: a --dim that fixed no input and agrees with no dim_param fixed otherwise.
+  LogicalResult checkDimParamsUsed(const onnx::GraphProto &g);
+  /// "a, b, c": the graph inputs that are not initializers (for messages).
+  std::string graphInputList(const onnx::GraphProto &g);
   OpBuilder b;
   Location fileLoc;
   SizeGuard guard;
