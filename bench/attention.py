@@ -11,6 +11,12 @@ torch.nn.functional.scaled_dot_product_attention on the same inputs (cases up to
 AICC_ATTN_CHECK_MAX_S keys; larger ones are timed on aicc-run's own inputs), and times SDPA
 with triton.testing.do_bench medians in the same run.
 TFLOP/s = 4 B H S^2 D / time, halved for causal (FlashAttention's count).
+Decode cases (attention_models.parse_decode: Q queries of H heads over an S-position cache of
+HKV heads) compare with SDPA's enable_gqa on q [B, H, Q, D], k, v [B, HKV, S, D] (aicc's
+bundle takes the same memory as [B, HKV, H / HKV, Q, D] and [B, HKV, 1, S, D]); kinds fused
+(the key split the heuristic picks) and nosplit (--attention-kv-splits=1); besides TFLOP/s
+(4 B H Q S D) they report the bytes K, V, q and the output move, GB/s and the fraction of the
+HBM bandwidth HBM_TBPS (4.8, the H200's; the chip table's hbmTBps).
 Writes $OUT/attention.json and prints a markdown table.
 usage: python3 bench/attention.py [CASE...]
 """
@@ -22,14 +28,15 @@ import onnx
 from triton.testing import do_bench
 
 sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
-from attention_models import parse  # noqa: E402
+from attention_models import parse, parse_decode  # noqa: E402
 
 root = os.getcwd()
 dev = "cuda"
 ITERS = int(os.environ.get("AICC_BENCH_ITERS", "50"))
 CHECK_MAX_S = int(os.environ.get("AICC_ATTN_CHECK_MAX_S", "4096"))
 only = sys.argv[1:]
-KINDS = ("fused", "noovl", "ovl", "pp", "ovlpp", "mma128", "mma64", "unfused")
+KINDS = ("fused", "noovl", "ovl", "pp", "ovlpp", "mma128", "mma64", "nosplit", "unfused")
+HBM_TBPS = float(os.environ.get("AICC_HBM_TBPS", "4.8"))
 
 
 def med(fn):
@@ -77,24 +84,44 @@ def main():
     for name in sorted(os.listdir(base)):
         if only and name not in only:
             continue
-        e, b, h, s, d, causal = parse(name)
-        t = torch.float16 if e == "f16" else torch.bfloat16
+        dec = parse_decode(name)
         g = torch.Generator(device=dev).manual_seed(0)
-        q, k, v = (torch.randn(b, h, s, d, device=dev, generator=g).to(t) for _ in range(3))
-        flops = 4 * b * h * s * s * d / (2 if causal else 1)
-        sdpa = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        if dec:
+            e, b, h, hkv, nq, s, d = dec
+            t = torch.float16 if e == "f16" else torch.bfloat16
+            q = torch.randn(b, h, nq, d, device=dev, generator=g).to(t)
+            k, v = (torch.randn(b, hkv, s, d, device=dev, generator=g).to(t) for _ in range(2))
+            causal = False
+            flops = 4 * b * h * nq * s * d
+            nbytes = 2 * (2 * b * hkv * s * d + 2 * b * h * nq * d)
+            sdpa = lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+            feeds = [q.view(b, hkv, h // hkv, nq, d), k.view(b, hkv, 1, s, d),
+                     v.view(b, hkv, 1, s, d)]
+        else:
+            e, b, h, s, d, causal = parse(name)
+            t = torch.float16 if e == "f16" else torch.bfloat16
+            q, k, v = (torch.randn(b, h, s, d, device=dev, generator=g).to(t) for _ in range(3))
+            flops = 4 * b * h * s * s * d / (2 if causal else 1)
+            nbytes = None
+            sdpa = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            feeds = [q, k, v]
         r = {"flops": flops}
+        if nbytes:
+            r["bytes"] = nbytes
         with torch.no_grad():
             ref = sdpa()
             r["sdpa_ms"] = med(sdpa)
         r["sdpa_TFLOPs"] = flops / r["sdpa_ms"] / 1e9
-        check = s <= CHECK_MAX_S
+        if nbytes:
+            r["sdpa_GBps"] = nbytes / r["sdpa_ms"] / 1e6
+            r["sdpa_hbm_frac"] = r["sdpa_GBps"] / (HBM_TBPS * 1e3)
+        check = s <= CHECK_MAX_S or dec
         for kind in KINDS:
             bundle = os.path.join(base, name, kind + ".aicc")
             if not os.path.exists(bundle):
                 continue
             with tempfile.TemporaryDirectory() as tmp:
-                ms, out, log = run_aicc(bundle, [q, k, v] if check and kind != "unfused" else None,
+                ms, out, log = run_aicc(bundle, feeds if check and kind != "unfused" else None,
                                         tmp)
             if ms is None:
                 r[kind + "_error"] = log
@@ -103,8 +130,11 @@ def main():
             r[kind + "_ms"] = ms
             r[kind + "_TFLOPs"] = flops / ms / 1e9
             r[kind + "_vs_sdpa"] = r["sdpa_ms"] / ms
+            if nbytes:
+                r[kind + "_GBps"] = nbytes / ms / 1e6
+                r[kind + "_hbm_frac"] = r[kind + "_GBps"] / (HBM_TBPS * 1e3)
             if out is not None:
-                got = torch.from_numpy(out).to(dev)
+                got = torch.from_numpy(out).to(dev).reshape(ref.shape)
                 want = ref.float()
                 err = (got - want).abs()
                 atol, rtol = (4e-3, 1e-2) if e == "f16" else (2e-2, 2e-2)
@@ -114,7 +144,7 @@ def main():
                 r[kind + "_correct"] = ok
         res["cases"][name] = r
         print(name, json.dumps(r), flush=True)
-        del q, k, v, ref
+        del q, k, v, ref, feeds
         torch.cuda.empty_cache()
     out = os.environ.get("OUT", "/tmp")
     json.dump(res, open(os.path.join(out, "attention.json"), "w"), indent=1)
@@ -129,6 +159,18 @@ def main():
                  if k + "_ms" in r else "-" for k in kinds]
         print(f"| {name} | {f('sdpa_ms', '%.4f')} | {f('sdpa_TFLOPs', '%.0f')} | " +
               " | ".join(cells) + f" | {f('max_abs_err', '%.2g')} | {r.get('correct', 'not checked')} |")
+
+    dec = {n: r for n, r in res["cases"].items() if "bytes" in r}
+    if dec:
+        print(f"\nDecode: GB/s and fraction of {HBM_TBPS} TB/s (K, V, q and the output)")
+        print("| case | SDPA GB/s | " + " | ".join(f"{k} GB/s (x HBM, x SDPA)" for k in kinds) + " |")
+        print("|---|---|" + "---|" * len(kinds))
+        for name, r in dec.items():
+            cells = [f"{r[k + '_GBps']:.0f} ({r[k + '_hbm_frac']:.2f}, {r[k + '_vs_sdpa']:.2f}x)"
+                     if k + "_GBps" in r else "-" for k in kinds]
+            print(f"| {name} | {r['sdpa_GBps']:.0f} ({r['sdpa_hbm_frac']:.2f}) | " +
+                  " | ".join(cells) + " |")
+
 
 if __name__ == "__main__":
     main()

@@ -5,8 +5,15 @@ OUTDIR/<case>.mlir, the attention as exporters write it (transpose K, matmul, mu
 itself (torch's causal mask as a constant would be an S x S literal of up to 64 M elements).
 Inputs q, k, v are [B, H, S, D] (SDPA's layout), output [B, H, S, D].
 
+Decode cases (<dtype>_decode_b<B>_h<H>_kv<HKV>_q<Q>_s<S>_d<D>): Q new queries of H heads
+against a KV cache of S positions and HKV heads (grouped-query: H / HKV query heads share a
+KV head), written as graph.attention over q [B, HKV, G, Q, D] and k, v [B, HKV, 1, S, D]
+(the batch dims broadcast: what graph-recompose-attention makes of HF's repeat_kv; the same
+memory as SDPA's q [B, H, Q, D], k, v [B, HKV, S, D] with enable_gqa).
+
 usage: bench/attention_models.py OUTDIR [CASE...]
-Case names: <dtype>_b<B>_h<H>_s<S>_d<D>[_causal], e.g. f16_b4_h16_s1024_d128_causal.
+Case names: <dtype>_b<B>_h<H>_s<S>_d<D>[_causal], e.g. f16_b4_h16_s1024_d128_causal, or
+the decode form above, e.g. f16_decode_b8_h32_kv8_q1_s4096_d128.
 """
 import math
 import os
@@ -15,7 +22,17 @@ import sys
 
 CASES = [f"{dt}_b4_h16_s{s}_d128{c}" for dt in ("f16", "bf16") for s in (1024, 4096, 8192)
          for c in ("", "_causal")] + \
-        [f"{dt}_b1_h32_s2048_d64{c}" for dt in ("f16", "bf16") for c in ("", "_causal")]
+        [f"{dt}_b1_h32_s2048_d64{c}" for dt in ("f16", "bf16") for c in ("", "_causal")] + \
+        [f"f16_decode_b8_h32_kv8_q1_s{s}_d128" for s in (4096, 32768)] + \
+        ["bf16_decode_b8_h32_kv8_q1_s32768_d128", "f16_decode_b8_h32_kv8_q16_s4096_d128"]
+
+
+def parse_decode(name):
+    """(dtype, B, H, HKV, Q, S, D) of a decode case name, or None."""
+    m = re.fullmatch(r"(f16|bf16)_decode_b(\d+)_h(\d+)_kv(\d+)_q(\d+)_s(\d+)_d(\d+)", name)
+    if not m:
+        return None
+    return (m.group(1),) + tuple(int(x) for x in m.groups()[1:])
 
 
 def parse(name):
@@ -30,7 +47,24 @@ def ttype(shape, e):
     return "tensor<" + "".join(f"{x}x" for x in shape) + e + ">"
 
 
+def decode_model(name):
+    e, b, h, hkv, q, s, d = parse_decode(name)
+    if h % hkv:
+        raise SystemExit(f"{name}: {h} query heads are not a multiple of {hkv} KV heads")
+    g = h // hkv
+    qt, kt, vt = [b, hkv, g, q, d], [b, hkv, 1, d, s], [b, hkv, 1, s, d]
+    return "\n".join([
+        f"// attention benchmark case {name} (bench/attention_models.py)",
+        f"func.func @main(%q: {ttype(qt, e)}, %k: {ttype(vt, e)}, %v: {ttype(vt, e)}) -> {ttype(qt, e)} {{",
+        f"  %kt = graph.transpose %k, [0, 1, 2, 4, 3] : ({ttype(vt, e)}) -> {ttype(kt, e)}",
+        f"  %y = graph.attention %q, %kt, %v {{scale = {1.0 / math.sqrt(d)!r} : f64}} : "
+        f"({ttype(qt, e)}, {ttype(kt, e)}, {ttype(vt, e)}) -> {ttype(qt, e)}",
+        f"  return %y : {ttype(qt, e)}", "}"]) + "\n"
+
+
 def model(name):
+    if parse_decode(name):
+        return decode_model(name)
     e, b, h, s, d, causal = parse(name)
     q, kt, sc = [b, h, s, d], [b, h, d, s], [b, h, s, s]
     lines = [f"// attention benchmark case {name} (bench/attention_models.py)",

@@ -57,14 +57,17 @@ compile)
       mkdir -p "$pay/attn/$name"
       "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=fused -o "$pay/attn/$name/fused.aicc" \
         || { echo "compile failed: $name fused" >&2; rc=1; }
-      # The variants (bench/attention.py's KINDS): without the overlap, and the mma.sync kernel.
-      for v in "ovl --attention-overlap=true" "pp --attention-pingpong=true" \
-               "ovlpp --attention-overlap=true --attention-pingpong=true" "mma64 --attention-block-m=64"; do
+      # The variants (bench/attention.py's KINDS): without the overlap, and the mma.sync kernel;
+      # decode cases: without the key split (nosplit).
+      variants=("ovl --attention-overlap=true" "pp --attention-pingpong=true"
+                "ovlpp --attention-overlap=true --attention-pingpong=true" "mma64 --attention-block-m=64")
+      case $name in *_decode_*) variants=("nosplit --attention-kv-splits=1") ;; esac
+      for v in "${variants[@]}"; do
         # shellcheck disable=SC2086
         "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=fused ${v#* } \
           -o "$pay/attn/$name/${v%% *}.aicc" || { echo "compile failed: $name ${v%% *}" >&2; rc=1; }
       done
-      case $name in *_causal) ;; *)
+      case $name in *_causal|*_decode_*) ;; *)
         # The four-kernel form materializes the S x S scores: past 2^31 elements it is
         # refused (i32 offsets), and the case is timed fused only.
         "$build/bin/aicc-compile" "$m" --target="${targets[0]}" --attention=unfused -o "$pay/attn/$name/unfused.aicc" \

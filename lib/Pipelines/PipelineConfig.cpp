@@ -2,6 +2,7 @@
 #include "aicc/Pipelines/PipelineConfig.h"
 
 #include "aicc/Target/Chip.h"
+#include "aicc/Target/TensorCoreRules.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -115,6 +116,10 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
   if (config.attentionBlockM != 0 && config.attentionBlockM != 64 && config.attentionBlockM != 128)
     return llvm::createStringError("attention-block-m must be 0, 64 or 128, got " +
                                    std::to_string(config.attentionBlockM));
+  if (config.attentionKVSplits < 0 || config.attentionKVSplits > kMaxAttentionKVSplits)
+    return llvm::createStringError("attention-kv-splits must be in [0, " +
+                                   std::to_string(kMaxAttentionKVSplits) + "], got " +
+                                   std::to_string(config.attentionKVSplits));
   if (config.attention == "fused" && !hasFusedAttention(config.target))
     return llvm::createStringError(
         "attention=fused: target " + std::string(chipOf(config.target).name) +

@@ -88,6 +88,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const PipelineConfig &config) {
   o.convAlgorithm = config.convAlgorithm;
   o.tmaStore = config.wgmmaTmaStore;
   o.attentionBlockM = config.attentionBlockM;
+  o.attentionKVSplits = config.attentionKVSplits;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

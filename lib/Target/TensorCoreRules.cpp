@@ -4,6 +4,9 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace aicc;
 
 TensorCoreOperand aicc::tensorCoreOperandOf(mlir::Type elem, bool tf32) {
@@ -168,6 +171,33 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
       chip.sharedMemPerBlockBytes)
     return "the Q block and two K / V stages exceed the shared memory per block";
   return "";
+}
+
+int64_t aicc::chooseAttentionKVSplits(int64_t programs, int64_t keyBlocks, int64_t threads,
+                                      int64_t sharedBytes, const ChipInfo &hw) {
+  if (programs <= 0 || threads <= 0 || sharedBytes <= 0 || hw.smCount <= 0)
+    return 1;
+  int64_t perSM = std::min(hw.sharedMemPerSMBytes / sharedBytes,
+                           hw.maxThreadsPerSM > 0 ? hw.maxThreadsPerSM / threads : int64_t(1));
+  int64_t slots = hw.smCount * std::max<int64_t>(1, perSM);
+  int64_t most = std::min(kMaxAttentionKVSplits, keyBlocks / kAttentionMinBlocksPerSplit);
+  if (programs >= slots || most < 2)
+    return 1;
+  auto efficiency = [&](int64_t s) {
+    double waves = double(programs * s) / double(slots);
+    return waves / std::ceil(waves);
+  };
+  auto eligible = [&](int64_t s) {
+    return s == 1 || llvm::divideCeil(keyBlocks, s) != llvm::divideCeil(keyBlocks, s - 1);
+  };
+  double best = 0;
+  for (int64_t s = 1; s <= most; ++s)
+    if (eligible(s))
+      best = std::max(best, efficiency(s));
+  for (int64_t s = 1; s <= most; ++s)
+    if (eligible(s) && efficiency(s) >= 0.85 * best)
+      return s;
+  return 1;
 }
 
 int64_t aicc::attentionWgmmaSharedBytes(int64_t headSize, int64_t valueHeadSize) {

@@ -99,7 +99,9 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     Option<"tmaStore", "tma-store", "bool", "true",
            "sm_90a: shape kernels for the TMA-store epilogue (NCHW implicit-GEMM conv tiles stay within one image where it can store them); false: tiles straddle images (register stores)">,
     Option<"attentionBlockM", "attention-block-m", "int64_t", "0",
-           "GPU attention kernels: BLOCK_M query rows per program, 64 (4 warps) or 128 (8 warps); 0: 64">
+           "GPU attention kernels: BLOCK_M query rows per program, 64 (4 warps) or 128 (8 warps); 0: 64">,
+    Option<"attentionKVSplits", "attention-kv-splits", "int64_t", "0",
+           "attention kernels: key slices per query block (flash-decoding: f32 partials and their log-sum-exp, then a combine kernel); 0: auto (GPU targets, under-filled grids), 1: none, at most 16">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",

@@ -130,6 +130,30 @@ inline constexpr int64_t kAttentionMmaSyncBlockM = 64;
 inline constexpr int64_t kAttentionMmaSyncBlockN = 64;
 inline constexpr int64_t kAttentionMmaSyncWarps = 4;
 inline constexpr int64_t kAttentionMmaSyncStages = 2;
+/// Decode: attention of at most this many queries runs the mma.sync kernel with one warp
+/// per 16 queries (BLOCK_M = 16 or 32) on every GPU, sm_90a included (the FlashAttention-3
+/// kernel's 128-row CTAs would compute 4-128x the rows).
+inline constexpr int64_t kAttentionDecodeMaxQueries = 32;
+
+//===--- Split keys (flash-decoding) ----------------------------------------------------===//
+
+/// Most key slices per query block (--attention-kv-splits; the f32 partials temporary is
+/// slices x the output's elements, plus one log-sum-exp per row and slice).
+inline constexpr int64_t kMaxAttentionKVSplits = 16;
+/// Fewest key blocks (of BLOCK_N) one slice runs when the split is chosen automatically.
+inline constexpr int64_t kAttentionMinBlocksPerSplit = 4;
+
+/// The key slices for an attention kernel of `programs` CTAs (query blocks x batch
+/// matrices) over `keyBlocks` key blocks, each CTA of `threads` threads and `sharedBytes`
+/// dynamic shared memory, on `hw`: 1 (no split) when the CTAs fill the resident slots (SMs x
+/// CTAs per SM by shared memory and threads) or fewer than 2 x kAttentionMinBlocksPerSplit
+/// key blocks; else FlashAttention-2's num_splits_heuristic (Dao, flash-attention
+/// csrc/flash_attn/flash_api.cpp; our code): over S in [1, min(kMaxAttentionKVSplits,
+/// keyBlocks / kAttentionMinBlocksPerSplit)], the wave efficiency e(S) = W / ceil(W) of W =
+/// programs x S / slots, the fewest S with e(S) >= 0.85 max e, skipping an S whose slices
+/// are as long as S - 1's.
+int64_t chooseAttentionKVSplits(int64_t programs, int64_t keyBlocks, int64_t threads,
+                                int64_t sharedBytes, const ChipInfo &hw);
 
 /// One graph.attention as the mma.sync FlashAttention kernel sees it.
 struct AttentionShape {

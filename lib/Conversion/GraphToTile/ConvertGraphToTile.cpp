@@ -216,6 +216,7 @@ struct ConvertGraphToTilePass
           topts.convAlgorithm = convAlgorithm;
           topts.tmaStore = tmaStore;
           topts.attentionBlockM = attentionBlockM;
+          topts.attentionKVSplits = attentionKVSplits;
           auto kernels = buildKernelsForGroup(kb, g, name, topts);
           if (failed(kernels))
             return signalPassFailure();

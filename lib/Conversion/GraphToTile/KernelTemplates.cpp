@@ -115,7 +115,9 @@ static FailureOr<func::FuncOp> buildOneKernel(OpBuilder &builder, FusionGroupOp 
   case Template::Reduction:
     return buildReduction(builder, group, name);
   case Template::Attention:
-    return buildAttention(builder, group, name, options);
+    return group.emitError("internal: an attention group's kernels are built by "
+                           "buildAttentionKernels"),
+           failure();
   case Template::Elementwise:
     break;
   }
@@ -154,6 +156,8 @@ FailureOr<GroupKernels> aicc::buildKernelsForGroup(OpBuilder &builder, FusionGro
   Template kind = templateOf(group, options);
   if (kind == Template::Matmul)
     return buildMatmulKernels(builder, group, name, options);
+  if (kind == Template::Attention)
+    return buildAttentionKernels(builder, group, name, options);
   // split_k is the matmul template's (the implicit-GEMM conv one refuses it itself).
   if (auto a = group->getAttrOfType<tl::MatmulConfigAttr>(tl::kMatmulConfigAttrName);
       a && a.getSplitK() != 1 && kind != Template::ConvGemm)

@@ -267,6 +267,9 @@ constexpr int64_t kChunk = 1024;
 /// the i32 induction variable and the carried values, and returns the next ones.
 scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
                      function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body);
+/// chunkLoop over [lo, hi) (i32 scalars, lo a multiple of `step` as the caller needs it).
+scf::ForOp rangeLoop(OpBuilder &b, Location loc, Value lo, Value hi, int64_t step, ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body);
 
 /// The dims of a reduce's input split into kept and reduced ones (`axes` empty: all
 /// reduced), each with its row-major stride in the input.
@@ -307,8 +310,13 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
                                       const TemplateOptions &options);
 bool useImplicitGemm(ConvOp conv, const TemplateOptions &o);
 /// graph.attention (kind "attention"): the FlashAttention template (AttentionTemplate.cpp).
-FailureOr<func::FuncOp> buildAttention(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                       const TemplateOptions &options);
+/// One kernel, or with the keys split across programs (TemplateOptions::attentionKVSplits)
+/// `NAME_partials` over (inputs..., temp 0, temp 1) writing each key slice's f32 output
+/// [slices * batch, Sq, Dv] (temp 0, normalized by the slice's own sum, 0 where the slice
+/// has no visible key) and log-sum-exp [slices * batch, Sq, 1] (temp 1, -inf there), then
+/// `NAME` over (inputs..., temp 0, temp 1, result) combining them.
+FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp group,
+                                              StringRef name, const TemplateOptions &options);
 FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, StringRef name);
 
 } // namespace aicc::templates

@@ -372,6 +372,18 @@ scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueR
                             });
 }
 
+scf::ForOp rangeLoop(OpBuilder &b, Location loc, Value lo, Value hi, int64_t step, ValueRange init,
+                     function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body) {
+  Value l = arith::IndexCastOp::create(b, loc, b.getIndexType(), lo);
+  Value h = arith::IndexCastOp::create(b, loc, b.getIndexType(), hi);
+  Value cs = arith::ConstantIndexOp::create(b, loc, step);
+  return scf::ForOp::create(b, loc, l, h, cs, init,
+                            [&](OpBuilder &lb, Location il, Value iv, ValueRange args) {
+                              Value k = arith::IndexCastOp::create(lb, il, lb.getI32Type(), iv);
+                              scf::YieldOp::create(lb, il, body(lb, k, args));
+                            });
+}
+
 ReducedDims splitReducedDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
   SmallVector<bool> reduced(shape.size(), axes.empty());
   for (int64_t a : axes)

@@ -6,7 +6,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
@@ -116,12 +118,29 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
     if (isa<tl::StoreOp, tl::BlockStoreOp>(op))
       stores.push_back(op);
   });
-  p.store = stores.size() == 1 ? dyn_cast<tl::BlockStoreOp>(stores[0]) : tl::BlockStoreOp();
+  if (stores.size() == 2) {
+    // Split keys: the slice's f32 output and its [BLOCK_M, 1] log-sum-exps.
+    auto a = dyn_cast<tl::BlockStoreOp>(stores[0]), b = dyn_cast<tl::BlockStoreOp>(stores[1]);
+    if (a && b && shapeOf(a.getValue()) == ArrayRef<int64_t>{BM, 1})
+      std::swap(a, b);
+    if (!a || !b || b->getBlock() != &top || b.getTranspose() ||
+        shapeOf(b.getValue()) != ArrayRef<int64_t>{BM, 1} ||
+        !cast<RankedTensorType>(b.getValue().getType()).getElementType().isF32() ||
+        b.getDims()[2] != 1 || !p.loop)
+      return "two stores, not a split key loop's output and [BLOCK_M, 1] f32 log-sum-exps";
+    p.store = a;
+    p.lseStore = b;
+  } else {
+    p.store = stores.size() == 1 ? dyn_cast<tl::BlockStoreOp>(stores[0]) : tl::BlockStoreOp();
+  }
+  Type outElem = p.lseStore ? Float32Type::get(fn.getContext()) : p.elem;
   if (!p.store || p.store->getBlock() != &top || p.store.getTranspose() ||
       shapeOf(p.store.getValue()) != ArrayRef<int64_t>{BM, p.Dv} ||
-      cast<RankedTensorType>(p.store.getValue().getType()).getElementType() != p.elem ||
+      cast<RankedTensorType>(p.store.getValue().getType()).getElementType() != outElem ||
       p.store.getDims()[2] < p.Dv || p.store.getDims()[2] % 2 != 0)
-    return "the output is not one block store of the [BLOCK_M, Dv] tile in the operands' type";
+    return p.lseStore ? "the output is not one block store of the [BLOCK_M, Dv] f32 tile"
+                      : "the output is not one block store of the [BLOCK_M, Dv] tile in the "
+                        "operands' type";
   return "";
 }
 
@@ -159,7 +178,7 @@ LogicalResult aicc::lowerAttentionKernels(
 
 void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store, IRMapping &map,
                               function_ref<Value(Value)> rowOf, Value lane, ArrayRef<Value> O,
-                              ArrayRef<Value> l) {
+                              ArrayRef<Value> l, tl::BlockStoreOp lseStore, ArrayRef<Value> mLog2) {
   auto c32 = [&](OpBuilder &ob, int64_t x) -> Value {
     return arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), x);
   };
@@ -173,12 +192,19 @@ void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store
     return gpu::ShuffleOp::create(b, loc, v, c32(b, off), c32(b, 32), gpu::ShuffleMode::XOR)
         .getShuffleResult();
   };
-  SmallVector<Value> inv(2);
+  auto f32c = [&](double x) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(x));
+  };
+  SmallVector<Value> inv(2), sums(2);
   for (int64_t h = 0; h < 2; ++h) {
     Value lh = arith::AddFOp::create(b, loc, l[h], shfl(l[h], 1));
     lh = arith::AddFOp::create(b, loc, lh, shfl(lh, 2));
-    inv[h] = arith::DivFOp::create(b, loc,
-                                   arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0)), lh);
+    sums[h] = lh;
+    inv[h] = arith::DivFOp::create(b, loc, f32c(1.0), lh);
+    if (lseStore)
+      inv[h] = arith::SelectOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lh, f32c(0.0)),
+          f32c(0.0), inv[h]);
   }
   Type elem = cast<RankedTensorType>(store.getValue().getType()).getElementType();
   ArrayRef<int64_t> dims = store.getDims();
@@ -199,12 +225,41 @@ void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store
       Value hi = arith::MulFOp::create(sb, loc, O[4 * n + 2 * h + 1], inv[h]);
       Value pair = vector::FromElementsOp::create(sb, loc, VectorType::get({2}, sb.getF32Type()),
                                                   ValueRange{lo, hi});
-      Value out = arith::TruncFOp::create(sb, loc, VectorType::get({2}, elem), pair);
+      Value out =
+          elem.isF32() ? pair : arith::TruncFOp::create(sb, loc, VectorType::get({2}, elem), pair);
       Value off = add(sb, rowOff, add(sb, sCol, c32(sb, 8 * n)));
       vector::StoreOp::create(
           sb, loc, out, yPtr,
           ValueRange{arith::IndexCastUIOp::create(sb, loc, sb.getIndexType(), off)},
           /*nontemporal=*/false, llvm::MaybeAlign(4));
     }
+  }
+  if (!lseStore)
+    return;
+  // The log-sum-exps: (m + log2(l)) ln 2 by lane 4 g of each quad (lg2.approx(0) = -inf).
+  ArrayRef<int64_t> ldims = lseStore.getDims();
+  Value lPtr = map.lookupOrDefault(lseStore.getPtr());
+  Value lRow = rowOf(map.lookupOrDefault(lseStore.getRow()));
+  Value lBase = mul(b, map.lookupOrDefault(lseStore.getBatch()), ldims[1] * ldims[2]);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      arith::RemUIOp::create(b, loc, lane, c32(b, 4)), c32(b, 0));
+  for (int64_t h = 0; h < 2; ++h) {
+    Value rowAbs = add(b, lRow, c32(b, 8 * h));
+    Value ok = arith::AndIOp::create(
+        b, loc, first,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rowAbs, c32(b, ldims[1])));
+    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+    OpBuilder sb = ifOp.getThenBodyBuilder();
+    Value lg2 = LLVM::CallIntrinsicOp::create(sb, loc, sb.getF32Type(),
+                                              sb.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                                              ValueRange{sums[h]})
+                    .getResult(0);
+    Value lse = arith::MulFOp::create(
+        sb, loc, arith::AddFOp::create(sb, loc, mLog2[h], lg2),
+        arith::ConstantOp::create(sb, loc, sb.getF32FloatAttr(0.6931471805599453)));
+    Value off = add(sb, lBase, mul(sb, rowAbs, ldims[2]));
+    memref::StoreOp::create(
+        sb, loc, lse, lPtr,
+        ValueRange{arith::IndexCastUIOp::create(sb, loc, sb.getIndexType(), off)});
   }
 }

@@ -5,7 +5,8 @@
 // writes for GPU targets (AttentionTemplate.cpp, buildAttentionGPU),
 //
 //   %q = tile.block_load %Q[%bq, %m0, %cq]                       [BLOCK_M, D]
-//   scf.for %n0 = 0 to Skv step BLOCK_N iter_args(%m, %l, %acc) { (absent when Skv <= BLOCK_N)
+//   scf.for %n0 = 0 to Skv step BLOCK_N iter_args(%m, %l, %acc) { (absent when Skv <= BLOCK_N;
+//                                                   split keys: the slice's bounds)
 //     %kt = tile.block_load %K[%bk, %n0, %ck] {transpose}        [D, BLOCK_N] (or a stored K^T)
 //     %s  = tile.dot %q, %kt;  s * scale;  -inf outside the keys / above the diagonal
 //     online softmax (max, exp, sum), %p16 = truncf(p)
@@ -38,6 +39,11 @@ struct AttentionProgram {
   tile::DotOp dotS, dotO;
   tile::BlockLoadOp q, k, v;
   tile::BlockStoreOp store;
+  /// Split keys (flash-decoding, the template's KV_SPLITS): the key loop runs from its lower
+  /// to its upper bound (a slice of the key blocks), `store` writes the f32 O / l (0 where l
+  /// = 0) and `lseStore` the [BLOCK_M, 1] f32 log-sum-exp m + log(l) of the rows; null when
+  /// the kernel stores the attention itself.
+  tile::BlockStoreOp lseStore;
   /// K read as stored [keys, D] through a transpose (else a stored K^T [D, keys]).
   bool keyRows = false;
   bool causal = false;
@@ -54,7 +60,8 @@ struct AttentionProgram {
 /// Checked: two dots in the key loop (or the kernel's top block), the three block loads,
 /// f16 / bf16 throughout, Q and V read as stored, rows of 16-byte multiples, S scaled by
 /// one finite constant, no op in the loop the template's GPU form does not have (a bias
-/// load), one block store of the [blockM, Dv] tile in the operands' type.
+/// load), one block store of the [blockM, Dv] tile in the operands' type, or (split keys)
+/// of the f32 tile and one of the [blockM, 1] f32 log-sum-exps.
 std::string matchAttentionProgram(mlir::func::FuncOp fn, tile::ScheduleAttr sched, int64_t blockM,
                                   int64_t blockN, AttentionProgram &p);
 
@@ -77,10 +84,15 @@ mlir::LogicalResult lowerAttentionKernels(
 /// by two shuffles), rounded to the store's element type and written as 2-element vectors;
 /// rows past the store's dims[1] are skipped. The store's matrices may be wider than Dv (the
 /// head merge stored in place: its origin column). `map` gives the store's operands.
+/// Split keys (`lseStore` given): rows with l = 0 store 0 (not 0 / 0), the f32 store takes
+/// the values unrounded, and lane 4 g of each quad stores its two rows' log-sum-exp
+/// (m + log2(l)) ln 2 to `lseStore`'s [.., rows, 1] matrices, `mLog2` being the thread's two
+/// row maxima in the log2 domain (the kernels' x = s scale log2(e)).
 void emitAttentionStore(mlir::OpBuilder &b, mlir::Location loc, tile::BlockStoreOp store,
                         mlir::IRMapping &map, llvm::function_ref<mlir::Value(mlir::Value)> rowOf,
                         mlir::Value lane, llvm::ArrayRef<mlir::Value> O,
-                        llvm::ArrayRef<mlir::Value> l);
+                        llvm::ArrayRef<mlir::Value> l, tile::BlockStoreOp lseStore = {},
+                        llvm::ArrayRef<mlir::Value> mLog2 = {});
 
 /// Whether `v` is a tile of one constant (tile.splat of a constant, or a splat constant),
 /// and its value.

@@ -16,8 +16,9 @@
 //   }
 //   tile.block_store %Y[%b, %m0, 0], truncf(acc / l)
 //
-// One program = one CTA of num_warps (4 or 8) warps over BLOCK_M = 16 num_warps query rows;
-// warp w owns rows 16 w .. 16 w + 15 of the block, as one m16 row of mma.m16n8k16 tiles:
+// One program = one CTA of num_warps (1, 2, 4 or 8: decode's few queries take 1 or 2) warps
+// over BLOCK_M = 16 num_warps query rows; warp w owns rows 16 w .. 16 w + 15 of the block, as
+// one m16 row of mma.m16n8k16 tiles:
 //
 //   Shared memory (dynamic, 16-bit elements): the Q block [BLOCK_M, D], then 2 stages of the K
 //     block (stored as K's global layout has it: [64 keys, D] for a K^T read through a
@@ -53,6 +54,12 @@
 //   Epilogue: O / l per row, rounded to the output type, stored as 2-element vectors per
 //     thread, rows >= Sq skipped. The store's matrices may be wider than Dv (the head merge
 //     [B, H, S, Dv] -> [B, S, H, Dv] stored in place: the head is a column offset).
+//   Split keys (flash-decoding; the template's KV_SPLITS, AttentionProgram::lseStore): the
+//     program runs the key blocks of its loop's bounds (program_id(2)'s slice; the pipeline
+//     starts at the slice's first block), stores O / l in f32 (0 where l = 0) and each row's
+//     log-sum-exp (m + lg2(l)) ln 2 by the quad's first lane; a loop of no block (a slice
+//     past the causal diagonal) waits for its prologue copy before the kernel exits. The
+//     combine kernel after it is a register-path tile kernel.
 //
 // Refused (an error: graph-recompose-attention forms on GPU targets only the attention
 // attentionMmaSyncProblem accepts, so a refusal is a broken contract): other element types,
@@ -117,13 +124,15 @@ private:
   scf::ForOp loop;
   tl::DotOp dotS, dotO;
   tl::BlockStoreOp store;
+  /// Split keys: the log-sum-exps' store (AttentionProgram::lseStore), else null.
+  tl::BlockStoreOp lseStore;
   StagedBlock q, k, v;
   /// K stored [keys, D] (K^T read through a transpose: the S product's B is K-contiguous).
   bool kMajorK = false;
   bool causal = false;
   double scale = 1.0;
   int64_t D = 0, Dv = 0, Sq = 0, Skv = 0, numBlocks = 0, smemBytes = 0;
-  /// num_warps (4 or 8), BLOCK_M = 16 x num_warps query rows, 32 x num_warps threads.
+  /// num_warps (1, 2, 4 or 8), BLOCK_M = 16 x num_warps query rows, 32 x num_warps threads.
   int64_t warps = 4, BM = 64, threads = 128;
   Type elem;
 
@@ -153,8 +162,8 @@ private:
 
 std::string AttentionKernel::match() {
   warps = sched.getNumWarps();
-  if (warps != 4 && warps != 8)
-    return "num_warps must be 4 or 8 (BLOCK_M = 16 x num_warps)";
+  if (warps != 1 && warps != 2 && warps != 4 && warps != 8)
+    return "num_warps must be 1, 2, 4 or 8 (BLOCK_M = 16 x num_warps)";
   BM = 16 * warps;
   threads = 32 * warps;
   AttentionProgram p;
@@ -165,6 +174,7 @@ std::string AttentionKernel::match() {
   dotS = p.dotS;
   dotO = p.dotO;
   store = p.store;
+  lseStore = p.lseStore;
   elem = p.elem;
   D = p.D;
   Dv = p.Dv;
@@ -369,9 +379,20 @@ LogicalResult AttentionKernel::run() {
     issue(ib, v, kmap, stage);
     return success();
   };
+  // The key blocks [nBegin, nEnd) the program computes: the loop's bounds (all of them, or
+  // a split's slice), causal ones up to its last row's diagonal.
+  Value nBegin = cidx(b, 0), nEnd = cidx(b, numBlocks);
+  if (loop) {
+    nBegin =
+        arith::DivUIOp::create(b, loc, map.lookupOrDefault(loop.getLowerBound()), cidx(b, kBN));
+    nEnd = arith::DivUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, map.lookupOrDefault(loop.getUpperBound()), cidx(b, kBN - 1)),
+        cidx(b, kBN));
+  }
   issue(b, q, map, cidx(b, 0));
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
-  if (failed(issueBlock(b, cidx(b, 0), cidx(b, 0))))
+  if (failed(issueBlock(b, nBegin, arith::RemUIOp::create(b, loc, nBegin, cidx(b, 2)))))
     return failure();
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
@@ -387,8 +408,6 @@ LogicalResult AttentionKernel::run() {
                                /*trans=*/false));
   }
 
-  // The key blocks this program computes (causal: up to its last row's diagonal).
-  Value nEnd = cidx(b, numBlocks);
   if (causal) {
     Value last = arith::DivUIOp::create(b, loc, add(b, m0, c32(b, BM - 1 + Skv - Sq)), c32(b, kBN));
     nEnd = arith::MinUIOp::create(b, loc, nEnd, idx(b, add(b, last, c32(b, 1))));
@@ -403,7 +422,7 @@ LogicalResult AttentionKernel::run() {
   Value col2t = mul(b, t4, 2);
   double c = scale * 1.4426950408889634; // scale * log2(e)
 
-  auto kLoop = scf::ForOp::create(b, loc, cidx(b, 0), nEnd, cidx(b, 1), init);
+  auto kLoop = scf::ForOp::create(b, loc, nBegin, nEnd, cidx(b, 1), init);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value j = kLoop.getInductionVar();
@@ -531,15 +550,18 @@ LogicalResult AttentionKernel::run() {
     yield.append(O);
     scf::YieldOp::create(lb, loc, yield);
   }
-  // No copy is in flight past the loop: its last group is empty.
+  // No copy is in flight past the loop: its last group is empty -- unless the loop ran no
+  // iteration (a split's slice past its rows' causal diagonal), so wait for block nBegin.
+  if (lseStore)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
   // Epilogue: O / l (the quad's partial sums added), rounded, stored by register pairs.
   if (failed(cloneScalarOps(b, src, map, nullptr, sched, "convert-tile-attention-to-mma-sync")))
     return failure();
   SmallVector<Value> O(kLoop.getResults().begin() + 4, kLoop.getResults().end());
-  emitAttentionStore(b, loc, store, map,
-                     [&](Value r) { return add(b, add(b, r, mul(b, warp, 16)), g); }, lane, O,
-                     {kLoop.getResult(2), kLoop.getResult(3)});
+  emitAttentionStore(
+      b, loc, store, map, [&](Value r) { return add(b, add(b, r, mul(b, warp, 16)), g); }, lane, O,
+      {kLoop.getResult(2), kLoop.getResult(3)}, lseStore, {kLoop.getResult(0), kLoop.getResult(1)});
   func::ReturnOp::create(b, loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();

@@ -206,6 +206,8 @@ std::string AttentionWgmmaKernel::match() {
   std::string why = matchAttentionProgram(fn, sched, kBM, kBN, p);
   if (!why.empty())
     return why;
+  if (p.lseStore)
+    return "split keys (flash-decoding partials) are the mma.sync kernel's";
   auto headOk = [](int64_t d) { return d == 64 || d == 128; };
   if (!headOk(p.D) || !headOk(p.Dv))
     return "head sizes must be 64 or 128";

@@ -14,8 +14,12 @@ shuffles read the thread's own lane) and expects every case to fail.
 
 --block-m 128 compiles with --attention-block-m=128 (8 warps, 128 query rows per program).
 
+--decode runs DECODE_CASES: at most 32 queries (one or two warps per program) with the keys
+split across programs (--attention-kv-splits); the combine kernel after the simulated
+partials is computed on the host (attention_combine).
+
 Usage: attention_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR
-         [--mutate wait|barrier|trans|shuffle] [--block-m 64|128] [CASE_REGEX]
+         [--mutate wait|barrier|trans|shuffle] [--block-m 64|128] [--decode] [CASE_REGEX]
 Prints one line per case, then 'N passed, N failed'; exit 1 when any failed (or, with
 --mutate, when any passed).
 """
@@ -60,6 +64,22 @@ CASES = [
      {"qkv": 2, "split": True, "causal": True}),
     # GQA through HF's repeat_kv expand (4 query heads over 2 kv heads), read in place.
     ("f16_d16_gqa_expand", [1], 70, 70, 16, 16, "f16", {"gqa_expand": (4, 2), "causal": True}),
+]
+# Decode (--decode): at most 32 queries take one warp per 16 of them (BLOCK_M 16 or 32),
+# the keys split across programs (flash-decoding; "splits": --attention-kv-splits, 0 the
+# heuristic's): one query over a ragged KV cache; 16 queries in 3 slices with one of 2
+# blocks; a causal KV cache of 200 queries (4 warps) where the first query block's loop over
+# the last slice runs no block (its rows store O = 0, lse = -inf) and rows of the middle
+# slice see none of its keys; 32 queries (2 warps) in bf16 with Dv != D; the heuristic's
+# split of a long cache; grouped-query heads; no split (the result stored directly).
+DECODE_CASES = [
+    ("f16_d64_q1_split4", [2, 2], 1, 300, 64, 64, "f16", {"splits": 4}),
+    ("f16_d32_q16_split3", [1, 2], 16, 330, 32, 32, "f16", {"splits": 3}),
+    ("bf16_d32_causal_split3", [1, 1], 200, 330, 32, 32, "bf16", {"splits": 3, "causal": True}),
+    ("bf16_d64_dv32_q32_split2", [1], 32, 200, 64, 32, "bf16", {"splits": 2}),
+    ("f16_d128_q2_auto", [1, 2], 2, 1100, 128, 128, "f16", {"splits": 0}),
+    ("f16_d16_gqa_split2", [1, 2, 2], 4, 270, 16, 16, "f16", {"splits": 2, "gqa": True}),
+    ("f16_d64_q8_nosplit", [2], 8, 150, 64, 64, "f16", {"splits": 1}),
 ]
 # The sm_90a FlashAttention-3 kernel (--wgmma): head sizes 64 / 128, blocks of 128 x 128:
 # several key blocks with a ragged tail, causal inside and across a CTA's two warpgroups, a
@@ -132,10 +152,36 @@ def mutate(ir, kind):
     raise ValueError(kind)
 
 
+def attention_combine(sim, kernel):
+    """The second kernel of a split attention (fused_N_attention after its _partials; buffers:
+    inputs, the slices' outputs [S * batch, Sq, Dv] f32, their log-sum-exps [S * batch, Sq, 1]
+    f32, the result [batch, Sq, Dv]) computed on the host from the simulated partials:
+    y = sum_s exp(lse_s - M) O_s / sum_s exp(lse_s - M), M = max_s lse_s, rounded to the
+    result's type (the combine kernel itself runs on the cpu target in attention.test). An
+    element never written (NaN) stays NaN, so the check sees it."""
+    def run(buffers):
+        partials, lses, out = buffers[-3], buffers[-2], buffers[-1]
+        slices = int(re.search(r"KV_SPLITS = (\d+)", simt_sim.prop(kernel, "tile.schedule"))
+                     .group(1))
+        rows = lses.data.size // slices
+        o = partials.data.reshape(slices, rows, -1)
+        lse = lses.data.reshape(slices, rows, 1)
+        with np.errstate(all="ignore"):
+            m = np.max(lse, axis=0)
+            m = np.where(np.isneginf(m), 0.0, m)
+            w = np.exp(lse - m)
+            y = (w * o).sum(axis=0) / w.sum(axis=0)
+        out.data[:] = simt_sim.round_to(y.reshape(-1), out.elem)
+        sim.written[id(out)][:] = 1
+    return run
+
+
 def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     d_ = os.path.join(a.work, name)
     os.makedirs(d_, exist_ok=True)
     seed = zlib.crc32(name.encode()) % 1000
+    opts = dict(opts)
+    splits = opts.pop("splits", None)
     if "gqa_expand" in opts:
         h, kvh = opts["gqa_expand"]
         ac.gqa_expand_case(d_, "model", batch[0], h, kvh, sq, d, e,
@@ -158,10 +204,12 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
                 f"warpgroup-pingpong={str(a.pingpong).lower()}")
         lower = f"-convert-tile-attention-to-wgmma={opts}"
     else:
+        # Decode cases leave BLOCK_M to the template (one warp per 16 queries).
+        flags = ([f"--attention-kv-splits={splits}"] if splits is not None
+                 else [f"--attention-block-m={a.block_m}"])
         tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90",
-                               "--attention=fused", f"--attention-block-m={a.block_m}",
-                               "--emit=tile", "-o", "-"], check=True,
-                              capture_output=True, text=True).stdout
+                               "--attention=fused", *flags, "--emit=tile", "-o", "-"],
+                              check=True, capture_output=True, text=True).stdout
         lower = "-convert-tile-attention-to-mma-sync"
     ir = subprocess.run([a.opt, "-", lower, "-canonicalize", "-cse",
                          "--mlir-print-op-generic"], input=tile, check=True,
@@ -169,6 +217,18 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     if a.mutate:
         ir = mutate(ir, a.mutate)
     s = wgmma_sim.WgmmaSim(ir, seed=seed) if a.wgmma else simt_sim.Sim(ir)
+    for kname in list(s.kernels):
+        if kname.endswith("_partials") and kname[: -len("_partials")] in s.kernels:
+            s.host_kernels[kname[: -len("_partials")]] = attention_combine(
+                s, s.kernels[kname[: -len("_partials")]])
+    if splits is not None:
+        # The slices the template chose: KV_SPLITS of the partials kernel (absent: one).
+        scheds = " ".join(simt_sim.prop(k, "tile.schedule") for k in s.kernels.values())
+        m = re.search(r"KV_SPLITS = (\d+)", scheds)
+        warps = re.search(r"num_warps = (\d+)", scheds).group(1)
+        split_note = f", {m.group(1) if m else 1} key slices, {warps} warps"
+    else:
+        split_note = ""
     data = os.path.join(d_, "model")
     n_in = len([f for f in os.listdir(data) if f.startswith("input_")])
     xs = [load(os.path.join(data, f"input_{i}.pb")) for i in range(n_in)]
@@ -185,7 +245,7 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
     ok = err < TOL[e] and lm == 1.0 and cp == 1.0
     return ok, (f"rel err {err:.1e} (tol {TOL[e]}), shared wavefronts per ldmatrix matrix "
-                f"{lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync")
+                f"{lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync{split_note}")
 
 
 def main():
@@ -204,10 +264,12 @@ def main():
                    help="--wgmma: intra-warpgroup-overlap=true")
     p.add_argument("--pingpong", action="store_true",
                    help="--wgmma: warpgroup-pingpong=true")
+    p.add_argument("--decode", action="store_true",
+                   help="the mma.sync kernel on DECODE_CASES (few queries, split keys)")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0
-    for c in WGMMA_CASES if a.wgmma else CASES:
+    for c in WGMMA_CASES if a.wgmma else DECODE_CASES if a.decode else CASES:
         if not re.search(a.filter, c[0]):
             continue
         try:

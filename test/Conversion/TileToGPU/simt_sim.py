@@ -11,8 +11,8 @@ tile.launch). The GPU semantics are written from the PTX ISA, independently of t
     ("Warp-level matrix load instruction: ldmatrix");
   - mma.sync.m16n8k16.row.col f32 += f16/bf16: the A, B, C/D fragment layouts of "Matrix
     Fragments for mma.m16n8k16 with floating point type"; products exact, sum rounded to f32.
-  - shfl.sync.bfly (gpu.shuffle xor, 32 lanes) and ex2.approx.f32 (llvm.call_intrinsic;
-    2^x, modeled exact: the PTX bound is 2^-22 relative);
+  - shfl.sync.bfly (gpu.shuffle xor, 32 lanes), ex2.approx.f32 and lg2.approx.f32
+    (llvm.call_intrinsic; 2^x and log2(x), modeled exact: the PTX bounds are 2^-22);
   - st.shared (memref.store / vector.store to the shared view): lands at once, in the
     current barrier interval;
   - ld.shared (vector.load from the shared view, the staged epilogue's copy-out): reads what
@@ -539,11 +539,16 @@ class CTA:
             return
         if n == "llvm.call_intrinsic":
             name = re.search(r'intrin = "([^"]+)"', o.props + o.attrs).group(1)
-            if name != "llvm.nvvm.ex2.approx.f32":
-                raise SimError(f"intrinsic {name} not simulated")
-            # ex2.approx.f32: 2^x, max relative error 2^-22 (PTX ISA "ex2"); modeled exact.
-            with np.errstate(all="ignore"):
-                return set1(round_to(np.exp2(ops[0]), "f32"))
+            if name == "llvm.nvvm.ex2.approx.f32":
+                # ex2.approx.f32: 2^x, max relative error 2^-22 (PTX ISA "ex2"); modeled exact.
+                with np.errstate(all="ignore"):
+                    return set1(round_to(np.exp2(ops[0]), "f32"))
+            if name == "llvm.nvvm.lg2.approx.f":
+                # lg2.approx.f32: log2(x), -inf for +0, max absolute error 2^-22 (PTX ISA
+                # "lg2"); modeled exact.
+                with np.errstate(all="ignore"):
+                    return set1(round_to(np.log2(ops[0]), "f32"))
+            raise SimError(f"intrinsic {name} not simulated")
         if n == "nvgpu.ldmatrix":
             return set1(self.ldmatrix(o, ops, rt))
         if n == "nvvm.mma.sync":

@@ -184,3 +184,33 @@ func.func @mismatched_round_trip(%q: tensor<1x2x4xbf16>, %kt: tensor<1x4x2xbf16>
   %y = graph.matmul %n, %v : (tensor<1x2x2xf16>, tensor<1x2x4xf16>) -> tensor<1x2x4xf16>
   return %y : tensor<1x2x4xf16>
 }
+
+// -----
+
+// Grouped-query decode: one query of 4 query heads per K / V head (K^T and V broadcast over
+// them) becomes one attention of 4 rows per K / V head between reshapes; the causal flag,
+// void for one query, goes.
+// CHECK-LABEL: func.func @gqa_decode_packed
+// CHECK: %[[Q:.*]] = graph.reshape %arg0 : (tensor<2x8x4x1x64xf16>) -> tensor<2x8x1x4x64xf16>
+// CHECK: %[[Y:.*]] = graph.attention %[[Q]], %arg1, %arg2 {scale = 1.250000e-01 : f64} : (tensor<2x8x1x4x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>) -> tensor<2x8x1x4x64xf16>
+// CHECK: %[[R:.*]] = graph.reshape %[[Y]] : (tensor<2x8x1x4x64xf16>) -> tensor<2x8x4x1x64xf16>
+// CHECK: return %[[R]]
+func.func @gqa_decode_packed(%q: tensor<2x8x4x1x64xf16>, %kt: tensor<2x8x1x64x500xf16>, %v: tensor<2x8x1x500x64xf16>) -> tensor<2x8x4x1x64xf16> {
+  %y = graph.attention %q, %kt, %v {causal, scale = 0.125 : f64} : (tensor<2x8x4x1x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>) -> tensor<2x8x4x1x64xf16>
+  return %y : tensor<2x8x4x1x64xf16>
+}
+
+// -----
+
+// Not packed: two queries per head (their rows would need their own causal limits), a K / V
+// head per query head, a bias.
+// CHECK-LABEL: func.func @gqa_not_packed
+// CHECK-NOT: graph.reshape
+// CHECK-COUNT-3: graph.attention
+// CHECK-NOT: graph.reshape
+func.func @gqa_not_packed(%q: tensor<2x8x4x2x64xf16>, %kt: tensor<2x8x1x64x500xf16>, %v: tensor<2x8x1x500x64xf16>, %q1: tensor<2x8x4x1x64xf16>, %kt4: tensor<2x8x4x64x500xf16>, %v4: tensor<2x8x4x500x64xf16>, %bias: tensor<2x8x4x1x500xf16>) -> (tensor<2x8x4x2x64xf16>, tensor<2x8x4x1x64xf16>, tensor<2x8x4x1x64xf16>) {
+  %a = graph.attention %q, %kt, %v {scale = 0.125 : f64} : (tensor<2x8x4x2x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>) -> tensor<2x8x4x2x64xf16>
+  %b = graph.attention %q1, %kt4, %v4 {scale = 0.125 : f64} : (tensor<2x8x4x1x64xf16>, tensor<2x8x4x64x500xf16>, tensor<2x8x4x500x64xf16>) -> tensor<2x8x4x1x64xf16>
+  %c = graph.attention %q1, %kt, %v bias %bias {scale = 0.125 : f64} : (tensor<2x8x4x1x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>, tensor<2x8x4x1x500xf16>) -> tensor<2x8x4x1x64xf16>
+  return %a, %b, %c : tensor<2x8x4x2x64xf16>, tensor<2x8x4x1x64xf16>, tensor<2x8x4x1x64xf16>
+}

@@ -367,6 +367,15 @@ def gpu_cases(out):
     case(out, "gpu-f16-d64-dv128", [2], 260, 260, 64, 128, "f16", seed=27)
     head_split_case(out, "gpu-f16-d128-heads-causal", 2, 2, 300, 300, 128, "f16", causal=True,
                     seed=28, merge=True)
+    # Decode (at most 32 queries: one warp per 16, the keys split across programs by the
+    # heuristic, then the combine kernel): one query over a 4100-key cache with grouped-query
+    # heads; 16 causal queries over 2000 keys in bf16; 4 queries in torch's multi-head layout
+    # with the merge stored in place by the combine kernel (the head a column offset).
+    case(out, "gpu-f16-d128-decode-gqa", [2, 2, 4], 1, 4100, 128, 128, "f16", gqa=True, seed=29)
+    case(out, "gpu-bf16-d64-decode-causal", [1, 4], 16, 2000, 64, 64, "bf16", causal=True,
+         seed=30)
+    head_split_case(out, "gpu-f16-d64-decode-heads", 2, 4, 4, 1500, 64, "f16", seed=31,
+                    merge=True)
     # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
     case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
 
@@ -389,6 +398,16 @@ def main():
     case(out, "gqa-d96", [1, 2, 2], 40, 100, 96, 96, "f32", gqa=True, seed=5)
     # Head size 256 for Q / K, 64 for V; 9 queries over 200 keys.
     case(out, "d256-dv64", [3], 9, 200, 256, 64, "f32", seed=6)
+    # Split keys (attention.test compiles these with --attention-kv-splits): 3 queries over
+    # 300 keys; 200 causal queries over 330 keys in bf16 (the first rows see no key of the
+    # last slice); 4 queries, head size 80, an additive mask in f16.
+    case(out, "decode-split", [2, 3], 3, 300, 64, 64, "f32", seed=7)
+    case(out, "decode-causal-split-bf16", [1, 2], 200, 330, 32, 32, "bf16", causal=True, seed=8)
+    case(out, "decode-mask-split-f16", [2, 2], 4, 260, 80, 80, "f16", mask="add", seed=9)
+    # Grouped-query decode (one query, 4 query heads per KV head; causal hides nothing):
+    # graph-recompose-attention packs the 4 heads as the rows of one attention per KV head.
+    case(out, "decode-gqa-packed", [2, 2, 4], 1, 300, 64, 64, "f32", gqa=True, causal=True,
+         seed=10)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,10 @@ struct TemplateOptions {
   /// GPU attention kernels' BLOCK_M (query rows per program): 64 (4 warps) or 128 (8
   /// warps); 0: 64.
   int64_t attentionBlockM = 0;
+  /// Attention key slices per query block (flash-decoding; GroupKernels below): 0 picks
+  /// (chooseAttentionKVSplits: GPU targets only), 1 is none, S in [2, kMaxAttentionKVSplits]
+  /// forces S (capped at the key blocks).
+  int64_t attentionKVSplits = 0;
 };
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,

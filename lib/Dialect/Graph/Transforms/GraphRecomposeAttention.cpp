@@ -295,6 +295,43 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
   }
 };
 
+/// Grouped-query decode: one query per head, G query heads sharing each K / V head (q's
+/// batch dim just above the rows has size G where K^T's and V's have 1, HF's repeat_kv made
+/// a broadcast) becomes one attention over G query rows per K / V head,
+///
+///   y = reshape(attention(reshape(q) [..., 1, G, D], kt, v)) [..., G, 1, Dv]
+///
+/// (both reshapes views of contiguous memory), so the kernel reads each K / V block once for
+/// the G queries instead of once per query head (flash-decoding's GQA packing). With one
+/// query the causal mask hides nothing (key j is visible when j <= Skv - 1) and is dropped.
+struct PackGroupedQueries : public OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp att, PatternRewriter &rewriter) const override {
+    auto qT = cast<RankedTensorType>(att.getQuery().getType());
+    auto ktT = cast<RankedTensorType>(att.getKeyT().getType());
+    auto vT = cast<RankedTensorType>(att.getValue().getType());
+    auto yT = att.getType();
+    int64_t r = qT.getRank();
+    if (att.getBias() || r < 3 || att.getQueryLength() != 1 || !qT.hasStaticShape() ||
+        !yT.hasStaticShape() || ktT.getRank() != r || vT.getRank() != r)
+      return rewriter.notifyMatchFailure(att, "not one query per head over equal-rank K, V");
+    int64_t g = qT.getDimSize(r - 3);
+    if (g <= 1 || ktT.getDimSize(r - 3) != 1 || vT.getDimSize(r - 3) != 1)
+      return rewriter.notifyMatchFailure(att, "no query heads sharing a K / V head");
+    auto swap = [&](RankedTensorType t) {
+      SmallVector<int64_t> s(t.getShape());
+      std::swap(s[r - 3], s[r - 2]);
+      return RankedTensorType::get(s, t.getElementType());
+    };
+    Location loc = att.getLoc();
+    Value q = ReshapeOp::create(rewriter, loc, swap(qT), att.getQuery());
+    auto packed = AttentionOp::create(rewriter, loc, swap(yT), q, att.getKeyT(), att.getValue(),
+                                      Value(), att.getScaleAttr(), UnitAttr());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
+    return success();
+  }
+};
+
 struct GraphRecomposeAttentionPass
     : public aicc::graph::impl::GraphRecomposeAttentionBase<GraphRecomposeAttentionPass> {
   void runOnOperation() override {
@@ -305,6 +342,7 @@ struct GraphRecomposeAttentionPass
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<RecomposeAttention>(&getContext(), chip->isGPU ? chip : nullptr);
+    patterns.add<PackGroupedQueries>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -132,6 +132,12 @@ def GraphRecomposeAttention : Pass<"graph-recompose-attention", "mlir::func::Fun
     not broadcast to the scores are left alone. graph-fuse makes each graph.attention one
     kernel (kind "attention", the FlashAttention template).
 
+    Grouped-query decode (one query per head; q's batch dim above the rows G > 1 where K^T's
+    and V's is 1, the broadcast of HF's repeat_kv) is packed: reshape q [..., G, 1, D] to
+    [..., 1, G, D], one attention of G query rows per K / V head, reshape the result back
+    (views), so each K / V block is read once for its G query heads. With one query the
+    causal flag hides nothing and is dropped.
+
     ```mlir
     %kt = graph.transpose %k ...  %s = graph.matmul %q, %kt ...  %t = graph.mul %s, %c ...
     %a = graph.add %t, %mask ...  %p = graph.softmax %a {axis = 3} ...  %y = graph.matmul %p, %v
