@@ -309,7 +309,8 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
 FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                       const TemplateOptions &options);
 bool useImplicitGemm(ConvOp conv, const TemplateOptions &o);
-/// graph.attention (kind "attention"): the FlashAttention template (AttentionTemplate.cpp).
+/// graph.attention (kind "attention"): the FlashAttention template (AttentionTemplate.cpp and
+/// the kernels of AttentionKernels.h).
 /// One kernel, or with the keys split across programs (TemplateOptions::attentionKVSplits)
 /// `NAME_partials` over (inputs..., temp 0, temp 1) writing each key slice's f32 output
 /// [slices * batch, Sq, Dv] (temp 0, normalized by the slice's own sum, 0 where the slice

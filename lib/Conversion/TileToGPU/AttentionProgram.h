@@ -2,7 +2,7 @@
 //
 // Shared by the FlashAttention lowerings (convert-tile-attention-to-mma-sync for every GPU,
 // convert-tile-attention-to-wgmma for sm_90a): the one-pass form the attention template
-// writes for GPU targets (AttentionTemplate.cpp, buildAttentionGPU),
+// writes for GPU targets (AttentionGPUTemplate.cpp, buildAttentionGPU),
 //
 //   %q = tile.block_load %Q[%bq, %m0, %cq]                       [BLOCK_M, D]
 //   scf.for %n0 = 0 to Skv step BLOCK_N iter_args(%m, %l, %acc) { (absent when Skv <= BLOCK_N;

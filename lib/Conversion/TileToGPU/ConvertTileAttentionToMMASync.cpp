@@ -4,7 +4,7 @@
 // Parallelism and Work Partitioning", 2023: Algorithm 1, and section 3.3's split of the
 // query block across warps so that the softmax statistics never leave a warp) on the
 // Ampere tensor-core instructions; the code is our own. The input is the GPU form of the
-// attention template (AttentionTemplate.cpp, buildAttentionGPU):
+// attention template (AttentionGPUTemplate.cpp, buildAttentionGPU):
 //
 //   %q = tile.block_load %Q[%bq, %m0, %cq]                    [64, D]  (%cq: a head's column)
 //   scf.for %n0 = 0 to Skv step 64 iter_args(%m, %l, %acc) {  (absent when Skv <= 64)
@@ -120,21 +120,13 @@ private:
   tl::ScheduleAttr sched;
   int64_t maxSharedBytes;
   Location loc;
-  /// The key loop, or null (Skv <= 64: canonicalization inlined its one iteration).
-  scf::ForOp loop;
-  tl::DotOp dotS, dotO;
-  tl::BlockStoreOp store;
-  /// Split keys: the log-sum-exps' store (AttentionProgram::lseStore), else null.
-  tl::BlockStoreOp lseStore;
+  /// The matched tile program (AttentionProgram.h): the key loop, the loads and stores, the
+  /// shapes, scale, causal flag and element type.
+  AttentionProgram prog;
   StagedBlock q, k, v;
-  /// K stored [keys, D] (K^T read through a transpose: the S product's B is K-contiguous).
-  bool kMajorK = false;
-  bool causal = false;
-  double scale = 1.0;
-  int64_t D = 0, Dv = 0, Sq = 0, Skv = 0, numBlocks = 0, smemBytes = 0;
+  int64_t numBlocks = 0, smemBytes = 0;
   /// num_warps (1, 2, 4 or 8), BLOCK_M = 16 x num_warps query rows, 32 x num_warps threads.
   int64_t warps = 4, BM = 64, threads = 128;
-  Type elem;
 
   // --- generation
   Value tid, lane, warp, smem;
@@ -166,32 +158,18 @@ std::string AttentionKernel::match() {
     return "num_warps must be 1, 2, 4 or 8 (BLOCK_M = 16 x num_warps)";
   BM = 16 * warps;
   threads = 32 * warps;
-  AttentionProgram p;
-  std::string why = matchAttentionProgram(fn, sched, BM, kBN, p);
+  std::string why = matchAttentionProgram(fn, sched, BM, kBN, prog);
   if (!why.empty())
     return why;
-  loop = p.loop;
-  dotS = p.dotS;
-  dotO = p.dotO;
-  store = p.store;
-  lseStore = p.lseStore;
-  elem = p.elem;
-  D = p.D;
-  Dv = p.Dv;
-  Sq = p.Sq;
-  Skv = p.Skv;
-  scale = p.scale;
-  causal = p.causal;
-  kMajorK = p.keyRows;
-  numBlocks = llvm::divideCeil(Skv, kBN);
+  numBlocks = llvm::divideCeil(prog.Skv, kBN);
   auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && llvm::isPowerOf2_64(d); };
-  if (!headOk(D) || !headOk(Dv))
+  if (!headOk(prog.D) || !headOk(prog.Dv))
     return "head sizes must be powers of two in [16, 128]";
-  q = {p.q, BM, D, 0, 0};
-  k = kMajorK ? StagedBlock{p.k, kBN, D, BM * D, kBN * D}
-              : StagedBlock{p.k, D, kBN, BM * D, kBN * D};
-  v = {p.v, kBN, Dv, BM * D + 2 * kBN * D, kBN * Dv};
-  smemBytes = attentionMmaSyncSharedBytes(BM, D, Dv);
+  q = {prog.q, BM, prog.D, 0, 0};
+  k = prog.keyRows ? StagedBlock{prog.k, kBN, prog.D, BM * prog.D, kBN * prog.D}
+                   : StagedBlock{prog.k, prog.D, kBN, BM * prog.D, kBN * prog.D};
+  v = {prog.v, kBN, prog.Dv, BM * prog.D + 2 * kBN * prog.D, kBN * prog.Dv};
+  smemBytes = attentionMmaSyncSharedBytes(BM, prog.D, prog.Dv);
   if (smemBytes > maxSharedBytes)
     return "the Q block and two K / V stages exceed the shared memory per block";
   return "";
@@ -244,13 +222,13 @@ void AttentionKernel::copyChunk(OpBuilder &b, const StagedBlock &blk, Value src,
 
 Value AttentionKernel::mmaReg(OpBuilder &b, Value pair) {
   // mma.sync takes f16 pairs as vector<2xf16>, bf16 pairs as i32 (NVVM's operand types).
-  if (elem.isBF16())
+  if (prog.elem.isBF16())
     return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
   return pair;
 }
 
 SmallVector<Value> AttentionKernel::ldmatrix(OpBuilder &b, Value off, bool trans) {
-  auto fragT = VectorType::get({4, 2}, elem);
+  auto fragT = VectorType::get({4, 2}, prog.elem);
   Value f = nvgpu::LdMatrixOp::create(b, loc, fragT, smem, ValueRange{off}, trans,
                                       /*numTiles=*/4);
   SmallVector<Value> regs;
@@ -263,7 +241,7 @@ SmallVector<Value> AttentionKernel::mma(OpBuilder &b, ArrayRef<Value> a, ArrayRe
                                         ArrayRef<Value> c) {
   auto resT =
       LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(4, b.getF32Type()));
-  auto ptx = elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  auto ptx = prog.elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
   Value d = NVVM::MmaOp::create(
       b, loc, resT, a, bb, c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
       std::array<NVVM::MMATypes, 2>{ptx, ptx},
@@ -310,8 +288,9 @@ LogicalResult AttentionKernel::run() {
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Value dyn = gpu::DynamicSharedMemoryOp::create(
       b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), wg));
-  smem = memref::ViewOp::create(b, loc, MemRefType::get({smemBytes / 2}, elem, AffineMap(), wg),
-                                dyn, cidx(b, 0), ValueRange{});
+  smem =
+      memref::ViewOp::create(b, loc, MemRefType::get({smemBytes / 2}, prog.elem, AffineMap(), wg),
+                             dyn, cidx(b, 0), ValueRange{});
 
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), dst->getArguments()))
@@ -321,10 +300,10 @@ LogicalResult AttentionKernel::run() {
                    i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))};
   // Causal: the last query blocks (the most key blocks) start first, so the short programs
   // fill the tail of the grid (FlashAttention-2's order).
-  if (causal)
+  if (prog.causal)
     pids[0] = arith::SubIOp::create(b, loc, c32(b, sched.getGrid()[0] - 1), pids[0]);
   fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
-  if (failed(cloneScalarOps(b, src, map, loop ? loop.getOperation() : nullptr, sched,
+  if (failed(cloneScalarOps(b, src, map, prog.loop ? prog.loop.getOperation() : nullptr, sched,
                             "convert-tile-attention-to-mma-sync")))
     return failure();
   // The block row of the program's first query (Q's block-load row).
@@ -362,16 +341,16 @@ LogicalResult AttentionKernel::run() {
     }
   };
   SmallVector<Value> kT1, kT2, vT1, vT2;
-  bTables(k, kMajorK, kBN / 16, D / 16, kT1, kT2);
-  bTables(v, /*kContiguous=*/false, Dv / 16, kBN / 16, vT1, vT2);
+  bTables(k, prog.keyRows, kBN / 16, prog.D / 16, kT1, kT2);
+  bTables(v, /*kContiguous=*/false, prog.Dv / 16, kBN / 16, vT1, vT2);
 
   // Prologue: group 0 = Q, group 1 = key block 0.
   auto issueBlock = [&](OpBuilder &ib, Value j, Value stage) -> LogicalResult {
     IRMapping kmap = map;
-    if (loop) {
-      kmap.map(loop.getInductionVar(),
+    if (prog.loop) {
+      kmap.map(prog.loop.getInductionVar(),
                arith::MulIOp::create(ib, loc, j, cidx(ib, kBN)).getResult());
-      if (failed(cloneScalarOps(ib, *loop.getBody(), kmap, nullptr, sched,
+      if (failed(cloneScalarOps(ib, *prog.loop.getBody(), kmap, nullptr, sched,
                                 "convert-tile-attention-to-mma-sync")))
         return failure();
     }
@@ -382,12 +361,13 @@ LogicalResult AttentionKernel::run() {
   // The key blocks [nBegin, nEnd) the program computes: the loop's bounds (all of them, or
   // a split's slice), causal ones up to its last row's diagonal.
   Value nBegin = cidx(b, 0), nEnd = cidx(b, numBlocks);
-  if (loop) {
-    nBegin =
-        arith::DivUIOp::create(b, loc, map.lookupOrDefault(loop.getLowerBound()), cidx(b, kBN));
+  if (prog.loop) {
+    nBegin = arith::DivUIOp::create(b, loc, map.lookupOrDefault(prog.loop.getLowerBound()),
+                                    cidx(b, kBN));
     nEnd = arith::DivUIOp::create(
         b, loc,
-        arith::AddIOp::create(b, loc, map.lookupOrDefault(loop.getUpperBound()), cidx(b, kBN - 1)),
+        arith::AddIOp::create(b, loc, map.lookupOrDefault(prog.loop.getUpperBound()),
+                              cidx(b, kBN - 1)),
         cidx(b, kBN));
   }
   issue(b, q, map, cidx(b, 0));
@@ -402,25 +382,26 @@ LogicalResult AttentionKernel::run() {
   SmallVector<SmallVector<Value>> qFrag;
   {
     Value row = add(b, add(b, mul(b, warp, 16), mul(b, qLo, 8)), r);
-    Value rowOff = mul(b, row, D);
-    for (int64_t kk = 0; kk < D / 16; ++kk)
+    Value rowOff = mul(b, row, prog.D);
+    for (int64_t kk = 0; kk < prog.D / 16; ++kk)
       qFrag.push_back(ldmatrix(b, idx(b, add(b, rowOff, chunkAt(add(b, qHi, c32(b, 2 * kk)), q))),
                                /*trans=*/false));
   }
 
-  if (causal) {
-    Value last = arith::DivUIOp::create(b, loc, add(b, m0, c32(b, BM - 1 + Skv - Sq)), c32(b, kBN));
+  if (prog.causal) {
+    Value last = arith::DivUIOp::create(b, loc, add(b, m0, c32(b, BM - 1 + prog.Skv - prog.Sq)),
+                                        c32(b, kBN));
     nEnd = arith::MinUIOp::create(b, loc, nEnd, idx(b, add(b, last, c32(b, 1))));
   }
   double ninf = -std::numeric_limits<double>::infinity();
-  int64_t oRegs = Dv / 8 * 4;
+  int64_t oRegs = prog.Dv / 8 * 4;
   SmallVector<Value> init = {f32c(b, ninf), f32c(b, ninf), f32c(b, 0.0), f32c(b, 0.0)};
   init.append(oRegs, f32c(b, 0.0));
   // This thread's two rows (absolute query index) and its first column in an n8 tile.
   Value row0 = add(b, add(b, m0, mul(b, warp, 16)), g);
   Value row1 = add(b, row0, c32(b, 8));
   Value col2t = mul(b, t4, 2);
-  double c = scale * 1.4426950408889634; // scale * log2(e)
+  double c = prog.scale * 1.4426950408889634; // prog.scale * log2(e)
 
   auto kLoop = scf::ForOp::create(b, loc, nBegin, nEnd, cidx(b, 1), init);
   {
@@ -447,11 +428,11 @@ LogicalResult AttentionKernel::run() {
     // S = Q K^T: 8 n8 tiles of keys, 4 f32 each.
     constexpr int64_t nTiles = kBN / 8;
     SmallVector<SmallVector<Value>> S(nTiles, SmallVector<Value>(4, f32c(lb, 0.0)));
-    for (int64_t kk = 0; kk < D / 16; ++kk)
+    for (int64_t kk = 0; kk < prog.D / 16; ++kk)
       for (int64_t p = 0; p < kBN / 16; ++p) {
         Value off =
             arith::AddIOp::create(lb, loc, arith::AddIOp::create(lb, loc, kBase, kT1[p]), kT2[kk]);
-        SmallVector<Value> f = ldmatrix(lb, off, /*trans=*/!kMajorK);
+        SmallVector<Value> f = ldmatrix(lb, off, /*trans=*/!prog.keyRows);
         S[2 * p] = mma(lb, qFrag[kk], {f[0], f[1]}, S[2 * p]);
         S[2 * p + 1] = mma(lb, qFrag[kk], {f[2], f[3]}, S[2 * p + 1]);
       }
@@ -465,12 +446,12 @@ LogicalResult AttentionKernel::run() {
     Value n0 = arith::IndexCastUIOp::create(lb, loc, lb.getI32Type(),
                                             arith::MulIOp::create(lb, loc, j, cidx(lb, kBN)));
     Value needMask = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sgt,
-                                           add(lb, n0, c32(lb, kBN)), c32(lb, Skv));
-    if (causal) {
+                                           add(lb, n0, c32(lb, kBN)), c32(lb, prog.Skv));
+    if (prog.causal) {
       // The block's last key beyond the first row's diagonal.
       Value diag =
           arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sgt, add(lb, n0, c32(lb, kBN - 1)),
-                                add(lb, m0, c32(lb, Skv - Sq)));
+                                add(lb, m0, c32(lb, prog.Skv - prog.Sq)));
       needMask = arith::OrIOp::create(lb, loc, needMask, diag);
     }
     {
@@ -482,9 +463,10 @@ LogicalResult AttentionKernel::run() {
       for (int64_t n = 0; n < nTiles; ++n)
         for (int64_t e = 0; e < 4; ++e) {
           Value col = add(tb, add(tb, n0, col2t), c32(tb, 8 * n + e % 2));
-          Value keep = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, col, c32(tb, Skv));
-          if (causal) {
-            Value limit = add(tb, e < 2 ? row0 : row1, c32(tb, Skv - Sq));
+          Value keep =
+              arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, col, c32(tb, prog.Skv));
+          if (prog.causal) {
+            Value limit = add(tb, e < 2 ? row0 : row1, c32(tb, prog.Skv - prog.Sq));
             keep = arith::AndIOp::create(
                 tb, loc, keep,
                 arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sle, col, limit));
@@ -527,14 +509,14 @@ LogicalResult AttentionKernel::run() {
     auto pack = [&](Value lo, Value hi) -> Value {
       Value pair = vector::FromElementsOp::create(lb, loc, VectorType::get({2}, lb.getF32Type()),
                                                   ValueRange{lo, hi});
-      return mmaReg(lb, arith::TruncFOp::create(lb, loc, VectorType::get({2}, elem), pair));
+      return mmaReg(lb, arith::TruncFOp::create(lb, loc, VectorType::get({2}, prog.elem), pair));
     };
     for (int64_t kk = 0; kk < kBN / 16; ++kk) {
       auto P = [&](int64_t n, int64_t e) { return p[n * 4 + e]; };
       SmallVector<Value> a = {pack(P(2 * kk, 0), P(2 * kk, 1)), pack(P(2 * kk, 2), P(2 * kk, 3)),
                               pack(P(2 * kk + 1, 0), P(2 * kk + 1, 1)),
                               pack(P(2 * kk + 1, 2), P(2 * kk + 1, 3))};
-      for (int64_t i = 0; i < Dv / 16; ++i) {
+      for (int64_t i = 0; i < prog.Dv / 16; ++i) {
         Value off =
             arith::AddIOp::create(lb, loc, arith::AddIOp::create(lb, loc, vBase, vT1[i]), vT2[kk]);
         SmallVector<Value> f = ldmatrix(lb, off, /*trans=*/true);
@@ -552,16 +534,17 @@ LogicalResult AttentionKernel::run() {
   }
   // No copy is in flight past the loop: its last group is empty -- unless the loop ran no
   // iteration (a split's slice past its rows' causal diagonal), so wait for block nBegin.
-  if (lseStore)
+  if (prog.lseStore)
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
   // Epilogue: O / l (the quad's partial sums added), rounded, stored by register pairs.
   if (failed(cloneScalarOps(b, src, map, nullptr, sched, "convert-tile-attention-to-mma-sync")))
     return failure();
   SmallVector<Value> O(kLoop.getResults().begin() + 4, kLoop.getResults().end());
-  emitAttentionStore(
-      b, loc, store, map, [&](Value r) { return add(b, add(b, r, mul(b, warp, 16)), g); }, lane, O,
-      {kLoop.getResult(2), kLoop.getResult(3)}, lseStore, {kLoop.getResult(0), kLoop.getResult(1)});
+  emitAttentionStore(b, loc, prog.store, map,
+                     [&](Value r) { return add(b, add(b, r, mul(b, warp, 16)), g); }, lane, O,
+                     {kLoop.getResult(2), kLoop.getResult(3)}, prog.lseStore,
+                     {kLoop.getResult(0), kLoop.getResult(1)});
   func::ReturnOp::create(b, loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();
@@ -571,7 +554,7 @@ LogicalResult AttentionKernel::run() {
   fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({(int32_t)threads, 1, 1}));
   fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
   fn->setAttr(tile::kMmaSyncAttrName,
-              tl::MmaSyncConfigAttr::get(ctx, BM, kBN, D, kAttentionMmaSyncStages, warps, 1,
+              tl::MmaSyncConfigAttr::get(ctx, BM, kBN, prog.D, kAttentionMmaSyncStages, warps, 1,
                                          tl::EpilogueStore::registers));
   return success();
 }

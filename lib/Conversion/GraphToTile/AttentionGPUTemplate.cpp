@@ -1,0 +1,216 @@
+//===- AttentionGPUTemplate.cpp - graph.attention -> the GPU FlashAttention form ----===//
+//
+// The GPU form (FlashAttention-2's one-pass loop, Dao 2023, Algorithm 1), the form
+// convert-tile-attention-to-mma-sync lowers: Q, K (or K^T) and V as tile.block_load of
+// [batch, rows, cols] matrices, one loop over the key blocks carrying the row max m, the
+// row sum l and the accumulator O (f32):
+//
+//   s     = scale * Q K^T[:, block], -inf outside the keys and above the causal diagonal
+//   m'    = max(m, rowmax(s));  m'' = (m' == -inf ? 0 : m')
+//   alpha = exp(m - m'');  p = exp(s - m'')
+//   l     = l * alpha + rowsum(p);  O = O * alpha + f16(p) @ V[block, :]
+//   y     = O / l
+//
+// (the online softmax of Milakov & Gimelshein, 2018). P is rounded to the operands' type
+// before the second product, as the tensor cores take it. The caller checked the rules of
+// attentionMmaSyncProblem (TensorCoreRules.h): 16-bit operands, D and Dv powers of two,
+// no bias, K^T read as K's rows or stored with 16-byte rows, no epilogue. Q, K and V are
+// read through the transposes in the group as blocks of row-major matrices of the kernel
+// inputs (AttentionOperands.h): the head split of [B, S, H, D] is the column offset h * D
+// of the [B, S, H * D] matrices, so no transpose kernel runs before the attention.
+//
+// Split keys (cfg.splits > 1, flash-decoding: Dao, Haziza, Massa, Sizov, "Flash-Decoding
+// for long-context inference", 2023): program_id(2) is the slice s, whose loop runs the keys
+// [s * splitBlocks * BLOCK_N, min((s + 1) * splitBlocks * BLOCK_N, Skv)); the program
+// stores O / l in f32 (0 where l = 0: no visible key in the slice) and lse = m + log(l)
+// (-inf there) to the partials (splitPartialTypes) instead of the result.
+//
+//===----------------------------------------------------------------------===//
+#include "AttentionKernels.h"
+
+#include "aicc/Target/TensorCoreRules.h"
+
+namespace aicc::templates {
+
+FailureOr<AttentionMatrix> resultMatrix(BatchIndexing &bi, Value outParam, AttentionOp att,
+                                        Value pidB, Value zero32) {
+  ArrayRef<int64_t> yShape = att.getType().getShape();
+  AttentionMatrix out{
+      outParam,
+      pidB,
+      zero32,
+      {numElements(yShape.drop_back(2)), att.getQueryLength(), att.getValueHeadSize()}};
+  auto t = dyn_cast<TransposeOp>(att->getNextNode());
+  if (!t)
+    return out;
+  // The result as a strided view of X (result dim perm[j] is X dim j), which
+  // attentionResultRowDim made block matrices.
+  ModeView yv;
+  yv.root = t.getResult();
+  yv.shape.assign(yShape.begin(), yShape.end());
+  yv.dims.resize(yShape.size());
+  auto xStr = rowMajorStrides(t.getType().getShape());
+  for (auto [j, p] : llvm::enumerate(t.getPerm()))
+    if (yShape[p] != 1)
+      yv.dims[p] = {ViewMode{yShape[p], xStr[j]}};
+  auto view = attentionBlockMatrix(yv, 0);
+  if (!view)
+    return t.emitError("GPU attention kernel: the head merge is not block matrices of its "
+                       "result"),
+           failure();
+  return bi.matrixAt(outParam, *view, yShape);
+}
+
+FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                          AttentionOp att, const GPUAttentionConfig &cfg) {
+  Location loc = att.getLoc();
+  auto yT = att.getType();
+  ArrayRef<int64_t> yShape = yT.getShape();
+  SmallVector<int64_t> batchShape(yShape.drop_back(2));
+  int64_t Sq = att.getQueryLength(), Skv = att.getKeyLength(), D = att.getHeadSize(),
+          Dv = att.getValueHeadSize(), batch = numElements(batchShape);
+  int64_t BM = cfg.blockM, BN = cfg.blockN;
+  bool split = cfg.splits > 1;
+  SmallVector<NamedAttribute> blocks = {
+      blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
+      blockAttr(builder, "BLOCK_D", D), blockAttr(builder, "BLOCK_DV", Dv)};
+  SmallVector<int64_t> grid = {(int64_t)llvm::divideCeil(Sq, BM), batch, 1};
+  auto [partialT, lseT] = splitPartialTypes(att, cfg.splits);
+  KernelContext kc;
+  if (split) {
+    blocks.push_back(blockAttr(builder, "KV_SPLITS", cfg.splits));
+    grid[2] = cfg.splits;
+    kc = makeKernelWithParams(builder, group, name, {}, {partialT, lseT}, grid, cfg.numWarps,
+                              blocks, kAttentionMmaSyncStages);
+  } else {
+    kc = makeKernel(builder, group, name, grid, cfg.numWarps, blocks, kAttentionMmaSyncStages);
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
+  Type elem = yT.getElementType(), f32 = b.getF32Type();
+  double inf = std::numeric_limits<double>::infinity();
+  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
+  Value pidM = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pidB = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  BatchIndexing bi(b, loc, pidB, batchShape);
+  // Each operand as blocks of a batch of row-major matrices of a kernel input X, read
+  // through the views in the group (AttentionOperands.h).
+  Block &body = group.getBody().front();
+  auto matrixOf = [&](unsigned index) -> FailureOr<AttentionMatrix> {
+    Value v = att->getOperand(index);
+    auto view = attentionOperandView(
+        v, index, [&](Operation *d) { return d->getBlock() == &body; },
+        [](Value root) { return isa<BlockArgument>(root); });
+    auto arg = view ? dyn_cast<BlockArgument>(view->root) : BlockArgument();
+    if (!arg || !kc.argIndex.count(arg))
+      return att.emitError("GPU attention kernel: operand #")
+                 << index << " is not a block matrix of a kernel input (through views that "
+                 << "keep its last dim contiguous)",
+             failure();
+    if (cast<RankedTensorType>(arg.getType()).getNumElements() >= (int64_t(1) << 31))
+      return att.emitError("GPU attention kernel: operand #")
+                 << index << " is read from a tensor of 2^31 elements or more (i32 offsets)",
+             failure();
+    return bi.matrixAt(kc.inParams[kc.argIndex.lookup(arg)], *view,
+                       cast<RankedTensorType>(v.getType()).getShape());
+  };
+  auto qM = matrixOf(0), kM = matrixOf(1), vM = matrixOf(2);
+  if (failed(qM) || failed(kM) || failed(vM))
+    return failure();
+  Value m0 = arith::MulIOp::create(b, loc, pidM, i32(BM));
+  Value zero32 = i32(0);
+  Value q = tl::BlockLoadOp::create(b, loc, RankedTensorType::get({BM, D}, elem), qM->param,
+                                    qM->batch, m0, qM->col, qM->dims);
+  TileBuilder t1{b, loc, {BM}};
+  Value rows = arith::AddIOp::create(b, loc, t1.splat(m0), t1.range(BM));
+  auto rowsToTile = [&](OpBuilder &ob, Value v, int64_t cols) -> Value {
+    auto vt = cast<RankedTensorType>(v.getType());
+    Value e = tl::ExpandDimsOp::create(ob, loc, RankedTensorType::get({BM, 1}, vt.getElementType()),
+                                       v, ob.getI32IntegerAttr(1));
+    return tl::BroadcastOp::create(ob, loc, RankedTensorType::get({BM, cols}, vt.getElementType()),
+                                   e);
+  };
+  auto rowReduce = [&](OpBuilder &ob, Value v, tl::ReduceKind kind) -> Value {
+    return tl::ReduceOp::create(ob, loc, RankedTensorType::get({BM}, f32), v, (uint32_t)1, kind);
+  };
+  auto ieee = tl::InputPrecisionAttr::get(b.getContext(), tl::InputPrecision::ieee);
+  SmallVector<Value> init = {t1.splatF(f32, -inf), t1.splatF(f32, 0.0),
+                             TileBuilder{b, loc, {BM, Dv}}.splatF(f32, 0.0)};
+  Value pidS;
+  auto keyLoop = [&](function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> step) {
+    if (!split)
+      return chunkLoop(b, loc, Skv, BN, init, step);
+    pidS = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
+    Value lo = arith::MulIOp::create(b, loc, pidS, i32(cfg.splitBlocks * BN));
+    Value hi = arith::MinSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, lo, i32(cfg.splitBlocks * BN)), i32(Skv));
+    return rangeLoop(b, loc, lo, hi, BN, init, step);
+  };
+  auto loop = keyLoop([&](OpBuilder &lb, Value n0, ValueRange carried) {
+    TileBuilder ts{lb, loc, {BM, BN}};
+    TileBuilder tr{lb, loc, {BM}};
+    // K's rows [BN, D] read transposed, or a stored K^T's [D, BN] block (no column
+    // offsets: attentionOperandView takes a stored K^T only as plain matrices).
+    auto ktT = RankedTensorType::get({D, BN}, elem);
+    Value kt = kM->keyRows ? tl::BlockLoadOp::create(lb, loc, ktT, kM->param, kM->batch, n0,
+                                                     kM->col, kM->dims, /*transpose=*/true)
+                           : tl::BlockLoadOp::create(lb, loc, ktT, kM->param, kM->batch, zero32, n0,
+                                                     kM->dims);
+    Value s = tl::DotOp::create(lb, loc, ts.tileOf(f32), q, kt, ts.splatF(f32, 0.0), ieee);
+    s = arith::MulFOp::create(lb, loc, s, ts.splatF(f32, att.getScale().convertToDouble()));
+    TileBuilder tn{lb, loc, {BN}};
+    Value cols = arith::AddIOp::create(lb, loc, tn.splat(n0), tn.range(BN));
+    Value keep = ts.along(
+        arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, cols, tn.splatI32(Skv)), 1);
+    if (att.getCausal()) {
+      // Key j is visible from query i when j <= i + (Skv - Sq).
+      Value limit = arith::AddIOp::create(lb, loc, ts.along(rows, 0), ts.splatI32(Skv - Sq));
+      keep = arith::AndIOp::create(
+          lb, loc, keep,
+          arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sle, ts.along(cols, 1), limit));
+    }
+    s = arith::SelectOp::create(lb, loc, keep, s, ts.splatF(f32, -inf));
+    Value mNew =
+        arith::MaximumFOp::create(lb, loc, carried[0], rowReduce(lb, s, tl::ReduceKind::max));
+    Value none =
+        arith::CmpFOp::create(lb, loc, arith::CmpFPredicate::OEQ, mNew, tr.splatF(f32, -inf));
+    Value mSafe = arith::SelectOp::create(lb, loc, none, tr.splatF(f32, 0.0), mNew);
+    Value alpha = math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, carried[0], mSafe));
+    Value p =
+        math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, s, rowsToTile(lb, mSafe, BN)));
+    Value l = arith::AddFOp::create(lb, loc, arith::MulFOp::create(lb, loc, carried[1], alpha),
+                                    rowReduce(lb, p, tl::ReduceKind::add));
+    Value v = tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({BN, Dv}, elem), vM->param,
+                                      vM->batch, n0, vM->col, vM->dims);
+    Value p16 = arith::TruncFOp::create(lb, loc, ts.tileOf(elem), p);
+    Value acc = arith::MulFOp::create(lb, loc, carried[2], rowsToTile(lb, alpha, Dv));
+    acc = tl::DotOp::create(lb, loc, acc.getType(), p16, v, acc, ieee);
+    return SmallVector<Value>{mNew, l, acc};
+  });
+  if (split) {
+    // The slice's O / l (0 for rows without a visible key) and log-sum-exp m + log(l).
+    Value l = loop.getResult(1);
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, t1.splatF(f32, 0.0));
+    Value inv = arith::SelectOp::create(b, loc, empty, t1.splatF(f32, 0.0),
+                                        arith::DivFOp::create(b, loc, t1.splatF(f32, 1.0), l));
+    Value y = arith::MulFOp::create(b, loc, loop.getResult(2), rowsToTile(b, inv, Dv));
+    Value lse = arith::AddFOp::create(b, loc, loop.getResult(0), math::LogOp::create(b, loc, l));
+    lse = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({BM, 1}, f32), lse,
+                                   b.getI32IntegerAttr(1));
+    Value at = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, pidS, i32(batch)), pidB);
+    tl::BlockStoreOp::create(b, loc, kc.outParams[0], at, m0, zero32, y, partialT.getShape());
+    tl::BlockStoreOp::create(b, loc, kc.outParams[1], at, m0, zero32, lse, lseT.getShape());
+    func::ReturnOp::create(b, loc);
+    return kc.kernel;
+  }
+  Value inv = arith::DivFOp::create(b, loc, t1.splatF(f32, 1.0), loop.getResult(1));
+  Value y = arith::MulFOp::create(b, loc, loop.getResult(2), rowsToTile(b, inv, Dv));
+  y = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, Dv}, elem), y);
+  auto out = resultMatrix(bi, kc.outParams[0], att, pidB, zero32);
+  if (failed(out))
+    return failure();
+  tl::BlockStoreOp::create(b, loc, out->param, out->batch, m0, out->col, y, out->dims);
+  func::ReturnOp::create(b, loc);
+  return kc.kernel;
+}
+
+} // namespace aicc::templates

@@ -1,0 +1,132 @@
+//===- AttentionKernels.h - the attention template's kernels (private) -*- C++ -*-===//
+//
+// The kernels buildAttentionKernels (AttentionTemplate.cpp) makes of one graph.attention
+// group: the cpu target's two-pass kernel (AttentionCPUTemplate.cpp), the GPU targets'
+// one-pass form (AttentionGPUTemplate.cpp) and, with the keys split across programs
+// (flash-decoding), the kernel combining the slices (AttentionCombineTemplate.cpp), with
+// what they share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AICC_LIB_CONVERSION_GRAPHTOTILE_ATTENTIONKERNELS_H
+#define AICC_LIB_CONVERSION_GRAPHTOTILE_ATTENTIONKERNELS_H
+
+#include "TemplateSupport.h"
+
+#include "aicc/Dialect/Graph/IR/AttentionOperands.h"
+
+#include <utility>
+
+namespace aicc::templates {
+
+/// Most rows / keys per block (the cpu target's tiles; the GPU lowering picks its own).
+constexpr int64_t kAttentionBlockM = 64;
+constexpr int64_t kAttentionBlockN = 64;
+/// Largest head size (D, Dv) the template holds in one tile.
+constexpr int64_t kMaxAttentionHeadSize = 512;
+
+/// The power of two >= n (at least 1), at most `cap`.
+inline int64_t blockOf(int64_t n, int64_t cap) {
+  return std::min<int64_t>(cap, (int64_t)llvm::PowerOf2Ceil(std::max<int64_t>(1, n)));
+}
+
+/// A batch of row-major matrices of a kernel buffer as a program's block loads and stores
+/// address them: tile.block_load's dims, the program's matrix `batch` and column offset.
+struct AttentionMatrix {
+  Value param, batch, col;
+  SmallVector<int64_t> dims;
+  bool keyRows = false;
+};
+
+/// The program's index in each batch dim of the attention's result (i32 scalars, from the
+/// flat program id `pidB`, row-major), and the block matrices of views at them.
+struct BatchIndexing {
+  OpBuilder &b;
+  Location loc;
+  SmallVector<int64_t> shape;
+  SmallVector<Value> idx;
+
+  BatchIndexing(OpBuilder &b, Location loc, Value pidB, ArrayRef<int64_t> batchShape)
+      : b(b), loc(loc), shape(batchShape) {
+    auto strides = rowMajorStrides(batchShape);
+    for (size_t d = 0; d < batchShape.size(); ++d) {
+      Value q = arith::DivSIOp::create(b, loc, pidB, i32(strides[d]));
+      if (d != 0)
+        q = arith::RemSIOp::create(b, loc, q, i32(batchShape[d]));
+      idx.push_back(q);
+    }
+  }
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+
+  /// `view` (AttentionOperands.h) of a value of `shape` as blocks of `param`'s matrices:
+  /// the program's matrix and column offset from its batch indices (numpy broadcast:
+  /// right-aligned, size-1 dims pinned to 0).
+  AttentionMatrix matrixAt(Value param, const AttentionOperandView &view,
+                           ArrayRef<int64_t> vshape) {
+    AttentionMatrix m{param, i32(view.batch), i32(view.col), {}, view.keyRows};
+    m.dims.assign(view.dims.begin(), view.dims.end());
+    size_t off = shape.size() - (vshape.size() - 2);
+    // ((idx / div) % size) * step per term; size-1 dims are pinned to 0 (broadcast).
+    auto addTerms = [&](Value &acc, ArrayRef<AttentionIndexTerm> terms) {
+      for (const AttentionIndexTerm &t : terms) {
+        if (vshape[t.dim] == 1)
+          continue;
+        Value x = idx[off + t.dim];
+        if (t.div > 1)
+          x = arith::DivSIOp::create(b, loc, x, i32(t.div));
+        if (t.div * t.size < vshape[t.dim])
+          x = arith::RemSIOp::create(b, loc, x, i32(t.size));
+        acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, i32(t.step)));
+      }
+    };
+    addTerms(m.batch, view.batchTerms);
+    addTerms(m.col, view.colTerms);
+    return m;
+  }
+};
+
+/// How the GPU kernel runs one attention: the mma.sync or wgmma form's blocks and warps, and
+/// the key slices (flash-decoding) with `splitBlocks` key blocks each (1: one slice).
+struct GPUAttentionConfig {
+  int64_t blockM = 0, blockN = 0, numWarps = 0;
+  int64_t splits = 1, splitBlocks = 0;
+};
+
+/// The temporaries of an attention whose keys are split in `splits` slices: the slices'
+/// outputs [splits * batch, Sq, Dv] and log-sum-exps [splits * batch, Sq, 1], slice-major,
+/// in the accumulators' type (f32; f64 for f64 operands).
+std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att, int64_t splits);
+
+/// The block matrices the GPU kernels store the result to: its [batch, Sq, Dv] matrices
+/// (matrix `pidB`), or through the head merge the group took (transpose [.., H, Sq, Dv] ->
+/// [.., Sq, H, Dv], attentionResultRowDim) blocks of its result X's matrices, the head a
+/// column offset.
+FailureOr<AttentionMatrix> resultMatrix(BatchIndexing &bi, Value outParam, AttentionOp att,
+                                        Value pidB, Value zero32);
+
+/// The GPU targets' kernel (the file comment of AttentionGPUTemplate.cpp) of `att` with the
+/// blocks, warps and key slices of `cfg`.
+FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                          AttentionOp att, const GPUAttentionConfig &cfg);
+
+/// The cpu target's kernel (the file comment's two passes); with `splits` > 1 the program
+/// runs key slice program_id(2) of `splitBlocks` blocks and stores the partials
+/// (splitPartialTypes, as buildAttentionGPU's).
+FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
+                                          AttentionOp att, int64_t splits, int64_t splitBlocks);
+
+/// The second kernel of a split attention: one program per (BLOCK_M rows, batch matrix),
+/// combining the `splits` slices' partials (splitPartialTypes) of its rows,
+///
+///   M = max_s lse_s (0 when -inf);  w_s = exp(lse_s - M);  y = sum_s w_s O_s / sum_s w_s
+///
+/// (the log-sum-exp rescaling of flash-decoding; a row whose every slice saw no key is
+/// 0 / 0 = NaN, as the unsplit kernel's), in slice order, then stored as the unsplit kernel
+/// stores its result: GPU targets as blocks of the result's matrices (through the head
+/// merge), the cpu target with the group's elementwise epilogue applied.
+FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
+                                              StringRef name, AttentionOp att, int64_t splits,
+                                              bool gpu);
+
+} // namespace aicc::templates
+
+#endif
