@@ -214,3 +214,42 @@ func.func @gqa_not_packed(%q: tensor<2x8x4x2x64xf16>, %kt: tensor<2x8x1x64x500xf
   %c = graph.attention %q1, %kt, %v bias %bias {scale = 0.125 : f64} : (tensor<2x8x4x1x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>, tensor<2x8x4x1x500xf16>) -> tensor<2x8x4x1x64xf16>
   return %a, %b, %c : tensor<2x8x4x2x64xf16>, tensor<2x8x4x1x64xf16>, tensor<2x8x4x1x64xf16>
 }
+
+// -----
+
+// HF's repeat_kv in a decode step: K and V [B, Hkv, S, D] unsqueezed, expanded to G = 4
+// copies and viewed [B, H, S, D], K^T a transpose of the last two dims; one query. Packed
+// over the unrepeated K and V (the reshapes of reshapes fold away): 4 query rows per K / V
+// head.
+// CHECK-LABEL: func.func @repeat_kv_decode
+// CHECK-NOT: graph.expand
+// CHECK: %[[KT:.*]] = graph.transpose %arg1, [0, 1, 3, 2] : (tensor<2x2x300x64xf16>) -> tensor<2x2x64x300xf16>
+// CHECK: %[[Q:.*]] = graph.reshape %arg0 : (tensor<2x8x1x64xf16>) -> tensor<2x2x4x64xf16>
+// CHECK: %[[Y:.*]] = graph.attention %[[Q]], %[[KT]], %arg2 {scale = 1.250000e-01 : f64}
+// CHECK: graph.reshape %[[Y]] : (tensor<2x2x4x64xf16>) -> tensor<2x8x1x64xf16>
+func.func @repeat_kv_decode(%q: tensor<2x8x1x64xf16>, %k: tensor<2x2x300x64xf16>, %v: tensor<2x2x300x64xf16>) -> tensor<2x8x1x64xf16> {
+  %k3 = graph.reshape %k : (tensor<2x2x300x64xf16>) -> tensor<2x2x1x300x64xf16>
+  %k4 = graph.expand %k3 : tensor<2x2x1x300x64xf16> -> tensor<2x2x4x300x64xf16>
+  %k5 = graph.reshape %k4 : (tensor<2x2x4x300x64xf16>) -> tensor<2x8x300x64xf16>
+  %kt = graph.transpose %k5, [0, 1, 3, 2] : (tensor<2x8x300x64xf16>) -> tensor<2x8x64x300xf16>
+  %v3 = graph.reshape %v : (tensor<2x2x300x64xf16>) -> tensor<2x2x1x300x64xf16>
+  %v4 = graph.expand %v3 : tensor<2x2x1x300x64xf16> -> tensor<2x2x4x300x64xf16>
+  %v5 = graph.reshape %v4 : (tensor<2x2x4x300x64xf16>) -> tensor<2x8x300x64xf16>
+  %y = graph.attention %q, %kt, %v5 {causal, scale = 0.125 : f64} : (tensor<2x8x1x64xf16>, tensor<2x8x64x300xf16>, tensor<2x8x300x64xf16>) -> tensor<2x8x1x64xf16>
+  return %y : tensor<2x8x1x64xf16>
+}
+
+// -----
+
+// Not packed: two queries per head; V repeated but K not.
+// CHECK-LABEL: func.func @repeat_kv_not_packed
+// CHECK-COUNT-2: graph.attention %arg
+func.func @repeat_kv_not_packed(%q: tensor<2x8x2x64xf16>, %q1: tensor<2x8x1x64xf16>, %k: tensor<2x8x300x64xf16>, %v: tensor<2x2x300x64xf16>) -> (tensor<2x8x2x64xf16>, tensor<2x8x1x64xf16>) {
+  %kt = graph.transpose %k, [0, 1, 3, 2] : (tensor<2x8x300x64xf16>) -> tensor<2x8x64x300xf16>
+  %v3 = graph.reshape %v : (tensor<2x2x300x64xf16>) -> tensor<2x2x1x300x64xf16>
+  %v4 = graph.expand %v3 : tensor<2x2x1x300x64xf16> -> tensor<2x2x4x300x64xf16>
+  %v5 = graph.reshape %v4 : (tensor<2x2x4x300x64xf16>) -> tensor<2x8x300x64xf16>
+  %a = graph.attention %q, %kt, %v5 {scale = 0.125 : f64} : (tensor<2x8x2x64xf16>, tensor<2x8x64x300xf16>, tensor<2x8x300x64xf16>) -> tensor<2x8x2x64xf16>
+  %b = graph.attention %q1, %kt, %v5 {scale = 0.125 : f64} : (tensor<2x8x1x64xf16>, tensor<2x8x64x300xf16>, tensor<2x8x300x64xf16>) -> tensor<2x8x1x64xf16>
+  return %a, %b : tensor<2x8x2x64xf16>, tensor<2x8x1x64xf16>
+}

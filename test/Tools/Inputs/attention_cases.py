@@ -197,23 +197,27 @@ def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0, merge=
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
 
 
-def causal_softmax_pv(lines, T, b, h, sq, d, e, v, heads, causal):
+def causal_softmax_pv(lines, T, b, h, sq, d, e, v, heads, causal, skv=None):
     """Appends the scores of %q and %kt, their scale by 1/sqrt(d), an optional causal mask
-    (sq queries over sq keys), the softmax over the keys and %y = P @ v; returns the
-    additive mask (0 or -inf) for the numpy reference."""
-    lines += [f"  %s = graph.matmul %q, %kt : ({heads}, {T([b, h, d, sq])}) -> {T([b, h, sq, sq])}",
+    (sq queries over skv keys, default sq: key j visible from query i when j <= i + skv -
+    sq), the softmax over the keys and %y = P @ v; returns the additive mask (0 or -inf) for
+    the numpy reference."""
+    skv = sq if skv is None else skv
+    sc = T([b, h, sq, skv])
+    lines += [f"  %s = graph.matmul %q, %kt : ({heads}, {T([b, h, d, skv])}) -> {sc}",
               f"  %c = graph.constant dense<{1 / np.sqrt(d):.8f}> : {T([])}",
-              f"  %t = graph.mul %s, %c : ({T([b, h, sq, sq])}, {T([])}) -> {T([b, h, sq, sq])}"]
+              f"  %t = graph.mul %s, %c : ({sc}, {T([])}) -> {sc}"]
     last, bias = "%t", 0.0
     if causal:
-        rows = ["[" + ", ".join("0.0" if j <= i else NEG_INF[e] for j in range(sq)) + "]"
-                for i in range(sq)]
-        lines += [f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, sq])}",
-                  f"  %a = graph.add %t, %cm : ({T([b, h, sq, sq])}, {T([sq, sq])}) -> {T([b, h, sq, sq])}"]
+        rows = ["[" + ", ".join("0.0" if j <= i + skv - sq else NEG_INF[e] for j in range(skv))
+                + "]" for i in range(sq)]
+        lines += [f"  %cm = graph.constant dense<[{', '.join(rows)}]> : {T([sq, skv])}",
+                  f"  %a = graph.add %t, %cm : ({sc}, {T([sq, skv])}) -> {sc}"]
         last = "%a"
-        bias = np.where(np.arange(sq)[None, :] <= np.arange(sq)[:, None], 0.0, -np.inf)
-    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {T([b, h, sq, sq])}",
-              f"  %y = graph.matmul %p, {v} : ({T([b, h, sq, sq])}, {heads}) -> {heads}"]
+        bias = np.where(np.arange(skv)[None, :] <= np.arange(sq)[:, None] + skv - sq, 0.0,
+                        -np.inf)
+    lines += [f"  %p = graph.softmax {last} {{axis = 3 : i64}} : {sc}",
+              f"  %y = graph.matmul %p, {v} : ({sc}, {T([b, h, skv, d])}) -> {heads}"]
     return bias
 
 
@@ -296,33 +300,35 @@ def packed_qkv_case(out, name, sq, b, h, d, e, causal=False, seed=0, split=False
     write_case(out, name, lines, [qkv], y.reshape([b, sq, E] if split else [sq, b, E]), e)
 
 
-def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0):
-    """Grouped-query attention as HF Llama writes it: q [B, S, H * D], k and v [B, S, KVH *
-    D] viewed [B, S, heads, D] and transposed to [B, heads, S, D]; k and v repeated per
-    query-head group (repeat_kv: unsqueezed to [B, KVH, 1, S, D], expanded to [B, KVH, G, S,
-    D], viewed [B, H, S, D]); K^T by a transpose of the last two dims. Result [B, H, S, D]."""
+def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0, skv=None):
+    """Grouped-query attention as HF Llama writes it: q [B, S, H * D], k and v [B, Skv, KVH *
+    D] (Skv = skv, default S) viewed [B, S, heads, D] and transposed to [B, heads, S, D]; k
+    and v repeated per query-head group (repeat_kv: unsqueezed to [B, KVH, 1, Skv, D],
+    expanded to [B, KVH, G, Skv, D], viewed [B, H, Skv, D]); K^T by a transpose of the last
+    two dims. Result [B, H, S, D]."""
     rng = np.random.default_rng(seed)
     g = h // kvh
+    skv = sq if skv is None else skv
     q = rounded(rng.standard_normal([b, sq, h * d]), e)
-    k = rounded(rng.standard_normal([b, sq, kvh * d]), e)
-    v = rounded(rng.standard_normal([b, sq, kvh * d]), e)
+    k = rounded(rng.standard_normal([b, skv, kvh * d]), e)
+    v = rounded(rng.standard_normal([b, skv, kvh * d]), e)
     T = lambda s: ttype(s, e)
     heads = T([b, h, sq, d])
     lines = [f"// attention case {name} (GQA through expand; attention_cases.py)",
-             f"func.func @main(%q0: {T([b, sq, h * d])}, %k0: {T([b, sq, kvh * d])}, "
-             f"%v0: {T([b, sq, kvh * d])}) -> {heads} {{",
+             f"func.func @main(%q0: {T([b, sq, h * d])}, %k0: {T([b, skv, kvh * d])}, "
+             f"%v0: {T([b, skv, kvh * d])}) -> {heads} {{",
              f"  %q1 = graph.reshape %q0 : ({T([b, sq, h * d])}) -> {T([b, sq, h, d])}",
              f"  %q = graph.transpose %q1, [0, 2, 1, 3] : ({T([b, sq, h, d])}) -> {heads}"]
     for x in "kv":
-        lines += [f"  %{x}1 = graph.reshape %{x}0 : ({T([b, sq, kvh * d])}) -> {T([b, sq, kvh, d])}",
-                  f"  %{x}2 = graph.transpose %{x}1, [0, 2, 1, 3] : ({T([b, sq, kvh, d])}) -> {T([b, kvh, sq, d])}",
-                  f"  %{x}3 = graph.reshape %{x}2 : ({T([b, kvh, sq, d])}) -> {T([b, kvh, 1, sq, d])}",
-                  f"  %{x}4 = graph.expand %{x}3 : {T([b, kvh, 1, sq, d])} -> {T([b, kvh, g, sq, d])}",
-                  f"  %{x}5 = graph.reshape %{x}4 : ({T([b, kvh, g, sq, d])}) -> {heads}"]
-    lines.append(f"  %kt = graph.transpose %k5, [0, 1, 3, 2] : ({heads}) -> {T([b, h, d, sq])}")
-    bias = causal_softmax_pv(lines, T, b, h, sq, d, e, "%v5", heads, causal)
+        lines += [f"  %{x}1 = graph.reshape %{x}0 : ({T([b, skv, kvh * d])}) -> {T([b, skv, kvh, d])}",
+                  f"  %{x}2 = graph.transpose %{x}1, [0, 2, 1, 3] : ({T([b, skv, kvh, d])}) -> {T([b, kvh, skv, d])}",
+                  f"  %{x}3 = graph.reshape %{x}2 : ({T([b, kvh, skv, d])}) -> {T([b, kvh, 1, skv, d])}",
+                  f"  %{x}4 = graph.expand %{x}3 : {T([b, kvh, 1, skv, d])} -> {T([b, kvh, g, skv, d])}",
+                  f"  %{x}5 = graph.reshape %{x}4 : ({T([b, kvh, g, skv, d])}) -> {T([b, h, skv, d])}"]
+    lines.append(f"  %kt = graph.transpose %k5, [0, 1, 3, 2] : ({T([b, h, skv, d])}) -> {T([b, h, d, skv])}")
+    bias = causal_softmax_pv(lines, T, b, h, sq, d, e, "%v5", heads, causal, skv)
     lines += [f"  return %y : {heads}", "}"]
-    rep = lambda x: np.repeat(x.reshape(b, sq, kvh, d).transpose(0, 2, 1, 3), g, axis=1)
+    rep = lambda x: np.repeat(x.reshape(b, skv, kvh, d).transpose(0, 2, 1, 3), g, axis=1)
     y = attention_reference(q.reshape(b, sq, h, d).transpose(0, 2, 1, 3), rep(k), rep(v), d, e,
                             bias)
     write_case(out, name, lines, [q, k, v], y, e)
@@ -376,6 +382,10 @@ def gpu_cases(out):
          seed=30)
     head_split_case(out, "gpu-f16-d64-decode-heads", 2, 4, 4, 1500, 64, "f16", seed=31,
                     merge=True)
+    # HF Llama's decode step: repeat_kv's expand (32 query heads over 8 KV heads), one query
+    # over 2100 causal positions, packed to 4 query rows per KV head.
+    gqa_expand_case(out, "gpu-f16-d128-decode-repeat-kv", 1, 32, 8, 1, 128, "f16", causal=True,
+                    seed=32, skv=2100)
     # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
     case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
 
@@ -408,6 +418,10 @@ def main():
     # graph-recompose-attention packs the 4 heads as the rows of one attention per KV head.
     case(out, "decode-gqa-packed", [2, 2, 4], 1, 300, 64, 64, "f32", gqa=True, causal=True,
          seed=10)
+    # The same as HF Llama writes it (repeat_kv's expand of K and V, 8 query heads over 2 KV
+    # heads, the causal mask over 300 positions): packed over the unrepeated K and V.
+    gqa_expand_case(out, "decode-repeat-kv", 2, 8, 2, 1, 64, "f32", causal=True, seed=11,
+                    skv=300)
 
 
 if __name__ == "__main__":

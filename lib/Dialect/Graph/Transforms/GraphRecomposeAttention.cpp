@@ -332,6 +332,87 @@ struct PackGroupedQueries : public OpRewritePattern<AttentionOp> {
   }
 };
 
+/// `v` as HF's repeat_kv writes a K or V of `heads` heads from one of fewer: reshape(expand(x))
+/// with x [..., Hkv, 1, S, D] expanded to [..., Hkv, G, S, D] and viewed [..., Hkv * G, S,
+/// D] (= `heads`). Returns x and sets `groups` to G, or null.
+static Value repeatedKV(Value v, int64_t &groups) {
+  auto reshape = v.getDefiningOp<ReshapeOp>();
+  auto expand = reshape ? reshape.getInput().getDefiningOp<ExpandOp>() : ExpandOp();
+  if (!expand)
+    return Value();
+  auto xT = cast<RankedTensorType>(expand.getInput().getType());
+  auto eT = cast<RankedTensorType>(expand.getType());
+  auto vT = cast<RankedTensorType>(v.getType());
+  int64_t r = vT.getRank();
+  if (!xT.hasStaticShape() || !vT.hasStaticShape() || r < 3 || xT.getRank() != r + 1 ||
+      eT.getRank() != r + 1)
+    return Value();
+  ArrayRef<int64_t> x = xT.getShape(), e = eT.getShape(), out = vT.getShape();
+  // x = [prefix..., Hkv, 1, S, D], e = x with G at the 1, out = [prefix..., Hkv * G, S, D].
+  if (x[r - 2] != 1 || e[r - 2] <= 1 || x.take_front(r - 2) != e.take_front(r - 2) ||
+      x.take_back(2) != e.take_back(2) || x.take_front(r - 3) != out.take_front(r - 3) ||
+      out[r - 3] != x[r - 3] * e[r - 2] || x.take_back(2) != out.take_back(2))
+    return Value();
+  groups = e[r - 2];
+  return expand.getInput();
+}
+
+/// Grouped-query decode as HF writes it: one query per head against K and V repeated per
+/// query-head group (repeatedKV: K^T a transpose of the last two dims of one) becomes one
+/// attention of G query rows per K / V head over the unrepeated K and V,
+///
+///   y = reshape(attention(reshape(q) [..., Hkv, G, D], transpose(reshape(k)), reshape(v)))
+///
+/// (every reshape a view), so K and V are read once per K / V head instead of once per
+/// query head -- the packing of PackGroupedQueries below for the expand form. The causal
+/// flag of one query hides nothing and goes.
+struct PackRepeatedKV : public OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp att, PatternRewriter &rewriter) const override {
+    auto qT = cast<RankedTensorType>(att.getQuery().getType());
+    auto yT = att.getType();
+    int64_t r = qT.getRank();
+    auto kt = att.getKeyT().getDefiningOp<TransposeOp>();
+    if (att.getBias() || att.getQueryLength() != 1 || r < 3 || !qT.hasStaticShape() ||
+        !yT.hasStaticShape() || !kt)
+      return rewriter.notifyMatchFailure(att, "not one query per head with K^T a transpose");
+    SmallVector<int64_t> swapLast2 = llvm::to_vector(llvm::seq<int64_t>(0, r));
+    std::swap(swapLast2[r - 1], swapLast2[r - 2]);
+    int64_t gk = 0, gv = 0;
+    Value k5 = repeatedKV(kt.getInput(), gk), v5 = repeatedKV(att.getValue(), gv);
+    if (kt.getPerm() != ArrayRef<int64_t>(swapLast2) || !k5 || !v5 || gk != gv ||
+        qT.getShape().drop_back(2) !=
+            cast<RankedTensorType>(att.getValue().getType()).getShape().drop_back(2))
+      return rewriter.notifyMatchFailure(att, "K and V are not repeated per query-head group");
+    Location loc = att.getLoc();
+    // x [..., Hkv, 1, S, D] -> [..., Hkv, S, D].
+    auto drop = [&](Value x5) -> Value {
+      auto t = cast<RankedTensorType>(x5.getType());
+      SmallVector<int64_t> s(t.getShape());
+      s.erase(s.begin() + (r - 2));
+      return ReshapeOp::create(rewriter, loc, RankedTensorType::get(s, t.getElementType()), x5);
+    };
+    Value k4 = drop(k5), v4 = drop(v5);
+    auto k4T = cast<RankedTensorType>(k4.getType());
+    SmallVector<int64_t> ktShape(k4T.getShape());
+    std::swap(ktShape[r - 1], ktShape[r - 2]);
+    Value kt4 = TransposeOp::create(rewriter, loc,
+                                    RankedTensorType::get(ktShape, k4T.getElementType()), k4,
+                                    rewriter.getDenseI64ArrayAttr(swapLast2));
+    // q [..., H, 1, D] -> [..., Hkv, G, D]; the result [..., Hkv, G, Dv] -> [..., H, 1, Dv].
+    auto rows = [&](RankedTensorType t) {
+      SmallVector<int64_t> s(t.getShape().drop_back(3));
+      s.append({t.getDimSize(r - 3) / gk, gk, t.getDimSize(r - 1)});
+      return RankedTensorType::get(s, t.getElementType());
+    };
+    Value q = ReshapeOp::create(rewriter, loc, rows(qT), att.getQuery());
+    auto packed = AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, Value(),
+                                      att.getScaleAttr(), UnitAttr());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
+    return success();
+  }
+};
+
 struct GraphRecomposeAttentionPass
     : public aicc::graph::impl::GraphRecomposeAttentionBase<GraphRecomposeAttentionPass> {
   void runOnOperation() override {
@@ -342,7 +423,7 @@ struct GraphRecomposeAttentionPass
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<RecomposeAttention>(&getContext(), chip->isGPU ? chip : nullptr);
-    patterns.add<PackGroupedQueries>(&getContext());
+    patterns.add<PackGroupedQueries, PackRepeatedKV>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -136,7 +136,9 @@ def GraphRecomposeAttention : Pass<"graph-recompose-attention", "mlir::func::Fun
     and V's is 1, the broadcast of HF's repeat_kv) is packed: reshape q [..., G, 1, D] to
     [..., 1, G, D], one attention of G query rows per K / V head, reshape the result back
     (views), so each K / V block is read once for its G query heads. With one query the
-    causal flag hides nothing and is dropped.
+    causal flag hides nothing and is dropped. HF's repeat_kv (K and V [..., Hkv, S, D]
+    unsqueezed, expanded to G copies and viewed [..., Hkv * G, S, D]; K^T a transpose of
+    the last two dims) is packed the same way over the unrepeated K and V.
 
     ```mlir
     %kt = graph.transpose %k ...  %s = graph.matmul %q, %kt ...  %t = graph.mul %s, %c ...
