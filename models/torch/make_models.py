@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Exports the PyTorch models issue 4 asks for, the way users export them, at opsets 14 and 17.
+"""Exports the PyTorch models issue 4 asks for, the way users export them, at opsets 14 and 17
+(and issue 17's Llama decode step at 17).
 
 Run with Debian's python3 (torch 1.13 CPU):  /usr/bin/python3 models/torch/make_models.py
 For each model and opset writes NAME_opsetN/model.onnx and test_data_set_0/{input_K,output_K}.pb
@@ -87,6 +88,47 @@ class GPTBlock(torch.nn.Module):
         return x + self.out(h)
 
 
+class LlamaDecode(torch.nn.Module):
+    """One decode step of a Llama-style attention block as HF transformers' eager attention
+    writes it: the new token's q / k / v projections, RoPE at its position, the KV cache
+    (inputs 1 and 2, [B, KV heads, S, head dim]) extended by the token (torch.cat),
+    repeat_kv (unsqueeze, expand, reshape to the query heads), softmax(q k^T / sqrt(d)) v over
+    the S + 1 positions (one query: no mask), the output projection."""
+
+    def __init__(self, d=128, heads=8, kv_heads=2, past=40):
+        super().__init__()
+        self.h, self.kv, self.hd = heads, kv_heads, d // heads
+        self.q = torch.nn.Linear(d, d, bias=False)
+        self.k = torch.nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.v = torch.nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.o = torch.nn.Linear(d, d, bias=False)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        f = past * inv
+        emb = torch.cat([f, f], dim=-1)
+        self.register_buffer("cos", emb.cos(), persistent=False)
+        self.register_buffer("sin", emb.sin(), persistent=False)
+
+    @staticmethod
+    def rotate_half(x):
+        a, b = x.chunk(2, dim=-1)
+        return torch.cat([-b, a], dim=-1)
+
+    def forward(self, x, past_k, past_v):
+        b, t, c = x.shape
+        q = self.q(x).view(b, t, self.h, self.hd).transpose(1, 2)
+        k = self.k(x).view(b, t, self.kv, self.hd).transpose(1, 2)
+        v = self.v(x).view(b, t, self.kv, self.hd).transpose(1, 2)
+        q = q * self.cos + self.rotate_half(q) * self.sin
+        k = k * self.cos + self.rotate_half(k) * self.sin
+        k = torch.cat([past_k, k], dim=2)
+        v = torch.cat([past_v, v], dim=2)
+        rep, s = self.h // self.kv, k.shape[2]
+        k = k[:, :, None].expand(b, self.kv, rep, s, self.hd).reshape(b, self.h, s, self.hd)
+        v = v[:, :, None].expand(b, self.kv, rep, s, self.hd).reshape(b, self.h, s, self.hd)
+        att = torch.softmax((q @ k.transpose(2, 3)) / (self.hd ** 0.5), dim=-1)
+        return self.o((att @ v).transpose(1, 2).reshape(b, t, c))
+
+
 def export(name, model, inputs, opset):
     torch.manual_seed(0)
     model.eval()
@@ -130,3 +172,7 @@ if __name__ == "__main__":
         export("bert_encoder", Encoder(), [torch.randn(2, 8, 32)], opset)
         torch.manual_seed(0)
         export("gpt_block", GPTBlock(), [torch.randn(2, 8, 32)], opset)
+    # A decode step with a KV cache (issue 17): opset 17 only.
+    torch.manual_seed(0)
+    export("llama_decode", LlamaDecode(),
+           [torch.randn(2, 1, 128), torch.randn(2, 2, 40, 16), torch.randn(2, 2, 40, 16)], 17)
