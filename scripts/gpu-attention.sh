@@ -8,9 +8,11 @@
 #     sm_90a,sm_90) into .device/attn-check/<target>/<case>.aicc; writes the benchmark models
 #     (bench/attention_models.py; BENCH_CASES: comma-separated case names, default all, "none"
 #     for none) and compiles each for the first target, fused (fused.aicc: the default kernel,
-#     on sm_90a FlashAttention-3; ovl.aicc / pp.aicc / ovlpp.aicc with --attention-overlap /
-#     --attention-pingpong / both; mma64.aicc with --attention-block-m=64, the mma.sync
-#     kernel), and non-causal ones
+#     on sm_90a FlashAttention-3 with the overlap and the ping-pong; plain.aicc / ovl.aicc /
+#     pp.aicc with neither / only --attention-overlap / only --attention-pingpong; mma64.aicc
+#     with --attention-block-m=64, the mma.sync kernel; decode cases nosplit.aicc with
+#     --attention-kv-splits=1), and sm_90a's correctness cases also as plain kernels
+#     (attn-check/sm_90a-plain), and non-causal ones
 #     also --attention=unfused (the four-kernel form), into .device/attn/<case>/; copies aicc-run
 #     and the two shared libraries it needs to .device/{bin,lib}. Replaces .device/attn*.
 #   scripts/gpu-attention.sh run [BENCH_CASE...]                          (on the GPU machine)
@@ -40,10 +42,10 @@ compile)
         || { echo "compile failed: $name $t" >&2; rc=1; }
       if [ "$t" = sm_90a ]; then
         # The FlashAttention-3 kernel with its intra-warpgroup overlap and ping-pong too.
-        mkdir -p "$pay/attn-check/sm_90a-ovlpp"
-        "$build/bin/aicc-compile" "$m" --target="$t" --attention=fused --attention-overlap=true \
-          --attention-pingpong=true -o "$pay/attn-check/sm_90a-ovlpp/$name.aicc" \
-          || { echo "compile failed: $name ovlpp" >&2; rc=1; }
+        mkdir -p "$pay/attn-check/sm_90a-plain"
+        "$build/bin/aicc-compile" "$m" --target="$t" --attention=fused --attention-overlap=false \
+          --attention-pingpong=false -o "$pay/attn-check/sm_90a-plain/$name.aicc" \
+          || { echo "compile failed: $name plain" >&2; rc=1; }
       fi
     done
   done
@@ -59,8 +61,9 @@ compile)
         || { echo "compile failed: $name fused" >&2; rc=1; }
       # The variants (bench/attention.py's KINDS): without the overlap, and the mma.sync kernel;
       # decode cases: without the key split (nosplit).
-      variants=("ovl --attention-overlap=true" "pp --attention-pingpong=true"
-                "ovlpp --attention-overlap=true --attention-pingpong=true" "mma64 --attention-block-m=64")
+      variants=("plain --attention-overlap=false --attention-pingpong=false"
+                "ovl --attention-overlap=true --attention-pingpong=false"
+                "pp --attention-overlap=false --attention-pingpong=true" "mma64 --attention-block-m=64")
       case $name in *_decode_*) variants=("nosplit --attention-kv-splits=1") ;; esac
       for v in "${variants[@]}"; do
         # shellcheck disable=SC2086
