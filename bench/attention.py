@@ -11,7 +11,8 @@ of the launch plan, mean ms/run), checks the fused bundle's output against
 torch.nn.functional.scaled_dot_product_attention on the same inputs (cases up to
 AICC_ATTN_CHECK_MAX_S keys; larger ones are timed on aicc-run's own inputs), and times SDPA
 with triton.testing.do_bench medians in the same run.
-TFLOP/s = 4 B H S^2 D / time, halved for causal (FlashAttention's count).
+TFLOP/s = 4 B H S^2 D / time, halved for causal (FlashAttention's count; _mask cases count
+the masked keys too). _mask cases pass the padding mask to both (SDPA's attn_mask).
 Decode cases (attention_models.parse_decode: Q queries of H heads over an S-position cache of
 HKV heads) compare with SDPA's enable_gqa on q [B, H, Q, D], k, v [B, HKV, S, D] (aicc's
 bundle takes the same memory as [B, HKV, H / HKV, Q, D] and [B, HKV, 1, S, D]); kinds fused
@@ -99,13 +100,23 @@ def main():
             feeds = [q.view(b, hkv, h // hkv, nq, d), k.view(b, hkv, 1, s, d),
                      v.view(b, hkv, 1, s, d)]
         else:
-            e, b, h, s, d, causal = parse(name)
+            e, b, h, s, d, causal, masked = parse(name)
             t = torch.float16 if e == "f16" else torch.bfloat16
             q, k, v = (torch.randn(b, h, s, d, device=dev, generator=g).to(t) for _ in range(3))
             flops = 4 * b * h * s * s * d / (2 if causal else 1)
             nbytes = None
-            sdpa = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
             feeds = [q, k, v]
+            mask = None
+            if masked:
+                # A padding mask: sequence i of the batch has s - 128 i valid positions
+                # (0 there, -inf after), as BERT's / HF's attention_mask becomes.
+                valid = torch.tensor([max(1, s - 128 * i) for i in range(b)], device=dev)
+                pos = torch.arange(s, device=dev)
+                mask = torch.where(pos[None, :] < valid[:, None], 0.0, float("-inf"))
+                mask = mask.to(t).view(b, 1, 1, s)
+                feeds.append(mask)
+            sdpa = lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                          is_causal=causal)
         r = {"flops": flops}
         if nbytes:
             r["bytes"] = nbytes

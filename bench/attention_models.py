@@ -12,8 +12,10 @@ KV head), written as graph.attention over q [B, HKV, G, Q, D] and k, v [B, HKV, 
 memory as SDPA's q [B, H, Q, D], k, v [B, HKV, S, D] with enable_gqa).
 
 usage: bench/attention_models.py OUTDIR [CASE...]
-Case names: <dtype>_b<B>_h<H>_s<S>_d<D>[_causal], e.g. f16_b4_h16_s1024_d128_causal, or
-the decode form above, e.g. f16_decode_b8_h32_kv8_q1_s4096_d128.
+Case names: <dtype>_b<B>_h<H>_s<S>_d<D>[_causal|_mask], e.g. f16_b4_h16_s1024_d128_causal,
+or the decode form above, e.g. f16_decode_b8_h32_kv8_q1_s4096_d128. _mask cases take a fourth
+input, an additive padding mask [B, 1, 1, S] in the operands' type (0 or -inf: BERT's and HF's
+attention_mask), added to the scaled scores.
 """
 import math
 import os
@@ -23,6 +25,7 @@ import sys
 CASES = [f"{dt}_b4_h16_s{s}_d128{c}" for dt in ("f16", "bf16") for s in (1024, 4096, 8192)
          for c in ("", "_causal")] + \
         [f"{dt}_b1_h32_s2048_d64{c}" for dt in ("f16", "bf16") for c in ("", "_causal")] + \
+        [f"{dt}_b4_h16_s{s}_d128_mask" for dt in ("f16", "bf16") for s in (1024, 4096)] + \
         [f"f16_decode_b8_h32_kv8_q1_s{s}_d128" for s in (4096, 32768)] + \
         ["bf16_decode_b8_h32_kv8_q1_s32768_d128", "f16_decode_b8_h32_kv8_q16_s4096_d128"]
 
@@ -36,11 +39,12 @@ def parse_decode(name):
 
 
 def parse(name):
-    m = re.fullmatch(r"(f16|bf16)_b(\d+)_h(\d+)_s(\d+)_d(\d+)(_causal)?", name)
+    """(dtype, B, H, S, D, causal, mask) of a prefill case name."""
+    m = re.fullmatch(r"(f16|bf16)_b(\d+)_h(\d+)_s(\d+)_d(\d+)(_causal|_mask)?", name)
     if not m:
         raise SystemExit(f"bad case name {name}")
-    dt, b, h, s, d, causal = m.groups()
-    return dt, int(b), int(h), int(s), int(d), bool(causal)
+    dt, b, h, s, d, kind = m.groups()
+    return dt, int(b), int(h), int(s), int(d), kind == "_causal", kind == "_mask"
 
 
 def ttype(shape, e):
@@ -65,10 +69,11 @@ def decode_model(name):
 def model(name):
     if parse_decode(name):
         return decode_model(name)
-    e, b, h, s, d, causal = parse(name)
-    q, kt, sc = [b, h, s, d], [b, h, d, s], [b, h, s, s]
+    e, b, h, s, d, causal, mask = parse(name)
+    q, kt, sc, mt = [b, h, s, d], [b, h, d, s], [b, h, s, s], [b, 1, 1, s]
+    margs = f", %m: {ttype(mt, e)}" if mask else ""
     lines = [f"// attention benchmark case {name} (bench/attention_models.py)",
-             f"func.func @main(%q: {ttype(q, e)}, %k: {ttype(q, e)}, %v: {ttype(q, e)}) -> {ttype(q, e)} {{",
+             f"func.func @main(%q: {ttype(q, e)}, %k: {ttype(q, e)}, %v: {ttype(q, e)}{margs}) -> {ttype(q, e)} {{",
              f"  %kt = graph.transpose %k, [0, 1, 3, 2] : ({ttype(q, e)}) -> {ttype(kt, e)}"]
     scale = 1.0 / math.sqrt(d)
     if causal:
@@ -77,8 +82,11 @@ def model(name):
     else:
         lines += [f"  %s = graph.matmul %q, %kt : ({ttype(q, e)}, {ttype(kt, e)}) -> {ttype(sc, e)}",
                   f"  %c = graph.constant dense<{scale!r}> : {ttype([], e)}",
-                  f"  %t = graph.mul %s, %c : ({ttype(sc, e)}, {ttype([], e)}) -> {ttype(sc, e)}",
-                  f"  %p = graph.softmax %t {{axis = 3 : i64}} : {ttype(sc, e)}",
+                  f"  %t = graph.mul %s, %c : ({ttype(sc, e)}, {ttype([], e)}) -> {ttype(sc, e)}"]
+        if mask:
+            lines.append(f"  %t = graph.add %t0, %m : ({ttype(sc, e)}, {ttype(mt, e)}) -> {ttype(sc, e)}")
+            lines[-2] = lines[-2].replace("%t = graph.mul", "%t0 = graph.mul")
+        lines += [f"  %p = graph.softmax %t {{axis = 3 : i64}} : {ttype(sc, e)}",
                   f"  %y = graph.matmul %p, %v : ({ttype(sc, e)}, {ttype(q, e)}) -> {ttype(q, e)}"]
     lines += [f"  return %y : {ttype(q, e)}", "}"]
     return "\n".join(lines) + "\n"

@@ -156,8 +156,6 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
   if (!headOk(a.headSize) || !headOk(a.valueHeadSize))
     return "head sizes must be powers of two in [16, 128], got D = " + std::to_string(a.headSize) +
            ", Dv = " + std::to_string(a.valueHeadSize);
-  if (a.bias)
-    return "an additive bias / mask other than causal is not supported by the GPU kernel yet";
   if (!a.keyRowMajor && a.keyLength % 8 != 0)
     return "K^T stored [.., D, Skv] needs Skv % 8 == 0 (16-byte rows), got Skv = " +
            std::to_string(a.keyLength);
@@ -220,6 +218,8 @@ std::string aicc::attentionWgmmaProblem(const AttentionShape &a, const ChipInfo 
            ", Dv = " + std::to_string(a.valueHeadSize);
   if (!a.keyRowMajor)
     return "K^T is stored [.., D, Skv] (the wgmma kernel reads K's rows)";
+  if (a.biasAlongRows)
+    return "a bias varying along the query rows (its loads spill in the wgmma kernel)";
   if (attentionWgmmaSharedBytes(a.headSize, a.valueHeadSize) > chip.sharedMemPerBlockBytes)
     return "the Q block and two K / V stages exceed the shared memory per block";
   return "";

@@ -161,8 +161,9 @@ struct AttentionShape {
   TensorCoreOperand operand = TensorCoreOperand::Other;
   /// D (query / key) and Dv (value / output) head sizes; Skv keys.
   int64_t headSize = 0, valueHeadSize = 0, keyLength = 0;
-  /// An additive bias operand (masks other than causal).
-  bool bias = false;
+  /// An additive bias operand (masks other than causal), and whether it varies along the
+  /// query rows (a [.., Sq, Skv] bias; not a padding mask [.., 1, Skv]).
+  bool bias = false, biasAlongRows = false;
   /// Whether K is read as stored [..., Skv, D] (key_t is a transpose view of it); false: K^T
   /// itself is stored [..., D, Skv] (its rows must then be 16-byte multiples).
   bool keyRowMajor = true;
@@ -177,7 +178,7 @@ struct AttentionShape {
 int64_t attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t valueHeadSize);
 /// Why convert-tile-attention-to-mma-sync does not run `a` on `chip`, or "" when it does:
 /// f16 / bf16 operands, D and Dv powers of two in [16, 128] (whole swizzled 16-byte chunks;
-/// at most 64 output accumulators per thread), no bias, a K^T stored [.., D, Skv] only with
+/// at most 64 output accumulators per thread), a K^T stored [.., D, Skv] only with
 /// Skv % 8 == 0, a plain output, at most 65535 batch matrices (CUDA's grid y limit), and
 /// the shared memory within the chip's per block.
 std::string attentionMmaSyncProblem(const AttentionShape &a, const ChipInfo &chip);
@@ -200,8 +201,10 @@ inline constexpr int64_t kAttentionWgmmaWarps = 8;
 int64_t attentionWgmmaSharedBytes(int64_t headSize, int64_t valueHeadSize);
 /// Why convert-tile-attention-to-wgmma does not run `a` on `chip`, or "" when it does:
 /// attentionMmaSyncProblem's rules, then a chip with wgmma, D and Dv in {64, 128} (whole
-/// 128-byte swizzle rows; at most 64 f32 output accumulators per thread) and K read as
-/// stored [.., Skv, D] (a stored K^T keeps the mma.sync kernel). What it refuses runs as the
+/// 128-byte swizzle rows; at most 64 f32 output accumulators per thread), K read as
+/// stored [.., Skv, D] (a stored K^T keeps the mma.sync kernel) and no bias varying along the
+/// query rows (its 64 loads per thread and key block spilled 84-136 bytes at D = 128 in
+/// ptxas 13.0; a padding mask's 32 per key column do not). What it refuses runs as the
 /// mma.sync kernel.
 std::string attentionWgmmaProblem(const AttentionShape &a, const ChipInfo &chip);
 

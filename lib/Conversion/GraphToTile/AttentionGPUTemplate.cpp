@@ -5,7 +5,8 @@
 // [batch, rows, cols] matrices, one loop over the key blocks carrying the row max m, the
 // row sum l and the accumulator O (f32):
 //
-//   s     = scale * Q K^T[:, block], -inf outside the keys and above the causal diagonal
+//   s     = scale * Q K^T[:, block] + bias[rows, block] (f32; optional),
+//           -inf outside the keys and above the causal diagonal
 //   m'    = max(m, rowmax(s));  m'' = (m' == -inf ? 0 : m')
 //   alpha = exp(m - m'');  p = exp(s - m'')
 //   l     = l * alpha + rowsum(p);  O = O * alpha + f16(p) @ V[block, :]
@@ -14,7 +15,7 @@
 // (the online softmax of Milakov & Gimelshein, 2018). P is rounded to the operands' type
 // before the second product, as the tensor cores take it. The caller checked the rules of
 // attentionMmaSyncProblem (TensorCoreRules.h): 16-bit operands, D and Dv powers of two,
-// no bias, K^T read as K's rows or stored with 16-byte rows, no epilogue. Q, K and V are
+// K^T read as K's rows or stored with 16-byte rows, no epilogue. Q, K and V are
 // read through the transposes in the group as blocks of row-major matrices of the kernel
 // inputs (AttentionOperands.h): the head split of [B, S, H, D] is the column offset h * D
 // of the [B, S, H * D] matrices, so no transpose kernel runs before the attention.
@@ -145,6 +146,41 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
         b, loc, arith::AddIOp::create(b, loc, lo, i32(cfg.splitBlocks * BN)), i32(Skv));
     return rangeLoop(b, loc, lo, hi, BN, init, step);
   };
+  // The additive bias of key block `cols` as an f32 [BM, BN] tile: read through the group's
+  // views of a kernel input (loadOperand), masked past Sq / Skv. A bias constant along the
+  // query rows (a padding mask [B, 1, 1, Skv], every decode step's) is one [BN] row
+  // broadcast over the block, so the lowerings load it once per key column, not per score.
+  LogicalResult status = success();
+  auto biasBlock = [&](OpBuilder &lb, Value cols, Value colsOk) -> Value {
+    Value bias = att.getBias();
+    auto bT = cast<RankedTensorType>(bias.getType());
+    bool rowConstant = bT.getRank() < 2 || bT.getShape().end()[-2] == 1;
+    SmallVector<int64_t> outShape(batchShape);
+    outShape.append({rowConstant ? 1 : Sq, Skv});
+    TileBuilder ts{lb, loc, {BM, BN}};
+    TileBuilder tt{lb, loc, rowConstant ? SmallVector<int64_t>{BN} : SmallVector<int64_t>{BM, BN}};
+    SmallVector<Value> idx;
+    for (Value i : bi.idx)
+      idx.push_back(tt.splat(i));
+    Value mask = colsOk;
+    if (rowConstant) {
+      idx.append({tt.splatI32(0), cols});
+    } else {
+      idx.append({tt.along(rows, 0), tt.along(cols, 1)});
+      Value rowsOk = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, rows,
+                                           TileBuilder{lb, loc, {BM}}.splatI32(Sq));
+      mask = arith::AndIOp::create(lb, loc, tt.along(rowsOk, 0), tt.along(colsOk, 1));
+    }
+    auto loaded = loadOperand(tt, kc, bias, outShape, idx, mask);
+    if (failed(loaded)) {
+      status = failure();
+      return ts.splatF(f32, 0.0);
+    }
+    Value v = *loaded;
+    if (!cast<RankedTensorType>(v.getType()).getElementType().isF32())
+      v = arith::ExtFOp::create(lb, loc, tt.tileOf(f32), v);
+    return rowConstant ? ts.along(v, 1) : v;
+  };
   auto loop = keyLoop([&](OpBuilder &lb, Value n0, ValueRange carried) {
     TileBuilder ts{lb, loc, {BM, BN}};
     TileBuilder tr{lb, loc, {BM}};
@@ -159,8 +195,10 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
     s = arith::MulFOp::create(lb, loc, s, ts.splatF(f32, att.getScale().convertToDouble()));
     TileBuilder tn{lb, loc, {BN}};
     Value cols = arith::AddIOp::create(lb, loc, tn.splat(n0), tn.range(BN));
-    Value keep = ts.along(
-        arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, cols, tn.splatI32(Skv)), 1);
+    Value colsOk = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, cols, tn.splatI32(Skv));
+    if (att.getBias())
+      s = arith::AddFOp::create(lb, loc, s, biasBlock(lb, cols, colsOk));
+    Value keep = ts.along(colsOk, 1);
     if (att.getCausal()) {
       // Key j is visible from query i when j <= i + (Skv - Sq).
       Value limit = arith::AddIOp::create(lb, loc, ts.along(rows, 0), ts.splatI32(Skv - Sq));
@@ -186,6 +224,8 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
     acc = tl::DotOp::create(lb, loc, acc.getType(), p16, v, acc, ieee);
     return SmallVector<Value>{mNew, l, acc};
   });
+  if (failed(status))
+    return failure();
   if (split) {
     // The slice's O / l (0 for rows without a visible key) and log-sum-exp m + log(l).
     Value l = loop.getResult(1);

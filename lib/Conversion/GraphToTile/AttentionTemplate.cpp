@@ -142,7 +142,11 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
   shape.valueHeadSize = Dv;
   shape.keyLength = Skv;
   shape.batch = batch;
-  shape.bias = (bool)att.getBias();
+  if (Value bias = att.getBias()) {
+    auto bT = cast<RankedTensorType>(bias.getType());
+    shape.bias = true;
+    shape.biasAlongRows = bT.getRank() >= 2 && bT.getShape().end()[-2] != 1;
+  }
   // K^T as K's rows through the transposes graph-fuse put into the group (the view
   // buildAttentionGPU reads: through the group's views, from a kernel input).
   auto view = attentionOperandView(

@@ -94,10 +94,34 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
   if (!c || !std::isfinite(*c))
     return "S = Q K^T is not scaled by one constant";
   p.scale = *c;
+  // The bias: (s * c) + b, b a tile of index math and loads (no product, no carried value).
+  if (mul->hasOneUse())
+    if (auto add = dyn_cast<arith::AddFOp>(*mul->getUsers().begin())) {
+      p.bias = add.getLhs() == mul.getResult() ? add.getRhs() : add.getLhs();
+      if (shapeOf(p.bias) != ArrayRef<int64_t>{BM, BN} ||
+          !cast<RankedTensorType>(p.bias.getType()).getElementType().isF32())
+        return "the bias added to S is not an f32 [BLOCK_M, BLOCK_N] tile";
+      SmallVector<Value> work = {p.bias};
+      while (!work.empty()) {
+        Value x = work.pop_back_val();
+        if (!isa<RankedTensorType>(x.getType()))
+          continue;
+        Operation *d = x.getDefiningOp();
+        if (!d)
+          return "the bias depends on a loop-carried tile";
+        if (!p.biasOps.insert(d).second)
+          continue;
+        if (isa<tl::DotOp, tl::BlockLoadOp, tl::ReduceOp>(d) || !AccumulatorEpilogue::isSupported(d))
+          return "op '" + d->getName().getStringRef().str() + "' in the bias";
+        llvm::append_range(work, d->getOperands());
+      }
+    }
   // Every op of the key loop is one the template's GPU form has; a comparison of two
   // non-constant tiles is the causal mask (j <= i + Skv - Sq), one with a constant the key
   // tail (j < Skv).
   for (Operation &op : *body) {
+    if (p.biasOps.contains(&op))
+      continue;
     if (body == &top && (&op == qL.getOperation() || !touchesTiles(&op)))
       continue;
     if (isa<tl::StoreOp, tl::BlockStoreOp, func::ReturnOp>(op) && body == &top)
@@ -107,7 +131,7 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
         op.getDialect()->getNamespace() != "arith")
       return "op '" + op.getName().getStringRef().str() + "' in the key loop";
     if (auto l = dyn_cast<tl::BlockLoadOp>(op); l && l != kL && l != vL)
-      return "a third block load in the key loop (a bias)";
+      return "a third block load in the key loop";
     if (auto cmp = dyn_cast<arith::CmpIOp>(op))
       if (!isConstantTile(cmp.getLhs()) && !isConstantTile(cmp.getRhs()) &&
           isa<RankedTensorType>(cmp.getLhs().getType()))
@@ -262,4 +286,39 @@ void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store
         sb, loc, lse, lPtr,
         ValueRange{arith::IndexCastUIOp::create(sb, loc, sb.getIndexType(), off)});
   }
+}
+
+FailureOr<SmallVector<Value>> aicc::emitAttentionBias(OpBuilder &b, Location loc,
+                                                     const AttentionProgram &p,
+                                                     const IRMapping &map, Value n0,
+                                                     ArrayRef<Value> rowLocal, Value lane,
+                                                     int64_t regs, tl::ScheduleAttr sched,
+                                                     StringRef pass) {
+  IRMapping kmap = map;
+  if (scf::ForOp loop = p.loop) {
+    kmap.map(loop.getInductionVar(), n0);
+    if (failed(cloneScalarOps(b, *loop.getBody(), kmap, nullptr, sched, pass)))
+      return failure();
+  }
+  auto c32 = [&](int64_t x) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), x);
+  };
+  AccumulatorLayout layout;
+  layout.rowCoords.assign(rowLocal.begin(), rowLocal.end());
+  Value col2t = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, c32(4)), c32(2));
+  for (int64_t c = 0; c < regs / 2; ++c)
+    layout.colCoords.push_back(arith::AddIOp::create(b, loc, col2t, c32(8 * (c / 2) + c % 2)));
+  for (int64_t i = 0; i < regs; ++i) {
+    layout.rowClass.push_back((i % 4) / 2);
+    layout.colClass.push_back(2 * (i / 4) + i % 2);
+  }
+  AccumulatorEpilogue ev(b, loc, kmap, std::move(layout), {}, Value());
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < regs; ++i) {
+    FailureOr<Value> v = ev.eval2D(p.bias, i);
+    if (failed(v))
+      return failure();
+    out.push_back(*v);
+  }
+  return out;
 }

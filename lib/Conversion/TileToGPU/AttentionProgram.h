@@ -8,7 +8,7 @@
 //   scf.for %n0 = 0 to Skv step BLOCK_N iter_args(%m, %l, %acc) { (absent when Skv <= BLOCK_N;
 //                                                   split keys: the slice's bounds)
 //     %kt = tile.block_load %K[%bk, %n0, %ck] {transpose}        [D, BLOCK_N] (or a stored K^T)
-//     %s  = tile.dot %q, %kt;  s * scale;  -inf outside the keys / above the diagonal
+//     %s  = tile.dot %q, %kt;  s * scale (+ bias);  -inf outside the keys / above the diagonal
 //     online softmax (max, exp, sum), %p16 = truncf(p)
 //     %v  = tile.block_load %V[%bv, %n0, %cv]                    [BLOCK_N, Dv]
 //     %acc = tile.dot %p16, %v, acc * alpha
@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <string>
 
@@ -49,6 +50,11 @@ struct AttentionProgram {
   bool causal = false;
   /// The constant S is scaled by.
   double scale = 1.0;
+  /// The additive bias (null: none): the f32 [BLOCK_M, BLOCK_N] tile added to the scaled S,
+  /// computed from index tiles and tile.loads only (the template's bias block; ops in
+  /// `biasOps`), which emitAttentionBias evaluates at a thread's accumulator registers.
+  mlir::Value bias;
+  llvm::SmallPtrSet<mlir::Operation *, 32> biasOps;
   int64_t D = 0, Dv = 0, Sq = 0, Skv = 0;
   /// f16 or bf16 (Q, K, V, P and the output).
   mlir::Type elem;
@@ -59,9 +65,11 @@ struct AttentionProgram {
 /// schedule `sched`'s grid); fills `p`. Returns why it does not match ("" when it does).
 /// Checked: two dots in the key loop (or the kernel's top block), the three block loads,
 /// f16 / bf16 throughout, Q and V read as stored, rows of 16-byte multiples, S scaled by
-/// one finite constant, no op in the loop the template's GPU form does not have (a bias
-/// load), one block store of the [blockM, Dv] tile in the operands' type, or (split keys)
-/// of the f32 tile and one of the [blockM, 1] f32 log-sum-exps.
+/// one finite constant, then optionally a bias added (an f32 tile of index math, splats and
+/// tile.loads that the accumulator epilogue evaluator takes), no other op in the loop the
+/// template's GPU form does not have, one block store of the [blockM, Dv] tile in the
+/// operands' type, or (split keys) of the f32 tile and one of the [blockM, 1] f32
+/// log-sum-exps.
 std::string matchAttentionProgram(mlir::func::FuncOp fn, tile::ScheduleAttr sched, int64_t blockM,
                                   int64_t blockN, AttentionProgram &p);
 
@@ -93,6 +101,19 @@ void emitAttentionStore(mlir::OpBuilder &b, mlir::Location loc, tile::BlockStore
                         mlir::Value lane, llvm::ArrayRef<mlir::Value> O,
                         llvm::ArrayRef<mlir::Value> l, tile::BlockStoreOp lseStore = {},
                         llvm::ArrayRef<mlir::Value> mLog2 = {});
+
+/// The bias `p.bias` of the key block whose first key is `n0` (the key loop's induction
+/// value, index; unused without a loop) at the `regs` accumulator registers of a thread in
+/// the m16n8 / wgmma layout: register i at tile-local row `rowLocal[(i % 4) / 2]` and column
+/// 8 (i / 4) + 2 (lane % 4) + i % 2, in f32. `map` holds the kernel's top-level scalars; the
+/// loop body's scalars are cloned at `b` with the induction variable at `n0`. The loads are
+/// global loads per register (per key column when the bias is constant along the rows),
+/// masked at the bias matrices' edges (AccumulatorEpilogue). Fails with an error naming
+/// `pass`.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+emitAttentionBias(mlir::OpBuilder &b, mlir::Location loc, const AttentionProgram &p,
+                  const mlir::IRMapping &map, mlir::Value n0, llvm::ArrayRef<mlir::Value> rowLocal,
+                  mlir::Value lane, int64_t regs, tile::ScheduleAttr sched, llvm::StringRef pass);
 
 /// Whether `v` is a tile of one constant (tile.splat of a constant, or a splat constant),
 /// and its value.

@@ -425,8 +425,22 @@ LogicalResult AttentionKernel::run() {
         lb, loc, arith::MulIOp::create(lb, loc, stage, cidx(lb, k.stageElems)), cidx(lb, k.offset));
     Value vBase = arith::AddIOp::create(
         lb, loc, arith::MulIOp::create(lb, loc, stage, cidx(lb, v.stageElems)), cidx(lb, v.offset));
-    // S = Q K^T: 8 n8 tiles of keys, 4 f32 each.
     constexpr int64_t nTiles = kBN / 8;
+    // The bias of the block's scores (global loads issued before the products, so their
+    // latency hides under them), in the log2 domain.
+    SmallVector<Value> bias;
+    if (prog.bias) {
+      Value rowLocal = add(lb, mul(lb, warp, 16), g);
+      auto regs = emitAttentionBias(
+          lb, loc, prog, map, arith::MulIOp::create(lb, loc, j, cidx(lb, kBN)),
+          {rowLocal, add(lb, rowLocal, c32(lb, 8))}, lane, 4 * nTiles, sched,
+          "convert-tile-attention-to-mma-sync");
+      if (failed(regs))
+        return failure();
+      for (Value v : *regs)
+        bias.push_back(arith::MulFOp::create(lb, loc, v, f32c(lb, 1.4426950408889634)));
+    }
+    // S = Q K^T: 8 n8 tiles of keys, 4 f32 each.
     SmallVector<SmallVector<Value>> S(nTiles, SmallVector<Value>(4, f32c(lb, 0.0)));
     for (int64_t kk = 0; kk < prog.D / 16; ++kk)
       for (int64_t p = 0; p < kBN / 16; ++p) {
@@ -436,12 +450,15 @@ LogicalResult AttentionKernel::run() {
         S[2 * p] = mma(lb, qFrag[kk], {f[0], f[1]}, S[2 * p]);
         S[2 * p + 1] = mma(lb, qFrag[kk], {f[2], f[3]}, S[2 * p + 1]);
       }
-    // x = s * scale * log2(e).
+    // x = s * scale * log2(e) (+ bias * log2(e)).
     SmallVector<Value> x;
     Value cc = f32c(lb, c);
     for (int64_t n = 0; n < nTiles; ++n)
-      for (int64_t e = 0; e < 4; ++e)
+      for (int64_t e = 0; e < 4; ++e) {
         x.push_back(arith::MulFOp::create(lb, loc, S[n][e], cc));
+        if (!bias.empty())
+          x.back() = arith::AddFOp::create(lb, loc, x.back(), bias[n * 4 + e]);
+      }
     // The masks, on the blocks that have masked keys (a uniform branch).
     Value n0 = arith::IndexCastUIOp::create(lb, loc, lb.getI32Type(),
                                             arith::MulIOp::create(lb, loc, j, cidx(lb, kBN)));

@@ -134,6 +134,10 @@ private:
 
   // --- generation state
   Value tid, smemBase;
+  /// The consumers' scalars (the kernel's top level) and this thread's two tile-local rows,
+  /// for the bias.
+  const IRMapping *consumerMap = nullptr;
+  SmallVector<Value> rowLocal;
   /// Tensor-map parameters of Q, K, V.
   Value qMap, kMap, vMap;
 
@@ -196,8 +200,10 @@ private:
   struct Softmax {
     SmallVector<Value> m, l, alpha, P;
   };
+  /// (A bias it cannot evaluate, diagnosed, sets `biasFailed`.)
   Softmax softmax(OpBuilder &b, ArrayRef<Value> S, Value j, ArrayRef<Value> m, ArrayRef<Value> l,
                   ArrayRef<Value> rows, Value wgRow0);
+  bool biasFailed = false;
   void emitProducer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd);
   LogicalResult emitConsumer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd, Value m0);
 };
@@ -335,11 +341,21 @@ AttentionWgmmaKernel::Softmax AttentionWgmmaKernel::softmax(OpBuilder &b, ArrayR
   double ninf = -std::numeric_limits<double>::infinity();
   Value lane = arith::RemUIOp::create(b, loc, tid, c32(b, 32));
   Value col2t = mul(b, arith::RemUIOp::create(b, loc, lane, c32(b, 4)), 2);
-  // x = s * scale * log2(e).
+  // x = s * scale * log2(e) (+ bias * log2(e)).
   SmallVector<Value> x;
   Value cc = f32c(b, p.scale * 1.4426950408889634);
   for (int64_t i = 0; i < R; ++i)
     x.push_back(arith::MulFOp::create(b, loc, S[i], cc));
+  if (p.bias) {
+    auto bias = emitAttentionBias(
+        b, loc, p, *consumerMap,
+        arith::IndexCastUIOp::create(b, loc, b.getIndexType(), mul(b, j, kBN)), rowLocal, lane, R,
+        sched, "convert-tile-attention-to-wgmma");
+    biasFailed |= failed(bias);
+    for (int64_t i = 0; i < R && succeeded(bias); ++i)
+      x[i] = arith::AddFOp::create(
+          b, loc, x[i], arith::MulFOp::create(b, loc, (*bias)[i], f32c(b, 1.4426950408889634)));
+  }
   // The masks, on the blocks with keys past Skv or (causal) above the first row's diagonal.
   Value n0 = mul(b, j, kBN);
   Value needMask =
@@ -476,6 +492,9 @@ LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src, IRMap
   Value wgRow0 = add(b, m0, mul(b, cw, 64));
   Value row0 = add(b, add(b, wgRow0, mul(b, warp, 16)), g);
   SmallVector<Value> rows = {row0, add(b, row0, 8)};
+  Value local0 = add(b, add(b, mul(b, cw, 64), mul(b, warp, 16)), g);
+  rowLocal = {local0, add(b, local0, 8)};
+  consumerMap = &map;
   // The K (V) stage of block j is released once this warpgroup's S_j (P_j V_j) completed.
   auto release = [&](OpBuilder &ob, int64_t emptyOff, Value j) {
     auto rel = scf::IfOp::create(ob, loc, leader, false);
@@ -636,6 +655,8 @@ LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src, IRMap
     NVVM::BarrierOp::create(fb, loc, TypeRange{}, c32(fb, 1), c32(fb, 256),
                             NVVM::BarrierReductionAttr(), Value());
   }
+  if (biasFailed)
+    return failure();
   // Epilogue: O / l (the quad's partial sums added), rounded, stored by register pairs. The
   // store's scalar operands after the key loop first.
   if (failed(cloneScalarOps(b, src, map, nullptr, sched, "convert-tile-attention-to-wgmma")))

@@ -64,6 +64,10 @@ CASES = [
      {"qkv": 2, "split": True, "causal": True}),
     # GQA through HF's repeat_kv expand (4 query heads over 2 kv heads), read in place.
     ("f16_d16_gqa_expand", [1], 70, 70, 16, 16, "f16", {"gqa_expand": (4, 2), "causal": True}),
+    # Additive masks read per key block: a padding mask [B, 1, 1, Skv] (one row broadcast
+    # over the block), a bias [1, H, Sq, Skv] varying along both axes with some -inf.
+    ("f16_d64_mask_add", [2, 2], 77, 140, 64, 64, "f16", {"mask": "add"}),
+    ("bf16_d32_mask_bias", [1, 2], 70, 150, 32, 32, "bf16", {"mask": "bias"}),
 ]
 # Decode (--decode): at most 32 queries take one warp per 16 of them (BLOCK_M 16 or 32),
 # the keys split across programs (flash-decoding; "splits": --attention-kv-splits, 0 the
@@ -80,6 +84,7 @@ DECODE_CASES = [
     ("f16_d128_q2_auto", [1, 2], 2, 1100, 128, 128, "f16", {"splits": 0}),
     ("f16_d16_gqa_split2", [1, 2, 2], 4, 270, 16, 16, "f16", {"splits": 2, "gqa": True}),
     ("f16_d64_q8_nosplit", [2], 8, 150, 64, 64, "f16", {"splits": 1}),
+    ("f16_d64_q1_mask_split3", [2, 2], 1, 300, 64, 64, "f16", {"splits": 3, "mask": "add"}),
 ]
 # The sm_90a FlashAttention-3 kernel (--wgmma): head sizes 64 / 128, blocks of 128 x 128:
 # several key blocks with a ragged tail, causal inside and across a CTA's two warpgroups, a
@@ -98,6 +103,8 @@ WGMMA_CASES = [
     ("bf16_d64_qkv_split", [1], 130, 130, 64, 64, "bf16", {"qkv": 2, "split": True}),
     ("f16_d64_gqa_expand", [1], 270, 270, 64, 64, "f16", {"gqa_expand": (4, 2),
                                                           "causal": True}),
+    ("f16_d64_mask_add", [2, 2], 77, 300, 64, 64, "f16", {"mask": "add"}),
+    ("bf16_d128_mask_add", [2, 2], 140, 300, 128, 128, "bf16", {"mask": "add"}),
 ]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 

@@ -79,6 +79,15 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
         inputs.append(m)
         types.append(e)
         bias = bias + m
+    if mask == "bias":  # a [1, H.., Sq, Skv] bias (relative positions, ALiBi), some -inf
+        m_s = [1] + batch[1:] + [sq, skv]
+        m = rounded(2.0 * rng.standard_normal(m_s), e)
+        m = np.where(rng.random(m_s) < 0.1, -np.inf, m)
+        m[..., 0] = 0.0  # no row fully masked
+        args.append(f"%m: {ttype(m_s, e)}")
+        inputs.append(m)
+        types.append(e)
+        bias = bias + m
     if mask == "bool":  # an [Sq, Skv] bool mask of visible keys (where(mask, s, -inf))
         m_s = [sq, skv]
         m = rng.random(m_s) < 0.7
@@ -98,7 +107,7 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
              f"  %c = graph.constant dense<{np.sqrt(d):.8f}> : {ttype([], e)}",
              f"  %t = graph.div %s, %c : ({ttype(s_s, e)}, {ttype([], e)}) -> {ttype(s_s, e)}"]
     last = "%t"
-    if mask == "add":
+    if mask in ("add", "bias"):
         lines.append(f"  %a = graph.add %t, %m : ({ttype(s_s, e)}, {ttype(m_s, e)}) -> {ttype(s_s, e)}")
         last = "%a"
     if mask == "bool":
@@ -336,7 +345,7 @@ def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0, skv=No
 
 def gpu_cases(out):
     """The cases of the GPU attention kernel (16-bit operands, head sizes 16-128 powers of
-    two, no mask but causal; scripts/gpu-attention.sh runs them on the GPU machine)."""
+    two; scripts/gpu-attention.sh runs them on the GPU machine)."""
     # Ragged query and key blocks (77 = 64 + 13), D 64.
     case(out, "gpu-f16-d64-ragged", [2, 4], 77, 77, 64, 64, "f16", seed=11)
     # Causal over several blocks (200 = 3 x 64 + 8), D 128: the diagonal blocks and skipping.
@@ -386,8 +395,17 @@ def gpu_cases(out):
     # over 2100 causal positions, packed to 4 query rows per KV head.
     gqa_expand_case(out, "gpu-f16-d128-decode-repeat-kv", 1, 32, 8, 1, 128, "f16", causal=True,
                     seed=32, skv=2100)
-    # Refused by the GPU kernel (an additive mask): stays four kernels, still correct.
-    case(out, "gpu-f16-d64-mask-unfused", [2, 2], 64, 64, 64, 64, "f16", mask="add", seed=18)
+    # Masks read per key block: a padding mask [B, 1, 1, Skv] (one row per block, several
+    # blocks, ragged); a bias [1, H, Sq, Skv] varying along both axes (with -inf entries) at
+    # D 128, the FlashAttention-3 kernel's on sm_90a; a bool mask (where(mask, s, -inf): a
+    # kernel makes the additive mask, the attention reads it); a decode step with a padding
+    # mask and split keys.
+    case(out, "gpu-f16-d64-mask-add", [2, 4], 200, 300, 64, 64, "f16", mask="add", seed=18)
+    case(out, "gpu-bf16-d128-mask-bias", [1, 4], 260, 260, 128, 128, "bf16", mask="bias",
+         seed=33)
+    case(out, "gpu-f16-d64-mask-bool", [2, 2], 100, 130, 64, 64, "f16", mask="bool", seed=34)
+    case(out, "gpu-f16-d128-decode-mask", [2, 8], 1, 3000, 128, 128, "f16", mask="add",
+         seed=35)
 
 
 def main():
