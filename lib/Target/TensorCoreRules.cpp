@@ -142,9 +142,9 @@ std::string aicc::mmaSyncSharedMemoryProblem(const MatmulTile &t, int64_t maxSha
 }
 
 int64_t aicc::attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t valueHeadSize) {
-  return (blockM * headSize +
-          kAttentionMmaSyncStages * kAttentionMmaSyncBlockN * (headSize + valueHeadSize)) *
-         2;
+  // Rows of a power of two elements (the swizzle's whole rows).
+  int64_t d = (int64_t)llvm::PowerOf2Ceil(headSize), dv = (int64_t)llvm::PowerOf2Ceil(valueHeadSize);
+  return (blockM * d + kAttentionMmaSyncStages * kAttentionMmaSyncBlockN * (d + dv)) * 2;
 }
 
 std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInfo &chip) {
@@ -152,10 +152,10 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
     return std::string(chip.name) + " has no mma.sync";
   if (a.operand != TensorCoreOperand::F16 && a.operand != TensorCoreOperand::BF16)
     return "query, key and value must all be f16 or all bf16";
-  auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && llvm::isPowerOf2_64(d); };
+  auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && d % 16 == 0; };
   if (!headOk(a.headSize) || !headOk(a.valueHeadSize))
-    return "head sizes must be powers of two in [16, 128], got D = " + std::to_string(a.headSize) +
-           ", Dv = " + std::to_string(a.valueHeadSize);
+    return "head sizes must be multiples of 16 in [16, 128], got D = " +
+           std::to_string(a.headSize) + ", Dv = " + std::to_string(a.valueHeadSize);
   if (!a.keyRowMajor && a.keyLength % 8 != 0)
     return "K^T stored [.., D, Skv] needs Skv % 8 == 0 (16-byte rows), got Skv = " +
            std::to_string(a.keyLength);

@@ -174,10 +174,11 @@ struct AttentionShape {
   int64_t batch = 1;
 };
 /// Shared memory of the kernel, bytes: the Q block [blockM, D] and 2 stages of the K
-/// [64, D] and V [64, Dv] blocks, 16-bit elements.
+/// [64, D] and V [64, Dv] blocks, 16-bit elements, rows of D and Dv rounded up to powers of
+/// two (the swizzle permutes whole rows of 2^k 16-byte chunks).
 int64_t attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t valueHeadSize);
 /// Why convert-tile-attention-to-mma-sync does not run `a` on `chip`, or "" when it does:
-/// f16 / bf16 operands, D and Dv powers of two in [16, 128] (whole swizzled 16-byte chunks;
+/// f16 / bf16 operands, D and Dv multiples of 16 in [16, 128] (k16 slices of the products;
 /// at most 64 output accumulators per thread), a K^T stored [.., D, Skv] only with
 /// Skv % 8 == 0, a plain output, at most 65535 batch matrices (CUDA's grid y limit), and
 /// the shared memory within the chip's per block.

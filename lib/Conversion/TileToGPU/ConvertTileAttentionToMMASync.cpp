@@ -99,12 +99,19 @@ namespace {
 constexpr int64_t kBN = kAttentionMmaSyncBlockN;
 
 /// One operand block in shared memory: `rows` x `cols` as stored (the global layout, cols
-/// contiguous), at element `offset`; K and V have two stages `stageElems` apart.
+/// contiguous), rows `pitch` elements apart (cols rounded up to a power of two: the swizzle
+/// permutes whole rows of 2^k chunks, so a head of 80 or 96 takes rows of 128), at element
+/// `offset`; K and V have two stages `stageElems` apart.
 struct StagedBlock {
   tl::BlockLoadOp load;
-  int64_t rows = 0, cols = 0, offset = 0, stageElems = 0;
-  int64_t chunks() const { return cols / kChunk; }
+  int64_t rows = 0, cols = 0, pitch = 0, offset = 0, stageElems = 0;
+  /// 16-byte chunks of a stored row (the swizzle's row) / of the block's data in it.
+  int64_t chunks() const { return pitch / kChunk; }
+  int64_t dataChunks() const { return cols / kChunk; }
 };
+
+/// cols rounded up to a power of two.
+int64_t pitchOf(int64_t cols) { return (int64_t)llvm::PowerOf2Ceil(cols); }
 
 class AttentionKernel {
 public:
@@ -162,13 +169,14 @@ std::string AttentionKernel::match() {
   if (!why.empty())
     return why;
   numBlocks = llvm::divideCeil(prog.Skv, kBN);
-  auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && llvm::isPowerOf2_64(d); };
+  auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && d % 16 == 0; };
   if (!headOk(prog.D) || !headOk(prog.Dv))
-    return "head sizes must be powers of two in [16, 128]";
-  q = {prog.q, BM, prog.D, 0, 0};
-  k = prog.keyRows ? StagedBlock{prog.k, kBN, prog.D, BM * prog.D, kBN * prog.D}
-                   : StagedBlock{prog.k, prog.D, kBN, BM * prog.D, kBN * prog.D};
-  v = {prog.v, kBN, prog.Dv, BM * prog.D + 2 * kBN * prog.D, kBN * prog.Dv};
+    return "head sizes must be multiples of 16 in [16, 128]";
+  int64_t pD = pitchOf(prog.D), pDv = pitchOf(prog.Dv);
+  q = {prog.q, BM, prog.D, pD, 0, 0};
+  k = prog.keyRows ? StagedBlock{prog.k, kBN, prog.D, pD, BM * pD, kBN * pD}
+                   : StagedBlock{prog.k, prog.D, kBN, kBN, BM * pD, kBN * pD};
+  v = {prog.v, kBN, prog.Dv, pDv, BM * pD + 2 * kBN * pD, kBN * pDv};
   smemBytes = attentionMmaSyncSharedBytes(BM, prog.D, prog.Dv);
   if (smemBytes > maxSharedBytes)
     return "the Q block and two K / V stages exceed the shared memory per block";
@@ -208,11 +216,17 @@ void AttentionKernel::copyChunk(OpBuilder &b, const StagedBlock &blk, Value src,
   Value r = arith::DivUIOp::create(b, loc, c, c32(b, C));
   Value ch = arith::RemUIOp::create(b, loc, c, c32(b, C));
   Value phys = arith::XOrIOp::create(b, loc, ch, swizzlePhase(b, loc, C, r));
-  Value dst = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, r, c32(b, blk.cols)),
+  Value dst = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, r, c32(b, blk.pitch)),
                                     arith::MulIOp::create(b, loc, phys, c32(b, kChunk)));
   auto [gidx, inb] = blockLoadElement(
       b, loc, blk.load, batch, arith::AddIOp::create(b, loc, row0, r),
       arith::AddIOp::create(b, loc, col0, arith::MulIOp::create(b, loc, ch, c32(b, kChunk))));
+  // A padded row's chunks past the data (a head of 80 or 96) are zero-filled: every 8
+  // threads of a copy phase then write the 8 chunks of one row's half, free of conflicts.
+  if (blk.dataChunks() < C)
+    inb = arith::AndIOp::create(
+        b, loc, inb,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ch, c32(b, blk.dataChunks())));
   gidx = arith::SelectOp::create(b, loc, inb, gidx, c32(b, 0));
   Value srcElems = arith::SelectOp::create(b, loc, inb, cidx(b, kChunk), cidx(b, 0));
   nvgpu::DeviceAsyncCopyOp::create(
@@ -328,7 +342,7 @@ LogicalResult AttentionKernel::run() {
       // Stored row = 16 p + 8 (n half) + r, chunk = 2 kk + (k half).
       Value row = add(b, mul(b, qHi, 8), r);
       for (int64_t p = 0; p < pairs; ++p)
-        t1.push_back(idx(b, mul(b, add(b, row, c32(b, 16 * p)), blk.cols)));
+        t1.push_back(idx(b, mul(b, add(b, row, c32(b, 16 * p)), blk.pitch)));
       for (int64_t kk = 0; kk < slices; ++kk)
         t2.push_back(idx(b, chunkAt(add(b, qLo, c32(b, 2 * kk)), blk)));
     } else {
@@ -337,7 +351,7 @@ LogicalResult AttentionKernel::run() {
         t1.push_back(idx(b, chunkAt(add(b, qHi, c32(b, 2 * p)), blk)));
       Value row = add(b, mul(b, qLo, 8), r);
       for (int64_t kk = 0; kk < slices; ++kk)
-        t2.push_back(idx(b, mul(b, add(b, row, c32(b, 16 * kk)), blk.cols)));
+        t2.push_back(idx(b, mul(b, add(b, row, c32(b, 16 * kk)), blk.pitch)));
     }
   };
   SmallVector<Value> kT1, kT2, vT1, vT2;
@@ -382,7 +396,7 @@ LogicalResult AttentionKernel::run() {
   SmallVector<SmallVector<Value>> qFrag;
   {
     Value row = add(b, add(b, mul(b, warp, 16), mul(b, qLo, 8)), r);
-    Value rowOff = mul(b, row, prog.D);
+    Value rowOff = mul(b, row, q.pitch);
     for (int64_t kk = 0; kk < prog.D / 16; ++kk)
       qFrag.push_back(ldmatrix(b, idx(b, add(b, rowOff, chunkAt(add(b, qHi, c32(b, 2 * kk)), q))),
                                /*trans=*/false));

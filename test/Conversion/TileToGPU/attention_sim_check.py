@@ -68,6 +68,11 @@ CASES = [
     # over the block), a bias [1, H, Sq, Skv] varying along both axes with some -inf.
     ("f16_d64_mask_add", [2, 2], 77, 140, 64, 64, "f16", {"mask": "add"}),
     ("bf16_d32_mask_bias", [1, 2], 70, 150, 32, 32, "bf16", {"mask": "bias"}),
+    # Head sizes that are not powers of two (rows of 128 elements in shared memory): 80 with a
+    # padding mask, 96 causal, bf16 D 80 with Dv 48.
+    ("f16_d80_mask_add", [1, 2], 70, 140, 80, 80, "f16", {"mask": "add"}),
+    ("f16_d96_causal", [1, 1], 130, 130, 96, 96, "f16", {"causal": True}),
+    ("bf16_d80_dv48", [2], 65, 100, 80, 48, "bf16", {}),
 ]
 # Decode (--decode): at most 32 queries take one warp per 16 of them (BLOCK_M 16 or 32),
 # the keys split across programs (flash-decoding; "splits": --attention-kv-splits, 0 the
@@ -85,6 +90,7 @@ DECODE_CASES = [
     ("f16_d16_gqa_split2", [1, 2, 2], 4, 270, 16, 16, "f16", {"splits": 2, "gqa": True}),
     ("f16_d64_q8_nosplit", [2], 8, 150, 64, 64, "f16", {"splits": 1}),
     ("f16_d64_q1_mask_split3", [2, 2], 1, 300, 64, 64, "f16", {"splits": 3, "mask": "add"}),
+    ("f16_d80_q4_mask_split2", [2, 2], 4, 260, 80, 80, "f16", {"splits": 2, "mask": "add"}),
 ]
 # The sm_90a FlashAttention-3 kernel (--wgmma): head sizes 64 / 128, blocks of 128 x 128:
 # several key blocks with a ragged tail, causal inside and across a CTA's two warpgroups, a

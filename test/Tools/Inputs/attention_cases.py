@@ -344,8 +344,8 @@ def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0, skv=No
 
 
 def gpu_cases(out):
-    """The cases of the GPU attention kernel (16-bit operands, head sizes 16-128 powers of
-    two; scripts/gpu-attention.sh runs them on the GPU machine)."""
+    """The cases of the GPU attention kernel (16-bit operands, head sizes multiples of 16 in
+    [16, 128]; scripts/gpu-attention.sh runs them on the GPU machine)."""
     # Ragged query and key blocks (77 = 64 + 13), D 64.
     case(out, "gpu-f16-d64-ragged", [2, 4], 77, 77, 64, 64, "f16", seed=11)
     # Causal over several blocks (200 = 3 x 64 + 8), D 128: the diagonal blocks and skipping.
@@ -404,8 +404,14 @@ def gpu_cases(out):
     case(out, "gpu-bf16-d128-mask-bias", [1, 4], 260, 260, 128, 128, "bf16", mask="bias",
          seed=33)
     case(out, "gpu-f16-d64-mask-bool", [2, 2], 100, 130, 64, 64, "f16", mask="bool", seed=34)
-    case(out, "gpu-f16-d128-decode-mask", [2, 8], 1, 3000, 128, 128, "f16", mask="add",
+    case(out, "gpu-f16-d128-decode-mask", [1, 4], 1, 2500, 128, 128, "f16", mask="add",
          seed=35)
+    # Head sizes that are not powers of two (shared-memory rows of 128 elements): 80 with a
+    # padding mask over several key blocks, 96 causal in bf16 (sm_90a: the mma.sync kernel),
+    # a decode step at 80 with split keys.
+    case(out, "gpu-f16-d80-mask-add", [2, 2], 150, 200, 80, 80, "f16", mask="add", seed=36)
+    case(out, "gpu-bf16-d96-causal", [1, 3], 260, 260, 96, 96, "bf16", causal=True, seed=37)
+    case(out, "gpu-f16-d80-decode", [2, 4], 2, 1500, 80, 80, "f16", seed=38)
 
 
 def main():
