@@ -166,9 +166,20 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
            failure();
   // sm_90a: the FlashAttention-3 form of convert-tile-attention-to-wgmma (128 x 128 blocks,
   // three warpgroups) where it takes the attention, the queries are more than a decode
-  // step's, no --attention-block-m asks for the mma.sync kernel and no split is asked for.
+  // step's, no --attention-block-m asks for the mma.sync kernel and no split is asked for --
+  // unless its CTAs would be at most half full of queries and too few to fill the GPU without
+  // a split (packed grouped-query decode: 16 queries x 4 heads over a long cache): the
+  // mma.sync kernel's 64-row blocks and split keys fill it.
+  auto wgmmaFills = [&] {
+    if (opts.attentionKVSplits == 1 || Sq > kAttentionWgmmaBlockM / 2)
+      return true;
+    int64_t programs = (int64_t)llvm::divideCeil(Sq, kAttentionWgmmaBlockM) * batch;
+    return chooseAttentionKVSplits(programs, llvm::divideCeil(Skv, kAttentionWgmmaBlockN),
+                                   128 * (kAttentionWgmmaWarps / 4 + 1),
+                                   attentionWgmmaSharedBytes(D, Dv), hardwareChip(opts)) == 1;
+  };
   if (opts.attentionBlockM == 0 && opts.attentionKVSplits <= 1 && Sq > kAttentionDecodeMaxQueries &&
-      attentionWgmmaProblem(shape, *chip).empty())
+      attentionWgmmaProblem(shape, *chip).empty() && wgmmaFills())
     return single(
         buildAttentionGPU(builder, group, name, att,
                           {kAttentionWgmmaBlockM, kAttentionWgmmaBlockN, kAttentionWgmmaWarps}));

@@ -63,9 +63,10 @@ func.func @causal_constant(%q: tensor<2x4x4xf32>, %kt: tensor<2x4x4xf32>, %v: te
 // -----
 
 // Grouped-query attention as aicc imports ONNX Attention (4 query heads on 2 KV heads):
-// queries [B, kv_heads, reps, S, D] against keys / values broadcast over reps.
+// queries [B, kv_heads, reps, S, D] against keys / values broadcast over reps. With at most
+// 16 queries and no causal mask the reps are packed as query rows (PackGroupedQueries).
 // CHECK-LABEL: func.func @grouped_query
-// CHECK:         graph.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<1x2x2x8x64xf32>, tensor<1x2x1x64x8xf32>, tensor<1x2x1x8x64xf32>) -> tensor<1x2x2x8x64xf32>
+// CHECK:         graph.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<1x2x1x16x64xf32>, tensor<1x2x1x64x8xf32>, tensor<1x2x1x8x64xf32>) -> tensor<1x2x1x16x64xf32>
 func.func @grouped_query(%q: tensor<1x2x2x8x64xf32>, %kt: tensor<1x2x1x64x8xf32>, %v: tensor<1x2x1x8x64xf32>) -> tensor<1x2x2x8x64xf32> {
   %c = graph.constant dense<0.125> : tensor<f32>
   %s = graph.matmul %q, %kt : (tensor<1x2x2x8x64xf32>, tensor<1x2x1x64x8xf32>) -> tensor<1x2x2x8x8xf32>
@@ -202,14 +203,27 @@ func.func @gqa_decode_packed(%q: tensor<2x8x4x1x64xf16>, %kt: tensor<2x8x1x64x50
 
 // -----
 
-// Not packed: two queries per head (their rows would need their own causal limits), a K / V
-// head per query head, a bias.
+// A few queries per head (not causal) and a padding mask constant over the heads and rows:
+// 4 heads x 2 queries = 8 rows per K / V head, the mask as it is.
+// CHECK-LABEL: func.func @gqa_rows_packed
+// CHECK: %[[Q:.*]] = graph.reshape %arg0 : (tensor<2x8x4x2x64xf16>) -> tensor<2x8x1x8x64xf16>
+// CHECK: %[[Y:.*]] = graph.attention %[[Q]], %arg1, %arg2 bias %arg3 {scale = 1.250000e-01 : f64} : (tensor<2x8x1x8x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>, tensor<2x1x1x1x500xf16>) -> tensor<2x8x1x8x64xf16>
+// CHECK: graph.reshape %[[Y]] : (tensor<2x8x1x8x64xf16>) -> tensor<2x8x4x2x64xf16>
+func.func @gqa_rows_packed(%q: tensor<2x8x4x2x64xf16>, %kt: tensor<2x8x1x64x500xf16>, %v: tensor<2x8x1x500x64xf16>, %m: tensor<2x1x1x1x500xf16>) -> tensor<2x8x4x2x64xf16> {
+  %y = graph.attention %q, %kt, %v bias %m {scale = 0.125 : f64} : (tensor<2x8x4x2x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>, tensor<2x1x1x1x500xf16>) -> tensor<2x8x4x2x64xf16>
+  return %y : tensor<2x8x4x2x64xf16>
+}
+
+// -----
+
+// Not packed: two causal queries per head (their rows would need their own causal limits),
+// a K / V head per query head, a bias varying over the query heads.
 // CHECK-LABEL: func.func @gqa_not_packed
 // CHECK-NOT: graph.reshape
 // CHECK-COUNT-3: graph.attention
 // CHECK-NOT: graph.reshape
 func.func @gqa_not_packed(%q: tensor<2x8x4x2x64xf16>, %kt: tensor<2x8x1x64x500xf16>, %v: tensor<2x8x1x500x64xf16>, %q1: tensor<2x8x4x1x64xf16>, %kt4: tensor<2x8x4x64x500xf16>, %v4: tensor<2x8x4x500x64xf16>, %bias: tensor<2x8x4x1x500xf16>) -> (tensor<2x8x4x2x64xf16>, tensor<2x8x4x1x64xf16>, tensor<2x8x4x1x64xf16>) {
-  %a = graph.attention %q, %kt, %v {scale = 0.125 : f64} : (tensor<2x8x4x2x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>) -> tensor<2x8x4x2x64xf16>
+  %a = graph.attention %q, %kt, %v {causal, scale = 0.125 : f64} : (tensor<2x8x4x2x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>) -> tensor<2x8x4x2x64xf16>
   %b = graph.attention %q1, %kt4, %v4 {scale = 0.125 : f64} : (tensor<2x8x4x1x64xf16>, tensor<2x8x4x64x500xf16>, tensor<2x8x4x500x64xf16>) -> tensor<2x8x4x1x64xf16>
   %c = graph.attention %q1, %kt, %v bias %bias {scale = 0.125 : f64} : (tensor<2x8x4x1x64xf16>, tensor<2x8x1x64x500xf16>, tensor<2x8x1x500x64xf16>, tensor<2x8x4x1x500xf16>) -> tensor<2x8x4x1x64xf16>
   return %a, %b, %c : tensor<2x8x4x2x64xf16>, tensor<2x8x4x1x64xf16>, tensor<2x8x4x1x64xf16>
@@ -241,7 +255,28 @@ func.func @repeat_kv_decode(%q: tensor<2x8x1x64xf16>, %k: tensor<2x2x300x64xf16>
 
 // -----
 
-// Not packed: two queries per head; V repeated but K not.
+// Three queries per head with HF's attention_mask [B, 1, 1, Skv]: 4 x 3 = 12 rows per K / V
+// head over the unrepeated K and V, the mask as it is.
+// CHECK-LABEL: func.func @repeat_kv_rows_masked
+// CHECK: %[[Q:.*]] = graph.reshape %arg0 : (tensor<2x8x3x64xf16>) -> tensor<2x2x12x64xf16>
+// CHECK: %[[Y:.*]] = graph.attention %[[Q]], %{{.*}}, %arg2 bias %arg3
+// CHECK-SAME: -> tensor<2x2x12x64xf16>
+// CHECK: graph.reshape %[[Y]] : (tensor<2x2x12x64xf16>) -> tensor<2x8x3x64xf16>
+func.func @repeat_kv_rows_masked(%q: tensor<2x8x3x64xf16>, %k: tensor<2x2x300x64xf16>, %v: tensor<2x2x300x64xf16>, %m: tensor<2x1x1x300xf16>) -> tensor<2x8x3x64xf16> {
+  %k3 = graph.reshape %k : (tensor<2x2x300x64xf16>) -> tensor<2x2x1x300x64xf16>
+  %k4 = graph.expand %k3 : tensor<2x2x1x300x64xf16> -> tensor<2x2x4x300x64xf16>
+  %k5 = graph.reshape %k4 : (tensor<2x2x4x300x64xf16>) -> tensor<2x8x300x64xf16>
+  %kt = graph.transpose %k5, [0, 1, 3, 2] : (tensor<2x8x300x64xf16>) -> tensor<2x8x64x300xf16>
+  %v3 = graph.reshape %v : (tensor<2x2x300x64xf16>) -> tensor<2x2x1x300x64xf16>
+  %v4 = graph.expand %v3 : tensor<2x2x1x300x64xf16> -> tensor<2x2x4x300x64xf16>
+  %v5 = graph.reshape %v4 : (tensor<2x2x4x300x64xf16>) -> tensor<2x8x300x64xf16>
+  %y = graph.attention %q, %kt, %v5 bias %m {scale = 0.125 : f64} : (tensor<2x8x3x64xf16>, tensor<2x8x64x300xf16>, tensor<2x8x300x64xf16>, tensor<2x1x1x300xf16>) -> tensor<2x8x3x64xf16>
+  return %y : tensor<2x8x3x64xf16>
+}
+
+// -----
+
+// Not packed: two causal queries per head; V repeated but K not.
 // CHECK-LABEL: func.func @repeat_kv_not_packed
 // CHECK-COUNT-2: graph.attention %arg
 func.func @repeat_kv_not_packed(%q: tensor<2x8x2x64xf16>, %q1: tensor<2x8x1x64xf16>, %k: tensor<2x8x300x64xf16>, %v: tensor<2x2x300x64xf16>) -> (tensor<2x8x2x64xf16>, tensor<2x8x1x64xf16>) {
@@ -249,7 +284,7 @@ func.func @repeat_kv_not_packed(%q: tensor<2x8x2x64xf16>, %q1: tensor<2x8x1x64xf
   %v3 = graph.reshape %v : (tensor<2x2x300x64xf16>) -> tensor<2x2x1x300x64xf16>
   %v4 = graph.expand %v3 : tensor<2x2x1x300x64xf16> -> tensor<2x2x4x300x64xf16>
   %v5 = graph.reshape %v4 : (tensor<2x2x4x300x64xf16>) -> tensor<2x8x300x64xf16>
-  %a = graph.attention %q, %kt, %v5 {scale = 0.125 : f64} : (tensor<2x8x2x64xf16>, tensor<2x8x64x300xf16>, tensor<2x8x300x64xf16>) -> tensor<2x8x2x64xf16>
+  %a = graph.attention %q, %kt, %v5 {causal, scale = 0.125 : f64} : (tensor<2x8x2x64xf16>, tensor<2x8x64x300xf16>, tensor<2x8x300x64xf16>) -> tensor<2x8x2x64xf16>
   %b = graph.attention %q1, %kt, %v5 {scale = 0.125 : f64} : (tensor<2x8x1x64xf16>, tensor<2x8x64x300xf16>, tensor<2x8x300x64xf16>) -> tensor<2x8x1x64xf16>
   return %a, %b : tensor<2x8x2x64xf16>, tensor<2x8x1x64xf16>
 }

@@ -412,6 +412,10 @@ def gpu_cases(out):
     case(out, "gpu-f16-d80-mask-add", [2, 2], 150, 200, 80, 80, "f16", mask="add", seed=36)
     case(out, "gpu-bf16-d96-causal", [1, 3], 260, 260, 96, 96, "bf16", causal=True, seed=37)
     case(out, "gpu-f16-d80-decode", [2, 4], 2, 1500, 80, 80, "f16", seed=38)
+    # 16 queries of 4 heads per KV head (not causal): packed as 64 rows per KV head, which on
+    # sm_90a take the mma.sync kernel with split keys (a wgmma CTA would be half empty).
+    case(out, "gpu-f16-d128-decode-q16-gqa", [1, 2, 4], 16, 2000, 128, 128, "f16", gqa=True,
+         seed=39)
 
 
 def main():

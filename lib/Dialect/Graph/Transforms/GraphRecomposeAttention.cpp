@@ -295,15 +295,40 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
   }
 };
 
-/// Grouped-query decode: one query per head, G query heads sharing each K / V head (q's
+/// The most queries per head the packings below take (issue 17's decode: 1..16): more is a
+/// prefill, whose query blocks fill the GPU without packing.
+constexpr int64_t kMaxPackedQueries = 16;
+
+/// Why the query rows of `att` (rank r) cannot be packed with the query heads sharing a K /
+/// V head ("" when they can): the causal mask of more than one query depends on the query's
+/// own row (one query sees every key: the flag goes), and a bias must be constant over the
+/// heads and the rows (size 1 at dims r - 3 and r - 2, right-aligned: a padding mask
+/// [B, 1, 1, Skv]) so that it broadcasts to the packed scores as it is.
+static std::string packingProblem(AttentionOp att, int64_t r) {
+  if (att.getCausal() && att.getQueryLength() != 1)
+    return "causal over more than one query";
+  if (Value bias = att.getBias()) {
+    auto t = cast<RankedTensorType>(bias.getType());
+    for (int64_t d : {r - 3, r - 2}) {
+      int64_t bd = d - (r - t.getRank());
+      if (bd >= 0 && t.getDimSize(bd) != 1)
+        return "a bias varying over the query heads or rows";
+    }
+  }
+  return "";
+}
+
+/// Grouped-query decode: Sq queries per head, G query heads sharing each K / V head (q's
 /// batch dim just above the rows has size G where K^T's and V's have 1, HF's repeat_kv made
-/// a broadcast) becomes one attention over G query rows per K / V head,
+/// a broadcast) becomes one attention over G Sq query rows per K / V head,
 ///
-///   y = reshape(attention(reshape(q) [..., 1, G, D], kt, v)) [..., G, 1, Dv]
+///   y = reshape(attention(reshape(q) [..., 1, G Sq, D], kt, v)) [..., G, Sq, Dv]
 ///
 /// (both reshapes views of contiguous memory), so the kernel reads each K / V block once for
-/// the G queries instead of once per query head (flash-decoding's GQA packing). With one
-/// query the causal mask hides nothing (key j is visible when j <= Skv - 1) and is dropped.
+/// the G heads instead of once per query head (flash-decoding's GQA packing). Queries and
+/// rows must not be told apart (packingProblem): not causal unless Sq = 1 (then the mask
+/// hides nothing -- key j is visible when j <= Skv - 1 -- and is dropped), a bias only as a
+/// padding mask.
 struct PackGroupedQueries : public OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionOp att, PatternRewriter &rewriter) const override {
@@ -312,21 +337,25 @@ struct PackGroupedQueries : public OpRewritePattern<AttentionOp> {
     auto vT = cast<RankedTensorType>(att.getValue().getType());
     auto yT = att.getType();
     int64_t r = qT.getRank();
-    if (att.getBias() || r < 3 || att.getQueryLength() != 1 || !qT.hasStaticShape() ||
+    if (r < 3 || att.getQueryLength() > kMaxPackedQueries || !qT.hasStaticShape() ||
         !yT.hasStaticShape() || ktT.getRank() != r || vT.getRank() != r)
-      return rewriter.notifyMatchFailure(att, "not one query per head over equal-rank K, V");
+      return rewriter.notifyMatchFailure(att, "not a few queries per head over equal-rank K, V");
+    std::string why = packingProblem(att, r);
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(att, why);
     int64_t g = qT.getDimSize(r - 3);
     if (g <= 1 || ktT.getDimSize(r - 3) != 1 || vT.getDimSize(r - 3) != 1)
       return rewriter.notifyMatchFailure(att, "no query heads sharing a K / V head");
-    auto swap = [&](RankedTensorType t) {
+    auto pack = [&](RankedTensorType t) {
       SmallVector<int64_t> s(t.getShape());
-      std::swap(s[r - 3], s[r - 2]);
+      s[r - 2] *= s[r - 3];
+      s[r - 3] = 1;
       return RankedTensorType::get(s, t.getElementType());
     };
     Location loc = att.getLoc();
-    Value q = ReshapeOp::create(rewriter, loc, swap(qT), att.getQuery());
-    auto packed = AttentionOp::create(rewriter, loc, swap(yT), q, att.getKeyT(), att.getValue(),
-                                      Value(), att.getScaleAttr(), UnitAttr());
+    Value q = ReshapeOp::create(rewriter, loc, pack(qT), att.getQuery());
+    auto packed = AttentionOp::create(rewriter, loc, pack(yT), q, att.getKeyT(), att.getValue(),
+                                      att.getBias(), att.getScaleAttr(), UnitAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
   }
@@ -357,15 +386,15 @@ static Value repeatedKV(Value v, int64_t &groups) {
   return expand.getInput();
 }
 
-/// Grouped-query decode as HF writes it: one query per head against K and V repeated per
+/// Grouped-query decode as HF writes it: Sq queries per head against K and V repeated per
 /// query-head group (repeatedKV: K^T a transpose of the last two dims of one) becomes one
-/// attention of G query rows per K / V head over the unrepeated K and V,
+/// attention of G Sq query rows per K / V head over the unrepeated K and V,
 ///
-///   y = reshape(attention(reshape(q) [..., Hkv, G, D], transpose(reshape(k)), reshape(v)))
+///   y = reshape(attention(reshape(q) [..., Hkv, G Sq, D], transpose(reshape(k)), reshape(v)))
 ///
 /// (every reshape a view), so K and V are read once per K / V head instead of once per
-/// query head -- the packing of PackGroupedQueries below for the expand form. The causal
-/// flag of one query hides nothing and goes.
+/// query head -- the packing of PackGroupedQueries above for the expand form, under the same
+/// rules (packingProblem; HF's attention_mask [B, 1, 1, Skv] of a decode step packs).
 struct PackRepeatedKV : public OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionOp att, PatternRewriter &rewriter) const override {
@@ -373,9 +402,12 @@ struct PackRepeatedKV : public OpRewritePattern<AttentionOp> {
     auto yT = att.getType();
     int64_t r = qT.getRank();
     auto kt = att.getKeyT().getDefiningOp<TransposeOp>();
-    if (att.getBias() || att.getQueryLength() != 1 || r < 3 || !qT.hasStaticShape() ||
+    if (att.getQueryLength() > kMaxPackedQueries || r < 3 || !qT.hasStaticShape() ||
         !yT.hasStaticShape() || !kt)
-      return rewriter.notifyMatchFailure(att, "not one query per head with K^T a transpose");
+      return rewriter.notifyMatchFailure(att, "not a few queries per head with K^T a transpose");
+    std::string why = packingProblem(att, r);
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(att, why);
     SmallVector<int64_t> swapLast2 = llvm::to_vector(llvm::seq<int64_t>(0, r));
     std::swap(swapLast2[r - 1], swapLast2[r - 2]);
     int64_t gk = 0, gv = 0;
@@ -399,14 +431,14 @@ struct PackRepeatedKV : public OpRewritePattern<AttentionOp> {
     Value kt4 = TransposeOp::create(rewriter, loc,
                                     RankedTensorType::get(ktShape, k4T.getElementType()), k4,
                                     rewriter.getDenseI64ArrayAttr(swapLast2));
-    // q [..., H, 1, D] -> [..., Hkv, G, D]; the result [..., Hkv, G, Dv] -> [..., H, 1, Dv].
+    // q [..., H, Sq, D] -> [..., Hkv, G Sq, D]; the result back to [..., H, Sq, Dv].
     auto rows = [&](RankedTensorType t) {
       SmallVector<int64_t> s(t.getShape().drop_back(3));
-      s.append({t.getDimSize(r - 3) / gk, gk, t.getDimSize(r - 1)});
+      s.append({t.getDimSize(r - 3) / gk, gk * t.getDimSize(r - 2), t.getDimSize(r - 1)});
       return RankedTensorType::get(s, t.getElementType());
     };
     Value q = ReshapeOp::create(rewriter, loc, rows(qT), att.getQuery());
-    auto packed = AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, Value(),
+    auto packed = AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, att.getBias(),
                                       att.getScaleAttr(), UnitAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
