@@ -30,6 +30,8 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   pm.addNestedPass<func::FuncOp>(graph::createGraphInferShapes());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Before the re-compositions: the masks and scales they match are then constants.
+  pm.addNestedPass<func::FuncOp>(graph::createGraphFoldConstants());
   pm.addNestedPass<func::FuncOp>(graph::createGraphRecompose());
   // After GELU / LayerNorm (whose chains do not overlap attention's), before fusion.
   if (fusesAttention(config))

@@ -180,6 +180,34 @@ FailureOr<Tensor> aicc::reference::tensorFromAttr(Location loc, ElementsAttr val
   return t;
 }
 
+DenseElementsAttr aicc::reference::attrFromTensor(const Tensor &t) {
+  RankedTensorType type = t.getType();
+  int64_t n = t.numElements();
+  bool splat = true;
+  for (int64_t i = 1; i < n && splat; ++i)
+    splat = t.isFloat() ? (t.floats[i] == t.floats[0] ||
+                           (std::isnan(t.floats[i]) && std::isnan(t.floats[0])))
+                        : t.ints[i] == t.ints[0];
+  int64_t count = splat ? std::min<int64_t>(n, 1) : n;
+  if (auto ft = dyn_cast<FloatType>(t.elementType)) {
+    SmallVector<llvm::APFloat> vals;
+    vals.reserve(count);
+    for (int64_t i = 0; i < count; ++i) {
+      llvm::APFloat f(t.floats[i]);
+      bool losesInfo = false;
+      f.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      vals.push_back(f);
+    }
+    return splat && n ? DenseElementsAttr::get(type, vals.front()) : DenseElementsAttr::get(type, vals);
+  }
+  unsigned width = t.elementType.getIntOrFloatBitWidth();
+  SmallVector<llvm::APInt> vals;
+  vals.reserve(count);
+  for (int64_t i = 0; i < count; ++i)
+    vals.push_back(llvm::APInt(width, uint64_t(t.ints[i]), /*isSigned=*/true, /*implicitTrunc=*/true));
+  return splat && n ? DenseElementsAttr::get(type, vals.front()) : DenseElementsAttr::get(type, vals);
+}
+
 //===----------------------------------------------------------------------===//
 // Runtime tensors
 //===----------------------------------------------------------------------===//

@@ -132,7 +132,8 @@ TEST(TensorCoreRules, AttentionMmaSync) {
   b.headSize = 16;
   b.valueHeadSize = 64;
   EXPECT_EQ(attentionMmaSyncProblem(b, chip("sm_86")), "");
-  for (int64_t d : {0, 8, 80, 96, 256}) {
+  // Head sizes: multiples of 16 up to 128 (80 and 96 keep rows of 128 in shared memory).
+  for (int64_t d : {0, 8, 40, 72, 144, 256}) {
     AttentionShape c = a;
     c.headSize = d;
     EXPECT_NE(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
@@ -140,12 +141,25 @@ TEST(TensorCoreRules, AttentionMmaSync) {
     c.valueHeadSize = d;
     EXPECT_NE(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
   }
+  for (int64_t d : {16, 48, 80, 96, 112}) {
+    AttentionShape c = a;
+    c.headSize = c.valueHeadSize = d;
+    EXPECT_EQ(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
+    EXPECT_NE(attentionWgmmaProblem(c, chip("sm_90a")), "") << d;
+  }
+  EXPECT_EQ(attentionMmaSyncSharedBytes(64, 80, 96), 81920);
   AttentionShape f32 = a;
   f32.operand = TensorCoreOperand::F32;
   EXPECT_NE(attentionMmaSyncProblem(f32, chip("sm_90")), "");
+  // Masks: any additive bias on the mma.sync kernel; on the wgmma kernel only one constant
+  // along the query rows (a padding mask).
   AttentionShape bias = a;
   bias.bias = true;
-  EXPECT_NE(attentionMmaSyncProblem(bias, chip("sm_90")), "");
+  EXPECT_EQ(attentionMmaSyncProblem(bias, chip("sm_90")), "");
+  EXPECT_EQ(attentionWgmmaProblem(bias, chip("sm_90a")), "");
+  bias.biasAlongRows = true;
+  EXPECT_EQ(attentionMmaSyncProblem(bias, chip("sm_90a")), "");
+  EXPECT_NE(attentionWgmmaProblem(bias, chip("sm_90a")), "");
   // A stored K^T needs 16-byte rows of keys.
   AttentionShape kt = a;
   kt.keyRowMajor = false;

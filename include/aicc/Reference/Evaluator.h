@@ -136,6 +136,10 @@ bool isSupportedElementType(mlir::Type t);
 /// resource without data.
 mlir::FailureOr<Tensor> tensorFromAttr(mlir::Location loc, mlir::ElementsAttr value);
 
+/// The dense attribute of `t` (its type: t.getType()), a splat when every element is equal.
+/// Floats are converted to the element type (ties to even), integers truncated to its width.
+mlir::DenseElementsAttr attrFromTensor(const Tensor &t);
+
 //===----------------------------------------------------------------------===//
 // Runtime tensors and comparison
 //===----------------------------------------------------------------------===//

@@ -46,6 +46,38 @@ def GraphRecompose : Pass<"graph-recompose", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphFoldConstants : Pass<"graph-fold-constants", "mlir::func::FuncOp"> {
+  let summary = "Evaluate graph ops whose operands are all constants at compile time";
+  let description = [{
+    Exporters leave arithmetic on initializers in the graph: torch's scaled_dot_product_attention
+    computes 1 / sqrt(head_dim) from a constant, masks are built from Trilu / Range / Where on
+    constants, weights are transposed or cast on every call. Each would be a kernel at run
+    time. This pass evaluates every pure graph op of the function's top level whose operands
+    are all graph.constant with the float64 reference evaluator (include/aicc/Reference:
+    results rounded to their element type, ties to even) and replaces it with a constant,
+    in program order, so chains fold in one run. A fold must not bloat the bundle: it is
+    done when its results take at most `max-bytes` (a splat counts one element) or no more
+    than the constants it leaves unused. Left alone: ops the evaluator does not implement or
+    whose evaluation fails (a data-dependent error; silently), operands or results beyond
+    `max-elements` (compile time), and ops whose result the function returns.
+
+    ```mlir
+    %c = graph.constant dense<64.0> : tensor<f32>
+    %s = graph.sqrt %c : tensor<f32>
+    %r = graph.reciprocal %s : tensor<f32>
+    // becomes
+    %r = graph.constant dense<1.250000e-01> : tensor<f32>
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"65536",
+           "results of a fold may take this many bytes even when no constant becomes unused">,
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"4194304",
+           "most elements of an evaluated op's operands or results">,
+  ];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphConvLayout : Pass<"graph-conv-layout", "mlir::func::FuncOp"> {
   let summary = "Put 2-D group-1 convolutions in NHWC (channels last) or back in NCHW";
   let description = [{

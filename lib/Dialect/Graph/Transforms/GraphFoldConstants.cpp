@@ -1,0 +1,117 @@
+//===- GraphFoldConstants.cpp - evaluate constant subgraphs at compile time ----===//
+//
+// The pass description in Passes.td has the rule. The evaluation is the float64 reference
+// evaluator's (include/aicc/Reference/Evaluator.h), so every graph op it implements folds
+// with the semantics the tests check kernels against, rounded once to the result's type.
+//
+//===----------------------------------------------------------------------===//
+#include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "aicc/Dialect/Graph/Transforms/Passes.h"
+#include "aicc/Reference/Evaluator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace aicc::graph {
+#define GEN_PASS_DEF_GRAPHFOLDCONSTANTS
+#include "aicc/Dialect/Graph/Transforms/Passes.h.inc"
+} // namespace aicc::graph
+
+using namespace mlir;
+using namespace aicc::graph;
+namespace ref = aicc::reference;
+
+namespace {
+
+/// Bytes a constant of `type` takes in the bundle (a splat: one element).
+int64_t constantBytes(ElementsAttr value) {
+  auto type = cast<ShapedType>(value.getType());
+  unsigned bits = type.getElementTypeBitWidth();
+  int64_t bytes = bits == 1 ? 1 : (int64_t)(bits + 7) / 8;
+  bool splat = isa<DenseElementsAttr>(value) && cast<DenseElementsAttr>(value).isSplat();
+  return splat ? bytes : bytes * type.getNumElements();
+}
+
+struct GraphFoldConstantsPass
+    : aicc::graph::impl::GraphFoldConstantsBase<GraphFoldConstantsPass> {
+  using GraphFoldConstantsBase::GraphFoldConstantsBase;
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (fn.getBody().empty())
+      return;
+    ref::Evaluator eval;
+    // An op the evaluator cannot take (not implemented, a data-dependent error) stays in
+    // the graph: its diagnostics are not the user's.
+    ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &) { return success(); });
+    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front()))
+      fold(&op, eval);
+  }
+
+  void fold(Operation *op, ref::Evaluator &eval) {
+    if (!op->getDialect() || !isa<GraphDialect>(op->getDialect()) || isa<ConstantOp>(op) ||
+        isa<FusionGroupOp>(op) || op->getNumOperands() == 0 || op->getNumResults() == 0 ||
+        op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+      return;
+    SmallVector<ConstantOp> csts;
+    int64_t inElems = 0;
+    for (Value v : op->getOperands()) {
+      auto c = v.getDefiningOp<ConstantOp>();
+      if (!c)
+        return;
+      csts.push_back(c);
+      inElems += cast<ShapedType>(c.getValue().getType()).getNumElements();
+    }
+    int64_t outElems = 0;
+    for (Value r : op->getResults()) {
+      auto t = dyn_cast<RankedTensorType>(r.getType());
+      if (!t || !t.hasStaticShape())
+        return;
+      outElems += t.getNumElements();
+      for (Operation *u : r.getUsers())
+        if (isa<func::ReturnOp>(u))
+          return;
+    }
+    if (inElems > maxElements || outElems > maxElements)
+      return;
+    // The constants the fold leaves unused (their only users are this op).
+    int64_t freed = 0;
+    llvm::SmallPtrSet<Operation *, 4> seen;
+    for (ConstantOp c : csts)
+      if (seen.insert(c).second &&
+          llvm::all_of(c->getUsers(), [&](Operation *u) { return u == op; }))
+        freed += constantBytes(c.getValue());
+    SmallVector<ref::Tensor> operands;
+    for (ConstantOp c : csts) {
+      FailureOr<ref::Tensor> t = ref::tensorFromAttr(c.getLoc(), c.getValue());
+      if (failed(t))
+        return;
+      operands.push_back(std::move(*t));
+    }
+    FailureOr<std::vector<ref::Tensor>> results = eval.evaluateOp(op, operands);
+    if (failed(results) || results->size() != op->getNumResults())
+      return;
+    SmallVector<DenseElementsAttr> attrs;
+    int64_t bytes = 0;
+    for (auto [r, t] : llvm::zip(op->getResults(), *results)) {
+      if (t.getType() != r.getType())
+        return;
+      attrs.push_back(ref::attrFromTensor(t));
+      bytes += constantBytes(attrs.back());
+    }
+    if (bytes > std::max<int64_t>(maxBytes, freed))
+      return;
+    OpBuilder b(op);
+    for (auto [r, a] : llvm::zip(op->getResults(), attrs))
+      r.replaceAllUsesWith(ConstantOp::create(b, op->getLoc(), r.getType(), a).getResult());
+    op->erase();
+    for (ConstantOp c : csts)
+      if (seen.erase(c) && c->use_empty())
+        c->erase();
+  }
+};
+
+} // namespace
