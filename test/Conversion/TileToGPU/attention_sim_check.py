@@ -68,6 +68,7 @@ CASES = [
     # over the block), a bias [1, H, Sq, Skv] varying along both axes with some -inf.
     ("f16_d64_mask_add", [2, 2], 77, 140, 64, 64, "f16", {"mask": "add"}),
     ("bf16_d32_mask_bias", [1, 2], 70, 150, 32, 32, "bf16", {"mask": "bias"}),
+    ("f16_d32_mask_causal", [2, 1], 100, 160, 32, 32, "f16", {"mask": "add", "causal": True}),
     # Head sizes that are not powers of two (rows of 128 elements in shared memory): 80 with a
     # padding mask, 96 causal, bf16 D 80 with Dv 48.
     ("f16_d80_mask_add", [1, 2], 70, 140, 80, 80, "f16", {"mask": "add"}),
@@ -111,6 +112,7 @@ WGMMA_CASES = [
                                                           "causal": True}),
     ("f16_d64_mask_add", [2, 2], 77, 300, 64, 64, "f16", {"mask": "add"}),
     ("bf16_d128_mask_add", [2, 2], 140, 300, 128, 128, "bf16", {"mask": "add"}),
+    ("f16_d64_mask_causal", [2, 1], 200, 260, 64, 64, "f16", {"mask": "add", "causal": True}),
 ]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 

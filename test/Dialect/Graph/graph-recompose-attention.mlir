@@ -62,6 +62,59 @@ func.func @causal_constant(%q: tensor<2x4x4xf32>, %kt: tensor<2x4x4xf32>, %v: te
 
 // -----
 
+// Two mask layers. GPT-2's eager attention: where(causal, s, -inf) + attention_mask -> causal
+// with the padding mask as the bias. torch eager with a mask and a constant causal mask
+// added after it -> the same. Two non-causal masks -> their sum as the bias.
+// CHECK-LABEL: func.func @two_masks
+// CHECK:         %[[A:.*]] = graph.attention %{{.*}}, %{{.*}}, %{{.*}} bias %arg3 {causal, scale = 5.000000e-01 : f64}
+// CHECK:         %[[B:.*]] = graph.attention %{{.*}}, %{{.*}}, %{{.*}} bias %arg3 {causal, scale = 5.000000e-01 : f64}
+// CHECK:         %[[S:.*]] = graph.add %arg4, %arg3 : (tensor<1x4x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4x4xf32>
+// CHECK:         %[[C:.*]] = graph.attention %{{.*}}, %{{.*}}, %{{.*}} bias %[[S]] {scale = 5.000000e-01 : f64}
+// CHECK-NOT:     graph.softmax
+func.func @two_masks(%q: tensor<2x4x4xf32>, %kt: tensor<2x4x4xf32>, %v: tensor<2x4x4xf32>, %m: tensor<2x1x4xf32>, %m2: tensor<1x4x4xf32>) -> (tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<2x4x4xf32>) {
+  %c = graph.constant dense<0.5> : tensor<f32>
+  %ninf = graph.constant dense<0xFF800000> : tensor<f32>
+  %tril = graph.constant dense<[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]> : tensor<4x4xi1>
+  %mask = graph.constant dense<[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
+  %s = graph.matmul %q, %kt : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %t = graph.mul %s, %c : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %w = graph.where %tril, %t, %ninf : (tensor<4x4xi1>, tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %a = graph.add %w, %m : (tensor<2x4x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4x4xf32>
+  %p = graph.softmax %a {axis = 2 : i64} : tensor<2x4x4xf32>
+  %y = graph.matmul %p, %v : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s1 = graph.matmul %q, %kt : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %t1 = graph.mul %s1, %c : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %a1 = graph.add %t1, %m : (tensor<2x4x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4x4xf32>
+  %b1 = graph.add %a1, %mask : (tensor<2x4x4xf32>, tensor<4x4xf32>) -> tensor<2x4x4xf32>
+  %p1 = graph.softmax %b1 {axis = 2 : i64} : tensor<2x4x4xf32>
+  %y1 = graph.matmul %p1, %v : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s2 = graph.matmul %q, %kt : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %t2 = graph.mul %s2, %c : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %a2 = graph.add %m, %t2 : (tensor<2x1x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %b2 = graph.add %a2, %m2 : (tensor<2x4x4xf32>, tensor<1x4x4xf32>) -> tensor<2x4x4xf32>
+  %p2 = graph.softmax %b2 {axis = 2 : i64} : tensor<2x4x4xf32>
+  %y2 = graph.matmul %p2, %v : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  return %y, %y1, %y2 : tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// A scale above a mask scales the mask: not the attention's form, left alone.
+// CHECK-LABEL: func.func @scale_above_mask
+// CHECK-NOT:     graph.attention
+func.func @scale_above_mask(%q: tensor<2x4x4xf32>, %kt: tensor<2x4x4xf32>, %v: tensor<2x4x4xf32>, %m: tensor<2x1x4xf32>, %m2: tensor<1x4x4xf32>) -> tensor<2x4x4xf32> {
+  %c = graph.constant dense<0.5> : tensor<f32>
+  %s = graph.matmul %q, %kt : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %a = graph.add %s, %m : (tensor<2x4x4xf32>, tensor<2x1x4xf32>) -> tensor<2x4x4xf32>
+  %t = graph.mul %a, %c : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %b = graph.add %t, %m2 : (tensor<2x4x4xf32>, tensor<1x4x4xf32>) -> tensor<2x4x4xf32>
+  %p = graph.softmax %b {axis = 2 : i64} : tensor<2x4x4xf32>
+  %y = graph.matmul %p, %v : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  return %y : tensor<2x4x4xf32>
+}
+
+// -----
+
 // Grouped-query attention as aicc imports ONNX Attention (4 query heads on 2 KV heads):
 // queries [B, kv_heads, reps, S, D] against keys / values broadcast over reps. With at most
 // 16 queries and no causal mask the reps are packed as query rows (PackGroupedQueries).

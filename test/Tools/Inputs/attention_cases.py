@@ -430,6 +430,9 @@ def main():
     case(out, "f16-d80-bool-mask", [1, 3], 50, 130, 80, 80, "f16", mask="bool", seed=2)
     # Causal, head size 128, two key blocks (70 keys).
     case(out, "causal-d128", [2, 2], 70, 70, 128, 128, "f32", causal=True, seed=3)
+    # A padding mask and the causal constant added after it (two mask layers): causal with
+    # the mask as the bias, 30 queries over 100 positions.
+    case(out, "mask-causal-f32", [2, 2], 30, 100, 32, 32, "f32", mask="add", causal=True, seed=12)
     # Causal with a KV cache (5 new queries over 133 positions), bf16.
     case(out, "causal-kv-cache-bf16", [1, 2], 5, 133, 32, 32, "bf16", causal=True, seed=4)
     # Grouped-query attention: 2 KV heads, 2 query heads each, head size 96.

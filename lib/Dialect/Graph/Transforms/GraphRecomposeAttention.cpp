@@ -20,6 +20,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -190,28 +191,52 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
     }
     auto scoresT = cast<RankedTensorType>(s.getType());
     Type elem = scoresT.getElementType();
-    // The mask.
-    Value bias, cond;
+    // The masks: up to two layers over the scaled scores, additive ones (add) and at most
+    // one bool one (where(cond, s, -inf) or where(cond, -inf, s)) -- GPT-2's eager
+    // attention writes where(causal, s, -inf) + attention_mask, torch's eager attention
+    // with a mask and is_causal an add of each. `reaches(x)`: x leads to Q K^T through
+    // scales (which must sit below every mask: a scale above one would scale the mask) or
+    // through a further mask layer.
+    std::function<bool(Value, int)> reaches = [&](Value x, int depth) -> bool {
+      double unused = 1.0;
+      if (x.getType() != scoresT)
+        return false;
+      if (peelScale(x, unused).getDefiningOp<MatMulOp>())
+        return true;
+      if (depth == 0 || !x.hasOneUse())
+        return false;
+      Operation *d = x.getDefiningOp();
+      if (isa_and_nonnull<AddOp>(d))
+        return reaches(d->getOperand(0), depth - 1) || reaches(d->getOperand(1), depth - 1);
+      if (auto w = dyn_cast_or_null<WhereOp>(d))
+        return (isNegInfConstant(w.getRhs()) && reaches(w.getLhs(), depth - 1)) ||
+               (isNegInfConstant(w.getLhs()) && reaches(w.getRhs(), depth - 1));
+      return false;
+    };
+    SmallVector<Value, 2> biases;
+    Value cond;
     bool condMasksTrue = false; // where(cond, -inf, s): cond marks the masked scores
-    if (auto add = s.getDefiningOp<AddOp>(); add && s.hasOneUse()) {
-      for (int i = 0; i < 2; ++i) {
-        Value x = add->getOperand(i);
-        double unused = 1.0;
-        Value base = peelScale(x, unused);
-        if (x.getType() == scoresT && base.getDefiningOp<MatMulOp>()) {
-          bias = add->getOperand(1 - i);
-          s = x;
+    for (int layer = 0; layer < 2 && s.hasOneUse(); ++layer) {
+      int below = 1 - layer; // mask layers the rest may still hold
+      if (auto add = s.getDefiningOp<AddOp>()) {
+        int i = reaches(add.getLhs(), below) ? 0 : reaches(add.getRhs(), below) ? 1 : -1;
+        if (i < 0)
+          break;
+        biases.push_back(add->getOperand(1 - i));
+        s = add->getOperand(i);
+      } else if (auto w = s.getDefiningOp<WhereOp>(); w && !cond) {
+        if (isNegInfConstant(w.getRhs()) && reaches(w.getLhs(), below)) {
+          cond = w.getCond();
+          s = w.getLhs();
+        } else if (isNegInfConstant(w.getLhs()) && reaches(w.getRhs(), below)) {
+          cond = w.getCond();
+          condMasksTrue = true;
+          s = w.getRhs();
+        } else {
           break;
         }
-      }
-    } else if (auto w = s.getDefiningOp<WhereOp>(); w && s.hasOneUse()) {
-      if (w.getLhs().getType() == scoresT && isNegInfConstant(w.getRhs())) {
-        cond = w.getCond();
-        s = w.getLhs();
-      } else if (w.getRhs().getType() == scoresT && isNegInfConstant(w.getLhs())) {
-        cond = w.getCond();
-        condMasksTrue = true;
-        s = w.getRhs();
+      } else {
+        break;
       }
     }
     double scale = 1.0;
@@ -230,7 +255,7 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
     int64_t sq = scoresT.getShape().end()[-2], skv = scoresT.getShape().back();
     if (skv == 0)
       return rewriter.notifyMatchFailure(pv, "no keys (an empty contraction)");
-    if (bias) {
+    for (Value bias : biases) {
       auto bT = cast<RankedTensorType>(bias.getType());
       auto bc = broadcastShapes(scoresT.getShape(), bT.getShape());
       if (bT.getElementType() != elem || failed(bc) || ArrayRef<int64_t>(*bc) != scoresT.getShape())
@@ -246,14 +271,16 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
     // because both matmuls are valid and the peeled scales keep their operand's type.
     Location loc = pv.getLoc();
     bool causal = false;
-    if (bias && isCausalConstant(bias, sq, skv)) {
-      causal = true;
-      bias = Value();
-    }
-    if (cond && isCausalBoolConstant(cond, sq, skv, condMasksTrue)) {
+    for (Value &bias : biases)
+      if (!causal && isCausalConstant(bias, sq, skv)) {
+        causal = true;
+        bias = Value();
+      }
+    if (!causal && cond && isCausalBoolConstant(cond, sq, skv, condMasksTrue)) {
       causal = true;
       cond = Value();
     }
+    llvm::erase(biases, Value());
     if (gpu) {
       // GPU targets: only the attention their kernel runs (TensorCoreRules.h); the rest
       // stays four kernels.
@@ -265,7 +292,7 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       shape.batch = 1;
       for (int64_t d : yT.getShape().drop_back(2))
         shape.batch *= d;
-      shape.bias = bias || cond;
+      shape.bias = !biases.empty() || cond;
       // K^T read as K's rows through the views graph-fuse will take (single users).
       auto view = attentionOperandView(kt, 1, [](Operation *d) { return d->hasOneUse(); });
       shape.keyRowMajor = view && view->keyRows;
@@ -284,8 +311,19 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       };
       double ninf = -std::numeric_limits<double>::infinity();
       Value zero = c(0.0), masked = c(ninf);
-      bias = WhereOp::create(rewriter, loc, RankedTensorType::get(cT.getShape(), elem), cond,
-                             condMasksTrue ? masked : zero, condMasksTrue ? zero : masked);
+      biases.push_back(WhereOp::create(rewriter, loc, RankedTensorType::get(cT.getShape(), elem),
+                                       cond, condMasksTrue ? masked : zero,
+                                       condMasksTrue ? zero : masked));
+    }
+    // Two masks left (neither causal): their sum, broadcast between them.
+    Value bias = biases.empty() ? Value() : biases.front();
+    if (biases.size() == 2) {
+      auto aT = cast<RankedTensorType>(biases[0].getType()),
+           bT = cast<RankedTensorType>(biases[1].getType());
+      // Both broadcast to the scores, so to each other.
+      auto bc = broadcastShapes(aT.getShape(), bT.getShape());
+      SmallVector<int64_t> shape(succeeded(bc) ? ArrayRef<int64_t>(*bc) : scoresT.getShape());
+      bias = AddOp::create(rewriter, loc, RankedTensorType::get(shape, elem), biases[0], biases[1]);
     }
     auto op =
         AttentionOp::create(rewriter, loc, yT, q, kt, v, bias, rewriter.getF64FloatAttr(scale),
