@@ -185,7 +185,8 @@ DenseElementsAttr aicc::reference::attrFromTensor(const Tensor &t) {
   int64_t n = t.numElements();
   bool splat = true;
   for (int64_t i = 1; i < n && splat; ++i)
-    splat = t.isFloat() ? (t.floats[i] == t.floats[0] ||
+    splat = t.isFloat() ? ((t.floats[i] == t.floats[0] &&
+                            std::signbit(t.floats[i]) == std::signbit(t.floats[0])) ||
                            (std::isnan(t.floats[i]) && std::isnan(t.floats[0])))
                         : t.ints[i] == t.ints[0];
   int64_t count = splat ? std::min<int64_t>(n, 1) : n;

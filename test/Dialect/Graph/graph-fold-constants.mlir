@@ -53,3 +53,32 @@ func.func @cap(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor
   %z = graph.add %x, %b : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %y, %z, %e : tensor<2x2xf32>, tensor<2x2xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Folds that must give what the kernel computes (helper-found cases): the sign of a zero
+// survives (no splat of +0 and -0); not folded: an i64 beyond 2^53 cast to f32 (rounded
+// twice through float64), a float reduction (float64 accumulation: no overflow where the
+// kernel's f32 sum overflows), NaN / inf cast to an integer (undefined; the target's
+// conversion differs).
+// CHECK-LABEL: func.func @faithful
+// CHECK-DAG: graph.constant dense<[0.000000e+00, -0.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: graph.cast %{{.*}} : tensor<2xi64> -> tensor<2xf32>
+// CHECK-DAG: graph.reduce_sum
+// CHECK-DAG: graph.cast %{{.*}} : tensor<2xf32> -> tensor<2xi64>
+func.func @faithful(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi64>) {
+  %a = graph.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %z = graph.constant dense<0.0> : tensor<f32>
+  %m = graph.mul %a, %z : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %y = graph.div %x, %m : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %i = graph.constant dense<[1152921573326323713, 3]> : tensor<2xi64>
+  %f = graph.cast %i : tensor<2xi64> -> tensor<2xf32>
+  %g = graph.add %x, %f : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %r = graph.constant dense<[3.0e38, 3.0e38, -3.0e38]> : tensor<3xf32>
+  %s = graph.reduce_sum %r {axes = array<i64: 0>, keepdims = false} : (tensor<3xf32>) -> tensor<f32>
+  %t = graph.add %s, %s : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %n = graph.constant dense<[0x7FC00000, 1.0]> : tensor<2xf32>
+  %c = graph.cast %n : tensor<2xf32> -> tensor<2xi64>
+  %d = graph.add %c, %c : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  return %y, %g, %t, %d : tensor<2xf32>, tensor<2xf32>, tensor<f32>, tensor<2xi64>
+}

@@ -13,7 +13,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <cmath>
 
 namespace aicc::graph {
 #define GEN_PASS_DEF_GRAPHFOLDCONSTANTS
@@ -35,6 +39,39 @@ int64_t constantBytes(ElementsAttr value) {
   return splat ? bytes : bytes * type.getNumElements();
 }
 
+/// Set while this thread evaluates an op: the evaluator's diagnostics then are not the
+/// user's (the handler is the context's, shared by functions compiled in parallel).
+thread_local bool evaluating = false;
+
+/// Whether folding `op` on `operands` gives what the compiled kernel computes. The
+/// evaluator works in float64 and rounds each result once: exact for integer and bool
+/// results, for views and for elementwise float ops (correctly rounded where the kernel's
+/// are), but a float reduction or contraction accumulates differently from the kernel
+/// (overflow, cancellation), an integer beyond 2^53 converted to a float would be rounded
+/// twice, and a non-finite or out-of-range float converted to an integer is undefined
+/// (ONNX Cast) and differs between the fold and the target.
+bool foldIsFaithful(Operation *op, ArrayRef<ref::Tensor> operands) {
+  bool floatResults = llvm::any_of(op->getResultTypes(), [](Type t) {
+    return isa<FloatType>(cast<ShapedType>(t).getElementType());
+  });
+  if (floatResults && !isElementwise(op) && !isView(op))
+    return false;
+  auto cast = dyn_cast<CastOp>(op);
+  if (!cast)
+    return true;
+  const ref::Tensor &in = operands.front();
+  Type to = cast.getType().getElementType();
+  if (!in.isFloat() && isa<FloatType>(to))
+    return llvm::all_of(in.ints, [](int64_t v) { return v >= -(int64_t(1) << 53) && v <= (int64_t(1) << 53); });
+  if (in.isFloat() && isa<IntegerType>(to)) {
+    unsigned w = to.getIntOrFloatBitWidth();
+    double lo = w == 1 ? 0.0 : cast.getType().getElementType().isUnsignedInteger() ? 0.0 : -std::ldexp(1.0, (int)w - 1);
+    double hi = w == 1 ? 1.0 : cast.getType().getElementType().isUnsignedInteger() ? std::ldexp(1.0, (int)w) - 1 : std::ldexp(1.0, (int)w - 1) - 1;
+    return llvm::all_of(in.floats, [&](double v) { return std::isfinite(v) && v >= lo && v <= hi; });
+  }
+  return true;
+}
+
 struct GraphFoldConstantsPass
     : aicc::graph::impl::GraphFoldConstantsBase<GraphFoldConstantsPass> {
   using GraphFoldConstantsBase::GraphFoldConstantsBase;
@@ -46,7 +83,8 @@ struct GraphFoldConstantsPass
     ref::Evaluator eval;
     // An op the evaluator cannot take (not implemented, a data-dependent error) stays in
     // the graph: its diagnostics are not the user's.
-    ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &) { return success(); });
+    ScopedDiagnosticHandler quiet(&getContext(),
+                                  [](Diagnostic &) { return success(evaluating); });
     for (Operation &op : llvm::make_early_inc_range(fn.getBody().front()))
       fold(&op, eval);
   }
@@ -85,12 +123,16 @@ struct GraphFoldConstantsPass
           llvm::all_of(c->getUsers(), [&](Operation *u) { return u == op; }))
         freed += constantBytes(c.getValue());
     SmallVector<ref::Tensor> operands;
+    evaluating = true;
+    auto done = llvm::make_scope_exit([] { evaluating = false; });
     for (ConstantOp c : csts) {
       FailureOr<ref::Tensor> t = ref::tensorFromAttr(c.getLoc(), c.getValue());
       if (failed(t))
         return;
       operands.push_back(std::move(*t));
     }
+    if (!foldIsFaithful(op, operands))
+      return;
     FailureOr<std::vector<ref::Tensor>> results = eval.evaluateOp(op, operands);
     if (failed(results) || results->size() != op->getNumResults())
       return;

@@ -57,9 +57,14 @@ def GraphFoldConstants : Pass<"graph-fold-constants", "mlir::func::FuncOp"> {
     results rounded to their element type, ties to even) and replaces it with a constant,
     in program order, so chains fold in one run. A fold must not bloat the bundle: it is
     done when its results take at most `max-bytes` (a splat counts one element) or no more
-    than the constants it leaves unused. Left alone: ops the evaluator does not implement or
-    whose evaluation fails (a data-dependent error; silently), operands or results beyond
-    `max-elements` (compile time), and ops whose result the function returns.
+    than the constants it leaves unused. A fold must also give what the kernel computes:
+    float results fold only from elementwise ops and views (float64 then one rounding is
+    the correctly rounded result), not from reductions or contractions (their float64
+    accumulation neither overflows nor cancels as the kernel's does); an integer beyond 2^53
+    cast to a float and a NaN, infinite or out-of-range float cast to an integer do not fold.
+    Left alone too: ops the evaluator does not implement or whose evaluation fails (a
+    data-dependent error; silently), operands or results beyond `max-elements` (compile
+    time), and ops whose result the function returns.
 
     ```mlir
     %c = graph.constant dense<64.0> : tensor<f32>
