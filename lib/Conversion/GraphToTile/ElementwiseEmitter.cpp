@@ -39,6 +39,15 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
     Value z = iconst(elem, 0);
     return sel(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, z), iconst(elem, 1), d);
   };
+  // Signed division traps on x86 for INT_MIN / -1 too (the quotient overflows): a divisor
+  // of -1 divides by 1 and the caller negates (wrapping, as the reference evaluator does:
+  // INT_MIN / -1 = INT_MIN, x % -1 = 0).
+  auto isMinusOne = [&](Value d) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, iconst(elem, -1));
+  };
+  auto signedDivisor = [&](Value d) -> Value {
+    return sel(isMinusOne(d), iconst(elem, 1), safeDivisor(d));
+  };
   auto mulf = [&](Value x, Value y) -> Value { return arith::MulFOp::create(b, loc, x, y); };
   auto addf = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, loc, x, y); };
   // Numerically stable forms of the transcendental functions (StableMath.h).
@@ -70,7 +79,8 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
           return arith::DivFOp::create(b, loc, in[0], in[1]);
         if (isUnsigned)
           return arith::DivUIOp::create(b, loc, in[0], safeDivisor(in[1]));
-        return arith::DivSIOp::create(b, loc, in[0], safeDivisor(in[1]));
+        return sel(isMinusOne(in[1]), arith::SubIOp::create(b, loc, iconst(elem, 0), in[0]),
+                   arith::DivSIOp::create(b, loc, in[0], signedDivisor(in[1])));
       })
       .Case([&](MinOp) -> Value { return isFloat ? minf(in[0], in[1]) : imin(in[0], in[1]); })
       .Case([&](MaxOp) -> Value { return isFloat ? maxf(in[0], in[1]) : imax(in[0], in[1]); })
@@ -86,7 +96,8 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
         // Unsigned operands are never negative: both sign conventions are remui.
         if (isUnsigned)
           return arith::RemUIOp::create(b, loc, in[0], d).getResult();
-        Value r = arith::RemSIOp::create(b, loc, in[0], d);
+        Value r = sel(isMinusOne(in[1]), iconst(elem, 0),
+                      arith::RemSIOp::create(b, loc, in[0], signedDivisor(in[1])));
         if (m.getFmod())
           return r;
         // Python-style: the result takes the divisor's sign.
