@@ -320,5 +320,8 @@ FailureOr<SmallVector<Value>> aicc::emitAttentionBias(OpBuilder &b, Location loc
       return failure();
     out.push_back(*v);
   }
+  Value log2e = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(kLog2E));
+  for (Value &v : out)
+    v = arith::MulFOp::create(b, loc, v, log2e);
   return out;
 }

@@ -102,10 +102,14 @@ void emitAttentionStore(mlir::OpBuilder &b, mlir::Location loc, tile::BlockStore
                         llvm::ArrayRef<mlir::Value> l, tile::BlockStoreOp lseStore = {},
                         llvm::ArrayRef<mlir::Value> mLog2 = {});
 
+/// log2(e): the kernels' softmax runs in the log2 domain (x = s scale log2(e), ex2).
+constexpr double kLog2E = 1.4426950408889634;
+
 /// The bias `p.bias` of the key block whose first key is `n0` (the key loop's induction
 /// value, index; unused without a loop) at the `regs` accumulator registers of a thread in
 /// the m16n8 / wgmma layout: register i at tile-local row `rowLocal[(i % 4) / 2]` and column
-/// 8 (i / 4) + 2 (lane % 4) + i % 2, in f32. `map` holds the kernel's top-level scalars; the
+/// 8 (i / 4) + 2 (lane % 4) + i % 2, in f32 and in the log2 domain of the kernels' softmax
+/// (times kLog2E). `map` holds the kernel's top-level scalars; the
 /// loop body's scalars are cloned at `b` with the induction variable at `n0`. The loads are
 /// global loads per register (per key column when the bias is constant along the rows),
 /// masked at the bias matrices' edges (AccumulatorEpilogue). Fails with an error naming

@@ -63,9 +63,10 @@
 //
 // Refused (an error: graph-recompose-attention forms on GPU targets only the attention
 // attentionMmaSyncProblem accepts, so a refusal is a broken contract): other element types,
-// blocks other than 64 x 64, head sizes that are not powers of two in [16, 128], a
+// blocks other than 64 x 64, head sizes that are not multiples of 16 in [16, 128], a
 // transposed Q or V, ops in the key loop the template's GPU form does not have (a bias
-// load), rows that are not 16-byte multiples, more shared memory than the chip's.
+// other than index math and loads), rows that are not 16-byte multiples, more shared memory
+// than the chip's.
 //===----------------------------------------------------------------------===//
 #include "AccumulatorEpilogue.h"
 #include "AttentionProgram.h"
@@ -415,7 +416,7 @@ LogicalResult AttentionKernel::run() {
   Value row0 = add(b, add(b, m0, mul(b, warp, 16)), g);
   Value row1 = add(b, row0, c32(b, 8));
   Value col2t = mul(b, t4, 2);
-  double c = prog.scale * 1.4426950408889634; // prog.scale * log2(e)
+  double c = prog.scale * kLog2E;
 
   auto kLoop = scf::ForOp::create(b, loc, nBegin, nEnd, cidx(b, 1), init);
   {
@@ -451,8 +452,7 @@ LogicalResult AttentionKernel::run() {
           "convert-tile-attention-to-mma-sync");
       if (failed(regs))
         return failure();
-      for (Value v : *regs)
-        bias.push_back(arith::MulFOp::create(lb, loc, v, f32c(lb, 1.4426950408889634)));
+      bias = std::move(*regs);
     }
     // S = Q K^T: 8 n8 tiles of keys, 4 f32 each.
     SmallVector<SmallVector<Value>> S(nTiles, SmallVector<Value>(4, f32c(lb, 0.0)));

@@ -343,7 +343,7 @@ AttentionWgmmaKernel::Softmax AttentionWgmmaKernel::softmax(OpBuilder &b, ArrayR
   Value col2t = mul(b, arith::RemUIOp::create(b, loc, lane, c32(b, 4)), 2);
   // x = s * scale * log2(e) (+ bias * log2(e)).
   SmallVector<Value> x;
-  Value cc = f32c(b, p.scale * 1.4426950408889634);
+  Value cc = f32c(b, p.scale * kLog2E);
   for (int64_t i = 0; i < R; ++i)
     x.push_back(arith::MulFOp::create(b, loc, S[i], cc));
   if (p.bias) {
@@ -353,8 +353,7 @@ AttentionWgmmaKernel::Softmax AttentionWgmmaKernel::softmax(OpBuilder &b, ArrayR
         sched, "convert-tile-attention-to-wgmma");
     biasFailed |= failed(bias);
     for (int64_t i = 0; i < R && succeeded(bias); ++i)
-      x[i] = arith::AddFOp::create(
-          b, loc, x[i], arith::MulFOp::create(b, loc, (*bias)[i], f32c(b, 1.4426950408889634)));
+      x[i] = arith::AddFOp::create(b, loc, x[i], (*bias)[i]);
   }
   // The masks, on the blocks with keys past Skv or (causal) above the first row's diagonal.
   Value n0 = mul(b, j, kBN);
