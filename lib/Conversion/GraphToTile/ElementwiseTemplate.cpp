@@ -68,7 +68,12 @@ static void markInPlacePairs(KernelContext &kc, Value offs) {
 //===----------------------------------------------------------------------===//
 FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group,
                                          StringRef name) {
+  // The programs cover the largest result; a smaller one (mergeSiblings) is stored at its
+  // own indices of the same linear index, masked past its element count.
   auto outType = cast<RankedTensorType>(group.getResult(0).getType());
+  for (Value r : group.getResults())
+    if (cast<RankedTensorType>(r.getType()).getNumElements() > outType.getNumElements())
+      outType = cast<RankedTensorType>(r.getType());
   ArrayRef<int64_t> outShape = outType.getShape();
   int64_t numel = outType.getNumElements();
   if (numel >= (int64_t(1) << 31))
@@ -164,22 +169,25 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
   auto yield = cast<YieldOp>(body.getTerminator());
   // Every result first, then the stores (each input is read before any output is written:
   // markInPlacePairs).
-  SmallVector<Value> results;
+  SmallVector<Value> results, masks;
   for (Value v : yield.getValues()) {
-    // A result of another shape (and as many elements) at its own indices of the same
-    // linear index (mergeSiblings).
+    // A result of another shape at its own indices of the same linear index
+    // (mergeSiblings), masked past its element count.
     auto vt = cast<RankedTensorType>(v.getType());
+    Value m = mask;
     if (vt.getNumElements() != numel)
-      return group.emitError("fusion group results must have one element count"), failure();
-    FailureOr<Value> t =
-        vt.getShape() == outShape ? evalAt(v, idx, mask)
-                                  : evalAt(v, tb.delinearize(offs, vt.getShape()), mask);
+      m = arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, offs,
+                                tb.splatI32(vt.getNumElements()));
+    FailureOr<Value> t = vt.getShape() == outShape
+                             ? evalAt(v, idx, m)
+                             : evalAt(v, tb.delinearize(offs, vt.getShape()), m);
     if (failed(t))
       return failure();
     results.push_back(*t);
+    masks.push_back(m);
   }
   for (auto [i, t] : llvm::enumerate(results))
-    tb.store(kc.outParams[i], offs, t, mask);
+    tb.store(kc.outParams[i], offs, t, masks[i]);
   func::ReturnOp::create(b, tb.loc);
   markInPlacePairs(kc, offs);
   return kc.kernel;

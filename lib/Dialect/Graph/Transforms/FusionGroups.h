@@ -48,8 +48,9 @@ struct FusionGroups {
 void mergeSiblingReductions(FusionGroups &fg, llvm::ArrayRef<unsigned> formed);
 
 /// Horizontal fusion of elementwise groups (graph-fuse phase 4): two groups whose results
-/// have one element type and count, that read a common input at least as large as a
-/// result, become one kernel of several results, when the later one does not depend on
+/// have one element type, that read a common input at least as large as each result of
+/// one of them, become one kernel of several results (the elementwise template's
+/// programs cover the largest result, the others' stores are masked), when the later one does not depend on
 /// the earlier one (reshapes of the earlier one's results that sit before the later group
 /// move after it).
 void mergeSiblings(FusionGroups &fg);

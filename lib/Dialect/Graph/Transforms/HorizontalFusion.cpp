@@ -134,22 +134,29 @@ void aicc::graph::fusion::mergeSiblings(FusionGroups &fg) {
       if (!first.ops.back()->isBeforeInBlock(second.ops.back()))
         continue;
       SmallVector<Value> &r1 = results[a], &r2 = results[c];
-      // One element type and count: the elementwise template stores every result at the
-      // program's linear offsets (a result of another shape is evaluated at its own
-      // indices of that linear index: q, k as [B, H, S, D] and v as [B * H, S, D]).
-      auto sameElems = [&](Value v) {
+      // One element type: the elementwise template runs one program per BLOCK of the
+      // largest result's linear index and stores every result at its own indices of that
+      // index, masked past its element count (q, k as [B, H, S, D] and v as [B * H, S, D];
+      // RoPE of q with H heads and of k with H_kv heads under grouped-query attention).
+      auto elems = [](Value v) { return cast<ShapedType>(v.getType()).getNumElements(); };
+      auto sameType = [&](Value v) {
         auto t = cast<ShapedType>(v.getType()), t0 = cast<ShapedType>(r1.front().getType());
         return t.getElementType() == t0.getElementType() && t.hasStaticShape() &&
-               t0.hasStaticShape() && t.getNumElements() == t0.getNumElements();
+               t0.hasStaticShape();
       };
-      if (r1.empty() || r2.empty() || !llvm::all_of(llvm::concat<Value>(r1, r2), sameElems))
+      if (r1.empty() || r2.empty() || !llvm::all_of(llvm::concat<Value>(r1, r2), sameType))
         continue;
-      // A real shared read: at least as many elements as one result (not a broadcast
-      // scalar or bias).
-      int64_t outElems = cast<ShapedType>(r1.front().getType()).getNumElements();
+      // A real shared read: at least as many elements as each result of one of the groups
+      // (not a broadcast scalar, bias or table).
+      auto maxElems = [&](ArrayRef<Value> rs) {
+        int64_t n = 0;
+        for (Value r : rs)
+          n = std::max(n, elems(r));
+        return n;
+      };
+      int64_t outElems = std::min(maxElems(r1), maxElems(r2));
       bool shared = llvm::any_of(inputs[a], [&](Value v) {
-        return inputs[c].contains(v) &&
-               cast<ShapedType>(v.getType()).getNumElements() >= outElems;
+        return inputs[c].contains(v) && elems(v) >= outElems;
       });
       if (!shared)
         continue;
