@@ -110,7 +110,29 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
                << group.getNumResults(),
            failure();
   p.outType = cast<RankedTensorType>(group.getResult(0).getType());
-  if (p.outType.getNumElements() != p.batch * p.M * p.N)
+  // Column pairs (graph-fuse's rule column-pairs): two slices of step 2 along the last dim
+  // of an epilogue value, at 0 and 1; the output has N / 2 columns.
+  for (Operation &op : body)
+    if (auto sl = dyn_cast<SliceOp>(op)) {
+      auto in = cast<RankedTensorType>(sl.getInput().getType());
+      int64_t last = in.getRank() - 1, start = sl.getStarts()[last];
+      bool pair = sl.getSteps()[last] == 2 && (start == 0 || start == 1) &&
+                  in.getShape().back() == p.N && p.N % 2 == 0 &&
+                  cast<RankedTensorType>(sl.getType()).getShape().back() * 2 == p.N &&
+                  !(start ? p.oddSlice : p.evenSlice);
+      for (int64_t d = 0; d < last; ++d)
+        pair = pair && sl.getStarts()[d] == 0 && sl.getSteps()[d] == 1 &&
+               cast<RankedTensorType>(sl.getType()).getDimSize(d) == in.getDimSize(d);
+      if (!pair)
+        return sl.emitError("a matmul epilogue takes only the column pairs of its product "
+                            "(two slices of step 2 along the last dim, at 0 and 1)"),
+               failure();
+      (start ? p.oddSlice : p.evenSlice) = sl;
+    }
+  if (!p.evenSlice != !p.oddSlice)
+    return group.emitError("a matmul epilogue reads both column pairs or neither"), failure();
+  int64_t outN = p.evenSlice ? p.N / 2 : p.N;
+  if (p.outType.getNumElements() != p.batch * p.M * outN)
     return group.emitError("epilogue changes the matmul's shape"), failure();
   for (int64_t n : {p.aT.getNumElements(), p.bT.getNumElements(), p.outType.getNumElements()})
     if (n >= (int64_t(1) << 31))
@@ -131,11 +153,18 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   MatmulConfig cfg = chooseMatmulConfig(p.M, p.N, p.K, p.aT.getElementType(), tmaRowsOK,
                                         targetChip(options), hardwareChip(options),
                                         p.tf32 && !p.transA && p.transB, p.batch, mathEpilogue);
-  if (options.splitK)
+  // Split-K sums the partials in a 1-D kernel of output elements, which has no column
+  // pairs: a gated product is one kernel.
+  if (options.splitK && !p.evenSlice)
     cfg.splitK = chooseSplitK(p.M, p.N, p.K, p.batch, cfg, hardwareChip(options));
   if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
   p.config = configOfGroup(group, cfg);
+  if (p.evenSlice && p.config.splitK != 1)
+    return anchor->emitError("split_k = ")
+               << p.config.splitK
+               << ": a matmul whose epilogue reads column pairs runs as one kernel (split_k 1)",
+           failure();
   if (p.config.splitK > 1 && p.outType.getNumElements() * p.config.splitK >= (int64_t(1) << 31))
     return group.emitError("split-K partials of ")
                << p.outType.getNumElements() * p.config.splitK
@@ -156,7 +185,7 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
 static FailureOr<Value> applyMatmulEpilogue(TileBuilder &t2, KernelContext &kc,
                                             const MatmulProblem &p, Value acc,
                                             ArrayRef<int64_t> outShape, ArrayRef<Value> idx,
-                                            Value mask) {
+                                            Value mask, const ColumnPairs *pairs = nullptr) {
   OpBuilder &b = t2.b;
   Location loc = t2.loc;
   Type accElem = cast<RankedTensorType>(acc.getType()).getElementType();
@@ -172,7 +201,7 @@ static FailureOr<Value> applyMatmulEpilogue(TileBuilder &t2, KernelContext &kc,
       c = arith::MulFOp::create(b, loc, c, t2.splatF(accElem, p.beta));
     result = arith::AddFOp::create(b, loc, result, c);
   }
-  return applyEpilogue(t2, kc, p.anchor, result, outShape, idx, mask);
+  return applyEpilogue(t2, kc, p.anchor, result, outShape, idx, mask, pairs);
 }
 
 /// The type of a split-K group's partial products: [split_k * batch, M, N], slice-major, in
@@ -319,7 +348,11 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
 
   // Output index per dim of the real output shape: batch dims from pidB (scalar splat),
   // then M and N (either may be squeezed away for 1-D matmul operands).
-  ArrayRef<int64_t> outShape = outType.getShape();
+  SmallVector<int64_t> fullShape(outType.getShape());
+  if (p.evenSlice)
+    fullShape = SmallVector<int64_t>(
+        cast<RankedTensorType>(p.evenSlice->getOperand(0).getType()).getShape());
+  ArrayRef<int64_t> outShape = fullShape;
   SmallVector<Value> idx;
   {
     auto bs = rowMajorStrides(*batchShape);
@@ -337,6 +370,39 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   if (idx.size() != outShape.size())
     return group.emitError("internal: matmul output rank mismatch"), failure();
 
+  if (p.evenSlice) {
+    // Column pairs: the epilogue's [.., M, N / 2] values live at the accumulator's even
+    // columns (column c holds output column c / 2; its odd neighbour c + 1 is
+    // swap_pairs's), and only those are stored, at row-major [batch, M, N / 2] offsets.
+    ColumnPairs pairs;
+    pairs.even = p.evenSlice;
+    pairs.odd = p.oddSlice;
+    pairs.shape = SmallVector<int64_t>(outType.getShape());
+    Value half = arith::ShRUIOp::create(b, loc, rn2, t2.splatI32(1));
+    Value even = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b, loc, rn2, t2.splatI32(1)), t2.splatI32(0));
+    pairs.mask = arith::AndIOp::create(b, loc, outMask, even);
+    pairs.idx.assign(idx.begin(), idx.end());
+    pairs.idx.back() = half;
+    if (bT.getRank() == 1)
+      return group.emitError("column pairs of a matrix-vector product"), failure();
+    auto fused = applyMatmulEpilogue(t2, kc, p, result, outShape, idx, outMask, &pairs);
+    if (failed(fused))
+      return failure();
+    Value outBuf = kc.outParams[0];
+    Value outTile = *fused;
+    auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
+    if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
+      outTile = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, BN}, outElem), outTile);
+    // ((pidB * M + row) * (N / 2) + col / 2): below 2^31 (the output's element count is).
+    Value rowBase = arith::AddIOp::create(b, loc, t2.splat(scalarMul(pidB, M)), rm2);
+    Value offs = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowBase, t2.splatI32(N / 2)), half);
+    t2.store(outBuf, offs, outTile, pairs.mask);
+    func::ReturnOp::create(b, loc);
+    return kc.kernel;
+  }
   auto fused = applyMatmulEpilogue(t2, kc, p, result, outShape, idx, outMask);
   if (failed(fused))
     return failure();

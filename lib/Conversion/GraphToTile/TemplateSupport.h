@@ -197,11 +197,25 @@ SmallVector<Value> broadcastIndex(TileBuilder &tb, RankedTensorType operandType,
 FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
                              ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask);
 
+/// Column pairs of a matmul epilogue (graph-fuse's rule column-pairs): `even` and `odd`
+/// slice the epilogue value of shape [.., N] at columns 0, 2, .. and 1, 3, ..; ops of
+/// shape `shape` ([.., N / 2]) after them are evaluated at the accumulator's even columns,
+/// their operands loaded at `idx` (column c / 2) under `mask` (even columns only).
+struct ColumnPairs {
+  Operation *even = nullptr, *odd = nullptr;
+  SmallVector<int64_t> shape;
+  SmallVector<Value> idx;
+  Value mask;
+};
+
 /// Applies the elementwise ops of the group body that follow `start` (exclusive), whose
-/// other operands are loaded at `idx`. `current` is the tile of start's result.
+/// other operands are loaded at `idx`. `current` is the tile of start's result. With
+/// `pairs`, the even slice is the tile it reads, the odd one its tile.swap_pairs, and ops
+/// of the pairs' shape load their operands at the pairs' indices.
 FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,
                                Value current, ArrayRef<int64_t> outShape,
-                               ArrayRef<Value> idx, Value mask);
+                               ArrayRef<Value> idx, Value mask,
+                               const ColumnPairs *pairs = nullptr);
 
 /// Creates the kernel func with flat 1-D memref params for inputs then outputs.
 KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name,
@@ -242,6 +256,8 @@ struct MatmulProblem {
   SmallVector<int64_t> aBatch, bBatch, batchShape;
   int64_t M = 0, N = 0, K = 0, batch = 1;
   MatmulConfig config;
+  /// Column pairs (ColumnPairs): the two slices, or null; the output is then [.., M, N / 2].
+  Operation *evenSlice = nullptr, *oddSlice = nullptr;
 };
 FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options);
 

@@ -263,15 +263,26 @@ FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
 
 FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,
                                Value current, ArrayRef<int64_t> outShape,
-                               ArrayRef<Value> idx, Value mask) {
+                               ArrayRef<Value> idx, Value mask, const ColumnPairs *pairs) {
   DenseMap<Value, Value> tiles;
   tiles[start->getResult(0)] = current;
   Block &body = kc.group.getBody().front();
   for (Operation &op : llvm::make_range(std::next(start->getIterator()), body.end())) {
     if (isa<YieldOp>(op))
       break;
+    if (pairs && (&op == pairs->even || &op == pairs->odd)) {
+      auto in = tiles.find(op.getOperand(0));
+      if (in == tiles.end())
+        return op.emitError("column pair of a value the epilogue does not compute"), failure();
+      tiles[op.getResult(0)] =
+          &op == pairs->even ? in->second
+                             : tl::SwapPairsOp::create(tb.b, tb.loc, in->second).getResult();
+      continue;
+    }
     if (isView(&op))
       continue; // folded into the loads of its users
+    const bool half = pairs && cast<ShapedType>(op.getResult(0).getType()).getShape() ==
+                                   ArrayRef<int64_t>(pairs->shape);
     if (!isElementwise(&op)) {
       op.emitError("cannot fuse ") << op.getName() << " into this kernel's epilogue";
       return failure();
@@ -283,7 +294,8 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
         ins.push_back(found->second);
         continue;
       }
-      auto loaded = loadOperand(tb, kc, o, outShape, idx, mask);
+      auto loaded = half ? loadOperand(tb, kc, o, pairs->shape, pairs->idx, pairs->mask)
+                         : loadOperand(tb, kc, o, outShape, idx, mask);
       if (failed(loaded))
         return failure();
       ins.push_back(*loaded);

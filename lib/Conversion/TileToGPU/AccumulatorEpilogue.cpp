@@ -181,8 +181,8 @@ Value AccumulatorEpilogue::add(Value v, int64_t c) {
 bool AccumulatorEpilogue::isSupported(Operation *op) {
   if (!touchesTiles(op))
     return true;
-  if (isa<tl::SplatOp, tl::MakeRangeOp, tl::ExpandDimsOp, tl::BroadcastOp, tl::LoadOp,
-          tl::StoreOp, tl::BlockStoreOp, tl::BlockLoadOp>(op))
+  if (isa<tl::SplatOp, tl::MakeRangeOp, tl::ExpandDimsOp, tl::BroadcastOp, tl::SwapPairsOp,
+          tl::LoadOp, tl::StoreOp, tl::BlockStoreOp, tl::BlockLoadOp>(op))
     return true;
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) && op->getNumRegions() == 0;
 }
@@ -314,6 +314,9 @@ FailureOr<Value> AccumulatorEpilogue::eval2D(Value v, int64_t i) {
     out = evalAlong(e.getSrc(), d, d == 0 ? layout.rowClass[i] : layout.colClass[i]);
   } else if (auto bc = v.getDefiningOp<tl::BroadcastOp>()) {
     out = eval2D(bc.getSrc(), i);
+  } else if (auto sw = v.getDefiningOp<tl::SwapPairsOp>()) {
+    // Registers 2j and 2j + 1 are columns 2c and 2c + 1 of one row (both MMA layouts).
+    out = eval2D(sw.getSrc(), i ^ 1);
   } else if (auto s = v.getDefiningOp<tl::SplatOp>()) {
     out = scalar(s.getSrc());
   } else if (auto cst = v.getDefiningOp<arith::ConstantOp>()) {

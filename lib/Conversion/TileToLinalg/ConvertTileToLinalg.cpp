@@ -115,6 +115,39 @@ struct LowerExpandDimsOp : OpConversionPattern<ExpandDimsOp> {
   }
 };
 
+/// [.., N] -> [.., N/2, 2], read through the map (.., i, k) -> (.., i, 1 - k), and back.
+struct LowerSwapPairsOp : OpConversionPattern<SwapPairsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SwapPairsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    RankedTensorType t = op.getType();
+    int64_t rank = t.getRank();
+    SmallVector<int64_t> pairs(t.getShape());
+    pairs.back() /= 2;
+    pairs.push_back(2);
+    auto pt = RankedTensorType::get(pairs, t.getElementType());
+    SmallVector<ReassociationIndices> reassoc;
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      reassoc.push_back({i});
+    reassoc.push_back({rank - 1, rank});
+    Value in = tensor::ExpandShapeOp::create(b, loc, pt, adaptor.getSrc(), reassoc);
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < rank; ++i)
+      exprs.push_back(b.getAffineDimExpr(i));
+    exprs.push_back(1 - b.getAffineDimExpr(rank));
+    SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, exprs, b.getContext()),
+                                b.getMultiDimIdentityMap(rank + 1)};
+    auto g = linalg::GenericOp::create(b, loc, TypeRange{pt}, ValueRange{in},
+                                       ValueRange{emptyLike(b, loc, pt)}, maps, parallel(rank + 1),
+                                       [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                         linalg::YieldOp::create(nb, nl, args[0]);
+                                       });
+    b.replaceOp(op, tensor::CollapseShapeOp::create(b, loc, t, g.getResult(0), reassoc));
+    return success();
+  }
+};
+
 struct LowerBroadcastOp : OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
@@ -226,12 +259,13 @@ struct LowerReduceOp : OpConversionPattern<ReduceOp> {
 } // namespace
 
 void aicc::populateTileToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerMakeRangeOp, LowerSplatOp, LowerExpandDimsOp, LowerBroadcastOp, LowerLoadOp,
-               LowerDotOp, LowerReduceOp>(patterns.getContext());
+  patterns.add<LowerMakeRangeOp, LowerSplatOp, LowerExpandDimsOp, LowerBroadcastOp,
+               LowerSwapPairsOp, LowerLoadOp, LowerDotOp, LowerReduceOp>(patterns.getContext());
 }
 
 void aicc::configureTileToLinalgTarget(ConversionTarget &target) {
-  target.addIllegalOp<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, LoadOp, DotOp, ReduceOp>();
+  target.addIllegalOp<MakeRangeOp, SplatOp, ExpandDimsOp, BroadcastOp, SwapPairsOp, LoadOp, DotOp,
+                      ReduceOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 }
 

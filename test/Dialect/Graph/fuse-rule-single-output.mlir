@@ -151,3 +151,57 @@ func.func @row_input_read_earlier(%in: tensor<16x16xf32>, %a: tensor<16x32xf32>,
   %z = graph.softmax %p {axis = 1 : i64} : tensor<16x16xf32>
   return %y, %z : tensor<16x16xf32>, tensor<16x16xf32>
 }
+
+// -----
+
+// Rule column-pairs (columnPairSlices): a product read only by its two column-pair slices
+// (step 2 along the last dim, at 0 and 1: graph-merge-sibling-matmuls' gated pair) takes
+// both and what combines them: one kernel whose result has half the product's columns
+// (the matmul template reads the pairs in registers, tile.swap_pairs).
+// CHECK-LABEL: func.func @column_pairs
+// CHECK-NEXT:    %[[G:.*]] = graph.fusion_group "epilogue" {{.*}} -> tensor<64x256xf16>
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      %[[X:.*]] = graph.matmul
+// CHECK-NEXT:      %[[E:.*]] = graph.slice %[[X]] {starts = array<i64: 0, 0>, steps = array<i64: 1, 2>}
+// CHECK-NEXT:      %[[O:.*]] = graph.slice %[[X]] {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>}
+// CHECK-NEXT:      %[[S:.*]] = graph.sigmoid %[[E]]
+// CHECK-NEXT:      %[[SILU:.*]] = graph.mul %[[E]], %[[S]]
+// CHECK-NEXT:      %[[Y:.*]] = graph.mul %[[SILU]], %[[O]]
+// CHECK-NEXT:      graph.yield %[[Y]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[G]]
+func.func @column_pairs(%a: tensor<64x128xf16>, %w: tensor<128x512xf16>) -> tensor<64x256xf16> {
+  %x = graph.matmul %a, %w : (tensor<64x128xf16>, tensor<128x512xf16>) -> tensor<64x512xf16>
+  %e = graph.slice %x {starts = array<i64: 0, 0>, steps = array<i64: 1, 2>} : tensor<64x512xf16> -> tensor<64x256xf16>
+  %o = graph.slice %x {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>} : tensor<64x512xf16> -> tensor<64x256xf16>
+  %s = graph.sigmoid %e : tensor<64x256xf16>
+  %silu = graph.mul %e, %s : (tensor<64x256xf16>, tensor<64x256xf16>) -> tensor<64x256xf16>
+  %y = graph.mul %silu, %o : (tensor<64x256xf16>, tensor<64x256xf16>) -> tensor<64x256xf16>
+  return %y : tensor<64x256xf16>
+}
+
+// -----
+
+// Not column pairs: each pair read on its own (two values would leave the kernel), and
+// slices of step 2 that are not the pairs (start 2): the product is stored, the slices read
+// it in other kernels.
+// CHECK-LABEL: func.func @column_pairs_refused
+// CHECK:         graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.yield
+// CHECK:         graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.yield
+func.func @column_pairs_refused(%a: tensor<64x128xf16>, %w: tensor<128x512xf16>) -> (tensor<64x256xf16>, tensor<64x256xf16>, tensor<64x255xf16>, tensor<64x256xf16>) {
+  %x = graph.matmul %a, %w : (tensor<64x128xf16>, tensor<128x512xf16>) -> tensor<64x512xf16>
+  %e = graph.slice %x {starts = array<i64: 0, 0>, steps = array<i64: 1, 2>} : tensor<64x512xf16> -> tensor<64x256xf16>
+  %o = graph.slice %x {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>} : tensor<64x512xf16> -> tensor<64x256xf16>
+  %s = graph.sigmoid %e : tensor<64x256xf16>
+  %n = graph.neg %o : tensor<64x256xf16>
+  %x2 = graph.matmul %a, %w : (tensor<64x128xf16>, tensor<128x512xf16>) -> tensor<64x512xf16>
+  %e2 = graph.slice %x2 {starts = array<i64: 0, 2>, steps = array<i64: 1, 2>} : tensor<64x512xf16> -> tensor<64x255xf16>
+  %o2 = graph.slice %x2 {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>} : tensor<64x512xf16> -> tensor<64x256xf16>
+  return %s, %n, %e2, %o2 : tensor<64x256xf16>, tensor<64x256xf16>, tensor<64x255xf16>, tensor<64x256xf16>
+}

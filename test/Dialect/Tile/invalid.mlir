@@ -846,3 +846,11 @@ func.func @in_place_odd_count(%a: memref<8xf32>, %b: memref<8xf32>) attributes {
 func.func @in_place_negative(%a: memref<8xf32>, %b: memref<8xf32>) attributes {tile.in_place = array<i32: -1, 1>} {
   return
 }
+
+// -----
+
+func.func @swap_pairs_odd(%v: tensor<4x15xf32>) {
+  // expected-error @+1 {{'tile.swap_pairs' op the last dim must have an even size, got 'tensor<4x15xf32>'}}
+  %0 = "tile.swap_pairs"(%v) : (tensor<4x15xf32>) -> tensor<4x15xf32>
+  return
+}

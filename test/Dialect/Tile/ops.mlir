@@ -163,3 +163,10 @@ func.func @wgmma_config_pingpong() attributes {tile.wgmma = #tile.wgmma_config<B
 func.func @mma_sync_config() attributes {tile.mma_sync = #tile.mma_sync_config<BLOCK_M = 64, BLOCK_N = 128, BLOCK_K = 32, num_stages = 4, warps_m = 1, warps_n = 2, epilogue_store = shared>} {
   return
 }
+
+// CHECK-LABEL: func.func @swap_pairs
+// CHECK:         tile.swap_pairs %{{.*}} : tensor<4x16xf32>
+func.func @swap_pairs(%v: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %s = tile.swap_pairs %v : tensor<4x16xf32>
+  return %s : tensor<4x16xf32>
+}

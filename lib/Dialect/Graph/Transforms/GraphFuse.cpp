@@ -260,9 +260,14 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     bool dag = isa<MatMulOp, GemmOp>(op);
     while (true) {
       if (!tail.hasOneUse()) {
-        // Several users: the epilogue DAG rule (matmul / Gemm anchors).
-        if (dag && absorbConsumerDag(g, op, tail))
-          continue;
+        // Several users: the epilogue DAG rule (matmul / Gemm anchors), first through the
+        // column pairs of a gated projection's product (graph-merge-sibling-matmuls).
+        if (dag) {
+          SmallVector<Operation *> pairs = columnPairSlices(tail);
+          if ((!pairs.empty() && absorbConsumerDag(g, op, tail, pairs)) ||
+              absorbConsumerDag(g, op, tail))
+            continue;
+        }
         break;
       }
       Operation *user = *tail.getUsers().begin();
@@ -294,6 +299,34 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     }
   }
 
+  /// Column pairs (rule column-pairs, an exception to no-aliasing): when the matmul
+  /// epilogue value `v` is read only by the two slices of step 2 along its last dim that
+  /// start at 0 and 1 (graph-merge-sibling-matmuls' gated pair), those slices; else none.
+  /// The matmul template reads both in registers (tile.swap_pairs), never storing `v`.
+  SmallVector<Operation *> columnPairSlices(Value v) {
+    auto t = cast<ShapedType>(v.getType());
+    if (!t.hasStaticShape() || t.getRank() < 1 || t.getShape().back() % 2 ||
+        llvm::range_size(v.getUsers()) != 2)
+      return {};
+    SmallVector<Operation *> pairs(2);
+    for (Operation *u : v.getUsers()) {
+      auto sl = dyn_cast<SliceOp>(u);
+      if (!sl || assigned(sl) || sl->getBlock() != v.getParentBlock())
+        return {};
+      ArrayRef<int64_t> starts = sl.getStarts(), steps = sl.getSteps();
+      auto rt = cast<ShapedType>(sl.getType());
+      int64_t last = t.getRank() - 1;
+      for (int64_t d = 0; d < last; ++d)
+        if (starts[d] != 0 || steps[d] != 1 || rt.getDimSize(d) != t.getDimSize(d))
+          return {};
+      if (steps[last] != 2 || (starts[last] != 0 && starts[last] != 1) ||
+          rt.getDimSize(last) * 2 != t.getDimSize(last) || pairs[starts[last]])
+        return {};
+      pairs[starts[last]] = u;
+    }
+    return pairs;
+  }
+
   /// Most ops one application of the epilogue DAG rule adds.
   static constexpr unsigned kMaxEpilogueDagOps = 8;
 
@@ -305,8 +338,13 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
   /// far (applyEpilogue), loading only the values defined outside, which must come before
   /// the anchor `anchor` (no cycle through an op the kernel does not hold). On success
   /// `tail` is that one value; on failure nothing changed.
-  bool absorbConsumerDag(unsigned g, Operation *anchor, Value &tail) {
-    llvm::SetVector<Operation *> added;
+  bool absorbConsumerDag(unsigned g, Operation *anchor, Value &tail,
+                         ArrayRef<Operation *> seeds = {}) {
+    llvm::SetVector<Operation *> added(seeds.begin(), seeds.end());
+    // The shape the added ops compute: the tail's, or the column pairs' [.., N / 2].
+    ArrayRef<int64_t> space = cast<ShapedType>(
+                                  (seeds.empty() ? tail : seeds.front()->getResult(0)).getType())
+                                  .getShape();
     auto inKernel = [&](Value v) {
       return v == tail || (v.getDefiningOp() && added.count(v.getDefiningOp()));
     };
@@ -316,8 +354,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
              !user->use_empty() && // a dead op would not be placed by its users
              isFusableElementwise(user) && isSideEffectFree(user) &&
              noAliasing(from, user, false) && user->getNumResults() == 1 &&
-             cast<ShapedType>(user->getResult(0).getType()).getShape() ==
-                 cast<ShapedType>(tail.getType()).getShape();
+             cast<ShapedType>(user->getResult(0).getType()).getShape() == space;
     };
     // Once grown: every operand of an added op is computed in the kernel, or is read from
     // memory (the template loads it) and surely computed before this kernel runs: a
@@ -352,7 +389,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
       for (Operation *o : added)
         if (escapes(o->getResult(0)))
           escaping.push_back(o->getResult(0));
-      if (escaping.size() == 1 && escaping.front() != tail) {
+      if (escaping.size() == 1 && escaping.front() != tail &&
+          !llvm::is_contained(seeds, escaping.front().getDefiningOp())) {
         if (!llvm::all_of(added, operandsAvailable))
           return false;
         SmallVector<Operation *> ordered(added.begin(), added.end());

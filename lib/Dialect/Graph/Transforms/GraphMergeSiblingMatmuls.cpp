@@ -13,6 +13,8 @@
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -67,9 +69,49 @@ std::optional<Projection> projectionOf(MatMulOp mm, Value lhs) {
         p.biasValue = other;
       }
     }
-  if (!onlyViewUsers(p.result()))
-    return std::nullopt;
   return p;
+}
+
+/// The constant `v` as a new constant of `type` (the same elements, another shape): a
+/// dense_resource keeps its blob (no copy). Null when `v` is not such a constant.
+Value retyped(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return Value();
+  if (auto d = dyn_cast<DenseElementsAttr>(a))
+    return ConstantOp::create(b, loc, type, d.reshape(type));
+  if (auto r = dyn_cast<DenseResourceElementsAttr>(a))
+    return ConstantOp::create(b, loc, type, DenseResourceElementsAttr::get(type, r.getRawHandle()));
+  return Value();
+}
+
+/// Whether the results of projections `a` and `b` are read only by elementwise ops (of
+/// their shape, not returned) and combined by one within a few steps: SwiGLU's silu(gate) *
+/// up, GeGLU's gelu(gate) * up. Merged with interleaved columns, such a pair is one GEMM
+/// whose epilogue reads each column pair in registers (graph-fuse's column-pair slices).
+bool gatedPair(Projection &a, Projection &b) {
+  constexpr int kMaxDepth = 4;
+  auto reach = [&](Value v) {
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    SmallVector<std::pair<Value, int>> work{{v, 0}};
+    while (!work.empty()) {
+      auto [x, d] = work.pop_back_val();
+      for (Operation *u : x.getUsers()) {
+        bool same = isElementwise(u) && u->getNumResults() == 1 &&
+                    u->getResult(0).getType() == x.getType();
+        if (!same && d == 0) // a projection read by anything else
+          return llvm::SmallPtrSet<Operation *, 16>{};
+        if (same && seen.insert(u).second && d + 1 < kMaxDepth)
+          work.push_back({u->getResult(0), d + 1});
+      }
+    }
+    return seen;
+  };
+  if (a.result().getType() != b.result().getType() || a.result().use_empty() ||
+      b.result().use_empty())
+    return false;
+  auto ra = reach(a.result()), rb = reach(b.result());
+  return llvm::any_of(ra, [&](Operation *o) { return rb.contains(o); });
 }
 
 struct GraphMergeSiblingMatmulsPass
@@ -84,31 +126,50 @@ struct GraphMergeSiblingMatmulsPass
         lhss.push_back(mm.getLhs());
     });
     for (Value lhs : lhss) {
-      SmallVector<Projection> group;
+      SmallVector<Projection> viewed, other;
       llvm::SetVector<Operation *> users(lhs.getUsers().begin(), lhs.getUsers().end());
       for (Operation *u : users)
         if (auto mm = dyn_cast<MatMulOp>(u))
           if (auto p = projectionOf(mm, lhs))
-            group.push_back(*p);
-      // One weight type and K, all with or all without a bias; in program order.
-      if (group.size() < 2)
-        continue;
-      llvm::sort(group,
-                 [](Projection &a, Projection &b) { return a.matmul->isBeforeInBlock(b.matmul); });
-      auto w0 = cast<RankedTensorType>(group[0].weight.getType());
-      bool biased = (bool)group[0].bias;
-      if (llvm::any_of(group, [&](Projection &p) {
-            auto w = cast<RankedTensorType>(p.weight.getType());
-            return w.getDimSize(0) != w0.getDimSize(0) ||
-                   w.getElementType() != w0.getElementType() || (bool)p.bias != biased ||
-                   p.matmul->getBlock() != group[0].matmul->getBlock();
-          }))
-        continue;
-      merge(group, biased);
+            (onlyViewUsers(p->result()) ? viewed : other).push_back(*p);
+      auto before = [](Projection &a, Projection &b) {
+        return a.matmul->isBeforeInBlock(b.matmul);
+      };
+      llvm::sort(viewed, before);
+      llvm::sort(other, before);
+      if (viewed.size() >= 2 && alike(viewed))
+        merge(viewed, /*interleave=*/false);
+      // Gated pairs (the first partner of each projection, in program order).
+      for (size_t i = 0; i < other.size(); ++i)
+        for (size_t j = i + 1; j < other.size(); ++j) {
+          if (!other[i].matmul || !other[j].matmul)
+            continue;
+          SmallVector<Projection> pair{other[i], other[j]};
+          if (!alike(pair) || !gatedPair(pair[0], pair[1]) || !merge(pair, /*interleave=*/true))
+            continue;
+          other[i].matmul = other[j].matmul = MatMulOp();
+          break;
+        }
     }
   }
 
-  void merge(MutableArrayRef<Projection> group, bool biased) {
+  /// One weight type and K, all with or all without a bias, in one block.
+  static bool alike(ArrayRef<Projection> group) {
+    auto w0 = cast<RankedTensorType>(group[0].weight.getType());
+    bool biased = (bool)group[0].bias;
+    return llvm::none_of(group, [&](const Projection &p) {
+      auto w = cast<RankedTensorType>(p.weight.getType());
+      return w.getDimSize(0) != w0.getDimSize(0) || w.getElementType() != w0.getElementType() ||
+             (bool)p.bias != biased || p.matmul->getBlock() != group[0].matmul->getBlock();
+    });
+  }
+
+  /// Side by side (`interleave` false): the weights [W_1 .. W_n], projection i the slice of
+  /// its columns. Interleaved (two projections of one N): column 2j is W_1's column j,
+  /// 2j + 1 W_2's, projection i the slice of columns i, i + 2, ... (step 2). Returns false
+  /// (nothing changed) when the merged constants do not fold.
+  bool merge(MutableArrayRef<Projection> group, bool interleave) {
+    bool biased = (bool)group[0].bias;
     // The merged product goes where the first matmul was; weights and biases defined after
     // it (constants: no operands) move before it, so the product dominates every use of
     // the projections (a view of the first one may sit before a later weight).
@@ -120,7 +181,7 @@ struct GraphMergeSiblingMatmulsPass
             continue;
           if (first->isBeforeInBlock(d)) {
             if (d->getNumOperands() != 0)
-              return;
+              return false;
             d->moveBefore(first);
           }
         }
@@ -132,14 +193,54 @@ struct GraphMergeSiblingMatmulsPass
     int64_t n = 0;
     for (Projection &p : group)
       n += p.n;
+    // Constants side by side ([.., n_1 + .. + n_k] along `axis`), or interleaved: each
+    // [.., c] operand as [.., c, 1], concatenated to [.., c, k], read as [.., c * k].
+    SmallVector<Operation *> made;
+    auto combine = [&](ArrayRef<Value> parts, int64_t axis) -> Value {
+      auto t0 = cast<RankedTensorType>(parts[0].getType());
+      SmallVector<int64_t> shape(t0.getShape());
+      if (!interleave) {
+        shape[axis] = 0;
+        for (Value v : parts)
+          shape[axis] += cast<RankedTensorType>(v.getType()).getDimSize(axis);
+        Value c = b.createOrFold<ConcatOp>(loc, RankedTensorType::get(shape, t0.getElementType()),
+                                           parts, b.getI64IntegerAttr(axis));
+        if (Operation *d = c.getDefiningOp())
+          made.push_back(d);
+        return c;
+      }
+      SmallVector<int64_t> col(shape);
+      col.push_back(1);
+      SmallVector<Value> cols;
+      for (Value v : parts) {
+        Value r = retyped(b, loc, v, RankedTensorType::get(col, t0.getElementType()));
+        if (!r)
+          return Value();
+        made.push_back(r.getDefiningOp());
+        cols.push_back(r);
+      }
+      col.back() = parts.size();
+      Value c = b.createOrFold<ConcatOp>(loc, RankedTensorType::get(col, t0.getElementType()), cols,
+                                         b.getI64IntegerAttr(shape.size()));
+      if (Operation *d = c.getDefiningOp())
+        made.push_back(d);
+      shape.back() *= parts.size();
+      Value r = retyped(b, loc, c, RankedTensorType::get(shape, t0.getElementType()));
+      if (r)
+        made.push_back(r.getDefiningOp());
+      return r;
+    };
+    auto discard = [&] {
+      for (Operation *d : llvm::reverse(made))
+        if (d->use_empty())
+          d->erase();
+    };
     SmallVector<Value> weights = llvm::map_to_vector(group, [](Projection &p) { return p.weight; });
-    auto wT = RankedTensorType::get({w0.getDimSize(0), n}, w0.getElementType());
-    Value w = b.createOrFold<ConcatOp>(loc, wT, weights, b.getI64IntegerAttr(1));
-    if (!isConstant(w)) {
+    Value w = combine(weights, 1);
+    if (!w || !isConstant(w)) {
       // Too big to fold (kMaxFoldedConcatBytes): keep the projections apart.
-      if (Operation *d = w.getDefiningOp())
-        d->erase();
-      return;
+      discard();
+      return false;
     }
     auto r0 = cast<RankedTensorType>(group[0].matmul.getType());
     SmallVector<int64_t> shape(r0.getShape());
@@ -149,9 +250,12 @@ struct GraphMergeSiblingMatmulsPass
     if (biased) {
       SmallVector<Value> biases =
           llvm::map_to_vector(group, [](Projection &p) { return p.biasValue; });
-      auto bT =
-          RankedTensorType::get({n}, cast<RankedTensorType>(biases[0].getType()).getElementType());
-      Value bias = b.createOrFold<ConcatOp>(loc, bT, biases, b.getI64IntegerAttr(0));
+      Value bias = combine(biases, 0);
+      if (!bias || !isConstant(bias)) {
+        merged.getDefiningOp()->erase();
+        discard();
+        return false;
+      }
       merged = AddOp::create(b, loc, rT, merged, bias);
     }
     // The slices right after the product, then the projections go (the builder may point
@@ -162,7 +266,12 @@ struct GraphMergeSiblingMatmulsPass
     for (Projection &p : group) {
       SmallVector<int64_t> starts(shape.size(), 0), steps(shape.size(), 1);
       starts.back() = off;
-      off += p.n;
+      if (interleave) {
+        steps.back() = group.size();
+        ++off;
+      } else {
+        off += p.n;
+      }
       slices.push_back(SliceOp::create(b, p.matmul.getLoc(), p.result().getType(), merged,
                                        b.getDenseI64ArrayAttr(starts),
                                        b.getDenseI64ArrayAttr(steps)));
@@ -181,6 +290,7 @@ struct GraphMergeSiblingMatmulsPass
     for (Operation *d : inputs)
       if (d->use_empty())
         d->erase();
+    return true;
   }
 };
 

@@ -29,6 +29,13 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+LogicalResult SwapPairsOp::verify() {
+  auto t = getType();
+  if (t.getRank() < 1 || t.getShape().back() % 2 != 0)
+    return emitOpError("the last dim must have an even size, got ") << t;
+  return success();
+}
+
 LogicalResult ExpandDimsOp::verify() {
   auto s = getSrc().getType(), r = getType();
   int64_t axis = static_cast<int32_t>(getAxis());

@@ -232,9 +232,21 @@ def GraphMergeSiblingMatmuls : Pass<"graph-merge-sibling-matmuls", "mlir::func::
                                     y_i = slice(y, columns N_1 + .. + N_{i-1} ..)
 
     One GEMM kernel instead of n (the activation read once, n times the tiles for the
-    GPU), and the slices are read in place by their consumers' kernels (views). A
-    projection read by an elementwise op (a GEMM epilogue such as SwiGLU's silu) is left
-    alone: merged, that op would be a kernel of its own.
+    GPU), and the slices are read in place by their consumers' kernels (views).
+
+    Gated pairs: two such projections of one N (no bias or both biased) whose results are
+    read only by elementwise ops that combine them within 4 steps (SwiGLU's silu(x @ W_g)
+    * (x @ W_u), GeGLU's) become one matmul by the weights interleaved column by column
+    (column 2j is W_g's column j, 2j + 1 W_u's) and two slices of step 2:
+
+      g = x @ W_g, u = x @ W_u   ->   y = x @ interleave(W_g, W_u),
+                                       g = slice(y, columns 0, 2, ..), u = slice(y, 1, 3, ..)
+
+    graph-fuse puts both slices and what combines them in the GEMM's epilogue (column
+    pairs): each thread holds a column pair in registers, so the epilogue reads g and u
+    where it computes y and stores only the combined result. One GEMM instead of two, the
+    activation read once, and u never written to memory. Other projections read by
+    elementwise ops are left alone.
   }];
 }
 

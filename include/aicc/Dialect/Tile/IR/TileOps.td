@@ -67,6 +67,22 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_SwapPairsOp : Tile_Op<"swap_pairs", [Pure, SameOperandsAndResultType]> {
+  let summary = "exchange the elements of each adjacent pair along the last dim";
+  let description = [{
+    result[..., j] = src[..., j ^ 1]: elements 2i and 2i + 1 of the last dim (even size)
+    trade places. A GEMM epilogue reads a product's column pairs with it: SwiGLU's gate and
+    up projections as one product of interleaved weight columns (gate j at column 2j, up j
+    at 2j + 1), silu(acc) * swap_pairs(acc) at the even columns. On the tensor-core paths
+    it costs nothing: both MMA accumulator layouts give a thread adjacent column pairs in
+    registers 2i, 2i + 1 (AccumulatorEpilogue.h).
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load", [
     MemoryEffects<[MemRead]>]> {
   let summary = "gather a tile from global memory at element offsets, under a mask";
