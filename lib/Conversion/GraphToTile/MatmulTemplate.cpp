@@ -370,40 +370,26 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   if (idx.size() != outShape.size())
     return group.emitError("internal: matmul output rank mismatch"), failure();
 
+  // Column pairs: the epilogue's [.., M, N / 2] values live at the accumulator's even
+  // columns (column c holds output column c / 2; its odd neighbour c + 1 is swap_pairs's).
+  ColumnPairs pairs;
+  Value half;
   if (p.evenSlice) {
-    // Column pairs: the epilogue's [.., M, N / 2] values live at the accumulator's even
-    // columns (column c holds output column c / 2; its odd neighbour c + 1 is
-    // swap_pairs's), and only those are stored, at row-major [batch, M, N / 2] offsets.
-    ColumnPairs pairs;
+    if (bT.getRank() == 1)
+      return group.emitError("column pairs of a matrix-vector product"), failure();
     pairs.even = p.evenSlice;
     pairs.odd = p.oddSlice;
     pairs.shape = SmallVector<int64_t>(outType.getShape());
-    Value half = arith::ShRUIOp::create(b, loc, rn2, t2.splatI32(1));
+    half = arith::ShRUIOp::create(b, loc, rn2, t2.splatI32(1));
     Value even = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq,
         arith::AndIOp::create(b, loc, rn2, t2.splatI32(1)), t2.splatI32(0));
     pairs.mask = arith::AndIOp::create(b, loc, outMask, even);
     pairs.idx.assign(idx.begin(), idx.end());
     pairs.idx.back() = half;
-    if (bT.getRank() == 1)
-      return group.emitError("column pairs of a matrix-vector product"), failure();
-    auto fused = applyMatmulEpilogue(t2, kc, p, result, outShape, idx, outMask, &pairs);
-    if (failed(fused))
-      return failure();
-    Value outBuf = kc.outParams[0];
-    Value outTile = *fused;
-    auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
-    if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
-      outTile = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, BN}, outElem), outTile);
-    // ((pidB * M + row) * (N / 2) + col / 2): below 2^31 (the output's element count is).
-    Value rowBase = arith::AddIOp::create(b, loc, t2.splat(scalarMul(pidB, M)), rm2);
-    Value offs = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, rowBase, t2.splatI32(N / 2)), half);
-    t2.store(outBuf, offs, outTile, pairs.mask);
-    func::ReturnOp::create(b, loc);
-    return kc.kernel;
   }
-  auto fused = applyMatmulEpilogue(t2, kc, p, result, outShape, idx, outMask);
+  auto fused = applyMatmulEpilogue(t2, kc, p, result, outShape, idx, outMask,
+                                   p.evenSlice ? &pairs : nullptr);
   if (failed(fused))
     return failure();
   // The output is `batch` row-major M x N matrices whatever the operands' ranks (a 1-D operand
@@ -415,6 +401,16 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   auto outElem = cast<MemRefType>(outBuf.getType()).getElementType();
   if (cast<RankedTensorType>(outTile.getType()).getElementType() != outElem)
     outTile = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, BN}, outElem), outTile);
+  if (p.evenSlice) {
+    // Only the even columns, at row-major [batch, M, N / 2] offsets ((pidB * M + row) *
+    // (N / 2) + col / 2: below 2^31, as the output's element count is).
+    Value rowBase = arith::AddIOp::create(b, loc, t2.splat(scalarMul(pidB, M)), rm2);
+    Value offs = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowBase, t2.splatI32(N / 2)), half);
+    t2.store(outBuf, offs, outTile, pairs.mask);
+    func::ReturnOp::create(b, loc);
+    return kc.kernel;
+  }
   tl::BlockStoreOp::create(b, loc, outBuf, batch == 1 ? t2.i32(0) : pidB, m0, n0, outTile,
                            ArrayRef<int64_t>{batch, M, N});
   func::ReturnOp::create(b, loc);
