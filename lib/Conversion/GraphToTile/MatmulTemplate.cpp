@@ -159,6 +159,9 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
     cfg.splitK = chooseSplitK(p.M, p.N, p.K, p.batch, cfg, hardwareChip(options));
   if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
+  // A SPLIT_K of --matmul-config (it applies to every matmul) does not apply to this one.
+  if (p.evenSlice)
+    cfg.splitK = 1;
   p.config = configOfGroup(group, cfg);
   if (p.evenSlice && p.config.splitK != 1)
     return anchor->emitError("split_k = ")

@@ -223,6 +223,7 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
       })
       .Case([&](ConcatOp c) -> FailureOr<Value> {
         int64_t axis = c.getAxis();
+        int64_t extent = c.getType().getDimSize(axis);
         int64_t start = 0;
         Value acc;
         for (Value in : c.getInputs()) {
@@ -230,8 +231,15 @@ FailureOr<Value> loadView(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<
           Value inside =
               arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::sge, idx[axis], start),
                                     cmp(arith::CmpIPredicate::slt, idx[axis], start + n));
+          // Input i's index, idx - start where it is inside, written (idx + extent - start)
+          // mod extent: never negative (the lanes of other inputs read in bounds), so the
+          // GPU lowerings' axis analysis can prove the loads contiguous (x - start with
+          // start > 0 is negative in other lanes, and a quotient of it is not analysed: the
+          // rotate-half of RoPE read its second half one element at a time).
           SmallVector<Value> sub(idx);
-          sub[axis] = addI(idx[axis], -start);
+          if (start != 0)
+            sub[axis] = arith::RemSIOp::create(b, loc, addI(idx[axis], extent - start),
+                                               tb.splatI32(extent));
           auto val = loadView(tb, kc, in, sub, andMask(mask, inside));
           if (failed(val))
             return failure();

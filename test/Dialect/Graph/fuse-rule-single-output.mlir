@@ -205,3 +205,43 @@ func.func @column_pairs_refused(%a: tensor<64x128xf16>, %w: tensor<128x512xf16>)
   %o2 = graph.slice %x2 {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>} : tensor<64x512xf16> -> tensor<64x256xf16>
   return %s, %n, %e2, %o2 : tensor<64x256xf16>, tensor<64x256xf16>, tensor<64x255xf16>, tensor<64x256xf16>
 }
+
+// -----
+
+// Not column pairs (review): slices of step 2 of a matrix-vector product (its last dim is
+// M, not the product's N), and a second pair after the first (the result of a gated
+// epilogue split again): only one application per kernel, on the product's own [.., N].
+// CHECK-LABEL: func.func @column_pairs_once
+// CHECK:         graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul {{.*}} -> tensor<10xf32>
+// CHECK-NEXT:      graph.yield
+// CHECK:         graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.slice
+// CHECK-NEXT:      graph.slice
+// CHECK-NEXT:      graph.sigmoid
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.yield
+// CHECK:         graph.fusion_group "elementwise"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.slice {{.*}} -> tensor<10x32xf32>
+// CHECK-NEXT:      graph.slice {{.*}} -> tensor<10x32xf32>
+// CHECK-NEXT:      graph.sub
+func.func @column_pairs_once(%a: tensor<10x16xf32>, %v: tensor<16xf32>, %w: tensor<16x128xf32>) -> (tensor<5xf32>, tensor<8x32xf32>) {
+  %y = graph.matmul %a, %v : (tensor<10x16xf32>, tensor<16xf32>) -> tensor<10xf32>
+  %e = graph.slice %y {starts = array<i64: 0>, steps = array<i64: 2>} : tensor<10xf32> -> tensor<5xf32>
+  %o = graph.slice %y {starts = array<i64: 1>, steps = array<i64: 2>} : tensor<10xf32> -> tensor<5xf32>
+  %s = graph.mul %e, %o : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+  %x = graph.matmul %a, %w : (tensor<10x16xf32>, tensor<16x128xf32>) -> tensor<10x128xf32>
+  %xe = graph.slice %x {starts = array<i64: 0, 0>, steps = array<i64: 1, 2>} : tensor<10x128xf32> -> tensor<10x64xf32>
+  %xo = graph.slice %x {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>} : tensor<10x128xf32> -> tensor<10x64xf32>
+  %g = graph.sigmoid %xe : tensor<10x64xf32>
+  %h = graph.mul %g, %xo : (tensor<10x64xf32>, tensor<10x64xf32>) -> tensor<10x64xf32>
+  %he = graph.slice %h {starts = array<i64: 0, 0>, steps = array<i64: 1, 2>} : tensor<10x64xf32> -> tensor<10x32xf32>
+  %ho = graph.slice %h {starts = array<i64: 0, 1>, steps = array<i64: 1, 2>} : tensor<10x64xf32> -> tensor<10x32xf32>
+  %d = graph.sub %he, %ho : (tensor<10x32xf32>, tensor<10x32xf32>) -> tensor<10x32xf32>
+  %r = graph.slice %d {starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<10x32xf32> -> tensor<8x32xf32>
+  return %s, %r : tensor<5xf32>, tensor<8x32xf32>
+}

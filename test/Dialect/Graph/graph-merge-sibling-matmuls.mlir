@@ -163,3 +163,47 @@ func.func @selfmm() -> tensor<4xf32> {
   %r = graph.reshape %m : (tensor<2x2xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+// Nearest combine first (review): silu(g1) * u1 + silu(g2) * u2 with the projections in
+// the order g1, g2, u1, u2 pairs g1 with u1 and g2 with u2 (g1 and g2 also meet, at the
+// add, one step further).
+// CHECK-LABEL: func.func @gated_nearest
+// CHECK-DAG:     %[[W1:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00]]> : tensor<1x2xf32>
+// CHECK-DAG:     %[[W2:.*]] = graph.constant dense<{{\[\[}}2.000000e+00, 4.000000e+00]]> : tensor<1x2xf32>
+// CHECK:         graph.matmul %arg0, %[[W1]]
+// CHECK:         graph.matmul %arg0, %[[W2]]
+// CHECK-NOT:     graph.matmul
+func.func @gated_nearest(%x: tensor<4x1xf32>) -> tensor<4x1xf32> {
+  %wg1 = graph.constant dense<[[1.0]]> : tensor<1x1xf32>
+  %wg2 = graph.constant dense<[[2.0]]> : tensor<1x1xf32>
+  %wu1 = graph.constant dense<[[3.0]]> : tensor<1x1xf32>
+  %wu2 = graph.constant dense<[[4.0]]> : tensor<1x1xf32>
+  %g1 = graph.matmul %x, %wg1 : (tensor<4x1xf32>, tensor<1x1xf32>) -> tensor<4x1xf32>
+  %g2 = graph.matmul %x, %wg2 : (tensor<4x1xf32>, tensor<1x1xf32>) -> tensor<4x1xf32>
+  %u1 = graph.matmul %x, %wu1 : (tensor<4x1xf32>, tensor<1x1xf32>) -> tensor<4x1xf32>
+  %u2 = graph.matmul %x, %wu2 : (tensor<4x1xf32>, tensor<1x1xf32>) -> tensor<4x1xf32>
+  %s1 = graph.sigmoid %g1 : tensor<4x1xf32>
+  %h1 = graph.mul %s1, %u1 : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %s2 = graph.sigmoid %g2 : tensor<4x1xf32>
+  %h2 = graph.mul %s2, %u2 : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %y = graph.add %h1, %h2 : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
+}
+
+// -----
+// Not merged (review): silu(g) is also returned, so the epilogue could not hold the
+// combine and the merged product would be stored and read back through strided slices.
+// CHECK-LABEL: func.func @gated_escapes
+// CHECK-COUNT-2: graph.matmul
+// CHECK-NOT:     graph.slice
+func.func @gated_escapes(%x: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %wg = graph.constant dense<0.5> : tensor<2x2xf32>
+  %wu = graph.constant dense<0.25> : tensor<2x2xf32>
+  %g = graph.matmul %x, %wg : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %u = graph.matmul %x, %wu : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  %s = graph.sigmoid %g : tensor<4x2xf32>
+  %silu = graph.mul %g, %s : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %h = graph.mul %silu, %u : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %h, %silu : tensor<4x2xf32>, tensor<4x2xf32>
+}

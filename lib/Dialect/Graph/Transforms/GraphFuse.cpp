@@ -263,7 +263,14 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
         // Several users: the epilogue DAG rule (matmul / Gemm anchors), first through the
         // column pairs of a gated projection's product (graph-merge-sibling-matmuls).
         if (dag) {
-          SmallVector<Operation *> pairs = columnPairSlices(tail);
+          // Once per kernel, on the product's own [.., N] (a matrix-vector product's last
+          // dim is M; a value after the pairs is [.., N / 2]).
+          auto mm = dyn_cast<MatMulOp>(op);
+          bool productShape =
+              tail.getType() == op->getResult(0).getType() &&
+              !(mm && cast<ShapedType>(mm.getRhs().getType()).getRank() < 2);
+          SmallVector<Operation *> pairs =
+              productShape ? columnPairSlices(tail) : SmallVector<Operation *>{};
           if ((!pairs.empty() && absorbConsumerDag(g, op, tail, pairs)) ||
               absorbConsumerDag(g, op, tail))
             continue;

@@ -89,10 +89,13 @@ Value retyped(OpBuilder &b, Location loc, Value v, RankedTensorType type) {
 /// their shape, not returned) and combined by one within a few steps: SwiGLU's silu(gate) *
 /// up, GeGLU's gelu(gate) * up. Merged with interleaved columns, such a pair is one GEMM
 /// whose epilogue reads each column pair in registers (graph-fuse's column-pair slices).
-bool gatedPair(Projection &a, Projection &b) {
+/// Returns the depth of the combining op (nearest first), or none.
+std::optional<int> gatedPair(Projection &a, Projection &b) {
   constexpr int kMaxDepth = 4;
+  // The elementwise ops of the value's type reachable from `v` within kMaxDepth steps, with
+  // their least depth; none when `v` itself is read by anything else.
   auto reach = [&](Value v) {
-    llvm::SmallPtrSet<Operation *, 16> seen;
+    llvm::DenseMap<Operation *, int> depth;
     SmallVector<std::pair<Value, int>> work{{v, 0}};
     while (!work.empty()) {
       auto [x, d] = work.pop_back_val();
@@ -100,18 +103,55 @@ bool gatedPair(Projection &a, Projection &b) {
         bool same = isElementwise(u) && u->getNumResults() == 1 &&
                     u->getResult(0).getType() == x.getType();
         if (!same && d == 0) // a projection read by anything else
-          return llvm::SmallPtrSet<Operation *, 16>{};
-        if (same && seen.insert(u).second && d + 1 < kMaxDepth)
-          work.push_back({u->getResult(0), d + 1});
+          return llvm::DenseMap<Operation *, int>{};
+        if (!same || d + 1 > kMaxDepth)
+          continue;
+        auto [it, fresh] = depth.try_emplace(u, d + 1);
+        if (!fresh && it->second <= d + 1)
+          continue;
+        it->second = d + 1;
+        work.push_back({u->getResult(0), d + 1});
       }
     }
-    return seen;
+    return depth;
   };
   if (a.result().getType() != b.result().getType() || a.result().use_empty() ||
       b.result().use_empty())
-    return false;
+    return std::nullopt;
   auto ra = reach(a.result()), rb = reach(b.result());
-  return llvm::any_of(ra, [&](Operation *o) { return rb.contains(o); });
+  // The combining op: the common one nearest to both.
+  Operation *combine = nullptr;
+  int best = 0;
+  for (auto [op, da] : ra)
+    if (auto it = rb.find(op); it != rb.end())
+      if (int d = std::max(da, it->second); !combine || d < best ||
+                                            (d == best && op->isBeforeInBlock(combine))) {
+        combine = op;
+        best = d;
+      }
+  if (!combine)
+    return std::nullopt;
+  // What the epilogue would hold: the ops of either DAG that lead to the combine. Every
+  // value it computes but the combine's must stay inside (graph-fuse's single-output rule);
+  // otherwise the merged product would be stored and read back through strided slices.
+  llvm::SmallPtrSet<Operation *, 16> kernel{combine};
+  SmallVector<Operation *> work{combine};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (Value o : op->getOperands())
+      if (Operation *d = o.getDefiningOp();
+          d && (ra.count(d) || rb.count(d)) && kernel.insert(d).second)
+        work.push_back(d);
+  }
+  auto inside = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *u) { return kernel.contains(u); });
+  };
+  if (!inside(a.result()) || !inside(b.result()))
+    return std::nullopt;
+  for (Operation *op : kernel)
+    if (op != combine && !inside(op->getResult(0)))
+      return std::nullopt;
+  return best;
 }
 
 struct GraphMergeSiblingMatmulsPass
@@ -139,17 +179,30 @@ struct GraphMergeSiblingMatmulsPass
       llvm::sort(other, before);
       if (viewed.size() >= 2 && alike(viewed))
         merge(viewed, /*interleave=*/false);
-      // Gated pairs (the first partner of each projection, in program order).
+      // Gated pairs, nearest combine first (silu(g1) * u1 + silu(g2) * u2 pairs g1 with u1,
+      // not g1 with g2), then program order.
+      struct Candidate {
+        size_t i, j;
+        int depth;
+      };
+      SmallVector<Candidate> candidates;
       for (size_t i = 0; i < other.size(); ++i)
         for (size_t j = i + 1; j < other.size(); ++j) {
-          if (!other[i].matmul || !other[j].matmul)
-            continue;
           SmallVector<Projection> pair{other[i], other[j]};
-          if (!alike(pair) || !gatedPair(pair[0], pair[1]) || !merge(pair, /*interleave=*/true))
+          if (!alike(pair))
             continue;
-          other[i].matmul = other[j].matmul = MatMulOp();
-          break;
+          if (std::optional<int> d = gatedPair(other[i], other[j]))
+            candidates.push_back({i, j, *d});
         }
+      llvm::stable_sort(candidates,
+                        [](const Candidate &x, const Candidate &y) { return x.depth < y.depth; });
+      for (const Candidate &c : candidates) {
+        if (!other[c.i].matmul || !other[c.j].matmul)
+          continue;
+        SmallVector<Projection> pair{other[c.i], other[c.j]};
+        if (merge(pair, /*interleave=*/true))
+          other[c.i].matmul = other[c.j].matmul = MatMulOp();
+      }
     }
   }
 

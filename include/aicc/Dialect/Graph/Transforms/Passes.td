@@ -236,7 +236,8 @@ def GraphMergeSiblingMatmuls : Pass<"graph-merge-sibling-matmuls", "mlir::func::
 
     Gated pairs: two such projections of one N (no bias or both biased) whose results are
     read only by elementwise ops that combine them within 4 steps (SwiGLU's silu(x @ W_g)
-    * (x @ W_u), GeGLU's) become one matmul by the weights interleaved column by column
+    * (x @ W_u), GeGLU's; nothing else reads the ops between them and that combine, and
+    the nearest combine pairs first) become one matmul by the weights interleaved column by column
     (column 2j is W_g's column j, 2j + 1 W_u's) and two slices of step 2:
 
       g = x @ W_g, u = x @ W_u   ->   y = x @ interleave(W_g, W_u),
