@@ -152,9 +152,9 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
     return std::string(chip.name) + " has no mma.sync";
   if (a.operand != TensorCoreOperand::F16 && a.operand != TensorCoreOperand::BF16)
     return "query, key and value must all be f16 or all bf16";
-  auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && d % 16 == 0; };
+  auto headOk = [](int64_t d) { return d >= 16 && d <= kAttentionMmaSyncMaxHeadSize && d % 16 == 0; };
   if (!headOk(a.headSize) || !headOk(a.valueHeadSize))
-    return "head sizes must be multiples of 16 in [16, 128], got D = " +
+    return "head sizes must be multiples of 16 in [16, 256], got D = " +
            std::to_string(a.headSize) + ", Dv = " + std::to_string(a.valueHeadSize);
   if (!a.keyRowMajor && a.keyLength % 8 != 0)
     return "K^T stored [.., D, Skv] needs Skv % 8 == 0 (16-byte rows), got Skv = " +

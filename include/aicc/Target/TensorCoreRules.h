@@ -130,6 +130,13 @@ inline constexpr int64_t kAttentionMmaSyncBlockM = 64;
 inline constexpr int64_t kAttentionMmaSyncBlockN = 64;
 inline constexpr int64_t kAttentionMmaSyncWarps = 4;
 inline constexpr int64_t kAttentionMmaSyncStages = 2;
+/// Largest head size (D and Dv, multiples of 16) of the mma.sync kernel: 256 as
+/// FlashAttention-2's largest (Gemma, some vision transformers); a warp's O accumulator is
+/// then 16 x 256 f32, 128 registers a thread.
+inline constexpr int64_t kAttentionMmaSyncMaxHeadSize = 256;
+/// Largest head size whose Q fragments stay in registers across the key loop (D / 16 x 4
+/// registers); a larger head reads them from shared memory at each key block.
+inline constexpr int64_t kAttentionMmaSyncQInRegistersMaxHeadSize = 128;
 /// Decode: attention of at most this many queries runs the mma.sync kernel with one warp
 /// per 16 queries (BLOCK_M = 16 or 32) on every GPU, sm_90a included (the FlashAttention-3
 /// kernel's 128-row CTAs would compute 4-128x the rows).
@@ -178,7 +185,7 @@ struct AttentionShape {
 /// two (the swizzle permutes whole rows of 2^k 16-byte chunks).
 int64_t attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t valueHeadSize);
 /// Why convert-tile-attention-to-mma-sync does not run `a` on `chip`, or "" when it does:
-/// f16 / bf16 operands, D and Dv multiples of 16 in [16, 128] (k16 slices of the products;
+/// f16 / bf16 operands, D and Dv multiples of 16 in [16, 256] (k16 slices of the products;
 /// at most 64 output accumulators per thread), a K^T stored [.., D, Skv] only with
 /// Skv % 8 == 0, a plain output, at most 65535 batch matrices (CUDA's grid y limit), and
 /// the shared memory within the chip's per block.

@@ -186,8 +186,15 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
   // The mma.sync kernel: 64 or 128 rows as asked; decode (at most 32 queries) one warp per
   // 16 of them, at least two for D + Dv >= 256 (one warp issuing all 32 16-byte copies per
   // thread of a 64-key block of D = Dv = 128 spilled 8 bytes in ptxas 13.0 with split keys).
+  // Heads over 128 (up to 256: Gemma) take 8 warps where the shared memory holds their
+  // 128-row Q block: with 16 x 256 f32 accumulators a thread, fewer warps issuing a 64-key
+  // block's copies spilled (ptxas 13.0, D = 256: 264 bytes at 2 warps, 16 at 4, 0 at 8).
   int64_t blockM = opts.attentionBlockM;
-  if (blockM == 0)
+  if (blockM == 0 && std::max(D, Dv) > kAttentionMmaSyncQInRegistersMaxHeadSize)
+    blockM = attentionMmaSyncSharedBytes(128, D, Dv) <= chip->sharedMemPerBlockBytes
+                 ? 128
+                 : kAttentionMmaSyncBlockM;
+  else if (blockM == 0)
     blockM = Sq <= kAttentionDecodeMaxQueries
                  ? std::max<int64_t>(D + Dv >= 256 ? 32 : 16, llvm::PowerOf2Ceil(Sq))
                  : kAttentionMmaSyncBlockM;

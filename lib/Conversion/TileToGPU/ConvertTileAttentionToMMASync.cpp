@@ -63,7 +63,7 @@
 //
 // Refused (an error: graph-recompose-attention forms on GPU targets only the attention
 // attentionMmaSyncProblem accepts, so a refusal is a broken contract): other element types,
-// blocks other than 64 x 64, head sizes that are not multiples of 16 in [16, 128], a
+// blocks other than 64 x 64, head sizes that are not multiples of 16 in [16, 256], a
 // transposed Q or V, ops in the key loop the template's GPU form does not have (a bias
 // other than index math and loads), rows that are not 16-byte multiples, more shared memory
 // than the chip's.
@@ -170,9 +170,9 @@ std::string AttentionKernel::match() {
   if (!why.empty())
     return why;
   numBlocks = llvm::divideCeil(prog.Skv, kBN);
-  auto headOk = [](int64_t d) { return d >= 16 && d <= 128 && d % 16 == 0; };
+  auto headOk = [](int64_t d) { return d >= 16 && d <= kAttentionMmaSyncMaxHeadSize && d % 16 == 0; };
   if (!headOk(prog.D) || !headOk(prog.Dv))
-    return "head sizes must be multiples of 16 in [16, 128]";
+    return "head sizes must be multiples of 16 in [16, 256]";
   int64_t pD = pitchOf(prog.D), pDv = pitchOf(prog.Dv);
   q = {prog.q, BM, prog.D, pD, 0, 0};
   k = prog.keyRows ? StagedBlock{prog.k, kBN, prog.D, pD, BM * pD, kBN * pD}
@@ -332,9 +332,19 @@ LogicalResult AttentionKernel::run() {
   Value r = arith::RemUIOp::create(b, loc, lane, c32(b, 8));
   Value qLo = arith::AndIOp::create(b, loc, q8, c32(b, 1));
   Value qHi = arith::ShRUIOp::create(b, loc, q8, c32(b, 1));
-  auto chunkAt = [&](Value chunk, const StagedBlock &blk) -> Value {
-    return mul(b, arith::XOrIOp::create(b, loc, chunk, swizzlePhase(b, loc, blk.chunks(), r)),
+  auto chunkAtIn = [&](OpBuilder &ob, Value chunk, const StagedBlock &blk) -> Value {
+    return mul(ob, arith::XOrIOp::create(ob, loc, chunk, swizzlePhase(ob, loc, blk.chunks(), r)),
                kChunk);
+  };
+  // Chunk 2 i + half (half: an i32 in {0, 1}) of a stored row, at its swizzled place: the
+  // phase (< 8) flips only a chunk's low 3 bits, so for i >= 4 it is chunk 2 (i % 4) + half's
+  // place plus 8 (i / 4) chunks -- a constant the ldmatrix address takes as its immediate,
+  // leaving 4 live offsets instead of D / 16 (head 256: 16).
+  auto pairChunkAt = [&](OpBuilder &ob, Value half, int64_t i, const StagedBlock &blk) -> Value {
+    Value at = chunkAtIn(ob, add(ob, half, c32(ob, 2 * (i % 4))), blk);
+    if (i < 4)
+      return at;
+    return add(ob, at, c32(ob, i / 4 * 8 * kChunk));
   };
   // B operand tables: off = t1[pair of n8 tiles] + t2[k16 slice] within a stage.
   auto bTables = [&](const StagedBlock &blk, bool kContiguous, int64_t pairs, int64_t slices,
@@ -345,11 +355,11 @@ LogicalResult AttentionKernel::run() {
       for (int64_t p = 0; p < pairs; ++p)
         t1.push_back(idx(b, mul(b, add(b, row, c32(b, 16 * p)), blk.pitch)));
       for (int64_t kk = 0; kk < slices; ++kk)
-        t2.push_back(idx(b, chunkAt(add(b, qLo, c32(b, 2 * kk)), blk)));
+        t2.push_back(idx(b, pairChunkAt(b, qLo, kk, blk)));
     } else {
       // Stored row = 16 kk + 8 (k half) + r, chunk = 2 p + (n half).
       for (int64_t p = 0; p < pairs; ++p)
-        t1.push_back(idx(b, chunkAt(add(b, qHi, c32(b, 2 * p)), blk)));
+        t1.push_back(idx(b, pairChunkAt(b, qHi, p, blk)));
       Value row = add(b, mul(b, qLo, 8), r);
       for (int64_t kk = 0; kk < slices; ++kk)
         t2.push_back(idx(b, mul(b, add(b, row, c32(b, 16 * kk)), blk.pitch)));
@@ -393,15 +403,19 @@ LogicalResult AttentionKernel::run() {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
   gpu::BarrierOp::create(b, loc);
   // Q's A fragments, one x4 per k16 slice: stored row = 16 warp + 8 (row half) + r, chunk
-  // = 2 kk + (k half).
+  // = 2 kk + (k half). Held in registers across the key loop up to D = 128 (32 registers);
+  // a larger head reads them from shared memory at each key block (Q stays there): 64 more
+  // registers next to D = 256's 128 accumulators spilled (ptxas 13.0, 264 bytes).
+  Value qRowOff = mul(b, add(b, add(b, mul(b, warp, 16), mul(b, qLo, 8)), r), q.pitch);
+  auto loadQ = [&](OpBuilder &ob, int64_t kk) {
+    return ldmatrix(ob, idx(ob, add(ob, qRowOff, pairChunkAt(ob, qHi, kk, q))),
+                    /*trans=*/false);
+  };
+  bool qInRegisters = prog.D <= kAttentionMmaSyncQInRegistersMaxHeadSize;
   SmallVector<SmallVector<Value>> qFrag;
-  {
-    Value row = add(b, add(b, mul(b, warp, 16), mul(b, qLo, 8)), r);
-    Value rowOff = mul(b, row, q.pitch);
+  if (qInRegisters)
     for (int64_t kk = 0; kk < prog.D / 16; ++kk)
-      qFrag.push_back(ldmatrix(b, idx(b, add(b, rowOff, chunkAt(add(b, qHi, c32(b, 2 * kk)), q))),
-                               /*trans=*/false));
-  }
+      qFrag.push_back(loadQ(b, kk));
 
   if (prog.causal) {
     Value last = arith::DivUIOp::create(b, loc, add(b, m0, c32(b, BM - 1 + prog.Skv - prog.Sq)),
@@ -456,14 +470,16 @@ LogicalResult AttentionKernel::run() {
     }
     // S = Q K^T: 8 n8 tiles of keys, 4 f32 each.
     SmallVector<SmallVector<Value>> S(nTiles, SmallVector<Value>(4, f32c(lb, 0.0)));
-    for (int64_t kk = 0; kk < prog.D / 16; ++kk)
+    for (int64_t kk = 0; kk < prog.D / 16; ++kk) {
+      SmallVector<Value> a = qInRegisters ? qFrag[kk] : loadQ(lb, kk);
       for (int64_t p = 0; p < kBN / 16; ++p) {
         Value off =
             arith::AddIOp::create(lb, loc, arith::AddIOp::create(lb, loc, kBase, kT1[p]), kT2[kk]);
         SmallVector<Value> f = ldmatrix(lb, off, /*trans=*/!prog.keyRows);
-        S[2 * p] = mma(lb, qFrag[kk], {f[0], f[1]}, S[2 * p]);
-        S[2 * p + 1] = mma(lb, qFrag[kk], {f[2], f[3]}, S[2 * p + 1]);
+        S[2 * p] = mma(lb, a, {f[0], f[1]}, S[2 * p]);
+        S[2 * p + 1] = mma(lb, a, {f[2], f[3]}, S[2 * p + 1]);
       }
+    }
     // x = s * scale * log2(e) (+ bias * log2(e)).
     SmallVector<Value> x;
     Value cc = f32c(lb, c);

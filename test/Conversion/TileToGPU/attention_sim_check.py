@@ -74,6 +74,10 @@ CASES = [
     ("f16_d80_mask_add", [1, 2], 70, 140, 80, 80, "f16", {"mask": "add"}),
     ("f16_d96_causal", [1, 1], 130, 130, 96, 96, "f16", {"causal": True}),
     ("bf16_d80_dv48", [2], 65, 100, 80, 48, "bf16", {}),
+    # Head 256 (Gemma): Q's fragments read from shared memory at each key block, the
+    # swizzled chunk offsets past the first 8 chunks as constants; causal, and D != Dv.
+    ("f16_d256_causal", [1], 130, 130, 256, 256, "f16", {"causal": True}),
+    ("bf16_d256_dv128", [1], 70, 100, 256, 128, "bf16", {}),
 ]
 # Decode (--decode): at most 32 queries take one warp per 16 of them (BLOCK_M 16 or 32),
 # the keys split across programs (flash-decoding; "splits": --attention-kv-splits, 0 the
@@ -92,6 +96,7 @@ DECODE_CASES = [
     ("f16_d64_q8_nosplit", [2], 8, 150, 64, 64, "f16", {"splits": 1}),
     ("f16_d64_q1_mask_split3", [2, 2], 1, 300, 64, 64, "f16", {"splits": 3, "mask": "add"}),
     ("f16_d80_q4_mask_split2", [2, 2], 4, 260, 80, 80, "f16", {"splits": 2, "mask": "add"}),
+    ("f16_d256_q1_split2", [1, 2], 1, 200, 256, 256, "f16", {"splits": 2}),
 ]
 # The sm_90a FlashAttention-3 kernel (--wgmma): head sizes 64 / 128, blocks of 128 x 128:
 # several key blocks with a ragged tail, causal inside and across a CTA's two warpgroups, a

@@ -345,7 +345,7 @@ def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0, skv=No
 
 def gpu_cases(out):
     """The cases of the GPU attention kernel (16-bit operands, head sizes multiples of 16 in
-    [16, 128]; scripts/gpu-attention.sh runs them on the GPU machine)."""
+    [16, 256]; scripts/gpu-attention.sh runs them on the GPU machine)."""
     # Ragged query and key blocks (77 = 64 + 13), D 64.
     case(out, "gpu-f16-d64-ragged", [2, 4], 77, 77, 64, 64, "f16", seed=11)
     # Causal over several blocks (200 = 3 x 64 + 8), D 128: the diagonal blocks and skipping.
@@ -412,6 +412,10 @@ def gpu_cases(out):
     case(out, "gpu-f16-d80-mask-add", [2, 2], 150, 200, 80, 80, "f16", mask="add", seed=36)
     case(out, "gpu-bf16-d96-causal", [1, 3], 260, 260, 96, 96, "bf16", causal=True, seed=37)
     case(out, "gpu-f16-d80-decode", [2, 4], 2, 1500, 80, 80, "f16", seed=38)
+    # Head 256 (Gemma; the mma.sync kernel with 8 warps, Q read from shared memory): causal
+    # prefill over ragged blocks, and a bf16 decode step with split keys.
+    case(out, "gpu-f16-d256-causal", [1, 2], 300, 300, 256, 256, "f16", causal=True, seed=44)
+    case(out, "gpu-bf16-d256-decode", [1, 4], 1, 2500, 256, 256, "bf16", seed=45)
     # 16 queries of 4 heads per KV head (not causal): packed as 64 rows per KV head, which on
     # sm_90a take the mma.sync kernel with split keys (a wgmma CTA would be half empty).
     case(out, "gpu-f16-d128-decode-q16-gqa", [1, 2, 4], 16, 2000, 128, 128, "f16", gqa=True,
