@@ -132,8 +132,9 @@ TEST(TensorCoreRules, AttentionMmaSync) {
   b.headSize = 16;
   b.valueHeadSize = 64;
   EXPECT_EQ(attentionMmaSyncProblem(b, chip("sm_86")), "");
-  // Head sizes: multiples of 16 up to 128 (80 and 96 keep rows of 128 in shared memory).
-  for (int64_t d : {0, 8, 40, 72, 144, 256}) {
+  // Head sizes: multiples of 16 up to 256 (80 and 96 keep rows of 128 in shared memory;
+  // 144 rows of 256).
+  for (int64_t d : {0, 8, 40, 72, 264, 272, 512}) {
     AttentionShape c = a;
     c.headSize = d;
     EXPECT_NE(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
@@ -141,7 +142,7 @@ TEST(TensorCoreRules, AttentionMmaSync) {
     c.valueHeadSize = d;
     EXPECT_NE(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
   }
-  for (int64_t d : {16, 48, 80, 96, 112}) {
+  for (int64_t d : {16, 48, 80, 96, 112, 144, 256}) {
     AttentionShape c = a;
     c.headSize = c.valueHeadSize = d;
     EXPECT_EQ(attentionMmaSyncProblem(c, chip("sm_90")), "") << d;
