@@ -42,6 +42,10 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   // After the transposes moved (a projection's input is then the activation itself), before
   // fusion and graph-matvec (which then see one product).
   pm.addNestedPass<func::FuncOp>(graph::createGraphMergeSiblingMatmuls());
+  // After the merge (q and k are then views of one product), before fusion (which puts the
+  // rotation in that product's epilogue); it reads graph.attention.
+  if (fusesAttention(config))
+    pm.addNestedPass<func::FuncOp>(graph::createGraphRotaryIntoProjection());
   // After the re-composition (it matches the imported NCHW chains), before fusion (which
   // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
   // imported layout: nothing to do. auto: the 16-bit convs of GPU targets (tensor cores'

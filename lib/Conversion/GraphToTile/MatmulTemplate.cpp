@@ -114,6 +114,14 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   // of an epilogue value, at 0 and 1; the output has N / 2 columns.
   for (Operation &op : body)
     if (auto sl = dyn_cast<SliceOp>(op)) {
+      // The swap of the product's column pairs (SwapPairsView.h), read in registers.
+      if (auto r1 = sl.getInput().getDefiningOp<ReshapeOp>();
+          r1 && !p.swapPairs && cast<RankedTensorType>(r1.getInput().getType()).getShape().back() == p.N) {
+        if (auto chain = matchSwapPairsView(r1.getInput(), r1); chain && (*chain)[1] == sl) {
+          p.swapPairs = r1;
+          continue;
+        }
+      }
       auto in = cast<RankedTensorType>(sl.getInput().getType());
       int64_t last = in.getRank() - 1, start = sl.getStarts()[last];
       bool pair = sl.getSteps()[last] == 2 && (start == 0 || start == 1) &&
@@ -155,15 +163,16 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
                                         p.tf32 && !p.transA && p.transB, p.batch, mathEpilogue);
   // Split-K sums the partials in a 1-D kernel of output elements, which has no column
   // pairs: a gated product is one kernel.
-  if (options.splitK && !p.evenSlice)
+  bool pairwise = p.evenSlice || p.swapPairs;
+  if (options.splitK && !pairwise)
     cfg.splitK = chooseSplitK(p.M, p.N, p.K, p.batch, cfg, hardwareChip(options));
   if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
   // A SPLIT_K of --matmul-config (it applies to every matmul) does not apply to this one.
-  if (p.evenSlice)
+  if (pairwise)
     cfg.splitK = 1;
   p.config = configOfGroup(group, cfg);
-  if (p.evenSlice && p.config.splitK != 1)
+  if (pairwise && p.config.splitK != 1)
     return anchor->emitError("split_k = ")
                << p.config.splitK
                << ": a matmul whose epilogue reads column pairs runs as one kernel (split_k 1)",

@@ -13,6 +13,7 @@
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
 
 #include "aicc/Dialect/Tile/IR/TileOps.h"
+#include "aicc/Dialect/Graph/IR/SwapPairsView.h"
 #include "aicc/Support/SaturatingInt.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -211,7 +212,8 @@ struct ColumnPairs {
 /// Applies the elementwise ops of the group body that follow `start` (exclusive), whose
 /// other operands are loaded at `idx`. `current` is the tile of start's result. With
 /// `pairs`, the even slice is the tile it reads, the odd one its tile.swap_pairs, and ops
-/// of the pairs' shape load their operands at the pairs' indices.
+/// of the pairs' shape load their operands at the pairs' indices. A swap of the column
+/// pairs of a value it computes (SwapPairsView.h) is that value's tile.swap_pairs.
 FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,
                                Value current, ArrayRef<int64_t> outShape,
                                ArrayRef<Value> idx, Value mask,
@@ -258,6 +260,8 @@ struct MatmulProblem {
   MatmulConfig config;
   /// Column pairs (ColumnPairs): the two slices, or null; the output is then [.., M, N / 2].
   Operation *evenSlice = nullptr, *oddSlice = nullptr;
+  /// The first op of a swap of the product's column pairs (SwapPairsView.h), or null.
+  Operation *swapPairs = nullptr;
 };
 FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options);
 

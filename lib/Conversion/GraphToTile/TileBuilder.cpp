@@ -275,9 +275,19 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
   DenseMap<Value, Value> tiles;
   tiles[start->getResult(0)] = current;
   Block &body = kc.group.getBody().front();
+  llvm::SmallPtrSet<Operation *, 4> swapOps;
   for (Operation &op : llvm::make_range(std::next(start->getIterator()), body.end())) {
     if (isa<YieldOp>(op))
       break;
+    if (swapOps.count(&op))
+      continue;
+    if (isa<ReshapeOp>(op) && tiles.count(op.getOperand(0)))
+      if (auto swap = matchSwapPairsView(op.getOperand(0), &op)) {
+        tiles[(*swap)[2]->getResult(0)] =
+            tl::SwapPairsOp::create(tb.b, tb.loc, tiles[op.getOperand(0)]).getResult();
+        swapOps.insert(swap->begin(), swap->end());
+        continue;
+      }
     if (pairs && (&op == pairs->even || &op == pairs->odd)) {
       auto in = tiles.find(op.getOperand(0));
       if (in == tiles.end())

@@ -44,6 +44,7 @@
 //===----------------------------------------------------------------------===//
 #include "FusionGroups.h"
 #include "FusionRules.h"
+#include "aicc/Dialect/Graph/IR/SwapPairsView.h"
 
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
@@ -271,6 +272,14 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
               !(mm && cast<ShapedType>(mm.getRhs().getType()).getRank() < 2);
           SmallVector<Operation *> pairs =
               productShape ? columnPairSlices(tail) : SmallVector<Operation *>{};
+          // Or the swap of its column pairs (graph-rotary-into-projection's partner of each
+          // rotated column), on the product's own [.., N] too.
+          if (pairs.empty() && productShape)
+            for (Operation *u : tail.getUsers())
+              if (auto swap = matchSwapPairsView(tail, u); swap && !assigned(u)) {
+                pairs.assign(swap->begin(), swap->end());
+                break;
+              }
           if ((!pairs.empty() && absorbConsumerDag(g, op, tail, pairs)) ||
               absorbConsumerDag(g, op, tail))
             continue;
@@ -348,10 +357,26 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
   bool absorbConsumerDag(unsigned g, Operation *anchor, Value &tail,
                          ArrayRef<Operation *> seeds = {}) {
     llvm::SetVector<Operation *> added(seeds.begin(), seeds.end());
-    // The shape the added ops compute: the tail's, or the column pairs' [.., N / 2].
+    // The shape the added ops compute: the tail's, the column pairs' [.., N / 2] or the
+    // swapped pairs' [.., N] (the last seed's).
     ArrayRef<int64_t> space = cast<ShapedType>(
-                                  (seeds.empty() ? tail : seeds.front()->getResult(0)).getType())
+                                  (seeds.empty() ? tail : seeds.back()->getResult(0)).getType())
                                   .getShape();
+    // Views of constants the added ops read (the rotation's tables repeated over the heads:
+    // graph.tile), taken into the kernel: its loads read the constant through them.
+    llvm::SetVector<Operation *> constantViews;
+    auto constantView = [&](Operation *d) {
+      SmallVector<Operation *> chain;
+      while (d && (isView(d) || isa<ReshapeOp>(d)) && !assigned(d) && d->getNumOperands() == 1 &&
+             d->getResult(0).hasOneUse() && d->getBlock() == anchor->getBlock()) {
+        chain.push_back(d);
+        d = d->getOperand(0).getDefiningOp();
+      }
+      if (chain.empty() || !d || !isa<ConstantOp>(d))
+        return false;
+      constantViews.insert(chain.rbegin(), chain.rend());
+      return true;
+    };
     auto inKernel = [&](Value v) {
       return v == tail || (v.getDefiningOp() && added.count(v.getDefiningOp()));
     };
@@ -373,12 +398,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
         if (inKernel(o))
           return true;
         Operation *d = o.getDefiningOp();
-        if (!d)
+        if (!d || isa<ConstantOp>(d) || constantView(d))
           return true;
         if (!d->isBeforeInBlock(anchor))
           return false;
-        if (isa<ConstantOp>(d))
-          return true;
         if (!assigned(d) || groupOf.lookup(d) == g)
           return false;
         return llvm::all_of(groups[groupOf.lookup(d)].ops,
@@ -401,6 +424,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
         if (!llvm::all_of(added, operandsAvailable))
           return false;
         SmallVector<Operation *> ordered(added.begin(), added.end());
+        ordered.append(constantViews.begin(), constantViews.end());
         llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
         for (Operation *o : ordered)
           add(g, o);

@@ -251,6 +251,33 @@ def GraphMergeSiblingMatmuls : Pass<"graph-merge-sibling-matmuls", "mlir::func::
   }];
 }
 
+def GraphRotaryIntoProjection : Pass<"graph-rotary-into-projection", "mlir::func::FuncOp"> {
+  let summary = "Rotary position embedding of q and k as elementwise ops of their projection";
+  let description = [{
+    RoPE in the rotate-half form (GPT-NeoX, Llama; RoFormer eq. 34) of a head split
+    x = transpose(reshape(slice(y))) of a product y = a @ W by a constant 2-D W,
+
+      r = x * cos + concat(-x[.., D/2:], x[.., :D/2]) * sin      (cos, sin: constants [S, D]),
+
+    read only as graph.attention's query or K^T (through reshapes keeping the head dim,
+    expands and transposes), where every attention reached has both rotated: each rotated
+    head's columns of W are reordered so that d and d + D/2 are columns 2j and 2j + 1 (the
+    scores q k^T are a sum over d: one permutation of d for q and k leaves them unchanged),
+    and the rotation becomes elementwise over y's columns with their pair partner:
+
+      y' = where(rotated[c], y * C + swap_pairs(y) * S, y),   q, k, v = the same views of y'
+
+    C and S the tables in the new order (S's first half negated) repeated over the heads
+    (graph.tile of a [S, D] constant: a view), swap_pairs the reshape / reversing slice /
+    reshape of SwapPairsView.h. graph-fuse puts it in the GEMM's epilogue (each thread holds
+    a column pair in registers): no RoPE kernel, q and k never written unrotated. Results
+    are the same to the rounding of each op (each product and the sum rounded to the element
+    type as before). Left alone: a rotation also read elsewhere (a returned KV cache), tables
+    that are not constants of the element type, a product with a user other than slices of
+    columns no rotation covers, heads of different sizes or tables for one product.
+  }];
+}
+
 def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
   let summary = "Write matmuls of a few rows as dot-product reductions (GEMV) on GPU targets";
   let description = [{
