@@ -70,3 +70,29 @@ func.func @refusals(%x: tensor<4x4x4xf32>, %w: tensor<4x4xf32>, %w3: tensor<4x4x
   %a4 = graph.mul %t4, %s : (tensor<4x4x4xf32>, tensor<f32>) -> tensor<4x4x4xf32>
   return %m0, %m1, %t1, %m2, %a3, %a4 : tensor<4x4x4xf32>, tensor<4x4x4xf32>, tensor<4x4x4xf32>, tensor<4x4x4xf32>, tensor<4x4x4xf32>, tensor<4x4x4xf32>
 }
+
+// -----
+// A decode step's head merge, [B, H, 1, D] -> [B, 1, H, D], moves only a size-1 dim: a
+// reshape, folded into the next (the out-projection reads the attention's result in place,
+// no copy kernel).
+// CHECK-LABEL: func @decode_head_merge
+// CHECK-NOT: graph.transpose
+// CHECK: %[[A:.*]] = graph.attention
+// CHECK: graph.reshape %[[A]] : (tensor<2x4x1x8xf16>) -> tensor<2x1x32xf16>
+func.func @decode_head_merge(%q: tensor<2x4x1x8xf16>, %kt: tensor<2x4x8x16xf16>, %v: tensor<2x4x16x8xf16>) -> tensor<2x1x32xf16> {
+  %a = graph.attention %q, %kt, %v {scale = 0.35 : f64} : (tensor<2x4x1x8xf16>, tensor<2x4x8x16xf16>, tensor<2x4x16x8xf16>) -> tensor<2x4x1x8xf16>
+  %t = graph.transpose %a, [0, 2, 1, 3] : (tensor<2x4x1x8xf16>) -> tensor<2x1x4x8xf16>
+  %r = graph.reshape %t : (tensor<2x1x4x8xf16>) -> tensor<2x1x32xf16>
+  return %r : tensor<2x1x32xf16>
+}
+
+// -----
+// Two queries: the transpose moves rows; it stays (the attention kernel stores it in place).
+// CHECK-LABEL: func @prefill_head_merge
+// CHECK: graph.transpose
+func.func @prefill_head_merge(%q: tensor<2x4x2x8xf16>, %kt: tensor<2x4x8x16xf16>, %v: tensor<2x4x16x8xf16>) -> tensor<2x2x32xf16> {
+  %a = graph.attention %q, %kt, %v {scale = 0.35 : f64} : (tensor<2x4x2x8xf16>, tensor<2x4x8x16xf16>, tensor<2x4x16x8xf16>) -> tensor<2x4x2x8xf16>
+  %t = graph.transpose %a, [0, 2, 1, 3] : (tensor<2x4x2x8xf16>) -> tensor<2x2x4x8xf16>
+  %r = graph.reshape %t : (tensor<2x2x4x8xf16>) -> tensor<2x2x32xf16>
+  return %r : tensor<2x2x32xf16>
+}

@@ -163,13 +163,44 @@ struct ComposeTransposes : public OpRewritePattern<TransposeOp> {
   }
 };
 
+/// transpose(x, p) -> reshape(x) when p keeps the order of x's dims of size > 1 (it moves
+/// only size-1 dims: the same elements in the same order) and x is (through reshapes) an
+/// attention's result. The head merge of a decode step, [B, H, 1, D] -> [B, 1, H, D], is
+/// then a view every consumer reads in place (a matmul's row-major operand) instead of a
+/// copy kernel. Head splits stay transposes: a projection's product becomes a slice of the
+/// merged one (graph-merge-sibling-matmuls, after this pass), and the elementwise kernels
+/// read slice -> reshape -> transpose chains in place, not a reshape of a strided slice.
+struct UnitDimTransposeToReshape : public OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!in || !in.hasStaticShape() || op->getParentOfType<FusionGroupOp>())
+      return failure();
+    Operation *src = op.getInput().getDefiningOp();
+    while (isa_and_nonnull<ReshapeOp>(src))
+      src = src->getOperand(0).getDefiningOp();
+    if (!isa_and_nonnull<AttentionOp>(src))
+      return failure();
+    int64_t last = -1;
+    for (int64_t d : op.getPerm()) {
+      if (in.getDimSize(d) == 1)
+        continue;
+      if (d < last)
+        return failure();
+      last = d;
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    return success();
+  }
+};
+
 struct GraphSinkTransposesPass
     : public aicc::graph::impl::GraphSinkTransposesBase<GraphSinkTransposesPass> {
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<SinkBelowMatMul, SinkBelowElementwise, HoistAboveRowGemm, ComposeTransposes>(
-        &getContext());
+    patterns.add<SinkBelowMatMul, SinkBelowElementwise, HoistAboveRowGemm, ComposeTransposes,
+                 UnitDimTransposeToReshape>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

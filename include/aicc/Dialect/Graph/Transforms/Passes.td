@@ -210,6 +210,9 @@ def GraphSinkTransposes : Pass<"graph-sink-transposes", "mlir::func::FuncOp"> {
           p' is p on L and the identity on the rest (the out-projection's transpose
           moves to its input, the attention's head merge)
       transpose(transpose(x, p), q)   -> transpose(x, p o q)
+      transpose(x, p)                 -> reshape(x)   (x a reshape of an attention's result,
+                                         p moving only size-1 dims: a decode step's head
+                                         merge [B, H, 1, D] -> [B, 1, H, D])
 
     Each moved transpose must have one user (nothing is duplicated), p must keep the last
     dim, and the ops must be outside fusion groups. Run after graph-recompose-attention
