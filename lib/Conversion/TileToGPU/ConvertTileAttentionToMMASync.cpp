@@ -449,6 +449,21 @@ LogicalResult AttentionKernel::run() {
         return failure();
     }
     NVVM::CpAsyncCommitGroupOp::create(lb, loc);
+    // Fewer query rows than the block with 4 or more warps (a decode step of head 256: 8
+    // warps share a 64-key block's copies, one query row): a warp whose 16 rows are all past
+    // them only copies; its products, softmax and P V are skipped (a warp-uniform branch, no
+    // barrier inside), its carried values kept. Not at 1 or 2 warps: the branch's extra live
+    // values took the D = 128 decode kernel's spills from 20 to 28 bytes (ptxas 13.0).
+    scf::IfOp computes;
+    if (prog.Sq < BM && warps >= 4) {
+      SmallVector<Type> types(carried.getTypes());
+      Value active = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult,
+                                           add(lb, m0, mul(lb, warp, 16)), c32(lb, prog.Sq));
+      computes = scf::IfOp::create(lb, loc, types, active, /*withElseRegion=*/true);
+      OpBuilder eb = computes.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, carried);
+      lb.setInsertionPointToStart(&computes.getThenRegion().front());
+    }
     Value stage = arith::RemUIOp::create(lb, loc, j, cidx(lb, 2));
     Value kBase = arith::AddIOp::create(
         lb, loc, arith::MulIOp::create(lb, loc, stage, cidx(lb, k.stageElems)), cidx(lb, k.offset));
@@ -578,6 +593,10 @@ LogicalResult AttentionKernel::run() {
     SmallVector<Value> yield = {mNew[0], mNew[1], l[0], l[1]};
     yield.append(O);
     scf::YieldOp::create(lb, loc, yield);
+    if (computes) {
+      OpBuilder end = OpBuilder::atBlockEnd(kLoop.getBody());
+      scf::YieldOp::create(end, loc, computes.getResults());
+    }
   }
   // No copy is in flight past the loop: its last group is empty -- unless the loop ran no
   // iteration (a split's slice past its rows' causal diagonal), so wait for block nBegin.

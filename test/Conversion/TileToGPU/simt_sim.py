@@ -23,8 +23,9 @@ Shared-memory hazards are errors (SimError):
   - read after write: ldmatrix or ld.shared of an element with a copy in flight, of one that
     landed in the current barrier interval (no bar.sync between the write and the read), or
     never written.
-Also errors: misaligned or out-of-bounds cp.async / ldmatrix / global accesses, barriers and
-warp-collective ops under divergent control flow, copies in flight at kernel exit, an
+Also errors: misaligned or out-of-bounds cp.async / ldmatrix / global accesses, barriers
+under divergent control flow, warp-collective ops (ldmatrix, mma.sync, shfl.sync) with part
+of a warp active (a warp-uniform branch may skip them for whole warps), copies in flight at kernel exit, an
 ld.shared of elements last stored through a view of another element type. Views of the
 dynamic shared memory may have wider elements than the first (the f32 staging tile over the
 f16 ring): an element covers several of the first view's slots. Counts the shared-memory
@@ -530,8 +531,7 @@ class CTA:
             # l ^ offset of its warp; a warp-collective op.
             if "xor" not in o.props or np.any(ops[2] != 32):
                 raise SimError("gpu.shuffle other than xor over 32 lanes not simulated")
-            if not np.all(self.mask):
-                raise SimError("gpu.shuffle under divergent control flow")
+            self.active_warps("gpu.shuffle")
             lanes = np.arange(T, dtype=np.int64)
             src = (lanes & ~31) | ((lanes & 31) ^ ops[1])
             env[o.results[0]] = ops[0][src]
@@ -847,6 +847,18 @@ class CTA:
                     banks[bg] = banks.get(bg, 0) + 1
                 self.sim.stats.cp_wavefronts += max(banks.values())
 
+    def active_warps(self, what):
+        """The first thread of each warp the current mask runs (warp-collective ops need a
+        warp's 32 lanes all active or all not)."""
+        warps = []
+        for w in range(0, self.T, 32):
+            m = self.mask[w:w + 32]
+            if m.all():
+                warps.append(w)
+            elif m.any():
+                raise SimError(f"{what} under divergent control flow (warp {w // 32})")
+        return warps
+
     def ldmatrix(self, o, ops, rt):
         buf, idx = ops
         sh = buf.data
@@ -855,10 +867,8 @@ class CTA:
         if tiles != 4:
             raise SimError("ldmatrix: only x4")
         T = self.T
-        if not np.all(self.mask):
-            raise SimError("ldmatrix under divergent control flow")
         out = np.zeros((T, 4, 2))
-        for w in range(0, T, 32):
+        for w in self.active_warps("ldmatrix"):
             mats = []
             for j in range(4):
                 rows = []
@@ -905,10 +915,9 @@ class CTA:
         ty = ty.group(1) if ty else "f16"
         a, b, c = ops[0:4], ops[4:6], ops[6:10]
         T = self.T
-        if not np.all(self.mask):
-            raise SimError("mma.sync under divergent control flow")
         d = np.zeros((T, 4))
-        for w in range(0, T, 32):
+        warps = self.active_warps("mma.sync")
+        for w in warps:
             A = np.zeros((16, 16))
             B = np.zeros((16, 8))
             C = np.zeros((16, 8))
@@ -935,7 +944,7 @@ class CTA:
                 g, t4 = l // 4, l % 4
                 for i in range(4):
                     d[w + l, i] = D[g + (8 if i >= 2 else 0), t4 * 2 + (i & 1)]
-        self.sim.stats.mma += T // 32
+        self.sim.stats.mma += len(warps)
         self.env[o.results[0]] = d
 
 
