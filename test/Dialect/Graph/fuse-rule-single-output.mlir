@@ -245,3 +245,53 @@ func.func @column_pairs_once(%a: tensor<10x16xf32>, %v: tensor<16xf32>, %w: tens
   %r = graph.slice %d {starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<10x32xf32> -> tensor<8x32xf32>
   return %s, %r : tensor<5xf32>, tensor<8x32xf32>
 }
+
+// -----
+// graph-rotary-into-projection's form in two layers whose tables' views are one (CSE merges
+// the identical graph.tile ops): each GEMM's epilogue takes the swap of its column pairs,
+// the rotation and the where, and a view of the tables of its own (the shared one cloned
+// for the first; a review found both rotations left as their own kernels, the tiles
+// materialized by two more).
+// CHECK-LABEL: func.func @rotary_shared_tables
+// CHECK:         graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.tile
+// CHECK-NEXT:      graph.tile
+// CHECK-NEXT:      graph.reshape
+// CHECK-NEXT:      graph.slice
+// CHECK-NEXT:      graph.reshape
+// CHECK:           graph.where
+// CHECK-NEXT:      graph.yield
+// CHECK:         graph.fusion_group "epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      graph.matmul
+// CHECK-NEXT:      graph.tile
+// CHECK-NEXT:      graph.tile
+// CHECK:           graph.where
+// CHECK-NEXT:      graph.yield
+// CHECK-NOT:     graph.fusion_group
+func.func @rotary_shared_tables(%x: tensor<2x4x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  %c = graph.constant dense<1.0> : tensor<4x4xf32>
+  %s = graph.constant dense<0.5> : tensor<4x4xf32>
+  %m = graph.constant dense<[true, true, true, true, false, false, false, false]> : tensor<8xi1>
+  %y1 = graph.matmul %x, %w1 : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  %ct = graph.tile %c : tensor<4x4xf32> -> tensor<4x8xf32>
+  %st = graph.tile %s : tensor<4x4xf32> -> tensor<4x8xf32>
+  %p1 = graph.reshape %y1 : (tensor<2x4x8xf32>) -> tensor<2x4x4x2xf32>
+  %r1 = graph.slice %p1 {starts = array<i64: 0, 0, 0, 1>, steps = array<i64: 1, 1, 1, -1>} : tensor<2x4x4x2xf32> -> tensor<2x4x4x2xf32>
+  %sw1 = graph.reshape %r1 : (tensor<2x4x4x2xf32>) -> tensor<2x4x8xf32>
+  %a1 = graph.mul %y1, %ct : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  %b1 = graph.mul %sw1, %st : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  %o1 = graph.add %a1, %b1 : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %z1 = graph.where %m, %o1, %y1 : (tensor<8xi1>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %y2 = graph.matmul %z1, %w2 : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  %p2 = graph.reshape %y2 : (tensor<2x4x8xf32>) -> tensor<2x4x4x2xf32>
+  %r2 = graph.slice %p2 {starts = array<i64: 0, 0, 0, 1>, steps = array<i64: 1, 1, 1, -1>} : tensor<2x4x4x2xf32> -> tensor<2x4x4x2xf32>
+  %sw2 = graph.reshape %r2 : (tensor<2x4x4x2xf32>) -> tensor<2x4x8xf32>
+  %a2 = graph.mul %y2, %ct : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  %b2 = graph.mul %sw2, %st : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  %o2 = graph.add %a2, %b2 : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %z2 = graph.where %m, %o2, %y2 : (tensor<8xi1>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %z1, %z2 : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}

@@ -363,19 +363,48 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
                                   (seeds.empty() ? tail : seeds.back()->getResult(0)).getType())
                                   .getShape();
     // Views of constants the added ops read (the rotation's tables repeated over the heads:
-    // graph.tile), taken into the kernel: its loads read the constant through them.
-    llvm::SetVector<Operation *> constantViews;
+    // graph.tile), taken into the kernel: its loads read the constant through them. A
+    // chain other ops read too (one table's view shared by every layer after CSE) is
+    // cloned for this kernel: views cost nothing, and each kernel needs its own.
+    llvm::MapVector<Operation *, SmallVector<Operation *>> constantViews; // head -> chain
     auto constantView = [&](Operation *d) {
+      Operation *head = d;
       SmallVector<Operation *> chain;
       while (d && (isView(d) || isa<ReshapeOp>(d)) && !assigned(d) && d->getNumOperands() == 1 &&
-             d->getResult(0).hasOneUse() && d->getBlock() == anchor->getBlock()) {
+             d->getBlock() == anchor->getBlock()) {
         chain.push_back(d);
         d = d->getOperand(0).getDefiningOp();
       }
       if (chain.empty() || !d || !isa<ConstantOp>(d))
         return false;
-      constantViews.insert(chain.rbegin(), chain.rend());
+      constantViews[head] = SmallVector<Operation *>(chain.rbegin(), chain.rend());
       return true;
+    };
+    // The chains of constantViews as the kernel's own ops: those read only within the
+    // kernel as they are, the others cloned after their head for the added ops' uses.
+    auto takeConstantViews = [&](SmallVectorImpl<Operation *> &ordered) {
+      for (auto &[head, chain] : constantViews) {
+        bool own = llvm::all_of(chain, [&](Operation *c) {
+          return llvm::all_of(c->getUsers(), [&](Operation *u) {
+            return added.count(u) || llvm::is_contained(chain, u);
+          });
+        });
+        if (own) {
+          ordered.append(chain.begin(), chain.end());
+          continue;
+        }
+        OpBuilder b(head->getContext());
+        b.setInsertionPointAfter(head);
+        IRMapping map;
+        Operation *copy = nullptr;
+        for (Operation *c : chain) {
+          copy = b.clone(*c, map);
+          ordered.push_back(copy);
+        }
+        head->getResult(0).replaceUsesWithIf(copy->getResult(0), [&](OpOperand &use) {
+          return added.count(use.getOwner()) > 0;
+        });
+      }
     };
     auto inKernel = [&](Value v) {
       return v == tail || (v.getDefiningOp() && added.count(v.getDefiningOp()));
@@ -424,7 +453,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
         if (!llvm::all_of(added, operandsAvailable))
           return false;
         SmallVector<Operation *> ordered(added.begin(), added.end());
-        ordered.append(constantViews.begin(), constantViews.end());
+        takeConstantViews(ordered);
         llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
         for (Operation *o : ordered)
           add(g, o);

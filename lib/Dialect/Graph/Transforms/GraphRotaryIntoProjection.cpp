@@ -125,8 +125,11 @@ std::optional<Rope> matchRope(TransposeOp heads) {
     else if (auto s = dyn_cast<SliceOp>(u)) {
       if (s.getType().getShape().back() != D / 2)
         return std::nullopt;
+      // Whole along every dim but the last (a slice also cutting the sequence would
+      // broadcast back to x's shape in the concat's users).
       for (int64_t d = 0; d < rank; ++d)
-        if (s.getSteps()[d] != 1 || (d + 1 < rank && s.getStarts()[d] != 0))
+        if (s.getSteps()[d] != 1 ||
+            (d + 1 < rank && (s.getStarts()[d] != 0 || s.getType().getDimSize(d) != xt.getDimSize(d))))
           return std::nullopt;
       int64_t start = s.getStarts().back();
       if (start == 0 && !lo)
@@ -277,6 +280,16 @@ struct GraphRotaryIntoProjection
       auto rt = cast<RankedTensorType>(r.result().getType());
       ok[i] = reachesOnlyScores(r.result(), rt.getRank() - 1, reach[i]) && !reach[i].empty();
     }
+    // A product whose rotations cannot all be rewritten (its weight not a 2-D constant,
+    // tables differing, ...) drops them all, and the attentions they reach then drop their
+    // other operand's: q is never permuted without its K^T.
+    auto byProduct = [&] {
+      llvm::MapVector<Value, SmallVector<unsigned>> m;
+      for (auto [i, r] : llvm::enumerate(ropes))
+        if (ok[i])
+          m[r.slice.getInput()].push_back(i);
+      return m;
+    };
     for (bool changed = true; changed;) {
       changed = false;
       llvm::DenseMap<Operation *, unsigned> covered; // bit 0: q, bit 1: K^T
@@ -294,65 +307,88 @@ struct GraphRotaryIntoProjection
             break;
           }
       }
+      for (auto &[y, idx] : byProduct())
+        if (!plan(y, idx, ropes)) {
+          for (unsigned i : idx)
+            ok[i] = false;
+          changed = true;
+        }
     }
-    // By product: one D, one pair of tables, column ranges on head boundaries.
-    llvm::MapVector<Value, SmallVector<unsigned>> byProduct;
-    for (auto [i, r] : llvm::enumerate(ropes))
-      if (ok[i])
-        byProduct[r.slice.getInput()].push_back(i);
-    for (auto &[y, idx] : byProduct)
-      rewrite(y, idx, ropes);
+    for (auto &[y, idx] : byProduct())
+      rewrite(*plan(y, idx, ropes), idx, ropes);
   }
 
-  void rewrite(Value y, ArrayRef<unsigned> idx, MutableArrayRef<Rope> ropes) {
-    auto mm = y.getDefiningOp<MatMulOp>();
-    if (!mm)
-      return;
-    auto yt = cast<RankedTensorType>(y.getType());
-    auto wt = dyn_cast<RankedTensorType>(mm.getRhs().getType());
+  /// What rewriting the rotations `idx` of product `y` takes, or none when it cannot.
+  struct Plan {
+    MatMulOp mm;
+    RankedTensorType yt, wt;
+    ArrayRef<char> w;
+    int64_t D = 0, N = 0, S = 0;
+    SmallVector<std::pair<int64_t, int64_t>> ranges;
+    SmallVector<SliceOp> others;
+  };
+  std::optional<Plan> plan(Value y, ArrayRef<unsigned> idx, MutableArrayRef<Rope> ropes) {
+    Plan p;
+    p.mm = y.getDefiningOp<MatMulOp>();
+    if (!p.mm)
+      return std::nullopt;
+    p.yt = cast<RankedTensorType>(y.getType());
+    p.wt = dyn_cast<RankedTensorType>(p.mm.getRhs().getType());
     Rope &first = ropes[idx.front()];
-    int64_t D = first.D, N = yt.getShape().back(), S = yt.getShape().end()[-2];
-    auto wBytes = rawBytes(mm.getRhs());
-    if (!wt || wt.getRank() != 2 || !wBytes || N % D || yt.getRank() < 2)
-      return;
+    p.D = first.D;
+    p.N = p.yt.getShape().back();
+    p.S = p.yt.getShape().end()[-2];
+    auto wBytes = rawBytes(p.mm.getRhs());
+    if (!p.wt || p.wt.getRank() != 2 || !wBytes || p.N % p.D || p.yt.getRank() < 2)
+      return std::nullopt;
+    p.w = *wBytes;
     Attribute cosA, sinA;
     if (!matchPattern(first.cos, m_Constant(&cosA)) || !matchPattern(first.sin, m_Constant(&sinA)))
-      return;
-    SmallVector<std::pair<int64_t, int64_t>> ranges;
+      return std::nullopt;
     for (unsigned i : idx) {
       Rope &r = ropes[i];
       Attribute c, s;
-      if (r.D != D || r.c0 % D || !matchPattern(r.cos, m_Constant(&c)) ||
+      if (r.D != p.D || r.c0 % p.D || !matchPattern(r.cos, m_Constant(&c)) ||
           !matchPattern(r.sin, m_Constant(&s)) || c != cosA || s != sinA)
-        return;
-      ranges.push_back({r.c0, r.c0 + r.width});
+        return std::nullopt;
+      p.ranges.push_back({r.c0, r.c0 + r.width});
     }
     // Every other user of y: a slice of columns no rotation covers (v), read from y' as is.
-    SmallVector<SliceOp> others;
     for (Operation *u : y.getUsers()) {
       if (llvm::any_of(idx, [&](unsigned i) { return ropes[i].slice == u; }))
         continue;
       auto s = dyn_cast<SliceOp>(u);
       if (!s || s.getSteps().back() != 1)
-        return;
+        return std::nullopt;
       int64_t b = s.getStarts().back(), e = b + s.getType().getShape().back();
-      if (llvm::any_of(ranges, [&](auto r) { return b < r.second && r.first < e; }))
-        return;
-      others.push_back(s);
+      if (llvm::any_of(p.ranges, [&](auto r) { return b < r.second && r.first < e; }))
+        return std::nullopt;
+      p.others.push_back(s);
     }
-    llvm::sort(ranges);
-    for (size_t i = 1; i < ranges.size(); ++i)
-      if (ranges[i].first < ranges[i - 1].second)
-        return; // overlapping rotations of one column
+    llvm::sort(p.ranges);
+    for (size_t i = 1; i < p.ranges.size(); ++i)
+      if (p.ranges[i].first < p.ranges[i - 1].second)
+        return std::nullopt; // overlapping rotations of one column
+    Type elem = p.yt.getElementType();
+    if (!isa<FloatType>(elem) || elem.getIntOrFloatBitWidth() < 8)
+      return std::nullopt;
+    return p;
+  }
+
+  void rewrite(const Plan &p, ArrayRef<unsigned> idx, MutableArrayRef<Rope> ropes) {
+    MatMulOp mm = p.mm;
+    Value y = mm.getResult();
+    RankedTensorType yt = p.yt, wt = p.wt;
+    int64_t D = p.D, N = p.N, S = p.S;
+    ArrayRef<std::pair<int64_t, int64_t>> ranges = p.ranges;
+    Rope &first = ropes[idx.front()];
     Type elem = yt.getElementType();
     int64_t eb = elem.getIntOrFloatBitWidth() / 8;
-    if (!isa<FloatType>(elem) || eb < 1)
-      return;
     OpBuilder b(mm);
     Location loc = mm.getLoc();
     // W with each rotated head's columns in pair order.
     int64_t K = wt.getShape()[0];
-    std::vector<char> w = pairColumns(*wBytes, K, N, eb, ranges, D, false);
+    std::vector<char> w = pairColumns(p.w, K, N, eb, ranges, D, false);
     Value newW = ConstantOp::create(b, loc, wt, DenseElementsAttr::getFromRawBuffer(wt, w));
     // The tables [S, D] in pair order, the sine's first half negated.
     auto tableT = RankedTensorType::get({S, D}, elem);
@@ -390,7 +426,7 @@ struct GraphRotaryIntoProjection
         mask[c] = true;
     Value maskC = ConstantOp::create(b, loc, maskT, DenseElementsAttr::get(maskT, mask));
     Value y2 = WhereOp::create(b, loc, yt, maskC, rotated, y);
-    for (SliceOp s : others)
+    for (SliceOp s : p.others)
       s->setOperand(0, y2);
     // q and k: the same head splits of y'.
     for (unsigned i : idx) {
