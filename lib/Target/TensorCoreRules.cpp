@@ -171,6 +171,22 @@ std::string aicc::attentionMmaSyncProblem(const AttentionShape &a, const ChipInf
   return "";
 }
 
+std::string aicc::attentionSimtProblem(const AttentionShape &a, const ChipInfo &chip) {
+  if (!chip.isGPU)
+    return std::string(chip.name) + " is not a GPU";
+  if (a.operand != TensorCoreOperand::F32)
+    return "query, key and value must all be f32";
+  auto headOk = [](int64_t d) { return d >= 1 && d <= kAttentionSimtMaxHeadSize; };
+  if (!headOk(a.headSize) || !headOk(a.valueHeadSize))
+    return "head sizes must be in [1, " + std::to_string(kAttentionSimtMaxHeadSize) +
+           "], got D = " + std::to_string(a.headSize) +
+           ", Dv = " + std::to_string(a.valueHeadSize);
+  if (a.batch > 65535)
+    return "more than 65535 batch matrices (" + std::to_string(a.batch) +
+           ": the programs along CUDA's grid y)";
+  return "";
+}
+
 int64_t aicc::chooseAttentionKVSplits(int64_t programs, int64_t keyBlocks, int64_t threads,
                                       int64_t sharedBytes, const ChipInfo &hw) {
   if (programs <= 0 || threads <= 0 || sharedBytes <= 0 || hw.smCount <= 0)

@@ -116,6 +116,27 @@ TEST(TensorCoreRules, MmaSyncSharedMemory) {
   EXPECT_NE(mmaSyncSharedMemoryProblem(tile(128, 256, 32, 8, int64_t(1) << 60), 1 << 20), "");
 }
 
+TEST(TensorCoreRules, AttentionSimt) {
+  AttentionShape a;
+  a.operand = TensorCoreOperand::F32;
+  a.headSize = a.valueHeadSize = 128;
+  a.keyLength = 70;
+  EXPECT_EQ(attentionSimtProblem(a, chip("sm_90a")), "");
+  EXPECT_EQ(attentionSimtProblem(a, chip("sm_80")), "");
+  EXPECT_NE(attentionSimtProblem(a, chip("cpu")), "");
+  AttentionShape b = a;
+  b.operand = TensorCoreOperand::F16; // the tensor-core kernels' case
+  EXPECT_NE(attentionSimtProblem(b, chip("sm_90a")), "");
+  for (int64_t d : {0, 129, 256}) {
+    AttentionShape c = a;
+    c.headSize = d;
+    EXPECT_NE(attentionSimtProblem(c, chip("sm_90")), "") << d;
+  }
+  AttentionShape c = a;
+  c.batch = 65536;
+  EXPECT_NE(attentionSimtProblem(c, chip("sm_90")), "");
+}
+
 TEST(TensorCoreRules, AttentionMmaSync) {
   AttentionShape a;
   a.operand = TensorCoreOperand::F16;

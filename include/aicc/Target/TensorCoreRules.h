@@ -191,6 +191,19 @@ int64_t attentionMmaSyncSharedBytes(int64_t blockM, int64_t headSize, int64_t va
 /// the shared memory within the chip's per block.
 std::string attentionMmaSyncProblem(const AttentionShape &a, const ChipInfo &chip);
 
+/// The generic GPU attention kernel, for f32 operands (no tensor-core path without tf32):
+/// the cpu template's FlashAttention program (AttentionCPUTemplate.cpp) with blocks of
+/// kAttentionSimtBlockM query rows x kAttentionSimtBlockN keys, lowered by convert-tile-to-gpu
+/// (its tiles in shared memory, at most 48 KiB of them: heads up to
+/// kAttentionSimtMaxHeadSize).
+inline constexpr int64_t kAttentionSimtBlockM = 16;
+inline constexpr int64_t kAttentionSimtBlockN = 16;
+inline constexpr int64_t kAttentionSimtMaxHeadSize = 128;
+/// Why the generic GPU attention kernel does not run `a` on `chip`, or "" when it does: a
+/// GPU, f32 query, key and value, D and Dv in [1, kAttentionSimtMaxHeadSize], at most 65535
+/// batch matrices (CUDA's grid y limit).
+std::string attentionSimtProblem(const AttentionShape &a, const ChipInfo &chip);
+
 //===--- FlashAttention-3 (wgmma + TMA, warp-specialized; sm_90a) ----------------------===//
 
 /// The attention kernel of convert-tile-attention-to-wgmma: BLOCK_M = 128 query rows per CTA

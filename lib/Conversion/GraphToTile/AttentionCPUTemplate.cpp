@@ -42,13 +42,14 @@
 namespace aicc::templates {
 
 FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                          AttentionOp att, int64_t splits, int64_t splitBlocks) {
+                                          AttentionOp att, int64_t splits, int64_t splitBlocks,
+                                          int64_t blockM, int64_t blockN) {
   auto yT = att.getType();
   ArrayRef<int64_t> yShape = yT.getShape();
   SmallVector<int64_t> batchShape(yShape.drop_back(2));
   int64_t Sq = att.getQueryLength(), Skv = att.getKeyLength(), D = att.getHeadSize(),
           Dv = att.getValueHeadSize(), batch = numElements(batchShape);
-  int64_t BM = blockOf(Sq, kAttentionBlockM), BN = blockOf(Skv, kAttentionBlockN);
+  int64_t BM = blockOf(Sq, blockM), BN = blockOf(Skv, blockN);
   int64_t BD = blockOf(D, kMaxAttentionHeadSize), BDV = blockOf(Dv, kMaxAttentionHeadSize);
   bool split = splits > 1;
   SmallVector<NamedAttribute> blocks = {

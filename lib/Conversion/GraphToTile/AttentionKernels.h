@@ -112,7 +112,9 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
 /// runs key slice program_id(2) of `splitBlocks` blocks and stores the partials
 /// (splitPartialTypes, as buildAttentionGPU's).
 FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                                          AttentionOp att, int64_t splits, int64_t splitBlocks);
+                                          AttentionOp att, int64_t splits, int64_t splitBlocks,
+                                          int64_t blockM = kAttentionBlockM,
+                                          int64_t blockN = kAttentionBlockN);
 
 /// The second kernel of a split attention: one program per (BLOCK_M rows, batch matrix),
 /// combining the `splits` slices' partials (splitPartialTypes) of its rows,

@@ -131,6 +131,17 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
       return single(buildAttentionCPU(builder, group, name, att, 1, 0));
     return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks));
   }
+  // GPU targets, f32 operands: the cpu template's program in blocks the generic lowering's
+  // shared memory holds (attentionSimtProblem, TensorCoreRules.h).
+  if (cast<RankedTensorType>(att.getQuery().getType()).getElementType().isF32()) {
+    if (failed(chooseSplits(0, blockOf(Skv, kAttentionSimtBlockN), 0, 0)))
+      return failure();
+    if (splits == 1)
+      return single(buildAttentionCPU(builder, group, name, att, 1, 0, kAttentionSimtBlockM,
+                                      kAttentionSimtBlockN));
+    return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks,
+                                       kAttentionSimtBlockM, kAttentionSimtBlockN));
+  }
   // GPU targets: the FlashAttention-2 form of convert-tile-attention-to-mma-sync.
   AttentionShape shape;
   Type qe = cast<RankedTensorType>(att.getQuery().getType()).getElementType();

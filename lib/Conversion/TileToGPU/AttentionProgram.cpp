@@ -182,9 +182,15 @@ LogicalResult aicc::lowerAttentionKernels(
     auto bn = dyn_cast_or_null<IntegerAttr>(sched.getBlocks().get("BLOCK_N"));
     if (blockN && (!bn || bn.getInt() != blockN))
       continue;
-    int64_t dots = 0;
-    fn.walk([&](tl::DotOp) { ++dots; });
-    if (dots)
+    // The tensor-core kernels' programs have 16-bit operands; an f32 one is the cpu
+    // template's (attentionSimtProblem), lowered by convert-tile-to-gpu.
+    int64_t dots = 0, wide = 0;
+    fn.walk([&](tl::DotOp d) {
+      ++dots;
+      if (cast<ShapedType>(d->getOperand(0).getType()).getElementType().getIntOrFloatBitWidth() > 16)
+        ++wide;
+    });
+    if (dots && !wide)
       todo.push_back(fn);
   }
   for (func::FuncOp fn : todo) {

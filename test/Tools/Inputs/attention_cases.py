@@ -344,8 +344,9 @@ def gqa_expand_case(out, name, b, h, kvh, sq, d, e, causal=False, seed=0, skv=No
 
 
 def gpu_cases(out):
-    """The cases of the GPU attention kernel (16-bit operands, head sizes multiples of 16 in
-    [16, 256]; scripts/gpu-attention.sh runs them on the GPU machine)."""
+    """The cases of the GPU attention kernels (the tensor-core ones: 16-bit operands, head
+    sizes multiples of 16 in [16, 256]; the generic one: f32, heads up to 128;
+    scripts/gpu-attention.sh runs them on the GPU machine)."""
     # Ragged query and key blocks (77 = 64 + 13), D 64.
     case(out, "gpu-f16-d64-ragged", [2, 4], 77, 77, 64, 64, "f16", seed=11)
     # Causal over several blocks (200 = 3 x 64 + 8), D 128: the diagonal blocks and skipping.
@@ -416,6 +417,10 @@ def gpu_cases(out):
     # prefill over ragged blocks, and a bf16 decode step with split keys.
     case(out, "gpu-f16-d256-causal", [1, 2], 300, 300, 256, 256, "f16", causal=True, seed=44)
     case(out, "gpu-bf16-d256-decode", [1, 4], 1, 2500, 256, 256, "bf16", seed=45)
+    # f32 (the generic kernel: the cpu template's program in 16 x 16 blocks): causal over
+    # ragged blocks, and an additive mask at head 128.
+    case(out, "gpu-f32-d64-causal", [2, 2], 70, 70, 64, 64, "f32", causal=True, seed=46)
+    case(out, "gpu-f32-d128-mask-add", [1, 2], 40, 100, 128, 128, "f32", mask="add", seed=47)
     # 16 queries of 4 heads per KV head (not causal): packed as 64 rows per KV head, which on
     # sm_90a take the mma.sync kernel with split keys (a wgmma CTA would be half empty).
     case(out, "gpu-f16-d128-decode-q16-gqa", [1, 2, 4], 16, 2000, 128, 128, "f16", gqa=True,

@@ -138,6 +138,21 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
   /// GPU target: attention groups take only transposes that keep operands block matrices
   /// (gpuAttentionTakes) and no consumers (attentionMmaSyncProblem, TensorCoreRules.h).
   bool gpuAttention = false;
+  /// Whether attention `op` runs a tensor-core kernel (GPU targets, 16-bit operands: what
+  /// graph-recompose-attention formed for them); an f32 attention on a GPU target runs the
+  /// cpu template's program (attentionSimtProblem) and is grouped as on the cpu target.
+  bool tensorCoreAttention(Operation *op) const {
+    auto att = dyn_cast_or_null<AttentionOp>(op);
+    return gpuAttention && att &&
+           !cast<ShapedType>(att.getQuery().getType()).getElementType().isF32();
+  }
+  /// The attention op of group `grp` (null when none).
+  static Operation *attentionOf(const Group &grp) {
+    for (Operation *o : grp.ops)
+      if (isa<AttentionOp>(o))
+        return o;
+    return nullptr;
+  }
 
   /// The rule that keeps producer `p` (result `v`) out of the kernel of `consumer`, which
   /// reads it as operand `idx` (through reshapes when `viaReshape`). Two directions could
@@ -168,7 +183,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     // prologue member (those iterate over the reduce input).
     bool pgAnchorKind =
         pg.kind == "epilogue" || pg.kind == "window" || pg.kind == "softmax" ||
-        (pg.kind == "attention" && !gpuAttention) ||
+        (pg.kind == "attention" && !tensorCoreAttention(attentionOf(pg))) ||
         (pg.kind == "reduction" && (isReduction(p) || llvm::none_of(pg.ops, [&](Operation *o) {
                                       return isReduction(o) && p->isBeforeInBlock(o);
                                     })));
@@ -187,7 +202,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
       down = false;
     auto inGroup = [&](Operation *x) { return groupOf.count(x) && &groups[groupOf[x]] == &cg; };
     bool up = templateAbsorbs(cg.kind, cAnchor, consumer, idx, p) &&
-              (cg.kind != "attention" || !gpuAttention ||
+              (cg.kind != "attention" || !tensorCoreAttention(cAnchor) ||
                gpuAttentionTakes(cast<AttentionOp>(cAnchor), p, inGroup));
     if (!down && !up)
       return kTemplate;
@@ -238,7 +253,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
       if (isa<AttentionOp>(op))
         absorbOperandViews(g, op);
       add(g, op);
-      if (!(isa<AttentionOp>(op) && gpuAttention))
+      if (!tensorCoreAttention(op))
         absorbConsumerChain(g, op);
       else if (TransposeOp t = gpuAttentionHeadMerge(op); t && !assigned(t))
         add(g, t); // stored in place
@@ -249,8 +264,9 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
   /// FusionRules.h: cpu target; GPU targets: gpuAttentionViews).
   void absorbOperandViews(unsigned g, Operation *op) {
     auto notAssigned = [&](Operation *d) { return !assigned(d); };
-    for (Operation *d : gpuAttention ? gpuAttentionViews(cast<AttentionOp>(op), notAssigned)
-                                     : attentionOperandViews(op, notAssigned))
+    for (Operation *d : tensorCoreAttention(op)
+                            ? gpuAttentionViews(cast<AttentionOp>(op), notAssigned)
+                            : attentionOperandViews(op, notAssigned))
       add(g, d);
   }
 

@@ -297,9 +297,12 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       auto view = attentionOperandView(kt, 1, [](Operation *d) { return d->hasOneUse(); });
       shape.keyRowMajor = view && view->keyRows;
       std::string why = aicc::attentionMmaSyncProblem(shape, *gpu);
-      if (!why.empty())
+      // f32: the generic kernel (the cpu template's program, TensorCoreRules.h).
+      std::string simt = aicc::attentionSimtProblem(shape, *gpu);
+      if (!why.empty() && !simt.empty())
         return rewriter.notifyMatchFailure(pv, "the " + std::string(gpu->name) +
-                                                   " attention kernel does not take it: " + why);
+                                                   " attention kernels do not take it: " + why +
+                                                   "; " + simt);
     }
     if (cond) {
       // bias = where(cond, 0, -inf) (or where(cond, -inf, 0)), the mask's own shape.
