@@ -40,9 +40,11 @@ constexpr size_t kMaxHorizontalCandidates = 64;
 inline bool isRowOp(Operation *op) { return isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(op); }
 
 /// The views an attention kernel reads its operands through (K^T = transpose(K), heads
-/// split from [B, S, H, D], GQA's expand of K / V): index arithmetic in its loads.
+/// split from [B, S, H * D] by a reshape to [B, S, H, D], GQA's expand of K / V, a fused
+/// QKV projection's slices): index arithmetic in its loads (loadView relinearizes through
+/// a reshape, also of a strided slice).
 inline bool isAttentionOperandView(Operation *op) {
-  return isa<TransposeOp, ExpandOp, SliceOp>(op);
+  return isa<TransposeOp, ExpandOp, SliceOp, ReshapeOp>(op);
 }
 
 /// The transpose of a GPU attention's result (the head merge [B, H, S, Dv] -> [B, S, H, Dv])
