@@ -423,7 +423,9 @@ Status aicc::runtime::checkMemoryPlan(const Bundle &bundle) {
         live.erase(d);
       deaths.pop();
     }
-    auto [begin, end] = rangeOf(t.buffer);
+    // Not a structured binding: the lambda below captures both (C++17).
+    auto range = rangeOf(t.buffer);
+    auto begin = range.first, end = range.second;
     if (begin == end)
       continue; // zero bytes overlap nothing
     auto overlap = [&](int other) {

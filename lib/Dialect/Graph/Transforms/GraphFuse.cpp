@@ -399,7 +399,9 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     // The chains of constantViews as the kernel's own ops: those read only within the
     // kernel as they are, the others cloned after their head for the added ops' uses.
     auto takeConstantViews = [&](SmallVectorImpl<Operation *> &ordered) {
-      for (auto &[head, chain] : constantViews) {
+      for (auto &entry : constantViews) {
+        Operation *head = entry.first;
+        SmallVector<Operation *> &chain = entry.second;
         bool own = llvm::all_of(chain, [&](Operation *c) {
           return llvm::all_of(c->getUsers(), [&](Operation *u) {
             return added.count(u) || llvm::is_contained(chain, u);
@@ -560,7 +562,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
       return d && isa<TransposeOp, SliceOp>(d) && !assigned(d) && d->getBlock() == red->getBlock();
     };
     while (!work.empty()) {
-      auto [v, viewed] = work.pop_back_val();
+      // Not a structured binding: lambdas below capture v (C++17).
+      std::pair<Value, bool> item = work.pop_back_val();
+      Value v = item.first;
+      bool viewed = item.second;
       Operation *def = v.getDefiningOp();
       if (!def || def->getBlock() != red->getBlock() || assigned(def) || members.count(def) ||
           !isSideEffectFree(def))
