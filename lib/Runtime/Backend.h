@@ -2,8 +2,9 @@
 //
 // Private to lib/Runtime. A LoadedModel holds a bundle's code and constants on one
 // device; a backend (one per session) owns the device copy of every other buffer and
-// executes the launch plan. Session does the input checking; a
-// backend may assume valid buffer ids and sizes.
+// executes the launch plan. Session does the input checking (and binds the symbols of
+// a bundle with symbolic dims); a backend may assume valid buffer ids, sizes and symbol
+// values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +14,9 @@
 #include "aicc/Runtime/Bundle.h"
 #include "aicc/Runtime/Status.h"
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <unordered_map>
@@ -72,9 +75,27 @@ public:
   /// memory when none can be had.
   virtual Status runHost(const std::vector<DeviceCopy> &inputs,
                          const std::vector<DeviceCopy> &outputs) = 0;
+  /// Sets the symbol values (one per plan symbol, Bundle::symbols order, each in its
+  /// range) that the later execute(), executeLaunch(), benchmark(), runAsync() and
+  /// runHost() calls run at: each launch runs the grid launchGridsAt() gives (the
+  /// kernels' recorded grids without `symgrid` records). A backend starts with every
+  /// symbol at its max. Work already enqueued keeps the grids it was enqueued with.
+  virtual Status bindSymbols(const std::vector<int64_t> &values) = 0;
   /// True when execute() replays a CUDA graph.
   virtual bool usesGraphs() const { return false; }
 };
+
+/// Every symbol of `plan` at its max: the binding a backend starts with.
+std::vector<int64_t> symbolMaxima(const Bundle &plan);
+
+/// The grid (x, y, z programs) of every launch of `plan`, in manifest order, at symbol
+/// values `values` (one per plan symbol, each in its range): the launch's kernel's
+/// recorded grid, with the axis of each of the launch's `symgrid` records set to
+/// GROUP x ceil(v x UNIT / PER) (symGridPrograms), never above the recorded count.
+/// Requires a validated plan (which bounds every product; docs/bundle-format.md,
+/// "Symbolic dims").
+std::vector<std::array<int64_t, 3>> launchGridsAt(const Bundle &plan,
+                                                  const std::vector<int64_t> &values);
 
 /// Follows alias records to the buffer that owns the memory of buffer `id`.
 /// Requires a validated bundle (alias sources precede the alias).

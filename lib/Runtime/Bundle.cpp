@@ -1,7 +1,7 @@
 //===- Bundle.cpp - Bundle data model helpers and the writer --------------===//
 //
 // Element types, percent-encoding and serializeBundle(), the writer of
-// docs/bundle-format.md (versions 4 and 5). The validator is BundleValidate.cpp, the
+// docs/bundle-format.md (versions 4 to 6). The validator is BundleValidate.cpp, the
 // reader BundleParse.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -276,6 +276,19 @@ bool aicc::runtime::paramDTypeAccepts(DType param, DType buffer) {
   return signless(param) == signless(buffer);
 }
 
+std::optional<int64_t> aicc::runtime::detail::symGridPrograms(const SymGridDesc &g, int64_t value) {
+  if (value < 0 || g.unit < 1 || g.per < 1 || g.group < 1)
+    return std::nullopt;
+  int64_t rows = 0, programs = 0;
+  if (__builtin_mul_overflow(value, g.unit, &rows))
+    return std::nullopt;
+  // ceil(rows / per) without forming rows + per - 1.
+  const int64_t blocks = rows / g.per + (rows % g.per != 0 ? 1 : 0);
+  if (__builtin_mul_overflow(g.group, blocks, &programs))
+    return std::nullopt;
+  return programs;
+}
+
 //===----------------------------------------------------------------------===//
 // Writer
 //===----------------------------------------------------------------------===//
@@ -285,18 +298,45 @@ static void appendU64(std::string &out, uint64_t v) {
     out += static_cast<char>((v >> (8 * i)) & 0xff);
 }
 
+static std::string symDimRecord(const SymDimDesc &d) {
+  return "symdim " + std::to_string(d.bufferId) + " " + std::to_string(d.axis) + " " +
+         std::to_string(d.symbol) + " " + std::to_string(d.factor) + "\n";
+}
+
 std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
   std::string m;
   // The oldest version that holds the bundle, so that older runtimes read what
   // needs no newer record.
   const bool inPlace = std::any_of(bundle.kernels.begin(), bundle.kernels.end(),
                                    [](const KernelDesc &k) { return !k.inPlace.empty(); });
-  m +=
-      "aicc-bundle " + std::to_string(inPlace ? kFormatVersionInPlace : kFormatVersionArena) + "\n";
+  const bool symbolic =
+      !bundle.symbols.empty() || !bundle.symDims.empty() || !bundle.symGrids.empty();
+  const int version = symbolic  ? kFormatVersionSymbols
+                      : inPlace ? kFormatVersionInPlace
+                                : kFormatVersionArena;
+  m += "aicc-bundle " + std::to_string(version) + "\n";
   m += "target " + bundle.target + "\n";
   if (bundle.arenaBytes)
     m += "arena " + std::to_string(*bundle.arenaBytes) + "\n";
-  for (const BufferDesc &b : bundle.buffers) {
+  for (size_t i = 0; i < bundle.symbols.size(); ++i) {
+    const SymbolDesc &sym = bundle.symbols[i];
+    m += "symbol " + std::to_string(i) + " " + percentEncode(sym.name) + " " +
+         std::to_string(sym.min) + " " + std::to_string(sym.max) + "\n";
+  }
+  // Each buffer's symdim right after its record (vector order among one
+  // buffer's); ids out of range after the last buffer, where the reader refuses
+  // them.
+  std::vector<std::vector<const SymDimDesc *>> symDimsOf(
+      bundle.symDims.empty() ? 0 : bundle.buffers.size());
+  std::vector<const SymDimDesc *> strayDims;
+  for (const SymDimDesc &d : bundle.symDims) {
+    if (d.bufferId >= 0 && static_cast<size_t>(d.bufferId) < symDimsOf.size())
+      symDimsOf[d.bufferId].push_back(&d);
+    else
+      strayDims.push_back(&d);
+  }
+  for (size_t i = 0; i < bundle.buffers.size(); ++i) {
+    const BufferDesc &b = bundle.buffers[i];
     m += "buffer " + std::to_string(b.id) + " " + dtypeName(b.dtype) + " " +
          bufferKindName(b.kind) + " " + std::to_string(b.sizeBytes) + " " +
          std::to_string(b.shape.size());
@@ -306,7 +346,12 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
         (b.kind == BufferKind::temp && bundle.arenaBytes))
       m += " " + std::to_string(b.offset);
     m += "\n";
+    if (i < symDimsOf.size())
+      for (const SymDimDesc *d : symDimsOf[i])
+        m += symDimRecord(*d);
   }
+  for (const SymDimDesc *d : strayDims)
+    m += symDimRecord(*d);
   for (const IODesc &io : bundle.inputs)
     m += "input " + std::to_string(io.index) + " " + std::to_string(io.bufferId) + " " +
          percentEncode(io.name) + "\n";
@@ -353,6 +398,10 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
       m += " " + std::to_string(id);
     m += "\n";
   }
+  for (const SymGridDesc &g : bundle.symGrids)
+    m += "symgrid " + std::to_string(g.launchIndex) + " " + std::to_string(g.axis) + " " +
+         std::to_string(g.symbol) + " " + std::to_string(g.unit) + " " + std::to_string(g.per) +
+         " " + std::to_string(g.group) + "\n";
   // The closing record: the code and weights checksums, then the manifest's
   // own, over every manifest byte before it (this record's first fields
   // included, so a damaged code or weights checksum reads as a damaged

@@ -9,8 +9,11 @@
 #ifndef AICC_LIB_RUNTIME_BUNDLEINTERNAL_H
 #define AICC_LIB_RUNTIME_BUNDLEINTERNAL_H
 
+#include "aicc/Runtime/Bundle.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,15 +24,19 @@ inline constexpr char kMagic[8] = {'A', 'I', 'C', 'C', 'B', 'N', 'D', '1'};
 /// Version 1: no tensor maps; version 2 adds the `tensormap` record; version 3
 /// adds `param` records and the closing `checksum` record; version 4 the
 /// `arena` record (the memory plan) and the temps' arena offsets; version 5 the
-/// `inplace` record.
+/// `inplace` record; version 6 the `symbol`, `symdim` and `symgrid` records
+/// (bounded symbolic dims).
 inline constexpr int kFormatVersionPlain = 1;
 inline constexpr int kFormatVersionTensorMaps = 2;
 inline constexpr int kFormatVersionChecksums = 3;
 inline constexpr int kFormatVersionArena = 4;
 inline constexpr int kFormatVersionInPlace = 5;
+inline constexpr int kFormatVersionSymbols = 6;
 /// The newest version this reader knows (kBundleFormatVersion).
-inline constexpr int kFormatVersionNewest = kFormatVersionInPlace;
+inline constexpr int kFormatVersionNewest = kFormatVersionSymbols;
 static_assert(kFormatVersionNewest == kBundleFormatVersion);
+/// The largest MAX of a `symbol` record: 2^31 - 1.
+inline constexpr int64_t kMaxSymbolValue = 2147483647;
 /// Alignment of const data and bound values inside the weights section.
 inline constexpr uint64_t kConstAlignment = 64;
 /// The checksum record's first two fields; the hash name is part of the
@@ -41,6 +48,11 @@ bool isValidTarget(std::string_view target);
 
 /// 16 lower-case hex digits of `v` (a checksum field).
 std::string formatHex64(uint64_t v);
+
+/// The programs a `symgrid` record asks for at symbol value `value` (>= 0):
+/// GROUP x ceil(value x UNIT / PER). std::nullopt when a factor is below 1 or
+/// the product overflows int64_t.
+std::optional<int64_t> symGridPrograms(const SymGridDesc &g, int64_t value);
 
 } // namespace aicc::runtime::detail
 

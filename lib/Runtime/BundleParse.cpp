@@ -1,9 +1,9 @@
 //===- BundleParse.cpp - The .aicc bundle reader --------------------------===//
 //
-// Implements the reading side of docs/bundle-format.md (versions 1 to 4).
+// Implements the reading side of docs/bundle-format.md (versions 1 to 6).
 // The reader is strict: every length, id and offset is checked before it is
 // used, so malformed input gives an error Status, never an out-of-bounds
-// access; version 3 and 4 checksums are verified before any record is parsed; the
+// access; version 3 to 6 checksums are verified before any record is parsed; the
 // manifest is capped (Limits::maxManifestBytes) and every lookup is hashed, so
 // time and memory stay linear in the input.
 //
@@ -146,6 +146,11 @@ private:
   Status parseLaunch(const std::vector<std::string_view> &fields);
   Status parseTensorMap(const std::vector<std::string_view> &fields);
   Status parseInPlace(const std::vector<std::string_view> &fields);
+  Status parseSymbol(const std::vector<std::string_view> &fields);
+  Status parseSymDim(const std::vector<std::string_view> &fields, int previousBuffer);
+  Status parseSymGrid(const std::vector<std::string_view> &fields);
+  /// Refuses a version-6 record (`what`) in an older bundle.
+  Status needSymbolsVersion(const char *what) const;
   /// The kernel named by a `param` or `tensormap` record, which must follow
   /// that kernel's `kernel` record.
   Status findKernelFor(std::string_view field, const char *record, KernelDesc *&k);
@@ -164,8 +169,13 @@ private:
   std::string_view text;
   Bundle &out;
   bool sawTarget = false;
-  /// The header's format version (1 to 4).
+  /// The header's format version (1 to 6).
   int version = 0;
+  /// The id of the buffer whose record (or whose record then `symdim`
+  /// records) the previous line held; -1 after any other record.
+  int lastBuffer = -1;
+  /// A `symgrid` record was read: only more of them may follow.
+  bool sawSymGrid = false;
   /// 1-based number of the line being parsed.
   size_t lineNo = 0;
   /// Kernel name -> index into out.kernels.
@@ -255,6 +265,12 @@ Status ManifestParser::parse() {
 
 Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
   std::string_view rec = fields[0];
+  const int previousBuffer = lastBuffer;
+  lastBuffer = -1;
+  if (sawSymGrid && rec != "symgrid" && rec != "checksum")
+    return Status::error("'" + std::string(rec) +
+                         "' record after the 'symgrid' records (they follow the last 'launch' "
+                         "record, before 'checksum')");
   if (rec == "aicc-bundle")
     return Status::error("'aicc-bundle' header repeated");
   if (rec == "target") {
@@ -289,6 +305,12 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return parseTensorMap(fields);
   if (rec == "inplace")
     return parseInPlace(fields);
+  if (rec == "symbol")
+    return parseSymbol(fields);
+  if (rec == "symdim")
+    return parseSymDim(fields, previousBuffer);
+  if (rec == "symgrid")
+    return parseSymGrid(fields);
   if (rec == "checksum")
     return Status::error(version < kFormatVersionChecksums
                              ? "'checksum' record in a version-" + std::to_string(version) +
@@ -307,6 +329,8 @@ Status ManifestParser::parseArena(const std::vector<std::string_view> &fields) {
     return Status::error("'arena' record repeated");
   if (!out.buffers.empty())
     return Status::error("the 'arena' record must precede the buffer records");
+  if (!out.symbols.empty())
+    return Status::error("the 'arena' record must precede the symbol records");
   uint64_t bytes = 0;
   if (Status s = parseU64(fields[1], "arena SIZE_BYTES", bytes); !s.ok)
     return s;
@@ -378,7 +402,103 @@ Status ManifestParser::parseBuffer(const std::vector<std::string_view> &fields) 
   if (b.kind == BufferKind::alias && b.offset >= static_cast<uint64_t>(b.id))
     return Status::error("buffer " + std::to_string(b.id) + ": alias source " +
                          std::to_string(b.offset) + " must be a buffer declared before it");
+  lastBuffer = b.id;
   out.buffers.push_back(std::move(b));
+  return Status::success();
+}
+
+Status ManifestParser::needSymbolsVersion(const char *what) const {
+  if (version >= kFormatVersionSymbols)
+    return Status::success();
+  return Status::error("'" + std::string(what) + "' record in a version-" +
+                       std::to_string(version) +
+                       " bundle (symbolic dims need the 'aicc-bundle 6' header)");
+}
+
+Status ManifestParser::parseSymbol(const std::vector<std::string_view> &fields) {
+  if (Status s = needSymbolsVersion("symbol"); !s.ok)
+    return s;
+  if (Status s = expectFieldCount(fields, 5, "symbol INDEX NAME MIN MAX"); !s.ok)
+    return s;
+  if (!sawTarget)
+    return Status::error("the 'symbol' records must follow the 'target' record");
+  if (!out.buffers.empty() || !out.inputs.empty() || !out.outputs.empty() ||
+      !out.boundInputs.empty() || !out.kernels.empty() || !out.launches.empty())
+    return Status::error("the 'symbol' records must precede the buffer records (they follow "
+                         "'target' and 'arena')");
+  uint64_t index = 0;
+  if (Status s = parseU64(fields[1], "symbol INDEX", index); !s.ok)
+    return s;
+  if (index != out.symbols.size())
+    return Status::error("symbol index " + std::to_string(index) + " out of order, expected " +
+                         std::to_string(out.symbols.size()) +
+                         " (symbols are 0, 1, 2 ... in order)");
+  SymbolDesc sym;
+  sym.line = lineNo;
+  if (Status s = percentDecode(fields[2], sym.name); !s.ok)
+    return s;
+  if (Status s = parseInt(fields[3], "symbol MIN", std::numeric_limits<int64_t>::max(), sym.min);
+      !s.ok)
+    return s;
+  if (Status s = parseInt(fields[4], "symbol MAX", std::numeric_limits<int64_t>::max(), sym.max);
+      !s.ok)
+    return s;
+  out.symbols.push_back(std::move(sym));
+  return Status::success();
+}
+
+Status ManifestParser::parseSymDim(const std::vector<std::string_view> &fields,
+                                   int previousBuffer) {
+  if (Status s = needSymbolsVersion("symdim"); !s.ok)
+    return s;
+  if (Status s = expectFieldCount(fields, 5, "symdim BUFFER_ID AXIS SYMBOL_INDEX FACTOR"); !s.ok)
+    return s;
+  SymDimDesc d;
+  d.line = lineNo;
+  if (Status s = parseIntAs(fields[1], "symdim BUFFER_ID", d.bufferId); !s.ok)
+    return s;
+  if (d.bufferId != previousBuffer)
+    return Status::error("the 'symdim' record of buffer " + std::to_string(d.bufferId) +
+                         " must follow right after that buffer's 'buffer' record");
+  if (Status s = parseIntAs(fields[2], "symdim AXIS", d.axis); !s.ok)
+    return s;
+  if (Status s = parseIntAs(fields[3], "symdim SYMBOL_INDEX", d.symbol); !s.ok)
+    return s;
+  if (Status s =
+          parseInt(fields[4], "symdim FACTOR", std::numeric_limits<int64_t>::max(), d.factor);
+      !s.ok)
+    return s;
+  // Further symdims of the same buffer parse too: validateBundle names the
+  // duplicate.
+  lastBuffer = previousBuffer;
+  out.symDims.push_back(d);
+  return Status::success();
+}
+
+Status ManifestParser::parseSymGrid(const std::vector<std::string_view> &fields) {
+  if (Status s = needSymbolsVersion("symgrid"); !s.ok)
+    return s;
+  if (Status s =
+          expectFieldCount(fields, 7, "symgrid LAUNCH_INDEX AXIS SYMBOL_INDEX UNIT PER GROUP");
+      !s.ok)
+    return s;
+  sawSymGrid = true;
+  SymGridDesc g;
+  g.line = lineNo;
+  if (Status s = parseIntAs(fields[1], "symgrid LAUNCH_INDEX", g.launchIndex); !s.ok)
+    return s;
+  if (Status s = parseIntAs(fields[2], "symgrid AXIS", g.axis); !s.ok)
+    return s;
+  if (Status s = parseIntAs(fields[3], "symgrid SYMBOL_INDEX", g.symbol); !s.ok)
+    return s;
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (Status s = parseInt(fields[4], "symgrid UNIT", kMax, g.unit); !s.ok)
+    return s;
+  if (Status s = parseInt(fields[5], "symgrid PER", kMax, g.per); !s.ok)
+    return s;
+  if (Status s = parseInt(fields[6], "symgrid GROUP", kMax, g.group); !s.ok)
+    return s;
+  out.symGrids.push_back(g);
   return Status::success();
 }
 
@@ -625,7 +745,7 @@ Status aicc::runtime::parseBundle(std::string_view bytes, Bundle &out, const Lim
                          " bytes, above the limit of " + std::to_string(limits.maxManifestBytes) +
                          " (Limits::maxManifestBytes)");
 
-  // Integrity first: nothing of a version-3 or -4 bundle is interpreted before its
+  // Integrity first: nothing of a version-3 to -6 bundle is interpreted before its
   // three sections match their checksums.
   std::string_view records = manifest;
   if (headerVersion(manifest) >= kFormatVersionChecksums)

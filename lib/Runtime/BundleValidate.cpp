@@ -421,6 +421,149 @@ Status validateLaunch(const Bundle &bundle, size_t index, const KernelDesc *k) {
   return Status::success();
 }
 
+/// "symbol 0 ('batch')".
+std::string symbolLabel(const Bundle &bundle, int index) {
+  return "symbol " + std::to_string(index) + " ('" + bundle.symbols[index].name + "')";
+}
+
+/// The `symbol` records: unique non-empty names, 1 <= MIN <= MAX <= 2^31 - 1.
+Status validateSymbols(const Bundle &bundle) {
+  std::unordered_map<std::string_view, size_t> names;
+  for (size_t i = 0; i < bundle.symbols.size(); ++i) {
+    const SymbolDesc &sym = bundle.symbols[i];
+    if (sym.name.empty())
+      return Status::error(at(sym.line) + "symbol " + std::to_string(i) + ": empty name");
+    const std::string label = at(sym.line) + symbolLabel(bundle, static_cast<int>(i));
+    if (auto [it, fresh] = names.emplace(sym.name, i); !fresh)
+      return Status::error(label + ": also the name of symbol " + std::to_string(it->second) +
+                           " (symbol names are unique)");
+    if (sym.min < 1)
+      return Status::error(label + ": MIN " + std::to_string(sym.min) + " is below 1");
+    if (sym.max > kMaxSymbolValue)
+      return Status::error(label + ": MAX " + std::to_string(sym.max) + " is above the limit of " +
+                           std::to_string(kMaxSymbolValue) + " (2^31 - 1)");
+    if (sym.min > sym.max)
+      return Status::error(label + ": MIN " + std::to_string(sym.min) + " is above MAX " +
+                           std::to_string(sym.max));
+  }
+  return Status::success();
+}
+
+/// The `symdim` records (docs/bundle-format.md, "Symbolic dims"): at value v the
+/// tensor must be the first sizeBytes / MAX x v bytes of its buffer. Requires
+/// validateSymbols().
+Status validateSymDims(const Bundle &bundle) {
+  const int numBuffers = static_cast<int>(bundle.buffers.size());
+  const int numSymbols = static_cast<int>(bundle.symbols.size());
+  std::vector<const SymDimDesc *> dimOf(bundle.buffers.size(), nullptr);
+  std::vector<bool> inputBinds(bundle.symbols.size(), false);
+  for (const SymDimDesc &d : bundle.symDims) {
+    if (d.bufferId < 0 || d.bufferId >= numBuffers)
+      return Status::error(at(d.line) + "symdim: BUFFER_ID " + std::to_string(d.bufferId) +
+                           " is out of range (" + std::to_string(numBuffers) + " buffers)");
+    const BufferDesc &b = bundle.buffers[d.bufferId];
+    const std::string type = formatTensorType(b.dtype, b.shape);
+    const std::string label = at(d.line) + "symdim of " + bufferLabel(b.id) + " " + type;
+    if (b.kind != BufferKind::input && b.kind != BufferKind::output && b.kind != BufferKind::alias)
+      return Status::error(label + ": the buffer has kind " + bufferKindName(b.kind) +
+                           "; only input, output and alias buffers carry a symbolic dim");
+    if (const SymDimDesc *first = dimOf[d.bufferId])
+      return Status::error(
+          label + ": the buffer already has a symdim" +
+          (first->line ? " (manifest line " + std::to_string(first->line) + ")" : std::string()) +
+          "; at most one per buffer");
+    dimOf[d.bufferId] = &d;
+    if (d.symbol < 0 || d.symbol >= numSymbols)
+      return Status::error(label + ": SYMBOL_INDEX " + std::to_string(d.symbol) +
+                           " is out of range (" + std::to_string(numSymbols) + " symbols)");
+    const int rank = static_cast<int>(b.shape.size());
+    if (d.axis < 0 || d.axis >= rank)
+      return Status::error(label + ": AXIS " + std::to_string(d.axis) +
+                           " is not below the buffer's rank " + std::to_string(rank));
+    if (d.factor < 1)
+      return Status::error(label + ": FACTOR " + std::to_string(d.factor) + " is below 1");
+    const SymbolDesc &sym = bundle.symbols[d.symbol];
+    const std::string times = "FACTOR " + std::to_string(d.factor) + " x MAX " +
+                              std::to_string(sym.max) + " of '" + sym.name + "'";
+    int64_t atMax = 0;
+    if (__builtin_mul_overflow(d.factor, sym.max, &atMax))
+      return Status::error(label + ": " + times + " overflows int64");
+    if (b.shape[d.axis] != atMax)
+      return Status::error(label + ": dim " + std::to_string(d.axis) + " is " +
+                           std::to_string(b.shape[d.axis]) + ", but " + times + " is " +
+                           std::to_string(atMax) + " (the buffer holds the tensor at the bound)");
+    for (int k = 0; k < d.axis; ++k)
+      if (b.shape[k] != 1)
+        return Status::error(label + ": dim " + std::to_string(k) + " is " +
+                             std::to_string(b.shape[k]) + ", not 1 (the dims before the " +
+                             "symbolic dim " + std::to_string(d.axis) +
+                             " must be 1: the tensor at a smaller value is then a prefix of the "
+                             "buffer)");
+    if (b.sizeBytes == 0)
+      return Status::error(label + ": the tensor has no elements, so its size cannot carry '" +
+                           sym.name + "'");
+    if (b.kind == BufferKind::input)
+      inputBinds[d.symbol] = true;
+  }
+  // A run binds each symbol from the inputs' shapes.
+  for (int i = 0; i < numSymbols; ++i)
+    if (!inputBinds[i])
+      return Status::error(at(bundle.symbols[i].line) + symbolLabel(bundle, i) +
+                           " is a dim of no model input (no 'symdim' record of an input buffer "
+                           "names it): a run could never bind it");
+  return Status::success();
+}
+
+/// The `symgrid` records. Requires validateSymbols() and valid launches.
+Status validateSymGrids(const Bundle &bundle,
+                        const std::unordered_map<std::string_view, const KernelDesc *> &kernels) {
+  static constexpr char kAxes[] = "xyz";
+  const int numLaunches = static_cast<int>(bundle.launches.size());
+  const int numSymbols = static_cast<int>(bundle.symbols.size());
+  std::vector<std::array<const SymGridDesc *, 3>> gridOf(bundle.launches.size(),
+                                                         {nullptr, nullptr, nullptr});
+  for (const SymGridDesc &g : bundle.symGrids) {
+    if (g.launchIndex < 0 || g.launchIndex >= numLaunches)
+      return Status::error(at(g.line) + "symgrid: LAUNCH_INDEX " + std::to_string(g.launchIndex) +
+                           " is out of range (" + std::to_string(numLaunches) + " launches)");
+    const LaunchDesc &l = bundle.launches[g.launchIndex];
+    std::string label = at(g.line) + "symgrid of launch " + std::to_string(g.launchIndex) +
+                        " of '" + l.kernel + "'";
+    if (g.axis < 0 || g.axis > 2)
+      return Status::error(label + ": AXIS " + std::to_string(g.axis) +
+                           " is not 0, 1 or 2 (grid x, y, z)");
+    label += ", grid " + std::string(1, kAxes[g.axis]);
+    if (const SymGridDesc *first = gridOf[g.launchIndex][g.axis])
+      return Status::error(
+          label + ": the launch already has a symgrid on that axis" +
+          (first->line ? " (manifest line " + std::to_string(first->line) + ")" : std::string()) +
+          "; at most one per launch and axis");
+    gridOf[g.launchIndex][g.axis] = &g;
+    if (g.symbol < 0 || g.symbol >= numSymbols)
+      return Status::error(label + ": SYMBOL_INDEX " + std::to_string(g.symbol) +
+                           " is out of range (" + std::to_string(numSymbols) + " symbols)");
+    for (auto [name, v] :
+         {std::pair{"UNIT", g.unit}, std::pair{"PER", g.per}, std::pair{"GROUP", g.group}})
+      if (v < 1)
+        return Status::error(label + ": " + name + " " + std::to_string(v) + " is below 1");
+    auto it = kernels.find(l.kernel);
+    if (it == kernels.end()) // validateLaunch refused it first
+      return Status::error(label + ": no kernel record with that name");
+    const int64_t recorded = it->second->grid[g.axis];
+    const SymbolDesc &sym = bundle.symbols[g.symbol];
+    std::optional<int64_t> programs = symGridPrograms(g, sym.max);
+    if (!programs || *programs > recorded)
+      return Status::error(
+          label + ": at MAX " + std::to_string(sym.max) + " of '" + sym.name + "' it runs GROUP " +
+          std::to_string(g.group) + " x ceil(" + std::to_string(sym.max) + " x UNIT " +
+          std::to_string(g.unit) + " / PER " + std::to_string(g.per) +
+          ") = " + (programs ? std::to_string(*programs) : std::string("more than 2^63")) +
+          " programs, more than the kernel's recorded grid " + std::string(1, kAxes[g.axis]) +
+          " = " + std::to_string(recorded));
+  }
+  return Status::success();
+}
+
 } // namespace
 
 Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits) {
@@ -431,6 +574,13 @@ Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits)
   if (bundle.arenaBytes && bundle.formatVersion < kFormatVersionArena)
     return Status::error("an arena (memory plan) needs format version " +
                          std::to_string(kFormatVersionArena) + ", not " +
+                         std::to_string(bundle.formatVersion));
+  const bool symbolic =
+      !bundle.symbols.empty() || !bundle.symDims.empty() || !bundle.symGrids.empty();
+  if (symbolic && bundle.formatVersion < kFormatVersionSymbols)
+    return Status::error("symbolic dims ('symbol', 'symdim' and 'symgrid' records) need format "
+                         "version " +
+                         std::to_string(kFormatVersionSymbols) + ", not " +
                          std::to_string(bundle.formatVersion));
   if (!isValidTarget(bundle.target))
     return Status::error("invalid target '" + bundle.target +
@@ -457,6 +607,14 @@ Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits)
   for (size_t i = 0; i < bundle.launches.size(); ++i) {
     auto it = kernels.find(bundle.launches[i].kernel);
     if (Status s = validateLaunch(bundle, i, it == kernels.end() ? nullptr : it->second); !s.ok)
+      return s;
+  }
+  if (symbolic) {
+    if (Status s = validateSymbols(bundle); !s.ok)
+      return s;
+    if (Status s = validateSymDims(bundle); !s.ok)
+      return s;
+    if (Status s = validateSymGrids(bundle, kernels); !s.ok)
       return s;
   }
   // Last: it needs valid launch buffer ids and alias order.

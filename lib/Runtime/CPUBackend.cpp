@@ -10,7 +10,9 @@
 // every session of one Model; each session (CPUBackend) owns its inputs,
 // outputs, arena and worker threads. Each launch calls the entry once per program id;
 // programs are independent, so they are spread over a pool of worker threads
-// that claim chunks of program ids.
+// that claim chunks of program ids. A launch with `symgrid` records (bounded
+// symbolic dims) runs the grid of the current symbol values, and its kernel's
+// `grid` argument is that grid, as gridDim is on the GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,6 +132,8 @@ private:
 struct CPULaunch {
   std::string kernel;
   EntryFn entry = nullptr;
+  /// The grid at the current symbol values (the kernel's recorded grid without
+  /// `symgrid` records).
   int64_t grid[3] = {1, 1, 1};
   std::vector<void *> args;
 };
@@ -193,6 +197,7 @@ public:
                  const std::vector<DeviceCopy> &outputs) override {
     return runAsync(inputs, outputs, nullptr); // host memory is the cpu's device memory
   }
+  Status bindSymbols(const std::vector<int64_t> &values) override;
 
 private:
   void runLaunch(const CPULaunch &launch);
@@ -384,6 +389,8 @@ Status CPUBackend::load() {
       launch.args.push_back(addresses[id]);
     launches.push_back(std::move(launch));
   }
+  if (Status s = bindSymbols(symbolMaxima(plan)); !s.ok)
+    return s;
 
   unsigned hw = std::thread::hardware_concurrency();
   numThreads = hw ? hw : 1;
@@ -418,6 +425,17 @@ void CPUBackend::runLaunch(const CPULaunch &launch) {
   // About 8 chunks per thread balances uneven programs without contention.
   int64_t chunk = std::max<int64_t>(1, total / (int64_t(numThreads) * 8));
   pool->parallelFor(total, chunk, runRange);
+}
+
+Status CPUBackend::bindSymbols(const std::vector<int64_t> &values) {
+  const Bundle &plan = model->plan;
+  if (plan.symGrids.empty())
+    return Status::success(); // every launch keeps its recorded grid
+  const std::vector<std::array<int64_t, 3>> grids = launchGridsAt(plan, values);
+  for (size_t i = 0; i < launches.size(); ++i)
+    for (int d = 0; d < 3; ++d)
+      launches[i].grid[d] = grids[i][d];
+  return Status::success();
 }
 
 Status CPUBackend::execute() {

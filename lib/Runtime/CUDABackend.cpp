@@ -14,8 +14,14 @@
 // cuTensorMapEncodeTiled over the launch's buffer and passed by value after the
 // buffer pointers.
 //
+// A bundle with `symgrid` records (bounded symbolic dims) launches the grids of the
+// current symbol values; since a captured graph bakes its grids, the session keeps one
+// graph per binding (at most kMaxCudaGraphsPerSession, the least recently used evicted).
+//
 //===----------------------------------------------------------------------===//
 #include "CUDAModel.h"
+
+#include "aicc/Runtime/Session.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -35,6 +41,8 @@ namespace {
 struct CUDALaunch {
   std::string kernel;
   CUfunction function = nullptr;
+  /// The grid at the current symbol values (the kernel's recorded grid without
+  /// `symgrid` records).
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
@@ -46,6 +54,15 @@ struct CUDALaunch {
   /// cuLaunchKernel's kernelParams: `&args[i]` for each buffer, then
   /// `&tensorMaps[j]` for each map. Filled once the launch no longer moves.
   std::vector<void *> params;
+};
+
+/// One captured launch plan: its graph, the executable instance, the symbol values it
+/// was captured at (empty when no grid depends on them) and when it last ran.
+struct CapturedGraph {
+  std::vector<int64_t> key;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  uint64_t lastUse = 0;
 };
 
 /// One session over a CUDAModel: its stream, its buffers (inputs, outputs, the temps'
@@ -68,6 +85,7 @@ public:
                   void *stream) override;
   Status runHost(const std::vector<DeviceCopy> &inputs,
                  const std::vector<DeviceCopy> &outputs) override;
+  Status bindSymbols(const std::vector<int64_t> &values) override;
   bool usesGraphs() const override { return graphsAvailable(); }
 
 private:
@@ -77,10 +95,14 @@ private:
                           CUDALaunch &launch) const;
   /// Every launch of the plan on `s`, one cuLaunchKernel each.
   Status enqueueLaunches(CUstream s);
-  /// The whole plan on `s`: one cuGraphLaunch of the captured graph (captured
-  /// on the first call) when graphs are on, else enqueueLaunches(s).
+  /// The whole plan on `s`: one cuGraphLaunch of the graph captured for the
+  /// current binding (captured on its first use) when graphs are on, else
+  /// enqueueLaunches(s).
   Status enqueuePlan(CUstream s);
-  Status captureGraph();
+  /// Captures the plan at the current grids as a graph for `graphKey`, evicting
+  /// the least recently used graph beyond kMaxCudaGraphsPerSession.
+  Status captureGraph(CapturedGraph *&out);
+  void destroyGraph(CapturedGraph &g);
   bool graphsAvailable() const {
     return options.cudaGraphs && api.streamBeginCapture && api.streamEndCapture &&
            api.graphInstantiate && api.graphLaunch && api.graphExecDestroy && api.graphDestroy;
@@ -103,8 +125,13 @@ private:
   /// do not wait for each other's work on the legacy default stream. Every copy,
   /// memset and launch of the session goes on it.
   CUstream stream = nullptr;
-  CUgraph graph = nullptr;
-  CUgraphExec graphExec = nullptr;
+  /// Captured graphs, one per binding of the symbols that shrink grids (a single one
+  /// without `symgrid` records), at most kMaxCudaGraphsPerSession.
+  std::vector<CapturedGraph> graphs;
+  /// The cache key of the current binding: its symbol values when the plan has
+  /// `symgrid` records, else empty.
+  std::vector<int64_t> graphKey;
+  uint64_t graphUses = 0;
   /// Recorded after the last runAsync() on its caller's stream.
   CUevent asyncDone = nullptr;
   bool asyncPending = false;
@@ -114,7 +141,8 @@ private:
   /// benchmark(): one event before the first pass and one after each pass of a chunk.
   std::vector<CUevent> benchEvents;
   /// Page-locked host memory (cuMemAllocHost) for run()'s copies: one slot per model
-  /// input then per output, each at a 256-byte aligned offset, so that the copies are
+  /// input then per output, each at a 256-byte aligned offset and of its buffer's full
+  /// size (a run at a smaller symbol value copies a prefix), so that the copies are
   /// DMA transfers enqueued on the stream, not staged by the driver one by one.
   uint8_t *staging = nullptr;
   std::vector<size_t> stagingOffsets;
@@ -135,10 +163,8 @@ CUDABackend::~CUDABackend() {
     api.streamSynchronize(stream);
   if (asyncPending)
     api.eventSynchronize(asyncDone);
-  if (graphExec)
-    api.graphExecDestroy(graphExec);
-  if (graph)
-    api.graphDestroy(graph);
+  for (CapturedGraph &g : graphs)
+    destroyGraph(g);
   if (asyncDone)
     api.eventDestroy(asyncDone);
   if (stream)
@@ -252,6 +278,8 @@ Status CUDABackend::load() {
         return s;
     launches.push_back(std::move(launch));
   }
+  if (Status s = bindSymbols(symbolMaxima(plan)); !s.ok)
+    return s;
   // Take the parameter addresses once the vectors no longer move: buffer
   // pointers, then the tensor maps (passed by value: the driver copies the 128
   // bytes each entry points at).
@@ -300,13 +328,14 @@ bool CUDABackend::ensureStaging(const std::vector<DeviceCopy> &inputs,
   if (stagingTried)
     return staging != nullptr;
   stagingTried = true;
-  // Sizes were checked against the plan's buffers, whose sum validateBundle bounds
+  // Each slot holds its buffer whole: later runs may copy more of it (a larger symbol
+  // value) than this one. validateBundle bounds the buffers' sum
   // (Limits::maxBufferBytes): the 256-byte rounding cannot overflow.
   size_t total = 0;
   for (const std::vector<DeviceCopy> *list : {&inputs, &outputs})
     for (const DeviceCopy &c : *list) {
       stagingOffsets.push_back(total);
-      total += (c.bytes + 255) / 256 * 256;
+      total += (model->plan.buffers[c.buffer].sizeBytes + 255) / 256 * 256;
     }
   void *p = nullptr;
   if (total == 0 || api.memAllocHost(&p, total) != CUDA_SUCCESS) {
@@ -395,10 +424,34 @@ Status CUDABackend::enqueueLaunches(CUstream s) {
   return Status::success();
 }
 
-Status CUDABackend::captureGraph() {
+Status CUDABackend::bindSymbols(const std::vector<int64_t> &values) {
+  const Bundle &plan = model->plan;
+  if (plan.symGrids.empty())
+    return Status::success(); // every launch keeps its recorded grid: one graph serves all
+  const std::vector<std::array<int64_t, 3>> grids = launchGridsAt(plan, values);
+  for (size_t i = 0; i < launches.size(); ++i)
+    for (int d = 0; d < 3; ++d)
+      // Never above the recorded grid, which CUDAModel checked against the device.
+      launches[i].grid[d] = static_cast<unsigned>(grids[i][d]);
+  graphKey = values;
+  return Status::success();
+}
+
+void CUDABackend::destroyGraph(CapturedGraph &g) {
+  // An instance still in flight is freed when it completes (cuGraphExecDestroy).
+  if (g.exec)
+    api.graphExecDestroy(g.exec);
+  if (g.graph)
+    api.graphDestroy(g.graph);
+  g.exec = nullptr;
+  g.graph = nullptr;
+}
+
+Status CUDABackend::captureGraph(CapturedGraph *&out) {
   // Stream capture records the launches with their parameters as they are now: the
   // buffers never move after load, and the tensor maps were encoded at load, so one
-  // capture serves every run (CUDA Programming Guide, "CUDA Graphs": stream capture).
+  // capture serves every run at the same grids (CUDA Programming Guide, "CUDA Graphs":
+  // stream capture); the grids change only with the symbol values (graphKey).
   if (Status s = check(api.streamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                        "cuStreamBeginCapture");
       !s.ok)
@@ -418,8 +471,15 @@ Status CUDABackend::captureGraph() {
     api.graphDestroy(captured);
     return s;
   }
-  graph = captured;
-  graphExec = exec;
+  if (graphs.size() >= kMaxCudaGraphsPerSession) {
+    auto oldest = std::min_element(
+        graphs.begin(), graphs.end(),
+        [](const CapturedGraph &a, const CapturedGraph &b) { return a.lastUse < b.lastUse; });
+    destroyGraph(*oldest);
+    graphs.erase(oldest);
+  }
+  graphs.push_back({graphKey, captured, exec, 0});
+  out = &graphs.back();
   return Status::success();
 }
 
@@ -428,10 +488,15 @@ Status CUDABackend::enqueuePlan(CUstream s) {
     return Status::success();
   if (!graphsAvailable())
     return enqueueLaunches(s);
-  if (!graphExec)
-    if (Status st = captureGraph(); !st.ok)
+  CapturedGraph *g = nullptr;
+  for (CapturedGraph &c : graphs)
+    if (c.key == graphKey)
+      g = &c;
+  if (!g)
+    if (Status st = captureGraph(g); !st.ok)
       return st;
-  return check(api.graphLaunch(graphExec, s), "cuGraphLaunch");
+  g->lastUse = ++graphUses;
+  return check(api.graphLaunch(g->exec, s), "cuGraphLaunch");
 }
 
 Status CUDABackend::execute() {

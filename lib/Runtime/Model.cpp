@@ -3,6 +3,7 @@
 #include "aicc/Runtime/Model.h"
 
 #include "Backend.h"
+#include "BundleInternal.h"
 
 #include <algorithm>
 
@@ -23,6 +24,46 @@ std::optional<Device> aicc::runtime::parseDevice(std::string_view name) {
 
 Device aicc::runtime::defaultDeviceForTarget(std::string_view target) {
   return target.substr(0, 3) == "sm_" ? Device::cuda : Device::cpu;
+}
+
+std::vector<int64_t> TensorInfo::shapeAt(const std::vector<int64_t> &values) const {
+  std::vector<int64_t> out = shape;
+  if (symbolic && static_cast<size_t>(symbolic->symbol) < values.size() &&
+      static_cast<size_t>(symbolic->axis) < out.size())
+    out[symbolic->axis] = symbolic->factor * values[symbolic->symbol];
+  return out;
+}
+
+std::string aicc::runtime::formatTensorInfo(const TensorInfo &info,
+                                            const std::vector<SymbolInfo> &symbols) {
+  if (!info.symbolic || static_cast<size_t>(info.symbolic->symbol) >= symbols.size())
+    return formatTensorType(info.dtype, info.shape);
+  std::string s = std::string(dtypeName(info.dtype)) + "[";
+  for (size_t i = 0; i < info.shape.size(); ++i) {
+    if (i)
+      s += ',';
+    if (static_cast<int>(i) != info.symbolic->axis) {
+      s += std::to_string(info.shape[i]);
+      continue;
+    }
+    if (info.symbolic->factor != 1)
+      s += std::to_string(info.symbolic->factor) + "*";
+    s += symbols[info.symbolic->symbol].name;
+  }
+  return s + "]";
+}
+
+std::string aicc::runtime::formatSymbolRange(const SymbolInfo &symbol) {
+  return symbol.name + " in [" + std::to_string(symbol.min) + ", " + std::to_string(symbol.max) +
+         "]";
+}
+
+std::string aicc::runtime::formatSymbolValues(const std::vector<SymbolInfo> &symbols,
+                                              const std::vector<int64_t> &values) {
+  std::string s;
+  for (size_t i = 0; i < symbols.size() && i < values.size(); ++i)
+    s += (i ? ", " : "") + symbols[i].name + " = " + std::to_string(values[i]);
+  return s;
 }
 
 #ifndef AICC_RUNTIME_HAVE_CUDA
@@ -47,12 +88,42 @@ Bundle aicc::runtime::detail::planOf(const Bundle &bundle) {
   plan.target = bundle.target;
   plan.arenaBytes = bundle.arenaBytes;
   plan.buffers = bundle.buffers;
+  plan.symbols = bundle.symbols;
+  plan.symDims = bundle.symDims;
+  plan.symGrids = bundle.symGrids;
   plan.inputs = bundle.inputs;
   plan.boundInputs = bundle.boundInputs;
   plan.outputs = bundle.outputs;
   plan.kernels = bundle.kernels;
   plan.launches = bundle.launches;
   return plan;
+}
+
+std::vector<int64_t> aicc::runtime::detail::symbolMaxima(const Bundle &plan) {
+  std::vector<int64_t> values;
+  values.reserve(plan.symbols.size());
+  for (const SymbolDesc &sym : plan.symbols)
+    values.push_back(sym.max);
+  return values;
+}
+
+std::vector<std::array<int64_t, 3>>
+aicc::runtime::detail::launchGridsAt(const Bundle &plan, const std::vector<int64_t> &values) {
+  const std::vector<size_t> kernelOf = launchKernelIndices(plan);
+  std::vector<std::array<int64_t, 3>> grids;
+  grids.reserve(plan.launches.size());
+  for (size_t i = 0; i < plan.launches.size(); ++i)
+    grids.push_back(plan.kernels[kernelOf[i]].grid);
+  for (const SymGridDesc &g : plan.symGrids) {
+    // Validated: launch, axis and symbol in range, the count at max within the grid.
+    int64_t &n = grids[g.launchIndex][g.axis];
+    std::optional<int64_t> programs = static_cast<size_t>(g.symbol) < values.size()
+                                          ? symGridPrograms(g, values[g.symbol])
+                                          : std::nullopt;
+    if (programs)
+      n = std::min(n, std::max<int64_t>(*programs, 1));
+  }
+  return grids;
 }
 
 std::vector<uint64_t> aicc::runtime::detail::layoutBuffers(const LoadedModel &model, uint64_t arena,
@@ -91,14 +162,20 @@ Status Model::load(const Bundle &bundle, Device device, std::shared_ptr<const Mo
   model->device = device;
   model->deviceIndex = device == Device::cuda ? options.deviceIndex : 0;
   model->target = bundle.target;
+  for (const SymbolDesc &sym : bundle.symbols)
+    model->symbols.push_back({sym.name, sym.min, sym.max});
+  // The symbolic dim of each buffer (validateBundle: at most one).
+  std::vector<std::optional<SymbolicDim>> symbolicOf(bundle.buffers.size());
+  for (const SymDimDesc &d : bundle.symDims)
+    symbolicOf[d.bufferId] = SymbolicDim{d.axis, d.symbol, d.factor};
   for (const IODesc &io : bundle.inputs) {
     const BufferDesc &b = bundle.buffers[io.bufferId];
-    model->inputs.push_back({io.name, b.dtype, b.shape});
+    model->inputs.push_back({io.name, b.dtype, b.shape, symbolicOf[io.bufferId]});
     model->inputBuffers.push_back(io.bufferId);
   }
   for (const IODesc &io : bundle.outputs) {
     const BufferDesc &b = bundle.buffers[io.bufferId];
-    model->outputs.push_back({io.name, b.dtype, b.shape});
+    model->outputs.push_back({io.name, b.dtype, b.shape, symbolicOf[io.bufferId]});
     model->outputBuffers.push_back(io.bufferId);
   }
   for (const BufferDesc &b : bundle.buffers)

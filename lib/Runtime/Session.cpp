@@ -66,10 +66,125 @@ Status Session::create(std::shared_ptr<const Model> model, std::unique_ptr<Sessi
                  : createCPUBackend(model->loaded, session->backend);
   if (!s.ok)
     return s;
+  session->symbolValues = symbolMaxima(model->loaded->plan);
   session->model = std::move(model);
   out = std::move(session);
   return Status::success();
 }
+
+std::vector<int64_t> Session::getSymbolValues() const {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  return symbolValues;
+}
+
+Status Session::bindSymbols(const std::vector<int64_t> &values) {
+  if (values == symbolValues)
+    return Status::success(); // the backend has it (both start at the maxima)
+  if (Status s = backend->bindSymbols(values); !s.ok)
+    return s;
+  symbolValues = values;
+  return Status::success();
+}
+
+namespace {
+
+/// Bytes of a tensor of `dtype` and `shape` (validated sizes: no overflow).
+size_t tensorBytes(DType dtype, const std::vector<int64_t> &shape) {
+  return static_cast<size_t>(shapeNumElements(shape).value_or(0)) * dtypeSize(dtype);
+}
+
+/// "input 0 ('x')".
+std::string ioLabel(const char *what, size_t i, const TensorInfo &info) {
+  return std::string(what) + " " + std::to_string(i) + " ('" + info.name + "')";
+}
+
+/// Binds the symbols one input at a time (Session::run / runAsync): the first
+/// input that carries a symbol sets its value, later ones must agree.
+class SymbolBinder {
+public:
+  SymbolBinder(const std::vector<SymbolInfo> &symbols, const std::vector<TensorInfo> &inputs)
+      : symbols(symbols), inputs(inputs), values(symbols.size(), 0), boundBy(symbols.size(), -1) {}
+
+  /// Binds input `i`'s symbol to `v` (`where` says how the input gives it,
+  /// for the range error).
+  Status bind(size_t i, int64_t v, const std::string &where) {
+    const TensorInfo &info = inputs[i];
+    const int s = info.symbolic->symbol;
+    const SymbolInfo &sym = symbols[s];
+    if (v < sym.min || v > sym.max)
+      return Status::error(ioLabel("input", i, info) + ": " + where + sym.name + " = " +
+                           std::to_string(v) + (fromBytes ? ", outside" : " is outside") +
+                           " the compiled range [" + std::to_string(sym.min) + ", " +
+                           std::to_string(sym.max) + "]" + rangeNote(info, v));
+    if (boundBy[s] >= 0 && values[s] != v) {
+      const size_t j = static_cast<size_t>(boundBy[s]);
+      return Status::error(ioLabel("input", i, info) + ": " + sym.name + " = " + std::to_string(v) +
+                           ", but " + ioLabel("input", j, inputs[j]) + " gives " + sym.name +
+                           " = " + std::to_string(values[s]));
+    }
+    values[s] = v;
+    boundBy[s] = static_cast<int>(i);
+    return Status::success();
+  }
+
+  /// Set by a run's bytes (runAsync): the range note names no dim.
+  bool fromBytes = false;
+  const std::vector<SymbolInfo> &symbols;
+  const std::vector<TensorInfo> &inputs;
+  std::vector<int64_t> values;
+
+private:
+  /// " (dim 0)", or " (dim 0 is 280 = 4 x batch)" for a factor.
+  std::string rangeNote(const TensorInfo &info, int64_t v) const {
+    if (fromBytes)
+      return "";
+    const SymbolicDim &d = *info.symbolic;
+    std::string note = " (dim " + std::to_string(d.axis);
+    if (d.factor != 1)
+      note += " is " + std::to_string(d.factor * v) + " = " + std::to_string(d.factor) + " x " +
+              symbols[d.symbol].name;
+    return note + ")";
+  }
+
+  std::vector<int> boundBy;
+};
+
+/// Checks host input `i` against the model (the dtype and shape, a symbolic dim within
+/// its range) and binds its symbol.
+Status checkInput(size_t i, const HostTensor &t, SymbolBinder &binder) {
+  const TensorInfo &info = binder.inputs[i];
+  const std::string label = ioLabel("input", i, info);
+  if (!info.symbolic) {
+    if (t.dtype != info.dtype || t.shape != info.shape)
+      return Status::error(label + ": expected " + formatTensorType(info.dtype, info.shape) +
+                           ", got " + formatTensorType(t.dtype, t.shape));
+  } else {
+    const SymbolicDim &d = *info.symbolic;
+    const SymbolInfo &sym = binder.symbols[d.symbol];
+    bool matches =
+        t.dtype == info.dtype && t.shape.size() == info.shape.size() && t.shape[d.axis] >= 0;
+    for (size_t k = 0; matches && k < info.shape.size(); ++k)
+      matches = static_cast<int>(k) == d.axis || t.shape[k] == info.shape[k];
+    if (!matches)
+      return Status::error(label + ": expected " + formatTensorInfo(info, binder.symbols) + " (" +
+                           formatSymbolRange(sym) + "), got " + formatTensorType(t.dtype, t.shape));
+    const int64_t dim = t.shape[d.axis];
+    const std::string axis = "dim " + std::to_string(d.axis);
+    if (dim % d.factor != 0)
+      return Status::error(label + ": " + axis + " is " + std::to_string(dim) +
+                           ", not a multiple of " + std::to_string(d.factor) + " (" + axis +
+                           " is " + std::to_string(d.factor) + " x " + sym.name + ")");
+    if (Status s = binder.bind(i, dim / d.factor, ""); !s.ok)
+      return s;
+  }
+  const size_t expected = tensorBytes(t.dtype, t.shape);
+  if (t.data.size() != expected)
+    return Status::error(label + ": data holds " + std::to_string(t.data.size()) + " bytes but " +
+                         formatTensorType(t.dtype, t.shape) + " needs " + std::to_string(expected));
+  return Status::success();
+}
+
+} // namespace
 
 Status Session::run(const std::vector<HostTensor> &inputTensors,
                     std::vector<HostTensor> &outputTensors) {
@@ -81,10 +196,13 @@ bool Session::usesCudaGraphs() const {
   return backend->usesGraphs();
 }
 
-/// Checks caller buffers against the model's inputs or outputs.
+/// Checks caller buffers against the model's inputs (`binder` set: binds the symbols
+/// from their sizes) or outputs (`values`: their sizes at the bound symbols).
 static Status checkDeviceBuffers(const std::vector<DeviceBuffer> &given,
                                  const std::vector<TensorInfo> &expected, const char *what,
                                  const std::vector<int> &bufferIds,
+                                 const std::vector<SymbolInfo> &symbols, SymbolBinder *binder,
+                                 const std::vector<int64_t> &values,
                                  std::vector<DeviceCopy> &copies) {
   if (given.size() != expected.size())
     return Status::error("expected " + std::to_string(expected.size()) + " " + what +
@@ -92,16 +210,37 @@ static Status checkDeviceBuffers(const std::vector<DeviceBuffer> &given,
   copies.clear();
   for (size_t i = 0; i < given.size(); ++i) {
     const TensorInfo &info = expected[i];
-    size_t bytes = static_cast<size_t>(shapeNumElements(info.shape).value_or(0)) *
-                   dtypeSize(info.dtype);
-    if (given[i].bytes != bytes)
-      return Status::error(std::string(what) + " " + std::to_string(i) + " ('" + info.name +
-                           "'): expected " + std::to_string(bytes) + " bytes (" +
-                           formatTensorType(info.dtype, info.shape) + "), got " +
-                           std::to_string(given[i].bytes));
+    const std::string label = ioLabel(what, i, info);
+    const size_t full = tensorBytes(info.dtype, info.shape);
+    size_t bytes = full;
+    if (info.symbolic && binder) {
+      // Validated: the buffer has elements and its size is max x a whole step.
+      const SymbolInfo &sym = symbols[info.symbolic->symbol];
+      const size_t step = full / static_cast<size_t>(sym.max);
+      if (step == 0 || given[i].bytes % step != 0)
+        return Status::error(label + ": expected a multiple of " + std::to_string(step) +
+                             " bytes (" + formatTensorInfo(info, symbols) + ": " +
+                             std::to_string(step) + " bytes per " + sym.name + "), got " +
+                             std::to_string(given[i].bytes));
+      const auto v = static_cast<int64_t>(given[i].bytes / step);
+      if (Status s = binder->bind(i, v, std::to_string(given[i].bytes) + " bytes is "); !s.ok)
+        return s;
+      bytes = given[i].bytes;
+    } else if (info.symbolic) {
+      bytes = tensorBytes(info.dtype, info.shapeAt(values));
+    }
+    if (given[i].bytes != bytes) {
+      std::string type =
+          formatTensorType(info.dtype, info.symbolic ? info.shapeAt(values) : info.shape);
+      if (info.symbolic) {
+        const SymbolInfo &sym = symbols[info.symbolic->symbol];
+        type += " at " + sym.name + " = " + std::to_string(values[info.symbolic->symbol]);
+      }
+      return Status::error(label + ": expected " + std::to_string(bytes) + " bytes (" + type +
+                           "), got " + std::to_string(given[i].bytes));
+    }
     if (bytes && !given[i].address)
-      return Status::error(std::string(what) + " " + std::to_string(i) + " ('" + info.name +
-                           "'): null address");
+      return Status::error(label + ": null address");
     copies.push_back({bufferIds[i], given[i].address, bytes});
   }
   return Status::success();
@@ -111,13 +250,18 @@ Status Session::runAsync(const std::vector<DeviceBuffer> &inputBuffersGiven,
                          const std::vector<DeviceBuffer> &outputBuffersGiven, void *stream) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
   std::vector<DeviceCopy> in, out;
-  if (Status s =
-          checkDeviceBuffers(inputBuffersGiven, model->inputs, "input", model->inputBuffers, in);
+  SymbolBinder binder(model->symbols, model->inputs);
+  binder.fromBytes = true;
+  if (Status s = checkDeviceBuffers(inputBuffersGiven, model->inputs, "input", model->inputBuffers,
+                                    model->symbols, &binder, {}, in);
       !s.ok)
     return s;
-  if (Status s = checkDeviceBuffers(outputBuffersGiven, model->outputs, "output",
-                                    model->outputBuffers, out);
+  if (Status s =
+          checkDeviceBuffers(outputBuffersGiven, model->outputs, "output", model->outputBuffers,
+                             model->symbols, nullptr, binder.values, out);
       !s.ok)
+    return s;
+  if (Status s = bindSymbols(binder.values); !s.ok)
     return s;
   return backend->runAsync(in, out, stream);
 }
@@ -143,29 +287,20 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
   if (inputTensors.size() != getInputs().size())
     return Status::error("expected " + std::to_string(getInputs().size()) + " input(s), got " +
                          std::to_string(inputTensors.size()));
-  for (size_t i = 0; i < getInputs().size(); ++i) {
-    const TensorInfo &info = model->inputs[i];
-    const HostTensor &t = inputTensors[i];
-    std::string label =
-        "input " + std::to_string(i) + " ('" + info.name + "')";
-    if (t.dtype != info.dtype || t.shape != info.shape)
-      return Status::error(label + ": expected " +
-                           formatTensorType(info.dtype, info.shape) + ", got " +
-                           formatTensorType(t.dtype, t.shape));
-    size_t expected =
-        static_cast<size_t>(t.numElements()) * dtypeSize(t.dtype);
-    if (t.data.size() != expected)
-      return Status::error(label + ": data holds " +
-                           std::to_string(t.data.size()) + " bytes but " +
-                           formatTensorType(t.dtype, t.shape) + " needs " +
-                           std::to_string(expected));
-  }
+  SymbolBinder binder(model->symbols, model->inputs);
+  for (size_t i = 0; i < getInputs().size(); ++i)
+    if (Status s = checkInput(i, inputTensors[i], binder); !s.ok)
+      return s;
+  // validateBundle: every symbol is a dim of some input, so all are bound now.
+  if (Status s = bindSymbols(binder.values); !s.ok)
+    return s;
   // The results go to a vector of our own, moved into `outputTensors` on success: the
   // caller may pass the same vector as inputs and outputs (feeding a run's outputs back).
+  // An output with a symbolic dim is the prefix of its buffer at the bound values.
   std::vector<HostTensor> results;
   results.reserve(model->outputs.size());
   for (const TensorInfo &info : model->outputs)
-    results.push_back(HostTensor::zeros(info.dtype, info.shape));
+    results.push_back(HostTensor::zeros(info.dtype, info.shapeAt(binder.values)));
   if (!afterEachLaunch) {
     std::vector<DeviceCopy> in, out;
     for (size_t i = 0; i < inputTensors.size(); ++i)

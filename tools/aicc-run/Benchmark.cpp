@@ -55,7 +55,17 @@ Status writeBenchmarkJson(const std::string &path, const Session &session,
       ", \"constant_bytes\": " + std::to_string(session.getModel().getConstantBytes()) +
       ", \"session_bytes\": " + std::to_string(session.getAllocatedBytes()) +
       ", \"plan_ms\": " + statsJson(plan) +
-      ", \"whole_run_with_host_copies_ms\": " + statsJson(whole) + "}\n";
+      ", \"whole_run_with_host_copies_ms\": " + statsJson(whole);
+  // Bundles with symbolic dims: the symbol values both measurements ran at.
+  if (!session.getSymbols().empty()) {
+    const std::vector<int64_t> values = session.getSymbolValues();
+    j += ", \"symbols\": {";
+    for (size_t i = 0; i < values.size(); ++i)
+      j += (i ? ", \"" : "\"") + jsonEscape(session.getSymbols()[i].name) +
+           "\": " + std::to_string(values[i]);
+    j += "}";
+  }
+  j += "}\n";
   if (path == "-") {
     std::fputs(j.c_str(), stdout);
     return Status::success();
@@ -71,9 +81,13 @@ Status aicc::run::runBenchmark(Session &session, int iters,
   BenchmarkStats plan;
   if (Status s = session.benchmark(iters, plan); !s.ok)
     return s;
-  std::printf("benchmark: %d runs on %s, %.4f ms/run (%s%s); per run: median %.4f, p90 "
+  // With symbolic dims: the values of the last run, which both measurements use.
+  std::string at;
+  if (!session.getSymbols().empty())
+    at = " at " + formatSymbolValues(session.getSymbols(), session.getSymbolValues());
+  std::printf("benchmark: %d runs on %s%s, %.4f ms/run (%s%s); per run: median %.4f, p90 "
               "%.4f, min %.4f, max %.4f ms\n",
-              iters, deviceName(session.getDevice()), plan.meanMs,
+              iters, deviceName(session.getDevice()), at.c_str(), plan.meanMs,
               session.getDevice() == Device::cuda ? "CUDA events" : "steady_clock",
               session.getDevice() != Device::cuda ? ""
               : session.usesCudaGraphs()          ? ", one CUDA graph per run"

@@ -57,7 +57,11 @@ options:
                           [-1, 1), zeros for integer and bool inputs). Inputs
                           bound at compile time (aicc-compile --bind-input) may
                           be given too, in their ONNX position: their value
-                          must equal the bound one and is otherwise unused
+                          must equal the bound one and is otherwise unused.
+                          A bundle with symbolic dims (aicc-compile --dim
+                          NAME=MIN..MAX) takes any value of each symbol in its
+                          range, the same in every input: the run's outputs
+                          have that value's shapes
   --test-data-set DIR     load DIR/input_K.pb, run, compare every output with
                           DIR/output_K.pb; may be repeated. K counts the
                           model's inputs in ONNX order, bound ones included:
@@ -67,18 +71,22 @@ options:
   --atol A                absolute tolerance (default 1e-5); an element passes
                           when |got - expected| <= atol + rtol * |expected|
                           (numpy.allclose; NaN equals NaN)
-  --output-dir D          write the outputs as D/output_K.pb (with several test
-                          data sets: D/<data set name>/output_K.pb)
+  --output-dir D          write the outputs as D/output_K.pb, in the run's
+                          shapes (with several test data sets:
+                          D/<data set name>/output_K.pb)
   --benchmark N           afterwards, time N runs of the launch plan (transfers
                           excluded; CUDA events) and print milliseconds per run;
                           then min(N, 1000) whole runs with host copies, each
                           timed (wall clock: mean, median, p90, min), and the
-                          bytes the plan's buffers take on the device
+                          bytes the plan's buffers take on the device. With
+                          symbolic dims both run at the symbol values of the
+                          last run (pseudo-random inputs of those shapes)
   --json FILE             with --benchmark, also write those figures as one JSON
                           object to FILE ('-': stdout; a file is written to a
                           temporary beside it and renamed): launch-plan and
                           whole-run ms (mean, median, p90, min, max), runs,
                           device, target, CUDA graphs, launches, device bytes
+                          (and "symbols", their values, with symbolic dims)
   --no-cuda-graphs        launch every kernel with cuLaunchKernel instead of
                           replaying the plan as one CUDA graph (also:
                           AICC_CUDA_GRAPHS=0); --bisect always launches one by
@@ -114,6 +122,10 @@ options and which is built with the compiler; see docs/debugging.md):
   --target T              compile target for --bisect without BUNDLE (default cpu)
 
   -h, --help              print this help
+
+A bundle with symbolic dims prints its signature first, each symbolic dim by
+name with the symbols' ranges ("signature: input 0 ('x') f32[batch,4]"), and
+each run's symbol values ("symbols: batch = 3").
 
 Each option also takes the --option=value form.
 exit status: 0 success (all comparisons pass), 1 failure, 2 usage error
@@ -336,12 +348,14 @@ bool fail(const std::string &message) {
 
 /// Deterministic inputs for runs without --input: floats uniform in [-1, 1)
 /// from a fixed-seed LCG, zeros for integers and bools (they are often
-/// indices, where random values would be out of range).
+/// indices, where random values would be out of range). Symbolic dims take
+/// the session's current symbol values (each symbol's max before any run).
 std::vector<HostTensor> makeDefaultInputs(const Session &session) {
   std::vector<HostTensor> inputs;
   uint64_t state = 0x243F6A8885A308D3ull;
+  const std::vector<int64_t> values = session.getSymbolValues();
   for (const TensorInfo &info : session.getInputs()) {
-    HostTensor t = HostTensor::zeros(info.dtype, info.shape);
+    HostTensor t = HostTensor::zeros(info.dtype, info.shapeAt(values));
     for (int64_t i = 0, n = t.numElements(); i < n; ++i) {
       state = state * 6364136223846793005ull + 1442695040888963407ull;
       float v = static_cast<float>((state >> 40) * 0x1.0p-24 * 2.0 - 1.0);
@@ -399,7 +413,33 @@ bool writeOutputs(const Session &session, const std::vector<HostTensor> &outs,
   return true;
 }
 
+/// For a bundle with symbolic dims: its inputs and outputs with each symbolic dim by
+/// name, and the symbols' ranges ("signature: input 0 ('x') f32[batch,4]").
+void printSignature(const Session &session) {
+  const std::vector<SymbolInfo> &symbols = session.getSymbols();
+  if (symbols.empty())
+    return;
+  std::string ranges;
+  for (const SymbolInfo &sym : symbols)
+    ranges += (ranges.empty() ? "" : ", ") + formatSymbolRange(sym);
+  std::printf("symbolic dims: %s\n", ranges.c_str());
+  for (bool inputs : {true, false}) {
+    const std::vector<TensorInfo> &list = inputs ? session.getInputs() : session.getOutputs();
+    for (size_t i = 0; i < list.size(); ++i)
+      std::printf("signature: %s %zu ('%s') %s\n", inputs ? "input" : "output", i,
+                  list[i].name.c_str(), formatTensorInfo(list[i], symbols).c_str());
+  }
+}
+
+/// "symbols: batch = 3" after a run of a bundle with symbolic dims.
+void printSymbolValues(const Session &session) {
+  if (!session.getSymbols().empty())
+    std::printf("symbols: %s\n",
+                formatSymbolValues(session.getSymbols(), session.getSymbolValues()).c_str());
+}
+
 void printSummary(const Session &session, const std::vector<HostTensor> &outs) {
+  printSymbolValues(session);
   for (size_t i = 0; i < outs.size(); ++i) {
     const HostTensor &t = outs[i];
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
@@ -514,6 +554,7 @@ bool runTestDataSet(Session &session, const ModelInputs &model, const Options &o
     hardError = true;
     return fail(s.message);
   }
+  printSymbolValues(session);
   bool allPass = true;
   for (size_t i = 0; i < outputs.size(); ++i) {
     Comparison c = compare(outputs[i], expected[i], opts.rtol, opts.atol);
@@ -621,6 +662,7 @@ int runMain(const Options &opts) {
     return kExitFailure;
   }
   bundle = Bundle(); // the session holds what it needs
+  printSignature(*session);
 
   bool ok = true;
   if (!opts.testDataSets.empty()) {
@@ -638,9 +680,15 @@ int runMain(const Options &opts) {
     std::vector<HostTensor> inputs;
     const size_t numInputs = session->getInputs().size();
     if (opts.inputFiles.empty()) {
-      if (numInputs > 0)
-        std::fprintf(stderr, "aicc-run: note: no --input given; using "
-                             "pseudo-random float inputs\n");
+      if (numInputs > 0) {
+        std::string at;
+        if (!session->getSymbols().empty())
+          at = " at the symbols' bounds (" +
+               formatSymbolValues(session->getSymbols(), session->getSymbolValues()) + ")";
+        std::fprintf(stderr,
+                     "aicc-run: note: no --input given; using pseudo-random float inputs%s\n",
+                     at.c_str());
+      }
       inputs = makeDefaultInputs(*session);
     } else {
       // One file per runtime input, or one per model input (bound ones too).

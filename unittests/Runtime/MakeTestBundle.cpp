@@ -13,6 +13,14 @@
 //   OUT_DIR/short_grid/               expects a + b, then zeros from 768 on:
 //                                     passes on zero-filled memory only
 //                                     (aicc-run --poison makes it fail)
+//   OUT_DIR/add_sym.aicc              the add bundle with a symbolic dim
+//                                     (format version 6): a, b, c are
+//                                     f32[10 x n], n in [1, 100]; the launch
+//                                     runs ceil(10 x n / 256) blocks (symgrid)
+//   OUT_DIR/sym_{1,37,100}/           its test data at n = 1, 37, 100
+//   OUT_DIR/sym_disagree/             a at n = 37, b at n = 38
+//   OUT_DIR/sym_range/                a and b at n = 101
+//   OUT_DIR/sym_multiple/             b f32[375], not a multiple of 10
 // The expected outputs are computed here in double and rounded to f32, so they
 // are independent of the kernels under test. Used by aicc-run-test.sh.
 //
@@ -94,6 +102,34 @@ int main(int argc, char **argv) {
   constexpr int kShortCovered = 768;
   b.kernels[0].grid = {3, 1, 1};
   std::ofstream(outDir + "/add_short.aicc", std::ios::binary) << serializeBundle(b);
+
+  // The symbolic version (docs/symbolic-shapes.md): dim 0 of a, b and c is 10 x n.
+  b.kernels[0].grid = {4, 1, 1};
+  b.symbols.push_back({"n", 1, 100, 0});
+  for (int i = 0; i < 3; ++i)
+    b.symDims.push_back({i, 0, 0, 10, 0});
+  b.symGrids.push_back({0, 0, 0, 10, 256, 1, 0}); // blocks of 256 elements
+  if (Status s = validateBundle(b); !s.ok) {
+    std::fprintf(stderr, "%s\n", s.message.c_str());
+    return 1;
+  }
+  std::ofstream(outDir + "/add_sym.aicc", std::ios::binary) << serializeBundle(b);
+  auto sum = [](const HostTensor &x, const HostTensor &y) {
+    HostTensor z = HostTensor::zeros(DType::f32, x.shape);
+    for (int64_t i = 0; i < x.numElements(); ++i)
+      z.as<float>()[i] = static_cast<float>(double(x.as<float>()[i]) + double(y.as<float>()[i]));
+    return z;
+  };
+  for (int64_t n : {1, 37, 100}) {
+    HostTensor x = randomTensor(10 * n, 300 + n), y = randomTensor(10 * n, 400 + n);
+    if (!writeSet(outDir + "/sym_" + std::to_string(n), x, y, sum(x, y)))
+      return 1;
+  }
+  HostTensor a37 = randomTensor(370, 1), b38 = randomTensor(380, 2), a101 = randomTensor(1010, 3);
+  if (!writeSet(outDir + "/sym_disagree", a37, b38, a37) ||
+      !writeSet(outDir + "/sym_range", a101, a101, sum(a101, a101)) ||
+      !writeSet(outDir + "/sym_multiple", a37, randomTensor(375, 4), a37))
+    return 1;
 
   for (int set = 0; set < 2; ++set) {
     HostTensor x = randomTensor(kN, 100 + set), y = randomTensor(kN, 200 + set);

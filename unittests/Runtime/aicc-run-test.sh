@@ -74,6 +74,43 @@ expect 0 "output 0 \('c'\): f32\[1000\] .*mean=(-)?nan" \
 expect 2 "--poison takes no value" "$RUN" "$B" --poison=1
 
 expect 0 "benchmark: 5 runs on $MODE, [0-9.]+ ms/run" "$RUN" "$B" --benchmark 5
+
+# A bundle with a symbolic dim (format version 6): a, b, c are f32[10 x n], n in [1, 100].
+# Its signature names the symbol; any n in range runs, outputs in the run's shapes.
+SYM=$WORK/add_sym.aicc
+expect 0 "symbolic dims: n in \[1, 100\]" "$RUN" "$SYM"
+expect 0 "signature: input 1 \('b'\) f32\[10\*n\]" "$RUN" "$SYM"
+expect 0 "signature: output 0 \('c'\) f32\[10\*n\]" "$RUN" "$SYM"
+expect 0 "pseudo-random float inputs at the symbols' bounds \(n = 100\)" "$RUN" "$SYM"
+expect 0 "output 0 \('c'\): f32\[1000\] min" "$RUN" "$SYM"
+expect 0 "3 of 3 test data set\(s\) passed" "$RUN" "$SYM" --poison --rtol 0 --atol 0 \
+  --test-data-set "$WORK/sym_1" --test-data-set "$WORK/sym_37" --test-data-set "$WORK/sym_100"
+expect 0 "symbols: n = 37" "$RUN" "$SYM" --test-data-set "$WORK/sym_37"
+expect 0 "shape=\[370\] PASS" "$RUN" "$SYM" --test-data-set "$WORK/sym_37"
+expect 0 "output 0 \('c'\): f32\[10\] min" "$RUN" "$SYM" --input "$WORK/sym_1/input_0.pb" \
+  --input "$WORK/sym_1/input_1.pb"
+# --output-dir writes the run's shape: the file checks as a test data set at n = 37.
+expect 0 "output 0 \('c'\): f32\[370\]" "$RUN" "$SYM" --input "$WORK/sym_37/input_0.pb" \
+  --input "$WORK/sym_37/input_1.pb" --output-dir "$WORK/sym_out"
+mkdir -p "$WORK/sym_check"
+cp "$WORK/sym_37/input_0.pb" "$WORK/sym_37/input_1.pb" "$WORK/sym_out/output_0.pb" "$WORK/sym_check/"
+expect 0 "shape=\[370\] PASS" "$RUN" "$SYM" --test-data-set "$WORK/sym_check" --rtol 0 --atol 0
+# Inputs at n = 37 against the expected output at n = 100: the shapes differ.
+mkdir -p "$WORK/sym_mixed"
+cp "$WORK/sym_37/input_0.pb" "$WORK/sym_37/input_1.pb" "$WORK/sym_100/output_0.pb" "$WORK/sym_mixed/"
+expect 1 "output 0 \('c'\): expected f32\[1000\], got f32\[370\] FAIL" \
+  "$RUN" "$SYM" --test-data-set "$WORK/sym_mixed"
+expect 1 "input 1 \('b'\): n = 38, but input 0 \('a'\) gives n = 37" \
+  "$RUN" "$SYM" --test-data-set "$WORK/sym_disagree"
+expect 1 "input 0 \('a'\): n = 101 is outside the compiled range \[1, 100\] \(dim 0 is 1010 = 10 x n\)" \
+  "$RUN" "$SYM" --test-data-set "$WORK/sym_range"
+expect 1 "input 1 \('b'\): dim 0 is 375, not a multiple of 10 \(dim 0 is 10 x n\)" \
+  "$RUN" "$SYM" --input "$WORK/sym_disagree/input_0.pb" --input "$WORK/sym_multiple/input_1.pb"
+# --benchmark runs at the values of the last run.
+expect 0 "benchmark: 3 runs on $MODE at n = 37, [0-9.]+ ms/run" "$RUN" "$SYM" \
+  --input "$WORK/sym_37/input_0.pb" --input "$WORK/sym_37/input_1.pb" --benchmark 3
+expect 0 "\"symbols\": \{\"n\": 37\}" "$RUN" "$SYM" --test-data-set "$WORK/sym_37" --benchmark 2 \
+  --json -
 if [[ $MODE == cuda ]]; then
   expect 1 "cannot run on device cpu" "$RUN" "$B" --device=cpu
 else

@@ -2,7 +2,7 @@
 //
 // A bundle holds everything needed to run one compiled model: the launch plan
 // (manifest), the kernel code and the weights. The byte format is specified in
-// docs/bundle-format.md (versions 1 to 5); this header is its in-memory form.
+// docs/bundle-format.md (versions 1 to 6); this header is its in-memory form.
 //
 // The compiler fills a Bundle and calls serializeBundle(); the runtime calls
 // parseBundle() and hands the result to Session::create(). Nothing here depends
@@ -31,11 +31,13 @@
 
 namespace aicc::runtime {
 
-/// The newest format version: 5 (checksums and parameter records since 3; the
-/// `arena` record of the memory plan since 4; `inplace` records since 5).
-/// serializeBundle() writes the oldest version that holds the bundle (5 when a
-/// kernel has `inplace` records, else 4); parseBundle() reads versions 1 to 5.
-constexpr int kBundleFormatVersion = 5;
+/// The newest format version: 6 (checksums and parameter records since 3; the
+/// `arena` record of the memory plan since 4; `inplace` records since 5;
+/// `symbol`, `symdim` and `symgrid` records, bounded symbolic dims, since 6).
+/// serializeBundle() writes the oldest version that holds the bundle (6 when it
+/// has symbolic dims, else 5 when a kernel has `inplace` records, else 4);
+/// parseBundle() reads versions 1 to 6.
+constexpr int kBundleFormatVersion = 6;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -262,6 +264,50 @@ struct LaunchDesc {
   size_t line = 0;
 };
 
+/// One `symbol` record (format version 6): a symbolic dimension of the model
+/// (an ONNX dim_param kept symbolic, `aicc-compile --dim NAME=MIN..MAX`).
+/// The bundle is compiled at the bound: every buffer holds its tensor at
+/// value MAX, and a run at value v uses a prefix of the buffers that carry the
+/// symbol (docs/symbolic-shapes.md, "Bounded symbolic dims").
+struct SymbolDesc {
+  /// The ONNX dim_param name (decoded).
+  std::string name;
+  /// The values a run may bind: 1 <= min <= max <= 2^31 - 1.
+  int64_t min = 1, max = 1;
+  /// 1-based manifest line of the record; 0 when built in memory.
+  size_t line = 0;
+};
+
+/// One `symdim` record (format version 6): dim `axis` of buffer `bufferId` is
+/// `factor` x symbol `symbol`. The buffer's recorded shape holds factor x max
+/// there, every dim before `axis` is 1 and no other dim is symbolic, so at
+/// value v the tensor is the first sizeBytes / max x v bytes of the buffer
+/// (row-major: a prefix). Model inputs and outputs carry these records.
+struct SymDimDesc {
+  int bufferId = 0;
+  int axis = 0;
+  /// Index into Bundle::symbols.
+  int symbol = 0;
+  /// >= 1.
+  int64_t factor = 1;
+  size_t line = 0;
+};
+
+/// One `symgrid` record (format version 6): at symbol value v, launch
+/// `launchIndex` (0-based, manifest order of the `launch` records) runs
+/// group x ceil(v x unit / per) programs along grid axis `axis` (0 = x, 1 =
+/// y, 2 = z) instead of the kernel's recorded count there (the recorded count
+/// is the value at max, and never smaller). The programs the record leaves
+/// out only write the buffers' parts past the prefix a run at v reads back.
+struct SymGridDesc {
+  int launchIndex = 0;
+  int axis = 0;
+  int symbol = 0;
+  /// All >= 1.
+  int64_t unit = 1, per = 1, group = 1;
+  size_t line = 0;
+};
+
 /// A whole bundle in memory. The bundle owns its code and weights bytes.
 struct Bundle {
   /// The format version the bundle was read as (parseBundle), or
@@ -280,6 +326,14 @@ struct Bundle {
   std::optional<uint64_t> arenaBytes;
   /// Indexed by buffer id.
   std::vector<BufferDesc> buffers;
+  /// Symbolic dims (format version 6), indexed by symbol index; empty for a
+  /// bundle compiled for one shape.
+  std::vector<SymbolDesc> symbols;
+  /// Which dims of which buffers carry a symbol (at most one per buffer).
+  std::vector<SymDimDesc> symDims;
+  /// Launch grids that shrink with a symbol's value.
+  std::vector<SymGridDesc> symGrids;
+
   /// Indexed by model input index.
   std::vector<IODesc> inputs;
   /// Inputs fixed at compile time, in increasing position order.
@@ -305,7 +359,7 @@ struct Bundle {
 };
 
 /// Checks every invariant of docs/bundle-format.md on an in-memory bundle:
-/// format version 1..5, an arena only from version 4 whose temps are aligned,
+/// format version 1..6, an arena only from version 4 whose temps are aligned,
 /// inside it and disjoint while live together (checkMemoryPlan), target spelling, buffer ids in
 /// order, SIZE_BYTES == product(shape) * dtype size, const data inside the weights and 64-byte
 /// aligned, alias sources that exist, precede the alias and are large enough,
@@ -317,32 +371,45 @@ struct Bundle {
 /// target, one `param` record per buffer parameter (version 3), launches that
 /// name a known kernel with the right number of valid buffer ids, whose
 /// buffers match the kernel's parameter records and whose tensor maps lie
-/// inside the buffers they cover; and the caps of `limits` (buffer bytes and
-/// their sum, programs, threads, shared memory, parameters), all computed with
-/// overflow checks. Returns the first violation, naming the record (with its
-/// manifest line when known), the field, the value and the limit. Time and
-/// memory are linear in the number of records (up to a log factor).
+/// inside the buffers they cover; symbolic dims only from version 6: symbols
+/// with unique non-empty names and 1 <= min <= max <= 2^31 - 1, each a dim of
+/// some model input; symdims of input, output or alias buffers with elements,
+/// at most one per buffer, whose dim `axis` is factor x max and follows only
+/// dims of 1; symgrids of existing launches, at most one per (launch, axis),
+/// whose program count at max fits the kernel's recorded grid; and the caps of
+/// `limits` (buffer bytes and their sum, programs, threads, shared memory,
+/// parameters), all computed with overflow checks. Returns the first violation, naming the record
+/// (with its manifest line when known), the field, the value and the limit. Time and memory are
+/// linear in the number of records (up to a log factor).
 Status validateBundle(const Bundle &bundle, const Limits &limits = Limits());
 
-/// Serializes `bundle` to the byte format, as version 5 when a kernel has
-/// `inplace` records (after its `param` records), else as version 4 (the `arena` record
-/// and the temps' arena offsets only when `arenaBytes` is set): every kernel's
+/// Serializes `bundle` to the byte format, as version 6 when it has symbolic
+/// dims (`symbols`, `symDims` or `symGrids` not empty), else as version 5 when a
+/// kernel has `inplace` records (after its `param` records), else as version 4
+/// (the `arena` record and the temps' arena offsets only when `arenaBytes` is
+/// set; a bundle without symbolic dims gives the bytes the version-5 writer
+/// gave): every kernel's
 /// `param` records follow its `kernel` record (then its tensor maps), and the
 /// manifest ends with the `checksum` record (XXH64 of the code, weights and
 /// manifest sections). Deterministic: the same Bundle always gives the same
-/// bytes (records are written in vector order: header, target, buffers,
-/// inputs, bound inputs, outputs, kernels each followed by its params and
-/// tensor maps, launches, checksum; `arena` right after target). Names are percent-encoded. Does
+/// bytes (records are written in vector order: header, target, `arena`,
+/// symbols, buffers each followed by its symdim, inputs, bound inputs,
+/// outputs, kernels each followed by its params, in-place pairs and tensor
+/// maps, launches, symgrids, checksum; symdims whose buffer id is out of range
+/// follow the last buffer). Names are percent-encoded. Does
 /// not validate (a kernel without its param records gives a file the reader refuses); call
 /// validateBundle() first when the bundle comes from untrusted code. `formatVersion` and the `line`
 /// fields are not consulted.
 std::string serializeBundle(const Bundle &bundle);
 
-/// Parses and validates a version-1 to -5 bundle from `bytes` into `out`
-/// (which is overwritten). For versions 3 to 5, the checksums of all three sections
+/// Parses and validates a version-1 to -6 bundle from `bytes` into `out`
+/// (which is overwritten). For versions 3 to 6, the checksums of all three sections
 /// are verified before any record is parsed ("checksum mismatch in the code
-/// section: ..."); `param` records are required of versions 3 to 5 and refused
-/// before it, `tensormap` records refused in version 1. Never crashes on
+/// section: ..."); `param` records are required of versions 3 to 6 and refused
+/// before it, `tensormap` records refused in version 1, `symbol`, `symdim` and
+/// `symgrid` records refused before version 6 and out of their place (symbols
+/// after `target` / `arena` and before any buffer, a symdim right after its
+/// buffer, symgrids after the last launch). Never crashes on
 /// malformed input and reads nothing outside `bytes`: bad magic, truncated or
 /// trailing sections, sections above `limits`, unknown or malformed records
 /// (reported with their manifest line number), out-of-range ids, offsets and

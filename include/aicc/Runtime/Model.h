@@ -54,12 +54,60 @@ std::optional<Device> parseDevice(std::string_view name);
 /// cpu otherwise.
 Device defaultDeviceForTarget(std::string_view target);
 
+/// A bounded symbolic dim of the model (a bundle `symbol` record, format
+/// version 6; docs/symbolic-shapes.md): an ONNX dim_param such as `batch` that
+/// each run binds to a value in [min, max], read from the input shapes. The
+/// bundle is compiled at `max`; a run at a smaller value uses a prefix of the
+/// buffers that carry the symbol.
+struct SymbolInfo {
+  std::string name;
+  /// 1 <= min <= max <= 2^31 - 1.
+  int64_t min = 1, max = 1;
+};
+
+/// Where a model input or output carries a symbol (its buffer's `symdim`
+/// record): dim `axis` is `factor` x the symbol's value, and every dim before
+/// it is 1, so the tensor at value v is the first v / max of the tensor at the
+/// bound (row-major).
+struct SymbolicDim {
+  /// Index into TensorInfo::shape.
+  int axis = 0;
+  /// Index into Model::getSymbols().
+  int symbol = 0;
+  /// >= 1.
+  int64_t factor = 1;
+};
+
 /// Name and type of a model input or output as recorded in the bundle.
 struct TensorInfo {
   std::string name;
   DType dtype = DType::f32;
+  /// The recorded shape, in elements: for a tensor with a symbolic dim, its
+  /// shape at the bound (dim `symbolic->axis` is factor x the symbol's max).
   std::vector<int64_t> shape;
+  /// The dim that varies from run to run (format version 6); std::nullopt
+  /// for a tensor of one shape.
+  std::optional<SymbolicDim> symbolic;
+
+  /// The shape at the symbol values `values` (one per model symbol, in
+  /// getSymbols() order, each in its range): `shape` with the symbolic dim set
+  /// to factor x its symbol's value; `shape` itself without a symbolic dim.
+  std::vector<int64_t> shapeAt(const std::vector<int64_t> &values) const;
 };
+
+/// Formats `info`'s type with its symbolic dim by name, the way errors and
+/// aicc-run print signatures: "f32[batch,10]", "f32[4*batch,10]" (factor 4),
+/// plain formatTensorType() ("f32[2,3]") without a symbolic dim. `symbols` is
+/// the model's getSymbols().
+std::string formatTensorInfo(const TensorInfo &info, const std::vector<SymbolInfo> &symbols);
+
+/// "batch in [1, 64]": a symbol and its range, for messages.
+std::string formatSymbolRange(const SymbolInfo &symbol);
+
+/// "batch = 3, seq = 17": each symbol with its value (`values` parallel to
+/// `symbols`, as Session::getSymbolValues() gives them); "" without symbols.
+std::string formatSymbolValues(const std::vector<SymbolInfo> &symbols,
+                               const std::vector<int64_t> &values);
 
 /// One buffer of the launch plan (a bundle `buffer` record), for observers.
 struct BufferInfo {
@@ -119,10 +167,13 @@ public:
   int getDeviceIndex() const { return deviceIndex; }
   /// The bundle's target ("cpu", "sm_90a", ...).
   const std::string &getTarget() const { return target; }
-  /// Model inputs in index order (name, dtype, shape).
+  /// Model inputs in index order (name, dtype, shape at the bound, symbolic dim).
   const std::vector<TensorInfo> &getInputs() const { return inputs; }
-  /// Model outputs in index order (name, dtype, shape).
+  /// Model outputs in index order (name, dtype, shape at the bound, symbolic dim).
   const std::vector<TensorInfo> &getOutputs() const { return outputs; }
+  /// The bounded symbolic dims, in bundle order (TensorInfo::symbolic indexes
+  /// them); empty for a model of one shape.
+  const std::vector<SymbolInfo> &getSymbols() const { return symbols; }
   /// Every buffer of the launch plan, indexed by buffer id.
   const std::vector<BufferInfo> &getBuffers() const { return buffers; }
   /// The launches in execution (manifest) order.
@@ -141,6 +192,7 @@ private:
   std::string target;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
+  std::vector<SymbolInfo> symbols;
   /// Buffer id behind each model input / output.
   std::vector<int> inputBuffers;
   std::vector<int> outputBuffers;

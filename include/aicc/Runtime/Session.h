@@ -15,6 +15,11 @@
 // Session::create(bundle, ...) loads a private Model; Session::create(model,
 // ...) makes another session of a loaded one.
 //
+// A bundle with bounded symbolic dims (format version 6, docs/symbolic-shapes.md)
+// runs every value of its symbols: each run binds them from the input shapes
+// (getSymbols(), TensorInfo::symbolic), copies the inputs into prefixes of the
+// buffers sized for the bound, and returns outputs of the bound values' shapes.
+//
 // Nothing here depends on MLIR or LLVM. The CUDA backend reaches the driver
 // through dlopen("libcuda.so.1"), so a runtime built with CUDA support still
 // starts on machines without a GPU (creating a cuda session then fails).
@@ -28,6 +33,7 @@
 #include "aicc/Runtime/Model.h"
 #include "aicc/Runtime/Status.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -38,6 +44,14 @@
 #include <vector>
 
 namespace aicc::runtime {
+
+/// The most CUDA graphs one session keeps (SessionOptions::cudaGraphs): a graph
+/// bakes its launches' grids, so a bundle with `symgrid` records (grids that
+/// shrink with a symbol, docs/bundle-format.md) is captured once per binding of
+/// the symbols; beyond this many bindings the least recently run graph is
+/// destroyed (and captured again when its binding comes back). A bundle without
+/// `symgrid` records has one graph, whatever the symbols' values.
+inline constexpr size_t kMaxCudaGraphsPerSession = 8;
 
 /// A dense tensor in host memory, owned by value.
 struct HostTensor {
@@ -69,7 +83,9 @@ struct SessionOptions {
   /// CUDA: run the launch plan as one CUDA graph, captured at the first run
   /// (stream capture of every cuLaunchKernel with its parameters and tensor
   /// maps, which never change after load) and replayed by every later run,
-  /// instead of one cuLaunchKernel per launch. Runs with a LaunchObserver
+  /// instead of one cuLaunchKernel per launch; with `symgrid` records, one graph
+  /// per binding of the symbols (at most kMaxCudaGraphsPerSession, least recently
+  /// used evicted). Runs with a LaunchObserver
   /// (aicc-run --bisect) always launch one kernel at a time. The environment
   /// variable AICC_CUDA_GRAPHS=0 turns graphs off for every session (aicc-run
   /// --no-cuda-graphs does for its own). Ignored for cpu.
@@ -81,7 +97,8 @@ struct SessionOptions {
 /// A caller-owned tensor in the session's memory space, for runAsync(): a
 /// CUdeviceptr of the session's device (cuda) or a host address (cpu). The
 /// session never frees it. `bytes` must equal the tensor's recorded size
-/// (product(shape) * dtypeSize(dtype)).
+/// (product(shape) * dtypeSize(dtype)); for a tensor with a symbolic dim, its
+/// size at the run's symbol values (the recorded size / max x value).
 struct DeviceBuffer {
   uint64_t address = 0;
   size_t bytes = 0;
@@ -165,6 +182,21 @@ public:
   /// "input 0 ('x'): expected f32[2,3], got f32[3,2]"), copies them to the
   /// device, runs every launch in manifest order, waits for completion and
   /// copies each model output into `outputs` (resized to getOutputs().size()).
+  ///
+  /// Symbolic dims (getSymbols() not empty): an input with a symbolic dim
+  /// (TensorInfo::symbolic: dim `axis` is `factor` x symbol s) must have the
+  /// recorded dtype and rank and every recorded dim but `axis`; its dim `axis`
+  /// must be factor x v for a v in s's [min, max], the same v in every input
+  /// that carries s. Errors: "input 0 ('x'): dim 0 is 7, not a multiple of 4
+  /// (dim 0 is 4 x batch)", "input 0 ('x'): batch = 70 is outside the compiled
+  /// range [1, 64] (dim 0)", "input 1 ('y'): batch = 3, but input 0 ('x')
+  /// gives batch = 5", "input 0 ('x'): expected f32[batch,4] (batch in [1,
+  /// 64]), got f32[3,5]". The run then binds the symbols to those values
+  /// (getSymbolValues()): each input's bytes are copied into the first bytes of
+  /// its buffer (sized for the bound), launches with `symgrid` records run
+  /// their shrunk grids, and an output with a symbolic dim gets the shape
+  /// TensorInfo::shapeAt(values) and the first that-many bytes of its buffer.
+  /// Inputs and outputs without a symbolic dim are as recorded.
   /// On a cuda session the copies go through page-locked staging memory the
   /// session allocates at its first run (pageable copies when none can be
   /// had), enqueued with the launches on the session's stream, one wait per
@@ -194,7 +226,15 @@ public:
   /// addresses are host pointers, `stream` must be nullptr and the run is done
   /// when the call returns. Errors: a count or size that differs from the
   /// model's ("input 0 ('x'): expected 24 bytes (f32[2,3]), got 16"), a
-  /// driver error.
+  /// driver error. With symbolic dims the symbols are bound from the inputs'
+  /// sizes: an input with a symbolic dim of symbol s must have recorded bytes /
+  /// max x v bytes for a v in s's range, the same v in every input that
+  /// carries s ("input 0 ('x'): expected a multiple of 16 bytes (f32[batch,4]:
+  /// 16 bytes per batch), got 20", "input 0 ('x'): 1600 bytes is batch = 100,
+  /// outside the compiled range [1, 64]"), and every output buffer must then
+  /// have its size at those values ("output 0 ('y'): expected 24 bytes
+  /// (f32[2,3] at batch = 2), got 48"). The binding is the session's until the
+  /// next run (getSymbolValues()).
   Status runAsync(const std::vector<DeviceBuffer> &inputs,
                   const std::vector<DeviceBuffer> &outputs, void *stream = nullptr);
 
@@ -205,8 +245,10 @@ public:
   /// Copies the current contents of plan buffer `bufferId` (an index into
   /// getBuffers(); alias buffers read their source's memory under their own
   /// shape) into `out`, sized and typed from the buffer. Valid after create();
-  /// meant for LaunchObserver callbacks and after run(). Fails on an id out of
-  /// range or a device copy error.
+  /// meant for LaunchObserver callbacks and after run(). A buffer sized for a
+  /// symbol's bound is read whole: past the prefix a run at a smaller value
+  /// uses, it holds whatever earlier runs or kernels left there. Fails on an id
+  /// out of range or a device copy error.
   Status readBuffer(int bufferId, HostTensor &out);
 
   /// Sets every byte of every output and temp buffer to `byte`: call it before
@@ -221,6 +263,8 @@ public:
   /// Measures the launch plan alone: one warm-up pass, then `iters` (>= 1)
   /// back-to-back passes over the buffers as the last run() left them (zeroed
   /// inputs if run() was never called); host<->device copies are excluded.
+  /// With symbolic dims the passes run at the binding of the last run() or
+  /// runAsync() (getSymbolValues(): every symbol at its max before any run).
   /// Each pass is timed on its own (GPU: a CUDA event recorded on the stream
   /// after each pass, in chunks of at most 1024 passes enqueued at once; CPU:
   /// std::chrono::steady_clock), and `stats` gets their mean and order
@@ -241,10 +285,16 @@ public:
   const Model &getModel() const { return *model; }
   /// The bundle's target ("cpu", "sm_90a", ...).
   const std::string &getTarget() const { return model->getTarget(); }
-  /// Model inputs in index order (name, dtype, shape).
+  /// Model inputs in index order (name, dtype, shape at the bound, symbolic dim).
   const std::vector<TensorInfo> &getInputs() const { return model->getInputs(); }
-  /// Model outputs in index order (name, dtype, shape).
+  /// Model outputs in index order (name, dtype, shape at the bound, symbolic dim).
   const std::vector<TensorInfo> &getOutputs() const { return model->getOutputs(); }
+  /// The model's bounded symbolic dims (empty for a model of one shape).
+  const std::vector<SymbolInfo> &getSymbols() const { return model->getSymbols(); }
+  /// The value of each symbol (getSymbols() order) at the last run() or
+  /// runAsync() that passed its input checks; each symbol's max before any.
+  /// benchmark() runs at these values.
+  std::vector<int64_t> getSymbolValues() const;
   /// Every buffer of the launch plan, indexed by buffer id. With a memory plan
   /// (format version 4) temps share an arena: after a run, a temp holds its
   /// last value only until the launch that reuses its bytes.
@@ -254,9 +304,13 @@ public:
 
 private:
   Session();
+  /// Makes `values` the binding of the backend and of getSymbolValues().
+  Status bindSymbols(const std::vector<int64_t> &values);
 
   std::shared_ptr<const Model> model;
   uint64_t allocatedBytes = 0;
+  /// The current binding (getSymbolValues()).
+  std::vector<int64_t> symbolValues;
   std::unique_ptr<detail::Backend> backend;
   /// Serializes every call (see the class comment); recursive, since a
   /// LaunchObserver calls readBuffer() from inside run().
