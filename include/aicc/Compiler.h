@@ -73,6 +73,19 @@ struct CompileOptions : PipelineConfig {
   /// --dim NAME=N); see onnx_import::ImportOptions::inputShapes for the checks.
   std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
   std::vector<std::pair<std::string, int64_t>> dimParams;
+  /// ONNX input only: dim_params kept symbolic (aicc-compile --dim NAME=MIN..MAX): one bundle
+  /// runs every value in [min, max]. The model is compiled at max ("bounded symbolic dims",
+  /// docs/symbolic-shapes.md); compileModel checks that the code is right for every value in
+  /// the range (the symbol only in the first non-unit dim of a materialized tensor, no
+  /// kernel mixing positions along it, no value computed from its size) and refuses the
+  /// model otherwise, naming the op and the reason. The bundle records the symbols
+  /// (format version 6, docs/bundle-format.md).
+  struct SymbolicDim {
+    std::string name;
+    /// 1 <= min <= max < 2^31.
+    int64_t min = 1, max = 1;
+  };
+  std::vector<SymbolicDim> symbolicDims;
   /// ONNX input only: the cap on the bytes of any one tensor of the model (inputs,
   /// outputs, weights, intermediates); bigger ones are refused with a located diagnostic
   /// before anything is allocated (onnx_import::ImportOptions::maxTensorBytes,

@@ -12,6 +12,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace aicc;
 using namespace aicc::detail;
@@ -108,6 +110,8 @@ KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
       if (auto pairs = op.getAttrOfType<DenseI32ArrayAttr>(tile::kInPlaceAttrName))
         for (size_t i = 0; i + 1 < pairs.size(); i += 2)
           info.inPlace.push_back({pairs[i], pairs[i + 1], 0});
+      if (auto sg = op.getAttrOfType<DenseI64ArrayAttr>(tile::kSymGridAttrName))
+        info.symGrid.assign(sg.asArrayRef().begin(), sg.asArrayRef().end());
       map[name.getValue()] = info;
     }
   }
@@ -182,9 +186,34 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
     return fallback;
   };
 
+  // Bounded symbolic dims (checkSymbolicDims recorded them, docs/symbolic-shapes.md).
+  if (auto list = top->getAttrOfType<ArrayAttr>(kSymbolsAttrName))
+    for (Attribute a : list) {
+      auto rec = dyn_cast<DictionaryAttr>(a);
+      auto name = rec ? rec.getAs<StringAttr>("name") : StringAttr();
+      auto lo = rec ? rec.getAs<IntegerAttr>("min") : IntegerAttr();
+      auto hi = rec ? rec.getAs<IntegerAttr>("max") : IntegerAttr();
+      if (!name || !lo || !hi)
+        return top.emitError(kSymbolsAttrName) << " entries must be {name, min, max}", failure();
+      bundle.symbols.push_back({name.getValue().str(), lo.getInt(), hi.getInt(), 0});
+    }
+  auto symDim = [&](DictionaryAttr attrs, int bufferId) -> LogicalResult {
+    auto sd = attrs ? attrs.getAs<DenseI64ArrayAttr>(kSymDimAttrName) : DenseI64ArrayAttr();
+    if (!sd)
+      return success();
+    if (sd.size() != 3 || sd[1] < 0 || sd[1] >= (int64_t)bundle.symbols.size())
+      return host.emitError(kSymDimAttrName)
+             << " must be [axis, symbol, factor] of a symbol in " << kSymbolsAttrName;
+    if (llvm::any_of(bundle.symDims,
+                     [&](const rt::SymDimDesc &d) { return d.bufferId == bufferId; }))
+      return success(); // an input returned as an output: one record
+    bundle.symDims.push_back({bufferId, (int)sd[0], (int)sd[1], sd[2], 0});
+    return success();
+  };
+
   for (auto [i, arg] : llvm::enumerate(host.getArguments())) {
     auto id = addBuffer(arg, rt::BufferKind::input, 0);
-    if (failed(id))
+    if (failed(id) || failed(symDim(host.getArgAttrDict(i), *id)))
       return failure();
     bundle.inputs.push_back({(int)i, *id, nameAttr(host.getArgAttrDict(i), "input_" + std::to_string(i))});
   }
@@ -279,6 +308,25 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
                                              << it->second.numParams,
                failure();
       bundle.launches.push_back(ld);
+      // Grids that shrink with a bounded symbolic dim (docs/symbolic-shapes.md); for GPU
+      // targets applyProgramsPerCTA adjusts them to the lowering's launch shape.
+      if (it->second.symGrid.size() == 5 && !bundle.symbols.empty()) {
+        const std::vector<int64_t> &sg = it->second.symGrid;
+        if (sg[1] >= (int64_t)bundle.symbols.size())
+          return l.emitError("tile.symgrid names symbol #")
+                     << sg[1] << " of " << bundle.symbols.size(),
+                 failure();
+        int64_t max = bundle.symbols[sg[1]].max;
+        // group * ceil(max * unit / per) programs at the bound: never more than the grid.
+        if (sg[3] < 1 || sg[2] > std::numeric_limits<int64_t>::max() / max ||
+            sg[4] * ((max * sg[2] + sg[3] - 1) / sg[3]) > it->second.grid[sg[0]])
+          return l.emitError("tile.symgrid [")
+                     << sg[0] << ", " << sg[1] << ", " << sg[2] << ", " << sg[3] << ", " << sg[4]
+                     << "] needs more programs than the grid has",
+                 failure();
+        bundle.symGrids.push_back(
+            {(int)bundle.launches.size() - 1, (int)sg[0], (int)sg[1], sg[2], sg[3], sg[4], 0});
+      }
       if (seenKernels.insert(name).second) {
         rt::KernelDesc kd;
         kd.name = name.str();
@@ -314,6 +362,8 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
           d.kind = rt::BufferKind::output;
         bundle.outputs.push_back({(int)i, it->second,
                                   nameAttr(host.getResultAttrDict(i), "output_" + std::to_string(i))});
+        if (failed(symDim(host.getResultAttrDict(i), it->second)))
+          return failure();
       }
       continue;
     }
@@ -335,11 +385,32 @@ void aicc::detail::applyProgramsPerCTA(ModuleOp lowered, rt::Bundle &plan) {
         kd = &k;
     if (!kd)
       return;
+    // The launches' symgrid records (bounded symbolic dims) follow the launch shape: a
+    // tensor-core lowering maps CUDA blocks to programs its own way (mma.sync: x and y in
+    // grouped order, z as is; wgmma and other persistent kernels: a loop over every tile),
+    // and P programs per CTA take the consecutive programs [c * P, (c + 1) * P) along x.
+    const bool persistent =
+        op->hasAttr(tile::kLaunchGridAttrName) || op->hasAttr(tile::kWgmmaAttrName);
+    const bool grouped = op->hasAttr(tile::kMmaSyncAttrName);
+    int64_t packed = 1;
     if (auto p = op->getAttrOfType<IntegerAttr>(tile::kProgramsPerCTAAttrName);
         p && p.getInt() > 1 && kd->block[0] * p.getInt() <= 1024) {
       kd->grid[0] /= p.getInt();
       kd->block[0] *= p.getInt();
+      packed = p.getInt();
     }
+    llvm::erase_if(plan.symGrids, [&](rt::SymGridDesc &g) {
+      if (plan.launches[g.launchIndex].kernel != kd->name)
+        return false;
+      if (persistent || (grouped && g.axis != 2))
+        return true;
+      if (packed > 1 && g.axis == 0) {
+        if (g.group != 1)
+          return true;
+        g.per *= packed;
+      }
+      return false;
+    });
     // A kernel that chose its own launch shape (convert-tile-dot-to-wgmma: persistent grid,
     // warpgroups, dynamic shared memory, TMA descriptors).
     if (auto g = op->getAttrOfType<DenseI32ArrayAttr>(tile::kLaunchGridAttrName))

@@ -3,6 +3,8 @@
 
 #include "Internal.h"
 
+#include "aicc/Conversion/GraphToTile/KernelTemplates.h"
+
 #include "aicc/Conversion/Passes.h"
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
@@ -395,6 +397,13 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path,
   auto m = parseMLIR(ctx, (*buf)->getBuffer(), path);
   if (failed(m))
     return failure();
+  // Symbolic dims are proved from the ONNX model only (see compileModel).
+  if ((**m)->hasAttr(aicc::detail::kSymbolsAttrName))
+    return emitError(UnknownLoc::get(&ctx), "the plan file ")
+               << path << " records symbolic dims (" << aicc::detail::kSymbolsAttrName
+               << "): a bundle with symbolic dims is compiled from the ONNX model (aicc-compile "
+                  "MODEL.onnx --dim NAME=MIN..MAX), which proves them",
+           failure();
   bool loweredForGPU = false;
   std::optional<Stage> planStage = aicc::detail::stageOfModule(**m, loweredForGPU);
   if (!planStage || !(*planStage == Stage::Tile ||
@@ -523,7 +532,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (!opts.bindInputs.empty() && (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("binding graph inputs (--bind-input) needs an ONNX model "
                                    "as the input");
-  if ((!opts.inputShapes.empty() || !opts.dimParams.empty()) &&
+  if ((!opts.inputShapes.empty() || !opts.dimParams.empty() || !opts.symbolicDims.empty()) &&
       (from != Stage::ONNX || kind != InputKind::ONNX))
     return llvm::createStringError("fixing input shapes (--shape, --dim) needs an ONNX model "
                                    "as the input (MLIR inputs declare static shapes)");
@@ -533,6 +542,67 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (resuming)
     if (llvm::Error e = aicc::detail::checkCompileFromBytes(input, bufferName, from, opts.target))
       return std::move(e);
+
+  // Bounded symbolic dims (--dim NAME=MIN..MAX, docs/symbolic-shapes.md): the model is
+  // imported at every symbol's max; importAt(k, v) imports it with symbol k at v instead.
+  std::vector<aicc::detail::SymbolRange> symbols;
+  for (const CompileOptions::SymbolicDim &sd : opts.symbolicDims) {
+    if (sd.min < 1 || sd.min > sd.max || sd.max >= (int64_t(1) << 31))
+      return llvm::createStringError("--dim " + sd.name + "=" + std::to_string(sd.min) + ".." +
+                                     std::to_string(sd.max) +
+                                     ": the range must be 1 <= MIN <= MAX < 2^31");
+    if (llvm::any_of(opts.dimParams, [&](const auto &p) { return p.first == sd.name; }) ||
+        llvm::any_of(symbols, [&](const auto &s) { return s.name == sd.name; }))
+      return llvm::createStringError("--dim " + sd.name + " is given twice");
+    symbols.push_back({sd.name, sd.min, sd.max});
+  }
+  // A range of one value is that value (a bundle for one shape).
+  std::vector<std::pair<std::string, int64_t>> fixedDims = opts.dimParams;
+  llvm::erase_if(symbols, [&](const aicc::detail::SymbolRange &s) {
+    if (s.min != s.max)
+      return false;
+    fixedDims.push_back({s.name, s.max});
+    return true;
+  });
+  // The values the model is also imported at: max - 1 (the fused graph is compared there
+  // too), the middle of the range and its minimum (1 where ONNX treats size-1 dims apart:
+  // Squeeze without axes, broadcasting).
+  auto importSamples = [](const aicc::detail::SymbolRange &s) {
+    SmallVector<int64_t> v{s.max - 1};
+    for (int64_t x : {s.min + (s.max - s.min) / 2, s.min})
+      if (!llvm::is_contained(v, x) && x != s.max)
+        v.push_back(x);
+    return v;
+  };
+  // The shapes Shape / Size nodes read at max - 1 of each symbol: the main import marks the
+  // values computed from the dims that differ (ImportOptions::shapeReferences).
+  std::vector<std::map<std::string, std::vector<int64_t>>> shapeLogs(symbols.size());
+  auto importAt = [&](int k, int64_t value,
+                      std::map<std::string, std::vector<int64_t>> *log =
+                          nullptr) -> OwningOpRef<ModuleOp> {
+    onnx_import::ImportOptions importOpts;
+    importOpts.shapeLog = log;
+    if (k < 0)
+      for (const auto &l : shapeLogs)
+        importOpts.shapeReferences.push_back(&l);
+    for (const InputBinding &bi : opts.bindInputs)
+      importOpts.bindInputs.push_back({bi.name, bi.tensorPath});
+    for (const auto &[name, dims] : opts.inputShapes)
+      importOpts.inputShapes.push_back({name, dims});
+    for (const auto &[name, v] : fixedDims)
+      importOpts.dimParams.push_back({name, v});
+    for (auto [i, s] : llvm::enumerate(symbols))
+      importOpts.dimParams.push_back({s.name, (int)i == k ? value : s.max});
+    importOpts.maxTensorBytes = opts.maxTensorBytes;
+    return onnx_import::importONNXModel(input, bufferName, ctx, importOpts);
+  };
+
+  if (!symbols.empty() && rank(to) < rank(Stage::Fused))
+    return llvm::createStringError(
+        "--dim " + symbols.front().name + "=" + std::to_string(symbols.front().min) + ".." +
+        std::to_string(symbols.front().max) +
+        " (a symbolic range) is checked on the fused graph: emit the fused stage or a later "
+        "one (at the graph stage the model is the bound's, with nothing symbolic recorded)");
 
   runtime::Bundle plan;
   bool havePlan = false;
@@ -544,15 +614,36 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     OwningOpRef<ModuleOp> module;
     if (from == Stage::ONNX && kind == InputKind::ONNX) {
       TimingScope t = driver.nest("import");
-      onnx_import::ImportOptions importOpts;
-      for (const InputBinding &bi : opts.bindInputs)
-        importOpts.bindInputs.push_back({bi.name, bi.tensorPath});
-      for (const auto &[name, dims] : opts.inputShapes)
-        importOpts.inputShapes.push_back({name, dims});
-      for (const auto &[name, value] : opts.dimParams)
-        importOpts.dimParams.push_back({name, value});
-      importOpts.maxTensorBytes = opts.maxTensorBytes;
-      module = onnx_import::importONNXModel(input, bufferName, ctx, importOpts);
+      // The graph must not change with a symbol except in its symbolic dims (FACTOR x the
+      // symbol), and no value computed from a symbol's size may reach it as data: the model
+      // is imported at max - 1 of each symbol first (the Shape / Size reads of which mark
+      // those values in the import at max: ImportShapeTaint.cpp), then compared with the
+      // imports at the middle and the minimum of the range too.
+      auto sampleFailed = [&](const aicc::detail::SymbolRange &sym, int64_t v) {
+        return diags.error("the model does not import at " + sym.name + " = " + std::to_string(v) +
+                           " (--dim " + sym.name + "=" + std::to_string(sym.min) + ".." +
+                           std::to_string(sym.max) +
+                           ": aicc-compile imports it at several values of the range to "
+                           "find the dims that follow the symbol; the error above is at "
+                           "that value)");
+      };
+      SmallVector<OwningOpRef<ModuleOp>> below;
+      for (auto [k, sym] : llvm::enumerate(symbols)) {
+        below.push_back(importAt(k, importSamples(sym).front(), &shapeLogs[k]));
+        if (!below.back())
+          return sampleFailed(sym, importSamples(sym).front());
+      }
+      module = importAt(-1, 0);
+      if (module)
+        for (auto [k, sym] : llvm::enumerate(symbols))
+          for (int64_t v : importSamples(sym)) {
+            OwningOpRef<ModuleOp> sample =
+                v == importSamples(sym).front() ? std::move(below[k]) : importAt(k, v);
+            if (!sample)
+              return sampleFailed(sym, v);
+            if (failed(aicc::detail::compareSymbolSample(*module, *sample, k, symbols, v, nullptr)))
+              return diags.error("the model cannot be compiled for a range of " + sym.name);
+          }
     } else {
       auto parsed = parseMLIR(ctx, input, bufferName);
       if (succeeded(parsed))
@@ -564,6 +655,20 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       if (llvm::Error e =
               aicc::detail::checkCompileFromModule(*module, bufferName, from, opts.target))
         return std::move(e);
+    // Symbolic dims are proved from the ONNX model (compareSymbolSample, checkSymbolicDims);
+    // a module resumed from a later stage cannot be, so its records are not trusted.
+    if (resuming && ((*module)->hasAttr(aicc::detail::kSymbolsAttrName) ||
+                     (*module)
+                         ->walk([](Operation *op) {
+                           return op->hasAttr(kGroupSymDimsAttrName) ? WalkResult::interrupt()
+                                                                     : WalkResult::advance();
+                         })
+                         .wasInterrupted()))
+      return diags.error(bufferName.str() + " records symbolic dims (" +
+                         aicc::detail::kSymbolsAttrName.str() +
+                         "): a bundle with symbolic dims is compiled from the ONNX model "
+                         "(aicc-compile MODEL.onnx --dim NAME=MIN..MAX), which proves them; "
+                         "resumed stages are taken for one shape (remove the attribute)");
     if (failed(verify(*module)))
       return diags.error("the input module does not verify");
     // Graph-stage MLIR holds graph functions at the top (a function in a nested module would
@@ -605,6 +710,28 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return printOp(*module);
     if (failed(stage(Stage::Fused, stagePipeline(Stage::Fused))))
       return diags.error("fusion pipeline failed");
+    // Bounded symbolic dims: the fused graph at max against the one at max - 1 gives every
+    // value's symbolic dim; checkSymbolicDims proves the code right for the whole range.
+    if (!symbols.empty() && rank(to) >= rank(Stage::Fused)) {
+      aicc::detail::SymDimMap dims;
+      for (auto [k, sym] : llvm::enumerate(symbols)) {
+        int64_t v = importSamples(sym).front();
+        OwningOpRef<ModuleOp> sample = importAt(k, v);
+        PassManager pm(&ctx, ModuleOp::getOperationName());
+        buildStagePipeline(pm, opts, Stage::Graph);
+        buildStagePipeline(pm, opts, Stage::Fused);
+        if (!sample || failed(pm.run(*sample)))
+          return diags.error("compiling " + bufferName.str() + " at " + sym.name + " = " +
+                             std::to_string(v) + " failed (--dim " + sym.name + "=" +
+                             std::to_string(sym.min) + ".." + std::to_string(sym.max) +
+                             ": aicc-compile compiles the graph at max - 1 too, to find the "
+                             "dims that follow the symbol)");
+        if (failed(aicc::detail::compareSymbolSample(*module, *sample, k, symbols, v, &dims)))
+          return diags.error("the model cannot be compiled for a range of " + sym.name);
+      }
+      if (failed(aicc::detail::checkSymbolicDims(*module, symbols, dims)))
+        return diags.error("the model cannot be compiled for a range of its symbolic dims");
+    }
     if (to == Stage::Fused)
       return emit == EmitKind::Dot            ? emitDot(*module)
              : emit == EmitKind::FusionReport ? aicc::detail::emitFusionReport(*module, *hw)

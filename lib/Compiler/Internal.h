@@ -6,6 +6,7 @@
 #include "aicc/Runtime/Bundle.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
@@ -34,6 +35,9 @@ struct KernelInfo {
   std::vector<runtime::ParamDesc> params;
   /// The bundle's `inplace` records: the kernel's tile.in_place pairs.
   std::vector<runtime::InPlaceDesc> inPlace;
+  /// tile.symgrid: [axis, symbol, unit, per, group] (the bundle's `symgrid` record of each
+  /// launch of the kernel, cpu target), or empty.
+  std::vector<int64_t> symGrid;
 };
 using KernelInfoMap = llvm::StringMap<KernelInfo>;
 
@@ -64,6 +68,38 @@ mlir::LogicalResult dumpKernels(mlir::Location loc, llvm::StringRef dir, llvm::S
                                 llvm::StringRef chip, llvm::StringRef features,
                                 llvm::StringRef cudaPath);
 
+/// A symbolic dim kept by aicc-compile --dim NAME=MIN..MAX (docs/symbolic-shapes.md): the
+/// bundle's `symbol` record.
+using SymbolRange = runtime::SymbolDesc;
+/// Where a tensor carries a symbol: its dim `axis` is `factor` x symbol `symbol` (an index
+/// into the SymbolRange list).
+struct SymDim {
+  int axis = 0;
+  int symbol = 0;
+  int64_t factor = 1;
+};
+using SymDimMap = llvm::DenseMap<mlir::Value, SymDim>;
+/// Function argument / result attribute: the symbolic dim as [axis, symbol, factor].
+constexpr llvm::StringLiteral kSymDimAttrName = "aicc.symdim";
+/// Module attribute: the symbols, [{name, min, max}, ...] in index order.
+constexpr llvm::StringLiteral kSymbolsAttrName = "aicc.symbols";
+
+/// Compares `atMax` (every symbol at its max) with `sample` (symbol `symbol` at `value`, the
+/// others at their max) op by op, in order: the same ops reading the same values, the same
+/// attributes and constants (a constant that differs is computed from the symbol's size:
+/// refused), and tensor types equal except dims that are FACTOR x the symbol at both values.
+/// With `dims`, records those dims of `atMax`'s values there (refusing a tensor with two
+/// symbolic dims). Fails with a diagnostic at the op (SymbolicDims.cpp).
+mlir::LogicalResult compareSymbolSample(mlir::ModuleOp atMax, mlir::ModuleOp sample, int symbol,
+                                        llvm::ArrayRef<SymbolRange> symbols, int64_t value,
+                                        SymDimMap *dims);
+/// Checks that the fused module `module` (compiled at the symbols' max) is right for every
+/// value in range, given its values' symbolic dims (docs/symbolic-shapes.md: materialized
+/// tensors hold the symbol in their first non-unit dim, no op mixes positions along it),
+/// then records the symbols (kSymbolsAttrName) and the functions' symbolic arguments and
+/// results (kSymDimAttrName) for the bundle. Fails with a diagnostic naming the op.
+mlir::LogicalResult checkSymbolicDims(mlir::ModuleOp module, llvm::ArrayRef<SymbolRange> symbols,
+                                      const SymDimMap &dims);
 /// What a --compile-from input is, judged from its bytes (StageDetection.cpp).
 enum class FileKind { MLIR, LLVMIR, LLVMBitcode, PTX, Cubin, ELF, Bundle, ONNX, Binary, Text };
 struct FileDescription {

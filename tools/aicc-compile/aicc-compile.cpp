@@ -101,8 +101,10 @@ static cl::list<std::string> inputShapes(
 static cl::list<std::string> dimParams(
     "dim",
     cl::desc("fix an ONNX dim_param (a named dynamic dim such as batch) to N in every graph "
-             "input that has it (inputs given by --shape keep theirs). Repeatable"),
-    cl::value_desc("NAME=N"), cl::cat(cat));
+             "input that has it (inputs given by --shape keep theirs); NAME=MIN..MAX keeps it "
+             "symbolic: one bundle for every value from MIN to MAX, compiled at MAX "
+             "(docs/symbolic-shapes.md). Repeatable"),
+    cl::value_desc("NAME=N|NAME=MIN..MAX"), cl::cat(cat));
 static cl::opt<uint64_t> maxTensorBytes(
     "max-tensor-bytes",
     cl::desc("refuse an ONNX model with a tensor (input, output, weight or intermediate) of "
@@ -195,9 +197,21 @@ int main(int argc, char **argv) {
   }
   for (const std::string &dp : dimParams) {
     size_t eq = StringRef(dp).rfind('=');
-    int64_t v;
-    if (eq == StringRef::npos || eq == 0 || !number(StringRef(dp).substr(eq + 1).trim(), v))
-      return fail("--dim expects NAME=N (N an integer in [0, 2^31)), got '" + dp + "'");
+    int64_t v, lo, hi;
+    StringRef value = eq == StringRef::npos ? StringRef() : StringRef(dp).substr(eq + 1).trim();
+    if (auto [first, last] = value.split("..");
+        eq != StringRef::npos && eq != 0 && value.contains("..")) {
+      if (!number(first.trim(), lo) || !number(last.trim(), hi) || lo < 1 || lo > hi)
+        return fail("--dim " + dp.substr(0, eq) +
+                    "=MIN..MAX expects integers 1 <= MIN <= MAX "
+                    "< 2^31, got '" +
+                    value.str() + "'");
+      opts.symbolicDims.push_back({dp.substr(0, eq), lo, hi});
+      continue;
+    }
+    if (eq == StringRef::npos || eq == 0 || !number(value, v))
+      return fail("--dim expects NAME=N or NAME=MIN..MAX (integers in [0, 2^31)), got '" + dp +
+                  "'");
     opts.dimParams.push_back({dp.substr(0, eq), v});
   }
   if (!compileFrom.empty()) {

@@ -190,6 +190,8 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
     tb.store(kc.outParams[i], offs, t, masks[i]);
   func::ReturnOp::create(b, tb.loc);
   markInPlacePairs(kc, offs);
+  // Each result is stored at its own flat indices of the programs' linear index.
+  setFlatSymGrid(kc, 0, block, 1, /*equalResults=*/false);
   return kc.kernel;
 }
 

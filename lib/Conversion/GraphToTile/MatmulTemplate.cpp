@@ -253,6 +253,21 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
           ? makeKernelWithParams(builder, group, name, {}, {partialsType(p, builder.getContext())},
                                  {gm, gn, slices * batch}, cfg.numWarps, blocks, cfg.numStages)
           : makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps, blocks, cfg.numStages);
+  // Bounded symbolic dims: programs along x cover M's rows in order (BLOCK_M each), along z
+  // the matrices; a run at a smaller value needs only those of the prefix (tile.symgrid).
+  if (!partials && group->getNumResults() == 1 && outType.getRank() >= 2)
+    if (auto sd = groupResultSymDim(group, 0)) {
+      Builder ab(builder.getContext());
+      int64_t r = outType.getRank();
+      if (sd->axis == r - 2 && batch == 1 && M % sd->max == 0)
+        kc.kernel->setAttr(tl::kSymGridAttrName,
+                           ab.getDenseI64ArrayAttr({0, sd->symbol, M / sd->max, BM, 1}));
+      else if (sd->axis < r - 2 && batch % sd->max == 0 &&
+               llvm::all_of(outType.getShape().take_front(sd->axis),
+                            [](int64_t d) { return d == 1; }))
+        kc.kernel->setAttr(tl::kSymGridAttrName,
+                           ab.getDenseI64ArrayAttr({2, sd->symbol, batch / sd->max, 1, 1}));
+    }
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = anchor->getLoc();
   Type inElem = aT.getElementType();

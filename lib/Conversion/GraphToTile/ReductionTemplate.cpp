@@ -303,6 +303,8 @@ FailureOr<func::FuncOp> buildColumnReduction(OpBuilder &builder, FusionGroupOp g
   Operation *red0 = rb.reds.front();
   KernelContext kc = makeKernel(builder, group, name, {outer * nb, 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
+  // Program ob * nb + ib writes elements of [ob * inner, (ob + 1) * inner) of the result.
+  setFlatSymGrid(kc, 0, inner, nb);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = red0->getLoc();
   TileBuilder tb{b, loc, {block}};
@@ -424,6 +426,8 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
   KernelContext kc = makeKernel(builder, group, name, {O, 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
+  // Program p writes output element p (row-major over the kept dims).
+  setFlatSymGrid(kc, 0, 1, 1);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = red0->getLoc();
   TileBuilder tb{b, loc, {block}};

@@ -59,6 +59,9 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   int64_t warps = std::min<int64_t>(16, std::max<int64_t>(1, rowBytes / (32 * 64)));
   KernelContext kc = makeKernel(builder, group, name, {outer * inner, 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
+  // Program o * inner + i writes row (o, i): elements of [o * R * inner, (o + 1) * R * inner).
+  if (group->getNumResults() == 1)
+    setFlatSymGrid(kc, 0, R * inner, inner);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = sm->getLoc();
   TileBuilder tb{b, loc, {block}};

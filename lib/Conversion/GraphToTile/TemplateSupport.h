@@ -235,6 +235,22 @@ KernelContext makeKernelWithParams(OpBuilder &builder, FusionGroupOp group, Stri
 
 NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v);
 
+/// Result `i`'s bounded symbolic dim (kGroupSymDimsAttrName on the group), or none.
+struct ResultSymDim {
+  int64_t axis = 0, symbol = 0, factor = 1, max = 1;
+};
+std::optional<ResultSymDim> groupResultSymDim(FusionGroupOp group, unsigned i);
+
+/// Records tile.symgrid on `kc.kernel` for a kernel whose programs along grid axis `axis`
+/// write every result in row-major order: the programs p with floor(p / group) = j write
+/// only elements [j * per, (j + 1) * per) of each result (flat). Every result must carry
+/// the same symbol in its first non-unit dim (then its elements at value v are the first
+/// v * numel / max); otherwise nothing is recorded (all programs run). unit = the largest
+/// numel / max over the results. `equalResults`: record nothing unless every result has as
+/// many elements as the first (templates whose programs write only the first's index space).
+void setFlatSymGrid(KernelContext &kc, int64_t axis, int64_t per, int64_t group,
+                    bool equalResults = true);
+
 /// Applies `--matmul-config` (BMxBNxBK[xSTAGES]; empty: no change) to `cfg`, or fails with
 /// a diagnostic at `anchor`.
 LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,

@@ -463,4 +463,40 @@ Value wrapIndex(TileBuilder &tb, Value k, int64_t n) {
   return k;
 }
 
+std::optional<ResultSymDim> groupResultSymDim(FusionGroupOp group, unsigned i) {
+  auto list = group->getAttrOfType<ArrayAttr>(kGroupSymDimsAttrName);
+  if (!list || i >= list.size())
+    return std::nullopt;
+  auto e = dyn_cast<DenseI64ArrayAttr>(list[i]);
+  if (!e || e.size() != 4 || e[3] < 1)
+    return std::nullopt;
+  return ResultSymDim{e[0], e[1], e[2], e[3]};
+}
+
+void setFlatSymGrid(KernelContext &kc, int64_t axis, int64_t per, int64_t group,
+                    bool equalResults) {
+  std::optional<int64_t> symbol;
+  int64_t unit = 0;
+  int64_t first = cast<RankedTensorType>(kc.group->getResult(0).getType()).getNumElements();
+  for (auto [i, r] : llvm::enumerate(kc.group->getResults())) {
+    auto sd = groupResultSymDim(kc.group, i);
+    auto t = cast<RankedTensorType>(r.getType());
+    if (!sd || (symbol && *symbol != sd->symbol) || t.getNumElements() % sd->max != 0 ||
+        (equalResults && t.getNumElements() != first))
+      return;
+    // Only a result whose symbolic dim is its first non-unit one holds a run's elements as
+    // a prefix (buffers inside the model may keep the symbol in another dim).
+    for (int64_t d = 0; d < sd->axis; ++d)
+      if (t.getDimSize(d) != 1)
+        return;
+    symbol = sd->symbol;
+    unit = std::max(unit, t.getNumElements() / sd->max);
+  }
+  if (!symbol || unit < 1 || per < 1 || group < 1)
+    return;
+  Builder b(kc.kernel.getContext());
+  kc.kernel->setAttr(tl::kSymGridAttrName,
+                     b.getDenseI64ArrayAttr({axis, *symbol, unit, per, group}));
+}
+
 } // namespace aicc::templates

@@ -58,6 +58,7 @@ FailureOr<func::FuncOp> buildWindow(OpBuilder &builder, FusionGroupOp group, Str
   int64_t block = std::min<int64_t>(256, std::max<int64_t>(32, llvm::PowerOf2Ceil(numel)));
   KernelContext kc = makeKernel(builder, group, name, {(numel + block - 1) / block, 1, 1}, 4,
                                 {blockAttr(builder, "BLOCK", block)});
+  setFlatSymGrid(kc, 0, block, 1);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = anchor->getLoc();
   TileBuilder tb{b, loc, {block}};

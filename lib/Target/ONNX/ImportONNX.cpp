@@ -723,7 +723,7 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
         return nodeError(nc) << "attribute '" << a.name() << "' is given twice";
     }
     if (failed(validateNode(nc)) || failed(importNode(nc)) || failed(checkGuard(&nc)) ||
-        failed(checkUnreadAttributes(nc)))
+        failed(checkUnreadAttributes(nc)) || failed(propagateShapeTaint(nc)))
       return failure();
   }
   for (const auto &vi : g.value_info())
@@ -738,6 +738,8 @@ LogicalResult Importer::importModel(const onnx::ModelProto &model, ModuleOp modu
       return failure();
     results.push_back(*v);
   }
+  if (failed(checkShapeTaintUnused(*entry, results)))
+    return failure();
   func::ReturnOp::create(b, fileLoc, results);
   func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, out] : llvm::enumerate(g.output()))

@@ -180,10 +180,12 @@ FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProt
       auto diag = emitError(loc) << what << " '" << vi.name() << "' has a dynamic dimension #" << i;
       if (d.has_dim_param())
         diag << " ('" << d.dim_param() << "')";
-      diag << "; only static shapes are supported: fix it at compile time with ";
       if (d.has_dim_param() && !d.dim_param().empty())
-        diag << "--dim " << d.dim_param() << "=N or ";
-      return diag << "--shape " << vi.name() << "=D0,D1,... (every dim of the input)";
+        return diag << ": fix it at compile time with --dim " << d.dim_param() << "=N or --shape "
+                    << vi.name() << "=D0,D1,... (every dim of the input), or compile one bundle "
+                    << "for a range of it with --dim " << d.dim_param() << "=MIN..MAX";
+      return diag << "; only named dims (an ONNX dim_param) can be symbolic: fix it at compile "
+                  << "time with --shape " << vi.name() << "=D0,D1,... (every dim of the input)";
     }
     if (d.dim_value() < 0)
       return emitError(loc) << what << " '" << vi.name() << "' has a negative dimension #" << i

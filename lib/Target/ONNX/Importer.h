@@ -699,6 +699,27 @@ private:
   llvm::StringMap<const onnx::TensorProto *> initializers;
   /// Names read by some node or by the graph outputs.
   llvm::StringSet<> usedNames;
+
+  //===--------------------------------------------------------------------===//
+  // Values computed from symbolic dims (ImportShapeTaint.cpp; ImportOptions::shapeReferences)
+  //===--------------------------------------------------------------------===//
+  /// How a value depends on the size of a symbolic dim, per element (one entry for the
+  /// whole value when it is not small), in increasing order: kShapeFree, kShapeSize (a
+  /// symbolic dim's size or a sum of them: at least 1 at every value), kShapeLinear (a sum
+  /// of multiples of sizes and constants: +, -, x by a constant), kShapeOther (any other
+  /// function).
+  enum ShapeTaint : uint8_t { kShapeFree = 0, kShapeSize = 1, kShapeLinear = 2, kShapeOther = 3 };
+  llvm::StringMap<SmallVector<uint8_t>> shapeTaint;
+  /// Graph constants holding a value with a taint, and the node that made each.
+  llvm::DenseMap<Operation *, std::string> taintedConstants;
+  /// Shape / Size of `in` (named `inName`): logs its shape (ImportOptions::shapeLog) and
+  /// returns the taint of each of its dims (kShapeLinear where a reference differs).
+  SmallVector<uint8_t> shapeDimTaint(llvm::StringRef inName, RankedTensorType in);
+  /// After node `nc` was imported: the taint of its outputs from its inputs'; a node that
+  /// reads a kShapeOther value and defines a value that is not a constant is refused.
+  LogicalResult propagateShapeTaint(const NodeCtx &nc);
+  /// After the last node: a tainted constant that the graph's results depend on is refused.
+  LogicalResult checkShapeTaintUnused(Block &entry, ArrayRef<Value> results);
 };
 
 } // namespace aicc::onnx_import::detail

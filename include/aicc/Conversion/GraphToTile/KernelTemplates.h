@@ -74,6 +74,15 @@ struct TemplateOptions {
   /// forces S (capped at the key blocks).
   int64_t attentionKVSplits = 0;
 };
+/// Bounded symbolic dims (aicc-compile --dim NAME=MIN..MAX, docs/symbolic-shapes.md): the
+/// compiler driver marks each fusion group whose results carry a symbol with this attribute,
+/// one entry per result: array<i64: axis, symbol, factor, max> (dim `axis` is factor x
+/// symbol `symbol`, whose largest value is `max`; the group was compiled at max), or an empty
+/// array for a result without one. Templates whose programs write their output in order of
+/// the symbolic rows then record tile.symgrid on the kernel: the programs a run at a smaller
+/// value needs.
+constexpr llvm::StringLiteral kGroupSymDimsAttrName = "aicc.symdims";
+
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
                                                        llvm::StringRef name,

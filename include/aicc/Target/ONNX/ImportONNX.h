@@ -51,6 +51,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,19 @@ struct ImportOptions {
   /// for it (aicc-compile --max-tensor-bytes). Element counts and byte sizes
   /// are computed with overflow checks (include/aicc/Support/CheckedSize.h).
   uint64_t maxTensorBytes = kDefaultMaxTensorBytes;
+
+  /// Bounded symbolic dims (aicc-compile --dim NAME=MIN..MAX, docs/symbolic-shapes.md): the
+  /// model is imported at several values of each symbol. `shapeLog`, when set, receives the
+  /// shape of every tensor a Shape or Size node reads, by ONNX name. `shapeReferences` are
+  /// such logs from imports at other values: with them the importer marks the values
+  /// computed from the dims that differ there (ImportShapeTaint.cpp) and refuses, naming
+  /// the node, a value computed from them through anything but sums and multiples (Min, a
+  /// comparison, a division ...: the compiled graph would hold the bound's result) that
+  /// reaches the graph, and a value computed from them at all that the graph reads as data
+  /// (Range and ConstantOfShape outputs, and Expand's, are data that does not depend on the
+  /// value, only their shapes do).
+  std::map<std::string, std::vector<int64_t>> *shapeLog = nullptr;
+  std::vector<const std::map<std::string, std::vector<int64_t>> *> shapeReferences;
 };
 
 /// Parses `bytes`, a serialized ModelProto (the contents of a .onnx file, at

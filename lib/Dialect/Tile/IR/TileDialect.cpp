@@ -142,6 +142,13 @@ static const AttrRule kAttrRules[] = {
               llvm::all_of(arr.asArrayRef(), [](int32_t i) { return i >= 0; });
      },
      "must be array<i32: input, output, ...>: pairs of parameter indices"},
+    {kSymGridAttrName,
+     [](Attribute a) {
+       auto arr = dyn_cast<DenseI64ArrayAttr>(a);
+       return arr && arr.size() == 5 && arr[0] >= 0 && arr[0] <= 2 && arr[1] >= 0 && arr[2] >= 1 &&
+              arr[3] >= 1 && arr[4] >= 1;
+     },
+     "must be array<i64: axis (0..2), symbol, unit, per, group>, unit, per and group >= 1"},
 };
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {

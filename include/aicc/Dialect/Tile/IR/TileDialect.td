@@ -40,6 +40,11 @@ def Tile_Dialect : Dialect {
   //                         array<i32: in0, out0, in1, out1, ...>, parameter pairs where the
   //                         output may be written over the input's memory (bundle `inplace`
   //                         records; the memory plan reuses a dead input's bytes)
+  //   symgrid               on a kernel func (convert-graph-to-tile, for a fusion group whose
+  //                         results carry a bounded symbolic dim): array<i64: axis, symbol,
+  //                         unit, per, group>: at symbol value v only group x ceil(v x unit
+  //                         / per) programs along grid axis `axis` write the results' prefix
+  //                         (bundle `symgrid` records, docs/symbolic-shapes.md)
   let discardableAttrs = (ins
     "::aicc::tile::ScheduleAttr":$schedule,
     "::mlir::IntegerAttr":$cpu_kernel,
@@ -59,7 +64,8 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$dynamic_shared_bytes,
     "::mlir::ArrayAttr":$tensor_maps,
     "::mlir::UnitAttr":$tensor_map,
-    "::mlir::DenseI32ArrayAttr":$in_place
+    "::mlir::DenseI32ArrayAttr":$in_place,
+    "::mlir::DenseI64ArrayAttr":$symgrid
   );
 }
 

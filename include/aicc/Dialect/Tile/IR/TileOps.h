@@ -62,6 +62,7 @@ constexpr llvm::StringLiteral kDynamicSharedBytesAttrName =
 constexpr llvm::StringLiteral kTensorMapsAttrName = TileDialect::TensorMapsAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kTensorMapAttrName = TileDialect::TensorMapAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kInPlaceAttrName = TileDialect::InPlaceAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kSymGridAttrName = TileDialect::SymgridAttrHelper::getNameStr();
 
 /// Returns the schedule of a tile kernel, or null when `op` is not one.
 ScheduleAttr getSchedule(mlir::Operation *op);

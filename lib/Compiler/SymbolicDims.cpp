@@ -1,0 +1,649 @@
+//===- SymbolicDims.cpp - bounded symbolic dims: samples and legality -----===//
+//
+// aicc-compile --dim NAME=MIN..MAX (docs/symbolic-shapes.md). The model is compiled at MAX
+// and the code must be right for every value in the range. Two steps prove it:
+//
+// 1. compareSymbolSample: the module at MAX against the module with one symbol at another
+//    value v, op by op (the same ops, operands, attributes and constants; tensor types equal
+//    except dims that are FACTOR x the symbol at both values). A constant or attribute that
+//    differs was computed from the symbol's size (Shape / Size of a symbolic input used as
+//    data): refused. Run on the imported modules at two other values (taint), then on the
+//    fused modules at MAX and MAX - 1, which records every value's symbolic dim.
+// 2. checkSymbolicDims: every materialized tensor (function arguments and results, every
+//    value outside a fusion group: a kernel's buffer or a view of one) has its symbolic dim
+//    as its first non-unit dim, so its elements at value v are a prefix of its buffer at
+//    MAX; and no op mixes positions along the symbol (a reduction, softmax, contraction,
+//    concat or slice along it, a gather of it ...), so each output element in the prefix
+//    reads only input elements in the prefix. Views keep the symbol the outermost factor
+//    of its dim (a reshape may merge it with inner dims, never with outer ones), so the
+//    kernels' index arithmetic, built from the bound's static strides, addresses the same
+//    element at every value.
+//
+//===----------------------------------------------------------------------===//
+#include "Internal.h"
+
+#include "aicc/Conversion/GraphToTile/KernelTemplates.h"
+#include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace aicc;
+using namespace aicc::detail;
+
+namespace {
+
+/// Raw bytes of a constant's elements (dense or resource), or none.
+std::optional<ArrayRef<char>> elementBytes(Attribute a) {
+  if (auto d = dyn_cast<DenseElementsAttr>(a))
+    return d.getRawData();
+  if (auto r = dyn_cast<DenseResourceElementsAttr>(a))
+    if (AsmResourceBlob *blob = r.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+bool sameAttribute(Attribute a, Attribute b) {
+  if (a == b)
+    return true;
+  auto ea = dyn_cast_or_null<ElementsAttr>(a), eb = dyn_cast_or_null<ElementsAttr>(b);
+  if (!ea || !eb || ea.getType() != eb.getType())
+    return false;
+  // Resource blobs of two imports have different handles: compare their bytes. A splat
+  // DenseElementsAttr holds one element, so dense vs dense is already decided by `==`.
+  if (isa<DenseElementsAttr>(a) && isa<DenseElementsAttr>(b))
+    return false;
+  auto ba = elementBytes(a), bb = elementBytes(b);
+  return ba && bb && *ba == *bb;
+}
+
+std::string shapeText(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+struct SampleComparer {
+  int symbol = 0;
+  ArrayRef<SymbolRange> symbols;
+  int64_t value = 0;
+  SymDimMap *dims = nullptr;
+  DenseMap<Value, Value> sampleToMax;
+  /// Ops whose results reach a function result (with everything nested in them).
+  DenseSet<Operation *> liveA, liveB;
+
+  static DenseSet<Operation *> liveOpsOf(ModuleOp m) {
+    DenseSet<Operation *> live;
+    SmallVector<Operation *> work;
+    m.walk([&](Operation *op) {
+      if (isa<func::ReturnOp>(op))
+        work.push_back(op);
+    });
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      if (!live.insert(op).second)
+        continue;
+      op->walk([&](Operation *inner) {
+        if (inner != op)
+          work.push_back(inner);
+      });
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          work.push_back(def);
+      if (Operation *parent = op->getParentOp(); parent && !isa<func::FuncOp, ModuleOp>(parent))
+        work.push_back(parent);
+    }
+    return live;
+  }
+
+  const SymbolRange &range() const { return symbols[symbol]; }
+
+  InFlightDiagnostic error(Location loc) {
+    return emitError(loc) << "symbolic dim '" << range().name << "' (--dim " << range().name << "="
+                          << range().min << ".." << range().max << "): ";
+  }
+
+  InFlightDiagnostic mismatch(Operation &a, StringRef what) {
+    return error(a.getLoc()) << "the model's " << a.getName() << " " << what << " at "
+                             << range().name << " = " << range().max << " and at " << range().name
+                             << " = " << value
+                             << " (the compiled graph must be one graph for every value)";
+  }
+
+  LogicalResult compareType(Value atMax, Value sample, Location loc, StringRef what) {
+    Type a = atMax.getType(), b = sample.getType();
+    if (a == b)
+      return success();
+    auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+    if (!ta || !tb || ta.getRank() != tb.getRank() || ta.getElementType() != tb.getElementType())
+      return error(loc) << what << " is " << a << " at " << range().name << " = " << range().max
+                        << " but " << b << " at " << range().name << " = " << value;
+    for (int64_t d = 0; d < ta.getRank(); ++d) {
+      int64_t x = ta.getDimSize(d), y = tb.getDimSize(d);
+      if (x == y)
+        continue;
+      int64_t f = x / range().max;
+      if (x % range().max != 0 || f < 1 || f * value != y)
+        return error(loc) << "dim #" << d << " of " << what << " is " << x << " at " << range().name
+                          << " = " << range().max << " and " << y << " at " << range().name << " = "
+                          << value << ": not a multiple of " << range().name
+                          << " (a symbolic dim must be FACTOR x the symbol in every tensor)";
+      if (!dims)
+        continue;
+      SymDim sd{(int)d, symbol, f};
+      auto [it, fresh] = dims->try_emplace(atMax, sd);
+      if (fresh)
+        continue;
+      if (it->second.symbol != symbol)
+        return error(loc) << what << " " << shapeText(a) << " carries two symbols ('"
+                          << symbols[it->second.symbol].name << "' in dim #" << it->second.axis
+                          << ", '" << range().name << "' in dim #" << d
+                          << "): one symbol per tensor is supported";
+      if (it->second.axis != d)
+        return error(loc) << what << " " << shapeText(a) << " carries the symbol in dims #"
+                          << it->second.axis << " and #" << d
+                          << ": one symbolic dim per tensor is supported";
+    }
+    return success();
+  }
+
+  /// A constant built from the symbol's value whose elements at v are those of the bound's
+  /// constant at the same indices (the sub-box the sample's shape cuts from it): a table
+  /// sliced to the sequence length, positions 0 .. v - 1, a causal mask tril[:v, :v]. The
+  /// compiled code reads the bound's constant at the indices a run at v reads.
+  bool subBoxConsistent(Operation &a, Operation &b) {
+    auto ta = dyn_cast<RankedTensorType>(a.getResult(0).getType());
+    auto tb = dyn_cast<RankedTensorType>(b.getResult(0).getType());
+    if (!ta || !tb || ta.getRank() != tb.getRank() || ta.getElementType() != tb.getElementType())
+      return false;
+    for (int64_t d = 0; d < ta.getRank(); ++d)
+      if (tb.getDimSize(d) > ta.getDimSize(d))
+        return false;
+    Attribute va = a.getAttr("value"), vb = b.getAttr("value");
+    auto da = dyn_cast_or_null<DenseElementsAttr>(va), db = dyn_cast_or_null<DenseElementsAttr>(vb);
+    if (da && db && da.isSplat() && db.isSplat())
+      return da.getSplatValue<Attribute>() == db.getSplatValue<Attribute>();
+    int64_t rank = ta.getRank(), n = tb.getNumElements();
+    SmallVector<int64_t> strideA(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      strideA[d] = strideA[d + 1] * ta.getDimSize(d + 1);
+    // Offset in `a` of the sample's element k (row-major over tb's shape).
+    auto offsetInA = [&](int64_t k) {
+      int64_t off = 0;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        off += (k % tb.getDimSize(d)) * strideA[d];
+        k /= tb.getDimSize(d);
+      }
+      return off;
+    };
+    Type et = ta.getElementType();
+    unsigned width = et.isIntOrFloat() ? et.getIntOrFloatBitWidth() : 0;
+    auto ba = elementBytes(va), bb = elementBytes(vb);
+    bool raw =
+        width >= 8 && width % 8 == 0 && ba && bb && !(da && da.isSplat()) && !(db && db.isSplat());
+    if (raw) {
+      size_t es = width / 8;
+      if ((int64_t)bb->size() != n * (int64_t)es ||
+          (int64_t)ba->size() != ta.getNumElements() * (int64_t)es)
+        return false;
+      for (int64_t k = 0; k < n; ++k)
+        if (ba->slice(offsetInA(k) * es, es) != bb->slice(k * es, es))
+          return false;
+      return true;
+    }
+    if (!da || !db)
+      return false;
+    auto xa = da.getValues<Attribute>(), xb = db.getValues<Attribute>();
+    for (int64_t k = 0; k < n; ++k)
+      if (xa[offsetInA(k)] != xb[k])
+        return false;
+    return true;
+  }
+
+  LogicalResult compareRegion(Region &ra, Region &rb, Operation &parent) {
+    if (ra.getBlocks().size() != rb.getBlocks().size())
+      return mismatch(parent, "has different regions");
+    for (auto [ba, bb] : llvm::zip(ra, rb)) {
+      if (ba.getNumArguments() != bb.getNumArguments())
+        return mismatch(parent, "has different block arguments");
+      for (auto [i, pair] : llvm::enumerate(llvm::zip(ba.getArguments(), bb.getArguments()))) {
+        auto [x, y] = pair;
+        if (failed(compareType(x, y, parent.getLoc(),
+                               isa<func::FuncOp>(parent)
+                                   ? ("argument #" + std::to_string(i) + " of @" +
+                                      cast<func::FuncOp>(parent).getName().str())
+                                   : ("block argument #" + std::to_string(i)))))
+          return failure();
+        sampleToMax[y] = x;
+      }
+      // Only ops whose results reach the function's results: the importer leaves the graph
+      // ops of folded shape computations (Shape -> Gather -> Concat -> Reshape's shape) dead
+      // until the graph pipeline's cleanup removes them.
+      auto liveOps = [&](Block &blk, const DenseSet<Operation *> &live) {
+        SmallVector<Operation *> ops;
+        for (Operation &op : blk)
+          if (live.contains(&op))
+            ops.push_back(&op);
+        return ops;
+      };
+      SmallVector<Operation *> oa = liveOps(ba, liveA), ob = liveOps(bb, liveB);
+      for (auto [x, y] : llvm::zip(oa, ob))
+        if (failed(compareOp(*x, *y)))
+          return failure();
+      if (oa.size() != ob.size()) {
+        // One graph has more ops at the end: name the first extra one.
+        Operation &extra = oa.size() > ob.size() ? *oa[ob.size()] : *oa.back();
+        return mismatch(extra, oa.size() > ob.size() ? "is there only at the bound"
+                                                     : "is followed by more ops");
+      }
+    }
+    return success();
+  }
+
+  LogicalResult compareOp(Operation &a, Operation &b) {
+    if (a.getName() != b.getName())
+      return mismatch(a, ("is " + b.getName().getStringRef().str() + " instead").c_str());
+    if (a.getNumOperands() != b.getNumOperands() || a.getNumResults() != b.getNumResults() ||
+        a.getNumRegions() != b.getNumRegions())
+      return mismatch(a, "has different operands or results");
+    for (auto [x, y] : llvm::zip(a.getOperands(), b.getOperands())) {
+      auto it = sampleToMax.find(y);
+      if (it == sampleToMax.end() || it->second != x)
+        return mismatch(a, "reads different values");
+    }
+    DictionaryAttr da = a.getAttrDictionary(), db = b.getAttrDictionary();
+    for (NamedAttribute na : da) {
+      // graph-fuse's record of the rules that kept groups apart is a note, not code.
+      if (na.getName() == "refusals")
+        continue;
+      Attribute other = db.get(na.getName());
+      if (other && sameAttribute(na.getValue(), other))
+        continue;
+      if (isa<graph::ConstantOp>(a) && subBoxConsistent(a, b))
+        continue;
+      if (isa<graph::ConstantOp>(a))
+        return error(a.getLoc())
+               << "a constant differs between " << range().name << " = " << range().max << " and "
+               << range().name << " = " << value
+               << ": it is computed from the symbol's value (Shape or Size of a symbolic input "
+                  "used as data), which the compiled code would hold at "
+               << range().max << " for every run";
+      return mismatch(a, ("has a different '" + na.getName().str() + "' attribute").c_str());
+    }
+    for (NamedAttribute nb : db)
+      if (nb.getName() != "refusals" && !da.get(nb.getName()))
+        return mismatch(a, ("has a different '" + nb.getName().str() + "' attribute").c_str());
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(a.getResults(), b.getResults()))) {
+      auto [x, y] = pair;
+      if (failed(compareType(x, y, a.getLoc(),
+                             "result #" + std::to_string(i) + " of " +
+                                 a.getName().getStringRef().str())))
+        return failure();
+      sampleToMax[y] = x;
+    }
+    for (auto [ra, rb] : llvm::zip(a.getRegions(), b.getRegions()))
+      if (failed(compareRegion(ra, rb, a)))
+        return failure();
+    return success();
+  }
+};
+
+/// Legality of one module at the bound, given every value's symbolic dim.
+struct LegalityChecker {
+  ArrayRef<SymbolRange> symbols;
+  const SymDimMap &dims;
+
+  std::optional<SymDim> of(Value v) const {
+    auto it = dims.find(v);
+    if (it == dims.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  InFlightDiagnostic refuse(Operation *op, const SymDim &sd) {
+    const SymbolRange &r = symbols[sd.symbol];
+    return emitError(op->getLoc())
+           << op->getName() << " is not supported with the symbolic dim '" << r.name << "' (--dim "
+           << r.name << "=" << r.min << ".." << r.max << "): ";
+  }
+
+  static int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+  static int64_t dimOf(Value v, int64_t d) {
+    return cast<RankedTensorType>(v.getType()).getDimSize(d);
+  }
+
+  /// A materialized tensor: its symbolic dim is its first non-unit dim.
+  LogicalResult checkPrefix(Value v, Operation *anchor, StringRef what) {
+    auto sd = of(v);
+    if (!sd)
+      return success();
+    auto t = cast<RankedTensorType>(v.getType());
+    const SymbolRange &r = symbols[sd->symbol];
+    for (int64_t d = 0; d < sd->axis; ++d)
+      if (t.getDimSize(d) != 1)
+        return emitError(anchor->getLoc())
+               << what << " " << t << " holds the symbolic dim '" << r.name << "' (--dim " << r.name
+               << "=" << r.min << ".." << r.max << ") in dim #" << sd->axis
+               << " after a dim of size " << t.getDimSize(d)
+               << ": a tensor in memory must have the symbol in its first non-unit dim (its "
+                  "elements at a smaller value are then a prefix of its buffer at "
+               << r.max << ")";
+    return success();
+  }
+
+  /// Operand `o` of an op whose result `r` is aligned to it from the right (numpy
+  /// broadcasting): its symbolic dim must sit where r's is; without one, its dim there is 1.
+  LogicalResult checkAligned(Operation *op, Value o, Value r, StringRef what) {
+    auto so = of(o), sr = of(r);
+    int64_t offset = rankOf(r) - rankOf(o);
+    if (so) {
+      if (!sr || so->axis + offset != sr->axis || so->symbol != sr->symbol)
+        return refuse(op, *so) << what << " carries the symbol in dim #" << so->axis
+                               << ", not where the result does";
+      return success();
+    }
+    if (sr && sr->axis - offset >= 0 && dimOf(o, sr->axis - offset) != 1)
+      return refuse(op, *sr) << what << " has " << dimOf(o, sr->axis - offset)
+                             << " elements along the result's symbolic dim #" << sr->axis
+                             << " without carrying the symbol (a tensor of the bound's size "
+                                "cannot follow a smaller value)";
+    return success();
+  }
+
+  /// The symbolic dim of `v` (if any) is none of `axes` (negative ones count from the end).
+  LogicalResult checkNotAlong(Operation *op, Value v, ArrayRef<int64_t> axes, StringRef what,
+                              bool emptyMeansAll = false) {
+    auto sd = of(v);
+    if (!sd)
+      return success();
+    if (emptyMeansAll && axes.empty())
+      return refuse(op, *sd) << what << " runs over every dim, the symbolic one included";
+    for (int64_t a : axes)
+      if ((a < 0 ? a + rankOf(v) : a) == sd->axis)
+        return refuse(op, *sd) << what << " runs along the symbolic dim #" << sd->axis
+                               << " (its result would read positions past a smaller value)";
+    return success();
+  }
+
+  LogicalResult checkMatmul(Operation *op, Value a, Value b, bool transA, bool transB) {
+    // A [..., M, K] (or [K, M]), B [..., K, N] (or [N, K]); 1-D operands are vectors.
+    auto sa = of(a), sb = of(b);
+    int64_t ra = rankOf(a), rb = rankOf(b);
+    if (sa) {
+      int64_t kAxis = ra == 1 ? 0 : (transA ? ra - 2 : ra - 1);
+      if (sa->axis == kAxis)
+        return refuse(op, *sa) << "the contraction (K) dim of its first operand is symbolic";
+    }
+    if (sb) {
+      int64_t kAxis = rb == 1 ? 0 : (transB ? rb - 1 : rb - 2);
+      if (sb->axis == kAxis)
+        return refuse(op, *sb) << "the contraction (K) dim of its second operand is symbolic";
+    }
+    // Batch dims (all but the last two) broadcast from the right.
+    Value r = op->getResult(0);
+    int64_t rr = rankOf(r);
+    auto batchCheck = [&](Value o, int64_t ro, std::optional<SymDim> so,
+                          StringRef what) -> LogicalResult {
+      auto sr = of(r);
+      if (so && so->axis < ro - 2) {
+        int64_t at = so->axis + (rr - ro);
+        if (!sr || sr->axis != at)
+          return refuse(op, *so) << what << "'s symbolic batch dim is not the result's";
+      }
+      if (!so && sr && sr->axis < rr - 2 && ro > 2) {
+        int64_t at = sr->axis - (rr - ro);
+        if (at >= 0 && at < ro - 2 && dimOf(o, at) != 1)
+          return refuse(op, *sr) << what << " has " << dimOf(o, at)
+                                 << " matrices along the symbolic batch dim without carrying "
+                                    "the symbol";
+      }
+      return success();
+    };
+    if (failed(batchCheck(a, ra, sa, "the first operand")) ||
+        failed(batchCheck(b, rb, sb, "the second operand")))
+      return failure();
+    return success();
+  }
+
+  LogicalResult checkOp(Operation *op) {
+    bool symbolic = llvm::any_of(op->getOperands(), [&](Value v) { return of(v).has_value(); }) ||
+                    llvm::any_of(op->getResults(), [&](Value v) { return of(v).has_value(); });
+    // Constants that carry the symbol were compared at two values: a run reads the bound's
+    // elements at the indices it would read its own (compareSymbolSample's sub-box rule).
+    if (!symbolic ||
+        isa<func::ReturnOp, graph::YieldOp, graph::FusionGroupOp, graph::ConstantOp>(op))
+      return success();
+    SymDim any =
+        *(llvm::any_of(op->getResults(), [&](Value v) { return of(v).has_value(); })
+              ? of(*llvm::find_if(op->getResults(), [&](Value v) { return of(v).has_value(); }))
+              : of(*llvm::find_if(op->getOperands(), [&](Value v) { return of(v).has_value(); })));
+    // A symbol that enters an op leaves it: a result without it would be the bound's (a pass
+    // that padded or sliced the symbolic dim to a fixed size, say).
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return of(v).has_value(); }))
+      for (Value r : op->getResults())
+        if (isa<RankedTensorType>(r.getType()) && !of(r) &&
+            !isa<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp,
+                 graph::ReduceProdOp>(op))
+          return refuse(op, any) << "its result " << r.getType()
+                                 << " does not carry the symbol its operands carry";
+    if (graph::isElementwise(op)) {
+      for (auto [i, o] : llvm::enumerate(op->getOperands()))
+        if (failed(checkAligned(op, o, op->getResult(0), "operand #" + std::to_string(i))))
+          return failure();
+      return success();
+    }
+    if (auto m = dyn_cast<graph::MatMulOp>(op))
+      return checkMatmul(op, m.getLhs(), m.getRhs(), false, false);
+    if (auto g = dyn_cast<graph::GemmOp>(op)) {
+      if (failed(checkMatmul(op, g.getA(), g.getB(), g.getTransA(), g.getTransB())))
+        return failure();
+      if (g.getC() && failed(checkAligned(op, g.getC(), g.getResult(), "C")))
+        return failure();
+      return success();
+    }
+    if (isa<graph::ConvOp, graph::MaxPoolOp, graph::AvgPoolOp>(op)) {
+      // The batch dim (0 in NCHW and NHWC) of the input only.
+      auto si = of(op->getOperand(0));
+      if (!si || si->axis != 0)
+        return refuse(op, any) << "only the batch dim (#0) of its input may be symbolic";
+      for (Value o : op->getOperands().drop_front())
+        if (of(o))
+          return refuse(op, any) << "its weights or bias carry the symbol";
+      return success();
+    }
+    if (auto s = dyn_cast<graph::SoftmaxOp>(op))
+      return checkNotAlong(op, s.getInput(), {(int64_t)s.getAxis()}, "the softmax");
+    if (auto s = dyn_cast<graph::LogSoftmaxOp>(op))
+      return checkNotAlong(op, s.getInput(), {(int64_t)s.getAxis()}, "the log-softmax");
+    if (auto ln = dyn_cast<graph::LayerNormOp>(op)) {
+      SmallVector<int64_t> axes;
+      int64_t r = rankOf(ln.getInput()), a = ln.getAxis() < 0 ? ln.getAxis() + r : ln.getAxis();
+      for (int64_t d = a; d < r; ++d)
+        axes.push_back(d);
+      if (failed(checkNotAlong(op, ln.getInput(), axes, "the normalization")))
+        return failure();
+      for (Value o : {ln.getScale(), ln.getBias()})
+        if (o && failed(checkAligned(op, o, ln.getResult(), "the scale or bias")))
+          return failure();
+      return success();
+    }
+    if (isa<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp,
+            graph::ReduceProdOp>(op)) {
+      auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+      return checkNotAlong(op, op->getOperand(0), axes ? axes.asArrayRef() : ArrayRef<int64_t>{},
+                           "the reduction", /*emptyMeansAll=*/true);
+    }
+    if (auto at = dyn_cast<graph::AttentionOp>(op)) {
+      // Symbolic only in the batch dims (all but the last two) of every operand. Over a
+      // symbolic sequence even a causal mask is not enough: a query's masked keys past the
+      // prefix still meet it as 0 x (the buffer's tail), NaN when the tail holds NaN; that
+      // needs the kernel to know the run's length (issue 19's next step).
+      for (Value o : op->getOperands())
+        if (auto so = of(o); so && so->axis >= rankOf(o) - 2)
+          return refuse(op, *so) << "the symbol is in a sequence or head dim of an operand "
+                                    "(only batch dims may be symbolic: attention over a "
+                                    "sequence of run-time length is not supported yet)";
+      for (Value o : op->getOperands())
+        if (failed(checkAligned(op, o, at.getResult(), "an operand")))
+          return failure();
+      return success();
+    }
+    if (auto r = dyn_cast<graph::ReshapeOp>(op)) {
+      // The symbol stays the outermost factor of its dim: the dims before it hold as many
+      // elements on both sides (the row-major index of an element does not depend on the
+      // symbol's value then).
+      auto si = of(r.getInput()), so = of(r.getResult());
+      if (!si || !so)
+        return refuse(op, any) << "the symbol appears on one side of the reshape only";
+      auto before = [](Value v, int64_t axis) {
+        int64_t n = 1;
+        for (int64_t d = 0; d < axis; ++d)
+          n *= dimOf(v, d);
+        return n;
+      };
+      if (before(r.getInput(), si->axis) != before(r.getResult(), so->axis))
+        return refuse(op, *si) << "it merges the symbolic dim with an outer dim ("
+                               << r.getInput().getType() << " -> " << r.getResult().getType()
+                               << "): the element order would depend on the symbol's value";
+      return success();
+    }
+    if (auto t = dyn_cast<graph::TransposeOp>(op))
+      return success(); // Types moved the dim; a materialized result is checked as such.
+    if (isa<graph::SliceOp, graph::PadOp, graph::TileOp>(op)) {
+      auto si = of(op->getOperand(0)), so = of(op->getResult(0));
+      if (!si || !so || si->axis != so->axis || si->factor != so->factor)
+        return refuse(op, any) << "it slices, pads or repeats along the symbolic dim";
+      if (auto s = dyn_cast<graph::SliceOp>(op))
+        if (s.getStarts()[si->axis] != 0 || s.getSteps()[si->axis] != 1)
+          return refuse(op, *si) << "it slices along the symbolic dim";
+      return success();
+    }
+    if (auto c = dyn_cast<graph::ConcatOp>(op)) {
+      for (Value o : c.getInputs())
+        if (failed(checkAligned(op, o, c.getResult(), "an input")))
+          return failure();
+      return checkNotAlong(op, c.getResult(), {(int64_t)c.getAxis()}, "the concatenation");
+    }
+    if (auto e = dyn_cast<graph::ExpandOp>(op))
+      return checkAligned(op, e.getInput(), e.getResult(), "the input");
+    if (auto g = dyn_cast<graph::GatherOp>(op)) {
+      if (failed(checkNotAlong(op, g.getInput(), {(int64_t)g.getAxis()}, "the gather")))
+        return failure();
+      return success();
+    }
+    if (auto g = dyn_cast<graph::GatherElementsOp>(op)) {
+      if (failed(checkNotAlong(op, g.getInput(), {(int64_t)g.getAxis()}, "the gather")) ||
+          failed(checkAligned(op, g.getIndices(), g.getResult(), "the indices")) ||
+          failed(checkAligned(op, g.getInput(), g.getResult(), "the data")))
+        return failure();
+      return success();
+    }
+    if (auto t = dyn_cast<graph::TriluOp>(op)) {
+      int64_t r = rankOf(t.getInput());
+      return checkNotAlong(op, t.getInput(), {r - 1, r - 2}, "the triangle");
+    }
+    return refuse(op, any) << "no rule says how it treats positions along the symbol";
+  }
+};
+
+} // namespace
+
+LogicalResult aicc::detail::compareSymbolSample(ModuleOp atMax, ModuleOp sample, int symbol,
+                                                ArrayRef<SymbolRange> symbols, int64_t value,
+                                                SymDimMap *dims) {
+  SampleComparer c;
+  c.symbol = symbol;
+  c.symbols = symbols;
+  c.value = value;
+  c.dims = dims;
+  c.liveA = SampleComparer::liveOpsOf(atMax);
+  c.liveB = SampleComparer::liveOpsOf(sample);
+  auto funcsOf = [](ModuleOp m) {
+    SmallVector<func::FuncOp> fns;
+    for (auto fn : m.getOps<func::FuncOp>())
+      if (!fn.isExternal())
+        fns.push_back(fn);
+    return fns;
+  };
+  auto fa = funcsOf(atMax), fb = funcsOf(sample);
+  if (fa.size() != fb.size())
+    return c.error(atMax.getLoc()) << "the model has a different number of functions at "
+                                   << symbols[symbol].name << " = " << value;
+  for (auto [a, b] : llvm::zip(fa, fb))
+    if (failed(c.compareRegion(a.getBody(), b.getBody(), *a)))
+      return failure();
+  return success();
+}
+
+LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRange> symbols,
+                                              const SymDimMap &dims) {
+  LegalityChecker lc{symbols, dims};
+  MLIRContext *ctx = module.getContext();
+  Builder b(ctx);
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    // The model's inputs and outputs are the caller's compact tensors: the runtime copies a
+    // run's inputs to the start of the bound's buffers and returns the start of the outputs'.
+    // Buffers inside the model keep the bound's layout whatever dim holds the symbol: the
+    // kernels that write and read them address each element at the bound's static strides.
+    for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
+      auto name = fn.getArgAttrOfType<StringAttr>(i, "aicc.name");
+      if (failed(lc.checkPrefix(arg, fn,
+                                "graph input #" + std::to_string(i) +
+                                    (name ? " '" + name.getValue().str() + "'" : std::string()))))
+        return failure();
+    }
+    auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      auto name = fn.getResultAttrOfType<StringAttr>(i, "aicc.name");
+      if (failed(lc.checkPrefix(v, ret,
+                                "graph output #" + std::to_string(i) +
+                                    (name ? " '" + name.getValue().str() + "'" : std::string()))))
+        return failure();
+    }
+    WalkResult w = fn.walk([&](Operation *op) {
+      return failed(lc.checkOp(op)) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (w.wasInterrupted())
+      return failure();
+    // The bundle's symdim records come from these.
+    auto record = [&](Value v) -> Attribute {
+      auto sd = lc.of(v);
+      if (!sd)
+        return {};
+      return b.getDenseI64ArrayAttr({sd->axis, sd->symbol, sd->factor});
+    };
+    for (auto [i, arg] : llvm::enumerate(fn.getArguments()))
+      if (Attribute a = record(arg))
+        fn.setArgAttr(i, kSymDimAttrName, a);
+    // Groups learn their results' symbolic dims (the templates' tile.symgrid).
+    for (auto g : fn.getBody().front().getOps<graph::FusionGroupOp>()) {
+      SmallVector<Attribute> perResult;
+      bool any = false;
+      for (Value r : g->getResults()) {
+        auto sd = lc.of(r);
+        any |= sd.has_value();
+        perResult.push_back(
+            sd ? b.getDenseI64ArrayAttr({sd->axis, sd->symbol, sd->factor, symbols[sd->symbol].max})
+               : b.getDenseI64ArrayAttr({}));
+      }
+      if (any)
+        g->setAttr(kGroupSymDimsAttrName, b.getArrayAttr(perResult));
+    }
+    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+      if (Attribute a = record(v))
+        fn.setResultAttr(i, kSymDimAttrName, a);
+  }
+  SmallVector<Attribute> list;
+  for (const SymbolRange &s : symbols)
+    list.push_back(b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(s.name)),
+                                        b.getNamedAttr("min", b.getI64IntegerAttr(s.min)),
+                                        b.getNamedAttr("max", b.getI64IntegerAttr(s.max))}));
+  module->setAttr(kSymbolsAttrName, b.getArrayAttr(list));
+  return success();
+}

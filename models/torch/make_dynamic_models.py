@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Exports make_models.py's models with a dynamic batch axis, the way users export them
+(torch.onnx.export with dynamic_axes={"input_0": {0: "batch"}, ...}), for issue 19's bounded
+symbolic dims (docs/symbolic-shapes.md): aicc-compile MODEL --dim batch=1..8; and the GPT
+block at batch 1 with a dynamic sequence (gpt_block_dynseq: --dim seq=1..64).
+
+Run with Debian's python3 (torch 1.13 CPU):  /usr/bin/python3 models/torch/make_dynamic_models.py
+For each model writes NAME_dynbatch_opset17/model.onnx and test_data_set_K/{input_*,output_0}.pb
+at batch sizes 1, 3 and 8 (expected outputs from torch's eager forward pass, float32).
+"""
+import os
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+
+import make_models as mm
+
+here = os.path.dirname(os.path.abspath(__file__))
+BATCHES = (1, 3, 8)
+
+
+def export(name, make, shapes, dim="batch", sizes=BATCHES, lead=()):
+    """`make()` builds the module; `shapes` are the inputs' shapes after the dynamic dim,
+    `lead` the static dims before it."""
+    torch.manual_seed(0)
+    model = make()
+    model.eval()
+    d = os.path.join(here, "%s_dyn%s_opset17" % (name, dim))
+    names = ["input_%d" % i for i in range(len(shapes))]
+    g = torch.Generator().manual_seed(2)
+    example = [torch.randn(*lead, 2, *s, generator=g) for s in shapes]
+    axes = {n: {len(lead): dim} for n in names}
+    axes["output_0"] = {len(lead): dim}
+    os.makedirs(d, exist_ok=True)
+    torch.onnx.export(model, tuple(example), os.path.join(d, "model.onnx"), input_names=names,
+                      output_names=["output_0"], opset_version=17, do_constant_folding=True,
+                      dynamic_axes=axes)
+    onnx.checker.check_model(onnx.load(os.path.join(d, "model.onnx")))
+    for k, b in enumerate(sizes):
+        t = os.path.join(d, "test_data_set_%d" % k)
+        os.makedirs(t, exist_ok=True)
+        inputs = [torch.randn(*lead, b, *s, generator=g) for s in shapes]
+        with torch.no_grad():
+            out = model(*inputs)
+        for i, x in enumerate(inputs):
+            with open(os.path.join(t, "input_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(x.numpy(), names[i]).SerializeToString())
+        with open(os.path.join(t, "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(out.numpy().astype(np.float32), "output_0")
+                    .SerializeToString())
+    print("wrote", d)
+
+
+if __name__ == "__main__":
+    export("convnet", lambda: mm.randomize_bn(mm.ConvNet()), [(3, 16, 16)])
+    export("resnet_block", lambda: mm.randomize_bn(mm.BasicBlock()), [(8, 16, 16)])
+    export("bert_encoder", mm.Encoder, [(8, 32)])
+    export("gpt_block", mm.GPTBlock, [(8, 32)])
+    export("llama_decode", mm.LlamaDecode, [(1, 128), (2, 40, 16), (2, 40, 16)])
+    export("gpt_block", lambda: mm.GPTBlock(seq=64), [(32,)], dim="seq", sizes=(1, 5, 64),
+           lead=(1,))

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Small ONNX models with a dynamic batch dim ('batch') for symbolic-dims.test: each is one
+way the bounded symbolic dims (docs/symbolic-shapes.md) must refuse or accept a model.
+
+usage: symbolic_models.py OUTDIR
+writes OUTDIR/NAME.onnx for NAME in:
+  rowwise        Y = softmax(X @ W + b) over the last axis: accepted
+  batch_as_data  Y = X / batch (the batch size from Shape, cast to float, used as data)
+  reduce_batch   Y = ReduceSum(X, axis 0) (sums over the batch)
+  last_row       Y = X[-1:] (a slice along the batch)
+  batch_inner    X [4, batch] (the symbol after a dim of 4)
+  mean_flatten   Y = Reshape(X, [batch * 4]) -> ReduceMean: refused (reduces along it)
+  min_batch      Y = X * Cast(Min(batch, 4)): refused (a function of batch that is 4 at the
+                 values the compiler imports the model at, 16, 15, 8, but not at 1, 2, 3)
+  pad_min        Y = Pad(X, [0, 0, 0, Min(batch, 4)]): refused (the same, as a shape operand)
+  batch_is_one   Y = Where(batch == 1, X, Z): refused
+  squeeze_all    Y = Squeeze(X) of X [batch, 1, 4]: refused (at batch 1 it drops the batch dim)
+  expand_batch   Y = Expand(T, Shape(X)) + X: accepted (only the shape follows batch); writes
+                 OUTDIR/expand_batch/test_data_set_{0,1,2} at batch 1, 3 and 16
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(0)
+
+
+def save(name, nodes, inputs, outputs, inits=(), check=True):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    if check:  # (Debian's onnx checker wants a shape on every output)
+        onnx.checker.check_model(m, full_check=True)
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+w = numpy_helper.from_array(rng.standard_normal((4, 6)).astype(np.float32), "W")
+b = numpy_helper.from_array(rng.standard_normal((6,)).astype(np.float32), "B")
+save("rowwise",
+     [helper.make_node("MatMul", ["X", "W"], ["m"]), helper.make_node("Add", ["m", "B"], ["a"]),
+      helper.make_node("Softmax", ["a"], ["Y"], axis=-1)],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", 6])], [w, b])
+
+idx0 = numpy_helper.from_array(np.array(0, np.int64), "i0")
+save("batch_as_data",
+     [helper.make_node("Shape", ["X"], ["s"]), helper.make_node("Gather", ["s", "i0"], ["n"]),
+      helper.make_node("Cast", ["n"], ["nf"], to=TensorProto.FLOAT),
+      helper.make_node("Div", ["X", "nf"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", 4])], [idx0])
+
+axes0 = numpy_helper.from_array(np.array([0], np.int64), "axes")
+save("reduce_batch", [helper.make_node("ReduceSum", ["X", "axes"], ["Y"], keepdims=1)],
+     [vi("X", ["batch", 4])], [vi("Y", [1, 4])], [axes0])
+
+starts = numpy_helper.from_array(np.array([-1], np.int64), "starts")
+ends = numpy_helper.from_array(np.array([2**62], np.int64), "ends")
+save("last_row", [helper.make_node("Slice", ["X", "starts", "ends", "axes"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", [1, 4])], [starts, ends, axes0])
+
+save("batch_inner", [helper.make_node("Relu", ["X"], ["Y"])],
+     [vi("X", [4, "batch"])], [vi("Y", [4, "batch"])])
+
+flat = numpy_helper.from_array(np.array([-1], np.int64), "flat")
+save("mean_flatten",
+     [helper.make_node("Reshape", ["X", "flat"], ["f"]),
+      helper.make_node("ReduceMean", ["f"], ["Y"], keepdims=0)],
+     [vi("X", ["batch", 4])], [vi("Y", [])], [flat])
+
+bidx = numpy_helper.from_array(np.array([0], np.int64), "bidx")
+four = numpy_helper.from_array(np.array([4], np.int64), "four")
+shape_b = [helper.make_node("Shape", ["X"], ["s"]), helper.make_node("Gather", ["s", "bidx"], ["b"])]
+save("min_batch",
+     shape_b + [helper.make_node("Min", ["b", "four"], ["m"]),
+                helper.make_node("Cast", ["m"], ["mf"], to=TensorProto.FLOAT),
+                helper.make_node("Mul", ["X", "mf"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", 4])], [bidx, four])
+
+zeros3 = numpy_helper.from_array(np.zeros(3, np.int64), "zeros3")
+save("pad_min",
+     shape_b + [helper.make_node("Min", ["b", "four"], ["m"]),
+                helper.make_node("Concat", ["zeros3", "m"], ["pads"], axis=0),
+                helper.make_node("Pad", ["X", "pads"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", None])], [bidx, four, zeros3])
+
+one = numpy_helper.from_array(np.array([1], np.int64), "one")
+save("batch_is_one",
+     shape_b + [helper.make_node("Equal", ["b", "one"], ["e"]),
+                helper.make_node("Where", ["e", "X", "Z"], ["Y"])],
+     [vi("X", ["batch", 4]), vi("Z", ["batch", 4])], [vi("Y", ["batch", 4])], [bidx, one])
+
+save("squeeze_all", [helper.make_node("Squeeze", ["X"], ["Y"])],
+     [vi("X", ["batch", 1, 4])], [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+     check=False)
+
+t = rng.standard_normal((1, 4)).astype(np.float32)
+save("expand_batch",
+     [helper.make_node("Shape", ["X"], ["s"]), helper.make_node("Expand", ["T", "s"], ["e"]),
+      helper.make_node("Add", ["e", "X"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", 4])], [numpy_helper.from_array(t, "T")])
+for k, n in enumerate((1, 3, 16)):
+    d = os.path.join(out, "expand_batch", "test_data_set_%d" % k)
+    os.makedirs(d, exist_ok=True)
+    x = rng.standard_normal((n, 4)).astype(np.float32)
+    open(os.path.join(d, "input_0.pb"), "wb").write(numpy_helper.from_array(x, "X").SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        numpy_helper.from_array((x + t).astype(np.float32), "Y").SerializeToString())
