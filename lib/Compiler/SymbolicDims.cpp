@@ -269,8 +269,10 @@ struct SampleComparer {
         return error(a.getLoc())
                << "a constant differs between " << range().name << " = " << range().max << " and "
                << range().name << " = " << value
-               << ": it is computed from the symbol's value (Shape or Size of a symbolic input "
-                  "used as data), which the compiled code would hold at "
+               << " (and at the smaller value it is not the bound's elements at the same "
+                  "indices): it depends on the symbol's value (the op's own decomposition along "
+                  "the symbolic dim, or Shape / Size of a symbolic input used as data), and the "
+                  "compiled code would hold it at "
                << range().max << " for every run";
       return mismatch(a, ("has a different '" + na.getName().str() + "' attribute").c_str());
     }
