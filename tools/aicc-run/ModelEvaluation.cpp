@@ -119,7 +119,8 @@ DialectRegistry Model::makeRegistry() {
 /// Loads `path` (.mlir: graph-dialect text; anything else: ONNX), runs aicc-graph-pipeline
 /// unless the input is already fused, and aicc-fusion-pipeline too when `fuse`. The file
 /// must be a regular file of at most limits.maxFileBytes (rt::readRegularFile).
-bool loadModel(Model &m, const std::string &path, bool fuse, const rt::Limits &limits) {
+bool loadModel(Model &m, const std::string &path, bool fuse, const rt::Limits &limits,
+               const std::vector<std::vector<int64_t>> &argShapes) {
   aicc::registerAllPasses();
   std::string bytes;
   if (rt::Status s = rt::readRegularFile(path, limits.maxFileBytes, bytes, "model"); !s.ok)
@@ -131,7 +132,9 @@ bool loadModel(Model &m, const std::string &path, bool fuse, const rt::Limits &l
     sm.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
     m.module = parseSourceFile<ModuleOp>(sm, &m.ctx);
   } else {
-    m.module = aicc::onnx_import::importONNXModel(buf->getBuffer(), path, m.ctx);
+    aicc::onnx_import::ImportOptions importOpts;
+    importOpts.argumentShapes = argShapes;
+    m.module = aicc::onnx_import::importONNXModel(buf->getBuffer(), path, m.ctx, importOpts);
   }
   if (!m.module)
     return fail("cannot load the model '" + path + "'");
@@ -224,6 +227,29 @@ std::string resultName(func::FuncOp fn, unsigned i) {
 /// One host tensor per argument of `fn`: from `dataSet`/input_K.pb, from --input files,
 /// or pseudo-random (floats uniform in [-1, 1) from aicc-run's fixed-seed LCG, integers
 /// and bools 0).
+bool inputFileShapes(const ReferenceModeOptions &opts, const std::string *dataSet,
+                     std::vector<std::vector<int64_t>> &shapes) {
+  shapes.clear();
+  std::vector<std::string> paths = opts.inputFiles;
+  if (dataSet) {
+    paths.clear();
+    for (int i = 0;; ++i) {
+      std::string p = *dataSet + "/input_" + std::to_string(i) + ".pb";
+      std::error_code ec;
+      if (!std::filesystem::exists(p, ec))
+        break;
+      paths.push_back(p);
+    }
+  }
+  for (const std::string &p : paths) {
+    rt::HostTensor t;
+    if (rt::Status s = rt::readTensorProtoFile(p, t, nullptr, opts.limits.maxFileBytes); !s.ok)
+      return fail(s.message);
+    shapes.push_back(t.shape);
+  }
+  return true;
+}
+
 bool makeInputs(func::FuncOp fn, const ReferenceModeOptions &opts, const std::string *dataSet,
                 std::vector<rt::HostTensor> &out) {
   unsigned n = fn.getNumArguments();

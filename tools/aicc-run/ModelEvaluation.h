@@ -53,7 +53,15 @@ struct Model {
 /// Loads `path` (.mlir: graph-dialect text; anything else: ONNX), runs aicc-graph-pipeline
 /// unless the input is already fused, and aicc-fusion-pipeline too when `fuse`. The file
 /// must be a regular file of at most limits.maxFileBytes (rt::readRegularFile).
-bool loadModel(Model &m, const std::string &path, bool fuse, const rt::Limits &limits);
+/// `argShapes` (ONNX only): the shapes of the tensors the model will be given, by argument
+/// position; a graph input with dynamic dims takes its shape from them (a model exported
+/// with dynamic axes is imported for the data at hand; ImportOptions::argumentShapes).
+bool loadModel(Model &m, const std::string &path, bool fuse, const rt::Limits &limits,
+               const std::vector<std::vector<int64_t>> &argShapes = {});
+/// The shapes of the input files of data set `dataSet` (input_0.pb, input_1.pb, ... while
+/// they exist) or of the --input files (`dataSet` null); false after printing an error.
+bool inputFileShapes(const ReferenceModeOptions &opts, const std::string *dataSet,
+                     std::vector<std::vector<int64_t>> &shapes);
 
 /// The reference evaluator holds every value of `fn` at once (arguments, and the results
 /// of every op, inside fusion groups too), 8 bytes per element (double or int64_t). Fails

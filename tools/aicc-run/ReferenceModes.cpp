@@ -131,15 +131,24 @@ bool referenceDataSet(Model &m, const ReferenceModeOptions &opts, const std::str
 } // namespace
 
 int aicc::run::runReferenceMode(const ReferenceModeOptions &opts) {
-  Model m;
-  if (!loadModel(m, opts.modelPath, /*fuse=*/false, opts.limits) ||
-      !checkEvaluationFits(m.main, opts.limits.maxBufferBytes))
-    return 1;
+  // An ONNX model is imported for the shapes of the inputs at hand: a model exported with
+  // dynamic axes takes each data set's (ImportOptions::argumentShapes).
+  const bool onnx = !llvm::StringRef(opts.modelPath).ends_with(".mlir");
+  auto load = [&](Model &model, const std::string *dataSet) {
+    std::vector<std::vector<int64_t>> shapes;
+    if (onnx && (dataSet || !opts.inputFiles.empty()) && !inputFileShapes(opts, dataSet, shapes))
+      return false;
+    return loadModel(model, opts.modelPath, /*fuse=*/false, opts.limits, shapes) &&
+           checkEvaluationFits(model.main, opts.limits.maxBufferBytes);
+  };
   if (!opts.testDataSets.empty()) {
     int passed = 0;
     bool ok = true;
     for (const std::string &dir : opts.testDataSets) {
       bool hardError = false;
+      Model m;
+      if (!load(m, &dir))
+        return 1;
       bool pass = referenceDataSet(m, opts, dir, hardError);
       passed += pass;
       ok &= pass;
@@ -148,6 +157,9 @@ int aicc::run::runReferenceMode(const ReferenceModeOptions &opts) {
                 opts.testDataSets.size());
     return ok ? 0 : 1;
   }
+  Model m;
+  if (!load(m, nullptr))
+    return 1;
   if (opts.inputFiles.empty() && m.main.getNumArguments() > 0)
     std::fprintf(stderr, "aicc-run: note: no --input given; using pseudo-random float inputs\n");
   std::vector<rt::HostTensor> hostInputs;

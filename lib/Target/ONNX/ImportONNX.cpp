@@ -777,8 +777,35 @@ OwningOpRef<ModuleOp> aicc::onnx_import::importONNXModel(llvm::StringRef bytes,
                           "(truncated or not an ONNX model)";
     return nullptr;
   }
+  // ImportOptions::argumentShapes: the dynamic graph inputs' shapes by position.
+  ImportOptions withShapes;
+  const ImportOptions *use = &opts;
+  if (!opts.argumentShapes.empty()) {
+    withShapes = opts;
+    llvm::StringSet<> skip;
+    for (const auto &init : model.graph().initializer())
+      skip.insert(init.name());
+    for (const InputBinding &bi : opts.bindInputs)
+      skip.insert(bi.name);
+    size_t position = 0;
+    for (const auto &in : model.graph().input()) {
+      if (skip.contains(in.name()))
+        continue;
+      size_t p = position++;
+      if (p >= opts.argumentShapes.size() || !in.type().has_tensor_type() ||
+          !in.type().tensor_type().has_shape())
+        continue;
+      bool dynamic = llvm::any_of(in.type().tensor_type().shape().dim(),
+                                  [](const auto &d) { return !d.has_dim_value(); });
+      bool given = llvm::any_of(opts.inputShapes,
+                                [&](const InputShape &s) { return s.name == in.name(); });
+      if (dynamic && !given)
+        withShapes.inputShapes.push_back({in.name(), opts.argumentShapes[p]});
+    }
+    use = &withShapes;
+  }
   OwningOpRef<ModuleOp> module(ModuleOp::create(fileLoc));
-  if (failed(Importer(ctx, modelPath, opts).importModel(model, *module)))
+  if (failed(Importer(ctx, modelPath, *use).importModel(model, *module)))
     return nullptr;
   return module;
 }

@@ -144,6 +144,13 @@ struct ImportOptions {
   /// value, only their shapes do).
   std::map<std::string, std::vector<int64_t>> *shapeLog = nullptr;
   std::vector<const std::map<std::string, std::vector<int64_t>> *> shapeReferences;
+
+  /// The shapes of the tensors a caller will pass, by position among the graph inputs that
+  /// become function arguments (not initializers, not bound): a graph input with a dynamic
+  /// dim takes its shape from here as if given by `inputShapes` (aicc-run --reference of a
+  /// model exported with dynamic axes: the data's shapes fix them). Static inputs are left
+  /// as declared; positions past the end are not fixed.
+  std::vector<std::vector<int64_t>> argumentShapes;
 };
 
 /// Parses `bytes`, a serialized ModelProto (the contents of a .onnx file, at
