@@ -620,6 +620,11 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       // those values in the import at max: ImportShapeTaint.cpp), then compared with the
       // imports at the middle and the minimum of the range too.
       auto sampleFailed = [&](const aicc::detail::SymbolRange &sym, int64_t v) {
+        // (The collector reports the diagnostics it holds, not this fallback: say it there.)
+        emitError(loc) << "the error above is at " << sym.name << " = " << v << ": --dim "
+                       << sym.name << "=" << sym.min << ".." << sym.max
+                       << " imports the model at several values of the range to find the dims "
+                          "that follow the symbol, and it must import at each";
         return diags.error("the model does not import at " + sym.name + " = " + std::to_string(v) +
                            " (--dim " + sym.name + "=" + std::to_string(sym.min) + ".." +
                            std::to_string(sym.max) +

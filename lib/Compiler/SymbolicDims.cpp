@@ -603,6 +603,13 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto name = fn.getResultAttrOfType<StringAttr>(i, "aicc.name");
+      // A constant output is a buffer of the bound's weights; the runtime returns prefixes of
+      // computed outputs only.
+      if (auto sd = lc.of(v); sd && v.getDefiningOp<graph::ConstantOp>())
+        return emitError(v.getLoc())
+               << "graph output #" << i << (name ? " '" + name.getValue().str() + "'" : "")
+               << " is a constant that follows the symbolic dim '" << symbols[sd->symbol].name
+               << "' (a table cut to its size): not supported; it does not depend on the inputs";
       if (failed(lc.checkPrefix(v, ret,
                                 "graph output #" + std::to_string(i) +
                                     (name ? " '" + name.getValue().str() + "'" : std::string()))))

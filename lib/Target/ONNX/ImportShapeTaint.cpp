@@ -58,6 +58,181 @@ SmallVector<uint8_t> Importer::shapeDimTaint(llvm::StringRef inName, RankedTenso
   return taint;
 }
 
+SmallVector<uint8_t> Importer::outputTaint(const NodeCtx &nc) {
+  const onnx::NodeProto &node = nc.node;
+  llvm::StringRef type = node.op_type();
+  auto taintOf = [&](int i) -> ArrayRef<uint8_t> {
+    if (i >= node.input_size() || node.input(i).empty())
+      return {};
+    auto it = shapeTaint.find(node.input(i));
+    return it == shapeTaint.end() ? ArrayRef<uint8_t>() : ArrayRef<uint8_t>(it->second);
+  };
+  auto typeOf = [&](llvm::StringRef name) -> RankedTensorType {
+    Value v = values.lookup(name);
+    return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+  };
+  RankedTensorType outType = node.output_size() ? typeOf(node.output(0)) : RankedTensorType();
+  int64_t n = outType && outType.hasStaticShape() ? outType.getNumElements() : -1;
+  bool i64Out = outType && outType.getElementType().isInteger(64);
+  ArrayRef<uint8_t> x = taintOf(0);
+  uint8_t xMax = maxTaint(x), others = 0, all = xMax;
+  bool anyData = xMax == kShapeData;
+  for (int i = 1; i < node.input_size(); ++i) {
+    others = std::max(others, maxTaint(taintOf(i)));
+    all = std::max(all, maxTaint(taintOf(i)));
+    anyData |= llvm::is_contained(taintOf(i), (uint8_t)kShapeData);
+  }
+  bool anyShape = false; // a size or linear element among the inputs
+  for (int i = 0; i < node.input_size(); ++i)
+    for (uint8_t t : taintOf(i))
+      anyShape |= t == kShapeSize || t == kShapeLinear;
+  auto whole = [](uint8_t t) { return SmallVector<uint8_t>(1, t); };
+  const SmallVector<uint8_t> other = whole(kShapeOther);
+  if (all == kShapeOther)
+    return other;
+  // Count-dependent data only (index-wise values), no size or linear element.
+  const bool dataOnly = anyData && !anyShape;
+
+  // Index-preserving moves: the elements in order. A tainted axes / shape operand makes the
+  // layout a function of the symbol, except for data of the symbol's count.
+  if (type == "Unsqueeze" || type == "Squeeze" || type == "Reshape" || type == "Identity" ||
+      type == "Flatten") {
+    // Data of the symbol's count reshaped to a tainted shape keeps its order ([n] -> [n, 1]).
+    bool xData = xMax == kShapeData && !llvm::is_contained(x, (uint8_t)kShapeSize) &&
+                 !llvm::is_contained(x, (uint8_t)kShapeLinear);
+    if (others != kShapeFree && !(xData && others <= kShapeLinear))
+      return other;
+    return SmallVector<uint8_t>(x.begin(), x.end());
+  }
+  if (type == "Cast") {
+    // Sizes fit every integer type; sums of them only 64 bits; a float or bool of them is
+    // data (refused when read as data).
+    SmallVector<uint8_t> r;
+    for (uint8_t t : x)
+      r.push_back(t == kShapeFree || t == kShapeData                  ? t
+                  : !outType || !outType.getElementType().isInteger() ? (uint8_t)kShapeOther
+                  : t == kShapeSize || i64Out                         ? t
+                                                                      : (uint8_t)kShapeOther);
+    return r;
+  }
+  // Elements picked from a 1-D shape vector by constant indices.
+  if (type == "Gather") {
+    RankedTensorType xt = typeOf(node.input(0));
+    if (others != kShapeFree || xMax == kShapeData || !xt || xt.getRank() != 1 ||
+        (int64_t)x.size() != xt.getNumElements())
+      return xMax == kShapeData || others != kShapeFree ? other : whole(xMax);
+    auto idx = intConstant(values.lookup(node.input(1)));
+    if (!idx)
+      return other;
+    SmallVector<uint8_t> r;
+    for (int64_t k : *idx) {
+      int64_t at = k < 0 ? k + (int64_t)x.size() : k;
+      r.push_back(at >= 0 && at < (int64_t)x.size() ? x[at] : (uint8_t)kShapeOther);
+    }
+    return r;
+  }
+  if (type == "Concat") {
+    if (anyData)
+      return other; // the positions after a symbol-length part move with it
+    SmallVector<uint8_t> r;
+    for (int i = 0; i < node.input_size(); ++i) {
+      ArrayRef<uint8_t> t = taintOf(i);
+      RankedTensorType it = typeOf(node.input(i));
+      if (!it || it.getRank() != 1)
+        return whole(all);
+      if ((int64_t)t.size() == it.getNumElements())
+        r.append(t.begin(), t.end());
+      else
+        r.append(it.getNumElements(), maxTaint(t));
+    }
+    return (int64_t)r.size() == n ? r : whole(all);
+  }
+  // Data whose count follows the symbol, its values not: Range(start, n, delta) (element i
+  // is start + i * delta), ConstantOfShape, Expand / Tile of untainted data to a tainted
+  // shape, a Slice of untainted data cut at a tainted end.
+  if (type == "Range")
+    return maxTaint(taintOf(0)) == kShapeFree && maxTaint(taintOf(2)) == kShapeFree &&
+                   maxTaint(taintOf(1)) <= kShapeLinear
+               ? whole(kShapeData)
+               : other;
+  if (type == "ConstantOfShape")
+    return xMax <= kShapeLinear ? whole(kShapeData) : other;
+  if (type == "Expand" || type == "Tile")
+    return xMax == kShapeFree && others <= kShapeLinear ? whole(kShapeData) : other;
+  if (type == "Slice") {
+    bool boundsFree = maxTaint(taintOf(1)) == kShapeFree && maxTaint(taintOf(3)) == kShapeFree &&
+                      maxTaint(taintOf(4)) == kShapeFree;
+    // Element i is data[start + i * step] with untainted start and step: cut to a tainted
+    // end, untainted data (or data of the symbol's count) stays index-wise.
+    if ((xMax == kShapeFree || xMax == kShapeData) && boundsFree &&
+        maxTaint(taintOf(2)) <= kShapeLinear && (xMax == kShapeData || others != kShapeFree))
+      return whole(kShapeData);
+    if (others == kShapeFree && xMax != kShapeData)
+      return whole(xMax == kShapeSize ? (uint8_t)kShapeLinear : xMax);
+    return other;
+  }
+  // Integer arithmetic on sizes: sums, differences and multiples by untainted values stay
+  // linear (64-bit only: narrower types wrap). A product of two tainted values is not.
+  if (!anyData && (type == "Add" || type == "Sub" || type == "Neg" || type == "Mul")) {
+    ArrayRef<uint8_t> y = taintOf(1);
+    if (!i64Out || (type == "Mul" && xMax != kShapeFree && maxTaint(y) != kShapeFree))
+      return other;
+    auto lin = [](uint8_t a, uint8_t c) -> uint8_t {
+      return a == kShapeFree && c == kShapeFree ? kShapeFree : kShapeLinear;
+    };
+    SmallVector<uint8_t> r;
+    if (x.size() == y.size() && (int64_t)x.size() == n)
+      for (size_t i = 0; i < x.size(); ++i)
+        r.push_back(lin(x[i], y[i]));
+    else if (y.empty() && (int64_t)x.size() == n)
+      for (uint8_t a : x)
+        r.push_back(lin(a, kShapeFree));
+    else if (x.empty() && (int64_t)y.size() == n)
+      for (uint8_t c : y)
+        r.push_back(lin(kShapeFree, c));
+    else
+      r.push_back(kShapeLinear);
+    return r;
+  }
+  // A size (at least 1 at every value) is never equal to a negative constant: the exporters'
+  // Expand idiom Where(Equal(shape, -1), 1, shape).
+  if (type == "Equal" && !anyData) {
+    bool xSized = xMax == kShapeSize && maxTaint(taintOf(1)) == kShapeFree;
+    bool ySized = maxTaint(taintOf(1)) == kShapeSize && xMax == kShapeFree;
+    if (xSized || ySized) {
+      auto c = intConstant(values.lookup(node.input(xSized ? 1 : 0)));
+      if (c && llvm::all_of(*c, [](int64_t v) { return v < 0; }))
+        return {};
+    }
+    return other;
+  }
+  // An untainted condition: each element takes the taint of the branch it picks.
+  if (type == "Where" && xMax == kShapeFree && node.input_size() == 3 && !anyData) {
+    auto cond = intConstant(values.lookup(node.input(0)));
+    ArrayRef<uint8_t> a = taintOf(1), c = taintOf(2);
+    if (!cond || (int64_t)cond->size() != n || (!a.empty() && (int64_t)a.size() != n) ||
+        (!c.empty() && (int64_t)c.size() != n))
+      return whole(std::max(maxTaint(a), maxTaint(c)));
+    SmallVector<uint8_t> r;
+    for (int64_t i = 0; i < n; ++i) {
+      ArrayRef<uint8_t> src = (*cond)[i] ? a : c;
+      r.push_back(src.empty() ? (uint8_t)kShapeFree : src[i]);
+    }
+    return r;
+  }
+  // Elementwise functions of count-dependent data stay index-wise.
+  static const llvm::StringSet<> elementwise = {
+      "Add",  "Sub",        "Mul",   "Div",     "Neg",         "Abs",
+      "Sign", "Equal",      "Less",  "Greater", "LessOrEqual", "GreaterOrEqual",
+      "Not",  "And",        "Or",    "Xor",     "Where",       "Cast",
+      "Sqrt", "Reciprocal", "Floor", "Ceil",    "Round",       "Min",
+      "Max",  "Mod",        "Pow",   "Relu",    "Clip",        "Exp",
+      "Log",  "Sigmoid",    "Tanh"};
+  if (dataOnly && elementwise.contains(type))
+    return whole(kShapeData);
+  return other;
+}
+
 LogicalResult Importer::propagateShapeTaint(const NodeCtx &nc) {
   if (opts.shapeReferences.empty() && !opts.shapeLog)
     return success();
@@ -111,100 +286,7 @@ LogicalResult Importer::propagateShapeTaint(const NodeCtx &nc) {
   } else if (inMax == kShapeFree) {
     return success();
   } else {
-    ArrayRef<uint8_t> x = taintOf(0);
-    uint8_t others = 0;
-    for (int i = 1; i < node.input_size(); ++i)
-      others = std::max(others, maxTaint(taintOf(i)));
-    int64_t n = node.output_size() ? numel(node.output(0)) : -1;
-    auto whole = [&](uint8_t t) { out.assign(1, t); };
-    if (type == "Gather" && others == kShapeFree && x.size() > 1) {
-      // Elements picked from a shape vector by constant indices.
-      auto idx = getConstantInts(nc, values.lookup(node.input(1)), "indices");
-      if (failed(idx))
-        return failure();
-      for (int64_t k : *idx) {
-        int64_t at = k < 0 ? k + (int64_t)x.size() : k;
-        out.push_back(at >= 0 && at < (int64_t)x.size() ? x[at] : (uint8_t)kShapeOther);
-      }
-    } else if (type == "Concat") {
-      for (int i = 0; i < node.input_size(); ++i) {
-        ArrayRef<uint8_t> t = taintOf(i);
-        int64_t m = numel(node.input(i));
-        if (t.size() > 1 && (int64_t)t.size() == m)
-          out.append(t.begin(), t.end());
-        else
-          out.append(m >= 0 && m <= kMaxTaintElements ? m : 1, maxTaint(t));
-      }
-      if ((int64_t)out.size() != n)
-        whole(maxTaint(out));
-    } else if (type == "Unsqueeze" || type == "Squeeze" || type == "Reshape" ||
-               type == "Identity" || type == "Flatten" || (type == "Cast" && n >= 0)) {
-      // The elements in order; a tainted axes / shape operand makes the result's layout a
-      // function of the symbol.
-      if (others != kShapeFree)
-        whole(kShapeOther);
-      else
-        out.assign(x.begin(), x.end());
-    } else if (type == "Add" || type == "Sub" || type == "Neg" || type == "Mul") {
-      ArrayRef<uint8_t> y = taintOf(1);
-      bool product = type == "Mul" && maxTaint(x) != kShapeFree && maxTaint(y) != kShapeFree;
-      // A sum of sizes is a size; a difference, a negation or a multiple by a constant of
-      // unknown sign is only linear.
-      auto combine = [&](uint8_t a, uint8_t c) -> uint8_t {
-        uint8_t m = std::max(a, c);
-        if (m == kShapeSize && !(type == "Add" && a != kShapeFree && c != kShapeFree))
-          return kShapeLinear;
-        return m;
-      };
-      if (product)
-        whole(kShapeOther);
-      else if (x.size() == y.size() && (int64_t)x.size() == n)
-        for (size_t i = 0; i < x.size(); ++i)
-          out.push_back(combine(x[i], y[i]));
-      else if (y.empty() && (int64_t)x.size() == n)
-        for (uint8_t a : x)
-          out.push_back(combine(a, kShapeFree));
-      else if (x.empty() && (int64_t)y.size() == n)
-        for (uint8_t c : y)
-          out.push_back(combine(kShapeFree, c));
-      else
-        whole(combine(maxTaint(x), maxTaint(y)));
-    } else if (type == "Equal" && maxTaint(x) <= kShapeSize && maxTaint(taintOf(1)) <= kShapeSize &&
-               (maxTaint(x) == kShapeFree || maxTaint(taintOf(1)) == kShapeFree)) {
-      // A size against constants below 1: false at every value.
-      Value other = values.lookup(node.input(maxTaint(x) == kShapeFree ? 0 : 1));
-      auto c = other ? intConstant(other) : std::nullopt;
-      if (!c || llvm::any_of(*c, [](int64_t v) { return v >= 1; }))
-        whole(kShapeOther);
-    } else if (type == "Where" && maxTaint(x) == kShapeFree && node.input_size() == 3) {
-      // An untainted condition: each element takes the taint of the branch it picks.
-      auto cond = intConstant(values.lookup(node.input(0)));
-      ArrayRef<uint8_t> a = taintOf(1), c = taintOf(2);
-      if (cond && (int64_t)cond->size() == n && (a.empty() || (int64_t)a.size() == n) &&
-          (c.empty() || (int64_t)c.size() == n))
-        for (int64_t i = 0; i < n; ++i) {
-          ArrayRef<uint8_t> src = (*cond)[i] ? a : c;
-          out.push_back(src.empty() ? (uint8_t)kShapeFree : src[i]);
-        }
-      else
-        whole(std::max(maxTaint(a), maxTaint(c)));
-    } else if (type == "Range") {
-      // Element i is start + i * delta: only the length follows the limit.
-      if (maxTaint(taintOf(0)) != kShapeFree || maxTaint(taintOf(2)) != kShapeFree ||
-          maxTaint(taintOf(1)) == kShapeOther)
-        whole(kShapeOther);
-    } else if (type == "ConstantOfShape") {
-      if (inMax == kShapeOther)
-        whole(kShapeOther);
-    } else if (type == "Expand" || type == "Tile" || type == "Slice") {
-      // The data's elements; the shape, repeats or bounds only say which and how many.
-      if (others == kShapeOther)
-        whole(kShapeOther);
-      else if (maxTaint(x) != kShapeFree)
-        whole(maxTaint(x));
-    } else {
-      whole(kShapeOther);
-    }
+    out = outputTaint(nc);
   }
 
   // Record each output's taint; a kShapeOther input reaching a value that is not a
@@ -221,14 +303,17 @@ LogicalResult Importer::propagateShapeTaint(const NodeCtx &nc) {
     if (!cst) {
       if (inMax == kShapeOther)
         return nodeError(nc)
-               << "reads a value computed from the size of a symbolic dim through an operation "
-                  "that does not keep it a multiple of the symbol (Min, Max, a comparison, a "
-                  "division ...): the compiled graph would hold its value at the bound for "
-                  "every run (docs/symbolic-shapes.md)";
+               << "reads a value computed from the size of a symbolic dim as data, or through "
+                  "an operation that does not keep it a multiple of the symbol (Min, Max, a "
+                  "comparison, a division, a float cast ...): the compiled graph would hold its "
+                  "value at the bound for every run (docs/symbolic-shapes.md)";
       continue;
     }
     shapeTaint[name] = t;
-    taintedConstants.try_emplace(cst, nc.name);
+    // Data of the symbol's count is read where a run reads it (its elements do not depend
+    // on the value); anything else is not data.
+    bool notData = llvm::any_of(t, [](uint8_t x) { return x != kShapeFree && x != kShapeData; });
+    taintedConstants.try_emplace(cst, nc.name, notData);
   }
   return success();
 }
@@ -251,9 +336,10 @@ LogicalResult Importer::checkShapeTaintUnused(Block &entry, ArrayRef<Value> resu
         work.push_back(def);
   }
   for (Operation &op : entry)
-    if (auto it = taintedConstants.find(&op); it != taintedConstants.end() && live.contains(&op))
+    if (auto it = taintedConstants.find(&op);
+        it != taintedConstants.end() && live.contains(&op) && it->second.second)
       return emitError(op.getLoc())
-             << "node '" << it->second
+             << "node '" << it->second.first
              << "' computes a value from the size of a symbolic dim (Shape or Size) that the "
                 "graph reads as data: the compiled graph would hold its value at the bound for "
                 "every run (docs/symbolic-shapes.md)";

@@ -708,10 +708,21 @@ private:
   /// symbolic dim's size or a sum of them: at least 1 at every value), kShapeLinear (a sum
   /// of multiples of sizes and constants: +, -, x by a constant), kShapeOther (any other
   /// function).
-  enum ShapeTaint : uint8_t { kShapeFree = 0, kShapeSize = 1, kShapeLinear = 2, kShapeOther = 3 };
+  /// kShapeData: elements that do not depend on the value while their count does (Range(0,
+  /// n), ConstantOfShape, Expand of untainted data, and elementwise functions of them).
+  enum ShapeTaint : uint8_t {
+    kShapeFree = 0,
+    kShapeSize = 1,
+    kShapeLinear = 2,
+    kShapeData = 3,
+    kShapeOther = 4
+  };
   llvm::StringMap<SmallVector<uint8_t>> shapeTaint;
-  /// Graph constants holding a value with a taint, and the node that made each.
-  llvm::DenseMap<Operation *, std::string> taintedConstants;
+  /// Graph constants holding a value with a taint: the node that made each, and whether the
+  /// graph may not read it as data (a taint other than kShapeData).
+  llvm::DenseMap<Operation *, std::pair<std::string, bool>> taintedConstants;
+  /// The taint of output 0 of node `nc` from its inputs' (some input is tainted).
+  SmallVector<uint8_t> outputTaint(const NodeCtx &nc);
   /// Shape / Size of `in` (named `inName`): logs its shape (ImportOptions::shapeLog) and
   /// returns the taint of each of its dims (kShapeLinear where a reference differs).
   SmallVector<uint8_t> shapeDimTaint(llvm::StringRef inName, RankedTensorType in);

@@ -15,6 +15,9 @@ writes OUTDIR/NAME.onnx for NAME in:
   pad_min        Y = Pad(X, [0, 0, 0, Min(batch, 4)]): refused (the same, as a shape operand)
   batch_is_one   Y = Where(batch == 1, X, Z): refused
   squeeze_all    Y = Squeeze(X) of X [batch, 1, 4]: refused (at batch 1 it drops the batch dim)
+  count_sum      Y = X + Cast(ReduceSum(ConstantOfShape(batch, 1.0)) == 3): refused (a sum over
+                 data of the batch's length is the batch size again)
+  slice_at_batch Y = X * Slice(T, batch - 1, batch): refused (the element read moves with batch)
   expand_batch   Y = Expand(T, Shape(X)) + X: accepted (only the shape follows batch); writes
                  OUTDIR/expand_batch/test_data_set_{0,1,2} at batch 1, 3 and 16
 """
@@ -100,6 +103,25 @@ save("batch_is_one",
 save("squeeze_all", [helper.make_node("Squeeze", ["X"], ["Y"])],
      [vi("X", ["batch", 1, 4])], [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
      check=False)
+
+onef = helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])
+three = numpy_helper.from_array(np.array(3.0, np.float32), "three")
+save("count_sum",
+     shape_b + [helper.make_node("ConstantOfShape", ["b"], ["ones"], value=onef),
+                helper.make_node("ReduceSum", ["ones"], ["n"], keepdims=0),
+                helper.make_node("Equal", ["n", "three"], ["e"]),
+                helper.make_node("Cast", ["e"], ["ef"], to=TensorProto.FLOAT),
+                helper.make_node("Add", ["X", "ef"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", 4])], [bidx, three])
+
+table = numpy_helper.from_array(np.array([5, 9, 9, 5, 9, 9, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5],
+                                         np.float32), "table")
+one1 = numpy_helper.from_array(np.array([1], np.int64), "one1")
+save("slice_at_batch",
+     shape_b + [helper.make_node("Sub", ["b", "one1"], ["lo"]),
+                helper.make_node("Slice", ["table", "lo", "b"], ["t"]),
+                helper.make_node("Mul", ["X", "t"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", 4])], [bidx, table, one1])
 
 t = rng.standard_normal((1, 4)).astype(np.float32)
 save("expand_batch",
