@@ -64,6 +64,15 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
     kc = makeKernelWithParams(builder, group, name, {}, {partialT, lseT}, grid, 4, blocks);
   } else {
     kc = makeKernel(builder, group, name, grid, 4, blocks);
+    // Bounded symbolic dims: program y = b writes batch element b of the result, in order;
+    // a run at a smaller value needs those of the prefix (tile.symgrid).
+    if (auto sd = groupResultSymDim(group, 0);
+        sd && group->getNumResults() == 1 && group->getResult(0).getType() == yT &&
+        sd->axis < (int64_t)batchShape.size() && batch % sd->max == 0 &&
+        llvm::all_of(ArrayRef<int64_t>(yShape).take_front(sd->axis),
+                     [](int64_t d) { return d == 1; }))
+      kc.kernel->setAttr(tl::kSymGridAttrName, builder.getDenseI64ArrayAttr(
+                                                   {1, sd->symbol, batch / sd->max, 1, 1}));
   }
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = att.getLoc();
