@@ -71,8 +71,8 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
         sd->axis < (int64_t)batchShape.size() && batch % sd->max == 0 &&
         llvm::all_of(ArrayRef<int64_t>(yShape).take_front(sd->axis),
                      [](int64_t d) { return d == 1; }))
-      kc.kernel->setAttr(tl::kSymGridAttrName, builder.getDenseI64ArrayAttr(
-                                                   {1, sd->symbol, batch / sd->max, 1, 1}));
+      kc.kernel->setAttr(tl::kSymGridAttrName,
+                         builder.getDenseI64ArrayAttr({1, sd->symbol, batch / sd->max, 1, 1}));
   }
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = att.getLoc();
