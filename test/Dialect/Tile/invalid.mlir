@@ -854,3 +854,24 @@ func.func @swap_pairs_odd(%v: tensor<4x15xf32>) {
   %0 = "tile.swap_pairs"(%v) : (tensor<4x15xf32>) -> tensor<4x15xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.symgrid' must be array<i64: axis (0..2), symbol, unit, per, group>, unit, per and group >= 1}}
+func.func @symgrid_short() attributes {tile.symgrid = array<i64: 0, 0, 4, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.symgrid' must be array<i64: axis (0..2), symbol, unit, per, group>, unit, per and group >= 1}}
+func.func @symgrid_axis() attributes {tile.symgrid = array<i64: 3, 0, 4, 1, 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.symgrid' must be array<i64: axis (0..2), symbol, unit, per, group>, unit, per and group >= 1}}
+func.func @symgrid_zero_per() attributes {tile.symgrid = array<i64: 0, 0, 4, 0, 1>} {
+  return
+}
