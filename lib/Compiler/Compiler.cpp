@@ -564,16 +564,6 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     fixedDims.push_back({s.name, s.max});
     return true;
   });
-  // The values the model is also imported at: max - 1 (the fused graph is compared there
-  // too), the middle of the range and its minimum (1 where ONNX treats size-1 dims apart:
-  // Squeeze without axes, broadcasting).
-  auto importSamples = [](const aicc::detail::SymbolRange &s) {
-    SmallVector<int64_t> v{s.max - 1};
-    for (int64_t x : {s.min + (s.max - s.min) / 2, s.min})
-      if (!llvm::is_contained(v, x) && x != s.max)
-        v.push_back(x);
-    return v;
-  };
   // The shapes Shape / Size nodes read at max - 1 of each symbol: the main import marks the
   // values computed from the dims that differ (ImportOptions::shapeReferences).
   std::vector<std::map<std::string, std::vector<int64_t>>> shapeLogs(symbols.size());
@@ -614,41 +604,12 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     OwningOpRef<ModuleOp> module;
     if (from == Stage::ONNX && kind == InputKind::ONNX) {
       TimingScope t = driver.nest("import");
-      // The graph must not change with a symbol except in its symbolic dims (FACTOR x the
-      // symbol), and no value computed from a symbol's size may reach it as data: the model
-      // is imported at max - 1 of each symbol first (the Shape / Size reads of which mark
-      // those values in the import at max: ImportShapeTaint.cpp), then compared with the
-      // imports at the middle and the minimum of the range too.
-      auto sampleFailed = [&](const aicc::detail::SymbolRange &sym, int64_t v) {
-        // (The collector reports the diagnostics it holds, not this fallback: say it there.)
-        emitError(loc) << "the error above is at " << sym.name << " = " << v << ": --dim "
-                       << sym.name << "=" << sym.min << ".." << sym.max
-                       << " imports the model at several values of the range to find the dims "
-                          "that follow the symbol, and it must import at each";
-        return diags.error("the model does not import at " + sym.name + " = " + std::to_string(v) +
-                           " (--dim " + sym.name + "=" + std::to_string(sym.min) + ".." +
-                           std::to_string(sym.max) +
-                           ": aicc-compile imports it at several values of the range to "
-                           "find the dims that follow the symbol; the error above is at "
-                           "that value)");
-      };
-      SmallVector<OwningOpRef<ModuleOp>> below;
-      for (auto [k, sym] : llvm::enumerate(symbols)) {
-        below.push_back(importAt(k, importSamples(sym).front(), &shapeLogs[k]));
-        if (!below.back())
-          return sampleFailed(sym, importSamples(sym).front());
-      }
-      module = importAt(-1, 0);
-      if (module)
-        for (auto [k, sym] : llvm::enumerate(symbols))
-          for (int64_t v : importSamples(sym)) {
-            OwningOpRef<ModuleOp> sample =
-                v == importSamples(sym).front() ? std::move(below[k]) : importAt(k, v);
-            if (!sample)
-              return sampleFailed(sym, v);
-            if (failed(aicc::detail::compareSymbolSample(*module, *sample, k, symbols, v, nullptr)))
-              return diags.error("the model cannot be compiled for a range of " + sym.name);
-          }
+      // With symbolic dims: the imports at other values and their comparison
+      // (SymbolicDims.cpp); without, the import at the given shapes.
+      auto m = aicc::detail::importSymbolic(symbols, shapeLogs, importAt, loc);
+      if (failed(m))
+        return diags.error("the model cannot be compiled for a range of its symbolic dims");
+      module = std::move(*m);
     } else {
       auto parsed = parseMLIR(ctx, input, bufferName);
       if (succeeded(parsed))
@@ -717,26 +678,14 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return diags.error("fusion pipeline failed");
     // Bounded symbolic dims: the fused graph at max against the one at max - 1 gives every
     // value's symbolic dim; checkSymbolicDims proves the code right for the whole range.
-    if (!symbols.empty() && rank(to) >= rank(Stage::Fused)) {
-      aicc::detail::SymDimMap dims;
-      for (auto [k, sym] : llvm::enumerate(symbols)) {
-        int64_t v = importSamples(sym).front();
-        OwningOpRef<ModuleOp> sample = importAt(k, v);
-        PassManager pm(&ctx, ModuleOp::getOperationName());
-        buildStagePipeline(pm, opts, Stage::Graph);
-        buildStagePipeline(pm, opts, Stage::Fused);
-        if (!sample || failed(pm.run(*sample)))
-          return diags.error("compiling " + bufferName.str() + " at " + sym.name + " = " +
-                             std::to_string(v) + " failed (--dim " + sym.name + "=" +
-                             std::to_string(sym.min) + ".." + std::to_string(sym.max) +
-                             ": aicc-compile compiles the graph at max - 1 too, to find the "
-                             "dims that follow the symbol)");
-        if (failed(aicc::detail::compareSymbolSample(*module, *sample, k, symbols, v, &dims)))
-          return diags.error("the model cannot be compiled for a range of " + sym.name);
-      }
-      if (failed(aicc::detail::checkSymbolicDims(*module, symbols, dims)))
-        return diags.error("the model cannot be compiled for a range of its symbolic dims");
-    }
+    if (!symbols.empty() && rank(to) >= rank(Stage::Fused) &&
+        failed(aicc::detail::proveSymbolicDims(*module, symbols, importAt, [&](ModuleOp m) {
+          PassManager pm(&ctx, ModuleOp::getOperationName());
+          buildStagePipeline(pm, opts, Stage::Graph);
+          buildStagePipeline(pm, opts, Stage::Fused);
+          return pm.run(m);
+        })))
+      return diags.error("the model cannot be compiled for a range of its symbolic dims");
     if (to == Stage::Fused)
       return emit == EmitKind::Dot            ? emitDot(*module)
              : emit == EmitKind::FusionReport ? aicc::detail::emitFusionReport(*module, *hw)

@@ -6,10 +6,12 @@
 #include "aicc/Runtime/Bundle.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +95,28 @@ constexpr llvm::StringLiteral kSymbolsAttrName = "aicc.symbols";
 mlir::LogicalResult compareSymbolSample(mlir::ModuleOp atMax, mlir::ModuleOp sample, int symbol,
                                         llvm::ArrayRef<SymbolRange> symbols, int64_t value,
                                         SymDimMap *dims);
+/// The values besides max a symbol's model is imported at: max - 1 first (the fused graph
+/// is compared there too), the middle of the range and its minimum (1 where ONNX treats
+/// size-1 dims apart: Squeeze without axes, broadcasting).
+llvm::SmallVector<int64_t> symbolSamples(const SymbolRange &s);
+/// Imports the model with symbol `symbol` at `value` (-1: every symbol at its max, with the
+/// shape logs as references), logging Shape / Size reads into `log` when set.
+using ShapeLog = std::map<std::string, std::vector<int64_t>>;
+using SymbolImport =
+    llvm::function_ref<mlir::OwningOpRef<mlir::ModuleOp>(int symbol, int64_t value, ShapeLog *log)>;
+/// The model at every symbol's max, imported after each symbol's max - 1 (whose Shape / Size
+/// reads, in `logs`, mark the values computed from symbolic sizes: ImportShapeTaint.cpp)
+/// and compared with the imports at every symbolSamples value (compareSymbolSample). Without
+/// symbols, the plain import. Fails with diagnostics at `loc` or the op.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importSymbolic(llvm::ArrayRef<SymbolRange> symbols, std::vector<ShapeLog> &logs,
+               SymbolImport importAt, mlir::Location loc);
+/// For the fused module at max: each symbol's model at max - 1, run through
+/// `graphAndFusion`, gives every value's symbolic dim (compareSymbolSample), then
+/// checkSymbolicDims.
+mlir::LogicalResult
+proveSymbolicDims(mlir::ModuleOp fused, llvm::ArrayRef<SymbolRange> symbols, SymbolImport importAt,
+                  llvm::function_ref<mlir::LogicalResult(mlir::ModuleOp)> graphAndFusion);
 /// Checks that the fused module `module` (compiled at the symbols' max) is right for every
 /// value in range, given its values' symbolic dims (docs/symbolic-shapes.md: materialized
 /// tensors hold the symbol in their first non-unit dim, no op mixes positions along it),

@@ -656,3 +656,65 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
   module->setAttr(kSymbolsAttrName, b.getArrayAttr(list));
   return success();
 }
+
+SmallVector<int64_t> aicc::detail::symbolSamples(const SymbolRange &s) {
+  SmallVector<int64_t> v{s.max - 1};
+  for (int64_t x : {s.min + (s.max - s.min) / 2, s.min})
+    if (!llvm::is_contained(v, x) && x != s.max)
+      v.push_back(x);
+  return v;
+}
+
+FailureOr<OwningOpRef<ModuleOp>> aicc::detail::importSymbolic(ArrayRef<SymbolRange> symbols,
+                                                              std::vector<ShapeLog> &logs,
+                                                              SymbolImport importAt, Location loc) {
+  auto sampleFailed = [&](const SymbolRange &sym, int64_t v) {
+    return emitError(loc) << "the error above is at " << sym.name << " = " << v << ": --dim "
+                          << sym.name << "=" << sym.min << ".." << sym.max
+                          << " imports the model at several values of the range to find the "
+                             "dims that follow the symbol, and it must import at each",
+           failure();
+  };
+  // max - 1 of each symbol first: its Shape / Size reads mark the values computed from the
+  // symbolic sizes in the import at max.
+  SmallVector<OwningOpRef<ModuleOp>> below;
+  for (auto [k, sym] : llvm::enumerate(symbols)) {
+    below.push_back(importAt(k, symbolSamples(sym).front(), &logs[k]));
+    if (!below.back())
+      return sampleFailed(sym, symbolSamples(sym).front());
+  }
+  OwningOpRef<ModuleOp> module = importAt(-1, 0, nullptr);
+  if (!module)
+    return failure();
+  for (auto [k, sym] : llvm::enumerate(symbols))
+    for (int64_t v : symbolSamples(sym)) {
+      OwningOpRef<ModuleOp> sample =
+          v == symbolSamples(sym).front() ? std::move(below[k]) : importAt(k, v, nullptr);
+      if (!sample)
+        return sampleFailed(sym, v);
+      if (failed(compareSymbolSample(*module, *sample, k, symbols, v, nullptr)))
+        return failure();
+    }
+  return module;
+}
+
+LogicalResult
+aicc::detail::proveSymbolicDims(ModuleOp fused, ArrayRef<SymbolRange> symbols,
+                                SymbolImport importAt,
+                                function_ref<LogicalResult(ModuleOp)> graphAndFusion) {
+  SymDimMap dims;
+  for (auto [k, sym] : llvm::enumerate(symbols)) {
+    int64_t v = symbolSamples(sym).front();
+    OwningOpRef<ModuleOp> sample = importAt(k, v, nullptr);
+    if (!sample || failed(graphAndFusion(*sample)))
+      return emitError(fused.getLoc())
+                 << "compiling the model at " << sym.name << " = " << v << " failed (--dim "
+                 << sym.name << "=" << sym.min << ".." << sym.max
+                 << ": aicc-compile compiles the graph at max - 1 too, to find the dims that "
+                    "follow the symbol)",
+             failure();
+    if (failed(compareSymbolSample(fused, *sample, k, symbols, v, &dims)))
+      return failure();
+  }
+  return checkSymbolicDims(fused, symbols, dims);
+}

@@ -58,15 +58,17 @@ SmallVector<uint8_t> Importer::shapeDimTaint(llvm::StringRef inName, RankedTenso
   return taint;
 }
 
+ArrayRef<uint8_t> Importer::inputTaint(const onnx::NodeProto &node, int i) const {
+  if (i >= node.input_size() || node.input(i).empty())
+    return {};
+  auto it = shapeTaint.find(node.input(i));
+  return it == shapeTaint.end() ? ArrayRef<uint8_t>() : ArrayRef<uint8_t>(it->second);
+}
+
 SmallVector<uint8_t> Importer::outputTaint(const NodeCtx &nc) {
   const onnx::NodeProto &node = nc.node;
   llvm::StringRef type = node.op_type();
-  auto taintOf = [&](int i) -> ArrayRef<uint8_t> {
-    if (i >= node.input_size() || node.input(i).empty())
-      return {};
-    auto it = shapeTaint.find(node.input(i));
-    return it == shapeTaint.end() ? ArrayRef<uint8_t>() : ArrayRef<uint8_t>(it->second);
-  };
+  auto taintOf = [&](int i) { return inputTaint(node, i); };
   auto typeOf = [&](llvm::StringRef name) -> RankedTensorType {
     Value v = values.lookup(name);
     return v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
@@ -245,12 +247,7 @@ LogicalResult Importer::propagateShapeTaint(const NodeCtx &nc) {
           (void)shapeDimTaint(node.input(0), t);
     return success();
   }
-  auto taintOf = [&](int i) -> ArrayRef<uint8_t> {
-    if (i >= node.input_size() || node.input(i).empty())
-      return {};
-    auto it = shapeTaint.find(node.input(i));
-    return it == shapeTaint.end() ? ArrayRef<uint8_t>() : ArrayRef<uint8_t>(it->second);
-  };
+  auto taintOf = [&](int i) { return inputTaint(node, i); };
   auto numel = [&](llvm::StringRef name) -> int64_t {
     Value v = values.lookup(name);
     auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();

@@ -721,6 +721,8 @@ private:
   /// Graph constants holding a value with a taint: the node that made each, and whether the
   /// graph may not read it as data (a taint other than kShapeData).
   llvm::DenseMap<Operation *, std::pair<std::string, bool>> taintedConstants;
+  /// The taint of input `i` of `node` (empty: untainted or absent).
+  ArrayRef<uint8_t> inputTaint(const onnx::NodeProto &node, int i) const;
   /// The taint of output 0 of node `nc` from its inputs' (some input is tainted).
   SmallVector<uint8_t> outputTaint(const NodeCtx &nc);
   /// Shape / Size of `in` (named `inName`): logs its shape (ImportOptions::shapeLog) and
