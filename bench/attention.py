@@ -5,7 +5,8 @@ bench/attention_models.py). Per case it makes seeded random q, k, v [B, H, S, D]
 runs aicc's bundles (KINDS below: fused = the default, on sm_90a the FlashAttention-3 wgmma
 kernel with the intra-warpgroup overlap and the warpgroup ping-pong since 2026-12-05; plain /
 ovl / pp = the same with neither / only the overlap / only the ping-pong (noovl, ovlpp:
-earlier bundle names); mma128 / mma64 = the mma.sync
+earlier bundle names); persist = fused with --attention-persistent (one CTA per SM looping
+over the query-block tiles); mma128 / mma64 = the mma.sync
 FlashAttention-2 kernel with BLOCK_M 128 / 64; unfused = four kernels) through aicc-run (--benchmark: CUDA events around N back-to-back runs
 of the launch plan, mean ms/run), checks the fused bundle's output against
 torch.nn.functional.scaled_dot_product_attention on the same inputs (cases up to
@@ -37,7 +38,8 @@ dev = "cuda"
 ITERS = int(os.environ.get("AICC_BENCH_ITERS", "50"))
 CHECK_MAX_S = int(os.environ.get("AICC_ATTN_CHECK_MAX_S", "4096"))
 only = sys.argv[1:]
-KINDS = ("fused", "plain", "noovl", "ovl", "pp", "ovlpp", "mma128", "mma64", "nosplit", "unfused")
+KINDS = ("fused", "persist", "plain", "noovl", "ovl", "pp", "ovlpp", "mma128", "mma64", "nosplit",
+         "unfused")
 HBM_TBPS = float(os.environ.get("AICC_HBM_TBPS", "4.8"))
 
 

@@ -9,10 +9,11 @@
 #     (bench/attention_models.py; BENCH_CASES: comma-separated case names, default all, "none"
 #     for none) and compiles each for the first target, fused (fused.aicc: the default kernel,
 #     on sm_90a FlashAttention-3 with the overlap and the ping-pong; plain.aicc / ovl.aicc /
-#     pp.aicc with neither / only --attention-overlap / only --attention-pingpong; mma64.aicc
+#     pp.aicc with neither / only --attention-overlap / only --attention-pingpong; persist.aicc
+#     with --attention-persistent (AICC_ATTN_VARIANTS: another list); mma64.aicc
 #     with --attention-block-m=64, the mma.sync kernel; decode cases nosplit.aicc with
 #     --attention-kv-splits=1), and sm_90a's correctness cases also as plain kernels
-#     (attn-check/sm_90a-plain), and non-causal ones
+#     (attn-check/sm_90a-plain) and persistent ones (attn-check/sm_90a-persist), and non-causal ones
 #     also --attention=unfused (the four-kernel form), into .device/attn/<case>/; copies aicc-run
 #     and the two shared libraries it needs to .device/{bin,lib}. Replaces .device/attn*.
 #   scripts/gpu-attention.sh run [BENCH_CASE...]                          (on the GPU machine)
@@ -46,6 +47,11 @@ compile)
         "$build/bin/aicc-compile" "$m" --target="$t" --attention=fused --attention-overlap=false \
           --attention-pingpong=false -o "$pay/attn-check/sm_90a-plain/$name.aicc" \
           || { echo "compile failed: $name plain" >&2; rc=1; }
+        # ... and on a persistent grid.
+        mkdir -p "$pay/attn-check/sm_90a-persist"
+        "$build/bin/aicc-compile" "$m" --target="$t" --attention=fused --attention-persistent=true \
+          -o "$pay/attn-check/sm_90a-persist/$name.aicc" \
+          || { echo "compile failed: $name persist" >&2; rc=1; }
       fi
     done
   done
@@ -61,9 +67,12 @@ compile)
         || { echo "compile failed: $name fused" >&2; rc=1; }
       # The variants (bench/attention.py's KINDS): without the overlap, and the mma.sync kernel;
       # decode cases: without the key split (nosplit).
+      # AICC_ATTN_VARIANTS (';'-separated "KIND FLAGS..." entries) replaces the prefill list.
       variants=("plain --attention-overlap=false --attention-pingpong=false"
                 "ovl --attention-overlap=true --attention-pingpong=false"
-                "pp --attention-overlap=false --attention-pingpong=true" "mma64 --attention-block-m=64")
+                "pp --attention-overlap=false --attention-pingpong=true" "mma64 --attention-block-m=64"
+                "persist --attention-persistent=true")
+      if [ -n "${AICC_ATTN_VARIANTS:-}" ]; then IFS=';' read -r -a variants <<< "$AICC_ATTN_VARIANTS"; fi
       case $name in *_decode_*) variants=("nosplit --attention-kv-splits=1") ;; esac
       for v in "${variants[@]}"; do
         # shellcheck disable=SC2086

@@ -157,6 +157,8 @@ void aicc::addTensorCoreMatmulPasses(OpPassManager &pm, const PipelineConfig &co
     ConvertTileAttentionToWGMMAOptions o;
     o.intraWarpgroupOverlap = config.attentionOverlap;
     o.warpgroupPingpong = config.attentionPingpong;
+    o.persistent = config.attentionPersistent;
+    o.hardware = hardwareOf(config);
     pm.addPass(createConvertTileAttentionToWGMMA(o));
   }
   if (fusesAttention(config) && c.has(ChipFeature::MmaSync))

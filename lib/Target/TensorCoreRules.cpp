@@ -217,9 +217,9 @@ int64_t aicc::chooseAttentionKVSplits(int64_t programs, int64_t keyBlocks, int64
 int64_t aicc::attentionWgmmaSharedBytes(int64_t headSize, int64_t valueHeadSize) {
   int64_t q = kAttentionWgmmaBlockM * headSize * 2;
   int64_t stage = kAttentionWgmmaBlockN * (headSize + valueHeadSize) * 2;
-  // + the mbarriers (Q, then K full, V full, K empty and V empty per stage) + the alignment
-  // slack.
-  return q + kAttentionWgmmaStages * stage + 8 * (1 + 4 * kAttentionWgmmaStages) + 1024;
+  // + the mbarriers (Q full, then K full, V full, K empty and V empty per stage, then Q empty)
+  // + the alignment slack.
+  return q + kAttentionWgmmaStages * stage + 8 * (2 + 4 * kAttentionWgmmaStages) + 1024;
 }
 
 std::string aicc::attentionWgmmaProblem(const AttentionShape &a, const ChipInfo &chip) {

@@ -314,7 +314,9 @@ def ConvertTileAttentionToWGMMA : Pass<"convert-tile-attention-to-wgmma", "mlir:
       - with intra-warpgroup-overlap the softmax of key block j runs while the tensor cores
         compute P_{j-1} V_{j-1} (FlashAttention-3 Algorithm 2); with warpgroup-pingpong the
         two consumer warpgroups take turns issuing their products (section 3.1);
-      - causal kernels stop at the last key block a CTA sees, longest query blocks first.
+      - causal kernels stop at the last key block a CTA sees, longest query blocks first;
+      - with persistent, one CTA per SM loops over the tiles (the pipeline's stages and
+        phases run on across tiles; Q is released once a tile's last product is done).
     The Q / K / V TMA descriptors are extra kernel parameters (tile.tensor_maps); the kernel
     is marked `tile.wgmma`. An attention kernel of the wgmma form the lowering cannot take is
     an error (the template forms it only where attentionWgmmaProblem, TensorCoreRules.h,
@@ -327,6 +329,16 @@ def ConvertTileAttentionToWGMMA : Pass<"convert-tile-attention-to-wgmma", "mlir:
     Option<"warpgroupPingpong", "warpgroup-pingpong", "bool", "false",
            "The two consumer warpgroups take turns issuing their products (named barriers), "
            "so one's softmax overlaps the other's products (FlashAttention-3 section 3.1)">,
+    Option<"persistent", "persistent", "bool", "false",
+           "A persistent grid: each CTA loops over query-block tiles (causal: longest first, "
+           "in zigzag rounds), so the producer loads the next tile's Q, K and V while the "
+           "consumers run the previous tile's epilogue; false: one CTA per tile">,
+    Option<"maxCtas", "max-ctas", "int64_t", "0",
+           "persistent: at most this many CTAs (0: one per SM of the tuning hardware, "
+           "aicc.hardware or the `hardware` option)">,
+    Option<"hardware", "hardware", "std::string", "\"\"",
+           "The chip whose SM count sizes the persistent grid (default: the module's "
+           "aicc.hardware, else h200)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",

@@ -15,7 +15,7 @@
 //   Shared memory (dynamic, 1024-byte aligned, every block in TMA boxes of [rows x 64
 //     elements] = 128 bytes per row with the 128-byte swizzle): the Q block [128, D], then
 //     2 stages of the K block [128 keys, D] and 2 of the V block [128 keys, Dv], then the
-//     mbarriers: qFull, kFull[2], vFull[2], kEmpty[2], vEmpty[2].
+//     mbarriers: qFull, kFull[2], vFull[2], kEmpty[2], vEmpty[2], qEmpty (persistent).
 //   Producer (thread 0 of warpgroup 0): arrive.expect_tx + TMA loads of the Q boxes on
 //     qFull; per key block j (stage s = j % 2): wait kEmpty[s] (both consumers' S_{j-2} is
 //     done), TMA of the K boxes on kFull[s]; wait vEmpty[s] (their P_{j-2} V_{j-2} is done),
@@ -54,6 +54,15 @@
 //   Causal: the CTA stops after the last key block its last row sees; program_id(0) runs
 //     backwards (the longest query blocks first). Both warpgroups run every block of the
 //     CTA (warpgroup 0 computes at most one fully masked block: p = 0, alpha = 1).
+//   Persistent grid (option persistent): min(tiles, max-ctas or the hardware's SM count)
+//     CTAs; CTA c runs tile r * ctas + c in round r (causal: ctas - 1 - c in odd rounds, so
+//     the tiles, longest first, spread evenly), tile t being program (t % gx, t / gx % gy,
+//     t / (gx gy)) of the schedule's grid (causal: x = gx - 1 - t / (gy gz), the longest
+//     first). Producer and consumers walk the same tiles; the key-block counter, so every
+//     stage and phase, runs on across tiles, and a qEmpty mbarrier (one arrival per consumer
+//     warpgroup once the tile's last product is done) lets the producer load the next Q,
+//     then the next tile's K / V, while the consumers run the epilogue (FlashAttention-3's
+//     persistent kernel, section 3.1). The ping-pong turns run on across tiles too.
 //   Epilogue: O / l per row, rounded to the output type, stored as 2-element vectors per
 //     thread, rows >= Sq skipped (the store's matrices may be wider than Dv: the head merge
 //     stored in place).
@@ -112,10 +121,11 @@ static_assert(128 * (wgmma::kEntryRegs - kProducerRegs) >=
 
 class AttentionWgmmaKernel {
 public:
+  /// `maxCtas`: the persistent grid's CTAs at most (0: not persistent, one CTA per tile).
   AttentionWgmmaKernel(func::FuncOp fn, tl::ScheduleAttr sched, int64_t maxSharedBytes,
-                       bool overlap, bool pingpong)
+                       bool overlap, bool pingpong, int64_t maxCtas)
       : fn(fn), sched(sched), maxSharedBytes(maxSharedBytes), overlap(overlap), pingpong(pingpong),
-        loc(fn.getLoc()) {}
+        maxCtas(maxCtas), loc(fn.getLoc()) {}
 
   /// Why the kernel does not fit ("" when it does).
   std::string match();
@@ -126,8 +136,12 @@ private:
   tl::ScheduleAttr sched;
   int64_t maxSharedBytes;
   bool overlap, pingpong;
+  int64_t maxCtas;
   Location loc;
   AttentionProgram p;
+  /// The schedule's programs (tiles: 128 query rows of one batch matrix) and, persistent, the
+  /// CTAs of the launch (0: one CTA per tile).
+  int64_t numTiles = 0, ctas = 0;
   int64_t numBlocks = 0;
   /// Byte offsets from the aligned shared-memory base.
   int64_t qOff = 0, kOff = 0, vOff = 0, kStage = 0, vStage = 0, barOff = 0, smemBytes = 0;
@@ -176,6 +190,8 @@ private:
   int64_t vFullOff() const { return 8 + 8 * kStages; }
   int64_t kEmptyOff() const { return 8 + 16 * kStages; }
   int64_t vEmptyOff() const { return 8 + 24 * kStages; }
+  /// Persistent: both consumer warpgroups are done with the tile's Q block.
+  int64_t qEmptyOff() const { return 8 + 32 * kStages; }
   void waitParity(OpBuilder &b, Value bar, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, c32(b, 0x989680));
   }
@@ -204,8 +220,18 @@ private:
   Softmax softmax(OpBuilder &b, ArrayRef<Value> S, Value j, ArrayRef<Value> m, ArrayRef<Value> l,
                   ArrayRef<Value> rows, Value wgRow0);
   bool biasFailed = false;
-  void emitProducer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd);
-  LogicalResult emitConsumer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd, Value m0);
+  /// One tile's setup and work: `map` holds its program ids and top-level scalars, `round`
+  /// (i32) counts this CTA's tiles before it, `base` (i32) its key blocks before it (the
+  /// pipeline's stages and phases run on across tiles), `nEnd` (i32) is the tile's key blocks
+  /// and `m0` its first query row.
+  using TileBody = function_ref<LogicalResult(OpBuilder &, IRMapping &, Value round, Value base,
+                                              Value nEnd, Value m0)>;
+  /// Runs `body` on each tile of this CTA: the block ids' one, or (persistent) tiles
+  /// r * ctas + c of rounds r = 0, 1, ... for CTA c (causal: c in odd rounds counts from
+  /// the other end, so the tiles, longest first, spread evenly over the CTAs).
+  LogicalResult forEachTile(OpBuilder &b, Block &src, const IRMapping &kernelMap, TileBody body);
+  void emitProducer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd, Value round, Value base);
+  LogicalResult emitConsumer(OpBuilder &b, Block &src, const IRMapping &kernelMap);
 };
 
 std::string AttentionWgmmaKernel::match() {
@@ -220,6 +246,11 @@ std::string AttentionWgmmaKernel::match() {
   if (!p.keyRows)
     return "K must be read as stored [keys, D] (a stored K^T takes the mma.sync kernel)";
   numBlocks = llvm::divideCeil(p.Skv, kBN);
+  ArrayRef<int64_t> grid = sched.getGrid();
+  numTiles = grid[0] * grid[1] * grid[2];
+  if (numTiles <= 0 || numTiles > std::numeric_limits<int32_t>::max())
+    return "the grid's tile count does not fit in 32 bits";
+  ctas = maxCtas > 0 ? std::min(numTiles, maxCtas) : 0;
   qOff = 0;
   kOff = qOff + kBM * p.D * 2;
   kStage = kBN * p.D * 2;
@@ -429,7 +460,8 @@ AttentionWgmmaKernel::Softmax AttentionWgmmaKernel::softmax(OpBuilder &b, ArrayR
   return r;
 }
 
-void AttentionWgmmaKernel::emitProducer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd) {
+void AttentionWgmmaKernel::emitProducer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd,
+                                        Value round, Value base) {
   // Boxes of [rows x 64] (box j of a block at byte j * rows * 128), coordinates (col + 64 j,
   // row, batch) of the block load's 3-D map.
   auto loadBoxes = [&](OpBuilder &ob, tl::BlockLoadOp l, IRMapping &m, Value desc, Value dstBase,
@@ -443,6 +475,12 @@ void AttentionWgmmaKernel::emitProducer(OpBuilder &b, Block &src, IRMapping &map
           ValueRange{add(ob, col, j * kBoxCols), row, batch}, bar, ValueRange{}, Value(), Value(),
           NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
   };
+  // Persistent: the Q block of the tile before is free once both consumers released it (a
+  // fresh barrier is in phase 0: waiting for parity 1, "the phase before", passes at once).
+  if (ctas)
+    waitParity(
+        b, barrier(b, qEmptyOff()),
+        arith::XOrIOp::create(b, loc, arith::AndIOp::create(b, loc, round, c32(b, 1)), c32(b, 1)));
   Value qBar = barrier(b, qFullOff());
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), qBar, c32(b, kBM * p.D * 2),
                                          NVVM::MemScopeKind::CTA, false, Value());
@@ -450,7 +488,7 @@ void AttentionWgmmaKernel::emitProducer(OpBuilder &b, Block &src, IRMapping &map
   auto jLoop = scf::ForOp::create(b, loc, c32(b, 0), nEnd, c32(b, 1));
   OpBuilder lb = OpBuilder::atBlockBegin(jLoop.getBody());
   Value j = jLoop.getInductionVar();
-  auto [s, ph] = stageOf(lb, j);
+  auto [s, ph] = stageOf(lb, add(lb, base, j));
   // A fresh barrier is in phase 0: waiting for parity 1 ("the phase before") passes at once.
   Value before = arith::XOrIOp::create(lb, loc, ph, c32(lb, 1));
   IRMapping kmap = map;
@@ -476,8 +514,8 @@ void AttentionWgmmaKernel::emitProducer(OpBuilder &b, Block &src, IRMapping &map
   loadStage(vEmptyOff(), vFullOff(), p.v, vMap, vOff, vStage, p.Dv);
 }
 
-LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src, IRMapping &map,
-                                                 Value nEnd, Value m0) {
+LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src,
+                                                 const IRMapping &kernelMap) {
   int64_t R = p.Dv / 2;
   double ninf = -std::numeric_limits<double>::infinity();
   Value t128 = arith::RemUIOp::create(b, loc, tid, c32(b, 128));
@@ -487,18 +525,18 @@ LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src, IRMap
   Value warp = arith::DivUIOp::create(b, loc, t128, c32(b, 32));
   Value g = arith::DivUIOp::create(b, loc, lane, c32(b, 4));
   Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t128, c32(b, 0));
-  // This thread's two rows (absolute query index).
-  Value wgRow0 = add(b, m0, mul(b, cw, 64));
-  Value row0 = add(b, add(b, wgRow0, mul(b, warp, 16)), g);
-  SmallVector<Value> rows = {row0, add(b, row0, 8)};
   Value local0 = add(b, add(b, mul(b, cw, 64), mul(b, warp, 16)), g);
   rowLocal = {local0, add(b, local0, 8)};
-  consumerMap = &map;
+  // Per tile: the warpgroup's first row, this thread's two rows (absolute query index) and
+  // the key blocks of the CTA's tiles before (key block j of the tile is block base + j of
+  // the pipeline).
+  Value wgRow0, blockBase;
+  SmallVector<Value> rows;
   // The K (V) stage of block j is released once this warpgroup's S_j (P_j V_j) completed.
   auto release = [&](OpBuilder &ob, int64_t emptyOff, Value j) {
     auto rel = scf::IfOp::create(ob, loc, leader, false);
     OpBuilder rb = rel.getThenBodyBuilder();
-    Value s = arith::RemUIOp::create(rb, loc, j, c32(rb, kStages));
+    Value s = arith::RemUIOp::create(rb, loc, add(rb, blockBase, j), c32(rb, kStages));
     NVVM::MBarrierArriveOp::create(rb, loc, Type(), barrier(rb, emptyOff, s), Value());
   };
   // Ping-pong (FlashAttention-3 section 3.1): the two consumer warpgroups take turns issuing
@@ -543,16 +581,13 @@ LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src, IRMap
     P.assign(all.begin() + O.size(), all.end());
     NVVM::WgmmaFenceAlignedOp::create(ob, loc);
   };
-  waitParity(b, barrier(b, qFullOff()), c32(b, 0));
-  SmallVector<Value> O(R, f32c(b, 0.0));
-  SmallVector<Value> m = {f32c(b, ninf), f32c(b, ninf)}, l = {f32c(b, 0.0), f32c(b, 0.0)};
   auto waitK = [&](OpBuilder &ob, Value j) {
-    auto [s, ph] = stageOf(ob, j);
+    auto [s, ph] = stageOf(ob, add(ob, blockBase, j));
     waitParity(ob, barrier(ob, kFullOff(), s), ph);
     return s;
   };
   auto waitV = [&](OpBuilder &ob, Value j) {
-    auto [s, ph] = stageOf(ob, j);
+    auto [s, ph] = stageOf(ob, add(ob, blockBase, j));
     waitParity(ob, barrier(ob, vFullOff(), s), ph);
     return s;
   };
@@ -576,75 +611,105 @@ LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src, IRMap
     v.append(PP.begin(), PP.end());
     return v;
   };
-  if (overlap) {
-    // Block 0: S_0 and its softmax (O is 0: alpha is not needed).
-    Value zero = c32(b, 0);
-    Softmax sm = sAndSoftmax(b, zero, m, l);
-    auto loop = scf::ForOp::create(b, loc, c32(b, 1), nEnd, c32(b, 1), pack(sm.m, sm.l, O, sm.P));
-    {
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      Value j = loop.getInductionVar();
-      ValueRange it = loop.getRegionIterArgs();
-      SmallVector<Value> mm(it.begin(), it.begin() + 2), ll(it.begin() + 2, it.begin() + 4);
-      SmallVector<Value> OO(it.begin() + 4, it.begin() + 4 + R), PP(it.begin() + 4 + R, it.end());
-      Value prev = arith::SubIOp::create(lb, loc, j, c32(lb, 1));
-      Value sj = waitK(lb, j);
-      Value sp = waitV(lb, prev);
-      turnSync(lb);
-      fenceBeforeWgmma(lb, OO, PP);
-      Value accS = issueS(lb, cw, sj);
-      SmallVector<Value> Onew = issuePV(lb, OO, PP, sp);
-      turnPass(lb);
-      NVVM::WgmmaWaitGroupSyncOp::create(lb, loc, 1);
-      release(lb, kEmptyOff(), j);
-      Softmax smj = softmax(lb, sRegs(lb, accS), j, mm, ll, rows, wgRow0);
-      NVVM::WgmmaWaitGroupSyncOp::create(lb, loc, 0);
-      Onew = fenceOperands(lb, Onew);
-      release(lb, vEmptyOff(), prev);
-      Onew = scaleO(lb, Onew, smj.alpha);
-      scf::YieldOp::create(lb, loc, pack(smj.m, smj.l, Onew, smj.P));
+  auto tile = [&](OpBuilder &b, IRMapping &map, Value round, Value base, Value nEnd,
+                  Value m0) -> LogicalResult {
+    blockBase = base;
+    consumerMap = &map;
+    wgRow0 = add(b, m0, mul(b, cw, 64));
+    Value row0 = add(b, add(b, wgRow0, mul(b, warp, 16)), g);
+    rows = {row0, add(b, row0, 8)};
+    waitParity(b, barrier(b, qFullOff()), arith::AndIOp::create(b, loc, round, c32(b, 1)));
+    SmallVector<Value> O(R, f32c(b, 0.0));
+    SmallVector<Value> m = {f32c(b, ninf), f32c(b, ninf)}, l = {f32c(b, 0.0), f32c(b, 0.0)};
+    if (overlap) {
+      // Block 0: S_0 and its softmax (O is 0: alpha is not needed).
+      Value zero = c32(b, 0);
+      Softmax sm = sAndSoftmax(b, zero, m, l);
+      auto loop = scf::ForOp::create(b, loc, c32(b, 1), nEnd, c32(b, 1), pack(sm.m, sm.l, O, sm.P));
+      {
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        Value j = loop.getInductionVar();
+        ValueRange it = loop.getRegionIterArgs();
+        SmallVector<Value> mm(it.begin(), it.begin() + 2), ll(it.begin() + 2, it.begin() + 4);
+        SmallVector<Value> OO(it.begin() + 4, it.begin() + 4 + R), PP(it.begin() + 4 + R, it.end());
+        Value prev = arith::SubIOp::create(lb, loc, j, c32(lb, 1));
+        Value sj = waitK(lb, j);
+        Value sp = waitV(lb, prev);
+        turnSync(lb);
+        fenceBeforeWgmma(lb, OO, PP);
+        Value accS = issueS(lb, cw, sj);
+        SmallVector<Value> Onew = issuePV(lb, OO, PP, sp);
+        turnPass(lb);
+        NVVM::WgmmaWaitGroupSyncOp::create(lb, loc, 1);
+        release(lb, kEmptyOff(), j);
+        Softmax smj = softmax(lb, sRegs(lb, accS), j, mm, ll, rows, wgRow0);
+        NVVM::WgmmaWaitGroupSyncOp::create(lb, loc, 0);
+        Onew = fenceOperands(lb, Onew);
+        release(lb, vEmptyOff(), prev);
+        Onew = scaleO(lb, Onew, smj.alpha);
+        scf::YieldOp::create(lb, loc, pack(smj.m, smj.l, Onew, smj.P));
+      }
+      ValueRange res = loop.getResults();
+      m.assign(res.begin(), res.begin() + 2);
+      l.assign(res.begin() + 2, res.begin() + 4);
+      O.assign(res.begin() + 4, res.begin() + 4 + R);
+      SmallVector<Value> P(res.begin() + 4 + R, res.end());
+      // The last block's PV.
+      Value last = arith::SubIOp::create(b, loc, nEnd, c32(b, 1));
+      Value sl = waitV(b, last);
+      turnSync(b);
+      fenceBeforeWgmma(b, O, P);
+      O = issuePV(b, O, P, sl);
+      turnPass(b);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      O = fenceOperands(b, O);
+      release(b, vEmptyOff(), last);
+    } else {
+      auto loop = scf::ForOp::create(b, loc, c32(b, 0), nEnd, c32(b, 1), pack(m, l, O, {}));
+      {
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        Value j = loop.getInductionVar();
+        ValueRange it = loop.getRegionIterArgs();
+        SmallVector<Value> mm(it.begin(), it.begin() + 2), ll(it.begin() + 2, it.begin() + 4);
+        SmallVector<Value> OO(it.begin() + 4, it.end());
+        Softmax smj = sAndSoftmax(lb, j, mm, ll);
+        SmallVector<Value> Os = scaleO(lb, OO, smj.alpha);
+        SmallVector<Value> P = smj.P;
+        Value sv = waitV(lb, j);
+        turnSync(lb);
+        fenceBeforeWgmma(lb, Os, P);
+        SmallVector<Value> Onew = issuePV(lb, Os, P, sv);
+        turnPass(lb);
+        NVVM::WgmmaWaitGroupSyncOp::create(lb, loc, 0);
+        Onew = fenceOperands(lb, Onew);
+        release(lb, vEmptyOff(), j);
+        scf::YieldOp::create(lb, loc, pack(smj.m, smj.l, Onew, {}));
+      }
+      ValueRange res = loop.getResults();
+      m.assign(res.begin(), res.begin() + 2);
+      l.assign(res.begin() + 2, res.begin() + 4);
+      O.assign(res.begin() + 4, res.end());
     }
-    ValueRange res = loop.getResults();
-    m.assign(res.begin(), res.begin() + 2);
-    l.assign(res.begin() + 2, res.begin() + 4);
-    O.assign(res.begin() + 4, res.begin() + 4 + R);
-    SmallVector<Value> P(res.begin() + 4 + R, res.end());
-    // The last block's PV.
-    Value last = arith::SubIOp::create(b, loc, nEnd, c32(b, 1));
-    Value sl = waitV(b, last);
-    turnSync(b);
-    fenceBeforeWgmma(b, O, P);
-    O = issuePV(b, O, P, sl);
-    turnPass(b);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    O = fenceOperands(b, O);
-    release(b, vEmptyOff(), last);
-  } else {
-    auto loop = scf::ForOp::create(b, loc, c32(b, 0), nEnd, c32(b, 1), pack(m, l, O, {}));
-    {
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      Value j = loop.getInductionVar();
-      ValueRange it = loop.getRegionIterArgs();
-      SmallVector<Value> mm(it.begin(), it.begin() + 2), ll(it.begin() + 2, it.begin() + 4);
-      SmallVector<Value> OO(it.begin() + 4, it.end());
-      Softmax smj = sAndSoftmax(lb, j, mm, ll);
-      SmallVector<Value> Os = scaleO(lb, OO, smj.alpha);
-      SmallVector<Value> P = smj.P;
-      Value sv = waitV(lb, j);
-      turnSync(lb);
-      fenceBeforeWgmma(lb, Os, P);
-      SmallVector<Value> Onew = issuePV(lb, Os, P, sv);
-      turnPass(lb);
-      NVVM::WgmmaWaitGroupSyncOp::create(lb, loc, 0);
-      Onew = fenceOperands(lb, Onew);
-      release(lb, vEmptyOff(), j);
-      scf::YieldOp::create(lb, loc, pack(smj.m, smj.l, Onew, {}));
+    // Persistent: every product of the tile is done; the producer may load the next Q.
+    if (ctas) {
+      auto rel = scf::IfOp::create(b, loc, leader, false);
+      OpBuilder rb = rel.getThenBodyBuilder();
+      NVVM::MBarrierArriveOp::create(rb, loc, Type(), barrier(rb, qEmptyOff()), Value());
     }
-    ValueRange res = loop.getResults();
-    m.assign(res.begin(), res.begin() + 2);
-    l.assign(res.begin() + 2, res.begin() + 4);
-    O.assign(res.begin() + 4, res.end());
-  }
+    if (biasFailed)
+      return failure();
+    // Epilogue: O / l (the quad's partial sums added), rounded, stored by register pairs. The
+    // store's scalar operands after the key loop first.
+    if (failed(cloneScalarOps(b, src, map, nullptr, sched, "convert-tile-attention-to-wgmma")))
+      return failure();
+    emitAttentionStore(
+        b, loc, p.store, map,
+        [&](Value r) { return add(b, add(b, add(b, r, mul(b, cw, 64)), mul(b, warp, 16)), g); },
+        lane, O, l);
+    return success();
+  };
+  if (failed(forEachTile(b, src, kernelMap, tile)))
+    return failure();
 
   if (pingpong) {
     // Warpgroup 0 takes the last turn warpgroup 1 passed it (every bar.arrive is matched).
@@ -654,16 +719,85 @@ LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src, IRMap
     NVVM::BarrierOp::create(fb, loc, TypeRange{}, c32(fb, 1), c32(fb, 256),
                             NVVM::BarrierReductionAttr(), Value());
   }
-  if (biasFailed)
+  return success();
+}
+
+LogicalResult AttentionWgmmaKernel::forEachTile(OpBuilder &b, Block &src,
+                                                const IRMapping &kernelMap, TileBody body) {
+  ArrayRef<int64_t> grid = sched.getGrid();
+  auto i32 = [&](OpBuilder &ob, Value x) {
+    return arith::IndexCastUIOp::create(ob, loc, ob.getI32Type(), x);
+  };
+  // The tile at program ids `pids`: its scalars up to the key loop, first row and key blocks
+  // (causal: up to its last row's diagonal).
+  auto runTile = [&](OpBuilder &ob, ArrayRef<Value> pids, Value round,
+                     Value base) -> FailureOr<Value> {
+    IRMapping map = kernelMap;
+    fn.walk([&](tl::ProgramIdOp op) { map.map(op.getResult(), pids[op.getAxis()]); });
+    if (failed(cloneScalarOps(ob, src, map, p.loop ? p.loop.getOperation() : nullptr, sched,
+                              "convert-tile-attention-to-wgmma")))
+      return failure();
+    Value m0 = map.lookupOrDefault(p.q.getRow());
+    Value nEnd = c32(ob, numBlocks);
+    if (p.causal) {
+      Value lastKey = add(ob, m0, kBM - 1 + p.Skv - p.Sq);
+      Value last = arith::DivUIOp::create(ob, loc, lastKey, c32(ob, kBN));
+      nEnd = arith::MinUIOp::create(ob, loc, nEnd, add(ob, last, 1));
+    }
+    if (failed(body(ob, map, round, base, nEnd, m0)))
+      return failure();
+    return nEnd;
+  };
+  if (!ctas) {
+    SmallVector<Value> pids = {i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
+                               i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
+                               i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))};
+    // Causal: the last query blocks (the most key blocks) start first.
+    if (p.causal)
+      pids[0] = arith::SubIOp::create(b, loc, c32(b, grid[0] - 1), pids[0]);
+    return failure(failed(runTile(b, pids, c32(b, 0), c32(b, 0))));
+  }
+  // Persistent: round r runs tile r * ctas + c on CTA c (causal, odd r: ctas - 1 - c).
+  Value cta = i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  int64_t rounds = llvm::divideCeil(numTiles, ctas);
+  auto loop =
+      scf::ForOp::create(b, loc, c32(b, 0), c32(b, rounds), c32(b, 1), ValueRange{c32(b, 0)});
+  OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+  Value r = loop.getInductionVar();
+  Value base = loop.getRegionIterArgs()[0];
+  Value c = cta;
+  if (p.causal) {
+    Value odd = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ne,
+                                      arith::AndIOp::create(lb, loc, r, c32(lb, 1)), c32(lb, 0));
+    c = arith::SelectOp::create(lb, loc, odd,
+                                arith::SubIOp::create(lb, loc, c32(lb, ctas - 1), cta), cta);
+  }
+  Value t = add(lb, mul(lb, r, ctas), c);
+  Value inRange = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, t, c32(lb, numTiles));
+  auto ifOp = scf::IfOp::create(lb, loc, TypeRange{lb.getI32Type()}, inRange, /*withElse=*/true);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  // Tile t -> (x, y, z): x fastest (the query blocks of one batch matrix together share its K
+  // and V in L2); causal: x slowest, from the last query block down.
+  SmallVector<Value> pids(3);
+  int64_t yz = grid[1] * grid[2];
+  Value rest;
+  if (p.causal) {
+    pids[0] = arith::SubIOp::create(tb, loc, c32(tb, grid[0] - 1),
+                                    arith::DivUIOp::create(tb, loc, t, c32(tb, yz)));
+    rest = arith::RemUIOp::create(tb, loc, t, c32(tb, yz));
+  } else {
+    pids[0] = arith::RemUIOp::create(tb, loc, t, c32(tb, grid[0]));
+    rest = arith::DivUIOp::create(tb, loc, t, c32(tb, grid[0]));
+  }
+  pids[1] = arith::RemUIOp::create(tb, loc, rest, c32(tb, grid[1]));
+  pids[2] = arith::DivUIOp::create(tb, loc, rest, c32(tb, grid[1]));
+  FailureOr<Value> nEnd = runTile(tb, pids, r, base);
+  if (failed(nEnd))
     return failure();
-  // Epilogue: O / l (the quad's partial sums added), rounded, stored by register pairs. The
-  // store's scalar operands after the key loop first.
-  if (failed(cloneScalarOps(b, src, map, nullptr, sched, "convert-tile-attention-to-wgmma")))
-    return failure();
-  emitAttentionStore(
-      b, loc, p.store, map,
-      [&](Value r) { return add(b, add(b, add(b, r, mul(b, cw, 64)), mul(b, warp, 16)), g); }, lane,
-      O, l);
+  scf::YieldOp::create(tb, loc, ValueRange{add(tb, base, *nEnd)});
+  OpBuilder eb = ifOp.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, ValueRange{base});
+  scf::YieldOp::create(lb, loc, ifOp.getResults());
   return success();
 }
 
@@ -715,6 +849,8 @@ LogicalResult AttentionWgmmaKernel::run() {
       NVVM::MBarrierInitOp::create(ib, loc, barrier(ib, kEmptyOff() + 8 * s), c32(ib, 2), Value());
       NVVM::MBarrierInitOp::create(ib, loc, barrier(ib, vEmptyOff() + 8 * s), c32(ib, 2), Value());
     }
+    if (ctas)
+      NVVM::MBarrierInitOp::create(ib, loc, barrier(ib, qEmptyOff()), c32(ib, 2), Value());
     NVVM::FenceMbarrierInitOp::create(ib, loc);
   }
   gpu::BarrierOp::create(b, loc);
@@ -722,24 +858,6 @@ LogicalResult AttentionWgmmaKernel::run() {
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), dst->getArguments()))
     map.map(o, n);
-  Value pids[3] = {i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
-                   i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
-                   i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))};
-  // Causal: the last query blocks (the most key blocks) start first.
-  if (p.causal)
-    pids[0] = arith::SubIOp::create(b, loc, c32(b, sched.getGrid()[0] - 1), pids[0]);
-  fn.walk([&](tl::ProgramIdOp op) { map.map(op.getResult(), pids[op.getAxis()]); });
-  if (failed(cloneScalarOps(b, src, map, p.loop ? p.loop.getOperation() : nullptr, sched,
-                            "convert-tile-attention-to-wgmma")))
-    return failure();
-  Value m0 = map.lookupOrDefault(p.q.getRow());
-  // The key blocks of this CTA (causal: up to its last row's diagonal).
-  Value nEnd = c32(b, numBlocks);
-  if (p.causal) {
-    Value lastKey = add(b, m0, kBM - 1 + p.Skv - p.Sq);
-    Value last = arith::DivUIOp::create(b, loc, lastKey, c32(b, kBN));
-    nEnd = arith::MinUIOp::create(b, loc, nEnd, add(b, last, 1));
-  }
   Value wg = arith::DivUIOp::create(b, loc, tid, c32(b, 128));
   Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg, c32(b, 0));
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
@@ -749,12 +867,18 @@ LogicalResult AttentionWgmmaKernel::run() {
     auto one = scf::IfOp::create(
         pb, loc, arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq, tid, c32(pb, 0)), false);
     OpBuilder ob = one.getThenBodyBuilder();
-    emitProducer(ob, src, map, nEnd);
+    if (failed(forEachTile(
+            ob, src, map,
+            [&](OpBuilder &tb, IRMapping &tmap, Value round, Value base, Value nEnd, Value) {
+              emitProducer(tb, src, tmap, nEnd, round, base);
+              return success();
+            })))
+      return failure();
   }
   {
     OpBuilder cb = roles.getElseBodyBuilder();
     NVVM::SetMaxRegisterOp::create(cb, loc, kConsumerRegs, NVVM::SetMaxRegisterAction::increase);
-    if (failed(emitConsumer(cb, src, map, nEnd, m0)))
+    if (failed(emitConsumer(cb, src, map)))
       return failure();
   }
   func::ReturnOp::create(b, loc);
@@ -764,6 +888,8 @@ LogicalResult AttentionWgmmaKernel::run() {
   src.erase();
 
   fn->setAttr(tile::kLaunchBlockAttrName, b.getDenseI32ArrayAttr({384, 1, 1}));
+  if (ctas)
+    fn->setAttr(tile::kLaunchGridAttrName, b.getDenseI32ArrayAttr({(int32_t)ctas, 1, 1}));
   fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), b.getI32IntegerAttr(1));
   fn->setAttr(tile::kDynamicSharedBytesAttrName, b.getI64IntegerAttr(smemBytes));
   fn->setAttr(tile::kTensorMapsAttrName, b.getArrayAttr(maps));
@@ -779,12 +905,21 @@ struct ConvertTileAttentionToWGMMAPass
   void runOnOperation() override {
     const ChipInfo *chip =
         resolveChip(getOperation(), ChipRole::Target, "", "sm_90a", getArgument());
-    if (!chip)
+    // The persistent grid: one CTA per SM of the tuning hardware (or max-ctas).
+    const ChipInfo *hw =
+        resolveChip(getOperation(), ChipRole::Hardware, hardware, "h200", getArgument());
+    if (!chip || !hw)
       return signalPassFailure();
+    if (maxCtas < 0) {
+      getOperation().emitError("convert-tile-attention-to-wgmma: max-ctas must be >= 0, got ")
+          << maxCtas;
+      return signalPassFailure();
+    }
+    int64_t ctaCap = !persistent ? 0 : maxCtas > 0 ? maxCtas : hw->smCount;
     // The template's wgmma form: BLOCK_N = 128 (the mma.sync form has 64).
     auto lower = [&](func::FuncOp fn, tl::ScheduleAttr sched) -> FailureOr<std::string> {
       AttentionWgmmaKernel k(fn, sched, chip->sharedMemPerBlockBytes, intraWarpgroupOverlap,
-                             warpgroupPingpong);
+                             warpgroupPingpong, ctaCap);
       std::string why = k.match();
       if (why.empty() && failed(k.run()))
         return failure();

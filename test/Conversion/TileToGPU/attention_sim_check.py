@@ -134,7 +134,7 @@ def mutate(ir, kind):
     # The FlashAttention-3 kernel's: wgwait: every wgmma.wait_group lets one more group stay in
     # flight; mbwait: no mbarrier waits; empty: the producer does not wait for free stages;
     # turn: no bar.arrive (the ping-pong turns are never passed); transb: P V reads V as
-    # K-major.
+    # K-major; qempty: (persistent) the producer does not wait for the Q block to be free.
     if kind == "wgwait":
         return re.sub(r'"nvvm.wgmma.wait.group.sync.aligned"\(\) <\{group = (\d+) : i64\}>',
                       lambda m: f'"nvvm.wgmma.wait.group.sync.aligned"() <{{group = '
@@ -149,6 +149,16 @@ def mutate(ir, kind):
         return "\n".join(l for l in ir.split("\n") if not (
             '"nvvm.mbarrier.try_wait.parity"' in l and
             any(re.search(re.escape(f) + r"\b", l) for f in flips)))
+    if kind == "qempty":
+        # Persistent: the producer's wait for the Q block of the tile before to be released
+        # gone (of the waits on an xori parity, the one outside the key loop: least indented).
+        flips = re.findall(r'(%\S+) = "arith.xori"', ir)
+        lines = ir.split("\n")
+        waits = [i for i, l in enumerate(lines) if '"nvvm.mbarrier.try_wait.parity"' in l and
+                 any(re.search(re.escape(f) + r"\b", l) for f in flips)]
+        depth = min(len(lines[i]) - len(lines[i].lstrip()) for i in waits)
+        drop = {i for i in waits if len(lines[i]) - len(lines[i].lstrip()) == depth}
+        return "\n".join(l for i, l in enumerate(lines) if i not in drop)
     if kind == "transb":
         return ir.replace("p, 1, 1, 1;", "p, 1, 1, 0;")
     if kind in simt_sim.COMMON_MUTATIONS:
@@ -222,6 +232,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
                               capture_output=True, text=True).stdout
         opts = (f"intra-warpgroup-overlap={str(a.overlap).lower()} "
                 f"warpgroup-pingpong={str(a.pingpong).lower()}")
+        if a.persistent:
+            opts += f" persistent=true max-ctas={a.persistent}"
         lower = f"-convert-tile-attention-to-wgmma={opts}"
     else:
         # Decode cases leave BLOCK_M to the template (one warp per 16 queries).
@@ -274,7 +286,7 @@ def main():
     p.add_argument("--opt", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--mutate", choices=["wait", "barrier", "trans", "shuffle", "wgwait",
-                                        "mbwait", "empty", "turn", "transb"])
+                                        "mbwait", "empty", "turn", "transb", "qempty"])
     p.add_argument("--block-m", default="64", choices=["64", "128"],
                    help="--attention-block-m: 4 or 8 warps per program")
     p.add_argument("--wgmma", action="store_true",
@@ -284,6 +296,8 @@ def main():
                    help="--wgmma: intra-warpgroup-overlap=true")
     p.add_argument("--pingpong", action="store_true",
                    help="--wgmma: warpgroup-pingpong=true")
+    p.add_argument("--persistent", type=int, default=0, metavar="CTAS",
+                   help="--wgmma: persistent=true max-ctas=CTAS (each CTA loops over tiles)")
     p.add_argument("--decode", action="store_true",
                    help="the mma.sync kernel on DECODE_CASES (few queries, split keys)")
     p.add_argument("filter", nargs="?", default="")

@@ -469,6 +469,10 @@ class WgmmaSim(ss.Sim):
             return super().launch(kname, buffers)
         sched = prop(k, "tile.schedule")
         grid = [int(x) for x in re.search(r"grid = \[(\d+), (\d+), (\d+)\]", sched).groups()]
+        # A kernel that chose its own launch shape (a persistent grid: each CTA loops over
+        # the schedule's tiles) runs that grid.
+        if prop(k, "tile.launch_grid") is not None:
+            grid = ss.int_array(prop(k, "tile.launch_grid"))
         threads = ss.int_array(prop(k, "tile.launch_block"))[0]
         smem_bytes = int(prop(k, "tile.dynamic_shared_bytes").split(":")[0])
         maps = []
