@@ -112,6 +112,8 @@ KernelInfoMap aicc::detail::collectKernelInfo(ModuleOp top) {
           info.inPlace.push_back({pairs[i], pairs[i + 1], 0});
       if (auto sg = op.getAttrOfType<DenseI64ArrayAttr>(tile::kSymGridAttrName))
         info.symGrid.assign(sg.asArrayRef().begin(), sg.asArrayRef().end());
+      if (auto sv = op.getAttrOfType<IntegerAttr>(tile::kSymValuesAttrName))
+        info.symValuesParam = sv.getInt();
       map[name.getValue()] = info;
     }
   }
@@ -307,6 +309,41 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
         return l.emitError("launch passes ") << ld.buffers.size() << " buffers, kernel takes "
                                              << it->second.numParams,
                failure();
+      // A kernel that reads the run's symbol values (tile.symvalues) takes the bundle's one
+      // `symvalues` buffer there: a const i32 [symbols] of the maxima, its own (never a
+      // constant that other kernels share: each session replaces it with the run's values).
+      if (int k = it->second.symValuesParam; k >= 0) {
+        if (k >= (int)ld.buffers.size() || bundle.symbols.empty())
+          return l.emitError("tile.symvalues names parameter #")
+                     << k << " of a kernel with " << ld.buffers.size() << " parameters in a "
+                     << "bundle with " << bundle.symbols.size() << " symbols",
+                 failure();
+        if (bundle.symValuesBuffer < 0) {
+          std::string bytes;
+          for (const rt::SymbolDesc &s : bundle.symbols) {
+            int32_t v = (int32_t)s.max;
+            bytes.append(reinterpret_cast<const char *>(&v), 4);
+          }
+          while (bundle.weights.size() % 64)
+            bundle.weights.push_back(0);
+          rt::BufferDesc d;
+          d.id = bundle.buffers.size();
+          d.dtype = rt::DType::i32;
+          d.kind = rt::BufferKind::constant;
+          d.shape = {(int64_t)bundle.symbols.size()};
+          d.sizeBytes = bytes.size();
+          d.offset = bundle.weights.size();
+          bundle.weights += bytes;
+          bundle.buffers.push_back(d);
+          bundle.symValuesBuffer = d.id;
+        }
+        const rt::BufferDesc &prev = bundle.buffers[ld.buffers[k]];
+        if (prev.dtype != rt::DType::i32 || prev.sizeBytes != 4 * bundle.symbols.size())
+          return l.emitError("tile.symvalues parameter #")
+                     << k << " is not an i32[" << bundle.symbols.size() << "] buffer",
+                 failure();
+        ld.buffers[k] = bundle.symValuesBuffer;
+      }
       bundle.launches.push_back(ld);
       // Grids that shrink with a bounded symbolic dim (docs/symbolic-shapes.md); for GPU
       // targets applyProgramsPerCTA adjusts them to the lowering's launch shape.

@@ -40,6 +40,9 @@ struct KernelInfo {
   /// tile.symgrid: [axis, symbol, unit, per, group] (the bundle's `symgrid` record of each
   /// launch of the kernel, cpu target), or empty.
   std::vector<int64_t> symGrid;
+  /// tile.symvalues: the parameter that takes the run's symbol values (the bundle's
+  /// `symvalues` buffer), or -1.
+  int symValuesParam = -1;
 };
 using KernelInfoMap = llvm::StringMap<KernelInfo>;
 

@@ -24,6 +24,7 @@
 
 #include "aicc/Conversion/GraphToTile/KernelTemplates.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
+#include "aicc/Target/TargetAttr.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -298,6 +299,10 @@ struct SampleComparer {
 struct LegalityChecker {
   ArrayRef<SymbolRange> symbols;
   const SymDimMap &dims;
+  /// Kernels may read the run's symbol values (the cpu target's attention template).
+  bool cpuTarget = false;
+  /// Attention ops over a symbolic sequence: [q symbol, q factor, kv symbol, kv factor].
+  SmallVector<std::pair<graph::AttentionOp, SmallVector<int64_t, 4>>> runLengths;
 
   std::optional<SymDim> of(Value v) const {
     auto it = dims.find(v);
@@ -353,6 +358,75 @@ struct LegalityChecker {
                              << " elements along the result's symbolic dim #" << sr->axis
                              << " without carrying the symbol (a tensor of the bound's size "
                                 "cannot follow a smaller value)";
+    return success();
+  }
+
+  /// graph.attention: a symbol in the batch dims (all but the last two) of its operands is
+  /// aligned with the result's. A symbolic sequence -- the query rows (Q's and the result's
+  /// dim -2) or the keys (K^T's dim -1, V's dim -2, one symbol for both) -- needs a kernel
+  /// that knows the run's lengths: the cpu target's reads them (tile.symvalues) and masks
+  /// the keys past the run's Skv without reading them, so no key of a buffer's tail meets
+  /// a query of the prefix, not even as 0 x (a NaN tail). Recorded in `runLengths` for
+  /// attachSymbolValues. Head dims and the bias stay static.
+  LogicalResult checkAttention(graph::AttentionOp at) {
+    Operation *op = at;
+    Value res = at.getResult();
+    auto sr = of(res);
+    bool seqResult = sr && sr->axis == rankOf(res) - 2;
+    // [q symbol, q factor, kv symbol, kv factor]; -1: static.
+    SmallVector<int64_t, 4> rl = {-1, 0, -1, 0};
+    auto seqDim = [&](Value o, int64_t seqAxis, int slot, StringRef what) -> LogicalResult {
+      auto so = of(o);
+      int64_t r = rankOf(o);
+      if (!so) {
+        // Without the symbol: a bound-sized batch dim may not meet the result's symbolic one.
+        if (sr && !seqResult)
+          return checkAligned(op, o, res, what);
+        return success();
+      }
+      if (so->axis < r - 2) {
+        if (seqResult)
+          return refuse(op, *so) << what
+                                 << " carries a symbol in a batch dim while the "
+                                    "result carries one in its query rows";
+        return checkAligned(op, o, res, what);
+      }
+      if (so->axis != seqAxis)
+        return refuse(op, *so) << "the symbol is in a head dim of " << what
+                               << " (only batch and sequence dims may be symbolic)";
+      if (!cpuTarget)
+        return refuse(op, *so) << "the symbol is in a sequence dim of " << what
+                               << ": attention over a sequence of run-time length runs on the "
+                                  "cpu target so far (the GPU kernels take their lengths at "
+                                  "compile time)";
+      if (rl[slot] >= 0 && (rl[slot] != so->symbol || rl[slot + 1] != so->factor))
+        return refuse(op, *so) << what
+                               << " and the other operand along the same sequence "
+                                  "carry it differently";
+      rl[slot] = so->symbol;
+      rl[slot + 1] = so->factor;
+      return success();
+    };
+    Value q = at.getQuery(), kt = at.getKeyT(), v = at.getValue();
+    if (failed(seqDim(q, rankOf(q) - 2, 0, "the query")) ||
+        failed(seqDim(res, rankOf(res) - 2, 0, "the result")) ||
+        failed(seqDim(kt, rankOf(kt) - 1, 2, "the keys")) ||
+        failed(seqDim(v, rankOf(v) - 2, 2, "the values")))
+      return failure();
+    if (Value bias = at.getBias()) {
+      auto sb = of(bias);
+      if (sb && sb->axis >= rankOf(bias) - 2)
+        return refuse(op, *sb) << "the additive mask carries the symbol in a sequence dim (a "
+                                  "mask of run-time size is not supported yet)";
+      if (rl[0] >= 0 || rl[2] >= 0)
+        return emitError(op->getLoc())
+               << op->getName()
+               << " with an additive mask over a symbolic sequence is not supported yet";
+      if (failed(checkAligned(op, bias, res, "the additive mask")))
+        return failure();
+    }
+    if (rl[0] >= 0 || rl[2] >= 0)
+      runLengths.push_back({at, rl});
     return success();
   }
 
@@ -479,21 +553,8 @@ struct LegalityChecker {
       return checkNotAlong(op, op->getOperand(0), axes ? axes.asArrayRef() : ArrayRef<int64_t>{},
                            "the reduction", /*emptyMeansAll=*/true);
     }
-    if (auto at = dyn_cast<graph::AttentionOp>(op)) {
-      // Symbolic only in the batch dims (all but the last two) of every operand. Over a
-      // symbolic sequence even a causal mask is not enough: a query's masked keys past the
-      // prefix still meet it as 0 x (the buffer's tail), NaN when the tail holds NaN; that
-      // needs the kernel to know the run's length (issue 19's next step).
-      for (Value o : op->getOperands())
-        if (auto so = of(o); so && so->axis >= rankOf(o) - 2)
-          return refuse(op, *so) << "the symbol is in a sequence or head dim of an operand "
-                                    "(only batch dims may be symbolic: attention over a "
-                                    "sequence of run-time length is not supported yet)";
-      for (Value o : op->getOperands())
-        if (failed(checkAligned(op, o, at.getResult(), "an operand")))
-          return failure();
-      return success();
-    }
+    if (auto at = dyn_cast<graph::AttentionOp>(op))
+      return checkAttention(at);
     if (auto r = dyn_cast<graph::ReshapeOp>(op)) {
       // The symbol stays the outermost factor of its dim: the dims before it hold as many
       // elements on both sides (the row-major index of an element does not depend on the
@@ -581,9 +642,44 @@ LogicalResult aicc::detail::compareSymbolSample(ModuleOp atMax, ModuleOp sample,
   return success();
 }
 
+/// Attention over a symbolic sequence reads the run's lengths: each such graph.attention
+/// gets kRunLengthsAttrName ([q symbol, q factor, kv symbol, kv factor], -1 where static) and
+/// its fusion group one more input, a constant i32 [symbols] of the maxima marked
+/// kSymbolValuesInputAttrName, which the template reads as the run's symbol values (the
+/// bundle gives that parameter the session-written `symvalues` buffer).
+static LogicalResult
+attachSymbolValues(func::FuncOp fn, ArrayRef<SymbolRange> symbols,
+                   ArrayRef<std::pair<graph::AttentionOp, SmallVector<int64_t, 4>>> runLengths) {
+  if (runLengths.empty())
+    return success();
+  OpBuilder b(fn.getContext());
+  b.setInsertionPointToStart(&fn.getBody().front());
+  SmallVector<int32_t> maxima;
+  for (const SymbolRange &s : symbols)
+    maxima.push_back((int32_t)s.max);
+  auto type = RankedTensorType::get({(int64_t)symbols.size()}, b.getI32Type());
+  Value values =
+      graph::ConstantOp::create(b, fn.getLoc(), DenseElementsAttr::get(type, ArrayRef(maxima)));
+  for (const auto &entry : runLengths) {
+    graph::AttentionOp at = entry.first;
+    at->setAttr(kRunLengthsAttrName, b.getDenseI64ArrayAttr(entry.second));
+    auto g = at->getParentOfType<graph::FusionGroupOp>();
+    if (!g)
+      return at.emitError("attention over a symbolic sequence outside a fusion group"), failure();
+    if (g->hasAttr(kSymbolValuesInputAttrName))
+      continue;
+    unsigned idx = g->getNumOperands();
+    g->insertOperands(idx, values);
+    g.getBody().front().addArgument(type, g.getLoc());
+    g->setAttr(kSymbolValuesInputAttrName, b.getI64IntegerAttr(idx));
+  }
+  return success();
+}
+
 LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRange> symbols,
                                               const SymDimMap &dims) {
   LegalityChecker lc{symbols, dims};
+  lc.cpuTarget = resolveChipName(module, ChipRole::Target, "", "cpu") == "cpu";
   MLIRContext *ctx = module.getContext();
   Builder b(ctx);
   for (auto fn : module.getOps<func::FuncOp>()) {
@@ -615,10 +711,13 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
                                     (name ? " '" + name.getValue().str() + "'" : std::string()))))
         return failure();
     }
+    lc.runLengths.clear();
     WalkResult w = fn.walk([&](Operation *op) {
       return failed(lc.checkOp(op)) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (w.wasInterrupted())
+      return failure();
+    if (failed(attachSymbolValues(fn, symbols, lc.runLengths)))
       return failure();
     // The bundle's symdim records come from these.
     auto record = [&](Value v) -> Attribute {

@@ -113,6 +113,10 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
   if (config.attention != "auto" && config.attention != "fused" && config.attention != "unfused")
     return llvm::createStringError("attention must be auto, fused or unfused, got '" +
                                    config.attention + "'");
+  if (config.attentionPersistent != "auto" && config.attentionPersistent != "true" &&
+      config.attentionPersistent != "false")
+    return llvm::createStringError("attention-persistent must be auto, true or false, got '" +
+                                   config.attentionPersistent + "'");
   if (config.attentionBlockM != 0 && config.attentionBlockM != 64 && config.attentionBlockM != 128)
     return llvm::createStringError("attention-block-m must be 0, 64 or 128, got " +
                                    std::to_string(config.attentionBlockM));

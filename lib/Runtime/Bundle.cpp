@@ -311,9 +311,10 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
                                    [](const KernelDesc &k) { return !k.inPlace.empty(); });
   const bool symbolic =
       !bundle.symbols.empty() || !bundle.symDims.empty() || !bundle.symGrids.empty();
-  const int version = symbolic  ? kFormatVersionSymbols
-                      : inPlace ? kFormatVersionInPlace
-                                : kFormatVersionArena;
+  const int version = bundle.symValuesBuffer >= 0 ? kFormatVersionSymValues
+                      : symbolic                  ? kFormatVersionSymbols
+                      : inPlace                   ? kFormatVersionInPlace
+                                                  : kFormatVersionArena;
   m += "aicc-bundle " + std::to_string(version) + "\n";
   m += "target " + bundle.target + "\n";
   if (bundle.arenaBytes)
@@ -402,6 +403,8 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
     m += "symgrid " + std::to_string(g.launchIndex) + " " + std::to_string(g.axis) + " " +
          std::to_string(g.symbol) + " " + std::to_string(g.unit) + " " + std::to_string(g.per) +
          " " + std::to_string(g.group) + "\n";
+  if (bundle.symValuesBuffer >= 0)
+    m += "symvalues " + std::to_string(bundle.symValuesBuffer) + "\n";
   // The closing record: the code and weights checksums, then the manifest's
   // own, over every manifest byte before it (this record's first fields
   // included, so a damaged code or weights checksum reads as a damaged

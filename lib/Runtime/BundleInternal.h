@@ -32,8 +32,9 @@ inline constexpr int kFormatVersionChecksums = 3;
 inline constexpr int kFormatVersionArena = 4;
 inline constexpr int kFormatVersionInPlace = 5;
 inline constexpr int kFormatVersionSymbols = 6;
+inline constexpr int kFormatVersionSymValues = 7;
 /// The newest version this reader knows (kBundleFormatVersion).
-inline constexpr int kFormatVersionNewest = kFormatVersionSymbols;
+inline constexpr int kFormatVersionNewest = kFormatVersionSymValues;
 static_assert(kFormatVersionNewest == kBundleFormatVersion);
 /// The largest MAX of a `symbol` record: 2^31 - 1.
 inline constexpr int64_t kMaxSymbolValue = 2147483647;

@@ -151,6 +151,7 @@ private:
   Status parseSymGrid(const std::vector<std::string_view> &fields);
   /// Refuses a version-6 record (`what`) in an older bundle.
   Status needSymbolsVersion(const char *what) const;
+  Status parseSymValues(const std::vector<std::string_view> &fields);
   /// The kernel named by a `param` or `tensormap` record, which must follow
   /// that kernel's `kernel` record.
   Status findKernelFor(std::string_view field, const char *record, KernelDesc *&k);
@@ -174,6 +175,8 @@ private:
   /// The id of the buffer whose record (or whose record then `symdim`
   /// records) the previous line held; -1 after any other record.
   int lastBuffer = -1;
+  /// A `symvalues` record was read: only `checksum` may follow.
+  bool sawSymValues = false;
   /// A `symgrid` record was read: only more of them may follow.
   bool sawSymGrid = false;
   /// 1-based number of the line being parsed.
@@ -267,7 +270,11 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
   std::string_view rec = fields[0];
   const int previousBuffer = lastBuffer;
   lastBuffer = -1;
-  if (sawSymGrid && rec != "symgrid" && rec != "checksum")
+  if (sawSymValues && rec != "checksum")
+    return Status::error("'" + std::string(rec) +
+                         "' record after the 'symvalues' record (it is the last before "
+                         "'checksum')");
+  if (sawSymGrid && rec != "symgrid" && rec != "symvalues" && rec != "checksum")
     return Status::error("'" + std::string(rec) +
                          "' record after the 'symgrid' records (they follow the last 'launch' "
                          "record, before 'checksum')");
@@ -309,6 +316,8 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return parseSymbol(fields);
   if (rec == "symdim")
     return parseSymDim(fields, previousBuffer);
+  if (rec == "symvalues")
+    return parseSymValues(fields);
   if (rec == "symgrid")
     return parseSymGrid(fields);
   if (rec == "checksum")
@@ -473,6 +482,19 @@ Status ManifestParser::parseSymDim(const std::vector<std::string_view> &fields,
   lastBuffer = previousBuffer;
   out.symDims.push_back(d);
   return Status::success();
+}
+
+Status ManifestParser::parseSymValues(const std::vector<std::string_view> &fields) {
+  if (version < kFormatVersionSymValues)
+    return Status::error("'symvalues' record in a version-" + std::to_string(version) +
+                         " bundle (it needs the 'aicc-bundle 7' header)");
+  if (Status s = expectFieldCount(fields, 2, "symvalues BUFFER_ID"); !s.ok)
+    return s;
+  if (out.launches.empty())
+    return Status::error("the 'symvalues' record must follow the 'launch' records");
+  sawSymValues = true;
+  out.symValuesLine = lineNo;
+  return parseIntAs(fields[1], "symvalues BUFFER_ID", out.symValuesBuffer);
 }
 
 Status ManifestParser::parseSymGrid(const std::vector<std::string_view> &fields) {

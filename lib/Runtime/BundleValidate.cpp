@@ -14,6 +14,7 @@
 #include "BundleInternal.h"
 
 #include <array>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -564,6 +565,36 @@ Status validateSymGrids(const Bundle &bundle,
   return Status::success();
 }
 
+/// The `symvalues` record: a `const` buffer of i32 [symbols.size()] holding each
+/// symbol's max (the values at the bound, what the kernels were compiled at).
+/// Requires validateSymbols() and valid buffers.
+Status validateSymValues(const Bundle &bundle) {
+  const std::string label =
+      at(bundle.symValuesLine) + "symvalues " + std::to_string(bundle.symValuesBuffer);
+  if (bundle.symbols.empty())
+    return Status::error(label + ": the bundle has no symbols");
+  if (bundle.symValuesBuffer < 0 ||
+      static_cast<size_t>(bundle.symValuesBuffer) >= bundle.buffers.size())
+    return Status::error(label + ": BUFFER_ID is out of range (" +
+                         std::to_string(bundle.buffers.size()) + " buffers)");
+  const BufferDesc &b = bundle.buffers[bundle.symValuesBuffer];
+  const size_t n = bundle.symbols.size();
+  if (b.kind != BufferKind::constant || b.dtype != DType::i32 || b.shape.size() != 1 ||
+      b.shape[0] != static_cast<int64_t>(n))
+    return Status::error(label + ": the buffer must be a const i32[" + std::to_string(n) +
+                         "] (one element per symbol)");
+  // validateBuffers checked that the data lies inside the weights section.
+  for (size_t i = 0; i < n; ++i) {
+    int32_t v = 0;
+    std::memcpy(&v, bundle.weights.data() + b.offset + 4 * i, 4);
+    if (v != bundle.symbols[i].max)
+      return Status::error(label + ": element " + std::to_string(i) + " is " + std::to_string(v) +
+                           ", not the max " + std::to_string(bundle.symbols[i].max) + " of '" +
+                           bundle.symbols[i].name + "'");
+  }
+  return Status::success();
+}
+
 } // namespace
 
 Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits) {
@@ -615,6 +646,14 @@ Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits)
     if (Status s = validateSymDims(bundle); !s.ok)
       return s;
     if (Status s = validateSymGrids(bundle, kernels); !s.ok)
+      return s;
+  }
+  if (bundle.symValuesBuffer >= 0 || bundle.symValuesLine) {
+    if (bundle.formatVersion < kFormatVersionSymValues)
+      return Status::error("the 'symvalues' record needs format version " +
+                           std::to_string(kFormatVersionSymValues) + ", not " +
+                           std::to_string(bundle.formatVersion));
+    if (Status s = validateSymValues(bundle); !s.ok)
       return s;
   }
   // Last: it needs valid launch buffer ids and alias order.

@@ -204,6 +204,8 @@ private:
 
   std::shared_ptr<const CPUModel> model;
   std::vector<AlignedMemory> storage;
+  /// The session's symbol values (`symvalues` record), inside `storage`; null without.
+  int32_t *symValues = nullptr;
   std::vector<uint8_t *> addresses;
   std::vector<CPULaunch> launches;
   unsigned numThreads = 1;
@@ -375,6 +377,17 @@ Status CPUBackend::load() {
   }
   for (uint64_t a : layoutBuffers(*model, arena, own))
     addresses.push_back(reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(a)));
+  // The symbol values the kernels read (`symvalues`): the session's own copy of the const
+  // buffer, written by bindSymbols() before each run (the model's constants are shared by
+  // its sessions).
+  if (plan.symValuesBuffer >= 0) {
+    AlignedMemory p = allocateZeroed(4 * plan.symbols.size(), kBufferAlignment);
+    if (!p)
+      return Status::error("out of host memory allocating the symbol values");
+    symValues = reinterpret_cast<int32_t *>(p.get());
+    addresses[plan.symValuesBuffer] = p.get();
+    storage.push_back(std::move(p));
+  }
 
   const std::vector<size_t> kernelOf = launchKernelIndices(plan);
   for (size_t i = 0; i < plan.launches.size(); ++i) {
@@ -429,6 +442,10 @@ void CPUBackend::runLaunch(const CPULaunch &launch) {
 
 Status CPUBackend::bindSymbols(const std::vector<int64_t> &values) {
   const Bundle &plan = model->plan;
+  // Session checked every value against its symbol's range (<= 2^31 - 1).
+  if (symValues)
+    for (size_t i = 0; i < values.size() && i < plan.symbols.size(); ++i)
+      symValues[i] = static_cast<int32_t>(values[i]);
   if (plan.symGrids.empty())
     return Status::success(); // every launch keeps its recorded grid
   const std::vector<std::array<int64_t, 3>> grids = launchGridsAt(plan, values);

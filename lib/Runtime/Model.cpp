@@ -91,6 +91,8 @@ Bundle aicc::runtime::detail::planOf(const Bundle &bundle) {
   plan.symbols = bundle.symbols;
   plan.symDims = bundle.symDims;
   plan.symGrids = bundle.symGrids;
+  plan.symValuesBuffer = bundle.symValuesBuffer;
+  plan.symValuesLine = bundle.symValuesLine;
   plan.inputs = bundle.inputs;
   plan.boundInputs = bundle.boundInputs;
   plan.outputs = bundle.outputs;

@@ -162,7 +162,7 @@ TEST(SymbolicBundleTest, RoundTripPreservesSymbols) {
   Status s = parseBundle(once, back);
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(back.formatVersion, 6);
-  EXPECT_EQ(kBundleFormatVersion, 6);
+  EXPECT_EQ(kBundleFormatVersion, 7);
   ASSERT_EQ(back.symbols.size(), 2u);
   EXPECT_EQ(back.symbols[1].name, "seq len");
   EXPECT_EQ(back.symbols[1].min, 2);
@@ -299,14 +299,82 @@ TEST(SymbolicBundleTest, RecordsNeedVersion6) {
   b.formatVersion = 5;
   EXPECT_EQ(validateBundle(b).message, "symbolic dims ('symbol', 'symdim' and 'symgrid' records) "
                                        "need format version 6, not 5");
-  // Version 7 does not exist yet.
+  // Version 8 does not exist yet.
   m = kSymbolicRecords;
-  m.replace(0, 13, "aicc-bundle 7");
+  m.replace(0, 13, "aicc-bundle 8");
   Bundle parsed;
   Status s = parseBundle(sealed(m), parsed);
-  EXPECT_NE(s.message.find("unsupported bundle version ' 7' (this runtime reads versions 1 to 6)"),
+  EXPECT_NE(s.message.find("unsupported bundle version ' 8' (this runtime reads versions 1 to 7)"),
             std::string::npos)
       << s.message;
+}
+
+//===----------------------------------------------------------------------===//
+// The `symvalues` record (format version 7): the buffer kernels read the run's
+// symbol values from
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// makeSymbolicBundle() with buffer 6, a const i32[2] of the maxima (8, 16) at
+/// weights offset 64, as the symvalues buffer.
+Bundle withSymValues() {
+  Bundle b = makeSymbolicBundle();
+  b.buffers.push_back({6, DType::i32, BufferKind::constant, 8, {2}, 64});
+  int32_t maxima[2] = {8, 16};
+  b.weights.replace(64, 8, reinterpret_cast<const char *>(maxima), 8);
+  b.symValuesBuffer = 6;
+  return b;
+}
+} // namespace
+
+TEST(SymbolicBundleTest, SymValuesRoundTripAsVersion7) {
+  Bundle b = withSymValues();
+  ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+  std::string bytes = serializeBundle(b);
+  std::string m = manifestOf(bytes);
+  EXPECT_EQ(m.substr(0, 14), "aicc-bundle 7\n");
+  EXPECT_NE(m.find("symgrid 0 1 1 1 16 2\nsymvalues 6\nchecksum"), std::string::npos) << m;
+  Bundle back;
+  Status s = parseBundle(bytes, back);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(back.symValuesBuffer, 6);
+  EXPECT_EQ(back.formatVersion, 7);
+  // Without the record the bundle stays version 6.
+  EXPECT_EQ(manifestOf(serializeBundle(makeSymbolicBundle())).substr(0, 14), "aicc-bundle 6\n");
+}
+
+TEST(SymbolicBundleTest, SymValuesRecordPlaceAndVersion) {
+  std::string m = manifestOf(serializeBundle(withSymValues()));
+  m = m.substr(0, m.find("checksum"));
+  std::string v6 = m;
+  v6.replace(0, 13, "aicc-bundle 6");
+  expectParseError(sealed(v6), "manifest line 34: 'symvalues' record in a version-6 bundle (it "
+                               "needs the 'aicc-bundle 7' header)");
+  std::string late = m + "symgrid 0 2 0 1 1 1\n";
+  expectParseError(sealed(late), "manifest line 35: 'symgrid' record after the 'symvalues' record "
+                                 "(it is the last before 'checksum')");
+  std::string bad = m;
+  bad.replace(bad.find("symvalues 6"), 11, "symvalues x");
+  expectParseError(sealed(bad), "manifest line 34: bad symvalues BUFFER_ID 'x' (expected an "
+                                "unsigned decimal integer)");
+}
+
+TEST(SymbolicBundleTest, SymValuesRules) {
+  auto expectBad = [](const std::function<void(Bundle &)> &edit, const std::string &expected) {
+    Bundle b = withSymValues();
+    edit(b);
+    EXPECT_EQ(validateBundle(b).message, expected);
+  };
+  expectBad([](Bundle &b) { b.symValuesBuffer = 7; },
+            "symvalues 7: BUFFER_ID is out of range (7 buffers)");
+  expectBad([](Bundle &b) { b.symValuesBuffer = 5; },
+            "symvalues 5: the buffer must be a const i32[2] (one element per symbol)");
+  expectBad([](Bundle &b) { b.buffers[6].dtype = DType::f32; },
+            "symvalues 6: the buffer must be a const i32[2] (one element per symbol)");
+  expectBad([](Bundle &b) { b.weights[64] = 7; },
+            "symvalues 6: element 0 is 7, not the max 8 of 'batch'");
+  expectBad([](Bundle &b) { b.formatVersion = 6; },
+            "the 'symvalues' record needs format version 7, not 6");
 }
 
 TEST(SymbolicBundleTest, SymbolRecordsFollowTargetAndArenaAndPrecedeBuffers) {

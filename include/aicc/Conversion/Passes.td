@@ -329,10 +329,12 @@ def ConvertTileAttentionToWGMMA : Pass<"convert-tile-attention-to-wgmma", "mlir:
     Option<"warpgroupPingpong", "warpgroup-pingpong", "bool", "false",
            "The two consumer warpgroups take turns issuing their products (named barriers), "
            "so one's softmax overlaps the other's products (FlashAttention-3 section 3.1)">,
-    Option<"persistent", "persistent", "bool", "false",
+    Option<"persistent", "persistent", "std::string", "\"false\"",
            "A persistent grid: each CTA loops over query-block tiles (causal: longest first, "
            "in zigzag rounds), so the producer loads the next tile's Q, K and V while the "
-           "consumers run the previous tile's epilogue; false: one CTA per tile">,
+           "consumers run the previous tile's epilogue: true, false (one CTA per tile) or "
+           "auto (persistent but for causal attention over more than "
+           "kAttentionPersistentMaxCausalBlocks key blocks)">,
     Option<"maxCtas", "max-ctas", "int64_t", "0",
            "persistent: at most this many CTAs (0: one per SM of the tuning hardware, "
            "aicc.hardware or the `hardware` option)">,

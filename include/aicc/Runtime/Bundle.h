@@ -31,13 +31,14 @@
 
 namespace aicc::runtime {
 
-/// The newest format version: 6 (checksums and parameter records since 3; the
+/// The newest format version: 7 (checksums and parameter records since 3; the
 /// `arena` record of the memory plan since 4; `inplace` records since 5;
-/// `symbol`, `symdim` and `symgrid` records, bounded symbolic dims, since 6).
-/// serializeBundle() writes the oldest version that holds the bundle (6 when it
-/// has symbolic dims, else 5 when a kernel has `inplace` records, else 4);
-/// parseBundle() reads versions 1 to 6.
-constexpr int kBundleFormatVersion = 6;
+/// `symbol`, `symdim` and `symgrid` records, bounded symbolic dims, since 6;
+/// the `symvalues` record, kernels that read the run's symbol values, since 7).
+/// serializeBundle() writes the oldest version that holds the bundle (7 with a
+/// `symvalues` record, else 6 when it has symbolic dims, else 5 when a kernel
+/// has `inplace` records, else 4); parseBundle() reads versions 1 to 7.
+constexpr int kBundleFormatVersion = 7;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -333,6 +334,15 @@ struct Bundle {
   std::vector<SymDimDesc> symDims;
   /// Launch grids that shrink with a symbol's value.
   std::vector<SymGridDesc> symGrids;
+  /// The `symvalues` record (format version 7): the id of a `const` buffer of
+  /// symbols.size() i32 elements (holding each symbol's max) that kernels read
+  /// the run's symbol values from (attention over a sequence of run-time
+  /// length). A session gives it its own memory and writes the values of each
+  /// run's binding there before the run's launches; -1 when absent.
+  int symValuesBuffer = -1;
+  /// 1-based manifest line of the `symvalues` record; 0 when none or built in
+  /// memory.
+  size_t symValuesLine = 0;
 
   /// Indexed by model input index.
   std::vector<IODesc> inputs;

@@ -132,6 +132,38 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
                                 (uint32_t)1, kind);
   };
 
+  // Attention over a sequence of run-time length (bounded symbolic dims,
+  // kRunLengthsAttrName): Sq and Skv are read from the group's symbol-values input (the
+  // kernel's tile.symvalues parameter, which each session writes per run) as tiles. The key
+  // loop still walks the bound's blocks; the keys past the run's Skv are masked like the
+  // ragged tail's, their K and V never loaded (masked-off lanes read 0), so no key of a
+  // buffer's tail meets a query of the prefix. Query rows past the run's Sq compute rows of
+  // the result's tail, which a run at that value does not read.
+  auto runLengths = att->getAttrOfType<DenseI64ArrayAttr>(kRunLengthsAttrName);
+  Value symValues;
+  if (runLengths) {
+    auto input = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
+    if (!input || runLengths.size() != 4 || input.getInt() < 0 ||
+        input.getInt() >= (int64_t)kc.inParams.size() || split)
+      return att.emitError("attention template: ")
+                 << kRunLengthsAttrName << " needs the group's " << kSymbolValuesInputAttrName
+                 << " input and no key split",
+             failure();
+    symValues = kc.inParams[input.getInt()];
+    kc.kernel->setAttr(tl::kSymValuesAttrName, builder.getI64IntegerAttr(input.getInt()));
+  }
+  // The query (`which` 0) or key (2) length as an i32 tile of `t`'s shape: the run's, or the
+  // static `bound`.
+  auto runLength = [&](TileBuilder &t, int which, int64_t bound) -> Value {
+    if (!runLengths || runLengths[which] < 0)
+      return t.splatI32(bound);
+    Value all = t.splat(arith::ConstantIntOp::create(t.b, loc, t.b.getI1Type(), 1));
+    Value v = t.load(symValues, t.splatI32(runLengths[which]), all, t.b.getI32Type());
+    return runLengths[which + 1] == 1
+               ? v
+               : arith::MulIOp::create(t.b, loc, v, t.splatI32(runLengths[which + 1])).getResult();
+  };
+
   TileBuilder t1{b, loc, {BM}};
   Value m0 = arith::MulIOp::create(b, loc, pidM, i32(b, BM));
   Value rows = arith::AddIOp::create(b, loc, t1.splat(m0), t1.range(BM));
@@ -156,7 +188,10 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
   auto scoresOf = [&](OpBuilder &lb, Value n0, Value &cols, Value &colMask) -> Value {
     TileBuilder tn{lb, loc, {BN}};
     cols = arith::AddIOp::create(lb, loc, tn.splat(n0), tn.range(BN));
-    colMask = lessThan(lb, cols, Skv);
+    colMask = runLengths ? arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, cols,
+                                                 runLength(tn, 2, Skv))
+                               .getResult()
+                         : lessThan(lb, cols, Skv);
     TileBuilder tk{lb, loc, {BD, BN}};
     TileBuilder ts{lb, loc, {BM, BN}};
     auto kt = loadOperand(tk, kc, att.getKeyT(), shapeWith(D, Skv), indices(tk, dq, cols),
@@ -181,7 +216,11 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
     Value keep = ts.along(colMask, 1);
     if (att.getCausal()) {
       // Key j is visible from query i when j <= i + (Skv - Sq).
-      Value limit = arith::AddIOp::create(lb, loc, ts.along(rows, 0), ts.splatI32(Skv - Sq));
+      Value offset =
+          runLengths ? arith::SubIOp::create(lb, loc, runLength(ts, 2, Skv), runLength(ts, 0, Sq))
+                           .getResult()
+                     : ts.splatI32(Skv - Sq);
+      Value limit = arith::AddIOp::create(lb, loc, ts.along(rows, 0), offset);
       Value vis =
           arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sle, ts.along(cols, 1), limit);
       keep = arith::AndIOp::create(lb, loc, keep, vis);

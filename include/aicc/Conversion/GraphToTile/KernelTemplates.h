@@ -82,6 +82,13 @@ struct TemplateOptions {
 /// the symbolic rows then record tile.symgrid on the kernel: the programs a run at a smaller
 /// value needs.
 constexpr llvm::StringLiteral kGroupSymDimsAttrName = "aicc.symdims";
+/// Attention over a sequence of run-time length (bounded symbolic dims, cpu target): on the
+/// graph.attention, array<i64: q symbol, q factor, kv symbol, kv factor> (-1, 0 where the
+/// length is static): Sq is q factor x the run's value of symbol q, Skv likewise. Its fusion
+/// group then carries kSymbolValuesInputAttrName: the index of the group input holding the
+/// run's symbol values (i32 [number of symbols]; the kernel's tile.symvalues parameter).
+constexpr llvm::StringLiteral kRunLengthsAttrName = "aicc.run_lengths";
+constexpr llvm::StringLiteral kSymbolValuesInputAttrName = "aicc.symvalues_input";
 
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,

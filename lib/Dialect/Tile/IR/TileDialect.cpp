@@ -149,6 +149,12 @@ static const AttrRule kAttrRules[] = {
               arr[3] >= 1 && arr[4] >= 1;
      },
      "must be array<i64: axis (0..2), symbol, unit, per, group>, unit, per and group >= 1"},
+    {kSymValuesAttrName,
+     [](Attribute a) {
+       auto i = dyn_cast<IntegerAttr>(a);
+       return i && i.getInt() >= 0;
+     },
+     "must be the index of a parameter (an integer >= 0)"},
 };
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {

@@ -45,6 +45,10 @@ def Tile_Dialect : Dialect {
   //                         unit, per, group>: at symbol value v only group x ceil(v x unit
   //                         / per) programs along grid axis `axis` write the results' prefix
   //                         (bundle `symgrid` records, docs/symbolic-shapes.md)
+  //   symvalues             on a kernel func (convert-graph-to-tile): the index of the
+  //                         parameter holding i32[number of symbols], the run's symbol values
+  //                         (attention over a sequence of run-time length; the bundle's
+  //                         `symvalues` record, a buffer each session writes per run)
   let discardableAttrs = (ins
     "::aicc::tile::ScheduleAttr":$schedule,
     "::mlir::IntegerAttr":$cpu_kernel,
@@ -65,7 +69,8 @@ def Tile_Dialect : Dialect {
     "::mlir::ArrayAttr":$tensor_maps,
     "::mlir::UnitAttr":$tensor_map,
     "::mlir::DenseI32ArrayAttr":$in_place,
-    "::mlir::DenseI64ArrayAttr":$symgrid
+    "::mlir::DenseI64ArrayAttr":$symgrid,
+    "::mlir::IntegerAttr":$symvalues
   );
 }
 

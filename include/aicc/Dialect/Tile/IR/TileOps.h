@@ -63,6 +63,7 @@ constexpr llvm::StringLiteral kTensorMapsAttrName = TileDialect::TensorMapsAttrH
 constexpr llvm::StringLiteral kTensorMapAttrName = TileDialect::TensorMapAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kInPlaceAttrName = TileDialect::InPlaceAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kSymGridAttrName = TileDialect::SymgridAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kSymValuesAttrName = TileDialect::SymvaluesAttrHelper::getNameStr();
 
 /// Returns the schedule of a tile kernel, or null when `op` is not one.
 ScheduleAttr getSchedule(mlir::Operation *op);
