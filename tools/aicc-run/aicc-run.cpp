@@ -18,7 +18,7 @@
 #include "Benchmark.h"
 #include "Compare.h"
 #ifdef AICC_RUN_WITH_COMPILER
-#include "ReferenceModes.h"
+#include "aicc/Reference/ReferenceModes.h"
 #endif
 #include <unistd.h>
 
