@@ -151,11 +151,12 @@ def from_torch(t) -> Buffer:
         t = t.contiguous()
     if t.requires_grad:
         t = t.detach()
-    capsule = torch.utils.dlpack.to_dlpack(t)
-    buf = from_dlpack_capsule(capsule, t)
     if t.dtype == torch.bool:
-        buf.dtype = "bool"  # torch < 2 exports bool as DLPack uint8
-    return buf
+        # torch 1.x cannot export bool through DLPack: its bytes as uint8 (one byte, 0 or 1).
+        buf = from_dlpack_capsule(torch.utils.dlpack.to_dlpack(t.view(torch.uint8)), t)
+        buf.dtype = "bool"
+        return buf
+    return from_dlpack_capsule(torch.utils.dlpack.to_dlpack(t), t)
 
 
 def from_object(x: Any, expected: Optional[str] = None, stream: Optional[int] = None) -> Buffer:
@@ -172,7 +173,9 @@ def from_object(x: Any, expected: Optional[str] = None, stream: Optional[int] = 
         else:
             capsule = x.__dlpack__()
         return from_dlpack_capsule(capsule, x)
-    return from_numpy(np.asarray(x), expected)
+    # Python lists and scalars take the dtype the model expects.
+    return from_numpy(np.asarray(x, dtype=numpy_dtype(expected) if expected else None),
+                      expected)
 
 
 def host_bytes(buf: Buffer) -> np.ndarray:

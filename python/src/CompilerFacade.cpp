@@ -75,12 +75,12 @@ template <typename T> const char *typeName() {
 /// Sets the knob whose flag is `flag`; false with `error` set otherwise.
 bool setOption(PipelineConfig &config, const std::string &flag, const std::string &value,
                std::string &error) {
-#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                            \
+#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                              \
   if (flag == FLAG) {                                                                              \
     if (parseValue(value, config.FIELD))                                                           \
       return true;                                                                                 \
-    error = std::string("option '") + FLAG + "' takes a " + typeName<TYPE>() + ", got '" +       \
-            value + "'";                                                                           \
+    error = std::string("option '") + FLAG + "' takes a " + typeName<TYPE>() + ", got '" + value + \
+            "'";                                                                                   \
     return false;                                                                                  \
   }
 #include "aicc/Pipelines/PipelineOptions.def"
@@ -99,8 +99,7 @@ template <typename T> std::string defaultText(const T &value) {
 
 } // namespace
 
-bool aicc::python::compile(const CompileRequest &request, std::string &out,
-                           std::string &error) {
+bool aicc::python::compile(const CompileRequest &request, std::string &out, std::string &error) {
   auto target = parseTarget(request.target);
   if (!target) {
     error = llvm::toString(target.takeError());
@@ -144,7 +143,7 @@ std::vector<OptionInfo> aicc::python::pipelineOptions() {
   std::vector<OptionInfo> infos;
   PipelineConfig defaults;
   (void)defaults;
-#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                            \
+#define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                              \
   infos.push_back({FLAG, typeName<TYPE>(), defaultText(defaults.FIELD), DESCRIPTION});
 #include "aicc/Pipelines/PipelineOptions.def"
   return infos;

@@ -144,8 +144,8 @@ public:
   py::list runHost(const std::vector<py::tuple> &inputs) {
     std::vector<rt::HostTensor> in;
     for (const py::tuple &t : inputs)
-      in.push_back(hostTensorFromPython(t[0].cast<std::string>(),
-                                        t[1].cast<std::vector<int64_t>>(), t[2].cast<py::buffer>()));
+      in.push_back(hostTensorFromPython(t[0].cast<std::string>(), t[1].cast<std::vector<int64_t>>(),
+                                        t[2].cast<py::buffer>()));
     std::vector<rt::HostTensor> out;
     rt::Status status;
     {
