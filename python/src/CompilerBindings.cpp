@@ -24,13 +24,13 @@ namespace {
 
 using aicc::python::raise;
 
-py::bytes compile(const py::bytes &model, const std::string &bufferName, bool isMLIR,
-                  const std::string &target, const std::string &emit,
-                  const std::vector<std::pair<std::string, std::string>> &options,
-                  const std::vector<std::pair<std::string, std::string>> &bindInputs,
-                  const std::vector<std::pair<std::string, std::vector<int64_t>>> &inputShapes,
-                  const std::vector<std::tuple<std::string, int64_t, int64_t, bool>> &dims,
-                  const std::string &cudaPath, uint64_t maxTensorBytes) {
+py::bytes pyCompile(const py::bytes &model, const std::string &bufferName, bool isMLIR,
+                    const std::string &target, const std::string &emit,
+                    const std::vector<std::pair<std::string, std::string>> &options,
+                    const std::vector<std::pair<std::string, std::string>> &bindInputs,
+                    const std::vector<std::pair<std::string, std::vector<int64_t>>> &inputShapes,
+                    const std::vector<std::tuple<std::string, int64_t, int64_t, bool>> &dims,
+                    const std::string &cudaPath, uint64_t maxTensorBytes) {
   aicc::python::CompileRequest request;
   request.model = model;
   request.bufferName = bufferName;
@@ -107,7 +107,7 @@ aicc::run::ReferenceModeOptions modeOptions(const py::dict &d) {
 void aicc::python::bindCompiler(py::module_ &m) {
 #ifdef AICC_PYTHON_WITH_COMPILER
   m.attr("has_compiler") = true;
-  m.def("compile", &compile, py::arg("model"), py::arg("buffer_name"), py::arg("is_mlir"),
+  m.def("compile", &pyCompile, py::arg("model"), py::arg("buffer_name"), py::arg("is_mlir"),
         py::arg("target"), py::arg("emit"), py::arg("options"), py::arg("bind_inputs"),
         py::arg("input_shapes"), py::arg("dims"), py::arg("cuda_path"),
         py::arg("max_tensor_bytes"));

@@ -23,7 +23,7 @@ import aicc
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "models"
-BUILD = Path(os.environ.get("AICC_BUILD_DIR", REPO / "build"))
+BUILD = Path(os.environ.get("AICC_BUILD_DIR", REPO / "build")).resolve()
 # Bundles compiled for the GPU by scripts/make-python-gpu-payload.sh (for a runtime-only
 # package, which cannot compile them itself).
 GPU_BUNDLES = os.environ.get("AICC_TEST_BUNDLES", str(REPO / ".device-py" / "bundles"))
