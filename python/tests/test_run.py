@@ -76,3 +76,17 @@ def test_benchmark(mlp_cpu):
     assert r.min_ms <= r.mean_ms <= r.max_ms
     assert r.symbols == {}
     assert mlp_cpu.allocated_bytes() > 16 * 64 * 4
+
+
+def test_runs_from_several_threads(mlp_cpu):
+    """Runs of one Module are serialized (one session), each thread gets its own results;
+    the GIL is released while the kernels run."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    (x,), (y,) = data_set(MLP)
+    xs = [x * (1 + i / 8) for i in range(8)]
+    want = [mlp_cpu(a) for a in xs]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda a: mlp_cpu(a), xs * 4))
+    for i, g in enumerate(got):
+        np.testing.assert_array_equal(g, want[i % 8])
