@@ -75,7 +75,7 @@ def _model_with_unsupported_op():
     node = helper.make_node("Relu", ["x"], ["r"], name="fine_relu")
     bad = helper.make_node("Frobnicate", ["r"], ["y"], name="my_bad_node", domain="com.example")
     graph = helper.make_graph([node, bad], "g", [x], [y])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+    return helper.make_model(graph, ir_version=8, opset_imports=[helper.make_opsetid("", 17),
                                                    helper.make_opsetid("com.example", 1)])
 
 
@@ -103,7 +103,7 @@ def test_bind_inputs_and_shapes(tmp_path):
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])
     graph = helper.make_graph([helper.make_node("Reshape", ["x", "shape"], ["y"], name="rs")],
                               "g", [x, s], [y])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = helper.make_model(graph, ir_version=8, opset_imports=[helper.make_opsetid("", 17)])
     shape = np.array([3, 4], dtype=np.int64)
     m = aicc.compile(model, target="cpu", bind_inputs={"shape": shape})
     assert [i.name for i in m.inputs] == ["x"]
