@@ -318,6 +318,9 @@ def main():
 
     # Python.
     local = {os.path.splitext(os.path.basename(f))[0] for f in files if f.endswith(".py")}
+    # Packages of this tree (python/aicc: `import aicc`), by their directory's name.
+    local |= {os.path.basename(os.path.dirname(f)) for f in files
+              if os.path.basename(f) == "__init__.py"}
     uses = python_imports(files)
     mods = {m for _, _, m in uses
             if m not in sys.stdlib_module_names and m not in local and m != "__future__"}

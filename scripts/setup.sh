@@ -10,6 +10,7 @@ PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libgtest-dev googletest
   python3 python3-numpy python3-onnx python3-pybind11 python3-protobuf python3-venv
+  python3-dev python3-pytest   # the Python package in python/: its extension headers, its tests
   ca-certificates          # pip fetches the PyPI pins over https
   python3-torch            # bench-gemm-cpu: bench/gemm.py's CPU dry run (torch 1.13 CPU)
   python3-mpmath           # test/Numerics/edge_sweep.py: 50-digit expected values

@@ -18,7 +18,7 @@
 #include "Benchmark.h"
 #include "Compare.h"
 #ifdef AICC_RUN_WITH_COMPILER
-#include "ReferenceModes.h"
+#include "aicc/Reference/ReferenceModes.h"
 #endif
 #include <unistd.h>
 
@@ -141,7 +141,7 @@ struct Options {
   std::string outputDir;
   std::string jsonPath; // --json FILE: the --benchmark figures as JSON
   int benchmarkIters = 0;
-  // --reference / --bisect (ReferenceModes.cpp).
+  // --reference / --bisect (lib/Reference/ReferenceModes.cpp).
   std::string referenceModel;
   std::string bisectModel;
   std::string target = "cpu";
@@ -594,7 +594,7 @@ bool runTestDataSet(Session &session, const ModelInputs &model, const Options &o
 }
 
 /// --reference / --bisect need MLIR and the reference evaluator. They are built
-/// into aicc-run-reference (this file + ReferenceModes.cpp); plain aicc-run stays
+/// into aicc-run-reference (this file + AICCReferenceModes); plain aicc-run stays
 /// free of MLIR (it is shipped alone to GPU machines) and hands such command
 /// lines over to the aicc-run-reference next to it.
 int runReferenceModes(const Options &opts, char **argv) {

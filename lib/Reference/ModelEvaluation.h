@@ -1,14 +1,14 @@
-//===- ModelEvaluation.h - what aicc-run's --reference and --bisect share -*- C++ -*-===//
+//===- ModelEvaluation.h - what --reference and --bisect share ----*- C++ -*-===//
 //
-// Private to tools/aicc-run (ReferenceModes.cpp, Bisect.cpp): loading a model into its own
+// Private to AICCReferenceModes (ReferenceModes.cpp, Bisect.cpp): loading a model into its own
 // MLIR context with located diagnostics, the reference evaluator's size check, the inputs
 // both modes feed (test data, --input files, or pseudo-random), and formatting.
 //
 //===----------------------------------------------------------------------===//
-#ifndef AICC_TOOLS_AICC_RUN_MODELEVALUATION_H
-#define AICC_TOOLS_AICC_RUN_MODELEVALUATION_H
+#ifndef AICC_LIB_REFERENCE_MODELEVALUATION_H
+#define AICC_LIB_REFERENCE_MODELEVALUATION_H
 
-#include "ReferenceModes.h"
+#include "aicc/Reference/ReferenceModes.h"
 
 #include "aicc/Reference/Evaluator.h"
 #include "aicc/Runtime/Bundle.h"
@@ -95,4 +95,4 @@ ref::Tolerance toleranceFor(mlir::Type elem, const ReferenceModeOptions &opts);
 
 } // namespace aicc::run::eval
 
-#endif // AICC_TOOLS_AICC_RUN_MODELEVALUATION_H
+#endif // AICC_LIB_REFERENCE_MODELEVALUATION_H

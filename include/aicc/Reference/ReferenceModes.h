@@ -1,12 +1,19 @@
 //===- ReferenceModes.h - aicc-run --reference and --bisect ---------*- C++ -*-===//
 //
 // The two aicc-run modes that need the compiler and the float64 reference evaluator
-// (lib/Reference). Built only with AICC_ENABLE_COMPILER; this header itself uses no MLIR,
-// so aicc-run.cpp stays buildable without it.
+// (lib/Reference), as a library (AICCReferenceModes) that aicc-run-reference and the
+// Python bindings (python/, aicc.reference and Module.bisect) both call. Built only with
+// AICC_ENABLE_COMPILER; this header itself uses no MLIR or LLVM type, so aicc-run.cpp stays
+// buildable without it and the bindings can include it from a translation unit built with
+// RTTI and exceptions.
+//
+// Output: both modes print their report to stdout and their errors ("aicc-run: error:
+// ...", and the located MLIR diagnostics) to stderr, as aicc-run does; a caller that wants
+// the text captures those file descriptors.
 //
 //===----------------------------------------------------------------------===//
-#ifndef AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
-#define AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
+#ifndef AICC_REFERENCE_REFERENCEMODES_H
+#define AICC_REFERENCE_REFERENCEMODES_H
 
 #include "aicc/Runtime/Limits.h"
 #include "aicc/Runtime/Session.h"
@@ -58,4 +65,4 @@ int runBisectMode(const ReferenceModeOptions &opts);
 
 } // namespace aicc::run
 
-#endif // AICC_TOOLS_AICC_RUN_REFERENCEMODES_H
+#endif // AICC_REFERENCE_REFERENCEMODES_H

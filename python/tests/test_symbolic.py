@@ -1,0 +1,49 @@
+"""A bundle with a bounded symbolic dim (dims={"batch": (1, 8)}) run at several sizes."""
+
+import numpy as np
+import pytest
+
+import aicc
+from conftest import CONVNET_DYN, assert_close, data_set
+
+
+def test_inputs_show_the_symbol_by_name(convnet_dyn_cpu):
+    m = convnet_dyn_cpu
+    assert m.symbols == {"batch": (1, 8)}
+    (i,), (o,) = m.inputs, m.outputs
+    assert i.shape == ("batch", 3, 16, 16) and i.max_shape == (8, 3, 16, 16)
+    assert o.shape == ("batch", 10)
+    assert repr(i) == "%s: float32[batch, 3, 16, 16]" % i.name
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])  # the data sets hold batch 1, 3 and 8
+def test_runs_at_each_batch_size(convnet_dyn_cpu, k):
+    ins, (y,) = data_set(CONVNET_DYN, k)
+    got = convnet_dyn_cpu(*ins)
+    assert got.shape == y.shape
+    assert_close(got, y)
+
+
+def test_alternating_sizes_and_benchmark_binding(convnet_dyn_cpu):
+    m = convnet_dyn_cpu
+    (x1,), (y1,) = data_set(CONVNET_DYN, 0)
+    (x3,), (y3,) = data_set(CONVNET_DYN, 1)
+    for _ in range(2):
+        assert_close(m(x3), y3)
+        assert_close(m(x1), y1)
+    r = m.benchmark(5, inputs=[x3])
+    assert r.symbols == {"batch": 3}
+
+
+def test_out_of_range_and_bad_shapes(convnet_dyn_cpu):
+    m = convnet_dyn_cpu
+    name = m.inputs[0].name
+    x = np.zeros((9, 3, 16, 16), np.float32)
+    with pytest.raises(aicc.RuntimeError) as e:
+        m(x)
+    assert str(e.value) == ("input 0 ('%s'): batch = 9 is outside the compiled range [1, 8] "
+                            "(dim 0)" % name)
+    with pytest.raises(aicc.RuntimeError) as e:
+        m(np.zeros((2, 3, 16, 15), np.float32))
+    assert str(e.value) == ("input 0 ('%s'): expected f32[batch,3,16,16] (batch in [1, 8]), "
+                            "got f32[2,3,16,15]" % name)
