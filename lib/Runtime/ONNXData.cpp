@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "aicc/Runtime/ONNXData.h"
+#include "aicc/Support/ONNXDataTypeNames.h"
 
 #include "aicc/Runtime/ReadFile.h"
 
@@ -89,12 +90,7 @@ static TensorProto::DataType toONNXType(DType dtype) {
   return TensorProto::UNDEFINED;
 }
 
-static std::string onnxTypeName(int32_t t) {
-  if (TensorProto::DataType_IsValid(t))
-    return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(t)) +
-           " (" + std::to_string(t) + ")";
-  return std::to_string(t);
-}
+static std::string onnxTypeName(int32_t t) { return aicc::onnxDataTypeLabel(t); }
 
 /// Copies a typed repeated field into `out` (numel elements of `dtype`),
 /// narrowing each value to the storage type `Store`.
