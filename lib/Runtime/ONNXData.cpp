@@ -184,6 +184,16 @@ Status aicc::runtime::parseTensorProto(std::string_view bytes, HostTensor &out,
   return Status::error("unreachable data type");
 }
 
+bool aicc::runtime::isONNXModel(std::string_view bytes) {
+  if (bytes.empty() || bytes.size() > kMaxTensorProtoBytes)
+    return false;
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return false;
+  return model.has_ir_version() && model.opset_import_size() > 0 && model.has_graph() &&
+         (model.graph().node_size() > 0 || model.graph().output_size() > 0);
+}
+
 bool aicc::runtime::adoptLegacyBFloat16(HostTensor &t, DType expected) {
   if (expected != DType::bf16 || t.dtype != DType::u16)
     return false;

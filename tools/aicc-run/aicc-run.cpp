@@ -13,6 +13,7 @@
 #include "aicc/Runtime/Bundle.h"
 #include "aicc/Runtime/Limits.h"
 #include "aicc/Runtime/ONNXData.h"
+#include "aicc/Runtime/ReadFile.h"
 #include "aicc/Runtime/Session.h"
 #include "aicc/Version.h"
 
@@ -721,27 +722,20 @@ int runReferenceModes(const Options &opts, char **argv) {
 #endif
 }
 
-/// Whether the file at `path` is an ONNX model rather than a bundle: not a bundle's magic,
-/// and the .onnx suffix or a first byte that starts a ModelProto (field 1, ir_version, a
-/// varint: 0x08).
-bool looksLikeONNXModel(const std::string &path) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
+/// Whether the file at `path` is an ONNX model rather than a bundle (isONNXModel). Only a
+/// regular file is read (readRegularFile: never a FIFO or device, which could block).
+bool looksLikeONNXModel(const std::string &path, uint64_t maxBytes) {
+  std::string bytes;
+  if (!readRegularFile(path, maxBytes, bytes).ok)
     return false;
-  char head[8] = {};
-  size_t n = std::fread(head, 1, sizeof(head), f);
-  std::fclose(f);
-  if (n == 0 || (n == sizeof(head) && std::memcmp(head, "AICCBND1", 8) == 0))
-    return false;
-  const std::string suffix = ".onnx";
-  return head[0] == 0x08 || (path.size() > suffix.size() &&
-                             path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0);
+  return !(bytes.size() >= 8 && std::memcmp(bytes.data(), "AICCBND1", 8) == 0) &&
+         isONNXModel(bytes);
 }
 
 int runMain(const Options &opts) {
   Bundle bundle;
   if (Status s = readBundleFile(opts.bundlePath, bundle, opts.limits); !s.ok) {
-    if (looksLikeONNXModel(opts.bundlePath)) {
+    if (looksLikeONNXModel(opts.bundlePath, opts.limits.maxFileBytes)) {
       const std::string &m = opts.bundlePath;
       std::string stem =
           m.size() > 5 && m.compare(m.size() - 5, 5, ".onnx") == 0 ? m.substr(0, m.size() - 5) : m;
