@@ -6,7 +6,7 @@ runs aicc's bundles (KINDS below: fused = the default, on sm_90a the FlashAttent
 kernel with the intra-warpgroup overlap and the warpgroup ping-pong since 2026-12-05; plain /
 ovl / pp = the same with neither / only the overlap / only the ping-pong (noovl, ovlpp:
 earlier bundle names); persist = fused with --attention-persistent (one CTA per SM looping
-over the query-block tiles); mma128 / mma64 = the mma.sync
+over the query-block tiles; nopersist: with --attention-persistent=false); mma128 / mma64 = the mma.sync
 FlashAttention-2 kernel with BLOCK_M 128 / 64; unfused = four kernels) through aicc-run (--benchmark: CUDA events around N back-to-back runs
 of the launch plan, mean ms/run), checks the fused bundle's output against
 torch.nn.functional.scaled_dot_product_attention on the same inputs (cases up to
@@ -38,7 +38,7 @@ dev = "cuda"
 ITERS = int(os.environ.get("AICC_BENCH_ITERS", "50"))
 CHECK_MAX_S = int(os.environ.get("AICC_ATTN_CHECK_MAX_S", "4096"))
 only = sys.argv[1:]
-KINDS = ("fused", "persist", "plain", "noovl", "ovl", "pp", "ovlpp", "mma128", "mma64", "nosplit",
+KINDS = ("fused", "persist", "nopersist", "plain", "noovl", "ovl", "pp", "ovlpp", "mma128", "mma64", "nosplit",
          "unfused")
 HBM_TBPS = float(os.environ.get("AICC_HBM_TBPS", "4.8"))
 

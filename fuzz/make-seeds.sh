@@ -2,12 +2,13 @@
 # Builds the fuzzers' seed corpora (docs/fuzzing.md); nothing here is committed.
 # usage: fuzz/make-seeds.sh MAIN_BUILD_DIR OUT_DIR
 #   MAIN_BUILD_DIR  a built aicc tree (the gcc/Release build/): aicc-compile, aicc-make-test-bundle
-#   OUT_DIR         gets onnx/ tensorproto/ mlir/ bundle/, one file per seed (named by content
+#   OUT_DIR         gets onnx/ tensorproto/ numpy/ mlir/ bundle/, one file per seed (named by content
 #                   hash, so re-running adds nothing twice)
 # Sources:
 #   onnx         the conformance models (model.onnx <= 128 KiB) of /usr/share/libonnx-testdata/data,
 #                of the venv's onnx package ($AICC_VENV) and models/
 #   tensorproto  their test data (input_*.pb, output_*.pb <= 64 KiB)
+#   numpy        the .npy / .npz files of unittests/Runtime/testdata
 #   mlir         every *.mlir under test/, split at '// -----' like -split-input-file, each piece
 #                prefixed by the pipeline selector FuzzMLIR.cpp reads ('4' tile IR -> cpu pipeline,
 #                '3' fused graph -> tile pipeline, else both '0' graph and '2' graph..tile)
@@ -19,7 +20,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: make-seeds.sh MAIN_BUILD_DIR OUT_DIR}" && pwd)
 out=${2:?usage: make-seeds.sh MAIN_BUILD_DIR OUT_DIR}
-mkdir -p "$out"/{onnx,tensorproto,mlir,bundle}
+mkdir -p "$out"/{onnx,tensorproto,numpy,mlir,bundle}
 venv=${AICC_VENV:-$root/.venv}
 
 # copy_seeds DIR MAXBYTES: copies stdin's paths (one a line) of at most MAXBYTES into DIR.
@@ -42,6 +43,8 @@ data_dirs+=("$root/models")
 find "${data_dirs[@]}" -name '*.onnx' | copy_seeds "$out/onnx" $((128 << 10))
 find "${data_dirs[@]}" \( -name 'input_*.pb' -o -name 'output_*.pb' \) |
   copy_seeds "$out/tensorproto" $((64 << 10))
+find "$root/unittests/Runtime/testdata" \( -name '*.npy' -o -name '*.npz' \) |
+  copy_seeds "$out/numpy" $((64 << 10))
 
 /usr/bin/python3 - "$root/test" "$out/mlir" <<'PY'
 import hashlib, pathlib, re, sys
@@ -110,6 +113,6 @@ done | sort -u | while read -r op; do
   grep -q "^\"$op\"$" "$root/fuzz/mlir.dict" ||
     echo "make-seeds: warning: fuzz/mlir.dict lacks \"$op\" (add it)" >&2
 done
-for d in onnx tensorproto mlir bundle; do
+for d in onnx tensorproto numpy mlir bundle; do
   echo "make-seeds: $d: $(ls "$out/$d" | wc -l) seeds"
 done

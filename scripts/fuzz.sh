@@ -2,7 +2,7 @@
 # The sanitizer build and the libFuzzer targets (docs/fuzzing.md).
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]   a fuzzing campaign: each target (onnx, mlir, bundle,
-#                                            tensorproto; default all, one after the other) for
+#                                            tensorproto, numpy; default all, one after the other) for
 #                                            SECONDS (default 3600) with $AICC_FUZZ_JOBS workers
 #                                            (libFuzzer -fork) on a persistent corpus
 #   scripts/fuzz.sh --build                  configure + build the sanitizer build dir (clang-22,
@@ -27,7 +27,7 @@ build=${AICC_BUILD_DIR:-$root/build}
 san=${AICC_SAN_BUILD_DIR:-$root/build-san}
 seeds=$san/fuzz-seeds
 artifacts=$san/fuzz-artifacts
-all_targets=(onnx mlir bundle tensorproto)
+all_targets=(onnx mlir bundle tensorproto numpy)
 
 # Per-target libFuzzer flags: the input size cap (each target also refuses bigger inputs
 # itself) and the dictionary.
@@ -37,7 +37,8 @@ target_flags() {
     mlir) echo "-max_len=16384 -dict=$root/fuzz/mlir.dict" ;;
     bundle) echo "-max_len=262144 -dict=$root/fuzz/bundle.dict" ;;
     tensorproto) echo "-max_len=65536" ;;
-    *) echo "fuzz.sh: unknown target '$1' (onnx, mlir, bundle, tensorproto)" >&2; return 2 ;;
+    numpy) echo "-max_len=65536 -dict=$root/fuzz/numpy.dict" ;;
+    *) echo "fuzz.sh: unknown target '$1' (onnx, mlir, bundle, tensorproto, numpy)" >&2; return 2 ;;
   esac
 }
 # Common flags: a per-input timeout, memory limits, UBSan/ASan reports are crashes (the build

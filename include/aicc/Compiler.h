@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,6 +114,12 @@ struct CompileOptions : PipelineConfig {
   /// When non-empty, per kernel: DIR/<kernel>/{tile.mlir, kernel.ll, kernel.ptx,
   /// resources.json} (PTX and ptxas resource usage for GPU targets).
   std::string dumpKernelsDir;
+  /// When set, called on the calling thread as each stage of the compile ends (also one
+  /// that fails, before compileModel returns its error), with the stage's name: "import",
+  /// then the MLIR stages "graph", "fused", "tile", "gpu" or "cpu", then "llvm", and "ptx",
+  /// "cubin" (GPU targets) or "codegen (x86-64 + link)" (cpu); only the stages the compile
+  /// runs. aicc-compile prints its progress lines from it.
+  std::function<void(llvm::StringRef stage)> onStageEnd;
 };
 
 /// The passes compileModel runs for `options` and `emit`, one stage a line:

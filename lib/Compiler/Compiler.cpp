@@ -143,11 +143,23 @@ public:
       ctx.disableMultithreading();
   }
 
+  /// One stage of the compile: its --mlir-timing scope, and CompileOptions::onStageEnd
+  /// called with its name when it ends.
+  struct StageScope {
+    TimingScope timing;
+    std::string name;
+    const CompileOptions &opts;
+    ~StageScope() {
+      if (opts.onStageEnd)
+        opts.onStageEnd(name);
+    }
+  };
+
   /// Runs one MLIR stage's pipeline (step by step when dumping steps).
   LogicalResult runStage(ModuleOp module, Stage stage,
                          llvm::function_ref<void(OpPassManager &)> build) {
-    std::string name = stageName(stage, opts.target);
-    TimingScope scope = root.nest(name);
+    StageScope stageScope = nest(stageName(stage, opts.target));
+    TimingScope &scope = stageScope.timing;
     PassManager pm(&ctx, ModuleOp::getOperationName());
     build(pm);
     if (opts.dumpStepsDir.empty()) {
@@ -217,7 +229,7 @@ public:
     return success();
   }
 
-  TimingScope nest(StringRef name) { return root.nest(name); }
+  StageScope nest(StringRef name) { return StageScope{root.nest(name), name.str(), opts}; }
   const CompileOptions &options() const { return opts; }
 
 private:
@@ -603,7 +615,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (rank(from) <= rank(Stage::Lowered)) {
     OwningOpRef<ModuleOp> module;
     if (from == Stage::ONNX && kind == InputKind::ONNX) {
-      TimingScope t = driver.nest("import");
+      Driver::StageScope t = driver.nest("import");
       // With symbolic dims: the imports at other values and their comparison
       // (SymbolicDims.cpp); without, the import at the given shapes.
       auto m = aicc::detail::importSymbolic(symbols, shapeLogs, importAt, loc);
@@ -725,7 +737,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     if (!kernels)
       return diags.error("no kernels module (builtin.module or gpu.module @kernels) at stage " +
                          fromName);
-    TimingScope t = driver.nest("llvm");
+    Driver::StageScope t = driver.nest("llvm");
     auto text = aicc::detail::translateToLLVMIRText(kernels);
     if (failed(text))
       return diags.error("LLVM IR translation failed");
@@ -766,7 +778,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   }
 
   if (!gpu) {
-    TimingScope t = driver.nest("codegen (x86-64 + link)");
+    Driver::StageScope t = driver.nest("codegen (x86-64 + link)");
     auto so = host::emitSharedObject(loc, llvmIR);
     if (failed(so))
       return diags.error("CPU code generation failed");
@@ -777,7 +789,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   std::string chip = targetName(opts.target).str(), features = ptxFeaturesOf(opts);
   std::string ptx;
   if (rank(from) <= rank(Stage::LLVM)) {
-    TimingScope t = driver.nest("ptx (NVPTX codegen)");
+    Driver::StageScope t = driver.nest("ptx (NVPTX codegen)");
     auto p = nvptx::emitPTX(loc, llvmIR, chip, features, opts.cudaPath);
     if (failed(p))
       return diags.error("PTX generation failed");
@@ -795,7 +807,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   if (from == Stage::Cubin) {
     cubin = input.str();
   } else {
-    TimingScope t = driver.nest("cubin (ptxas)");
+    Driver::StageScope t = driver.nest("cubin (ptxas)");
     auto c = nvptx::assemblePTX(loc, ptx, chip, opts.cudaPath);
     if (failed(c))
       return diags.error("ptxas failed");

@@ -2,6 +2,7 @@
 #include "aicc/Pipelines/PipelineConfig.h"
 
 #include "aicc/Target/Chip.h"
+#include "aicc/Target/MatmulConfigSyntax.h"
 #include "aicc/Target/TensorCoreRules.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -124,6 +125,9 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
     return llvm::createStringError("attention-kv-splits must be in [0, " +
                                    std::to_string(kMaxAttentionKVSplits) + "], got " +
                                    std::to_string(config.attentionKVSplits));
+  if (!config.matmulConfig.empty())
+    if (auto parsed = parseMatmulConfig(config.matmulConfig); !parsed)
+      return parsed.takeError();
   if (config.attention == "fused" && !hasFusedAttention(config.target))
     return llvm::createStringError(
         "attention=fused: target " + std::string(chipOf(config.target).name) +

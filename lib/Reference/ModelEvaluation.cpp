@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ModelEvaluation.h"
+#include "aicc/Runtime/InputFiles.h"
 
 #include "aicc/Compiler.h"
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
@@ -224,15 +225,44 @@ std::string resultName(func::FuncOp fn, unsigned i) {
 //===----------------------------------------------------------------------===//
 // Inputs
 //===----------------------------------------------------------------------===//
+/// The --input files (.pb, .npy, .npz members arr_K; InputFiles.h) in the model's input
+/// order. The reference modes take them by position only: named inputs need the model's
+/// input names before it is imported for their shapes.
+bool loadPositionalInputs(const ReferenceModeOptions &opts, std::vector<rt::HostTensor> &out) {
+  std::vector<LoadedInput> loaded;
+  if (rt::Status s = loadInputFiles(opts.inputFiles, opts.limits.maxFileBytes, loaded); !s.ok)
+    return fail(s.message);
+  out.assign(loaded.size(), rt::HostTensor());
+  for (LoadedInput &in : loaded) {
+    if (!in.name.empty())
+      return fail(in.source +
+                  ": --reference and --bisect take their --input files in the "
+                  "model's input order, not by name (NAME=FILE and named .npz members are for "
+                  "bundles)");
+    if (in.position >= static_cast<int>(loaded.size()))
+      return fail(in.source + " is positional input " + std::to_string(in.position) + " but " +
+                  std::to_string(loaded.size()) + " --input tensor(s) were given");
+    out[in.position] = std::move(in.tensor);
+  }
+  return true;
+}
+
 /// One host tensor per argument of `fn`: from `dataSet`/input_K.pb, from --input files,
 /// or pseudo-random (floats uniform in [-1, 1) from aicc-run's fixed-seed LCG, integers
 /// and bools 0).
 bool inputFileShapes(const ReferenceModeOptions &opts, const std::string *dataSet,
                      std::vector<std::vector<int64_t>> &shapes) {
   shapes.clear();
-  std::vector<std::string> paths = opts.inputFiles;
-  if (dataSet) {
-    paths.clear();
+  std::vector<std::string> paths;
+  if (!dataSet) {
+    std::vector<rt::HostTensor> given;
+    if (!loadPositionalInputs(opts, given))
+      return false;
+    for (const rt::HostTensor &t : given)
+      shapes.push_back(t.shape);
+    return true;
+  }
+  {
     for (int i = 0;; ++i) {
       std::string p = *dataSet + "/input_" + std::to_string(i) + ".pb";
       std::error_code ec;
@@ -254,15 +284,23 @@ bool makeInputs(func::FuncOp fn, const ReferenceModeOptions &opts, const std::st
                 std::vector<rt::HostTensor> &out) {
   unsigned n = fn.getNumArguments();
   out.assign(n, rt::HostTensor());
-  if (!dataSet && !opts.inputFiles.empty() && opts.inputFiles.size() != n)
-    return fail("the model has " + std::to_string(n) + " input(s) but " +
-                std::to_string(opts.inputFiles.size()) + " --input file(s) were given");
+  std::vector<rt::HostTensor> given;
+  if (!dataSet && !opts.inputFiles.empty()) {
+    if (!loadPositionalInputs(opts, given))
+      return false;
+    if (given.size() != n)
+      return fail("the model has " + std::to_string(n) + " input(s) but " +
+                  std::to_string(given.size()) + " --input tensor(s) were given");
+  }
   uint64_t state = 0x243F6A8885A308D3ull;
   for (unsigned i = 0; i < n; ++i) {
     auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
-    if (dataSet || !opts.inputFiles.empty()) {
-      std::string path =
-          dataSet ? *dataSet + "/input_" + std::to_string(i) + ".pb" : opts.inputFiles[i];
+    if (!given.empty()) {
+      out[i] = std::move(given[i]);
+      continue;
+    }
+    if (dataSet) {
+      std::string path = *dataSet + "/input_" + std::to_string(i) + ".pb";
       if (rt::Status s = rt::readTensorProtoFile(path, out[i], nullptr, opts.limits.maxFileBytes);
           !s.ok)
         return fail(s.message);

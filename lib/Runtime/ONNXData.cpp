@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "aicc/Runtime/ONNXData.h"
+#include "aicc/Support/ONNXDataTypeNames.h"
 
 #include "aicc/Runtime/ReadFile.h"
 
@@ -89,12 +90,7 @@ static TensorProto::DataType toONNXType(DType dtype) {
   return TensorProto::UNDEFINED;
 }
 
-static std::string onnxTypeName(int32_t t) {
-  if (TensorProto::DataType_IsValid(t))
-    return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(t)) +
-           " (" + std::to_string(t) + ")";
-  return std::to_string(t);
-}
+static std::string onnxTypeName(int32_t t) { return aicc::onnxDataTypeLabel(t); }
 
 /// Copies a typed repeated field into `out` (numel elements of `dtype`),
 /// narrowing each value to the storage type `Store`.
@@ -186,6 +182,16 @@ Status aicc::runtime::parseTensorProto(std::string_view bytes, HostTensor &out,
     return copyTyped<uint16_t>(proto.int32_data(), "int32_data", *numel, out);
   }
   return Status::error("unreachable data type");
+}
+
+bool aicc::runtime::isONNXModel(std::string_view bytes) {
+  if (bytes.empty() || bytes.size() > kMaxTensorProtoBytes)
+    return false;
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return false;
+  return model.has_ir_version() && model.opset_import_size() > 0 && model.has_graph() &&
+         (model.graph().node_size() > 0 || model.graph().output_size() > 0);
 }
 
 bool aicc::runtime::adoptLegacyBFloat16(HostTensor &t, DType expected) {

@@ -19,19 +19,45 @@
 #include "aicc/Support/CheckedSize.h"
 #include "aicc/Support/InputFile.h"
 #include "aicc/Support/OutputFile.h"
+#include "aicc/Version.h"
 
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/WithColor.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <unistd.h>
 
 using namespace llvm;
 
 static cl::OptionCategory cat("aicc-compile options");
+
+namespace {
+/// cl::parser for enum options whose error lists the valid values ("--emit=bogus": "'bogus'
+/// is not one of bundle, cubin, ..."), where llvm::cl's own says only "Cannot find option
+/// named 'bogus'!".
+template <typename T> class ListingParser : public cl::parser<T> {
+public:
+  using cl::parser<T>::parser;
+  bool parse(cl::Option &o, StringRef argName, StringRef arg, T &value) {
+    for (unsigned i = 0, e = this->getNumOptions(); i != e; ++i)
+      if (this->getOption(i) == arg) {
+        value = this->Values[i].V.getValue();
+        return false;
+      }
+    std::string valid;
+    for (unsigned i = 0, e = this->getNumOptions(); i != e; ++i)
+      valid += (i ? ", " : "") + this->getOption(i).str();
+    return o.error("'" + arg + "' is not a valid value; expected one of: " + valid);
+  }
+};
+} // namespace
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx|model.mlir>"),
                                       cl::cat(cat));
 static cl::opt<std::string> outputFile(
@@ -43,21 +69,21 @@ static cl::opt<std::string> outputFile(
     cl::value_desc("file"), cl::cat(cat));
 static cl::opt<std::string> targetName("target", cl::desc("cpu, sm_80, sm_86, sm_89, sm_90, sm_90a or sm_100"),
                                        cl::init("cpu"), cl::cat(cat));
-static cl::opt<aicc::EmitKind> emit(
-    "emit", cl::desc("what to write"), cl::init(aicc::EmitKind::Bundle),
-    cl::values(clEnumValN(aicc::EmitKind::Bundle, "bundle", "runnable .aicc bundle (default)"),
-               clEnumValN(aicc::EmitKind::Cubin, "cubin", "one cubin with every kernel"),
-               clEnumValN(aicc::EmitKind::PTX, "ptx", "PTX of every kernel"),
-               clEnumValN(aicc::EmitKind::Import, "onnx",
-                          "graph dialect as imported, before any pass (ONNX input)"),
-               clEnumValN(aicc::EmitKind::Graph, "graph", "graph dialect after import"),
-               clEnumValN(aicc::EmitKind::Fused, "fused", "graph dialect after fusion"),
-               clEnumValN(aicc::EmitKind::Tile, "tile", "tile kernels + host plan"),
-               clEnumValN(aicc::EmitKind::Lowered, "gpu", "MLIR after GPU lowering (NVVM)"),
-               clEnumValN(aicc::EmitKind::Lowered, "cpu", "MLIR after CPU lowering (LLVM)"),
-               clEnumValN(aicc::EmitKind::LLVM, "llvm", "LLVM IR of the kernels"),
-               clEnumValN(aicc::EmitKind::Dot, "dot", "Graphviz of the fused graph")),
-    cl::cat(cat));
+static cl::opt<aicc::EmitKind, false, ListingParser<aicc::EmitKind>>
+    emit("emit", cl::desc("what to write"), cl::init(aicc::EmitKind::Bundle),
+         cl::values(clEnumValN(aicc::EmitKind::Bundle, "bundle", "runnable .aicc bundle (default)"),
+                    clEnumValN(aicc::EmitKind::Cubin, "cubin", "one cubin with every kernel"),
+                    clEnumValN(aicc::EmitKind::PTX, "ptx", "PTX of every kernel"),
+                    clEnumValN(aicc::EmitKind::Import, "onnx",
+                               "graph dialect as imported, before any pass (ONNX input)"),
+                    clEnumValN(aicc::EmitKind::Graph, "graph", "graph dialect after import"),
+                    clEnumValN(aicc::EmitKind::Fused, "fused", "graph dialect after fusion"),
+                    clEnumValN(aicc::EmitKind::Tile, "tile", "tile kernels + host plan"),
+                    clEnumValN(aicc::EmitKind::Lowered, "gpu", "MLIR after GPU lowering (NVVM)"),
+                    clEnumValN(aicc::EmitKind::Lowered, "cpu", "MLIR after CPU lowering (LLVM)"),
+                    clEnumValN(aicc::EmitKind::LLVM, "llvm", "LLVM IR of the kernels"),
+                    clEnumValN(aicc::EmitKind::Dot, "dot", "Graphviz of the fused graph")),
+         cl::cat(cat));
 static cl::opt<std::string> compileTo(
     "compile-to",
     cl::desc("stop after this stage and write its output: onnx (ONNX input: the importer's "
@@ -141,6 +167,64 @@ namespace knob {
 #include "aicc/Pipelines/PipelineOptions.def"
 } // namespace knob
 
+static cl::extrahelp environmentHelp(R"(
+Environment:
+  AICC_PROGRESS=1|0     print one line per compile stage on stderr (stage, time) always
+                        (1) or never (0); by default only when stderr is a terminal and
+                        the compile has run for 2 s
+  CUDA_HOME             CUDA toolkit root (bin/ptxas, nvvm/libdevice) when --cuda-path is
+                        not given; then /usr/local/cuda, then ptxas on PATH
+  PATH                  where ptxas (GPU targets, no toolkit found) and cc (the cpu
+                        target's link step) are looked up
+  TMPDIR                where the cpu target's object and shared object are written while
+                        being linked (default /tmp)
+aicc-run --help lists the variables the runtime reads (AICC_NUM_THREADS,
+CUDA_VISIBLE_DEVICES, ...).
+)");
+
+/// Progress lines on stderr, one per stage as it ends (CompileOptions::onStageEnd):
+/// "aicc-compile: tile done in 1.84 s (3.02 s in all)". Shown when stderr is a terminal
+/// and the compile has run for kQuietSeconds (the stages before then are printed at that
+/// point); AICC_PROGRESS=1 always, AICC_PROGRESS=0 never.
+class ProgressLines {
+public:
+  static constexpr double kQuietSeconds = 2.0;
+
+  ProgressLines() : start(Clock::now()), last(start) {
+    const char *env = std::getenv("AICC_PROGRESS");
+    if (env && StringRef(env) == "1")
+      mode = Mode::Always;
+    else if ((env && StringRef(env) == "0") || !::isatty(STDERR_FILENO))
+      mode = Mode::Never;
+  }
+
+  void stageEnded(StringRef stage) {
+    if (mode == Mode::Never)
+      return;
+    Clock::time_point now = Clock::now();
+    double total = seconds(start, now), took = seconds(last, now);
+    last = now;
+    pending.push_back(
+        formatv("aicc-compile: {0} done in {1:f2} s ({2:f2} s in all)\n", stage, took, total)
+            .str());
+    if (mode == Mode::Always || total >= kQuietSeconds) {
+      for (const std::string &line : pending)
+        errs() << line;
+      pending.clear();
+      mode = Mode::Always;
+    }
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  static double seconds(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  }
+  enum class Mode { AfterQuiet, Always, Never } mode = Mode::AfterQuiet;
+  Clock::time_point start, last;
+  std::vector<std::string> pending;
+};
+
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "aicc-compile") << msg << "\n";
   return 1;
@@ -149,8 +233,12 @@ static int fail(const Twine &msg) {
 int main(int argc, char **argv) {
   InitLLVM y(argc, argv);
   cl::HideUnrelatedOptions(cat);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << aicc::getVersionLine() << "\n  LLVM/MLIR " << LLVM_VERSION_STRING << "\n";
+  });
   cl::ParseCommandLineOptions(argc, argv, "aicc model compiler\n");
   auto start = std::chrono::steady_clock::now();
+  ProgressLines progress;
 
   auto target = aicc::parseTarget(targetName);
   if (!target)
@@ -164,6 +252,7 @@ int main(int argc, char **argv) {
   opts.planFile = planFile;
   opts.dumpStepsDir = dumpSteps;
   opts.dumpKernelsDir = dumpKernels;
+  opts.onStageEnd = [&progress](StringRef stage) { progress.stageEnded(stage); };
 #define AICC_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION) opts.FIELD = knob::FIELD;
 #include "aicc/Pipelines/PipelineOptions.def"
   opts.maxTensorBytes = maxTensorBytes;

@@ -12,15 +12,20 @@
 #include "aicc/Support/InputFile.h"
 #include "aicc/Support/OutputFile.h"
 #include "aicc/Support/ParserGuard.h"
+#include "aicc/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 int main(int argc, char **argv) {
+  // --version: LLVM's lines, then aicc's version and commit.
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << aicc::getVersionLine() << "\n"; });
   mlir::DialectRegistry registry;
   aicc::registerAllDialects(registry);
   aicc::registerAllPasses();

@@ -13,10 +13,13 @@
 #include "aicc/Runtime/Bundle.h"
 #include "aicc/Runtime/Limits.h"
 #include "aicc/Runtime/ONNXData.h"
+#include "aicc/Runtime/ReadFile.h"
 #include "aicc/Runtime/Session.h"
+#include "aicc/Version.h"
 
 #include "Benchmark.h"
 #include "Compare.h"
+#include "aicc/Runtime/InputFiles.h"
 #ifdef AICC_RUN_WITH_COMPILER
 #include "aicc/Reference/ReferenceModes.h"
 #endif
@@ -52,12 +55,21 @@ Runs a compiled .aicc bundle.
 
 options:
   --device=cuda|cpu       where to run (default: cuda for sm_* bundles, else cpu)
-  --input FILE.pb         a TensorProto for the next model input; give one per
-                          input, in order (default: pseudo-random floats in
-                          [-1, 1), zeros for integer and bool inputs). Inputs
-                          bound at compile time (aicc-compile --bind-input) may
-                          be given too, in their ONNX position: their value
-                          must equal the bound one and is otherwise unused.
+  --input FILE            the next model input, in order: an onnx.TensorProto
+                          (.pb) or a numpy array (.npy: little-endian, C order;
+                          bfloat16 as uint16 bit patterns); give one per input
+                          (default: pseudo-random floats in [-1, 1), zeros for
+                          integer and bool inputs)
+  --input NAME=FILE       the graph input NAME, from FILE (.pb or .npy); mixes
+                          with positional ones, which then fill the inputs in
+                          order
+  --input FILE.npz        a numpy archive (numpy.savez / savez_compressed): each
+                          member NAME.npy is the input NAME; arr_0, arr_1, ...
+                          (numpy.savez(*arrays)) are inputs in order.
+                          Inputs bound at compile time (aicc-compile --bind-input)
+                          may be given too, by name or in their ONNX position:
+                          their value must equal the bound one and is otherwise
+                          unused.
                           A bundle with symbolic dims (aicc-compile --dim
                           NAME=MIN..MAX) takes any value of each symbol in its
                           range, the same in every input: the run's outputs
@@ -122,6 +134,7 @@ options and which is built with the compiler; see docs/debugging.md):
   --target T              compile target for --bisect without BUNDLE (default cpu)
 
   -h, --help              print this help
+  --version               print aicc's version and commit
 
 A bundle with symbolic dims prints its signature first, each symbolic dim by
 name with the symbols' ranges ("signature: input 0 ('x') f32[batch,4]"), and
@@ -129,6 +142,17 @@ each run's symbol values ("symbols: batch = 3").
 
 Each option also takes the --option=value form.
 exit status: 0 success (all comparisons pass), 1 failure, 2 usage error
+
+environment:
+  AICC_NUM_THREADS        threads of the cpu target's kernels (1 to 4096;
+                          default: every hardware thread)
+  CUDA_VISIBLE_DEVICES    which GPUs the CUDA driver shows, and their order
+                          (--device-index counts among them)
+  AICC_CUDA_GRAPHS=0      launch kernels one by one instead of as a CUDA graph
+                          (as --no-cuda-graphs)
+  TMPDIR                  where the cpu target's code is written when it cannot
+                          be loaded from memory (memfd_create), default /tmp
+  AICC_RUNTIME_NO_MEMFD=1 always take that temporary-file route (tests)
 )";
 
 struct Options {
@@ -215,8 +239,8 @@ bool parseByteCount(const std::string &flag, const std::string &text, uint64_t &
 }
 
 /// Parses argv into `opts`. Returns false after printing a usage error;
-/// sets `wantHelp` for --help.
-bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
+/// sets `wantHelp` for --help, `wantVersion` for --version.
+bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp, bool &wantVersion) {
   static const char *const kValueFlags[] = {
       "--device", "--input",      "--test-data-set",  "--rtol",
       "--atol",   "--output-dir", "--benchmark",      "--reference",
@@ -238,6 +262,10 @@ bool parseArgs(int argc, char **argv, Options &opts, bool &wantHelp) {
     }
     if (arg == "-h" || arg == "--help") {
       wantHelp = true;
+      return true;
+    }
+    if (arg == "--version") {
+      wantVersion = true;
       return true;
     }
     if (arg == "--poison") {
@@ -496,6 +524,68 @@ struct ModelInputs {
   }
 };
 
+/// The --input files (InputFiles.h) as the session's inputs: by name, or in order, one per
+/// runtime input or one per model input (bound ones too). Bound inputs given are checked
+/// against their values. Returns false after printing an error.
+bool readInputs(const Session &session, const ModelInputs &model, const Options &opts,
+                std::vector<HostTensor> &inputs) {
+  std::vector<LoadedInput> loaded;
+  if (Status s = loadInputFiles(opts.inputFiles, opts.limits.maxFileBytes, loaded); !s.ok)
+    return fail(s.message);
+  const size_t numInputs = session.getInputs().size(), numModelInputs = model.order.size();
+  std::vector<std::string> modelNames;
+  for (int slot : model.order)
+    modelNames.push_back(slot >= 0 ? session.getInputs()[slot].name
+                                   : model.bound[static_cast<size_t>(-1 - slot)].name);
+  size_t numPositional = 0;
+  for (const LoadedInput &in : loaded)
+    numPositional += in.position >= 0;
+  if (!anyNamed(loaded) && numPositional != numInputs && numPositional != numModelInputs) {
+    std::string counts = std::to_string(numInputs) + " input(s)";
+    if (numModelInputs != numInputs)
+      counts += " (" + std::to_string(numModelInputs) + " with the ones bound at compile time)";
+    return fail("the bundle has " + counts + " but " + std::to_string(numPositional) +
+                " --input file(s) were given");
+  }
+  // Positional files count the runtime inputs, or every model input when there is one
+  // for each.
+  const bool all = !anyNamed(loaded) && numPositional != numInputs;
+  std::vector<int> positional;
+  for (size_t slot = 0; slot < numInputs; ++slot)
+    for (size_t k = 0; k < numModelInputs; ++k)
+      if (model.order[k] == static_cast<int>(slot))
+        positional.push_back(static_cast<int>(k));
+  if (all) {
+    positional.clear();
+    for (size_t k = 0; k < numModelInputs; ++k)
+      positional.push_back(static_cast<int>(k));
+  }
+  std::vector<int> modelIndex;
+  if (Status s = placeInputs(loaded, modelNames, positional, modelIndex); !s.ok)
+    return fail(s.message);
+  inputs.assign(numInputs, HostTensor());
+  std::vector<bool> given(numInputs, false);
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    int slot = model.order[modelIndex[i]];
+    if (slot < 0) {
+      if (Status s =
+              model.checkBound(static_cast<size_t>(-1 - slot), loaded[i].tensor, loaded[i].source);
+          !s.ok)
+        return fail(s.message);
+      continue;
+    }
+    adoptLegacyBFloat16(loaded[i].tensor, session.getInputs()[slot].dtype);
+    inputs[slot] = std::move(loaded[i].tensor);
+    given[slot] = true;
+  }
+  for (size_t slot = 0; slot < numInputs; ++slot)
+    if (!given[slot])
+      return fail("no --input for the bundle's input " + std::to_string(slot) + " ('" +
+                  session.getInputs()[slot].name + "'): give --input " +
+                  session.getInputs()[slot].name + "=FILE, or every input in order");
+  return true;
+}
+
 /// Session::run, after --poison's fill when asked.
 Status runSession(Session &session, const Options &opts, const std::vector<HostTensor> &inputs,
                   std::vector<HostTensor> &outputs) {
@@ -632,9 +722,28 @@ int runReferenceModes(const Options &opts, char **argv) {
 #endif
 }
 
+/// Whether the file at `path` is an ONNX model rather than a bundle (isONNXModel). Only a
+/// regular file is read (readRegularFile: never a FIFO or device, which could block).
+bool looksLikeONNXModel(const std::string &path, uint64_t maxBytes) {
+  std::string bytes;
+  if (!readRegularFile(path, maxBytes, bytes).ok)
+    return false;
+  return !(bytes.size() >= 8 && std::memcmp(bytes.data(), "AICCBND1", 8) == 0) &&
+         isONNXModel(bytes);
+}
+
 int runMain(const Options &opts) {
   Bundle bundle;
   if (Status s = readBundleFile(opts.bundlePath, bundle, opts.limits); !s.ok) {
+    if (looksLikeONNXModel(opts.bundlePath, opts.limits.maxFileBytes)) {
+      const std::string &m = opts.bundlePath;
+      std::string stem =
+          m.size() > 5 && m.compare(m.size() - 5, 5, ".onnx") == 0 ? m.substr(0, m.size() - 5) : m;
+      fail("'" + m + "' is an ONNX model, not a compiled bundle: compile it first (aicc-compile " +
+           m + " -o " + stem + ".aicc, then aicc-run " + stem +
+           ".aicc), or evaluate it without compiling with aicc-run --reference " + m);
+      return kExitFailure;
+    }
     fail(s.message);
     return kExitFailure;
   }
@@ -691,34 +800,8 @@ int runMain(const Options &opts) {
       }
       inputs = makeDefaultInputs(*session);
     } else {
-      // One file per runtime input, or one per model input (bound ones too).
-      const size_t numModelInputs = model.order.size();
-      if (opts.inputFiles.size() != numInputs && opts.inputFiles.size() != numModelInputs) {
-        std::string counts = std::to_string(numInputs) + " input(s)";
-        if (numModelInputs != numInputs)
-          counts += " (" + std::to_string(numModelInputs) + " with the ones bound at compile time)";
-        fail("the bundle has " + counts + " but " + std::to_string(opts.inputFiles.size()) +
-             " --input file(s) were "
-             "given");
+      if (!readInputs(*session, model, opts, inputs))
         return kExitFailure;
-      }
-      const bool all = opts.inputFiles.size() != numInputs;
-      inputs.resize(numInputs);
-      for (size_t k = 0; k < opts.inputFiles.size(); ++k) {
-        int slot = all ? model.order[k] : static_cast<int>(k);
-        HostTensor given;
-        Status s =
-            readTensorProtoFile(opts.inputFiles[k], given, nullptr, opts.limits.maxFileBytes);
-        if (s.ok && slot < 0)
-          s = model.checkBound(static_cast<size_t>(-1 - slot), given,
-                               "--input " + opts.inputFiles[k]);
-        if (!s.ok) {
-          fail(s.message);
-          return kExitFailure;
-        }
-        if (slot >= 0)
-          inputs[slot] = std::move(given);
-      }
     }
     std::vector<HostTensor> outputs;
     if (Status s = runSession(*session, opts, inputs, outputs); !s.ok) {
@@ -745,11 +828,15 @@ int runMain(const Options &opts) {
 
 int main(int argc, char **argv) {
   Options opts;
-  bool wantHelp = false;
-  if (!parseArgs(argc, argv, opts, wantHelp))
+  bool wantHelp = false, wantVersion = false;
+  if (!parseArgs(argc, argv, opts, wantHelp, wantVersion))
     return kExitUsage;
   if (wantHelp) {
     std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (wantVersion) {
+    std::printf("%s\n", aicc::getVersionLine());
     return kExitOk;
   }
   if (!opts.referenceModel.empty() || !opts.bisectModel.empty())

@@ -464,7 +464,16 @@ TEST(ONNXImport, ModelLevelErrors) {
   expectError(m, "graph input 'x' has unsupported element type STRING");
   m = unaryModel("Relu");
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(17);
-  expectError(m, "unsupported element type FLOAT8E4M3FN (17)");
+  expectError(m, "unsupported element type FLOAT8E4M3FN");
+  // Cast's `to` by name too (FLOAT8E4M3FN, not 17).
+  m = unaryModel("Cast");
+  {
+    onnx::AttributeProto *to = m.mutable_graph()->mutable_node(0)->add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(17);
+  }
+  expectError(m, "cast to ONNX data type FLOAT8E4M3FN is not supported");
   m = unaryModel("Relu");
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   expectError(m, "graph input 'x' has an unknown rank");

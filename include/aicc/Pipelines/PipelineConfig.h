@@ -67,8 +67,8 @@ struct PipelineConfig {
 /// Checks the knobs' values: `hardware` names a chip table row; conv-layout is auto, nchw
 /// or nhwc; conv-algorithm is auto, implicit-gemm or direct; attention is auto, fused
 /// or unfused, and fused only where the target hasFusedAttention. The error names the option and
-/// the accepted values. (matmul-config is checked by convert-graph-to-tile, which reports
-/// it located on the first matmul.)
+/// the accepted values; matmul-config is empty or parses (parseMatmulConfig,
+/// aicc/Target/MatmulConfigSyntax.h).
 llvm::Error verifyPipelineConfig(const PipelineConfig &config);
 
 /// The NVPTX feature string the GPU lowering emits PTX for: `config.ptxFeatures`, or the

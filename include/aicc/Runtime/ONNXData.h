@@ -42,6 +42,11 @@ constexpr uint64_t kMaxTensorProtoBytes = 0x7fffffff;
 Status readTensorProtoFile(const std::string &path, HostTensor &out, std::string *name = nullptr,
                            uint64_t maxBytes = kMaxTensorProtoBytes);
 
+/// True when `bytes` parse as an onnx.ModelProto with an IR version, an opset import and
+/// a graph with nodes or outputs: an ONNX model (aicc-run tells one given where a bundle
+/// belongs). TensorProto files and bundles are not.
+bool isONNXModel(std::string_view bytes);
+
 /// ONNX test data written by onnx < 1.13 stores each BFLOAT16 tensor as a
 /// UINT16 TensorProto holding the bfloat16 bit patterns (numpy has no
 /// bfloat16; e.g. node/test_cast_FLOAT_to_BFLOAT16). When `expected` is

@@ -1,6 +1,8 @@
 //===- MatmulTemplate.cpp - matmul / Gemm + fused epilogue template ---------===//
 #include "TemplateSupport.h"
 
+#include "aicc/Target/MatmulConfigSyntax.h"
+
 namespace aicc::templates {
 
 //===----------------------------------------------------------------------===//
@@ -10,38 +12,19 @@ LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,
                                         MatmulConfig &cfg) {
   if (override.empty())
     return success();
-  constexpr int64_t kMaxBlock = 1024, kMaxStages = 16;
-  SmallVector<StringRef> parts;
-  override.split(parts, 'x');
-  SmallVector<int64_t> v;
-  for (StringRef p : parts) {
-    int64_t x;
-    if (p.getAsInteger(10, x) || x < 1)
-      break;
-    v.push_back(x);
-  }
-  if (v.size() != parts.size() || v.size() < 3 || v.size() > 5)
-    return anchor->emitError("--matmul-config '")
-               << override
-               << "': expected BMxBNxBK, BMxBNxBKxSTAGES or BMxBNxBKxSTAGESxSPLIT_K (positive "
-                  "integers)",
-           failure();
-  // Bounds well past every target's space (tensor-core blocks <= 256, 8 stages; a generic
-  // GPU kernel's tiles share 48 KiB): larger values only overflowed i32 tile ranges and
-  // int64 shared-memory sizes, or had the CPU kernel allocate a [BM, BN] tile of gigabytes.
-  if (v[0] > kMaxBlock || v[1] > kMaxBlock || v[2] > kMaxBlock ||
-      (v.size() >= 4 && v[3] > kMaxStages) || (v.size() == 5 && v[4] > tl::kMaxSplitK))
-    return anchor->emitError("--matmul-config '")
-               << override << "': block sizes must be at most " << kMaxBlock
-               << ", num_stages at most " << kMaxStages << " and SPLIT_K at most "
-               << tl::kMaxSplitK,
-           failure();
-  cfg.blockM = v[0];
-  cfg.blockN = v[1];
-  cfg.blockK = v[2];
-  if (v.size() >= 4)
-    cfg.numStages = v[3];
-  cfg.splitK = v.size() == 5 ? v[4] : 1;
+  static_assert(kMaxMatmulConfigSplitK == tl::kMaxSplitK);
+  // verifyPipelineConfig refused a malformed value before any pass ran; a pass run on its own
+  // (aicc-opt -convert-graph-to-tile="matmul-config=...") gets the same message here.
+  auto parsed = parseMatmulConfig(override);
+  if (!parsed)
+    return anchor->emitError(llvm::toString(parsed.takeError())), failure();
+  const MatmulConfigOverride &o = *parsed;
+  cfg.blockM = o.blockM;
+  cfg.blockN = o.blockN;
+  cfg.blockK = o.blockK;
+  if (o.numStages)
+    cfg.numStages = *o.numStages;
+  cfg.splitK = o.splitK;
   if (cfg.wgmma)
     cfg.numWarps = 4 * std::max<int64_t>(1, cfg.blockM / 64);
   if (cfg.mmaSync && cfg.blockM >= 16 && cfg.blockN >= 16)

@@ -356,7 +356,8 @@ LogicalResult Importer::importCast(const NodeCtx &nc) {
     return failure();
   Type elem = convertElementType((int32_t)*to, &ctx);
   if (!elem)
-    return nodeError(nc) << "cast to ONNX data type " << *to << " is not supported";
+    return nodeError(nc) << "cast to ONNX data type " << dataTypeName((int32_t)*to)
+                         << " is not supported";
   return define(nc, 0, castTo(nc.loc, *in, elem));
 }
 

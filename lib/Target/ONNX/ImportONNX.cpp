@@ -10,6 +10,7 @@
 #include "Importer.h"
 
 #include "aicc/Support/InputFile.h"
+#include "aicc/Support/ONNXDataTypeNames.h"
 
 #include "aicc/Dialect/Graph/IR/GraphOps.h"
 
@@ -48,18 +49,9 @@ using namespace mlir;
 using namespace aicc::onnx_import::detail;
 
 namespace aicc::onnx_import::detail {
-/// Names of TensorProto.DataType values (onnx.proto, IR version 11), for
-/// messages: the system libonnx may be older than the model.
-llvm::StringRef dataTypeName(int32_t dt) {
-  static const char *const names[] = {
-      "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",   "INT16",
-      "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",  "DOUBLE",
-      "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
-      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",     "FLOAT4E2M1"};
-  if (dt < 0 || dt >= (int32_t)std::size(names))
-    return "<unknown>";
-  return names[dt];
-}
+/// Names of TensorProto.DataType values (aicc/Support/ONNXDataTypeNames.h), for messages:
+/// the system libonnx may be older than the model.
+std::string dataTypeName(int32_t dt) { return onnxDataTypeLabel(dt); }
 
 /// TensorProto.DataType -> MLIR element type; null for unsupported types.
 Type convertElementType(int32_t dt, MLIRContext *ctx) {

@@ -137,7 +137,7 @@ FailureOr<RankedTensorType> Importer::convertValueInfo(const onnx::ValueInfoProt
   Type elt = convertElementType(tt.elem_type(), &ctx);
   if (!elt)
     return emitError(loc) << what << " '" << vi.name() << "' has unsupported element type "
-                          << dataTypeName(tt.elem_type()) << " (" << tt.elem_type() << ")";
+                          << dataTypeName(tt.elem_type());
   if (!tt.has_shape())
     return emitError(loc) << what << " '" << vi.name()
                           << "' has an unknown rank; only static shapes are supported (--shape "
@@ -313,7 +313,7 @@ FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &t, llvm
   Type elt = convertElementType(t.data_type(), &ctx);
   if (!elt)
     return emitError(loc) << "tensor '" << name << "' has unsupported element type "
-                          << dataTypeName(t.data_type()) << " (" << t.data_type() << ")";
+                          << dataTypeName(t.data_type());
   if (t.has_segment())
     return emitError(loc) << "tensor '" << name << "' is segmented (unsupported)";
   if (failed(validateTensorFields(t, name, loc)))

@@ -68,9 +68,10 @@ constexpr int64_t kMaxImportTableBytes = int64_t(256) << 20;
 /// are computed at run time.
 constexpr int64_t kMaxIotaConstant = 65536;
 
-/// Names of TensorProto.DataType values (onnx.proto, IR version 11), for
-/// messages: the system libonnx may be older than the model.
-llvm::StringRef dataTypeName(int32_t dt);
+/// A TensorProto.DataType for messages: its name ("FLOAT8E4M3FN", from
+/// aicc/Support/ONNXDataTypeNames.h: the system libonnx may be older than the model), or
+/// "unknown data type N".
+std::string dataTypeName(int32_t dt);
 /// TensorProto.DataType -> MLIR element type; null for unsupported types.
 Type convertElementType(int32_t dt, MLIRContext *ctx);
 /// MLIR element type -> TensorProto.DataType (UNDEFINED for others).
