@@ -32,7 +32,7 @@ def test_reference_errors_are_raised_with_the_diagnostic():
     with pytest.raises(aicc.Error) as e:
         aicc.reference(MLP / "model.onnx", [x, x])
     assert "reference evaluation failed" in str(e.value)
-    assert "the model has 1 input(s) but 2 --input file(s) were given" in str(e.value)
+    assert "the model has 1 input(s) but 2 --input tensor(s) were given" in str(e.value)
 
 
 def test_bisect_finds_no_divergence_on_a_correct_bundle(mlp_cpu):
