@@ -19,6 +19,8 @@
 // runs every value of its symbols: each run binds them from the input shapes
 // (getSymbols(), TensorInfo::symbolic), copies the inputs into prefixes of the
 // buffers sized for the bound, and returns outputs of the bound values' shapes.
+// With a `symvalues` buffer (format version 7) the session also writes the bound
+// values into its own copy of that buffer before the run's launches (cpu only).
 //
 // Nothing here depends on MLIR or LLVM. The CUDA backend reaches the driver
 // through dlopen("libcuda.so.1"), so a runtime built with CUDA support still
