@@ -875,3 +875,17 @@ func.func @symgrid_axis() attributes {tile.symgrid = array<i64: 3, 0, 4, 1, 1>} 
 func.func @symgrid_zero_per() attributes {tile.symgrid = array<i64: 0, 0, 4, 0, 1>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.symvalues' must be the index of a parameter (an integer >= 0)}}
+func.func @symvalues_negative() attributes {tile.symvalues = -1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.symvalues' must be the index of a parameter (an integer >= 0)}}
+func.func @symvalues_not_integer() attributes {tile.symvalues = "x"} {
+  return
+}
