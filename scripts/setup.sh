@@ -37,9 +37,13 @@ fi
 # independent reference for tests without expected outputs), pinned, in the project's own
 # virtualenv ($AICC_VENV, default <repo>/.venv; Debian's python3 stays untouched).
 # onnx 1.22.0 is the last release whose wheel ships backend/test/data/node.
+# torch 2.11 (with onnxscript, its dynamo exporter's dependency, and pytest): the Python
+# package's torch.compile backend tests (ctest python-torch2, run on the CPU). PyPI has only
+# the CUDA build for x86-64 Linux (about 4.7 GB installed, with its nvidia-* wheels; pip's
+# cache keeps the download for the next venv).
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${AICC_VENV:-$ROOT/.venv}
-PYPI_PKGS=(onnx==1.22.0 onnxruntime==1.32.0)
+PYPI_PKGS=(onnx==1.22.0 onnxruntime==1.32.0 torch==2.11.0 onnxscript==0.7.2 pytest==9.2.0)
 if [ ! -x "$VENV/bin/python" ]; then
   echo "aicc setup: creating $VENV"
   /usr/bin/python3 -m venv "$VENV"

@@ -71,6 +71,11 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason="no CUDA device (GPU test: run on the "
                                                  "GPU machine, docs/python.md)"))
         if "torch2" in item.keywords and (tv is None or tv < (2, 0)):
+            if os.environ.get("AICC_REQUIRE_TORCH2") == "1":
+                raise pytest.UsageError(
+                    "AICC_REQUIRE_TORCH2=1 but this Python has %s (scripts/setup.sh installs "
+                    "torch 2.11 into the project's .venv)" % (
+                        "no torch" if tv is None else "torch " + ".".join(map(str, tv))))
             item.add_marker(pytest.mark.skip(reason="needs torch >= 2, this is %s" % (
                 "no torch" if tv is None else ".".join(map(str, tv)))))
         if "compiler" in item.keywords and not aicc.has_compiler:

@@ -79,9 +79,16 @@ def test_cupy_dlpack_producer_with_out(mlp_gpu):
     assert_close(cp.asnumpy(out), y)
 
 
+def _no_fallback(caplog):
+    """The backend logs on "aicc.torch" when a graph runs eagerly instead of through aicc."""
+    eager = [r.getMessage() for r in caplog.records
+             if r.name == "aicc.torch" and "eagerly" in r.getMessage()]
+    assert not eager, eager
+
+
 @pytest.mark.torch2
 @pytest.mark.compiler
-def test_torch_compile_backend_on_the_gpu():
+def test_torch_compile_backend_on_the_gpu(caplog):
     torch = pytest.importorskip("torch")
     torch._dynamo.reset()
     torch.manual_seed(0)
@@ -89,7 +96,57 @@ def test_torch_compile_backend_on_the_gpu():
                               torch.nn.Linear(128, 32)).cuda().eval()
     x = torch.randn(16, 64, device="cuda")
     compiled = torch.compile(net, backend="aicc")
-    with torch.no_grad():
+    with caplog.at_level("WARNING", logger="aicc.torch"), torch.no_grad():
         got = compiled(x)
         want = net(x)
+        again = compiled(x + 1)  # the compiled graph again, on new values
+        want_again = net(x + 1)
+    _no_fallback(caplog)
+    assert got.is_cuda and got.device == x.device
     assert torch.allclose(got, want, rtol=1e-3, atol=1e-4)
+    assert torch.allclose(again, want_again, rtol=1e-3, atol=1e-4)
+
+
+class _Block(object):
+    """A pre-norm transformer block in fp16 (LayerNorm, 4-head causal attention through
+    F.scaled_dot_product_attention, GELU MLP): what from_torch users compile."""
+
+    @staticmethod
+    def make(torch, d=128, heads=4):
+        F = torch.nn.functional
+
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln1 = torch.nn.LayerNorm(d)
+                self.qkv = torch.nn.Linear(d, 3 * d)
+                self.proj = torch.nn.Linear(d, d)
+                self.ln2 = torch.nn.LayerNorm(d)
+                self.up = torch.nn.Linear(d, 4 * d)
+                self.down = torch.nn.Linear(4 * d, d)
+
+            def forward(self, x):
+                b, s, _ = x.shape
+                q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+                q, k, v = (t.reshape(b, s, heads, d // heads).transpose(1, 2) for t in (q, k, v))
+                a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                x = x + self.proj(a.transpose(1, 2).reshape(b, s, d))
+                return x + self.down(F.gelu(self.up(self.ln2(x))))
+
+        return Block()
+
+
+@pytest.mark.torch2
+@pytest.mark.compiler
+def test_from_torch_f16_transformer_block_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = _Block.make(torch).cuda().half().eval()
+    x = torch.randn(2, 64, 128, device="cuda", dtype=torch.float16)
+    module = aicc.from_torch(net, (x,))  # target from the device: sm_90a on a Hopper GPU
+    with torch.no_grad():
+        want = net(x).float()
+        got = module(x)
+    assert got.is_cuda and got.dtype == torch.float16
+    err = (got.float() - want).abs().max().item()
+    assert err < 2e-2 * max(1.0, want.abs().max().item()), err

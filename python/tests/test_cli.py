@@ -1,0 +1,62 @@
+"""python -m aicc compile: aicc-compile's common case from the Python package."""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BUILD, MLP
+
+pytestmark = pytest.mark.compiler
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "aicc"] + list(args), capture_output=True,
+                          text=True)
+
+
+def test_compile_writes_aicc_compiles_bundle(tmp_path):
+    out = tmp_path / "mlp.aicc"
+    r = _run("compile", str(MLP / "model.onnx"), "-o", str(out), "--target", "sm_90a",
+             "--allow-tf32", "--conv-layout=nhwc")
+    assert r.returncode == 0, r.stderr
+    tool = BUILD / "bin" / "aicc-compile"
+    if not tool.exists():
+        pytest.skip("no %s to compare with" % tool)
+    ref = tmp_path / "ref.aicc"
+    subprocess.run([str(tool), str(MLP / "model.onnx"), "--target=sm_90a", "--allow-tf32",
+                    "--conv-layout=nhwc", "-o", str(ref)], check=True)
+    assert out.read_bytes() == ref.read_bytes()
+
+
+def test_emit_text_and_dims(tmp_path):
+    out = tmp_path / "fused.mlir"
+    r = _run("compile", str(MLP / "model.onnx"), "-o", str(out), "--target", "cpu",
+             "--emit", "fused")
+    assert r.returncode == 0, r.stderr
+    assert "graph." in out.read_text()
+
+
+def test_refused_model_exits_1_and_writes_nothing(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    out = tmp_path / "bad.aicc"
+    r = _run("compile", str(bad), "-o", str(out), "--target", "cpu")
+    assert r.returncode == 1
+    assert "cannot parse the file as an ONNX ModelProto" in r.stderr
+    assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--bogus=1"], "unknown option '--bogus'"),
+    (["--dim", "batch"], "expected NAME=N or NAME=MIN..MAX"),
+    (["--shape", "x=1,a"], "expected NAME=D,D,..."),
+])
+def test_bad_command_line_exits_2(tmp_path, args, message):
+    r = _run("compile", str(MLP / "model.onnx"), "-o", str(tmp_path / "x.aicc"), *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_options_lists_the_knobs():
+    r = _run("options")
+    assert r.returncode == 0 and "--allow-tf32=<bool>" in r.stdout
