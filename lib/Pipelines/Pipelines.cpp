@@ -36,6 +36,9 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   // After GELU / LayerNorm (whose chains do not overlap attention's), before fusion.
   if (fusesAttention(config))
     pm.addNestedPass<func::FuncOp>(graph::createGraphRecomposeAttention());
+  // A KV cache's update at the step's positions as selects (one elementwise kernel with the
+  // transposes around it), before the transposes move.
+  pm.addNestedPass<func::FuncOp>(graph::createGraphScatterToSelect());
   // After the attention is recognized (its patterns read the exported transposes): the
   // row-order transposes around projections move to the attention's view chains.
   pm.addNestedPass<func::FuncOp>(graph::createGraphSinkTransposes());

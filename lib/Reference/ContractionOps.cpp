@@ -266,7 +266,9 @@ EvalResult evalAvgPool(AvgPoolOp op, const Tensor &x) {
 
 // graph.attention: softmax(scale * (Q @ K^T) + bias, last axis) @ V, with the causal mask
 // (key j visible from query i when j <= i + Skv - Sq) and numpy-broadcast batch dims. The
-// softmax is ONNX's (max-shifted; a row of -inf scores is NaN), all in double.
+// softmax is ONNX's (max-shifted; a row of -inf scores is NaN), all in double; with
+// zero_undefined_rows a row whose softmax sum is NaN (every score -inf, a NaN or +inf one)
+// is 0.
 EvalResult evalAttention(AttentionOp op, const Tensor &q, const Tensor &kt, const Tensor &v,
                          const Tensor *bias) {
   if (q.shape.size() < 2 || kt.shape.size() < 2 || v.shape.size() < 2)
@@ -320,6 +322,8 @@ EvalResult evalAttention(AttentionOp op, const Tensor &q, const Tensor &kt, cons
         s[j] = std::exp(s[j] - mx);
         sum += s[j];
       }
+      if (op.getZeroUndefinedRows() && std::isnan(sum))
+        continue; // the row stays 0
       for (int64_t n = 0; n < Dv; ++n) {
         double acc = 0;
         for (int64_t j = 0; j < Skv; ++j)

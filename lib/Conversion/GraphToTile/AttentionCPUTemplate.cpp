@@ -27,7 +27,8 @@
 // each yielded tile to be its iteration argument's last use), and a copy per key block
 // would cost more than computing Q K^T twice. The tensor-core lowerings (issue 17's next
 // step) take the one-pass form in registers. A row whose every score is -inf has l = 0
-// and is NaN, as ONNX's softmax makes it; exp(-inf - -inf) is never evaluated. Products
+// and is NaN, as ONNX's softmax makes it; exp(-inf - -inf) is never evaluated (with the
+// op's zero_undefined_rows: 0 where !(l > 0), i.e. l = 0 or a NaN / +inf score). Products
 // accumulate in f32 (f16 / bf16 operands are loaded as f32; f64 ones stay f64). Q, K^T, V
 // and the bias are read through the views in the group (K^T = transpose(K), heads split
 // from [B, S, H, D]) by index arithmetic (loadView); elementwise consumers of the output (a
@@ -306,10 +307,12 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
   Value inv = arith::DivFOp::create(b, loc, TileBuilder{b, loc, {BM}}.splatF(ct, 1.0), l);
   Value y = arith::MulFOp::create(b, loc, loop.getResult(1), rowsToTile(b, inv, BDV));
   // l = 0 (every score -inf): 1 / 0 * 0 would be inf * 0 = NaN as well; keep it explicit.
-  Value fullyMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l,
-                                            TileBuilder{b, loc, {BM}}.splatF(ct, 0.0));
+  // zero_undefined_rows: 0 wherever the row's softmax is undefined, l = 0 or NaN.
+  Value fullyMasked = undefinedRows(b, loc, att, l);
+  double undefinedValue =
+      att.getZeroUndefinedRows() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   y = arith::SelectOp::create(b, loc, rowsToTile(b, fullyMasked, BDV),
-                              to.splatF(ct, std::numeric_limits<double>::quiet_NaN()), y);
+                              to.splatF(ct, undefinedValue), y);
   SmallVector<Value> outIdx = indices(to, rows, dv);
   Value outMask = both(to, rowMask, dvMask);
   auto fused = applyEpilogue(to, kc, att, y, yShape, outIdx, outMask);

@@ -55,9 +55,10 @@ FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp 
     return arith::AddIOp::create(b, loc, tr.splat(base), rows);
   };
   auto toRows = [&](Value v) -> Value {
-    Value e = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({BM, 1}, ct), v,
+    Type et = cast<RankedTensorType>(v.getType()).getElementType();
+    Value e = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({BM, 1}, et), v,
                                        b.getI32IntegerAttr(1));
-    return tl::BroadcastOp::create(b, loc, to.tileOf(ct), e);
+    return tl::BroadcastOp::create(b, loc, to.tileOf(et), e);
   };
   SmallVector<Value> lse;
   Value M;
@@ -78,6 +79,11 @@ FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp 
     acc = acc ? arith::AddFOp::create(b, loc, acc, o).getResult() : o;
   }
   Value y = arith::DivFOp::create(b, loc, acc, toRows(den));
+  // No slice with a visible key: den = 0 and y NaN (ONNX's softmax), or with
+  // zero_undefined_rows 0 (a NaN log-sum-exp, a NaN / +inf score, too: den NaN).
+  if (att.getZeroUndefinedRows())
+    y = arith::SelectOp::create(b, loc, toRows(undefinedRows(b, loc, att, den)), to.splatF(ct, 0.0),
+                                y);
   if (gpu) {
     y = arith::TruncFOp::create(b, loc, to.tileOf(yT.getElementType()), y);
     BatchIndexing bi(b, loc, pidB, batchShape);

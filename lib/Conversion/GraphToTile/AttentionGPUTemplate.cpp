@@ -244,6 +244,12 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
   }
   Value inv = arith::DivFOp::create(b, loc, t1.splatF(f32, 1.0), loop.getResult(1));
   Value y = arith::MulFOp::create(b, loc, loop.getResult(2), rowsToTile(b, inv, Dv));
+  // zero_undefined_rows: select(!(l > 0), 0, O / l), which the lowerings match
+  // (AttentionProgram::zeroUndefinedRows).
+  if (att.getZeroUndefinedRows())
+    y = arith::SelectOp::create(b, loc,
+                                rowsToTile(b, undefinedRows(b, loc, att, loop.getResult(1)), Dv),
+                                TileBuilder{b, loc, {BM, Dv}}.splatF(f32, 0.0), y);
   y = arith::TruncFOp::create(b, loc, RankedTensorType::get({BM, Dv}, elem), y);
   auto out = resultMatrix(bi, kc.outParams[0], att, pidB, zero32);
   if (failed(out))

@@ -96,6 +96,17 @@ struct GPUAttentionConfig {
 /// in the accumulators' type (f32; f64 for f64 operands).
 std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att, int64_t splits);
 
+/// The rows whose softmax is undefined, from the rows' sums `l` (a [BLOCK_M] f32 / f64
+/// tile): l = 0 (every score -inf: NaN for ONNX's softmax), and with the op's
+/// zero_undefined_rows also a NaN l (a NaN or +inf score), as !(l > 0).
+inline Value undefinedRows(OpBuilder &b, Location loc, AttentionOp att, Value l) {
+  auto t = cast<RankedTensorType>(l.getType());
+  Value zero = TileBuilder{b, loc, {t.getDimSize(0)}}.splatF(t.getElementType(), 0.0);
+  return arith::CmpFOp::create(
+      b, loc, att.getZeroUndefinedRows() ? arith::CmpFPredicate::ULE : arith::CmpFPredicate::OEQ, l,
+      zero);
+}
+
 /// The block matrices the GPU kernels store the result to: its [batch, Sq, Dv] matrices
 /// (matrix `pidB`), or through the head merge the group took (transpose [.., H, Sq, Dv] ->
 /// [.., Sq, H, Dv], attentionResultRowDim) blocks of its result X's matrices, the head a

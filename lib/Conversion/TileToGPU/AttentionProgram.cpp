@@ -158,6 +158,23 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
     p.store = stores.size() == 1 ? dyn_cast<tl::BlockStoreOp>(stores[0]) : tl::BlockStoreOp();
   }
   Type outElem = p.lseStore ? Float32Type::get(fn.getContext()) : p.elem;
+  // The stored tile: (truncf of) O / l, or select(!(l > 0), 0, O / l) (the template's
+  // zero_undefined_rows). The lowerings regenerate this math, so any other form is refused.
+  if (p.store && !p.lseStore) {
+    Value y = p.store.getValue();
+    if (auto t = y.getDefiningOp<arith::TruncFOp>())
+      y = t.getIn();
+    if (auto sel = y.getDefiningOp<arith::SelectOp>()) {
+      auto cmp = sel.getCondition().getDefiningOp<tl::BroadcastOp>();
+      auto zero = sel.getTrueValue().getDefiningOp<tl::SplatOp>();
+      if (!cmp || !zero || !matchPattern(zero.getOperand(), m_AnyZeroFloat()) ||
+          !sel.getFalseValue().getDefiningOp<arith::MulFOp>())
+        return "the stored tile is a select other than select(!(l > 0), 0, O / l)";
+      p.zeroUndefinedRows = true;
+    } else if (!y.getDefiningOp<arith::MulFOp>()) {
+      return "the stored tile is not O / l";
+    }
+  }
   if (!p.store || p.store->getBlock() != &top || p.store.getTranspose() ||
       shapeOf(p.store.getValue()) != ArrayRef<int64_t>{BM, p.Dv} ||
       cast<RankedTensorType>(p.store.getValue().getType()).getElementType() != outElem ||
@@ -208,7 +225,8 @@ LogicalResult aicc::lowerAttentionKernels(
 
 void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store, IRMapping &map,
                               function_ref<Value(Value)> rowOf, Value lane, ArrayRef<Value> O,
-                              ArrayRef<Value> l, tl::BlockStoreOp lseStore, ArrayRef<Value> mLog2) {
+                              ArrayRef<Value> l, bool zeroUndefinedRows, tl::BlockStoreOp lseStore,
+                              ArrayRef<Value> mLog2) {
   auto c32 = [&](OpBuilder &ob, int64_t x) -> Value {
     return arith::ConstantIntOp::create(ob, loc, ob.getI32Type(), x);
   };
@@ -225,7 +243,7 @@ void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store
   auto f32c = [&](double x) -> Value {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(x));
   };
-  SmallVector<Value> inv(2), sums(2);
+  SmallVector<Value> inv(2), sums(2), undefined(2);
   for (int64_t h = 0; h < 2; ++h) {
     Value lh = arith::AddFOp::create(b, loc, l[h], shfl(l[h], 1));
     lh = arith::AddFOp::create(b, loc, lh, shfl(lh, 2));
@@ -235,6 +253,8 @@ void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store
       inv[h] = arith::SelectOp::create(
           b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lh, f32c(0.0)),
           f32c(0.0), inv[h]);
+    if (zeroUndefinedRows)
+      undefined[h] = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ULE, lh, f32c(0.0));
   }
   Type elem = cast<RankedTensorType>(store.getValue().getType()).getElementType();
   ArrayRef<int64_t> dims = store.getDims();
@@ -253,6 +273,11 @@ void aicc::emitAttentionStore(OpBuilder &b, Location loc, tl::BlockStoreOp store
     for (int64_t n = 0; n < (int64_t)O.size() / 4; ++n) {
       Value lo = arith::MulFOp::create(sb, loc, O[4 * n + 2 * h], inv[h]);
       Value hi = arith::MulFOp::create(sb, loc, O[4 * n + 2 * h + 1], inv[h]);
+      if (zeroUndefinedRows) {
+        Value zero = arith::ConstantOp::create(sb, loc, sb.getF32FloatAttr(0.0));
+        lo = arith::SelectOp::create(sb, loc, undefined[h], zero, lo);
+        hi = arith::SelectOp::create(sb, loc, undefined[h], zero, hi);
+      }
       Value pair = vector::FromElementsOp::create(sb, loc, VectorType::get({2}, sb.getF32Type()),
                                                   ValueRange{lo, hi});
       Value out =

@@ -48,6 +48,9 @@ struct AttentionProgram {
   /// K read as stored [keys, D] through a transpose (else a stored K^T [D, keys]).
   bool keyRows = false;
   bool causal = false;
+  /// The store's tile is select(!(l > 0), 0, O / l) (graph.attention's zero_undefined_rows:
+  /// rows without a visible key, or with a NaN / +inf score, are 0, not NaN).
+  bool zeroUndefinedRows = false;
   /// The constant S is scaled by.
   double scale = 1.0;
   /// The additive bias (null: none): the f32 [BLOCK_M, BLOCK_N] tile added to the scaled S,
@@ -95,12 +98,13 @@ mlir::LogicalResult lowerAttentionKernels(
 /// Split keys (`lseStore` given): rows with l = 0 store 0 (not 0 / 0), the f32 store takes
 /// the values unrounded, and lane 4 g of each quad stores its two rows' log-sum-exp
 /// (m + log2(l)) ln 2 to `lseStore`'s [.., rows, 1] matrices, `mLog2` being the thread's two
-/// row maxima in the log2 domain (the kernels' x = s scale log2(e)).
+/// row maxima in the log2 domain (the kernels' x = s scale log2(e)). `zeroUndefinedRows`:
+/// rows whose sum is not > 0 (0, or NaN) store 0 (AttentionProgram::zeroUndefinedRows).
 void emitAttentionStore(mlir::OpBuilder &b, mlir::Location loc, tile::BlockStoreOp store,
                         mlir::IRMapping &map, llvm::function_ref<mlir::Value(mlir::Value)> rowOf,
                         mlir::Value lane, llvm::ArrayRef<mlir::Value> O,
-                        llvm::ArrayRef<mlir::Value> l, tile::BlockStoreOp lseStore = {},
-                        llvm::ArrayRef<mlir::Value> mLog2 = {});
+                        llvm::ArrayRef<mlir::Value> l, bool zeroUndefinedRows,
+                        tile::BlockStoreOp lseStore = {}, llvm::ArrayRef<mlir::Value> mLog2 = {});
 
 /// log2(e): the kernels' softmax runs in the log2 domain (x = s scale log2(e), ex2).
 constexpr double kLog2E = 1.4426950408889634;

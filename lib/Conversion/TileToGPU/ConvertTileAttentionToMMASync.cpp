@@ -609,8 +609,8 @@ LogicalResult AttentionKernel::run() {
   SmallVector<Value> O(kLoop.getResults().begin() + 4, kLoop.getResults().end());
   emitAttentionStore(b, loc, prog.store, map,
                      [&](Value r) { return add(b, add(b, r, mul(b, warp, 16)), g); }, lane, O,
-                     {kLoop.getResult(2), kLoop.getResult(3)}, prog.lseStore,
-                     {kLoop.getResult(0), kLoop.getResult(1)});
+                     {kLoop.getResult(2), kLoop.getResult(3)}, prog.zeroUndefinedRows,
+                     prog.lseStore, {kLoop.getResult(0), kLoop.getResult(1)});
   func::ReturnOp::create(b, loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();

@@ -717,7 +717,7 @@ LogicalResult AttentionWgmmaKernel::emitConsumer(OpBuilder &b, Block &src,
     emitAttentionStore(
         b, loc, p.store, map,
         [&](Value r) { return add(b, add(b, add(b, r, mul(b, cw, 64)), mul(b, warp, 16)), g); },
-        lane, O, l);
+        lane, O, l, p.zeroUndefinedRows);
     return success();
   };
   if (failed(forEachTile(b, src, kernelMap, tile)))

@@ -78,6 +78,10 @@ CASES = [
     # swizzled chunk offsets past the first 8 chunks as constants; causal, and D != Dv.
     ("f16_d256_causal", [1], 130, 130, 256, 256, "f16", {"causal": True}),
     ("bf16_d256_dv128", [1], 70, 100, 256, 128, "bf16", {}),
+    # torch's SDPA bool-mask form (its NaN cleanup): batch element 1's padding mask hides
+    # every key, its rows store 0 (zero_undefined_rows).
+    ("f16_d32_mask_empty_rows", [2, 2], 70, 140, 32, 32, "f16",
+     {"mask": "add", "empty_batches": (1,)}),
 ]
 # Decode (--decode): at most 32 queries take one warp per 16 of them (BLOCK_M 16 or 32),
 # the keys split across programs (flash-decoding; "splits": --attention-kv-splits, 0 the
@@ -97,6 +101,9 @@ DECODE_CASES = [
     ("f16_d64_q1_mask_split3", [2, 2], 1, 300, 64, 64, "f16", {"splits": 3, "mask": "add"}),
     ("f16_d80_q4_mask_split2", [2, 2], 4, 260, 80, 80, "f16", {"splits": 2, "mask": "add"}),
     ("f16_d256_q1_split2", [1, 2], 1, 200, 256, 256, "f16", {"splits": 2}),
+    # The bool-mask form's empty row through the partials and the combine.
+    ("f16_d64_q3_mask_empty_split3", [2, 2], 3, 300, 64, 64, "f16",
+     {"splits": 3, "mask": "add", "empty_batches": (0,)}),
 ]
 # The sm_90a FlashAttention-3 kernel (--wgmma): head sizes 64 / 128, blocks of 128 x 128:
 # several key blocks with a ragged tail, causal inside and across a CTA's two warpgroups, a
@@ -118,6 +125,8 @@ WGMMA_CASES = [
     ("f16_d64_mask_add", [2, 2], 77, 300, 64, 64, "f16", {"mask": "add"}),
     ("bf16_d128_mask_add", [2, 2], 140, 300, 128, 128, "bf16", {"mask": "add"}),
     ("f16_d64_mask_causal", [2, 1], 200, 260, 64, 64, "f16", {"mask": "add", "causal": True}),
+    ("bf16_d128_mask_empty_rows", [2, 2], 140, 300, 128, 128, "bf16",
+     {"mask": "add", "empty_batches": (0,)}),
 ]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 
@@ -182,13 +191,14 @@ def mutate(ir, kind):
     raise ValueError(kind)
 
 
-def attention_combine(sim, kernel):
+def attention_combine(sim, kernel, zero_rows=False):
     """The second kernel of a split attention (fused_N_attention after its _partials; buffers:
     inputs, the slices' outputs [S * batch, Sq, Dv] f32, their log-sum-exps [S * batch, Sq, 1]
     f32, the result [batch, Sq, Dv]) computed on the host from the simulated partials:
     y = sum_s exp(lse_s - M) O_s / sum_s exp(lse_s - M), M = max_s lse_s, rounded to the
     result's type (the combine kernel itself runs on the cpu target in attention.test). An
-    element never written (NaN) stays NaN, so the check sees it."""
+    element never written (NaN) stays NaN, so the check sees it. zero_rows (the attention's
+    zero_undefined_rows): rows whose denominator is not > 0 are 0."""
     def run(buffers):
         partials, lses, out = buffers[-3], buffers[-2], buffers[-1]
         slices = int(re.search(r"KV_SPLITS = (\d+)", simt_sim.prop(kernel, "tile.schedule"))
@@ -201,6 +211,8 @@ def attention_combine(sim, kernel):
             m = np.where(np.isneginf(m), 0.0, m)
             w = np.exp(lse - m)
             y = (w * o).sum(axis=0) / w.sum(axis=0)
+            if zero_rows:
+                y = np.where(w.sum(axis=0) > 0, y, 0.0)
         out.data[:] = simt_sim.round_to(y.reshape(-1), out.elem)
         sim.written[id(out)][:] = 1
     return run
@@ -252,7 +264,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     for kname in list(s.kernels):
         if kname.endswith("_partials") and kname[: -len("_partials")] in s.kernels:
             s.host_kernels[kname[: -len("_partials")]] = attention_combine(
-                s, s.kernels[kname[: -len("_partials")]])
+                s, s.kernels[kname[: -len("_partials")]],
+                zero_rows=bool(opts.get("empty_rows") or opts.get("empty_batches")))
     if splits is not None:
         # The slices the template chose: KV_SPLITS of the partials kernel (absent: one).
         scheds = " ".join(simt_sim.prop(k, "tile.schedule") for k in s.kernels.values())

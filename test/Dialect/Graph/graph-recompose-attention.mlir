@@ -44,6 +44,60 @@ func.func @where_mask_scaled_operands(%q: tensor<1x2x16x16xf16>, %kt: tensor<1x2
 
 // -----
 
+// torch's scaled_dot_product_attention with a bool mask, as the dynamo exporter writes it:
+// the softmax's NaN rows (no visible key) zeroed by where(isnan(p), 0, p), IsNaN imported as
+// not(p == p). One attention whose undefined rows are 0 (zero_undefined_rows); the
+// cleanup ops go with the chain.
+// CHECK-LABEL: func.func @sdpa_bool_mask_nan_cleanup
+// CHECK:         graph.attention %{{.*}}, %{{.*}}, %{{.*}} bias %{{.*}} {scale = {{.*}} : f64, zero_undefined_rows}
+// CHECK-NOT:     graph.softmax
+// CHECK-NOT:     graph.not
+func.func @sdpa_bool_mask_nan_cleanup(%q: tensor<2x4x1x64xf32>, %kt: tensor<2x4x64x128xf32>, %v: tensor<2x4x128x64xf32>, %mask: tensor<1x128xi1>) -> tensor<2x4x1x64xf32> {
+  %c = graph.constant dense<0.353553385> : tensor<f32>
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %ninf = graph.constant dense<0xFF800000> : tensor<f32>
+  %qs = graph.mul %q, %c : (tensor<2x4x1x64xf32>, tensor<f32>) -> tensor<2x4x1x64xf32>
+  %ks = graph.mul %kt, %c : (tensor<2x4x64x128xf32>, tensor<f32>) -> tensor<2x4x64x128xf32>
+  %b = graph.where %mask, %zero, %ninf : (tensor<1x128xi1>, tensor<f32>, tensor<f32>) -> tensor<1x128xf32>
+  %s = graph.matmul %qs, %ks : (tensor<2x4x1x64xf32>, tensor<2x4x64x128xf32>) -> tensor<2x4x1x128xf32>
+  %a = graph.add %s, %b : (tensor<2x4x1x128xf32>, tensor<1x128xf32>) -> tensor<2x4x1x128xf32>
+  %p = graph.softmax %a {axis = 3 : i64} : tensor<2x4x1x128xf32>
+  %same = graph.equal %p, %p : (tensor<2x4x1x128xf32>, tensor<2x4x1x128xf32>) -> tensor<2x4x1x128xi1>
+  %isnan = graph.not %same : tensor<2x4x1x128xi1>
+  %pz = graph.where %isnan, %zero, %p : (tensor<2x4x1x128xi1>, tensor<f32>, tensor<2x4x1x128xf32>) -> tensor<2x4x1x128xf32>
+  %y = graph.matmul %pz, %v : (tensor<2x4x1x128xf32>, tensor<2x4x128x64xf32>) -> tensor<2x4x1x64xf32>
+  return %y : tensor<2x4x1x64xf32>
+}
+
+// -----
+
+// Not the cleanup: NaN probabilities replaced by 1 (not 0) is no attention's semantics, and
+// a cleanup whose probabilities are also returned keeps them in memory: both stay matmul,
+// softmax, matmul.
+// CHECK-LABEL: func.func @nan_cleanup_refused
+// CHECK-NOT:     graph.attention
+// CHECK:         graph.softmax
+// CHECK-NOT:     graph.attention
+// CHECK:         graph.softmax
+// CHECK-NOT:     graph.attention
+func.func @nan_cleanup_refused(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x4xf32>, %v: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x4xf32>) {
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %s = graph.matmul %q, %kt : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  %p = graph.softmax %s {axis = 2 : i64} : tensor<2x4x4xf32>
+  %same = graph.equal %p, %p : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xi1>
+  %isnan = graph.not %same : tensor<2x4x4xi1>
+  %p1 = graph.where %isnan, %one, %p : (tensor<2x4x4xi1>, tensor<f32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %y = graph.matmul %p1, %v : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %s2 = graph.matmul %q, %kt : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  %p2 = graph.softmax %s2 {axis = 2 : i64} : tensor<2x4x4xf32>
+  %same2 = graph.equal %p2, %p2 : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xi1>
+  %isnan2 = graph.not %same2 : tensor<2x4x4xi1>
+  %pz = graph.where %isnan2, %zero, %p2 : (tensor<2x4x4xi1>, tensor<f32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %y2 = graph.matmul %pz, %v : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %y, %y2, %p2 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x4xf32>
+}
+
 // A constant causal bias (0 on and below the diagonal, -inf above) becomes `causal`; the
 // scale multiplies the scores (GPT-2's eager attention).
 // CHECK-LABEL: func.func @causal_constant

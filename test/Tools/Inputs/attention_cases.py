@@ -53,10 +53,14 @@ def rounded(x, e):
 
 
 def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False, seed=0,
-         kt_input=False):
+         kt_input=False, empty_rows=(), empty_batches=()):
     """batch: the batch dims of Q; with gqa the last one is the query heads per KV head,
     which K and V broadcast over (size 1 there). kt_input: the model takes K^T [.., D, Skv]
-    itself (no transpose in the model: the attention reads a stored K^T)."""
+    itself (no transpose in the model: the attention reads a stored K^T). empty_rows (with
+    mask="bool"): these query rows see no key, and the model zeroes the NaN probabilities as
+    torch's scaled_dot_product_attention with a bool mask does (where(isnan(p), 0, p), IsNaN
+    as not(p == p)): those rows of the result are 0. empty_batches (with mask="add"): these
+    batch elements' padding masks hide every key, with the same cleanup."""
     rng = np.random.default_rng(seed)
     kb = batch[:-1] + [1] if gqa else batch
     q_s, k_s, v_s = batch + [sq, d], kb + [skv, d], kb + [skv, dv]
@@ -75,6 +79,7 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
         m_s = [batch[0]] + [1] * (len(batch) - 1) + [1, skv]
         m = np.where(rng.random(m_s) < 0.2, -np.inf, 0.0)
         m[..., 0] = 0.0  # no row fully masked
+        m[list(empty_batches)] = -np.inf
         args.append(f"%m: {ttype(m_s, e)}")
         inputs.append(m)
         types.append(e)
@@ -92,6 +97,7 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
         m_s = [sq, skv]
         m = rng.random(m_s) < 0.7
         m[:, 0] = True
+        m[list(empty_rows), :] = False
         args.append(f"%m: {ttype(m_s, 'i1')}")
         inputs.append(m)
         types.append("i1")
@@ -125,16 +131,27 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
         i = np.arange(sq)[:, None]
         j = np.arange(skv)[None, :]
         bias = bias + np.where(j <= i + skv - sq, 0.0, -np.inf)
-    lines += [f"  %p = graph.softmax {last} {{axis = {len(s_s) - 1} : i64}} : {ttype(s_s, e)}",
-              f"  %y = graph.matmul %p, %v : ({ttype(s_s, e)}, {ttype(v_s, e)}) -> {ttype(y_s, e)}",
+    lines.append(f"  %p = graph.softmax {last} {{axis = {len(s_s) - 1} : i64}} : {ttype(s_s, e)}")
+    probs = "%p"
+    if empty_rows or empty_batches:
+        b_s = ttype(s_s, "i1")
+        lines += [f"  %same = graph.equal %p, %p : ({ttype(s_s, e)}, {ttype(s_s, e)}) -> {b_s}",
+                  f"  %isnan = graph.not %same : {b_s}",
+                  f"  %zero = graph.constant dense<0.0> : {ttype([], e)}",
+                  f"  %pz = graph.where %isnan, %zero, %p : ({b_s}, {ttype([], e)}, "
+                  f"{ttype(s_s, e)}) -> {ttype(s_s, e)}"]
+        probs = "%pz"
+    lines += [f"  %y = graph.matmul {probs}, %v : ({ttype(s_s, e)}, {ttype(v_s, e)}) -> {ttype(y_s, e)}",
               f"  return %y : {ttype(y_s, e)}", "}"]
     with open(os.path.join(out, name + ".mlir"), "w") as f:
         f.write("\n".join(lines) + "\n")
     # The float64 evaluation: softmax(Q K^T / sqrt(d) + bias) V.
     s = np.matmul(q, np.swapaxes(k, -1, -2)) / np.sqrt(d) + bias
-    s = s - s.max(axis=-1, keepdims=True)
-    p = np.exp(s)
-    p = p / p.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        s = s - s.max(axis=-1, keepdims=True)
+        p = np.exp(s)
+        p = p / p.sum(axis=-1, keepdims=True)
+    p = np.where(np.isnan(p), 0.0, p)  # only the empty rows, which only the cleanup has
     y = np.matmul(p, v)
     data = os.path.join(out, name)
     os.makedirs(data, exist_ok=True)
@@ -405,6 +422,15 @@ def gpu_cases(out):
     case(out, "gpu-bf16-d128-mask-bias", [1, 4], 260, 260, 128, 128, "bf16", mask="bias",
          seed=33)
     case(out, "gpu-f16-d64-mask-bool", [2, 2], 100, 130, 64, 64, "f16", mask="bool", seed=34)
+    # torch's SDPA with a bool mask: rows without a visible key are 0 (the NaN cleanup after
+    # the softmax, graph.attention's zero_undefined_rows); D 64 (mma.sync) and D 128 (sm_90a:
+    # FlashAttention-3), a decode step with split keys (the combine's empty rows).
+    case(out, "gpu-f16-d64-mask-bool-empty", [2, 2], 100, 130, 64, 64, "f16", mask="bool",
+         seed=48, empty_rows=(0, 37, 99))
+    case(out, "gpu-bf16-d128-mask-bool-empty", [1, 2], 200, 260, 128, 128, "bf16", mask="bool",
+         seed=49, empty_rows=(5, 130))
+    case(out, "gpu-f16-d128-decode-bool-empty", [1, 4], 2, 2500, 128, 128, "f16", mask="bool",
+         seed=50, empty_rows=(1,))
     case(out, "gpu-f16-d128-decode-mask", [1, 4], 1, 2500, 128, 128, "f16", mask="add",
          seed=35)
     # Head sizes that are not powers of two (shared-memory rows of 128 elements): 80 with a
@@ -437,6 +463,12 @@ def main():
     case(out, "bert-mask-ragged", [2, 4], 77, 77, 64, 64, "f32", mask="add", seed=1)
     # f16, head size 80 (not a power of 2), a bool mask, Sq != Skv (50 queries, 130 keys).
     case(out, "f16-d80-bool-mask", [1, 3], 50, 130, 80, 80, "f16", mask="bool", seed=2)
+    # torch's SDPA with a bool mask (the NaN cleanup after the softmax): rows 0 and 33 see no
+    # key and are 0 (graph.attention's zero_undefined_rows); with split keys, the combine.
+    case(out, "bool-mask-empty-rows", [2, 2], 40, 100, 64, 64, "f32", mask="bool", seed=13,
+         empty_rows=(0, 33))
+    case(out, "decode-bool-empty-split-f16", [2, 2], 3, 300, 64, 64, "f16", mask="bool",
+         seed=14, empty_rows=(1,))
     # Causal, head size 128, two key blocks (70 keys).
     case(out, "causal-d128", [2, 2], 70, 70, 128, 128, "f32", causal=True, seed=3)
     # A padding mask and the causal constant added after it (two mask layers): causal with

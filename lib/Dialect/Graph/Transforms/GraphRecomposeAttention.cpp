@@ -161,6 +161,28 @@ bool isCausalBoolConstant(Value cond, int64_t sq, int64_t skv, bool trueMasks) {
   });
 }
 
+/// `probs` as torch's scaled_dot_product_attention with a bool mask leaves it, in the
+/// dynamo exporter's decomposition (softmax, then NaN probabilities -- a row without a
+/// visible key -- zeroed): where(isnan(p), 0, p), IsNaN imported as not(p == p). Returns p
+/// (whose only users are that cleanup) or null.
+Value peelUndefinedRowsCleanup(Value probs) {
+  auto w = probs.getDefiningOp<WhereOp>();
+  if (!w || !probs.hasOneUse())
+    return Value();
+  Value p = w.getRhs();
+  auto zero = scalarConstant(w.getLhs());
+  auto isNan = w.getCond().getDefiningOp<NotOp>();
+  auto same = isNan ? isNan.getInput().getDefiningOp<EqualOp>() : EqualOp();
+  if (!zero || *zero != 0.0 || !same || !w.getCond().hasOneUse() || !isNan.getInput().hasOneUse() ||
+      same.getLhs() != p || same.getRhs() != p || p.getType() != w.getType())
+    return Value();
+  // p's users: the comparison (both operands) and the where.
+  for (Operation *u : p.getUsers())
+    if (u != same.getOperation() && u != w.getOperation())
+      return Value();
+  return p;
+}
+
 struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
   /// `gpu`: the GPU chip whose attention kernel must take the op (null on the cpu target,
   /// whose template takes every graph.attention).
@@ -171,13 +193,27 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
     // The softmax, or (HF Llama and others: softmax(x, dtype=float32).to(x.dtype)) a 16-bit
     // cast of an f32 softmax of the 16-bit scores widened: the kernel computes the softmax
     // in f32 and rounds P to the operands' type all the same.
+    // torch's SDPA with a bool mask zeroes the NaN rows (peelUndefinedRowsCleanup), before
+    // or after that cast: the op's zero_undefined_rows. Exact but for a row without a
+    // visible key and a non-finite V (torch: 0 @ V, NaN there; the op: 0).
     Value probs = pv.getLhs();
+    bool zeroRows = false;
+    auto peelCleanup = [&] {
+      if (Value p = peelUndefinedRowsCleanup(probs)) {
+        probs = p;
+        zeroRows = true;
+      }
+    };
+    peelCleanup();
     auto narrow = probs.getDefiningOp<CastOp>();
     if (narrow && narrow->hasOneUse())
       probs = narrow.getInput();
+    if (!zeroRows)
+      peelCleanup();
     auto sm = probs.getDefiningOp<SoftmaxOp>();
     auto yT = pv.getType();
-    if (!sm || !sm->hasOneUse() || sm.getType().getRank() < 2 ||
+    // With the cleanup the softmax's users are its comparison and where (checked there).
+    if (!sm || (!zeroRows && !sm->hasOneUse()) || sm.getType().getRank() < 2 ||
         (int64_t)sm.getAxis() != sm.getType().getRank() - 1)
       return rewriter.notifyMatchFailure(pv, "left operand is not a last-axis softmax");
     Value s = sm.getInput();
@@ -330,7 +366,8 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
     }
     auto op =
         AttentionOp::create(rewriter, loc, yT, q, kt, v, bias, rewriter.getF64FloatAttr(scale),
-                            causal ? rewriter.getUnitAttr() : UnitAttr());
+                            causal ? rewriter.getUnitAttr() : UnitAttr(),
+                            zeroRows ? rewriter.getUnitAttr() : UnitAttr());
     rewriter.replaceOp(pv, op.getResult());
     return success();
   }
@@ -396,7 +433,8 @@ struct PackGroupedQueries : public OpRewritePattern<AttentionOp> {
     Location loc = att.getLoc();
     Value q = ReshapeOp::create(rewriter, loc, pack(qT), att.getQuery());
     auto packed = AttentionOp::create(rewriter, loc, pack(yT), q, att.getKeyT(), att.getValue(),
-                                      att.getBias(), att.getScaleAttr(), UnitAttr());
+                                      att.getBias(), att.getScaleAttr(), UnitAttr(),
+                                      att.getZeroUndefinedRowsAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
   }
@@ -479,8 +517,9 @@ struct PackRepeatedKV : public OpRewritePattern<AttentionOp> {
       return RankedTensorType::get(s, t.getElementType());
     };
     Value q = ReshapeOp::create(rewriter, loc, rows(qT), att.getQuery());
-    auto packed = AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, att.getBias(),
-                                      att.getScaleAttr(), UnitAttr());
+    auto packed =
+        AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, att.getBias(), att.getScaleAttr(),
+                            UnitAttr(), att.getZeroUndefinedRowsAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
   }

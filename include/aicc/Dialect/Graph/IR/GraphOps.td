@@ -403,13 +403,16 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     `causal` is the bottom-right aligned causal mask (the query rows are the last Sq of the
     Skv positions: ONNX Attention with a KV cache of Skv - Sq entries, FlashAttention 2.1's
     convention; upper-left and bottom-right agree when Sq == Skv). The softmax is ONNX's: a
-    row whose every score is -inf is NaN. Dao et al., "FlashAttention" (2022) for the
+    row whose every score is -inf is NaN. With `zero_undefined_rows`, a row whose softmax is
+    undefined (every score -inf, or a NaN or +inf score: the softmax's sum is 0 or NaN) is 0
+    instead: torch.nn.functional.scaled_dot_product_attention's math path with a bool mask,
+    which the dynamo exporter writes as softmax then where(isnan(p), 0, p). Dao et al., "FlashAttention" (2022) for the
     one-kernel evaluation; graph-recompose forms this op from the matmul / scale / mask /
     softmax / matmul chain that exporters emit (docs/fusion.md).
   }];
   let arguments = (ins Graph_FloatTensor:$query, Graph_FloatTensor:$key_t,
                    Graph_FloatTensor:$value, Optional<Graph_FloatTensor>:$bias,
-                   F64Attr:$scale, UnitAttr:$causal);
+                   F64Attr:$scale, UnitAttr:$causal, UnitAttr:$zero_undefined_rows);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key_t `,` $value (`bias` $bias^)? attr-dict `:` functional-type(operands, results)

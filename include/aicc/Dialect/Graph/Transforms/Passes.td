@@ -158,13 +158,18 @@ def GraphRecomposeAttention : Pass<"graph-recompose-attention", "mlir::func::Fun
       s = s * c | s / c                                  (c a scalar constant; optional)
       s = s + bias | where(mask, s, -inf)                (optional; bias broadcast to s)
       p = softmax(s, last axis)
+      p = where(not(p == p), 0, p)                       (optional: torch's SDPA with a
+                                                          bool mask zeroes NaN rows)
       y = matmul(p, v)
 
     This pass rewrites the chain into `graph.attention q, kt, v [bias] {scale}` when every
     intermediate has exactly one user (the scores and probabilities never reach memory),
     scalar factors on q and kt fold into the scale, and a bool `where` mask becomes the
     additive bias where(mask, 0, -inf). A constant bias that is exactly the causal mask (0
-    where j <= i + Skv - Sq, -inf elsewhere) becomes the op's `causal` flag. Softmax over
+    where j <= i + Skv - Sq, -inf elsewhere) becomes the op's `causal` flag. The NaN cleanup
+    of torch.onnx's dynamo decomposition of scaled_dot_product_attention with a bool mask
+    (IsNaN imported as not(p == p); a row without a visible key is NaN before it and 0 after)
+    becomes `zero_undefined_rows`; p's other users are then only that cleanup. Softmax over
     another axis, intermediates with other users, a non-scalar scale, and a mask that does
     not broadcast to the scores are left alone. graph-fuse makes each graph.attention one
     kernel (kind "attention", the FlashAttention template).
@@ -218,6 +223,29 @@ def GraphSinkTransposes : Pass<"graph-sink-transposes", "mlir::func::FuncOp"> {
     dim, and the ops must be outside fusion groups. Run after graph-recompose-attention
     (whose patterns read the exported transposes) and before graph-fuse.
   }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
+def GraphScatterToSelect : Pass<"graph-scatter-to-select", "mlir::func::FuncOp"> {
+  let summary = "ScatterND of a few run-time positions of dim 0 as elementwise selects";
+  let description = [{
+    A KV cache updated at the step's positions (torch's index_copy / index_put, exported as
+    ScatterND with indices [T, 1], often between two transposes) becomes, for T <=
+    max-updates,
+
+      result = data; for t: result = where(iota0 == norm(indices[t]), updates[t], result)
+
+    (iota0 a constant [N, 1, ..., 1] of 0..N-1, norm adds N to a negative position): views and
+    elementwise ops that graph-fuse puts in one kernel with the transposes around them, so the
+    update costs one pass over the data instead of a copy, the scatter and the transposes'
+    copies. Duplicate positions: the last wins (ScatterND's order). A position outside
+    [-N, N) writes nothing. Reductions, indices into more than dim 0 and more than
+    max-updates positions are left alone (the scatter kernel). max-updates = 0 turns it off.
+  }];
+  let options = [
+    Option<"maxUpdates", "max-updates", "int64_t", "16",
+           "most slices (T of indices [T, 1]) rewritten; 0: off">
+  ];
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
