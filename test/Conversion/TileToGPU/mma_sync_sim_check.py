@@ -125,7 +125,7 @@ CASES += [
      "32x16x16x2"),
 ]
 # The same on the sm_90a wgmma kernel (--wgmma): the template's configs, 128 x 128 and
-# 128 x 256 (two consumer warpgroups).
+# 128 x 256 (two consumer warpgroups: ping-pong, cooperative), BLOCK_K = 128.
 WGMMA_RMS = [
     (rms(gm.matmul_case("rms_m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136])), ""),
     (rms(gm.matmul_case("rms_bmm_3x40x200_200x72_bf16", "t", "bf16", [3, 40, 200], [200, 72])),
@@ -136,6 +136,9 @@ WGMMA_RMS = [
      "128x128x64x4"),
     (rms(gm.matmul_case("rms_m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136])),
      "128x256x64x3"),
+    # BLOCK_K = 128: two 128-byte boxes per A stage.
+    (rms(gm.matmul_case("rms_bmm_3x40x200_200x72_bf16", "t", "bf16", [3, 40, 200], [200, 72])),
+     "64x64x128x3"),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
 EPS = 1e-5
