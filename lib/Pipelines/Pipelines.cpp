@@ -49,6 +49,9 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   // rotation in that product's epilogue); it reads graph.attention.
   if (fusesAttention(config))
     pm.addNestedPass<func::FuncOp>(graph::createGraphRotaryIntoProjection());
+  // After the merges (one product per norm: the weights are then constants side by side),
+  // before fusion (which takes the scale-free RMS norm as the GEMM's prologue).
+  pm.addNestedPass<func::FuncOp>(graph::createGraphNormScaleIntoWeights());
   // After the re-composition (it matches the imported NCHW chains), before fusion (which
   // then sees the NHWC convs and the elementwise ops moved next to them). NCHW is the
   // imported layout: nothing to do. auto: the 16-bit convs of GPU targets (tensor cores'

@@ -52,7 +52,7 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   MatmulProblem p;
   Block &body = group.getBody().front();
   Operation *anchor = &body.front();
-  while (isa<TransposeOp>(anchor))
+  while (isa<TransposeOp, LayerNormOp>(anchor))
     anchor = anchor->getNextNode();
   p.anchor = anchor;
   if (auto mm = dyn_cast<MatMulOp>(anchor)) {
@@ -68,6 +68,17 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
     p.beta = gemm.getBeta().convertToDouble();
   } else {
     return anchor->emitError("epilogue group must start with matmul or gemm"), failure();
+  }
+  // Rule norm-prologue: A is the scale-free RMS norm of a kernel input over its last dim.
+  if (auto norm = p.a.getDefiningOp<LayerNormOp>()) {
+    auto xt = cast<RankedTensorType>(norm.getInput().getType());
+    if (!norm.getRms() || norm.getScale() || norm.getBias() || p.transA ||
+        static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 || xt.getRank() < 2)
+      return norm.emitError("a matmul prologue is an RMS norm over the last dim without scale "
+                            "or bias, of a left operand that is not transposed"),
+             failure();
+    p.rowNorm = norm;
+    p.a = norm.getInput();
   }
   if (!isa<BlockArgument>(p.a) || !isa<BlockArgument>(p.b))
     return anchor->emitError("matmul operands must be kernel inputs"), failure();
@@ -138,8 +149,9 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   // and casts (chooseMatmulConfig keeps ping-pong tiles for it).
   bool mathEpilogue = false;
   for (Operation &op : body)
-    if (&op != anchor && !isa<TransposeOp, AddOp, SubOp, MulOp, ReluOp, ClipOp, MaxOp, MinOp,
-                              NegOp, CastOp, ReshapeOp, YieldOp>(op))
+    if (&op != anchor && &op != p.rowNorm.getOperation() &&
+        !isa<TransposeOp, AddOp, SubOp, MulOp, ReluOp, ClipOp, MaxOp, MinOp, NegOp, CastOp,
+             ReshapeOp, YieldOp>(op))
       mathEpilogue = true;
   MatmulConfig cfg = chooseMatmulConfig(p.M, p.N, p.K, p.aT.getElementType(), tmaRowsOK,
                                         targetChip(options), hardwareChip(options),
@@ -147,18 +159,22 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   // Split-K sums the partials in a 1-D kernel of output elements, which has no column
   // pairs: a gated product is one kernel.
   bool pairwise = p.evenSlice || p.swapPairs;
-  if (options.splitK && !pairwise)
+  // Split-K slices would each see part of a row: a norm prologue is one kernel too.
+  bool oneKernel = pairwise || p.rowNorm;
+  if (options.splitK && !oneKernel)
     cfg.splitK = chooseSplitK(p.M, p.N, p.K, p.batch, cfg, hardwareChip(options));
   if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
   // A SPLIT_K of --matmul-config (it applies to every matmul) does not apply to this one.
-  if (pairwise)
+  if (oneKernel)
     cfg.splitK = 1;
   p.config = configOfGroup(group, cfg);
-  if (pairwise && p.config.splitK != 1)
+  if (oneKernel && p.config.splitK != 1)
     return anchor->emitError("split_k = ")
                << p.config.splitK
-               << ": a matmul whose epilogue reads column pairs runs as one kernel (split_k 1)",
+               << (pairwise ? ": a matmul whose epilogue reads column pairs"
+                            : ": a matmul with a norm prologue")
+               << " runs as one kernel (split_k 1)",
            failure();
   if (p.config.splitK > 1 && p.outType.getNumElements() * p.config.splitK >= (int64_t(1) << 31))
     return group.emitError("split-K partials of ")
@@ -321,7 +337,17 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
   Value cK = arith::ConstantIndexOp::create(b, loc, sliceK);
   Value cBK = arith::ConstantIndexOp::create(b, loc, BK);
-  auto loop = scf::ForOp::create(b, loc, c0, cK, cBK, ValueRange{zeroAcc});
+  // Norm prologue: the sum of squares of each of the BM rows of A, carried beside the
+  // accumulator (the loop's second value; the tensor-core lowerings match this shape).
+  auto rowT = RankedTensorType::get({BM}, acc);
+  auto splatRow = [&](double v) -> Value {
+    return tl::SplatOp::create(b, loc, rowT,
+                               arith::ConstantOp::create(b, loc, acc, b.getFloatAttr(acc, v)));
+  };
+  SmallVector<Value> inits{zeroAcc};
+  if (p.rowNorm)
+    inits.push_back(splatRow(0.0));
+  auto loop = scf::ForOp::create(b, loc, c0, cK, cBK, inits);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value k0 = arith::IndexCastOp::create(lb, loc, lb.getI32Type(), loop.getInductionVar());
@@ -344,9 +370,31 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
         lb, loc, loop.getRegionIterArg(0).getType(), aTile, bTile, loop.getRegionIterArg(0),
         tl::InputPrecisionAttr::get(lb.getContext(),
                                     tf32 ? tl::InputPrecision::tf32 : tl::InputPrecision::ieee));
-    scf::YieldOp::create(lb, loc, next);
+    SmallVector<Value> yields{next};
+    if (p.rowNorm) {
+      // Rows past M and columns past K load zeros: they add nothing.
+      auto wide = RankedTensorType::get({BM, BK}, acc);
+      Value x = inElem == acc ? aTile : arith::ExtFOp::create(lb, loc, wide, aTile).getResult();
+      Value sq = arith::MulFOp::create(lb, loc, x, x);
+      Value rowSum =
+          tl::ReduceOp::create(lb, loc, rowT, sq, lb.getI32IntegerAttr(1),
+                               tl::ReduceKindAttr::get(lb.getContext(), tl::ReduceKind::add));
+      yields.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(1), rowSum));
+    }
+    scf::YieldOp::create(lb, loc, yields);
   }
   Value result = loop.getResult(0);
+  if (p.rowNorm) {
+    // r = 1 / sqrt(sum / K + epsilon) per row (one division per row, a multiply per
+    // element, as the row kernel), applied to the accumulator before the epilogue.
+    Value mean = arith::DivFOp::create(b, loc, loop.getResult(1), splatRow((double)K));
+    Value denom = math::SqrtOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, mean,
+                              splatRow(LayerNormOp(p.rowNorm).getEpsilon().convertToDouble())));
+    Value r = arith::DivFOp::create(b, loc, splatRow(1.0), denom);
+    result = arith::MulFOp::create(b, loc, result, t2.along(r, 0));
+  }
 
   if (partials) {
     // The slice's f32 accumulator as it is: the sum kernel applies the epilogue.

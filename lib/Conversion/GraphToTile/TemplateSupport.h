@@ -278,6 +278,11 @@ struct MatmulProblem {
   Operation *evenSlice = nullptr, *oddSlice = nullptr;
   /// The first op of a swap of the product's column pairs (SwapPairsView.h), or null.
   Operation *swapPairs = nullptr;
+  /// Rule norm-prologue (graph-fuse): the scale-free RMS norm whose result is the left
+  /// operand, or null. `a` is then the norm's input x: the K loop also sums the squares of
+  /// each row of x (f32 for 16-bit x), and the accumulator rows are scaled by
+  /// 1 / sqrt(sum / K + epsilon) before the epilogue.
+  LayerNormOp rowNorm;
 };
 FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options);
 

@@ -100,6 +100,17 @@ LogicalResult aicc::lowerDotKernels(
   return success();
 }
 
+/// Whether tile `v` is a splat of float zero.
+static bool isZeroTile(Value v) {
+  if (auto s = v.getDefiningOp<tl::SplatOp>())
+    if (auto c = s.getSrc().getDefiningOp<arith::ConstantFloatOp>())
+      return c.value().isZero();
+  DenseElementsAttr d;
+  if (matchPattern(v, m_Constant(&d)) && d.isSplat())
+    return d.getSplatValue<APFloat>().isZero();
+  return false;
+}
+
 bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
   SmallVector<tl::DotOp> dots;
   fn.walk([&](tl::DotOp d) { dots.push_back(d); });
@@ -113,10 +124,50 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
   if (!a || !bl || a->getBlock() != dot->getBlock() || bl->getBlock() != dot->getBlock())
     return why = "dot operands are not tile.block_load (A: or tile.im2col_load) next to the dot",
            false;
+  // Rule norm-prologue's row sums of squares of A (MatmulTemplate): x = extf(A) (or A),
+  // x * x, tile.reduce add along dim 1, the add to the carried sum: the lowering computes
+  // them from its fragments or shared-memory copy of A.
+  SmallVector<Operation *> rowOps;
+  arith::AddFOp rowAdd;
+  if (aBlock && !aBlock->hasOneUse()) {
+    Value x = aBlock.getResult();
+    SmallVector<Operation *> others;
+    for (Operation *user : aBlock->getUsers())
+      if (user != dot.getOperation() && !llvm::is_contained(others, user))
+        others.push_back(user);
+    Operation *u = others.size() == 1 ? others.front() : nullptr;
+    // x * x: both uses of x by one op.
+    auto onlyUser = [](Operation *op) -> Operation * {
+      Operation *user = nullptr;
+      for (Operation *x : op->getUsers())
+        if (user && user != x)
+          return nullptr;
+        else
+          user = x;
+      return user;
+    };
+    if (auto ext = dyn_cast_or_null<arith::ExtFOp>(u); ext && onlyUser(ext)) {
+      rowOps.push_back(ext);
+      x = ext.getResult();
+      u = *ext->getUsers().begin();
+    }
+    auto sq = dyn_cast_or_null<arith::MulFOp>(u);
+    auto red = sq && sq.getLhs() == x && sq.getRhs() == x && sq->hasOneUse()
+                   ? dyn_cast<tl::ReduceOp>(*sq->getUsers().begin())
+                   : tl::ReduceOp();
+    rowAdd = red && red.getAxis() == 1 && red.getKind() == tl::ReduceKind::add && red->hasOneUse()
+                 ? dyn_cast<arith::AddFOp>(*red->getUsers().begin())
+                 : arith::AddFOp();
+    // Anything else reading A's tile is refused below (a dot operand tile's other user).
+    if (rowAdd && rowAdd->getBlock() == dot->getBlock())
+      rowOps.append({sq.getOperation(), red.getOperation(), rowAdd.getOperation()});
+    else
+      rowOps.clear(), rowAdd = {};
+  }
   // The operand tiles live only in shared memory (fragments): nothing but the dot may read them.
   for (Operation *l : {a, bl.getOperation()})
     for (Operation *user : l->getUsers())
-      if (user != dot.getOperation())
+      if (user != dot.getOperation() && !llvm::is_contained(rowOps, user))
         return why = "a dot operand tile has another user (" +
                      user->getName().getStringRef().str() + ")",
                false;
@@ -133,9 +184,18 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     if (!loop || loop->getParentOp() != fn.getOperation())
       return why = "tile.dot is not in a K loop at the kernel's top level", false;
-    if (loop.getNumRegionIterArgs() != 1 || dot.getAcc() != loop.getRegionIterArgs()[0] ||
+    unsigned carried = rowAdd ? 2 : 1;
+    if (loop.getNumRegionIterArgs() != carried || dot.getAcc() != loop.getRegionIterArgs()[0] ||
         loop.getBody()->getTerminator()->getOperand(0) != dot.getResult())
       return why = "the K loop does not carry exactly the dot's accumulator", false;
+    if (rowAdd) {
+      Value carry = loop.getRegionIterArgs()[1];
+      if (loop.getBody()->getTerminator()->getOperand(1) != rowAdd.getResult() ||
+          !carry.hasOneUse() || (rowAdd.getLhs() != carry && rowAdd.getRhs() != carry) ||
+          !isZeroTile(loop.getInitArgs()[1]))
+        return why = "the K loop's second value is not the row sums of squares of A", false;
+      out.rowSquares = loop.getResult(1);
+    }
     auto lb = getConstantIntValue(loop.getLowerBound());
     ub = getConstantIntValue(loop.getUpperBound());
     st = getConstantIntValue(loop.getStep());
@@ -147,20 +207,21 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
     init = loop.getInitArgs()[0];
     for (Operation &op : *loop.getBody())
       if (&op != dot && &op != a && &op != bl && !isa<scf::YieldOp>(op) &&
+          !llvm::is_contained(rowOps, &op) &&
           (touchesTiles(&op) || !isMemoryEffectFree(&op) || op.getNumRegions()))
         return why = ("K loop holds " + op.getName().getStringRef()).str(), false;
   }
+  if (rowAdd && !out.loop) {
+    // One k block: the sum is the add of this block's sums to zero.
+    Value other = rowAdd.getLhs() == rowOps[rowOps.size() - 2]->getResult(0) ? rowAdd.getRhs()
+                                                                             : rowAdd.getLhs();
+    if (!isZeroTile(other))
+      return why = "the row sums of squares of A do not start at zero", false;
+    out.rowSquares = rowAdd.getResult();
+  }
+  out.rowOps = rowOps;
   // The accumulator starts at zero.
-  auto isZero = [&]() {
-    if (auto s = init.getDefiningOp<tl::SplatOp>())
-      if (auto c = s.getSrc().getDefiningOp<arith::ConstantFloatOp>())
-        return c.value().isZero();
-    DenseElementsAttr d;
-    if (matchPattern(init, m_Constant(&d)) && d.isSplat())
-      return d.getSplatValue<APFloat>().isZero();
-    return false;
-  };
-  if (!isZero())
+  if (!isZeroTile(init))
     return why = "the accumulator does not start at zero", false;
   out.dot = dot;
   out.a = aBlock;

@@ -71,6 +71,14 @@ struct DotKLoop {
   mlir::Value accResult;
   /// The loop's upper bound (K) and step.
   int64_t upper = 0, step = 0;
+  /// Rule norm-prologue (the matmul template's row sums of squares of A): the [BLOCK_M]
+  /// tile of each row's sum of x * x over K after the loop (the loop's second value, or
+  /// without a loop the sum of the one k block), null when the kernel has none; `rowOps`
+  /// are the ops computing it from A's tile (an extf for 16-bit A, the square, the
+  /// tile.reduce along dim 1, the add to the carried sum). The lowering computes the sums
+  /// from its own copy of A's tile and gives them to the epilogue (setRowValues).
+  mlir::Value rowSquares;
+  llvm::SmallVector<mlir::Operation *> rowOps;
 };
 
 /// Matches `fn` against the DotKLoop shape; on failure `why` says what does not fit.
@@ -152,6 +160,13 @@ public:
   void setBlockStoreSink(PairSink s, ChunkEnd chunkEnd = {}) {
     sink = std::move(s);
     sinkChunkEnd = std::move(chunkEnd);
+  }
+
+  /// Gives 1-D tile `v`, laid along dim 0 (one value per tile row), its values at the
+  /// thread's row classes (computed by the lowering: the norm prologue's row sums).
+  void setRowValues(mlir::Value v, llvm::ArrayRef<mlir::Value> perRowClass) {
+    for (auto [c, x] : llvm::enumerate(perRowClass))
+      memo1D[{v, int64_t(c) * 2}] = x;
   }
 
   /// Whether `op` (after the K loop) is one emitAfter can evaluate.

@@ -322,7 +322,17 @@ void MmaSyncKernel::issueLoads(OpBuilder &b, IRMapping &kmap, Value stage) {
 }
 
 /// The mma.sync of one k block on stage `stage` (index): returns the new accumulators.
-SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange acc) {
+Value MmaSyncKernel::quadSum(OpBuilder &b, Value v) {
+  for (int64_t m : {1, 2})
+    v = arith::AddFOp::create(
+        b, loc, v,
+        gpu::ShuffleOp::create(b, loc, v, ci32(b, loc, m), ci32(b, loc, 32), gpu::ShuffleMode::XOR)
+            .getShuffleResult());
+  return v;
+}
+
+SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange acc,
+                                          SmallVectorImpl<Value> &rows) {
   MLIRContext *ctx = b.getContext();
   auto fragT = VectorType::get({4, 2}, elem);
   auto resT = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, b.getF32Type()));
@@ -349,6 +359,17 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
       Value f = nvgpu::LdMatrixOp::create(b, loc, fragT, smem, ValueRange{idx},
                                           /*transpose=*/!opA.kMajor, /*numTiles=*/4);
       aRegs.push_back({reg(f, 0), reg(f, 1), reg(f, 2), reg(f, 3)});
+      if (rowSquares)
+        // Register j of the A fragment is row g + 8 (j % 2) of the m16 tile (PTX ISA,
+        // "Matrix Fragments for mma.m16n8k16", A: a0 a1 / a2 a3 / a4 a5 / a6 a7), the row of
+        // accumulator row class 2 i + j % 2, at two k.
+        for (int64_t j = 0; j < 4; ++j)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value x = vector::ExtractOp::create(b, loc, f, ArrayRef<int64_t>{j, e});
+            x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+            Value &r = rows[2 * i + j % 2];
+            r = arith::AddFOp::create(b, loc, r, arith::MulFOp::create(b, loc, x, x));
+          }
     }
     for (int64_t j = 0; j < WN / 16; ++j) {
       Value idx =
@@ -438,6 +459,10 @@ LogicalResult MmaSyncKernel::run() {
   }
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> acc0(accRegs(), zero);
+  // Norm prologue: the row sums of squares (2 row classes per m16 tile) after the
+  // accumulators.
+  int64_t rowRegs = rowSquares ? 2 * mTiles() : 0;
+  acc0.append(rowRegs, zero);
   auto kLoop =
       scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
   {
@@ -457,11 +482,17 @@ LogicalResult MmaSyncKernel::run() {
     }
     NVVM::CpAsyncCommitGroupOp::create(kb, loc);
     Value stage = arith::RemUIOp::create(kb, loc, it, cidx(kb, loc, stages));
-    auto accV = compute(kb, stage, kLoop.getRegionIterArgs());
+    ValueRange carried = kLoop.getRegionIterArgs();
+    SmallVector<Value> rows(carried.take_back(rowRegs));
+    auto accV = compute(kb, stage, carried.drop_back(rowRegs), rows);
+    accV.append(rows);
     scf::YieldOp::create(kb, loc, accV);
   }
   // Nothing is in flight past the loop: groups after the last k block are empty.
-  SmallVector<Value> accRegsV(kLoop.getResults());
+  SmallVector<Value> accRegsV(kLoop.getResults().drop_back(rowRegs));
+  SmallVector<Value> rowSums;
+  for (Value r : kLoop.getResults().take_back(rowRegs))
+    rowSums.push_back(quadSum(b, r));
 
   // Epilogue on the mma.sync accumulator layout (see the file comment).
   AccumulatorLayout layout;
@@ -509,6 +540,8 @@ LogicalResult MmaSyncKernel::run() {
     regCol = layout.colClass;
   }
   AccumulatorEpilogue ep(b, loc, map, std::move(layout), accRegsV, accResult);
+  if (rowSquares)
+    ep.setRowValues(rowSquares, rowSums);
   if (smemStore) {
     auto pairT = VectorType::get({2}, outElem);
     ep.setBlockStoreSink([&, pairT](OpBuilder &sb, int64_t i, Value v0, Value v1) {

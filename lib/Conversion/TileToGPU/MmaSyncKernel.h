@@ -96,6 +96,10 @@ private:
   Operation *kOp = nullptr;
   /// The accumulator after the K loop.
   Value accResult;
+  /// Rule norm-prologue's row sums of squares of A (DotKLoop::rowSquares) and the ops that
+  /// compute them in the tile kernel; the lowering sums the squares of its A fragments.
+  Value rowSquares;
+  SmallVector<Operation *> rowOps;
   tl::DotOp dot;
   /// A's im2col load when this is an implicit-GEMM convolution, else null.
   tl::Im2ColLoadOp aIm2col;
@@ -147,7 +151,13 @@ private:
   void precompute(OpBuilder &b, Value lane, Value wm, Value wn);
   CopySlot copySlot(OpBuilder &b, const Operand &o, Value c, bool guarded);
   void issueLoads(OpBuilder &b, IRMapping &kmap, Value stage);
-  SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange acc);
+  /// One k block's mma.syncs into `acc`; with rowSquares also the squares of this
+  /// thread's A fragment elements added to `rows` (f32, one per row class: 2 per m16 tile).
+  SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange acc,
+                             SmallVectorImpl<Value> &rows);
+  /// The row sums of a quad's four threads (each holds other k of the same two rows of an
+  /// A fragment) added together, in every thread of the quad.
+  Value quadSum(OpBuilder &b, Value v);
 };
 
 } // namespace aicc::mma_sync

@@ -76,6 +76,8 @@ bool MmaSyncKernel::match(std::string &why) {
   loop = m.loop ? cast<scf::ForOp>(m.loop) : scf::ForOp();
   kOp = m.kOp;
   accResult = m.accResult;
+  rowSquares = m.rowSquares;
+  rowOps = m.rowOps;
   tl::BlockLoadOp a = m.a, bl = m.b;
   std::optional<int64_t> ub = m.upper, st = m.step;
   auto accT = dot.getType();
@@ -126,11 +128,15 @@ bool MmaSyncKernel::match(std::string &why) {
   if (!(aIm2col ? setupIm2col(opA, aIm2col, why) : setupOperand(opA, a, true, why)) ||
       !setupOperand(opB, bl, false, why))
     return false;
+  // The norm prologue sums the squares of the A fragments (rows of the accumulator's).
+  if (rowSquares && (aIm2col || !opA.kMajor || opA.elementwise))
+    return why = "a norm prologue needs A stored K-major", false;
   // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
   for (Operation &op : fn.getBody().front()) {
     if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op))
       continue;
-    if (&op == dot.getA().getDefiningOp() || &op == bl.getOperation())
+    if (&op == dot.getA().getDefiningOp() || &op == bl.getOperation() ||
+        llvm::is_contained(rowOps, &op))
       continue;
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;

@@ -209,6 +209,34 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
                             NVVM::BarrierReductionAttr(), Value());
   };
 
+  // Norm prologue (rowSquares): thread t of a consumer warpgroup holds accumulator rows
+  // r = rowInHalf + 8 c (c = 0, 1) of each 64-row half; it reads 16-byte chunks 2 (t % 4)
+  // and 2 (t % 4) + 1 of those rows of every 128-byte box of the A stage (so the quad of
+  // threads of a row reads its 8 chunks) and adds their squares to one f32 sum per row.
+  // In the K-major 128-byte swizzle (PTX ISA 9.7.15.5.1.2; the file comment of
+  // ConvertTileDotToWGMMA.cpp) logical chunk j of row r is stored at chunk j ^ (r % 8), and
+  // r % 8 = (t % 32) / 4: per thread two constant offsets, rowInHalf * 128 +
+  // ((2 (t % 4) + e) ^ ((t % 32) / 4)) * 16. (The quad reads all 8 chunks of its row either
+  // way, so the sum does not depend on the swizzle; following it makes the 8 rows a warp
+  // reads at once hit 8 different chunks, no bank conflicts.)
+  int64_t rowRegs = rowSquares ? 2 * halves : 0;
+  Value rowBar = arith::AddIOp::create(b, loc, cw, ci32(b, loc, kStoreBarrier));
+  SmallVector<Value> rowChunkOff;
+  if (rowSquares) {
+    Value q4 = arith::RemUIOp::create(b, loc, lane, ci32(b, loc, 4));
+    Value rsw = arith::DivUIOp::create(b, loc, lane, ci32(b, loc, 4));
+    for (int64_t e = 0; e < 2; ++e) {
+      Value chunk = arith::XOrIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, q4, ci32(b, loc, 2)),
+                                ci32(b, loc, e)),
+          rsw);
+      Value off = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rowInHalf, ci32(b, loc, kSwizzleBytes)),
+          arith::MulIOp::create(b, loc, chunk, ci32(b, loc, 16)));
+      rowChunkOff.push_back(arith::ExtUIOp::create(b, loc, b.getI64Type(), off));
+    }
+  }
   auto tileLoop = scf::ForOp::create(b, loc, first, ci32(b, loc, tiles), step);
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   Value t = tileLoop.getInductionVar();
@@ -234,7 +262,31 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
             : elem.isF16() ? NVVM::WGMMATypes::f16
                            : NVVM::WGMMATypes::bf16;
   int64_t halfBytes = opA.kMajor ? 64 * kSwizzleBytes : (64 / opA.rowElems) * opA.boxBytes();
-  auto kStep = [&](OpBuilder &kb, ValueRange accIn, Value it, bool firstK) {
+  // The squares of this thread's elements of A rows in k block stage `offAh` added to `rows`.
+  auto addRowSquares = [&](OpBuilder &kb, ArrayRef<Value> offAh, SmallVectorImpl<Value> &rows) {
+    auto vecT = VectorType::get({16 / elemBytes}, elem);
+    for (int64_t h = 0; h < halves; ++h)
+      for (int64_t box = 0; box < opA.numBoxes(); ++box)
+        for (int64_t c = 0; c < 2; ++c)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value addr = arith::AddIOp::create(
+                kb, loc, smemBase,
+                arith::AddIOp::create(
+                    kb, loc, offAh[h],
+                    arith::AddIOp::create(
+                        kb, loc, rowChunkOff[e],
+                        ci64(kb, loc, opA.offset + box * opA.boxBytes() + 8 * c * kSwizzleBytes))));
+            Value v = LLVM::LoadOp::create(kb, loc, vecT, sharedPtr(kb, loc, addr), 16);
+            Value &r = rows[2 * h + c];
+            for (int64_t i = 0; i < vecT.getNumElements(); ++i) {
+              Value x = vector::ExtractOp::create(kb, loc, v, ArrayRef<int64_t>{i});
+              x = arith::ExtFOp::create(kb, loc, kb.getF32Type(), x);
+              r = arith::AddFOp::create(kb, loc, r, arith::MulFOp::create(kb, loc, x, x));
+            }
+          }
+  };
+  auto kStep = [&](OpBuilder &kb, ValueRange accIn, Value it, bool firstK,
+                   SmallVectorImpl<Value> &rows) {
     Value s = arith::RemUIOp::create(kb, loc, it, ci32(kb, loc, stages));
     Value phase = arith::AndIOp::create(
         kb, loc, arith::DivUIOp::create(kb, loc, it, ci32(kb, loc, stages)), ci32(kb, loc, 1));
@@ -271,10 +323,19 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(kb, loc);
+    // The row sums read the stage while the wgmmas run (both only read it).
+    if (rowSquares)
+      addRowSquares(kb, offAh, rows);
     NVVM::WgmmaWaitGroupSyncOp::create(kb, loc, 1);
     return accV;
   };
   auto release = [&](OpBuilder &ob, Value itOfStage) {
+    // With the row sums every thread of the warpgroup read the stage: all of their reads
+    // are done before the leader hands it back to the producer (bar.sync orders the
+    // participating threads' memory accesses before it, PTX ISA "bar.sync").
+    if (rowSquares)
+      NVVM::BarrierOp::create(ob, loc, TypeRange{}, rowBar, ci32(ob, loc, 128),
+                              NVVM::BarrierReductionAttr(), Value());
     auto rel = scf::IfOp::create(ob, loc, leader, false);
     OpBuilder rb = rel.getThenBodyBuilder();
     Value st = arith::RemUIOp::create(rb, loc, itOfStage, ci32(rb, loc, stages));
@@ -298,22 +359,37 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   }
   // k block 0 (peeled), then 1 .. numK-1, each releasing the stage of the block before it.
   SmallVector<Value> undefs(halves, LLVM::UndefOp::create(tb, loc, accTy));
-  SmallVector<Value> acc0 = kStep(tb, undefs, it0, /*firstK=*/true);
+  SmallVector<Value> rows0(rowRegs,
+                           arith::ConstantOp::create(tb, loc, tb.getF32FloatAttr(0.0)).getResult());
+  SmallVector<Value> acc0 = kStep(tb, undefs, it0, /*firstK=*/true, rows0);
   Value c1 = arith::ConstantIndexOp::create(tb, loc, 1);
   Value cN = arith::ConstantIndexOp::create(tb, loc, numK);
   SmallVector<Value> inits(acc0);
   inits.push_back(arith::AddIOp::create(tb, loc, it0, ci32(tb, loc, 1)));
+  inits.append(rows0);
   auto kLoop = scf::ForOp::create(tb, loc, c1, cN, c1, inits);
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value it = kLoop.getRegionIterArgs()[halves];
+    SmallVector<Value> rows(kLoop.getRegionIterArgs().take_back(rowRegs));
     SmallVector<Value> accV =
-        kStep(kb, kLoop.getRegionIterArgs().take_front(halves), it, /*firstK=*/false);
+        kStep(kb, kLoop.getRegionIterArgs().take_front(halves), it, /*firstK=*/false, rows);
     release(kb, arith::AddIOp::create(kb, loc, it, ci32(kb, loc, stages - 1)));
     accV.push_back(arith::AddIOp::create(kb, loc, it, ci32(kb, loc, 1)));
+    accV.append(rows);
     scf::YieldOp::create(kb, loc, accV);
   }
   Value itOut = kLoop.getResult(halves);
+  // The row sums of the quad's four threads (each read a quarter of every row).
+  SmallVector<Value> rowSums;
+  for (Value r : kLoop.getResults().take_back(rowRegs)) {
+    for (int64_t m : {1, 2})
+      r = arith::AddFOp::create(tb, loc, r,
+                                gpu::ShuffleOp::create(tb, loc, r, ci32(tb, loc, m),
+                                                       ci32(tb, loc, 32), gpu::ShuffleMode::XOR)
+                                    .getShuffleResult());
+    rowSums.push_back(r);
+  }
   if (pingpong) {
     // Hand the tensor cores to the other warpgroup; this one goes on to its epilogue.
     auto sig = scf::IfOp::create(tb, loc, leader, false);
@@ -358,6 +434,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   for (int64_t c = 0; c < BN / 4; ++c)
     layout.colCoords.push_back(plus(colBase, 8 * (c / 2) + c % 2));
   AccumulatorEpilogue ep(tb, loc, map, std::move(layout), accRegs, accResult);
+  if (rowSquares)
+    ep.setRowValues(rowSquares, rowSums); // row class 2 h + c, as rowSums
   if (tmaStore) {
     // The TMA-store sequence of one tile (per consumer warpgroup, on its own staging buffer,
     // named barrier and bulk async-groups; the leader is its thread 0):

@@ -149,6 +149,11 @@ private:
   Operation *kOp = nullptr;
   /// The accumulator after the K loop.
   Value accResult;
+  /// Rule norm-prologue's row sums of squares of A (DotKLoop::rowSquares) and the ops that
+  /// compute them in the tile kernel: each consumer thread reads its accumulator rows of
+  /// the A stage from shared memory (WgmmaConsumer.cpp, emitConsumer).
+  Value rowSquares;
+  SmallVector<Operation *> rowOps;
   tl::DotOp dot;
   Operand opA, opB;
   int64_t BM = 0, BN = 0, BK = 0, K = 0, numK = 0, stages = 2, elemBytes = 2;

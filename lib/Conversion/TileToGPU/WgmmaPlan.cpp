@@ -27,6 +27,8 @@ bool WgmmaKernel::match(std::string &why) {
   loop = m.loop ? cast<scf::ForOp>(m.loop) : scf::ForOp();
   kOp = m.kOp;
   accResult = m.accResult;
+  rowSquares = m.rowSquares;
+  rowOps = m.rowOps;
   tl::BlockLoadOp a = m.a, bl = m.b;
   tl::Im2ColLoadOp ai = m.aIm2col;
   std::optional<int64_t> ub = m.upper, st = m.step;
@@ -132,10 +134,14 @@ bool WgmmaKernel::match(std::string &why) {
   // [M, K] and B stored [N, K], i.e. Gemm transB = 1, the nn.Linear form).
   if (tf32 && (!opA.kMajor || !opB.kMajor))
     return why = "tf32 needs K-major A and B (B stored [N, K])", false;
+  // The norm prologue reads A's rows back from the 128-byte-swizzled K-major stage.
+  if (rowSquares && (tf32 || opA.gather || !opA.kMajor || elemBytes != 2))
+    return why = "a norm prologue needs a 16-bit A stored K-major (TMA)", false;
   // Epilogue ops: scalars, elementwise, tile construction, loads and stores.
   for (Operation &op : fn.getBody().front()) {
     if (&op == kOp || &op == dot.getOperation() || isa<func::ReturnOp>(op) ||
-        op.getNumResults() && (op.getResult(0) == dot.getA() || op.getResult(0) == dot.getB()))
+        op.getNumResults() && (op.getResult(0) == dot.getA() || op.getResult(0) == dot.getB()) ||
+        llvm::is_contained(rowOps, &op))
       continue;
     if (!AccumulatorEpilogue::isSupported(&op))
       return why = ("epilogue holds " + op.getName().getStringRef()).str(), false;

@@ -15,7 +15,10 @@ bar.sync between the staged epilogue's st.shared and its ld.shared copy-out; sta
 no bar.sync between the K loop and the staging stores) and expects the check to fail. --smem-store=false checks the register-store epilogue instead of the staged
 one (smem-store, the pass default); --expect-store fails cases whose epilogue_store differs.
 
-Usage: mma_sync_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR
+--wgmma runs the cases through convert-tile-dot-to-wgmma instead (sm_90a; register stores,
+as wgmma_sim.py does not simulate TMA stores) and wgmma_sim.py.
+
+Usage: mma_sync_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR [--wgmma]
          [--mutate wait|barrier|trans|staging|staging-entry] [--smem-store true|false]
          [--expect-store TEXT] [CASE_REGEX]
 Prints one line per case, then 'N passed, N failed'; exit 1 when any failed (or, with
@@ -32,6 +35,7 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
 import gemm_models as gm  # noqa: E402
 import simt_sim  # noqa: E402
+import wgmma_sim  # noqa: E402
 
 def f32out(c):
     """The case with its result Cast to f32 (a kernel that stores f32)."""
@@ -101,7 +105,68 @@ CASES = [
     (gm.gemm_case("splitk_gemm_transA_m72_n40_k200_f16", "t", "f16", 72, 40, 200, trans_a=1),
      "64x64x32x3x4"),
 ]
+
+def rms(c):
+    """The case with A RMS-normalized over K first (rule norm-prologue: the kernel sums the
+    squares of its A fragments per row, then scales its accumulator rows)."""
+    c["rms"] = True
+    return c
+
+
+# Norm prologue (rms, rule norm-prologue): the template's config (64 x 32 blocks, 2 warps along N, each summing
+# its rows), 128 x 128 over 4 warps (2 x 2: two m16 tiles per warp), K over several blocks
+# and ragged (the zero-filled tail adds nothing), a batch of 3, bf16; rows of very different
+# scale (each row gets its own r).
+CASES += [
+    (rms(gm.matmul_case("rms_m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136])), ""),
+    (rms(gm.matmul_case("rms_bmm_3x40x200_200x72_bf16", "t", "bf16", [3, 40, 200], [200, 72])),
+     "128x128x32x3"),
+    (rms(gm.gemm_case("rms_gemm_transB_m72_n100_k40_f16", "t", "f16", 72, 100, 40, trans_b=1)),
+     "32x16x16x2"),
+]
+# The same on the sm_90a wgmma kernel (--wgmma): the template's configs, 128 x 128 and
+# 128 x 256 (two consumer warpgroups: ping-pong, cooperative), BLOCK_K = 128.
+WGMMA_RMS = [
+    (rms(gm.matmul_case("rms_m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136])), ""),
+    (rms(gm.matmul_case("rms_bmm_3x40x200_200x72_bf16", "t", "bf16", [3, 40, 200], [200, 72])),
+     ""),
+    (rms(gm.gemm_case("rms_gemm_transB_m72_n100_k40_f16", "t", "f16", 72, 100, 40, trans_b=1)),
+     ""),
+    (rms(gm.matmul_case("rms_m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136])),
+     "128x128x64x4"),
+    (rms(gm.matmul_case("rms_m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136])),
+     "128x256x64x3"),
+    # BLOCK_K = 128: two 128-byte boxes per A stage.
+    (rms(gm.matmul_case("rms_bmm_3x40x200_200x72_bf16", "t", "bf16", [3, 40, 200], [200, 72])),
+     "64x64x128x3"),
+]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
+EPS = 1e-5
+
+
+def rms_model(c):
+    """gm.model's MatMul / Gemm with A replaced by A / sqrt(mean(A^2, -1) + EPS), written as
+    exporters do (Pow, ReduceMean, Add, Sqrt, Reciprocal, Mul): graph-recompose makes it a
+    scale-free layer_norm {rms}, graph-fuse the GEMM's prologue."""
+    m = gm.model(c)
+    g = m.graph
+    t = gm.DT[c["dtype"]]
+    np_t = {"f16": np.float16, "bf16": np.float32}[c["dtype"]]
+    for n in g.node:
+        if n.op_type in ("MatMul", "Gemm") and n.input[0] == "A":
+            n.input[0] = "A_n"
+    two = onnx.helper.make_tensor("two", t, [], [2.0]) if c["dtype"] == "f16" else None
+    nodes = [onnx.helper.make_node("Mul", ["A", "A"], ["A_sq"]),
+             onnx.helper.make_node("ReduceMean", ["A_sq"], ["A_ms"], axes=[-1], keepdims=1),
+             onnx.helper.make_node("Add", ["A_ms", "eps"], ["A_ae"]),
+             onnx.helper.make_node("Sqrt", ["A_ae"], ["A_rt"]),
+             onnx.helper.make_node("Reciprocal", ["A_rt"], ["A_r"]),
+             onnx.helper.make_node("Mul", ["A", "A_r"], ["A_n"])]
+    g.initializer.append(onnx.helper.make_tensor("eps", t, [], [EPS]))
+    old = list(g.node)
+    del g.node[:]
+    g.node.extend(nodes + old)
+    return m
 
 
 def round_to(x, dt):
@@ -138,6 +203,9 @@ def epilogue(c, y, xs):
 
 
 def reference(c, xs):
+    if c.get("rms"):
+        a = xs[0]
+        xs = [a / np.sqrt((a * a).mean(-1, keepdims=True) + EPS)] + list(xs[1:])
     if c["kind"] == "conv":
         return conv_reference(c, xs)
     if c["kind"] == "matmul":
@@ -185,18 +253,22 @@ def run_case(a, c, cfg):
     d = os.path.join(a.work, c["name"])
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, "model.onnx")
-    onnx.save(gm.model(c), path)
-    cmd = [a.compile, path, "--target=sm_90", "--conv-layout=nchw", "--emit=tile", "-o", "-"]
+    onnx.save(rms_model(c) if c.get("rms") else gm.model(c), path)
+    target = "--target=sm_90a" if a.wgmma else "--target=sm_90"
+    cmd = [a.compile, path, target, "--conv-layout=nchw", "--emit=tile", "-o", "-"]
     if cfg:
         cmd.append(f"--matmul-config={cfg}")
     tile = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    ir = subprocess.run([a.opt, "-", "-convert-tile-dot-to-mma-sync=smem-store=" + a.smem_store,
-                         "-canonicalize", "-cse",
+    lower = ("-convert-tile-dot-to-wgmma=tma-store=false" if a.wgmma else
+             "-convert-tile-dot-to-mma-sync=smem-store=" + a.smem_store)
+    ir = subprocess.run([a.opt, "-", lower, "-canonicalize", "-cse",
                          "--mlir-print-op-generic"], input=tile, check=True,
                         capture_output=True, text=True).stdout
     if a.mutate:
         ir = mutate(ir, a.mutate)
-    s = simt_sim.Sim(ir)
+    s = wgmma_sim.WgmmaSim(ir, seed=1) if a.wgmma else simt_sim.Sim(ir)
+    if c.get("rms") and len(s.kernels) != 1:
+        raise simt_sim.SimError(f"the norm is not the GEMM's prologue: {len(s.kernels)} kernels")
     for name in list(s.kernels):
         if name.endswith("_partials") and name[: -len("_partials")] in s.kernels:
             s.host_kernels[name[: -len("_partials")]] = split_k_sum(c, s, name)
@@ -210,6 +282,8 @@ def run_case(a, c, cfg):
     xs = []
     for i, shp in enumerate(c["inputs"]):
         x = rng.standard_normal(shp) / (math.sqrt(c["K"]) if i == 1 else 1.0)
+        if c.get("rms") and i == 0:  # rows (of A, not transposed) of scales 1 to 1000
+            x = x * np.exp(rng.uniform(0, np.log(1000), shp[:-1] + [1]))
         xs.append(round_to(x, c["dtype"]))
     outs = s.run_main(xs)
     ref = reference(c, xs)
@@ -217,6 +291,9 @@ def run_case(a, c, cfg):
     if np.isnan(out).any():
         raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
     err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+    if a.wgmma:
+        conf = " ".join(str(simt_sim.prop(k, "tile.wgmma") or "") for k in s.kernels.values())
+        return err < TOL[c["dtype"]], f"{conf}: rel err {err:.1e} (tol {TOL[c['dtype']]}), {s.ctas} CTAs"
     st = s.stats
     lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
     cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
@@ -246,10 +323,14 @@ def main():
     p.add_argument("--expect-store", default="",
                    help="fail a case whose tile.mma_sync epilogue_store is not this "
                         "(e.g. '\"shared\"')")
+    p.add_argument("--wgmma", action="store_true",
+                   help="compile for sm_90a, lower with convert-tile-dot-to-wgmma "
+                        "(tma-store=false: wgmma_sim.py does not simulate TMA stores) and run "
+                        "wgmma_sim.py (no shared-memory bank statistics)")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0
-    for c, cfg in CASES:
+    for c, cfg in (WGMMA_RMS if a.wgmma else CASES):
         if not re.search(a.filter, c["name"]):
             continue
         try:

@@ -452,6 +452,10 @@ class CTA:
             d = prop(o, "dimension")
             set1(np.full(T, self.bid["xyz".index(d[-2])], dtype=np.int64))
             return
+        if n == "gpu.grid_dim":  # the launched grid (a persistent kernel's tile stride)
+            d = prop(o, "dimension")
+            set1(np.full(T, self.sim.grid["xyz".index(d[-2])], dtype=np.int64))
+            return
         if n == "gpu.barrier":
             if not np.all(self.mask):
                 raise SimError("gpu.barrier under divergent control flow")
@@ -1006,6 +1010,7 @@ class Sim:
         k = self.kernels[kname]
         sched = prop(k, "tile.schedule")
         grid = [int(x) for x in re.search(r"grid = \[(\d+), (\d+), (\d+)\]", sched).groups()]
+        self.grid = grid
         warps = int(re.search(r"num_warps = (\d+)", sched).group(1))
         lb = prop(k, "tile.launch_block")
         T = int_array(lb)[0] if lb else 32 * warps

@@ -305,6 +305,25 @@ class Agent(ss.CTA):
             return set1(np.zeros(T, dtype=np.int64))
         if n == "llvm.inttoptr":
             return set1(ops[0])
+        if n == "llvm.load":
+            # A generic-proxy read of 16-bit elements at a shared address (the matmul's norm
+            # prologue reads its rows of A back from the stage): it must not race a TMA copy
+            # in flight, nor read what no copy wrote.
+            m = re.match(r"vector<(\d+)x(f16|bf16)>", o.out_types[0])
+            if not m:
+                raise SimError(f"llvm.load of {o.out_types[0]} not simulated")
+            k = int(m.group(1))
+            addr = np.asarray(ops[0], dtype=np.int64)
+            slots = addr // 2  # the address as stored (the kernel applied the swizzle)
+            slots = slots[:, None] + np.arange(k)[None, :]
+            if slots.min() < 0 or slots.max() >= cs.smem.size:
+                raise SimError("llvm.load outside the shared memory")
+            if np.any(cs.pending[slots] > 0):
+                raise SimError(f"RAW race: ld.shared of smem[{2 * int(slots.flat[0])}] with a "
+                               f"TMA copy in flight")
+            if np.any(np.isnan(cs.smem[slots])):
+                raise SimError(f"ld.shared of never-written smem[{2 * int(slots.flat[0])}]")
+            return set1(cs.smem[slots].copy())
         if n == "llvm.mlir.undef":
             k = len(ss.split_types(re.search(r"struct<\((.*)\)>", o.out_types[0]).group(1)))
             return set1(np.full((T, k), np.nan))
@@ -473,6 +492,7 @@ class WgmmaSim(ss.Sim):
         # the schedule's tiles) runs that grid.
         if prop(k, "tile.launch_grid") is not None:
             grid = ss.int_array(prop(k, "tile.launch_grid"))
+        self.grid = grid
         threads = ss.int_array(prop(k, "tile.launch_block"))[0]
         smem_bytes = int(prop(k, "tile.dynamic_shared_bytes").split(":")[0])
         maps = []

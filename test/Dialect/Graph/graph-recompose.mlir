@@ -226,3 +226,47 @@ func.func @not_rms_norm(%x: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> tensor<2x8x
   %n = graph.div %x, %s : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
   return %n : tensor<2x8xf32>
 }
+
+// -----
+
+// torch's f16 RMSNorm (LlamaRMSNorm, bench/models.py's RMSNorm): the norm in f32 between
+// two casts, then the weight in f16. An f16 layer_norm is computed in f32 and rounded once
+// (the same value), so the casts go and the weight becomes its scale (graph-norm-scale-into-
+// weights can then fold it into a projection).
+// CHECK-LABEL: func.func @rms_norm_f16_casts
+// CHECK-SAME:      (%[[X:.*]]: tensor<2x8xf16>, %[[W:.*]]: tensor<8xf16>)
+// CHECK-NEXT:    %[[L:.*]] = graph.layer_norm %[[X]] scale %[[W]] {axis = 1 : i64, epsilon = 9.9999999747524271E-7 : f64, rms = true} : (tensor<2x8xf16>, tensor<8xf16>) -> tensor<2x8xf16>
+// CHECK-NEXT:    return %[[L]]
+func.func @rms_norm_f16_casts(%x: tensor<2x8xf16>, %w: tensor<8xf16>) -> tensor<2x8xf16> {
+  %eps = graph.constant dense<1.0e-6> : tensor<f32>
+  %xf = graph.cast %x : tensor<2x8xf16> -> tensor<2x8xf32>
+  %sq = graph.mul %xf, %xf : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %v = graph.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %ve = graph.add %v, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %s = graph.sqrt %ve : tensor<2x1xf32>
+  %r = graph.reciprocal %s : tensor<2x1xf32>
+  %n = graph.mul %xf, %r : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %h = graph.cast %n : tensor<2x8xf32> -> tensor<2x8xf16>
+  %y = graph.mul %h, %w : (tensor<2x8xf16>, tensor<8xf16>) -> tensor<2x8xf16>
+  return %y : tensor<2x8xf16>
+}
+
+// -----
+
+// Not narrowed: the f32 norm's result is used in f32 too (only the cast's value is the f16
+// norm's).
+// CHECK-LABEL: func.func @rms_norm_f32_used
+// CHECK:         graph.layer_norm {{.*}} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         graph.cast
+func.func @rms_norm_f32_used(%x: tensor<2x8xf16>) -> (tensor<2x8xf16>, tensor<2x8xf32>) {
+  %eps = graph.constant dense<1.0e-6> : tensor<f32>
+  %xf = graph.cast %x : tensor<2x8xf16> -> tensor<2x8xf32>
+  %sq = graph.mul %xf, %xf : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %v = graph.reduce_mean %sq {axes = array<i64: 1>, keepdims = true} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %ve = graph.add %v, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %s = graph.sqrt %ve : tensor<2x1xf32>
+  %r = graph.reciprocal %s : tensor<2x1xf32>
+  %n = graph.mul %xf, %r : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %h = graph.cast %n : tensor<2x8xf32> -> tensor<2x8xf16>
+  return %h, %n : tensor<2x8xf16>, tensor<2x8xf32>
+}

@@ -237,3 +237,47 @@ aicc::graph::fusion::gpuAttentionViews(AttentionOp att,
   llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return ops;
 }
+
+StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation *mm,
+                                                   const aicc::ChipInfo &target,
+                                                   const HardwareDescription &hw) {
+  auto norm = dyn_cast<LayerNormOp>(normOp);
+  if (!norm || !isa<MatMulOp, GemmOp>(mm))
+    return kNormPrologue;
+  auto xt = cast<RankedTensorType>(norm.getInput().getType());
+  Value n = norm.getResult();
+  if (!norm.getRms() || norm.getScale() || norm.getBias() || !xt.hasStaticShape() ||
+      xt.getRank() < 2 || static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 ||
+      !n.hasOneUse() || *n.getUsers().begin() != mm || mm->getOperand(0) != n ||
+      llvm::count(mm->getOperands(), n) != 1 || !isSideEffectFree(mm))
+    return kNormPrologue;
+  auto gemm = dyn_cast<GemmOp>(mm);
+  if (gemm && gemm.getTransA())
+    return kNormPrologue;
+  auto bt = cast<RankedTensorType>(mm->getOperand(1).getType());
+  if (!bt.hasStaticShape() || bt.getRank() < 2)
+    return kNormPrologue;
+  Type elem = xt.getElementType();
+  if (target.isGPU &&
+      (!(elem.isF16() || elem.isBF16()) ||
+       !(target.has(aicc::ChipFeature::MmaSync) || target.has(aicc::ChipFeature::Wgmma))))
+    return kNormPrologue;
+  if (!isa<FloatType>(elem))
+    return kNormPrologue;
+  // Cost (roofline seconds).
+  int64_t N = bt.getDimSize(gemm && gemm.getTransB() ? bt.getRank() - 2 : bt.getRank() - 1);
+  double tiles = double((N + kNormPrologueBlockN - 1) / kNormPrologueBlockN);
+  double extraFlops = 2.0 * xt.getNumElements() * tiles;
+  double gemmT = costOfOp(mm, hw).rooflineSeconds;
+  double normT = costOfOp(norm, hw).rooflineSeconds;
+  // On tensor cores the sums run on the FP32 units beside the MMAs (the roofline's time is
+  // the largest of the two); a CUDA-core GEMM does them on its own units: added.
+  bool tensorCore = target.isGPU && (elem.isF16() || elem.isBF16());
+  double fusedT =
+      tensorCore
+          ? std::max(gemmT, extraFlops / hw.peakFlops(Float32Type::get(mm->getContext()), false))
+          : gemmT + extraFlops / hw.peakFlops(elem, false);
+  if (fusedT - gemmT >= normT)
+    return kNormPrologueCost;
+  return "";
+}

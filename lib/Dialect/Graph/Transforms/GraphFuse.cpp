@@ -30,6 +30,10 @@
 //                        users still takes them, and their elementwise users, when exactly
 //                        one value the added ops compute leaves the kernel (SiLU's
 //                        x * sigmoid(x) on a gate projection);
+//   - norm-prologue, norm-prologue-cost (normPrologueRefusal): a scale-free RMS norm
+//                        read only as a matmul / Gemm's left operand joins the GEMM's
+//                        kernel (the row sums of squares in its K loop, r in its
+//                        epilogue) where the target's matmul lowering does it and it pays;
 //   - claimed            the producer already belongs to another kernel (anchors grow
 //                        first, in program order).
 //
@@ -138,6 +142,19 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
   /// GPU target: attention groups take only transposes that keep operands block matrices
   /// (gpuAttentionTakes) and no consumers (attentionMmaSyncProblem, TensorCoreRules.h).
   bool gpuAttention = false;
+  /// The target chip (rule norm-prologue asks what its matmul lowering does).
+  const aicc::ChipInfo *targetChip = nullptr;
+  /// Rule norm-prologue: the RMS norm producing `mm`'s left operand, when it joins `mm`'s
+  /// kernel as its prologue (normPrologueRefusal, FusionRules.h), else null.
+  Operation *normPrologue(Operation *mm) {
+    if (!isa<MatMulOp, GemmOp>(mm) || mm->getNumOperands() == 0)
+      return nullptr;
+    auto norm = mm->getOperand(0).getDefiningOp<LayerNormOp>();
+    if (!norm || assigned(norm) || norm->getBlock() != mm->getBlock() ||
+        !normPrologueRefusal(norm, mm, *targetChip, hw).empty())
+      return nullptr;
+    return norm;
+  }
   /// Whether attention `op` runs a tensor-core kernel (GPU targets, 16-bit operands: what
   /// graph-recompose-attention formed for them); an f32 attention on a GPU target runs the
   /// cpu template's program (attentionSimtProblem) and is grouped as on the cpu target.
@@ -162,6 +179,9 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
   StringRef refusal(Operation *p, Value v, Operation *consumer, unsigned idx, bool viaReshape) {
     if (!isSideEffectFree(p) || !isSideEffectFree(consumer))
       return kSideEffectFree;
+    if (isa<LayerNormOp>(p) && isa<MatMulOp, GemmOp>(consumer) && idx == 0)
+      if (StringRef r = normPrologueRefusal(p, consumer, *targetChip, hw); !r.empty())
+        return r;
     if (!noAliasing(v, consumer, viaReshape))
       return kNoAliasing;
     if (!reductionStaysInOneKernel(p, consumer))
@@ -236,6 +256,11 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
       }
       if (assigned(op))
         continue;
+      // An RMS norm that will be the prologue of the GEMM reading it (rule norm-prologue)
+      // joins that GEMM's kernel when the GEMM is reached.
+      if (isRowOp(op) && op->hasOneUse())
+        if (Operation *mm = *op->getUsers().begin(); normPrologue(mm) == op)
+          continue;
       StringRef kind;
       if (isa<MatMulOp, GemmOp, ConvOp>(op))
         kind = "epilogue";
@@ -252,6 +277,8 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
         absorbRowProducers(g, op);
       if (isa<AttentionOp>(op))
         absorbOperandViews(g, op);
+      if (Operation *norm = normPrologue(op))
+        add(g, norm);
       add(g, op);
       if (!tensorCoreAttention(op))
         absorbConsumerChain(g, op);
@@ -701,6 +728,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     if (!target)
       return signalPassFailure();
     gpuAttention = target->isGPU;
+    targetChip = target;
     groups.clear();
     groupOf.clear();
     func::FuncOp fn = getOperation();

@@ -291,12 +291,36 @@ struct AbsorbAffine : public OpRewritePattern<OpTy> {
   }
 };
 
+/// cast(layer_norm(cast(x) : T -> f32)) : f32 -> T -> layer_norm(x) for a 16-bit float T
+/// (torch's RMSNorm: `x.float()`, normalize, `.to(x.dtype)`, then `* weight`): a T norm is
+/// computed in f32 and rounded once to T (LayerNormOp), the same value; the scale that
+/// follows is then absorbed (AbsorbAffine) and the norm can be a GEMM's prologue.
+struct NarrowLayerNorm : public OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp root, PatternRewriter &rewriter) const override {
+    auto ln = root.getInput().getDefiningOp<LayerNormOp>();
+    if (!ln || !ln->hasOneUse() || ln.getScale() || ln.getBias())
+      return failure();
+    auto wide = ln.getInput().getDefiningOp<CastOp>();
+    if (!wide || wide.getInput().getType() != root.getType() ||
+        !ln.getType().getElementType().isF32())
+      return failure();
+    Type t = cast<ShapedType>(root.getType()).getElementType();
+    if (!t.isF16() && !t.isBF16())
+      return failure();
+    rewriter.replaceOpWithNewOp<LayerNormOp>(root, root.getType(), wide.getInput(), Value(),
+                                             Value(), ln.getAxisAttr(), ln.getEpsilonAttr(),
+                                             ln.getRmsAttr());
+    return success();
+  }
+};
+
 struct GraphRecomposePass : public aicc::graph::impl::GraphRecomposeBase<GraphRecomposePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<RecomposeGelu, RecomposeGeluTanh, AbsorbAffine<MulOp, true>,
-                 AbsorbAffine<AddOp, false>, RecomposeRMSNorm, RecomposeRMSNormReciprocal>(
-        &getContext());
+                 AbsorbAffine<AddOp, false>, RecomposeRMSNorm, RecomposeRMSNormReciprocal,
+                 NarrowLayerNorm>(&getContext());
     patterns.add<RecomposeLayerNorm>(&getContext(), /*benefit=*/2);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

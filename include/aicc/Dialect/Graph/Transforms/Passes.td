@@ -309,6 +309,33 @@ def GraphRotaryIntoProjection : Pass<"graph-rotary-into-projection", "mlir::func
   }];
 }
 
+def GraphNormScaleIntoWeights : Pass<"graph-norm-scale-into-weights", "mlir::func::FuncOp"> {
+  let summary = "An RMS norm's scale folded into the constant weights of the projections that read it";
+  let description = [{
+    RMSNorm followed by projections (Llama's pre-norm: q / k / v, gate / up) by constant
+    weights, as graph-recompose writes it:
+
+    ```mlir
+    %n = graph.layer_norm %x scale %g {axis = 2, rms = true, epsilon = 1e-6}
+    %y = graph.matmul %n, %W          // W a constant [K, N]
+    // becomes (W'[k, n] = g[k] * W[k, n], rounded once to W's type)
+    %n = graph.layer_norm %x {axis = 2, rms = true, epsilon = 1e-6}
+    %y = graph.matmul %n, %W'
+    ```
+
+    since (x * r * g) @ W = (x * r) @ (diag(g) W), r = rsqrt(mean(x^2) + eps) per row. A
+    scale-free norm is what graph-fuse can move into the GEMM as its prologue (rule
+    `norm-prologue`, docs/fusion.md): the GEMM then reads x, sums its squares per row in
+    the K loop and scales its accumulator rows by r. Gemm (transA false; B [K, N] or [N, K]
+    under transB; alpha, beta and C unaffected) is taken like MatMul.
+
+    Left alone: a LayerNorm (mean subtracted) or one with a bias, a norm over more than the
+    last dim, a scale that is not a constant of K elements, a normalized value read by
+    anything but such projections as their left operand (it would still need the scale),
+    weights that are not 2-D constants of a float type.
+  }];
+}
+
 def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
   let summary = "Write matmuls of a few rows as dot-product reductions (GEMV) on GPU targets";
   let description = [{
