@@ -51,9 +51,10 @@ constexpr int64_t kMinOpset = 1;
 /// folds Range in double precision), and pooling 22 states that windows
 /// starting in the end padding are dropped (already so for ceil_mode).
 constexpr int64_t kMaxOpset = 27;
-/// IR versions 11-13 add element types only (float4/float8e8m0/int2), which
-/// the importer rejects by type.
-constexpr int64_t kMaxIRVersion = 13;
+/// IR versions 11-14 add element types (float4 / float8e8m0 / int2 / float6), which
+/// the importer rejects by type, and (14) TypeProto.Opaque outside ONNX-ML builds,
+/// which it rejects as a value that is not a tensor (onnx.proto's IR_VERSION notes).
+constexpr int64_t kMaxIRVersion = 14;
 /// Constants with more bytes than this become dense_resource blobs.
 constexpr uint64_t kMaxDenseBytes = 64 * 1024;
 /// Results of more elements than this are not folded to constants at import
