@@ -19,6 +19,9 @@ from ._reference import reference
 from ._tensors import read_tensor_proto, write_tensor_proto
 from ._torch import from_torch, register_torch_backend, torch_backend
 
+__version__: str = _aicc.version
+"""aicc's version (the project() version of CMakeLists.txt); the commit: _aicc.version_line."""
+
 has_compiler: bool = bool(_aicc.has_compiler)
 """True when this package was built with the compiler (aicc.compile works)."""
 

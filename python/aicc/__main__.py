@@ -4,6 +4,7 @@ carries the compiler in its extension module but not the C++ tools.
     python -m aicc compile model.onnx -o model.aicc [--target sm_90a] [--dim batch=1..64]
         [--shape x=8,3,224,224] [--emit bundle|cubin|ptx|graph|fused|tile|llvm|...]
         [--FLAG=VALUE ...]          # any pipeline knob of aicc.pipeline_options()
+    python -m aicc [compile] --version    # as aicc-compile --version
 
 Writes OUT through a temporary file renamed on success (nothing on failure) and exits 1
 with the located diagnostics on stderr when the model is refused, 2 on a bad command line.
@@ -86,9 +87,13 @@ def _compile(args, rest, parser):
 
 
 def main(argv=None):
+    from . import _aicc
+
     parser = argparse.ArgumentParser(prog="python -m aicc", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=_aicc.version_line)
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compile", help="compile a model (aicc-compile)")
+    c.add_argument("--version", action="version", version=_aicc.version_line)
     c.add_argument("model", help=".onnx (or graph-dialect .mlir) file")
     c.add_argument("-o", "--output", required=True, help="where to write the result")
     c.add_argument("--target", default="sm_90a", help="cpu, sm_80 ... sm_90a, sm_100")

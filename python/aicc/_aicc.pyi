@@ -11,6 +11,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 has_compiler: bool
+version: str  # "0.1.0"
+version_line: str  # "aicc 0.1.0 (commit 1a2b3c4d5e6f)", the tools' --version
 
 # (name, dtype, shape at the bound, (axis, symbol index, factor) or None)
 _TensorRecord = Tuple[str, str, List[int], Optional[Tuple[int, int, int]]]

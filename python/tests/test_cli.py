@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+import aicc
 from conftest import BUILD, MLP
 
 pytestmark = pytest.mark.compiler
@@ -55,6 +56,16 @@ def test_refused_model_exits_1_and_writes_nothing(tmp_path):
 def test_bad_command_line_exits_2(tmp_path, args, message):
     r = _run("compile", str(MLP / "model.onnx"), "-o", str(tmp_path / "x.aicc"), *args)
     assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_version_as_the_tools_print_it():
+    for args in (["--version"], ["compile", "--version"]):
+        r = _run(*args)
+        assert r.returncode == 0 and r.stdout.startswith("aicc %s (commit " % aicc.__version__)
+    tool = BUILD / "bin" / "aicc-compile"
+    if tool.exists():
+        line = subprocess.run([str(tool), "--version"], capture_output=True, text=True).stdout
+        assert line.splitlines()[0] == r.stdout.strip()
 
 
 def test_options_lists_the_knobs():
