@@ -4,10 +4,12 @@
 
 // torch's index_copy of a decode step's k into a KV cache at `pos` (exported transpose ->
 // ScatterND -> transpose): one select of the update's row against iota(32) == pos (a
-// negative pos counts from the end), views and elementwise ops only.
+// negative pos counts from the end; out of range, clamped to [0, 31] as the scatter kernel
+// does), views and elementwise ops only.
 // CHECK-LABEL: func.func @kv_cache_index_copy
 // CHECK-DAG:     %[[N:.*]] = graph.constant dense<32> : tensor<i64>
 // CHECK-DAG:     %[[Z:.*]] = graph.constant dense<0> : tensor<i64>
+// CHECK-DAG:     %[[LAST:.*]] = graph.constant dense<31> : tensor<i64>
 // CHECK-DAG:     %[[IOTA:.*]] = graph.constant dense<{{\[}}{{\[}}{{\[}}[0]]], {{.*}}[31]]]]> : tensor<32x1x1x1xi64>
 // CHECK:         %[[IOTAX:.*]] = graph.expand %[[IOTA]] : tensor<32x1x1x1xi64> -> tensor<32x2x2x16xi64>
 // CHECK:         %[[I:.*]] = graph.slice %arg1 {starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<1x1xi64> -> tensor<1x1xi64>
@@ -15,7 +17,9 @@
 // CHECK:         %[[X:.*]] = graph.expand %[[R]] : tensor<1x1x1x1xi64> -> tensor<32x2x2x16xi64>
 // CHECK:         %[[NEG:.*]] = graph.less %[[X]], %[[Z]]
 // CHECK:         %[[ADD:.*]] = graph.add %[[X]], %[[N]]
-// CHECK:         %[[POS:.*]] = graph.where %[[NEG]], %[[ADD]], %[[X]]
+// CHECK:         %[[WRAP:.*]] = graph.where %[[NEG]], %[[ADD]], %[[X]]
+// CHECK:         %[[LO:.*]] = graph.max %[[WRAP]], %[[Z]]
+// CHECK:         %[[POS:.*]] = graph.min %[[LO]], %[[LAST]]
 // CHECK:         %[[HIT:.*]] = graph.equal %[[IOTAX]], %[[POS]] : (tensor<32x2x2x16xi64>, tensor<32x2x2x16xi64>) -> tensor<32x2x2x16xi1>
 // CHECK:         %[[U:.*]] = graph.slice %{{.*}} {starts = array<i64: 0, 0, 0, 0>, steps = array<i64: 1, 1, 1, 1>} : tensor<1x2x2x16xf32> -> tensor<1x2x2x16xf32>
 // CHECK:         %[[UX:.*]] = graph.expand %[[U]] : tensor<1x2x2x16xf32> -> tensor<32x2x2x16xf32>

@@ -7,13 +7,14 @@
 //   result = data;  for t in 0..T-1:  result = where(iota0 == norm(indices[t]), updates[t], result)
 //
 // (iota0: a constant [N, 1, ..., 1] of 0..N-1 along dim 0; norm: a negative index plus N, as
-// ScatterND counts it), every op at the data's shape over expand views of the positions, the
+// ScatterND counts it, then clamped to [0, N - 1] as aicc's scatter kernel clamps,
+// docs/onnx-import.md), every op at the data's shape over expand views of the positions, the
 // iota and the update: elementwise ops and views only, so graph-fuse puts the whole update
 // in one elementwise kernel with the transposes around it (index_copy along an inner dim is
 // exported transpose -> ScatterND -> transpose), instead of a copy of the data, the scatter
 // and the transposes' copies. The last of duplicate positions wins, as ScatterND's order has
-// it; a position outside [-N, N) writes nothing (ScatterND: an error) instead of memory past
-// the tensor.
+// it; a position outside [-N, N) (ScatterND: an error) updates the nearest row, like the
+// scatter kernel, never memory past the tensor.
 //
 //===----------------------------------------------------------------------===//
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
@@ -76,7 +77,7 @@ struct ScatterToSelect : public OpRewritePattern<ScatterNDOp> {
       return ConstantOp::create(rewriter, loc, t,
                                 DenseElementsAttr::get(t, APInt(bits, v, /*isSigned=*/true)));
     };
-    Value zero = scalar(0), size = scalar(n);
+    Value zero = scalar(0), size = scalar(n), last = scalar(n - 1);
     Value result = op.getData();
     SmallVector<int64_t> updOne(updShape);
     updOne[0] = 1;
@@ -89,6 +90,10 @@ struct ScatterToSelect : public OpRewritePattern<ScatterNDOp> {
       Value neg = LessOp::create(rewriter, loc, fullB, idx, zero);
       idx = WhereOp::create(rewriter, loc, fullI, neg,
                             AddOp::create(rewriter, loc, fullI, idx, size), idx);
+      // Out of range: clamped to [0, N - 1], as the scatter kernel does
+      // (docs/onnx-import.md, "Indices out of range").
+      idx =
+          MinOp::create(rewriter, loc, fullI, MaxOp::create(rewriter, loc, fullI, idx, zero), last);
       Value hit = EqualOp::create(rewriter, loc, fullB, iotaV, idx);
       SmallVector<int64_t> starts(r, 0), steps(r, 1);
       starts[0] = k;

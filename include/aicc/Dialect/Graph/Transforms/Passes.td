@@ -235,11 +235,11 @@ def GraphScatterToSelect : Pass<"graph-scatter-to-select", "mlir::func::FuncOp">
 
       result = data; for t: result = where(iota0 == norm(indices[t]), updates[t], result)
 
-    (iota0 a constant [N, 1, ..., 1] of 0..N-1, norm adds N to a negative position): views and
+    (iota0 a constant [N, 1, ..., 1] of 0..N-1, norm adds N to a negative position and clamps
+    to [0, N - 1] as the scatter kernel does, docs/onnx-import.md): views and
     elementwise ops that graph-fuse puts in one kernel with the transposes around them, so the
     update costs one pass over the data instead of a copy, the scatter and the transposes'
-    copies. Duplicate positions: the last wins (ScatterND's order). A position outside
-    [-N, N) writes nothing. Reductions, indices into more than dim 0 and more than
+    copies. Duplicate positions: the last wins (ScatterND's order). Reductions, indices into more than dim 0 and more than
     max-updates positions are left alone (the scatter kernel). max-updates = 0 turns it off.
   }];
   let options = [
