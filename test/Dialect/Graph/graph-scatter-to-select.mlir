@@ -53,13 +53,14 @@ func.func @three_rows(%data: tensor<8x4xf16>, %pos: tensor<3x1xi32>, %upd: tenso
 // -----
 
 // Left to the scatter kernel: a reduction, index tuples into two dims, more positions than
-// max-updates (17).
+// max-updates (17), positions narrower than i32 (an i8 could not count the iota's rows).
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-3: graph.scatter_nd
+// CHECK-COUNT-4: graph.scatter_nd
 // CHECK-NOT:     graph.equal
-func.func @left_alone(%data: tensor<8x4xf32>, %p1: tensor<2x1xi64>, %u1: tensor<2x4xf32>, %p2: tensor<2x2xi64>, %u2: tensor<2xf32>, %big: tensor<64x4xf32>, %p3: tensor<17x1xi64>, %u3: tensor<17x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<64x4xf32>) {
+func.func @left_alone(%data: tensor<8x4xf32>, %p1: tensor<2x1xi64>, %u1: tensor<2x4xf32>, %p2: tensor<2x2xi64>, %u2: tensor<2xf32>, %big: tensor<64x4xf32>, %p3: tensor<17x1xi64>, %u3: tensor<17x4xf32>, %p4: tensor<2x1xi8>) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<64x4xf32>, tensor<8x4xf32>) {
   %a = graph.scatter_nd %data, %p1, %u1 {reduction = "add"} : (tensor<8x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<8x4xf32>
   %b = graph.scatter_nd %data, %p2, %u2 : (tensor<8x4xf32>, tensor<2x2xi64>, tensor<2xf32>) -> tensor<8x4xf32>
   %c = graph.scatter_nd %big, %p3, %u3 : (tensor<64x4xf32>, tensor<17x1xi64>, tensor<17x4xf32>) -> tensor<64x4xf32>
-  return %a, %b, %c : tensor<8x4xf32>, tensor<8x4xf32>, tensor<64x4xf32>
+  %d = graph.scatter_nd %data, %p4, %u1 : (tensor<8x4xf32>, tensor<2x1xi8>, tensor<2x4xf32>) -> tensor<8x4xf32>
+  return %a, %b, %c, %d : tensor<8x4xf32>, tensor<8x4xf32>, tensor<64x4xf32>, tensor<8x4xf32>
 }
