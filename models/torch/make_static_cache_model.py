@@ -17,8 +17,11 @@ Run with the project's venv (torch 2.11, onnxscript; scripts/setup.sh):
 Writes llama_static_cache_opset18/model.onnx and test_data_set_K/{input_*,output_*}.pb for
 a decode loop from an empty (zero) cache: step K at position K for K = 0..3, each step's
 caches the outputs of the step before (test/Tools/static-cache-decode.test feeds aicc's own
-outputs back); K = 4 the last position (MAX - 1) over a random cache. Expected outputs from
-torch's eager forward pass, float32.
+outputs back); K = 4 the last position (MAX - 1) over a random cache. And the prefill:
+prefill5.onnx, the same module exported at a prompt of 5 tokens, with prefill_data_set (the
+prompt at positions 0..4 from empty caches) and after_prefill_data_set (the decode step at
+position 5 over the caches the prefill wrote). Expected outputs from torch's eager forward
+pass, float32.
 """
 import os
 
@@ -29,7 +32,7 @@ import torch.nn.functional as F
 from onnx import numpy_helper
 
 here = os.path.dirname(os.path.abspath(__file__))
-D, HEADS, KV_HEADS, FFN, LAYERS, MAX, BATCH = 64, 4, 2, 176, 2, 32, 2
+D, HEADS, KV_HEADS, FFN, LAYERS, MAX, BATCH, PROMPT = 64, 4, 2, 176, 2, 32, 2, 5
 HD = D // HEADS
 
 
@@ -137,6 +140,26 @@ def main():
         write(d, ins, "input")
         write(d, outs, "output")
     print(path, os.path.getsize(path), "bytes")
+    # The prefill: the same module exported at a prompt of PROMPT tokens (positions 0..4 from
+    # an empty cache), then the decode step at position PROMPT over the caches it wrote.
+    ppath = os.path.join(out, "prefill%d.onnx" % PROMPT)
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.randn(BATCH, PROMPT, D), torch.arange(PROMPT) + 7,
+                                  torch.randn(cache), torch.randn(cache)), ppath,
+                          input_names=["x", "pos", "k_cache", "v_cache"],
+                          output_names=["hidden", "k_cache_out", "v_cache_out"],
+                          opset_version=18, dynamo=True, external_data=False)
+    onnx.checker.check_model(onnx.load(ppath))
+    zeros = torch.zeros(cache)
+    with torch.no_grad():
+        ins = (torch.randn(BATCH, PROMPT, D, generator=g), torch.arange(PROMPT), zeros, zeros)
+        outs = model(*ins)
+        write(os.path.join(out, "prefill_data_set"), ins, "input")
+        write(os.path.join(out, "prefill_data_set"), outs, "output")
+        ins = (torch.randn(BATCH, 1, D, generator=g), torch.tensor([PROMPT]), outs[1], outs[2])
+        write(os.path.join(out, "after_prefill_data_set"), ins, "input")
+        write(os.path.join(out, "after_prefill_data_set"), model(*ins), "output")
+    print(ppath, os.path.getsize(ppath), "bytes")
 
 
 if __name__ == "__main__":
