@@ -49,7 +49,8 @@ struct ScatterToSelect : public OpRewritePattern<ScatterNDOp> {
       return rewriter.notifyMatchFailure(op, "not a static ScatterND without reduction");
     int64_t r = dataT.getRank(), n = dataT.getDimSize(0);
     if (idxT.getRank() != 2 || idxT.getDimSize(1) != 1 ||
-        !(idxT.getElementType().isInteger(64) || idxT.getElementType().isInteger(32)))
+        !(idxT.getElementType().isSignlessInteger(64) ||
+          idxT.getElementType().isSignlessInteger(32)))
       return rewriter.notifyMatchFailure(op, "indices are not [T, 1] i64 / i32 positions of dim 0");
     int64_t t = idxT.getDimSize(0);
     SmallVector<int64_t> updShape{t};
