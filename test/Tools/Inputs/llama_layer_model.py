@@ -19,6 +19,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rope_attention_model import repeat_kv_nodes, rope_nodes  # noqa: E402
+
 
 def main():
     out, dtype = sys.argv[1], np.dtype(sys.argv[2])
@@ -83,18 +87,10 @@ def main():
         return node("Transpose", [r], [name + "_t"], perm=[0, 2, 1, 3])
 
     def rope(name, t):
-        a = node("Slice", [t, "h0", "hd", "ax"], [name + "_lo"])
-        c = node("Slice", [t, "hd", "hend", "ax"], [name + "_hi"])
-        n = node("Neg", [c], [name + "_neg"])
-        cat = node("Concat", [n, a], [name + "_cat"], axis=-1)
-        m1 = node("Mul", [t, "cos"], [name + "_mc"])
-        m2 = node("Mul", [cat, "sin"], [name + "_ms"])
-        return node("Add", [m1, m2], [name + "_rot"])
+        return rope_nodes(node, name, t)
 
     def repeat(name, t):
-        u = node("Reshape", [t, "kv5"], [name + "_u"])
-        ex = node("Expand", [u, "rep_shape"], [name + "_e"])
-        return node("Reshape", [ex, "heads"], [name + "_rep"])
+        return repeat_kv_nodes(node, name, t)
 
     n1 = rms_norm("norm1", "x", "g1")
     q = rope("q", heads("q", n1, "wq", "q_shape"))

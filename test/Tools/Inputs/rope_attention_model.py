@@ -21,6 +21,26 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
+def rope_nodes(node, name, t):
+    """HF's rotate-half RoPE of `t` as ONNX nodes made by `node(op, ins, outs, **attrs)`:
+    t * cos + cat(-t[..., hd:], t[..., :hd]) * sin (initializers h0, hd, hend, ax, cos, sin)."""
+    a = node("Slice", [t, "h0", "hd", "ax"], [name + "_lo"])
+    c = node("Slice", [t, "hd", "hend", "ax"], [name + "_hi"])
+    n = node("Neg", [c], [name + "_neg"])
+    cat = node("Concat", [n, a], [name + "_cat"], axis=-1)
+    m1 = node("Mul", [t, "cos"], [name + "_mc"])
+    m2 = node("Mul", [cat, "sin"], [name + "_ms"])
+    return node("Add", [m1, m2], [name + "_rot"])
+
+
+def repeat_kv_nodes(node, name, t):
+    """HF's repeat_kv of `t` as ONNX nodes: reshape to kv5, expand to rep_shape, reshape to
+    heads (initializers of those names)."""
+    u = node("Reshape", [t, "kv5"], [name + "_u"])
+    ex = node("Expand", [u, "rep_shape"], [name + "_e"])
+    return node("Reshape", [ex, "heads"], [name + "_rep"])
+
+
 def main():
     out, dtype = sys.argv[1], np.dtype(sys.argv[2])
     b, s, h, hkv, d = (int(v) for v in sys.argv[3:8])
@@ -61,18 +81,10 @@ def main():
         return node("Transpose", [r], [name + "_t"], perm=[0, 2, 1, 3])
 
     def rope(name, t):
-        a = node("Slice", [t, "h0", "hd", "ax"], [name + "_lo"])
-        c = node("Slice", [t, "hd", "hend", "ax"], [name + "_hi"])
-        n = node("Neg", [c], [name + "_neg"])
-        cat = node("Concat", [n, a], [name + "_cat"], axis=-1)
-        m1 = node("Mul", [t, "cos"], [name + "_mc"])
-        m2 = node("Mul", [cat, "sin"], [name + "_ms"])
-        return node("Add", [m1, m2], [name + "_rot"])
+        return rope_nodes(node, name, t)
 
     def repeat(name, t):
-        u = node("Reshape", [t, "kv5"], [name + "_u"])
-        ex = node("Expand", [u, "rep_shape"], [name + "_e"])
-        return node("Reshape", [ex, "heads"], [name + "_rep"])
+        return repeat_kv_nodes(node, name, t)
 
     q = rope("q", heads("q", "wq", "q_shape"))
     k = rope("k", heads("k", "wk", "kv_shape"))
