@@ -475,7 +475,19 @@ static Stage stageOf(EmitKind emit) {
   return Stage::Bundle;
 }
 
-std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
+/// The options the pipeline runs with: `given`, except that a symbolic range (--dim
+/// NAME=MIN..MAX) turns graph-scatter-to-select off: the number of positions a ScatterND
+/// writes may follow the symbol, and the pass's chain of selects would then differ between
+/// the values the graph is compared at (the scatter kernel reads the run's count instead).
+static CompileOptions pipelineOptionsOf(const CompileOptions &given) {
+  CompileOptions opts = given;
+  if (llvm::any_of(given.symbolicDims, [](const auto &d) { return d.min != d.max; }))
+    opts.scatterSelectMaxUpdates = 0;
+  return opts;
+}
+
+std::string aicc::describePipeline(EmitKind emit, const CompileOptions &givenOpts) {
+  const CompileOptions opts = pipelineOptionsOf(givenOpts);
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext ctx(registry);
@@ -512,7 +524,8 @@ std::string aicc::describePipeline(EmitKind emit, const CompileOptions &opts) {
 
 llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef bufferName,
                                                InputKind kind, EmitKind emit,
-                                               const CompileOptions &opts) {
+                                               const CompileOptions &givenOpts) {
+  const CompileOptions opts = pipelineOptionsOf(givenOpts);
   registerAllPasses(); // step dumps parse pass pipelines by name
   DialectRegistry registry;
   registerAllDialects(registry);

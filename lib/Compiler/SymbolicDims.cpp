@@ -299,10 +299,13 @@ struct SampleComparer {
 struct LegalityChecker {
   ArrayRef<SymbolRange> symbols;
   const SymDimMap &dims;
-  /// Kernels may read the run's symbol values (the cpu target's attention template).
+  /// The attention kernels that read the run's lengths are the cpu target's (every target's
+  /// scatter kernel reads the run's tuple count).
   bool cpuTarget = false;
-  /// Attention ops over a symbolic sequence: [q symbol, q factor, kv symbol, kv factor].
-  SmallVector<std::pair<graph::AttentionOp, SmallVector<int64_t, 4>>> runLengths;
+  /// Ops whose kernels read the run's symbol values: attention over a symbolic sequence
+  /// ([q symbol, q factor, kv symbol, kv factor], kRunLengthsAttrName) and scatter_nd of a
+  /// symbolic number of index tuples ([axis, symbol, factor], kRunTuplesAttrName).
+  SmallVector<std::pair<Operation *, SmallVector<int64_t, 4>>> runLengths;
 
   std::optional<SymDim> of(Value v) const {
     auto it = dims.find(v);
@@ -362,12 +365,14 @@ struct LegalityChecker {
   }
 
   /// graph.attention: a symbol in the batch dims (all but the last two) of its operands is
-  /// aligned with the result's. A symbolic sequence -- the query rows (Q's and the result's
-  /// dim -2) or the keys (K^T's dim -1, V's dim -2, one symbol for both) -- needs a kernel
-  /// that knows the run's lengths: the cpu target's reads them (tile.symvalues) and masks
-  /// the keys past the run's Skv without reading them, so no key of a buffer's tail meets
-  /// a query of the prefix, not even as 0 x (a NaN tail). Recorded in `runLengths` for
-  /// attachSymbolValues. Head dims and the bias stay static.
+  /// aligned with the result's. Symbolic query rows (Q's, the result's and the mask's dim
+  /// -2) over static keys need nothing more on any target: each row is computed on its own,
+  /// and the rows of the buffers' tail meet only the result's tail. Symbolic keys (K^T's
+  /// dim -1, V's dim -2, one symbol for both), or query rows that move a causal diagonal
+  /// (Skv - Sq), need a kernel that knows the run's lengths: the cpu target's reads them
+  /// (tile.symvalues) and masks the keys past the run's Skv without reading them, so no key
+  /// of a buffer's tail meets a query of the prefix, not even as 0 x (a NaN tail). Recorded
+  /// in `runLengths` for attachSymbolValues. Head dims stay static.
   LogicalResult checkAttention(graph::AttentionOp at) {
     Operation *op = at;
     Value res = at.getResult();
@@ -394,11 +399,6 @@ struct LegalityChecker {
       if (so->axis != seqAxis)
         return refuse(op, *so) << "the symbol is in a head dim of " << what
                                << " (only batch and sequence dims may be symbolic)";
-      if (!cpuTarget)
-        return refuse(op, *so) << "the symbol is in a sequence dim of " << what
-                               << ": attention over a sequence of run-time length runs on the "
-                                  "cpu target so far (the GPU kernels take their lengths at "
-                                  "compile time)";
       if (rl[slot] >= 0 && (rl[slot] != so->symbol || rl[slot + 1] != so->factor))
         return refuse(op, *so) << what
                                << " and the other operand along the same sequence "
@@ -414,19 +414,61 @@ struct LegalityChecker {
         failed(seqDim(v, rankOf(v) - 2, 2, "the values")))
       return failure();
     if (Value bias = at.getBias()) {
+      // Over static keys, a mask whose rows follow the query rows' symbol is read row by
+      // row like Q: the rows of its tail meet only the result's tail.
       auto sb = of(bias);
-      if (sb && sb->axis >= rankOf(bias) - 2)
-        return refuse(op, *sb) << "the additive mask carries the symbol in a sequence dim (a "
+      if (sb && sb->axis == rankOf(bias) - 1)
+        return refuse(op, *sb) << "the additive mask carries the symbol in its key dim (a "
                                   "mask of run-time size is not supported yet)";
-      if (rl[0] >= 0 || rl[2] >= 0)
+      if (rl[2] >= 0)
         return emitError(op->getLoc())
                << op->getName()
-               << " with an additive mask over a symbolic sequence is not supported yet";
+               << " with an additive mask over a symbolic key sequence is not supported yet";
       if (failed(checkAligned(op, bias, res, "the additive mask")))
         return failure();
     }
-    if (rl[0] >= 0 || rl[2] >= 0)
-      runLengths.push_back({at, rl});
+    // Each query row is computed on its own: over static keys, the query rows of the
+    // buffers' tail meet only the result's tail, and no kernel needs the run's Sq unless
+    // the causal diagonal moves with Skv - Sq.
+    if (rl[2] < 0 && !at.getCausal())
+      rl[0] = -1, rl[1] = 0;
+    if (rl[0] < 0 && rl[2] < 0)
+      return success();
+    int64_t s = rl[2] >= 0 ? rl[2] : rl[0];
+    if (!cpuTarget)
+      return refuse(op, SymDim{0, (int)s, 1})
+             << (rl[2] >= 0 ? "the symbol is in its key sequence"
+                            : "the symbol is in the query rows of a causal attention")
+             << ": attention over a sequence of run-time length runs on the cpu target so far "
+                "(the GPU kernels take their lengths at compile time)";
+    runLengths.push_back({at, rl});
+    return success();
+  }
+
+  /// graph.scatter_nd of a symbolic number of index tuples into static data (a KV cache
+  /// written at a prompt's positions: index_copy): the indices' and the updates' leading
+  /// dims (before the indices' last) carry the symbol at the same axis, the data and the
+  /// result do not. The kernel reads the run's value (kRunTuplesAttrName) and skips the
+  /// tuples of the buffers' tail, so no stale index writes the result.
+  LogicalResult checkScatterND(graph::ScatterNDOp sc) {
+    Operation *op = sc;
+    Value idx = sc.getIndices(), upd = sc.getUpdates();
+    auto si = of(idx), su = of(upd);
+    auto sd = of(sc.getData()), sr = of(sc.getResult());
+    // checkOp calls this for ops with a symbolic operand or result only.
+    SymDim any = si ? *si : su ? *su : sd ? *sd : sr.value_or(SymDim{});
+    if (sd || sr)
+      return refuse(op, any) << "its data or result carries the symbol (only the index tuples "
+                                "and their updates may)";
+    if (!si || !su)
+      return refuse(op, any) << "the symbol is in " << (si ? "the indices" : "the updates")
+                             << " only";
+    if (si->axis >= rankOf(idx) - 1)
+      return refuse(op, *si) << "the symbol is in the indices' last dim (the tuple's length)";
+    if (su->axis != si->axis || su->symbol != si->symbol || su->factor != si->factor)
+      return refuse(op, *su) << "the updates carry the symbol in dim #" << su->axis
+                             << ", not where the indices do (#" << si->axis << ")";
+    runLengths.push_back({op, {si->axis, si->symbol, si->factor}});
     return success();
   }
 
@@ -497,6 +539,8 @@ struct LegalityChecker {
         *(llvm::any_of(op->getResults(), [&](Value v) { return of(v).has_value(); })
               ? of(*llvm::find_if(op->getResults(), [&](Value v) { return of(v).has_value(); }))
               : of(*llvm::find_if(op->getOperands(), [&](Value v) { return of(v).has_value(); })));
+    if (auto sc = dyn_cast<graph::ScatterNDOp>(op))
+      return checkScatterND(sc);
     // A symbol that enters an op leaves it: a result without it would be the bound's (a pass
     // that padded or sliced the symbolic dim to a fixed size, say).
     if (llvm::any_of(op->getOperands(), [&](Value v) { return of(v).has_value(); }))
@@ -642,14 +686,15 @@ LogicalResult aicc::detail::compareSymbolSample(ModuleOp atMax, ModuleOp sample,
   return success();
 }
 
-/// Attention over a symbolic sequence reads the run's lengths: each such graph.attention
-/// gets kRunLengthsAttrName ([q symbol, q factor, kv symbol, kv factor], -1 where static) and
-/// its fusion group one more input, a constant i32 [symbols] of the maxima marked
-/// kSymbolValuesInputAttrName, which the template reads as the run's symbol values (the
-/// bundle gives that parameter the session-written `symvalues` buffer).
+/// Kernels that read the run's symbol values: each graph.attention over a symbolic sequence
+/// gets kRunLengthsAttrName ([q symbol, q factor, kv symbol, kv factor], -1 where static),
+/// each graph.scatter_nd of a symbolic number of tuples kRunTuplesAttrName ([axis, symbol,
+/// factor]), and their fusion group one more input, a constant i32 [symbols] of the maxima
+/// marked kSymbolValuesInputAttrName, which the template reads as the run's symbol values
+/// (the bundle gives that parameter the session-written `symvalues` buffer).
 static LogicalResult
 attachSymbolValues(func::FuncOp fn, ArrayRef<SymbolRange> symbols,
-                   ArrayRef<std::pair<graph::AttentionOp, SmallVector<int64_t, 4>>> runLengths) {
+                   ArrayRef<std::pair<Operation *, SmallVector<int64_t, 4>>> runLengths) {
   if (runLengths.empty())
     return success();
   OpBuilder b(fn.getContext());
@@ -660,12 +705,12 @@ attachSymbolValues(func::FuncOp fn, ArrayRef<SymbolRange> symbols,
   auto type = RankedTensorType::get({(int64_t)symbols.size()}, b.getI32Type());
   Value values =
       graph::ConstantOp::create(b, fn.getLoc(), DenseElementsAttr::get(type, ArrayRef(maxima)));
-  for (const auto &entry : runLengths) {
-    graph::AttentionOp at = entry.first;
-    at->setAttr(kRunLengthsAttrName, b.getDenseI64ArrayAttr(entry.second));
-    auto g = at->getParentOfType<graph::FusionGroupOp>();
+  for (const auto &[op, lengths] : runLengths) {
+    op->setAttr(isa<graph::AttentionOp>(op) ? kRunLengthsAttrName : kRunTuplesAttrName,
+                b.getDenseI64ArrayAttr(lengths));
+    auto g = op->getParentOfType<graph::FusionGroupOp>();
     if (!g)
-      return at.emitError("attention over a symbolic sequence outside a fusion group"), failure();
+      return op->emitError("reads the run's symbol values outside a fusion group"), failure();
     if (g->hasAttr(kSymbolValuesInputAttrName))
       continue;
     unsigned idx = g->getNumOperands();

@@ -38,7 +38,11 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
     pm.addNestedPass<func::FuncOp>(graph::createGraphRecomposeAttention());
   // A KV cache's update at the step's positions as selects (one elementwise kernel with the
   // transposes around it), before the transposes move.
-  pm.addNestedPass<func::FuncOp>(graph::createGraphScatterToSelect());
+  if (config.scatterSelectMaxUpdates > 0) {
+    graph::GraphScatterToSelectOptions scatter;
+    scatter.maxUpdates = config.scatterSelectMaxUpdates;
+    pm.addNestedPass<func::FuncOp>(graph::createGraphScatterToSelect(scatter));
+  }
   // After the attention is recognized (its patterns read the exported transposes): the
   // row-order transposes around projections move to the attention's view chains.
   pm.addNestedPass<func::FuncOp>(graph::createGraphSinkTransposes());

@@ -137,6 +137,8 @@ private:
   bool asyncPending = false;
   std::vector<CUdeviceptr> allocations;
   std::vector<CUdeviceptr> addresses;
+  /// The session's `symvalues` buffer (i32 per symbol; 0 without one).
+  CUdeviceptr symValues = 0;
   std::vector<CUDALaunch> launches;
   /// benchmark(): one event before the first pass and one after each pass of a chunk.
   std::vector<CUevent> benchEvents;
@@ -253,6 +255,13 @@ Status CUDABackend::load() {
   }
   for (uint64_t a : layoutBuffers(*model, arena, own))
     addresses.push_back(static_cast<CUdeviceptr>(a));
+  // The symbol values the kernels read (`symvalues`): the session's own copy of the const
+  // buffer (the model's constants are shared by its sessions), written by bindSymbols().
+  if (plan.symValuesBuffer >= 0) {
+    if (Status s = allocate(4 * plan.symbols.size(), "the symbol values", symValues); !s.ok)
+      return s;
+    addresses[plan.symValuesBuffer] = symValues;
+  }
   if (Status s =
           check(api.streamSynchronize(stream), "zero-filling the buffers (cuStreamSynchronize)");
       !s.ok)
@@ -426,6 +435,21 @@ Status CUDABackend::enqueueLaunches(CUstream s) {
 
 Status CUDABackend::bindSymbols(const std::vector<int64_t> &values) {
   const Bundle &plan = model->plan;
+  if (symValues) {
+    // Kernels of a run still in flight may read the old values: wait for them, then write
+    // the new ones before the next run is enqueued (Session binds only changed values, so
+    // a loop at one shape never waits here). Session checked each value (<= 2^31 - 1).
+    if (Status s = waitForAsync(); !s.ok)
+      return s;
+    for (size_t i = 0; i < values.size() && i < plan.symbols.size(); ++i)
+      if (Status s = check(
+              api.memsetD32Async(symValues + 4 * i, static_cast<unsigned>(values[i]), 1, stream),
+              "cuMemsetD32Async");
+          !s.ok)
+        return s.withContext("writing the symbol values");
+    if (Status s = check(api.streamSynchronize(stream), "cuStreamSynchronize"); !s.ok)
+      return s.withContext("writing the symbol values");
+  }
   if (plan.symGrids.empty())
     return Status::success(); // every launch keeps its recorded grid: one graph serves all
   const std::vector<std::array<int64_t, 3>> grids = launchGridsAt(plan, values);

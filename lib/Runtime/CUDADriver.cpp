@@ -73,6 +73,7 @@ Status aicc::runtime::detail::getDriver(const DriverAPI *&api) {
     bind(driver.memcpyDtoH, {"cuMemcpyDtoH_v2"});
     bind(driver.memsetD8, {"cuMemsetD8_v2"});
     bind(driver.memsetD8Async, {"cuMemsetD8Async"});
+    bind(driver.memsetD32Async, {"cuMemsetD32Async"});
     bind(driver.memcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
     bind(driver.memcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
     bind(driver.memAllocHost, {"cuMemAllocHost_v2"});

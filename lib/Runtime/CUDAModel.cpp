@@ -166,11 +166,6 @@ CUtensorMapSwizzle aicc::runtime::detail::tensorMapSwizzle(uint32_t bytes) {
 #endif
 
 Status CUDAModel::load(const Bundle &bundle, int deviceIndex) {
-  // Kernels that read the run's symbol values come from the cpu target only so far
-  // (aicc-compile refuses them for GPU targets).
-  if (bundle.symValuesBuffer >= 0)
-    return Status::error("the bundle's kernels read the run's symbol values (a 'symvalues' "
-                         "record): the CUDA runtime does not write them yet");
   plan = planOf(bundle);
   int count = 0;
   if (Status s = check(api.deviceGetCount(&count), "cuDeviceGetCount"); !s.ok)

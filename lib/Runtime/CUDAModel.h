@@ -43,6 +43,7 @@ struct DriverAPI {
   decltype(&::cuMemcpyDtoH) memcpyDtoH = nullptr;
   decltype(&::cuMemsetD8) memsetD8 = nullptr;
   decltype(&::cuMemsetD8Async) memsetD8Async = nullptr;
+  decltype(&::cuMemsetD32Async) memsetD32Async = nullptr;
   decltype(&::cuMemcpyHtoDAsync) memcpyHtoDAsync = nullptr;
   decltype(&::cuMemcpyDtoHAsync) memcpyDtoHAsync = nullptr;
   decltype(&::cuMemAllocHost) memAllocHost = nullptr;

@@ -158,8 +158,40 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
                                   tb.range(BS));
   Value sMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s, tb.splatI32(S));
   copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, P, S, BR, s, sMask, BS);
+  // A symbolic number of tuples (bounded symbolic dims, kRunTuplesAttrName = [axis, symbol,
+  // factor]): tuple u's coordinate along the indices' dim `axis` must be below factor x the
+  // run's value of `symbol` (the group's symbol-values input, the kernel's tile.symvalues
+  // parameter); the tuples past it are the buffers' tail, whatever they hold.
+  auto runTuples = op->getAttrOfType<DenseI64ArrayAttr>(kRunTuplesAttrName);
+  Value runLimit;
+  int64_t tupleInner = 1, tupleDim = 1;
+  if (runTuples) {
+    auto input = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
+    int64_t axis = runTuples.size() == 3 ? runTuples[0] : -1;
+    if (!input || axis < 0 || axis >= iT.getRank() - 1 || input.getInt() < 0 ||
+        input.getInt() >= (int64_t)kc.inParams.size() || runTuples[2] < 1)
+      return op->emitError("scatter template: ")
+                 << kRunTuplesAttrName << " needs [axis, symbol, factor] with the axis before "
+                 << "the indices' last and the group's " << kSymbolValuesInputAttrName << " input",
+             failure();
+    tupleDim = iT.getDimSize(axis);
+    for (int64_t d = axis + 1; d < iT.getRank() - 1; ++d)
+      tupleInner *= iT.getDimSize(d);
+    kc.kernel->setAttr(tl::kSymValuesAttrName, b.getI64IntegerAttr(input.getInt()));
+    Value all = tb.splat(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    runLimit = tb.load(kc.inParams[input.getInt()], tb.splatI32(runTuples[1]), all, b.getI32Type());
+    if (runTuples[2] != 1)
+      runLimit = arith::MulIOp::create(b, loc, runLimit, tb.splatI32(runTuples[2]));
+  }
   auto [lb, u] = emptyLoop(b, loc, Q, 1);
   TileBuilder lt{lb, loc, {BS}};
+  if (runTuples) {
+    Value coord = arith::RemSIOp::create(
+        lb, loc, arith::DivSIOp::create(lb, loc, u, lt.i32(tupleInner)), lt.i32(tupleDim));
+    Value inRun =
+        arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, lt.splat(coord), runLimit);
+    sMask = arith::AndIOp::create(lb, loc, sMask, inRun);
+  }
   Value prefix = lt.splatI32(0);
   for (int64_t m = 0; m < k; ++m) {
     // Every lane reads the same index element u * k + m.

@@ -20,6 +20,12 @@ writes OUTDIR/NAME.onnx for NAME in:
   slice_at_batch Y = X * Slice(T, batch - 1, batch): refused (the element read moves with batch)
   expand_batch   Y = Expand(T, Shape(X)) + X: accepted (only the shape follows batch); writes
                  OUTDIR/expand_batch/test_data_set_{0,1,2} at batch 1, 3 and 16
+  scatter_rows   Y = ScatterND(D [8, 4], I [batch, 1], U [batch, 4], reduction add): accepted
+                 (batch rows added into static data, repeated positions among them; the
+                 kernel applies only the run's tuples); OUTDIR/scatter_rows/test_data_set_
+                 {0,1,2} at batch 1, 3 and 16
+  scatter_into_batch  Y = ScatterND(X [batch, 4], I [1, 1], U [1, 4]): refused (the data
+                 carries the symbol)
 """
 import os
 import sys
@@ -135,3 +141,27 @@ for k, n in enumerate((1, 3, 16)):
     open(os.path.join(d, "input_0.pb"), "wb").write(numpy_helper.from_array(x, "X").SerializeToString())
     open(os.path.join(d, "output_0.pb"), "wb").write(
         numpy_helper.from_array((x + t).astype(np.float32), "Y").SerializeToString())
+
+save("scatter_rows",
+     [helper.make_node("ScatterND", ["D", "I", "U"], ["Y"], reduction="add")],
+     [vi("D", [8, 4]), helper.make_tensor_value_info("I", TensorProto.INT64, ["batch", 1]),
+      vi("U", ["batch", 4])], [vi("Y", [8, 4])])
+for k, n in enumerate((1, 3, 16)):
+    d = os.path.join(out, "scatter_rows", "test_data_set_%d" % k)
+    os.makedirs(d, exist_ok=True)
+    data = rng.standard_normal((8, 4)).astype(np.float32)
+    idx = rng.integers(-8, 8, (n, 1)).astype(np.int64)  # negative positions count from the end
+    upd = rng.standard_normal((n, 4)).astype(np.float32)
+    y = data.copy()
+    np.add.at(y, idx[:, 0] % 8, upd)
+    for i, (t, nm) in enumerate(((data, "D"), (idx, "I"), (upd, "U"))):
+        open(os.path.join(d, "input_%d.pb" % i), "wb").write(
+            numpy_helper.from_array(t, nm).SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        numpy_helper.from_array(y, "Y").SerializeToString())
+
+save("scatter_into_batch",
+     [helper.make_node("ScatterND", ["X", "I", "U"], ["Y"])],
+     [vi("X", ["batch", 4])], [vi("Y", ["batch", 4])],
+     [numpy_helper.from_array(np.array([[0]], np.int64), "I"),
+      numpy_helper.from_array(rng.standard_normal((1, 4)).astype(np.float32), "U")])

@@ -88,6 +88,11 @@ constexpr llvm::StringLiteral kGroupSymDimsAttrName = "aicc.symdims";
 /// group then carries kSymbolValuesInputAttrName: the index of the group input holding the
 /// run's symbol values (i32 [number of symbols]; the kernel's tile.symvalues parameter).
 constexpr llvm::StringLiteral kRunLengthsAttrName = "aicc.run_lengths";
+/// graph.scatter_nd of a symbolic number of index tuples (bounded symbolic dims): array<i64:
+/// axis, symbol, factor>: the indices' dim `axis` (and the updates') is factor x the run's
+/// value of `symbol`; the tuples past it along that dim are the buffers' tail, never applied.
+/// Its fusion group carries kSymbolValuesInputAttrName as for kRunLengthsAttrName.
+constexpr llvm::StringLiteral kRunTuplesAttrName = "aicc.run_tuples";
 constexpr llvm::StringLiteral kSymbolValuesInputAttrName = "aicc.symvalues_input";
 
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
