@@ -326,25 +326,6 @@ struct LegalityChecker {
     return cast<RankedTensorType>(v.getType()).getDimSize(d);
   }
 
-  /// A materialized tensor: its symbolic dim is its first non-unit dim.
-  LogicalResult checkPrefix(Value v, Operation *anchor, StringRef what) {
-    auto sd = of(v);
-    if (!sd)
-      return success();
-    auto t = cast<RankedTensorType>(v.getType());
-    const SymbolRange &r = symbols[sd->symbol];
-    for (int64_t d = 0; d < sd->axis; ++d)
-      if (t.getDimSize(d) != 1)
-        return emitError(anchor->getLoc())
-               << what << " " << t << " holds the symbolic dim '" << r.name << "' (--dim " << r.name
-               << "=" << r.min << ".." << r.max << ") in dim #" << sd->axis
-               << " after a dim of size " << t.getDimSize(d)
-               << ": a tensor in memory must have the symbol in its first non-unit dim (its "
-                  "elements at a smaller value are then a prefix of its buffer at "
-               << r.max << ")";
-    return success();
-  }
-
   /// Operand `o` of an op whose result `r` is aligned to it from the right (numpy
   /// broadcasting): its symbolic dim must sit where r's is; without one, its dim there is 1.
   LogicalResult checkAligned(Operation *op, Value o, Value r, StringRef what) {
@@ -612,10 +593,18 @@ struct LegalityChecker {
           n *= dimOf(v, d);
         return n;
       };
-      if (before(r.getInput(), si->axis) != before(r.getResult(), so->axis))
-        return refuse(op, *si) << "it merges the symbolic dim with an outer dim ("
+      if (before(r.getInput(), si->axis) != before(r.getResult(), so->axis)) {
+        InFlightDiagnostic d = refuse(op, *si)
+                               << "it merges the symbolic dim with an outer dim ("
                                << r.getInput().getType() << " -> " << r.getResult().getType()
                                << "): the element order would depend on the symbol's value";
+        // graph-matvec's rows of a small matmul, [B, S, K] -> [B * S, 1, K].
+        auto rt = cast<RankedTensorType>(r.getResult().getType());
+        if (!cpuTarget && rt.getRank() == 3 && rt.getDimSize(1) == 1)
+          d << " (graph-matvec flattens a small matmul's rows so on GPU targets: "
+               "--matvec-max-rows=0 turns it off)";
+        return d;
+      }
       return success();
     }
     if (auto t = dyn_cast<graph::TransposeOp>(op))
@@ -731,30 +720,21 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
     if (fn.isExternal())
       continue;
     // The model's inputs and outputs are the caller's compact tensors: the runtime copies a
-    // run's inputs to the start of the bound's buffers and returns the start of the outputs'.
-    // Buffers inside the model keep the bound's layout whatever dim holds the symbol: the
-    // kernels that write and read them address each element at the bound's static strides.
-    for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
-      auto name = fn.getArgAttrOfType<StringAttr>(i, "aicc.name");
-      if (failed(lc.checkPrefix(arg, fn,
-                                "graph input #" + std::to_string(i) +
-                                    (name ? " '" + name.getValue().str() + "'" : std::string()))))
-        return failure();
-    }
+    // run's inputs into the bound's buffers (their start, or with the symbol after non-unit
+    // dims rows at the bound's pitch: TensorInfo::layoutAt) and returns the outputs' parts
+    // likewise. Buffers inside the model keep the bound's layout whatever dim holds the
+    // symbol: the kernels that write and read them address each element at the bound's
+    // static strides.
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto name = fn.getResultAttrOfType<StringAttr>(i, "aicc.name");
-      // A constant output is a buffer of the bound's weights; the runtime returns prefixes of
+      // A constant output is a buffer of the bound's weights; the runtime returns parts of
       // computed outputs only.
       if (auto sd = lc.of(v); sd && v.getDefiningOp<graph::ConstantOp>())
         return emitError(v.getLoc())
                << "graph output #" << i << (name ? " '" + name.getValue().str() + "'" : "")
                << " is a constant that follows the symbolic dim '" << symbols[sd->symbol].name
                << "' (a table cut to its size): not supported; it does not depend on the inputs";
-      if (failed(lc.checkPrefix(v, ret,
-                                "graph output #" + std::to_string(i) +
-                                    (name ? " '" + name.getValue().str() + "'" : std::string()))))
-        return failure();
     }
     lc.runLengths.clear();
     WalkResult w = fn.walk([&](Operation *op) {

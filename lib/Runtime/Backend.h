@@ -36,17 +36,30 @@ struct DeviceCopy {
   int buffer = 0;
   /// The caller's memory: a CUdeviceptr (cuda) or a host address (cpu).
   uint64_t address = 0;
+  /// The caller's bytes, contiguous.
   size_t bytes = 0;
+  /// In the plan buffer: `rows` runs of bytes / rows bytes, `pitch` bytes apart
+  /// (TensorInfo::layoutAt); rows 1: the first `bytes` bytes.
+  size_t rows = 1;
+  size_t pitch = 0;
 };
+
+/// Copies `rows` runs of `rowBytes` bytes from `src` (runs `srcPitch` bytes
+/// apart) to `dst` (runs `dstPitch` bytes apart), host memory.
+void copyRows(void *dst, size_t dstPitch, const void *src, size_t srcPitch, size_t rows,
+              size_t rowBytes);
 
 class Backend {
 public:
   virtual ~Backend() = default;
 
-  /// Copies `bytes` bytes from host memory `src` into buffer `id`.
-  virtual Status writeBuffer(int id, const void *src, size_t bytes) = 0;
-  /// Copies `bytes` bytes of buffer `id` to host memory `dst`.
-  virtual Status readBuffer(int id, void *dst, size_t bytes) = 0;
+  /// Copies `bytes` contiguous bytes from host memory `src` into buffer `id`: the
+  /// first `bytes`, or with `rows` > 1 `rows` runs of bytes / rows bytes, `pitch`
+  /// bytes apart (DeviceCopy).
+  virtual Status writeBuffer(int id, const void *src, size_t bytes, size_t rows, size_t pitch) = 0;
+  /// Copies `bytes` bytes of buffer `id` to host memory `dst`, contiguous (`rows`,
+  /// `pitch`: as writeBuffer).
+  virtual Status readBuffer(int id, void *dst, size_t bytes, size_t rows, size_t pitch) = 0;
   /// Sets the first `bytes` bytes of buffer `id` to `byte`; done on the device
   /// before any later launch or copy starts.
   virtual Status fillBuffer(int id, uint8_t byte, size_t bytes) = 0;

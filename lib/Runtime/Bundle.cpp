@@ -311,10 +311,20 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
                                    [](const KernelDesc &k) { return !k.inPlace.empty(); });
   const bool symbolic =
       !bundle.symbols.empty() || !bundle.symDims.empty() || !bundle.symGrids.empty();
-  const int version = bundle.symValuesBuffer >= 0 ? kFormatVersionSymValues
-                      : symbolic                  ? kFormatVersionSymbols
-                      : inPlace                   ? kFormatVersionInPlace
-                                                  : kFormatVersionArena;
+  // A symbolic dim after a non-unit dim: the tensor at a smaller value is rows of its buffer.
+  const bool pitched =
+      std::any_of(bundle.symDims.begin(), bundle.symDims.end(), [&](const SymDimDesc &d) {
+        if (d.bufferId < 0 || static_cast<size_t>(d.bufferId) >= bundle.buffers.size())
+          return false;
+        const std::vector<int64_t> &shape = bundle.buffers[d.bufferId].shape;
+        return std::any_of(shape.begin(), shape.begin() + std::min<size_t>(d.axis, shape.size()),
+                           [](int64_t n) { return n != 1; });
+      });
+  const int version = pitched                       ? kFormatVersionPitchedSymDims
+                      : bundle.symValuesBuffer >= 0 ? kFormatVersionSymValues
+                      : symbolic                    ? kFormatVersionSymbols
+                      : inPlace                     ? kFormatVersionInPlace
+                                                    : kFormatVersionArena;
   m += "aicc-bundle " + std::to_string(version) + "\n";
   m += "target " + bundle.target + "\n";
   if (bundle.arenaBytes)

@@ -25,7 +25,9 @@ inline constexpr char kMagic[8] = {'A', 'I', 'C', 'C', 'B', 'N', 'D', '1'};
 /// adds `param` records and the closing `checksum` record; version 4 the
 /// `arena` record (the memory plan) and the temps' arena offsets; version 5 the
 /// `inplace` record; version 6 the `symbol`, `symdim` and `symgrid` records
-/// (bounded symbolic dims).
+/// (bounded symbolic dims); version 7 the `symvalues` record; version 8
+/// `symdim` records whose dims before AXIS are not all 1 (rows at the bound's
+/// pitch: TensorInfo::layoutAt).
 inline constexpr int kFormatVersionPlain = 1;
 inline constexpr int kFormatVersionTensorMaps = 2;
 inline constexpr int kFormatVersionChecksums = 3;
@@ -33,8 +35,9 @@ inline constexpr int kFormatVersionArena = 4;
 inline constexpr int kFormatVersionInPlace = 5;
 inline constexpr int kFormatVersionSymbols = 6;
 inline constexpr int kFormatVersionSymValues = 7;
+inline constexpr int kFormatVersionPitchedSymDims = 8;
 /// The newest version this reader knows (kBundleFormatVersion).
-inline constexpr int kFormatVersionNewest = kFormatVersionSymValues;
+inline constexpr int kFormatVersionNewest = kFormatVersionPitchedSymDims;
 static_assert(kFormatVersionNewest == kBundleFormatVersion);
 /// The largest MAX of a `symbol` record: 2^31 - 1.
 inline constexpr int64_t kMaxSymbolValue = 2147483647;

@@ -493,13 +493,13 @@ Status validateSymDims(const Bundle &bundle) {
       return Status::error(label + ": dim " + std::to_string(d.axis) + " is " +
                            std::to_string(b.shape[d.axis]) + ", but " + times + " is " +
                            std::to_string(atMax) + " (the buffer holds the tensor at the bound)");
-    for (int k = 0; k < d.axis; ++k)
+    for (int k = 0; k < d.axis && bundle.formatVersion < kFormatVersionPitchedSymDims; ++k)
       if (b.shape[k] != 1)
         return Status::error(label + ": dim " + std::to_string(k) + " is " +
                              std::to_string(b.shape[k]) + ", not 1 (the dims before the " +
                              "symbolic dim " + std::to_string(d.axis) +
-                             " must be 1: the tensor at a smaller value is then a prefix of the "
-                             "buffer)");
+                             " must be 1 before format version 8: the tensor at a smaller "
+                             "value is then a prefix of the buffer)");
     if (b.sizeBytes == 0)
       return Status::error(label + ": the tensor has no elements, so its size cannot carry '" +
                            sym.name + "'");

@@ -173,12 +173,18 @@ public:
   ~CPUBackend() override { pool.reset(); }
 
   Status load();
-  Status writeBuffer(int id, const void *src, size_t bytes) override {
-    std::memcpy(addresses[id], src, bytes);
+  Status writeBuffer(int id, const void *src, size_t bytes, size_t rows, size_t pitch) override {
+    if (rows > 1)
+      copyRows(addresses[id], pitch, src, bytes / rows, rows, bytes / rows);
+    else
+      std::memcpy(addresses[id], src, bytes);
     return Status::success();
   }
-  Status readBuffer(int id, void *dst, size_t bytes) override {
-    std::memcpy(dst, addresses[id], bytes);
+  Status readBuffer(int id, void *dst, size_t bytes, size_t rows, size_t pitch) override {
+    if (rows > 1)
+      copyRows(dst, bytes / rows, addresses[id], pitch, rows, bytes / rows);
+    else
+      std::memcpy(dst, addresses[id], bytes);
     return Status::success();
   }
   Status fillBuffer(int id, uint8_t byte, size_t bytes) override {
@@ -466,11 +472,11 @@ Status CPUBackend::runAsync(const std::vector<DeviceCopy> &inputs,
   if (stream)
     return Status::error("a cpu session runs on the calling thread: pass no stream");
   for (const DeviceCopy &c : inputs)
-    std::memcpy(addresses[c.buffer], reinterpret_cast<const void *>(c.address), c.bytes);
+    writeBuffer(c.buffer, reinterpret_cast<const void *>(c.address), c.bytes, c.rows, c.pitch);
   if (Status s = execute(); !s.ok)
     return s;
   for (const DeviceCopy &c : outputs)
-    std::memcpy(reinterpret_cast<void *>(c.address), addresses[c.buffer], c.bytes);
+    readBuffer(c.buffer, reinterpret_cast<void *>(c.address), c.bytes, c.rows, c.pitch);
   return Status::success();
 }
 

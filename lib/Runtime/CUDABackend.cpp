@@ -75,8 +75,8 @@ public:
   ~CUDABackend() override;
 
   Status load();
-  Status writeBuffer(int id, const void *src, size_t bytes) override;
-  Status readBuffer(int id, void *dst, size_t bytes) override;
+  Status writeBuffer(int id, const void *src, size_t bytes, size_t rows, size_t pitch) override;
+  Status readBuffer(int id, void *dst, size_t bytes, size_t rows, size_t pitch) override;
   Status fillBuffer(int id, uint8_t byte, size_t bytes) override;
   Status execute() override;
   Status executeLaunch(size_t index) override;
@@ -93,6 +93,12 @@ private:
   Status makeCurrent() const { return model->makeCurrent(); }
   Status encodeTensorMaps(const KernelDesc &kd, const LaunchDesc &l, size_t launchIndex,
                           CUDALaunch &launch) const;
+  /// Copies `bytes` bytes between plan buffer memory `buffer` and the caller's contiguous
+  /// memory `other` (host memory when `otherHost`, else device memory), enqueued on `s`:
+  /// into the buffer when `toBuffer`, else out of it. With `rows` > 1 the buffer's side is
+  /// `rows` runs of bytes / rows bytes, `pitch` bytes apart (DeviceCopy).
+  Status transfer(bool toBuffer, CUdeviceptr buffer, uint64_t other, bool otherHost, size_t bytes,
+                  size_t rows, size_t pitch, CUstream s);
   /// Every launch of the plan on `s`, one cuLaunchKernel each.
   Status enqueueLaunches(CUstream s);
   /// The whole plan on `s`: one cuGraphLaunch of the graph captured for the
@@ -305,19 +311,65 @@ Status CUDABackend::load() {
 // the caller may free or reuse its host memory, and runAsync() on another stream
 // needs to wait only for the last runAsync().
 
-Status CUDABackend::writeBuffer(int id, const void *src, size_t bytes) {
+Status CUDABackend::transfer(bool toBuffer, CUdeviceptr buffer, uint64_t other, bool otherHost,
+                             size_t bytes, size_t rows, size_t pitch, CUstream s) {
+  void *otherPtr = reinterpret_cast<void *>(static_cast<uintptr_t>(other));
+  const char *what = !otherHost ? "cuMemcpyDtoDAsync"
+                     : toBuffer ? "cuMemcpyHtoDAsync"
+                                : "cuMemcpyDtoHAsync";
+  if (rows <= 1) {
+    CUresult r = !otherHost ? (toBuffer ? api.memcpyDtoDAsync(buffer, other, bytes, s)
+                                        : api.memcpyDtoDAsync(other, buffer, bytes, s))
+                 : toBuffer ? api.memcpyHtoDAsync(buffer, otherPtr, bytes, s)
+                            : api.memcpyDtoHAsync(otherPtr, buffer, bytes, s);
+    return check(r, what);
+  }
+  // The buffer's rows `pitch` bytes apart, the caller's contiguous (cuMemcpy2DAsync).
+  CUDA_MEMCPY2D m;
+  std::memset(&m, 0, sizeof(m));
+  const size_t rowBytes = bytes / rows;
+  m.WidthInBytes = rowBytes;
+  m.Height = rows;
+  const CUmemorytype otherType = otherHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+  if (toBuffer) {
+    m.srcMemoryType = otherType;
+    if (otherHost)
+      m.srcHost = otherPtr;
+    else
+      m.srcDevice = static_cast<CUdeviceptr>(other);
+    m.srcPitch = rowBytes;
+    m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    m.dstDevice = buffer;
+    m.dstPitch = pitch;
+  } else {
+    m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    m.srcDevice = buffer;
+    m.srcPitch = pitch;
+    m.dstMemoryType = otherType;
+    if (otherHost)
+      m.dstHost = otherPtr;
+    else
+      m.dstDevice = static_cast<CUdeviceptr>(other);
+    m.dstPitch = rowBytes;
+  }
+  return check(api.memcpy2DAsync(&m, s), "cuMemcpy2DAsync").withContext(what);
+}
+
+Status CUDABackend::writeBuffer(int id, const void *src, size_t bytes, size_t rows, size_t pitch) {
   if (Status s = waitForAsync(); !s.ok)
     return s;
-  if (Status s = check(api.memcpyHtoDAsync(addresses[id], src, bytes, stream), "cuMemcpyHtoDAsync");
+  if (Status s = transfer(true, addresses[id], reinterpret_cast<uintptr_t>(src), true, bytes, rows,
+                          pitch, stream);
       !s.ok)
     return s;
   return check(api.streamSynchronize(stream), "cuStreamSynchronize");
 }
 
-Status CUDABackend::readBuffer(int id, void *dst, size_t bytes) {
+Status CUDABackend::readBuffer(int id, void *dst, size_t bytes, size_t rows, size_t pitch) {
   if (Status s = waitForAsync(); !s.ok)
     return s;
-  if (Status s = check(api.memcpyDtoHAsync(dst, addresses[id], bytes, stream), "cuMemcpyDtoHAsync");
+  if (Status s = transfer(false, addresses[id], reinterpret_cast<uintptr_t>(dst), true, bytes, rows,
+                          pitch, stream);
       !s.ok)
     return s;
   return check(api.streamSynchronize(stream), "cuStreamSynchronize");
@@ -390,8 +442,8 @@ Status CUDABackend::enqueueHostRun(const std::vector<DeviceCopy> &inputs,
     }
     // From pageable memory the driver stages the copy itself and returns once the
     // source has been read.
-    if (Status s = check(api.memcpyHtoDAsync(addresses[c.buffer], src, c.bytes, stream),
-                         "cuMemcpyHtoDAsync");
+    if (Status s = transfer(true, addresses[c.buffer], reinterpret_cast<uintptr_t>(src), true,
+                            c.bytes, c.rows, c.pitch, stream);
         !s.ok)
       return s.withContext("copying input " + std::to_string(i) + " to the device");
   }
@@ -403,8 +455,8 @@ Status CUDABackend::enqueueHostRun(const std::vector<DeviceCopy> &inputs,
       continue;
     void *dst = pinned ? staging + stagingOffsets[inputs.size() + i]
                        : reinterpret_cast<void *>(static_cast<uintptr_t>(c.address));
-    if (Status s = check(api.memcpyDtoHAsync(dst, addresses[c.buffer], c.bytes, stream),
-                         "cuMemcpyDtoHAsync");
+    if (Status s = transfer(false, addresses[c.buffer], reinterpret_cast<uintptr_t>(dst), true,
+                            c.bytes, c.rows, c.pitch, stream);
         !s.ok)
       return s.withContext("copying output " + std::to_string(i) + " from the device");
   }
@@ -595,16 +647,16 @@ Status CUDABackend::runAsync(const std::vector<DeviceCopy> &inputs,
       return st;
   for (const DeviceCopy &c : inputs)
     if (c.bytes)
-      if (Status st = check(api.memcpyDtoDAsync(addresses[c.buffer], c.address, c.bytes, s),
-                            "cuMemcpyDtoDAsync");
+      if (Status st =
+              transfer(true, addresses[c.buffer], c.address, false, c.bytes, c.rows, c.pitch, s);
           !st.ok)
         return st.withContext("copying an input into buffer " + std::to_string(c.buffer));
   if (Status st = enqueuePlan(s); !st.ok)
     return st;
   for (const DeviceCopy &c : outputs)
     if (c.bytes)
-      if (Status st = check(api.memcpyDtoDAsync(c.address, addresses[c.buffer], c.bytes, s),
-                            "cuMemcpyDtoDAsync");
+      if (Status st =
+              transfer(false, addresses[c.buffer], c.address, false, c.bytes, c.rows, c.pitch, s);
           !st.ok)
         return st.withContext("copying buffer " + std::to_string(c.buffer) + " to an output");
   if (!asyncDone)

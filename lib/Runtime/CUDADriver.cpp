@@ -94,6 +94,7 @@ Status aicc::runtime::detail::getDriver(const DriverAPI *&api) {
     bind(driver.streamSynchronize, {"cuStreamSynchronize"});
     bind(driver.streamWaitEvent, {"cuStreamWaitEvent"});
     bind(driver.memcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
+    bind(driver.memcpy2DAsync, {"cuMemcpy2DAsync_v2"});
     auto bindOptional = [&](auto &fn, const char *name) {
       if (void *sym = ::dlsym(lib, name))
         fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);

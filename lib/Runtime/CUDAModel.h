@@ -61,6 +61,7 @@ struct DriverAPI {
   decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
   decltype(&::cuStreamWaitEvent) streamWaitEvent = nullptr;
   decltype(&::cuMemcpyDtoDAsync) memcpyDtoDAsync = nullptr;
+  decltype(&::cuMemcpy2DAsync) memcpy2DAsync = nullptr;
   /// CUDA graphs (CUDA 10+; cuGraphInstantiateWithFlags 11.4): optional, the
   /// plan is launched kernel by kernel without them.
   decltype(&::cuStreamBeginCapture) streamBeginCapture = nullptr;

@@ -6,6 +6,7 @@
 #include "BundleInternal.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace aicc::runtime;
 using namespace aicc::runtime::detail;
@@ -32,6 +33,26 @@ std::vector<int64_t> TensorInfo::shapeAt(const std::vector<int64_t> &values) con
       static_cast<size_t>(symbolic->axis) < out.size())
     out[symbolic->axis] = symbolic->factor * values[symbolic->symbol];
   return out;
+}
+
+TensorInfo::RowLayout TensorInfo::layoutAt(const std::vector<int64_t> &values) const {
+  RowLayout l;
+  // Validated bundles bound every size (Limits::maxBufferBytes): no product overflows.
+  auto bytesOf = [&](const std::vector<int64_t> &s) {
+    return static_cast<size_t>(shapeNumElements(s).value_or(0)) * dtypeSize(dtype);
+  };
+  const size_t bound = bytesOf(shape), compact = bytesOf(shapeAt(values));
+  if (symbolic)
+    for (int k = 0; k < symbolic->axis && static_cast<size_t>(k) < shape.size(); ++k)
+      l.rows *= static_cast<size_t>(shape[k]);
+  if (l.rows <= 1 || compact == 0) {
+    l.rows = 1;
+    l.rowBytes = compact;
+    return l;
+  }
+  l.rowBytes = compact / l.rows;
+  l.pitch = bound / l.rows;
+  return l;
 }
 
 std::string aicc::runtime::formatTensorInfo(const TensorInfo &info,
@@ -99,6 +120,14 @@ Bundle aicc::runtime::detail::planOf(const Bundle &bundle) {
   plan.kernels = bundle.kernels;
   plan.launches = bundle.launches;
   return plan;
+}
+
+void aicc::runtime::detail::copyRows(void *dst, size_t dstPitch, const void *src, size_t srcPitch,
+                                     size_t rows, size_t rowBytes) {
+  auto *d = static_cast<uint8_t *>(dst);
+  const auto *s = static_cast<const uint8_t *>(src);
+  for (size_t r = 0; r < rows; ++r)
+    std::memcpy(d + r * dstPitch, s + r * srcPitch, rowBytes);
 }
 
 std::vector<int64_t> aicc::runtime::detail::symbolMaxima(const Bundle &plan) {

@@ -241,7 +241,8 @@ static Status checkDeviceBuffers(const std::vector<DeviceBuffer> &given,
     }
     if (bytes && !given[i].address)
       return Status::error(label + ": null address");
-    copies.push_back({bufferIds[i], given[i].address, bytes});
+    const TensorInfo::RowLayout layout = info.layoutAt(binder ? binder->values : values);
+    copies.push_back({bufferIds[i], given[i].address, bytes, layout.rows, layout.pitch});
   }
   return Status::success();
 }
@@ -273,8 +274,7 @@ Status Session::readBuffer(int bufferId, HostTensor &out) {
                          std::to_string(model->buffers.size()) + " buffers)");
   const BufferInfo &b = model->buffers[bufferId];
   HostTensor t = HostTensor::zeros(b.dtype, b.shape);
-  if (Status s = backend->readBuffer(bufferId, t.data.data(), t.data.size());
-      !s.ok)
+  if (Status s = backend->readBuffer(bufferId, t.data.data(), t.data.size(), 1, 0); !s.ok)
     return s.withContext("reading buffer " + std::to_string(bufferId));
   out = std::move(t);
   return Status::success();
@@ -303,13 +303,17 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
     results.push_back(HostTensor::zeros(info.dtype, info.shapeAt(binder.values)));
   if (!afterEachLaunch) {
     std::vector<DeviceCopy> in, out;
-    for (size_t i = 0; i < inputTensors.size(); ++i)
+    for (size_t i = 0; i < inputTensors.size(); ++i) {
+      const TensorInfo::RowLayout l = model->inputs[i].layoutAt(binder.values);
       in.push_back({model->inputBuffers[i],
                     reinterpret_cast<uintptr_t>(inputTensors[i].data.data()),
-                    inputTensors[i].data.size()});
-    for (size_t i = 0; i < results.size(); ++i)
+                    inputTensors[i].data.size(), l.rows, l.pitch});
+    }
+    for (size_t i = 0; i < results.size(); ++i) {
+      const TensorInfo::RowLayout l = model->outputs[i].layoutAt(binder.values);
       out.push_back({model->outputBuffers[i], reinterpret_cast<uintptr_t>(results[i].data.data()),
-                     results[i].data.size()});
+                     results[i].data.size(), l.rows, l.pitch});
+    }
     if (Status s = backend->runHost(in, out); !s.ok)
       return s;
     outputTensors = std::move(results);
@@ -317,7 +321,9 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
   }
   for (size_t i = 0; i < model->inputs.size(); ++i)
     if (Status s = backend->writeBuffer(model->inputBuffers[i], inputTensors[i].data.data(),
-                                        inputTensors[i].data.size());
+                                        inputTensors[i].data.size(),
+                                        model->inputs[i].layoutAt(binder.values).rows,
+                                        model->inputs[i].layoutAt(binder.values).pitch);
         !s.ok)
       return s.withContext("copying input " + std::to_string(i) + " ('" + model->inputs[i].name +
                            "') to the device");
@@ -330,7 +336,9 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
   }
   for (size_t i = 0; i < model->outputs.size(); ++i)
     if (Status s = backend->readBuffer(model->outputBuffers[i], results[i].data.data(),
-                                       results[i].data.size());
+                                       results[i].data.size(),
+                                       model->outputs[i].layoutAt(binder.values).rows,
+                                       model->outputs[i].layoutAt(binder.values).pitch);
         !s.ok)
       return s.withContext("copying output " + std::to_string(i) + " ('" + model->outputs[i].name +
                            "') from the device");
@@ -338,11 +346,16 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
   return Status::success();
 }
 
-Status Session::poisonBuffers(uint8_t byte) {
+Status Session::poisonBuffers(uint8_t byte, bool symbolicInputs) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
+  // Inputs with a symbolic dim too: a run writes only their part at its values.
+  std::vector<bool> partial(model->buffers.size(), false);
+  for (size_t i = 0; i < model->inputs.size() && symbolicInputs; ++i)
+    if (model->inputs[i].symbolic)
+      partial[model->inputBuffers[i]] = true;
   for (size_t id = 0; id < model->buffers.size(); ++id) {
     const BufferInfo &b = model->buffers[id];
-    if (b.kind != BufferKind::output && b.kind != BufferKind::temp)
+    if (b.kind != BufferKind::output && b.kind != BufferKind::temp && !partial[id])
       continue;
     size_t bytes = static_cast<size_t>(shapeNumElements(b.shape).value_or(0)) * dtypeSize(b.dtype);
     if (bytes == 0)

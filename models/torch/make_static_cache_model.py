@@ -20,9 +20,9 @@ caches the outputs of the step before (test/Tools/static-cache-decode.test feeds
 outputs back); K = 4 the last position (MAX - 1) over a random cache. And the prefill:
 prefill5.onnx, the same module exported at a prompt of 5 tokens, with prefill_data_set (the
 prompt at positions 0..4 from empty caches) and after_prefill_data_set (the decode step at
-position 5 over the caches the prefill wrote). And llama_static_cache_dynseq_opset18: the
-module exported once with a dynamic prompt length (export_dynamic). Expected outputs from
-torch's eager forward pass, float32.
+position 5 over the caches the prefill wrote). And llama_static_cache_dynseq_opset18 /
+llama_static_cache_b2_dynseq_opset18: the module exported once with a dynamic prompt length
+at batch 1 / 2 (export_dynamic). Expected outputs from torch's eager forward pass, float32.
 """
 import os
 
@@ -161,24 +161,26 @@ def main():
         write(os.path.join(out, "after_prefill_data_set"), ins, "input")
         write(os.path.join(out, "after_prefill_data_set"), model(*ins), "output")
     print(ppath, os.path.getsize(ppath), "bytes")
-    export_dynamic(model, g)
+    export_dynamic(model, g, 1, "llama_static_cache_dynseq_opset18")
+    export_dynamic(model, g, 2, "llama_static_cache_b2_dynseq_opset18")
 
 
-def export_dynamic(model, g):
+def export_dynamic(model, g, batch, name):
     """The same module exported once with the prompt length `seq` dynamic (torch.export's
-    Dim, 1..MAX) at batch 1: one model for a prefill of any length and the decode steps
-    (seq = 1), over the fixed-capacity caches. Writes llama_static_cache_dynseq_opset18/
-    model.onnx and data sets, each a call of the loop: 0 a 5-token prompt at positions 0..4
-    from empty caches; 1 the decode step at position 5 over the caches 0 wrote; 2 a prompt
-    of MAX tokens (the whole cache); 3 a 7-token chunk at positions 9..15 over random
-    caches; 4 one token at position MAX - 1 over random caches."""
-    out = os.path.join(here, "llama_static_cache_dynseq_opset18")
+    Dim, 1..MAX) at batch `batch`: one model for a prefill of any length and the decode
+    steps (seq = 1), over the fixed-capacity caches. Writes NAME/model.onnx and data sets,
+    each a call of the loop: 0 a 5-token prompt at positions 0..4 from empty caches; 1 the
+    decode step at position 5 over the caches 0 wrote; 2 a prompt of MAX tokens (the whole
+    cache); 3 a 7-token chunk at positions 9..15 over random caches; 4 one token at position
+    MAX - 1 over random caches. At batch 2, x and the hidden state are [2, seq, D]: two rows
+    of their buffers at a smaller seq."""
+    out = os.path.join(here, name)
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "model.onnx")
-    cache = (LAYERS, 1, KV_HEADS, MAX, HD)
+    cache = (LAYERS, batch, KV_HEADS, MAX, HD)
     seq = torch.export.Dim("seq", min=1, max=MAX)
     with torch.no_grad():
-        torch.onnx.export(model, (torch.randn(1, PROMPT, D), torch.arange(PROMPT) + 7,
+        torch.onnx.export(model, (torch.randn(batch, PROMPT, D), torch.arange(PROMPT) + 7,
                                   torch.randn(cache), torch.randn(cache)), path,
                           input_names=["x", "pos", "k_cache", "v_cache"],
                           output_names=["hidden", "k_cache_out", "v_cache_out"],
@@ -188,17 +190,17 @@ def export_dynamic(model, g):
     zeros = torch.zeros(cache)
     calls = []
     with torch.no_grad():
-        ins = (torch.randn(1, PROMPT, D, generator=g), torch.arange(PROMPT), zeros, zeros)
+        ins = (torch.randn(batch, PROMPT, D, generator=g), torch.arange(PROMPT), zeros, zeros)
         outs = model(*ins)
         calls.append((ins, outs))
-        ins = (torch.randn(1, 1, D, generator=g), torch.tensor([PROMPT]), outs[1], outs[2])
+        ins = (torch.randn(batch, 1, D, generator=g), torch.tensor([PROMPT]), outs[1], outs[2])
         calls.append((ins, model(*ins)))
-        ins = (torch.randn(1, MAX, D, generator=g), torch.arange(MAX), zeros, zeros)
+        ins = (torch.randn(batch, MAX, D, generator=g), torch.arange(MAX), zeros, zeros)
         calls.append((ins, model(*ins)))
-        ins = (torch.randn(1, 7, D, generator=g), torch.arange(9, 16),
+        ins = (torch.randn(batch, 7, D, generator=g), torch.arange(9, 16),
                torch.randn(cache, generator=g), torch.randn(cache, generator=g))
         calls.append((ins, model(*ins)))
-        ins = (torch.randn(1, 1, D, generator=g), torch.tensor([MAX - 1]),
+        ins = (torch.randn(batch, 1, D, generator=g), torch.tensor([MAX - 1]),
                torch.randn(cache, generator=g), torch.randn(cache, generator=g))
         calls.append((ins, model(*ins)))
     for k, (ins, outs) in enumerate(calls):

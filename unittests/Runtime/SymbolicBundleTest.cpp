@@ -162,7 +162,7 @@ TEST(SymbolicBundleTest, RoundTripPreservesSymbols) {
   Status s = parseBundle(once, back);
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(back.formatVersion, 6);
-  EXPECT_EQ(kBundleFormatVersion, 7);
+  EXPECT_EQ(kBundleFormatVersion, 8);
   ASSERT_EQ(back.symbols.size(), 2u);
   EXPECT_EQ(back.symbols[1].name, "seq len");
   EXPECT_EQ(back.symbols[1].min, 2);
@@ -299,12 +299,12 @@ TEST(SymbolicBundleTest, RecordsNeedVersion6) {
   b.formatVersion = 5;
   EXPECT_EQ(validateBundle(b).message, "symbolic dims ('symbol', 'symdim' and 'symgrid' records) "
                                        "need format version 6, not 5");
-  // Version 8 does not exist yet.
+  // Version 9 does not exist yet.
   m = kSymbolicRecords;
-  m.replace(0, 13, "aicc-bundle 8");
+  m.replace(0, 13, "aicc-bundle 9");
   Bundle parsed;
   Status s = parseBundle(sealed(m), parsed);
-  EXPECT_NE(s.message.find("unsupported bundle version ' 8' (this runtime reads versions 1 to 7)"),
+  EXPECT_NE(s.message.find("unsupported bundle version ' 9' (this runtime reads versions 1 to 8)"),
             std::string::npos)
       << s.message;
 }
@@ -503,14 +503,31 @@ TEST(SymbolicBundleTest, SymDimRules) {
   expectInvalid([](Bundle &b) { b.symDims[1].factor = int64_t(1) << 61; },
                 "symdim of buffer 0 f32[8,3]: FACTOR 2305843009213693952 x MAX 8 of 'batch' "
                 "overflows int64");
-  // Buffer 1 as f32[2, 32, 2] (the same bytes) with dim 1 = 2 x seq: dim 0 is not 1.
+  // Buffer 1 as f32[2, 32, 2] (the same bytes) with dim 1 = 2 x seq: dim 0 is not 1, which
+  // version 7 refuses and version 8 takes (the tensor is 2 rows of the buffer).
+  auto rows = [](Bundle &b) {
+    b.buffers[1].shape = {2, 32, 2};
+    b.symDims[2].factor = 2;
+  };
   expectInvalid(
-      [](Bundle &b) {
-        b.buffers[1].shape = {2, 32, 2};
-        b.symDims[2].factor = 2;
+      [&](Bundle &b) {
+        rows(b);
+        b.formatVersion = 7;
       },
       "symdim of buffer 1 f32[2,32,2]: dim 0 is 2, not 1 (the dims before the symbolic dim 1 "
-      "must be 1: the tensor at a smaller value is then a prefix of the buffer)");
+      "must be 1 before format version 8: the tensor at a smaller value is then a prefix of "
+      "the buffer)");
+  {
+    Bundle b = makeSymbolicBundle();
+    rows(b);
+    Status s = validateBundle(b);
+    EXPECT_TRUE(s.ok) << s.message;
+    // The writer marks it version 8; the reader takes it back.
+    Bundle back;
+    s = parseBundle(serializeBundle(b), back);
+    ASSERT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(back.formatVersion, 8);
+  }
   expectInvalid(
       [](Bundle &b) {
         b.buffers.push_back({6, DType::f32, BufferKind::output, 0, {8, 0}, 0});

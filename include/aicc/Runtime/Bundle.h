@@ -31,14 +31,16 @@
 
 namespace aicc::runtime {
 
-/// The newest format version: 7 (checksums and parameter records since 3; the
+/// The newest format version: 8 (checksums and parameter records since 3; the
 /// `arena` record of the memory plan since 4; `inplace` records since 5;
 /// `symbol`, `symdim` and `symgrid` records, bounded symbolic dims, since 6;
-/// the `symvalues` record, kernels that read the run's symbol values, since 7).
-/// serializeBundle() writes the oldest version that holds the bundle (7 with a
-/// `symvalues` record, else 6 when it has symbolic dims, else 5 when a kernel
-/// has `inplace` records, else 4); parseBundle() reads versions 1 to 7.
-constexpr int kBundleFormatVersion = 7;
+/// the `symvalues` record, kernels that read the run's symbol values, since 7;
+/// `symdim` records after non-unit dims, tensors that are rows of their buffer
+/// at a smaller value, since 8). serializeBundle() writes the oldest version
+/// that holds the bundle (8 with such a `symdim`, else 7 with a `symvalues`
+/// record, else 6 when it has symbolic dims, else 5 when a kernel has
+/// `inplace` records, else 4); parseBundle() reads versions 1 to 8.
+constexpr int kBundleFormatVersion = 8;
 
 //===----------------------------------------------------------------------===//
 // Element types

@@ -93,6 +93,19 @@ struct TensorInfo {
   /// getSymbols() order, each in its range): `shape` with the symbolic dim set
   /// to factor x its symbol's value; `shape` itself without a symbolic dim.
   std::vector<int64_t> shapeAt(const std::vector<int64_t> &values) const;
+
+  /// Where the tensor at `values` (compact, row-major: shapeAt(values)) lies in
+  /// its buffer, which holds it at the bound: `rows` runs of `rowBytes` bytes,
+  /// the i-th at byte `i x pitch` of the buffer. The rows are the elements of
+  /// the dims before the symbolic one (format version 8; earlier bundles have
+  /// only 1s there), so one row (rows 1, pitch 0) is a prefix of the buffer:
+  /// always without a symbolic dim.
+  struct RowLayout {
+    size_t rows = 1;
+    size_t rowBytes = 0;
+    size_t pitch = 0;
+  };
+  RowLayout layoutAt(const std::vector<int64_t> &values) const;
 };
 
 /// Formats `info`'s type with its symbolic dim by name, the way errors and

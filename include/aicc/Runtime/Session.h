@@ -17,10 +17,11 @@
 //
 // A bundle with bounded symbolic dims (format version 6, docs/symbolic-shapes.md)
 // runs every value of its symbols: each run binds them from the input shapes
-// (getSymbols(), TensorInfo::symbolic), copies the inputs into prefixes of the
-// buffers sized for the bound, and returns outputs of the bound values' shapes.
-// With a `symvalues` buffer (format version 7) the session also writes the bound
-// values into its own copy of that buffer before the run's launches (cpu only).
+// (getSymbols(), TensorInfo::symbolic), copies the inputs into the buffers sized
+// for the bound (prefixes, or rows at the bound's pitch: TensorInfo::layoutAt,
+// format version 8), and returns outputs of the bound values' shapes. With a
+// `symvalues` buffer (format version 7) the session also writes the bound values
+// into its own copy of that buffer before the run's launches.
 //
 // Nothing here depends on MLIR or LLVM. The CUDA backend reaches the driver
 // through dlopen("libcuda.so.1"), so a runtime built with CUDA support still
@@ -194,10 +195,12 @@ public:
   /// range [1, 64] (dim 0)", "input 1 ('y'): batch = 3, but input 0 ('x')
   /// gives batch = 5", "input 0 ('x'): expected f32[batch,4] (batch in [1,
   /// 64]), got f32[3,5]". The run then binds the symbols to those values
-  /// (getSymbolValues()): each input's bytes are copied into the first bytes of
-  /// its buffer (sized for the bound), launches with `symgrid` records run
-  /// their shrunk grids, and an output with a symbolic dim gets the shape
-  /// TensorInfo::shapeAt(values) and the first that-many bytes of its buffer.
+  /// (getSymbolValues()): each input's bytes are copied into its buffer (sized
+  /// for the bound) where TensorInfo::layoutAt(values) places them (the first
+  /// bytes, or rows at the bound's pitch when the symbolic dim follows non-unit
+  /// dims), launches with `symgrid` records run their shrunk grids, and an
+  /// output with a symbolic dim gets the shape TensorInfo::shapeAt(values) and
+  /// the bytes of its buffer that layoutAt(values) names.
   /// Inputs and outputs without a symbolic dim are as recorded.
   /// On a cuda session the copies go through page-locked staging memory the
   /// session allocates at its first run (pageable copies when none can be
@@ -253,14 +256,16 @@ public:
   /// out of range or a device copy error.
   Status readBuffer(int bufferId, HostTensor &out);
 
-  /// Sets every byte of every output and temp buffer to `byte`: call it before
-  /// run() so that elements the kernels leave unwritten show (aicc-run
-  /// --poison; 0xFF makes every float element a NaN and every integer -1).
-  /// Inputs and constants keep their contents; aliases share the memory of
-  /// their source, so an alias of an output or temp is poisoned with it. A
-  /// buffer that is both a model input and output has kind input: untouched.
+  /// Sets every byte of every output and temp buffer, and with `symbolicInputs`
+  /// of every input buffer with a symbolic dim, to `byte`: call it before run()
+  /// so that elements the kernels leave unwritten, or read past the part of an
+  /// input a run writes, show (aicc-run --poison; 0xFF makes every float
+  /// element a NaN and every integer -1). Other inputs and constants keep their
+  /// contents; aliases share the memory of their source, so an alias of an
+  /// output or temp is poisoned with it. A buffer that is both a model input and
+  /// output has kind input: untouched unless it is a symbolic input.
   /// Fails on a device error.
-  Status poisonBuffers(uint8_t byte = 0xFF);
+  Status poisonBuffers(uint8_t byte = 0xFF, bool symbolicInputs = true);
 
   /// Measures the launch plan alone: one warm-up pass, then `iters` (>= 1)
   /// back-to-back passes over the buffers as the last run() left them (zeroed

@@ -8,7 +8,9 @@ writes OUTDIR/NAME.onnx for NAME in:
   batch_as_data  Y = X / batch (the batch size from Shape, cast to float, used as data)
   reduce_batch   Y = ReduceSum(X, axis 0) (sums over the batch)
   last_row       Y = X[-1:] (a slice along the batch)
-  batch_inner    X [4, batch] (the symbol after a dim of 4)
+  batch_inner    Y = softmax(X @ W) of X [4, batch, 8]: accepted (the symbol after a dim of 4:
+                 a run's tensors are 4 rows of their buffers, format version 8); writes
+                 OUTDIR/batch_inner/test_data_set_{0,1,2} at batch 1, 3 and 16
   mean_flatten   Y = Reshape(X, [batch * 4]) -> ReduceMean: refused (reduces along it)
   min_batch      Y = X * Cast(Min(batch, 4)): refused (a function of batch that is 4 at the
                  values the compiler imports the model at, 16, 15, 8, but not at 1, 2, 3)
@@ -75,8 +77,21 @@ ends = numpy_helper.from_array(np.array([2**62], np.int64), "ends")
 save("last_row", [helper.make_node("Slice", ["X", "starts", "ends", "axes"], ["Y"])],
      [vi("X", ["batch", 4])], [vi("Y", [1, 4])], [starts, ends, axes0])
 
-save("batch_inner", [helper.make_node("Relu", ["X"], ["Y"])],
-     [vi("X", [4, "batch"])], [vi("Y", [4, "batch"])])
+wi = rng.standard_normal((8, 6)).astype(np.float32)
+save("batch_inner",
+     [helper.make_node("MatMul", ["X", "W"], ["m"]),
+      helper.make_node("Softmax", ["m"], ["Y"], axis=-1)],
+     [vi("X", [4, "batch", 8])], [vi("Y", [4, "batch", 6])], [numpy_helper.from_array(wi, "W")])
+for k, n in enumerate((1, 3, 16)):
+    d = os.path.join(out, "batch_inner", "test_data_set_%d" % k)
+    os.makedirs(d, exist_ok=True)
+    x = rng.standard_normal((4, n, 8)).astype(np.float32)
+    m = x.astype(np.float64) @ wi
+    y = np.exp(m - m.max(-1, keepdims=True))
+    y /= y.sum(-1, keepdims=True)
+    open(os.path.join(d, "input_0.pb"), "wb").write(numpy_helper.from_array(x, "X").SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        numpy_helper.from_array(y.astype(np.float32), "Y").SerializeToString())
 
 flat = numpy_helper.from_array(np.array([-1], np.int64), "flat")
 save("mean_flatten",
