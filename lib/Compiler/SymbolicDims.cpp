@@ -247,7 +247,12 @@ struct SampleComparer {
 
   LogicalResult compareOp(Operation &a, Operation &b) {
     if (a.getName() != b.getName())
-      return mismatch(a, ("is " + b.getName().getStringRef().str() + " instead").c_str());
+      return error(a.getLoc()) << "where the graph at " << range().name << " = " << range().max
+                               << " has " << a.getName() << ", the graph at " << range().name
+                               << " = " << value << " has " << b.getName()
+                               << " (an op folded or rewritten at one value only, e.g. for a "
+                                  "dim of size 1; the compiled graph must be one graph for "
+                                  "every value)";
     if (a.getNumOperands() != b.getNumOperands() || a.getNumResults() != b.getNumResults() ||
         a.getNumRegions() != b.getNumRegions())
       return mismatch(a, "has different operands or results");

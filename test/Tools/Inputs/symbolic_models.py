@@ -26,6 +26,9 @@ writes OUTDIR/NAME.onnx for NAME in:
                  (batch rows added into static data, repeated positions among them; the
                  kernel applies only the run's tuples); OUTDIR/scatter_rows/test_data_set_
                  {0,1,2} at batch 1, 3 and 16
+  expand_scatter Y = ScatterND(D [8, 4], I [batch, 1], Expand(R [1, 4], [batch, 4]), add):
+                 the graph at batch 1 folds the Expand away (a different graph): refused at
+                 --dim batch=1..8 naming both ops, accepted at 2..8
   scatter_into_batch  Y = ScatterND(X [batch, 4], I [1, 1], U [1, 4]): refused (the data
                  carries the symbol)
 """
@@ -180,3 +183,12 @@ save("scatter_into_batch",
      [vi("X", ["batch", 4])], [vi("Y", ["batch", 4])],
      [numpy_helper.from_array(np.array([[0]], np.int64), "I"),
       numpy_helper.from_array(rng.standard_normal((1, 4)).astype(np.float32), "U")])
+
+save("expand_scatter",
+     [helper.make_node("Shape", ["I"], ["sh"], start=0, end=1),
+      helper.make_node("Concat", ["sh", "four"], ["tgt"], axis=0),
+      helper.make_node("Expand", ["R", "tgt"], ["u"]),
+      helper.make_node("ScatterND", ["D", "I", "u"], ["Y"], reduction="add")],
+     [vi("D", [8, 4]), helper.make_tensor_value_info("I", TensorProto.INT64, ["batch", 1]),
+      vi("R", [1, 4])], [vi("Y", [8, 4])],
+     [numpy_helper.from_array(np.array([4], np.int64), "four")])
