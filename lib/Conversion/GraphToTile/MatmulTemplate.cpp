@@ -69,16 +69,28 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   } else {
     return anchor->emitError("epilogue group must start with matmul or gemm"), failure();
   }
-  // Rule norm-prologue: A is the scale-free RMS norm of a kernel input over its last dim.
+  // Rule norm-prologue: A is the scale-free RMS norm or LayerNorm of a kernel input over
+  // its last dim; a LayerNorm's column sums of B are the group's last input (graph-fuse).
   if (auto norm = p.a.getDefiningOp<LayerNormOp>()) {
     auto xt = cast<RankedTensorType>(norm.getInput().getType());
-    if (!norm.getRms() || norm.getScale() || norm.getBias() || p.transA ||
+    if (norm.getScale() || norm.getBias() || p.transA ||
         static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 || xt.getRank() < 2)
-      return norm.emitError("a matmul prologue is an RMS norm over the last dim without scale "
+      return norm.emitError("a matmul prologue is a norm over the last dim without scale "
                             "or bias, of a left operand that is not transposed"),
              failure();
     p.rowNorm = norm;
     p.a = norm.getInput();
+    if (!norm.getRms()) {
+      BlockArgument c = body.getArguments().back();
+      auto ct = dyn_cast<RankedTensorType>(c.getType());
+      auto bt = dyn_cast<RankedTensorType>(p.b.getType());
+      if (!c.use_empty() || !ct || ct.getRank() != 1 || !isa<FloatType>(ct.getElementType()) ||
+          !bt || bt.getRank() != 2 || ct.getDimSize(0) != bt.getDimSize(p.transB ? 0 : 1))
+        return norm.emitError("a LayerNorm prologue needs the column sums of a 2-D B as the "
+                              "group's last input (graph-fuse's rule norm-prologue)"),
+               failure();
+      p.columnSums = c;
+    }
   }
   if (!isa<BlockArgument>(p.a) || !isa<BlockArgument>(p.b))
     return anchor->emitError("matmul operands must be kernel inputs"), failure();
@@ -347,6 +359,9 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   SmallVector<Value> inits{zeroAcc};
   if (p.rowNorm)
     inits.push_back(splatRow(0.0));
+  // A LayerNorm's sum of each row of x, the loop's third value.
+  if (p.columnSums)
+    inits.push_back(splatRow(0.0));
   auto loop = scf::ForOp::create(b, loc, c0, cK, cBK, inits);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -380,11 +395,42 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
           tl::ReduceOp::create(lb, loc, rowT, sq, lb.getI32IntegerAttr(1),
                                tl::ReduceKindAttr::get(lb.getContext(), tl::ReduceKind::add));
       yields.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(1), rowSum));
+      if (p.columnSums) {
+        Value xSum =
+            tl::ReduceOp::create(lb, loc, rowT, x, lb.getI32IntegerAttr(1),
+                                 tl::ReduceKindAttr::get(lb.getContext(), tl::ReduceKind::add));
+        yields.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(2), xSum));
+      }
     }
     scf::YieldOp::create(lb, loc, yields);
   }
   Value result = loop.getResult(0);
-  if (p.rowNorm) {
+  if (p.columnSums) {
+    // LayerNorm: r (x @ B - mu c), mu = S1 / K, var = max(S2 / K - mu^2, 0) (cancels when
+    // |mu| >> the row's deviation: docs/fusion.md), r = 1 / sqrt(var + epsilon), c the
+    // column sums of B loaded as a bias is.
+    Value mu = arith::DivFOp::create(b, loc, loop.getResult(2), splatRow((double)K));
+    Value ex2 = arith::DivFOp::create(b, loc, loop.getResult(1), splatRow((double)K));
+    Value var = arith::MaximumFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, ex2, arith::MulFOp::create(b, loc, mu, mu)),
+        splatRow(0.0));
+    Value denom = math::SqrtOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, var,
+                              splatRow(LayerNormOp(p.rowNorm).getEpsilon().convertToDouble())));
+    Value r = arith::DivFOp::create(b, loc, splatRow(1.0), denom);
+    auto c = loadOperand(t2, kc, p.columnSums, ArrayRef<int64_t>{M, N}, ArrayRef<Value>{rm2, rn2},
+                         outMask);
+    if (failed(c))
+      return failure();
+    Value cT = *c;
+    auto wide = RankedTensorType::get({BM, BN}, acc);
+    if (cast<RankedTensorType>(cT.getType()).getElementType() != acc)
+      cT = arith::ExtFOp::create(b, loc, wide, cT);
+    Value centered =
+        arith::SubFOp::create(b, loc, result, arith::MulFOp::create(b, loc, t2.along(mu, 0), cT));
+    result = arith::MulFOp::create(b, loc, centered, t2.along(r, 0));
+  } else if (p.rowNorm) {
     // r = 1 / sqrt(sum / K + epsilon) per row (one division per row, a multiply per
     // element, as the row kernel), applied to the accumulator before the epilogue.
     Value mean = arith::DivFOp::create(b, loc, loop.getResult(1), splatRow((double)K));

@@ -369,6 +369,11 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
             x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
             Value &r = rows[2 * i + j % 2];
             r = arith::AddFOp::create(b, loc, r, arith::MulFOp::create(b, loc, x, x));
+            // A LayerNorm's sums of x follow the sums of squares.
+            if (xRowSums) {
+              Value &sx = rows[2 * mTiles() + 2 * i + j % 2];
+              sx = arith::AddFOp::create(b, loc, sx, x);
+            }
           }
     }
     for (int64_t j = 0; j < WN / 16; ++j) {
@@ -461,7 +466,8 @@ LogicalResult MmaSyncKernel::run() {
   SmallVector<Value> acc0(accRegs(), zero);
   // Norm prologue: the row sums of squares (2 row classes per m16 tile) after the
   // accumulators.
-  int64_t rowRegs = rowSquares ? 2 * mTiles() : 0;
+  // A LayerNorm's row sums of x (as many) after them.
+  int64_t rowRegs = rowSquares ? (xRowSums ? 4 : 2) * mTiles() : 0;
   acc0.append(rowRegs, zero);
   auto kLoop =
       scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
@@ -541,7 +547,9 @@ LogicalResult MmaSyncKernel::run() {
   }
   AccumulatorEpilogue ep(b, loc, map, std::move(layout), accRegsV, accResult);
   if (rowSquares)
-    ep.setRowValues(rowSquares, rowSums);
+    ep.setRowValues(rowSquares, ArrayRef<Value>(rowSums).take_front(2 * mTiles()));
+  if (xRowSums)
+    ep.setRowValues(xRowSums, ArrayRef<Value>(rowSums).drop_front(2 * mTiles()));
   if (smemStore) {
     auto pairT = VectorType::get({2}, outElem);
     ep.setBlockStoreSink([&, pairT](OpBuilder &sb, int64_t i, Value v0, Value v1) {

@@ -153,6 +153,8 @@ private:
   /// compute them in the tile kernel: each consumer thread reads its accumulator rows of
   /// the A stage from shared memory (WgmmaConsumer.cpp, emitConsumer).
   Value rowSquares;
+  /// A LayerNorm prologue's row sums of x (DotKLoop::rowSums), read with the squares.
+  Value xRowSums;
   SmallVector<Operation *> rowOps;
   tl::DotOp dot;
   Operand opA, opB;

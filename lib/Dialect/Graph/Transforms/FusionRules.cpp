@@ -4,6 +4,7 @@
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -246,9 +247,9 @@ StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation 
     return kNormPrologue;
   auto xt = cast<RankedTensorType>(norm.getInput().getType());
   Value n = norm.getResult();
-  if (!norm.getRms() || norm.getScale() || norm.getBias() || !xt.hasStaticShape() ||
-      xt.getRank() < 2 || static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 ||
-      !n.hasOneUse() || *n.getUsers().begin() != mm || mm->getOperand(0) != n ||
+  if (norm.getScale() || norm.getBias() || !xt.hasStaticShape() || xt.getRank() < 2 ||
+      static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 || !n.hasOneUse() ||
+      *n.getUsers().begin() != mm || mm->getOperand(0) != n ||
       llvm::count(mm->getOperands(), n) != 1 || !isSideEffectFree(mm))
     return kNormPrologue;
   auto gemm = dyn_cast<GemmOp>(mm);
@@ -256,6 +257,10 @@ StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation 
     return kNormPrologue;
   auto bt = cast<RankedTensorType>(mm->getOperand(1).getType());
   if (!bt.hasStaticShape() || bt.getRank() < 2)
+    return kNormPrologue;
+  // LayerNorm: the GEMM subtracts mu * c, c the column sums of a constant 2-D B.
+  bool mean = !norm.getRms();
+  if (mean && (bt.getRank() != 2 || !matchPattern(mm->getOperand(1), m_Constant())))
     return kNormPrologue;
   Type elem = xt.getElementType();
   if (target.isGPU &&
@@ -267,7 +272,7 @@ StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation 
   // Cost (roofline seconds).
   int64_t N = bt.getDimSize(gemm && gemm.getTransB() ? bt.getRank() - 2 : bt.getRank() - 1);
   double tiles = double((N + kNormPrologueBlockN - 1) / kNormPrologueBlockN);
-  double extraFlops = 2.0 * xt.getNumElements() * tiles;
+  double extraFlops = (mean ? 3.0 : 2.0) * xt.getNumElements() * tiles;
   double gemmT = costOfOp(mm, hw).rooflineSeconds;
   double normT = costOfOp(norm, hw).rooflineSeconds;
   // On tensor cores the sums run on the FP32 units beside the MMAs (the roofline's time is
