@@ -351,17 +351,22 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   Value cBK = arith::ConstantIndexOp::create(b, loc, BK);
   // Norm prologue: the sum of squares of each of the BM rows of A, carried beside the
   // accumulator (the loop's second value; the tensor-core lowerings match this shape).
-  auto rowT = RankedTensorType::get({BM}, acc);
-  auto splatRow = [&](double v) -> Value {
-    return tl::SplatOp::create(b, loc, rowT,
-                               arith::ConstantOp::create(b, loc, acc, b.getFloatAttr(acc, v)));
+  // A LayerNorm's sums are f64 (sum(x^2) / K - mu^2 cancels as |mu| / std grows:
+  // docs/fusion.md), and the sum of each row of x is the loop's third value.
+  Type sumElem = p.columnSums ? b.getF64Type() : acc;
+  auto rowT = RankedTensorType::get({BM}, acc), sumRowT = RankedTensorType::get({BM}, sumElem);
+  auto splatOf = [&](RankedTensorType t, double v) -> Value {
+    Type e = t.getElementType();
+    return tl::SplatOp::create(b, loc, t,
+                               arith::ConstantOp::create(b, loc, e, b.getFloatAttr(e, v)));
   };
+  auto splatRow = [&](double v) { return splatOf(rowT, v); };
+  auto splatSum = [&](double v) { return splatOf(sumRowT, v); };
   SmallVector<Value> inits{zeroAcc};
   if (p.rowNorm)
-    inits.push_back(splatRow(0.0));
-  // A LayerNorm's sum of each row of x, the loop's third value.
+    inits.push_back(splatSum(0.0));
   if (p.columnSums)
-    inits.push_back(splatRow(0.0));
+    inits.push_back(splatSum(0.0));
   auto loop = scf::ForOp::create(b, loc, c0, cK, cBK, inits);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -388,16 +393,16 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
     SmallVector<Value> yields{next};
     if (p.rowNorm) {
       // Rows past M and columns past K load zeros: they add nothing.
-      auto wide = RankedTensorType::get({BM, BK}, acc);
-      Value x = inElem == acc ? aTile : arith::ExtFOp::create(lb, loc, wide, aTile).getResult();
+      auto wide = RankedTensorType::get({BM, BK}, sumElem);
+      Value x = inElem == sumElem ? aTile : arith::ExtFOp::create(lb, loc, wide, aTile).getResult();
       Value sq = arith::MulFOp::create(lb, loc, x, x);
       Value rowSum =
-          tl::ReduceOp::create(lb, loc, rowT, sq, lb.getI32IntegerAttr(1),
+          tl::ReduceOp::create(lb, loc, sumRowT, sq, lb.getI32IntegerAttr(1),
                                tl::ReduceKindAttr::get(lb.getContext(), tl::ReduceKind::add));
       yields.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(1), rowSum));
       if (p.columnSums) {
         Value xSum =
-            tl::ReduceOp::create(lb, loc, rowT, x, lb.getI32IntegerAttr(1),
+            tl::ReduceOp::create(lb, loc, sumRowT, x, lb.getI32IntegerAttr(1),
                                  tl::ReduceKindAttr::get(lb.getContext(), tl::ReduceKind::add));
         yields.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(2), xSum));
       }
@@ -406,19 +411,23 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   }
   Value result = loop.getResult(0);
   if (p.columnSums) {
-    // LayerNorm: r (x @ B - mu c), mu = S1 / K, var = max(S2 / K - mu^2, 0) (cancels when
-    // |mu| >> the row's deviation: docs/fusion.md), r = 1 / sqrt(var + epsilon), c the
+    // LayerNorm: r (x @ B - mu c), mu = S1 / K, var = max(S2 / K - mu^2, 0), r = 1 /
+    // sqrt(var + epsilon) in f64 (the sums' type), then rounded to the accumulator's; c the
     // column sums of B loaded as a bias is.
-    Value mu = arith::DivFOp::create(b, loc, loop.getResult(2), splatRow((double)K));
-    Value ex2 = arith::DivFOp::create(b, loc, loop.getResult(1), splatRow((double)K));
+    Value mu = arith::DivFOp::create(b, loc, loop.getResult(2), splatSum((double)K));
+    Value ex2 = arith::DivFOp::create(b, loc, loop.getResult(1), splatSum((double)K));
     Value var = arith::MaximumFOp::create(
         b, loc, arith::SubFOp::create(b, loc, ex2, arith::MulFOp::create(b, loc, mu, mu)),
-        splatRow(0.0));
+        splatSum(0.0));
     Value denom = math::SqrtOp::create(
         b, loc,
         arith::AddFOp::create(b, loc, var,
-                              splatRow(LayerNormOp(p.rowNorm).getEpsilon().convertToDouble())));
-    Value r = arith::DivFOp::create(b, loc, splatRow(1.0), denom);
+                              splatSum(LayerNormOp(p.rowNorm).getEpsilon().convertToDouble())));
+    Value r = arith::DivFOp::create(b, loc, splatSum(1.0), denom);
+    if (sumElem != acc) {
+      mu = arith::TruncFOp::create(b, loc, rowT, mu);
+      r = arith::TruncFOp::create(b, loc, rowT, r);
+    }
     auto c = loadOperand(t2, kc, p.columnSums, ArrayRef<int64_t>{M, N}, ArrayRef<Value>{rm2, rn2},
                          outMask);
     if (failed(c))

@@ -284,9 +284,9 @@ struct MatmulProblem {
   /// 1 / sqrt(sum / K + epsilon) before the epilogue.
   LayerNormOp rowNorm;
   /// A LayerNorm prologue (rowNorm without rms): the group's last input, the column sums c
-  /// of B ([N], f32; graph-fuse), else null. The K loop then also sums each row of x, and
-  /// the accumulator becomes r (acc - mu c), mu = sum / K, r = 1 / sqrt(max(sumsq / K -
-  /// mu^2, 0) + epsilon).
+  /// of B ([N], f32; graph-fuse), else null. The K loop then also sums each row of x (both
+  /// sums in f64), and the accumulator becomes r (acc - mu c), mu = sum / K, r = 1 /
+  /// sqrt(max(sumsq / K - mu^2, 0) + epsilon).
   Value columnSums;
 };
 FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options);

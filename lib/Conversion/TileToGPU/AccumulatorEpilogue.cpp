@@ -170,8 +170,13 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
     }
     if (sq)
       rowAdd = rowSum(*sq->getUsers().begin(), sq->getResult(0), sqRed);
+    // The lowerings sum in f32, a LayerNorm's two sums in f64 (MatmulTemplate.cpp).
+    auto sumsIn = [](arith::AddFOp add, unsigned bits) {
+      return getElementTypeOrSelf(add.getType()).getIntOrFloatBitWidth() == bits;
+    };
     // Anything else reading A's tile is refused below (a dot operand tile's other user).
-    if (rowAdd && (us.size() == 1 || sumAdd)) {
+    if (rowAdd && (us.size() == 1 ? sumsIn(rowAdd, 32)
+                                  : sumAdd && sumsIn(rowAdd, 64) && sumsIn(sumAdd, 64))) {
       rowOps.append({sq, sqRed.getOperation(), rowAdd.getOperation()});
       if (sumAdd)
         rowOps.append({xRed.getOperation(), sumAdd.getOperation()});

@@ -366,7 +366,7 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
         for (int64_t j = 0; j < 4; ++j)
           for (int64_t e = 0; e < 2; ++e) {
             Value x = vector::ExtractOp::create(b, loc, f, ArrayRef<int64_t>{j, e});
-            x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+            x = arith::ExtFOp::create(b, loc, rowSumType(b), x);
             Value &r = rows[2 * i + j % 2];
             r = arith::AddFOp::create(b, loc, r, arith::MulFOp::create(b, loc, x, x));
             // A LayerNorm's sums of x follow the sums of squares.
@@ -468,7 +468,7 @@ LogicalResult MmaSyncKernel::run() {
   // accumulators.
   // A LayerNorm's row sums of x (as many) after them.
   int64_t rowRegs = rowSquares ? (xRowSums ? 4 : 2) * mTiles() : 0;
-  acc0.append(rowRegs, zero);
+  acc0.append(rowRegs, xRowSums ? arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0)) : zero);
   auto kLoop =
       scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
   {

@@ -101,6 +101,10 @@ private:
   Value rowSquares;
   /// A LayerNorm prologue's row sums of x (DotKLoop::rowSums), else null.
   Value xRowSums;
+  /// The row sums' type: f32, f64 for a LayerNorm (MatmulTemplate.cpp).
+  Type rowSumType(OpBuilder &b) const {
+    return xRowSums ? Type(b.getF64Type()) : Type(b.getF32Type());
+  }
   SmallVector<Operation *> rowOps;
   tl::DotOp dot;
   /// A's im2col load when this is an implicit-GEMM convolution, else null.

@@ -281,7 +281,7 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
             Value &r = rows[2 * h + c];
             for (int64_t i = 0; i < vecT.getNumElements(); ++i) {
               Value x = vector::ExtractOp::create(kb, loc, v, ArrayRef<int64_t>{i});
-              x = arith::ExtFOp::create(kb, loc, kb.getF32Type(), x);
+              x = arith::ExtFOp::create(kb, loc, rowSumType(kb), x);
               r = arith::AddFOp::create(kb, loc, r, arith::MulFOp::create(kb, loc, x, x));
               if (xRowSums) {
                 Value &sx = rows[2 * halves + 2 * h + c];
@@ -364,8 +364,9 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   }
   // k block 0 (peeled), then 1 .. numK-1, each releasing the stage of the block before it.
   SmallVector<Value> undefs(halves, LLVM::UndefOp::create(tb, loc, accTy));
-  SmallVector<Value> rows0(rowRegs,
-                           arith::ConstantOp::create(tb, loc, tb.getF32FloatAttr(0.0)).getResult());
+  SmallVector<Value> rows0(
+      rowRegs,
+      arith::ConstantOp::create(tb, loc, tb.getFloatAttr(rowSumType(tb), 0.0)).getResult());
   SmallVector<Value> acc0 = kStep(tb, undefs, it0, /*firstK=*/true, rows0);
   Value c1 = arith::ConstantIndexOp::create(tb, loc, 1);
   Value cN = arith::ConstantIndexOp::create(tb, loc, numK);

@@ -155,6 +155,10 @@ private:
   Value rowSquares;
   /// A LayerNorm prologue's row sums of x (DotKLoop::rowSums), read with the squares.
   Value xRowSums;
+  /// The row sums' type: f32, f64 for a LayerNorm (MatmulTemplate.cpp).
+  Type rowSumType(OpBuilder &b) const {
+    return xRowSums ? Type(b.getF64Type()) : Type(b.getF32Type());
+  }
   SmallVector<Operation *> rowOps;
   tl::DotOp dot;
   Operand opA, opB;

@@ -51,31 +51,36 @@ func.func @main(%x: tensor<64x96xf16>, %w: tensor<96x32xf16>, %r: tensor<64x32xf
 
 // -----
 
-// A LayerNorm prologue (mean subtracted): the K loop also carries each row's sum of x; the
-// accumulator becomes r (acc - mu c), mu = S1 / K, r = 1 / sqrt(max(S2 / K - mu^2, 0) + eps),
-// c the column sums of B (the group's last input, made by graph-fuse) loaded as a bias.
+// A LayerNorm prologue (mean subtracted): the K loop also carries each row's sum of x, both
+// sums in f64; the accumulator becomes r (acc - mu c), mu = S1 / K, r = 1 / sqrt(max(S2 / K -
+// mu^2, 0) + eps) (f64, then rounded to f32), c the column sums of B (the group's last
+// input, made by graph-fuse) loaded as a bias.
 // CHECK-LABEL: func.func @fused_0_epilogue
-// CHECK:         %[[L:.*]]:3 = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SS:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}) -> (tensor<{{[0-9]+}}x{{[0-9]+}}xf32>, tensor<{{[0-9]+}}xf32>, tensor<{{[0-9]+}}xf32>)
+// CHECK:         %[[L:.*]]:3 = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SS:.*]] = %{{.*}}, %[[S1:.*]] = %{{.*}}) -> (tensor<{{[0-9]+}}x{{[0-9]+}}xf32>, tensor<{{[0-9]+}}xf64>, tensor<{{[0-9]+}}xf64>)
 // CHECK:           %[[A:.*]] = tile.block_load %arg0
 // CHECK:           %[[D:.*]] = tile.dot %[[A]]
-// CHECK:           %[[X:.*]] = arith.extf %[[A]]
+// CHECK:           %[[X:.*]] = arith.extf %[[A]] : tensor<{{.*}}xf16> to tensor<{{.*}}xf64>
 // CHECK:           %[[SQ:.*]] = arith.mulf %[[X]], %[[X]]
 // CHECK:           %[[RS:.*]] = tile.reduce add %[[SQ]] {axis = 1 : i32}
 // CHECK:           %[[S2:.*]] = arith.addf %[[SS]], %[[RS]]
 // CHECK:           %[[XS:.*]] = tile.reduce add %[[X]] {axis = 1 : i32}
 // CHECK:           %[[S1N:.*]] = arith.addf %[[S1]], %[[XS]]
 // CHECK:           scf.yield %[[D]], %[[S2]], %[[S1N]]
-// CHECK:         %[[MU:.*]] = arith.divf %[[L]]#2, %{{.*}} : tensor<{{[0-9]+}}xf32>
-// CHECK:         %[[EX2:.*]] = arith.divf %[[L]]#1, %{{.*}} : tensor<{{[0-9]+}}xf32>
+// CHECK:         %[[MU:.*]] = arith.divf %[[L]]#2, %{{.*}} : tensor<{{[0-9]+}}xf64>
+// CHECK:         %[[EX2:.*]] = arith.divf %[[L]]#1, %{{.*}} : tensor<{{[0-9]+}}xf64>
 // CHECK:         %[[MU2:.*]] = arith.mulf %[[MU]], %[[MU]]
 // CHECK:         %[[V:.*]] = arith.subf %[[EX2]], %[[MU2]]
 // CHECK:         %[[VP:.*]] = arith.maximumf %[[V]], %{{.*}}
 // CHECK:         %[[VE:.*]] = arith.addf %[[VP]], %{{.*}}
 // CHECK:         %[[DEN:.*]] = math.sqrt %[[VE]]
 // CHECK:         %[[R:.*]] = arith.divf %{{.*}}, %[[DEN]]
+// CHECK:         %[[MU32:.*]] = arith.truncf %[[MU]] : tensor<{{[0-9]+}}xf64> to tensor<{{[0-9]+}}xf32>
+// CHECK:         %[[R32:.*]] = arith.truncf %[[R]] : tensor<{{[0-9]+}}xf64> to tensor<{{[0-9]+}}xf32>
 // CHECK:         %[[C:.*]] = tile.load %arg3
+// CHECK:         tile.expand_dims %[[MU32]]
 // CHECK:         %[[MUC:.*]] = arith.mulf %{{.*}}, %[[C]] : tensor<{{[0-9]+}}x{{[0-9]+}}xf32>
 // CHECK:         %[[CEN:.*]] = arith.subf %[[L]]#0, %[[MUC]]
+// CHECK:         tile.expand_dims %[[R32]]
 // CHECK:         %[[Y:.*]] = arith.mulf %[[CEN]], %{{.*}} : tensor<{{[0-9]+}}x{{[0-9]+}}xf32>
 // CHECK:         arith.addf %[[Y]]
 func.func @main(%x: tensor<64x96xf16>, %w: tensor<96x32xf16>, %r: tensor<64x32xf16>, %c: tensor<32xf32>) -> tensor<64x32xf16> {

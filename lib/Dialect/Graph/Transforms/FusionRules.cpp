@@ -277,11 +277,12 @@ StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation 
   double normT = costOfOp(norm, hw).rooflineSeconds;
   // On tensor cores the sums run on the FP32 units beside the MMAs (the roofline's time is
   // the largest of the two); a CUDA-core GEMM does them on its own units: added.
+  // A LayerNorm's sums are f64 (MatmulTemplate.cpp): on the FP64 units.
   bool tensorCore = target.isGPU && (elem.isF16() || elem.isBF16());
-  double fusedT =
-      tensorCore
-          ? std::max(gemmT, extraFlops / hw.peakFlops(Float32Type::get(mm->getContext()), false))
-          : gemmT + extraFlops / hw.peakFlops(elem, false);
+  MLIRContext *ctx = mm->getContext();
+  Type sumT = mean ? Type(Float64Type::get(ctx)) : Type(Float32Type::get(ctx));
+  double fusedT = tensorCore ? std::max(gemmT, extraFlops / hw.peakFlops(sumT, false))
+                             : gemmT + extraFlops / hw.peakFlops(mean ? sumT : elem, false);
   if (fusedT - gemmT >= normT)
     return kNormPrologueCost;
   return "";

@@ -193,7 +193,8 @@ constexpr int64_t kNormPrologueBlockN = 128;
 ///   - norm-prologue-cost: where it does not pay. The norm kernel costs its roofline
 ///     time T_norm (read x, write the normalized x). In the GEMM each of the ceil(N / 128)
 ///     column tiles recomputes the row sums: 2 FLOPs per element of x per column tile (3
-///     for a LayerNorm: the sum of x too), T_extra = 2 (3) |x| ceil(N / 128) / peak FP32. A
+///     for a LayerNorm: the sum of x too, both sums in f64), T_extra = 2 |x| ceil(N / 128) /
+///     peak FP32 (LayerNorm: 3 |x| ceil(N / 128) / peak FP64). A
 ///     tensor-core GEMM (16-bit operands on a GPU target) leaves the FP32 units idle while the
 ///     tensor cores (or memory) bound it: its roofline time grows from T_gemm to max(T_gemm,
 ///     T_extra); a CUDA-core GEMM does the sums on its own units: T_gemm + T_extra. It pays when
