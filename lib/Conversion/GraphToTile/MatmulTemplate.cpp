@@ -69,16 +69,28 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
   } else {
     return anchor->emitError("epilogue group must start with matmul or gemm"), failure();
   }
-  // Rule norm-prologue: A is the scale-free RMS norm of a kernel input over its last dim.
+  // Rule norm-prologue: A is the scale-free RMS norm or LayerNorm of a kernel input over
+  // its last dim; a LayerNorm's column sums of B are the group's last input (graph-fuse).
   if (auto norm = p.a.getDefiningOp<LayerNormOp>()) {
     auto xt = cast<RankedTensorType>(norm.getInput().getType());
-    if (!norm.getRms() || norm.getScale() || norm.getBias() || p.transA ||
+    if (norm.getScale() || norm.getBias() || p.transA ||
         static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 || xt.getRank() < 2)
-      return norm.emitError("a matmul prologue is an RMS norm over the last dim without scale "
+      return norm.emitError("a matmul prologue is a norm over the last dim without scale "
                             "or bias, of a left operand that is not transposed"),
              failure();
     p.rowNorm = norm;
     p.a = norm.getInput();
+    if (!norm.getRms()) {
+      BlockArgument c = body.getArguments().back();
+      auto ct = dyn_cast<RankedTensorType>(c.getType());
+      auto bt = dyn_cast<RankedTensorType>(p.b.getType());
+      if (!c.use_empty() || !ct || ct.getRank() != 1 || !isa<FloatType>(ct.getElementType()) ||
+          !bt || bt.getRank() != 2 || ct.getDimSize(0) != bt.getDimSize(p.transB ? 0 : 1))
+        return norm.emitError("a LayerNorm prologue needs the column sums of a 2-D B as the "
+                              "group's last input (graph-fuse's rule norm-prologue)"),
+               failure();
+      p.columnSums = c;
+    }
   }
   if (!isa<BlockArgument>(p.a) || !isa<BlockArgument>(p.b))
     return anchor->emitError("matmul operands must be kernel inputs"), failure();
@@ -339,14 +351,22 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
   Value cBK = arith::ConstantIndexOp::create(b, loc, BK);
   // Norm prologue: the sum of squares of each of the BM rows of A, carried beside the
   // accumulator (the loop's second value; the tensor-core lowerings match this shape).
-  auto rowT = RankedTensorType::get({BM}, acc);
-  auto splatRow = [&](double v) -> Value {
-    return tl::SplatOp::create(b, loc, rowT,
-                               arith::ConstantOp::create(b, loc, acc, b.getFloatAttr(acc, v)));
+  // A LayerNorm's sums are f64 (sum(x^2) / K - mu^2 cancels as |mu| / std grows:
+  // docs/fusion.md), and the sum of each row of x is the loop's third value.
+  Type sumElem = p.columnSums ? b.getF64Type() : acc;
+  auto rowT = RankedTensorType::get({BM}, acc), sumRowT = RankedTensorType::get({BM}, sumElem);
+  auto splatOf = [&](RankedTensorType t, double v) -> Value {
+    Type e = t.getElementType();
+    return tl::SplatOp::create(b, loc, t,
+                               arith::ConstantOp::create(b, loc, e, b.getFloatAttr(e, v)));
   };
+  auto splatRow = [&](double v) { return splatOf(rowT, v); };
+  auto splatSum = [&](double v) { return splatOf(sumRowT, v); };
   SmallVector<Value> inits{zeroAcc};
   if (p.rowNorm)
-    inits.push_back(splatRow(0.0));
+    inits.push_back(splatSum(0.0));
+  if (p.columnSums)
+    inits.push_back(splatSum(0.0));
   auto loop = scf::ForOp::create(b, loc, c0, cK, cBK, inits);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -373,18 +393,53 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
     SmallVector<Value> yields{next};
     if (p.rowNorm) {
       // Rows past M and columns past K load zeros: they add nothing.
-      auto wide = RankedTensorType::get({BM, BK}, acc);
-      Value x = inElem == acc ? aTile : arith::ExtFOp::create(lb, loc, wide, aTile).getResult();
+      auto wide = RankedTensorType::get({BM, BK}, sumElem);
+      Value x = inElem == sumElem ? aTile : arith::ExtFOp::create(lb, loc, wide, aTile).getResult();
       Value sq = arith::MulFOp::create(lb, loc, x, x);
       Value rowSum =
-          tl::ReduceOp::create(lb, loc, rowT, sq, lb.getI32IntegerAttr(1),
+          tl::ReduceOp::create(lb, loc, sumRowT, sq, lb.getI32IntegerAttr(1),
                                tl::ReduceKindAttr::get(lb.getContext(), tl::ReduceKind::add));
       yields.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(1), rowSum));
+      if (p.columnSums) {
+        Value xSum =
+            tl::ReduceOp::create(lb, loc, sumRowT, x, lb.getI32IntegerAttr(1),
+                                 tl::ReduceKindAttr::get(lb.getContext(), tl::ReduceKind::add));
+        yields.push_back(arith::AddFOp::create(lb, loc, loop.getRegionIterArg(2), xSum));
+      }
     }
     scf::YieldOp::create(lb, loc, yields);
   }
   Value result = loop.getResult(0);
-  if (p.rowNorm) {
+  if (p.columnSums) {
+    // LayerNorm: r (x @ B - mu c), mu = S1 / K, var = max(S2 / K - mu^2, 0), r = 1 /
+    // sqrt(var + epsilon) in f64 (the sums' type), then rounded to the accumulator's; c the
+    // column sums of B loaded as a bias is.
+    Value mu = arith::DivFOp::create(b, loc, loop.getResult(2), splatSum((double)K));
+    Value ex2 = arith::DivFOp::create(b, loc, loop.getResult(1), splatSum((double)K));
+    Value var = arith::MaximumFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, ex2, arith::MulFOp::create(b, loc, mu, mu)),
+        splatSum(0.0));
+    Value denom = math::SqrtOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, var,
+                              splatSum(LayerNormOp(p.rowNorm).getEpsilon().convertToDouble())));
+    Value r = arith::DivFOp::create(b, loc, splatSum(1.0), denom);
+    if (sumElem != acc) {
+      mu = arith::TruncFOp::create(b, loc, rowT, mu);
+      r = arith::TruncFOp::create(b, loc, rowT, r);
+    }
+    auto c = loadOperand(t2, kc, p.columnSums, ArrayRef<int64_t>{M, N}, ArrayRef<Value>{rm2, rn2},
+                         outMask);
+    if (failed(c))
+      return failure();
+    Value cT = *c;
+    auto wide = RankedTensorType::get({BM, BN}, acc);
+    if (cast<RankedTensorType>(cT.getType()).getElementType() != acc)
+      cT = arith::ExtFOp::create(b, loc, wide, cT);
+    Value centered =
+        arith::SubFOp::create(b, loc, result, arith::MulFOp::create(b, loc, t2.along(mu, 0), cT));
+    result = arith::MulFOp::create(b, loc, centered, t2.along(r, 0));
+  } else if (p.rowNorm) {
     // r = 1 / sqrt(sum / K + epsilon) per row (one division per row, a multiply per
     // element, as the row kernel), applied to the accumulator before the epilogue.
     Value mean = arith::DivFOp::create(b, loc, loop.getResult(1), splatRow((double)K));

@@ -283,6 +283,11 @@ struct MatmulProblem {
   /// each row of x (f32 for 16-bit x), and the accumulator rows are scaled by
   /// 1 / sqrt(sum / K + epsilon) before the epilogue.
   LayerNormOp rowNorm;
+  /// A LayerNorm prologue (rowNorm without rms): the group's last input, the column sums c
+  /// of B ([N], f32; graph-fuse), else null. The K loop then also sums each row of x (both
+  /// sums in f64), and the accumulator becomes r (acc - mu c), mu = sum / K, r = 1 /
+  /// sqrt(max(sumsq / K - mu^2, 0) + epsilon).
+  Value columnSums;
 };
 FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options);
 

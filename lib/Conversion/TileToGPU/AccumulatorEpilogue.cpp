@@ -125,44 +125,64 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
     return why = "dot operands are not tile.block_load (A: or tile.im2col_load) next to the dot",
            false;
   // Rule norm-prologue's row sums of squares of A (MatmulTemplate): x = extf(A) (or A),
-  // x * x, tile.reduce add along dim 1, the add to the carried sum: the lowering computes
-  // them from its fragments or shared-memory copy of A.
+  // x * x, tile.reduce add along dim 1, the add to the carried sum; for a LayerNorm also
+  // tile.reduce add of x along dim 1 and its add to a second carried sum: the lowering
+  // computes them from its fragments or shared-memory copy of A.
   SmallVector<Operation *> rowOps;
-  arith::AddFOp rowAdd;
+  arith::AddFOp rowAdd, sumAdd;
+  tl::ReduceOp sqRed, xRed;
   if (aBlock && !aBlock->hasOneUse()) {
     Value x = aBlock.getResult();
-    SmallVector<Operation *> others;
-    for (Operation *user : aBlock->getUsers())
-      if (user != dot.getOperation() && !llvm::is_contained(others, user))
-        others.push_back(user);
-    Operation *u = others.size() == 1 ? others.front() : nullptr;
-    // x * x: both uses of x by one op.
-    auto onlyUser = [](Operation *op) -> Operation * {
-      Operation *user = nullptr;
-      for (Operation *x : op->getUsers())
-        if (user && user != x)
-          return nullptr;
-        else
-          user = x;
-      return user;
+    // The ops other than the dot reading `v`, each once.
+    auto readers = [&](Value v) {
+      SmallVector<Operation *> others;
+      for (Operation *user : v.getUsers())
+        if (user != dot.getOperation() && !llvm::is_contained(others, user))
+          others.push_back(user);
+      return others;
     };
-    if (auto ext = dyn_cast_or_null<arith::ExtFOp>(u); ext && onlyUser(ext)) {
+    SmallVector<Operation *> us = readers(x);
+    if (auto ext = us.size() == 1 ? dyn_cast<arith::ExtFOp>(us.front()) : arith::ExtFOp()) {
       rowOps.push_back(ext);
       x = ext.getResult();
-      u = *ext->getUsers().begin();
+      us = readers(x);
     }
-    auto sq = dyn_cast_or_null<arith::MulFOp>(u);
-    auto red = sq && sq.getLhs() == x && sq.getRhs() == x && sq->hasOneUse()
-                   ? dyn_cast<tl::ReduceOp>(*sq->getUsers().begin())
-                   : tl::ReduceOp();
-    rowAdd = red && red.getAxis() == 1 && red.getKind() == tl::ReduceKind::add && red->hasOneUse()
-                 ? dyn_cast<arith::AddFOp>(*red->getUsers().begin())
-                 : arith::AddFOp();
+    // tile.reduce add of `v` along dim 1 whose one user adds it to a value (the carried sum).
+    auto rowSum = [&](Operation *op, Value v, tl::ReduceOp &red) {
+      red = dyn_cast<tl::ReduceOp>(op);
+      if (!red || red.getSrc() != v || red.getAxis() != 1 || red.getKind() != tl::ReduceKind::add ||
+          !red->hasOneUse())
+        return red = {}, arith::AddFOp();
+      auto add = dyn_cast<arith::AddFOp>(*red->getUsers().begin());
+      return add && add->getBlock() == dot->getBlock() ? add : arith::AddFOp();
+    };
+    // x * x: both uses of x by one op.
+    auto isSquare = [&](Operation *op) {
+      auto m = dyn_cast<arith::MulFOp>(op);
+      return m && m.getLhs() == x && m.getRhs() == x && m->hasOneUse();
+    };
+    Operation *sq = nullptr;
+    if (us.size() == 1 && isSquare(us[0])) {
+      sq = us[0];
+    } else if (us.size() == 2 && (isSquare(us[0]) || isSquare(us[1]))) {
+      sq = isSquare(us[0]) ? us[0] : us[1];
+      sumAdd = rowSum(sq == us[0] ? us[1] : us[0], x, xRed);
+    }
+    if (sq)
+      rowAdd = rowSum(*sq->getUsers().begin(), sq->getResult(0), sqRed);
+    // The lowerings sum in f32, a LayerNorm's two sums in f64 (MatmulTemplate.cpp).
+    auto sumsIn = [](arith::AddFOp add, unsigned bits) {
+      return getElementTypeOrSelf(add.getType()).getIntOrFloatBitWidth() == bits;
+    };
     // Anything else reading A's tile is refused below (a dot operand tile's other user).
-    if (rowAdd && rowAdd->getBlock() == dot->getBlock())
-      rowOps.append({sq.getOperation(), red.getOperation(), rowAdd.getOperation()});
-    else
-      rowOps.clear(), rowAdd = {};
+    if (rowAdd && (us.size() == 1 ? sumsIn(rowAdd, 32)
+                                  : sumAdd && sumsIn(rowAdd, 64) && sumsIn(sumAdd, 64))) {
+      rowOps.append({sq, sqRed.getOperation(), rowAdd.getOperation()});
+      if (sumAdd)
+        rowOps.append({xRed.getOperation(), sumAdd.getOperation()});
+    } else {
+      rowOps.clear(), rowAdd = {}, sumAdd = {};
+    }
   }
   // The operand tiles live only in shared memory (fragments): nothing but the dot may read them.
   for (Operation *l : {a, bl.getOperation()})
@@ -184,18 +204,23 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
     auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
     if (!loop || loop->getParentOp() != fn.getOperation())
       return why = "tile.dot is not in a K loop at the kernel's top level", false;
-    unsigned carried = rowAdd ? 2 : 1;
+    unsigned carried = 1 + (rowAdd ? 1 : 0) + (sumAdd ? 1 : 0);
     if (loop.getNumRegionIterArgs() != carried || dot.getAcc() != loop.getRegionIterArgs()[0] ||
         loop.getBody()->getTerminator()->getOperand(0) != dot.getResult())
       return why = "the K loop does not carry exactly the dot's accumulator", false;
-    if (rowAdd) {
-      Value carry = loop.getRegionIterArgs()[1];
-      if (loop.getBody()->getTerminator()->getOperand(1) != rowAdd.getResult() ||
-          !carry.hasOneUse() || (rowAdd.getLhs() != carry && rowAdd.getRhs() != carry) ||
-          !isZeroTile(loop.getInitArgs()[1]))
-        return why = "the K loop's second value is not the row sums of squares of A", false;
-      out.rowSquares = loop.getResult(1);
-    }
+    // Whether loop value i is the sum `add` carries (from zero).
+    auto carriesSum = [&](unsigned i, arith::AddFOp add) {
+      Value carry = loop.getRegionIterArgs()[i];
+      return loop.getBody()->getTerminator()->getOperand(i) == add.getResult() &&
+             carry.hasOneUse() && (add.getLhs() == carry || add.getRhs() == carry) &&
+             isZeroTile(loop.getInitArgs()[i]);
+    };
+    if (rowAdd && !carriesSum(1, rowAdd))
+      return why = "the K loop's second value is not the row sums of squares of A", false;
+    if (sumAdd && !carriesSum(2, sumAdd))
+      return why = "the K loop's third value is not the row sums of A", false;
+    out.rowSquares = rowAdd ? loop.getResult(1) : Value();
+    out.rowSums = sumAdd ? loop.getResult(2) : Value();
     auto lb = getConstantIntValue(loop.getLowerBound());
     ub = getConstantIntValue(loop.getUpperBound());
     st = getConstantIntValue(loop.getStep());
@@ -213,11 +238,15 @@ bool aicc::matchDotKLoop(func::FuncOp fn, DotKLoop &out, std::string &why) {
   }
   if (rowAdd && !out.loop) {
     // One k block: the sum is the add of this block's sums to zero.
-    Value other = rowAdd.getLhs() == rowOps[rowOps.size() - 2]->getResult(0) ? rowAdd.getRhs()
-                                                                             : rowAdd.getLhs();
-    if (!isZeroTile(other))
-      return why = "the row sums of squares of A do not start at zero", false;
+    for (auto [add, red] : {std::pair(rowAdd, sqRed), std::pair(sumAdd, xRed)}) {
+      if (!add)
+        continue;
+      Value other = add.getLhs() == red.getResult() ? add.getRhs() : add.getLhs();
+      if (!isZeroTile(other))
+        return why = "the row sums of A do not start at zero", false;
+    }
     out.rowSquares = rowAdd.getResult();
+    out.rowSums = sumAdd ? sumAdd.getResult() : Value();
   }
   out.rowOps = rowOps;
   // The accumulator starts at zero.

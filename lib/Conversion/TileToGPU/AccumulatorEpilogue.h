@@ -78,6 +78,10 @@ struct DotKLoop {
   /// tile.reduce along dim 1, the add to the carried sum). The lowering computes the sums
   /// from its own copy of A's tile and gives them to the epilogue (setRowValues).
   mlir::Value rowSquares;
+  /// A LayerNorm prologue's [BLOCK_M] tile of each row's sum of x (the loop's third
+  /// value), null when the kernel has none (an RMS norm, no norm); its tile.reduce and add
+  /// are in `rowOps` too.
+  mlir::Value rowSums;
   llvm::SmallVector<mlir::Operation *> rowOps;
 };
 

@@ -366,9 +366,14 @@ SmallVector<Value> MmaSyncKernel::compute(OpBuilder &b, Value stage, ValueRange 
         for (int64_t j = 0; j < 4; ++j)
           for (int64_t e = 0; e < 2; ++e) {
             Value x = vector::ExtractOp::create(b, loc, f, ArrayRef<int64_t>{j, e});
-            x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+            x = arith::ExtFOp::create(b, loc, rowSumType(b), x);
             Value &r = rows[2 * i + j % 2];
             r = arith::AddFOp::create(b, loc, r, arith::MulFOp::create(b, loc, x, x));
+            // A LayerNorm's sums of x follow the sums of squares.
+            if (xRowSums) {
+              Value &sx = rows[2 * mTiles() + 2 * i + j % 2];
+              sx = arith::AddFOp::create(b, loc, sx, x);
+            }
           }
     }
     for (int64_t j = 0; j < WN / 16; ++j) {
@@ -461,8 +466,9 @@ LogicalResult MmaSyncKernel::run() {
   SmallVector<Value> acc0(accRegs(), zero);
   // Norm prologue: the row sums of squares (2 row classes per m16 tile) after the
   // accumulators.
-  int64_t rowRegs = rowSquares ? 2 * mTiles() : 0;
-  acc0.append(rowRegs, zero);
+  // A LayerNorm's row sums of x (as many) after them.
+  int64_t rowRegs = rowSquares ? (xRowSums ? 4 : 2) * mTiles() : 0;
+  acc0.append(rowRegs, xRowSums ? arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.0)) : zero);
   auto kLoop =
       scf::ForOp::create(b, loc, cidx(b, loc, 0), cidx(b, loc, numK), cidx(b, loc, 1), acc0);
   {
@@ -541,7 +547,9 @@ LogicalResult MmaSyncKernel::run() {
   }
   AccumulatorEpilogue ep(b, loc, map, std::move(layout), accRegsV, accResult);
   if (rowSquares)
-    ep.setRowValues(rowSquares, rowSums);
+    ep.setRowValues(rowSquares, ArrayRef<Value>(rowSums).take_front(2 * mTiles()));
+  if (xRowSums)
+    ep.setRowValues(xRowSums, ArrayRef<Value>(rowSums).drop_front(2 * mTiles()));
   if (smemStore) {
     auto pairT = VectorType::get({2}, outElem);
     ep.setBlockStoreSink([&, pairT](OpBuilder &sb, int64_t i, Value v0, Value v1) {

@@ -99,6 +99,12 @@ private:
   /// Rule norm-prologue's row sums of squares of A (DotKLoop::rowSquares) and the ops that
   /// compute them in the tile kernel; the lowering sums the squares of its A fragments.
   Value rowSquares;
+  /// A LayerNorm prologue's row sums of x (DotKLoop::rowSums), else null.
+  Value xRowSums;
+  /// The row sums' type: f32, f64 for a LayerNorm (MatmulTemplate.cpp).
+  Type rowSumType(OpBuilder &b) const {
+    return xRowSums ? Type(b.getF64Type()) : Type(b.getF32Type());
+  }
   SmallVector<Operation *> rowOps;
   tl::DotOp dot;
   /// A's im2col load when this is an implicit-GEMM convolution, else null.
@@ -152,7 +158,8 @@ private:
   CopySlot copySlot(OpBuilder &b, const Operand &o, Value c, bool guarded);
   void issueLoads(OpBuilder &b, IRMapping &kmap, Value stage);
   /// One k block's mma.syncs into `acc`; with rowSquares also the squares of this
-  /// thread's A fragment elements added to `rows` (f32, one per row class: 2 per m16 tile).
+  /// thread's A fragment elements added to `rows` (f32, one per row class: 2 per m16 tile),
+  /// with xRowSums then the elements themselves to the next 2 per m16 tile of `rows`.
   SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange acc,
                              SmallVectorImpl<Value> &rows);
   /// The row sums of a quad's four threads (each holds other k of the same two rows of an

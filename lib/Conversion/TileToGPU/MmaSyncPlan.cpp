@@ -77,6 +77,7 @@ bool MmaSyncKernel::match(std::string &why) {
   kOp = m.kOp;
   accResult = m.accResult;
   rowSquares = m.rowSquares;
+  xRowSums = m.rowSums;
   rowOps = m.rowOps;
   tl::BlockLoadOp a = m.a, bl = m.b;
   std::optional<int64_t> ub = m.upper, st = m.step;

@@ -219,7 +219,8 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   // ((2 (t % 4) + e) ^ ((t % 32) / 4)) * 16. (The quad reads all 8 chunks of its row either
   // way, so the sum does not depend on the swizzle; following it makes the 8 rows a warp
   // reads at once hit 8 different chunks, no bank conflicts.)
-  int64_t rowRegs = rowSquares ? 2 * halves : 0;
+  // A LayerNorm's row sums of x follow the sums of squares (as many).
+  int64_t rowRegs = rowSquares ? (xRowSums ? 4 : 2) * halves : 0;
   Value rowBar = arith::AddIOp::create(b, loc, cw, ci32(b, loc, kStoreBarrier));
   SmallVector<Value> rowChunkOff;
   if (rowSquares) {
@@ -280,8 +281,12 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
             Value &r = rows[2 * h + c];
             for (int64_t i = 0; i < vecT.getNumElements(); ++i) {
               Value x = vector::ExtractOp::create(kb, loc, v, ArrayRef<int64_t>{i});
-              x = arith::ExtFOp::create(kb, loc, kb.getF32Type(), x);
+              x = arith::ExtFOp::create(kb, loc, rowSumType(kb), x);
               r = arith::AddFOp::create(kb, loc, r, arith::MulFOp::create(kb, loc, x, x));
+              if (xRowSums) {
+                Value &sx = rows[2 * halves + 2 * h + c];
+                sx = arith::AddFOp::create(kb, loc, sx, x);
+              }
             }
           }
   };
@@ -359,8 +364,9 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   }
   // k block 0 (peeled), then 1 .. numK-1, each releasing the stage of the block before it.
   SmallVector<Value> undefs(halves, LLVM::UndefOp::create(tb, loc, accTy));
-  SmallVector<Value> rows0(rowRegs,
-                           arith::ConstantOp::create(tb, loc, tb.getF32FloatAttr(0.0)).getResult());
+  SmallVector<Value> rows0(
+      rowRegs,
+      arith::ConstantOp::create(tb, loc, tb.getFloatAttr(rowSumType(tb), 0.0)).getResult());
   SmallVector<Value> acc0 = kStep(tb, undefs, it0, /*firstK=*/true, rows0);
   Value c1 = arith::ConstantIndexOp::create(tb, loc, 1);
   Value cN = arith::ConstantIndexOp::create(tb, loc, numK);
@@ -434,8 +440,10 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
   for (int64_t c = 0; c < BN / 4; ++c)
     layout.colCoords.push_back(plus(colBase, 8 * (c / 2) + c % 2));
   AccumulatorEpilogue ep(tb, loc, map, std::move(layout), accRegs, accResult);
-  if (rowSquares)
-    ep.setRowValues(rowSquares, rowSums); // row class 2 h + c, as rowSums
+  if (rowSquares) // row class 2 h + c, as rowSums
+    ep.setRowValues(rowSquares, ArrayRef<Value>(rowSums).take_front(2 * halves));
+  if (xRowSums)
+    ep.setRowValues(xRowSums, ArrayRef<Value>(rowSums).drop_front(2 * halves));
   if (tmaStore) {
     // The TMA-store sequence of one tile (per consumer warpgroup, on its own staging buffer,
     // named barrier and bulk async-groups; the leader is its thread 0):

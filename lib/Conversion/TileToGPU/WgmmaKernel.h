@@ -153,6 +153,12 @@ private:
   /// compute them in the tile kernel: each consumer thread reads its accumulator rows of
   /// the A stage from shared memory (WgmmaConsumer.cpp, emitConsumer).
   Value rowSquares;
+  /// A LayerNorm prologue's row sums of x (DotKLoop::rowSums), read with the squares.
+  Value xRowSums;
+  /// The row sums' type: f32, f64 for a LayerNorm (MatmulTemplate.cpp).
+  Type rowSumType(OpBuilder &b) const {
+    return xRowSums ? Type(b.getF64Type()) : Type(b.getF32Type());
+  }
   SmallVector<Operation *> rowOps;
   tl::DotOp dot;
   Operand opA, opB;

@@ -28,6 +28,7 @@ bool WgmmaKernel::match(std::string &why) {
   kOp = m.kOp;
   accResult = m.accResult;
   rowSquares = m.rowSquares;
+  xRowSums = m.rowSums;
   rowOps = m.rowOps;
   tl::BlockLoadOp a = m.a, bl = m.b;
   tl::Im2ColLoadOp ai = m.aIm2col;

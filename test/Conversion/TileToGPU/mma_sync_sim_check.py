@@ -28,6 +28,7 @@ import argparse, math, os, re, subprocess, sys
 
 import numpy as np
 import onnx
+from onnx import numpy_helper
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 here = os.path.dirname(os.path.abspath(__file__))
@@ -140,8 +141,77 @@ WGMMA_RMS = [
     (rms(gm.matmul_case("rms_bmm_3x40x200_200x72_bf16", "t", "bf16", [3, 40, 200], [200, 72])),
      "64x64x128x3"),
 ]
+
+
+def ln(c, offset):
+    """The case with A LayerNormalized over K first, with random scale and bias, and B a
+    constant (rule norm-prologue with a mean: the kernel also sums each row of A and
+    computes r (A @ B' - mu c) + b', c the column sums of B' = diag(scale) B); A is
+    offset + N(0, s^2), s from 0.5 to 2 per row."""
+    c["ln"] = offset
+    c["name"] = f"ln{offset:g}_" + c["name"]
+    return c
+
+
+# LayerNorm prologue: the configs of the RMS cases (the template's, 128 x 128 over 4 warps,
+# a small one) with a Linear's bias; row means 3 and 30 (the cancellation of sum(x^2) / K
+# - mu^2 grows with (mu / std)^2: docs/fusion.md).
+CASES += [
+    (ln(gm.matmul_case("m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136]), 3), ""),
+    (ln(gm.matmul_case("bmm_3x40x200_200x72_f16", "t", "f16", [3, 40, 200], [200, 72]), 30),
+     "128x128x32x3"),
+    (ln(gm.gemm_case("gemm_transB_bias_m72_n100_k40_f16", "t", "f16", 72, 100, 40, trans_b=1,
+                     bias=True), 3), "32x16x16x2"),
+    (ln(gm.gemm_case("gemm_transB_bias_m72_n100_k40_f16", "t", "f16", 72, 100, 40, trans_b=1,
+                     bias=True), 300), "32x16x16x2"),
+]
+WGMMA_LN = [
+    (ln(gm.matmul_case("m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136]), 3), ""),
+    (ln(gm.gemm_case("gemm_transB_bias_m72_n100_k40_f16", "t", "f16", 72, 100, 40, trans_b=1,
+                     bias=True), 30), ""),
+    (ln(gm.matmul_case("m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136]), 30),
+     "128x128x64x4"),
+    (ln(gm.matmul_case("m200_n136_k72_f16", "t", "f16", [200, 72], [72, 136]), 3),
+     "128x256x64x3"),
+    (ln(gm.matmul_case("bmm_3x40x200_200x72_f16", "t", "f16", [3, 40, 200], [200, 72]), 300),
+     "64x64x128x3"),
+]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
 EPS = 1e-5
+
+
+def ln_inputs(c, rng):
+    """The values of a LayerNorm case: A (offset + N(0, s^2), s per row), B, the scale, the
+    bias, then the other inputs, rounded to the case's type."""
+    a_shape, b_shape = c["inputs"][0], c["inputs"][1]
+    a = rng.standard_normal(a_shape) * np.exp(rng.uniform(np.log(0.5), np.log(2), a_shape[:-1] + [1]))
+    a = c["ln"] + a
+    b = rng.standard_normal(b_shape) / math.sqrt(c["K"])
+    g = 1 + 0.2 * rng.standard_normal(c["K"])
+    beta = 0.2 * rng.standard_normal(c["K"])
+    rest = [rng.standard_normal(shp) for shp in c["inputs"][2:]]
+    return [round_to(x, c["dtype"]) for x in [a, b, g, beta] + rest]
+
+
+def ln_model(c, vals):
+    """gm.model's MatMul / Gemm with A replaced by LayerNormalization(A, scale, bias) and B
+    an initializer (vals: ln_inputs)."""
+    m = gm.model(c)
+    g = m.graph
+    np_t = {"f16": np.float16}[c["dtype"]]
+    for n in g.node:
+        if n.op_type in ("MatMul", "Gemm") and n.input[0] == "A":
+            n.input[0] = "A_n"
+    kept = [i for i in g.input if i.name != "B"]
+    del g.input[:]
+    g.input.extend(kept)
+    for name, v in (("B", vals[1]), ("ln_scale", vals[2]), ("ln_bias", vals[3])):
+        g.initializer.append(numpy_helper.from_array(v.astype(np_t), name))
+    old = list(g.node)
+    del g.node[:]
+    g.node.extend([onnx.helper.make_node("LayerNormalization", ["A", "ln_scale", "ln_bias"],
+                                         ["A_n"], axis=-1, epsilon=EPS)] + old)
+    return m
 
 
 def rms_model(c):
@@ -203,6 +273,11 @@ def epilogue(c, y, xs):
 
 
 def reference(c, xs):
+    if "ln" in c:
+        a, g, beta = xs[0], xs[2], xs[3]
+        mc = a - a.mean(-1, keepdims=True)
+        n = mc / np.sqrt((mc * mc).mean(-1, keepdims=True) + EPS) * g + beta
+        xs = [n, xs[1]] + list(xs[4:])
     if c.get("rms"):
         a = xs[0]
         xs = [a / np.sqrt((a * a).mean(-1, keepdims=True) + EPS)] + list(xs[1:])
@@ -253,7 +328,10 @@ def run_case(a, c, cfg):
     d = os.path.join(a.work, c["name"])
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, "model.onnx")
-    onnx.save(rms_model(c) if c.get("rms") else gm.model(c), path)
+    rng = np.random.default_rng(0)
+    vals = ln_inputs(c, rng) if "ln" in c else None
+    onnx.save(ln_model(c, vals) if vals else rms_model(c) if c.get("rms") else gm.model(c),
+              path)
     target = "--target=sm_90a" if a.wgmma else "--target=sm_90"
     cmd = [a.compile, path, target, "--conv-layout=nchw", "--emit=tile", "-o", "-"]
     if cfg:
@@ -267,7 +345,7 @@ def run_case(a, c, cfg):
     if a.mutate:
         ir = mutate(ir, a.mutate)
     s = wgmma_sim.WgmmaSim(ir, seed=1) if a.wgmma else simt_sim.Sim(ir)
-    if c.get("rms") and len(s.kernels) != 1:
+    if (c.get("rms") or vals) and len(s.kernels) != 1:
         raise simt_sim.SimError(f"the norm is not the GEMM's prologue: {len(s.kernels)} kernels")
     for name in list(s.kernels):
         if name.endswith("_partials") and name[: -len("_partials")] in s.kernels:
@@ -278,15 +356,14 @@ def run_case(a, c, cfg):
     why = [simt_sim.prop(k, "tile.smem_store_refused") for n, k in s.kernels.items()
            if n not in s.host_kernels]
     conf += "".join(f" (smem_store_refused = {w})" for w in why if w)
-    rng = np.random.default_rng(0)
     xs = []
-    for i, shp in enumerate(c["inputs"]):
+    for i, shp in enumerate([] if vals else c["inputs"]):
         x = rng.standard_normal(shp) / (math.sqrt(c["K"]) if i == 1 else 1.0)
         if c.get("rms") and i == 0:  # rows (of A, not transposed) of scales 1 to 1000
             x = x * np.exp(rng.uniform(0, np.log(1000), shp[:-1] + [1]))
         xs.append(round_to(x, c["dtype"]))
-    outs = s.run_main(xs)
-    ref = reference(c, xs)
+    outs = s.run_main([vals[0]] + vals[4:] if vals else xs)
+    ref = reference(c, vals or xs)
     out = outs[0].data.reshape(ref.shape)
     if np.isnan(out).any():
         raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
@@ -330,7 +407,7 @@ def main():
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0
-    for c, cfg in (WGMMA_RMS if a.wgmma else CASES):
+    for c, cfg in (WGMMA_RMS + WGMMA_LN if a.wgmma else CASES):
         if not re.search(a.filter, c["name"]):
             continue
         try:

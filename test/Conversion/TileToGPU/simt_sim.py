@@ -984,6 +984,27 @@ def mutate(ir, kind):
     raise ValueError(kind)
 
 
+def global_values(g):
+    """The elements of memref.global `g` (a constant: dense hex bytes, a list or a splat)
+    as float64, row-major."""
+    t = prop(g, "type")
+    n = int(np.prod([int(d) for d in re.findall(r"(\d+)x", t)] or [1]))
+    el = elem_of(t)
+    init = prop(g, "initial_value")
+    m = re.match(r'dense<"0x([0-9A-Fa-f]+)">', init)
+    if m:
+        raw = bytes.fromhex(m.group(1))
+        if el == "bf16":
+            v = (np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+        else:
+            v = np.frombuffer(raw, dtype={"f16": np.float16, "f32": np.float32,
+                                          "f64": np.float64}[el])
+        return v.astype(np.float64).copy()
+    body = re.match(r"dense<(.*)>\s*:", init).group(1)
+    v = np.array([float(x) for x in re.findall(r"[-+0-9.eEinfa]+", body)], dtype=np.float64)
+    return np.full(n, v[0]) if v.size == 1 else v
+
+
 class Sim:
     def __init__(self, module_text):
         self.ops = Parser(module_text).op()
@@ -993,10 +1014,13 @@ class Sim:
         # elementwise sum kernel of a split-K group after the simulated partials kernel.
         self.host_kernels = {}
         self.main = None
+        self.globals = {}  # memref.global (the model's constants) by name
         for blk in self.ops.regions[0]:
             for o in blk.ops:
                 if o.name == "func.func" and prop(o, "sym_name") == '"main"':
                     self.main = o
+                if o.name == "memref.global":
+                    self.globals[prop(o, "sym_name").strip('"')] = o
                 if o.name == "builtin.module":
                     for kb in o.regions[0]:
                         for k in kb.ops:
@@ -1044,6 +1068,11 @@ class Sim:
                 b = Buffer(np.full(int(np.prod(dims)) if dims else 1, np.nan), elem_of(t), "global")
                 env[o.results[0]] = b
                 self.written[id(b)] = np.zeros(b.data.size, dtype=np.int64)
+            elif o.name == "memref.get_global":
+                g = self.globals[re.search(r"name = @(\w+)", o.props).group(1)]
+                b = Buffer(global_values(g), elem_of(o.out_types[0]), "global")
+                env[o.results[0]] = b
+                self.written[id(b)] = np.ones(b.data.size, dtype=np.int64)
             elif o.name in ("memref.reinterpret_cast", "memref.expand_shape",
                             "memref.collapse_shape", "memref.cast"):
                 env[o.results[0]] = env[o.operands[0]]

@@ -4,6 +4,7 @@
 #include "aicc/Dialect/Graph/Analysis/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -246,9 +247,9 @@ StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation 
     return kNormPrologue;
   auto xt = cast<RankedTensorType>(norm.getInput().getType());
   Value n = norm.getResult();
-  if (!norm.getRms() || norm.getScale() || norm.getBias() || !xt.hasStaticShape() ||
-      xt.getRank() < 2 || static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 ||
-      !n.hasOneUse() || *n.getUsers().begin() != mm || mm->getOperand(0) != n ||
+  if (norm.getScale() || norm.getBias() || !xt.hasStaticShape() || xt.getRank() < 2 ||
+      static_cast<int64_t>(norm.getAxis()) != xt.getRank() - 1 || !n.hasOneUse() ||
+      *n.getUsers().begin() != mm || mm->getOperand(0) != n ||
       llvm::count(mm->getOperands(), n) != 1 || !isSideEffectFree(mm))
     return kNormPrologue;
   auto gemm = dyn_cast<GemmOp>(mm);
@@ -256,6 +257,10 @@ StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation 
     return kNormPrologue;
   auto bt = cast<RankedTensorType>(mm->getOperand(1).getType());
   if (!bt.hasStaticShape() || bt.getRank() < 2)
+    return kNormPrologue;
+  // LayerNorm: the GEMM subtracts mu * c, c the column sums of a constant 2-D B.
+  bool mean = !norm.getRms();
+  if (mean && (bt.getRank() != 2 || !matchPattern(mm->getOperand(1), m_Constant())))
     return kNormPrologue;
   Type elem = xt.getElementType();
   if (target.isGPU &&
@@ -267,16 +272,17 @@ StringRef aicc::graph::fusion::normPrologueRefusal(Operation *normOp, Operation 
   // Cost (roofline seconds).
   int64_t N = bt.getDimSize(gemm && gemm.getTransB() ? bt.getRank() - 2 : bt.getRank() - 1);
   double tiles = double((N + kNormPrologueBlockN - 1) / kNormPrologueBlockN);
-  double extraFlops = 2.0 * xt.getNumElements() * tiles;
+  double extraFlops = (mean ? 3.0 : 2.0) * xt.getNumElements() * tiles;
   double gemmT = costOfOp(mm, hw).rooflineSeconds;
   double normT = costOfOp(norm, hw).rooflineSeconds;
   // On tensor cores the sums run on the FP32 units beside the MMAs (the roofline's time is
   // the largest of the two); a CUDA-core GEMM does them on its own units: added.
+  // A LayerNorm's sums are f64 (MatmulTemplate.cpp): on the FP64 units.
   bool tensorCore = target.isGPU && (elem.isF16() || elem.isBF16());
-  double fusedT =
-      tensorCore
-          ? std::max(gemmT, extraFlops / hw.peakFlops(Float32Type::get(mm->getContext()), false))
-          : gemmT + extraFlops / hw.peakFlops(elem, false);
+  MLIRContext *ctx = mm->getContext();
+  Type sumT = mean ? Type(Float64Type::get(ctx)) : Type(Float32Type::get(ctx));
+  double fusedT = tensorCore ? std::max(gemmT, extraFlops / hw.peakFlops(sumT, false))
+                             : gemmT + extraFlops / hw.peakFlops(mean ? sumT : elem, false);
   if (fusedT - gemmT >= normT)
     return kNormPrologueCost;
   return "";

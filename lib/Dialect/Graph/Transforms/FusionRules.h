@@ -183,20 +183,23 @@ constexpr int64_t kNormPrologueBlockN = 128;
 /// the norm's input x, sums the squares of each row of x in its K loop, and scales its
 /// accumulator row by r = rsqrt(sum / K + eps) before the epilogue). Returns "" when it
 /// may, else the rule that refuses:
-///   - norm-prologue (legality): an RMS norm (no mean subtracted) without scale or bias
-///     (graph-norm-scale-into-weights folds a constant scale into the weights), over the
-///     last dim only, static shape, read only by `mm` as its left operand (not transposed);
+///   - norm-prologue (legality): an RMS norm or a LayerNorm without scale or bias
+///     (graph-norm-scale-into-weights folds constant ones into the weights and biases), over
+///     the last dim only, static shape, read only by `mm` as its left operand (not
+///     transposed); for a LayerNorm B is a 2-D constant (the GEMM also sums each row of x
+///     and computes r (x @ B - mu c), c = the column sums of B, a constant graph-fuse makes);
 ///     the target's matmul lowering sums the rows: the cpu target (any float type), GPU
 ///     targets with mma.sync or wgmma for f16 / bf16 operands;
 ///   - norm-prologue-cost: where it does not pay. The norm kernel costs its roofline
 ///     time T_norm (read x, write the normalized x). In the GEMM each of the ceil(N / 128)
-///     column tiles recomputes the row sums: 2 FLOPs per element of x per column tile,
-///     T_extra = 2 |x| ceil(N / 128) / peak FP32. A tensor-core GEMM (16-bit operands on a
-///     GPU target) leaves the FP32 units idle while the tensor cores (or memory) bound it:
-///     its roofline time grows from T_gemm to max(T_gemm, T_extra); a CUDA-core GEMM does
-///     the sums on its own units: T_gemm + T_extra. It pays when the growth is below
-///     T_norm (CostModel.h's roofline times; `hw` the hardware description). So it pays
-///     for tensor-core GEMMs of any shape the roofline can tell apart (the sums are at most
+///     column tiles recomputes the row sums: 2 FLOPs per element of x per column tile (3
+///     for a LayerNorm: the sum of x too, both sums in f64), T_extra = 2 |x| ceil(N / 128) /
+///     peak FP32 (LayerNorm: 3 |x| ceil(N / 128) / peak FP64). A
+///     tensor-core GEMM (16-bit operands on a GPU target) leaves the FP32 units idle while the
+///     tensor cores (or memory) bound it: its roofline time grows from T_gemm to max(T_gemm,
+///     T_extra); a CUDA-core GEMM does the sums on its own units: T_gemm + T_extra. It pays when
+///     the growth is below T_norm (CostModel.h's roofline times; `hw` the hardware description). So
+///     it pays for tensor-core GEMMs of any shape the roofline can tell apart (the sums are at most
 ///     peak TC / (128 peak FP32) = 12% of an f16 GEMM's tensor time on the H200) and
 ///     is refused for wide CUDA-core GEMMs of a small activation (f32 [64, 64] x
 ///     [64, 131072]: +0.13 us against a 0.007 us norm).

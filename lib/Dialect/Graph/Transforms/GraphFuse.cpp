@@ -30,10 +30,11 @@
 //                        users still takes them, and their elementwise users, when exactly
 //                        one value the added ops compute leaves the kernel (SiLU's
 //                        x * sigmoid(x) on a gate projection);
-//   - norm-prologue, norm-prologue-cost (normPrologueRefusal): a scale-free RMS norm
-//                        read only as a matmul / Gemm's left operand joins the GEMM's
-//                        kernel (the row sums of squares in its K loop, r in its
-//                        epilogue) where the target's matmul lowering does it and it pays;
+//   - norm-prologue, norm-prologue-cost (normPrologueRefusal): a scale-free RMS norm or
+//                        LayerNorm read only as a matmul / Gemm's left operand joins the
+//                        GEMM's kernel (the row sums of squares, and of x for a LayerNorm,
+//                        in its K loop, r and the mean's correction in its epilogue) where
+//                        the target's matmul lowering does it and it pays;
 //   - claimed            the producer already belongs to another kernel (anchors grow
 //                        first, in program order).
 //
@@ -46,6 +47,7 @@
 // consumers), "single".
 //
 //===----------------------------------------------------------------------===//
+#include "ConstantValues.h"
 #include "FusionGroups.h"
 #include "FusionRules.h"
 #include "aicc/Dialect/Graph/IR/SwapPairsView.h"
@@ -74,8 +76,10 @@ using namespace aicc::graph::fusion;
 /// are still used after the group is built stay (a recomputed producer's other users).
 /// `refused` gives, per (consumer op, operand number), the rule that kept that operand's
 /// producer out; recorded on the group as `refusals = [{input = i, rule = "..."}]`.
+/// `extraInputs` follow the inputs the body reads (rule norm-prologue's column sums).
 FusionGroupOp outline(ArrayRef<Operation *> ops, StringRef kind,
-                      const DenseMap<std::pair<Operation *, unsigned>, StringRef> &refused) {
+                      const DenseMap<std::pair<Operation *, unsigned>, StringRef> &refused,
+                      ArrayRef<Value> extraInputs = {}) {
   llvm::SmallPtrSet<Operation *, 8> inGroup(ops.begin(), ops.end());
   llvm::SetVector<Value> inputs;
   SmallVector<Value> outputs;
@@ -101,6 +105,8 @@ FusionGroupOp outline(ArrayRef<Operation *> ops, StringRef kind,
       if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !inGroup.count(u); }))
         outputs.push_back(r);
   }
+  for (Value v : extraInputs)
+    inputs.insert(v);
   Operation *last = ops.back();
   OpBuilder b(last);
   SmallVector<Type> resultTypes;
@@ -784,8 +790,44 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     }
 
     for (Group &g : groups)
-      if (!g.ops.empty())
-        outline(g.ops, g.kind, refused);
+      if (!g.ops.empty()) {
+        SmallVector<Value> extra;
+        if (Value c = layerNormColumnSums(g.ops))
+          extra.push_back(c);
+        outline(g.ops, g.kind, refused, extra);
+      }
+  }
+
+  /// Rule norm-prologue with a LayerNorm (mean subtracted): the GEMM computes
+  /// r (x @ B - mu c) and reads c, the column sums of its constant 2-D B ([N], B's element
+  /// type widened to f32, each sum in f64 over the elements as stored, rounded once), as its
+  /// group's last input (after those the body reads; MatmulTemplate.cpp). Null for any
+  /// other group, or (not expected after the rule) when B cannot be read.
+  Value layerNormColumnSums(ArrayRef<Operation *> ops) {
+    auto it = llvm::find_if(ops, [](Operation *op) { return isa<LayerNormOp>(op); });
+    auto norm = it == ops.end() ? LayerNormOp() : cast<LayerNormOp>(*it);
+    if (!norm || norm.getRms() || !norm->hasOneUse())
+      return Value();
+    Operation *mm = *norm->getUsers().begin();
+    if (!isa<MatMulOp, GemmOp>(mm) || !llvm::is_contained(ops, mm) ||
+        mm->getOperand(0) != norm.getResult())
+      return Value();
+    Value bV = mm->getOperand(1);
+    auto bt = cast<RankedTensorType>(bV.getType());
+    auto w = floatConstantValues(bV);
+    if (!w || bt.getRank() != 2)
+      return Value();
+    auto gemm = dyn_cast<GemmOp>(mm);
+    bool transB = gemm && gemm.getTransB();
+    int64_t rows = bt.getDimSize(0), cols = bt.getDimSize(1);
+    int64_t N = transB ? rows : cols;
+    std::vector<double> c(N, 0.0);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        c[transB ? i : j] += (*w)[i * cols + j];
+    auto ct = RankedTensorType::get({N}, Float32Type::get(mm->getContext()));
+    OpBuilder b(norm);
+    return ConstantOp::create(b, mm->getLoc(), ct, roundedFloatAttr(ct, c));
   }
 };
 } // namespace

@@ -310,7 +310,7 @@ def GraphRotaryIntoProjection : Pass<"graph-rotary-into-projection", "mlir::func
 }
 
 def GraphNormScaleIntoWeights : Pass<"graph-norm-scale-into-weights", "mlir::func::FuncOp"> {
-  let summary = "An RMS norm's scale folded into the constant weights of the projections that read it";
+  let summary = "A norm's scale and bias folded into the constant weights and biases of the projections that read it";
   let description = [{
     RMSNorm followed by projections (Llama's pre-norm: q / k / v, gate / up) by constant
     weights, as graph-recompose writes it:
@@ -329,9 +329,28 @@ def GraphNormScaleIntoWeights : Pass<"graph-norm-scale-into-weights", "mlir::fun
     the K loop and scales its accumulator rows by r. Gemm (transA false; B [K, N] or [N, K]
     under transB; alpha, beta and C unaffected) is taken like MatMul.
 
-    Left alone: a LayerNorm (mean subtracted) or one with a bias, a norm over more than the
-    last dim, a scale that is not a constant of K elements, a normalized value read by
-    anything but such projections as their left operand (it would still need the scale),
+    LayerNorm (mean subtracted; GPT-2, BERT) the same way, its scale g and bias beta both
+    optional: (n * g + beta) @ W = n @ W' + beta @ W, n = (x - mu) r the scale-free norm,
+    so the scale goes into W' as above and beta @ W (f64, times Gemm's alpha) into the
+    constant [N] of an add that is the projection's only user (a Linear's bias; b' = b +
+    beta @ W rounded once), else into a new add of a constant after the projection:
+
+    ```mlir
+    %n = graph.layer_norm %x scale %g bias %beta {axis = 2, epsilon = 1e-5}
+    %y = graph.matmul %n, %W
+    %z = graph.add %y, %b
+    // becomes
+    %n = graph.layer_norm %x {axis = 2, epsilon = 1e-5}
+    %y = graph.matmul %n, %W'
+    %z = graph.add %y, %b'
+    ```
+
+    graph-fuse's rule `norm-prologue` takes such a LayerNorm too (the GEMM subtracts
+    mu * (column sums of W') from its accumulator rows, docs/fusion.md).
+
+    Left alone: an RMS norm with a bias or without a scale, a norm over more than the
+    last dim, a scale or bias that is not a constant of K elements, a normalized value read
+    by anything but such projections as their left operand (it would still need the scale),
     weights that are not 2-D constants of a float type.
   }];
 }
