@@ -304,8 +304,7 @@ struct SampleComparer {
 struct LegalityChecker {
   ArrayRef<SymbolRange> symbols;
   const SymDimMap &dims;
-  /// The attention kernels that read the run's lengths are the cpu target's (every target's
-  /// scatter kernel reads the run's tuple count).
+  /// GPU targets flatten some row batches (graph-matvec), which the cpu target keeps.
   bool cpuTarget = false;
   /// Ops whose kernels read the run's symbol values: attention over a symbolic sequence
   /// ([q symbol, q factor, kv symbol, kv factor], kRunLengthsAttrName) and scatter_nd of a
@@ -400,18 +399,24 @@ struct LegalityChecker {
         failed(seqDim(v, rankOf(v) - 2, 2, "the values")))
       return failure();
     if (Value bias = at.getBias()) {
-      // Over static keys, a mask whose rows follow the query rows' symbol is read row by
-      // row like Q: the rows of its tail meet only the result's tail.
+      // A mask whose rows follow the query rows' symbol is read row by row like Q: the rows
+      // of its tail meet only the result's tail. One whose key dim follows the keys' (a
+      // padding mask [B, 1, 1, Skv] over a prompt of run-time length) is read at the run's
+      // keys only, like K and V.
       auto sb = of(bias);
-      if (sb && sb->axis == rankOf(bias) - 1)
-        return refuse(op, *sb) << "the additive mask carries the symbol in its key dim (a "
-                                  "mask of run-time size is not supported yet)";
-      if (rl[2] >= 0)
-        return emitError(op->getLoc())
-               << op->getName()
-               << " with an additive mask over a symbolic key sequence is not supported yet";
-      if (failed(checkAligned(op, bias, res, "the additive mask")))
-        return failure();
+      int64_t keyDim = rankOf(bias) - 1;
+      if (sb && sb->axis == keyDim) {
+        if (rl[2] != sb->symbol || rl[3] != sb->factor)
+          return refuse(op, *sb) << "the additive mask carries the symbol in its key dim, "
+                                    "which the keys do not carry alike";
+      } else {
+        if (rl[2] >= 0 && dimOf(bias, keyDim) != 1)
+          return refuse(op, SymDim{0, (int)rl[2], rl[3]})
+                 << "the additive mask has " << dimOf(bias, keyDim)
+                 << " keys while the keys carry the symbol";
+        if (failed(checkAligned(op, bias, res, "the additive mask")))
+          return failure();
+      }
     }
     // Each query row is computed on its own: over static keys, the query rows of the
     // buffers' tail meet only the result's tail, and no kernel needs the run's Sq unless
@@ -420,13 +425,9 @@ struct LegalityChecker {
       rl[0] = -1, rl[1] = 0;
     if (rl[0] < 0 && rl[2] < 0)
       return success();
-    int64_t s = rl[2] >= 0 ? rl[2] : rl[0];
-    if (!cpuTarget)
-      return refuse(op, SymDim{0, (int)s, 1})
-             << (rl[2] >= 0 ? "the symbol is in its key sequence"
-                            : "the symbol is in the query rows of a causal attention")
-             << ": attention over a sequence of run-time length runs on the cpu target so far "
-                "(the GPU kernels take their lengths at compile time)";
+    // Every target's attention kernel reads the run's lengths (the cpu template and the GPU
+    // targets' f32 form: AttentionCPUTemplate.cpp; the tensor-core forms:
+    // AttentionGPUTemplate.cpp).
     runLengths.push_back({at, rl});
     return success();
   }
@@ -528,12 +529,14 @@ struct LegalityChecker {
     if (auto sc = dyn_cast<graph::ScatterNDOp>(op))
       return checkScatterND(sc);
     // A symbol that enters an op leaves it: a result without it would be the bound's (a pass
-    // that padded or sliced the symbolic dim to a fixed size, say).
+    // that padded or sliced the symbolic dim to a fixed size, say). Reductions and attention
+    // over symbolic keys (static queries: a decode step over a cache of run-time length) are
+    // checked below.
     if (llvm::any_of(op->getOperands(), [&](Value v) { return of(v).has_value(); }))
       for (Value r : op->getResults())
         if (isa<RankedTensorType>(r.getType()) && !of(r) &&
             !isa<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp,
-                 graph::ReduceProdOp>(op))
+                 graph::ReduceProdOp, graph::AttentionOp>(op))
           return refuse(op, any) << "its result " << r.getType()
                                  << " does not carry the symbol its operands carry";
     if (graph::isElementwise(op)) {
@@ -616,6 +619,13 @@ struct LegalityChecker {
       return success(); // Types moved the dim; a materialized result is checked as such.
     if (isa<graph::SliceOp, graph::PadOp, graph::TileOp>(op)) {
       auto si = of(op->getOperand(0)), so = of(op->getResult(0));
+      // The prefix of a static tensor as long as the symbol (a position table or a causal
+      // mask sliced to the prompt: wpe[:seq]): element i does not depend on the value.
+      if (auto s = dyn_cast<graph::SliceOp>(op); s && !si && so)
+        return s.getStarts()[so->axis] == 0 && s.getSteps()[so->axis] == 1
+                   ? success()
+                   : (refuse(op, *so) << "it slices along the symbolic dim from a start other "
+                                         "than 0 or with a step");
       if (!si || !so || si->axis != so->axis || si->factor != so->factor)
         return refuse(op, any) << "it slices, pads or repeats along the symbolic dim";
       if (auto s = dyn_cast<graph::SliceOp>(op))
@@ -685,6 +695,7 @@ LogicalResult aicc::detail::compareSymbolSample(ModuleOp atMax, ModuleOp sample,
 /// each graph.scatter_nd of a symbolic number of tuples kRunTuplesAttrName ([axis, symbol,
 /// factor]), and their fusion group one more input, a constant i32 [symbols] of the maxima
 /// marked kSymbolValuesInputAttrName, which the template reads as the run's symbol values
+/// (an entry that is a fusion group gets the input and no op attribute)
 /// (the bundle gives that parameter the session-written `symvalues` buffer).
 static LogicalResult
 attachSymbolValues(func::FuncOp fn, ArrayRef<SymbolRange> symbols,
@@ -700,9 +711,13 @@ attachSymbolValues(func::FuncOp fn, ArrayRef<SymbolRange> symbols,
   Value values =
       graph::ConstantOp::create(b, fn.getLoc(), DenseElementsAttr::get(type, ArrayRef(maxima)));
   for (const auto &[op, lengths] : runLengths) {
-    op->setAttr(isa<graph::AttentionOp>(op) ? kRunLengthsAttrName : kRunTuplesAttrName,
-                b.getDenseI64ArrayAttr(lengths));
-    auto g = op->getParentOfType<graph::FusionGroupOp>();
+    // A group itself: its kernel reads the values (a persistent GEMM's run tile count).
+    auto g = dyn_cast<graph::FusionGroupOp>(op);
+    if (!g) {
+      op->setAttr(isa<graph::AttentionOp>(op) ? kRunLengthsAttrName : kRunTuplesAttrName,
+                  b.getDenseI64ArrayAttr(lengths));
+      g = op->getParentOfType<graph::FusionGroupOp>();
+    }
     if (!g)
       return op->emitError("reads the run's symbol values outside a fusion group"), failure();
     if (g->hasAttr(kSymbolValuesInputAttrName))
@@ -747,6 +762,15 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
     });
     if (w.wasInterrupted())
       return failure();
+    // GPU targets: a matmul group whose result follows the symbol may become a persistent
+    // tensor-core kernel (sm_90a's wgmma GEMMs), whose CTAs loop over the tiles and read the
+    // run's tile count from the symbol values (tile.symgrid in the kernel;
+    // ConvertTileDotToWGMMA.cpp).
+    if (!lc.cpuTarget)
+      for (auto g : fn.getBody().front().getOps<graph::FusionGroupOp>())
+        if (llvm::any_of(g->getResults(), [&](Value r) { return lc.of(r).has_value(); }) &&
+            !g.getBody().front().getOps<graph::MatMulOp>().empty())
+          lc.runLengths.push_back({g, {}});
     if (failed(attachSymbolValues(fn, symbols, lc.runLengths)))
       return failure();
     // The bundle's symdim records come from these.

@@ -53,6 +53,44 @@ def export(name, make, shapes, dim="batch", sizes=BATCHES, lead=()):
     print("wrote", d)
 
 
+def export_bert_mask(sizes=(1, 5, 64, 37)):
+    """bert_mask_dynseq_opset17: mm.BertMaskBlock at batch 1 with the sequence dynamic in x
+    [1, seq, 32] and the padding mask [1, seq] (--dim seq=1..64); each data set pads about a
+    quarter of the keys (the first kept)."""
+    torch.manual_seed(0)
+    model = mm.BertMaskBlock()
+    model.eval()
+    d = os.path.join(here, "bert_mask_dynseq_opset17")
+    g = torch.Generator().manual_seed(2)
+
+    def inputs(t):
+        x = torch.randn(1, t, 32, generator=g)
+        mask = (torch.rand(1, t, generator=g) > 0.25).float()
+        mask[:, 0] = 1.0
+        return x, mask
+
+    os.makedirs(d, exist_ok=True)
+    names = ["input_0", "input_1"]
+    torch.onnx.export(model, inputs(8), os.path.join(d, "model.onnx"), input_names=names,
+                      output_names=["output_0"], opset_version=17, do_constant_folding=True,
+                      dynamic_axes={"input_0": {1: "seq"}, "input_1": {1: "seq"},
+                                    "output_0": {1: "seq"}})
+    onnx.checker.check_model(onnx.load(os.path.join(d, "model.onnx")))
+    for k, t in enumerate(sizes):
+        ds = os.path.join(d, "test_data_set_%d" % k)
+        os.makedirs(ds, exist_ok=True)
+        xs = inputs(t)
+        with torch.no_grad():
+            out = model(*xs)
+        for i, x in enumerate(xs):
+            with open(os.path.join(ds, "input_%d.pb" % i), "wb") as f:
+                f.write(numpy_helper.from_array(x.numpy(), names[i]).SerializeToString())
+        with open(os.path.join(ds, "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(out.numpy().astype(np.float32), "output_0")
+                    .SerializeToString())
+    print("wrote", d)
+
+
 if __name__ == "__main__":
     export("convnet", lambda: mm.randomize_bn(mm.ConvNet()), [(3, 16, 16)])
     export("resnet_block", lambda: mm.randomize_bn(mm.BasicBlock()), [(8, 16, 16)])
@@ -61,3 +99,4 @@ if __name__ == "__main__":
     export("llama_decode", mm.LlamaDecode, [(1, 128), (2, 40, 16), (2, 40, 16)])
     export("gpt_block", lambda: mm.GPTBlock(seq=64), [(32,)], dim="seq", sizes=(1, 5, 64),
            lead=(1,))
+    export_bert_mask()

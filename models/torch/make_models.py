@@ -88,6 +88,31 @@ class GPTBlock(torch.nn.Module):
         return x + self.out(h)
 
 
+class BertMaskBlock(torch.nn.Module):
+    """A BERT-style post-norm encoder layer with HF transformers' padding mask: input 1 is
+    the attention mask [B, S] (1 keep, 0 padding), added to the scores as
+    (1 - mask)[:, None, None, :] * -10000 (BertModel's extended attention mask)."""
+
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.h, self.d = heads, d
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.fc, self.out = torch.nn.Linear(d, 2 * d), torch.nn.Linear(2 * d, d)
+
+    def forward(self, x, mask):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).split(self.d, dim=2)
+        q = q.view(b, t, self.h, c // self.h).transpose(1, 2)
+        k = k.view(b, t, self.h, c // self.h).transpose(1, 2)
+        v = v.view(b, t, self.h, c // self.h).transpose(1, 2)
+        ext = (1.0 - mask)[:, None, None, :] * -10000.0
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (c // self.h) ** 0.5) + ext
+        y = (torch.softmax(att, dim=-1) @ v).transpose(1, 2).contiguous().view(b, t, c)
+        x = self.ln1(x + self.proj(y))
+        return self.ln2(x + self.out(torch.nn.functional.gelu(self.fc(x))))
+
+
 class LlamaDecode(torch.nn.Module):
     """One decode step of a Llama-style attention block as HF transformers' eager attention
     writes it: the new token's q / k / v projections, RoPE at its position, the KV cache

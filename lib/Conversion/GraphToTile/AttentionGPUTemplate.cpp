@@ -26,10 +26,21 @@
 // stores O / l in f32 (0 where l = 0: no visible key in the slice) and lse = m + log(l)
 // (-inf there) to the partials (splitPartialTypes) instead of the result.
 //
+// A sequence of run-time length (bounded symbolic dims, kRunLengthsAttrName): the run's Skv
+// is an i32 scalar read at the kernel's start from the group's symbol values (memref.load of
+// the tile.symvalues parameter, which each session writes per run; a causal diagonal must
+// not move with it: Sq and Skv follow one symbol alike, or Sq is static and not causal). The key
+// loop runs to the run's Skv (the slices of split keys end there too), the keys past it are masked
+// like the ragged tail's, and K's and V's block loads take it as their `rows`: the rows of the
+// buffers' tail read as zero, so none of them meets a query of the prefix, not even as 0 x NaN in P
+// V.
+//
 //===----------------------------------------------------------------------===//
 #include "AttentionKernels.h"
 
 #include "aicc/Target/TensorCoreRules.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace aicc::templates {
 
@@ -117,6 +128,34 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
   auto qM = matrixOf(0), kM = matrixOf(1), vM = matrixOf(2);
   if (failed(qM) || failed(kM) || failed(vM))
     return failure();
+  // The run's Skv (an i32 scalar; null where static).
+  Value runSkv;
+  if (auto rl = att->getAttrOfType<DenseI64ArrayAttr>(kRunLengthsAttrName)) {
+    auto input = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
+    if (!input || rl.size() != 4 || input.getInt() < 0 ||
+        input.getInt() >= (int64_t)kc.inParams.size())
+      return att.emitError("GPU attention kernel: ") << kRunLengthsAttrName << " needs the group's "
+                                                     << kSymbolValuesInputAttrName << " input",
+             failure();
+    Value values = kc.inParams[input.getInt()];
+    kc.kernel->setAttr(tl::kSymValuesAttrName, b.getI64IntegerAttr(input.getInt()));
+    auto runLength = [&](int which) -> Value {
+      if (rl[which] < 0)
+        return {};
+      Value v = memref::LoadOp::create(
+          b, loc, values, ValueRange{arith::ConstantIndexOp::create(b, loc, rl[which])});
+      return rl[which + 1] == 1 ? v : arith::MulIOp::create(b, loc, v, i32(rl[which + 1]));
+    };
+    // The causal diagonal j <= i + Skv - Sq stays where it is when Sq and Skv follow one
+    // symbol alike (self-attention over the prompt); the cpu template moves it per run.
+    if (att.getCausal() && (rl[0] != rl[2] || rl[1] != rl[3]))
+      return att.emitError("GPU attention kernel: a causal attention whose query and key "
+                           "lengths change differently per run (the diagonal's offset Skv - Sq "
+                           "would change) is not supported on GPU targets yet"),
+             failure();
+    runSkv = runLength(2);
+  }
+  Value keyLimit = runSkv ? runSkv : i32(Skv);
   Value m0 = arith::MulIOp::create(b, loc, pidM, i32(BM));
   Value zero32 = i32(0);
   Value q = tl::BlockLoadOp::create(b, loc, RankedTensorType::get({BM, D}, elem), qM->param,
@@ -139,11 +178,12 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
   Value pidS;
   auto keyLoop = [&](function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> step) {
     if (!split)
-      return chunkLoop(b, loc, Skv, BN, init, step);
+      return runSkv ? rangeLoop(b, loc, zero32, runSkv, BN, init, step)
+                    : chunkLoop(b, loc, Skv, BN, init, step);
     pidS = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
     Value lo = arith::MulIOp::create(b, loc, pidS, i32(cfg.splitBlocks * BN));
     Value hi = arith::MinSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, lo, i32(cfg.splitBlocks * BN)), i32(Skv));
+        b, loc, arith::AddIOp::create(b, loc, lo, i32(cfg.splitBlocks * BN)), keyLimit);
     return rangeLoop(b, loc, lo, hi, BN, init, step);
   };
   // The additive bias of key block `cols` as an f32 [BM, BN] tile: read through the group's
@@ -187,15 +227,20 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
     // K's rows [BN, D] read transposed, or a stored K^T's [D, BN] block (no column
     // offsets: attentionOperandView takes a stored K^T only as plain matrices).
     auto ktT = RankedTensorType::get({D, BN}, elem);
+    // (A stored K^T's columns past the run's Skv are read: their scores are replaced by -inf
+    // below, so their values never matter.)
     Value kt = kM->keyRows ? tl::BlockLoadOp::create(lb, loc, ktT, kM->param, kM->batch, n0,
-                                                     kM->col, kM->dims, /*transpose=*/true)
+                                                     kM->col, runSkv, kM->dims, /*transpose=*/true)
                            : tl::BlockLoadOp::create(lb, loc, ktT, kM->param, kM->batch, zero32, n0,
                                                      kM->dims);
     Value s = tl::DotOp::create(lb, loc, ts.tileOf(f32), q, kt, ts.splatF(f32, 0.0), ieee);
     s = arith::MulFOp::create(lb, loc, s, ts.splatF(f32, att.getScale().convertToDouble()));
     TileBuilder tn{lb, loc, {BN}};
     Value cols = arith::AddIOp::create(lb, loc, tn.splat(n0), tn.range(BN));
-    Value colsOk = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, cols, tn.splatI32(Skv));
+    // (Unsigned: the sm_90a kernel evaluates the bias block at a last block it loads from
+    // before key 0 for a run shorter than a block; those columns read nothing.)
+    Value colsOk =
+        arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, cols, tn.splat(keyLimit));
     if (att.getBias())
       s = arith::AddFOp::create(lb, loc, s, biasBlock(lb, cols, colsOk));
     Value keep = ts.along(colsOk, 1);
@@ -218,7 +263,7 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
     Value l = arith::AddFOp::create(lb, loc, arith::MulFOp::create(lb, loc, carried[1], alpha),
                                     rowReduce(lb, p, tl::ReduceKind::add));
     Value v = tl::BlockLoadOp::create(lb, loc, RankedTensorType::get({BN, Dv}, elem), vM->param,
-                                      vM->batch, n0, vM->col, vM->dims);
+                                      vM->batch, n0, vM->col, runSkv, vM->dims);
     Value p16 = arith::TruncFOp::create(lb, loc, ts.tileOf(elem), p);
     Value acc = arith::MulFOp::create(lb, loc, carried[2], rowsToTile(lb, alpha, Dv));
     acc = tl::DotOp::create(lb, loc, acc.getType(), p16, v, acc, ieee);

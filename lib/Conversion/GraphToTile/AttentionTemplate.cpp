@@ -124,8 +124,24 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
     return plan;
   };
   std::string partialsName = (name + kSplitKPartialsSuffix).str();
+  // The cpu template reads the run's lengths (bounded symbolic dims) in one pass over the
+  // keys only: no key slices there.
+  bool runLengths = att->hasAttr(kRunLengthsAttrName);
+  auto cpuTemplateSplits = [&](int64_t blockN) -> LogicalResult {
+    if (runLengths && opts.attentionKVSplits > 1)
+      return att.emitError("attention-kv-splits=")
+                 << opts.attentionKVSplits
+                 << ": this attention over a sequence of run-time length runs in one pass "
+                    "over the keys on this target (no key slices)",
+             failure();
+    if (failed(chooseSplits(0, blockN, 0, 0)))
+      return failure();
+    if (runLengths)
+      splits = 1;
+    return success();
+  };
   if (!gpu) {
-    if (failed(chooseSplits(0, blockOf(Skv, kAttentionBlockN), 0, 0)))
+    if (failed(cpuTemplateSplits(blockOf(Skv, kAttentionBlockN))))
       return failure();
     if (splits == 1)
       return single(buildAttentionCPU(builder, group, name, att, 1, 0));
@@ -134,7 +150,7 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
   // GPU targets, f32 operands: the cpu template's program in blocks the generic lowering's
   // shared memory holds (attentionSimtProblem, TensorCoreRules.h).
   if (cast<RankedTensorType>(att.getQuery().getType()).getElementType().isF32()) {
-    if (failed(chooseSplits(0, blockOf(Skv, kAttentionSimtBlockN), 0, 0)))
+    if (failed(cpuTemplateSplits(blockOf(Skv, kAttentionSimtBlockN))))
       return failure();
     if (splits == 1)
       return single(buildAttentionCPU(builder, group, name, att, 1, 0, kAttentionSimtBlockM,

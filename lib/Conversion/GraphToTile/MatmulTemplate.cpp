@@ -70,7 +70,8 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
     return anchor->emitError("epilogue group must start with matmul or gemm"), failure();
   }
   // Rule norm-prologue: A is the scale-free RMS norm or LayerNorm of a kernel input over
-  // its last dim; a LayerNorm's column sums of B are the group's last input (graph-fuse).
+  // its last dim; a LayerNorm's column sums of B are the group's last input (graph-fuse;
+  // the symbol values' input may follow).
   if (auto norm = p.a.getDefiningOp<LayerNormOp>()) {
     auto xt = cast<RankedTensorType>(norm.getInput().getType());
     if (norm.getScale() || norm.getBias() || p.transA ||
@@ -81,7 +82,12 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
     p.rowNorm = norm;
     p.a = norm.getInput();
     if (!norm.getRms()) {
-      BlockArgument c = body.getArguments().back();
+      // (The run's symbol values, bounded symbolic dims, come after it.)
+      unsigned last = body.getNumArguments() - 1;
+      if (auto in = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
+          in && in.getInt() == (int64_t)last && last > 0)
+        --last;
+      BlockArgument c = body.getArgument(last);
       auto ct = dyn_cast<RankedTensorType>(c.getType());
       auto bt = dyn_cast<RankedTensorType>(p.b.getType());
       if (!c.use_empty() || !ct || ct.getRank() != 1 || !isa<FloatType>(ct.getElementType()) ||
@@ -278,6 +284,11 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
                             [](int64_t d) { return d == 1; }))
         kc.kernel->setAttr(tl::kSymGridAttrName,
                            ab.getDenseI64ArrayAttr({2, sd->symbol, batch / sd->max, 1, 1}));
+      // The run's symbol values (GPU targets): a persistent lowering loops over the run's
+      // tiles only (ConvertTileDotToWGMMA.cpp).
+      if (auto in = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
+          in && kc.kernel->hasAttr(tl::kSymGridAttrName))
+        kc.kernel->setAttr(tl::kSymValuesAttrName, ab.getI64IntegerAttr(in.getInt()));
     }
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = anchor->getLoc();

@@ -64,12 +64,18 @@ LogicalResult aicc::cloneScalarOps(OpBuilder &b, Block &src, IRMapping &map, Ope
 
 std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value mn, int64_t gm,
                                               int64_t gn, int64_t groupM) {
+  return groupedTilePids(
+      b, loc, mn, arith::ConstantIntOp::create(b, loc, b.getI32Type(), gm).getResult(), gn, groupM);
+}
+
+std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value mn, Value gm,
+                                              int64_t gn, int64_t groupM) {
   auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
   int64_t perGroup = groupM * gn;
   Value group = arith::DivUIOp::create(b, loc, mn, c(perGroup));
   Value firstM = arith::MulIOp::create(b, loc, group, c(groupM));
   Value sizeM =
-      arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, c(gm), firstM), c(groupM));
+      arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, gm, firstM), c(groupM));
   Value inGroup = arith::RemUIOp::create(b, loc, mn, c(perGroup));
   Value pidM =
       arith::AddIOp::create(b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, sizeM));

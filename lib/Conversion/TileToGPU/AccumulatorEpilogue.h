@@ -102,6 +102,10 @@ mlir::LogicalResult lowerDotKernels(
 std::pair<mlir::Value, mlir::Value> groupedTilePids(mlir::OpBuilder &b, mlir::Location loc,
                                                     mlir::Value mn, int64_t gm, int64_t gn,
                                                     int64_t groupM = 8);
+/// The same with gm an i32 value (a run's row tiles: bounded symbolic dims).
+std::pair<mlir::Value, mlir::Value> groupedTilePids(mlir::OpBuilder &b, mlir::Location loc,
+                                                    mlir::Value mn, mlir::Value gm, int64_t gn,
+                                                    int64_t groupM = 8);
 
 /// Why the block store `st` cannot go through a staged (shared-memory) epilogue as the
 /// accumulator tile of kernel `fn` ("" when it can): it must sit at the kernel's top level and

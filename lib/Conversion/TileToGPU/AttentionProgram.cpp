@@ -30,12 +30,6 @@ std::optional<double> aicc::splatConstant(Value v) {
   return std::nullopt;
 }
 
-static bool isConstantTile(Value v) {
-  if (auto s = v.getDefiningOp<tl::SplatOp>())
-    v = s.getOperand();
-  return matchPattern(v, m_Constant());
-}
-
 std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched, int64_t BM,
                                         int64_t BN, AttentionProgram &p) {
   SmallVector<tl::DotOp> dots;
@@ -82,6 +76,17 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
       return "operand rows must be 16-byte multiples (dims[2] % 8 == 0)";
   p.Sq = qL.getDims()[1];
   p.Skv = vL.getDims()[1];
+  // A run-time key count: V's rows (K's too when read as rows), one scalar computed before
+  // the key loop.
+  auto topScalar = [&](Value x) {
+    Operation *d = x.getDefiningOp();
+    return d && d->getBlock() == &top && (!p.loop || d->isBeforeInBlock(p.loop));
+  };
+  p.runSkv = vL.getRows();
+  if (qL.getRows() || (p.keyRows ? kL.getRows() != p.runSkv : (bool)kL.getRows()))
+    return "only V's and K's rows take a run-time row count, the same one";
+  if (p.runSkv && (!p.loop || !topScalar(p.runSkv)))
+    return "the run-time key count is not a scalar before a key loop";
   if (sched.getGrid()[0] != (int64_t)llvm::divideCeil(p.Sq, BM))
     return "grid x must be ceil(Sq / BLOCK_M) programs";
   // The scale: s * c right after the first product.
@@ -116,9 +121,8 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
         llvm::append_range(work, d->getOperands());
       }
     }
-  // Every op of the key loop is one the template's GPU form has; a comparison of two
-  // non-constant tiles is the causal mask (j <= i + Skv - Sq), one with a constant the key
-  // tail (j < Skv).
+  // Every op of the key loop is one the template's GPU form has; the causal mask is the
+  // comparison j <= i + Skv - Sq (sle; the key tail's is j < Skv, slt).
   for (Operation &op : *body) {
     if (p.biasOps.contains(&op))
       continue;
@@ -132,10 +136,11 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
       return "op '" + op.getName().getStringRef().str() + "' in the key loop";
     if (auto l = dyn_cast<tl::BlockLoadOp>(op); l && l != kL && l != vL)
       return "a third block load in the key loop";
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op))
-      if (!isConstantTile(cmp.getLhs()) && !isConstantTile(cmp.getRhs()) &&
-          isa<RankedTensorType>(cmp.getLhs().getType()))
-        p.causal = true;
+    auto cmp = dyn_cast<arith::CmpIOp>(op);
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::sle ||
+        !isa<RankedTensorType>(cmp.getLhs().getType()))
+      continue;
+    p.causal = true;
   }
   SmallVector<Operation *> stores;
   fn.walk([&](Operation *op) {

@@ -58,6 +58,10 @@ struct AttentionProgram {
   /// `biasOps`), which emitAttentionBias evaluates at a thread's accumulator registers.
   mlir::Value bias;
   llvm::SmallPtrSet<mlir::Operation *, 32> biasOps;
+  /// Bounded symbolic dims (AttentionGPUTemplate.cpp): the run's key count, an i32 scalar of
+  /// the kernel's top block before the key loop (V's block-load `rows`, and K's when read as
+  /// rows), or null: Skv. The key loop then runs to it.
+  mlir::Value runSkv;
   int64_t D = 0, Dv = 0, Sq = 0, Skv = 0;
   /// f16 or bf16 (Q, K, V, P and the output).
   mlir::Type elem;
@@ -66,7 +70,8 @@ struct AttentionProgram {
 /// Matches `fn` against the one-pass form with a [blockM, D] Q block and [D, blockN] /
 /// [blockN, Dv] key / value blocks, one program per blockM query rows along grid x (the
 /// schedule `sched`'s grid); fills `p`. Returns why it does not match ("" when it does).
-/// Checked: two dots in the key loop (or the kernel's top block), the three block loads,
+/// Checked: two dots in the key loop (or the kernel's top block), the three block loads
+/// (a run-time `rows` only on V and K's rows, the same scalar of the top block),
 /// f16 / bf16 throughout, Q and V read as stored, rows of 16-byte multiples, S scaled by
 /// one finite constant, then optionally a bias added (an f32 tile of index math, splats and
 /// tile.loads that the accumulator epilogue evaluator takes), no other op in the loop the

@@ -127,28 +127,33 @@ AttentionWgmmaKernel::Softmax AttentionWgmmaKernel::softmax(OpBuilder &b, ArrayR
   double ninf = -std::numeric_limits<double>::infinity();
   Value lane = arith::RemUIOp::create(b, loc, tid, c32(b, 32));
   Value col2t = mul(b, arith::RemUIOp::create(b, loc, lane, c32(b, 4)), 2);
+  // A run-time key count (p.runSkv): the last block was loaded from key min(n0, Skv - kBN)
+  // (the producer's loadBoxes), so its columns are those keys (key0 on) and the ones before
+  // n0 (the blocks before had them) are masked too.
+  Value n0 = mul(b, j, kBN);
+  Value keyLimit = p.runSkv ? consumerMap->lookupOrDefault(p.runSkv) : c32(b, p.Skv);
+  Value key0 =
+      p.runSkv ? arith::MinSIOp::create(b, loc, n0, add(b, keyLimit, -kBN)).getResult() : n0;
   // x = s * scale * log2(e) (+ bias * log2(e)).
   SmallVector<Value> x;
   Value cc = f32c(b, p.scale * kLog2E);
   for (int64_t i = 0; i < R; ++i)
     x.push_back(arith::MulFOp::create(b, loc, S[i], cc));
   if (p.bias) {
-    auto bias =
-        emitAttentionBias(b, loc, p, *consumerMap,
-                          arith::IndexCastUIOp::create(b, loc, b.getIndexType(), mul(b, j, kBN)),
-                          rowLocal, lane, R, sched, "convert-tile-attention-to-wgmma");
+    auto bias = emitAttentionBias(b, loc, p, *consumerMap,
+                                  arith::IndexCastUIOp::create(b, loc, b.getIndexType(), key0),
+                                  rowLocal, lane, R, sched, "convert-tile-attention-to-wgmma");
     biasFailed |= failed(bias);
     for (int64_t i = 0; i < R && succeeded(bias); ++i)
       x[i] = arith::AddFOp::create(b, loc, x[i], (*bias)[i]);
   }
   // The masks, on the blocks with keys past Skv or (causal) above the first row's diagonal.
-  Value n0 = mul(b, j, kBN);
   Value needMask =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, add(b, n0, kBN), c32(b, p.Skv));
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, add(b, n0, kBN), keyLimit);
   if (p.causal) {
     // The block's last key against the warpgroup's first row.
     Value first = wgRow0;
-    Value diag = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, add(b, n0, kBN - 1),
+    Value diag = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, add(b, key0, kBN - 1),
                                        add(b, first, p.Skv - p.Sq));
     needMask = arith::OrIOp::create(b, loc, needMask, diag);
   }
@@ -159,8 +164,11 @@ AttentionWgmmaKernel::Softmax AttentionWgmmaKernel::softmax(OpBuilder &b, ArrayR
     Value minf = f32c(tb, ninf);
     SmallVector<Value> masked;
     for (int64_t i = 0; i < R; ++i) {
-      Value col = add(tb, add(tb, n0, col2t), 8 * (i / 4) + i % 2);
-      Value keep = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, col, c32(tb, p.Skv));
+      Value col = add(tb, add(tb, key0, col2t), 8 * (i / 4) + i % 2);
+      Value keep = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, col, keyLimit);
+      if (p.runSkv)
+        keep = arith::AndIOp::create(
+            tb, loc, keep, arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, col, n0));
       if (p.causal) {
         Value limit = add(tb, rows[(i % 4) / 2], p.Skv - p.Sq);
         keep = arith::AndIOp::create(

@@ -13,11 +13,19 @@ using namespace aicc::attention_wgmma;
 void AttentionWgmmaKernel::emitProducer(OpBuilder &b, Block &src, IRMapping &map, Value nEnd,
                                         Value round, Value base) {
   // Boxes of [rows x 64] (box j of a block at byte j * rows * 128), coordinates (col + 64 j,
-  // row, batch) of the block load's 3-D map.
+  // row, batch) of the block load's 3-D map. K and V over a run-time key count (`rows` of
+  // the load, the run's Skv): the map spans the bound's rows, whose tail holds no data of
+  // this run, so the last block's box ends at the run's last key instead, min(row, Skv -
+  // rows) (rows before 0 zero-filled by the TMA unit); the consumers mask the keys it
+  // repeats (AttentionWgmmaConsumer.cpp, softmax). No key of the tail reaches P V.
   auto loadBoxes = [&](OpBuilder &ob, tl::BlockLoadOp l, IRMapping &m, Value desc, Value dstBase,
                        int64_t rows, int64_t cols, Value bar) {
     Value batch = m.lookupOrDefault(l.getBatch());
     Value row = m.lookupOrDefault(l.getRow());
+    if (l.getRows())
+      row = arith::MinSIOp::create(
+          ob, loc, row,
+          arith::SubIOp::create(ob, loc, m.lookupOrDefault(l.getRows()), c32(ob, rows)));
     Value col = m.lookupOrDefault(l.getCol());
     for (int64_t j = 0; j < cols / kBoxCols; ++j)
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(

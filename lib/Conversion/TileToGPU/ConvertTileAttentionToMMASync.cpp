@@ -149,9 +149,10 @@ private:
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(x));
   }
   void issue(OpBuilder &b, const StagedBlock &blk, IRMapping &map, Value stage);
-  /// The cp.async of chunk `c` (i32) of `blk` into the stage at element `base` (index).
+  /// The cp.async of chunk `c` (i32) of `blk` into the stage at element `base` (index); rows
+  /// at or past `rows` (the load's run-time row count; null: none) are zero-filled.
   void copyChunk(OpBuilder &b, const StagedBlock &blk, Value src, Value batch, Value row0,
-                 Value col0, Value base, Value c);
+                 Value col0, Value rows, Value base, Value c);
   /// ldmatrix x4 at element offset `off` (index): the four 16-bit pairs as mma operands.
   SmallVector<Value> ldmatrix(OpBuilder &b, Value off, bool trans);
   Value mmaReg(OpBuilder &b, Value pair);
@@ -193,6 +194,7 @@ void AttentionKernel::issue(OpBuilder &b, const StagedBlock &blk, IRMapping &map
   Value batch = map.lookupOrDefault(l.getBatch());
   Value row0 = map.lookupOrDefault(l.getRow());
   Value col0 = map.lookupOrDefault(l.getCol());
+  Value rows = l.getRows() ? map.lookupOrDefault(l.getRows()) : Value();
   Value base = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, stage, cidx(b, blk.stageElems)), cidx(b, blk.offset));
   int64_t n = blk.rows * blk.chunks();
@@ -206,13 +208,13 @@ void AttentionKernel::issue(OpBuilder &b, const StagedBlock &blk, IRMapping &map
           /*withElse=*/false);
       cb = guard.getThenBodyBuilder();
     }
-    copyChunk(cb, blk, src, batch, row0, col0, base,
+    copyChunk(cb, blk, src, batch, row0, col0, rows, base,
               arith::AddIOp::create(cb, loc, tid, c32(cb, i * threads)));
   }
 }
 
 void AttentionKernel::copyChunk(OpBuilder &b, const StagedBlock &blk, Value src, Value batch,
-                                Value row0, Value col0, Value base, Value c) {
+                                Value row0, Value col0, Value rows, Value base, Value c) {
   int64_t C = blk.chunks();
   Value r = arith::DivUIOp::create(b, loc, c, c32(b, C));
   Value ch = arith::RemUIOp::create(b, loc, c, c32(b, C));
@@ -221,7 +223,7 @@ void AttentionKernel::copyChunk(OpBuilder &b, const StagedBlock &blk, Value src,
                                     arith::MulIOp::create(b, loc, phys, c32(b, kChunk)));
   auto [gidx, inb] = blockLoadElement(
       b, loc, blk.load, batch, arith::AddIOp::create(b, loc, row0, r),
-      arith::AddIOp::create(b, loc, col0, arith::MulIOp::create(b, loc, ch, c32(b, kChunk))));
+      arith::AddIOp::create(b, loc, col0, arith::MulIOp::create(b, loc, ch, c32(b, kChunk))), rows);
   // A padded row's chunks past the data (a head of 80 or 96) are zero-filled: every 8
   // threads of a copy phase then write the 8 chunks of one row's half, free of conflicts.
   if (blk.dataChunks() < C)
@@ -323,6 +325,8 @@ LogicalResult AttentionKernel::run() {
     return failure();
   // The block row of the program's first query (Q's block-load row).
   Value m0 = map.lookupOrDefault(q.load.getRow());
+  // The keys: the run's count, or Skv.
+  Value keyLimit = prog.runSkv ? map.lookupOrDefault(prog.runSkv) : c32(b, prog.Skv);
 
   // ldmatrix addresses (ConvertTileDotToMMASync.cpp's file comment): q8 = lane / 8 picks the
   // 8x8 matrix, r = lane % 8 its row; every row a thread addresses is r mod 8, so its
@@ -508,7 +512,7 @@ LogicalResult AttentionKernel::run() {
     Value n0 = arith::IndexCastUIOp::create(lb, loc, lb.getI32Type(),
                                             arith::MulIOp::create(lb, loc, j, cidx(lb, kBN)));
     Value needMask = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::sgt,
-                                           add(lb, n0, c32(lb, kBN)), c32(lb, prog.Skv));
+                                           add(lb, n0, c32(lb, kBN)), keyLimit);
     if (prog.causal) {
       // The block's last key beyond the first row's diagonal.
       Value diag =
@@ -525,8 +529,7 @@ LogicalResult AttentionKernel::run() {
       for (int64_t n = 0; n < nTiles; ++n)
         for (int64_t e = 0; e < 4; ++e) {
           Value col = add(tb, add(tb, n0, col2t), c32(tb, 8 * n + e % 2));
-          Value keep =
-              arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, col, c32(tb, prog.Skv));
+          Value keep = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, col, keyLimit);
           if (prog.causal) {
             Value limit = add(tb, e < 2 ? row0 : row1, c32(tb, prog.Skv - prog.Sq));
             keep = arith::AndIOp::create(
@@ -599,7 +602,8 @@ LogicalResult AttentionKernel::run() {
     }
   }
   // No copy is in flight past the loop: its last group is empty -- unless the loop ran no
-  // iteration (a split's slice past its rows' causal diagonal), so wait for block nBegin.
+  // iteration (a split's slice past its rows' causal diagonal or past the run's keys), so
+  // wait for block nBegin.
   if (prog.lseStore)
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 

@@ -153,7 +153,12 @@ LogicalResult AttentionWgmmaKernel::forEachTile(OpBuilder &b, Block &src,
                               "convert-tile-attention-to-wgmma")))
       return failure();
     Value m0 = map.lookupOrDefault(p.q.getRow());
-    Value nEnd = c32(ob, numBlocks);
+    // The run's key blocks (at least one: the run's Skv is at least 1).
+    Value nEnd =
+        p.runSkv ? arith::DivUIOp::create(ob, loc, add(ob, map.lookupOrDefault(p.runSkv), kBN - 1),
+                                          c32(ob, kBN))
+                       .getResult()
+                 : c32(ob, numBlocks);
     if (p.causal) {
       Value lastKey = add(ob, m0, kBM - 1 + p.Skv - p.Sq);
       Value last = arith::DivUIOp::create(ob, loc, lastKey, c32(ob, kBN));

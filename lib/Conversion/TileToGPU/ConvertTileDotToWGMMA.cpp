@@ -27,7 +27,10 @@
 //   Tiles: CTA c takes tiles c, c + gridDim.x, ... in grouped order (GROUP_M = 8 row tiles per
 //     group: Triton's matmul tutorial order, for L2 reuse of B). The pipeline (stage, phase)
 //     runs on across tiles, so the producer fetches the next tile while consumers run the
-//     epilogue.
+//     epilogue. Bounded symbolic dims (the kernel's tile.symgrid along grid x or z and its
+//     tile.symvalues parameter): the tiles are those of the run's rows or matrices, their count
+//     read from the session's symbol values at the kernel's start (setRunTiles), so a short
+//     prompt runs its own tiles, not the bound's.
 //   Epilogue: every tile op after the K loop is evaluated per thread, in registers, on the
 //     wgmma accumulator layout (PTX ISA 9.7.15.5.1.1, "Matrix Fragments for
 //     wgmma.mma_async.m64nNk16", accumulator D): register i of thread t of consumer
@@ -175,6 +178,7 @@ LogicalResult WgmmaKernel::run() {
     NVVM::FenceMbarrierInitOp::create(ib, loc);
   }
   gpu::BarrierOp::create(b, loc);
+  setRunTiles(b, loc, args);
   Value wg = arith::DivUIOp::create(b, loc, tid, ci32(b, loc, 128));
   Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg, ci32(b, loc, 0));
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);

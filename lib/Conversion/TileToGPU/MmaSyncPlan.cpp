@@ -18,6 +18,9 @@ using namespace aicc::mma_sync;
 
 bool MmaSyncKernel::setupOperand(Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain,
                                  std::string &why) {
+  if (l.getRows())
+    return why = "block_load with a run-time row count (only the attention kernels take one)",
+           false;
   o.load = l;
   auto t = l.getType();
   o.rows = l.getTranspose() ? t.getDimSize(1) : t.getDimSize(0);

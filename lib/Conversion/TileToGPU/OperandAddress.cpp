@@ -67,10 +67,12 @@ std::pair<Value, Value> aicc::im2colElement(OpBuilder &b, Location loc, tl::Im2C
 }
 
 std::pair<Value, Value> aicc::blockLoadElement(OpBuilder &b, Location loc, tl::BlockLoadOp l,
-                                               Value batch, Value row, Value col) {
+                                               Value batch, Value row, Value col, Value rows) {
   I32 m{b, loc};
   ArrayRef<int64_t> d = l.getDims();
   Value ok = m.both(m.below(batch, d[0]), m.both(m.below(row, d[1]), m.below(col, d[2])));
+  if (rows)
+    ok = m.both(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows));
   Value off = m.add(m.mul(m.add(m.mul(batch, d[1]), row), d[2]), col);
   return {off, ok};
 }

@@ -41,10 +41,12 @@ std::pair<mlir::Value, mlir::Value> im2colElement(mlir::OpBuilder &b, mlir::Loca
 /// (element offset, in bounds) of element (`row`, `col`) (i32, absolute: block origin
 /// included) of matrix `batch` of `tile.block_load` `l`'s buffer (formula: TileOps.td,
 /// Tile_BlockLoadOp): (batch * dims[1] + row) * dims[2] + col, in bounds when each coordinate
-/// is below its dim (unsigned compares: negative ones are out of bounds too).
+/// is below its dim (unsigned compares: negative ones are out of bounds too), and `row` below
+/// `rows` when given (the load's run-time `rows` operand, mapped into the caller's kernel).
 std::pair<mlir::Value, mlir::Value> blockLoadElement(mlir::OpBuilder &b, mlir::Location loc,
                                                      tile::BlockLoadOp l, mlir::Value batch,
-                                                     mlir::Value row, mlir::Value col);
+                                                     mlir::Value row, mlir::Value col,
+                                                     mlir::Value rows = {});
 
 } // namespace aicc
 

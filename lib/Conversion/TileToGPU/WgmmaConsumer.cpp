@@ -238,7 +238,7 @@ LogicalResult WgmmaKernel::emitConsumer(OpBuilder &b, Location loc, Block &src,
       rowChunkOff.push_back(arith::ExtUIOp::create(b, loc, b.getI64Type(), off));
     }
   }
-  auto tileLoop = scf::ForOp::create(b, loc, first, ci32(b, loc, tiles), step);
+  auto tileLoop = scf::ForOp::create(b, loc, first, tileCount(b, loc, tiles), step);
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   Value t = tileLoop.getInductionVar();
   Value it0 = arith::MulIOp::create(

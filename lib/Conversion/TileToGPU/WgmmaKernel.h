@@ -233,8 +233,18 @@ private:
   void waitParity(OpBuilder &b, Location loc, Value bar, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, ci32(b, loc, 0x989680));
   }
-  /// (pid_m, pid_n, pid_b) of linear tile `t` (i32) in grouped order.
+  /// (pid_m, pid_n, pid_b) of linear tile `t` (i32) in grouped order (over the run's row
+  /// tiles when runGridM is set).
   SmallVector<Value> tilePids(OpBuilder &b, Location loc, Value t);
+  /// Bounded symbolic dims (the tile kernel's tile.symgrid over grid x or z, and its
+  /// tile.symvalues parameter): the run's row tiles (grid x) or matrices (grid z) and its
+  /// tile count, i32 values of the kernel's entry block read from the session's symbol values
+  /// (setRunTiles); null: the schedule's grid. Every role's tile loop ends at runTiles.
+  Value runGridM, runTiles;
+  void setRunTiles(OpBuilder &b, Location loc, ArrayRef<Value> args);
+  Value tileCount(OpBuilder &b, Location loc, int64_t tiles) {
+    return runTiles ? runTiles : ci32(b, loc, tiles);
+  }
   /// The kernel's scalar ops up to `stopAt` into `b` (cloneScalarOps, AccumulatorEpilogue.h).
   LogicalResult cloneScalars(OpBuilder &b, Block &src, IRMapping &map, Operation *stopAt) {
     return cloneScalarOps(b, src, map, stopAt, sched, "convert-tile-dot-to-wgmma");

@@ -79,6 +79,9 @@ bool WgmmaKernel::match(std::string &why) {
     return true;
   };
   auto setup = [&](Operand &o, tl::BlockLoadOp l, bool kContiguousIfPlain) -> bool {
+    if (l.getRows())
+      return why = "block_load with a run-time row count (only the attention kernels take one)",
+             false;
     o.load = l;
     o.isA = kContiguousIfPlain;
     auto t = l.getType();

@@ -20,10 +20,48 @@ using namespace aicc::wgmma;
 SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
   auto grid = sched.getGrid();
   int64_t gm = grid[0], gn = grid[1];
+  if (runGridM) {
+    Value mnTiles = arith::MulIOp::create(b, loc, runGridM, ci32(b, loc, gn));
+    Value mn = arith::RemUIOp::create(b, loc, t, mnTiles);
+    Value pidB = arith::DivUIOp::create(b, loc, t, mnTiles);
+    auto [pidM, pidN] = groupedTilePids(b, loc, mn, runGridM, gn, kGroupM);
+    return {pidM, pidN, pidB};
+  }
   Value mn = arith::RemUIOp::create(b, loc, t, ci32(b, loc, gm * gn));
   Value pidB = arith::DivUIOp::create(b, loc, t, ci32(b, loc, gm * gn));
   auto [pidM, pidN] = groupedTilePids(b, loc, mn, gm, gn, kGroupM);
   return {pidM, pidN, pidB};
+}
+
+void WgmmaKernel::setRunTiles(OpBuilder &b, Location loc, ArrayRef<Value> args) {
+  auto sg = fn->getAttrOfType<DenseI64ArrayAttr>(tl::kSymGridAttrName);
+  auto sv = fn->getAttrOfType<IntegerAttr>(tl::kSymValuesAttrName);
+  if (!sg || !sv || sg.size() != 5 || (sg[0] != 0 && sg[0] != 2) || sv.getInt() < 0 ||
+      sv.getInt() >= (int64_t)args.size())
+    return;
+  auto mt = dyn_cast<MemRefType>(args[sv.getInt()].getType());
+  if (!mt || !mt.getElementType().isInteger(32) || mt.getRank() != 1 || sg[1] >= mt.getDimSize(0))
+    return;
+  // symgrid [axis, symbol, unit, per, group]: group * ceil(v * unit / per) programs along
+  // the axis, at most the bound's.
+  auto grid = sched.getGrid();
+  Value v = memref::LoadOp::create(b, loc, args[sv.getInt()],
+                                   ValueRange{arith::ConstantIndexOp::create(b, loc, sg[1])});
+  Value programs = arith::MulIOp::create(
+      b, loc,
+      arith::DivUIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, v, ci32(b, loc, sg[2])),
+                                ci32(b, loc, sg[3] - 1)),
+          ci32(b, loc, sg[3])),
+      ci32(b, loc, sg[4]));
+  programs = arith::MinUIOp::create(b, loc, programs, ci32(b, loc, grid[sg[0]]));
+  if (sg[0] == 0) {
+    runGridM = programs;
+    runTiles = arith::MulIOp::create(b, loc, programs, ci32(b, loc, grid[1] * grid[2]));
+  } else {
+    runTiles = arith::MulIOp::create(b, loc, programs, ci32(b, loc, grid[0] * grid[1]));
+  }
 }
 
 Value WgmmaKernel::descriptor(OpBuilder &b, Location loc, const Operand &o, Value stageOff,
@@ -53,7 +91,7 @@ void WgmmaKernel::emitProducer(OpBuilder &b, Location loc, Block &src, ArrayRef<
   Value gdim = arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                           gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   auto tileLoop =
-      scf::ForOp::create(b, loc, bid, ci32(b, loc, tiles), gdim, ValueRange{ci32(b, loc, 0)});
+      scf::ForOp::create(b, loc, bid, tileCount(b, loc, tiles), gdim, ValueRange{ci32(b, loc, 0)});
   OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), args))

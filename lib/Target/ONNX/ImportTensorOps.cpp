@@ -248,7 +248,12 @@ LogicalResult Importer::importSlice(const NodeCtx &nc) {
     shape[*a] = count;
   }
   auto outT = RankedTensorType::get(shape, t.getElementType());
-  if (outT == t && llvm::all_of(sp, [](int64_t x) { return x == 1; }))
+  // A slice whose bounds follow a symbolic dim's size (wpe[:seq]) stays a slice where it
+  // takes everything (at the bound): the graph must be one graph at every value
+  // (docs/symbolic-shapes.md).
+  bool symbolic = inputs && llvm::any_of(llvm::seq(1, std::min(nc.node.input_size(), 5)),
+                                         [&](int i) { return !inputTaint(nc.node, i).empty(); });
+  if (outT == t && llvm::all_of(sp, [](int64_t x) { return x == 1; }) && !symbolic)
     return define(nc, 0, *in);
   return define(nc, 0, graph::SliceOp::create(b, nc.loc, outT, *in, b.getDenseI64ArrayAttr(st),
                                               b.getDenseI64ArrayAttr(sp)));

@@ -14,6 +14,11 @@ shuffles read the thread's own lane) and expects every case to fail.
 
 --block-m 128 compiles with --attention-block-m=128 (8 warps, 128 query rows per program).
 
+--dynamic runs DYNAMIC_CASES (WGMMA_DYNAMIC_CASES with --wgmma): a sequence of run-time
+length (the inputs' rows past the run NaN); --mutate rows drops the block loads' run-time row
+count (V's tail rows reach P V), --mutate bound leaves the bound in the symbol values (the
+kernel reads the tail as keys).
+
 --decode runs DECODE_CASES: at most 32 queries (one or two warps per program) with the keys
 split across programs (--attention-kv-splits); the combine kernel after the simulated
 partials is computed on the host (attention_combine).
@@ -128,6 +133,34 @@ WGMMA_CASES = [
     ("bf16_d128_mask_empty_rows", [2, 2], 140, 300, 128, 128, "bf16",
      {"mask": "add", "empty_batches": (0,)}),
 ]
+# A sequence of run-time length (--dynamic; attention_cases.dynamic_case: ONNX models with
+# the dim_param 'seq', compiled with --dim seq=1..BOUND, run at RUN with the inputs' rows
+# past it NaN and the symbol values buffer holding RUN). (name, batch, Sq or None for a
+# self-attention over 'seq', RUN, D, Dv, dtype, options with the bound). mma.sync (sm_90):
+# causal self-attention (the key loop and the masks end at the run's keys, the diagonal stays),
+# queries over run-time keys, a run shorter than one key block, the run at the bound, split
+# keys whose last slices hold no key of the run (O = 0, lse = -inf there).
+DYNAMIC_CASES = [
+    ("f16_d64_self_causal_r77", [1, 2], None, 77, 64, 64, "f16", {"bound": 192, "causal": True}),
+    ("f16_d32_keys_r70", [2], 40, 70, 32, 32, "f16", {"bound": 200}),
+    ("bf16_d64_self_r5", [1], None, 5, 64, 64, "bf16", {"bound": 130}),
+    ("f16_d64_self_causal_full", [1], None, 150, 64, 64, "f16", {"bound": 150, "causal": True}),
+    ("f16_d64_q1_keys_split3", [2, 2], 1, 90, 64, 64, "f16", {"bound": 300, "splits": 3}),
+    ("f16_d64_self_causal_mask_r77", [2, 2], None, 77, 64, 64, "f16",
+     {"bound": 192, "causal": True, "mask": True}),
+]
+# sm_90a (--wgmma --dynamic): the last key block's TMA box ends at the run's last key (its
+# repeated keys masked), before key 0 for a run shorter than a block (zero fill), a run
+# one key past a block, the run at the bound.
+WGMMA_DYNAMIC_CASES = [
+    ("f16_d64_self_causal_r200", [1, 1], None, 200, 64, 64, "f16", {"bound": 300, "causal": True}),
+    ("bf16_d128_keys_r70", [1, 2], 130, 70, 128, 128, "bf16", {"bound": 300}),
+    ("f16_d128_self_r129", [1], None, 129, 128, 128, "f16", {"bound": 260}),
+    ("f16_d64_self_causal_full", [1], None, 256, 64, 64, "f16", {"bound": 256, "causal": True}),
+    ("f16_d64_self_mask_r70", [2, 2], None, 70, 64, 64, "f16", {"bound": 260, "mask": True}),
+    ("bf16_d128_self_causal_mask_r200", [2, 1], None, 200, 128, 128, "bf16",
+     {"bound": 300, "causal": True, "mask": True}),
+]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 
 
@@ -224,7 +257,17 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     seed = zlib.crc32(name.encode()) % 1000
     opts = dict(opts)
     splits = opts.pop("splits", None)
-    if "gqa_expand" in opts:
+    bound = opts.pop("bound", None)
+    model = os.path.join(d_, "model.mlir")
+    dims = []
+    if bound is not None:
+        # skv is the run's length; the compiled model's is the bound.
+        ac.dynamic_case(d_, "model", batch, sq, skv, d, dv, e, bound, skv,
+                        causal=opts.get("causal", False), seed=seed,
+                        q_tail=1000.0 if a.wgmma else np.nan, mask=opts.get("mask", False))
+        model = os.path.join(d_, "model.onnx")
+        dims = [f"--dim=seq=1..{bound}"]
+    elif "gqa_expand" in opts:
         h, kvh = opts["gqa_expand"]
         ac.gqa_expand_case(d_, "model", batch[0], h, kvh, sq, d, e,
                            causal=opts.get("causal", False), seed=seed)
@@ -239,7 +282,7 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     else:
         ac.case(d_, "model", batch, sq, skv, d, dv, e, seed=seed, **opts)
     if a.wgmma:
-        tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90a",
+        tile = subprocess.run([a.compile, model, "--target=sm_90a", *dims,
                                "--attention=fused", "--emit=tile", "-o", "-"], check=True,
                               capture_output=True, text=True).stdout
         opts = (f"intra-warpgroup-overlap={str(a.overlap).lower()} "
@@ -251,14 +294,23 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
         # Decode cases leave BLOCK_M to the template (one warp per 16 queries).
         flags = ([f"--attention-kv-splits={splits}"] if splits is not None
                  else [f"--attention-block-m={a.block_m}"])
-        tile = subprocess.run([a.compile, os.path.join(d_, "model.mlir"), "--target=sm_90",
+        tile = subprocess.run([a.compile, model, "--target=sm_90", *dims,
                                "--attention=fused", *flags, "--emit=tile", "-o", "-"],
                               check=True, capture_output=True, text=True).stdout
         lower = "-convert-tile-attention-to-mma-sync"
+    if a.mutate == "rows":
+        # K's and V's block loads without the run's row count: V's tail rows are read.
+        tile = re.sub(r" rows %[\w#]+", "", tile)
     ir = subprocess.run([a.opt, "-", lower, "-canonicalize", "-cse",
                          "--mlir-print-op-generic"], input=tile, check=True,
                         capture_output=True, text=True).stdout
-    if a.mutate:
+    if bound is not None and a.mutate != "bound":
+        # The session's symbol values: the one i32[1] constant at the bound holds the run's.
+        sym = f"dense<{bound}> : tensor<1xi32>"
+        if ir.count(sym) != 1:
+            raise simt_sim.SimError(f"{ir.count(sym)} constants '{sym}' (want the symbol values)")
+        ir = ir.replace(sym, f"dense<{skv}> : tensor<1xi32>")
+    if a.mutate and a.mutate not in ("rows", "bound"):
         ir = mutate(ir, a.mutate)
     s = wgmma_sim.WgmmaSim(ir, seed=seed) if a.wgmma else simt_sim.Sim(ir)
     for kname in list(s.kernels):
@@ -280,6 +332,9 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     ref = load(os.path.join(data, "output_0.pb"))
     outs = s.run_main(xs)
     out = outs[0].data.reshape(ref.shape)
+    # (A run-time length: the rows past the run, NaN in ref, hold the tail's garbage.)
+    valid = ~np.isnan(ref)
+    out, ref = out[valid], ref[valid]
     if np.isnan(out).any():
         raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
     err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
@@ -299,7 +354,8 @@ def main():
     p.add_argument("--opt", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--mutate", choices=["wait", "barrier", "trans", "shuffle", "wgwait",
-                                        "mbwait", "empty", "turn", "transb", "qempty"])
+                                        "mbwait", "empty", "turn", "transb", "qempty",
+                                        "rows", "bound"])
     p.add_argument("--block-m", default="64", choices=["64", "128"],
                    help="--attention-block-m: 4 or 8 warps per program")
     p.add_argument("--wgmma", action="store_true",
@@ -313,10 +369,17 @@ def main():
                    help="--wgmma: persistent=true max-ctas=CTAS (each CTA loops over tiles)")
     p.add_argument("--decode", action="store_true",
                    help="the mma.sync kernel on DECODE_CASES (few queries, split keys)")
+    p.add_argument("--dynamic", action="store_true",
+                   help="DYNAMIC_CASES (with --wgmma: WGMMA_DYNAMIC_CASES): a sequence of "
+                        "run-time length")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0
-    for c in WGMMA_CASES if a.wgmma else DECODE_CASES if a.decode else CASES:
+    if a.dynamic:
+        cases = WGMMA_DYNAMIC_CASES if a.wgmma else DYNAMIC_CASES
+    else:
+        cases = WGMMA_CASES if a.wgmma else DECODE_CASES if a.decode else CASES
+    for c in cases:
         if not re.search(a.filter, c[0]):
             continue
         try:

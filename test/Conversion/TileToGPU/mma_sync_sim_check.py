@@ -16,7 +16,9 @@ no bar.sync between the K loop and the staging stores) and expects the check to 
 one (smem-store, the pass default); --expect-store fails cases whose epilogue_store differs.
 
 --wgmma runs the cases through convert-tile-dot-to-wgmma instead (sm_90a; register stores,
-as wgmma_sim.py does not simulate TMA stores) and wgmma_sim.py.
+as wgmma_sim.py does not simulate TMA stores) and wgmma_sim.py. --wgmma --dynamic runs
+DYNAMIC_GEMMS (rows of run-time length: the run's tiles only); --mutate bound leaves the bound
+in the symbol values (every tile runs: the check sees tiles written past the run's).
 
 Usage: mma_sync_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR [--wgmma]
          [--mutate wait|barrier|trans|staging|staging-entry] [--smem-store true|false]
@@ -177,6 +179,73 @@ WGMMA_LN = [
      "64x64x128x3"),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
+# --dynamic (with --wgmma): a projection of a prompt of run-time length, x [1, seq, K] @ W + b
+# (GPT-2's, f16), compiled with --dim seq=1..BOUND; the persistent kernel reads the run's
+# length from the symbol values and loops over the run's row tiles only, in grouped order
+# over them: (name, K, N, BOUND, RUN). One group of row tiles, two groups (the second
+# partial), the run at the bound, a run of one row.
+DYNAMIC_GEMMS = [
+    ("f16_k64_n256_r130_b600", 64, 256, 600, 130),
+    ("f16_k128_n128_r1100_b2000", 128, 128, 2000, 1100),
+    ("f16_k64_n128_full_b300", 64, 128, 300, 300),
+    ("f16_k64_n128_r1_b300", 64, 128, 300, 1),
+]
+
+
+def dynamic_gemm_model(k, n, rng):
+    """x [1, 'seq', K] @ W [K, N] + b, f16, W and b seeded constants."""
+    from onnx import TensorProto, helper
+    w = round_to(rng.standard_normal((k, n)) / math.sqrt(k), "f16")
+    b = round_to(rng.standard_normal(n), "f16")
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["xw"]),
+         helper.make_node("Add", ["xw", "b"], ["y"])], "proj",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, "seq", k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, "seq", n])],
+        [numpy_helper.from_array(w.astype(np.float16), "w"),
+         numpy_helper.from_array(b.astype(np.float16), "b")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m, w, b
+
+
+def run_dynamic_gemm(a, name, k, n, bound, run):
+    """The run's rows match numpy; the row tiles past the run's are never written (x's tail
+    rows hold a finite value, so a tile computed there would write numbers, not NaN)."""
+    d = os.path.join(a.work, name)
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(0)
+    model, w, b = dynamic_gemm_model(k, n, rng)
+    path = os.path.join(d, "model.onnx")
+    onnx.save(model, path)
+    tile = subprocess.run([a.compile, path, "--target=sm_90a", f"--dim=seq=1..{bound}",
+                           "--emit=tile", "-o", "-"], check=True, capture_output=True,
+                          text=True).stdout
+    ir = subprocess.run([a.opt, "-", "-convert-tile-dot-to-wgmma=tma-store=false",
+                         "-canonicalize", "-cse", "--mlir-print-op-generic"], input=tile,
+                        check=True, capture_output=True, text=True).stdout
+    if a.mutate != "bound":
+        sym = f"dense<{bound}> : tensor<1xi32>"
+        if ir.count(sym) != 1:
+            raise simt_sim.SimError(f"{ir.count(sym)} constants '{sym}' (want the symbol values)")
+        ir = ir.replace(sym, f"dense<{run}> : tensor<1xi32>")
+    s = wgmma_sim.WgmmaSim(ir, seed=1)
+    x = np.full((1, bound, k), 0.5)
+    x[:, :run] = round_to(rng.standard_normal((1, run, k)), "f16")
+    out = s.run_main([x])[0].data.reshape(1, bound, n)
+    ref = x[:, :run] @ w + b
+    bm = int(re.search(r"BLOCK_M = (\d+)", " ".join(
+        str(simt_sim.prop(kk, "tile.schedule")) for kk in s.kernels.values())).group(1))
+    tail = out[:, -(-run // bm) * bm:]
+    if not np.isnan(tail).all():
+        raise simt_sim.SimError(f"{int((~np.isnan(tail)).sum())} elements written past the "
+                                f"run's row tiles")
+    got = out[:, :run]
+    if np.isnan(got).any():
+        raise simt_sim.SimError(f"{int(np.isnan(got).sum())} output elements not written")
+    err = float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+    conf = " ".join(str(simt_sim.prop(kk, "tile.wgmma") or "") for kk in s.kernels.values())
+    return err < TOL["f16"], f"{conf}: rel err {err:.1e} (tol {TOL['f16']}), {s.ctas} CTAs"
 EPS = 1e-5
 
 
@@ -394,7 +463,8 @@ def main():
     p.add_argument("--compile", required=True)
     p.add_argument("--opt", required=True)
     p.add_argument("--work", required=True)
-    p.add_argument("--mutate", choices=["wait", "barrier", "trans", "staging", "staging-entry"])
+    p.add_argument("--mutate", choices=["wait", "barrier", "trans", "staging", "staging-entry",
+                                        "bound"])
     p.add_argument("--smem-store", default="true", choices=["true", "false"],
                    help="convert-tile-dot-to-mma-sync's smem-store option")
     p.add_argument("--expect-store", default="",
@@ -404,9 +474,26 @@ def main():
                    help="compile for sm_90a, lower with convert-tile-dot-to-wgmma "
                         "(tma-store=false: wgmma_sim.py does not simulate TMA stores) and run "
                         "wgmma_sim.py (no shared-memory bank statistics)")
+    p.add_argument("--dynamic", action="store_true",
+                   help="with --wgmma: DYNAMIC_GEMMS, rows of run-time length")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0
+    if a.dynamic:
+        for c in DYNAMIC_GEMMS:
+            if not re.search(a.filter, c[0]):
+                continue
+            try:
+                ok, what = run_dynamic_gemm(a, *c)
+            except simt_sim.SimError as e:
+                ok, what = False, f"simulation error: {e}"
+            print(f"{'PASS' if ok else 'FAIL'} {c[0]}: {what}", flush=True)
+            passed += ok
+            failed += not ok
+        print(f"{passed} passed, {failed} failed")
+        if a.mutate:
+            return 0 if passed == 0 and failed > 0 else 1
+        return 0 if failed == 0 and passed > 0 else 1
     for c, cfg in (WGMMA_RMS + WGMMA_LN if a.wgmma else CASES):
         if not re.search(a.filter, c["name"]):
             continue

@@ -478,7 +478,10 @@ class CTA:
             return
         if n == "memref.load":
             buf, idx = ops[0], ops[1]
-            return set1(self.gload(buf, idx, rt))
+            v = self.gload(buf, idx, rt)
+            if rt[:1] == "i" and rt[1:].isdigit():
+                v = v.astype(np.int64)  # host buffers hold integers as float64 (run_main)
+            return set1(v)
         if n == "memref.store":
             val, buf, idx = ops
             self.gstore(buf, idx, [val])
@@ -941,7 +944,7 @@ class CTA:
                     col = t4 * 2 + (i & 1)
                     C[row, col] = c[i][t]
             for M_ in (A, B):
-                if np.any(M_ != round_to(M_, ty)):
+                if np.any((M_ != round_to(M_, ty)) & ~np.isnan(M_)):
                     raise SimError(f"mma operand not representable in {ty}")
             D = round_to(A @ B + C, "f32")
             for l in range(32):

@@ -56,6 +56,27 @@ func.func @cap(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor
 
 // -----
 
+// A cast that grows the constants folds when its one user, a compare of constants, folds next
+// to no more than the cast frees (torch's masked_fill(mask == 0) over a causal mask at 1024
+// positions: f16 -> f32 -> i1). The where after it reads a non-constant: left alone.
+// CHECK-LABEL: func.func @grow_then_shrink
+// CAP-LABEL: func.func @grow_then_shrink
+// CAP: graph.constant dense<{{\[}}[false, true], [false, false]]> : tensor<2x2xi1>
+// CAP-NOT: graph.cast
+// CAP-NOT: graph.equal
+// CAP: graph.where
+func.func @grow_then_shrink(%x: tensor<2x2xf16>) -> tensor<2x2xf16> {
+  %m = graph.constant dense<[[1.0, 0.0], [1.0, 1.0]]> : tensor<2x2xf16>
+  %c = graph.cast %m : tensor<2x2xf16> -> tensor<2x2xf32>
+  %z = graph.constant dense<0.0> : tensor<f32>
+  %e = graph.equal %c, %z : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xi1>
+  %n = graph.constant dense<0xFC00> : tensor<f16>
+  %y = graph.where %e, %n, %x : (tensor<2x2xi1>, tensor<f16>, tensor<2x2xf16>) -> tensor<2x2xf16>
+  return %y : tensor<2x2xf16>
+}
+
+// -----
+
 // Folds that must give what the kernel computes (helper-found cases): the sign of a zero
 // survives (no splat of +0 and -0); not folded: an i64 beyond 2^53 cast to f32 (rounded
 // twice through float64), a float reduction (float64 accumulation: no overflow where the

@@ -23,9 +23,10 @@ def ttype(shape, e):
 
 def to_bf16_bits(x):
     """float32 -> bfloat16 bits, round to nearest even."""
-    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
-    return u.astype(np.uint16)
+    x = np.asarray(x, dtype=np.float32)
+    u = np.atleast_1d(x).view(np.uint32).astype(np.uint64)
+    u = (u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
+    return u.astype(np.uint16).reshape(x.shape)
 
 
 def from_bf16_bits(b):
@@ -160,6 +161,89 @@ def case(out, name, batch, sq, skv, d, dv, e, mask=None, causal=False, gqa=False
             f.write(tensor_proto(f"input_{i}", x, t).SerializeToString())
     with open(os.path.join(data, "output_0.pb"), "wb") as f:
         f.write(tensor_proto("output_0", rounded(y, e), e).SerializeToString())
+
+
+ONNX_ELEM = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}
+
+
+def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, seed=0,
+                 q_tail=np.nan, mask=False):
+    """An attention over a sequence of run-time length: OUT/NAME.onnx whose keys (and, with
+    sq=None, queries: self-attention) have the dim_param 'seq', to compile with --dim
+    seq=1..BOUND; OUT/NAME/ holds the inputs at the bound with the rows past RUN NaN (what a
+    buffer's tail may hold) and the float64 result at RUN, the rows past it NaN (not
+    compared; Q's tail rows hold q_tail, which wgmma_sim needs finite: its shared memory
+    starts NaN to catch reads of bytes never written). Causal (self-attention only): torch's registered-buffer idiom, a constant
+    mask of the model's maximum positions (BOUND + 64) sliced to [seq, seq] (Shape(q)[-2])
+    and added to the scores. mask: a padding mask input [B, 1, .., 1, seq] (0 or -inf, a
+    few keys per row off) added to the scores, its tail NaN too."""
+    if causal and sq is not None:
+        raise ValueError("causal dynamic cases are self-attention (sq=None)")
+    rng = np.random.default_rng(seed)
+    qn = run if sq is None else sq
+    q = rounded(rng.standard_normal(batch + [qn, d]), e)
+    k = rounded(rng.standard_normal(batch + [run, d]), e)
+    v = rounded(rng.standard_normal(batch + [run, dv]), e)
+    bias = 0.0
+    if causal:
+        i, j = np.arange(run)[:, None], np.arange(run)[None, :]
+        bias = np.where(j <= i, 0.0, -np.inf)
+    m_s = [batch[0]] + [1] * (len(batch) - 1) + [1]
+    if mask:
+        m = np.where(rng.random(m_s + [run]) < 0.2, -np.inf, 0.0)
+        m[..., 0] = 0.0  # no row fully masked
+        bias = bias + m
+    y = attention_reference(q, k, v, d, e, bias)
+    et = ONNX_ELEM[e]
+    seq_q = "seq" if sq is None else sq
+    r = len(batch) + 2
+    vi = helper.make_tensor_value_info
+    inputs = [vi("q", et, batch + [seq_q, d]), vi("k", et, batch + ["seq", d]),
+              vi("v", et, batch + ["seq", dv])]
+    if mask:
+        inputs.append(vi("m", et, m_s + ["seq"]))
+    outputs = [vi("y", et, batch + [seq_q, dv])]
+    inits = [tensor_proto("scale", np.array(1 / np.sqrt(d)), e)]
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=list(range(r - 2)) + [r - 1, r - 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"]),
+             helper.make_node("Mul", ["s", "scale"], ["t"])]
+    last = "t"
+    if causal:
+        i, j = np.arange(bound + 64)[:, None], np.arange(bound + 64)[None, :]
+        inits += [tensor_proto("tril", np.where(j <= i, 0.0, -np.inf), e),
+                  numpy_helper.from_array(np.array([0, 0], dtype=np.int64), "starts"),
+                  numpy_helper.from_array(np.array([0, 1], dtype=np.int64), "axes")]
+        nodes += [helper.make_node("Shape", ["q"], ["n"], start=-2, end=-1),
+                  helper.make_node("Concat", ["n", "n"], ["ends"], axis=0),
+                  helper.make_node("Slice", ["tril", "starts", "ends", "axes"], ["cm"]),
+                  helper.make_node("Add", [last, "cm"], ["tc"])]
+        last = "tc"
+    if mask:
+        nodes.append(helper.make_node("Add", [last, "m"], ["tm"]))
+        last = "tm"
+    nodes += [helper.make_node("Softmax", [last], ["p"], axis=-1),
+              helper.make_node("MatMul", ["p", "v"], ["y"])]
+    graph = helper.make_graph(nodes, name, inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    with open(os.path.join(out, name + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+    def padded(x, axis_len, fill=np.nan):
+        pad = np.full(x.shape[:-2] + (bound - axis_len, x.shape[-1]), fill)
+        return np.concatenate([x, pad], axis=-2)
+
+    data = os.path.join(out, name)
+    os.makedirs(data, exist_ok=True)
+    xs = [q if sq is not None else padded(q, run, q_tail), padded(k, run), padded(v, run)]
+    if mask:
+        xs.append(np.concatenate([m, np.full(m_s + [bound - run], np.nan)], axis=-1))
+    for n, x in enumerate(xs):
+        with open(os.path.join(data, f"input_{n}.pb"), "wb") as f:
+            f.write(tensor_proto(f"input_{n}", x, e).SerializeToString())
+    yo = rounded(y, e) if sq is not None else padded(rounded(y, e), run)
+    with open(os.path.join(data, "output_0.pb"), "wb") as f:
+        f.write(tensor_proto("output_0", yo, e).SerializeToString())
 
 
 def head_split_case(out, name, b, h, sq, skv, d, e, causal=False, seed=0, merge=False):

@@ -31,6 +31,10 @@ writes OUTDIR/NAME.onnx for NAME in:
                  --dim batch=1..8 naming both ops, accepted at 2..8
   scatter_into_batch  Y = ScatterND(X [batch, 4], I [1, 1], U [1, 4]): refused (the data
                  carries the symbol)
+  position_table Y = X [1, batch, 64] + Slice(P [512, 64], 0, Shape(X)[1]): accepted at
+                 --dim batch=1..512 (a table sliced to the prompt's length, GPT-2's wpe[:seq];
+                 128 KiB, too big to fold, and the whole table at the bound);
+                 OUTDIR/position_table/test_data_set_{0,1,2} at 1, 100 and 512
 """
 import os
 import sys
@@ -192,3 +196,22 @@ save("expand_scatter",
      [vi("D", [8, 4]), helper.make_tensor_value_info("I", TensorProto.INT64, ["batch", 1]),
       vi("R", [1, 4])], [vi("Y", [8, 4])],
      [numpy_helper.from_array(np.array([4], np.int64), "four")])
+
+p_table = rng.standard_normal((512, 64)).astype(np.float32)
+save("position_table",
+     [helper.make_node("Shape", ["X"], ["n"], start=1, end=2),
+      helper.make_node("Slice", ["P", "zero", "n", "axis0"], ["pos"]),
+      helper.make_node("Add", ["X", "pos"], ["Y"])],
+     [vi("X", [1, "batch", 64])], [vi("Y", [1, "batch", 64])],
+     [numpy_helper.from_array(p_table, "P"),
+      numpy_helper.from_array(np.array([0], np.int64), "zero"),
+      numpy_helper.from_array(np.array([0], np.int64), "axis0")])
+for k, n in enumerate((1, 100, 512)):
+    d = os.path.join(out, "position_table", "test_data_set_%d" % k)
+    os.makedirs(d, exist_ok=True)
+    x = rng.standard_normal((1, n, 64)).astype(np.float32)
+    open(os.path.join(d, "input_0.pb"), "wb").write(
+        numpy_helper.from_array(x, "X").SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        numpy_helper.from_array(x + p_table[:n], "Y").SerializeToString())
+

@@ -17,6 +17,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <limits>
+
 #include <cmath>
 
 namespace aicc::graph {
@@ -37,6 +39,15 @@ int64_t constantBytes(ElementsAttr value) {
   int64_t bytes = bits == 1 ? 1 : (int64_t)(bits + 7) / 8;
   bool splat = isa<DenseElementsAttr>(value) && cast<DenseElementsAttr>(value).isSplat();
   return splat ? bytes : bytes * type.getNumElements();
+}
+
+/// Bytes a non-splat constant of `type` takes (constantBytes' count).
+int64_t typeBytes(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return std::numeric_limits<int64_t>::max();
+  unsigned bits = t.getElementTypeBitWidth();
+  return (bits == 1 ? 1 : (int64_t)(bits + 7) / 8) * t.getNumElements();
 }
 
 /// Set while this thread evaluates an op: the evaluator's diagnostics then are not the
@@ -144,7 +155,30 @@ struct GraphFoldConstantsPass
       attrs.push_back(ref::attrFromTensor(t));
       bytes += constantBytes(attrs.back());
     }
-    if (bytes > std::max<int64_t>(maxBytes, freed))
+    // A fold that grows the constants is taken when its one user has only constant
+    // operands and results no larger than this op frees: that user folds next (a causal
+    // mask's cast to f32 before its compare, torch's masked_fill(mask == 0): 2 MiB of f16
+    // -> 4 MiB of f32 -> 1 MiB of i1 at 1024 positions).
+    auto shrinksNext = [&] {
+      if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+        return false;
+      Operation *u = *op->getResult(0).getUsers().begin();
+      if (!u->getDialect() || !isa<GraphDialect>(u->getDialect()) || u->getNumRegions() ||
+          !isMemoryEffectFree(u) || u->getNumResults() == 0)
+        return false;
+      for (Value o : u->getOperands())
+        if (o != op->getResult(0) && !o.getDefiningOp<ConstantOp>())
+          return false;
+      int64_t limit = std::max<int64_t>(maxBytes, freed), out = 0;
+      for (Value r : u->getResults()) {
+        int64_t rb = typeBytes(r.getType());
+        if (rb > limit - out)
+          return false;
+        out += rb;
+      }
+      return true;
+    };
+    if (bytes > std::max<int64_t>(maxBytes, freed) && !shrinksNext())
       return;
     OpBuilder b(op);
     for (auto [r, a] : llvm::zip(op->getResults(), attrs))

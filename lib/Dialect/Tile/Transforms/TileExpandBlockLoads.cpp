@@ -117,15 +117,18 @@ Value getOrCreateIndexTile(PatternRewriter &rewriter, Operation *at, Location lo
 }
 
 /// The element offsets and in-bounds mask (null when every element is in bounds) of tile
-/// element (i, j) of a `shape` tile loaded or stored as the block at (`row`, `col`) of matrix `batch`
-/// (the op description's formula), untransposed (r, c) = (i, j) or transposed (r, c) = (j, i):
+/// element (i, j) of a `shape` tile loaded or stored as the block at (`row`, `col`) of matrix
+/// `batch` (the op description's formula), untransposed (r, c) = (i, j) or transposed (r, c) = (j,
+/// i):
 ///   offset(i, j) = (row + r) * dims[2] + (col + c) + batch * dims[1] * dims[2]
 ///   mask(i, j)   = (row + r) ult dims[1] & (col + c) ult dims[2] & batch ult dims[0]
+///                  [& (row + r) ult rowLimit: a block load's run-time `rows`]
 /// for the block loads and stores alike (shared index tiles, unsigned compares, checks that
 /// hold everywhere left out).
 std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation *op,
                                             ArrayRef<int64_t> shape, ArrayRef<int64_t> dims,
-                                            Value batch, Value row, Value col, bool transpose) {
+                                            Value batch, Value row, Value col, bool transpose,
+                                            Value rowLimit = {}) {
   Location loc = op->getLoc();
   Type i32 = rewriter.getI32Type();
   auto constant = [&](int64_t v) -> Value {
@@ -162,6 +165,9 @@ std::pair<Value, Value> blockOffsetsAndMask(PatternRewriter &rewriter, Operation
   if (!knownInBounds(row, shape[rowDim], dims[1]))
     andMask(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, rows,
                                   splat(constant(dims[1]), i32)));
+  if (rowLimit)
+    andMask(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, rows,
+                                  splat(rowLimit, i32)));
   if (!knownInBounds(col, shape[colDim], dims[2]))
     andMask(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, cols, numCols));
   if (!knownInBounds(batch, 1, dims[0])) {
@@ -181,7 +187,7 @@ struct ExpandBlockLoad : OpRewritePattern<BlockLoadOp> {
     RankedTensorType resultType = op.getType();
     auto [offsets, mask] =
         blockOffsetsAndMask(rewriter, op, resultType.getShape(), op.getDims(), op.getBatch(),
-                            op.getRow(), op.getCol(), op.getTranspose());
+                            op.getRow(), op.getCol(), op.getTranspose(), op.getRows());
     Type elem = resultType.getElementType();
     TypedAttr zero = isa<FloatType>(elem) ? TypedAttr(rewriter.getFloatAttr(elem, 0.0))
                                           : TypedAttr(rewriter.getIntegerAttr(elem, 0));

@@ -57,7 +57,10 @@ def GraphFoldConstants : Pass<"graph-fold-constants", "mlir::func::FuncOp"> {
     results rounded to their element type, ties to even) and replaces it with a constant,
     in program order, so chains fold in one run. A fold must not bloat the bundle: it is
     done when its results take at most `max-bytes` (a splat counts one element) or no more
-    than the constants it leaves unused. A fold must also give what the kernel computes:
+    than the constants it leaves unused, or when its one user's other operands are
+    constants and that user's results take no more (it folds next: torch's causal
+    masked_fill(mask == 0) casts a 1024 x 1024 f16 mask to f32 before the compare, 2 -> 4 ->
+    1 MiB). A fold must also give what the kernel computes:
     float results fold only from elementwise ops and views (float64 then one rounding is
     the correctly rounded result), not from reductions or contractions (their float64
     accumulation neither overflows nor cancels as the kernel's does); an integer beyond 2^53

@@ -135,16 +135,35 @@ def Tile_BlockLoadOp : Tile_Op<"block_load", [
     tile.dot operands are fed on sm_90a; other targets expand it to tile.load with offsets and
     a mask (tile-expand-block-loads). Coordinates are elements.
 
+    `rows` (optional, i32): the number of rows of each matrix that hold data in this run
+    (bounded symbolic dims, docs/symbolic-shapes.md: the buffers are laid out for dims[1]
+    rows, a run fills the first `rows`). Rows at or past it read as zero, as if dims[1] were
+    `rows` for the bounds while the matrices stay dims[1] rows apart:
+
+      in bounds = batch < dims[0], 0 <= row + i < min(rows, dims[1]), 0 <= col + j < dims[2]
+
+    A value outside [0, dims[1]] is undefined behaviour; the kernel that computes it reads it
+    from the session's symbol values, which the runtime checks against the symbol's range.
+
     ```mlir
     %a = tile.block_load %A[%b, %m0, %k0] {dims = array<i64: 1, 4096, 4096>} : memref<16777216xf16> -> tensor<128x64xf16>
+    %v = tile.block_load %V[%b, %n0, %c0] rows %skv {dims = array<i64: 4, 2048, 64>} : memref<524288xf16> -> tensor<128x64xf16>
     ```
   }];
   let arguments = (ins Tile_GlobalBuffer:$ptr, I32:$batch, I32:$row, I32:$col,
-                   DenseI64ArrayAttr:$dims, UnitAttr:$transpose);
+                   Optional<I32>:$rows, DenseI64ArrayAttr:$dims, UnitAttr:$transpose);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $ptr `[` $batch `,` $row `,` $col `]` attr-dict `:` type($ptr) `->` type($result)
+    $ptr `[` $batch `,` $row `,` $col `]` (`rows` $rows^)? attr-dict `:` type($ptr) `->` type($result)
   }];
+  let builders = [
+    // Every row of the matrices holds data (no `rows` operand).
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ptr, "::mlir::Value":$batch,
+                   "::mlir::Value":$row, "::mlir::Value":$col,
+                   "::llvm::ArrayRef<int64_t>":$dims, CArg<"bool", "false">:$transpose), [{
+      build($_builder, $_state, result, ptr, batch, row, col, ::mlir::Value(), dims, transpose);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
