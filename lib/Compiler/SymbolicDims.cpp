@@ -762,15 +762,17 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
     });
     if (w.wasInterrupted())
       return failure();
-    // GPU targets: a matmul group whose result follows the symbol may become a persistent
-    // tensor-core kernel (sm_90a's wgmma GEMMs), whose CTAs loop over the tiles and read the
-    // run's tile count from the symbol values (tile.symgrid in the kernel;
-    // ConvertTileDotToWGMMA.cpp).
+    // GPU targets: a matmul or conv group whose result follows the symbol may become a
+    // persistent tensor-core kernel (sm_90a's wgmma GEMMs and implicit-GEMM convs), whose
+    // CTAs loop over the tiles and read the run's tile count from the symbol values
+    // (tile.symgrid in the kernel; ConvertTileDotToWGMMA.cpp).
     if (!lc.cpuTarget)
-      for (auto g : fn.getBody().front().getOps<graph::FusionGroupOp>())
+      for (auto g : fn.getBody().front().getOps<graph::FusionGroupOp>()) {
+        Block &gb = g.getBody().front();
         if (llvm::any_of(g->getResults(), [&](Value r) { return lc.of(r).has_value(); }) &&
-            !g.getBody().front().getOps<graph::MatMulOp>().empty())
+            (!gb.getOps<graph::MatMulOp>().empty() || !gb.getOps<graph::ConvOp>().empty()))
           lc.runLengths.push_back({g, {}});
+      }
     if (failed(attachSymbolValues(fn, symbols, lc.runLengths)))
       return failure();
     // The bundle's symdim records come from these.

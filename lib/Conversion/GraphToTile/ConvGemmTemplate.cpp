@@ -136,6 +136,20 @@ FailureOr<func::FuncOp> buildConvGemm(OpBuilder &builder, FusionGroupOp group, S
                  {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
                   blockAttr(builder, "BLOCK_K", BK)},
                  cfg.numStages);
+  // Bounded symbolic dims, a symbolic batch: programs along x cover the pixel rows in order
+  // (per image: tilesPerImage each), so a run needs only those of its images (tile.symgrid:
+  // the runtime shrinks the launch; a persistent lowering loops over those tiles, reading
+  // the run's value from the group's symbol values).
+  if (auto sd = groupResultSymDim(group, 0); sd && sd->axis == 0 && N % sd->max == 0) {
+    Builder ab(builder.getContext());
+    int64_t perUnit = N / sd->max;
+    kc.kernel->setAttr(tl::kSymGridAttrName,
+                       perImage
+                           ? ab.getDenseI64ArrayAttr({0, sd->symbol, perUnit * tilesPerImage, 1, 1})
+                           : ab.getDenseI64ArrayAttr({0, sd->symbol, perUnit * OHW, BM, 1}));
+    if (auto in = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName))
+      kc.kernel->setAttr(tl::kSymValuesAttrName, ab.getI64IntegerAttr(in.getInt()));
+  }
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = conv.getLoc();
   TileBuilder t2{b, loc, {BM, BN}};

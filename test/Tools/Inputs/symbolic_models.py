@@ -35,6 +35,8 @@ writes OUTDIR/NAME.onnx for NAME in:
                  --dim batch=1..512 (a table sliced to the prompt's length, GPT-2's wpe[:seq];
                  128 KiB, too big to fold, and the whole table at the bound);
                  OUTDIR/position_table/test_data_set_{0,1,2} at 1, 100 and 512
+  conv_f16       Y = Conv(X [batch, 64, 16, 16], W [128, 64, 3, 3], pad 1) in f16: on sm_90a a
+                 persistent wgmma kernel that reads the run's tile count
 """
 import os
 import sys
@@ -215,3 +217,10 @@ for k, n in enumerate((1, 100, 512)):
     open(os.path.join(d, "output_0.pb"), "wb").write(
         numpy_helper.from_array(x + p_table[:n], "Y").SerializeToString())
 
+
+save("conv_f16",
+     [helper.make_node("Conv", ["X", "W"], ["Y"], pads=[1, 1, 1, 1])],
+     [helper.make_tensor_value_info("X", TensorProto.FLOAT16, ["batch", 64, 16, 16])],
+     [helper.make_tensor_value_info("Y", TensorProto.FLOAT16, ["batch", 128, 16, 16])],
+     [numpy_helper.from_array(
+         (rng.standard_normal((128, 64, 3, 3)) / 24).astype(np.float16), "W")])
