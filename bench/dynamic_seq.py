@@ -78,20 +78,24 @@ def run(out, lengths):
         with open(os.path.join(d, "output_0.pb"), "wb") as f:
             f.write(numpy_helper.from_array(ref.float().cpu().numpy().astype(np.float16),
                                             "output_0").SerializeToString())
-        # Correctness with every tail NaN, the symbolic bundle.
-        chk = subprocess.run([aicc_run, os.path.join(out, "sym.aicc"), "--device=cuda",
-                              "--poison", "--input", os.path.join(d, "input_0.pb"),
-                              "--output-dir", os.path.join(d, "sym_out")],
-                             capture_output=True, text=True, env=env)
-        if chk.returncode != 0:
-            r["sym_error"] = (chk.stdout + chk.stderr)[-600:]
-        else:
-            got = numpy_helper.to_array(load_tensor(os.path.join(d, "sym_out", "output_0.pb")))
+        # Correctness with every tail NaN: the symbolic bundle (sym.aicc, sm_90a's wgmma
+        # kernels) and, where compiled, the same for sm_90 (sym_sm90.aicc: mma.sync kernels).
+        for key, bundle in (("sym", "sym.aicc"), ("sym_sm90", "sym_sm90.aicc")):
+            if not os.path.exists(os.path.join(out, bundle)):
+                continue
+            od = os.path.join(d, key + "_out")
+            chk = subprocess.run([aicc_run, os.path.join(out, bundle), "--device=cuda",
+                                  "--poison", "--input", os.path.join(d, "input_0.pb"),
+                                  "--output-dir", od], capture_output=True, text=True, env=env)
+            if chk.returncode != 0:
+                r[key + "_error"] = (chk.stdout + chk.stderr)[-600:]
+                continue
+            got = numpy_helper.to_array(load_tensor(os.path.join(od, "output_0.pb")))
             want = ref.float().cpu().numpy()
-            r["sym_maxabs"] = float(np.max(np.abs(got.astype(np.float64) - want)))
+            r[key + "_maxabs"] = float(np.max(np.abs(got.astype(np.float64) - want)))
             r["ref_maxabs"] = float(np.max(np.abs(want)))
-            r["sym_ok"] = bool(np.allclose(got.astype(np.float64), want, rtol=2e-2,
-                                           atol=2e-2 * max(1.0, r["ref_maxabs"])))
+            r[key + "_ok"] = bool(np.allclose(got.astype(np.float64), want, rtol=2e-2,
+                                              atol=2e-2 * max(1.0, r["ref_maxabs"])))
         for key, bundle in (("sym", "sym.aicc"), ("spec", "seq%d.aicc" % n)):
             path = os.path.join(out, bundle)
             if not os.path.exists(path):
@@ -113,13 +117,14 @@ def run(out, lengths):
             r["best_torch_over_sym"] = best / r["sym_ms"]
         print(json.dumps(r), flush=True)
         rows.append(r)
-    print("\n| seq | sym ok (max abs err) | sym ms | spec ms | sym/spec | eager ms | cuda graph ms "
-          "| compile(ro) ms | best torch / sym |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| seq | sym ok (max abs err) | sm_90 sym ok | sym ms | spec ms | sym/spec | eager ms "
+          "| cuda graph ms | compile(ro) ms | best torch / sym |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     f = lambda r, k: ("%.4f" % r[k]) if k in r else "-"  # noqa: E731
     for r in rows:
-        print("| %d | %s (%s) | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["seq"], r.get("sym_ok", "error"), f(r, "sym_maxabs"), f(r, "sym_ms"),
+        print("| %d | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["seq"], r.get("sym_ok", "error"), f(r, "sym_maxabs"), r.get("sym_sm90_ok", "-"),
+            f(r, "sym_ms"),
             f(r, "spec_ms"), f(r, "sym_over_spec"), f(r, "eager_ms"), f(r, "cuda_graph_ms"),
             f(r, "compile_ro_ms"), f(r, "best_torch_over_sym")))
 

@@ -5,8 +5,9 @@
 #   bash scripts/gpu-dynamic-seq.sh | tee $OUT/dynseq.txt
 # 1. exports bench/dynamic_seq.py's GPT-2 (2 layers, d 768, f16, 1024 positions) with the
 #    sequence dynamic (dynamo exporter) into WORK (default /tmp/aicc-dynseq, never the repo);
-# 2. compiles it once for sm_90a with --dim seq=1..1024 (sym.aicc) and once per length with
-#    --dim seq=N (seqN.aicc, in parallel);
+# 2. compiles it once for sm_90a with --dim seq=1..1024 (sym.aicc), once for sm_90 (the
+#    mma.sync kernels, checked only) and once per length with --dim seq=N (seqN.aicc), in
+#    parallel;
 # 3. runs bench/dynamic_seq.py run: per length the symbolic bundle against torch with
 #    --poison, then aicc (symbolic and specialized, CUDA graphs) against torch eager, a CUDA
 #    graph of eager and torch.compile(mode="reduce-overhead"), all in this run.
@@ -30,6 +31,9 @@ pids=()
 ( s=$SECONDS; aicc-compile "$work/model.onnx" --target="$target" --dim seq=1..1024 \
     -o "$work/sym.aicc" > "$work/sym.log" 2>&1; echo "sym.aicc: rc $?, $((SECONDS - s)) s" \
     > "$work/times.log" ) &
+pids+=($!)
+aicc-compile "$work/model.onnx" --target=sm_90 --dim seq=1..1024 -o "$work/sym_sm90.aicc" \
+  > "$work/sym_sm90.log" 2>&1 &
 pids+=($!)
 for n in $lengths; do
   aicc-compile "$work/model.onnx" --target="$target" --dim seq="$n" -o "$work/seq$n.aicc" \
