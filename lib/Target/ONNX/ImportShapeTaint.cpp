@@ -117,6 +117,10 @@ SmallVector<uint8_t> Importer::outputTaint(const NodeCtx &nc) {
                                                                       : (uint8_t)kShapeOther);
     return r;
   }
+  // Rows of untainted data picked by data of the symbol's count (a position table read at
+  // Range(0, seq): HF GPT-2's wpe(position_ids)): element i does not depend on the value.
+  if (type == "Gather" && xMax == kShapeFree && node.input_size() == 2 && dataOnly)
+    return whole(kShapeData);
   // Elements picked from a 1-D shape vector by constant indices.
   if (type == "Gather") {
     RankedTensorType xt = typeOf(node.input(0));
@@ -296,17 +300,27 @@ LogicalResult Importer::propagateShapeTaint(const NodeCtx &nc) {
     SmallVector<uint8_t> t = k == 0 ? out : SmallVector<uint8_t>(1, inMax);
     if (maxTaint(t) == kShapeFree)
       continue;
+    // Where an input's kShapeOther came from (this node when none of its inputs had it).
+    std::string origin;
+    for (int i = 0; i < node.input_size() && origin.empty(); ++i)
+      if (maxTaint(inputTaint(node, i)) == kShapeOther)
+        origin = shapeOtherOrigin.lookup(node.input(i));
     auto cst = v ? v.getDefiningOp<graph::ConstantOp>() : graph::ConstantOp();
     if (!cst) {
       if (inMax == kShapeOther)
         return nodeError(nc)
                << "reads a value computed from the size of a symbolic dim as data, or through "
                   "an operation that does not keep it a multiple of the symbol (Min, Max, a "
-                  "comparison, a division, a float cast ...): the compiled graph would hold its "
-                  "value at the bound for every run (docs/symbolic-shapes.md)";
+                  "comparison, a division, a float cast ...)"
+               << (origin.empty() ? std::string() : ", made so at " + origin)
+               << ": the compiled graph would hold its value at the bound for every run "
+                  "(docs/symbolic-shapes.md)";
       continue;
     }
     shapeTaint[name] = t;
+    if (maxTaint(t) == kShapeOther)
+      shapeOtherOrigin[name] =
+          !origin.empty() ? origin : "node '" + nc.name + "' (" + node.op_type() + ")";
     // Data of the symbol's count is read where a run reads it (its elements do not depend
     // on the value); anything else is not data.
     bool notData = llvm::any_of(t, [](uint8_t x) { return x != kShapeFree && x != kShapeData; });

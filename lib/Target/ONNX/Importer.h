@@ -720,6 +720,9 @@ private:
     kShapeOther = 4
   };
   llvm::StringMap<SmallVector<uint8_t>> shapeTaint;
+  /// For a value tainted kShapeOther: the node that made a size into it ("node 'N' (Op)"),
+  /// which a refusal further down names.
+  llvm::StringMap<std::string> shapeOtherOrigin;
   /// Graph constants holding a value with a taint: the node that made each, and whether the
   /// graph may not read it as data (a taint other than kShapeData).
   llvm::DenseMap<Operation *, std::pair<std::string, bool>> taintedConstants;

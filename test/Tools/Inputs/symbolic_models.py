@@ -37,6 +37,9 @@ writes OUTDIR/NAME.onnx for NAME in:
                  OUTDIR/position_table/test_data_set_{0,1,2} at 1, 100 and 512
   conv_f16       Y = Conv(X [batch, 64, 16, 16], W [128, 64, 3, 3], pad 1) in f16: on sm_90a a
                  persistent wgmma kernel that reads the run's tile count
+  position_gather  Y = X [1, batch, 64] + Gather(P [512, 64], Range(0, Shape(X)[1])): accepted
+                 (HF GPT-2's wpe(position_ids): rows of a table read at data of the symbol's
+                 count); OUTDIR/position_gather/test_data_set_{0,1,2} at 1, 100 and 512
 """
 import os
 import sys
@@ -224,3 +227,23 @@ save("conv_f16",
      [helper.make_tensor_value_info("Y", TensorProto.FLOAT16, ["batch", 128, 16, 16])],
      [numpy_helper.from_array(
          (rng.standard_normal((128, 64, 3, 3)) / 24).astype(np.float16), "W")])
+
+save("position_gather",
+     [helper.make_node("Shape", ["X"], ["n1"], start=1, end=2),
+      helper.make_node("Squeeze", ["n1", "zero"], ["n"]),
+      helper.make_node("Range", ["start", "n", "step"], ["ids"]),
+      helper.make_node("Gather", ["P", "ids"], ["pos"], axis=0),
+      helper.make_node("Add", ["X", "pos"], ["Y"])],
+     [vi("X", [1, "batch", 64])], [vi("Y", [1, "batch", 64])],
+     [numpy_helper.from_array(p_table, "P"),
+      numpy_helper.from_array(np.array([0], np.int64), "zero"),
+      numpy_helper.from_array(np.array(0, np.int64), "start"),
+      numpy_helper.from_array(np.array(1, np.int64), "step")])
+for k, n in enumerate((1, 100, 512)):
+    d = os.path.join(out, "position_gather", "test_data_set_%d" % k)
+    os.makedirs(d, exist_ok=True)
+    x = rng.standard_normal((1, n, 64)).astype(np.float32)
+    open(os.path.join(d, "input_0.pb"), "wb").write(
+        numpy_helper.from_array(x, "X").SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        numpy_helper.from_array(x + p_table[:n], "Y").SerializeToString())
