@@ -68,6 +68,28 @@ std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value 
       b, loc, mn, arith::ConstantIntOp::create(b, loc, b.getI32Type(), gm).getResult(), gn, groupM);
 }
 
+Value aicc::runPrograms(OpBuilder &b, Location loc, func::FuncOp fn, ArrayRef<Value> args,
+                        int64_t axis, int64_t boundPrograms) {
+  auto sg = fn->getAttrOfType<DenseI64ArrayAttr>(tl::kSymGridAttrName);
+  auto sv = fn->getAttrOfType<IntegerAttr>(tl::kSymValuesAttrName);
+  if (!sg || !sv || sg.size() != 5 || sg[0] != axis || sg[2] < 1 || sg[3] < 1 || sg[4] < 1 ||
+      sv.getInt() < 0 || sv.getInt() >= (int64_t)args.size())
+    return {};
+  auto mt = dyn_cast<MemRefType>(args[sv.getInt()].getType());
+  if (!mt || !mt.getElementType().isInteger(32) || mt.getRank() != 1 || sg[1] < 0 ||
+      sg[1] >= mt.getDimSize(0))
+    return {};
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
+  Value v = memref::LoadOp::create(b, loc, args[sv.getInt()],
+                                   ValueRange{arith::ConstantIndexOp::create(b, loc, sg[1])});
+  Value ceil = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, v, c(sg[2])), c(sg[3] - 1)),
+      c(sg[3]));
+  Value programs = arith::MulIOp::create(b, loc, ceil, c(sg[4]));
+  return arith::MinUIOp::create(b, loc, programs, c(boundPrograms));
+}
+
 std::pair<Value, Value> aicc::groupedTilePids(OpBuilder &b, Location loc, Value mn, Value gm,
                                               int64_t gn, int64_t groupM) {
   auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };

@@ -102,6 +102,14 @@ mlir::LogicalResult lowerDotKernels(
 std::pair<mlir::Value, mlir::Value> groupedTilePids(mlir::OpBuilder &b, mlir::Location loc,
                                                     mlir::Value mn, int64_t gm, int64_t gn,
                                                     int64_t groupM = 8);
+/// Bounded symbolic dims: the programs along grid `axis` (0 or 2) a run of tile kernel `fn`
+/// needs, an i32 built at `b` from its tile.symgrid ([axis, symbol, unit, per, group]: group
+/// x ceil(v x unit / per), at most `boundPrograms`) and the run's symbol value v, read from
+/// its tile.symvalues parameter (`args`: the lowered kernel's buffer parameters); null when
+/// the kernel records no symgrid along `axis` or no symbol values.
+mlir::Value runPrograms(mlir::OpBuilder &b, mlir::Location loc, mlir::func::FuncOp fn,
+                        llvm::ArrayRef<mlir::Value> args, int64_t axis, int64_t boundPrograms);
+
 /// The same with gm an i32 value (a run's row tiles: bounded symbolic dims).
 std::pair<mlir::Value, mlir::Value> groupedTilePids(mlir::OpBuilder &b, mlir::Location loc,
                                                     mlir::Value mn, mlir::Value gm, int64_t gn,

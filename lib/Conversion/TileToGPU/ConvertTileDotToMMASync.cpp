@@ -424,10 +424,13 @@ LogicalResult MmaSyncKernel::run() {
   auto viewTy = MemRefType::get({smemBytes / 2}, elem, AffineMap(), wg);
   smem = memref::ViewOp::create(b, loc, viewTy, dyn, cidx(b, loc, 0), ValueRange{});
 
-  // Program ids in grouped order.
+  // Program ids in grouped order. Bounded symbolic dims (tile.symgrid along x and the
+  // symbol values): the first runGM x gn CTAs take the run's row tiles in grouped order over
+  // them, the others exit (the launch grid stays the bound's).
   IRMapping map;
   for (auto [o, n] : llvm::zip(src.getArguments(), args))
     map.map(o, n);
+  scf::IfOp runOnly;
   {
     auto grid = sched.getGrid();
     int64_t gm = grid[0], gn = grid[1];
@@ -436,7 +439,16 @@ LogicalResult MmaSyncKernel::run() {
     Value bz = i32(gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
     Value lin =
         arith::AddIOp::create(b, loc, bx, arith::MulIOp::create(b, loc, by, ci32(b, loc, gm)));
-    auto [pidM, pidN] = groupedTilePids(b, loc, lin, gm, gn, kGroupM);
+    Value runGM = runPrograms(b, loc, fn, args, 0, gm);
+    if (runGM) {
+      Value active =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lin,
+                                arith::MulIOp::create(b, loc, runGM, ci32(b, loc, gn)).getResult());
+      runOnly = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+      b.setInsertionPointToStart(&runOnly.getThenRegion().front());
+    }
+    auto [pidM, pidN] = runGM ? groupedTilePids(b, loc, lin, runGM, gn, kGroupM)
+                              : groupedTilePids(b, loc, lin, gm, gn, kGroupM);
     Value pids[3] = {pidM, pidN, bz};
     fn.walk([&](tl::ProgramIdOp p) { map.map(p.getResult(), pids[p.getAxis()]); });
   }
@@ -617,6 +629,8 @@ LogicalResult MmaSyncKernel::run() {
                               /*nontemporal=*/false, llvm::MaybeAlign(16));
     }
   }
+  if (runOnly)
+    b.setInsertionPointAfter(runOnly);
   func::ReturnOp::create(b, loc);
   for (Operation &op : llvm::reverse(src.getOperations()))
     op.dropAllUses();

@@ -34,33 +34,12 @@ SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
 }
 
 void WgmmaKernel::setRunTiles(OpBuilder &b, Location loc, ArrayRef<Value> args) {
-  auto sg = fn->getAttrOfType<DenseI64ArrayAttr>(tl::kSymGridAttrName);
-  auto sv = fn->getAttrOfType<IntegerAttr>(tl::kSymValuesAttrName);
-  if (!sg || !sv || sg.size() != 5 || (sg[0] != 0 && sg[0] != 2) || sv.getInt() < 0 ||
-      sv.getInt() >= (int64_t)args.size())
-    return;
-  auto mt = dyn_cast<MemRefType>(args[sv.getInt()].getType());
-  if (!mt || !mt.getElementType().isInteger(32) || mt.getRank() != 1 || sg[1] >= mt.getDimSize(0))
-    return;
-  // symgrid [axis, symbol, unit, per, group]: group * ceil(v * unit / per) programs along
-  // the axis, at most the bound's.
   auto grid = sched.getGrid();
-  Value v = memref::LoadOp::create(b, loc, args[sv.getInt()],
-                                   ValueRange{arith::ConstantIndexOp::create(b, loc, sg[1])});
-  Value programs = arith::MulIOp::create(
-      b, loc,
-      arith::DivUIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, v, ci32(b, loc, sg[2])),
-                                ci32(b, loc, sg[3] - 1)),
-          ci32(b, loc, sg[3])),
-      ci32(b, loc, sg[4]));
-  programs = arith::MinUIOp::create(b, loc, programs, ci32(b, loc, grid[sg[0]]));
-  if (sg[0] == 0) {
-    runGridM = programs;
-    runTiles = arith::MulIOp::create(b, loc, programs, ci32(b, loc, grid[1] * grid[2]));
-  } else {
-    runTiles = arith::MulIOp::create(b, loc, programs, ci32(b, loc, grid[0] * grid[1]));
+  if (Value rows = runPrograms(b, loc, fn, args, 0, grid[0])) {
+    runGridM = rows;
+    runTiles = arith::MulIOp::create(b, loc, rows, ci32(b, loc, grid[1] * grid[2]));
+  } else if (Value matrices = runPrograms(b, loc, fn, args, 2, grid[2])) {
+    runTiles = arith::MulIOp::create(b, loc, matrices, ci32(b, loc, grid[0] * grid[1]));
   }
 }
 

@@ -19,6 +19,8 @@ one (smem-store, the pass default); --expect-store fails cases whose epilogue_st
 as wgmma_sim.py does not simulate TMA stores) and wgmma_sim.py. --wgmma --dynamic runs
 DYNAMIC_GEMMS (rows of run-time length: the run's tiles only); --mutate bound leaves the bound
 in the symbol values (every tile runs: the check sees tiles written past the run's).
+--dynamic without --wgmma runs them through sm_90's mma.sync kernels (the CTAs past the run's
+row tiles exit).
 
 Usage: mma_sync_sim_check.py --compile AICC_COMPILE --opt AICC_OPT --work DIR [--wgmma]
          [--mutate wait|barrier|trans|staging|staging-entry] [--smem-store true|false]
@@ -179,10 +181,10 @@ WGMMA_LN = [
      "64x64x128x3"),
 ]
 TOL = {"f16": 1e-3, "bf16": 5e-3}
-# --dynamic (with --wgmma): a projection of a prompt of run-time length, x [1, seq, K] @ W + b
-# (GPT-2's, f16), compiled with --dim seq=1..BOUND; the persistent kernel reads the run's
-# length from the symbol values and loops over the run's row tiles only, in grouped order
-# over them: (name, K, N, BOUND, RUN). One group of row tiles, two groups (the second
+# --dynamic: a projection of a prompt of run-time length, x [1, seq, K] @ W + b (GPT-2's,
+# f16), compiled with --dim seq=1..BOUND; the kernel reads the run's length from the symbol
+# values and takes the run's row tiles only, in grouped order over them (wgmma: the
+# persistent loop; mma.sync: the CTAs past them exit): (name, K, N, BOUND, RUN). One group of row tiles, two groups (the second
 # partial), the run at the bound, a run of one row.
 DYNAMIC_GEMMS = [
     ("f16_k64_n256_r130_b600", 64, 256, 600, 130),
@@ -218,18 +220,19 @@ def run_dynamic_gemm(a, name, k, n, bound, run):
     model, w, b = dynamic_gemm_model(k, n, rng)
     path = os.path.join(d, "model.onnx")
     onnx.save(model, path)
-    tile = subprocess.run([a.compile, path, "--target=sm_90a", f"--dim=seq=1..{bound}",
-                           "--emit=tile", "-o", "-"], check=True, capture_output=True,
-                          text=True).stdout
-    ir = subprocess.run([a.opt, "-", "-convert-tile-dot-to-wgmma=tma-store=false",
-                         "-canonicalize", "-cse", "--mlir-print-op-generic"], input=tile,
-                        check=True, capture_output=True, text=True).stdout
+    tile = subprocess.run([a.compile, path, "--target=sm_90a" if a.wgmma else "--target=sm_90",
+                           f"--dim=seq=1..{bound}", "--emit=tile", "-o", "-"], check=True,
+                          capture_output=True, text=True).stdout
+    lower = ("-convert-tile-dot-to-wgmma=tma-store=false" if a.wgmma else
+             "-convert-tile-dot-to-mma-sync=smem-store=" + a.smem_store)
+    ir = subprocess.run([a.opt, "-", lower, "-canonicalize", "-cse", "--mlir-print-op-generic"],
+                        input=tile, check=True, capture_output=True, text=True).stdout
     if a.mutate != "bound":
         sym = f"dense<{bound}> : tensor<1xi32>"
         if ir.count(sym) != 1:
             raise simt_sim.SimError(f"{ir.count(sym)} constants '{sym}' (want the symbol values)")
         ir = ir.replace(sym, f"dense<{run}> : tensor<1xi32>")
-    s = wgmma_sim.WgmmaSim(ir, seed=1)
+    s = wgmma_sim.WgmmaSim(ir, seed=1) if a.wgmma else simt_sim.Sim(ir)
     x = np.full((1, bound, k), 0.5)
     x[:, :run] = round_to(rng.standard_normal((1, run, k)), "f16")
     out = s.run_main([x])[0].data.reshape(1, bound, n)
@@ -244,6 +247,9 @@ def run_dynamic_gemm(a, name, k, n, bound, run):
     if np.isnan(got).any():
         raise simt_sim.SimError(f"{int(np.isnan(got).sum())} output elements not written")
     err = float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+    if not a.wgmma:
+        conf = " ".join(str(simt_sim.prop(kk, "tile.mma_sync") or "") for kk in s.kernels.values())
+        return err < TOL["f16"], f"{conf}: rel err {err:.1e} (tol {TOL['f16']}), {s.stats.mma} mma.sync"
     conf = " ".join(str(simt_sim.prop(kk, "tile.wgmma") or "") for kk in s.kernels.values())
     return err < TOL["f16"], f"{conf}: rel err {err:.1e} (tol {TOL['f16']}), {s.ctas} CTAs"
 EPS = 1e-5
@@ -475,7 +481,8 @@ def main():
                         "(tma-store=false: wgmma_sim.py does not simulate TMA stores) and run "
                         "wgmma_sim.py (no shared-memory bank statistics)")
     p.add_argument("--dynamic", action="store_true",
-                   help="with --wgmma: DYNAMIC_GEMMS, rows of run-time length")
+                   help="DYNAMIC_GEMMS, rows of run-time length (sm_90's mma.sync kernels; "
+                        "with --wgmma sm_90a's)")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
     passed = failed = 0
