@@ -48,6 +48,15 @@ SH
 chmod +x "$stage/bin/aicc-compile"
 cp -r "$b/python/aicc" "$stage/python/"
 rm -rf "$stage/python/aicc/__pycache__"
+# The package's metadata as pip installs it (pyproject.toml), so that importlib.metadata on
+# PYTHONPATH finds its torch_dynamo_backends entry point: torch.compile(backend="aicc") works
+# whether torch or aicc is imported first.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/pyproject.toml" | head -1)
+mkdir -p "$stage/python/aicc-$version.dist-info"
+printf 'Metadata-Version: 2.1\nName: aicc\nVersion: %s\n' "$version" \
+  > "$stage/python/aicc-$version.dist-info/METADATA"
+printf '[torch_dynamo_backends]\naicc = aicc._torch:aicc_backend\n' \
+  > "$stage/python/aicc-$version.dist-info/entry_points.txt"
 strip --strip-unneeded "$stage/bin/aicc-run" "$stage/python/aicc/"_aicc*.so
 # Shared libraries outside glibc / libstdc++ / libgcc / zlib that the GPU machine's image
 # (Ubuntu 24.04 with CUDA) may lack: carried, versions as Debian 12 has them.
