@@ -485,38 +485,27 @@ def main():
                         "with --wgmma sm_90a's)")
     p.add_argument("filter", nargs="?", default="")
     a = p.parse_args()
-    passed = failed = 0
+    # (label, thunk) per selected case: the label printed, the thunk returning (ok, what).
     if a.dynamic:
-        for c in DYNAMIC_GEMMS:
-            if not re.search(a.filter, c[0]):
-                continue
-            try:
-                ok, what = run_dynamic_gemm(a, *c)
-            except simt_sim.SimError as e:
-                ok, what = False, f"simulation error: {e}"
-            print(f"{'PASS' if ok else 'FAIL'} {c[0]}: {what}", flush=True)
-            passed += ok
-            failed += not ok
-        print(f"{passed} passed, {failed} failed")
-        if a.mutate:
-            return 0 if passed == 0 and failed > 0 else 1
-        return 0 if failed == 0 and passed > 0 else 1
-    for c, cfg in (WGMMA_RMS + WGMMA_LN if a.wgmma else CASES):
-        if not re.search(a.filter, c["name"]):
-            continue
+        runs = [(c[0], lambda c=c: run_dynamic_gemm(a, *c)) for c in DYNAMIC_GEMMS
+                if re.search(a.filter, c[0])]
+    else:
+        runs = [(f"{c['name']} {cfg or '(template config)'}", lambda c=c, cfg=cfg: run_case(a, c, cfg))
+                for c, cfg in (WGMMA_RMS + WGMMA_LN if a.wgmma else CASES)
+                if re.search(a.filter, c["name"])]
+    passed = failed = 0
+    for label, run in runs:
         try:
-            ok, what = run_case(a, c, cfg)
+            ok, what = run()
         except simt_sim.SimError as e:
             ok, what = False, f"simulation error: {e}"
-        print(f"{'PASS' if ok else 'FAIL'} {c['name']} {cfg or '(template config)'}: {what}",
-              flush=True)
+        print(f"{'PASS' if ok else 'FAIL'} {label}: {what}", flush=True)
         passed += ok
         failed += not ok
     print(f"{passed} passed, {failed} failed")
     if a.mutate:
         return 0 if passed == 0 and failed > 0 else 1
     return 0 if failed == 0 and passed > 0 else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())
