@@ -79,10 +79,13 @@ func.func @dot(%a: tensor<16x32xf32>, %b: tensor<32x64xf32>, %c: tensor<16x64xf3
 // Block loads and stores (the TMA-shaped ops of the matmul template).
 // CHECK-LABEL: func.func @block_ops
 // CHECK:         %[[A:.*]] = tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {dims = array<i64: 2, 64, 32>, transpose} : memref<4096xf16> -> tensor<32x16xf16>
+// A run-time row count prints after the coordinates.
+// CHECK:         tile.block_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows %{{.*}} {dims = array<i64: 2, 64, 32>} : memref<4096xf16> -> tensor<32x16xf16>
 // CHECK:         tile.block_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %[[A]] {dims = array<i64: 2, 32, 64>} : memref<4096xf16>, tensor<32x16xf16>
 // CHECK:         tile.block_store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %[[A]] {dims = array<i64: 2, 64, 32>, transpose} : memref<4096xf16>, tensor<32x16xf16>
 func.func @block_ops(%p: memref<4096xf16>, %q: memref<4096xf16>, %b: i32, %r: i32, %c: i32) {
   %a = tile.block_load %p[%b, %r, %c] {dims = array<i64: 2, 64, 32>, transpose} : memref<4096xf16> -> tensor<32x16xf16>
+  %n = tile.block_load %p[%b, %r, %c] rows %r {dims = array<i64: 2, 64, 32>} : memref<4096xf16> -> tensor<32x16xf16>
   tile.block_store %q[%b, %r, %c], %a {dims = array<i64: 2, 32, 64>} : memref<4096xf16>, tensor<32x16xf16>
   tile.block_store %q[%b, %r, %c], %a {dims = array<i64: 2, 64, 32>, transpose} : memref<4096xf16>, tensor<32x16xf16>
   return

@@ -293,3 +293,21 @@ func.func @store_too_big(%p: memref<?xf32>, %b: i32, %v: tensor<16x16xf32>) {
   tile.block_store %p[%b, %b, %b], %v {dims = array<i64: 2, 65536, 16384>} : memref<?xf32>, tensor<16x16xf32>
   return
 }
+
+// -----
+
+// A run-time row count (`rows`: bounded symbolic dims): rows at or past it read zero too, one
+// more compare of the block's rows against it (its splat) and-ed into the mask.
+// CHECK-LABEL: func.func @run_rows
+// CHECK-SAME:      (%[[P:[^:]*]]: memref<8000xf32>, %[[B:[^:]*]]: i32, %[[M0:[^:]*]]: i32, %[[K0:[^:]*]]: i32, %[[N:[^:]*]]: i32)
+// CHECK:         %[[R:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<32x16xi32>
+// CHECK:         %[[RIN:.*]] = arith.cmpi ult, %[[R]], %{{.*}} : tensor<32x16xi32>
+// CHECK-NEXT:    %[[SN:.*]] = tile.splat %[[N]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[RT:.*]] = arith.cmpi ult, %[[R]], %[[SN]] : tensor<32x16xi32>
+// CHECK-NEXT:    %[[M:.*]] = arith.andi %[[RIN]], %[[RT]] : tensor<32x16xi1>
+// CHECK:         tile.load %[[P]]
+// CHECK-NOT:     tile.block_load
+func.func @run_rows(%p: memref<8000xf32>, %b: i32, %m0: i32, %k0: i32, %n: i32) -> tensor<32x16xf32> {
+  %a = tile.block_load %p[%b, %m0, %k0] rows %n {dims = array<i64: 2, 100, 40>} : memref<8000xf32> -> tensor<32x16xf32>
+  return %a : tensor<32x16xf32>
+}
