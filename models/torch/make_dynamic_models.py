@@ -21,6 +21,20 @@ here = os.path.dirname(os.path.abspath(__file__))
 BATCHES = (1, 3, 8)
 
 
+def write_data_set(d, k, model, inputs, names):
+    """d/test_data_set_k: the inputs and model(*inputs) (float32) as TensorProto files."""
+    t = os.path.join(d, "test_data_set_%d" % k)
+    os.makedirs(t, exist_ok=True)
+    with torch.no_grad():
+        out = model(*inputs)
+    for i, x in enumerate(inputs):
+        with open(os.path.join(t, "input_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(x.numpy(), names[i]).SerializeToString())
+    with open(os.path.join(t, "output_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(out.numpy().astype(np.float32), "output_0")
+                .SerializeToString())
+
+
 def export(name, make, shapes, dim="batch", sizes=BATCHES, lead=()):
     """`make()` builds the module; `shapes` are the inputs' shapes after the dynamic dim,
     `lead` the static dims before it."""
@@ -39,17 +53,8 @@ def export(name, make, shapes, dim="batch", sizes=BATCHES, lead=()):
                       dynamic_axes=axes)
     onnx.checker.check_model(onnx.load(os.path.join(d, "model.onnx")))
     for k, b in enumerate(sizes):
-        t = os.path.join(d, "test_data_set_%d" % k)
-        os.makedirs(t, exist_ok=True)
-        inputs = [torch.randn(*lead, b, *s, generator=g) for s in shapes]
-        with torch.no_grad():
-            out = model(*inputs)
-        for i, x in enumerate(inputs):
-            with open(os.path.join(t, "input_%d.pb" % i), "wb") as f:
-                f.write(numpy_helper.from_array(x.numpy(), names[i]).SerializeToString())
-        with open(os.path.join(t, "output_0.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(out.numpy().astype(np.float32), "output_0")
-                    .SerializeToString())
+        write_data_set(d, k, model, [torch.randn(*lead, b, *s, generator=g) for s in shapes],
+                       names)
     print("wrote", d)
 
 
@@ -77,17 +82,7 @@ def export_bert_mask(sizes=(1, 5, 64, 37)):
                                     "output_0": {1: "seq"}})
     onnx.checker.check_model(onnx.load(os.path.join(d, "model.onnx")))
     for k, t in enumerate(sizes):
-        ds = os.path.join(d, "test_data_set_%d" % k)
-        os.makedirs(ds, exist_ok=True)
-        xs = inputs(t)
-        with torch.no_grad():
-            out = model(*xs)
-        for i, x in enumerate(xs):
-            with open(os.path.join(ds, "input_%d.pb" % i), "wb") as f:
-                f.write(numpy_helper.from_array(x.numpy(), names[i]).SerializeToString())
-        with open(os.path.join(ds, "output_0.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(out.numpy().astype(np.float32), "output_0")
-                    .SerializeToString())
+        write_data_set(d, k, model, inputs(t), names)
     print("wrote", d)
 
 

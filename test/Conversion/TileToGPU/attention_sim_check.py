@@ -305,11 +305,7 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
                          "--mlir-print-op-generic"], input=tile, check=True,
                         capture_output=True, text=True).stdout
     if bound is not None and a.mutate != "bound":
-        # The session's symbol values: the one i32[1] constant at the bound holds the run's.
-        sym = f"dense<{bound}> : tensor<1xi32>"
-        if ir.count(sym) != 1:
-            raise simt_sim.SimError(f"{ir.count(sym)} constants '{sym}' (want the symbol values)")
-        ir = ir.replace(sym, f"dense<{skv}> : tensor<1xi32>")
+        ir = simt_sim.with_symbol_value(ir, bound, skv)
     if a.mutate and a.mutate not in ("rows", "bound"):
         ir = mutate(ir, a.mutate)
     s = wgmma_sim.WgmmaSim(ir, seed=seed) if a.wgmma else simt_sim.Sim(ir)

@@ -228,10 +228,7 @@ def run_dynamic_gemm(a, name, k, n, bound, run):
     ir = subprocess.run([a.opt, "-", lower, "-canonicalize", "-cse", "--mlir-print-op-generic"],
                         input=tile, check=True, capture_output=True, text=True).stdout
     if a.mutate != "bound":
-        sym = f"dense<{bound}> : tensor<1xi32>"
-        if ir.count(sym) != 1:
-            raise simt_sim.SimError(f"{ir.count(sym)} constants '{sym}' (want the symbol values)")
-        ir = ir.replace(sym, f"dense<{run}> : tensor<1xi32>")
+        ir = simt_sim.with_symbol_value(ir, bound, run)
     s = wgmma_sim.WgmmaSim(ir, seed=1) if a.wgmma else simt_sim.Sim(ir)
     x = np.full((1, bound, k), 0.5)
     x[:, :run] = round_to(rng.standard_normal((1, run, k)), "f16")

@@ -987,6 +987,16 @@ def mutate(ir, kind):
     raise ValueError(kind)
 
 
+def with_symbol_value(ir, bound, run):
+    """The lowered module `ir` (generic form) run at symbol value `run` instead of `bound`:
+    the session's symbol values of a one-symbol bundle (aicc-compile --dim NAME=1..BOUND)
+    are the one i32[1] constant holding the bound, which the runtime's buffer replaces."""
+    sym = f"dense<{bound}> : tensor<1xi32>"
+    if ir.count(sym) != 1:
+        raise SimError(f"{ir.count(sym)} constants '{sym}' (want the symbol values)")
+    return ir.replace(sym, f"dense<{run}> : tensor<1xi32>")
+
+
 def global_values(g):
     """The elements of memref.global `g` (a constant: dense hex bytes, a list or a splat)
     as float64, row-major."""
