@@ -203,6 +203,20 @@ save("expand_scatter",
      [numpy_helper.from_array(np.array([4], np.int64), "four")])
 
 p_table = rng.standard_normal((512, 64)).astype(np.float32)
+
+
+def table_data_sets(name):
+    """OUTDIR/NAME/test_data_set_{0,1,2}: X [1, n, 64] and Y = X + P[:n] at n = 1, 100, 512."""
+    for k, n in enumerate((1, 100, 512)):
+        d = os.path.join(out, name, "test_data_set_%d" % k)
+        os.makedirs(d, exist_ok=True)
+        x = rng.standard_normal((1, n, 64)).astype(np.float32)
+        open(os.path.join(d, "input_0.pb"), "wb").write(
+            numpy_helper.from_array(x, "X").SerializeToString())
+        open(os.path.join(d, "output_0.pb"), "wb").write(
+            numpy_helper.from_array(x + p_table[:n], "Y").SerializeToString())
+
+
 save("position_table",
      [helper.make_node("Shape", ["X"], ["n"], start=1, end=2),
       helper.make_node("Slice", ["P", "zero", "n", "axis0"], ["pos"]),
@@ -211,14 +225,7 @@ save("position_table",
      [numpy_helper.from_array(p_table, "P"),
       numpy_helper.from_array(np.array([0], np.int64), "zero"),
       numpy_helper.from_array(np.array([0], np.int64), "axis0")])
-for k, n in enumerate((1, 100, 512)):
-    d = os.path.join(out, "position_table", "test_data_set_%d" % k)
-    os.makedirs(d, exist_ok=True)
-    x = rng.standard_normal((1, n, 64)).astype(np.float32)
-    open(os.path.join(d, "input_0.pb"), "wb").write(
-        numpy_helper.from_array(x, "X").SerializeToString())
-    open(os.path.join(d, "output_0.pb"), "wb").write(
-        numpy_helper.from_array(x + p_table[:n], "Y").SerializeToString())
+table_data_sets("position_table")
 
 
 save("conv_f16",
@@ -239,11 +246,4 @@ save("position_gather",
       numpy_helper.from_array(np.array([0], np.int64), "zero"),
       numpy_helper.from_array(np.array(0, np.int64), "start"),
       numpy_helper.from_array(np.array(1, np.int64), "step")])
-for k, n in enumerate((1, 100, 512)):
-    d = os.path.join(out, "position_gather", "test_data_set_%d" % k)
-    os.makedirs(d, exist_ok=True)
-    x = rng.standard_normal((1, n, 64)).astype(np.float32)
-    open(os.path.join(d, "input_0.pb"), "wb").write(
-        numpy_helper.from_array(x, "X").SerializeToString())
-    open(os.path.join(d, "output_0.pb"), "wb").write(
-        numpy_helper.from_array(x + p_table[:n], "Y").SerializeToString())
+table_data_sets("position_gather")
