@@ -5,11 +5,12 @@
 #   bash scripts/gpu-dynamic-seq.sh | tee $OUT/dynseq.txt
 # 1. exports bench/dynamic_seq.py's GPT-2 (2 layers, d 768, f16, 1024 positions) with the
 #    sequence dynamic (dynamo exporter) into WORK (default /tmp/aicc-dynseq, never the repo);
-# 2. compiles it once for sm_90a with --dim seq=1..1024 (sym.aicc), once for sm_90 (the
-#    mma.sync kernels, checked only) and once per length with --dim seq=N (seqN.aicc), in
-#    parallel;
+# 2. compiles it once for sm_90a with --dim seq=1..1024 (sym.aicc: a tile config per shape
+#    bucket), once more with --shape-buckets=1 (sym1.aicc: the bound's configs), once for
+#    sm_90 (the mma.sync kernels, checked only) and once per length with --dim seq=N
+#    (seqN.aicc), in parallel;
 # 3. runs bench/dynamic_seq.py run: per length the symbolic bundle against torch with
-#    --poison, then aicc (symbolic and specialized, CUDA graphs) against torch eager, a CUDA
+#    --poison, then aicc (symbolic, one-config symbolic and specialized, CUDA graphs) against torch eager, a CUDA
 #    graph of eager and torch.compile(mode="reduce-overhead"), all in this run.
 # Env: LENGTHS (default "1 7 64 128 513 1024"), TARGET (sm_90a), WORK.
 set -uo pipefail
@@ -31,6 +32,11 @@ pids=()
 ( s=$SECONDS; aicc-compile "$work/model.onnx" --target="$target" --dim seq=1..1024 \
     -o "$work/sym.aicc" > "$work/sym.log" 2>&1; echo "sym.aicc: rc $?, $((SECONDS - s)) s" \
     > "$work/times.log" ) &
+pids+=($!)
+# The same with one tile config for every length (--shape-buckets=1): the baseline the shape
+# buckets are measured against, in this run.
+aicc-compile "$work/model.onnx" --target="$target" --dim seq=1..1024 --shape-buckets=1 \
+  -o "$work/sym1.aicc" > "$work/sym1.log" 2>&1 &
 pids+=($!)
 aicc-compile "$work/model.onnx" --target=sm_90 --dim seq=1..1024 -o "$work/sym_sm90.aicc" \
   > "$work/sym_sm90.log" 2>&1 &

@@ -345,6 +345,18 @@ FailureOr<rt::Bundle> aicc::detail::buildBundlePlan(ModuleOp top, const KernelIn
         ld.buffers[k] = bundle.symValuesBuffer;
       }
       bundle.launches.push_back(ld);
+      // A shape bucket's kernel (tile.symrange): it runs only at the values of its bucket.
+      if (auto r = l->getAttrOfType<DenseI64ArrayAttr>(tile::kSymRangeAttrName)) {
+        // The dialect verified array<i64: symbol, lo, hi> with 1 <= lo <= hi.
+        if (r[0] >= (int64_t)bundle.symbols.size() || r[1] < bundle.symbols[r[0]].min ||
+            r[2] > bundle.symbols[r[0]].max)
+          return l.emitError("tile.symrange [")
+                     << r[0] << ", " << r[1] << ", " << r[2]
+                     << "] is not a range of values of one of the bundle's "
+                     << bundle.symbols.size() << " symbols",
+                 failure();
+        bundle.symRanges.push_back({(int)bundle.launches.size() - 1, (int)r[0], r[1], r[2], 0});
+      }
       // Grids that shrink with a bounded symbolic dim (docs/symbolic-shapes.md); for GPU
       // targets applyProgramsPerCTA adjusts them to the lowering's launch shape.
       if (it->second.symGrid.size() == 5 && !bundle.symbols.empty()) {

@@ -775,6 +775,17 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
       }
     if (failed(attachSymbolValues(fn, symbols, lc.runLengths)))
       return failure();
+    // The matmuls and convs whose result follows a symbol: select-matmul-configs chooses
+    // their tile configs per shape bucket of it (TemplateOptions::configAtValue).
+    for (auto g : fn.getBody().front().getOps<graph::FusionGroupOp>())
+      g.getBody().walk([&](Operation *op) {
+        if (!isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op) || op->getNumResults() != 1)
+          return;
+        if (auto sd = lc.of(op->getResult(0)))
+          op->setAttr(kAnchorSymDimAttrName,
+                      b.getDenseI64ArrayAttr({sd->axis, sd->symbol, sd->factor,
+                                              symbols[sd->symbol].min, symbols[sd->symbol].max}));
+      });
     // The bundle's symdim records come from these.
     auto record = [&](Value v) -> Attribute {
       auto sd = lc.of(v);

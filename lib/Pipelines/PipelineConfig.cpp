@@ -125,6 +125,10 @@ llvm::Error aicc::verifyPipelineConfig(const PipelineConfig &config) {
     return llvm::createStringError("attention-kv-splits must be in [0, " +
                                    std::to_string(kMaxAttentionKVSplits) + "], got " +
                                    std::to_string(config.attentionKVSplits));
+  if (config.shapeBuckets < 1 || config.shapeBuckets > kMaxShapeBuckets)
+    return llvm::createStringError("shape-buckets must be in [1, " +
+                                   std::to_string(kMaxShapeBuckets) + "], got " +
+                                   std::to_string(config.shapeBuckets));
   if (!config.matmulConfig.empty())
     if (auto parsed = parseMatmulConfig(config.matmulConfig); !parsed)
       return parsed.takeError();

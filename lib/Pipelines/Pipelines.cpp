@@ -98,6 +98,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const PipelineConfig &config) {
   select.splitK = config.matmulSplitK;
   select.allowTF32 = config.allowTF32;
   select.convAlgorithm = config.convAlgorithm;
+  select.shapeBuckets = config.shapeBuckets;
   pm.addPass(createSelectMatmulConfigs(select));
   ConvertGraphToTileOptions o;
   o.allowTF32 = config.allowTF32;

@@ -104,9 +104,10 @@ std::vector<int64_t> symbolMaxima(const Bundle &plan);
 /// The grid (x, y, z programs) of every launch of `plan`, in manifest order, at symbol
 /// values `values` (one per plan symbol, each in its range): the launch's kernel's
 /// recorded grid, with the axis of each of the launch's `symgrid` records set to
-/// GROUP x ceil(v x UNIT / PER) (symGridPrograms), never above the recorded count.
-/// Requires a validated plan (which bounds every product; docs/bundle-format.md,
-/// "Symbolic dims").
+/// GROUP x ceil(v x UNIT / PER) (symGridPrograms), never above the recorded count;
+/// {0, 0, 0} for a launch whose `symrange` excludes the values (another shape bucket's
+/// kernel: the backends skip it). Requires a validated plan (which bounds every product;
+/// docs/bundle-format.md, "Symbolic dims").
 std::vector<std::array<int64_t, 3>> launchGridsAt(const Bundle &plan,
                                                   const std::vector<int64_t> &values);
 

@@ -320,7 +320,8 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
         return std::any_of(shape.begin(), shape.begin() + std::min<size_t>(d.axis, shape.size()),
                            [](int64_t n) { return n != 1; });
       });
-  const int version = pitched                       ? kFormatVersionPitchedSymDims
+  const int version = !bundle.symRanges.empty()     ? kFormatVersionSymRanges
+                      : pitched                     ? kFormatVersionPitchedSymDims
                       : bundle.symValuesBuffer >= 0 ? kFormatVersionSymValues
                       : symbolic                    ? kFormatVersionSymbols
                       : inPlace                     ? kFormatVersionInPlace
@@ -413,6 +414,9 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
     m += "symgrid " + std::to_string(g.launchIndex) + " " + std::to_string(g.axis) + " " +
          std::to_string(g.symbol) + " " + std::to_string(g.unit) + " " + std::to_string(g.per) +
          " " + std::to_string(g.group) + "\n";
+  for (const SymRangeDesc &r : bundle.symRanges)
+    m += "symrange " + std::to_string(r.launchIndex) + " " + std::to_string(r.symbol) + " " +
+         std::to_string(r.lo) + " " + std::to_string(r.hi) + "\n";
   if (bundle.symValuesBuffer >= 0)
     m += "symvalues " + std::to_string(bundle.symValuesBuffer) + "\n";
   // The closing record: the code and weights checksums, then the manifest's

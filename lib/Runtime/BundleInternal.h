@@ -27,7 +27,8 @@ inline constexpr char kMagic[8] = {'A', 'I', 'C', 'C', 'B', 'N', 'D', '1'};
 /// `inplace` record; version 6 the `symbol`, `symdim` and `symgrid` records
 /// (bounded symbolic dims); version 7 the `symvalues` record; version 8
 /// `symdim` records whose dims before AXIS are not all 1 (rows at the bound's
-/// pitch: TensorInfo::layoutAt).
+/// pitch: TensorInfo::layoutAt); version 9 the `symrange` record (launches
+/// that run at some values of a symbol only: kernel variants per shape bucket).
 inline constexpr int kFormatVersionPlain = 1;
 inline constexpr int kFormatVersionTensorMaps = 2;
 inline constexpr int kFormatVersionChecksums = 3;
@@ -36,8 +37,9 @@ inline constexpr int kFormatVersionInPlace = 5;
 inline constexpr int kFormatVersionSymbols = 6;
 inline constexpr int kFormatVersionSymValues = 7;
 inline constexpr int kFormatVersionPitchedSymDims = 8;
+inline constexpr int kFormatVersionSymRanges = 9;
 /// The newest version this reader knows (kBundleFormatVersion).
-inline constexpr int kFormatVersionNewest = kFormatVersionPitchedSymDims;
+inline constexpr int kFormatVersionNewest = kFormatVersionSymRanges;
 static_assert(kFormatVersionNewest == kBundleFormatVersion);
 /// The largest MAX of a `symbol` record: 2^31 - 1.
 inline constexpr int64_t kMaxSymbolValue = 2147483647;

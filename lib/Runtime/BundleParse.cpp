@@ -149,6 +149,7 @@ private:
   Status parseSymbol(const std::vector<std::string_view> &fields);
   Status parseSymDim(const std::vector<std::string_view> &fields, int previousBuffer);
   Status parseSymGrid(const std::vector<std::string_view> &fields);
+  Status parseSymRange(const std::vector<std::string_view> &fields);
   /// Refuses a version-6 record (`what`) in an older bundle.
   Status needSymbolsVersion(const char *what) const;
   Status parseSymValues(const std::vector<std::string_view> &fields);
@@ -177,8 +178,10 @@ private:
   int lastBuffer = -1;
   /// A `symvalues` record was read: only `checksum` may follow.
   bool sawSymValues = false;
-  /// A `symgrid` record was read: only more of them may follow.
+  /// A `symgrid` record was read: only more of them (then `symrange` records) may follow.
   bool sawSymGrid = false;
+  /// A `symrange` record was read: only more of them may follow.
+  bool sawSymRange = false;
   /// 1-based number of the line being parsed.
   size_t lineNo = 0;
   /// Kernel name -> index into out.kernels.
@@ -274,10 +277,15 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return Status::error("'" + std::string(rec) +
                          "' record after the 'symvalues' record (it is the last before "
                          "'checksum')");
-  if (sawSymGrid && rec != "symgrid" && rec != "symvalues" && rec != "checksum")
+  if (sawSymGrid && rec != "symgrid" && rec != "symrange" && rec != "symvalues" &&
+      rec != "checksum")
     return Status::error("'" + std::string(rec) +
                          "' record after the 'symgrid' records (they follow the last 'launch' "
                          "record, before 'checksum')");
+  if (sawSymRange && rec != "symrange" && rec != "symvalues" && rec != "checksum")
+    return Status::error("'" + std::string(rec) +
+                         "' record after the 'symrange' records (they follow the 'launch' and "
+                         "'symgrid' records, before 'checksum')");
   if (rec == "aicc-bundle")
     return Status::error("'aicc-bundle' header repeated");
   if (rec == "target") {
@@ -320,6 +328,8 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return parseSymValues(fields);
   if (rec == "symgrid")
     return parseSymGrid(fields);
+  if (rec == "symrange")
+    return parseSymRange(fields);
   if (rec == "checksum")
     return Status::error(version < kFormatVersionChecksums
                              ? "'checksum' record in a version-" + std::to_string(version) +
@@ -521,6 +531,30 @@ Status ManifestParser::parseSymGrid(const std::vector<std::string_view> &fields)
   if (Status s = parseInt(fields[6], "symgrid GROUP", kMax, g.group); !s.ok)
     return s;
   out.symGrids.push_back(g);
+  return Status::success();
+}
+
+Status ManifestParser::parseSymRange(const std::vector<std::string_view> &fields) {
+  if (version < kFormatVersionSymRanges)
+    return Status::error("'symrange' record in a version-" + std::to_string(version) +
+                         " bundle (it needs the 'aicc-bundle 9' header)");
+  if (Status s = expectFieldCount(fields, 5, "symrange LAUNCH_INDEX SYMBOL_INDEX LO HI"); !s.ok)
+    return s;
+  if (out.launches.empty())
+    return Status::error("the 'symrange' records must follow the 'launch' records");
+  sawSymRange = true;
+  SymRangeDesc r;
+  r.line = lineNo;
+  if (Status s = parseIntAs(fields[1], "symrange LAUNCH_INDEX", r.launchIndex); !s.ok)
+    return s;
+  if (Status s = parseIntAs(fields[2], "symrange SYMBOL_INDEX", r.symbol); !s.ok)
+    return s;
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (Status s = parseInt(fields[3], "symrange LO", kMax, r.lo); !s.ok)
+    return s;
+  if (Status s = parseInt(fields[4], "symrange HI", kMax, r.hi); !s.ok)
+    return s;
+  out.symRanges.push_back(r);
   return Status::success();
 }
 

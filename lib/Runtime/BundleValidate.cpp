@@ -565,6 +565,36 @@ Status validateSymGrids(const Bundle &bundle,
   return Status::success();
 }
 
+/// The `symrange` records. Requires validateSymbols().
+Status validateSymRanges(const Bundle &bundle) {
+  const int numLaunches = static_cast<int>(bundle.launches.size());
+  const int numSymbols = static_cast<int>(bundle.symbols.size());
+  std::vector<const SymRangeDesc *> rangeOf(bundle.launches.size(), nullptr);
+  for (const SymRangeDesc &r : bundle.symRanges) {
+    if (r.launchIndex < 0 || r.launchIndex >= numLaunches)
+      return Status::error(at(r.line) + "symrange: LAUNCH_INDEX " + std::to_string(r.launchIndex) +
+                           " is out of range (" + std::to_string(numLaunches) + " launches)");
+    std::string label = at(r.line) + "symrange of launch " + std::to_string(r.launchIndex) +
+                        " of '" + bundle.launches[r.launchIndex].kernel + "'";
+    if (const SymRangeDesc *first = rangeOf[r.launchIndex])
+      return Status::error(
+          label + ": the launch already has a symrange" +
+          (first->line ? " (manifest line " + std::to_string(first->line) + ")" : std::string()) +
+          "; at most one per launch");
+    rangeOf[r.launchIndex] = &r;
+    if (r.symbol < 0 || r.symbol >= numSymbols)
+      return Status::error(label + ": SYMBOL_INDEX " + std::to_string(r.symbol) +
+                           " is out of range (" + std::to_string(numSymbols) + " symbols)");
+    const SymbolDesc &sym = bundle.symbols[r.symbol];
+    if (r.lo < sym.min || r.lo > r.hi || r.hi > sym.max)
+      return Status::error(label + ": [LO, HI] = [" + std::to_string(r.lo) + ", " +
+                           std::to_string(r.hi) + "] is not a range inside [" +
+                           std::to_string(sym.min) + ", " + std::to_string(sym.max) + "] of '" +
+                           sym.name + "'");
+  }
+  return Status::success();
+}
+
 /// The `symvalues` record: a `const` buffer of i32 [symbols.size()] holding each
 /// symbol's max (the values at the bound, what the kernels were compiled at).
 /// Requires validateSymbols() and valid buffers.
@@ -646,6 +676,16 @@ Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits)
     if (Status s = validateSymDims(bundle); !s.ok)
       return s;
     if (Status s = validateSymGrids(bundle, kernels); !s.ok)
+      return s;
+  }
+  if (!bundle.symRanges.empty()) {
+    if (bundle.formatVersion < kFormatVersionSymRanges)
+      return Status::error("'symrange' records need format version " +
+                           std::to_string(kFormatVersionSymRanges) + ", not " +
+                           std::to_string(bundle.formatVersion));
+    if (!symbolic)
+      return Status::error("'symrange' records need symbols: the bundle has none");
+    if (Status s = validateSymRanges(bundle); !s.ok)
       return s;
   }
   if (bundle.symValuesBuffer >= 0 || bundle.symValuesLine) {

@@ -476,6 +476,8 @@ Status CUDABackend::waitForAsync() {
 Status CUDABackend::enqueueLaunches(CUstream s) {
   for (size_t i = 0; i < launches.size(); ++i) {
     CUDALaunch &l = launches[i];
+    if (l.grid[0] == 0) // another shape bucket's launch (`symrange`): nothing to run
+      continue;
     CUresult r = api.launchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0],
                                   l.block[1], l.block[2], l.sharedBytes, s, l.params.data(),
                                   /*extra=*/nullptr);
@@ -502,7 +504,7 @@ Status CUDABackend::bindSymbols(const std::vector<int64_t> &values) {
     if (Status s = check(api.streamSynchronize(stream), "cuStreamSynchronize"); !s.ok)
       return s.withContext("writing the symbol values");
   }
-  if (plan.symGrids.empty())
+  if (plan.symGrids.empty() && plan.symRanges.empty())
     return Status::success(); // every launch keeps its recorded grid: one graph serves all
   const std::vector<std::array<int64_t, 3>> grids = launchGridsAt(plan, values);
   for (size_t i = 0; i < launches.size(); ++i)
@@ -587,6 +589,8 @@ Status CUDABackend::executeLaunch(size_t index) {
   if (Status s = waitForAsync(); !s.ok)
     return s;
   CUDALaunch &l = launches[index];
+  if (l.grid[0] == 0) // another shape bucket's launch (`symrange`): nothing to run
+    return Status::success();
   CUresult r = api.launchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0],
                                 l.block[1], l.block[2], l.sharedBytes, stream, l.params.data(),
                                 /*extra=*/nullptr);

@@ -112,6 +112,7 @@ Bundle aicc::runtime::detail::planOf(const Bundle &bundle) {
   plan.symbols = bundle.symbols;
   plan.symDims = bundle.symDims;
   plan.symGrids = bundle.symGrids;
+  plan.symRanges = bundle.symRanges;
   plan.symValuesBuffer = bundle.symValuesBuffer;
   plan.symValuesLine = bundle.symValuesLine;
   plan.inputs = bundle.inputs;
@@ -153,6 +154,12 @@ aicc::runtime::detail::launchGridsAt(const Bundle &plan, const std::vector<int64
                                           : std::nullopt;
     if (programs)
       n = std::min(n, std::max<int64_t>(*programs, 1));
+  }
+  // A launch for another shape bucket (`symrange`) runs no program at these values.
+  for (const SymRangeDesc &r : plan.symRanges) {
+    int64_t v = static_cast<size_t>(r.symbol) < values.size() ? values[r.symbol] : -1;
+    if (v < r.lo || v > r.hi)
+      grids[r.launchIndex] = {0, 0, 0};
   }
   return grids;
 }

@@ -162,7 +162,7 @@ TEST(SymbolicBundleTest, RoundTripPreservesSymbols) {
   Status s = parseBundle(once, back);
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(back.formatVersion, 6);
-  EXPECT_EQ(kBundleFormatVersion, 8);
+  EXPECT_EQ(kBundleFormatVersion, 9);
   ASSERT_EQ(back.symbols.size(), 2u);
   EXPECT_EQ(back.symbols[1].name, "seq len");
   EXPECT_EQ(back.symbols[1].min, 2);
@@ -299,12 +299,12 @@ TEST(SymbolicBundleTest, RecordsNeedVersion6) {
   b.formatVersion = 5;
   EXPECT_EQ(validateBundle(b).message, "symbolic dims ('symbol', 'symdim' and 'symgrid' records) "
                                        "need format version 6, not 5");
-  // Version 9 does not exist yet.
+  // Version 10 does not exist yet.
   m = kSymbolicRecords;
-  m.replace(0, 13, "aicc-bundle 9");
+  m.replace(0, 13, "aicc-bundle 10");
   Bundle parsed;
   Status s = parseBundle(sealed(m), parsed);
-  EXPECT_NE(s.message.find("unsupported bundle version ' 9' (this runtime reads versions 1 to 8)"),
+  EXPECT_NE(s.message.find("unsupported bundle version ' 10' (this runtime reads versions 1 to 9)"),
             std::string::npos)
       << s.message;
 }
@@ -375,6 +375,108 @@ TEST(SymbolicBundleTest, SymValuesRules) {
             "symvalues 6: element 0 is 7, not the max 8 of 'batch'");
   expectBad([](Bundle &b) { b.formatVersion = 6; },
             "the 'symvalues' record needs format version 7, not 6");
+}
+
+//===----------------------------------------------------------------------===//
+// The `symrange` records (format version 9): launches of one shape bucket
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// makeSymbolicBundle() with k2's launch in two shape buckets of 'batch': launch 1 at
+/// 1..4, launch 2 (k2 again, the same buffers) at 5..8.
+Bundle withSymRanges() {
+  Bundle b = makeSymbolicBundle();
+  b.launches.push_back({"k2", {2, 5, 3}});
+  b.symRanges.push_back({1, 0, 1, 4, 0});
+  b.symRanges.push_back({2, 0, 5, 8, 0});
+  return b;
+}
+} // namespace
+
+TEST(SymbolicBundleTest, SymRangesRoundTripAsVersion9) {
+  Bundle b = withSymRanges();
+  ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+  std::string m = manifestOf(serializeBundle(b));
+  EXPECT_EQ(m.substr(0, 14), "aicc-bundle 9\n");
+  EXPECT_NE(m.find("launch k2 3 2 5 3\nlaunch k2 3 2 5 3\nsymgrid 0 0 0 1 1 1\n"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("symgrid 0 1 1 1 16 2\nsymrange 1 0 1 4\nsymrange 2 0 5 8\nchecksum"),
+            std::string::npos)
+      << m;
+  Bundle back;
+  Status s = parseBundle(serializeBundle(b), back);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(back.formatVersion, 9);
+  ASSERT_EQ(back.symRanges.size(), 2u);
+  EXPECT_EQ(back.symRanges[1].launchIndex, 2);
+  EXPECT_EQ(back.symRanges[1].symbol, 0);
+  EXPECT_EQ(back.symRanges[1].lo, 5);
+  EXPECT_EQ(back.symRanges[1].hi, 8);
+  EXPECT_EQ(back.symRanges[1].line, 35u);
+  // With the symvalues record: the ranges precede it.
+  b.buffers.push_back({6, DType::i32, BufferKind::constant, 8, {2}, 64});
+  int32_t maxima[2] = {8, 16};
+  b.weights.replace(64, 8, reinterpret_cast<const char *>(maxima), 8);
+  b.symValuesBuffer = 6;
+  m = manifestOf(serializeBundle(b));
+  EXPECT_NE(m.find("symrange 2 0 5 8\nsymvalues 6\nchecksum"), std::string::npos) << m;
+  ASSERT_TRUE(parseBundle(serializeBundle(b), back).ok);
+}
+
+TEST(SymbolicBundleTest, SymRangeRecordPlaceAndVersion) {
+  std::string m = manifestOf(serializeBundle(withSymRanges()));
+  m = m.substr(0, m.find("checksum"));
+  std::string v8 = m;
+  v8.replace(0, 13, "aicc-bundle 8");
+  expectParseError(sealed(v8), "manifest line 34: 'symrange' record in a version-8 bundle (it "
+                               "needs the 'aicc-bundle 9' header)");
+  expectParseError(sealed(m + "symgrid 0 2 0 1 1 1\n"),
+                   "manifest line 36: 'symgrid' record after the 'symrange' records (they follow "
+                   "the 'launch' and 'symgrid' records, before 'checksum')");
+  expectParseError(sealed(m + "launch k1 3 0 1 2\n"),
+                   "manifest line 36: 'launch' record after the 'symgrid' records (they follow "
+                   "the last 'launch' record, before 'checksum')");
+  std::string bad = m;
+  bad.replace(bad.find("symrange 2 0 5 8"), 16, "symrange 2 0 5");
+  expectParseError(sealed(bad), "manifest line 35: 'symrange' record has 3 fields, expected 4 "
+                                "(symrange LAUNCH_INDEX SYMBOL_INDEX LO HI)");
+  bad = m;
+  bad.replace(bad.find("symrange 2 0 5 8"), 16, "symrange 2 0 -5 8");
+  expectParseError(sealed(bad), "manifest line 35: bad symrange LO '-5' (expected an unsigned "
+                                "decimal integer)");
+}
+
+TEST(SymbolicBundleTest, SymRangeRules) {
+  auto expectBad = [](const std::function<void(Bundle &)> &edit, const std::string &expected) {
+    Bundle b = withSymRanges();
+    edit(b);
+    EXPECT_EQ(validateBundle(b).message, expected);
+  };
+  expectBad([](Bundle &b) { b.symRanges[1].launchIndex = 3; },
+            "symrange: LAUNCH_INDEX 3 is out of range (3 launches)");
+  expectBad([](Bundle &b) { b.symRanges[1].launchIndex = 1; },
+            "symrange of launch 1 of 'k2': the launch already has a symrange; at most one per "
+            "launch");
+  expectBad([](Bundle &b) { b.symRanges[0].symbol = 2; },
+            "symrange of launch 1 of 'k2': SYMBOL_INDEX 2 is out of range (2 symbols)");
+  expectBad([](Bundle &b) { b.symRanges[0].lo = 0; },
+            "symrange of launch 1 of 'k2': [LO, HI] = [0, 4] is not a range inside [1, 8] of "
+            "'batch'");
+  expectBad([](Bundle &b) { b.symRanges[1].hi = 9; },
+            "symrange of launch 2 of 'k2': [LO, HI] = [5, 9] is not a range inside [1, 8] of "
+            "'batch'");
+  expectBad([](Bundle &b) { b.symRanges[1].lo = 9; },
+            "symrange of launch 2 of 'k2': [LO, HI] = [9, 8] is not a range inside [1, 8] of "
+            "'batch'");
+  expectBad([](Bundle &b) { b.formatVersion = 8; },
+            "'symrange' records need format version 9, not 8");
+  // From a manifest: the record's line, and the first record's for a second one.
+  std::string m = manifestOf(serializeBundle(withSymRanges()));
+  m = m.substr(0, m.find("checksum"));
+  m.replace(m.find("symrange 2 0 5 8"), 16, "symrange 1 0 5 8");
+  expectParseError(sealed(m), "manifest line 35: symrange of launch 1 of 'k2': the launch "
+                              "already has a symrange (manifest line 34); at most one per launch");
 }
 
 TEST(SymbolicBundleTest, SymbolRecordsFollowTargetAndArenaAndPrecedeBuffers) {

@@ -281,6 +281,41 @@ TEST(SymbolicSessionTest, SymGridRunsOnlyThePrefixPrograms) {
   }
 }
 
+TEST(SymbolicSessionTest, SymRangeRunsTheLaunchesOfTheValuesBucket) {
+  // Two shape buckets of n writing c: c = a + b at n in [1, 50], c = a + a at [51, 100]
+  // (the same kernel over other buffers), in one session up and down across the boundary,
+  // with and without symgrid records; the observer path (aicc-run --bisect) too.
+  for (bool symGrid : {false, true}) {
+    Bundle bundle = makeSymbolicAdd("cpu", kernelSharedObject(), symGrid);
+    bundle.launches.push_back({"add", {0, 0, 2}});
+    if (symGrid)
+      bundle.symGrids.push_back({1, 0, 0, 10, 256, 1, 0});
+    bundle.symRanges.push_back({0, 0, 1, 50, 0});
+    bundle.symRanges.push_back({1, 0, 51, 100, 0});
+    std::unique_ptr<Session> session;
+    Status s = Session::create(bundle, Device::cpu, session);
+    ASSERT_TRUE(s.ok) << s.message;
+    for (int64_t n : {int64_t(50), int64_t(51), int64_t(1), int64_t(100), int64_t(37)}) {
+      ASSERT_TRUE(session->poisonBuffers().ok);
+      HostTensor a = randomTensor({10 * n}, 3 + uint32_t(n)), b = randomTensor({10 * n}, 4);
+      for (bool observed : {false, true}) {
+        std::vector<HostTensor> outputs;
+        size_t launches = 0;
+        s = observed ? session->run({a, b}, outputs,
+                                    [&](size_t) {
+                                      ++launches;
+                                      return Status::success();
+                                    })
+                     : session->run({a, b}, outputs);
+        ASSERT_TRUE(s.ok) << s.message;
+        expectSum(a, n <= 50 ? b : a, outputs[0]);
+        if (observed)
+          EXPECT_EQ(launches, 2u);
+      }
+    }
+  }
+}
+
 TEST(SymbolicSessionTest, InputGuards) {
   std::unique_ptr<Session> session;
   ASSERT_TRUE(Session::create(makeSymbolicMlp(true), Device::cpu, session).ok);

@@ -52,6 +52,23 @@ def SelectMatmulConfigs : Pass<"select-matmul-configs", "mlir::ModuleOp"> {
     tensor-core matmul whose grid fills at most half the SMs also gets chooseSplitK's
     `split_k` (K slices over several programs; convert-graph-to-tile then builds the group
     as a partials kernel and a sum + epilogue kernel).
+
+    Shape buckets (bounded symbolic dims, aicc-compile --dim NAME=MIN..MAX): when the
+    group's matmul or conv carries `aicc.result_symdim` (its rows, columns or batch follow
+    the symbol), the heuristic also runs at the symbol's powers of two in [MIN, MAX) as if
+    the run had that size; adjacent buckets whose configs agree merge, and with `shape-buckets`
+    = N the N - 1 smallest buckets keep their own config, the rest run the bound's. With
+    more than one bucket left the group gets `tile.matmul_buckets`:
+
+    ```mlir
+    tile.matmul_buckets = [ {symbol = 0, lo = 1, hi = 64, config = #tile.matmul_config<..>},
+                            {symbol = 0, lo = 65, hi = 1024, config = #tile.matmul_config<..>} ]
+    ```
+
+    and convert-graph-to-tile builds one kernel per bucket (each at the bound's shapes: only
+    the tile config differs), launched over the same buffers with `tile.symrange`, so that
+    a run executes the kernel of its value's bucket. A group that already has a config, and
+    `matmul-config`, get no buckets.
   }];
   let options = [
     Option<"matmulConfig", "matmul-config", "std::string", "\"\"",
@@ -62,7 +79,10 @@ def SelectMatmulConfigs : Pass<"select-matmul-configs", "mlir::ModuleOp"> {
     Option<"allowTF32", "allow-tf32", "bool", "false",
            "f32 matmuls may run on tf32 tensor cores (the tf32 config space)">,
     Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",
-           "which convs take the implicit-GEMM template (as convert-graph-to-tile's option)">
+           "which convs take the implicit-GEMM template (as convert-graph-to-tile's option)">,
+    Option<"shapeBuckets", "shape-buckets", "int64_t", "4",
+           "most tile configs per group whose matmul / conv result follows a bounded symbolic "
+           "dim (aicc.result_symdim): one per shape bucket (1: the bound's only)">
   ];
   let dependentDialects = ["aicc::tile::TileDialect"];
 }

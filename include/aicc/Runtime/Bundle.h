@@ -36,11 +36,13 @@ namespace aicc::runtime {
 /// `symbol`, `symdim` and `symgrid` records, bounded symbolic dims, since 6;
 /// the `symvalues` record, kernels that read the run's symbol values, since 7;
 /// `symdim` records after non-unit dims, tensors that are rows of their buffer
-/// at a smaller value, since 8). serializeBundle() writes the oldest version
-/// that holds the bundle (8 with such a `symdim`, else 7 with a `symvalues`
+/// at a smaller value, since 8; `symrange` records, launches that run only for
+/// some values of a symbol (kernel variants per shape bucket), since 9).
+/// serializeBundle() writes the oldest version that holds the bundle (9 with a
+/// `symrange` record, else 8 with such a `symdim`, else 7 with a `symvalues`
 /// record, else 6 when it has symbolic dims, else 5 when a kernel has
-/// `inplace` records, else 4); parseBundle() reads versions 1 to 8.
-constexpr int kBundleFormatVersion = 8;
+/// `inplace` records, else 4); parseBundle() reads versions 1 to 9.
+constexpr int kBundleFormatVersion = 9;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -311,6 +313,20 @@ struct SymGridDesc {
   size_t line = 0;
 };
 
+/// One `symrange` record (format version 9): launch `launchIndex` (0-based,
+/// manifest order of the `launch` records) runs only at values of symbol
+/// `symbol` in [lo, hi]; at other values it is skipped. A fusion group compiled
+/// with one tile config per shape bucket (aicc-compile --shape-buckets,
+/// docs/symbolic-shapes.md) is one launch per bucket over the same buffers,
+/// each with the record of its bucket, so exactly one of them runs.
+struct SymRangeDesc {
+  int launchIndex = 0;
+  int symbol = 0;
+  /// symbols[symbol].min <= lo <= hi <= symbols[symbol].max.
+  int64_t lo = 1, hi = 1;
+  size_t line = 0;
+};
+
 /// A whole bundle in memory. The bundle owns its code and weights bytes.
 struct Bundle {
   /// The format version the bundle was read as (parseBundle), or
@@ -336,6 +352,8 @@ struct Bundle {
   std::vector<SymDimDesc> symDims;
   /// Launch grids that shrink with a symbol's value.
   std::vector<SymGridDesc> symGrids;
+  /// Launches that run only at some values of a symbol (format version 9).
+  std::vector<SymRangeDesc> symRanges;
   /// The `symvalues` record (format version 7): the id of a `const` buffer of
   /// symbols.size() i32 elements (holding each symbol's max) that kernels read
   /// the run's symbol values from (attention over a sequence of run-time
@@ -407,11 +425,10 @@ Status validateBundle(const Bundle &bundle, const Limits &limits = Limits());
 /// bytes (records are written in vector order: header, target, `arena`,
 /// symbols, buffers each followed by its symdim, inputs, bound inputs,
 /// outputs, kernels each followed by its params, in-place pairs and tensor
-/// maps, launches, symgrids, checksum; symdims whose buffer id is out of range
-/// follow the last buffer). Names are percent-encoded. Does
-/// not validate (a kernel without its param records gives a file the reader refuses); call
-/// validateBundle() first when the bundle comes from untrusted code. `formatVersion` and the `line`
-/// fields are not consulted.
+/// maps, launches, symgrids, symranges, symvalues, checksum; symdims whose buffer id is out of
+/// range follow the last buffer). Names are percent-encoded. Does not validate (a kernel without
+/// its param records gives a file the reader refuses); call validateBundle() first when the bundle
+/// comes from untrusted code. `formatVersion` and the `line` fields are not consulted.
 std::string serializeBundle(const Bundle &bundle);
 
 /// Parses and validates a version-1 to -6 bundle from `bytes` into `out`

@@ -147,6 +147,11 @@ inline constexpr int64_t kAttentionDecodeMaxQueries = 32;
 /// Most key slices per query block (--attention-kv-splits; the f32 partials temporary is
 /// slices x the output's elements, plus one log-sum-exp per row and slice).
 inline constexpr int64_t kMaxAttentionKVSplits = 16;
+
+/// The most tile configs (kernel variants, one per shape bucket) one matmul or
+/// implicit-GEMM conv over a bounded symbolic dim may get (--shape-buckets): each is a kernel
+/// in the bundle's code, compiled and loaded whether a run uses it or not.
+inline constexpr int64_t kMaxShapeBuckets = 16;
 /// Fewest key blocks (of BLOCK_N) one slice runs when the split is chosen automatically.
 inline constexpr int64_t kAttentionMinBlocksPerSplit = 4;
 

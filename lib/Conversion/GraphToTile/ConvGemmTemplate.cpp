@@ -61,7 +61,10 @@ FailureOr<MatmulConfig> convGemmConfig(FusionGroupOp group, const TemplateOption
   auto wT = cast<RankedTensorType>(conv.getWeight().getType());
   auto yT = cast<RankedTensorType>(conv.getType());
   // The GEMM: P = N * OH * OW output pixels by OC channels, K = C * KH * KW.
-  int64_t P = yT.getNumElements() / wT.getDimSize(0), OC = wT.getDimSize(0);
+  int64_t OC = wT.getDimSize(0);
+  // The pixels the config is chosen for: the bound's, or a shape bucket's run
+  // (TemplateOptions::configAtValue: the batch at that value; the kernel is built at the bound).
+  int64_t P = numElements(configExtents(conv, yT.getShape(), options.configAtValue)) / OC;
   int64_t K = wT.getNumElements() / OC;
   Type inElem = xT.getElementType();
   bool tf32 = options.allowTF32 && inElem.isF32();

@@ -117,6 +117,65 @@ Value reshapeView(OpBuilder &b, Location loc, Value src, MemRefType type) {
   return memref::ReinterpretCastOp::create(b, loc, type, src, b.getIndexAttr(0), sizes, strs);
 }
 
+/// The kernels of one shape bucket of a group (tile.matmul_buckets): launched only at the
+/// symbol's values in `range` (array<i64: symbol, lo, hi>; null: at every value).
+struct Variant {
+  GroupKernels kernels;
+  DenseI64ArrayAttr range;
+};
+
+/// `group`'s kernels: one set, or with tile.matmul_buckets one set per bucket, each built from
+/// a copy of the group with the bucket's tile config (at the bound's shapes) and named NAME_uptoHI
+/// but the last, which keeps NAME (aicc-run --bisect finds a group's result after the launch
+/// of its name).
+FailureOr<SmallVector<Variant>> buildVariants(OpBuilder &kb, FusionGroupOp group, StringRef name,
+                                              const TemplateOptions &options) {
+  SmallVector<Variant> out;
+  auto buckets = group->getAttrOfType<ArrayAttr>(tile::kMatmulBucketsAttrName);
+  if (!buckets) {
+    auto k = buildKernelsForGroup(kb, group, name, options);
+    if (failed(k))
+      return failure();
+    out.push_back({std::move(*k), {}});
+    return out;
+  }
+  // The dialect verified the list (one symbol, contiguous ascending ranges); it must cover
+  // the range of the symbol the group's matmul / conv follows.
+  DenseI64ArrayAttr sd;
+  group.getBody().walk([&](Operation *op) {
+    if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(kAnchorSymDimAttrName); a && !sd)
+      sd = a;
+  });
+  auto entry = [&](unsigned i, StringRef key) {
+    return cast<IntegerAttr>(cast<DictionaryAttr>(buckets[i]).get(key)).getInt();
+  };
+  if (!sd || sd.size() != 5 || entry(0, "symbol") != sd[1] || entry(0, "lo") != sd[3] ||
+      entry(buckets.size() - 1, "hi") != sd[4])
+    return group.emitError("convert-graph-to-tile: ")
+               << tile::kMatmulBucketsAttrName
+               << " must cover the values [min, max] of the symbol its matmul or conv follows ("
+               << kAnchorSymDimAttrName << " = array<i64: axis, symbol, factor, min, max>"
+               << (sd ? "" : ", which no op of the group carries") << ")",
+           failure();
+  Builder ab(group.getContext());
+  for (unsigned i = 0; i < buckets.size(); ++i) {
+    auto d = cast<DictionaryAttr>(buckets[i]);
+    OpBuilder cb(group);
+    auto copy = cast<FusionGroupOp>(cb.clone(*group));
+    copy->removeAttr(tile::kMatmulBucketsAttrName);
+    copy->setAttr(tile::kMatmulConfigAttrName, d.get("config"));
+    bool last = i + 1 == buckets.size();
+    std::string kname = last ? name.str() : (name + "_upto" + Twine(entry(i, "hi"))).str();
+    auto k = buildKernelsForGroup(kb, copy, kname, options);
+    copy.erase();
+    if (failed(k))
+      return failure();
+    out.push_back({std::move(*k),
+                   ab.getDenseI64ArrayAttr({entry(i, "symbol"), entry(i, "lo"), entry(i, "hi")})});
+  }
+  return out;
+}
+
 struct ConvertGraphToTilePass
     : public aicc::impl::ConvertGraphToTileBase<ConvertGraphToTilePass> {
   using Base::Base;
@@ -217,10 +276,11 @@ struct ConvertGraphToTilePass
           topts.tmaStore = tmaStore;
           topts.attentionBlockM = attentionBlockM;
           topts.attentionKVSplits = attentionKVSplits;
-          auto kernels = buildKernelsForGroup(kb, g, name, topts);
-          if (failed(kernels))
+          // One kernel set per shape bucket (tile.matmul_buckets), else the group's own.
+          auto variants = buildVariants(kb, g, name, topts);
+          if (failed(variants))
             return signalPassFailure();
-          SmallVector<Value> ins, results, temps;
+          SmallVector<Value> ins, results;
           for (Value in : g.getInputs())
             ins.push_back(map.lookupOrNull(in));
           if (llvm::is_contained(ins, Value())) {
@@ -228,24 +288,30 @@ struct ConvertGraphToTilePass
                         "function argument, constant, reshape or fusion group result");
             return signalPassFailure();
           }
-          // The group's temporaries (a split-K matmul's partial products), then its results.
-          for (RankedTensorType t : kernels->temps)
-            temps.push_back(memref::AllocOp::create(b, loc, toMemRef(t), b.getI64IntegerAttr(64)));
           for (Value res : g.getResults()) {
             Value alloc =
                 memref::AllocOp::create(b, loc, toMemRef(res.getType()), b.getI64IntegerAttr(64));
             map.map(res, alloc);
             results.push_back(alloc);
           }
-          for (GroupKernels::Launch &l : kernels->launches) {
-            SmallVector<Value> bufs;
-            for (GroupKernels::Buffer buf : l.buffers)
-              bufs.push_back(buf.kind == GroupKernels::Buffer::Input    ? ins[buf.index]
-                             : buf.kind == GroupKernels::Buffer::Result ? results[buf.index]
-                                                                        : temps[buf.index]);
-            auto ref = SymbolRefAttr::get(ctx, kKernelModuleName,
-                                          {FlatSymbolRefAttr::get(l.kernel.getSymNameAttr())});
-            tile::LaunchOp::create(b, loc, ref, bufs);
+          for (Variant &v : *variants) {
+            // The variant's temporaries (a split-K matmul's partial products).
+            SmallVector<Value> temps;
+            for (RankedTensorType t : v.kernels.temps)
+              temps.push_back(
+                  memref::AllocOp::create(b, loc, toMemRef(t), b.getI64IntegerAttr(64)));
+            for (GroupKernels::Launch &l : v.kernels.launches) {
+              SmallVector<Value> bufs;
+              for (GroupKernels::Buffer buf : l.buffers)
+                bufs.push_back(buf.kind == GroupKernels::Buffer::Input    ? ins[buf.index]
+                               : buf.kind == GroupKernels::Buffer::Result ? results[buf.index]
+                                                                          : temps[buf.index]);
+              auto ref = SymbolRefAttr::get(ctx, kKernelModuleName,
+                                            {FlatSymbolRefAttr::get(l.kernel.getSymNameAttr())});
+              auto launch = tile::LaunchOp::create(b, loc, ref, bufs);
+              if (v.range)
+                launch->setAttr(tile::kSymRangeAttrName, v.range);
+            }
           }
           continue;
         }

@@ -44,6 +44,21 @@ MatmulConfig aicc::chooseMatmulConfig(int64_t M, int64_t N, int64_t K, Type elem
   return c;
 }
 
+SmallVector<int64_t> aicc::templates::configExtents(Operation *anchor, ArrayRef<int64_t> extents,
+                                                    int64_t value) {
+  SmallVector<int64_t> out(extents);
+  auto sd = anchor->getAttrOfType<DenseI64ArrayAttr>(kAnchorSymDimAttrName);
+  if (value < 1 || !sd || sd.size() != 5)
+    return out;
+  int64_t axis = sd[0], factor = sd[2];
+  int64_t size = 0;
+  if (axis < 0 || axis >= (int64_t)out.size() || factor < 1 ||
+      llvm::MulOverflow(factor, value, size) || size > out[axis])
+    return out;
+  out[axis] = size;
+  return out;
+}
+
 static MatmulConfig genericMatmulConfig(int64_t M, int64_t N, int64_t K) {
   MatmulConfig c;
   // Generic config (CPU, sm_80/sm_90 CUDA-core path): tiles sized so every tile buffer of the

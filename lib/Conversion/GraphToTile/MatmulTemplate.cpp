@@ -171,16 +171,26 @@ FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOption
         !isa<TransposeOp, AddOp, SubOp, MulOp, ReluOp, ClipOp, MaxOp, MinOp, NegOp, CastOp,
              ReshapeOp, YieldOp>(op))
       mathEpilogue = true;
-  MatmulConfig cfg = chooseMatmulConfig(p.M, p.N, p.K, p.aT.getElementType(), tmaRowsOK,
+  // The extents the config is chosen for: the bound's, or a shape bucket's run
+  // (TemplateOptions::configAtValue; the kernel is built at the bound either way).
+  int64_t cfgM = p.M, cfgN = p.N, cfgBatch = p.batch;
+  if (auto rt = dyn_cast<RankedTensorType>(anchor->getResult(0).getType());
+      options.configAtValue > 0 && rt && rt.getRank() == (int64_t)p.batchShape.size() + 2) {
+    SmallVector<int64_t> e = configExtents(anchor, rt.getShape(), options.configAtValue);
+    cfgM = e[e.size() - 2];
+    cfgN = e.back();
+    cfgBatch = numElements(ArrayRef<int64_t>(e).drop_back(2));
+  }
+  MatmulConfig cfg = chooseMatmulConfig(cfgM, cfgN, p.K, p.aT.getElementType(), tmaRowsOK,
                                         targetChip(options), hardwareChip(options),
-                                        p.tf32 && !p.transA && p.transB, p.batch, mathEpilogue);
+                                        p.tf32 && !p.transA && p.transB, cfgBatch, mathEpilogue);
   // Split-K sums the partials in a 1-D kernel of output elements, which has no column
   // pairs: a gated product is one kernel.
   bool pairwise = p.evenSlice || p.swapPairs;
   // Split-K slices would each see part of a row: a norm prologue is one kernel too.
   bool oneKernel = pairwise || p.rowNorm;
   if (options.splitK && !oneKernel)
-    cfg.splitK = chooseSplitK(p.M, p.N, p.K, p.batch, cfg, hardwareChip(options));
+    cfg.splitK = chooseSplitK(cfgM, cfgN, p.K, cfgBatch, cfg, hardwareChip(options));
   if (failed(applyMatmulConfigOverride(anchor, options.matmulConfig, cfg)))
     return failure();
   // A SPLIT_K of --matmul-config (it applies to every matmul) does not apply to this one.
@@ -272,14 +282,16 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
           : makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps, blocks, cfg.numStages);
   // Bounded symbolic dims: programs along x cover M's rows in order (BLOCK_M each), along z
   // the matrices; a run at a smaller value needs only those of the prefix (tile.symgrid).
-  if (!partials && group->getNumResults() == 1 && outType.getRank() >= 2)
+  // Split-K partials too along x (the partial rows past the run are never summed into an
+  // element the run reads back); their z is slice-major, so not along z.
+  if (group->getNumResults() == 1 && outType.getRank() >= 2)
     if (auto sd = groupResultSymDim(group, 0)) {
       Builder ab(builder.getContext());
       int64_t r = outType.getRank();
       if (sd->axis == r - 2 && batch == 1 && M % sd->max == 0)
         kc.kernel->setAttr(tl::kSymGridAttrName,
                            ab.getDenseI64ArrayAttr({0, sd->symbol, M / sd->max, BM, 1}));
-      else if (sd->axis < r - 2 && batch % sd->max == 0 &&
+      else if (!partials && sd->axis < r - 2 && batch % sd->max == 0 &&
                llvm::all_of(outType.getShape().take_front(sd->axis),
                             [](int64_t d) { return d == 1; }))
         kc.kernel->setAttr(tl::kSymGridAttrName,
@@ -554,6 +566,8 @@ static FailureOr<func::FuncOp> buildSplitKSum(OpBuilder &builder, FusionGroupOp 
   KernelContext kc = makeKernelWithParams(
       builder, group, name, {partialsType(p, builder.getContext())}, {p.outType}, {programs, 1, 1},
       4, {blockAttr(builder, "BLOCK", block), blockAttr(builder, "SPLIT_K", slices)});
+  // Bounded symbolic dims: programs cover the output's flat elements in order.
+  setFlatSymGrid(kc, 0, block, 1);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = p.anchor->getLoc();
   TileBuilder tb{b, loc, {block}};

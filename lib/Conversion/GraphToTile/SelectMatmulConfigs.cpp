@@ -24,6 +24,88 @@ namespace {
 struct SelectMatmulConfigsPass
     : public aicc::impl::SelectMatmulConfigsBase<SelectMatmulConfigsPass> {
   using Base::Base;
+  /// The config chooseGroupMatmulConfig gives `group` for a run at `value` of its anchor's
+  /// symbol (0: the bound), as the attribute; null for groups without one.
+  static FailureOr<tl::MatmulConfigAttr>
+  configAttrAt(aicc::graph::FusionGroupOp group, aicc::TemplateOptions options, int64_t value) {
+    options.configAtValue = value;
+    auto config = aicc::chooseGroupMatmulConfig(group, options);
+    if (failed(config))
+      return failure();
+    if (!*config)
+      return tl::MatmulConfigAttr();
+    const aicc::MatmulConfig &c = **config;
+    tl::MatmulPath path = c.wgmma     ? tl::MatmulPath::wgmma
+                          : c.mmaSync ? tl::MatmulPath::mma_sync
+                                      : tl::MatmulPath::generic;
+    auto attr = tl::MatmulConfigAttr::getChecked(
+        [&] { return group.emitError("select-matmul-configs: "); }, group.getContext(), c.blockM,
+        c.blockN, c.blockK, c.numWarps, c.numStages, path, c.splitK);
+    if (!attr)
+      return failure();
+    return attr;
+  }
+
+  /// Shape buckets (the pass description): `top` is the bound's config; when `group`'s
+  /// matmul / conv follows a symbol, the configs at the symbol's powers of two below the
+  /// bound, merged where they agree, at most shapeBuckets of them, as tile.matmul_buckets.
+  LogicalResult selectBuckets(aicc::graph::FusionGroupOp group,
+                              const aicc::TemplateOptions &options, tl::MatmulConfigAttr top) {
+    DenseI64ArrayAttr sd;
+    group.getBody().walk([&](Operation *op) {
+      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(aicc::kAnchorSymDimAttrName); a && !sd)
+        sd = a;
+    });
+    if (!sd)
+      return success();
+    if (sd.size() != 5 || sd[1] < 0 || sd[3] < 1 || sd[3] > sd[4])
+      return group.emitError("select-matmul-configs: ")
+                 << aicc::kAnchorSymDimAttrName
+                 << " must be array<i64: axis, symbol, factor, min, max>, 1 <= min <= max",
+             failure();
+    const int64_t symbol = sd[1], min = sd[3], max = sd[4];
+    // Buckets (lo, hi, config), ascending: hi at each power of two in [min, max), then max.
+    struct Bucket {
+      int64_t lo, hi;
+      tl::MatmulConfigAttr config;
+    };
+    SmallVector<Bucket> buckets;
+    for (int64_t hi = 1; hi < max; hi *= 2) {
+      if (hi < min)
+        continue;
+      auto c = configAttrAt(group, options, hi);
+      if (failed(c))
+        return failure();
+      if (!buckets.empty() && buckets.back().config == *c)
+        buckets.back().hi = hi;
+      else
+        buckets.push_back({buckets.empty() ? min : buckets.back().hi + 1, hi, *c});
+    }
+    if (!buckets.empty() && buckets.back().config == top)
+      buckets.back().hi = max;
+    else
+      buckets.push_back({buckets.empty() ? min : buckets.back().hi + 1, max, top});
+    // At most shapeBuckets: the smallest ones keep their configs, the rest run the bound's.
+    if ((int64_t)buckets.size() > shapeBuckets) {
+      buckets.resize(shapeBuckets - 1);
+      if (buckets.back().config == top)
+        buckets.back().hi = max;
+      else
+        buckets.push_back({buckets.back().hi + 1, max, top});
+    }
+    if (buckets.size() < 2)
+      return success();
+    Builder b(group.getContext());
+    SmallVector<Attribute> list;
+    for (const Bucket &k : buckets)
+      list.push_back(b.getDictionaryAttr({b.getNamedAttr("symbol", b.getI64IntegerAttr(symbol)),
+                                          b.getNamedAttr("lo", b.getI64IntegerAttr(k.lo)),
+                                          b.getNamedAttr("hi", b.getI64IntegerAttr(k.hi)),
+                                          b.getNamedAttr("config", k.config)}));
+    group->setAttr(tl::kMatmulBucketsAttrName, b.getArrayAttr(list));
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(aicc::checkConvAlgorithm(module, getArgument(), convAlgorithm)))
@@ -45,21 +127,16 @@ struct SelectMatmulConfigsPass
     auto result = module.walk([&](aicc::graph::FusionGroupOp group) -> WalkResult {
       if (group->hasAttr(tl::kMatmulConfigAttrName))
         return WalkResult::advance();
-      auto config = aicc::chooseGroupMatmulConfig(group, options);
+      auto config = configAttrAt(group, options, 0);
       if (failed(config))
         return WalkResult::interrupt();
       if (!*config)
         return WalkResult::advance();
-      const aicc::MatmulConfig &c = **config;
-      tl::MatmulPath path = c.wgmma     ? tl::MatmulPath::wgmma
-                            : c.mmaSync ? tl::MatmulPath::mma_sync
-                                        : tl::MatmulPath::generic;
-      auto attr = tl::MatmulConfigAttr::getChecked(
-          [&] { return group.emitError("select-matmul-configs: "); }, group.getContext(), c.blockM,
-          c.blockN, c.blockK, c.numWarps, c.numStages, path, c.splitK);
-      if (!attr)
+      // (The bucket configs first: the heuristic takes a config on the group as given.)
+      if (shapeBuckets > 1 && matmulConfig.empty() &&
+          failed(selectBuckets(group, options, *config)))
         return WalkResult::interrupt();
-      group->setAttr(tl::kMatmulConfigAttrName, attr);
+      group->setAttr(tl::kMatmulConfigAttrName, *config);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -291,6 +291,12 @@ struct MatmulProblem {
 };
 FailureOr<MatmulProblem> analyzeMatmul(FusionGroupOp group, const TemplateOptions &options);
 
+/// The extents a tile config is chosen for (TemplateOptions::configAtValue): `extents` are
+/// the bound's sizes of the anchor's result dims ([.., M, N] for a matmul, the conv's output
+/// dims), returned with the dim of kAnchorSymDimAttrName at factor x `value` when `value` is
+/// set (> 0) and the anchor carries the attribute; unchanged otherwise.
+SmallVector<int64_t> configExtents(Operation *anchor, ArrayRef<int64_t> extents, int64_t value);
+
 /// The tile config of an implicit-GEMM conv group (the GEMM [N * OH * OW, OC] x K, K =
 /// C * KH * KW): chooseMatmulConfig, the --matmul-config override, then the group's
 /// tile.matmul_config.

@@ -997,16 +997,24 @@ def with_symbol_value(ir, bound, run):
     return ir.replace(sym, f"dense<{run}> : tensor<1xi32>")
 
 
-def global_values(g):
-    """The elements of memref.global `g` (a constant: dense hex bytes, a list or a splat)
-    as float64, row-major."""
+def global_values(g, resources=None):
+    """The elements of memref.global `g` (a constant: dense hex bytes, a list, a splat, or
+    dense_resource<NAME> with its blob in `resources`) as float64, row-major."""
     t = prop(g, "type")
     n = int(np.prod([int(d) for d in re.findall(r"(\d+)x", t)] or [1]))
     el = elem_of(t)
     init = prop(g, "initial_value")
     m = re.match(r'dense<"0x([0-9A-Fa-f]+)">', init)
-    if m:
-        raw = bytes.fromhex(m.group(1))
+    r = re.match(r"dense_resource<([\w.]+)>", init)
+    if r:
+        # A builtin resource blob: "0x" + its alignment (4 bytes, little-endian) + the data.
+        if not resources or r.group(1) not in resources:
+            raise SimError(f"dense_resource<{r.group(1)}> without its blob")
+        hexdata = resources[r.group(1)][8:]
+    elif m:
+        hexdata = m.group(1)
+    if r or m:
+        raw = bytes.fromhex(hexdata)
         if el == "bf16":
             v = (np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
         else:
@@ -1021,6 +1029,11 @@ def global_values(g):
 class Sim:
     def __init__(self, module_text):
         self.ops = Parser(module_text).op()
+        # Large constants print as dense_resource<NAME>, their bytes in the file's
+        # dialect_resources section ("NAME: \"0x...\"").
+        tail = module_text.rfind("dialect_resources")
+        self.resources = dict(re.findall(r'([\w.]+): "0x([0-9A-Fa-f]+)"', module_text[tail:])) \
+            if tail >= 0 else {}
         self.stats = Stats()
         self.kernels = {}
         # Kernels the caller computes on the host instead (name -> fn(buffers)), e.g. the
@@ -1064,12 +1077,16 @@ class Sim:
                     if any(cta.open[t] or any(cta.groups[t]) for t in range(T)):
                         raise SimError("kernel exits with cp.async copies in flight")
 
-    def run_main(self, inputs):
+    def run_main(self, inputs, symbols=None):
         """Runs @main's host plan: inputs (numpy arrays, float64 values rounded to their
-        types) by argument order; returns the returned buffers (flat numpy arrays)."""
+        types) by argument order; returns the returned buffers (flat numpy arrays). A launch
+        with tile.symrange (a shape bucket's kernel) runs only when `symbols` (the run's
+        symbol values, as with_symbol_value wrote them) falls in its range, as the runtime
+        does; without `symbols` such a launch is an error."""
         blk = self.main.regions[0][0]
         env = {}
         self.written = {}
+        self.bucket_kernels = []  # the shape buckets' kernels that ran
         for n, t, x in zip(blk.args, blk.arg_types, inputs):
             b = Buffer(np.asarray(x, dtype=np.float64).reshape(-1).copy(), elem_of(t), "global")
             env[n] = b
@@ -1083,7 +1100,7 @@ class Sim:
                 self.written[id(b)] = np.zeros(b.data.size, dtype=np.int64)
             elif o.name == "memref.get_global":
                 g = self.globals[re.search(r"name = @(\w+)", o.props).group(1)]
-                b = Buffer(global_values(g), elem_of(o.out_types[0]), "global")
+                b = Buffer(global_values(g, self.resources), elem_of(o.out_types[0]), "global")
                 env[o.results[0]] = b
                 self.written[id(b)] = np.ones(b.data.size, dtype=np.int64)
             elif o.name in ("memref.reinterpret_cast", "memref.expand_shape",
@@ -1091,6 +1108,15 @@ class Sim:
                 env[o.results[0]] = env[o.operands[0]]
             elif o.name == "tile.launch":
                 k = re.search(r"@kernels::@(\w+)", o.props).group(1)
+                r = re.search(r"tile.symrange = array<i64: (\d+), (\d+), (\d+)>",
+                              o.props + " " + o.attrs)
+                if r:
+                    if symbols is None:
+                        raise SimError(f"launch of {k} has tile.symrange: pass the symbol values")
+                    sym, lo, hi = (int(g) for g in r.groups())
+                    if not lo <= symbols[sym] <= hi:
+                        continue
+                    self.bucket_kernels.append(k)
                 self.launch(k, [env[x] for x in o.operands])
             elif o.name == "func.return":
                 return [env[x] for x in o.operands]

@@ -43,3 +43,19 @@ module {
     return
   }
 }
+
+// -----
+
+// tile.symrange (a shape bucket's launch) is array<i64: symbol, lo, hi>, 1 <= lo <= hi.
+module {
+  module @kernels {
+    func.func private @k(%a: memref<8xf32>) attributes {tile.schedule = #tile.schedule<grid = [1, 1, 1], num_warps = 1, num_stages = 1, blocks = {}>} {
+      return
+    }
+  }
+  func.func @bad_range(%x: memref<8xf32>) {
+    // expected-error @+1 {{'tile.symrange' must be array<i64: symbol, lo, hi>, 1 <= lo <= hi}}
+    tile.launch @kernels::@k(%x) {tile.symrange = array<i64: 0, 9, 8>} : memref<8xf32>
+    return
+  }
+}

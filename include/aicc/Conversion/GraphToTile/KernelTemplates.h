@@ -73,6 +73,11 @@ struct TemplateOptions {
   /// (chooseAttentionKVSplits: GPU targets only), 1 is none, S in [2, kMaxAttentionKVSplits]
   /// forces S (capped at the key blocks).
   int64_t attentionKVSplits = 0;
+  /// Bounded symbolic dims, shape buckets (select-matmul-configs): choose the matmul /
+  /// implicit-GEMM tile config for a run at this value of the symbol the anchor's result
+  /// follows (kAnchorSymDimAttrName), as if M (or N, or the batch) had that run's size; the
+  /// kernel itself is still built at the bound. 0: at the bound (the group's types).
+  int64_t configAtValue = 0;
 };
 /// Bounded symbolic dims (aicc-compile --dim NAME=MIN..MAX, docs/symbolic-shapes.md): the
 /// compiler driver marks each fusion group whose results carry a symbol with this attribute,
@@ -94,6 +99,12 @@ constexpr llvm::StringLiteral kRunLengthsAttrName = "aicc.run_lengths";
 /// Its fusion group carries kSymbolValuesInputAttrName as for kRunLengthsAttrName.
 constexpr llvm::StringLiteral kRunTuplesAttrName = "aicc.run_tuples";
 constexpr llvm::StringLiteral kSymbolValuesInputAttrName = "aicc.symvalues_input";
+/// On the graph.matmul / graph.gemm / graph.conv of a fusion group whose result follows a
+/// bounded symbolic dim (checkSymbolicDims): array<i64: axis, symbol, factor, min, max>: the
+/// op's result dim `axis` is factor x symbol `symbol`, whose values are [min, max].
+/// select-matmul-configs chooses a tile config per shape bucket of that symbol from it
+/// (TemplateOptions::configAtValue).
+constexpr llvm::StringLiteral kAnchorSymDimAttrName = "aicc.result_symdim";
 
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,

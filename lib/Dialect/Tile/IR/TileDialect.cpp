@@ -93,6 +93,31 @@ static bool isTensorMapList(Attribute a) {
          });
 }
 
+/// tile.matmul_buckets: [{symbol, lo, hi, config}, ...], at least two buckets of one symbol,
+/// 1 <= lo <= hi, each bucket starting right after the previous one.
+static bool isMatmulBucketList(Attribute a) {
+  auto arr = dyn_cast<ArrayAttr>(a);
+  if (!arr || arr.size() < 2)
+    return false;
+  int64_t symbol = -1, next = 1;
+  for (auto [i, e] : llvm::enumerate(arr)) {
+    auto d = dyn_cast<DictionaryAttr>(e);
+    if (!d || d.size() != 4 || !isa_and_nonnull<MatmulConfigAttr>(d.get("config")))
+      return false;
+    auto sym = dyn_cast_or_null<IntegerAttr>(d.get("symbol"));
+    auto lo = dyn_cast_or_null<IntegerAttr>(d.get("lo"));
+    auto hi = dyn_cast_or_null<IntegerAttr>(d.get("hi"));
+    if (!sym || !lo || !hi || sym.getInt() < 0 || lo.getInt() < 1 || hi.getInt() < lo.getInt())
+      return false;
+    if (i == 0)
+      symbol = sym.getInt();
+    else if (sym.getInt() != symbol || lo.getInt() != next)
+      return false;
+    next = hi.getInt() + 1;
+  }
+  return true;
+}
+
 static const AttrRule kAttrRules[] = {
     {kCpuKernelAttrName, [](Attribute a) { return isa<IntegerAttr>(a); },
      "must be an integer (buffer parameter count)"},
@@ -149,6 +174,15 @@ static const AttrRule kAttrRules[] = {
               arr[3] >= 1 && arr[4] >= 1;
      },
      "must be array<i64: axis (0..2), symbol, unit, per, group>, unit, per and group >= 1"},
+    {kMatmulBucketsAttrName, isMatmulBucketList,
+     "must be an array of at least two {symbol, lo, hi, config = #tile.matmul_config} "
+     "dictionaries of one symbol, 1 <= lo <= hi, each bucket's lo the previous bucket's hi + 1"},
+    {kSymRangeAttrName,
+     [](Attribute a) {
+       auto arr = dyn_cast<DenseI64ArrayAttr>(a);
+       return arr && arr.size() == 3 && arr[0] >= 0 && arr[1] >= 1 && arr[2] >= arr[1];
+     },
+     "must be array<i64: symbol, lo, hi>, 1 <= lo <= hi"},
     {kSymValuesAttrName,
      [](Attribute a) {
        auto i = dyn_cast<IntegerAttr>(a);

@@ -30,6 +30,13 @@ def Tile_Dialect : Dialect {
   //   programs_per_cta      convert-tile-to-gpu-registers: programs packed per CUDA block
   //   matmul_config         on a graph.fusion_group: the tile config select-matmul-configs
   //                         chose for its matmul / implicit-GEMM kernel
+  //   matmul_buckets        on a graph.fusion_group whose matmul / conv result follows a
+  //                         bounded symbolic dim: [{symbol, lo, hi, config}, ...], one tile
+  //                         config per shape bucket, the buckets' [lo, hi] contiguous and
+  //                         ascending (select-matmul-configs; convert-graph-to-tile builds
+  //                         one kernel per bucket, docs/symbolic-shapes.md)
+  //   symrange              on a tile.launch: array<i64: symbol, lo, hi>: the launch runs
+  //                         only at values of the symbol in [lo, hi] (bundle `symrange`)
   //   wgmma, mma_sync       the tensor-core lowering that ran, with its MMA config
   //   *_refused             why a lowering left the kernel on a slower path (the reason)
   //   launch_grid, launch_block, dynamic_shared_bytes
@@ -70,6 +77,8 @@ def Tile_Dialect : Dialect {
     "::mlir::UnitAttr":$tensor_map,
     "::mlir::DenseI32ArrayAttr":$in_place,
     "::mlir::DenseI64ArrayAttr":$symgrid,
+    "::mlir::ArrayAttr":$matmul_buckets,
+    "::mlir::DenseI64ArrayAttr":$symrange,
     "::mlir::IntegerAttr":$symvalues
   );
 }

@@ -64,6 +64,9 @@ constexpr llvm::StringLiteral kTensorMapAttrName = TileDialect::TensorMapAttrHel
 constexpr llvm::StringLiteral kInPlaceAttrName = TileDialect::InPlaceAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kSymGridAttrName = TileDialect::SymgridAttrHelper::getNameStr();
 constexpr llvm::StringLiteral kSymValuesAttrName = TileDialect::SymvaluesAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kMatmulBucketsAttrName =
+    TileDialect::MatmulBucketsAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kSymRangeAttrName = TileDialect::SymrangeAttrHelper::getNameStr();
 
 /// Returns the schedule of a tile kernel, or null when `op` is not one.
 ScheduleAttr getSchedule(mlir::Operation *op);
