@@ -651,15 +651,18 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     if (resuming && ((*module)->hasAttr(aicc::detail::kSymbolsAttrName) ||
                      (*module)
                          ->walk([](Operation *op) {
-                           return op->hasAttr(kGroupSymDimsAttrName) ? WalkResult::interrupt()
-                                                                     : WalkResult::advance();
+                           return op->hasAttr(kGroupSymDimsAttrName) ||
+                                          op->hasAttr(kAnchorSymDimAttrName)
+                                      ? WalkResult::interrupt()
+                                      : WalkResult::advance();
                          })
                          .wasInterrupted()))
       return diags.error(bufferName.str() + " records symbolic dims (" +
-                         aicc::detail::kSymbolsAttrName.str() +
+                         aicc::detail::kSymbolsAttrName.str() + ", " + kGroupSymDimsAttrName.str() +
+                         " or " + kAnchorSymDimAttrName.str() +
                          "): a bundle with symbolic dims is compiled from the ONNX model "
                          "(aicc-compile MODEL.onnx --dim NAME=MIN..MAX), which proves them; "
-                         "resumed stages are taken for one shape (remove the attribute)");
+                         "resumed stages are taken for one shape (remove the attributes)");
     if (failed(verify(*module)))
       return diags.error("the input module does not verify");
     // Graph-stage MLIR holds graph functions at the top (a function in a nested module would

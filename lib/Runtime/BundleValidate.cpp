@@ -592,6 +592,51 @@ Status validateSymRanges(const Bundle &bundle) {
                            std::to_string(sym.min) + ", " + std::to_string(sym.max) + "] of '" +
                            sym.name + "'");
   }
+  // Coverage: the launches with ranges come in runs of consecutive launches (the kernel
+  // variants of one group) whose ranges go through the symbol's values in order from MIN to
+  // MAX, each bucket one launch or several alike (split-K: partials, then sum); so at every
+  // value exactly one bucket of each run writes the group's results.
+  const SymRangeDesc *cur = nullptr; // the current bucket while a run is open
+  size_t first = 0;                  // the run's first launch
+  auto gap = [&](size_t i, const std::string &what) {
+    const SymbolDesc &sym = bundle.symbols[cur->symbol];
+    return Status::error(
+        at(rangeOf[i] ? rangeOf[i]->line : 0) + "launch " + std::to_string(i) + " of '" +
+        bundle.launches[i].kernel + "'" + what + ": the shape buckets of '" + sym.name +
+        "' from launch " + std::to_string(first) + " cover [" + std::to_string(sym.min) + ", " +
+        std::to_string(cur->hi) + "] and must go on in order to MAX " + std::to_string(sym.max) +
+        " (a run at " + std::to_string(cur->hi + 1) + " would run none of them)");
+  };
+  for (size_t i = 0; i < rangeOf.size(); ++i) {
+    const SymRangeDesc *r = rangeOf[i];
+    const bool done = cur && cur->hi == bundle.symbols[cur->symbol].max;
+    if (!r) {
+      if (cur && !done)
+        return gap(i, " has no symrange");
+      cur = nullptr;
+      continue;
+    }
+    if (cur && r->symbol == cur->symbol && r->lo == cur->lo && r->hi == cur->hi)
+      continue; // another launch of the same bucket
+    if (cur && !done) {
+      if (r->symbol != cur->symbol || r->lo != cur->hi + 1)
+        return gap(i, ": its symrange [" + std::to_string(r->lo) + ", " + std::to_string(r->hi) +
+                          "] does not continue them");
+      cur = r;
+      continue;
+    }
+    const SymbolDesc &sym = bundle.symbols[r->symbol];
+    if (r->lo != sym.min)
+      return Status::error(at(r->line) + "symrange of launch " + std::to_string(i) + " of '" +
+                           bundle.launches[i].kernel + "': [LO, HI] = [" + std::to_string(r->lo) +
+                           ", " + std::to_string(r->hi) + "] starts shape buckets of '" + sym.name +
+                           "' but not at MIN " + std::to_string(sym.min) + " (a run at " +
+                           std::to_string(sym.min) + " would run none of them)");
+    cur = r;
+    first = i;
+  }
+  if (cur && cur->hi != bundle.symbols[cur->symbol].max)
+    return gap(rangeOf.size() - 1, " (the last)");
   return Status::success();
 }
 
@@ -684,7 +729,8 @@ Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits)
                            std::to_string(kFormatVersionSymRanges) + ", not " +
                            std::to_string(bundle.formatVersion));
     if (!symbolic)
-      return Status::error("'symrange' records need symbols: the bundle has none");
+      return Status::error(at(bundle.symRanges.front().line) +
+                           "'symrange' records need symbols: the bundle has none");
     if (Status s = validateSymRanges(bundle); !s.ok)
       return s;
   }

@@ -77,6 +77,14 @@ std::vector<int64_t> Session::getSymbolValues() const {
   return symbolValues;
 }
 
+size_t Session::getRunLaunchCount() const {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  size_t n = 0;
+  for (const std::array<int64_t, 3> &g : launchGridsAt(model->loaded->plan, symbolValues))
+    n += g[0] > 0 && g[1] > 0 && g[2] > 0;
+  return n;
+}
+
 Status Session::bindSymbols(const std::vector<int64_t> &values) {
   if (values == symbolValues)
     return Status::success(); // the backend has it (both start at the maxima)

@@ -50,7 +50,10 @@ Status writeBenchmarkJson(const std::string &path, const Session &session,
       "{\"device\": \"" + std::string(deviceName(session.getDevice())) + "\", \"target\": \"" +
       jsonEscape(session.getTarget()) +
       "\", \"cuda_graphs\": " + (session.usesCudaGraphs() ? "true" : "false") +
-      ", \"launches\": " + std::to_string(session.getLaunches().size()) + ", \"device_bytes\": " +
+      // The launches a run makes at these symbol values (shape buckets: the others' skip).
+      ", \"launches\": " + std::to_string(session.getRunLaunchCount()) +
+      ", \"launch_records\": " + std::to_string(session.getLaunches().size()) +
+      ", \"device_bytes\": " +
       std::to_string(session.getAllocatedBytes() + session.getModel().getConstantBytes()) +
       ", \"constant_bytes\": " + std::to_string(session.getModel().getConstantBytes()) +
       ", \"session_bytes\": " + std::to_string(session.getAllocatedBytes()) +

@@ -471,6 +471,27 @@ TEST(SymbolicBundleTest, SymRangeRules) {
             "'batch'");
   expectBad([](Bundle &b) { b.formatVersion = 8; },
             "'symrange' records need format version 9, not 8");
+  // Coverage: consecutive launches' buckets go from MIN to MAX in order.
+  expectBad([](Bundle &b) { b.symRanges[1].lo = 6; },
+            "launch 2 of 'k2': its symrange [6, 8] does not continue them: the shape buckets of "
+            "'batch' from launch 1 cover [1, 4] and must go on in order to MAX 8 (a run at 5 "
+            "would run none of them)");
+  expectBad([](Bundle &b) { b.symRanges[0].lo = 2; },
+            "symrange of launch 1 of 'k2': [LO, HI] = [2, 4] starts shape buckets of 'batch' but "
+            "not at MIN 1 (a run at 1 would run none of them)");
+  expectBad([](Bundle &b) { b.symRanges[1].hi = 7; },
+            "launch 2 of 'k2' (the last): the shape buckets of 'batch' from launch 1 cover [1, 7] "
+            "and must go on in order to MAX 8 (a run at 8 would run none of them)");
+  expectBad([](Bundle &b) { b.symRanges.pop_back(); },
+            "launch 2 of 'k2' has no symrange: the shape buckets of 'batch' from launch 1 cover "
+            "[1, 4] and must go on in order to MAX 8 (a run at 5 would run none of them)");
+  // A bucket of two launches (split-K: partials, then sum), and a second run of buckets.
+  Bundle two = withSymRanges();
+  two.launches.push_back({"k2", {2, 5, 3}});
+  two.symRanges.push_back({3, 0, 5, 8, 0});
+  two.launches.push_back({"k1", {0, 1, 2}});
+  two.symRanges.push_back({4, 1, 2, 16, 0});
+  EXPECT_TRUE(validateBundle(two).ok) << validateBundle(two).message;
   // From a manifest: the record's line, and the first record's for a second one.
   std::string m = manifestOf(serializeBundle(withSymRanges()));
   m = m.substr(0, m.find("checksum"));

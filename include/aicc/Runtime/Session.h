@@ -308,6 +308,10 @@ public:
   const std::vector<BufferInfo> &getBuffers() const { return model->getBuffers(); }
   /// The launches in execution (manifest) order.
   const std::vector<LaunchInfo> &getLaunches() const { return model->getLaunches(); }
+  /// How many of getLaunches() run at getSymbolValues(): all of them, but for the
+  /// launches of other shape buckets (format version 9 `symrange` records), which a run
+  /// skips.
+  size_t getRunLaunchCount() const;
 
 private:
   Session();

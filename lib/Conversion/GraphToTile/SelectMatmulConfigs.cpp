@@ -12,6 +12,8 @@
 #include "aicc/Dialect/Tile/IR/TileOps.h"
 #include "aicc/Target/TargetAttr.h"
 
+#include <limits>
+
 namespace aicc {
 #define GEN_PASS_DEF_SELECTMATMULCONFIGS
 #include "aicc/Conversion/Passes.h.inc"
@@ -58,10 +60,13 @@ struct SelectMatmulConfigsPass
     });
     if (!sd)
       return success();
-    if (sd.size() != 5 || sd[1] < 0 || sd[3] < 1 || sd[3] > sd[4])
+    // (--dim caps MAX below 2^31; hand-written IR is held to the same.)
+    if (sd.size() != 5 || sd[0] < 0 || sd[1] < 0 || sd[2] < 1 || sd[3] < 1 || sd[3] > sd[4] ||
+        sd[4] > std::numeric_limits<int32_t>::max())
       return group.emitError("select-matmul-configs: ")
                  << aicc::kAnchorSymDimAttrName
-                 << " must be array<i64: axis, symbol, factor, min, max>, 1 <= min <= max",
+                 << " must be array<i64: axis, symbol, factor, min, max>, axis >= 0, factor "
+                    ">= 1, 1 <= min <= max < 2^31",
              failure();
     const int64_t symbol = sd[1], min = sd[3], max = sd[4];
     // Buckets (lo, hi, config), ascending: hi at each power of two in [min, max), then max.
