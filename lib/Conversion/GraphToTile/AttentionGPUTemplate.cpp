@@ -128,8 +128,10 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
   auto qM = matrixOf(0), kM = matrixOf(1), vM = matrixOf(2);
   if (failed(qM) || failed(kM) || failed(vM))
     return failure();
-  // The run's Skv (an i32 scalar; null where static).
-  Value runSkv;
+  // The run's Skv and Sq (i32 scalars; null where static). Q's rows past the run's Sq are
+  // the buffers' tail: its block load reads them as zero, and the FlashAttention-3 lowering
+  // runs only the query tiles before them.
+  Value runSkv, runSq;
   if (auto rl = att->getAttrOfType<DenseI64ArrayAttr>(kRunLengthsAttrName)) {
     auto input = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
     if (!input || rl.size() != 4 || input.getInt() < 0 ||
@@ -154,12 +156,13 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
                            "would change) is not supported on GPU targets yet"),
              failure();
     runSkv = runLength(2);
+    runSq = runLength(0);
   }
   Value keyLimit = runSkv ? runSkv : i32(Skv);
   Value m0 = arith::MulIOp::create(b, loc, pidM, i32(BM));
   Value zero32 = i32(0);
   Value q = tl::BlockLoadOp::create(b, loc, RankedTensorType::get({BM, D}, elem), qM->param,
-                                    qM->batch, m0, qM->col, qM->dims);
+                                    qM->batch, m0, qM->col, runSq, qM->dims);
   TileBuilder t1{b, loc, {BM}};
   Value rows = arith::AddIOp::create(b, loc, t1.splat(m0), t1.range(BM));
   auto rowsToTile = [&](OpBuilder &ob, Value v, int64_t cols) -> Value {

@@ -83,10 +83,13 @@ std::string aicc::matchAttentionProgram(func::FuncOp fn, tl::ScheduleAttr sched,
     return d && d->getBlock() == &top && (!p.loop || d->isBeforeInBlock(p.loop));
   };
   p.runSkv = vL.getRows();
-  if (qL.getRows() || (p.keyRows ? kL.getRows() != p.runSkv : (bool)kL.getRows()))
-    return "only V's and K's rows take a run-time row count, the same one";
+  p.runSq = qL.getRows();
+  if (p.keyRows ? kL.getRows() != p.runSkv : (bool)kL.getRows())
+    return "only V's and K's rows take a run-time key count, the same one";
   if (p.runSkv && (!p.loop || !topScalar(p.runSkv)))
     return "the run-time key count is not a scalar before a key loop";
+  if (p.runSq && (!p.loop || !topScalar(p.runSq)))
+    return "the run-time query count is not a scalar before a key loop";
   if (sched.getGrid()[0] != (int64_t)llvm::divideCeil(p.Sq, BM))
     return "grid x must be ceil(Sq / BLOCK_M) programs";
   // The scale: s * c right after the first product.

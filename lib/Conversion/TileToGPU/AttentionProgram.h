@@ -62,6 +62,11 @@ struct AttentionProgram {
   /// the kernel's top block before the key loop (V's block-load `rows`, and K's when read as
   /// rows), or null: Skv. The key loop then runs to it.
   mlir::Value runSkv;
+  /// The run's query count (Q's block-load `rows`, an i32 scalar of the top block before the
+  /// key loop), or null: Sq. The query rows past it are the buffers' tail: zero-filled where
+  /// Q is copied (mma.sync), and the FlashAttention-3 kernel runs only the query tiles before
+  /// it.
+  mlir::Value runSq;
   int64_t D = 0, Dv = 0, Sq = 0, Skv = 0;
   /// f16 or bf16 (Q, K, V, P and the output).
   mlir::Type elem;
@@ -71,7 +76,7 @@ struct AttentionProgram {
 /// [blockN, Dv] key / value blocks, one program per blockM query rows along grid x (the
 /// schedule `sched`'s grid); fills `p`. Returns why it does not match ("" when it does).
 /// Checked: two dots in the key loop (or the kernel's top block), the three block loads
-/// (a run-time `rows` only on V and K's rows, the same scalar of the top block),
+/// (a run-time `rows` on V and K's rows, the same scalar of the top block, and on Q),
 /// f16 / bf16 throughout, Q and V read as stored, rows of 16-byte multiples, S scaled by
 /// one finite constant, then optionally a bias added (an f32 tile of index math, splats and
 /// tile.loads that the accumulator epilogue evaluator takes), no other op in the loop the

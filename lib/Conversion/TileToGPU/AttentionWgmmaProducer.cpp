@@ -22,7 +22,9 @@ void AttentionWgmmaKernel::emitProducer(OpBuilder &b, Block &src, IRMapping &map
                        int64_t rows, int64_t cols, Value bar) {
     Value batch = m.lookupOrDefault(l.getBatch());
     Value row = m.lookupOrDefault(l.getRow());
-    if (l.getRows())
+    // (Q's `rows`, the run's query count, moves no box: a query row of the tail reads the
+    // tail and writes an output row of the tail, and the tiles past the run do not run.)
+    if (l.getRows() && l != p.q)
       row = arith::MinSIOp::create(
           ob, loc, row,
           arith::SubIOp::create(ob, loc, m.lookupOrDefault(l.getRows()), c32(ob, rows)));

@@ -168,14 +168,38 @@ LogicalResult AttentionWgmmaKernel::forEachTile(OpBuilder &b, Block &src,
       return failure();
     return nEnd;
   };
+  // A run-time query count (p.runSq, bounded symbolic dims): the query tiles at or past it
+  // hold only the buffers' tail, so only the first ceil(runSq / kBM) along x run (the
+  // kernel's scalars cloned once more with the program ids at 0 give the count).
+  Value gridX = c32(b, grid[0]);
+  if (p.runSq) {
+    IRMapping top = kernelMap;
+    Value zero = c32(b, 0);
+    fn.walk([&](tl::ProgramIdOp op) { top.map(op.getResult(), zero); });
+    if (failed(cloneScalarOps(b, src, top, p.loop ? p.loop.getOperation() : nullptr, sched,
+                              "convert-tile-attention-to-wgmma")))
+      return failure();
+    Value tiles =
+        arith::DivUIOp::create(b, loc, add(b, top.lookupOrDefault(p.runSq), kBM - 1), c32(b, kBM));
+    gridX = arith::MinUIOp::create(b, loc, tiles, gridX);
+  }
   if (!ctas) {
     SmallVector<Value> pids = {i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x)),
                                i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y)),
                                i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::z))};
-    // Causal: the last query blocks (the most key blocks) start first.
+    if (!p.runSq) {
+      // Causal: the last query blocks (the most key blocks) start first.
+      if (p.causal)
+        pids[0] = arith::SubIOp::create(b, loc, c32(b, grid[0] - 1), pids[0]);
+      return failure(failed(runTile(b, pids, c32(b, 0), c32(b, 0))));
+    }
+    // The CTAs past the run's query tiles do nothing.
+    Value live = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, pids[0], gridX);
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, live, /*withElse=*/false);
+    OpBuilder tb = OpBuilder::atBlockBegin(ifOp.thenBlock());
     if (p.causal)
-      pids[0] = arith::SubIOp::create(b, loc, c32(b, grid[0] - 1), pids[0]);
-    return failure(failed(runTile(b, pids, c32(b, 0), c32(b, 0))));
+      pids[0] = arith::SubIOp::create(tb, loc, add(tb, gridX, -1), pids[0]);
+    return failure(failed(runTile(tb, pids, c32(tb, 0), c32(tb, 0))));
   }
   // Persistent: round r runs tile r * ctas + c on CTA c (causal, odd r: ctas - 1 - c).
   Value cta = i32(b, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
@@ -193,21 +217,25 @@ LogicalResult AttentionWgmmaKernel::forEachTile(OpBuilder &b, Block &src,
                                 arith::SubIOp::create(lb, loc, c32(lb, ctas - 1), cta), cta);
   }
   Value t = add(lb, mul(lb, r, ctas), c);
-  Value inRange = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, t, c32(lb, numTiles));
+  // The run's tiles only (p.runSq): the tiles of the query blocks before it are numbered
+  // first, so each CTA runs a prefix of its rounds and the rounds' barrier phases hold.
+  int64_t yz = grid[1] * grid[2];
+  Value runTiles =
+      p.runSq ? arith::MulIOp::create(lb, loc, gridX, c32(lb, yz)).getResult() : c32(lb, numTiles);
+  Value inRange = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, t, runTiles);
   auto ifOp = scf::IfOp::create(lb, loc, TypeRange{lb.getI32Type()}, inRange, /*withElse=*/true);
   OpBuilder tb = ifOp.getThenBodyBuilder();
   // Tile t -> (x, y, z): x fastest (the query blocks of one batch matrix together share its K
   // and V in L2); causal: x slowest, from the last query block down.
   SmallVector<Value> pids(3);
-  int64_t yz = grid[1] * grid[2];
   Value rest;
   if (p.causal) {
-    pids[0] = arith::SubIOp::create(tb, loc, c32(tb, grid[0] - 1),
+    pids[0] = arith::SubIOp::create(tb, loc, add(tb, gridX, -1),
                                     arith::DivUIOp::create(tb, loc, t, c32(tb, yz)));
     rest = arith::RemUIOp::create(tb, loc, t, c32(tb, yz));
   } else {
-    pids[0] = arith::RemUIOp::create(tb, loc, t, c32(tb, grid[0]));
-    rest = arith::DivUIOp::create(tb, loc, t, c32(tb, grid[0]));
+    pids[0] = arith::RemUIOp::create(tb, loc, t, gridX);
+    rest = arith::DivUIOp::create(tb, loc, t, gridX);
   }
   pids[1] = arith::RemUIOp::create(tb, loc, rest, c32(tb, grid[1]));
   pids[2] = arith::DivUIOp::create(tb, loc, rest, c32(tb, grid[1]));
