@@ -141,11 +141,7 @@ FailureOr<SmallVector<Variant>> buildVariants(OpBuilder &kb, FusionGroupOp group
   }
   // The dialect verified the list (one symbol, contiguous ascending ranges); it must cover
   // the range of the symbol the group's matmul / conv follows.
-  DenseI64ArrayAttr sd;
-  group.getBody().walk([&](Operation *op) {
-    if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(kAnchorSymDimAttrName); a && !sd)
-      sd = a;
-  });
+  DenseI64ArrayAttr sd = groupAnchorSymDim(group);
   auto entry = [&](unsigned i, StringRef key) {
     return cast<IntegerAttr>(cast<DictionaryAttr>(buckets[i]).get(key)).getInt();
   };

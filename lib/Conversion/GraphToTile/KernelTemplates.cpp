@@ -127,6 +127,15 @@ static FailureOr<func::FuncOp> buildOneKernel(OpBuilder &builder, FusionGroupOp 
   return buildElementwise(builder, group, name);
 }
 
+DenseI64ArrayAttr aicc::groupAnchorSymDim(FusionGroupOp group) {
+  DenseI64ArrayAttr sd;
+  group.getBody().walk([&](Operation *op) {
+    if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(kAnchorSymDimAttrName); a && !sd)
+      sd = a;
+  });
+  return sd;
+}
+
 FailureOr<func::FuncOp> aicc::buildKernelForGroup(OpBuilder &builder, FusionGroupOp group,
                                                   StringRef name, const TemplateOptions &options) {
   auto plan = buildKernelsForGroup(builder, group, name, options);

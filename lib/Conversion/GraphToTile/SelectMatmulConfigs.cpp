@@ -53,11 +53,7 @@ struct SelectMatmulConfigsPass
   /// bound, merged where they agree, at most shapeBuckets of them, as tile.matmul_buckets.
   LogicalResult selectBuckets(aicc::graph::FusionGroupOp group,
                               const aicc::TemplateOptions &options, tl::MatmulConfigAttr top) {
-    DenseI64ArrayAttr sd;
-    group.getBody().walk([&](Operation *op) {
-      if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(aicc::kAnchorSymDimAttrName); a && !sd)
-        sd = a;
-    });
+    DenseI64ArrayAttr sd = aicc::groupAnchorSymDim(group);
     if (!sd)
       return success();
     // (--dim caps MAX below 2^31; hand-written IR is held to the same.)

@@ -105,6 +105,9 @@ constexpr llvm::StringLiteral kSymbolValuesInputAttrName = "aicc.symvalues_input
 /// select-matmul-configs chooses a tile config per shape bucket of that symbol from it
 /// (TemplateOptions::configAtValue).
 constexpr llvm::StringLiteral kAnchorSymDimAttrName = "aicc.result_symdim";
+/// The kAnchorSymDimAttrName of the first op in `group`'s body that carries one (its matmul
+/// or conv), or null.
+mlir::DenseI64ArrayAttr groupAnchorSymDim(graph::FusionGroupOp group);
 
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
