@@ -94,6 +94,11 @@ public:
   /// kernels' recorded grids without `symgrid` records). A backend starts with every
   /// symbol at its max. Work already enqueued keeps the grids it was enqueued with.
   virtual Status bindSymbols(const std::vector<int64_t> &values) = 0;
+  /// The address of buffer `id`'s memory in this session (a CUdeviceptr, or a host
+  /// address for cpu): the session's own for inputs, outputs and temps, the model's
+  /// for constants, the root's for aliases (layoutBuffers), the session's copy for the
+  /// `symvalues` buffer. Fixed from load() on.
+  virtual uint64_t bufferAddress(int id) const = 0;
   /// True when execute() replays a CUDA graph.
   virtual bool usesGraphs() const { return false; }
 };

@@ -204,6 +204,9 @@ public:
     return runAsync(inputs, outputs, nullptr); // host memory is the cpu's device memory
   }
   Status bindSymbols(const std::vector<int64_t> &values) override;
+  uint64_t bufferAddress(int id) const override {
+    return reinterpret_cast<uintptr_t>(addresses[id]);
+  }
 
 private:
   void runLaunch(const CPULaunch &launch);

@@ -86,6 +86,7 @@ public:
   Status runHost(const std::vector<DeviceCopy> &inputs,
                  const std::vector<DeviceCopy> &outputs) override;
   Status bindSymbols(const std::vector<int64_t> &values) override;
+  uint64_t bufferAddress(int id) const override { return addresses[id]; }
   bool usesGraphs() const override { return graphsAvailable(); }
 
 private:

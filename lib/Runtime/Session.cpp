@@ -255,6 +255,133 @@ static Status checkDeviceBuffers(const std::vector<DeviceBuffer> &given,
   return Status::success();
 }
 
+namespace {
+
+/// The bytes `copies` move.
+uint64_t copyBytes(const std::vector<DeviceCopy> &copies) {
+  uint64_t n = 0;
+  for (const DeviceCopy &c : copies)
+    n += c.bytes;
+  return n;
+}
+
+/// "0x7f..." for messages.
+std::string hexAddress(uint64_t a) {
+  static const char digits[] = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), digits[a & 15]);
+    a >>= 4;
+  } while (a);
+  return "0x" + s;
+}
+
+/// [begin, begin + bytes) of one caller or session buffer.
+struct Extent {
+  uint64_t begin = 0;
+  size_t bytes = 0;
+  bool overlaps(const Extent &o) const {
+    return bytes && o.bytes && begin < o.begin + o.bytes && o.begin < begin + bytes;
+  }
+};
+
+/// "its 64 bytes at 0x... overlap the session's buffer for input 0 ('x') (96
+/// bytes at 0x...)".
+std::string overlapText(const Extent &given, const char *what, size_t j, const TensorInfo &info,
+                        const Extent &own) {
+  return "its " + std::to_string(given.bytes) + " bytes at " + hexAddress(given.begin) +
+         " overlap the session's buffer for " + ioLabel(what, j, info) + " (" +
+         std::to_string(own.bytes) + " bytes at " + hexAddress(own.begin) + ")";
+}
+
+} // namespace
+
+/// runAsync's buffers that are the session's own (Session.h): drops the copies of
+/// those taken in place from `copies` (parallel to `given` and `infos`), refuses any
+/// other overlap with a session buffer of the same side that the copies read or write.
+/// `own` is each input's or output's session memory. Overlapping the other side's is
+/// left alone: inputs are read before the launches, outputs written after them.
+static Status takeInPlace(const std::vector<DeviceBuffer> &given,
+                          const std::vector<TensorInfo> &infos, const char *what,
+                          const std::vector<Extent> &own, const std::vector<int64_t> &values,
+                          const std::vector<SymbolInfo> &symbols, bool isInput,
+                          std::vector<DeviceCopy> &copies) {
+  std::vector<bool> inPlace(given.size(), false);
+  for (size_t i = 0; i < given.size(); ++i) {
+    const Extent g{given[i].address, given[i].bytes};
+    if (!g.overlaps(own[i]))
+      continue;
+    const TensorInfo::RowLayout l = infos[i].layoutAt(values);
+    const bool identity = l.rows <= 1 || l.rowBytes == l.pitch;
+    if (g.begin == own[i].begin && identity) {
+      inPlace[i] = true;
+      continue;
+    }
+    std::string why = "pass the session's address exactly, or memory outside it";
+    if (g.begin == own[i].begin) {
+      const SymbolicDim &d = *infos[i].symbolic; // identity without a symbolic dim
+      const SymbolInfo &sym = symbols[d.symbol];
+      why = "at " + sym.name + " = " + std::to_string(values[d.symbol]) + " the run places " +
+            std::to_string(l.rows) + " rows of " + std::to_string(l.rowBytes) + " bytes " +
+            std::to_string(l.pitch) + " bytes apart in that buffer, so only " + sym.name + " = " +
+            std::to_string(sym.max) + " is taken in place: pass memory outside it";
+    }
+    return Status::error(ioLabel(what, i, infos[i]) + ": " +
+                         overlapText(g, what, i, infos[i], own[i]) +
+                         " but cannot be taken in place: " + why);
+  }
+  // Inputs: the copies write the session's buffers of the inputs not taken in place, in
+  // index order, so no input may be read from one of them. Outputs: each output's
+  // session buffer holds its result until copied out (or for the caller to read, in
+  // place), so no output may be written into another's.
+  for (size_t i = 0; i < given.size(); ++i) {
+    const Extent g{given[i].address, given[i].bytes};
+    for (size_t j = 0; j < given.size(); ++j) {
+      if (j == i || own[j].begin == own[i].begin || (isInput && inPlace[j]) || !g.overlaps(own[j]))
+        continue;
+      return Status::error(
+          ioLabel(what, i, infos[i]) + ": " + overlapText(g, what, j, infos[j], own[j]) +
+          (isInput
+               ? ", which this run copies input " + std::to_string(j) + " into first"
+               : ", which holds output " + std::to_string(j) + "'s result at the end of the run") +
+          ": pass memory outside it");
+    }
+  }
+  std::vector<DeviceCopy> kept;
+  for (size_t i = 0; i < copies.size(); ++i)
+    if (!inPlace[i])
+      kept.push_back(copies[i]);
+  copies = std::move(kept);
+  return Status::success();
+}
+
+Status Session::getInputBuffer(size_t inputIndex, DeviceBuffer &out) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  if (inputIndex >= model->inputs.size())
+    return Status::error("input " + std::to_string(inputIndex) + " out of range (the model has " +
+                         std::to_string(model->inputs.size()) + " inputs)");
+  const TensorInfo &info = model->inputs[inputIndex];
+  out = {backend->bufferAddress(model->inputBuffers[inputIndex]),
+         tensorBytes(info.dtype, info.shape)};
+  return Status::success();
+}
+
+Status Session::getOutputBuffer(size_t outputIndex, DeviceBuffer &out) const {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  if (outputIndex >= model->outputs.size())
+    return Status::error("output " + std::to_string(outputIndex) + " out of range (the model has " +
+                         std::to_string(model->outputs.size()) + " outputs)");
+  const TensorInfo &info = model->outputs[outputIndex];
+  const int id = model->outputBuffers[outputIndex];
+  const Bundle &plan = model->loaded->plan;
+  if (plan.buffers[resolveAliasRoot(plan, id)].kind == BufferKind::constant)
+    return Status::error(ioLabel("output", outputIndex, info) +
+                         " is a constant of the model, shared by all its sessions: the session "
+                         "has no buffer of its own for it");
+  out = {backend->bufferAddress(id), tensorBytes(info.dtype, info.shape)};
+  return Status::success();
+}
+
 Status Session::runAsync(const std::vector<DeviceBuffer> &inputBuffersGiven,
                          const std::vector<DeviceBuffer> &outputBuffersGiven, void *stream) {
   std::lock_guard<std::recursive_mutex> lock(mutex);
@@ -270,9 +397,39 @@ Status Session::runAsync(const std::vector<DeviceBuffer> &inputBuffersGiven,
                              model->symbols, nullptr, binder.values, out);
       !s.ok)
     return s;
+  // The session's own memory of each input and output (getInputBuffer, getOutputBuffer),
+  // whole: an output that is a constant is never taken in place (nor written).
+  std::vector<Extent> ownIn, ownOut;
+  for (size_t i = 0; i < model->inputs.size(); ++i)
+    ownIn.push_back({backend->bufferAddress(model->inputBuffers[i]),
+                     tensorBytes(model->inputs[i].dtype, model->inputs[i].shape)});
+  const Bundle &plan = model->loaded->plan;
+  for (size_t i = 0; i < model->outputs.size(); ++i) {
+    const int id = model->outputBuffers[i];
+    const bool constant = plan.buffers[resolveAliasRoot(plan, id)].kind == BufferKind::constant;
+    ownOut.push_back(
+        {backend->bufferAddress(id),
+         constant ? 0 : tensorBytes(model->outputs[i].dtype, model->outputs[i].shape)});
+  }
+  if (Status s = takeInPlace(inputBuffersGiven, model->inputs, "input", ownIn, binder.values,
+                             model->symbols, true, in);
+      !s.ok)
+    return s;
+  if (Status s = takeInPlace(outputBuffersGiven, model->outputs, "output", ownOut, binder.values,
+                             model->symbols, false, out);
+      !s.ok)
+    return s;
   if (Status s = bindSymbols(binder.values); !s.ok)
     return s;
-  return backend->runAsync(in, out, stream);
+  if (Status s = backend->runAsync(in, out, stream); !s.ok)
+    return s;
+  lastRunCopyBytes = copyBytes(in) + copyBytes(out);
+  return Status::success();
+}
+
+uint64_t Session::getLastRunCopyBytes() const {
+  std::lock_guard<std::recursive_mutex> lock(mutex);
+  return lastRunCopyBytes;
 }
 
 Status Session::readBuffer(int bufferId, HostTensor &out) {
@@ -324,6 +481,7 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
     }
     if (Status s = backend->runHost(in, out); !s.ok)
       return s;
+    lastRunCopyBytes = copyBytes(in) + copyBytes(out);
     outputTensors = std::move(results);
     return Status::success();
   }
@@ -350,6 +508,11 @@ Status Session::run(const std::vector<HostTensor> &inputTensors,
         !s.ok)
       return s.withContext("copying output " + std::to_string(i) + " ('" + model->outputs[i].name +
                            "') from the device");
+  lastRunCopyBytes = 0;
+  for (const HostTensor &t : inputTensors)
+    lastRunCopyBytes += t.data.size();
+  for (const HostTensor &t : results)
+    lastRunCopyBytes += t.data.size();
   outputTensors = std::move(results);
   return Status::success();
 }

@@ -34,6 +34,14 @@ class Session:
                     stream: int = 0) -> None:
         """Session::runAsync on caller-owned (address, bytes) buffers of the session's
         device, enqueued on `stream` (a CUstream as int; 0: legacy default; cpu: 0)."""
+    def input_buffer(self, index: int) -> Tuple[int, int]:
+        """Session::getInputBuffer: (address, bytes at the bound) of the session's own
+        memory for input `index` (a CUdeviceptr on cuda, a host address on cpu); runs
+        given exactly this address take the input in place. Raises aicc.RuntimeError on
+        an index out of range."""
+    def output_buffer(self, index: int) -> Tuple[int, int]:
+        """Session::getOutputBuffer: the same for output `index` (an input's memory when
+        the bundle returns that input's buffer); aicc.RuntimeError for a constant output."""
     def benchmark(self, iters: int) -> Dict[str, float]:
         """runs, mean_ms, median_ms, p90_ms, min_ms, max_ms."""
     def poison(self, byte: int = 0xFF) -> None: ...
@@ -45,6 +53,10 @@ class Session:
     def symbol_values(self) -> List[int]: ...
     @property
     def uses_cuda_graphs(self) -> bool: ...
+    @property
+    def last_run_copy_bytes(self) -> int:
+        """Session::getLastRunCopyBytes: bytes the last run copied between the caller's
+        memory and the session's buffers (0 for buffers taken in place)."""
     @property
     def allocated_bytes(self) -> int: ...
     @property

@@ -339,6 +339,57 @@ class Module:
             return [T.numpy_to_torch(a, d) for a, (d, _, _) in zip(arrays, raw)]
         return arrays
 
+    # -- session buffers ---------------------------------------------------------------
+    def buffer_tensor(self, name: str, *, device_index: Optional[int] = None,
+                      numpy: bool = False):
+        """The session's own memory for model input or output `name`, as a tensor that
+        views it without a copy: a torch tensor on the session's device (CUDA, or the
+        CPU for the cpu target), or with ``numpy=True`` (cpu target only) a numpy array
+        (bf16 as uint16 bit patterns). Its shape is the recorded one, at the bound for a
+        symbolic dim; the tensor keeps the session alive.
+
+        Passing it as that input (or as that output's ``out=`` tensor) skips the
+        run's copy of it (Session::runAsync takes the session's own buffers in place):
+        state such as an LLM's KV cache stays in the session from run to run. A slice
+        that starts at the buffer's start and is the tensor the run places there (a
+        prefix ``t[:n]`` when the symbolic dim is the outermost non-1 dim) is taken in
+        place too; other overlaps with the session's buffers raise aicc.RuntimeError.
+        An output may be written into an input's buffer (``out=``): the next run then
+        takes that input in place. Every run overwrites these buffers (inputs given
+        elsewhere are copied in, outputs written by the kernels); on CUDA, order your
+        reads and writes with the runs on the stream (the call's, by default
+        ``torch.cuda.current_stream()``). An output the bundle maps onto an input's
+        buffer views that input's memory.
+
+        Creates the session if needed: on the CPU, or on CUDA device `device_index`
+        (default: torch's current device, where a call on tensors there would run)."""
+        found = [(i, s, True) for i, s in enumerate(self.inputs) if s.name == name] + [
+            (i, s, False) for i, s in enumerate(self.outputs) if s.name == name]
+        if not found:
+            raise Error("buffer_tensor: no input or output named %r (inputs %s, outputs %s)" % (
+                name, [s.name for s in self.inputs], [s.name for s in self.outputs]))
+        index, spec, is_input = found[0]  # an input before an output of the same name
+        if self.device == "cpu":
+            device_index = 0
+        elif numpy:
+            raise Error("buffer_tensor(numpy=True) views host memory: this module runs on %s"
+                        % self.device)
+        elif device_index is None:
+            import torch
+
+            device_index = torch.cuda.current_device()
+        session = self._session(device_index)
+        address, _ = (session.input_buffer(index) if is_input
+                      else session.output_buffer(index))
+        return T.view_memory(T.PUBLIC_TO_RUNTIME[spec.dtype], spec.max_shape, address,
+                             self.device, session, as_numpy=numpy)
+
+    def last_run_copy_bytes(self, device_index: int = 0) -> int:
+        """Bytes the last run on that device copied between the caller's tensors and the
+        session's buffers (Session::getLastRunCopyBytes): 0 when every input and output
+        was taken in place (buffer_tensor)."""
+        return self._session(device_index).last_run_copy_bytes
+
     # -- tools -------------------------------------------------------------------------
     def benchmark(self, iters: int = 100, inputs: Optional[Sequence[Any]] = None,
                   device_index: int = 0) -> BenchmarkResult:

@@ -191,6 +191,46 @@ def host_bytes(buf: Buffer) -> np.ndarray:
     return np.from_dlpack(t)
 
 
+class _MemoryView:
+    """Device memory of a runtime session as numpy's ``__array_interface__`` (host) or the
+    CUDA Array Interface (version 3) describes it; holds `owner` (the _aicc.Session), so
+    that an array or tensor made from it keeps the session, hence the memory, alive."""
+
+    def __init__(self, address: int, shape, typestr: str, cuda: bool, owner: Any):
+        self._owner = owner
+        iface = {"shape": tuple(int(d) for d in shape), "typestr": typestr,
+                 "data": (int(address), False), "strides": None, "version": 3}
+        if cuda:
+            # No "stream": the caller orders its accesses (docs/python.md).
+            self.__cuda_array_interface__ = iface
+        else:
+            self.__array_interface__ = iface
+
+
+def view_memory(runtime_dtype: str, shape, address: int, device: str, owner: Any,
+                as_numpy: bool = False):
+    """A tensor of `runtime_dtype` and `shape` over memory at `address` that `owner`
+    keeps alive, without a copy: a torch tensor (CPU or CUDA), or with `as_numpy` (host
+    memory only) a numpy array (bf16 as uint16 bit patterns)."""
+    npd = numpy_dtype(runtime_dtype)
+    if device == "cpu":
+        a = np.asarray(_MemoryView(address, shape, npd.str, False, owner))
+        if as_numpy:
+            return a
+        import torch  # noqa: F401 (numpy_to_torch finds it in sys.modules)
+
+        return numpy_to_torch(a, runtime_dtype)
+    import torch
+
+    dtype = torch_dtype(runtime_dtype)
+    if dtype is None:
+        raise TypeError("torch has no dtype for aicc's %s" % runtime_dtype)
+    # The CUDA Array Interface has no typestr for bfloat16: its bits as int16.
+    typestr = "<i2" if runtime_dtype == "bf16" else npd.str
+    t = torch.as_tensor(_MemoryView(address, shape, typestr, True, owner))
+    return t.view(torch.bfloat16) if runtime_dtype == "bf16" else t
+
+
 def empty_numpy(runtime_dtype: str, shape) -> np.ndarray:
     return np.empty(tuple(shape), dtype=numpy_dtype(runtime_dtype))
 

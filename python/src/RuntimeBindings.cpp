@@ -1,9 +1,10 @@
 //===- RuntimeBindings.cpp - Bundles, sessions, DLPack and TensorProtos ---===//
 //
 // The runtime half of aicc._aicc (no compiler needed): bundle inspection, a Session over
-// a loaded Model (host runs, runs on caller-owned memory, benchmarks), reading a DLPack
-// capsule, and ONNX TensorProto files. Tensors cross as raw bytes plus a dtype name and a
-// shape; aicc/_tensors.py maps them to numpy / torch / DLPack objects.
+// a loaded Model (host runs, runs on caller-owned memory, the addresses of the session's
+// own buffers, benchmarks), reading a DLPack capsule, and ONNX TensorProto files. Tensors
+// cross as raw bytes plus a dtype name and a shape; aicc/_tensors.py maps them to numpy /
+// torch / DLPack objects.
 //
 //===----------------------------------------------------------------------===//
 #include "Bindings.h"
@@ -175,6 +176,15 @@ public:
     check(status);
   }
 
+  /// Session::getInputBuffer / getOutputBuffer: (address, bytes) of the session's own
+  /// memory for input or output `index` (bytes at the recorded shape, the bound).
+  std::pair<uint64_t, size_t> ownBuffer(bool input, size_t index) const {
+    rt::DeviceBuffer b;
+    check(input ? session->getInputBuffer(index, b) : session->getOutputBuffer(index, b));
+    return {b.address, b.bytes};
+  }
+  uint64_t lastRunCopyBytes() const { return session->getLastRunCopyBytes(); }
+
   py::dict benchmark(int iters) {
     if (iters < 1)
       raise("Error", "benchmark iterations must be >= 1, got " + std::to_string(iters));
@@ -245,12 +255,19 @@ void aicc::python::bindRuntime(py::module_ &m) {
       .def("run_host", &PySession::runHost, py::arg("inputs"))
       .def("run_buffers", &PySession::runBuffers, py::arg("inputs"), py::arg("outputs"),
            py::arg("stream") = 0)
+      .def(
+          "input_buffer", [](const PySession &s, size_t i) { return s.ownBuffer(true, i); },
+          py::arg("index"))
+      .def(
+          "output_buffer", [](const PySession &s, size_t i) { return s.ownBuffer(false, i); },
+          py::arg("index"))
       .def("benchmark", &PySession::benchmark, py::arg("iters"))
       .def("poison", &PySession::poison, py::arg("byte") = 0xFF)
       .def_property_readonly("device", &PySession::device)
       .def_property_readonly("device_index", &PySession::deviceIndex)
       .def_property_readonly("symbol_values", &PySession::symbolValues)
       .def_property_readonly("uses_cuda_graphs", &PySession::usesCudaGraphs)
+      .def_property_readonly("last_run_copy_bytes", &PySession::lastRunCopyBytes)
       .def_property_readonly("allocated_bytes", &PySession::allocatedBytes)
       .def_property_readonly("constant_bytes", &PySession::constantBytes);
   m.def("dlpack_info", &dlpackInfo, py::arg("capsule"));

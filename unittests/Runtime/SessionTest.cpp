@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -985,4 +986,174 @@ TEST(CPUSessionTest, OutputsMayBeTheInputsVector) {
   EXPECT_FALSE(s.ok);
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_EQ(outputs[0].data, a.data);
+}
+
+namespace {
+
+/// "0x7f..." as Session's messages print addresses.
+std::string hexAddress(uint64_t a) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%#llx", static_cast<unsigned long long>(a));
+  return buf;
+}
+
+/// `t`'s bytes at `b.address` (host memory: a cpu session's buffer).
+void writeAt(const DeviceBuffer &b, const HostTensor &t) {
+  ASSERT_EQ(b.bytes, t.data.size());
+  std::memcpy(reinterpret_cast<void *>(b.address), t.data.data(), t.data.size());
+}
+
+HostTensor readAt(const DeviceBuffer &b, std::vector<int64_t> shape) {
+  HostTensor t = HostTensor::zeros(DType::f32, std::move(shape));
+  EXPECT_EQ(b.bytes, t.data.size());
+  std::memcpy(t.data.data(), reinterpret_cast<const void *>(b.address), t.data.size());
+  return t;
+}
+
+} // namespace
+
+TEST(CPUSessionTest, SessionBuffersAreTakenInPlace) {
+  Bundle bundle = makeAddBundle("cpu", kernelSharedObject(), {4, 1, 1}, {1, 1, 1});
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(bundle, Device::cpu, session).ok);
+  DeviceBuffer ia, ib, oc, none;
+  ASSERT_TRUE(session->getInputBuffer(0, ia).ok);
+  ASSERT_TRUE(session->getInputBuffer(1, ib).ok);
+  ASSERT_TRUE(session->getOutputBuffer(0, oc).ok);
+  EXPECT_EQ(ia.bytes, 4000u);
+  EXPECT_EQ(ib.bytes, 4000u);
+  EXPECT_EQ(oc.bytes, 4000u);
+  EXPECT_NE(ia.address, 0u);
+  EXPECT_NE(ia.address, ib.address);
+  EXPECT_NE(ia.address, oc.address);
+  EXPECT_EQ(session->getInputBuffer(2, none).message,
+            "input 2 out of range (the model has 2 inputs)");
+  EXPECT_EQ(session->getOutputBuffer(1, none).message,
+            "output 1 out of range (the model has 1 outputs)");
+
+  // The inputs written into the session's memory, the result read from it.
+  HostTensor a = randomTensor({kN}, 51), b = randomTensor({kN}, 52);
+  writeAt(ia, a);
+  writeAt(ib, b);
+  ASSERT_TRUE(session->poisonBuffers().ok); // a run that wrote nothing would show NaNs
+  EXPECT_EQ(session->getLastRunCopyBytes(), 0u) << "no run yet";
+  Status s = session->runAsync({ia, ib}, {oc});
+  ASSERT_TRUE(s.ok) << s.message;
+  expectSum(a, b, readAt(oc, {kN}));
+  EXPECT_EQ(session->getLastRunCopyBytes(), 0u) << "every buffer taken in place";
+  DeviceBuffer again;
+  ASSERT_TRUE(session->getInputBuffer(0, again).ok);
+  EXPECT_EQ(again.address, ia.address) << "the session's memory does not move";
+
+  // Mixed: a from the caller, b in place, c to the caller.
+  auto ref = [](HostTensor &t) {
+    return DeviceBuffer{reinterpret_cast<uint64_t>(t.data.data()), t.data.size()};
+  };
+  HostTensor a2 = randomTensor({kN}, 53), c2 = HostTensor::zeros(DType::f32, {kN});
+  s = session->runAsync({ref(a2), ib}, {ref(c2)});
+  ASSERT_TRUE(s.ok) << s.message;
+  expectSum(a2, b, c2);
+  EXPECT_EQ(session->getLastRunCopyBytes(), 8000u) << "a in, c out";
+  // An output may go into the session's buffer of an input (copied after the launches),
+  // which the next run takes in place: a KV cache.
+  s = session->runAsync({ref(a2), ib}, {ia});
+  ASSERT_TRUE(s.ok) << s.message;
+  HostTensor sum = readAt(ia, {kN});
+  expectSum(a2, b, sum);
+  EXPECT_EQ(session->getLastRunCopyBytes(), 8000u) << "a in, c out (into a's buffer)";
+  HostTensor c3 = HostTensor::zeros(DType::f32, {kN});
+  s = session->runAsync({ia, ib}, {ref(c3)});
+  ASSERT_TRUE(s.ok) << s.message;
+  expectSum(sum, b, c3);
+  EXPECT_EQ(session->getLastRunCopyBytes(), 4000u) << "c out";
+  // One input's session buffer read as another input, when that one is taken in place.
+  s = session->runAsync({ia, ia}, {oc});
+  ASSERT_TRUE(s.ok) << s.message;
+  expectSum(sum, sum, readAt(oc, {kN}));
+  EXPECT_EQ(session->getLastRunCopyBytes(), 4000u) << "b in, from a's buffer";
+
+  // Sizes are checked at the session's address too.
+  EXPECT_EQ(session->runAsync({{ia.address, 16}, ib}, {oc}).message,
+            "input 0 ('a'): expected 4000 bytes (f32[1000]), got 16");
+  // Overlaps that are not the session's buffer exactly are refused.
+  const DeviceBuffer shifted{ia.address + 4, 4000};
+  EXPECT_EQ(session->runAsync({shifted, ib}, {oc}).message,
+            "input 0 ('a'): its 4000 bytes at " + hexAddress(ia.address + 4) +
+                " overlap the session's buffer for input 0 ('a') (4000 bytes at " +
+                hexAddress(ia.address) +
+                ") but cannot be taken in place: pass the session's address exactly, or memory "
+                "outside it");
+  EXPECT_EQ(session->runAsync({ref(a2), ia}, {oc}).message,
+            "input 1 ('b'): its 4000 bytes at " + hexAddress(ia.address) +
+                " overlap the session's buffer for input 0 ('a') (4000 bytes at " +
+                hexAddress(ia.address) +
+                "), which this run copies input 0 into first: pass memory outside it");
+  EXPECT_EQ(session->runAsync({ia, ib}, {{oc.address - 8, 4000}}).message,
+            "output 0 ('c'): its 4000 bytes at " + hexAddress(oc.address - 8) +
+                " overlap the session's buffer for output 0 ('c') (4000 bytes at " +
+                hexAddress(oc.address) +
+                ") but cannot be taken in place: pass the session's address exactly, or memory "
+                "outside it");
+  // Refused runs leave the session's memory (and the count) alone.
+  expectSum(sum, sum, readAt(oc, {kN}));
+  EXPECT_EQ(session->getLastRunCopyBytes(), 4000u);
+  // run() copies everything.
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE(session->run({a, b}, outputs).ok);
+  expectSum(a, b, outputs[0]);
+  EXPECT_EQ(session->getLastRunCopyBytes(), 12000u);
+}
+
+TEST(CPUSessionTest, OutputOfAnInputsBufferIsThatInputsMemory) {
+  // An identity model: output x is input x's buffer (kind input); k a constant.
+  constexpr int64_t kElems = 8192;
+  auto makeBundle = [] {
+    Bundle bundle;
+    bundle.target = "cpu";
+    bundle.buffers.push_back({0, DType::i64, BufferKind::input, kElems * 8, {kElems}, 0});
+    bundle.buffers.push_back({1, DType::i64, BufferKind::constant, 8, {}, 0});
+    bundle.inputs.push_back({0, 0, "x"});
+    bundle.outputs.push_back({0, 0, "x"});
+    bundle.outputs.push_back({1, 1, "k"});
+    int64_t k = -42;
+    bundle.weights.assign(reinterpret_cast<const char *>(&k), 8);
+    return bundle;
+  };
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(makeBundle(), Device::cpu, session).ok);
+  DeviceBuffer in, out, k;
+  ASSERT_TRUE(session->getInputBuffer(0, in).ok);
+  ASSERT_TRUE(session->getOutputBuffer(0, out).ok);
+  EXPECT_EQ(out.address, in.address);
+  EXPECT_EQ(out.bytes, in.bytes);
+  EXPECT_EQ(in.bytes, static_cast<size_t>(kElems * 8));
+  EXPECT_EQ(session->getOutputBuffer(1, k).message,
+            "output 1 ('k') is a constant of the model, shared by all its sessions: the session "
+            "has no buffer of its own for it");
+
+  // Taken in place as the input and as the output: no copy at all.
+  for (int64_t i = 0; i < kElems; ++i)
+    reinterpret_cast<int64_t *>(in.address)[i] = 3 * i - 7;
+  int64_t kValue = 0;
+  Status s = session->runAsync({in}, {out, {reinterpret_cast<uint64_t>(&kValue), 8}});
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(session->getLastRunCopyBytes(), 8u) << "only k";
+  EXPECT_EQ(kValue, -42);
+  for (int64_t i = 0; i < kElems; ++i)
+    ASSERT_EQ(reinterpret_cast<const int64_t *>(out.address)[i], 3 * i - 7) << i;
+  // Input from the caller, output x in place: the input's copy is the result.
+  std::vector<int64_t> x(kElems);
+  for (int64_t i = 0; i < kElems; ++i)
+    x[i] = 5 - 11 * i;
+  s = session->runAsync({{reinterpret_cast<uint64_t>(x.data()), kElems * 8}},
+                        {out, {reinterpret_cast<uint64_t>(&kValue), 8}});
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(session->getLastRunCopyBytes(), static_cast<uint64_t>(kElems * 8 + 8));
+  EXPECT_EQ(std::memcmp(reinterpret_cast<const void *>(out.address), x.data(), kElems * 8), 0);
+  // Output x may not go anywhere else in the buffer it shares with input x.
+  EXPECT_NE(session
+                ->runAsync(
+                    {in}, {{out.address + 8, kElems * 8}, {reinterpret_cast<uint64_t>(&kValue), 8}})
+                .message.find("output 0 ('x'): its 65536 bytes at "),
+            std::string::npos);
 }

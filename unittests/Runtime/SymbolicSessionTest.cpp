@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -502,4 +503,89 @@ TEST(SymbolicCUDASessionTest, GraphsPerBindingAndRunAsync) {
     cu.memFree(db);
     cu.memFree(dc);
   }
+}
+
+TEST(SymbolicSessionTest, SessionBuffersAreTakenInPlaceWhereTheRunPlacesThemAtTheirStart) {
+  auto addr = [](const DeviceBuffer &b) { return reinterpret_cast<void *>(b.address); };
+  auto hex = [](uint64_t a) {
+    char buf[24];
+    std::snprintf(buf, sizeof(buf), "%#llx", static_cast<unsigned long long>(a));
+    return std::string(buf);
+  };
+  // A prefix (one row): a run at n = 37 takes the first 1480 bytes of the session's
+  // buffers in place.
+  {
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(
+        Session::create(makeSymbolicAdd("cpu", kernelSharedObject(), true), Device::cpu, session)
+            .ok);
+    DeviceBuffer ia, ib, oc;
+    ASSERT_TRUE(session->getInputBuffer(0, ia).ok);
+    ASSERT_TRUE(session->getInputBuffer(1, ib).ok);
+    ASSERT_TRUE(session->getOutputBuffer(0, oc).ok);
+    EXPECT_EQ(ia.bytes, 4000u) << "at the bound";
+    EXPECT_EQ(oc.bytes, 4000u);
+    HostTensor a = randomTensor({370}, 61), b = randomTensor({370}, 62);
+    std::memcpy(addr(ia), a.data.data(), 1480);
+    std::memcpy(addr(ib), b.data.data(), 1480);
+    ASSERT_TRUE(session->poisonBuffers(0xFF, false).ok);
+    Status s = session->runAsync({{ia.address, 1480}, {ib.address, 1480}}, {{oc.address, 1480}});
+    ASSERT_TRUE(s.ok) << s.message;
+    EXPECT_EQ(session->getSymbolValues(), (std::vector<int64_t>{37}));
+    EXPECT_EQ(session->getLastRunCopyBytes(), 0u);
+    HostTensor c = HostTensor::zeros(DType::f32, {370});
+    std::memcpy(c.data.data(), addr(oc), 1480);
+    expectSum(a, b, c);
+  }
+  // Rows at a pitch: f32[4, 10*n], n in [1, 25]. At the bound the rows are contiguous
+  // (taken in place); at n = 3 the run would spread the caller's 4 rows of 120 bytes 1000
+  // bytes apart over the same memory, which is refused.
+  Bundle rows = makeSymbolicAdd("cpu", kernelSharedObject(), false);
+  rows.symbols[0].max = 25;
+  for (BufferDesc &d : rows.buffers)
+    d.shape = {4, 250};
+  for (SymDimDesc &d : rows.symDims)
+    d.axis = 1;
+  std::unique_ptr<Session> session;
+  Status s = Session::create(rows, Device::cpu, session);
+  ASSERT_TRUE(s.ok) << s.message;
+  DeviceBuffer ia, ib, oc;
+  ASSERT_TRUE(session->getInputBuffer(0, ia).ok);
+  ASSERT_TRUE(session->getInputBuffer(1, ib).ok);
+  ASSERT_TRUE(session->getOutputBuffer(0, oc).ok);
+  HostTensor a = randomTensor({4, 250}, 63), b = randomTensor({4, 250}, 64);
+  std::memcpy(addr(ia), a.data.data(), 4000);
+  std::memcpy(addr(ib), b.data.data(), 4000);
+  s = session->runAsync({ia, ib}, {oc});
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(session->getLastRunCopyBytes(), 0u);
+  HostTensor c = HostTensor::zeros(DType::f32, {4, 250});
+  std::memcpy(c.data.data(), addr(oc), 4000);
+  expectSum(a, b, c);
+
+  HostTensor b3 = randomTensor({4, 30}, 65), c3 = HostTensor::zeros(DType::f32, {4, 30});
+  const DeviceBuffer callerB{reinterpret_cast<uint64_t>(b3.data.data()), 480};
+  const DeviceBuffer callerC{reinterpret_cast<uint64_t>(c3.data.data()), 480};
+  EXPECT_EQ(session->runAsync({{ia.address, 480}, callerB}, {callerC}).message,
+            "input 0 ('a'): its 480 bytes at " + hex(ia.address) +
+                " overlap the session's buffer for input 0 ('a') (4000 bytes at " +
+                hex(ia.address) +
+                ") but cannot be taken in place: at n = 3 the run places 4 rows of 120 bytes "
+                "1000 bytes apart in that buffer, so only n = 25 is taken in place: pass memory "
+                "outside it");
+  EXPECT_EQ(session->runAsync({callerB, callerB}, {{oc.address, 480}}).message,
+            "output 0 ('c'): its 480 bytes at " + hex(oc.address) +
+                " overlap the session's buffer for output 0 ('c') (4000 bytes at " +
+                hex(oc.address) +
+                ") but cannot be taken in place: at n = 3 the run places 4 rows of 120 bytes "
+                "1000 bytes apart in that buffer, so only n = 25 is taken in place: pass memory "
+                "outside it");
+  // The same run from caller memory copies as before.
+  s = session->runAsync({callerB, callerB}, {callerC});
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(session->getLastRunCopyBytes(), 3u * 480);
+  HostTensor twice = HostTensor::zeros(DType::f32, {4, 30});
+  for (int i = 0; i < 120; ++i)
+    twice.as<float>()[i] = b3.as<float>()[i] + b3.as<float>()[i];
+  EXPECT_EQ(c3.data, twice.data);
 }

@@ -97,11 +97,13 @@ struct SessionOptions {
   Limits limits;
 };
 
-/// A caller-owned tensor in the session's memory space, for runAsync(): a
-/// CUdeviceptr of the session's device (cuda) or a host address (cpu). The
-/// session never frees it. `bytes` must equal the tensor's recorded size
-/// (product(shape) * dtypeSize(dtype)); for a tensor with a symbolic dim, its
-/// size at the run's symbol values (the recorded size / max x value).
+/// A tensor in the session's memory space: a CUdeviceptr of the session's
+/// device (cuda) or a host address (cpu). For runAsync() it is caller-owned
+/// memory (the session never frees it), or the session's own buffer of that
+/// input or output (getInputBuffer(), getOutputBuffer()); `bytes` must equal
+/// the tensor's recorded size (product(shape) * dtypeSize(dtype)); for a tensor
+/// with a symbolic dim, its size at the run's symbol values (the recorded size
+/// / max x value).
 struct DeviceBuffer {
   uint64_t address = 0;
   size_t bytes = 0;
@@ -240,8 +242,57 @@ public:
   /// have its size at those values ("output 0 ('y'): expected 24 bytes
   /// (f32[2,3] at batch = 2), got 48"). The binding is the session's until the
   /// next run (getSymbolValues()).
+  ///
+  /// Buffers of the session itself (getInputBuffer(), getOutputBuffer()) are
+  /// taken in place: an input whose address is the session's buffer for that
+  /// input is not copied, nor an output whose address is the session's buffer
+  /// for that output, when the run places the tensor at the buffer's start
+  /// (always without a symbolic dim; with one, when layoutAt() at the run's
+  /// values is one prefix, or its rows lie at their own width: the symbol at
+  /// its max). The sizes are checked as for any buffer. A caller buffer that
+  /// overlaps a session buffer any other way is refused, since the copy would
+  /// read or overwrite bytes it has not used yet ("input 0 ('x'): its 64 bytes
+  /// at 0x... overlap the session's buffer for input 0 ('x') (96 bytes at
+  /// 0x...) but cannot be taken in place: pass the session's address exactly,
+  /// or memory outside it"; at the session's address but in rows at a pitch:
+  /// "... at batch = 2 the run places 2 rows of 16 bytes 32 bytes apart in that
+  /// buffer, so only batch = 4 is taken in place: pass memory outside it"): an
+  /// input that overlaps the buffer of itself or of another input that is not
+  /// taken in place, an output that overlaps the buffer of itself or of another
+  /// output (but one that shares its buffer). An output may be written into the
+  /// session's buffer of an input that is not an output (the output copies
+  /// follow the launches): the next run then takes that input in place (an
+  /// LLM's KV cache).
   Status runAsync(const std::vector<DeviceBuffer> &inputs,
                   const std::vector<DeviceBuffer> &outputs, void *stream = nullptr);
+
+  /// The session's own memory for model input `inputIndex` (getInputs()
+  /// order): its address (a CUdeviceptr on cuda, a host pointer on cpu) and
+  /// its bytes at the recorded shape (for a symbolic dim, at the bound: the
+  /// buffer's whole size). The memory belongs to the session and stays valid,
+  /// at the same address, while the session lives; runAsync() takes it without
+  /// a copy (above). Every run writes the inputs into it (run(), and runAsync()
+  /// with another address for this input): write the input there, then run
+  /// with this address. On cuda, write it in stream order before the runAsync()
+  /// that reads it (on that call's stream, or after waiting for the last run:
+  /// the session's own copies and launches use it until then). Fails on an
+  /// index out of range.
+  Status getInputBuffer(size_t inputIndex, DeviceBuffer &out) const;
+  /// The same for model output `outputIndex` (getOutputs() order): the memory
+  /// the launches write that output to, as of the end of each run, until the
+  /// next run starts (read it in stream order after runAsync() on cuda). A
+  /// bundle may return an input's buffer as an output (a buffer that is both
+  /// a model input and output has kind input) or an alias of one: then this is
+  /// that input's memory, the same address getInputBuffer() gives. A temp's
+  /// output is the session's memory too. Fails on an index out of range, or
+  /// for an output that is one of the model's constants (memory of the Model,
+  /// shared by all its sessions and never written by a run).
+  Status getOutputBuffer(size_t outputIndex, DeviceBuffer &out) const;
+  /// Bytes the last successful run() or runAsync() copied between the caller's
+  /// memory and the session's buffers (inputs in plus outputs out; those taken
+  /// in place count 0); 0 before any run. Shows whether a caller's buffers
+  /// were taken in place.
+  uint64_t getLastRunCopyBytes() const;
 
   /// True when runs replay a CUDA graph (cuda, SessionOptions::cudaGraphs and
   /// AICC_CUDA_GRAPHS not 0, and a driver with the graph API).
@@ -322,6 +373,8 @@ private:
   uint64_t allocatedBytes = 0;
   /// The current binding (getSymbolValues()).
   std::vector<int64_t> symbolValues;
+  /// getLastRunCopyBytes().
+  uint64_t lastRunCopyBytes = 0;
   std::unique_ptr<detail::Backend> backend;
   /// Serializes every call (see the class comment); recursive, since a
   /// LaunchObserver calls readBuffer() from inside run().
