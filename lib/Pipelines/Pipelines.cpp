@@ -36,6 +36,9 @@ void aicc::buildGraphPipeline(OpPassManager &pm, const PipelineConfig &config) {
   // After GELU / LayerNorm (whose chains do not overlap attention's), before fusion.
   if (fusesAttention(config))
     pm.addNestedPass<func::FuncOp>(graph::createGraphRecomposeAttention());
+  // A KV cache that is a model input, updated at the step's positions along its own axis
+  // (in place at convert-graph-to-tile), before the selects and before the transposes move.
+  pm.addNestedPass<func::FuncOp>(graph::createGraphScatterInPlace());
   // A KV cache's update at the step's positions as selects (one elementwise kernel with the
   // transposes around it), before the transposes move.
   if (config.scatterSelectMaxUpdates > 0) {

@@ -195,7 +195,8 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
   // A kernel's inputs are read before it runs (after the launch before it): with
   // in-place reuse (bundle `inplace` records) a launch may write its result over an
   // input that dies there. The first launch's inputs are model inputs and constants,
-  // which no launch overwrites: they are read after it.
+  // read after it: those it updated in place (a scatter_nd into a model input's buffer,
+  // convert-graph-to-tile) are the caller's tensors instead.
   // Group k's buffers are those of its result launch: its inputs first, its results last.
   // A group's first launch may be a helper (split-K partials): its inputs are read after
   // the launch before that one, its results after its result launch.
@@ -204,6 +205,12 @@ int aicc::run::runBisectMode(const ReferenceModeOptions &opts) {
     size_t nIn = groups[k].getInputs().size(), nOut = groups[k].getNumResults();
     for (size_t j = inputs ? 0 : l.buffers.size() - nOut; j < (inputs ? nIn : l.buffers.size());
          ++j) {
+      auto arg = inputs ? dyn_cast<BlockArgument>(groups[k].getInputs()[j]) : BlockArgument();
+      if (k == 0 && arg && arg.getOwner()->getParentOp() == m.main &&
+          llvm::is_contained(ArrayRef<int>(l.buffers).take_back(nOut), l.buffers[j])) {
+        reports[k].inputs.push_back(hostInputs[arg.getArgNumber()]);
+        continue;
+      }
       rt::HostTensor t;
       if (rt::Status s = session->readBuffer(l.buffers[j], t); !s.ok)
         return s;

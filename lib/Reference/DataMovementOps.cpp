@@ -338,35 +338,47 @@ EvalResult evalScatterND(ScatterNDOp op, const Tensor &data, const Tensor &indic
     return evalError(op) << "scatter_nd indices must be integers", failure();
   if (q < 1 || updates.isFloat() != data.isFloat())
     return evalError(op) << "scatter_nd indices need rank >= 1", failure();
-  int64_t k = indices.shape.back();
-  if (k > rank)
-    return evalError(op) << "scatter_nd index tuples are longer than the data's rank", failure();
-  // updates.shape must be indices.shape[:-1] + data.shape[k:].
+  int64_t k = indices.shape.back(), axis = op.getAxis();
+  if (k > rank || axis < 0 || axis > rank - k)
+    return evalError(op) << "scatter_nd index tuples (axis " << axis << ", " << k
+                         << " coordinates) do not fit the data's rank",
+           failure();
+  // updates.shape must be indices.shape[:-1] + data.shape[:axis] + data.shape[axis+k:].
   SmallVector<int64_t> want(indices.shape.begin(), indices.shape.end() - 1);
-  want.append(data.shape.begin() + k, data.shape.end());
+  want.append(data.shape.begin(), data.shape.begin() + axis);
+  want.append(data.shape.begin() + axis + k, data.shape.end());
   if (ArrayRef<int64_t>(want) != ArrayRef<int64_t>(updates.shape))
     return evalError(op) << "scatter_nd updates do not have shape indices.shape[:-1] + "
-                            "data.shape[k:]",
+                            "data.shape[:axis] + data.shape[axis + k:]",
            failure();
-  int64_t slice = 1;
-  for (int64_t d = k; d < rank; ++d)
-    slice *= data.shape[d];
+  // A slice element e = (outer, inner): outer over data.shape[:axis], inner over
+  // data.shape[axis + k:] (axis 0: e is the offset within the slice).
+  int64_t inner = 1, outer = 1, span = 1;
+  for (int64_t d = axis + k; d < rank; ++d)
+    inner *= data.shape[d];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= data.shape[d];
+  for (int64_t d = axis; d < axis + k; ++d)
+    span *= data.shape[d];
+  int64_t slice = outer * inner;
   int64_t tuples = 1;
   for (int64_t d = 0; d + 1 < q; ++d)
     tuples *= indices.shape[d];
   Tensor r = data;
-  SmallVector<int64_t> start(rank, 0);
+  SmallVector<int64_t> start(k, 0);
+  SmallVector<int64_t> tupleShape(data.shape.begin() + axis, data.shape.begin() + axis + k);
   for (int64_t t = 0; t < tuples; ++t) {
     for (int64_t d = 0; d < k; ++d) {
-      auto v = normalizeIndex(op, indices.ints[t * k + d], data.shape[d]);
+      auto v = normalizeIndex(op, indices.ints[t * k + d], data.shape[axis + d]);
       if (failed(v))
         return failure();
       start[d] = *v;
     }
-    int64_t base = ravel(start, data.shape);
+    int64_t row = ravel(start, tupleShape);
     for (int64_t e = 0; e < slice; ++e) {
-      scatterElement(r, base + e, updates, t * slice + e, *kind);
-      wrapElement(r, base + e);
+      int64_t at = (e / inner) * span * inner + row * inner + e % inner;
+      scatterElement(r, at, updates, t * slice + e, *kind);
+      wrapElement(r, at);
     }
   }
   return r;

@@ -22,7 +22,8 @@ prefill5.onnx, the same module exported at a prompt of 5 tokens, with prefill_da
 prompt at positions 0..4 from empty caches) and after_prefill_data_set (the decode step at
 position 5 over the caches the prefill wrote). And llama_static_cache_dynseq_opset18 /
 llama_static_cache_b2_dynseq_opset18: the module exported once with a dynamic prompt length
-at batch 1 / 2 (export_dynamic). Expected outputs from torch's eager forward pass, float32.
+at batch 1 / 2 (export_dynamic); llama_static_cache_layers_dynseq_opset18 the same at batch 1
+with one cache tensor per layer (export_layers, HF's layout). Expected outputs from torch's eager forward pass, float32.
 """
 import os
 
@@ -163,6 +164,89 @@ def main():
     print(ppath, os.path.getsize(ppath), "bytes")
     export_dynamic(model, g, 1, "llama_static_cache_dynseq_opset18")
     export_dynamic(model, g, 2, "llama_static_cache_b2_dynseq_opset18")
+    export_layers(model, g, "llama_static_cache_layers_dynseq_opset18")
+
+
+class LayerCaches(torch.nn.Module):
+    """The decoder with one key and one value cache tensor per layer (HF's StaticCache /
+    past_key_values layout): forward(x, pos, k_cache_0, v_cache_0, k_cache_1, v_cache_1)
+    -> (hidden, k_cache_out_0, v_cache_out_0, k_cache_out_1, v_cache_out_1)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.m = model
+
+    def forward(self, x, pos, k_cache_0, v_cache_0, k_cache_1, v_cache_1):
+        h, ks, vs = self.m(x, pos, torch.stack([k_cache_0, k_cache_1]),
+                           torch.stack([v_cache_0, v_cache_1]))
+        return h, ks[0], vs[0], ks[1], vs[1]
+
+
+class LayerCachesDirect(torch.nn.Module):
+    """The same computation without the stack / unstack: each layer reads its own caches,
+    as an exported HF model does (the form graph-scatter-in-place updates in place)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.m = model
+
+    def forward(self, x, pos, k_cache_0, v_cache_0, k_cache_1, v_cache_1):
+        m = self.m
+        cos, sin = m.cos[pos][None, None], m.sin[pos][None, None]
+        mask = torch.arange(MAX)[None, :] <= pos[:, None]
+        caches = [(k_cache_0, v_cache_0), (k_cache_1, v_cache_1)]
+        out = []
+        for layer, (kc, vc) in zip(m.layers, caches):
+            x, kc, vc = layer(x, cos, sin, mask, pos, kc, vc)
+            out += [kc, vc]
+        return (x, *out)
+
+
+def export_layers(model, g, name):
+    """The decoder with one cache tensor per layer and the prompt length dynamic (batch 1),
+    the five calls of export_dynamic: each layer's index_copy (Transpose -> ScatterND ->
+    Transpose on a model input) is the update aicc writes into the input's buffer."""
+    assert LAYERS == 2
+    out = os.path.join(here, name)
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "model.onnx")
+    cache = (1, KV_HEADS, MAX, HD)
+    seq = torch.export.Dim("seq", min=1, max=MAX)
+    direct = LayerCachesDirect(model).eval()
+    names = ["k_cache_0", "v_cache_0", "k_cache_1", "v_cache_1"]
+    with torch.no_grad():
+        torch.onnx.export(direct, (torch.randn(1, PROMPT, D), torch.arange(PROMPT) + 7,
+                                   *[torch.randn(cache) for _ in names]), path,
+                          input_names=["x", "pos"] + names,
+                          output_names=["hidden"] + [n.replace("cache", "cache_out") for n in names],
+                          dynamic_shapes=({1: seq}, {0: seq}, None, None, None, None),
+                          opset_version=18, dynamo=True, external_data=False)
+    onnx.checker.check_model(onnx.load(path))
+    ref = LayerCaches(model).eval()
+    zeros = [torch.zeros(cache) for _ in names]
+    rnd = lambda: [torch.randn(cache, generator=g) for _ in names]  # noqa: E731
+    calls = []
+    with torch.no_grad():
+        ins = (torch.randn(1, PROMPT, D, generator=g), torch.arange(PROMPT), *zeros)
+        outs = ref(*ins)
+        calls.append((ins, outs))
+        ins = (torch.randn(1, 1, D, generator=g), torch.tensor([PROMPT]), *outs[1:])
+        calls.append((ins, ref(*ins)))
+        ins = (torch.randn(1, MAX, D, generator=g), torch.arange(MAX), *zeros)
+        calls.append((ins, ref(*ins)))
+        ins = (torch.randn(1, 7, D, generator=g), torch.arange(9, 16), *rnd())
+        calls.append((ins, ref(*ins)))
+        ins = (torch.randn(1, 1, D, generator=g), torch.tensor([MAX - 1]), *rnd())
+        calls.append((ins, ref(*ins)))
+        # The direct module is the one exported: it matches the stacked one.
+        for ins, want in calls:
+            for a, b in zip(direct(*ins), want):
+                assert torch.allclose(a, b, atol=1e-6), "LayerCachesDirect differs"
+    for k, (ins, outs) in enumerate(calls):
+        d = os.path.join(out, "test_data_set_%d" % k)
+        write(d, ins, "input")
+        write(d, outs, "output")
+    print(path, os.path.getsize(path), "bytes")
 
 
 def export_dynamic(model, g, batch, name):

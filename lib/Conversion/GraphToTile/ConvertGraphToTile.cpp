@@ -119,6 +119,31 @@ Value reshapeView(OpBuilder &b, Location loc, Value src, MemRefType type) {
 
 /// The kernels of one shape bucket of a group (tile.matmul_buckets): launched only at the
 /// symbol's values in `range` (array<i64: symbol, lo, hi>; null: at every value).
+/// The group input whose buffer `group` may update in place, marking its scatter_nd
+/// kScatterInPlaceAttrName: a group of one scatter_nd whose data is a model input (an
+/// argument of `fn`) read by nothing but this scatter. The kernel then writes the updates
+/// into that input's buffer, which is the group's result (the host function returns the
+/// argument's buffer as that output). Launches run in order, so the only hazard would be a
+/// later reader of the input's old value, and there is none. checkScatterND refuses a
+/// symbolic data operand, so the buffer's layout is the result's.
+std::optional<unsigned> scatterInPlaceInput(func::FuncOp fn, FusionGroupOp group) {
+  Block &body = group.getBody().front();
+  if (group->getNumResults() != 1 || !llvm::hasSingleElement(body.without_terminator()))
+    return std::nullopt;
+  auto sc = dyn_cast<ScatterNDOp>(body.front());
+  auto dataArg = sc ? dyn_cast<BlockArgument>(sc.getData()) : BlockArgument();
+  if (!dataArg || dataArg.getOwner() != &body || !dataArg.hasOneUse() ||
+      sc.getResult() != body.getTerminator()->getOperand(0))
+    return std::nullopt;
+  unsigned i = dataArg.getArgNumber();
+  auto input = dyn_cast<BlockArgument>(group.getInputs()[i]);
+  if (!input || input.getOwner() != &fn.getBody().front() || !input.hasOneUse() ||
+      input.getType() != group.getResult(0).getType())
+    return std::nullopt;
+  sc->setAttr(kScatterInPlaceAttrName, UnitAttr::get(sc.getContext()));
+  return i;
+}
+
 struct Variant {
   GroupKernels kernels;
   DenseI64ArrayAttr range;
@@ -264,6 +289,8 @@ struct ConvertGraphToTilePass
             continue;
           }
           std::string name = "fused_" + std::to_string(kernelCount++) + "_" + g.getKind().str();
+          // A scatter_nd into a model input that nothing else reads updates it in place.
+          std::optional<unsigned> inPlaceInput = scatterInPlaceInput(fn, g);
           TemplateOptions topts;
           topts.target = targetRow->name.str();
           topts.hardware = hardwareRow->name.str();
@@ -285,10 +312,11 @@ struct ConvertGraphToTilePass
             return signalPassFailure();
           }
           for (Value res : g.getResults()) {
-            Value alloc =
-                memref::AllocOp::create(b, loc, toMemRef(res.getType()), b.getI64IntegerAttr(64));
-            map.map(res, alloc);
-            results.push_back(alloc);
+            Value buf = inPlaceInput ? ins[*inPlaceInput]
+                                     : memref::AllocOp::create(b, loc, toMemRef(res.getType()),
+                                                               b.getI64IntegerAttr(64));
+            map.map(res, buf);
+            results.push_back(buf);
           }
           for (Variant &v : *variants) {
             // The variant's temporaries (a split-K matmul's partial products).

@@ -141,75 +141,114 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     return kc.kernel;
   }
 
-  // scatter_nd: tuples of k indices pick a slice of S elements among P.
-  int64_t k = iT.getShape().back();
+  // scatter_nd: tuples of k indices pick one of P positions of data's dims [axis, axis + k)
+  // (axis 0: ONNX's leading dims) and write a slice of S elements, data's other dims in
+  // their order: slice element s = (outer, inner) over data.shape[:axis] and
+  // data.shape[axis + k:] sits at outer * P * inner + position * inner + inner.
+  int64_t k = iT.getShape().back(), axis = snd.getAxis();
   int64_t Q = iT.getNumElements() / std::max<int64_t>(k, 1);
-  int64_t P = numElements(D.take_front(k)), S = numElements(D.drop_front(k));
-  auto pStr = rowMajorStrides(D.take_front(k));
+  ArrayRef<int64_t> tupleDims = D.slice(axis, k);
+  int64_t P = numElements(tupleDims), inner = numElements(D.drop_front(axis + k));
+  int64_t outer = numElements(D.take_front(axis)), S = outer * inner;
+  auto pStr = rowMajorStrides(tupleDims);
   int64_t BS = std::min<int64_t>(1024, (int64_t)llvm::PowerOf2Ceil(S));
   int64_t BR = std::max<int64_t>(1, std::min<int64_t>(llvm::PowerOf2Ceil(P), 1024 / BS));
+  // In place (kScatterInPlaceAttrName: the output is the data's buffer): no copy; without a
+  // reduction the tuples run in parallel, one program per (tuple, slice block), x being the
+  // tuple (CUDA's y and z stop at 65535).
+  const bool inPlace = snd->hasAttr(kScatterInPlaceAttrName);
+  const int64_t sliceBlocks = (S + BS - 1) / BS;
+  const bool perTuple = inPlace && reduction == "none" && Q >= 1 && sliceBlocks <= 65535;
+  SmallVector<int64_t, 3> grid = perTuple ? SmallVector<int64_t, 3>{Q, sliceBlocks, 1}
+                                          : SmallVector<int64_t, 3>{sliceBlocks, 1, 1};
   KernelContext kc =
-      makeKernel(builder, group, name, {(S + BS - 1) / BS, 1, 1}, 4,
+      makeKernel(builder, group, name, grid, 4,
                  {blockAttr(builder, "BLOCK", BS), blockAttr(builder, "BLOCK_ROWS", BR)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   TileBuilder tb{b, loc, {BS}};
-  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value pid =
+      tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(perTuple ? 1 : 0));
   Value s = arith::AddIOp::create(b, loc, tb.splat(arith::MulIOp::create(b, loc, pid, tb.i32(BS))),
                                   tb.range(BS));
   Value sMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s, tb.splatI32(S));
-  copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, P, S, BR, s, sMask, BS);
+  // Slice element s's offset in data (its position's row aside) and the rows' stride.
+  Value sBase = s;
+  if (outer > 1)
+    sBase = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, s, tb.splatI32(inner)),
+                              tb.splatI32(P * inner)),
+        arith::RemSIOp::create(b, loc, s, tb.splatI32(inner)));
+  if (!inPlace)
+    copyOwned(b, loc, param(kc, dataV), kc.outParams[0], raw, P, inner, BR, sBase, sMask, BS);
   // A symbolic number of tuples (bounded symbolic dims, kRunTuplesAttrName = [axis, symbol,
   // factor]): tuple u's coordinate along the indices' dim `axis` must be below factor x the
   // run's value of `symbol` (the group's symbol-values input, the kernel's tile.symvalues
   // parameter); the tuples past it are the buffers' tail, whatever they hold.
   auto runTuples = op->getAttrOfType<DenseI64ArrayAttr>(kRunTuplesAttrName);
   Value runLimit;
-  int64_t tupleInner = 1, tupleDim = 1;
+  int64_t tupleInner = 1, tupleDim = 1, tupleOuter = 1;
   if (runTuples) {
     auto input = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
-    int64_t axis = runTuples.size() == 3 ? runTuples[0] : -1;
-    if (!input || axis < 0 || axis >= iT.getRank() - 1 || input.getInt() < 0 ||
+    int64_t rAxis = runTuples.size() == 3 ? runTuples[0] : -1;
+    if (!input || rAxis < 0 || rAxis >= iT.getRank() - 1 || input.getInt() < 0 ||
         input.getInt() >= (int64_t)kc.inParams.size() || runTuples[2] < 1)
       return op->emitError("scatter template: ")
                  << kRunTuplesAttrName << " needs [axis, symbol, factor] with the axis before "
                  << "the indices' last and the group's " << kSymbolValuesInputAttrName << " input",
              failure();
-    tupleDim = iT.getDimSize(axis);
-    for (int64_t d = axis + 1; d < iT.getRank() - 1; ++d)
+    tupleDim = iT.getDimSize(rAxis);
+    for (int64_t d = rAxis + 1; d < iT.getRank() - 1; ++d)
       tupleInner *= iT.getDimSize(d);
+    for (int64_t d = 0; d < rAxis; ++d)
+      tupleOuter *= iT.getDimSize(d);
     kc.kernel->setAttr(tl::kSymValuesAttrName, b.getI64IntegerAttr(input.getInt()));
     Value all = tb.splat(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
     runLimit = tb.load(kc.inParams[input.getInt()], tb.splatI32(runTuples[1]), all, b.getI32Type());
     if (runTuples[2] != 1)
       runLimit = arith::MulIOp::create(b, loc, runLimit, tb.splatI32(runTuples[2]));
+    // One program per tuple, the run's tuples a prefix of them (nothing before the symbolic
+    // dim): a run at value v launches only v x factor x tupleInner of them (tile.symgrid).
+    if (perTuple && tupleOuter == 1)
+      kc.kernel->setAttr(
+          tl::kSymGridAttrName,
+          b.getDenseI64ArrayAttr({0, runTuples[1], runTuples[2] * tupleInner, 1, 1}));
   }
-  auto [lb, u] = emptyLoop(b, loc, Q, 1);
-  TileBuilder lt{lb, loc, {BS}};
-  if (runTuples) {
-    Value coord = arith::RemSIOp::create(
-        lb, loc, arith::DivSIOp::create(lb, loc, u, lt.i32(tupleInner)), lt.i32(tupleDim));
-    Value inRun =
-        arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, lt.splat(coord), runLimit);
-    sMask = arith::AndIOp::create(lb, loc, sMask, inRun);
+  // The tuple's update: one program's (u = its x) or the loop's, in order.
+  auto applyTuple = [&](OpBuilder &lb, Value u, Value mask) {
+    TileBuilder lt{lb, loc, {BS}};
+    if (runTuples) {
+      Value coord = arith::RemSIOp::create(
+          lb, loc, arith::DivSIOp::create(lb, loc, u, lt.i32(tupleInner)), lt.i32(tupleDim));
+      Value inRun =
+          arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::slt, lt.splat(coord), runLimit);
+      mask = arith::AndIOp::create(lb, loc, mask, inRun);
+    }
+    Value prefix = lt.splatI32(0);
+    for (int64_t m = 0; m < k; ++m) {
+      // Every lane reads the same index element u * k + m.
+      Value at =
+          arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, u, lt.i32(k)), lt.i32(m));
+      Value km = lt.load(param(kc, idxV), lt.splat(at), mask, iT.getElementType());
+      prefix = arith::AddIOp::create(
+          lb, loc, prefix,
+          arith::MulIOp::create(lb, loc, wrapIndex(lt, km, tupleDims[m]), lt.splatI32(pStr[m])));
+    }
+    Value tgt = arith::AddIOp::create(
+        lb, loc, arith::MulIOp::create(lb, loc, prefix, lt.splatI32(inner)), sBase);
+    Value uOff =
+        arith::AddIOp::create(lb, loc, lt.splat(arith::MulIOp::create(lb, loc, u, lt.i32(S))), s);
+    Value v = lt.load(param(kc, updV), uOff, mask, elem);
+    if (reduction != "none")
+      v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, mask, elem), v);
+    lt.store(kc.outParams[0], tgt, v, mask);
+  };
+  if (perTuple) {
+    applyTuple(b, tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0)), sMask);
+  } else {
+    auto [lb, u] = emptyLoop(b, loc, Q, 1);
+    applyTuple(lb, u, sMask);
   }
-  Value prefix = lt.splatI32(0);
-  for (int64_t m = 0; m < k; ++m) {
-    // Every lane reads the same index element u * k + m.
-    Value at =
-        arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, u, lt.i32(k)), lt.i32(m));
-    Value km = lt.load(param(kc, idxV), lt.splat(at), sMask, iT.getElementType());
-    prefix = arith::AddIOp::create(
-        lb, loc, prefix,
-        arith::MulIOp::create(lb, loc, wrapIndex(lt, km, D[m]), lt.splatI32(pStr[m])));
-  }
-  Value tgt =
-      arith::AddIOp::create(lb, loc, arith::MulIOp::create(lb, loc, prefix, lt.splatI32(S)), s);
-  Value uOff =
-      arith::AddIOp::create(lb, loc, lt.splat(arith::MulIOp::create(lb, loc, u, lt.i32(S))), s);
-  Value v = lt.load(param(kc, updV), uOff, sMask, elem);
-  if (reduction != "none")
-    v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, sMask, elem), v);
-  lt.store(kc.outParams[0], tgt, v, sMask);
   func::ReturnOp::create(b, loc);
   return kc.kernel;
 }

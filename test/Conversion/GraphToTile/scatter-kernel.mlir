@@ -38,7 +38,8 @@ func.func @scatter_elements(%d: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor
 
 // scatter_nd of rows (k = 1) of [4, 3], reduction none: lanes own the 3 positions of a
 // row; every lane reads the same index element of the tuple, and the update row is
-// stored without reading the output.
+// stored without reading the output. The data is returned too, so the result needs a
+// buffer of its own (a copy first; not in place).
 // CHECK-LABEL:   func.func @fused_0_single
 // CHECK-SAME:        (%[[D:[^:]*]]: memref<12xf32>, %[[I:[^:]*]]: memref<2xi32>, %[[U:[^:]*]]: memref<6xf32>, %[[Y:[^:]*]]: memref<12xf32>)
 // CHECK-SAME:        blocks = {BLOCK = 4 : i64, BLOCK_ROWS = 4 : i64}
@@ -51,11 +52,71 @@ func.func @scatter_elements(%d: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor
 // CHECK-NEXT:        tile.store %[[Y]][%{{.*}}], %[[UV]]
 // CHECK:           }
 // CHECK-NEXT:      return
-func.func @scatter_nd(%d: tensor<4x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf32>) -> tensor<4x3xf32> {
+func.func @scatter_nd(%d: tensor<4x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
   %0 = graph.fusion_group "single" (%d, %i, %u) : (tensor<4x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<4x3xf32> {
   ^bb0(%a: tensor<4x3xf32>, %b: tensor<2x1xi32>, %c: tensor<2x3xf32>):
     %1 = graph.scatter_nd %a, %b, %c : (tensor<4x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<4x3xf32>
     graph.yield %1 : tensor<4x3xf32>
   }
-  return %0 : tensor<4x3xf32>
+  return %0, %d : tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// A KV cache [B 2, H 2, S 32, D 16] that is a model input read only by its update at the
+// step's positions (graph-scatter-in-place's scatter_nd along axis 2): in place. The launch
+// passes the input's buffer as data and result, the host plan returns it; the kernel copies
+// nothing and runs one program per (tuple, block of the 64-element slice), x the tuple: the
+// slice element s sits at (s / 16) * 32 * 16 + position * 16 + s % 16.
+// CHECK-LABEL:   func.func @kv_cache_in_place
+// CHECK-SAME:        (%[[C:[^:]*]]: memref<2x2x32x16xf32>, %[[P:[^:]*]]: memref<3x1xi64>, %[[K:[^:]*]]: memref<3x2x2x16xf32>)
+// CHECK-NEXT:      tile.launch @kernels::@[[KER:fused_0_single]](%[[C]], %[[P]], %[[K]], %[[C]])
+// CHECK-NEXT:      return %[[C]]
+// CHECK:         func.func @[[KER]]
+// CHECK-SAME:        (%[[D:[^:]*]]: memref<2048xf32>, %[[I:[^:]*]]: memref<3xi64>, %[[U:[^:]*]]: memref<192xf32>, %[[Y:[^:]*]]: memref<2048xf32>)
+// CHECK-SAME:        grid = [3, 1, 1]
+// CHECK-SAME:        blocks = {BLOCK = 64 : i64
+// CHECK-NOT:       scf.for
+// CHECK-NOT:       tile.load %[[D]]
+// CHECK:           tile.program_id 1
+// CHECK-DAG:       arith.divsi %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK-DAG:       arith.remsi %{{.*}}, %{{.*}} : tensor<64xi32>
+// CHECK-DAG:       arith.constant 512 : i32
+// CHECK:           %[[T:.*]] = tile.program_id 0
+// CHECK:           tile.load %[[I]]
+// CHECK:           %[[UV:.*]] = tile.load %[[U]]
+// CHECK-NEXT:      tile.store %[[Y]][%{{.*}}], %[[UV]]
+// CHECK-NEXT:      return
+func.func @kv_cache_in_place(%cache: tensor<2x2x32x16xf32>, %pos: tensor<3x1xi64>, %k: tensor<3x2x2x16xf32>) -> tensor<2x2x32x16xf32> {
+  %0 = graph.fusion_group "single" (%cache, %pos, %k) : (tensor<2x2x32x16xf32>, tensor<3x1xi64>, tensor<3x2x2x16xf32>) -> tensor<2x2x32x16xf32> {
+  ^bb0(%a: tensor<2x2x32x16xf32>, %b: tensor<3x1xi64>, %c: tensor<3x2x2x16xf32>):
+    %1 = graph.scatter_nd %a, %b, %c {axis = 2 : i64} : (tensor<2x2x32x16xf32>, tensor<3x1xi64>, tensor<3x2x2x16xf32>) -> tensor<2x2x32x16xf32>
+    graph.yield %1 : tensor<2x2x32x16xf32>
+  }
+  return %0 : tensor<2x2x32x16xf32>
+}
+
+// -----
+
+// In place with a reduction: duplicates must combine in order, so one program per slice
+// block loops over the tuples as the copying kernel does, without the copy.
+// CHECK-LABEL:   func.func @in_place_add
+// CHECK-NEXT:      tile.launch @kernels::@[[KER:fused_0_single]](%arg0, %arg1, %arg2, %arg0)
+// CHECK-NEXT:      return %arg0
+// CHECK:         func.func @[[KER]]
+// CHECK-SAME:        grid = [1, 1, 1]
+// CHECK-NOT:       tile.load %arg0
+// CHECK:           scf.for
+// CHECK:             tile.load %arg1
+// CHECK:             tile.load %arg2
+// CHECK:             tile.load %arg3
+// CHECK:             arith.addf
+// CHECK:             tile.store %arg3
+func.func @in_place_add(%x: tensor<2x3x4x5xf32>, %i: tensor<6x2xi64>, %u: tensor<6x2x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = graph.fusion_group "single" (%x, %i, %u) : (tensor<2x3x4x5xf32>, tensor<6x2xi64>, tensor<6x2x5xf32>) -> tensor<2x3x4x5xf32> {
+  ^bb0(%a: tensor<2x3x4x5xf32>, %b: tensor<6x2xi64>, %c: tensor<6x2x5xf32>):
+    %1 = graph.scatter_nd %a, %b, %c {axis = 1 : i64, reduction = "add"} : (tensor<2x3x4x5xf32>, tensor<6x2xi64>, tensor<6x2x5xf32>) -> tensor<2x3x4x5xf32>
+    graph.yield %1 : tensor<2x3x4x5xf32>
+  }
+  return %0 : tensor<2x3x4x5xf32>
 }

@@ -71,3 +71,19 @@ func.func @snd_elem(%d: tensor<4x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf16
   %0 = "graph.scatter_nd"(%d, %i, %u) : (tensor<4x4xf32>, tensor<2x1xi64>, tensor<2x4xf16>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+func.func @snd_axis_range(%d: tensor<4x4x3xf32>, %i: tensor<2x2xi64>, %u: tensor<2x4xf32>) -> tensor<4x4x3xf32> {
+  // expected-error @+1 {{axis 2 must be in [0, data rank - 2]}}
+  %0 = "graph.scatter_nd"(%d, %i, %u) <{axis = 2 : i64}> : (tensor<4x4x3xf32>, tensor<2x2xi64>, tensor<2x4xf32>) -> tensor<4x4x3xf32>
+  return %0 : tensor<4x4x3xf32>
+}
+
+// -----
+
+func.func @snd_axis_updates(%d: tensor<4x5x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x5x3xf32>) -> tensor<4x5x3xf32> {
+  // expected-error @+1 {{updates must have type 'tensor<2x4x3xf32>'}}
+  %0 = "graph.scatter_nd"(%d, %i, %u) <{axis = 1 : i64}> : (tensor<4x5x3xf32>, tensor<2x1xi64>, tensor<2x5x3xf32>) -> tensor<4x5x3xf32>
+  return %0 : tensor<4x5x3xf32>
+}

@@ -99,6 +99,12 @@ constexpr llvm::StringLiteral kRunLengthsAttrName = "aicc.run_lengths";
 /// Its fusion group carries kSymbolValuesInputAttrName as for kRunLengthsAttrName.
 constexpr llvm::StringLiteral kRunTuplesAttrName = "aicc.run_tuples";
 constexpr llvm::StringLiteral kSymbolValuesInputAttrName = "aicc.symvalues_input";
+/// graph.scatter_nd whose data is a model input read by nothing else (convert-graph-to-tile
+/// sets it, unit attribute): the kernel's output is the data's own buffer, so the kernel
+/// writes only the update slices (no copy of the data); with reduction "none" one program
+/// per index tuple and slice block (ONNX ScatterND-18 asks for distinct tuples then: among
+/// duplicates, which one lands is unspecified).
+constexpr llvm::StringLiteral kScatterInPlaceAttrName = "aicc.in_place";
 /// On the graph.matmul / graph.gemm / graph.conv of a fusion group whose result follows a
 /// bounded symbolic dim (checkSymbolicDims): array<i64: axis, symbol, factor, min, max>: the
 /// op's result dim `axis` is factor x symbol `symbol`, whose values are [min, max].

@@ -644,11 +644,14 @@ LogicalResult ScatterNDOp::verify() {
     return failure();
   if (idx.getRank() < 1)
     return emitOpError("indices must have rank >= 1");
-  int64_t k = idx.getShape().back();
+  int64_t k = idx.getShape().back(), axis = getAxis();
   if (k < 1 || k > data.getRank())
     return emitOpError("the last indices dim (") << k << ") must be in [1, data rank]";
+  if (axis < 0 || axis > data.getRank() - k)
+    return emitOpError("axis ") << axis << " must be in [0, data rank - " << k << "]";
   SmallVector<int64_t> want(idx.getShape().drop_back());
-  want.append(data.getShape().begin() + k, data.getShape().end());
+  want.append(data.getShape().begin(), data.getShape().begin() + axis);
+  want.append(data.getShape().begin() + axis + k, data.getShape().end());
   if (upd.getShape() != ArrayRef<int64_t>(want))
     return emitOpError("updates must have type ")
            << RankedTensorType::get(want, data.getElementType());

@@ -44,8 +44,9 @@ struct ScatterToSelect : public OpRewritePattern<ScatterNDOp> {
     auto dataT = dyn_cast<RankedTensorType>(op.getData().getType());
     auto idxT = dyn_cast<RankedTensorType>(op.getIndices().getType());
     auto updT = dyn_cast<RankedTensorType>(op.getUpdates().getType());
-    if (op.getReduction() != "none" || !dataT || !idxT || !updT || !dataT.hasStaticShape() ||
-        !idxT.hasStaticShape() || !updT.hasStaticShape() || dataT.getRank() < 1)
+    if (op.getReduction() != "none" || op.getAxis() != 0 || !dataT || !idxT || !updT ||
+        !dataT.hasStaticShape() || !idxT.hasStaticShape() || !updT.hasStaticShape() ||
+        dataT.getRank() < 1)
       return rewriter.notifyMatchFailure(op, "not a static ScatterND without reduction");
     int64_t r = dataT.getRank(), n = dataT.getDimSize(0);
     if (idxT.getRank() != 2 || idxT.getDimSize(1) != 1 ||

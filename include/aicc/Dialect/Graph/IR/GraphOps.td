@@ -657,10 +657,17 @@ def Graph_ScatterNDOp : Graph_Op<"scatter_nd", [Pure]> {
     count from the end of their dim) becomes updates[t] (`reduction` = "none") or
     result[indices[t]] op updates[t] (op: "add", "mul", "max", "min"), elementwise.
     Duplicate tuples apply in that order. ONNX operator spec, ScatterND-18.
+
+    `axis` (default 0, ONNX's form) generalizes which dims a tuple addresses: dims
+    [axis, axis + k) of data, the slice being data's other dims in their order; updates:
+    [I...] + data.shape[:axis] + data.shape[axis + k:]. It is ScatterND between the two
+    transposes that move those dims to the front and back (torch's index_copy along `axis`
+    as the dynamo exporter writes it; graph-scatter-in-place folds them).
   }];
   let arguments = (ins Graph_AnyTensor:$data, Graph_AnyTensor:$indices,
                    Graph_AnyTensor:$updates,
-                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs Graph_AnyTensor:$result);
   let assemblyFormat = [{
     $data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)

@@ -229,6 +229,21 @@ def GraphSinkTransposes : Pass<"graph-sink-transposes", "mlir::func::FuncOp"> {
   let dependentDialects = ["aicc::graph::GraphDialect"];
 }
 
+def GraphScatterInPlace : Pass<"graph-scatter-in-place", "mlir::func::FuncOp"> {
+  let summary = "A model input's ScatterND between two transposes as scatter_nd along its axis";
+  let description = [{
+    torch's index_copy of a KV cache along an inner dim (HF's StaticCache update) is
+    exported as Transpose(cache, p) -> ScatterND -> Transpose(inverse p), p moving the
+    indexed dims [a, a + k) to the front and keeping the others in order. When the cache is
+    a model input read by nothing else, the three become graph.scatter_nd {axis = a} on the
+    input itself, which convert-graph-to-tile runs in place: the kernel writes the update
+    slices into the input's buffer, which the output then is (no copy of the cache, no
+    transposes). Run before graph-scatter-to-select (which leaves axis != 0 alone) and
+    graph-sink-transposes.
+  }];
+  let dependentDialects = ["aicc::graph::GraphDialect"];
+}
+
 def GraphScatterToSelect : Pass<"graph-scatter-to-select", "mlir::func::FuncOp"> {
   let summary = "ScatterND of a few run-time positions of dim 0 as elementwise selects";
   let description = [{

@@ -1,0 +1,19 @@
+"""Inputs of Inputs/scatter-kv-cache.mlir, scatter-axis-add.mlir and scatter-no-tuples.mlir as .npy files in
+DIR (test/Tools/scatter-in-place.test): random floats from a fixed seed, and run-time
+positions that include a negative one (counted from the end) and, for the reduction,
+duplicates (which must combine in order)."""
+import sys
+
+import numpy as np
+
+d = sys.argv[1]
+g = np.random.default_rng(7)
+np.save(d + "/cache.npy", g.standard_normal((2, 2, 32, 16)).astype(np.float32))
+np.save(d + "/pos.npy", np.array([[5], [31], [-2]], dtype=np.int64))
+np.save(d + "/k.npy", g.standard_normal((2, 2, 3, 16)).astype(np.float32))
+np.save(d + "/x.npy", g.standard_normal((2, 3, 4, 5)).astype(np.float32))
+np.save(d + "/i.npy", np.array([[0, 1], [2, 3], [0, 1], [1, 0], [-1, -1], [2, 3]], dtype=np.int64))
+np.save(d + "/u.npy", g.standard_normal((6, 2, 5)).astype(np.float32))
+np.save(d + "/x456.npy", g.standard_normal((4, 5, 6)).astype(np.float32))
+np.save(d + "/i02.npy", np.zeros((0, 2), dtype=np.int64))
+np.save(d + "/u06.npy", np.zeros((0, 6), dtype=np.float32))
