@@ -419,10 +419,10 @@ struct LegalityChecker {
       }
     }
     // Each query row is computed on its own: over static keys, the query rows of the
-    // buffers' tail meet only the result's tail, and no kernel needs the run's Sq unless
-    // the causal diagonal moves with Skv - Sq.
-    if (rl[2] < 0 && !at.getCausal())
-      rl[0] = -1, rl[1] = 0;
+    // buffers' tail meet only the result's tail. The kernels still read the run's Sq then:
+    // a prompt of a few tokens over a KV cache of thousands of positions (HF's StaticCache)
+    // would otherwise run every query tile of the bound (FlashAttention-3 runs the run's
+    // query tiles only, AttentionGPUTemplate.cpp).
     if (rl[0] < 0 && rl[2] < 0)
       return success();
     // Every target's attention kernel reads the run's lengths (the cpu template and the GPU

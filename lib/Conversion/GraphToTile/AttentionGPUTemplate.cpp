@@ -179,10 +179,20 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
   SmallVector<Value> init = {t1.splatF(f32, -inf), t1.splatF(f32, 0.0),
                              TileBuilder{b, loc, {BM, Dv}}.splatF(f32, 0.0)};
   Value pidS;
+  // Queries of run-time length over static keys (a prompt over a fixed-capacity KV cache):
+  // a program whose query rows all lie past the run's Sq loops over no key block (the
+  // lowerings that run one CTA per query tile launch the bound's grid: mma.sync; the
+  // FlashAttention-3 lowering skips those tiles itself).
+  Value deadTileEnd;
+  if (runSq && !runSkv && !split)
+    deadTileEnd = arith::SelectOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m0, runSq), i32(Skv),
+        zero32);
   auto keyLoop = [&](function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> step) {
     if (!split)
-      return runSkv ? rangeLoop(b, loc, zero32, runSkv, BN, init, step)
-                    : chunkLoop(b, loc, Skv, BN, init, step);
+      return runSkv        ? rangeLoop(b, loc, zero32, runSkv, BN, init, step)
+             : deadTileEnd ? rangeLoop(b, loc, zero32, deadTileEnd, BN, init, step)
+                           : chunkLoop(b, loc, Skv, BN, init, step);
     pidS = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
     Value lo = arith::MulIOp::create(b, loc, pidS, i32(cfg.splitBlocks * BN));
     Value hi = arith::MinSIOp::create(
