@@ -65,3 +65,18 @@ func.func @refused(%a: tensor<32x64xf32>, %w: tensor<64x64xf32>, %x: tensor<8x64
   %3 = graph.matmul %s, %s : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0, %1, %2, %3 : tensor<32x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x8xf32>
 }
+
+// A decode step's f16 projection at batch 4 ([4, 1, K]: four one-row matrices), above the
+// half-precision row cap: one [4, K] x [K, N] matmul between two reshapes (the matmul kernel
+// reads the weight once, not once per one-row matrix). The cpu target leaves it alone.
+// CHECK-LABEL: func.func @decode_batch_f16
+// CHECK:       %[[A:.*]] = graph.reshape %arg0 : (tensor<4x1x16xf16>) -> tensor<4x16xf16>
+// CHECK-NEXT:  %[[Y:.*]] = graph.matmul %[[A]], %arg1 : (tensor<4x16xf16>, tensor<16x8xf16>) -> tensor<4x8xf16>
+// CHECK-NEXT:  %[[R:.*]] = graph.reshape %[[Y]] : (tensor<4x8xf16>) -> tensor<4x1x8xf16>
+// CHECK-NEXT:  return %[[R]]
+// CPU-LABEL:   func.func @decode_batch_f16
+// CPU:         graph.matmul %arg0, %arg1 : (tensor<4x1x16xf16>
+func.func @decode_batch_f16(%a: tensor<4x1x16xf16>, %w: tensor<16x8xf16>) -> tensor<4x1x8xf16> {
+  %y = graph.matmul %a, %w : (tensor<4x1x16xf16>, tensor<16x8xf16>) -> tensor<4x1x8xf16>
+  return %y : tensor<4x1x8xf16>
+}

@@ -42,6 +42,24 @@ struct GraphMatVecPass : aicc::graph::impl::GraphMatVecBase<GraphMatVecPass> {
       rewrite(op);
   }
 
+  /// A batch of one-row products by one 2-D weight, MatMul [b..., 1, K] x [K, N] (a decode
+  /// step's projections at batch > 1: x [B, 1, d]), left to the matmul kernels: one
+  /// [rows, K] x [K, N] product between two reshapes (views), so the kernel reads the weight
+  /// once for all rows instead of once per batch matrix of one row.
+  void flattenSingleRows(Operation *op, Value a, Value w, RankedTensorType aT,
+                         RankedTensorType outT, int64_t rows) {
+    if (!isa<MatMulOp>(op) || aT.getRank() < 3 || aT.getDimSize(aT.getRank() - 2) != 1 || rows < 2)
+      return;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    int64_t K = aT.getShape().back(), N = outT.getShape().back();
+    Value a2 = ReshapeOp::create(b, loc, RankedTensorType::get({rows, K}, aT.getElementType()), a);
+    Value y =
+        MatMulOp::create(b, loc, RankedTensorType::get({rows, N}, outT.getElementType()), a2, w);
+    op->getResult(0).replaceAllUsesWith(ReshapeOp::create(b, loc, outT, y).getResult());
+    op->erase();
+  }
+
   void rewrite(Operation *op) {
     Value a, w, bias;
     bool wIsNK = false; // W stored [N, K] (Gemm transB)
@@ -69,10 +87,11 @@ struct GraphMatVecPass : aicc::graph::impl::GraphMatVecBase<GraphMatVecPass> {
     int64_t rows = aT.getNumElements() / std::max<int64_t>(K, 1);
     int64_t N = wIsNK ? wT.getDimSize(0) : wT.getDimSize(1);
     Type elemType = aT.getElementType();
-    if ((elemType.isF16() || elemType.isBF16()) && rows > halfMaxRows)
+    if (((elemType.isF16() || elemType.isBF16()) && rows > halfMaxRows) || rows > maxRows) {
+      flattenSingleRows(op, a, w, aT, outT, rows);
       return;
-    if (rows > maxRows || rows < 1 || K < minK || N < 1 ||
-        (wIsNK ? wT.getDimSize(1) : wT.getDimSize(0)) != K)
+    }
+    if (rows < 1 || K < minK || N < 1 || (wIsNK ? wT.getDimSize(1) : wT.getDimSize(0)) != K)
       return;
     // Gemm's C broadcasts to [M, N] (unidirectionally); with A 2-D rows == M.
     if (bias) {

@@ -408,6 +408,12 @@ def GraphMatVec : Pass<"graph-matvec", "mlir::func::FuncOp"> {
     template at every M from 1 to 64 tried (8x10x512: 33.3 -> 3.9 us; 64x512x256: 40.2 ->
     13.6 us); for f16 it wins at M = 1 (1x4096x4096: 17.6 -> 12.2 us) and loses badly from
     M = 8 (8x4096x4096: 17.1 -> 305 us, against the wgmma kernel), hence `half-max-rows`.
+
+    A MatMul of one-row matrices by a 2-D weight that is not rewritten ([B, 1, K] x [K, N]
+    with B rows above the caps: a decode step's projections at batch B > 1) becomes one
+    [B, K] x [K, N] product between two reshapes, so the matmul kernel reads the weight once
+    for all rows rather than once per one-row batch matrix (a Llama-style decode step at
+    batch 16 on an H100: 6.46 -> 1.13 ms, docs/gpu-results.md 2026-12-06).
   }];
   let options = [
     Option<"maxRows", "max-rows", "int64_t", /*default=*/"64",
