@@ -20,6 +20,8 @@ decode steps (seq = 1).
 
 Usage (the GPU machine; scripts/gpu-llm-decode.sh compiles between the two steps):
   llm_decode.py export DIR BATCH      DIR/model.onnx (the weights inline, ~1 GB)
+  llm_decode.py testdata DIR          DIR/test_data_set_K: torch's outputs of four calls at
+                                      batch 1 on the CPU (with a small LLM_CONFIG)
   llm_decode.py run DIR1 DIR16        DIRb/model.aicc for b = 1, 16; prints JSON lines and a
                                       table: prefill ms at 128 / 512 / 2048 tokens (batch 1)
                                       and decode ms per step / tokens per second (batch 1, 16)
@@ -179,6 +181,41 @@ def export(out, batch):
         f.write("dynamo, torch %s, %s, batch %d, %s, %.1f s\n"
                 % (torch.__version__, device, batch, json.dumps(CONFIG), time.time() - t0))
     print("exported", path, os.path.getsize(path), "bytes", flush=True)
+
+
+def testdata(out):
+    """DIR/test_data_set_K for aicc-run --test-data-set: one decoder session's calls at
+    batch 1, torch's eager outputs (on the CPU): K = 0 a 5-token prompt from empty caches, 1
+    the decode step at position 5 over the caches 0 wrote, 2 a 7-token chunk at positions
+    9..15 over random caches, 3 one token at position MAX - 1 over random caches. With a
+    small LLM_CONFIG this is test/Tools/llm-decode-tiny.test's model."""
+    from onnx import numpy_helper
+    model = build("cpu")
+    g = torch.Generator().manual_seed(2)
+    shape = cache_shape(1)
+
+    def rnd(*s):
+        return torch.randn(*s, generator=g).to(torch.float16)
+
+    zeros = [torch.zeros(shape, dtype=torch.float16) for _ in range(2 * LAYERS)]
+    calls = []
+    with torch.no_grad():
+        ins = (rnd(1, 5, D), torch.arange(5), *zeros)
+        outs = model(*ins)
+        calls.append((ins, outs))
+        ins = (rnd(1, 1, D), torch.tensor([5]), *outs[1:])
+        calls.append((ins, model(*ins)))
+        ins = (rnd(1, 7, D), torch.arange(9, 16), *[rnd(*shape) for _ in zeros])
+        calls.append((ins, model(*ins)))
+        ins = (rnd(1, 1, D), torch.tensor([MAX - 1]), *[rnd(*shape) for _ in zeros])
+        calls.append((ins, model(*ins)))
+    for k, (ins, outs) in enumerate(calls):
+        d = os.path.join(out, "test_data_set_%d" % k)
+        os.makedirs(d, exist_ok=True)
+        for prefix, ts in (("input", ins), ("output", outs)):
+            for i, t in enumerate(ts):
+                with open(os.path.join(d, "%s_%d.pb" % (prefix, i)), "wb") as f:
+                    f.write(numpy_helper.from_array(t.numpy()).SerializeToString())
 
 
 def time_ms(fn, iters=20, warmup=3):
@@ -406,6 +443,8 @@ def run(dir1, dir16):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "export":
         export(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "testdata":
+        testdata(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "run":
         run(sys.argv[2], sys.argv[3])
     else:
