@@ -110,10 +110,12 @@ class Module:
     producer, of the recorded dtype and shape (symbolic dims: any value in the compiled
     range). Results are of the inputs' kind:
 
-    - numpy in, numpy out. On the CPU target no copy is made (the kernels read the
-      arrays and write the results' memory); on a GPU the host tensors are copied through
-      pinned staging memory (Session::run).
-    - torch tensors in, torch tensors out, on the inputs' device: zero-copy. On CUDA the
+    - numpy in, numpy out. On the CPU target the arrays are copied into the session's
+      buffers and the results out of them (Session::runAsync on host pointers, no staging);
+      on a GPU the host tensors are copied through pinned staging memory (Session::run).
+    - torch tensors in, torch tensors out, on the inputs' device, with no host round trip
+      (copied on their device into the session's buffers unless they are those buffers,
+      ``buffer_tensor``). On CUDA the
       run is enqueued on ``torch.cuda.current_stream()`` and the call returns without
       waiting, like a torch op; the results are ready in stream order.
     - another DLPack producer: its memory, zero-copy; CPU results come back as numpy, CUDA
