@@ -282,13 +282,16 @@ static FailureOr<func::FuncOp> buildMatmulTiles(OpBuilder &builder, FusionGroupO
           : makeKernel(builder, group, name, {gm, gn, batch}, cfg.numWarps, blocks, cfg.numStages);
   // Bounded symbolic dims: programs along x cover M's rows in order (BLOCK_M each), along z
   // the matrices; a run at a smaller value needs only those of the prefix (tile.symgrid).
+  // Rows that follow the symbol in every matrix of a batch (x [B, seq, K] at B > 1: the
+  // symbol behind the batch dim) shrink x alike, z staying whole: the lowerings number the
+  // run's tiles over x and y per matrix (mma.sync) or per run tile count (wgmma).
   // Split-K partials too along x (the partial rows past the run are never summed into an
   // element the run reads back); their z is slice-major, so not along z.
   if (group->getNumResults() == 1 && outType.getRank() >= 2)
     if (auto sd = groupResultSymDim(group, 0)) {
       Builder ab(builder.getContext());
       int64_t r = outType.getRank();
-      if (sd->axis == r - 2 && batch == 1 && M % sd->max == 0)
+      if (sd->axis == r - 2 && M % sd->max == 0)
         kc.kernel->setAttr(tl::kSymGridAttrName,
                            ab.getDenseI64ArrayAttr({0, sd->symbol, M / sd->max, BM, 1}));
       else if (!partials && sd->axis < r - 2 && batch % sd->max == 0 &&

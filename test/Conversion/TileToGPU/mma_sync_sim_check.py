@@ -196,19 +196,23 @@ DYNAMIC_GEMMS = [
     # tile only, the sum on the host); the QKV projection at 100 its 65..128 bucket's.
     ("f16_k3072_n768_r7_b1024", 3072, 768, 1024, 7),
     ("f16_k768_n2304_r100_b1024", 768, 2304, 1024, 100),
+    # A batch of prompts (x [3, seq, K]: the symbol behind the batch dim): each matrix of the
+    # batch (grid z) runs the run's row tiles only.
+    ("f16_k64_n256_r70_b300_x3", 64, 256, 300, 70, 3),
+    ("f16_k3072_n768_r7_b1024_x2", 3072, 768, 1024, 7, 2),
 ]
 
 
-def dynamic_gemm_model(k, n, rng):
-    """x [1, 'seq', K] @ W [K, N] + b, f16, W and b seeded constants."""
+def dynamic_gemm_model(k, n, rng, batch=1):
+    """x [batch, 'seq', K] @ W [K, N] + b, f16, W and b seeded constants."""
     from onnx import TensorProto, helper
     w = round_to(rng.standard_normal((k, n)) / math.sqrt(k), "f16")
     b = round_to(rng.standard_normal(n), "f16")
     g = helper.make_graph(
         [helper.make_node("MatMul", ["x", "w"], ["xw"]),
          helper.make_node("Add", ["xw", "b"], ["y"])], "proj",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, "seq", k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, "seq", n])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [batch, "seq", k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [batch, "seq", n])],
         [numpy_helper.from_array(w.astype(np.float16), "w"),
          numpy_helper.from_array(b.astype(np.float16), "b")])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
@@ -216,13 +220,13 @@ def dynamic_gemm_model(k, n, rng):
     return m, w, b
 
 
-def run_dynamic_gemm(a, name, k, n, bound, run):
+def run_dynamic_gemm(a, name, k, n, bound, run, batch=1):
     """The run's rows match numpy; the row tiles past the run's are never written (x's tail
     rows hold a finite value, so a tile computed there would write numbers, not NaN)."""
     d = os.path.join(a.work, name)
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(0)
-    model, w, b = dynamic_gemm_model(k, n, rng)
+    model, w, b = dynamic_gemm_model(k, n, rng, batch)
     path = os.path.join(d, "model.onnx")
     onnx.save(model, path)
     tile = subprocess.run([a.compile, path, "--target=sm_90a" if a.wgmma else "--target=sm_90",
@@ -245,9 +249,9 @@ def run_dynamic_gemm(a, name, k, n, bound, run):
     for kname in list(s.kernels):
         if kname.endswith("_partials") and kname[: -len("_partials")] in s.kernels:
             s.host_kernels[kname[: -len("_partials")]] = dynamic_split_k_sum
-    x = np.full((1, bound, k), 0.5)
-    x[:, :run] = round_to(rng.standard_normal((1, run, k)), "f16")
-    out = s.run_main([x], symbols=[run])[0].data.reshape(1, bound, n)
+    x = np.full((batch, bound, k), 0.5)
+    x[:, :run] = round_to(rng.standard_normal((batch, run, k)), "f16")
+    out = s.run_main([x], symbols=[run])[0].data.reshape(batch, bound, n)
     ref = x[:, :run] @ w + b
     # The kernels that ran: the run's shape bucket's (tile.symrange), or the one kernel.
     ran = [kk for kname, kk in s.kernels.items()
