@@ -15,11 +15,8 @@
 # Env: LENGTHS (default "1 7 64 128 513 1024"), TARGET (sm_90a), WORK.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -x /tmp/aicc/bin/aicc-run ]; then
-  mkdir -p /tmp/aicc && tar -xJf "$root/.device-cc.tar.xz" -C /tmp/aicc || exit 1
-fi
-export PATH=/tmp/aicc/bin:$PATH LD_LIBRARY_PATH=/tmp/aicc/lib PYTHONPATH=/tmp/aicc/python
-export AICC_BIN_DIR=/tmp/aicc/bin
+# shellcheck source=scripts/gpu-compiler-env.sh
+. "$root/scripts/gpu-compiler-env.sh" || exit 1
 work=${WORK:-/tmp/aicc-dynseq}
 lengths=${LENGTHS:-1 7 64 128 513 1024}
 target=${TARGET:-sm_90a}

@@ -15,11 +15,8 @@
 # AICC_FLAGS (extra aicc-compile flags).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -x /tmp/aicc/bin/aicc-run ]; then
-  mkdir -p /tmp/aicc && tar -xJf "$root/.device-cc.tar.xz" -C /tmp/aicc || exit 1
-fi
-export PATH=/tmp/aicc/bin:$PATH LD_LIBRARY_PATH=/tmp/aicc/lib PYTHONPATH=/tmp/aicc/python
-export AICC_BIN_DIR=/tmp/aicc/bin
+# shellcheck source=scripts/gpu-compiler-env.sh
+. "$root/scripts/gpu-compiler-env.sh" || exit 1
 work=${WORK:-/tmp/aicc-llm}
 target=${TARGET:-sm_90a}
 max=$(python3 -c "import os,sys; sys.path.insert(0,'$root/bench'); import llm_decode as l; print(l.MAX)")

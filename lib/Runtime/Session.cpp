@@ -355,14 +355,22 @@ static Status takeInPlace(const std::vector<DeviceBuffer> &given,
   return Status::success();
 }
 
+DeviceBuffer Session::ownBuffer(bool output, size_t index, bool *constant) const {
+  const TensorInfo &info = output ? model->outputs[index] : model->inputs[index];
+  const int id = output ? model->outputBuffers[index] : model->inputBuffers[index];
+  if (constant) {
+    const Bundle &plan = model->loaded->plan;
+    *constant = output && plan.buffers[resolveAliasRoot(plan, id)].kind == BufferKind::constant;
+  }
+  return {backend->bufferAddress(id), tensorBytes(info.dtype, info.shape)};
+}
+
 Status Session::getInputBuffer(size_t inputIndex, DeviceBuffer &out) const {
   std::lock_guard<std::recursive_mutex> lock(mutex);
   if (inputIndex >= model->inputs.size())
     return Status::error("input " + std::to_string(inputIndex) + " out of range (the model has " +
                          std::to_string(model->inputs.size()) + " inputs)");
-  const TensorInfo &info = model->inputs[inputIndex];
-  out = {backend->bufferAddress(model->inputBuffers[inputIndex]),
-         tensorBytes(info.dtype, info.shape)};
+  out = ownBuffer(/*output=*/false, inputIndex);
   return Status::success();
 }
 
@@ -371,14 +379,13 @@ Status Session::getOutputBuffer(size_t outputIndex, DeviceBuffer &out) const {
   if (outputIndex >= model->outputs.size())
     return Status::error("output " + std::to_string(outputIndex) + " out of range (the model has " +
                          std::to_string(model->outputs.size()) + " outputs)");
-  const TensorInfo &info = model->outputs[outputIndex];
-  const int id = model->outputBuffers[outputIndex];
-  const Bundle &plan = model->loaded->plan;
-  if (plan.buffers[resolveAliasRoot(plan, id)].kind == BufferKind::constant)
-    return Status::error(ioLabel("output", outputIndex, info) +
+  bool constant = false;
+  DeviceBuffer own = ownBuffer(/*output=*/true, outputIndex, &constant);
+  if (constant)
+    return Status::error(ioLabel("output", outputIndex, model->outputs[outputIndex]) +
                          " is a constant of the model, shared by all its sessions: the session "
                          "has no buffer of its own for it");
-  out = {backend->bufferAddress(id), tensorBytes(info.dtype, info.shape)};
+  out = own;
   return Status::success();
 }
 
@@ -400,16 +407,14 @@ Status Session::runAsync(const std::vector<DeviceBuffer> &inputBuffersGiven,
   // The session's own memory of each input and output (getInputBuffer, getOutputBuffer),
   // whole: an output that is a constant is never taken in place (nor written).
   std::vector<Extent> ownIn, ownOut;
-  for (size_t i = 0; i < model->inputs.size(); ++i)
-    ownIn.push_back({backend->bufferAddress(model->inputBuffers[i]),
-                     tensorBytes(model->inputs[i].dtype, model->inputs[i].shape)});
-  const Bundle &plan = model->loaded->plan;
+  for (size_t i = 0; i < model->inputs.size(); ++i) {
+    DeviceBuffer own = ownBuffer(/*output=*/false, i);
+    ownIn.push_back({own.address, own.bytes});
+  }
   for (size_t i = 0; i < model->outputs.size(); ++i) {
-    const int id = model->outputBuffers[i];
-    const bool constant = plan.buffers[resolveAliasRoot(plan, id)].kind == BufferKind::constant;
-    ownOut.push_back(
-        {backend->bufferAddress(id),
-         constant ? 0 : tensorBytes(model->outputs[i].dtype, model->outputs[i].shape)});
+    bool constant = false;
+    DeviceBuffer own = ownBuffer(/*output=*/true, i, &constant);
+    ownOut.push_back({own.address, constant ? 0 : own.bytes});
   }
   if (Status s = takeInPlace(inputBuffersGiven, model->inputs, "input", ownIn, binder.values,
                              model->symbols, true, in);

@@ -368,6 +368,10 @@ private:
   Session();
   /// Makes `values` the binding of the backend and of getSymbolValues().
   Status bindSymbols(const std::vector<int64_t> &values);
+  /// The session's memory of model input or output `index` (in range): its address and
+  /// its bytes at the recorded shape; `constant`, when given, says whether that output is a
+  /// constant of the model (shared by its sessions, never the session's own).
+  DeviceBuffer ownBuffer(bool output, size_t index, bool *constant = nullptr) const;
 
   std::shared_ptr<const Model> model;
   uint64_t allocatedBytes = 0;
