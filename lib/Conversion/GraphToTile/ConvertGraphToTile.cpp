@@ -128,6 +128,9 @@ Value reshapeView(OpBuilder &b, Location loc, Value src, MemRefType type) {
 /// symbolic data operand, so the buffer's layout is the result's.
 std::optional<unsigned> scatterInPlaceInput(func::FuncOp fn, FusionGroupOp group) {
   Block &body = group.getBody().front();
+  // The mark is this pass's decision: one written into the input IR (a hand-written graph)
+  // would make the kernel skip the copy into a fresh result buffer.
+  body.walk([](ScatterNDOp sc) { sc->removeAttr(kScatterInPlaceAttrName); });
   if (group->getNumResults() != 1 || !llvm::hasSingleElement(body.without_terminator()))
     return std::nullopt;
   auto sc = dyn_cast<ScatterNDOp>(body.front());

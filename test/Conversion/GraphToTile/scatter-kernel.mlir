@@ -120,3 +120,22 @@ func.func @in_place_add(%x: tensor<2x3x4x5xf32>, %i: tensor<6x2xi64>, %u: tensor
   }
   return %0 : tensor<2x3x4x5xf32>
 }
+
+// -----
+
+// An aicc.in_place mark in the input IR is not trusted: the data is also returned, so the
+// result gets its own buffer and the kernel copies the data first.
+// CHECK-LABEL:   func.func @stale_mark
+// CHECK:           %[[R:.*]] = memref.alloc
+// CHECK:           tile.launch @kernels::@[[KER:fused_0_single]](%arg0, %arg1, %arg2, %[[R]])
+// CHECK:         func.func @[[KER]]
+// CHECK:           scf.for
+// CHECK:             tile.load %arg0
+func.func @stale_mark(%d: tensor<4x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %0 = graph.fusion_group "single" (%d, %i, %u) : (tensor<4x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<4x3xf32> {
+  ^bb0(%a: tensor<4x3xf32>, %b: tensor<2x1xi32>, %c: tensor<2x3xf32>):
+    %1 = graph.scatter_nd %a, %b, %c {aicc.in_place} : (tensor<4x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    graph.yield %1 : tensor<4x3xf32>
+  }
+  return %0, %d : tensor<4x3xf32>, tensor<4x3xf32>
+}
