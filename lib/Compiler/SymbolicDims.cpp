@@ -418,6 +418,13 @@ struct LegalityChecker {
           return failure();
       }
     }
+    // key_bound (graph-recompose-attention: a static cache's positions, one per query row)
+    // is read at the run's query rows: its rows follow the queries' symbol alike, or one
+    // bound holds for every row.
+    if (Value kb = at.getKeyBound())
+      if (auto sk = of(kb);
+          sk && (sk->axis != rankOf(kb) - 2 || sk->symbol != rl[0] || sk->factor != rl[1]))
+        return refuse(op, *sk) << "key_bound carries the symbol other than the query rows do";
     // Each query row is computed on its own: over static keys, the query rows of the
     // buffers' tail meet only the result's tail. The kernels still read the run's Sq then:
     // a prompt of a few tokens over a KV cache of thousands of positions (HF's StaticCache)
@@ -776,12 +783,19 @@ LogicalResult aicc::detail::checkSymbolicDims(ModuleOp module, ArrayRef<SymbolRa
     if (failed(attachSymbolValues(fn, symbols, lc.runLengths)))
       return failure();
     // The matmuls and convs whose result follows a symbol: select-matmul-configs chooses
-    // their tile configs per shape bucket of it (TemplateOptions::configAtValue).
+    // their tile configs per shape bucket of it (TemplateOptions::configAtValue); the
+    // attentions whose queries follow one: convert-graph-to-tile's attention buckets
+    // (attentionShapeBuckets).
     for (auto g : fn.getBody().front().getOps<graph::FusionGroupOp>())
       g.getBody().walk([&](Operation *op) {
-        if (!isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op) || op->getNumResults() != 1)
+        if (!isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp, graph::AttentionOp>(op) ||
+            op->getNumResults() != 1)
           return;
-        if (auto sd = lc.of(op->getResult(0)))
+        auto sd = lc.of(op->getResult(0));
+        if (sd && isa<graph::AttentionOp>(op) &&
+            sd->axis != cast<RankedTensorType>(op->getResult(0).getType()).getRank() - 2)
+          return;
+        if (sd)
           op->setAttr(kAnchorSymDimAttrName,
                       b.getDenseI64ArrayAttr({sd->axis, sd->symbol, sd->factor,
                                               symbols[sd->symbol].min, symbols[sd->symbol].max}));

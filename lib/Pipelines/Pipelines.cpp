@@ -109,6 +109,7 @@ void aicc::buildTilePipeline(OpPassManager &pm, const PipelineConfig &config) {
   o.tmaStore = config.wgmmaTmaStore;
   o.attentionBlockM = config.attentionBlockM;
   o.attentionKVSplits = config.attentionKVSplits;
+  o.shapeBuckets = config.shapeBuckets;
   pm.addPass(createConvertGraphToTile(o));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

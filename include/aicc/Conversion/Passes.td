@@ -97,6 +97,11 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     `memref.global`s, intermediate tensors are `memref.alloc`s, each kernel runs through
     `tile.launch`, and reshapes become `memref.reinterpret_cast` views.
 
+    A group with `tile.matmul_buckets` (select-matmul-configs) gets one kernel set per
+    bucket, each launch marked `tile.symrange`; so does a GPU attention whose queries follow
+    a bounded symbolic dim (attentionShapeBuckets, KernelTemplates.h: the decode kernel for
+    runs of at most 16 queries, the bound's kernel above).
+
     ```mlir
     func.func @main(%x: memref<2x4xf32>) -> memref<2x3xf32> {
       %w = memref.get_global @__constant_0 : memref<4x3xf32>
@@ -121,7 +126,9 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
     Option<"attentionBlockM", "attention-block-m", "int64_t", "0",
            "GPU attention kernels: BLOCK_M query rows per program, 64 (4 warps) or 128 (8 warps); 0: 64">,
     Option<"attentionKVSplits", "attention-kv-splits", "int64_t", "0",
-           "attention kernels: key slices per query block (flash-decoding: f32 partials and their log-sum-exp, then a combine kernel); 0: auto (GPU targets, under-filled grids), 1: none, at most 16">
+           "attention kernels: key slices per query block (flash-decoding: f32 partials and their log-sum-exp, then a combine kernel); 0: auto (GPU targets, under-filled grids), 1: none, at most 16">,
+    Option<"shapeBuckets", "shape-buckets", "int64_t", "4",
+           "GPU attention over queries of run-time length (bounded symbolic dims): most kernel sets, one per shape bucket (attentionShapeBuckets: the decode kernel up to 16 queries); 1: the bound's only">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::memref::MemRefDialect",

@@ -57,7 +57,7 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
       blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
       blockAttr(builder, "BLOCK_D", BD), blockAttr(builder, "BLOCK_DV", BDV)};
   SmallVector<int64_t> grid = {(int64_t)llvm::divideCeil(Sq, BM), batch, 1};
-  auto [partialT, lseT] = splitPartialTypes(att, splits);
+  auto [partialT, lseT] = splitPartialTypes(att, splits, att.getQueryLength());
   KernelContext kc;
   if (split) {
     blocks.push_back(blockAttr(builder, "KV_SPLITS", splits));

@@ -9,23 +9,25 @@
 
 namespace aicc::templates {
 
-std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att, int64_t splits) {
+std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att, int64_t splits,
+                                                                int64_t rows) {
   auto yT = att.getType();
-  int64_t rows = splits * numElements(yT.getShape().drop_back(2));
+  int64_t matrices = splits * numElements(yT.getShape().drop_back(2));
   Type ct = computeType(yT.getElementType());
-  return {RankedTensorType::get({rows, att.getQueryLength(), att.getValueHeadSize()}, ct),
-          RankedTensorType::get({rows, att.getQueryLength(), 1}, ct)};
+  return {RankedTensorType::get({matrices, rows, att.getValueHeadSize()}, ct),
+          RankedTensorType::get({matrices, rows, 1}, ct)};
 }
 
 FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
                                               StringRef name, AttentionOp att, int64_t splits,
-                                              bool gpu) {
+                                              int64_t queryRows, bool gpu) {
   Location loc = att.getLoc();
   auto yT = att.getType();
   ArrayRef<int64_t> yShape = yT.getShape();
   SmallVector<int64_t> batchShape(yShape.drop_back(2));
-  int64_t Sq = att.getQueryLength(), Dv = att.getValueHeadSize(), batch = numElements(batchShape);
-  auto [partialT, lseT] = splitPartialTypes(att, splits);
+  // (Sq: the rows combined, the first of the result's; the store addresses the whole result.)
+  int64_t Sq = queryRows, Dv = att.getValueHeadSize(), batch = numElements(batchShape);
+  auto [partialT, lseT] = splitPartialTypes(att, splits, queryRows);
   Type ct = partialT.getElementType();
   // GPU: whole rows of Dv (a power of two there) so the block store writes no other head.
   int64_t BM = blockOf(Sq, 16), BDV = blockOf(Dv, kMaxAttentionHeadSize);

@@ -73,6 +73,58 @@ FailureOr<AttentionMatrix> resultMatrix(BatchIndexing &bi, Value outParam, Atten
   return bi.matrixAt(outParam, *view, yShape);
 }
 
+Value keyBoundEnd(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att, Value m0,
+                  int64_t BM, Value rowsEnd, int64_t Skv) {
+  Value kb = att.getKeyBound();
+  if (!kb)
+    return {};
+  // The bound as the group reads it: a kernel input, through reshapes (each row one
+  // element, in row order: [1, .., Sq or 1, 1]).
+  Value root = kb;
+  while (auto r = root.getDefiningOp<ReshapeOp>())
+    root = r.getInput();
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!arg || !kc.argIndex.count(arg))
+    return {};
+  Value param = kc.inParams[kc.argIndex.lookup(arg)];
+  auto kt = cast<RankedTensorType>(kb.getType());
+  Type et = kt.getElementType();
+  Type i32 = b.getI32Type();
+  auto c32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); };
+  auto cE = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, et, v); };
+  auto toIndex = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+  };
+  // Rows [m0, min(m0 + BM, rowsEnd)), or the one bound of every row.
+  bool perRow = kt.getShape().end()[-2] != 1;
+  Value lo = perRow ? m0 : c32(0);
+  Value hi =
+      perRow ? arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, m0, c32(BM)), rowsEnd)
+                   .getResult()
+             : c32(1);
+  hi = arith::MaxSIOp::create(b, loc, hi, lo);
+  Value zero = cE(0);
+  // (max bound, any negative): -1 and false before the first row.
+  auto loop = scf::ForOp::create(
+      b, loc, toIndex(lo), toIndex(hi), arith::ConstantIndexOp::create(b, loc, 1),
+      ValueRange{cE(-1), arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)},
+      [&](OpBuilder &lb, Location l, Value r, ValueRange carried) {
+        Value v = memref::LoadOp::create(lb, l, param, ValueRange{r});
+        Value mx = arith::MaxSIOp::create(lb, l, carried[0], v);
+        Value neg = arith::OrIOp::create(
+            lb, l, carried[1], arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, v, zero));
+        scf::YieldOp::create(lb, l, ValueRange{mx, neg});
+      });
+  // min(max bound + 1, Skv) (>= 0), Skv when a row's bound is negative (in the bound's
+  // width, then i32: Skv < 2^31).
+  Value end = arith::MinSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, loop.getResult(0), cE(1)), cE(Skv));
+  end = arith::SelectOp::create(b, loc, loop.getResult(1), cE(Skv), end);
+  if (et.getIntOrFloatBitWidth() > 32)
+    end = arith::TruncIOp::create(b, loc, i32, end);
+  return end;
+}
+
 FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
                                           AttentionOp att, const GPUAttentionConfig &cfg) {
   Location loc = att.getLoc();
@@ -86,8 +138,10 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
   SmallVector<NamedAttribute> blocks = {
       blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_N", BN),
       blockAttr(builder, "BLOCK_D", D), blockAttr(builder, "BLOCK_DV", Dv)};
-  SmallVector<int64_t> grid = {(int64_t)llvm::divideCeil(Sq, BM), batch, 1};
-  auto [partialT, lseT] = splitPartialTypes(att, cfg.splits);
+  // The query rows the programs cover: Sq, or a shape bucket's first rows.
+  int64_t queryRows = cfg.queryRows > 0 ? std::min(cfg.queryRows, Sq) : Sq;
+  SmallVector<int64_t> grid = {(int64_t)llvm::divideCeil(queryRows, BM), batch, 1};
+  auto [partialT, lseT] = splitPartialTypes(att, cfg.splits, queryRows);
   KernelContext kc;
   if (split) {
     blocks.push_back(blockAttr(builder, "KV_SPLITS", cfg.splits));
@@ -188,15 +242,30 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
     deadTileEnd = arith::SelectOp::create(
         b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m0, runSq), i32(Skv),
         zero32);
+  // key_bound (graph.attention's promise that query i weighs no key past key_bound[i]): the
+  // program's keys end at the largest bound of its query rows + 1 (a decode step at
+  // position p of a static cache reads p + 1 keys, a prompt's blocks stop at their last
+  // row's position), every key when a row's bound is negative. A scalar loop over the
+  // program's rows before the key loop (their bounds are one i32 / i64 each).
+  // Only the loop ends move: the keys of the last block past the bound keep their scores
+  // and bias (the lowerings mask at the run's Skv, not at this end).
+  Value loopLimit = keyLimit;
+  if (Value blockEnd = cfg.keyBound
+                           ? keyBoundEnd(b, loc, kc, att, m0, BM, runSq ? runSq : i32(Sq), Skv)
+                           : Value()) {
+    loopLimit = arith::MinSIOp::create(b, loc, keyLimit, blockEnd);
+    deadTileEnd =
+        deadTileEnd ? arith::MinSIOp::create(b, loc, deadTileEnd, blockEnd).getResult() : blockEnd;
+  }
   auto keyLoop = [&](function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> step) {
     if (!split)
-      return runSkv        ? rangeLoop(b, loc, zero32, runSkv, BN, init, step)
+      return runSkv        ? rangeLoop(b, loc, zero32, loopLimit, BN, init, step)
              : deadTileEnd ? rangeLoop(b, loc, zero32, deadTileEnd, BN, init, step)
                            : chunkLoop(b, loc, Skv, BN, init, step);
     pidS = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(2));
     Value lo = arith::MulIOp::create(b, loc, pidS, i32(cfg.splitBlocks * BN));
     Value hi = arith::MinSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, lo, i32(cfg.splitBlocks * BN)), keyLimit);
+        b, loc, arith::AddIOp::create(b, loc, lo, i32(cfg.splitBlocks * BN)), loopLimit);
     return rangeLoop(b, loc, lo, hi, BN, init, step);
   };
   // The additive bias of key block `cols` as an f32 [BM, BN] tile: read through the group's

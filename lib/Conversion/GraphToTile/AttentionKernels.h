@@ -86,15 +86,30 @@ struct BatchIndexing {
 
 /// How the GPU kernel runs one attention: the mma.sync or wgmma form's blocks and warps, and
 /// the key slices (flash-decoding) with `splitBlocks` key blocks each (1: one slice).
+/// `queryRows` (0: Sq) are the query rows the kernels cover: a shape bucket's kernels
+/// (TemplateOptions::attentionRunQueriesMax) cover the first rows of the bound's buffers.
+/// `keyBound`: end each program's key loop at its rows' graph.attention key_bound
+/// (keyBoundEnd; the mma.sync kernel's form).
 struct GPUAttentionConfig {
   int64_t blockM = 0, blockN = 0, numWarps = 0;
   int64_t splits = 1, splitBlocks = 0;
+  int64_t queryRows = 0;
+  bool keyBound = false;
 };
 
-/// The temporaries of an attention whose keys are split in `splits` slices: the slices'
-/// outputs [splits * batch, Sq, Dv] and log-sum-exps [splits * batch, Sq, 1], slice-major,
-/// in the accumulators' type (f32; f64 for f64 operands).
-std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att, int64_t splits);
+/// The end of the keys program rows [m0, min(m0 + BM, rowsEnd)) weigh (i32 scalar): the
+/// largest key_bound of those rows + 1, capped at Skv (0 for no row), Skv when one row's
+/// bound is negative; none when `att` has no key_bound or the kernel does not read it as
+/// an input (through reshapes).
+Value keyBoundEnd(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att, Value m0,
+                  int64_t BM, Value rowsEnd, int64_t Skv);
+
+/// The temporaries of an attention whose keys are split in `splits` slices, over its first
+/// `rows` query rows: the slices' outputs [splits * batch, rows, Dv] and log-sum-exps
+/// [splits * batch, rows, 1], slice-major, in the accumulators' type (f32; f64 for f64
+/// operands).
+std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att, int64_t splits,
+                                                                int64_t rows);
 
 /// The rows whose softmax is undefined, from the rows' sums `l` (a [BLOCK_M] f32 / f64
 /// tile): l = 0 (every score -inf: NaN for ONNX's softmax), and with the op's
@@ -127,8 +142,9 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
                                           int64_t blockM = kAttentionBlockM,
                                           int64_t blockN = kAttentionBlockN);
 
-/// The second kernel of a split attention: one program per (BLOCK_M rows, batch matrix),
-/// combining the `splits` slices' partials (splitPartialTypes) of its rows,
+/// The second kernel of a split attention over its first `queryRows` query rows: one program per
+/// (BLOCK_M rows, batch matrix), combining the `splits` slices' partials
+/// (splitPartialTypes) of its rows,
 ///
 ///   M = max_s lse_s (0 when -inf);  w_s = exp(lse_s - M);  y = sum_s w_s O_s / sum_s w_s
 ///
@@ -138,7 +154,7 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
 /// merge), the cpu target with the group's elementwise epilogue applied.
 FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
                                               StringRef name, AttentionOp att, int64_t splits,
-                                              bool gpu);
+                                              int64_t queryRows, bool gpu);
 
 } // namespace aicc::templates
 

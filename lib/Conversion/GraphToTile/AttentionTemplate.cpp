@@ -82,6 +82,19 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
     func::ReturnOp::create(b, att.getLoc());
     return single(kc.kernel);
   }
+  // A shape bucket's kernels (attentionShapeBuckets: GPU targets, 16-bit operands) cover
+  // the first `queryRows` query rows only: every choice below is made for that many queries.
+  int64_t queryRows = Sq;
+  if (opts.attentionRunQueriesMax > 0) {
+    auto rl = att->getAttrOfType<DenseI64ArrayAttr>(kRunLengthsAttrName);
+    if (!rl || rl.size() != 4 || rl[0] < 0)
+      return att.emitError("attention kernels for at most ")
+                 << opts.attentionRunQueriesMax
+                 << " queries (a shape bucket) need queries of run-time length ("
+                 << kRunLengthsAttrName << ")",
+             failure();
+    queryRows = std::min(Sq, opts.attentionRunQueriesMax);
+  }
   // The key slices (1: none) of a kernel of `programs` programs over blocks of `blockN`
   // keys, `threads` threads and `sharedBytes` of shared memory each: the option's, capped
   // so every slice has a key block, or on GPUs the heuristic's.
@@ -99,19 +112,22 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
     splits = std::min(splits, keyBlocks);
     splitBlocks = llvm::divideCeil(keyBlocks, splits);
     splits = llvm::divideCeil(keyBlocks, splitBlocks); // no empty slice
-    if (splits > 1 && splitPartialTypes(att, splits).first.getNumElements() >= (int64_t(1) << 31))
+    if (splits > 1 &&
+        splitPartialTypes(att, splits, queryRows).first.getNumElements() >= (int64_t(1) << 31))
       return att.emitError("attention key slices: ")
                  << splits << " partial outputs exceed 2^31 elements (i32 offsets)",
              failure();
     return success();
   };
-  auto splitPlan = [&](FailureOr<func::FuncOp> partials) -> FailureOr<GroupKernels> {
+  // (`queryRows`: the query rows the kernels cover, Sq but for a shape bucket's GPU kernels.)
+  auto splitPlan = [&](FailureOr<func::FuncOp> partials,
+                       int64_t queryRows) -> FailureOr<GroupKernels> {
     if (failed(partials))
       return failure();
-    auto combine = buildAttentionCombine(builder, group, name, att, splits, gpu);
+    auto combine = buildAttentionCombine(builder, group, name, att, splits, queryRows, gpu);
     if (failed(combine))
       return failure();
-    auto [partialT, lseT] = splitPartialTypes(att, splits);
+    auto [partialT, lseT] = splitPartialTypes(att, splits, queryRows);
     plan.temps = {partialT, lseT};
     SmallVector<Buffer> first = inputs, second = inputs;
     for (unsigned t = 0; t < 2; ++t) {
@@ -140,29 +156,34 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
       splits = 1;
     return success();
   };
+  Type qe = cast<RankedTensorType>(att.getQuery().getType()).getElementType();
+  if (queryRows != Sq && (!gpu || qe.isF32()))
+    return att.emitError("attention kernels for at most ")
+               << queryRows << " queries (a shape bucket): only the GPU tensor-core form",
+           failure();
   if (!gpu) {
     if (failed(cpuTemplateSplits(blockOf(Skv, kAttentionBlockN))))
       return failure();
     if (splits == 1)
       return single(buildAttentionCPU(builder, group, name, att, 1, 0));
-    return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks));
+    return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks), Sq);
   }
   // GPU targets, f32 operands: the cpu template's program in blocks the generic lowering's
   // shared memory holds (attentionSimtProblem, TensorCoreRules.h).
-  if (cast<RankedTensorType>(att.getQuery().getType()).getElementType().isF32()) {
+  if (qe.isF32()) {
     if (failed(cpuTemplateSplits(blockOf(Skv, kAttentionSimtBlockN))))
       return failure();
     if (splits == 1)
       return single(buildAttentionCPU(builder, group, name, att, 1, 0, kAttentionSimtBlockM,
                                       kAttentionSimtBlockN));
     return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks,
-                                       kAttentionSimtBlockM, kAttentionSimtBlockN));
+                                       kAttentionSimtBlockM, kAttentionSimtBlockN),
+                     Sq);
   }
   // GPU targets: the FlashAttention-2 form of convert-tile-attention-to-mma-sync.
   AttentionShape shape;
-  Type qe = cast<RankedTensorType>(att.getQuery().getType()).getElementType();
   bool same = llvm::all_of(att->getOperands(), [&](Value v) {
-    return cast<RankedTensorType>(v.getType()).getElementType() == qe;
+    return v == att.getKeyBound() || cast<RankedTensorType>(v.getType()).getElementType() == qe;
   });
   shape.operand = same ? tensorCoreOperandOf(qe, false) : TensorCoreOperand::Other;
   shape.headSize = D;
@@ -198,18 +219,19 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
   // a split (packed grouped-query decode: 16 queries x 4 heads over a long cache): the
   // mma.sync kernel's 64-row blocks and split keys fill it.
   auto wgmmaFills = [&] {
-    if (opts.attentionKVSplits == 1 || Sq > kAttentionWgmmaBlockM / 2)
+    if (opts.attentionKVSplits == 1 || queryRows > kAttentionWgmmaBlockM / 2)
       return true;
-    int64_t programs = (int64_t)llvm::divideCeil(Sq, kAttentionWgmmaBlockM) * batch;
+    int64_t programs = (int64_t)llvm::divideCeil(queryRows, kAttentionWgmmaBlockM) * batch;
     return chooseAttentionKVSplits(programs, llvm::divideCeil(Skv, kAttentionWgmmaBlockN),
                                    128 * (kAttentionWgmmaWarps / 4 + 1),
                                    attentionWgmmaSharedBytes(D, Dv), hardwareChip(opts)) == 1;
   };
-  if (opts.attentionBlockM == 0 && opts.attentionKVSplits <= 1 && Sq > kAttentionDecodeMaxQueries &&
-      attentionWgmmaProblem(shape, *chip).empty() && wgmmaFills())
-    return single(
-        buildAttentionGPU(builder, group, name, att,
-                          {kAttentionWgmmaBlockM, kAttentionWgmmaBlockN, kAttentionWgmmaWarps}));
+  if (opts.attentionBlockM == 0 && opts.attentionKVSplits <= 1 &&
+      queryRows > kAttentionDecodeMaxQueries && attentionWgmmaProblem(shape, *chip).empty() &&
+      wgmmaFills())
+    return single(buildAttentionGPU(
+        builder, group, name, att,
+        {kAttentionWgmmaBlockM, kAttentionWgmmaBlockN, kAttentionWgmmaWarps, 1, 0, queryRows}));
   // The mma.sync kernel: 64 or 128 rows as asked; decode (at most 32 queries) one warp per
   // 16 of them, at least two for D + Dv >= 256 (one warp issuing all 32 16-byte copies per
   // thread of a 64-key block of D = Dv = 128 spilled 8 bytes in ptxas 13.0 with split keys).
@@ -222,8 +244,8 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
                  ? 128
                  : kAttentionMmaSyncBlockM;
   else if (blockM == 0)
-    blockM = Sq <= kAttentionDecodeMaxQueries
-                 ? std::max<int64_t>(D + Dv >= 256 ? 32 : 16, llvm::PowerOf2Ceil(Sq))
+    blockM = queryRows <= kAttentionDecodeMaxQueries
+                 ? std::max<int64_t>(D + Dv >= 256 ? 32 : 16, llvm::PowerOf2Ceil(queryRows))
                  : kAttentionMmaSyncBlockM;
   else if (blockM != 64 && blockM != 128)
     return att.emitError("attention-block-m must be 64 or 128, got ") << blockM, failure();
@@ -232,15 +254,49 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
     return att.emitError("attention-block-m ")
                << blockM << ": the Q block and two K / V stages exceed the shared memory per block",
            failure();
-  GPUAttentionConfig cfg{blockM, kAttentionMmaSyncBlockN, blockM / 16};
-  if (failed(chooseSplits((int64_t)llvm::divideCeil(Sq, blockM) * batch, cfg.blockN,
+  GPUAttentionConfig cfg{blockM, kAttentionMmaSyncBlockN, blockM / 16, 1, 0, queryRows, true};
+  if (failed(chooseSplits((int64_t)llvm::divideCeil(queryRows, blockM) * batch, cfg.blockN,
                           32 * cfg.numWarps, sharedBytes)))
     return failure();
   if (splits == 1)
     return single(buildAttentionGPU(builder, group, name, att, cfg));
   cfg.splits = splits;
   cfg.splitBlocks = splitBlocks;
-  return splitPlan(buildAttentionGPU(builder, group, partialsName, att, cfg));
+  return splitPlan(buildAttentionGPU(builder, group, partialsName, att, cfg), queryRows);
 }
 
 } // namespace aicc::templates
+
+using namespace aicc::templates;
+
+llvm::SmallVector<aicc::AttentionShapeBucket>
+aicc::attentionShapeBuckets(FusionGroupOp group, const TemplateOptions &opts, int64_t maxBuckets) {
+  const ChipInfo *chip = lookupChip(opts.target);
+  if (maxBuckets < 2 || !chip || !chip->isGPU || opts.attentionBlockM != 0 ||
+      opts.attentionKVSplits == 1 || opts.attentionRunQueriesMax != 0)
+    return {};
+  AttentionOp att;
+  for (Operation &op : group.getBody().front().without_terminator())
+    if (auto a = dyn_cast<AttentionOp>(op))
+      att = a;
+  if (!att)
+    return {};
+  // Queries of run-time length (the kernels read the run's Sq) and the symbol's range.
+  auto rl = att->getAttrOfType<DenseI64ArrayAttr>(kRunLengthsAttrName);
+  auto sd = att->getAttrOfType<DenseI64ArrayAttr>(kAnchorSymDimAttrName);
+  if (!rl || rl.size() != 4 || rl[0] < 0 || rl[1] < 1 || !sd || sd.size() != 5 || sd[1] != rl[0] ||
+      sd[2] != rl[1] || sd[3] < 1 || sd[3] > sd[4])
+    return {};
+  // The tensor-core kernels' operands (the f32 form reads the run's lengths in one pass).
+  Type qe = cast<RankedTensorType>(att.getQuery().getType()).getElementType();
+  if (!qe.isF16() && !qe.isBF16())
+    return {};
+  // The decode kernel for the values of at most 16 queries (one warp's rows), where the
+  // bound runs more than decode's queries.
+  constexpr int64_t kDecodeBucketQueries = 16;
+  int64_t factor = rl[1], min = sd[3], max = sd[4];
+  int64_t hi = kDecodeBucketQueries / factor;
+  if (att.getQueryLength() <= kAttentionDecodeMaxQueries || hi < min || hi >= max)
+    return {};
+  return {{rl[0], min, hi, hi * factor}, {rl[0], hi + 1, max, 0}};
+}

@@ -155,12 +155,28 @@ struct Variant {
 /// `group`'s kernels: one set, or with tile.matmul_buckets one set per bucket, each built from
 /// a copy of the group with the bucket's tile config (at the bound's shapes) and named NAME_uptoHI
 /// but the last, which keeps NAME (aicc-run --bisect finds a group's result after the launch
-/// of its name).
+/// of its name); an attention's shape buckets (attentionShapeBuckets) likewise, each built
+/// for its bucket's most queries.
 FailureOr<SmallVector<Variant>> buildVariants(OpBuilder &kb, FusionGroupOp group, StringRef name,
-                                              const TemplateOptions &options) {
+                                              const TemplateOptions &options,
+                                              int64_t shapeBuckets) {
   SmallVector<Variant> out;
+  Builder ab(group.getContext());
   auto buckets = group->getAttrOfType<ArrayAttr>(tile::kMatmulBucketsAttrName);
   if (!buckets) {
+    SmallVector<AttentionShapeBucket> att = attentionShapeBuckets(group, options, shapeBuckets);
+    for (auto [i, k] : llvm::enumerate(att)) {
+      TemplateOptions o = options;
+      o.attentionRunQueriesMax = k.maxQueries;
+      bool last = i + 1 == att.size();
+      std::string kname = last ? name.str() : (name + "_upto" + Twine(k.hi)).str();
+      auto kernels = buildKernelsForGroup(kb, group, kname, o);
+      if (failed(kernels))
+        return failure();
+      out.push_back({std::move(*kernels), ab.getDenseI64ArrayAttr({k.symbol, k.lo, k.hi})});
+    }
+    if (!att.empty())
+      return out;
     auto k = buildKernelsForGroup(kb, group, name, options);
     if (failed(k))
       return failure();
@@ -181,7 +197,6 @@ FailureOr<SmallVector<Variant>> buildVariants(OpBuilder &kb, FusionGroupOp group
                << kAnchorSymDimAttrName << " = array<i64: axis, symbol, factor, min, max>"
                << (sd ? "" : ", which no op of the group carries") << ")",
            failure();
-  Builder ab(group.getContext());
   for (unsigned i = 0; i < buckets.size(); ++i) {
     auto d = cast<DictionaryAttr>(buckets[i]);
     OpBuilder cb(group);
@@ -302,8 +317,9 @@ struct ConvertGraphToTilePass
           topts.tmaStore = tmaStore;
           topts.attentionBlockM = attentionBlockM;
           topts.attentionKVSplits = attentionKVSplits;
-          // One kernel set per shape bucket (tile.matmul_buckets), else the group's own.
-          auto variants = buildVariants(kb, g, name, topts);
+          // One kernel set per shape bucket (tile.matmul_buckets, an attention's), else the
+          // group's own.
+          auto variants = buildVariants(kb, g, name, topts, shapeBuckets);
           if (failed(variants))
             return signalPassFailure();
           SmallVector<Value> ins, results;

@@ -55,7 +55,12 @@ LogicalResult aicc::cloneScalarOps(OpBuilder &b, Block &src, IRMapping &map, Ope
                                                           sched.getGrid()[n.getAxis()]));
       continue;
     }
-    if (op.getNumRegions())
+    // (A loop of scalars, the attention's key_bound rows: cloned whole.)
+    if (op.getNumRegions() && (!isa<scf::ForOp>(op) || op.walk([](Operation *in) {
+                                                           return touchesTiles(in)
+                                                                      ? WalkResult::interrupt()
+                                                                      : WalkResult::advance();
+                                                         }).wasInterrupted()))
       return op.emitError() << pass << ": scalar op with regions", failure();
     b.clone(op, map);
   }

@@ -48,7 +48,8 @@ bool touchesTiles(mlir::Operation *op);
 /// both tensor-core lowerings rebuild a kernel's scalar prologue and K-loop index math:
 /// terminators and tile ops are skipped (tile ops are the epilogue evaluator's), ops whose
 /// result `map` already has (the program ids) are not cloned again, tile.num_programs becomes
-/// the `sched` grid size. A scalar op with regions is refused: an error naming `pass`.
+/// the `sched` grid size. An scf.for of scalars is cloned whole; another op with regions is
+/// refused: an error naming `pass`.
 mlir::LogicalResult cloneScalarOps(mlir::OpBuilder &b, mlir::Block &src, mlir::IRMapping &map,
                                    mlir::Operation *stopAt, tile::ScheduleAttr sched,
                                    llvm::StringRef pass);

@@ -17,7 +17,9 @@ shuffles read the thread's own lane) and expects every case to fail.
 --dynamic runs DYNAMIC_CASES (WGMMA_DYNAMIC_CASES with --wgmma): a sequence of run-time
 length (the inputs' rows past the run NaN); --mutate rows drops the block loads' run-time row
 count (V's tail rows reach P V), --mutate bound leaves the bound in the symbol values (the
-kernel reads the tail as keys).
+kernel reads the tail as keys), --mutate bucket runs the first shape bucket's kernels
+(attentionShapeBuckets: the decode kernel of at most 16 queries) at every value, --mutate
+keybound makes the key_bound loop over a program's rows run none (its keys end at 0).
 
 --decode runs DECODE_CASES: at most 32 queries (one or two warps per program) with the keys
 split across programs (--attention-kv-splits); the combine kernel after the simulated
@@ -148,6 +150,32 @@ DYNAMIC_CASES = [
     ("f16_d64_q1_keys_split3", [2, 2], 1, 90, 64, 64, "f16", {"bound": 300, "splits": 3}),
     ("f16_d64_self_causal_mask_r77", [2, 2], None, 77, 64, 64, "f16",
      {"bound": 192, "causal": True, "mask": True}),
+    # Shape buckets (attentionShapeBuckets): a run of at most 16 queries takes the decode
+    # kernel (16 query rows of the bound's buffers, keys split) with its combine, 17 the
+    # bound's kernel.
+    ("f16_d64_self_causal_mask_r12", [1, 2], None, 12, 64, 64, "f16",
+     {"bound": 300, "causal": True, "mask": True, "auto_blocks": True}),
+    ("f16_d128_self_causal_r16", [1, 2], None, 16, 128, 128, "f16",
+     {"bound": 200, "causal": True, "auto_blocks": True}),
+    ("bf16_d64_self_r1", [2], None, 1, 64, 64, "bf16", {"bound": 130, "auto_blocks": True}),
+    ("f16_d64_self_causal_r17", [1, 1], None, 17, 64, 64, "f16",
+     {"bound": 200, "causal": True, "auto_blocks": True}),
+    # A prompt over a static cache of 1100 keys (the LLM decoder's form, a mask per query
+    # row): the decode bucket splits the keys (the heuristic's slices) at 1 and 9 queries.
+    ("f16_d64_cache_r1", [1, 4], None, 1, 64, 64, "f16",
+     {"bound": 64, "static_keys": 1100, "mask": True, "auto_blocks": True}),
+    ("bf16_d128_cache_r9", [1, 2], None, 9, 128, 128, "bf16",
+     {"bound": 64, "static_keys": 1100, "mask": True, "auto_blocks": True}),
+    # The static cache's mask from a position input (where(keys <= pos, 0, finfo.min)):
+    # graph.attention's key_bound ends each program's keys at its rows' last position + 1
+    # (a decode step at 700 of 1100 keys, a 40-token chunk at 300..339 on the bound's
+    # kernel, a 12-token chunk at 0..11 on the decode bucket's).
+    ("f16_d64_cachepos_r1", [1, 4], None, 1, 64, 64, "f16",
+     {"bound": 64, "static_keys": 1100, "positions": 700, "auto_blocks": True}),
+    ("f16_d64_cachepos_r40", [1, 2], None, 40, 64, 64, "f16",
+     {"bound": 64, "static_keys": 1100, "positions": 300, "auto_blocks": True}),
+    ("bf16_d128_cachepos_r12", [1, 2], None, 12, 128, 128, "bf16",
+     {"bound": 64, "static_keys": 1100, "positions": 0, "auto_blocks": True}),
 ]
 # sm_90a (--wgmma --dynamic): the last key block's TMA box ends at the run's last key (its
 # repeated keys masked), before key 0 for a run shorter than a block (zero fill), a run
@@ -246,8 +274,15 @@ def attention_combine(sim, kernel, zero_rows=False):
             y = (w * o).sum(axis=0) / w.sum(axis=0)
             if zero_rows:
                 y = np.where(w.sum(axis=0) > 0, y, 0.0)
-        out.data[:] = simt_sim.round_to(y.reshape(-1), out.elem)
-        sim.written[id(out)][:] = 1
+        # The partials cover the first query rows of each batch matrix (all of them but for
+        # a shape bucket's kernels): those rows of the result [batch, Sq, Dv].
+        nb = int(re.search(r"grid = \[\d+, (\d+),", simt_sim.prop(kernel, "tile.schedule"))
+                 .group(1))
+        dv = o.shape[-1]
+        sq = out.data.size // (nb * dv)
+        view = out.data.reshape(nb, sq, dv)
+        view[:, : rows // nb, :] = simt_sim.round_to(y.reshape(nb, rows // nb, dv), out.elem)
+        sim.written[id(out)].reshape(nb, sq, dv)[:, : rows // nb, :] = 1
     return run
 
 
@@ -257,6 +292,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     seed = zlib.crc32(name.encode()) % 1000
     opts = dict(opts)
     splits = opts.pop("splits", None)
+    auto_blocks = opts.pop("auto_blocks", False)
+    positions = opts.get("positions")
     bound = opts.pop("bound", None)
     model = os.path.join(d_, "model.mlir")
     dims = []
@@ -264,7 +301,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
         # skv is the run's length; the compiled model's is the bound.
         ac.dynamic_case(d_, "model", batch, sq, skv, d, dv, e, bound, skv,
                         causal=opts.get("causal", False), seed=seed,
-                        q_tail=1000.0 if a.wgmma else np.nan, mask=opts.get("mask", False))
+                        q_tail=1000.0 if a.wgmma else np.nan, mask=opts.get("mask", False),
+                        static_keys=opts.get("static_keys"), positions=opts.get("positions"))
         model = os.path.join(d_, "model.onnx")
         dims = [f"--dim=seq=1..{bound}"]
     elif "gqa_expand" in opts:
@@ -292,8 +330,9 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
         lower = f"-convert-tile-attention-to-wgmma={opts}"
     else:
         # Decode cases leave BLOCK_M to the template (one warp per 16 queries).
+        # (auto_blocks: the template's choice, shape buckets included.)
         flags = ([f"--attention-kv-splits={splits}"] if splits is not None
-                 else [f"--attention-block-m={a.block_m}"])
+                 else [] if auto_blocks else [f"--attention-block-m={a.block_m}"])
         tile = subprocess.run([a.compile, model, "--target=sm_90", *dims,
                                "--attention=fused", *flags, "--emit=tile", "-o", "-"],
                               check=True, capture_output=True, text=True).stdout
@@ -301,12 +340,25 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     if a.mutate == "rows":
         # K's and V's block loads without the run's row count: V's tail rows are read.
         tile = re.sub(r" rows %[\w#]+", "", tile)
+    if a.mutate == "keybound":
+        # The key_bound loop over the program's rows runs none (every program's keys end
+        # at 0).
+        tile, n = re.subn(r"(scf\.for %\w+ = (%\w+) to )%\w+( step %c1 iter_args)",
+                          r"\1\2\3", tile)
+        if not n:
+            raise simt_sim.SimError("no key_bound loop to mutate")
     ir = subprocess.run([a.opt, "-", lower, "-canonicalize", "-cse",
                          "--mlir-print-op-generic"], input=tile, check=True,
                         capture_output=True, text=True).stdout
     if bound is not None and a.mutate != "bound":
         ir = simt_sim.with_symbol_value(ir, bound, skv)
-    if a.mutate and a.mutate not in ("rows", "bound"):
+    if a.mutate == "bucket":
+        # The first shape bucket's kernels run at every value (the others at none).
+        ir = re.sub(r"tile.symrange = array<i64: (\d+), (\d+), (\d+)>",
+                    lambda m: (f"tile.symrange = array<i64: {m.group(1)}, 1, 2147483647>"
+                               if m.group(2) == "1" else
+                               f"tile.symrange = array<i64: {m.group(1)}, 0, 0>"), ir)
+    elif a.mutate and a.mutate not in ("rows", "bound", "keybound"):
         ir = mutate(ir, a.mutate)
     s = wgmma_sim.WgmmaSim(ir, seed=seed) if a.wgmma else simt_sim.Sim(ir)
     for kname in list(s.kernels):
@@ -314,7 +366,21 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
             s.host_kernels[kname[: -len("_partials")]] = attention_combine(
                 s, s.kernels[kname[: -len("_partials")]],
                 zero_rows=bool(opts.get("empty_rows") or opts.get("empty_batches")))
-    if splits is not None:
+    if positions is not None:
+        # The mask's elementwise kernel (where(keys <= pos, 0, lowest), not a tensor-core
+        # kernel) on the host: pos is the i64 buffer of the bound's rows.
+        def position_mask(buffers):
+            pos = next(x for x in buffers[:-1] if x.elem == "i64" and x.data.size == bound)
+            out = buffers[-1]
+            keys = out.data.size // bound
+            lowest = -65504.0 if e == "f16" else -3.3895313892515355e38
+            m = np.where(np.arange(keys)[None, :] <= pos.data[:, None], 0.0, lowest)
+            out.data[:] = simt_sim.round_to(m.reshape(-1), out.elem)
+            s.written[id(out)][:] = 1
+        for kname in s.kernels:
+            if kname.endswith("_elementwise"):
+                s.host_kernels[kname] = position_mask
+    if splits is not None or auto_blocks:
         # The slices the template chose: KV_SPLITS of the partials kernel (absent: one).
         scheds = " ".join(simt_sim.prop(k, "tile.schedule") for k in s.kernels.values())
         m = re.search(r"KV_SPLITS = (\d+)", scheds)
@@ -326,8 +392,10 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     n_in = len([f for f in os.listdir(data) if f.startswith("input_")])
     xs = [load(os.path.join(data, f"input_{i}.pb")) for i in range(n_in)]
     ref = load(os.path.join(data, "output_0.pb"))
-    outs = s.run_main(xs)
+    # (A bundle over a symbol runs the launches of the run's shape bucket only.)
+    outs = s.run_main(xs, symbols=[skv] if bound is not None else None)
     out = outs[0].data.reshape(ref.shape)
+    bucket = (f", bucket {','.join(s.bucket_kernels)}" if s.bucket_kernels else "")
     # Queries of run-time length on the FlashAttention-3 kernel: the query tiles (128 rows)
     # past the run's queries never run, so their rows are never written.
     skipped = ""
@@ -345,13 +413,13 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
         raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
     err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
     if a.wgmma:
-        return err < TOL[e], f"rel err {err:.1e} (tol {TOL[e]}), {s.ctas} CTAs{skipped}"
+        return err < TOL[e], f"rel err {err:.1e} (tol {TOL[e]}), {s.ctas} CTAs{skipped}{bucket}"
     st = s.stats
     lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
     cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0
     ok = err < TOL[e] and lm == 1.0 and cp == 1.0
     return ok, (f"rel err {err:.1e} (tol {TOL[e]}), shared wavefronts per ldmatrix matrix "
-                f"{lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync{split_note}")
+                f"{lm:.2f}, per cp.async phase {cp:.2f}, {st.mma} mma.sync{split_note}{bucket}")
 
 
 def main():
@@ -361,7 +429,7 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--mutate", choices=["wait", "barrier", "trans", "shuffle", "wgwait",
                                         "mbwait", "empty", "turn", "transb", "qempty",
-                                        "rows", "bound"])
+                                        "rows", "bound", "bucket", "keybound"])
     p.add_argument("--block-m", default="64", choices=["64", "128"],
                    help="--attention-block-m: 4 or 8 warps per program")
     p.add_argument("--wgmma", action="store_true",

@@ -431,7 +431,8 @@ class CTA:
                 shape = [int(d) for d in re.findall(r"(\d+)x", rt)]
                 set1(np.full([T] + shape, x, dtype=np.float64 if isinstance(x, float) else np.int64))
                 return
-            lit, ty = val.rsplit(":", 1)
+            # (An i1's prints without its type: `value = false`.)
+            lit, ty = val.rsplit(":", 1) if ":" in val else (val, "i1")
             lit, ty = lit.strip(), ty.strip()
             if lit in ("true", "false"):
                 set1(np.full(T, 1 if lit == "true" else 0, dtype=np.int64))
@@ -1019,7 +1020,8 @@ def global_values(g, resources=None):
             v = (np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
         else:
             v = np.frombuffer(raw, dtype={"f16": np.float16, "f32": np.float32,
-                                          "f64": np.float64}[el])
+                                          "f64": np.float64, "i32": np.int32,
+                                          "i64": np.int64}[el])
         return v.astype(np.float64).copy()
     body = re.match(r"dense<(.*)>\s*:", init).group(1)
     v = np.array([float(x) for x in re.findall(r"[-+0-9.eEinfa]+", body)], dtype=np.float64)

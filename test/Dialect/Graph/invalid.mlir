@@ -423,7 +423,7 @@ func.func @fusion_group_not_yield(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 func.func @attention_element_types(%q: tensor<4x8xf32>, %kt: tensor<8x6xf16>, %v: tensor<6x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'graph.attention' op query, key_t, value, bias and result must have one element type}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64}> : (tensor<4x8xf32>, tensor<8x6xf16>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<4x8xf32>, tensor<8x6xf16>, tensor<6x8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 
@@ -431,7 +431,7 @@ func.func @attention_element_types(%q: tensor<4x8xf32>, %kt: tensor<8x6xf16>, %v
 
 func.func @attention_rank(%q: tensor<8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'graph.attention' op query, key_t and value must have rank >= 2}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64}> : (tensor<8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 
@@ -439,7 +439,7 @@ func.func @attention_rank(%q: tensor<8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x
 
 func.func @attention_dynamic(%q: tensor<?x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{'graph.attention' op query, key_t, value, bias and result must have static shapes}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64}> : (tensor<?x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<?x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<?x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
 
@@ -447,7 +447,7 @@ func.func @attention_dynamic(%q: tensor<?x8xf32>, %kt: tensor<8x6xf32>, %v: tens
 
 func.func @attention_head_size(%q: tensor<4x8xf32>, %kt: tensor<7x6xf32>, %v: tensor<6x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'graph.attention' op key_t is [..., D, Skv] with D = 7, query's head size is 8}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64}> : (tensor<4x8xf32>, tensor<7x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<4x8xf32>, tensor<7x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 
@@ -455,7 +455,7 @@ func.func @attention_head_size(%q: tensor<4x8xf32>, %kt: tensor<7x6xf32>, %v: te
 
 func.func @attention_value_rows(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<5x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'graph.attention' op value has 5 rows, key_t has 6 keys}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<5x8xf32>) -> tensor<4x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<5x8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 
@@ -463,7 +463,7 @@ func.func @attention_value_rows(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: t
 
 func.func @attention_batch(%q: tensor<2x4x8xf32>, %kt: tensor<3x8x6xf32>, %v: tensor<6x8xf32>) -> tensor<2x4x8xf32> {
   // expected-error @+1 {{'graph.attention' op batch dims of query, key_t and value do not broadcast}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64}> : (tensor<2x4x8xf32>, tensor<3x8x6xf32>, tensor<6x8xf32>) -> tensor<2x4x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<2x4x8xf32>, tensor<3x8x6xf32>, tensor<6x8xf32>) -> tensor<2x4x8xf32>
   return %0 : tensor<2x4x8xf32>
 }
 
@@ -471,7 +471,7 @@ func.func @attention_batch(%q: tensor<2x4x8xf32>, %kt: tensor<3x8x6xf32>, %v: te
 
 func.func @attention_result(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x3xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'graph.attention' op result must be [4, 3], got 'tensor<4x8xf32>'}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x3xf32>) -> tensor<4x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x3xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 
@@ -479,15 +479,31 @@ func.func @attention_result(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tenso
 
 func.func @attention_bias(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>, %b: tensor<2x4x6xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'graph.attention' op bias of shape [2, 4, 6] does not broadcast to the scores [4, 6]}}
-  %0 = "graph.attention"(%q, %kt, %v, %b) <{scale = 1.0 : f64}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>, tensor<2x4x6xf32>) -> tensor<4x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v, %b) <{scale = 1.0 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>, tensor<2x4x6xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @attention_key_bound(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>, %kb: tensor<4x2xi64>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'graph.attention' op key_bound must be [1, .., 1, Sq or 1, 1] with Sq = 4, got [4, 2]}}
+  %0 = graph.attention %q, %kt, %v key_bound %kb {scale = 1.0 : f64} : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>, tensor<4x2xi64>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @attention_key_bound_batch(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x6xf32>, %v: tensor<2x6x8xf32>, %kb: tensor<2x4x1xi32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{'graph.attention' op key_bound must be [1, .., 1, Sq or 1, 1] with Sq = 4, got [2, 4, 1]}}
+  %0 = graph.attention %q, %kt, %v key_bound %kb {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<2x8x6xf32>, tensor<2x6x8xf32>, tensor<2x4x1xi32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
 }
 
 // -----
 
 func.func @attention_causal(%q: tensor<7x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>) -> tensor<7x8xf32> {
   // expected-error @+1 {{'graph.attention' op causal attention needs Sq <= Skv, got Sq = 7, Skv = 6}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, causal}> : (tensor<7x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<7x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<7x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<7x8xf32>
   return %0 : tensor<7x8xf32>
 }
 
@@ -495,6 +511,6 @@ func.func @attention_causal(%q: tensor<7x8xf32>, %kt: tensor<8x6xf32>, %v: tenso
 
 func.func @attention_scale(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'graph.attention' op scale must be finite}}
-  %0 = "graph.attention"(%q, %kt, %v) <{scale = 0x7FF0000000000000 : f64}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  %0 = "graph.attention"(%q, %kt, %v) <{scale = 0x7FF0000000000000 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }

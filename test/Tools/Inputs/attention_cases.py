@@ -167,7 +167,7 @@ ONNX_ELEM = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "bf16": Tenso
 
 
 def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, seed=0,
-                 q_tail=np.nan, mask=False):
+                 q_tail=np.nan, mask=False, static_keys=None, positions=None):
     """An attention over a sequence of run-time length: OUT/NAME.onnx whose keys (and, with
     sq=None, queries: self-attention) have the dim_param 'seq', to compile with --dim
     seq=1..BOUND; OUT/NAME/ holds the inputs at the bound with the rows past RUN NaN (what a
@@ -176,21 +176,36 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
     starts NaN to catch reads of bytes never written). Causal (self-attention only): torch's registered-buffer idiom, a constant
     mask of the model's maximum positions (BOUND + 64) sliced to [seq, seq] (Shape(q)[-2])
     and added to the scores. mask: a padding mask input [B, 1, .., 1, seq] (0 or -inf, a
-    few keys per row off) added to the scores, its tail NaN too."""
+    few keys per row off) added to the scores, its tail NaN too. static_keys=N (sq=None, not
+    causal): queries of run-time length over N static keys (a prompt over a fixed-capacity
+    KV cache), the mask [B, 1, .., seq, N] per query row, its tail rows NaN. positions=P
+    (with static_keys, instead of the mask input): the static cache's mask as HF's
+    StaticCache builds it from a position input pos int64 [seq] (P + 0, .., P + RUN - 1,
+    its tail N - 1): where(arange(N) <= pos[:, None], 0, finfo.min) added to the scores."""
     if causal and sq is not None:
         raise ValueError("causal dynamic cases are self-attention (sq=None)")
+    if static_keys is not None and (sq is not None or causal or (mask == (positions is not None))):
+        raise ValueError("static_keys: queries of run-time length (sq=None), a mask or "
+                         "positions, not causal")
     rng = np.random.default_rng(seed)
     qn = run if sq is None else sq
+    kn = run if static_keys is None else static_keys
     q = rounded(rng.standard_normal(batch + [qn, d]), e)
-    k = rounded(rng.standard_normal(batch + [run, d]), e)
-    v = rounded(rng.standard_normal(batch + [run, dv]), e)
+    k = rounded(rng.standard_normal(batch + [kn, d]), e)
+    v = rounded(rng.standard_normal(batch + [kn, dv]), e)
     bias = 0.0
     if causal:
         i, j = np.arange(run)[:, None], np.arange(run)[None, :]
         bias = np.where(j <= i, 0.0, -np.inf)
     m_s = [batch[0]] + [1] * (len(batch) - 1) + [1]
+    if static_keys is not None:
+        m_s = m_s[:-1] + [run]
+    lowest = -65504.0 if e == "f16" else -3.3895313892515355e38
+    if positions is not None:
+        pos = positions + np.arange(run)
+        bias = np.where(np.arange(kn)[None, :] <= pos[:, None], 0.0, lowest)
     if mask:
-        m = np.where(rng.random(m_s + [run]) < 0.2, -np.inf, 0.0)
+        m = np.where(rng.random(m_s + [kn]) < 0.2, -np.inf, 0.0)
         m[..., 0] = 0.0  # no row fully masked
         bias = bias + m
     y = attention_reference(q, k, v, d, e, bias)
@@ -198,10 +213,14 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
     seq_q = "seq" if sq is None else sq
     r = len(batch) + 2
     vi = helper.make_tensor_value_info
-    inputs = [vi("q", et, batch + [seq_q, d]), vi("k", et, batch + ["seq", d]),
-              vi("v", et, batch + ["seq", dv])]
+    seq_k = "seq" if static_keys is None else static_keys
+    inputs = [vi("q", et, batch + [seq_q, d]), vi("k", et, batch + [seq_k, d]),
+              vi("v", et, batch + [seq_k, dv])]
     if mask:
-        inputs.append(vi("m", et, m_s + ["seq"]))
+        inputs.append(vi("m", et, (m_s + ["seq"]) if static_keys is None
+                         else (m_s[:-1] + ["seq", static_keys])))
+    if positions is not None:
+        inputs.append(vi("pos", TensorProto.INT64, ["seq"]))
     outputs = [vi("y", et, batch + [seq_q, dv])]
     inits = [tensor_proto("scale", np.array(1 / np.sqrt(d)), e)]
     nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=list(range(r - 2)) + [r - 1, r - 2]),
@@ -221,6 +240,16 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
     if mask:
         nodes.append(helper.make_node("Add", [last, "m"], ["tm"]))
         last = "tm"
+    if positions is not None:
+        inits += [numpy_helper.from_array(np.arange(kn, dtype=np.int64)[None, :], "keys"),
+                  numpy_helper.from_array(np.array([1], dtype=np.int64), "axis1"),
+                  tensor_proto("zero", np.array(0.0), e),
+                  tensor_proto("lowest", np.array(lowest), e)]
+        nodes += [helper.make_node("Unsqueeze", ["pos", "axis1"], ["pcol"]),
+                  helper.make_node("LessOrEqual", ["keys", "pcol"], ["vis"]),
+                  helper.make_node("Where", ["vis", "zero", "lowest"], ["pm"]),
+                  helper.make_node("Add", [last, "pm"], ["tp"])]
+        last = "tp"
     nodes += [helper.make_node("Softmax", [last], ["p"], axis=-1),
               helper.make_node("MatMul", ["p", "v"], ["y"])]
     graph = helper.make_graph(nodes, name, inputs, outputs, inits)
@@ -235,12 +264,20 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
 
     data = os.path.join(out, name)
     os.makedirs(data, exist_ok=True)
-    xs = [q if sq is not None else padded(q, run, q_tail), padded(k, run), padded(v, run)]
-    if mask:
+    if static_keys is not None:
+        xs = [padded(q, run, q_tail), k, v] + ([padded(m, run)] if mask else [])
+    else:
+        xs = [q if sq is not None else padded(q, run, q_tail), padded(k, run), padded(v, run)]
+    if mask and static_keys is None:
         xs.append(np.concatenate([m, np.full(m_s + [bound - run], np.nan)], axis=-1))
     for n, x in enumerate(xs):
         with open(os.path.join(data, f"input_{n}.pb"), "wb") as f:
             f.write(tensor_proto(f"input_{n}", x, e).SerializeToString())
+    if positions is not None:
+        tail = np.full(bound - run, kn - 1, dtype=np.int64)
+        with open(os.path.join(data, f"input_{len(xs)}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(np.concatenate([pos.astype(np.int64), tail]),
+                                            f"input_{len(xs)}").SerializeToString())
     yo = rounded(y, e) if sq is not None else padded(rounded(y, e), run)
     with open(os.path.join(data, "output_0.pb"), "wb") as f:
         f.write(tensor_proto("output_0", yo, e).SerializeToString())

@@ -73,6 +73,11 @@ struct TemplateOptions {
   /// (chooseAttentionKVSplits: GPU targets only), 1 is none, S in [2, kMaxAttentionKVSplits]
   /// forces S (capped at the key blocks).
   int64_t attentionKVSplits = 0;
+  /// Bounded symbolic dims, one shape bucket of an attention over queries of run-time
+  /// length (attentionShapeBuckets): the run's Sq is at most this many rows, so the GPU
+  /// kernels cover (and choose their blocks and key slices for) that many query rows of the
+  /// bound's buffers; 0: the bound's Sq.
+  int64_t attentionRunQueriesMax = 0;
   /// Bounded symbolic dims, shape buckets (select-matmul-configs): choose the matmul /
   /// implicit-GEMM tile config for a run at this value of the symbol the anchor's result
   /// follows (kAnchorSymDimAttrName), as if M (or N, or the batch) had that run's size; the
@@ -109,7 +114,8 @@ constexpr llvm::StringLiteral kScatterInPlaceAttrName = "aicc.in_place";
 /// bounded symbolic dim (checkSymbolicDims): array<i64: axis, symbol, factor, min, max>: the
 /// op's result dim `axis` is factor x symbol `symbol`, whose values are [min, max].
 /// select-matmul-configs chooses a tile config per shape bucket of that symbol from it
-/// (TemplateOptions::configAtValue).
+/// (TemplateOptions::configAtValue). Also on a graph.attention whose queries follow one
+/// (axis: its result's Sq dim), for attentionShapeBuckets.
 constexpr llvm::StringLiteral kAnchorSymDimAttrName = "aicc.result_symdim";
 /// The kAnchorSymDimAttrName of the first op in `group`'s body that carries one (its matmul
 /// or conv), or null.
@@ -143,6 +149,23 @@ struct GroupKernels {
 
 /// Builds `group`'s kernels (GroupKernels) as func.funcs named from `name` at `builder`'s
 /// insertion point; fails with buildKernelForGroup's diagnostics.
+/// One shape bucket of a graph.attention whose queries follow a bounded symbolic dim: a
+/// run at a value of symbol `symbol` in [lo, hi] has at most `maxQueries` queries and runs
+/// the group's kernels built with TemplateOptions::attentionRunQueriesMax = maxQueries.
+struct AttentionShapeBucket {
+  int64_t symbol = 0, lo = 0, hi = 0, maxQueries = 0;
+};
+
+/// The shape buckets of `group`'s attention, ascending and covering the symbol's range, or
+/// none (one kernel set for every value): on GPU targets, an attention of 16-bit operands
+/// whose Sq follows a symbol (aicc.run_lengths, and kAnchorSymDimAttrName for the range)
+/// with a bound of more than kAttentionDecodeMaxQueries queries gets the decode kernel
+/// (one warp per 16 queries, keys split across programs; TensorCoreRules.h) for the values
+/// of at most 16 queries, and the bound's kernel above them. At most `maxBuckets` (1: none).
+llvm::SmallVector<AttentionShapeBucket> attentionShapeBuckets(graph::FusionGroupOp group,
+                                                              const TemplateOptions &options,
+                                                              int64_t maxBuckets);
+
 mlir::FailureOr<GroupKernels> buildKernelsForGroup(mlir::OpBuilder &builder,
                                                    graph::FusionGroupOp group, llvm::StringRef name,
                                                    const TemplateOptions &options = {});

@@ -526,6 +526,15 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("bias of shape [")
              << bt.getShape() << "] does not broadcast to the scores [" << scores << "]";
   }
+  if (Value kb = getKeyBound()) {
+    auto kt = cast<RankedTensorType>(kb.getType());
+    ArrayRef<int64_t> ks = kt.getShape();
+    if (!kt.hasStaticShape() || ks.size() < 2 || ks.back() != 1 ||
+        (ks.end()[-2] != sq && ks.end()[-2] != 1) ||
+        llvm::any_of(ks.drop_back(2), [](int64_t d) { return d != 1; }))
+      return emitOpError("key_bound must be [1, .., 1, Sq or 1, 1] with Sq = ")
+             << sq << ", got [" << ks << "]";
+  }
   if (getCausal() && sq > skv)
     return emitOpError("causal attention needs Sq <= Skv, got Sq = ") << sq << ", Skv = " << skv;
   if (!std::isfinite(getScale().convertToDouble()))

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FusionRules.h"
+#include "GraphAttentionKeyBound.h"
 #include "aicc/Dialect/Graph/Transforms/Passes.h"
 #include "aicc/Target/TargetAttr.h"
 #include "aicc/Target/TensorCoreRules.h"
@@ -69,6 +70,13 @@ std::optional<double> scalarConstant(Value v, int depth = 8) {
     return isa<AddOp>(d) ? *x + *y : *x - *y;
   }
   return std::nullopt;
+}
+
+/// `att`'s key_bound when one bound holds for every query row ([.., 1, 1]: it then holds for
+/// the rows of a packed form too), else none.
+Value rowConstantKeyBound(AttentionOp att) {
+  Value kb = att.getKeyBound();
+  return kb && cast<RankedTensorType>(kb.getType()).getShape().end()[-2] == 1 ? kb : Value();
 }
 
 bool isNegInfConstant(Value v) {
@@ -364,10 +372,10 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
       SmallVector<int64_t> shape(succeeded(bc) ? ArrayRef<int64_t>(*bc) : scoresT.getShape());
       bias = AddOp::create(rewriter, loc, RankedTensorType::get(shape, elem), biases[0], biases[1]);
     }
-    auto op =
-        AttentionOp::create(rewriter, loc, yT, q, kt, v, bias, rewriter.getF64FloatAttr(scale),
-                            causal ? rewriter.getUnitAttr() : UnitAttr(),
-                            zeroRows ? rewriter.getUnitAttr() : UnitAttr());
+    auto op = AttentionOp::create(rewriter, loc, yT, q, kt, v, bias, Value(),
+                                  rewriter.getF64FloatAttr(scale),
+                                  causal ? rewriter.getUnitAttr() : UnitAttr(),
+                                  zeroRows ? rewriter.getUnitAttr() : UnitAttr());
     rewriter.replaceOp(pv, op.getResult());
     return success();
   }
@@ -433,8 +441,8 @@ struct PackGroupedQueries : public OpRewritePattern<AttentionOp> {
     Location loc = att.getLoc();
     Value q = ReshapeOp::create(rewriter, loc, pack(qT), att.getQuery());
     auto packed = AttentionOp::create(rewriter, loc, pack(yT), q, att.getKeyT(), att.getValue(),
-                                      att.getBias(), att.getScaleAttr(), UnitAttr(),
-                                      att.getZeroUndefinedRowsAttr());
+                                      att.getBias(), rowConstantKeyBound(att), att.getScaleAttr(),
+                                      UnitAttr(), att.getZeroUndefinedRowsAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
   }
@@ -517,9 +525,9 @@ struct PackRepeatedKV : public OpRewritePattern<AttentionOp> {
       return RankedTensorType::get(s, t.getElementType());
     };
     Value q = ReshapeOp::create(rewriter, loc, rows(qT), att.getQuery());
-    auto packed =
-        AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, att.getBias(), att.getScaleAttr(),
-                            UnitAttr(), att.getZeroUndefinedRowsAttr());
+    auto packed = AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, att.getBias(),
+                                      rowConstantKeyBound(att), att.getScaleAttr(), UnitAttr(),
+                                      att.getZeroUndefinedRowsAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
   }
@@ -536,6 +544,7 @@ struct GraphRecomposeAttentionPass
     RewritePatternSet patterns(&getContext());
     patterns.add<RecomposeAttention>(&getContext(), chip->isGPU ? chip : nullptr);
     patterns.add<PackGroupedQueries, PackRepeatedKV>(&getContext());
+    populateAttentionKeyBoundPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -387,7 +387,7 @@ def Graph_LogSoftmaxOp : Graph_Op<"log_softmax", [Pure, SameOperandsAndResultTyp
   let hasVerifier = 1;
 }
 
-def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
+def Graph_AttentionOp : Graph_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let summary = "scaled dot-product attention: softmax(scale * Q K + bias, last axis) V";
   let description = [{
     `query: [..., Sq, D]`, `key_t: [..., D, Skv]` (the keys transposed: the right operand of
@@ -409,13 +409,21 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     which the dynamo exporter writes as softmax then where(isnan(p), 0, p). Dao et al., "FlashAttention" (2022) for the
     one-kernel evaluation; graph-recompose forms this op from the matmul / scale / mask /
     softmax / matmul chain that exporters emit (docs/fusion.md).
+
+    `key_bound` (optional, integer `[1, .., 1, Sq or 1, 1]`) is a promise about the bias,
+    not a change of the result: query i gives weight 0 to every key j > key_bound[i]
+    (graph-recompose-attention sets it from a KV cache's mask where(keys <= pos, 0, -inf):
+    GraphAttentionKeyBound.cpp), so kernels may end a block of queries' key loop at its
+    largest bound + 1. A row whose bound is negative sees every key (no promise).
   }];
   let arguments = (ins Graph_FloatTensor:$query, Graph_FloatTensor:$key_t,
                    Graph_FloatTensor:$value, Optional<Graph_FloatTensor>:$bias,
+                   Optional<RankedTensorOf<[I32, I64]>>:$key_bound,
                    F64Attr:$scale, UnitAttr:$causal, UnitAttr:$zero_undefined_rows);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = [{
-    $query `,` $key_t `,` $value (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+    $query `,` $key_t `,` $value (`bias` $bias^)? (`key_bound` $key_bound^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
