@@ -17,6 +17,6 @@ fi
 echo "== aicc-compile $model --target=$target"
 "$build/bin/aicc-compile" "$model" --target=$target -o "$out/mlp.aicc"
 echo "== fusion groups (kernels):"
-"$build/bin/aicc-compile" "$model" --emit=fused -o - | grep -o 'graph.fusion_group "[a-z]*"' | sort | uniq -c
+"$build/bin/aicc-compile" "$model" --target=$target --emit=fused -o - | grep -o 'graph.fusion_group "[a-z]*"' | sort | uniq -c
 echo "== aicc-run --device=$device"
 "$build/bin/aicc-run" "$out/mlp.aicc" --device=$device --test-data-set "$root/models/mlp/test_data_set_0"

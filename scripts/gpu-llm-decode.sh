@@ -11,7 +11,7 @@
 #    eager module, then prefill (batch 1: 128 / 512 / 2048 tokens) and decode steps (batch 1
 #    and 16) of aicc against torch eager, a CUDA graph of eager and
 #    torch.compile(mode="reduce-overhead"), all in this run.
-# Env: WORK, TARGET, LLM_CONFIG / LLM_PROMPTS / LLM_DECODE_AT (bench/llm_decode.py),
+# Env: WORK, TARGET, BATCHES (default "1 16"), LLM_CONFIG / LLM_PROMPTS / LLM_DECODE_AT (bench/llm_decode.py),
 # AICC_FLAGS (extra aicc-compile flags).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,10 +19,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/gpu-compiler-env.sh" || exit 1
 work=${WORK:-/tmp/aicc-llm}
 target=${TARGET:-sm_90a}
+batches=${BATCHES:-1 16}  # the batches to export, compile and run (a missing bundle is skipped)
 max=$(python3 -c "import os,sys; sys.path.insert(0,'$root/bench'); import llm_decode as l; print(l.MAX)")
 stamp() { echo "== $(date +%T) $*"; }
 mkdir -p "$work"
-for b in 1 16; do
+for b in $batches; do
   if [ ! -f "$work/b$b/model.onnx" ]; then
     stamp "export batch $b"
     python3 "$root/bench/llm_decode.py" export "$work/b$b" "$b" 2>&1 | tail -1 || exit 1
@@ -30,7 +31,7 @@ for b in 1 16; do
 done
 stamp compile
 pids=()
-for b in 1 16; do
+for b in $batches; do
   # shellcheck disable=SC2086
   ( s=$SECONDS; aicc-compile "$work/b$b/model.onnx" --target="$target" --dim seq=1..$max \
       ${AICC_FLAGS:-} -o "$work/b$b/model.aicc" > "$work/b$b/compile.log" 2>&1
