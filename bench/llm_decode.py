@@ -43,6 +43,7 @@ eager ones after a prefill and a few decode steps (f16 tolerance).
 """
 import json
 import os
+import re
 import sys
 import time
 
@@ -187,8 +188,10 @@ def testdata(out):
     """DIR/test_data_set_K for aicc-run --test-data-set: one decoder session's calls at
     batch 1, torch's eager outputs (on the CPU): K = 0 a 5-token prompt from empty caches, 1
     the decode step at position 5 over the caches 0 wrote, 2 a 7-token chunk at positions
-    9..15 over random caches, 3 one token at position MAX - 1 over random caches. With a
-    small LLM_CONFIG this is test/Tools/llm-decode-tiny.test's model."""
+    9..15 over random caches, 3 one token at position MAX - 1 over random caches, and when
+    MAX >= 80, 4 a 40-token prompt from empty caches (a run of several programs of the
+    kernels over rows of [heads, seq, head_dim]). With a small LLM_CONFIG this is
+    test/Tools/llm-decode-tiny.test's model (and llm-decode-gqa.test's)."""
     from onnx import numpy_helper
     model = build("cpu")
     g = torch.Generator().manual_seed(2)
@@ -209,6 +212,9 @@ def testdata(out):
         calls.append((ins, model(*ins)))
         ins = (rnd(1, 1, D), torch.tensor([MAX - 1]), *[rnd(*shape) for _ in zeros])
         calls.append((ins, model(*ins)))
+        if MAX >= 80:
+            ins = (rnd(1, 40, D), torch.arange(40), *zeros)
+            calls.append((ins, model(*ins)))
     for k, (ins, outs) in enumerate(calls):
         d = os.path.join(out, "test_data_set_%d" % k)
         os.makedirs(d, exist_ok=True)
@@ -253,6 +259,16 @@ def profile_kernels(fn, title, top=12):
         title, total / 5, sum(n for n, _ in rows.values()) // 5), flush=True)
     for name, (n, d) in sorted(rows.items(), key=lambda kv: -kv[1][1])[:top]:
         print("  %8.1f us  %3d x  %s" % (d / 5, n // 5, name[:90]), flush=True)
+    # Every kernel by kind: the name without its group number (fused_12_epilogue_upto64 ->
+    # epilogue_upto64), so the time no top-N list shows is accounted for too.
+    kinds = {}
+    for name, (n, d) in rows.items():
+        kind = re.sub(r"^fused_\d+_", "", name)
+        k, t = kinds.get(kind, (0, 0.0))
+        kinds[kind] = (k + n, t + d)
+    print("  by kind: " + ", ".join(
+        "%s %.1f us (%d)" % (kind, t / 5, k // 5)
+        for kind, (k, t) in sorted(kinds.items(), key=lambda kv: -kv[1][1])), flush=True)
 
 
 class TorchStep:
