@@ -2,7 +2,8 @@
 """Exports make_models.py's models with a dynamic batch axis, the way users export them
 (torch.onnx.export with dynamic_axes={"input_0": {0: "batch"}, ...}), for issue 19's bounded
 symbolic dims (docs/symbolic-shapes.md): aicc-compile MODEL --dim batch=1..8; and the GPT
-block at batch 1 with a dynamic sequence (gpt_block_dynseq: --dim seq=1..64).
+block at batch 1 and 2 with a dynamic sequence (gpt_block_dynseq, gpt_block_b2_dynseq:
+--dim seq=1..64).
 
 Run with Debian's python3 (torch 1.13 CPU):  /usr/bin/python3 models/torch/make_dynamic_models.py
 For each model writes NAME_dynbatch_opset17/model.onnx and test_data_set_K/{input_*,output_0}.pb
@@ -58,19 +59,20 @@ def export(name, make, shapes, dim="batch", sizes=BATCHES, lead=()):
     print("wrote", d)
 
 
-def export_bert_mask(sizes=(1, 5, 64, 37)):
+def export_bert_mask(sizes=(1, 5, 64, 37), batch=1):
     """bert_mask_dynseq_opset17: mm.BertMaskBlock at batch 1 with the sequence dynamic in x
     [1, seq, 32] and the padding mask [1, seq] (--dim seq=1..64); each data set pads about a
-    quarter of the keys (the first kept)."""
+    quarter of the keys (the first kept). batch 2: bert_mask_b2_dynseq_opset17 (the rows of
+    [2, seq, 32] and [2, heads, seq, seq] follow seq behind the batch dim)."""
     torch.manual_seed(0)
     model = mm.BertMaskBlock()
     model.eval()
-    d = os.path.join(here, "bert_mask_dynseq_opset17")
+    d = os.path.join(here, "bert_mask_%sdynseq_opset17" % ("" if batch == 1 else "b%d_" % batch))
     g = torch.Generator().manual_seed(2)
 
     def inputs(t):
-        x = torch.randn(1, t, 32, generator=g)
-        mask = (torch.rand(1, t, generator=g) > 0.25).float()
+        x = torch.randn(batch, t, 32, generator=g)
+        mask = (torch.rand(batch, t, generator=g) > 0.25).float()
         mask[:, 0] = 1.0
         return x, mask
 
@@ -95,3 +97,6 @@ if __name__ == "__main__":
     export("gpt_block", lambda: mm.GPTBlock(seq=64), [(32,)], dim="seq", sizes=(1, 5, 64),
            lead=(1,))
     export_bert_mask()
+    export_bert_mask(batch=2)
+    export("gpt_block_b2", lambda: mm.GPTBlock(seq=64), [(32,)], dim="seq", sizes=(1, 5, 64, 37),
+           lead=(2,))

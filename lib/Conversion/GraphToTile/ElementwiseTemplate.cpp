@@ -12,7 +12,8 @@ namespace aicc::templates {
 /// place (tile.in_place): the output's every access is a tile.store at `offs` and the
 /// input's every access a tile.load at `offs`, each load before each store in the one
 /// block of the kernel, with one element size and count. Sound for this template only:
-/// program p reads and writes exactly the flat indices [p * BLOCK, (p + 1) * BLOCK), so
+/// program p reads and writes exactly the flat indices [p * BLOCK, (p + 1) * BLOCK) (with
+/// rows, program (x, y) those of [x * BLOCK, (x + 1) * BLOCK) inside row y), so
 /// no program reads an element another writes, and within a program every element is
 /// read before it is written at the same byte offset (the same offsets tile gives the
 /// load and the store one layout: the thread that reads an element writes it).
@@ -78,17 +79,53 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
   int64_t numel = outType.getNumElements();
   if (numel >= (int64_t(1) << 31))
     return group.emitError("tensor of ") << numel << " elements exceeds 2^31 (i32 offsets)";
-  int64_t block = std::min<int64_t>(1024, std::max<int64_t>(128, llvm::PowerOf2Ceil(numel)));
-  int64_t programs = (numel + block - 1) / block;
-  KernelContext kc = makeKernel(builder, group, name, {programs, 1, 1}, 4,
+  // A symbol behind non-unit dims ([B, H, seq, D]): programs (x, y) take elements
+  // [x * BLOCK, (x + 1) * BLOCK) of row y of the largest result's `inner` elements, so that
+  // a run launches only the programs of its rows' first elements (tile.symgrid along x; a
+  // smaller result with other rows: storeSlots). Otherwise programs x take the flat
+  // elements [x * BLOCK, (x + 1) * BLOCK).
+  std::optional<SymbolRows> rows = symbolRows(group, /*sameInner=*/false);
+  int64_t span = rows ? rows->inner : numel;
+  int64_t block = std::min<int64_t>(1024, std::max<int64_t>(128, llvm::PowerOf2Ceil(span)));
+  int64_t programs = (span + block - 1) / block;
+  KernelContext kc = makeKernel(builder, group, name, {programs, rows ? rows->outer : 1, 1}, 4,
                                 {blockAttr(builder, "BLOCK", block)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   TileBuilder tb{b, group.getLoc(), {block}};
   Value pid = tl::ProgramIdOp::create(b, tb.loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value base = arith::MulIOp::create(b, tb.loc, pid, tb.i32(block));
   Value offs = arith::AddIOp::create(b, tb.loc, tb.splat(base), tb.range(block));
-  Value mask =
-      arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, offs, tb.splatI32(numel));
+  Value mask = arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, offs, tb.splatI32(span));
+  Value lane = offs, row;
+  if (rows) {
+    row = tl::ProgramIdOp::create(b, tb.loc, b.getI32Type(), b.getI32IntegerAttr(1));
+    Value rowBase = arith::MulIOp::create(b, tb.loc, row, tb.i32(rows->inner));
+    offs = arith::AddIOp::create(b, tb.loc, tb.splat(rowBase), offs);
+  }
+  // Result r of rows with another unit (elements per symbol value) than the largest's: the
+  // programs' slots of one symbol value, j = row * unit + (lane % unit) for the value
+  // s = lane / unit, hold its (outer_r x unit_r) elements of value s in row-major order
+  // (never more: the largest result has the most), so a run's programs cover them too.
+  // Returns the flat offsets of those elements and the mask of the lanes that have one.
+  auto storeSlots = [&](int64_t outerR, int64_t unitR, int64_t innerR) -> std::pair<Value, Value> {
+    auto div = [&](Value x, int64_t d) {
+      return arith::DivSIOp::create(b, tb.loc, x, tb.splatI32(d)).getResult();
+    };
+    auto rem = [&](Value x, int64_t d) {
+      return arith::RemSIOp::create(b, tb.loc, x, tb.splatI32(d)).getResult();
+    };
+    auto mulAdd = [&](Value x, int64_t k, Value y) {
+      return arith::AddIOp::create(b, tb.loc, arith::MulIOp::create(b, tb.loc, x, tb.splatI32(k)),
+                                   y)
+          .getResult();
+    };
+    Value s = div(lane, rows->unit);
+    Value j = mulAdd(tb.splat(row), rows->unit, rem(lane, rows->unit));
+    Value has =
+        arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, j, tb.splatI32(outerR * unitR));
+    Value at = mulAdd(div(j, unitR), innerR, mulAdd(s, unitR, rem(j, unitR)));
+    return {at, arith::AndIOp::create(b, tb.loc, has, mask).getResult()};
+  };
   // Multi-dim output index, only materialized for operands that need it.
   SmallVector<Value> idx = tb.delinearize(offs, outShape);
   Block &body = group.getBody().front();
@@ -169,29 +206,40 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
   auto yield = cast<YieldOp>(body.getTerminator());
   // Every result first, then the stores (each input is read before any output is written:
   // markInPlacePairs).
-  SmallVector<Value> results, masks;
-  for (Value v : yield.getValues()) {
+  SmallVector<Value> results, masks, stores;
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
     // A result of another shape at its own indices of the same linear index
     // (mergeSiblings), masked past its element count.
     auto vt = cast<RankedTensorType>(v.getType());
-    Value m = mask;
-    if (vt.getNumElements() != numel)
+    Value m = mask, at = offs;
+    if (rows && rows->results[i].second != rows->unit) {
+      auto [outerR, unitR] = rows->results[i];
+      std::tie(at, m) = storeSlots(outerR, unitR, vt.getNumElements() / outerR);
+    } else if (vt.getNumElements() != numel) {
       m = arith::CmpIOp::create(b, tb.loc, arith::CmpIPredicate::slt, offs,
                                 tb.splatI32(vt.getNumElements()));
-    FailureOr<Value> t = vt.getShape() == outShape
+      // Rows: a lane past its row's end must not write the next row's first elements.
+      if (rows)
+        m = arith::AndIOp::create(b, tb.loc, m, mask);
+    }
+    FailureOr<Value> t = vt.getShape() == outShape && at == offs
                              ? evalAt(v, idx, m)
-                             : evalAt(v, tb.delinearize(offs, vt.getShape()), m);
+                             : evalAt(v, tb.delinearize(at, vt.getShape()), m);
     if (failed(t))
       return failure();
     results.push_back(*t);
     masks.push_back(m);
+    stores.push_back(at);
   }
   for (auto [i, t] : llvm::enumerate(results))
-    tb.store(kc.outParams[i], offs, t, masks[i]);
+    tb.store(kc.outParams[i], stores[i], t, masks[i]);
   func::ReturnOp::create(b, tb.loc);
   markInPlacePairs(kc, offs);
   // Each result is stored at its own flat indices of the programs' linear index.
-  setFlatSymGrid(kc, 0, block, 1, /*equalResults=*/false);
+  if (rows)
+    setRowsSymGrid(kc, *rows, block);
+  else
+    setFlatSymGrid(kc, 0, block, 1, /*equalResults=*/false);
   return kc.kernel;
 }
 

@@ -57,16 +57,32 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   // best on the H200 for 8192-element rows (8 warps for f16, 16 for f32; docs/performance.md).
   int64_t rowBytes = block * std::max<int64_t>(1, storageType(inT.getElementType()).getIntOrFloatBitWidth() / 8);
   int64_t warps = std::min<int64_t>(16, std::max<int64_t>(1, rowBytes / (32 * 64)));
-  KernelContext kc = makeKernel(builder, group, name, {outer * inner, 1, 1}, warps,
-                                {blockAttr(builder, "BLOCK", block)});
+  // A result whose symbol sits behind non-unit dims ([B, seq, D] rows over D): programs
+  // (x, y) take row y * perY + x, so that a run launches only its rows (tile.symgrid along
+  // x); otherwise program p takes row p.
+  std::optional<SymbolRows> rows;
+  if (group->getNumResults() == 1 && inner == 1)
+    rows = symbolRows(group);
+  if (rows && (rows->inner % R != 0 || rows->outer * rows->inner != inT.getNumElements()))
+    rows.reset();
+  int64_t perY = rows ? rows->inner / R : 1;
+  KernelContext kc =
+      makeKernel(builder, group, name, {rows ? perY : outer * inner, rows ? rows->outer : 1, 1},
+                 warps, {blockAttr(builder, "BLOCK", block)});
   // Program o * inner + i writes row (o, i): elements of [o * R * inner, (o + 1) * R * inner).
-  if (group->getNumResults() == 1)
+  if (rows)
+    setRowsSymGrid(kc, *rows, R);
+  else if (group->getNumResults() == 1)
     setFlatSymGrid(kc, 0, R * inner, inner);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = sm->getLoc();
   TileBuilder tb{b, loc, {block}};
   Type elem = computeType(inT.getElementType());
   Value row = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  if (rows) {
+    Value y = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
+    row = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, tb.i32(perY)), row);
+  }
   Value o = arith::DivSIOp::create(b, loc, row, tb.i32(inner));
   Value i = arith::RemSIOp::create(b, loc, row, tb.i32(inner));
   Value base =

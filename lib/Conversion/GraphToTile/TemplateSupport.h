@@ -251,6 +251,24 @@ std::optional<ResultSymDim> groupResultSymDim(FusionGroupOp group, unsigned i);
 void setFlatSymGrid(KernelContext &kc, int64_t axis, int64_t per, int64_t group,
                     bool equalResults = true);
 
+/// A kernel's results whose symbol sits behind non-unit dims (`[B, H, seq, D]` with seq
+/// symbolic): each result is `outer` rows of `inner` = seq_max x `unit` elements, and at
+/// value v only the first v x unit elements of each row are the run's (buffers inside the
+/// model keep the bound's layout). The kernel's grid is (ceil(inner / per), outer) of the
+/// largest result (its fields here); `results` has each result's (outer, unit). None when a
+/// result has no symbolic dim or another symbol, when every result has its symbol in its
+/// first non-unit dim (setFlatSymGrid's case), when outer exceeds grid y's 65535, or with
+/// `sameInner` when a result's inner differs from the largest's.
+struct SymbolRows {
+  int64_t outer = 1, inner = 1, symbol = 0, unit = 1;
+  SmallVector<std::pair<int64_t, int64_t>> results;
+};
+std::optional<SymbolRows> symbolRows(FusionGroupOp group, bool sameInner = true);
+
+/// Records tile.symgrid for a kernel gridded (ceil(inner / per), outer) by symbolRows:
+/// along x, a run at value v needs the programs of its rows' first v x unit elements.
+void setRowsSymGrid(KernelContext &kc, const SymbolRows &rows, int64_t per);
+
 /// Applies `--matmul-config` (BMxBNxBK[xSTAGES]; empty: no change) to `cfg`, or fails with
 /// a diagnostic at `anchor`.
 LogicalResult applyMatmulConfigOverride(Operation *anchor, StringRef override,

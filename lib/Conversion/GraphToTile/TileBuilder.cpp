@@ -499,4 +499,41 @@ void setFlatSymGrid(KernelContext &kc, int64_t axis, int64_t per, int64_t group,
                      b.getDenseI64ArrayAttr({axis, *symbol, unit, per, group}));
 }
 
+std::optional<SymbolRows> symbolRows(FusionGroupOp group, bool sameInner) {
+  SymbolRows rows;
+  int64_t largest = -1;
+  bool behind = false;
+  for (auto [i, r] : llvm::enumerate(group->getResults())) {
+    auto sd = groupResultSymDim(group, i);
+    if (!sd || (i > 0 && sd->symbol != rows.symbol))
+      return std::nullopt;
+    auto t = cast<RankedTensorType>(r.getType());
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      (d < sd->axis ? outer : inner) *= t.getDimSize(d);
+    if (inner % sd->max != 0)
+      return std::nullopt;
+    behind |= outer > 1;
+    rows.symbol = sd->symbol;
+    rows.results.push_back({outer, inner / sd->max});
+    if (t.getNumElements() > largest) {
+      largest = t.getNumElements();
+      rows.outer = outer;
+      rows.inner = inner;
+      rows.unit = inner / sd->max;
+    }
+  }
+  if (!behind || rows.outer > 65535)
+    return std::nullopt;
+  if (sameInner && llvm::any_of(rows.results, [&](auto &r) { return r.second != rows.unit; }))
+    return std::nullopt;
+  return rows;
+}
+
+void setRowsSymGrid(KernelContext &kc, const SymbolRows &rows, int64_t per) {
+  Builder b(kc.kernel.getContext());
+  kc.kernel->setAttr(tl::kSymGridAttrName,
+                     b.getDenseI64ArrayAttr({0, rows.symbol, rows.unit, per, 1}));
+}
+
 } // namespace aicc::templates

@@ -105,9 +105,12 @@ bool RegisterKernel::isEligible(std::string &why) {
 /// grid is large and divides evenly: a 32-thread block moves too few bytes, and the SM's
 /// resident-block limit (32 on sm_90) would cap the bytes in flight (short rows: 256 f16
 /// elements per program). Only without shared memory (one warp per program never uses it).
+/// Along x only: the grid (x, y) of a kernel over rows whose symbol sits behind a batch
+/// dim (tile.symgrid along x; symbolRows in GraphToTile) packs x too.
 void RegisterKernel::choosePacking() {
   ArrayRef<int64_t> g = sched.getGrid();
-  if (sched.getNumWarps() != 1 || g[1] != 1 || g[2] != 1 || g[0] < 4096)
+  const bool rows = g[1] != 1 && fn->hasAttr(tl::kSymGridAttrName);
+  if (sched.getNumWarps() != 1 || (g[1] != 1 && !rows) || g[2] != 1 || g[0] * g[1] < 4096)
     return;
   for (int64_t p : {8, 4, 2})
     if (g[0] % p == 0) {
