@@ -5,7 +5,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${AICC_BUILD_DIR:-$root/build}
 bash "$root/scripts/setup.sh"
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
 fi
 ninja -C "$build" -j"$(nproc)"

@@ -54,7 +54,7 @@ configure_san() {
     cmake -G Ninja -S "$root" -B "$san" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
       -DAICC_SANITIZE=address,undefined -DAICC_ENABLE_FUZZERS=ON -DAICC_ENABLE_CUDA=OFF \
-      -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit -DAICC_VENV="${AICC_VENV:-$root/.venv}"
+      -DAICC_VENV="${AICC_VENV:-$root/.venv}"
   fi
 }
 

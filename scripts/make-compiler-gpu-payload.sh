@@ -31,8 +31,7 @@ if [ ! -x "$b/venv/bin/python" ]; then
 fi
 if [ ! -f "$b/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$b" -DCMAKE_BUILD_TYPE=Release -DAICC_LINK_LLVM_STATIC=ON \
-    -DAICC_ENABLE_TESTS=OFF -DPython_EXECUTABLE="$b/venv/bin/python" \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+    -DAICC_ENABLE_TESTS=OFF -DPython_EXECUTABLE="$b/venv/bin/python"
 fi
 ninja -C "$b" -j"$(nproc)" aicc-run _aicc
 stage=$(mktemp -d)
