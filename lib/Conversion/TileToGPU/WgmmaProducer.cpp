@@ -20,16 +20,6 @@ using namespace aicc::wgmma;
 SmallVector<Value> WgmmaKernel::tilePids(OpBuilder &b, Location loc, Value t) {
   auto grid = sched.getGrid();
   int64_t gm = grid[0], gn = grid[1];
-  if (runGridM && grid[2] > 1) {
-    // Matrices whose rows follow a symbol (a batch of prompts, [B, seq, K] x [K, N]): a
-    // short run has a row tile or two per matrix, so the matrices of one (m, n) tile come
-    // one after another (t mod B): the CTAs running at once read the same B block, once
-    // from memory (weights broadcast over the batch), the rest from L2.
-    Value pidB = arith::RemUIOp::create(b, loc, t, ci32(b, loc, grid[2]));
-    Value mn = arith::DivUIOp::create(b, loc, t, ci32(b, loc, grid[2]));
-    auto [pidM, pidN] = groupedTilePids(b, loc, mn, runGridM, gn, kGroupM);
-    return {pidM, pidN, pidB};
-  }
   if (runGridM) {
     Value mnTiles = arith::MulIOp::create(b, loc, runGridM, ci32(b, loc, gn));
     Value mn = arith::RemUIOp::create(b, loc, t, mnTiles);
