@@ -424,14 +424,29 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   bool chunked = R > kMaxReduction;
   int64_t block = chunked ? kChunk : std::max<int64_t>(32, llvm::PowerOf2Ceil(R));
   int64_t warps = std::min<int64_t>(8, std::max<int64_t>(1, block / 256));
-  KernelContext kc = makeKernel(builder, group, name, {O, 1, 1}, warps,
+  // Outputs whose symbol sits behind non-unit dims ([B, seq, 1]): programs (x, y) write
+  // output element y * inner + x, so that a run launches only its rows' first outputs
+  // (tile.symgrid along x); otherwise program p writes output element p.
+  std::optional<SymbolRows> rows = symbolRows(group);
+  if (rows && rows->outer * rows->inner != O)
+    rows.reset();
+  KernelContext kc = makeKernel(builder, group, name,
+                                {rows ? rows->inner : O, rows ? rows->outer : 1, 1}, warps,
                                 {blockAttr(builder, "BLOCK", block)});
   // Program p writes output element p (row-major over the kept dims).
-  setFlatSymGrid(kc, 0, 1, 1);
+  if (rows)
+    setRowsSymGrid(kc, *rows, 1);
+  else
+    setFlatSymGrid(kc, 0, 1, 1);
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = red0->getLoc();
   TileBuilder tb{b, loc, {block}};
   Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  if (rows) {
+    Value y = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
+    pid = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, tb.i32(rows->inner)),
+                                pid);
+  }
   // Scalar base offset of this output element's kept coordinates.
   Value base = keptBaseOffset(tb, pid, rd);
   // The reduced elements [start, start + block) in row-major order over the reduced dims

@@ -11,6 +11,9 @@ writes OUTDIR/NAME.onnx for NAME in:
   batch_inner    Y = softmax(X @ W) of X [4, batch, 8]: accepted (the symbol after a dim of 4:
                  a run's tensors are 4 rows of their buffers, format version 8); writes
                  OUTDIR/batch_inner/test_data_set_{0,1,2} at batch 1, 3 and 16
+  rows_reduce    Y = ReduceSum(X) + ReduceMax(X) over the last axis of X [4, batch, 40]:
+                 accepted (the reduction kernel's outputs are 4 rows of their buffers);
+                 OUTDIR/rows_reduce/test_data_set_{0,1,2} at batch 1, 3 and 16
   mean_flatten   Y = Reshape(X, [batch * 4]) -> ReduceMean: refused (reduces along it)
   min_batch      Y = X * Cast(Min(batch, 4)): refused (a function of batch that is 4 at the
                  values the compiler imports the model at, 16, 15, 8, but not at 1, 2, 3)
@@ -101,6 +104,21 @@ for k, n in enumerate((1, 3, 16)):
     m = x.astype(np.float64) @ wi
     y = np.exp(m - m.max(-1, keepdims=True))
     y /= y.sum(-1, keepdims=True)
+    open(os.path.join(d, "input_0.pb"), "wb").write(numpy_helper.from_array(x, "X").SerializeToString())
+    open(os.path.join(d, "output_0.pb"), "wb").write(
+        numpy_helper.from_array(y.astype(np.float32), "Y").SerializeToString())
+
+axes_last = numpy_helper.from_array(np.array([-1], np.int64), "axes_last")
+save("rows_reduce",
+     [helper.make_node("ReduceSum", ["X", "axes_last"], ["s"], keepdims=1),
+      helper.make_node("ReduceMax", ["X"], ["m"], axes=[-1], keepdims=1),
+      helper.make_node("Add", ["s", "m"], ["Y"])],
+     [vi("X", [4, "batch", 40])], [vi("Y", [4, "batch", 1])], [axes_last])
+for k, n in enumerate((1, 3, 16)):
+    d = os.path.join(out, "rows_reduce", "test_data_set_%d" % k)
+    os.makedirs(d, exist_ok=True)
+    x = rng.standard_normal((4, n, 40)).astype(np.float32)
+    y = x.astype(np.float64).sum(-1, keepdims=True) + x.max(-1, keepdims=True)
     open(os.path.join(d, "input_0.pb"), "wb").write(numpy_helper.from_array(x, "X").SerializeToString())
     open(os.path.join(d, "output_0.pb"), "wb").write(
         numpy_helper.from_array(y.astype(np.float32), "Y").SerializeToString())
