@@ -18,100 +18,130 @@ std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att,
           RankedTensorType::get({matrices, rows, 1}, ct)};
 }
 
-FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
-                                              StringRef name, AttentionOp att, int64_t splits,
-                                              int64_t queryRows, bool gpu) {
+/// One program per (query row, batch matrix) over the row's Dv columns, a 1-D tile (GPU
+/// targets lower it in registers: the slices' log-sum-exps are [1] tiles broadcast along
+/// the row), so Sq x batch programs share the slices' reads. A row past the run's query
+/// count (an attention over a symbolic sequence: the group's symbol values) loads and
+/// stores nothing.
+static FailureOr<func::FuncOp> buildCombineRows(OpBuilder &builder, FusionGroupOp group,
+                                                StringRef name, AttentionOp att, int64_t splits,
+                                                int64_t queryRows, bool gpu) {
   Location loc = att.getLoc();
   auto yT = att.getType();
-  ArrayRef<int64_t> yShape = yT.getShape();
-  SmallVector<int64_t> batchShape(yShape.drop_back(2));
-  // (Sq: the rows combined, the first of the result's; the store addresses the whole result.)
+  SmallVector<int64_t> batchShape(yT.getShape().drop_back(2));
   int64_t Sq = queryRows, Dv = att.getValueHeadSize(), batch = numElements(batchShape);
   auto [partialT, lseT] = splitPartialTypes(att, splits, queryRows);
   Type ct = partialT.getElementType();
-  // GPU: whole rows of Dv (a power of two there) so the block store writes no other head.
-  int64_t BM = blockOf(Sq, 16), BDV = blockOf(Dv, kMaxAttentionHeadSize);
-  KernelContext kc =
-      makeKernelWithParams(builder, group, name, {partialT, lseT}, {yT},
-                           {(int64_t)llvm::divideCeil(Sq, BM), batch, 1}, 4,
-                           {blockAttr(builder, "BLOCK_M", BM), blockAttr(builder, "BLOCK_DV", BDV),
-                            blockAttr(builder, "KV_SPLITS", splits)});
+  int64_t BDV = blockOf(Dv, kMaxAttentionHeadSize);
+  // Four f32 of the row per thread, one to four warps.
+  int64_t warps = std::min<int64_t>(4, std::max<int64_t>(1, BDV / 128));
+  KernelContext kc = makeKernelWithParams(
+      builder, group, name, {partialT, lseT}, {yT}, {Sq, batch, 1}, warps,
+      {blockAttr(builder, "BLOCK_DV", BDV), blockAttr(builder, "KV_SPLITS", splits)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   double inf = std::numeric_limits<double>::infinity();
-  Value pidM = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
+  Value row = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value pidB = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
-  TileBuilder tr{b, loc, {BM}};
-  TileBuilder to{b, loc, {BM, BDV}};
-  Value m0 = arith::MulIOp::create(b, loc, pidM, tr.i32(BM));
-  Value rows = arith::AddIOp::create(b, loc, tr.splat(m0), tr.range(BM));
-  Value rowMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rows, tr.splatI32(Sq));
+  TileBuilder t1{b, loc, {1}};
   TileBuilder tc{b, loc, {BDV}};
   Value cols = tc.range(BDV);
-  Value colMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols, tc.splatI32(Dv));
-  Value mask = arith::AndIOp::create(b, loc, to.along(rowMask, 0), to.along(colMask, 1));
-  Value partials = kc.inParams[kc.inParams.size() - 2], lses = kc.inParams.back();
-  // Slice s's rows: partial matrix s * batch + b.
-  auto rowOffsets = [&](int64_t s) -> Value {
-    Value base = arith::MulIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, pidB, tr.i32(s * batch)), tr.i32(Sq));
-    return arith::AddIOp::create(b, loc, tr.splat(base), rows);
+  Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols, tc.splatI32(Dv));
+  Value rowOk; // [1] i1: the row is the run's (none: every row is)
+  if (auto rl = att->getAttrOfType<DenseI64ArrayAttr>(kRunLengthsAttrName);
+      rl && rl.size() == 4 && rl[0] >= 0) {
+    auto input = group->getAttrOfType<IntegerAttr>(kSymbolValuesInputAttrName);
+    if (!input || input.getInt() < 0 || input.getInt() >= (int64_t)kc.inParams.size())
+      return att.emitError("attention combine kernel: ")
+                 << kRunLengthsAttrName << " needs the group's " << kSymbolValuesInputAttrName
+                 << " input",
+             failure();
+    kc.kernel->setAttr(tl::kSymValuesAttrName, b.getI64IntegerAttr(input.getInt()));
+    Value runSq = t1.load(kc.inParams[input.getInt()], t1.splatI32(rl[0]), Value(), b.getI32Type());
+    if (rl[1] != 1)
+      runSq = arith::MulIOp::create(b, loc, runSq, t1.splatI32(rl[1]));
+    rowOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, t1.splat(row), runSq);
+    mask = arith::AndIOp::create(b, loc, mask,
+                                 tl::BroadcastOp::create(b, loc, tc.tileOf(b.getI1Type()), rowOk));
+  }
+  auto toRow = [&](Value v1) -> Value {
+    Type et = cast<RankedTensorType>(v1.getType()).getElementType();
+    return tl::BroadcastOp::create(b, loc, tc.tileOf(et), v1);
   };
-  auto toRows = [&](Value v) -> Value {
-    Type et = cast<RankedTensorType>(v.getType()).getElementType();
-    Value e = tl::ExpandDimsOp::create(b, loc, RankedTensorType::get({BM, 1}, et), v,
-                                       b.getI32IntegerAttr(1));
-    return tl::BroadcastOp::create(b, loc, to.tileOf(et), e);
+  Value partials = kc.inParams[kc.inParams.size() - 2], lses = kc.inParams.back();
+  // Slice s's row: row `row` of partial matrix s * batch + pidB.
+  auto rowIndex = [&](int64_t s) -> Value {
+    Value m = arith::AddIOp::create(b, loc, pidB, i32(s * batch));
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, m, i32(Sq)), row);
   };
   SmallVector<Value> lse;
   Value M;
   for (int64_t s = 0; s < splits; ++s) {
-    lse.push_back(tr.load(lses, rowOffsets(s), rowMask, ct, -inf));
+    lse.push_back(t1.load(lses, t1.splat(rowIndex(s)), rowOk, ct, -inf));
     M = M ? arith::MaximumFOp::create(b, loc, M, lse.back()).getResult() : lse.back();
   }
-  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, M, tr.splatF(ct, -inf));
-  M = arith::SelectOp::create(b, loc, none, tr.splatF(ct, 0.0), M);
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, M, t1.splatF(ct, -inf));
+  M = arith::SelectOp::create(b, loc, none, t1.splatF(ct, 0.0), M);
   Value den, acc;
   for (int64_t s = 0; s < splits; ++s) {
     Value w = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, lse[s], M));
     Value offs = arith::AddIOp::create(
-        b, loc, to.along(arith::MulIOp::create(b, loc, rowOffsets(s), tr.splatI32(Dv)), 0),
-        to.along(cols, 1));
-    Value o = arith::MulFOp::create(b, loc, to.load(partials, offs, mask, ct), toRows(w));
+        b, loc, tc.splat(arith::MulIOp::create(b, loc, rowIndex(s), i32(Dv))), cols);
+    Value o = arith::MulFOp::create(b, loc, tc.load(partials, offs, mask, ct), toRow(w));
     den = den ? arith::AddFOp::create(b, loc, den, w).getResult() : w;
     acc = acc ? arith::AddFOp::create(b, loc, acc, o).getResult() : o;
   }
-  Value y = arith::DivFOp::create(b, loc, acc, toRows(den));
+  Value y = arith::DivFOp::create(b, loc, acc, toRow(den));
   // No slice with a visible key: den = 0 and y NaN (ONNX's softmax), or with
   // zero_undefined_rows 0 (a NaN log-sum-exp, a NaN / +inf score, too: den NaN).
   if (att.getZeroUndefinedRows())
-    y = arith::SelectOp::create(b, loc, toRows(undefinedRows(b, loc, att, den)), to.splatF(ct, 0.0),
+    y = arith::SelectOp::create(b, loc, toRow(undefinedRows(b, loc, att, den)), tc.splatF(ct, 0.0),
                                 y);
-  if (gpu) {
-    y = arith::TruncFOp::create(b, loc, to.tileOf(yT.getElementType()), y);
-    BatchIndexing bi(b, loc, pidB, batchShape);
-    auto out = resultMatrix(bi, kc.outParams[0], att, pidB, tr.i32(0));
-    if (failed(out))
-      return failure();
-    tl::BlockStoreOp::create(b, loc, out->param, out->batch, m0, out->col, y, out->dims);
-  } else {
-    // The result's indices: the batch dims of pidB, the row, the column.
+  if (!gpu) {
+    // The result's indices: the batch dims of pidB, the row, the columns; the group's
+    // elementwise epilogue applied there.
     SmallVector<Value> idx;
     auto strides = rowMajorStrides(batchShape);
     for (size_t d = 0; d < batchShape.size(); ++d) {
-      Value q = arith::DivSIOp::create(b, loc, pidB, tr.i32(strides[d]));
+      Value q = arith::DivSIOp::create(b, loc, pidB, i32(strides[d]));
       if (d != 0)
-        q = arith::RemSIOp::create(b, loc, q, tr.i32(batchShape[d]));
-      idx.push_back(to.splat(q));
+        q = arith::RemSIOp::create(b, loc, q, i32(batchShape[d]));
+      idx.push_back(tc.splat(q));
     }
-    idx.push_back(to.along(rows, 0));
-    idx.push_back(to.along(cols, 1));
-    auto fused = applyEpilogue(to, kc, att, y, yShape, idx, mask);
+    idx.push_back(tc.splat(row));
+    idx.push_back(cols);
+    ArrayRef<int64_t> yShape = yT.getShape();
+    auto fused = applyEpilogue(tc, kc, att, y, yShape, idx, mask);
     if (failed(fused))
       return failure();
-    to.store(kc.outParams[0], to.offsets(idx, rowMajorStrides(yShape)), *fused, mask);
+    tc.store(kc.outParams[0], tc.offsets(idx, rowMajorStrides(yShape)), *fused, mask);
+    func::ReturnOp::create(b, loc);
+    return kc.kernel;
   }
+  y = arith::TruncFOp::create(b, loc, tc.tileOf(yT.getElementType()), y);
+  BatchIndexing bi(b, loc, pidB, batchShape);
+  auto out = resultMatrix(bi, kc.outParams[0], att, pidB, i32(0));
+  if (failed(out))
+    return failure();
+  // Element (row, c) of block matrix `batch` of the [matrices, rows, cols] buffer, as
+  // tile.block_store addresses it.
+  Value base = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc,
+                                arith::MulIOp::create(b, loc, out->batch, i32(out->dims[1])), row),
+          i32(out->dims[2])),
+      out->col);
+  tc.store(out->param, arith::AddIOp::create(b, loc, tc.splat(base), cols), y, mask);
   func::ReturnOp::create(b, loc);
   return kc.kernel;
+}
+
+FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
+                                              StringRef name, AttentionOp att, int64_t splits,
+                                              int64_t queryRows, bool gpu) {
+  return buildCombineRows(builder, group, name, att, splits, queryRows, gpu);
 }
 
 } // namespace aicc::templates

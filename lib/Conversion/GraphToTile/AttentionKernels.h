@@ -143,15 +143,16 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
                                           int64_t blockN = kAttentionBlockN);
 
 /// The second kernel of a split attention over its first `queryRows` query rows: one program per
-/// (BLOCK_M rows, batch matrix), combining the `splits` slices' partials
-/// (splitPartialTypes) of its rows,
+/// (query row, batch matrix), a 1-D tile of the row's Dv columns (GPU targets: the register
+/// lowering), combining the `splits` slices' partials (splitPartialTypes) of its row,
 ///
 ///   M = max_s lse_s (0 when -inf);  w_s = exp(lse_s - M);  y = sum_s w_s O_s / sum_s w_s
 ///
 /// (the log-sum-exp rescaling of flash-decoding; a row whose every slice saw no key is
-/// 0 / 0 = NaN, as the unsplit kernel's), in slice order, then stored as the unsplit kernel
-/// stores its result: GPU targets as blocks of the result's matrices (through the head
-/// merge), the cpu target with the group's elementwise epilogue applied.
+/// 0 / 0 = NaN, as the unsplit kernel's), in slice order, then stored where the unsplit
+/// kernel stores its result: GPU targets at the elements of the result's block matrices
+/// (through the head merge), the cpu target with the group's elementwise epilogue applied.
+/// Rows past the run's query count (kRunLengthsAttrName) load and store nothing.
 FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
                                               StringRef name, AttentionOp att, int64_t splits,
                                               int64_t queryRows, bool gpu);
