@@ -265,13 +265,12 @@ SmallVector<Value> broadcastIndex(TileBuilder &tb, RankedTensorType operandType,
 
 FailureOr<Value> loadOperand(TileBuilder &tb, KernelContext &kc, Value v,
                              ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask) {
-  return loadView(tb, kc, v, broadcastIndex(tb, cast<RankedTensorType>(v.getType()), idx),
-                  mask);
+  return loadView(tb, kc, v, broadcastIndex(tb, cast<RankedTensorType>(v.getType()), idx), mask);
 }
 
-FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start,
-                               Value current, ArrayRef<int64_t> outShape,
-                               ArrayRef<Value> idx, Value mask, const ColumnPairs *pairs) {
+FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *start, Value current,
+                               ArrayRef<int64_t> outShape, ArrayRef<Value> idx, Value mask,
+                               const ColumnPairs *pairs) {
   DenseMap<Value, Value> tiles;
   tiles[start->getResult(0)] = current;
   Block &body = kc.group.getBody().front();
@@ -292,9 +291,9 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
       auto in = tiles.find(op.getOperand(0));
       if (in == tiles.end())
         return op.emitError("column pair of a value the epilogue does not compute"), failure();
-      tiles[op.getResult(0)] =
-          &op == pairs->even ? in->second
-                             : tl::SwapPairsOp::create(tb.b, tb.loc, in->second).getResult();
+      tiles[op.getResult(0)] = &op == pairs->even
+                                   ? in->second
+                                   : tl::SwapPairsOp::create(tb.b, tb.loc, in->second).getResult();
       continue;
     }
     if (isView(&op))
@@ -334,8 +333,8 @@ FailureOr<Value> applyEpilogue(TileBuilder &tb, KernelContext &kc, Operation *st
 }
 
 KernelContext makeKernel(OpBuilder &builder, FusionGroupOp group, StringRef name,
-                         ArrayRef<int64_t> grid, int64_t numWarps,
-                         ArrayRef<NamedAttribute> blocks, int64_t numStages) {
+                         ArrayRef<int64_t> grid, int64_t numWarps, ArrayRef<NamedAttribute> blocks,
+                         int64_t numStages) {
   SmallVector<RankedTensorType> results;
   for (Type t : group.getResultTypes())
     results.push_back(cast<RankedTensorType>(t));
@@ -369,8 +368,7 @@ KernelContext makeKernelWithParams(OpBuilder &builder, FusionGroupOp group, Stri
   for (int64_t &e : g)
     e = std::max<int64_t>(e, 1);
   fn->setAttr(tl::kScheduleAttrName,
-              tl::ScheduleAttr::get(ctx, g, numWarps, numStages,
-                                    DictionaryAttr::get(ctx, blocks)));
+              tl::ScheduleAttr::get(ctx, g, numWarps, numStages, DictionaryAttr::get(ctx, blocks)));
   Block *entry = fn.addEntryBlock();
   unsigned nIn = group.getInputs().size() + extraInputs.size();
   for (unsigned i = 0; i < entry->getNumArguments(); ++i)
@@ -388,7 +386,6 @@ NamedAttribute blockAttr(OpBuilder &b, StringRef n, int64_t v) {
 //===----------------------------------------------------------------------===//
 // Chunked loops shared by the row and reduction templates.
 //===----------------------------------------------------------------------===//
-
 
 scf::ForOp chunkLoop(OpBuilder &b, Location loc, int64_t n, int64_t step, ValueRange init,
                      function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body) {
@@ -461,79 +458,6 @@ Value wrapIndex(TileBuilder &tb, Value k, int64_t n) {
   if (kt.getElementType().getIntOrFloatBitWidth() > 32)
     k = arith::TruncIOp::create(b, loc, tb.tileOf(b.getI32Type()), k);
   return k;
-}
-
-std::optional<ResultSymDim> groupResultSymDim(FusionGroupOp group, unsigned i) {
-  auto list = group->getAttrOfType<ArrayAttr>(kGroupSymDimsAttrName);
-  if (!list || i >= list.size())
-    return std::nullopt;
-  auto e = dyn_cast<DenseI64ArrayAttr>(list[i]);
-  if (!e || e.size() != 4 || e[3] < 1)
-    return std::nullopt;
-  return ResultSymDim{e[0], e[1], e[2], e[3]};
-}
-
-void setFlatSymGrid(KernelContext &kc, int64_t axis, int64_t per, int64_t group,
-                    bool equalResults) {
-  std::optional<int64_t> symbol;
-  int64_t unit = 0;
-  int64_t first = cast<RankedTensorType>(kc.group->getResult(0).getType()).getNumElements();
-  for (auto [i, r] : llvm::enumerate(kc.group->getResults())) {
-    auto sd = groupResultSymDim(kc.group, i);
-    auto t = cast<RankedTensorType>(r.getType());
-    if (!sd || (symbol && *symbol != sd->symbol) || t.getNumElements() % sd->max != 0 ||
-        (equalResults && t.getNumElements() != first))
-      return;
-    // Only a result whose symbolic dim is its first non-unit one holds a run's elements as
-    // a prefix (buffers inside the model may keep the symbol in another dim).
-    for (int64_t d = 0; d < sd->axis; ++d)
-      if (t.getDimSize(d) != 1)
-        return;
-    symbol = sd->symbol;
-    unit = std::max(unit, t.getNumElements() / sd->max);
-  }
-  if (!symbol || unit < 1 || per < 1 || group < 1)
-    return;
-  Builder b(kc.kernel.getContext());
-  kc.kernel->setAttr(tl::kSymGridAttrName,
-                     b.getDenseI64ArrayAttr({axis, *symbol, unit, per, group}));
-}
-
-std::optional<SymbolRows> symbolRows(FusionGroupOp group, bool sameInner) {
-  SymbolRows rows;
-  int64_t largest = -1;
-  bool behind = false;
-  for (auto [i, r] : llvm::enumerate(group->getResults())) {
-    auto sd = groupResultSymDim(group, i);
-    if (!sd || (i > 0 && sd->symbol != rows.symbol))
-      return std::nullopt;
-    auto t = cast<RankedTensorType>(r.getType());
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      (d < sd->axis ? outer : inner) *= t.getDimSize(d);
-    if (inner % sd->max != 0)
-      return std::nullopt;
-    behind |= outer > 1;
-    rows.symbol = sd->symbol;
-    rows.results.push_back({outer, inner / sd->max});
-    if (t.getNumElements() > largest) {
-      largest = t.getNumElements();
-      rows.outer = outer;
-      rows.inner = inner;
-      rows.unit = inner / sd->max;
-    }
-  }
-  if (!behind || rows.outer > 65535)
-    return std::nullopt;
-  if (sameInner && llvm::any_of(rows.results, [&](auto &r) { return r.second != rows.unit; }))
-    return std::nullopt;
-  return rows;
-}
-
-void setRowsSymGrid(KernelContext &kc, const SymbolRows &rows, int64_t per) {
-  Builder b(kc.kernel.getContext());
-  kc.kernel->setAttr(tl::kSymGridAttrName,
-                     b.getDenseI64ArrayAttr({0, rows.symbol, rows.unit, per, 1}));
 }
 
 } // namespace aicc::templates
