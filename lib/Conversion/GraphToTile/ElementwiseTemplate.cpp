@@ -181,10 +181,13 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
       r = arith::SelectOp::create(b, tb.loc, keep, *x, zero).getResult();
     } else if (isElementwise(op)) {
       // Operands broadcast to v's shape (numpy): size-1 dims read element 0, missing
-      // leading dims are dropped.
+      // leading dims are dropped. An operand of v's own shape is read at v's element (its
+      // size-1 dims' indices are 0 already), so at the kernel's element it keeps the flat
+      // offsets (a contiguous load, an in-place pair).
       SmallVector<Value> ins;
       for (Value o : op->getOperands()) {
-        auto t = evalAt(o, broadcastIndex(tb, cast<RankedTensorType>(o.getType()), at), m);
+        auto ot = cast<RankedTensorType>(o.getType());
+        auto t = evalAt(o, ot.getShape() == vt.getShape() ? at : broadcastIndex(tb, ot, at), m);
         if (failed(t))
           return failure();
         ins.push_back(*t);
