@@ -23,9 +23,9 @@ std::pair<RankedTensorType, RankedTensorType> splitPartialTypes(AttentionOp att,
 /// the row), so Sq x batch programs share the slices' reads. A row past the run's query
 /// count (an attention over a symbolic sequence: the group's symbol values) loads and
 /// stores nothing.
-static FailureOr<func::FuncOp> buildCombineRows(OpBuilder &builder, FusionGroupOp group,
-                                                StringRef name, AttentionOp att, int64_t splits,
-                                                int64_t queryRows, bool gpu) {
+FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
+                                              StringRef name, AttentionOp att, int64_t splits,
+                                              int64_t queryRows, bool tensorCore) {
   Location loc = att.getLoc();
   auto yT = att.getType();
   SmallVector<int64_t> batchShape(yT.getShape().drop_back(2));
@@ -40,11 +40,11 @@ static FailureOr<func::FuncOp> buildCombineRows(OpBuilder &builder, FusionGroupO
       {blockAttr(builder, "BLOCK_DV", BDV), blockAttr(builder, "KV_SPLITS", splits)});
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   double inf = std::numeric_limits<double>::infinity();
-  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); };
   Value row = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value pidB = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
   TileBuilder t1{b, loc, {1}};
   TileBuilder tc{b, loc, {BDV}};
+  auto i32 = [&](int64_t v) { return t1.i32(v); };
   Value cols = tc.range(BDV);
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols, tc.splatI32(Dv));
   Value rowOk; // [1] i1: the row is the run's (none: every row is)
@@ -97,17 +97,13 @@ static FailureOr<func::FuncOp> buildCombineRows(OpBuilder &builder, FusionGroupO
   if (att.getZeroUndefinedRows())
     y = arith::SelectOp::create(b, loc, toRow(undefinedRows(b, loc, att, den)), tc.splatF(ct, 0.0),
                                 y);
-  if (!gpu) {
+  BatchIndexing bi(b, loc, pidB, batchShape);
+  if (!tensorCore) {
     // The result's indices: the batch dims of pidB, the row, the columns; the group's
     // elementwise epilogue applied there.
     SmallVector<Value> idx;
-    auto strides = rowMajorStrides(batchShape);
-    for (size_t d = 0; d < batchShape.size(); ++d) {
-      Value q = arith::DivSIOp::create(b, loc, pidB, i32(strides[d]));
-      if (d != 0)
-        q = arith::RemSIOp::create(b, loc, q, i32(batchShape[d]));
+    for (Value q : bi.idx)
       idx.push_back(tc.splat(q));
-    }
     idx.push_back(tc.splat(row));
     idx.push_back(cols);
     ArrayRef<int64_t> yShape = yT.getShape();
@@ -119,7 +115,6 @@ static FailureOr<func::FuncOp> buildCombineRows(OpBuilder &builder, FusionGroupO
     return kc.kernel;
   }
   y = arith::TruncFOp::create(b, loc, tc.tileOf(yT.getElementType()), y);
-  BatchIndexing bi(b, loc, pidB, batchShape);
   auto out = resultMatrix(bi, kc.outParams[0], att, pidB, i32(0));
   if (failed(out))
     return failure();
@@ -136,12 +131,6 @@ static FailureOr<func::FuncOp> buildCombineRows(OpBuilder &builder, FusionGroupO
   tc.store(out->param, arith::AddIOp::create(b, loc, tc.splat(base), cols), y, mask);
   func::ReturnOp::create(b, loc);
   return kc.kernel;
-}
-
-FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
-                                              StringRef name, AttentionOp att, int64_t splits,
-                                              int64_t queryRows, bool gpu) {
-  return buildCombineRows(builder, group, name, att, splits, queryRows, gpu);
 }
 
 } // namespace aicc::templates

@@ -150,12 +150,14 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
 ///
 /// (the log-sum-exp rescaling of flash-decoding; a row whose every slice saw no key is
 /// 0 / 0 = NaN, as the unsplit kernel's), in slice order, then stored where the unsplit
-/// kernel stores its result: GPU targets at the elements of the result's block matrices
-/// (through the head merge), the cpu target with the group's elementwise epilogue applied.
-/// Rows past the run's query count (kRunLengthsAttrName) load and store nothing.
+/// kernel stores its result: after the GPU tensor-core kernel's partials (`tensorCore`) at
+/// the elements of the result's block matrices (through the head merge), after the cpu
+/// template's (the cpu target's, f32 GPU attention's) with the group's elementwise
+/// epilogue applied. Rows past the run's query count (kRunLengthsAttrName) load and store
+/// nothing.
 FailureOr<func::FuncOp> buildAttentionCombine(OpBuilder &builder, FusionGroupOp group,
                                               StringRef name, AttentionOp att, int64_t splits,
-                                              int64_t queryRows, bool gpu);
+                                              int64_t queryRows, bool tensorCore);
 
 } // namespace aicc::templates
 

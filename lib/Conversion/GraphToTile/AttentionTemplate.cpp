@@ -120,11 +120,14 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
     return success();
   };
   // (`queryRows`: the query rows the kernels cover, Sq but for a shape bucket's GPU kernels.)
-  auto splitPlan = [&](FailureOr<func::FuncOp> partials,
-                       int64_t queryRows) -> FailureOr<GroupKernels> {
+  // (`tensorCore`: the partials are the GPU tensor-core kernel's, stored without the
+  // group's epilogue, which the combine then does not apply either; the cpu template's
+  // partials, f32 GPU attention's too, leave the epilogue to the combine.)
+  auto splitPlan = [&](FailureOr<func::FuncOp> partials, int64_t queryRows,
+                       bool tensorCore) -> FailureOr<GroupKernels> {
     if (failed(partials))
       return failure();
-    auto combine = buildAttentionCombine(builder, group, name, att, splits, queryRows, gpu);
+    auto combine = buildAttentionCombine(builder, group, name, att, splits, queryRows, tensorCore);
     if (failed(combine))
       return failure();
     auto [partialT, lseT] = splitPartialTypes(att, splits, queryRows);
@@ -166,7 +169,8 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
       return failure();
     if (splits == 1)
       return single(buildAttentionCPU(builder, group, name, att, 1, 0));
-    return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks), Sq);
+    return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks), Sq,
+                     /*tensorCore=*/false);
   }
   // GPU targets, f32 operands: the cpu template's program in blocks the generic lowering's
   // shared memory holds (attentionSimtProblem, TensorCoreRules.h).
@@ -178,7 +182,7 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
                                       kAttentionSimtBlockN));
     return splitPlan(buildAttentionCPU(builder, group, partialsName, att, splits, splitBlocks,
                                        kAttentionSimtBlockM, kAttentionSimtBlockN),
-                     Sq);
+                     Sq, /*tensorCore=*/false);
   }
   // GPU targets: the FlashAttention-2 form of convert-tile-attention-to-mma-sync.
   AttentionShape shape;
@@ -262,7 +266,8 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
     return single(buildAttentionGPU(builder, group, name, att, cfg));
   cfg.splits = splits;
   cfg.splitBlocks = splitBlocks;
-  return splitPlan(buildAttentionGPU(builder, group, partialsName, att, cfg), queryRows);
+  return splitPlan(buildAttentionGPU(builder, group, partialsName, att, cfg), queryRows,
+                   /*tensorCore=*/true);
 }
 
 } // namespace aicc::templates

@@ -441,12 +441,8 @@ FailureOr<func::FuncOp> buildReduction(OpBuilder &builder, FusionGroupOp group, 
   OpBuilder b = OpBuilder::atBlockEnd(&kc.kernel.getBody().front());
   Location loc = red0->getLoc();
   TileBuilder tb{b, loc, {block}};
-  Value pid = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  if (rows) {
-    Value y = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
-    pid = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, tb.i32(rows->inner)),
-                                pid);
-  }
+  Value pid = rows ? rowsProgramIndex(b, loc, rows->inner)
+                   : tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   // Scalar base offset of this output element's kept coordinates.
   Value base = keptBaseOffset(tb, pid, rd);
   // The reduced elements [start, start + block) in row-major order over the reduced dims

@@ -78,11 +78,8 @@ FailureOr<func::FuncOp> buildSoftmax(OpBuilder &builder, FusionGroupOp group, St
   Location loc = sm->getLoc();
   TileBuilder tb{b, loc, {block}};
   Type elem = computeType(inT.getElementType());
-  Value row = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
-  if (rows) {
-    Value y = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
-    row = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, tb.i32(perY)), row);
-  }
+  Value row = rows ? rowsProgramIndex(b, loc, perY)
+                   : tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   Value o = arith::DivSIOp::create(b, loc, row, tb.i32(inner));
   Value i = arith::RemSIOp::create(b, loc, row, tb.i32(inner));
   Value base =

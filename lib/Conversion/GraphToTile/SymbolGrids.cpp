@@ -77,6 +77,13 @@ std::optional<SymbolRows> symbolRows(FusionGroupOp group, bool sameInner) {
   return rows;
 }
 
+Value rowsProgramIndex(OpBuilder &b, Location loc, int64_t perRow) {
+  Value x = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
+  Value y = tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  Value per = arith::ConstantIntOp::create(b, loc, b.getI32Type(), perRow);
+  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, per), x);
+}
+
 void setRowsSymGrid(KernelContext &kc, const SymbolRows &rows, int64_t per) {
   Builder b(kc.kernel.getContext());
   kc.kernel->setAttr(tl::kSymGridAttrName,

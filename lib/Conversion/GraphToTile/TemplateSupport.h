@@ -265,6 +265,10 @@ struct SymbolRows {
 };
 std::optional<SymbolRows> symbolRows(FusionGroupOp group, bool sameInner = true);
 
+/// The flat program index y * perRow + x of a kernel gridded (perRow, rows) by symbolRows
+/// (an i32 scalar): the program a 1-D grid of the same programs would have.
+Value rowsProgramIndex(OpBuilder &b, Location loc, int64_t perRow);
+
 /// Records tile.symgrid for a kernel gridded (ceil(inner / per), outer) by symbolRows:
 /// along x, a run at value v needs the programs of its rows' first v x unit elements.
 void setRowsSymGrid(KernelContext &kc, const SymbolRows &rows, int64_t per);

@@ -105,12 +105,11 @@ bool RegisterKernel::isEligible(std::string &why) {
 /// grid is large and divides evenly: a 32-thread block moves too few bytes, and the SM's
 /// resident-block limit (32 on sm_90) would cap the bytes in flight (short rows: 256 f16
 /// elements per program). Only without shared memory (one warp per program never uses it).
-/// Along x only: the grid (x, y) of a kernel over rows whose symbol sits behind a batch
-/// dim (tile.symgrid along x; symbolRows in GraphToTile) packs x too.
+/// Along x only (a grid (x, y): rows of a symbol behind a batch dim, the attention
+/// combine's (query row, matrix)): program (x, y) is warp x mod P of block (x / P, y).
 void RegisterKernel::choosePacking() {
   ArrayRef<int64_t> g = sched.getGrid();
-  const bool rows = g[1] != 1 && fn->hasAttr(tl::kSymGridAttrName);
-  if (sched.getNumWarps() != 1 || (g[1] != 1 && !rows) || g[2] != 1 || g[0] * g[1] < 4096)
+  if (sched.getNumWarps() != 1 || g[2] != 1 || g[0] * g[1] < 4096)
     return;
   for (int64_t p : {8, 4, 2})
     if (g[0] % p == 0) {
