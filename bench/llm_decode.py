@@ -366,16 +366,30 @@ def run(dir1, dir16):
         acaches, how = aicc_caches(m, batch, tcaches[0])
         for c in acaches:
             c.zero_()
+        # The same range compiled with --specialize seq=1 (DIR/spec.aicc): the decode step's
+        # own plan inside the one bundle; checked and timed beside model.aicc.
+        spec = spec_caches = None
+        if os.path.exists(os.path.join(d, "spec.aicc")):
+            spec = aicc_session(os.path.join(d, "spec.aicc"))
+            spec_caches, _ = aicc_caches(spec, batch, tcaches[0])
+            for c in spec_caches:
+                c.zero_()
         # Correctness: a prompt of 37 tokens from empty caches, then 3 decode steps, aicc on
         # its caches against torch eager on its own.
         check = {"batch": batch, "caches": how}
         errs = []
+        spec_errs = []
         t0 = 0
         with torch.no_grad():
             for t in (37, 1, 1, 1):
                 x = rnd(batch, t, D)
                 pos = torch.arange(t0, t0 + t, device=dev)
                 want = ref(x, pos, *tcaches)[0]
+                if spec is not None:
+                    so = torch.empty(batch, t, D, device=dev, dtype=torch.float16)
+                    spec(x, pos, *spec_caches, out=[so] + spec_caches)
+                    torch.cuda.synchronize()
+                    spec_errs.append(float((so.float() - want.float()).abs().max()))
                 outs = [torch.empty(batch, t, D, device=dev, dtype=torch.float16)] + acaches
                 res = m(x, pos, *acaches, out=outs)
                 got = res[0]
@@ -395,6 +409,12 @@ def run(dir1, dir16):
         scale = float(want.float().abs().max())
         check.update(hidden_maxabs=errs, cache_maxabs=cache_err, ref_maxabs=scale,
                      ok=bool(max(errs) <= 2e-2 * max(1.0, scale) and cache_err <= 2e-2))
+        if spec is not None:
+            spec_cache_err = max(float((a[:, :, :t0].float() - b[:, :, :t0].float()).abs().max())
+                                 for a, b in zip(spec_caches, tcaches))
+            check.update(spec_hidden_maxabs=spec_errs, spec_cache_maxabs=spec_cache_err,
+                         spec_ok=bool(max(spec_errs) <= 2e-2 * max(1.0, scale)
+                                      and spec_cache_err <= 2e-2))
         print(json.dumps(check), flush=True)
         rows.append(check)
         compiled = torch.compile(ref, mode="reduce-overhead", dynamic=False)
@@ -409,6 +429,9 @@ def run(dir1, dir16):
             aouts = [out0] + acaches
             with torch.no_grad():
                 r["aicc_ms"] = time_ms(lambda: m(x, pos, *acaches, out=aouts))
+                if spec is not None:
+                    souts = [torch.empty_like(out0)] + spec_caches
+                    r["spec_ms"] = time_ms(lambda: spec(x, pos, *spec_caches, out=souts))
                 r["eager_ms"] = time_ms(step.eager)
                 try:
                     gr = step.graph()
@@ -426,34 +449,46 @@ def run(dir1, dir16):
                                     "aicc batch %d %s %d" % (batch, kind, t))
                 except Exception as e:  # noqa: BLE001
                     print("profile failed:", str(e)[:200], flush=True)
+            if os.environ.get("LLM_PROFILE") and spec is not None and kind == "decode":
+                try:
+                    profile_kernels(lambda: spec(x, pos, *spec_caches, out=souts),
+                                    "aicc specialized batch %d %s %d" % (batch, kind, t))
+                except Exception as e:  # noqa: BLE001
+                    print("profile failed:", str(e)[:200], flush=True)
             if kind == "decode" and os.path.exists(os.path.join(d, "decode.aicc")):
                 decode_bundle(os.path.join(d, "decode.aicc"), ref, tcaches, batch, rnd, r)
             best = min(r[k] for k in ("eager_ms", "cuda_graph_ms", "compile_ro_ms") if k in r)
             r["best_torch_ms"] = best
             r["best_torch_over_aicc"] = best / r["aicc_ms"]
+            if "spec_ms" in r:
+                r["best_torch_over_spec"] = best / r["spec_ms"]
             if kind == "decode":
                 r["aicc_tok_s"] = batch * 1000.0 / r["aicc_ms"]
                 r["best_torch_tok_s"] = batch * 1000.0 / best
+                if "spec_ms" in r:
+                    r["spec_tok_s"] = batch * 1000.0 / r["spec_ms"]
                 if "decode_bundle_ms" in r:
                     r["best_torch_over_decode_bundle"] = best / r["decode_bundle_ms"]
                     r["decode_bundle_tok_s"] = batch * 1000.0 / r["decode_bundle_ms"]
             print(json.dumps(r), flush=True)
             rows.append(r)
-        del m
+        del m, spec
         torch.cuda.empty_cache()
-    print("\n| batch | step | aicc ms | aicc decode bundle ms | eager ms | cuda graph ms "
-          "| compile(ro) ms | best torch / aicc | aicc tok/s (decode bundle) | best torch tok/s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| batch | step | aicc ms | aicc + --specialize seq=1 ms | aicc decode bundle ms "
+          "| eager ms | cuda graph ms | compile(ro) ms | best torch / aicc (specialized) "
+          "| aicc tok/s (specialized, decode bundle) | best torch tok/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     f = lambda r, k: ("%.4f" % r[k]) if k in r else "-"  # noqa: E731
     g1 = lambda r, k: ("%.0f" % r[k]) if k in r else "-"  # noqa: E731
     for r in rows:
         if "kind" not in r:
             continue
         what = "decode at %d" % DECODE_AT if r["kind"] == "decode" else "prefill %d" % r["tokens"]
-        print("| %d | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s |" % (
-            r["batch"], what, f(r, "aicc_ms"), f(r, "decode_bundle_ms"), f(r, "eager_ms"),
-            f(r, "cuda_graph_ms"), f(r, "compile_ro_ms"), f(r, "best_torch_over_aicc"),
-            g1(r, "aicc_tok_s"), g1(r, "decode_bundle_tok_s"), g1(r, "best_torch_tok_s")))
+        print("| %d | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s (%s, %s) | %s |" % (
+            r["batch"], what, f(r, "aicc_ms"), f(r, "spec_ms"), f(r, "decode_bundle_ms"),
+            f(r, "eager_ms"), f(r, "cuda_graph_ms"), f(r, "compile_ro_ms"),
+            f(r, "best_torch_over_aicc"), f(r, "best_torch_over_spec"), g1(r, "aicc_tok_s"),
+            g1(r, "spec_tok_s"), g1(r, "decode_bundle_tok_s"), g1(r, "best_torch_tok_s")))
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@
 # 1. exports the Llama-style decoder (d 2048, 8 layers, KV cache of 4096, f16, random weights
 #    from a fixed seed) with the prompt length dynamic, at batch 1 and batch 16, into WORK
 #    (default /tmp/aicc-llm, never the repo; ~1 GB each);
-# 2. compiles each once with --dim seq=1..MAX for TARGET (default sm_90a), and once more for
-#    the decode step alone (--dim seq=1, decode.aicc), in parallel;
+# 2. compiles each once with --dim seq=1..MAX for TARGET (default sm_90a), once more with the
+#    decode step's own plan inside (--specialize seq=1, spec.aicc) and once for the decode
+#    step alone (--dim seq=1, decode.aicc), in parallel;
 # 3. runs bench/llm_decode.py run: correctness of a prefill and decode steps against torch's
 #    eager module, then prefill (batch 1: 128 / 512 / 2048 tokens) and decode steps (batch 1
 #    and 16) of aicc against torch eager, a CUDA graph of eager and
@@ -36,6 +37,12 @@ for b in $batches; do
   ( s=$SECONDS; aicc-compile "$work/b$b/model.onnx" --target="$target" --dim seq=1..$max \
       ${AICC_FLAGS:-} -o "$work/b$b/model.aicc" > "$work/b$b/compile.log" 2>&1
     echo "batch $b: rc $?, $((SECONDS - s)) s"; tail -2 "$work/b$b/compile.log" ) &
+  pids+=($!)
+  # The same range with the decode step's own plan inside (--specialize seq=1).
+  # shellcheck disable=SC2086
+  ( s=$SECONDS; aicc-compile "$work/b$b/model.onnx" --target="$target" --dim seq=1..$max \
+      --specialize seq=1 ${AICC_FLAGS:-} -o "$work/b$b/spec.aicc" > "$work/b$b/spec.log" 2>&1
+    echo "batch $b specialized: rc $?, $((SECONDS - s)) s"; tail -2 "$work/b$b/spec.log" ) &
   pids+=($!)
   # The decode step alone (--dim seq=1): what a bundle specialized to decode gets.
   # shellcheck disable=SC2086

@@ -87,6 +87,12 @@ struct CompileOptions : PipelineConfig {
     int64_t min = 1, max = 1;
   };
   std::vector<SymbolicDim> symbolicDims;
+  /// ONNX input with one symbolic range, bundle output only: (NAME, V) compiles the model
+  /// also with NAME fixed at V (the range's MIN or MAX) and adds that launch plan to the
+  /// bundle beside the range's (format version 10 `plan` records): a run at V takes the
+  /// code a bundle for that shape alone has (aicc-compile --specialize NAME=V,
+  /// docs/symbolic-shapes.md "Specialized plans"). At most one.
+  std::vector<std::pair<std::string, int64_t>> specializations;
   /// ONNX input only: the cap on the bytes of any one tensor of the model (inputs,
   /// outputs, weights, intermediates); bigger ones are refused with a located diagnostic
   /// before anything is allocated (onnx_import::ImportOptions::maxTensorBytes,

@@ -264,17 +264,6 @@ private:
   TimingScope root;
 };
 
-/// The kernels container of a module at the tile or lowered stage.
-Operation *findKernels(ModuleOp module) {
-  for (Operation &op : module.getBody()->getOperations()) {
-    if (auto m = dyn_cast<ModuleOp>(op); m && m.getSymName() == kKernelModuleName)
-      return m;
-    if (auto g = dyn_cast<gpu::GPUModuleOp>(op); g && g.getName() == kKernelModuleName)
-      return g;
-  }
-  return nullptr;
-}
-
 FailureOr<OwningOpRef<ModuleOp>> parseMLIR(MLIRContext &ctx, StringRef text, StringRef name) {
   // Constructs the upstream parser crashes on are refused first (ParserGuard.h).
   if (std::optional<ParserHazard> hazard = findParserHazard(text)) {
@@ -448,6 +437,17 @@ FailureOr<runtime::Bundle> planFromFile(MLIRContext &ctx, StringRef path,
 }
 } // namespace
 
+/// The kernels container of a module at the tile or lowered stage.
+Operation *aicc::detail::findKernels(ModuleOp module) {
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto m = dyn_cast<ModuleOp>(op); m && m.getSymName() == kKernelModuleName)
+      return m;
+    if (auto g = dyn_cast<gpu::GPUModuleOp>(op); g && g.getName() == kKernelModuleName)
+      return g;
+  }
+  return nullptr;
+}
+
 static Stage stageOf(EmitKind emit) {
   switch (emit) {
   case EmitKind::Bundle:
@@ -612,6 +612,25 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     return onnx_import::importONNXModel(input, bufferName, ctx, importOpts);
   };
 
+  // --specialize NAME=V: checked before anything is compiled.
+  for (const auto &[name, value] : opts.specializations) {
+    const std::string what = "--specialize " + name + "=" + std::to_string(value);
+    auto sym = llvm::find_if(symbols, [&](const auto &s) { return s.name == name; });
+    if (sym == symbols.end())
+      return llvm::createStringError(what + ": '" + name +
+                                     "' is not a symbolic range of this compile (--dim " + name +
+                                     "=MIN..MAX with MIN < MAX)");
+    if (symbols.size() != 1 || opts.specializations.size() != 1 || to != Stage::Bundle)
+      return llvm::createStringError(
+          what +
+          ": one specialized plan, for a bundle (--emit bundle) with one symbolic range "
+          "(this compile has " +
+          std::to_string(symbols.size()) + " ranges)");
+    if (value != sym->min && value != sym->max)
+      return llvm::createStringError(
+          what + ": V must be the range's MIN " + std::to_string(sym->min) + " or MAX " +
+          std::to_string(sym->max) + " (the range's plan runs the other values, one range)");
+  }
   if (!symbols.empty() && rank(to) < rank(Stage::Fused))
     return llvm::createStringError(
         "--dim " + symbols.front().name + "=" + std::to_string(symbols.front().min) + ".." +
@@ -721,7 +740,7 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
     if (failed(stage(Stage::Tile, stagePipeline(Stage::Tile))))
       return diags.error("tile pipeline failed");
     if (!opts.dumpKernelsDir.empty())
-      if (Operation *k = findKernels(*module); k && isa<ModuleOp>(k))
+      if (Operation *k = aicc::detail::findKernels(*module); k && isa<ModuleOp>(k))
         for (auto fn : cast<ModuleOp>(k).getOps<func::FuncOp>())
           kernelTileIR[fn.getName()] = printOp(fn);
     if (emit == EmitKind::MemoryReport) {
@@ -743,13 +762,44 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       plan = std::move(*p);
       havePlan = true;
     }
+    // Specialized plans (SpecializedPlans.cpp): the model at one value of its symbol,
+    // compiled to the tile stage as a bundle for that shape is, its kernels renamed into
+    // this module (lowered with the range's) and its plan joined to the range's.
+    for (const auto &[name, value] : opts.specializations) {
+      const std::string what = "--specialize " + name + "=" + std::to_string(value);
+      Driver::StageScope t = driver.nest("specialize " + name + "=" + std::to_string(value));
+      OwningOpRef<ModuleOp> spec = importAt(0, value);
+      if (!spec)
+        return diags.error(what + ": the import failed");
+      CompileOptions one = givenOpts;
+      one.symbolicDims.clear();
+      one.specializations.clear();
+      one.dimParams.push_back({name, value});
+      const CompileOptions specOpts = pipelineOptionsOf(one);
+      PassManager pm(&ctx, ModuleOp::getOperationName());
+      for (Stage s : {Stage::Graph, Stage::Fused, Stage::Tile})
+        buildStagePipeline(pm, specOpts, s);
+      if (failed(pm.run(*spec)))
+        return diags.error(what + ": compiling the model for that shape failed");
+      std::string prefix;
+      for (char c : name)
+        prefix += llvm::isAlnum(c) ? c : '_';
+      prefix += std::to_string(value) + "_";
+      if (failed(aicc::detail::prefixKernels(*spec, prefix)))
+        return diags.error(what + ": renaming its kernels failed");
+      auto p = aicc::detail::buildBundlePlan(*spec, aicc::detail::collectKernelInfo(*spec), gpu);
+      if (failed(p) || failed(aicc::detail::moveKernels(*spec, *module)))
+        return diags.error(what + ": building its launch plan failed");
+      if (llvm::Error e = aicc::detail::mergeSpecializedPlan(plan, *p, 0, value))
+        return llvm::createStringError(what + ": " + llvm::toString(std::move(e)));
+    }
     if (failed(stage(Stage::Lowered, stagePipeline(Stage::Lowered))))
       return diags.error(gpu ? "GPU lowering failed" : "CPU lowering failed");
     if (gpu && havePlan)
       aicc::detail::applyProgramsPerCTA(*module, plan);
     if (to == Stage::Lowered)
       return printOp(*module);
-    Operation *kernels = findKernels(*module);
+    Operation *kernels = aicc::detail::findKernels(*module);
     if (!kernels)
       return diags.error("no kernels module (builtin.module or gpu.module @kernels) at stage " +
                          fromName);

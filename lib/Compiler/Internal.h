@@ -63,6 +63,26 @@ mlir::FailureOr<runtime::Bundle> buildBundlePlan(mlir::ModuleOp top, const Kerne
 /// before that decision.
 void applyProgramsPerCTA(mlir::ModuleOp lowered, runtime::Bundle &plan);
 
+/// The module of kernels inside `module` (builtin.module or gpu.module @kernels), or null.
+mlir::Operation *findKernels(mlir::ModuleOp module);
+
+/// Specialized plans (aicc-compile --specialize, lib/Compiler/SpecializedPlans.cpp).
+/// Renames every symbol of `top`'s kernels module to PREFIX + name, with its uses (the host
+/// plan's launches).
+mlir::LogicalResult prefixKernels(mlir::ModuleOp top, llvm::StringRef prefix);
+/// Moves the kernels of `from` into `into`'s kernels module (same stage); a name both hold
+/// is an error.
+mlir::LogicalResult moveKernels(mlir::ModuleOp from, mlir::ModuleOp into);
+/// Joins `spec`, the plan of the model compiled with symbol `symbol` of `range` fixed at
+/// `value` (the range's MIN or MAX; kernel names already distinct), to `range`: spec's
+/// launches after range's as a `packed` plan for `value`, range's as a plan for the rest of
+/// [MIN, MAX] (its shape buckets clipped to it, buckets outside dropped), spec's inputs and
+/// outputs the same memory as range's (aliases of their shapes), spec's weights shared
+/// where the bytes are equal, its temps new (planMemory places them). Errors name what the
+/// two plans disagree on (inputs, outputs, which of them share memory).
+llvm::Error mergeSpecializedPlan(runtime::Bundle &range, const runtime::Bundle &spec, int symbol,
+                                 int64_t value);
+
 /// Translates the LLVM-dialect module `kernels` to LLVM IR text.
 mlir::FailureOr<std::string> translateToLLVMIRText(mlir::Operation *kernels);
 

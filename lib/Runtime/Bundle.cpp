@@ -303,6 +303,14 @@ static std::string symDimRecord(const SymDimDesc &d) {
          std::to_string(d.symbol) + " " + std::to_string(d.factor) + "\n";
 }
 
+std::vector<int> aicc::runtime::detail::launchPlans(const Bundle &bundle) {
+  std::vector<int> planOf(bundle.launches.size(), -1);
+  for (size_t p = 0; p < bundle.plans.size(); ++p)
+    for (size_t i = std::max(bundle.plans[p].firstLaunch, 0); i < planOf.size(); ++i)
+      planOf[i] = static_cast<int>(p);
+  return planOf;
+}
+
 std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
   std::string m;
   // The oldest version that holds the bundle, so that older runtimes read what
@@ -320,7 +328,8 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
         return std::any_of(shape.begin(), shape.begin() + std::min<size_t>(d.axis, shape.size()),
                            [](int64_t n) { return n != 1; });
       });
-  const int version = !bundle.symRanges.empty()     ? kFormatVersionSymRanges
+  const int version = !bundle.plans.empty()         ? kFormatVersionPlans
+                      : !bundle.symRanges.empty()   ? kFormatVersionSymRanges
                       : pitched                     ? kFormatVersionPitchedSymDims
                       : bundle.symValuesBuffer >= 0 ? kFormatVersionSymValues
                       : symbolic                    ? kFormatVersionSymbols
@@ -417,6 +426,10 @@ std::string aicc::runtime::serializeBundle(const Bundle &bundle) {
   for (const SymRangeDesc &r : bundle.symRanges)
     m += "symrange " + std::to_string(r.launchIndex) + " " + std::to_string(r.symbol) + " " +
          std::to_string(r.lo) + " " + std::to_string(r.hi) + "\n";
+  for (const PlanDesc &p : bundle.plans)
+    m += "plan " + std::to_string(p.firstLaunch) + " " + std::to_string(p.symbol) + " " +
+         std::to_string(p.lo) + " " + std::to_string(p.hi) + (p.packed ? " packed" : " bound") +
+         "\n";
   if (bundle.symValuesBuffer >= 0)
     m += "symvalues " + std::to_string(bundle.symValuesBuffer) + "\n";
   // The closing record: the code and weights checksums, then the manifest's

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace aicc::runtime::detail {
 
@@ -28,7 +29,8 @@ inline constexpr char kMagic[8] = {'A', 'I', 'C', 'C', 'B', 'N', 'D', '1'};
 /// (bounded symbolic dims); version 7 the `symvalues` record; version 8
 /// `symdim` records whose dims before AXIS are not all 1 (rows at the bound's
 /// pitch: TensorInfo::layoutAt); version 9 the `symrange` record (launches
-/// that run at some values of a symbol only: kernel variants per shape bucket).
+/// that run at some values of a symbol only: kernel variants per shape bucket);
+/// version 10 the `plan` record (whole launch plans per range of a symbol).
 inline constexpr int kFormatVersionPlain = 1;
 inline constexpr int kFormatVersionTensorMaps = 2;
 inline constexpr int kFormatVersionChecksums = 3;
@@ -38,8 +40,9 @@ inline constexpr int kFormatVersionSymbols = 6;
 inline constexpr int kFormatVersionSymValues = 7;
 inline constexpr int kFormatVersionPitchedSymDims = 8;
 inline constexpr int kFormatVersionSymRanges = 9;
+inline constexpr int kFormatVersionPlans = 10;
 /// The newest version this reader knows (kBundleFormatVersion).
-inline constexpr int kFormatVersionNewest = kFormatVersionSymRanges;
+inline constexpr int kFormatVersionNewest = kFormatVersionPlans;
 static_assert(kFormatVersionNewest == kBundleFormatVersion);
 /// The largest MAX of a `symbol` record: 2^31 - 1.
 inline constexpr int64_t kMaxSymbolValue = 2147483647;
@@ -59,6 +62,11 @@ std::string formatHex64(uint64_t v);
 /// GROUP x ceil(value x UNIT / PER). std::nullopt when a factor is below 1 or
 /// the product overflows int64_t.
 std::optional<int64_t> symGridPrograms(const SymGridDesc &g, int64_t value);
+
+/// The index into bundle.plans of the plan each launch belongs to (the last plan whose
+/// firstLaunch is at or before it), -1 for launches before the first plan and for every
+/// launch of a bundle without plans. One entry per launch.
+std::vector<int> launchPlans(const Bundle &bundle);
 
 } // namespace aicc::runtime::detail
 

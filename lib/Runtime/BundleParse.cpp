@@ -150,6 +150,11 @@ private:
   Status parseSymDim(const std::vector<std::string_view> &fields, int previousBuffer);
   Status parseSymGrid(const std::vector<std::string_view> &fields);
   Status parseSymRange(const std::vector<std::string_view> &fields);
+  Status parsePlan(const std::vector<std::string_view> &fields);
+  /// Fields 1 to 4 of a `symrange` or `plan` record (`rec`): a launch index (named
+  /// `launchField` in messages), SYMBOL_INDEX, LO and HI.
+  Status parseSymbolRange(const std::vector<std::string_view> &fields, const char *launchField,
+                          const char *rec, int &launch, int &symbol, int64_t &lo, int64_t &hi);
   /// Refuses a version-6 record (`what`) in an older bundle.
   Status needSymbolsVersion(const char *what) const;
   Status parseSymValues(const std::vector<std::string_view> &fields);
@@ -180,8 +185,10 @@ private:
   bool sawSymValues = false;
   /// A `symgrid` record was read: only more of them (then `symrange` records) may follow.
   bool sawSymGrid = false;
-  /// A `symrange` record was read: only more of them may follow.
+  /// A `symrange` record was read: only more of them (then `plan` records) may follow.
   bool sawSymRange = false;
+  /// A `plan` record was read: only more of them may follow.
+  bool sawPlan = false;
   /// 1-based number of the line being parsed.
   size_t lineNo = 0;
   /// Kernel name -> index into out.kernels.
@@ -277,15 +284,19 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return Status::error("'" + std::string(rec) +
                          "' record after the 'symvalues' record (it is the last before "
                          "'checksum')");
-  if (sawSymGrid && rec != "symgrid" && rec != "symrange" && rec != "symvalues" &&
+  if (sawSymGrid && rec != "symgrid" && rec != "symrange" && rec != "plan" && rec != "symvalues" &&
       rec != "checksum")
     return Status::error("'" + std::string(rec) +
                          "' record after the 'symgrid' records (they follow the last 'launch' "
                          "record, before 'checksum')");
-  if (sawSymRange && rec != "symrange" && rec != "symvalues" && rec != "checksum")
+  if (sawSymRange && rec != "symrange" && rec != "plan" && rec != "symvalues" && rec != "checksum")
     return Status::error("'" + std::string(rec) +
                          "' record after the 'symrange' records (they follow the 'launch' and "
                          "'symgrid' records, before 'checksum')");
+  if (sawPlan && rec != "plan" && rec != "symvalues" && rec != "checksum")
+    return Status::error("'" + std::string(rec) +
+                         "' record after the 'plan' records (they follow the 'launch', "
+                         "'symgrid' and 'symrange' records, before 'checksum')");
   if (rec == "aicc-bundle")
     return Status::error("'aicc-bundle' header repeated");
   if (rec == "target") {
@@ -330,6 +341,8 @@ Status ManifestParser::parseLine(const std::vector<std::string_view> &fields) {
     return parseSymGrid(fields);
   if (rec == "symrange")
     return parseSymRange(fields);
+  if (rec == "plan")
+    return parsePlan(fields);
   if (rec == "checksum")
     return Status::error(version < kFormatVersionChecksums
                              ? "'checksum' record in a version-" + std::to_string(version) +
@@ -534,6 +547,20 @@ Status ManifestParser::parseSymGrid(const std::vector<std::string_view> &fields)
   return Status::success();
 }
 
+Status ManifestParser::parseSymbolRange(const std::vector<std::string_view> &fields,
+                                        const char *launchField, const char *rec, int &launch,
+                                        int &symbol, int64_t &lo, int64_t &hi) {
+  if (Status s = parseIntAs(fields[1], launchField, launch); !s.ok)
+    return s;
+  if (Status s = parseIntAs(fields[2], (std::string(rec) + " SYMBOL_INDEX").c_str(), symbol);
+      !s.ok)
+    return s;
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (Status s = parseInt(fields[3], (std::string(rec) + " LO").c_str(), kMax, lo); !s.ok)
+    return s;
+  return parseInt(fields[4], (std::string(rec) + " HI").c_str(), kMax, hi);
+}
+
 Status ManifestParser::parseSymRange(const std::vector<std::string_view> &fields) {
   if (version < kFormatVersionSymRanges)
     return Status::error("'symrange' record in a version-" + std::to_string(version) +
@@ -545,16 +572,35 @@ Status ManifestParser::parseSymRange(const std::vector<std::string_view> &fields
   sawSymRange = true;
   SymRangeDesc r;
   r.line = lineNo;
-  if (Status s = parseIntAs(fields[1], "symrange LAUNCH_INDEX", r.launchIndex); !s.ok)
-    return s;
-  if (Status s = parseIntAs(fields[2], "symrange SYMBOL_INDEX", r.symbol); !s.ok)
-    return s;
-  const int64_t kMax = std::numeric_limits<int64_t>::max();
-  if (Status s = parseInt(fields[3], "symrange LO", kMax, r.lo); !s.ok)
-    return s;
-  if (Status s = parseInt(fields[4], "symrange HI", kMax, r.hi); !s.ok)
+  if (Status s = parseSymbolRange(fields, "symrange LAUNCH_INDEX", "symrange", r.launchIndex,
+                                  r.symbol, r.lo, r.hi);
+      !s.ok)
     return s;
   out.symRanges.push_back(r);
+  return Status::success();
+}
+
+Status ManifestParser::parsePlan(const std::vector<std::string_view> &fields) {
+  if (version < kFormatVersionPlans)
+    return Status::error("'plan' record in a version-" + std::to_string(version) +
+                         " bundle (it needs the 'aicc-bundle 10' header)");
+  if (Status s = expectFieldCount(fields, 6, "plan FIRST_LAUNCH SYMBOL_INDEX LO HI bound|packed");
+      !s.ok)
+    return s;
+  if (out.launches.empty())
+    return Status::error("the 'plan' records must follow the 'launch' records");
+  sawPlan = true;
+  PlanDesc p;
+  p.line = lineNo;
+  if (Status s = parseSymbolRange(fields, "plan FIRST_LAUNCH", "plan", p.firstLaunch, p.symbol,
+                                  p.lo, p.hi);
+      !s.ok)
+    return s;
+  if (fields[5] != "bound" && fields[5] != "packed")
+    return Status::error("bad plan LAYOUT '" + std::string(fields[5]) +
+                         "' (expected bound or packed)");
+  p.packed = fields[5] == "packed";
+  out.plans.push_back(p);
   return Status::success();
 }
 

@@ -13,6 +13,7 @@
 
 #include "BundleInternal.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -565,7 +566,63 @@ Status validateSymGrids(const Bundle &bundle,
   return Status::success();
 }
 
-/// The `symrange` records. Requires validateSymbols().
+/// The `plan` records: ascending first launches from 0, each plan at least one launch, one
+/// symbol whose [MIN, MAX] the plans' ranges partition. Requires validateSymbols().
+Status validatePlans(const Bundle &bundle) {
+  const int numLaunches = static_cast<int>(bundle.launches.size());
+  const int numSymbols = static_cast<int>(bundle.symbols.size());
+  for (size_t i = 0; i < bundle.plans.size(); ++i) {
+    const PlanDesc &p = bundle.plans[i];
+    const std::string label = at(p.line) + "plan " + std::to_string(i);
+    const int want = i == 0 ? 0 : bundle.plans[i - 1].firstLaunch + 1;
+    if (i == 0 && p.firstLaunch != 0)
+      return Status::error(label + ": FIRST_LAUNCH is " + std::to_string(p.firstLaunch) +
+                           ", not 0 (the first plan starts at the first launch)");
+    if (p.firstLaunch < want || p.firstLaunch >= numLaunches)
+      return Status::error(label + ": FIRST_LAUNCH " + std::to_string(p.firstLaunch) +
+                           " is not in [" + std::to_string(want) + ", " +
+                           std::to_string(numLaunches) +
+                           ") (plans ascend by first launch, each at least one launch)");
+    if (p.symbol < 0 || p.symbol >= numSymbols)
+      return Status::error(label + ": SYMBOL_INDEX " + std::to_string(p.symbol) +
+                           " is out of range (" + std::to_string(numSymbols) + " symbols)");
+    if (p.symbol != bundle.plans.front().symbol)
+      return Status::error(label + ": SYMBOL_INDEX " + std::to_string(p.symbol) +
+                           " differs from plan 0's " + std::to_string(bundle.plans[0].symbol) +
+                           " (the plans divide one symbol's values)");
+    const SymbolDesc &sym = bundle.symbols[p.symbol];
+    if (p.lo < sym.min || p.lo > p.hi || p.hi > sym.max)
+      return Status::error(label + ": [LO, HI] = [" + std::to_string(p.lo) + ", " +
+                           std::to_string(p.hi) + "] is not a range inside [" +
+                           std::to_string(sym.min) + ", " + std::to_string(sym.max) + "] of '" +
+                           sym.name + "'");
+  }
+  // Coverage: sorted by LO, the ranges go from MIN to MAX without a gap or an overlap.
+  std::vector<const PlanDesc *> byLo;
+  for (const PlanDesc &p : bundle.plans)
+    byLo.push_back(&p);
+  std::sort(byLo.begin(), byLo.end(),
+            [](const PlanDesc *x, const PlanDesc *y) { return x->lo < y->lo; });
+  const SymbolDesc &sym = bundle.symbols[bundle.plans.front().symbol];
+  int64_t next = sym.min;
+  for (const PlanDesc *p : byLo) {
+    if (p->lo != next)
+      return Status::error(at(p->line) + "plan ranges of '" + sym.name + "' must partition [" +
+                           std::to_string(sym.min) + ", " + std::to_string(sym.max) + "]: " +
+                           (p->lo < next
+                                ? "[" + std::to_string(p->lo) + ", " + std::to_string(p->hi) +
+                                      "] overlaps another plan's range"
+                                : "no plan runs at " + std::to_string(next)));
+    next = p->hi + 1;
+  }
+  if (next != sym.max + 1)
+    return Status::error(at(byLo.back()->line) + "plan ranges of '" + sym.name +
+                         "' must partition [" + std::to_string(sym.min) + ", " +
+                         std::to_string(sym.max) + "]: no plan runs at " + std::to_string(next));
+  return Status::success();
+}
+
+/// The `symrange` records. Requires validateSymbols() and validatePlans().
 Status validateSymRanges(const Bundle &bundle) {
   const int numLaunches = static_cast<int>(bundle.launches.size());
   const int numSymbols = static_cast<int>(bundle.symbols.size());
@@ -595,21 +652,32 @@ Status validateSymRanges(const Bundle &bundle) {
   // Coverage: the launches with ranges come in runs of consecutive launches (the kernel
   // variants of one group) whose ranges go through the symbol's values in order from MIN to
   // MAX, each bucket one launch or several alike (split-K: partials, then sum); so at every
-  // value exactly one bucket of each run writes the group's results.
+  // value exactly one bucket of each run writes the group's results. Inside a `plan` of the
+  // same symbol the runs go from the plan's LO to its HI instead, and never leave the plan.
+  const std::vector<int> planOf = detail::launchPlans(bundle);
+  auto bounds = [&](size_t launch, int symbol) -> std::pair<int64_t, int64_t> {
+    if (planOf[launch] >= 0 && bundle.plans[planOf[launch]].symbol == symbol)
+      return {bundle.plans[planOf[launch]].lo, bundle.plans[planOf[launch]].hi};
+    return {bundle.symbols[symbol].min, bundle.symbols[symbol].max};
+  };
   const SymRangeDesc *cur = nullptr; // the current bucket while a run is open
   size_t first = 0;                  // the run's first launch
   auto gap = [&](size_t i, const std::string &what) {
     const SymbolDesc &sym = bundle.symbols[cur->symbol];
-    return Status::error(
-        at(rangeOf[i] ? rangeOf[i]->line : 0) + "launch " + std::to_string(i) + " of '" +
-        bundle.launches[i].kernel + "'" + what + ": the shape buckets of '" + sym.name +
-        "' from launch " + std::to_string(first) + " cover [" + std::to_string(sym.min) + ", " +
-        std::to_string(cur->hi) + "] and must go on in order to MAX " + std::to_string(sym.max) +
-        " (a run at " + std::to_string(cur->hi + 1) + " would run none of them)");
+    const auto [lo, hi] = bounds(first, cur->symbol);
+    return Status::error(at(rangeOf[i] ? rangeOf[i]->line : 0) + "launch " + std::to_string(i) +
+                         " of '" + bundle.launches[i].kernel + "'" + what +
+                         ": the shape buckets of '" + sym.name + "' from launch " +
+                         std::to_string(first) + " cover [" + std::to_string(lo) + ", " +
+                         std::to_string(cur->hi) + "] and must go on in order to " +
+                         (planOf[first] >= 0 ? "the plan's HI " : "MAX ") + std::to_string(hi) +
+                         " (a run at " + std::to_string(cur->hi + 1) + " would run none of them)");
   };
   for (size_t i = 0; i < rangeOf.size(); ++i) {
     const SymRangeDesc *r = rangeOf[i];
-    const bool done = cur && cur->hi == bundle.symbols[cur->symbol].max;
+    const bool done = cur && cur->hi == bounds(first, cur->symbol).second;
+    if (cur && !done && planOf[i] != planOf[first])
+      return gap(i, " starts another plan");
     if (!r) {
       if (cur && !done)
         return gap(i, " has no symrange");
@@ -619,23 +687,27 @@ Status validateSymRanges(const Bundle &bundle) {
     if (cur && r->symbol == cur->symbol && r->lo == cur->lo && r->hi == cur->hi)
       continue; // another launch of the same bucket
     if (cur && !done) {
-      if (r->symbol != cur->symbol || r->lo != cur->hi + 1)
+      if (r->symbol != cur->symbol || r->lo != cur->hi + 1 ||
+          r->hi > bounds(first, cur->symbol).second)
         return gap(i, ": its symrange [" + std::to_string(r->lo) + ", " + std::to_string(r->hi) +
                           "] does not continue them");
       cur = r;
       continue;
     }
     const SymbolDesc &sym = bundle.symbols[r->symbol];
-    if (r->lo != sym.min)
+    const auto [lo, hi] = bounds(i, r->symbol);
+    if (r->lo != lo || r->hi > hi)
       return Status::error(at(r->line) + "symrange of launch " + std::to_string(i) + " of '" +
                            bundle.launches[i].kernel + "': [LO, HI] = [" + std::to_string(r->lo) +
                            ", " + std::to_string(r->hi) + "] starts shape buckets of '" + sym.name +
-                           "' but not at MIN " + std::to_string(sym.min) + " (a run at " +
-                           std::to_string(sym.min) + " would run none of them)");
+                           "' but not at " + (planOf[i] >= 0 ? "its plan's LO " : "MIN ") +
+                           std::to_string(lo) + " (a run at " + std::to_string(lo) +
+                           " would run none of them)" +
+                           (r->hi > hi ? " or passes the plan's HI " + std::to_string(hi) : ""));
     cur = r;
     first = i;
   }
-  if (cur && cur->hi != bundle.symbols[cur->symbol].max)
+  if (cur && cur->hi != bounds(first, cur->symbol).second)
     return gap(rangeOf.size() - 1, " (the last)");
   return Status::success();
 }
@@ -721,6 +793,17 @@ Status aicc::runtime::validateBundle(const Bundle &bundle, const Limits &limits)
     if (Status s = validateSymDims(bundle); !s.ok)
       return s;
     if (Status s = validateSymGrids(bundle, kernels); !s.ok)
+      return s;
+  }
+  if (!bundle.plans.empty()) {
+    if (bundle.formatVersion < kFormatVersionPlans)
+      return Status::error("'plan' records need format version " +
+                           std::to_string(kFormatVersionPlans) + ", not " +
+                           std::to_string(bundle.formatVersion));
+    if (!symbolic)
+      return Status::error(at(bundle.plans.front().line) +
+                           "'plan' records need symbols: the bundle has none");
+    if (Status s = validatePlans(bundle); !s.ok)
       return s;
   }
   if (!bundle.symRanges.empty()) {

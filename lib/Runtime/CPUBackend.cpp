@@ -455,7 +455,7 @@ Status CPUBackend::bindSymbols(const std::vector<int64_t> &values) {
   if (symValues)
     for (size_t i = 0; i < values.size() && i < plan.symbols.size(); ++i)
       symValues[i] = static_cast<int32_t>(values[i]);
-  if (plan.symGrids.empty() && plan.symRanges.empty())
+  if (plan.symGrids.empty() && plan.symRanges.empty() && plan.plans.empty())
     return Status::success(); // every launch keeps its recorded grid
   const std::vector<std::array<int64_t, 3>> grids = launchGridsAt(plan, values);
   for (size_t i = 0; i < launches.size(); ++i)

@@ -505,7 +505,7 @@ Status CUDABackend::bindSymbols(const std::vector<int64_t> &values) {
     if (Status s = check(api.streamSynchronize(stream), "cuStreamSynchronize"); !s.ok)
       return s.withContext("writing the symbol values");
   }
-  if (plan.symGrids.empty() && plan.symRanges.empty())
+  if (plan.symGrids.empty() && plan.symRanges.empty() && plan.plans.empty())
     return Status::success(); // every launch keeps its recorded grid: one graph serves all
   const std::vector<std::array<int64_t, 3>> grids = launchGridsAt(plan, values);
   for (size_t i = 0; i < launches.size(); ++i)

@@ -42,7 +42,11 @@ TensorInfo::RowLayout TensorInfo::layoutAt(const std::vector<int64_t> &values) c
     return static_cast<size_t>(shapeNumElements(s).value_or(0)) * dtypeSize(dtype);
   };
   const size_t bound = bytesOf(shape), compact = bytesOf(shapeAt(values));
-  if (symbolic)
+  const bool packed = std::any_of(packedAt.begin(), packedAt.end(), [&](const PackedRange &r) {
+    return static_cast<size_t>(r.symbol) < values.size() && values[r.symbol] >= r.lo &&
+           values[r.symbol] <= r.hi;
+  });
+  if (symbolic && !packed)
     for (int k = 0; k < symbolic->axis && static_cast<size_t>(k) < shape.size(); ++k)
       l.rows *= static_cast<size_t>(shape[k]);
   if (l.rows <= 1 || compact == 0) {
@@ -113,6 +117,7 @@ Bundle aicc::runtime::detail::planOf(const Bundle &bundle) {
   plan.symDims = bundle.symDims;
   plan.symGrids = bundle.symGrids;
   plan.symRanges = bundle.symRanges;
+  plan.plans = bundle.plans;
   plan.symValuesBuffer = bundle.symValuesBuffer;
   plan.symValuesLine = bundle.symValuesLine;
   plan.inputs = bundle.inputs;
@@ -155,11 +160,21 @@ aicc::runtime::detail::launchGridsAt(const Bundle &plan, const std::vector<int64
     if (programs)
       n = std::min(n, std::max<int64_t>(*programs, 1));
   }
-  // A launch for another shape bucket (`symrange`) runs no program at these values.
+  // A launch for another shape bucket (`symrange`) or of another plan runs no program at
+  // these values.
   for (const SymRangeDesc &r : plan.symRanges) {
     int64_t v = static_cast<size_t>(r.symbol) < values.size() ? values[r.symbol] : -1;
     if (v < r.lo || v > r.hi)
       grids[r.launchIndex] = {0, 0, 0};
+  }
+  const std::vector<int> planOf = launchPlans(plan);
+  for (size_t i = 0; i < planOf.size(); ++i) {
+    if (planOf[i] < 0)
+      continue;
+    const PlanDesc &p = plan.plans[planOf[i]];
+    int64_t v = static_cast<size_t>(p.symbol) < values.size() ? values[p.symbol] : -1;
+    if (v < p.lo || v > p.hi)
+      grids[i] = {0, 0, 0};
   }
   return grids;
 }
@@ -206,20 +221,32 @@ Status Model::load(const Bundle &bundle, Device device, std::shared_ptr<const Mo
   std::vector<std::optional<SymbolicDim>> symbolicOf(bundle.buffers.size());
   for (const SymDimDesc &d : bundle.symDims)
     symbolicOf[d.bufferId] = SymbolicDim{d.axis, d.symbol, d.factor};
+  // Packed plans (--specialize): their values' inputs and outputs are compact.
+  std::vector<TensorInfo::PackedRange> packed;
+  for (const PlanDesc &p : bundle.plans)
+    if (p.packed)
+      packed.push_back({p.symbol, p.lo, p.hi});
   for (const IODesc &io : bundle.inputs) {
     const BufferDesc &b = bundle.buffers[io.bufferId];
-    model->inputs.push_back({io.name, b.dtype, b.shape, symbolicOf[io.bufferId]});
+    model->inputs.push_back({io.name, b.dtype, b.shape, symbolicOf[io.bufferId], packed});
     model->inputBuffers.push_back(io.bufferId);
   }
   for (const IODesc &io : bundle.outputs) {
     const BufferDesc &b = bundle.buffers[io.bufferId];
-    model->outputs.push_back({io.name, b.dtype, b.shape, symbolicOf[io.bufferId]});
+    model->outputs.push_back({io.name, b.dtype, b.shape, symbolicOf[io.bufferId], packed});
     model->outputBuffers.push_back(io.bufferId);
   }
   for (const BufferDesc &b : bundle.buffers)
     model->buffers.push_back({b.dtype, b.kind, b.shape});
   for (const LaunchDesc &l : bundle.launches)
     model->launches.push_back({l.kernel, l.buffers});
+  for (size_t i = 0; i < bundle.plans.size(); ++i) {
+    const PlanDesc &p = bundle.plans[i];
+    const size_t end =
+        i + 1 < bundle.plans.size() ? bundle.plans[i + 1].firstLaunch : bundle.launches.size();
+    model->plans.push_back(
+        {p.symbol, p.lo, p.hi, p.packed, static_cast<size_t>(p.firstLaunch), end - p.firstLaunch});
+  }
 
   std::shared_ptr<const LoadedModel> loaded;
   Status s = device == Device::cuda ? loadCUDAModel(bundle, options.deviceIndex, loaded)

@@ -131,6 +131,13 @@ static cl::list<std::string> dimParams(
              "symbolic: one bundle for every value from MIN to MAX, compiled at MAX "
              "(docs/symbolic-shapes.md). Repeatable"),
     cl::value_desc("NAME=N|NAME=MIN..MAX"), cl::cat(cat));
+static cl::list<std::string> specializations(
+    "specialize",
+    cl::desc("with --dim NAME=MIN..MAX: also compile the model for NAME = V alone (V is MIN or "
+             "MAX) and put that plan in the bundle beside the range's; a run at V takes it "
+             "(e.g. --specialize seq=1: an LLM's decode step gets the code a bundle for one "
+             "token has, prompts keep the range's; docs/symbolic-shapes.md)"),
+    cl::value_desc("NAME=V"), cl::cat(cat));
 static cl::opt<uint64_t> maxTensorBytes(
     "max-tensor-bytes",
     cl::desc("refuse an ONNX model with a tensor (input, output, weight or intermediate) of "
@@ -302,6 +309,14 @@ int main(int argc, char **argv) {
       return fail("--dim expects NAME=N or NAME=MIN..MAX (integers in [0, 2^31)), got '" + dp +
                   "'");
     opts.dimParams.push_back({dp.substr(0, eq), v});
+  }
+  for (const std::string &sp : specializations) {
+    size_t eq = StringRef(sp).rfind('=');
+    int64_t v;
+    if (eq == StringRef::npos || eq == 0 || !number(StringRef(sp).substr(eq + 1).trim(), v) ||
+        v < 1)
+      return fail("--specialize expects NAME=V (an integer in [1, 2^31)), got '" + sp + "'");
+    opts.specializations.push_back({sp.substr(0, eq), v});
   }
   if (!compileFrom.empty()) {
     auto from = aicc::parseStage(compileFrom);

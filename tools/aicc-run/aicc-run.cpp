@@ -451,6 +451,18 @@ void printSignature(const Session &session) {
   for (const SymbolInfo &sym : symbols)
     ranges += (ranges.empty() ? "" : ", ") + formatSymbolRange(sym);
   std::printf("symbolic dims: %s\n", ranges.c_str());
+  // Whole plans per range (aicc-compile --specialize): "plan 1: seq = 1, 12 launches, packed".
+  const std::vector<PlanInfo> &plans = session.getModel().getPlans();
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const PlanInfo &p = plans[i];
+    const std::string &name = symbols[p.symbol].name;
+    std::printf("plan %zu: %s, %zu launches%s\n", i,
+                (p.lo == p.hi
+                     ? name + " = " + std::to_string(p.lo)
+                     : name + " in [" + std::to_string(p.lo) + ", " + std::to_string(p.hi) + "]")
+                    .c_str(),
+                p.numLaunches, p.packed ? ", packed inputs and outputs" : "");
+  }
   for (bool inputs : {true, false}) {
     const std::vector<TensorInfo> &list = inputs ? session.getInputs() : session.getOutputs();
     for (size_t i = 0; i < list.size(); ++i)

@@ -271,8 +271,8 @@ TEST(BundleParamTest, MalformedParamRecords) {
   expectError(validateBundle(b), "kernel 'add': 'param' records need format version 3, not 2");
   b.kernels[0].params.clear();
   EXPECT_TRUE(validateBundle(b).ok);
-  b.formatVersion = 10;
-  expectError(validateBundle(b), "unsupported bundle format version 10");
+  b.formatVersion = 11;
+  expectError(validateBundle(b), "unsupported bundle format version 11");
 }
 
 //===----------------------------------------------------------------------===//

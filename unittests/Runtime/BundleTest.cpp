@@ -331,7 +331,7 @@ TEST(BundleTest, EveryTruncationFailsCleanly) {
 TEST(BundleTest, RejectsBadHeaderAndRecords) {
   expectParseError(frame(""), "empty manifest");
   expectParseError(frame(mutate("aicc-bundle 1\n", "")), "expected the 'aicc-bundle N' header");
-  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 10")), "unsupported bundle version");
+  expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 11")), "unsupported bundle version");
   // A version-3 header needs the checksum record at the end.
   expectParseError(frame(mutate("aicc-bundle 1", "aicc-bundle 3")),
                    "manifest line 11: the last record of a version-3 manifest must be "

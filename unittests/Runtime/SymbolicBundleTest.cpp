@@ -162,7 +162,7 @@ TEST(SymbolicBundleTest, RoundTripPreservesSymbols) {
   Status s = parseBundle(once, back);
   ASSERT_TRUE(s.ok) << s.message;
   EXPECT_EQ(back.formatVersion, 6);
-  EXPECT_EQ(kBundleFormatVersion, 9);
+  EXPECT_EQ(kBundleFormatVersion, 10);
   ASSERT_EQ(back.symbols.size(), 2u);
   EXPECT_EQ(back.symbols[1].name, "seq len");
   EXPECT_EQ(back.symbols[1].min, 2);
@@ -299,12 +299,12 @@ TEST(SymbolicBundleTest, RecordsNeedVersion6) {
   b.formatVersion = 5;
   EXPECT_EQ(validateBundle(b).message, "symbolic dims ('symbol', 'symdim' and 'symgrid' records) "
                                        "need format version 6, not 5");
-  // Version 10 does not exist yet.
+  // Version 11 does not exist yet.
   m = kSymbolicRecords;
-  m.replace(0, 13, "aicc-bundle 10");
+  m.replace(0, 13, "aicc-bundle 11");
   Bundle parsed;
   Status s = parseBundle(sealed(m), parsed);
-  EXPECT_NE(s.message.find("unsupported bundle version ' 10' (this runtime reads versions 1 to 9)"),
+  EXPECT_NE(s.message.find("unsupported bundle version ' 11' (this runtime reads versions 1 to 10)"),
             std::string::npos)
       << s.message;
 }
@@ -718,4 +718,108 @@ TEST(SymbolicBundleTest, SymGridRules) {
                    "manifest line 32: symgrid of launch 0 of 'k1', grid x: the launch already "
                    "has a symgrid on that axis (manifest line 30); at most one per launch and "
                    "axis");
+}
+
+//===----------------------------------------------------------------------===//
+// The `plan` records (format version 10): whole launch plans per range of a symbol
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// withSymRanges() as the plan of 'batch' in [2, 8] (its buckets [2, 4] and [5, 8]) and a
+/// packed plan for batch 1 (launch 3, k1 again).
+Bundle withPlans() {
+  Bundle b = withSymRanges();
+  b.symRanges[0].lo = 2;
+  b.launches.push_back({"k1", {0, 1, 2}});
+  b.plans.push_back({0, 0, 2, 8, false, 0});
+  b.plans.push_back({3, 0, 1, 1, true, 0});
+  return b;
+}
+} // namespace
+
+TEST(SymbolicBundleTest, PlansRoundTripAsVersion10) {
+  Bundle b = withPlans();
+  ASSERT_TRUE(validateBundle(b).ok) << validateBundle(b).message;
+  std::string m = manifestOf(serializeBundle(b));
+  EXPECT_EQ(m.substr(0, 15), "aicc-bundle 10\n");
+  EXPECT_NE(m.find("symrange 2 0 5 8\nplan 0 0 2 8 bound\nplan 3 0 1 1 packed\nchecksum"),
+            std::string::npos)
+      << m;
+  Bundle back;
+  Status s = parseBundle(serializeBundle(b), back);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(back.formatVersion, 10);
+  ASSERT_EQ(back.plans.size(), 2u);
+  EXPECT_EQ(back.plans[1].firstLaunch, 3);
+  EXPECT_EQ(back.plans[1].symbol, 0);
+  EXPECT_EQ(back.plans[1].lo, 1);
+  EXPECT_EQ(back.plans[1].hi, 1);
+  EXPECT_TRUE(back.plans[1].packed);
+  EXPECT_FALSE(back.plans[0].packed);
+  EXPECT_EQ(back.plans[1].line, 38u);
+}
+
+TEST(SymbolicBundleTest, PlanRecordPlaceAndVersion) {
+  std::string m = manifestOf(serializeBundle(withPlans()));
+  m = m.substr(0, m.find("checksum"));
+  std::string v9 = m;
+  v9.replace(0, 14, "aicc-bundle 9");
+  expectParseError(sealed(v9), "manifest line 37: 'plan' record in a version-9 bundle (it needs "
+                               "the 'aicc-bundle 10' header)");
+  expectParseError(sealed(m + "symrange 3 1 2 16\n"),
+                   "manifest line 39: 'symrange' record after the 'plan' records (they follow "
+                   "the 'launch', 'symgrid' and 'symrange' records, before 'checksum')");
+  std::string bad = m;
+  bad.replace(bad.find("plan 3 0 1 1 packed"), 19, "plan 3 0 1 1 compact");
+  expectParseError(sealed(bad),
+                   "manifest line 38: bad plan LAYOUT 'compact' (expected bound or packed)");
+  bad = m;
+  bad.replace(bad.find("plan 3 0 1 1 packed"), 19, "plan 3 0 1 1");
+  expectParseError(sealed(bad), "manifest line 38: 'plan' record has 4 fields, expected 5 (plan "
+                                "FIRST_LAUNCH SYMBOL_INDEX LO HI bound|packed)");
+}
+
+TEST(SymbolicBundleTest, PlanRules) {
+  auto expectBad = [](const std::function<void(Bundle &)> &edit, const std::string &expected) {
+    Bundle b = withPlans();
+    edit(b);
+    EXPECT_EQ(validateBundle(b).message, expected);
+  };
+  expectBad([](Bundle &b) { b.formatVersion = 9; }, "'plan' records need format version 10, not 9");
+  expectBad([](Bundle &b) { b.plans[0].firstLaunch = 1; },
+            "plan 0: FIRST_LAUNCH is 1, not 0 (the first plan starts at the first launch)");
+  expectBad([](Bundle &b) { b.plans[1].firstLaunch = 0; },
+            "plan 1: FIRST_LAUNCH 0 is not in [1, 4) (plans ascend by first launch, each at "
+            "least one launch)");
+  expectBad([](Bundle &b) { b.plans[1].firstLaunch = 4; },
+            "plan 1: FIRST_LAUNCH 4 is not in [1, 4) (plans ascend by first launch, each at "
+            "least one launch)");
+  expectBad([](Bundle &b) { b.plans[1].symbol = 2; },
+            "plan 1: SYMBOL_INDEX 2 is out of range (2 symbols)");
+  expectBad([](Bundle &b) { b.plans[1].symbol = 1; },
+            "plan 1: SYMBOL_INDEX 1 differs from plan 0's 0 (the plans divide one symbol's "
+            "values)");
+  expectBad([](Bundle &b) { b.plans[1].hi = 9; },
+            "plan 1: [LO, HI] = [1, 9] is not a range inside [1, 8] of 'batch'");
+  // The ranges partition [MIN, MAX].
+  expectBad([](Bundle &b) { b.plans[1].hi = 2; },
+            "plan ranges of 'batch' must partition [1, 8]: [2, 8] overlaps another plan's range");
+  expectBad([](Bundle &b) { b.plans[0].hi = 7; },
+            "plan ranges of 'batch' must partition [1, 8]: no plan runs at 8");
+  expectBad([](Bundle &b) { b.plans[1].lo = b.plans[1].hi = 8; },
+            "plan ranges of 'batch' must partition [1, 8]: no plan runs at 1");
+  // Shape buckets go from their plan's LO to its HI.
+  expectBad([](Bundle &b) { b.symRanges[0].lo = 1; },
+            "symrange of launch 1 of 'k2': [LO, HI] = [1, 4] starts shape buckets of 'batch' but "
+            "not at its plan's LO 2 (a run at 2 would run none of them)");
+  expectBad([](Bundle &b) { b.symRanges[1].hi = 7; },
+            "launch 3 of 'k1' starts another plan: the shape buckets of 'batch' from launch 1 "
+            "cover [2, 7] and must go on in order to the plan's HI 8 (a run at 8 would run none "
+            "of them)");
+  // Buckets of another symbol cover its whole range inside a plan.
+  Bundle other = withPlans();
+  other.launches.insert(other.launches.begin() + 3, {"k1", {0, 1, 2}});
+  other.plans[1].firstLaunch = 4;
+  other.symRanges.push_back({3, 1, 2, 16, 0});
+  EXPECT_TRUE(validateBundle(other).ok) << validateBundle(other).message;
 }

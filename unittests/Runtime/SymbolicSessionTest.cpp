@@ -589,3 +589,41 @@ TEST(SymbolicSessionTest, SessionBuffersAreTakenInPlaceWhereTheRunPlacesThemAtTh
     twice.as<float>()[i] = b3.as<float>()[i] + b3.as<float>()[i];
   EXPECT_EQ(c3.data, twice.data);
 }
+
+TEST(SymbolicSessionTest, PlansRunTheValuesPlanAndPackedPlansTakeCompactTensors) {
+  // c = a + b over f32[2, 5 x n] (rows at the bound's pitch of 500 elements, n in [1, 100])
+  // in the plan for [2, 100]; at n = 1 the packed plan (aicc-compile --specialize) runs
+  // c = a + a on one program of 256 elements: right only if the session copies the run's
+  // [2, 5] compactly to the start of the buffers and reads c back from there (the bound's
+  // layout would put row 1 at element 500, which no program writes: poisoned NaN).
+  Bundle bundle = makeSymbolicAdd("cpu", kernelSharedObject(), /*symGrid=*/false);
+  for (BufferDesc &b : bundle.buffers)
+    b.shape = {2, 500};
+  for (SymDimDesc &d : bundle.symDims) {
+    d.axis = 1;
+    d.factor = 5;
+  }
+  bundle.launches.push_back({"add", {0, 0, 2}});
+  bundle.symGrids.push_back({1, 0, 0, 10, 256, 1, 0});
+  bundle.plans.push_back({0, 0, 2, 100, /*packed=*/false, 0});
+  bundle.plans.push_back({1, 0, 1, 1, /*packed=*/true, 0});
+  Bundle back;
+  Status s = parseBundle(serializeBundle(bundle), back);
+  ASSERT_TRUE(s.ok) << s.message;
+  EXPECT_EQ(back.formatVersion, 10);
+  std::unique_ptr<Session> session;
+  s = Session::create(back, Device::cpu, session);
+  ASSERT_TRUE(s.ok) << s.message;
+  const TensorInfo &a0 = session->getInputs()[0];
+  EXPECT_EQ(a0.layoutAt({1}).rows, 1u);
+  EXPECT_EQ(a0.layoutAt({2}).rows, 2u);
+  EXPECT_EQ(a0.layoutAt({2}).pitch, 2000u);
+  for (int64_t n : {int64_t(1), int64_t(2), int64_t(100), int64_t(1), int64_t(37)}) {
+    ASSERT_TRUE(session->poisonBuffers().ok);
+    HostTensor a = randomTensor({2, 5 * n}, 3 + uint32_t(n)), b = randomTensor({2, 5 * n}, 4);
+    std::vector<HostTensor> outputs;
+    s = session->run({a, b}, outputs);
+    ASSERT_TRUE(s.ok) << s.message;
+    expectSum(a, n == 1 ? a : b, outputs[0]);
+  }
+}

@@ -37,12 +37,14 @@ namespace aicc::runtime {
 /// the `symvalues` record, kernels that read the run's symbol values, since 7;
 /// `symdim` records after non-unit dims, tensors that are rows of their buffer
 /// at a smaller value, since 8; `symrange` records, launches that run only for
-/// some values of a symbol (kernel variants per shape bucket), since 9).
-/// serializeBundle() writes the oldest version that holds the bundle (9 with a
-/// `symrange` record, else 8 with such a `symdim`, else 7 with a `symvalues`
-/// record, else 6 when it has symbolic dims, else 5 when a kernel has
-/// `inplace` records, else 4); parseBundle() reads versions 1 to 9.
-constexpr int kBundleFormatVersion = 9;
+/// some values of a symbol (kernel variants per shape bucket), since 9; `plan`
+/// records, whole launch plans per range of a symbol's values, since 10).
+/// serializeBundle() writes the oldest version that holds the bundle (10 with a
+/// `plan` record, else 9 with a `symrange` record, else 8 with such a `symdim`,
+/// else 7 with a `symvalues` record, else 6 when it has symbolic dims, else 5
+/// when a kernel has `inplace` records, else 4); parseBundle() reads versions 1
+/// to 10.
+constexpr int kBundleFormatVersion = 10;
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -327,6 +329,25 @@ struct SymRangeDesc {
   size_t line = 0;
 };
 
+/// One `plan` record (format version 10): the launches from `firstLaunch`
+/// (0-based, manifest order of the `launch` records) up to the next plan's
+/// first launch (or the last launch) are a whole launch plan that runs only at
+/// values of symbol `symbol` in [lo, hi]; a run at other values skips them.
+/// The plans' ranges partition the symbol's [min, max], so every run takes
+/// exactly one plan; inside a plan, `symrange` buckets of that symbol cover the
+/// plan's range instead of [min, max]. A plan compiled for one shape (aicc-compile
+/// --specialize, docs/symbolic-shapes.md) is `packed`: at its values the model's
+/// inputs and outputs are compact, row-major, at the start of their buffers
+/// (TensorInfo::layoutAt gives one row), not rows at the bound's pitch.
+struct PlanDesc {
+  int firstLaunch = 0;
+  int symbol = 0;
+  /// symbols[symbol].min <= lo <= hi <= symbols[symbol].max.
+  int64_t lo = 1, hi = 1;
+  bool packed = false;
+  size_t line = 0;
+};
+
 /// A whole bundle in memory. The bundle owns its code and weights bytes.
 struct Bundle {
   /// The format version the bundle was read as (parseBundle), or
@@ -354,6 +375,10 @@ struct Bundle {
   std::vector<SymGridDesc> symGrids;
   /// Launches that run only at some values of a symbol (format version 9).
   std::vector<SymRangeDesc> symRanges;
+  /// Whole launch plans per range of one symbol's values (format version 10),
+  /// ascending by firstLaunch, the first at launch 0; empty: one plan, every
+  /// launch, inputs and outputs at the bound's layout.
+  std::vector<PlanDesc> plans;
   /// The `symvalues` record (format version 7): the id of a `const` buffer of
   /// symbols.size() i32 elements (holding each symbol's max) that kernels read
   /// the run's symbol values from (attention over a sequence of run-time

@@ -88,6 +88,14 @@ struct TensorInfo {
   /// The dim that varies from run to run (format version 6); std::nullopt
   /// for a tensor of one shape.
   std::optional<SymbolicDim> symbolic;
+  /// Values of a symbol at which a `packed` plan runs (format version 10,
+  /// aicc-compile --specialize): there the tensor is compact, row-major, at the
+  /// start of its buffer whatever dims precede the symbolic one.
+  struct PackedRange {
+    int symbol = 0;
+    int64_t lo = 1, hi = 1;
+  };
+  std::vector<PackedRange> packedAt;
 
   /// The shape at the symbol values `values` (one per model symbol, in
   /// getSymbols() order, each in its range): `shape` with the symbolic dim set
@@ -99,7 +107,7 @@ struct TensorInfo {
   /// the i-th at byte `i x pitch` of the buffer. The rows are the elements of
   /// the dims before the symbolic one (format version 8; earlier bundles have
   /// only 1s there), so one row (rows 1, pitch 0) is a prefix of the buffer:
-  /// always without a symbolic dim.
+  /// always without a symbolic dim, and at the values of `packedAt`.
   struct RowLayout {
     size_t rows = 1;
     size_t rowBytes = 0;
@@ -137,6 +145,18 @@ struct LaunchInfo {
   /// Buffer ids passed as the kernel's parameters, in order (indices into
   /// getBuffers()).
   std::vector<int> buffers;
+};
+
+/// One whole launch plan of a bundle with `plan` records (format version 10,
+/// aicc-compile --specialize), for observers: launches [firstLaunch,
+/// firstLaunch + numLaunches) of getLaunches() run at values of symbol
+/// `symbol` in [lo, hi]; `packed`: there inputs and outputs are compact at the
+/// start of their buffers (TensorInfo::packedAt).
+struct PlanInfo {
+  int symbol = 0;
+  int64_t lo = 1, hi = 1;
+  bool packed = false;
+  size_t firstLaunch = 0, numLaunches = 0;
 };
 
 /// How a model is loaded (Model::load).
@@ -191,6 +211,9 @@ public:
   const std::vector<BufferInfo> &getBuffers() const { return buffers; }
   /// The launches in execution (manifest) order.
   const std::vector<LaunchInfo> &getLaunches() const { return launches; }
+  /// The whole launch plans per range of a symbol, in launch order; empty for
+  /// a bundle of one plan (every launch, at every value).
+  const std::vector<PlanInfo> &getPlans() const { return plans; }
   /// Device bytes the model holds for the constants (each constant buffer's
   /// SIZE_BYTES, at least 1), shared by all its sessions. Code and driver
   /// overhead not included.
@@ -211,6 +234,7 @@ private:
   std::vector<int> outputBuffers;
   std::vector<BufferInfo> buffers;
   std::vector<LaunchInfo> launches;
+  std::vector<PlanInfo> plans;
   uint64_t constantBytes = 0;
   std::shared_ptr<const detail::LoadedModel> loaded;
 };
