@@ -2,6 +2,7 @@
 carries the compiler in its extension module but not the C++ tools.
 
     python -m aicc compile model.onnx -o model.aicc [--target cpu|sm_90a|...] [--dim batch=1..64]
+        [--specialize batch=1]
         [--shape x=8,3,224,224] [--emit bundle|cubin|ptx|onnx|graph|fused|tile|gpu|cpu|llvm|dot]
         [--fusion-report | --memory-report] [--FLAG=VALUE ...]   # aicc.pipeline_options()
     python -m aicc [compile] --version    # as aicc-compile --version
@@ -43,6 +44,17 @@ def _dim(text):
         return name, ((_int64(lo, "dim"), _int64(hi, "dim")) if dots else _int64(value, "dim"))
     except ValueError as e:
         msg = str(e) if "out of range" in str(e) else "expected NAME=N or NAME=MIN..MAX"
+        raise argparse.ArgumentTypeError("%s, got '%s'" % (msg, text))
+
+
+def _specialize(text):
+    name, sep, value = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError("expected NAME=V")
+        return name, _int64(value, "value")
+    except ValueError as e:
+        msg = str(e) if "out of range" in str(e) else "expected NAME=V"
         raise argparse.ArgumentTypeError("%s, got '%s'" % (msg, text))
 
 
@@ -140,8 +152,13 @@ def _compile(args, rest, parser):
         emit = "fusion-report" if args.fusion_report else "memory-report"
     elif emit in ("gpu", "cpu"):
         emit = "lowered"
+    specialize = {}
+    for name, v in args.specialize:
+        if name in specialize:
+            parser.error("--specialize %s is given twice" % name)
+        specialize[name] = v
     data = compile_to(args.model, emit, args.target, dims=dims, shapes=shapes,
-                      cuda_path=args.cuda_path, **kwargs)
+                      specialize=specialize, cuda_path=args.cuda_path, **kwargs)
     _write(args.output, data.encode("utf-8") if isinstance(data, str) else data)
 
 
@@ -163,6 +180,9 @@ def main(argv=None):
     c.add_argument("--memory-report", action="store_true", help="write the memory plan")
     c.add_argument("--dim", type=_dim, action="append", default=[],
                    help="NAME=N or NAME=MIN..MAX (ONNX dim_param)")
+    c.add_argument("--specialize", type=_specialize, action="append", default=[],
+                   help="NAME=V: with --dim NAME=MIN..MAX, also the plan for NAME = V alone "
+                   "(V is MIN or MAX)")
     c.add_argument("--shape", type=_shape, action="append", default=[],
                    help="INPUT=D,D,... (a whole input shape)")
     c.add_argument("--cuda-path", help="CUDA toolkit root for ptxas")

@@ -42,7 +42,7 @@ def _option_text(value: Any) -> str:
 
 
 def _request(model, target, dims, shapes, bind_inputs, cuda_path, max_tensor_bytes, options,
-             tmp):
+             tmp, specialize=None):
     data, name, is_mlir = model_bytes(model)
     opts = [(k.replace("_", "-"), _option_text(v)) for k, v in options.items()]
     dim_list = []
@@ -66,13 +66,15 @@ def _request(model, target, dims, shapes, bind_inputs, cuda_path, max_tensor_byt
     shape_list = [(n, [int(d) for d in s]) for n, s in (shapes or {}).items()]
     return dict(model=data, buffer_name=name, is_mlir=is_mlir, target=target, options=opts,
                 bind_inputs=binds, input_shapes=shape_list, dims=dim_list,
-                cuda_path=cuda_path or "", max_tensor_bytes=int(max_tensor_bytes or 0))
+                cuda_path=cuda_path or "", max_tensor_bytes=int(max_tensor_bytes or 0),
+                specialize=[(n, int(v)) for n, v in (specialize or {}).items()])
 
 
 def compile(model: ModelLike, target: str = "sm_90a", *,
             dims: Optional[Mapping[str, Union[int, Tuple[int, int], range]]] = None,
             shapes: Optional[Mapping[str, Sequence[int]]] = None,
             bind_inputs: Optional[Mapping[str, Any]] = None,
+            specialize: Optional[Mapping[str, int]] = None,
             cuda_path: Optional[str] = None, max_tensor_bytes: Optional[int] = None,
             device: Optional[str] = None, cuda_graphs: bool = True,
             **options: Any) -> Module:
@@ -87,6 +89,9 @@ def compile(model: ModelLike, target: str = "sm_90a", *,
     shapes: whole input shapes, ``{"x": [8, 3, 224, 224]}`` (--shape).
     bind_inputs: graph inputs fixed at compile time to a value, ``{"shape": np.array(...)}``
         or a TensorProto .pb path (--bind-input); they are no longer Module inputs.
+    specialize: with a range in dims, ``{"seq": 1}`` adds the plan compiled for seq = 1
+        alone (the range's MIN or MAX), which a call at that value runs (--specialize,
+        docs/symbolic-shapes.md "A whole plan for one value").
     cuda_path: CUDA toolkit root for ptxas (default: $CUDA_HOME, /usr/local/cuda, PATH).
     max_tensor_bytes: cap on any one tensor's bytes (default 16 GiB).
     device, cuda_graphs: as for :class:`aicc.Module`.
@@ -101,7 +106,7 @@ def compile(model: ModelLike, target: str = "sm_90a", *,
     _require_compiler("aicc.compile")
     with tempfile.TemporaryDirectory(prefix="aicc-compile-") as tmp:
         req = _request(model, target, dims, shapes, bind_inputs, cuda_path, max_tensor_bytes,
-                       options, tmp)
+                       options, tmp, specialize)
         bundle = _aicc.compile(emit="bundle", **req)
     return Module(bundle, device=device, cuda_graphs=cuda_graphs)
 
@@ -114,9 +119,9 @@ def compile_to(model: ModelLike, emit: str, target: str = "sm_90a", **kwargs: An
     _require_compiler("aicc.compile_to")
     with tempfile.TemporaryDirectory(prefix="aicc-compile-") as tmp:
         dims, shapes = kwargs.pop("dims", None), kwargs.pop("shapes", None)
-        binds = kwargs.pop("bind_inputs", None)
+        binds, spec = kwargs.pop("bind_inputs", None), kwargs.pop("specialize", None)
         cuda_path, cap = kwargs.pop("cuda_path", None), kwargs.pop("max_tensor_bytes", None)
-        req = _request(model, target, dims, shapes, binds, cuda_path, cap, kwargs, tmp)
+        req = _request(model, target, dims, shapes, binds, cuda_path, cap, kwargs, tmp, spec)
         data = _aicc.compile(emit=emit, **req)
     return data if emit in ("cubin", "bundle") else data.decode("utf-8")
 

@@ -30,7 +30,8 @@ py::bytes pyCompile(const py::bytes &model, const std::string &bufferName, bool 
                     const std::vector<std::pair<std::string, std::string>> &bindInputs,
                     const std::vector<std::pair<std::string, std::vector<int64_t>>> &inputShapes,
                     const std::vector<std::tuple<std::string, int64_t, int64_t, bool>> &dims,
-                    const std::string &cudaPath, uint64_t maxTensorBytes) {
+                    const std::string &cudaPath, uint64_t maxTensorBytes,
+                    const std::vector<std::pair<std::string, int64_t>> &specializations) {
   aicc::python::CompileRequest request;
   request.model = model;
   request.bufferName = bufferName;
@@ -44,6 +45,7 @@ py::bytes pyCompile(const py::bytes &model, const std::string &bufferName, bool 
     request.dims.push_back({name, min, max, symbolic});
   request.cudaPath = cudaPath;
   request.maxTensorBytes = maxTensorBytes;
+  request.specializations = specializations;
   std::string out, error;
   bool ok;
   {
@@ -110,7 +112,8 @@ void aicc::python::bindCompiler(py::module_ &m) {
   m.def("compile", &pyCompile, py::arg("model"), py::arg("buffer_name"), py::arg("is_mlir"),
         py::arg("target"), py::arg("emit"), py::arg("options"), py::arg("bind_inputs"),
         py::arg("input_shapes"), py::arg("dims"), py::arg("cuda_path"),
-        py::arg("max_tensor_bytes"));
+        py::arg("max_tensor_bytes"),
+        py::arg("specialize") = std::vector<std::pair<std::string, int64_t>>());
   m.def("pipeline_options", [] {
     py::list out;
     for (const aicc::python::OptionInfo &o : aicc::python::pipelineOptions())

@@ -126,6 +126,7 @@ bool aicc::python::compile(const CompileRequest &request, std::string &out, std:
     else
       options.dimParams.push_back({dim.name, dim.min});
   }
+  options.specializations = request.specializations;
   options.cudaPath = request.cudaPath;
   if (request.maxTensorBytes)
     options.maxTensorBytes = request.maxTensorBytes;

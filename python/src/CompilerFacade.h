@@ -48,6 +48,8 @@ struct CompileRequest {
     bool symbolic = false;
   };
   std::vector<Dim> dims;
+  /// --specialize NAME=V: the plan for one value of a symbolic range beside the range's.
+  std::vector<std::pair<std::string, int64_t>> specializations;
   /// --cuda-path (empty: $CUDA_HOME, /usr/local/cuda, PATH).
   std::string cudaPath;
   /// --max-tensor-bytes; 0 keeps the default (16 GiB).

@@ -57,6 +57,8 @@ def test_refused_model_exits_1_and_writes_nothing(tmp_path):
     (["--dim", "batch=99999999999999999999999"], "dim 99999999999999999999999 is out of range"),
     (["--dim", "batch=2", "--dim", "batch=3"], "--dim batch is given twice"),
     (["--shape", "x=1,a"], "expected NAME=D,D,..."),
+    (["--specialize", "batch"], "expected NAME=V"),
+    (["--specialize", "batch=1", "--specialize", "batch=2"], "--specialize batch is given twice"),
     (["--attention"], "--attention needs a value (a string)"),
     (["--fusion-report", "--memory-report"], "one at a time"),
 ])

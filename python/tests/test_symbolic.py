@@ -47,3 +47,23 @@ def test_out_of_range_and_bad_shapes(convnet_dyn_cpu):
         m(np.zeros((2, 3, 16, 15), np.float32))
     assert str(e.value) == ("input 0 ('%s'): expected f32[batch,3,16,16] (batch in [1, 8]), "
                             "got f32[2,3,16,15]" % name)
+
+
+def test_specialized_plan_at_the_minimum():
+    """specialize={"batch": 1}: the plan compiled for batch 1 alone runs at 1, the range's
+    at 3 and 8 (aicc-compile --specialize), alternating in one module."""
+    if not aicc.has_compiler:
+        pytest.skip("runtime-only aicc package (no compiler)")
+    model = CONVNET_DYN / "model.onnx"
+    bundle = aicc.compile_to(model, "bundle", target="cpu", dims={"batch": (1, 8)},
+                             specialize={"batch": 1})
+    n = int.from_bytes(bundle[8:16], "little")
+    manifest = bundle[16:16 + n].decode()
+    assert "plan 0 0 2 8 bound\nplan " in manifest and " 0 1 1 packed\n" in manifest
+    m = aicc.compile(model, target="cpu", dims={"batch": (1, 8)}, specialize={"batch": 1})
+    for k in (0, 1, 2, 0):
+        ins, (y,) = data_set(CONVNET_DYN, k)
+        assert_close(m(*ins), y)
+    with pytest.raises(aicc.CompileError) as e:
+        aicc.compile(model, target="cpu", dims={"batch": (1, 8)}, specialize={"batch": 4})
+    assert "--specialize batch=4: V must be the range's MIN 1 or MAX 8" in str(e.value)
