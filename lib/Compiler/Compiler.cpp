@@ -620,12 +620,18 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       return llvm::createStringError(what + ": '" + name +
                                      "' is not a symbolic range of this compile (--dim " + name +
                                      "=MIN..MAX with MIN < MAX)");
-    if (symbols.size() != 1 || opts.specializations.size() != 1 || to != Stage::Bundle)
+    if (opts.specializations.size() != 1)
+      return llvm::createStringError(what + ": one --specialize per compile (a bundle holds "
+                                            "the range's plan and one specialized plan)");
+    if (symbols.size() != 1)
+      return llvm::createStringError(what + ": a specialized plan needs exactly one symbolic "
+                                            "range (this compile has " +
+                                     std::to_string(symbols.size()) + ")");
+    if (to != Stage::Bundle || emit != EmitKind::Bundle)
       return llvm::createStringError(
-          what +
-          ": one specialized plan, for a bundle (--emit bundle) with one symbolic range "
-          "(this compile has " +
-          std::to_string(symbols.size()) + " ranges)");
+          what + ": the specialized plan is built into the bundle; it does not apply to "
+                 "--emit of another stage, --fusion-report or --memory-report (drop "
+                 "--specialize there: they show the range's compile)");
     if (value != sym->min && value != sym->max)
       return llvm::createStringError(
           what + ": V must be the range's MIN " + std::to_string(sym->min) + " or MAX " +
@@ -771,22 +777,30 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       OwningOpRef<ModuleOp> spec = importAt(0, value);
       if (!spec)
         return diags.error(what + ": the import failed");
-      CompileOptions one = givenOpts;
-      one.symbolicDims.clear();
-      one.specializations.clear();
-      one.dimParams.push_back({name, value});
-      const CompileOptions specOpts = pipelineOptionsOf(one);
+      // The range's pipeline options (pipelineOptionsOf: graph-scatter-to-select off, so a
+      // scattered cache is updated in place in both plans) with the symbol fixed at V.
+      CompileOptions specOpts = opts;
+      specOpts.symbolicDims.clear();
+      specOpts.specializations.clear();
+      specOpts.dimParams.push_back({name, value});
       PassManager pm(&ctx, ModuleOp::getOperationName());
       for (Stage s : {Stage::Graph, Stage::Fused, Stage::Tile})
         buildStagePipeline(pm, specOpts, s);
       if (failed(pm.run(*spec)))
         return diags.error(what + ": compiling the model for that shape failed");
+      // Kernel names NAME<V>_*: PTX identifiers (a letter first, then letters, digits, _).
       std::string prefix;
       for (char c : name)
         prefix += llvm::isAlnum(c) ? c : '_';
+      if (prefix.empty() || !llvm::isAlpha(prefix[0]))
+        prefix = "plan_" + prefix;
       prefix += std::to_string(value) + "_";
       if (failed(aicc::detail::prefixKernels(*spec, prefix)))
         return diags.error(what + ": renaming its kernels failed");
+      if (!opts.dumpKernelsDir.empty())
+        if (Operation *k = aicc::detail::findKernels(*spec); k && isa<ModuleOp>(k))
+          for (auto fn : cast<ModuleOp>(k).getOps<func::FuncOp>())
+            kernelTileIR[fn.getName()] = printOp(fn);
       auto p = aicc::detail::buildBundlePlan(*spec, aicc::detail::collectKernelInfo(*spec), gpu);
       if (failed(p) || failed(aicc::detail::moveKernels(*spec, *module)))
         return diags.error(what + ": building its launch plan failed");

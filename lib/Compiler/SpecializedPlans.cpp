@@ -147,26 +147,32 @@ llvm::Error aicc::detail::mergeSpecializedPlan(rt::Bundle &a, const rt::Bundle &
     return llvm::createStringError("a plan without launches cannot be specialized");
 
   // b's inputs and outputs live in a's: the same memory for the same tensor, as an alias of
-  // b's shape where it is smaller. The two plans must agree on which of them share memory
-  // (an output written over an input in one plan and beside it in the other would not).
+  // b's shape where it is smaller. An output is its root buffer's memory: the model's own
+  // (input / output), a temp it is a view of (a Reshape at the end), or a constant (an
+  // output computed from initializers alone, which the constants below share by content).
+  // The two plans must agree on which of them share memory (an output written over an
+  // input in one plan and beside it in the other would not).
   std::map<int, int> ioRoot; // b's root -> a's root
   std::map<int, int> ioRootBack;
   auto bindIO = [&](int bId, int aId, const std::string &what) -> llvm::Error {
     int rb = rootOf(b, bId), ra = rootOf(a, aId);
-    auto kb = b.buffers[rb].kind;
-    if (kb != rt::BufferKind::input && kb != rt::BufferKind::output)
-      return llvm::createStringError(what + " of the specialized plan is a " +
-                                     rt::bufferKindName(kb) + " buffer, not the model's own");
+    auto kb = b.buffers[rb].kind, ka = a.buffers[ra].kind;
+    if ((kb == rt::BufferKind::constant) != (ka == rt::BufferKind::constant))
+      return llvm::createStringError(what + " is a constant in one plan and computed in the "
+                                            "other");
+    if (kb == rt::BufferKind::constant)
+      return llvm::Error::success(); // shared by content below (checked there)
     auto [it, fresh] = ioRoot.emplace(rb, ra);
     auto [back, freshBack] = ioRootBack.emplace(ra, rb);
     if (it->second != ra || back->second != rb)
-      return llvm::createStringError(what + " shares memory with another input or output in one "
-                                            "plan and not in the other");
+      return llvm::createStringError(
+          what + " shares memory with another input or output in one plan and not in the "
+                 "other (each plan updates it in place or not: compile both the same way)");
     return llvm::Error::success();
   };
   for (size_t i = 0; i < b.inputs.size(); ++i)
-    if (llvm::Error e =
-            bindIO(b.inputs[i].bufferId, a.inputs[i].bufferId, "input '" + b.inputs[i].name + "'"))
+    if (llvm::Error e = bindIO(b.inputs[i].bufferId, a.inputs[i].bufferId,
+                               "input '" + b.inputs[i].name + "'"))
       return e;
   for (size_t i = 0; i < b.outputs.size(); ++i)
     if (llvm::Error e = bindIO(b.outputs[i].bufferId, a.outputs[i].bufferId,
@@ -190,17 +196,12 @@ llvm::Error aicc::detail::mergeSpecializedPlan(rt::Bundle &a, const rt::Bundle &
     return d.id;
   };
   for (const rt::BufferDesc &d : b.buffers) {
-    switch (d.kind) {
-    case rt::BufferKind::input:
-    case rt::BufferKind::output: {
-      auto it = ioRoot.find(d.id);
-      if (it == ioRoot.end())
-        return llvm::createStringError("buffer " + std::to_string(d.id) +
-                                       " of the specialized plan is an input or output of none");
+    // The root of an input or output (of any kind but const): a's root of the same tensor.
+    if (auto it = ioRoot.find(d.id); it != ioRoot.end()) {
       const rt::BufferDesc &q = a.buffers[it->second];
       if (q.shape == d.shape && q.dtype == d.dtype) {
         map[d.id] = q.id;
-        break;
+        continue;
       }
       if (rt::dtypeSize(q.dtype) != rt::dtypeSize(d.dtype) || d.sizeBytes > q.sizeBytes)
         return llvm::createStringError("buffer " + std::to_string(d.id) + " " +
@@ -211,8 +212,13 @@ llvm::Error aicc::detail::mergeSpecializedPlan(rt::Bundle &a, const rt::Bundle &
       v.kind = rt::BufferKind::alias;
       v.offset = q.id;
       map[d.id] = add(v);
-      break;
+      continue;
     }
+    switch (d.kind) {
+    case rt::BufferKind::input:
+    case rt::BufferKind::output:
+      return llvm::createStringError("buffer " + std::to_string(d.id) +
+                                     " of the specialized plan is an input or output of none");
     case rt::BufferKind::constant: {
       std::string_view bytes = bytesOf(b, d);
       int found = -1;
@@ -248,6 +254,13 @@ llvm::Error aicc::detail::mergeSpecializedPlan(rt::Bundle &a, const rt::Bundle &
       break;
     }
     }
+  }
+  // An output computed from constants alone: the same constant in both plans.
+  for (size_t i = 0; i < b.outputs.size(); ++i) {
+    int rb = rootOf(b, b.outputs[i].bufferId), ra = rootOf(a, a.outputs[i].bufferId);
+    if (b.buffers[rb].kind == rt::BufferKind::constant && rootOf(a, map[rb]) != ra)
+      return llvm::createStringError("output '" + b.outputs[i].name +
+                                     "' is a different constant in the two plans");
   }
   for (const rt::KernelDesc &k : b.kernels) {
     if (a.findKernel(k.name))

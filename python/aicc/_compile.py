@@ -1,5 +1,6 @@
 """aicc.compile: a model (path, bytes, onnx.ModelProto) to a Module."""
 
+import numbers
 import os
 import tempfile
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
@@ -67,7 +68,15 @@ def _request(model, target, dims, shapes, bind_inputs, cuda_path, max_tensor_byt
     return dict(model=data, buffer_name=name, is_mlir=is_mlir, target=target, options=opts,
                 bind_inputs=binds, input_shapes=shape_list, dims=dim_list,
                 cuda_path=cuda_path or "", max_tensor_bytes=int(max_tensor_bytes or 0),
-                specialize=[(n, int(v)) for n, v in (specialize or {}).items()])
+                specialize=[(n, _integer(v, "specialize['%s']" % n))
+                            for n, v in (specialize or {}).items()])
+
+
+def _integer(v, what):
+    """`v` as an int when it is one (numpy integers too), else aicc.Error."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise Error("%s: expected an integer, got %r" % (what, v))
+    return int(v)
 
 
 def compile(model: ModelLike, target: str = "sm_90a", *,

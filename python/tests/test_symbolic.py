@@ -67,3 +67,13 @@ def test_specialized_plan_at_the_minimum():
     with pytest.raises(aicc.CompileError) as e:
         aicc.compile(model, target="cpu", dims={"batch": (1, 8)}, specialize={"batch": 4})
     assert "--specialize batch=4: V must be the range's MIN 1 or MAX 8" in str(e.value)
+
+
+@pytest.mark.parametrize("value", [1.9, True, "1"])
+def test_specialize_takes_integers_only(value):
+    if not aicc.has_compiler:
+        pytest.skip("runtime-only aicc package (no compiler)")
+    with pytest.raises(aicc.Error) as e:
+        aicc.compile(CONVNET_DYN / "model.onnx", target="cpu", dims={"batch": (1, 8)},
+                     specialize={"batch": value})
+    assert "specialize['batch']: expected an integer, got %r" % (value,) in str(e.value)
