@@ -142,6 +142,9 @@ class Module:
         self.bound_inputs: List[Tuple[str, str, Tuple[int, ...]]] = [
             (n, T.DTYPES[d][0], tuple(s)) for n, d, s in info["bound_inputs"]]
         """Inputs fixed at compile time (bind_inputs=): (name, dtype, shape)."""
+        self.plans: List[Tuple[str, int, int, bool, int]] = [tuple(p) for p in info["plans"]]
+        """Whole launch plans per range of a symbol (compile(specialize=...)): (symbol, lo,
+        hi, packed, launches), in launch order; empty for a bundle of one plan."""
         self.num_kernels: int = info["num_kernels"]
         self.num_launches: int = info["num_launches"]
         self._symbol_list = info["symbols"]

@@ -109,6 +109,16 @@ py::dict describeBundle(const py::bytes &bytes) {
     bound.append(py::make_tuple(b.name, rt::dtypeName(b.dtype), b.shape));
   d["symbols"] = symbols;
   d["bound_inputs"] = bound;
+  // Whole plans per range of a symbol (`plan` records, --specialize).
+  py::list plans;
+  for (size_t i = 0; i < bundle.plans.size(); ++i) {
+    const rt::PlanDesc &p = bundle.plans[i];
+    size_t end = i + 1 < bundle.plans.size() ? bundle.plans[i + 1].firstLaunch
+                                             : bundle.launches.size();
+    plans.append(py::make_tuple(bundle.symbols[p.symbol].name, p.lo, p.hi, p.packed,
+                                end - p.firstLaunch));
+  }
+  d["plans"] = plans;
   d["num_kernels"] = bundle.kernels.size();
   d["num_launches"] = bundle.launches.size();
   d["code_bytes"] = bundle.code.size();

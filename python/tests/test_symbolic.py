@@ -61,6 +61,8 @@ def test_specialized_plan_at_the_minimum():
     manifest = bundle[16:16 + n].decode()
     assert "plan 0 0 2 8 bound\nplan " in manifest and " 0 1 1 packed\n" in manifest
     m = aicc.compile(model, target="cpu", dims={"batch": (1, 8)}, specialize={"batch": 1})
+    assert [p[:4] for p in m.plans] == [("batch", 2, 8, False), ("batch", 1, 1, True)]
+    assert sum(p[4] for p in m.plans) == m.num_launches
     for k in (0, 1, 2, 0):
         ins, (y,) = data_set(CONVNET_DYN, k)
         assert_close(m(*ins), y)
