@@ -613,30 +613,9 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
   };
 
   // --specialize NAME=V: checked before anything is compiled.
-  for (const auto &[name, value] : opts.specializations) {
-    const std::string what = "--specialize " + name + "=" + std::to_string(value);
-    auto sym = llvm::find_if(symbols, [&](const auto &s) { return s.name == name; });
-    if (sym == symbols.end())
-      return llvm::createStringError(what + ": '" + name +
-                                     "' is not a symbolic range of this compile (--dim " + name +
-                                     "=MIN..MAX with MIN < MAX)");
-    if (opts.specializations.size() != 1)
-      return llvm::createStringError(what + ": one --specialize per compile (a bundle holds "
-                                            "the range's plan and one specialized plan)");
-    if (symbols.size() != 1)
-      return llvm::createStringError(what + ": a specialized plan needs exactly one symbolic "
-                                            "range (this compile has " +
-                                     std::to_string(symbols.size()) + ")");
-    if (to != Stage::Bundle || emit != EmitKind::Bundle)
-      return llvm::createStringError(
-          what + ": the specialized plan is built into the bundle; it does not apply to "
-                 "--emit of another stage, --fusion-report or --memory-report (drop "
-                 "--specialize there: they show the range's compile)");
-    if (value != sym->min && value != sym->max)
-      return llvm::createStringError(
-          what + ": V must be the range's MIN " + std::to_string(sym->min) + " or MAX " +
-          std::to_string(sym->max) + " (the range's plan runs the other values, one range)");
-  }
+  if (llvm::Error e = aicc::detail::checkSpecializations(
+          opts.specializations, symbols, to == Stage::Bundle && emit == EmitKind::Bundle))
+    return std::move(e);
   if (!symbols.empty() && rank(to) < rank(Stage::Fused))
     return llvm::createStringError(
         "--dim " + symbols.front().name + "=" + std::to_string(symbols.front().min) + ".." +
@@ -786,25 +765,14 @@ llvm::Expected<std::string> aicc::compileModel(StringRef input, StringRef buffer
       PassManager pm(&ctx, ModuleOp::getOperationName());
       for (Stage s : {Stage::Graph, Stage::Fused, Stage::Tile})
         buildStagePipeline(pm, specOpts, s);
-      if (failed(pm.run(*spec)))
+      if (failed(pm.run(*spec)) || failed(aicc::detail::prefixKernels(
+                                       *spec, aicc::detail::specializedKernelPrefix(name, value))))
         return diags.error(what + ": compiling the model for that shape failed");
-      // Kernel names NAME<V>_*: PTX identifiers (a letter first, then letters, digits, _).
-      std::string prefix;
-      for (char c : name)
-        prefix += llvm::isAlnum(c) ? c : '_';
-      if (prefix.empty() || !llvm::isAlpha(prefix[0]))
-        prefix = "plan_" + prefix;
-      prefix += std::to_string(value) + "_";
-      if (failed(aicc::detail::prefixKernels(*spec, prefix)))
-        return diags.error(what + ": renaming its kernels failed");
       if (!opts.dumpKernelsDir.empty())
         if (Operation *k = aicc::detail::findKernels(*spec); k && isa<ModuleOp>(k))
           for (auto fn : cast<ModuleOp>(k).getOps<func::FuncOp>())
             kernelTileIR[fn.getName()] = printOp(fn);
-      auto p = aicc::detail::buildBundlePlan(*spec, aicc::detail::collectKernelInfo(*spec), gpu);
-      if (failed(p) || failed(aicc::detail::moveKernels(*spec, *module)))
-        return diags.error(what + ": building its launch plan failed");
-      if (llvm::Error e = aicc::detail::mergeSpecializedPlan(plan, *p, 0, value))
+      if (llvm::Error e = aicc::detail::joinSpecializedPlan(*module, plan, *spec, value, gpu))
         return llvm::createStringError(what + ": " + llvm::toString(std::move(e)));
     }
     if (failed(stage(Stage::Lowered, stagePipeline(Stage::Lowered))))

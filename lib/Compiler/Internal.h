@@ -67,6 +67,18 @@ void applyProgramsPerCTA(mlir::ModuleOp lowered, runtime::Bundle &plan);
 mlir::Operation *findKernels(mlir::ModuleOp module);
 
 /// Specialized plans (aicc-compile --specialize, lib/Compiler/SpecializedPlans.cpp).
+/// Checks the --specialize values before anything is compiled: each names the compile's one
+/// symbolic range, at its MIN or MAX, one of them, for bundle output; the error names the
+/// flag and what is wrong.
+llvm::Error checkSpecializations(const std::vector<std::pair<std::string, int64_t>> &specs,
+                                 llvm::ArrayRef<runtime::SymbolDesc> symbols, bool bundleOutput);
+/// The specialized kernels' name prefix for NAME = V: NAME (non-alphanumerics as _, `plan_`
+/// first unless it starts with a letter: PTX identifiers), V, `_` (`seq1_`).
+std::string specializedKernelPrefix(llvm::StringRef name, int64_t value);
+/// Joins `spec` (the model at symbol 0 = `value`, at the tile stage, kernels renamed) to
+/// `range` (its kernels moved there) and its plan to `plan` (mergeSpecializedPlan).
+llvm::Error joinSpecializedPlan(mlir::ModuleOp range, runtime::Bundle &plan, mlir::ModuleOp spec,
+                                int64_t value, bool gpu);
 /// Renames every symbol of `top`'s kernels module to PREFIX + name, with its uses (the host
 /// plan's launches).
 mlir::LogicalResult prefixKernels(mlir::ModuleOp top, llvm::StringRef prefix);

@@ -17,11 +17,61 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <map>
 
 using namespace mlir;
 namespace rt = aicc::runtime;
+
+llvm::Error aicc::detail::checkSpecializations(
+    const std::vector<std::pair<std::string, int64_t>> &specializations,
+    llvm::ArrayRef<SymbolRange> symbols, bool bundleOutput) {
+  for (const auto &[name, value] : specializations) {
+    const std::string what = "--specialize " + name + "=" + std::to_string(value);
+    auto sym = llvm::find_if(symbols, [&](const SymbolRange &s) { return s.name == name; });
+    if (sym == symbols.end())
+      return llvm::createStringError(what + ": '" + name +
+                                     "' is not a symbolic range of this compile (--dim " + name +
+                                     "=MIN..MAX with MIN < MAX)");
+    if (specializations.size() != 1)
+      return llvm::createStringError(what + ": one --specialize per compile (a bundle holds "
+                                            "the range's plan and one specialized plan)");
+    if (symbols.size() != 1)
+      return llvm::createStringError(what +
+                                     ": a specialized plan needs exactly one symbolic "
+                                     "range (this compile has " +
+                                     std::to_string(symbols.size()) + ")");
+    if (!bundleOutput)
+      return llvm::createStringError(
+          what + ": the specialized plan is built into the bundle; it does not apply to "
+                 "--emit of another stage, --fusion-report or --memory-report (drop "
+                 "--specialize there: they show the range's compile)");
+    if (value != sym->min && value != sym->max)
+      return llvm::createStringError(
+          what + ": V must be the range's MIN " + std::to_string(sym->min) + " or MAX " +
+          std::to_string(sym->max) + " (the range's plan runs the other values, one range)");
+  }
+  return llvm::Error::success();
+}
+
+std::string aicc::detail::specializedKernelPrefix(StringRef name, int64_t value) {
+  // NAME<V>_: a PTX identifier's start (a letter first, then letters, digits, _).
+  std::string prefix;
+  for (char c : name)
+    prefix += llvm::isAlnum(c) ? c : '_';
+  if (prefix.empty() || !llvm::isAlpha(prefix[0]))
+    prefix = "plan_" + prefix;
+  return prefix + std::to_string(value) + "_";
+}
+
+llvm::Error aicc::detail::joinSpecializedPlan(ModuleOp range, rt::Bundle &plan, ModuleOp spec,
+                                              int64_t value, bool gpu) {
+  auto p = buildBundlePlan(spec, collectKernelInfo(spec), gpu);
+  if (failed(p) || failed(moveKernels(spec, range)))
+    return llvm::createStringError("building its launch plan failed");
+  return mergeSpecializedPlan(plan, *p, 0, value);
+}
 
 LogicalResult aicc::detail::prefixKernels(ModuleOp top, StringRef prefix) {
   Operation *kernels = findKernels(top);
