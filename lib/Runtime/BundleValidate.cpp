@@ -696,14 +696,16 @@ Status validateSymRanges(const Bundle &bundle) {
     }
     const SymbolDesc &sym = bundle.symbols[r->symbol];
     const auto [lo, hi] = bounds(i, r->symbol);
-    if (r->lo != lo || r->hi > hi)
-      return Status::error(at(r->line) + "symrange of launch " + std::to_string(i) + " of '" +
-                           bundle.launches[i].kernel + "': [LO, HI] = [" + std::to_string(r->lo) +
-                           ", " + std::to_string(r->hi) + "] starts shape buckets of '" + sym.name +
-                           "' but not at " + (planOf[i] >= 0 ? "its plan's LO " : "MIN ") +
-                           std::to_string(lo) + " (a run at " + std::to_string(lo) +
-                           " would run none of them)" +
-                           (r->hi > hi ? " or passes the plan's HI " + std::to_string(hi) : ""));
+    const std::string label = at(r->line) + "symrange of launch " + std::to_string(i) + " of '" +
+                              bundle.launches[i].kernel + "': [LO, HI] = [" +
+                              std::to_string(r->lo) + ", " + std::to_string(r->hi) + "]";
+    if (r->lo != lo)
+      return Status::error(label + " starts shape buckets of '" + sym.name + "' but not at " +
+                           (planOf[i] >= 0 ? "its plan's LO " : "MIN ") + std::to_string(lo) +
+                           " (a run at " + std::to_string(lo) + " would run none of them)");
+    if (r->hi > hi)
+      return Status::error(label + " passes its plan's HI " + std::to_string(hi) +
+                           " (the plan does not run there)");
     cur = r;
     first = i;
   }
