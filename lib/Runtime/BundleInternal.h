@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace aicc::runtime::detail {
@@ -62,6 +63,21 @@ std::string formatHex64(uint64_t v);
 /// GROUP x ceil(value x UNIT / PER). std::nullopt when a factor is below 1 or
 /// the product overflows int64_t.
 std::optional<int64_t> symGridPrograms(const SymGridDesc &g, int64_t value);
+
+/// "manifest line N: " for a record read from a file; "" when built in memory.
+inline std::string manifestAt(size_t line) {
+  return line ? "manifest line " + std::to_string(line) + ": " : std::string();
+}
+
+/// "buffer ID", for messages.
+inline std::string bufferLabel(int id) { return "buffer " + std::to_string(id); }
+
+/// validateBundle's checks of the symbolic records (BundleValidateSymbolic.cpp): symbols,
+/// symdims, symgrids (against `kernels`, by name), plans, symranges, symvalues, each with
+/// its format version. Requires valid buffers, kernels and launches.
+Status
+validateSymbolicRecords(const Bundle &bundle,
+                        const std::unordered_map<std::string_view, const KernelDesc *> &kernels);
 
 /// The index into bundle.plans of the plan each launch belongs to (the last plan whose
 /// firstLaunch is at or before it), -1 for launches before the first plan and for every
