@@ -361,33 +361,35 @@ Status aicc::runtime::detail::validateSymbolicRecords(
     if (Status s = validateSymGrids(bundle, kernels); !s.ok)
       return s;
   }
+  // Records that need format version `version` and, when `needSymbols`, the bundle's
+  // symbols; `what` is the message's subject and verb ("'plan' records need").
+  auto records = [&](const char *what, int version, bool needSymbols, size_t line) {
+    if (bundle.formatVersion < version)
+      return Status::error(std::string(what) + " format version " + std::to_string(version) +
+                           ", not " + std::to_string(bundle.formatVersion));
+    if (needSymbols && !symbolic)
+      return Status::error(manifestAt(line) + what + " symbols: the bundle has none");
+    return Status::success();
+  };
   if (!bundle.plans.empty()) {
-    if (bundle.formatVersion < kFormatVersionPlans)
-      return Status::error("'plan' records need format version " +
-                           std::to_string(kFormatVersionPlans) + ", not " +
-                           std::to_string(bundle.formatVersion));
-    if (!symbolic)
-      return Status::error(manifestAt(bundle.plans.front().line) +
-                           "'plan' records need symbols: the bundle has none");
+    if (Status s = records("'plan' records need", kFormatVersionPlans, true, bundle.plans[0].line);
+        !s.ok)
+      return s;
     if (Status s = validatePlans(bundle); !s.ok)
       return s;
   }
   if (!bundle.symRanges.empty()) {
-    if (bundle.formatVersion < kFormatVersionSymRanges)
-      return Status::error("'symrange' records need format version " +
-                           std::to_string(kFormatVersionSymRanges) + ", not " +
-                           std::to_string(bundle.formatVersion));
-    if (!symbolic)
-      return Status::error(manifestAt(bundle.symRanges.front().line) +
-                           "'symrange' records need symbols: the bundle has none");
+    if (Status s = records("'symrange' records need", kFormatVersionSymRanges, true,
+                           bundle.symRanges[0].line);
+        !s.ok)
+      return s;
     if (Status s = validateSymRanges(bundle); !s.ok)
       return s;
   }
   if (bundle.symValuesBuffer >= 0 || bundle.symValuesLine) {
-    if (bundle.formatVersion < kFormatVersionSymValues)
-      return Status::error("the 'symvalues' record needs format version " +
-                           std::to_string(kFormatVersionSymValues) + ", not " +
-                           std::to_string(bundle.formatVersion));
+    if (Status s = records("the 'symvalues' record needs", kFormatVersionSymValues, false, 0);
+        !s.ok)
+      return s;
     if (Status s = validateSymValues(bundle); !s.ok)
       return s;
   }
