@@ -270,7 +270,7 @@ EvalResult evalAvgPool(AvgPoolOp op, const Tensor &x) {
 // zero_undefined_rows a row whose softmax sum is NaN (every score -inf, a NaN or +inf one)
 // is 0.
 EvalResult evalAttention(AttentionOp op, const Tensor &q, const Tensor &kt, const Tensor &v,
-                         const Tensor *bias) {
+                         const Tensor *bias, const Tensor *keyBound) {
   if (q.shape.size() < 2 || kt.shape.size() < 2 || v.shape.size() < 2)
     return evalError(op) << "attention operands must have rank >= 2", failure();
   int64_t Sq = q.shape.end()[-2], D = q.shape.back(), Skv = kt.shape.back(), Dv = v.shape.back();
@@ -313,6 +313,9 @@ EvalResult evalAttention(AttentionOp op, const Tensor &q, const Tensor &kt, cons
         }
         if (causal && j > i + (Skv - Sq))
           x = -std::numeric_limits<double>::infinity();
+        // key_bound_mask: c added past the row's bound ([1, .., Sq or 1, 1]).
+        if (keyBound && double(j) > keyBound->getDouble(keyBound->numElements() == 1 ? 0 : i))
+          x += op.getKeyBoundMask()->convertToDouble();
         s[j] = x;
         mx = std::isnan(x) || std::isnan(mx) ? std::numeric_limits<double>::quiet_NaN()
                                              : std::max(mx, x);
@@ -345,7 +348,10 @@ std::optional<EvalResult> aicc::reference::detail::evalContractionOp(Operation *
       .Case([&](MaxPoolOp o) { return evalMaxPool(o, *in[0]); })
       .Case([&](AvgPoolOp o) { return evalAvgPool(o, *in[0]); })
       .Case([&](AttentionOp o) {
-        return evalAttention(o, *in[0], *in[1], *in[2], o.getBias() ? in[3] : nullptr);
+        const Tensor *bias = o.getBias() ? in[3] : nullptr;
+        const Tensor *keyBound =
+            o.getKeyBoundMask() ? in[o.getBias() ? 4 : 3] : nullptr; // (else a promise)
+        return evalAttention(o, *in[0], *in[1], *in[2], bias, keyBound);
       })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -214,6 +214,14 @@ FailureOr<func::FuncOp> buildAttentionCPU(OpBuilder &builder, FusionGroupOp grou
       }
       s = arith::AddFOp::create(lb, loc, s, *bt);
     }
+    FailureOr<Value> kbMask =
+        keyBoundMaskBias(lb, loc, kc, att, batchIdx, batchShape, rows, cols, ct);
+    if (failed(kbMask)) {
+      status = failure();
+      return s;
+    }
+    if (*kbMask)
+      s = arith::AddFOp::create(lb, loc, s, *kbMask);
     Value keep = ts.along(colMask, 1);
     if (att.getCausal()) {
       // Key j is visible from query i when j <= i + (Skv - Sq).

@@ -104,15 +104,32 @@ Value keyBoundEnd(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att
              : c32(1);
   hi = arith::MaxSIOp::create(b, loc, hi, lo);
   Value zero = cE(0);
-  // (max bound, any negative): -1 and false before the first row.
+  // (max bound, any negative): -1 and false before the first row. kKeyBoundRowsPerStep
+  // rows per step, their loads independent (row min(r + k, hi - 1): a repeated row changes
+  // neither), so a thread has that many in flight instead of one load's latency per row (a
+  // FlashAttention-3 tile's 128 rows in 16 steps).
+  constexpr int64_t kKeyBoundRowsPerStep = 8;
+  Value hiIdx = toIndex(hi);
+  Value last = arith::SubIOp::create(b, loc, hiIdx, arith::ConstantIndexOp::create(b, loc, 1));
   auto loop = scf::ForOp::create(
-      b, loc, toIndex(lo), toIndex(hi), arith::ConstantIndexOp::create(b, loc, 1),
+      b, loc, toIndex(lo), hiIdx, arith::ConstantIndexOp::create(b, loc, kKeyBoundRowsPerStep),
       ValueRange{cE(-1), arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)},
       [&](OpBuilder &lb, Location l, Value r, ValueRange carried) {
-        Value v = memref::LoadOp::create(lb, l, param, ValueRange{r});
-        Value mx = arith::MaxSIOp::create(lb, l, carried[0], v);
-        Value neg = arith::OrIOp::create(
-            lb, l, carried[1], arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, v, zero));
+        Value mx = carried[0], neg = carried[1];
+        for (int64_t k = 0; k < kKeyBoundRowsPerStep; ++k) {
+          Value row =
+              k == 0
+                  ? r
+                  : arith::MinSIOp::create(
+                        lb, l,
+                        arith::AddIOp::create(lb, l, r, arith::ConstantIndexOp::create(lb, l, k)),
+                        last)
+                        .getResult();
+          Value v = memref::LoadOp::create(lb, l, param, ValueRange{row});
+          mx = arith::MaxSIOp::create(lb, l, mx, v);
+          neg = arith::OrIOp::create(
+              lb, l, neg, arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, v, zero));
+        }
         scf::YieldOp::create(lb, l, ValueRange{mx, neg});
       });
   // min(max bound + 1, Skv) (>= 0), Skv when a row's bound is negative (in the bound's
@@ -123,6 +140,51 @@ Value keyBoundEnd(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att
   if (et.getIntOrFloatBitWidth() > 32)
     end = arith::TruncIOp::create(b, loc, i32, end);
   return end;
+}
+
+FailureOr<Value> keyBoundMaskBias(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att,
+                                  ArrayRef<Value> batchIdx, ArrayRef<int64_t> batchShape,
+                                  Value rows, Value cols, Type floatType) {
+  Value kb = att.getKeyBound();
+  std::optional<APFloat> c = att.getKeyBoundMask();
+  if (!c || !kb)
+    return Value();
+  int64_t R = cast<RankedTensorType>(rows.getType()).getDimSize(0);
+  int64_t C = cast<RankedTensorType>(cols.getType()).getDimSize(0);
+  // key_bound [1, .., Sq or 1, 1] broadcast to [batch.., Sq, 1]: one element per row.
+  SmallVector<int64_t> outShape(batchShape);
+  outShape.append({att.getQueryLength(), 1});
+  if (cast<RankedTensorType>(kb.getType()).getRank() > (int64_t)outShape.size())
+    return att.emitError("attention template: key_bound has more dims than the scores"), failure();
+  TileBuilder tr{b, loc, {R}};
+  SmallVector<Value> idx;
+  for (Value i : batchIdx)
+    idx.push_back(tr.splat(i));
+  idx.append({rows, tr.splatI32(0)});
+  Value rowMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rows,
+                                        tr.splatI32(att.getQueryLength()));
+  FailureOr<Value> bound = loadOperand(tr, kc, kb, outShape, idx, rowMask);
+  if (failed(bound))
+    return failure();
+  // An i64 position clamped to [-1, Skv] in its width (the same keys visible: none below 0,
+  // all from Skv - 1 on), then compared in i32: per row, not per score.
+  Value rb = *bound;
+  auto bt = cast<RankedTensorType>(rb.getType());
+  if (bt.getElementType().getIntOrFloatBitWidth() > 32) {
+    auto cE = [&](int64_t v) {
+      return tl::SplatOp::create(b, loc, bt,
+                                 arith::ConstantIntOp::create(b, loc, bt.getElementType(), v));
+    };
+    rb = arith::MaxSIOp::create(b, loc, rb, cE(-1));
+    rb = arith::MinSIOp::create(b, loc, rb, cE(att.getKeyLength()));
+    rb = arith::TruncIOp::create(b, loc, RankedTensorType::get({R}, b.getI32Type()), rb);
+  }
+  TileBuilder ts{b, loc, {R, C}};
+  Value visible =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, ts.along(cols, 1), ts.along(rb, 0));
+  return arith::SelectOp::create(b, loc, visible, ts.splatF(floatType, 0.0),
+                                 ts.splatF(floatType, c->convertToDouble()))
+      .getResult();
 }
 
 FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp group, StringRef name,
@@ -323,8 +385,17 @@ FailureOr<func::FuncOp> buildAttentionGPU(OpBuilder &builder, FusionGroupOp grou
     // before key 0 for a run shorter than a block; those columns read nothing.)
     Value colsOk =
         arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::ult, cols, tn.splat(keyLimit));
-    if (att.getBias())
-      s = arith::AddFOp::create(lb, loc, s, biasBlock(lb, cols, colsOk));
+    // The bias and the key_bound mask: one f32 tile added to the scaled scores (the
+    // lowerings' bias form).
+    Value bias = att.getBias() ? biasBlock(lb, cols, colsOk) : Value();
+    FailureOr<Value> kbMask =
+        keyBoundMaskBias(lb, loc, kc, att, bi.idx, batchShape, rows, cols, f32);
+    if (failed(kbMask))
+      status = failure();
+    else if (*kbMask)
+      bias = bias ? arith::AddFOp::create(lb, loc, bias, *kbMask).getResult() : *kbMask;
+    if (bias)
+      s = arith::AddFOp::create(lb, loc, s, bias);
     Value keep = ts.along(colsOk, 1);
     if (att.getCausal()) {
       // Key j is visible from query i when j <= i + (Skv - Sq).

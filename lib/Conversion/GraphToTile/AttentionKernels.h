@@ -89,7 +89,7 @@ struct BatchIndexing {
 /// `queryRows` (0: Sq) are the query rows the kernels cover: a shape bucket's kernels
 /// (TemplateOptions::attentionRunQueriesMax) cover the first rows of the bound's buffers.
 /// `keyBound`: end each program's key loop at its rows' graph.attention key_bound
-/// (keyBoundEnd; the mma.sync kernel's form).
+/// (keyBoundEnd; the FlashAttention-3 lowering ends each tile's key blocks there too).
 struct GPUAttentionConfig {
   int64_t blockM = 0, blockN = 0, numWarps = 0;
   int64_t splits = 1, splitBlocks = 0;
@@ -103,6 +103,16 @@ struct GPUAttentionConfig {
 /// an input (through reshapes).
 Value keyBoundEnd(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att, Value m0,
                   int64_t BM, Value rowsEnd, int64_t Skv);
+
+/// graph.attention's key_bound_mask c for the [R, C] scores of query rows `rows` and keys
+/// `cols` (i32 [R] and [C] tiles) as an additive tile of `floatType`: 0 where cols[c] <=
+/// key_bound of row rows[r], c past it. The bound is read as one [R] tile (one element per row
+/// below Sq; batch dims at the scalars `batchIdx` of `batchShape`) through the group's views of a
+/// kernel input, so the GPU lowerings evaluate one load per row a thread holds.
+/// Null when the op has no such mask; failure (diagnosed) when the bound cannot be read.
+FailureOr<Value> keyBoundMaskBias(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att,
+                                  ArrayRef<Value> batchIdx, ArrayRef<int64_t> batchShape,
+                                  Value rows, Value cols, Type floatType);
 
 /// The temporaries of an attention whose keys are split in `splits` slices, over its first
 /// `rows` query rows: the slices' outputs [splits * batch, rows, Dv] and log-sum-exps

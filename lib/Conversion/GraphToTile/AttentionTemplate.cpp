@@ -233,9 +233,10 @@ FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp 
   if (opts.attentionBlockM == 0 && opts.attentionKVSplits <= 1 &&
       queryRows > kAttentionDecodeMaxQueries && attentionWgmmaProblem(shape, *chip).empty() &&
       wgmmaFills())
-    return single(buildAttentionGPU(
-        builder, group, name, att,
-        {kAttentionWgmmaBlockM, kAttentionWgmmaBlockN, kAttentionWgmmaWarps, 1, 0, queryRows}));
+    return single(buildAttentionGPU(builder, group, name, att,
+                                    {kAttentionWgmmaBlockM, kAttentionWgmmaBlockN,
+                                     kAttentionWgmmaWarps, 1, 0, queryRows,
+                                     /*keyBound=*/true}));
   // The mma.sync kernel: 64 or 128 rows as asked; decode (at most 32 queries) one warp per
   // 16 of them, at least two for D + Dv >= 256 (one warp issuing all 32 16-byte copies per
   // thread of a 64-key block of D = Dv = 128 spilled 8 bytes in ptxas 13.0 with split keys).

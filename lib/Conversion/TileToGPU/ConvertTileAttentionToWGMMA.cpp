@@ -93,6 +93,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 
 #include <limits>
 
@@ -163,6 +164,16 @@ LogicalResult AttentionWgmmaKernel::forEachTile(OpBuilder &b, Block &src,
       Value lastKey = add(ob, m0, kBM - 1 + p.Skv - p.Sq);
       Value last = arith::DivUIOp::create(ob, loc, lastKey, c32(ob, kBN));
       nEnd = arith::MinUIOp::create(ob, loc, nEnd, add(ob, last, 1));
+    }
+    // A key loop that ends before the keys (the template's key_bound end: a static cache's
+    // positions, AttentionGPUTemplate.cpp keyBoundEnd): the tile's blocks end with it. (Its
+    // end is a scalar of the tile, cloned above; the tiles past the run's queries, whose end
+    // is 0, never run here.)
+    if (p.loop && !matchPattern(p.loop.getUpperBound(), m_Constant())) {
+      Value ub = arith::IndexCastUIOp::create(ob, loc, ob.getI32Type(),
+                                              map.lookupOrDefault(p.loop.getUpperBound()));
+      Value blocks = arith::DivUIOp::create(ob, loc, add(ob, ub, kBN - 1), c32(ob, kBN));
+      nEnd = arith::MinUIOp::create(ob, loc, nEnd, blocks);
     }
     if (failed(body(ob, map, round, base, nEnd, m0)))
       return failure();

@@ -176,6 +176,10 @@ DYNAMIC_CASES = [
      {"bound": 64, "static_keys": 1100, "positions": 300, "auto_blocks": True}),
     ("bf16_d128_cachepos_r12", [1, 2], None, 12, 128, 128, "bf16",
      {"bound": 64, "static_keys": 1100, "positions": 0, "auto_blocks": True}),
+    # The same with torch's bool mask (where(keys <= pos, 0, -inf)).
+    ("f16_d64_cachepos_ninf_r40", [1, 2], None, 40, 64, 64, "f16",
+     {"bound": 64, "static_keys": 1100, "positions": 300, "mask_value": -np.inf,
+      "auto_blocks": True}),
 ]
 # sm_90a (--wgmma --dynamic): the last key block's TMA box ends at the run's last key (its
 # repeated keys masked), before key 0 for a run shorter than a block (zero fill), a run
@@ -188,6 +192,14 @@ WGMMA_DYNAMIC_CASES = [
     ("f16_d64_self_mask_r70", [2, 2], None, 70, 64, 64, "f16", {"bound": 260, "mask": True}),
     ("bf16_d128_self_causal_mask_r200", [2, 1], None, 200, 128, 128, "bf16",
      {"bound": 300, "causal": True, "mask": True}),
+    # A prompt over a static cache of 1100 keys, its mask from positions (graph.attention's
+    # key_bound_mask): each tile's keys end at its last position + 1 (positions 300..489:
+    # 4 key blocks a tile of the 9; 0..129: 1 and 2 of 6; finfo.min and torch's bool mask,
+    # -inf).
+    ("f16_d64_cachepos_r190", [1, 2], None, 190, 64, 64, "f16",
+     {"bound": 256, "static_keys": 1100, "positions": 300}),
+    ("bf16_d128_cachepos_ninf_r130", [1, 1], None, 130, 128, 128, "bf16",
+     {"bound": 256, "static_keys": 700, "positions": 0, "mask_value": -np.inf}),
 ]
 TOL = {"f16": 2e-3, "bf16": 1e-2}
 
@@ -302,7 +314,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
         ac.dynamic_case(d_, "model", batch, sq, skv, d, dv, e, bound, skv,
                         causal=opts.get("causal", False), seed=seed,
                         q_tail=1000.0 if a.wgmma else np.nan, mask=opts.get("mask", False),
-                        static_keys=opts.get("static_keys"), positions=opts.get("positions"))
+                        static_keys=opts.get("static_keys"), positions=opts.get("positions"),
+                        mask_value=opts.get("mask_value"))
         model = os.path.join(d_, "model.onnx")
         dims = [f"--dim=seq=1..{bound}"]
     elif "gqa_expand" in opts:
@@ -323,11 +336,11 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
         tile = subprocess.run([a.compile, model, "--target=sm_90a", *dims,
                                "--attention=fused", "--emit=tile", "-o", "-"], check=True,
                               capture_output=True, text=True).stdout
-        opts = (f"intra-warpgroup-overlap={str(a.overlap).lower()} "
-                f"warpgroup-pingpong={str(a.pingpong).lower()}")
+        wg_opts = (f"intra-warpgroup-overlap={str(a.overlap).lower()} "
+                   f"warpgroup-pingpong={str(a.pingpong).lower()}")
         if a.persistent:
-            opts += f" persistent=true max-ctas={a.persistent}"
-        lower = f"-convert-tile-attention-to-wgmma={opts}"
+            wg_opts += f" persistent=true max-ctas={a.persistent}"
+        lower = f"-convert-tile-attention-to-wgmma={wg_opts}"
     else:
         # Decode cases leave BLOCK_M to the template (one warp per 16 queries).
         # (auto_blocks: the template's choice, shape buckets included.)
@@ -343,7 +356,7 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
     if a.mutate == "keybound":
         # The key_bound loop over the program's rows runs none (every program's keys end
         # at 0).
-        tile, n = re.subn(r"(scf\.for %\w+ = (%\w+) to )%\w+( step %c1 iter_args)",
+        tile, n = re.subn(r"(scf\.for %\w+ = (%\w+) to )%\w+( step %c8 iter_args)",
                           r"\1\2\3", tile)
         if not n:
             raise simt_sim.SimError("no key_bound loop to mutate")
@@ -366,20 +379,10 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
             s.host_kernels[kname[: -len("_partials")]] = attention_combine(
                 s, s.kernels[kname[: -len("_partials")]],
                 zero_rows=bool(opts.get("empty_rows") or opts.get("empty_batches")))
-    if positions is not None:
-        # The mask's elementwise kernel (where(keys <= pos, 0, lowest), not a tensor-core
-        # kernel) on the host: pos is the i64 buffer of the bound's rows.
-        def position_mask(buffers):
-            pos = next(x for x in buffers[:-1] if x.elem == "i64" and x.data.size == bound)
-            out = buffers[-1]
-            keys = out.data.size // bound
-            lowest = -65504.0 if e == "f16" else -3.3895313892515355e38
-            m = np.where(np.arange(keys)[None, :] <= pos.data[:, None], 0.0, lowest)
-            out.data[:] = simt_sim.round_to(m.reshape(-1), out.elem)
-            s.written[id(out)][:] = 1
-        for kname in s.kernels:
-            if kname.endswith("_elementwise"):
-                s.host_kernels[kname] = position_mask
+    if positions is not None and any(k.endswith("_elementwise") for k in s.kernels):
+        # (graph.attention's key_bound_mask replaces the static cache's mask: no kernel
+        # computes it.)
+        raise simt_sim.SimError("the position mask is computed by a kernel")
     if splits is not None or auto_blocks:
         # The slices the template chose: KV_SPLITS of the partials kernel (absent: one).
         scheds = " ".join(simt_sim.prop(k, "tile.schedule") for k in s.kernels.values())
@@ -413,7 +416,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
         raise simt_sim.SimError(f"{int(np.isnan(out).sum())} output elements not written")
     err = float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
     if a.wgmma:
-        return err < TOL[e], f"rel err {err:.1e} (tol {TOL[e]}), {s.ctas} CTAs{skipped}{bucket}"
+        return err < TOL[e], (f"rel err {err:.1e} (tol {TOL[e]}), {s.ctas} CTAs, "
+                              f"{s.tma_loads} TMA loads{skipped}{bucket}")
     st = s.stats
     lm = st.ldmatrix_wavefronts / max(1, 4 * st.ldmatrix)
     cp = st.cp_wavefronts * 8 / st.cp_async if st.cp_async else 1.0

@@ -418,6 +418,7 @@ class Agent(ss.CTA):
         dst, tmap = self.leader(ops[0]), ops[1]
         if not isinstance(tmap, TensorMap):
             raise SimError("TMA copy without a tensor map parameter")
+        self.sim.tma_loads += 1
         coords = [self.leader(x) for x in ops[2:-1]]
         bar = self.leader(ops[-1])
         if len(coords) != 3 or tmap.swizzle != SWIZZLE:
@@ -480,6 +481,7 @@ class WgmmaSim(ss.Sim):
         super().__init__(module_text)
         self.seed = seed
         self.ctas = 0
+        self.tma_loads = 0  # cp.async.bulk.tensor copies issued (every launch)
 
     def launch(self, kname, buffers):
         k = self.kernels[kname]

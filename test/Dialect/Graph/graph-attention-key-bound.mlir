@@ -1,10 +1,12 @@
 // RUN: aicc-opt %s -split-input-file -graph-recompose-attention | FileCheck %s
 
 // HF's StaticCache mask (bench/llm_decode.py): key j visible from query i when
-// j <= pos[i], added as where(mask, 0, finfo.min): graph.attention gets key_bound = pos.
+// j <= pos[i], added as where(mask, 0, finfo.min): graph.attention gets key_bound = pos and
+// adds finfo.min past it itself (key_bound_mask), the [4, 16] mask gone.
 // CHECK-LABEL: func.func @static_cache_mask
 // CHECK-SAME:      %[[POS:[^:]*]]: tensor<4x1xi64>
-// CHECK:         graph.attention %{{.*}}, %{{.*}}, %{{.*}} bias %{{.*}} key_bound %[[POS]] {
+// CHECK-NOT:     graph.where
+// CHECK:         graph.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} key_bound %[[POS]] {key_bound_mask = -6.550400e+04 : f64, scale
 func.func @static_cache_mask(%q: tensor<1x2x4x8xf16>, %kt: tensor<1x2x8x16xf16>, %v: tensor<1x2x16x8xf16>, %pos: tensor<4x1xi64>) -> tensor<1x2x4x8xf16> {
   %keys = graph.constant dense<[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]]> : tensor<1x16xi64>
   %zero = graph.constant dense<0.0> : tensor<f16>
@@ -23,10 +25,12 @@ func.func @static_cache_mask(%q: tensor<1x2x4x8xf16>, %kt: tensor<1x2x8x16xf16>,
 // -----
 
 // The mask as masked_fill(keys > pos, -inf) with the comparison's operands swapped
-// (pos < keys), the positions [1, 4, 1] (i32): the same bound.
+// (pos < keys), the positions [1, 4, 1] (i32): the same bound, and with -inf the mask is
+// exactly "-inf past the bound".
 // CHECK-LABEL: func.func @masked_fill_swapped
 // CHECK-SAME:      %[[POS:[^:]*]]: tensor<1x4x1xi32>
-// CHECK:         graph.attention %{{.*}}, %{{.*}}, %{{.*}} bias %{{.*}} key_bound %[[POS]] {
+// CHECK-NOT:     graph.where
+// CHECK:         graph.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} key_bound %[[POS]] {key_bound_mask = 0xFFF0000000000000 : f64, scale
 func.func @masked_fill_swapped(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x6xf32>, %v: tensor<1x2x6x8xf32>, %pos: tensor<1x4x1xi32>) -> tensor<1x2x4x8xf32> {
   %keys = graph.constant dense<[0, 1, 2, 3, 4, 5]> : tensor<6xi32>
   %ninf = graph.constant dense<0xFF800000> : tensor<f32>
@@ -77,4 +81,31 @@ func.func @refusals(%q: tensor<1x1x4x8xf16>, %kt: tensor<1x1x8x4xf16>, %v: tenso
   %p4 = graph.softmax %a4 {axis = 3 : i64} : tensor<1x1x4x4xf16>
   %y4 = graph.matmul %p4, %v : (tensor<1x1x4x4xf16>, tensor<1x1x4x8xf16>) -> tensor<1x1x4x8xf16>
   return %y1, %y2, %y3, %y4 : tensor<1x1x4x8xf16>, tensor<1x1x4x8xf16>, tensor<1x1x4x8xf16>, tensor<1x1x4x8xf16>
+}
+
+// -----
+
+// A -inf mask (a bool mask as where(mask, 0, -inf)) in a grouped-query decode step: the
+// mask becomes the op's (no bias, no where),
+// and the one bound of the step's query holds for the packed rows (4 query heads per K / V
+// head). A prompt of 2 positions keeps its per-row mask and is not packed (the packing keeps
+// only a bound that holds for every row).
+// CHECK-LABEL: func.func @sdpa_bool_mask_gqa
+// CHECK-SAME:      %[[POS1:[^:]*]]: tensor<1x1xi64>, %[[POS2:[^:]*]]: tensor<2x1xi64>
+// CHECK-NOT:     graph.where
+// CHECK:         %[[Q:.*]] = graph.reshape %arg0 : (tensor<1x2x4x1x8xf16>) -> tensor<1x2x1x4x8xf16>
+// CHECK:         graph.attention %[[Q]], %{{[^ ]*}}, %{{[^ ]*}} key_bound %[[POS1]] {key_bound_mask = 0xFFF0000000000000 : f64, scale = {{.*}}} : (tensor<1x2x1x4x8xf16>, tensor<1x2x1x8x16xf16>, tensor<1x2x1x16x8xf16>, tensor<1x1xi64>)
+// CHECK-NOT:     graph.reshape %arg3
+// CHECK:         graph.attention %arg3, %{{[^ ]*}}, %{{[^ ]*}} key_bound %[[POS2]] {key_bound_mask = 0xFFF0000000000000 : f64, scale = {{.*}}} : (tensor<1x2x4x2x8xf16>, tensor<1x2x1x8x16xf16>, tensor<1x2x1x16x8xf16>, tensor<2x1xi64>)
+func.func @sdpa_bool_mask_gqa(%q: tensor<1x2x4x1x8xf16>, %kt: tensor<1x2x1x8x16xf16>, %v: tensor<1x2x1x16x8xf16>, %q2: tensor<1x2x4x2x8xf16>, %pos1: tensor<1x1xi64>, %pos2: tensor<2x1xi64>) -> (tensor<1x2x4x1x8xf16>, tensor<1x2x4x2x8xf16>) {
+  %keys = graph.constant dense<[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]]> : tensor<1x16xi64>
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %ninf = graph.constant dense<0xFC00> : tensor<f16>
+  %vis1 = graph.less_equal %keys, %pos1 : (tensor<1x16xi64>, tensor<1x1xi64>) -> tensor<1x16xi1>
+  %m1 = graph.where %vis1, %zero, %ninf : (tensor<1x16xi1>, tensor<f16>, tensor<f16>) -> tensor<1x16xf16>
+  %y1 = graph.attention %q, %kt, %v bias %m1 {scale = 0.35355339 : f64} : (tensor<1x2x4x1x8xf16>, tensor<1x2x1x8x16xf16>, tensor<1x2x1x16x8xf16>, tensor<1x16xf16>) -> tensor<1x2x4x1x8xf16>
+  %vis2 = graph.less_equal %keys, %pos2 : (tensor<1x16xi64>, tensor<2x1xi64>) -> tensor<2x16xi1>
+  %m2 = graph.where %vis2, %zero, %ninf : (tensor<2x16xi1>, tensor<f16>, tensor<f16>) -> tensor<2x16xf16>
+  %y2 = graph.attention %q2, %kt, %v bias %m2 {scale = 0.35355339 : f64} : (tensor<1x2x4x2x8xf16>, tensor<1x2x1x8x16xf16>, tensor<1x2x1x16x8xf16>, tensor<2x16xf16>) -> tensor<1x2x4x2x8xf16>
+  return %y1, %y2 : tensor<1x2x4x1x8xf16>, tensor<1x2x4x2x8xf16>
 }

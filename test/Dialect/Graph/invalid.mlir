@@ -501,6 +501,22 @@ func.func @attention_key_bound_batch(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x6xf3
 
 // -----
 
+func.func @attention_mask_without_key_bound(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'graph.attention' op key_bound_mask needs a key_bound}}
+  %0 = graph.attention %q, %kt, %v {key_bound_mask = 0xFFF0000000000000 : f64, scale = 1.0 : f64} : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @attention_key_bound_mask_positive(%q: tensor<4x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>, %kb: tensor<4x1xi64>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'graph.attention' op key_bound_mask must be negative, got 1}}
+  %0 = graph.attention %q, %kt, %v key_bound %kb {key_bound_mask = 1.0 : f64, scale = 1.0 : f64} : (tensor<4x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>, tensor<4x1xi64>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 func.func @attention_causal(%q: tensor<7x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x8xf32>) -> tensor<7x8xf32> {
   // expected-error @+1 {{'graph.attention' op causal attention needs Sq <= Skv, got Sq = 7, Skv = 6}}
   %0 = "graph.attention"(%q, %kt, %v) <{scale = 1.0 : f64, causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (tensor<7x8xf32>, tensor<8x6xf32>, tensor<6x8xf32>) -> tensor<7x8xf32>

@@ -167,7 +167,8 @@ ONNX_ELEM = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "bf16": Tenso
 
 
 def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, seed=0,
-                 q_tail=np.nan, mask=False, static_keys=None, positions=None):
+                 q_tail=np.nan, mask=False, static_keys=None, positions=None,
+                 mask_value=None):
     """An attention over a sequence of run-time length: OUT/NAME.onnx whose keys (and, with
     sq=None, queries: self-attention) have the dim_param 'seq', to compile with --dim
     seq=1..BOUND; OUT/NAME/ holds the inputs at the bound with the rows past RUN NaN (what a
@@ -181,7 +182,8 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
     KV cache), the mask [B, 1, .., seq, N] per query row, its tail rows NaN. positions=P
     (with static_keys, instead of the mask input): the static cache's mask as HF's
     StaticCache builds it from a position input pos int64 [seq] (P + 0, .., P + RUN - 1,
-    its tail N - 1): where(arange(N) <= pos[:, None], 0, finfo.min) added to the scores."""
+    its tail N - 1): where(arange(N) <= pos[:, None], 0, finfo.min) added to the scores
+    (mask_value: that value instead of finfo.min, -inf: torch's bool mask)."""
     if causal and sq is not None:
         raise ValueError("causal dynamic cases are self-attention (sq=None)")
     if static_keys is not None and (sq is not None or causal or (mask == (positions is not None))):
@@ -201,6 +203,8 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
     if static_keys is not None:
         m_s = m_s[:-1] + [run]
     lowest = -65504.0 if e == "f16" else -3.3895313892515355e38
+    if mask_value is not None:
+        lowest = mask_value
     if positions is not None:
         pos = positions + np.arange(run)
         bias = np.where(np.arange(kn)[None, :] <= pos[:, None], 0.0, lowest)

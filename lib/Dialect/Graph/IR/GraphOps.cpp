@@ -534,7 +534,11 @@ LogicalResult AttentionOp::verify() {
         llvm::any_of(ks.drop_back(2), [](int64_t d) { return d != 1; }))
       return emitOpError("key_bound must be [1, .., 1, Sq or 1, 1] with Sq = ")
              << sq << ", got [" << ks << "]";
+  } else if (getKeyBoundMask()) {
+    return emitOpError("key_bound_mask needs a key_bound");
   }
+  if (auto c = getKeyBoundMask(); c && !(c->convertToDouble() < 0))
+    return emitOpError("key_bound_mask must be negative, got ") << c->convertToDouble();
   if (getCausal() && sq > skv)
     return emitOpError("causal attention needs Sq <= Skv, got Sq = ") << sq << ", Skv = " << skv;
   if (!std::isfinite(getScale().convertToDouble()))

@@ -14,10 +14,13 @@
 // keys, a prompt's causal blocks stop at its diagonal (FlashAttention's `cache_seqlens`,
 // Dao et al., flash_attn_with_kvcache; FlexAttention's block mask skips likewise).
 //
-// The bias stays: the bound is a promise the kernels may use, not a new semantics. c must
-// be -inf or at most -65504 (f16's lowest, the finfo.min exporters write for f16): a masked
-// key's weight exp(s_j + c - m) is then 0 in f32 (and f64) unless the row's scores spread
-// over more than ~65000, which no finite 16-bit attention reaches in practice.
+// The bias is then exactly "c past key_bound": it goes, and the op adds c itself
+// (`key_bound_mask` = c), so no kernel computes, stores or loads the [Sq, Skv] mask and the
+// FlashAttention-3 kernel (which takes no bias varying along the query rows) takes the
+// attention. The bound is also a promise the kernels use to end their key loops: c must be
+// -inf or at most -65504 (f16's lowest, the finfo.min exporters write for f16), so a masked
+// key's weight exp(s_j + c - m) is 0 in f32 (and f64) unless the row's scores spread over
+// more than ~65000, which no finite 16-bit attention reaches in practice.
 //
 //===----------------------------------------------------------------------===//
 #include "GraphAttentionKeyBound.h"
@@ -107,17 +110,22 @@ struct AttachKeyBound : public OpRewritePattern<AttentionOp> {
       return rewriter.notifyMatchFailure(where, "the where does not pick between constants");
     auto masked = [](double c) { return c <= -65504.0; }; // -inf included
     bool maskedWhenTrue;
+    double c;
     if (*lhs == 0.0 && masked(*rhs))
-      maskedWhenTrue = false;
+      maskedWhenTrue = false, c = *rhs;
     else if (masked(*lhs) && *rhs == 0.0)
-      maskedWhenTrue = true;
+      maskedWhenTrue = true, c = *lhs;
     else
       return rewriter.notifyMatchFailure(where, "not a 0 / -inf choice");
     Value pos =
         positionsOf(where.getCond(), maskedWhenTrue, att.getQueryLength(), att.getKeyLength());
     if (!pos)
       return rewriter.notifyMatchFailure(where, "the condition is not keys <= positions");
-    rewriter.modifyOpInPlace(att, [&] { att.getKeyBoundMutable().assign(pos); });
+    rewriter.modifyOpInPlace(att, [&] {
+      att.getKeyBoundMutable().assign(pos);
+      att.getBiasMutable().clear();
+      att.setKeyBoundMaskAttr(rewriter.getF64FloatAttr(c));
+    });
     return success();
   }
 };

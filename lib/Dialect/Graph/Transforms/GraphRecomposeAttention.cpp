@@ -375,7 +375,7 @@ struct RecomposeAttention : public OpRewritePattern<MatMulOp> {
     auto op = AttentionOp::create(rewriter, loc, yT, q, kt, v, bias, Value(),
                                   rewriter.getF64FloatAttr(scale),
                                   causal ? rewriter.getUnitAttr() : UnitAttr(),
-                                  zeroRows ? rewriter.getUnitAttr() : UnitAttr());
+                                  zeroRows ? rewriter.getUnitAttr() : UnitAttr(), FloatAttr());
     rewriter.replaceOp(pv, op.getResult());
     return success();
   }
@@ -393,6 +393,9 @@ constexpr int64_t kMaxPackedQueries = 16;
 static std::string packingProblem(AttentionOp att, int64_t r) {
   if (att.getCausal() && att.getQueryLength() != 1)
     return "causal over more than one query";
+  // (The packing keeps a bound that holds for every row, rowConstantKeyBound.)
+  if (att.getKeyBoundMask() && !rowConstantKeyBound(att))
+    return "a key_bound mask varying over the query rows";
   if (Value bias = att.getBias()) {
     auto t = cast<RankedTensorType>(bias.getType());
     for (int64_t d : {r - 3, r - 2}) {
@@ -440,9 +443,10 @@ struct PackGroupedQueries : public OpRewritePattern<AttentionOp> {
     };
     Location loc = att.getLoc();
     Value q = ReshapeOp::create(rewriter, loc, pack(qT), att.getQuery());
-    auto packed = AttentionOp::create(rewriter, loc, pack(yT), q, att.getKeyT(), att.getValue(),
-                                      att.getBias(), rowConstantKeyBound(att), att.getScaleAttr(),
-                                      UnitAttr(), att.getZeroUndefinedRowsAttr());
+    auto packed =
+        AttentionOp::create(rewriter, loc, pack(yT), q, att.getKeyT(), att.getValue(),
+                            att.getBias(), rowConstantKeyBound(att), att.getScaleAttr(), UnitAttr(),
+                            att.getZeroUndefinedRowsAttr(), att.getKeyBoundMaskAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
   }
@@ -527,7 +531,7 @@ struct PackRepeatedKV : public OpRewritePattern<AttentionOp> {
     Value q = ReshapeOp::create(rewriter, loc, rows(qT), att.getQuery());
     auto packed = AttentionOp::create(rewriter, loc, rows(yT), q, kt4, v4, att.getBias(),
                                       rowConstantKeyBound(att), att.getScaleAttr(), UnitAttr(),
-                                      att.getZeroUndefinedRowsAttr());
+                                      att.getZeroUndefinedRowsAttr(), att.getKeyBoundMaskAttr());
     rewriter.replaceOpWithNewOp<ReshapeOp>(att, yT, packed.getResult());
     return success();
   }

@@ -415,11 +415,20 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure, AttrSizedOperandSegments]> 
     (graph-recompose-attention sets it from a KV cache's mask where(keys <= pos, 0, -inf):
     GraphAttentionKeyBound.cpp), so kernels may end a block of queries' key loop at its
     largest bound + 1. A row whose bound is negative sees every key (no promise).
+
+    With `key_bound_mask` = c the bound is also a mask: c (-inf, or a finite lowest such as
+    f16's -65504) is added to s[..., i, j] where j > key_bound[i], as the bias where(j <=
+    key_bound[i], 0, c) would add it, without that [Sq, Skv] tensor. graph-recompose-attention
+    folds a static KV cache's mask into it (HF's StaticCache, the bool mask of torch's
+    scaled_dot_product_attention), so no kernel computes, stores or loads the mask, and the
+    FlashAttention-3 kernel, which takes no bias varying along the query rows, takes the
+    attention.
   }];
   let arguments = (ins Graph_FloatTensor:$query, Graph_FloatTensor:$key_t,
                    Graph_FloatTensor:$value, Optional<Graph_FloatTensor>:$bias,
                    Optional<RankedTensorOf<[I32, I64]>>:$key_bound,
-                   F64Attr:$scale, UnitAttr:$causal, UnitAttr:$zero_undefined_rows);
+                   F64Attr:$scale, UnitAttr:$causal, UnitAttr:$zero_undefined_rows,
+                   OptionalAttr<F64Attr>:$key_bound_mask);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key_t `,` $value (`bias` $bias^)? (`key_bound` $key_bound^)? attr-dict `:`
