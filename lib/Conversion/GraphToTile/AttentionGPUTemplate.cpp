@@ -132,10 +132,11 @@ Value keyBoundEnd(OpBuilder &b, Location loc, KernelContext &kc, AttentionOp att
         }
         scf::YieldOp::create(lb, l, ValueRange{mx, neg});
       });
-  // min(max bound + 1, Skv) (>= 0), Skv when a row's bound is negative (in the bound's
-  // width, then i32: Skv < 2^31).
-  Value end = arith::MinSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, loop.getResult(0), cE(1)), cE(Skv));
+  // min(max bound, Skv - 1) + 1 (>= 0; clamped before the + 1, so the type's largest
+  // position does not wrap), Skv when a row's bound is negative (in the bound's width, then
+  // i32: Skv < 2^31).
+  Value end = arith::AddIOp::create(
+      b, loc, arith::MinSIOp::create(b, loc, loop.getResult(0), cE(Skv - 1)), cE(1));
   end = arith::SelectOp::create(b, loc, loop.getResult(1), cE(Skv), end);
   if (et.getIntOrFloatBitWidth() > 32)
     end = arith::TruncIOp::create(b, loc, i32, end);

@@ -176,9 +176,13 @@ DYNAMIC_CASES = [
      {"bound": 64, "static_keys": 1100, "positions": 300, "auto_blocks": True}),
     ("bf16_d128_cachepos_r12", [1, 2], None, 12, 128, 128, "bf16",
      {"bound": 64, "static_keys": 1100, "positions": 0, "auto_blocks": True}),
-    # The same with torch's bool mask (where(keys <= pos, 0, -inf)).
+    # The same with torch's bool mask (where(keys <= pos, 0, -inf)); i32 positions up to
+    # the type's largest (every key visible: the key loop's end must not wrap at + 1).
     ("f16_d64_cachepos_ninf_r40", [1, 2], None, 40, 64, 64, "f16",
      {"bound": 64, "static_keys": 1100, "positions": 300, "mask_value": -np.inf,
+      "auto_blocks": True}),
+    ("f16_d64_cachepos_i32max_r20", [1, 1], None, 20, 64, 64, "f16",
+     {"bound": 64, "static_keys": 300, "positions": 2**31 - 20, "pos_dtype": np.int32,
       "auto_blocks": True}),
 ]
 # sm_90a (--wgmma --dynamic): the last key block's TMA box ends at the run's last key (its
@@ -315,7 +319,8 @@ def run_case(a, name, batch, sq, skv, d, dv, e, opts):
                         causal=opts.get("causal", False), seed=seed,
                         q_tail=1000.0 if a.wgmma else np.nan, mask=opts.get("mask", False),
                         static_keys=opts.get("static_keys"), positions=opts.get("positions"),
-                        mask_value=opts.get("mask_value"))
+                        mask_value=opts.get("mask_value"),
+                        pos_dtype=opts.get("pos_dtype", np.int64))
         model = os.path.join(d_, "model.onnx")
         dims = [f"--dim=seq=1..{bound}"]
     elif "gqa_expand" in opts:

@@ -168,7 +168,7 @@ ONNX_ELEM = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "bf16": Tenso
 
 def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, seed=0,
                  q_tail=np.nan, mask=False, static_keys=None, positions=None,
-                 mask_value=None):
+                 mask_value=None, pos_dtype=np.int64):
     """An attention over a sequence of run-time length: OUT/NAME.onnx whose keys (and, with
     sq=None, queries: self-attention) have the dim_param 'seq', to compile with --dim
     seq=1..BOUND; OUT/NAME/ holds the inputs at the bound with the rows past RUN NaN (what a
@@ -183,7 +183,8 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
     (with static_keys, instead of the mask input): the static cache's mask as HF's
     StaticCache builds it from a position input pos int64 [seq] (P + 0, .., P + RUN - 1,
     its tail N - 1): where(arange(N) <= pos[:, None], 0, finfo.min) added to the scores
-    (mask_value: that value instead of finfo.min, -inf: torch's bool mask)."""
+    (mask_value: that value instead of finfo.min, -inf: torch's bool mask; pos_dtype: the
+    positions' and keys' integer type)."""
     if causal and sq is not None:
         raise ValueError("causal dynamic cases are self-attention (sq=None)")
     if static_keys is not None and (sq is not None or causal or (mask == (positions is not None))):
@@ -224,7 +225,8 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
         inputs.append(vi("m", et, (m_s + ["seq"]) if static_keys is None
                          else (m_s[:-1] + ["seq", static_keys])))
     if positions is not None:
-        inputs.append(vi("pos", TensorProto.INT64, ["seq"]))
+        inputs.append(vi("pos", TensorProto.INT32 if pos_dtype == np.int32 else TensorProto.INT64,
+                             ["seq"]))
     outputs = [vi("y", et, batch + [seq_q, dv])]
     inits = [tensor_proto("scale", np.array(1 / np.sqrt(d)), e)]
     nodes = [helper.make_node("Transpose", ["k"], ["kt"], perm=list(range(r - 2)) + [r - 1, r - 2]),
@@ -245,7 +247,7 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
         nodes.append(helper.make_node("Add", [last, "m"], ["tm"]))
         last = "tm"
     if positions is not None:
-        inits += [numpy_helper.from_array(np.arange(kn, dtype=np.int64)[None, :], "keys"),
+        inits += [numpy_helper.from_array(np.arange(kn, dtype=pos_dtype)[None, :], "keys"),
                   numpy_helper.from_array(np.array([1], dtype=np.int64), "axis1"),
                   tensor_proto("zero", np.array(0.0), e),
                   tensor_proto("lowest", np.array(lowest), e)]
@@ -278,9 +280,9 @@ def dynamic_case(out, name, batch, sq, skv, d, dv, e, bound, run, causal=False, 
         with open(os.path.join(data, f"input_{n}.pb"), "wb") as f:
             f.write(tensor_proto(f"input_{n}", x, e).SerializeToString())
     if positions is not None:
-        tail = np.full(bound - run, kn - 1, dtype=np.int64)
+        tail = np.full(bound - run, kn - 1, dtype=pos_dtype)
         with open(os.path.join(data, f"input_{len(xs)}.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(np.concatenate([pos.astype(np.int64), tail]),
+            f.write(numpy_helper.from_array(np.concatenate([pos.astype(pos_dtype), tail]),
                                             f"input_{len(xs)}").SerializeToString())
     yo = rounded(y, e) if sq is not None else padded(rounded(y, e), run)
     with open(os.path.join(data, "output_0.pb"), "wb") as f:
