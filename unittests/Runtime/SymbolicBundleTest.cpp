@@ -819,22 +819,22 @@ TEST(SymbolicBundleTest, PlanRules) {
   expectBad([](Bundle &b) { b.symRanges[0].hi = 9; },
             "symrange of launch 1 of 'k2': [LO, HI] = [2, 9] is not a range inside [1, 8] of "
             "'batch'");
+  // The first plan up to 7, the second at 8, a third from launch 4 (the bucket checks of
+  // the first plan's launches fail before the plans' partition is checked).
+  auto threePlans = [](Bundle &b) {
+    b.plans[0].hi = 7;
+    b.plans[1].lo = b.plans[1].hi = 8;
+    b.plans.push_back({4, 0, 1, 1, true, 0});
+    b.launches.push_back({"k1", {0, 1, 2}});
+  };
   expectBad(
-      [](Bundle &b) {
-        b.plans[0].hi = 7;
-        b.plans[1].lo = b.plans[1].hi = 8;
-        b.plans.push_back({4, 0, 1, 1, true, 0});
-        b.launches.push_back({"k1", {0, 1, 2}});
-      },
+      [&](Bundle &b) { threePlans(b); },
       "launch 2 of 'k2': its symrange [5, 8] does not continue them: the shape buckets of "
       "'batch' from launch 1 cover [2, 4] and must go on in order to the plan's HI 7 (a run at "
       "5 would run none of them)");
   expectBad(
-      [](Bundle &b) {
-        b.plans[0].hi = 7;
-        b.plans[1].lo = b.plans[1].hi = 8;
-        b.plans.push_back({4, 0, 1, 1, true, 0});
-        b.launches.push_back({"k1", {0, 1, 2}});
+      [&](Bundle &b) {
+        threePlans(b);
         b.symRanges[0].hi = 8;
       },
       "symrange of launch 1 of 'k2': [LO, HI] = [2, 8] passes its plan's HI 7 (the plan does "
