@@ -80,7 +80,7 @@ def SelectMatmulConfigs : Pass<"select-matmul-configs", "mlir::ModuleOp"> {
            "f32 matmuls may run on tf32 tensor cores (the tf32 config space)">,
     Option<"convAlgorithm", "conv-algorithm", "std::string", "\"auto\"",
            "which convs take the implicit-GEMM template (as convert-graph-to-tile's option)">,
-    Option<"shapeBuckets", "shape-buckets", "int64_t", "4",
+    Option<"shapeBuckets", "shape-buckets", "int64_t", "6",
            "most tile configs per group whose matmul / conv result follows a bounded symbolic "
            "dim (aicc.result_symdim): one per shape bucket (1: the bound's only)">
   ];
@@ -127,7 +127,7 @@ def ConvertGraphToTile : Pass<"convert-graph-to-tile", "mlir::ModuleOp"> {
            "GPU attention kernels: BLOCK_M query rows per program, 64 (4 warps) or 128 (8 warps); 0: 64">,
     Option<"attentionKVSplits", "attention-kv-splits", "int64_t", "0",
            "attention kernels: key slices per query block (flash-decoding: f32 partials and their log-sum-exp, then a combine kernel); 0: auto (GPU targets, under-filled grids), 1: none, at most 16">,
-    Option<"shapeBuckets", "shape-buckets", "int64_t", "4",
+    Option<"shapeBuckets", "shape-buckets", "int64_t", "6",
            "GPU attention over queries of run-time length (bounded symbolic dims): most kernel sets, one per shape bucket (attentionShapeBuckets: the decode kernel up to 16 queries); 1: the bound's only">
   ];
   let dependentDialects = ["aicc::tile::TileDialect", "mlir::arith::ArithDialect",
