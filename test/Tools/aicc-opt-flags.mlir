@@ -49,7 +49,7 @@
 // RUN: FileCheck %s --check-prefix=REPRO --input-file=%t.repro.mlir
 // REPRO:      graph.relu
 // REPRO:      mlir_reproducer: {
-// REPRO-NEXT:   pipeline: "builtin.module(convert-graph-to-tile{allow-tf32=false attention-block-m=0 attention-kv-splits=0 conv-algorithm=auto hardware= shape-buckets=4 target= tma-store=true})",
+// REPRO-NEXT:   pipeline: "builtin.module(convert-graph-to-tile{allow-tf32=false attention-block-m=0 attention-kv-splits=0 conv-algorithm=auto hardware= shape-buckets=6 target= tma-store=true})",
 // RUN: not aicc-opt %t.repro.mlir --run-reproducer 2>&1 | FileCheck %s --check-prefix=REPLAY
 // REPLAY: error: convert-graph-to-tile: graph.relu is outside any fusion group
 
