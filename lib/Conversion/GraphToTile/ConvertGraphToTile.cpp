@@ -120,20 +120,21 @@ Value reshapeView(OpBuilder &b, Location loc, Value src, MemRefType type) {
 /// The kernels of one shape bucket of a group (tile.matmul_buckets): launched only at the
 /// symbol's values in `range` (array<i64: symbol, lo, hi>; null: at every value).
 /// The group input whose buffer `group` may update in place, marking its scatter_nd
-/// kScatterInPlaceAttrName: a group of one scatter_nd whose data is a model input (an
-/// argument of `fn`) read by nothing but this scatter. The kernel then writes the updates
-/// into that input's buffer, which is the group's result (the host function returns the
-/// argument's buffer as that output). Launches run in order, so the only hazard would be a
-/// later reader of the input's old value, and there is none. checkScatterND refuses a
-/// symbolic data operand, so the buffer's layout is the result's.
+/// kScatterInPlaceAttrName: a group of a scatter_nd (and the ops computing its updates)
+/// whose data is a model input (an argument of `fn`) read by nothing but this scatter. The kernel
+/// then writes the updates into that input's buffer, which is the group's result (the host function
+/// returns the argument's buffer as that output). Launches run in order, so the only hazard would
+/// be a later reader of the input's old value, and there is none. checkScatterND refuses a symbolic
+/// data operand, so the buffer's layout is the result's.
 std::optional<unsigned> scatterInPlaceInput(func::FuncOp fn, FusionGroupOp group) {
   Block &body = group.getBody().front();
   // The mark is this pass's decision: one written into the input IR (a hand-written graph)
   // would make the kernel skip the copy into a fresh result buffer.
   body.walk([](ScatterNDOp sc) { sc->removeAttr(kScatterInPlaceAttrName); });
-  if (group->getNumResults() != 1 || !llvm::hasSingleElement(body.without_terminator()))
+  // (The group's other ops compute the updates and never read data: dataArg.hasOneUse.)
+  if (group->getNumResults() != 1)
     return std::nullopt;
-  auto sc = dyn_cast<ScatterNDOp>(body.front());
+  auto sc = dyn_cast_or_null<ScatterNDOp>(scatterOfGroup(group));
   auto dataArg = sc ? dyn_cast<BlockArgument>(sc.getData()) : BlockArgument();
   if (!dataArg || dataArg.getOwner() != &body || !dataArg.hasOneUse() ||
       sc.getResult() != body.getTerminator()->getOperand(0))

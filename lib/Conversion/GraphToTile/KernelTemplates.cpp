@@ -31,7 +31,7 @@ enum class Template {
 static Template templateOf(FusionGroupOp group, const TemplateOptions &options) {
   StringRef kind = group.getKind();
   Operation *first = &group.getBody().front().front();
-  if (isa<ScatterElementsOp, ScatterNDOp>(first))
+  if (isa<ScatterElementsOp, ScatterNDOp>(first) || scatterOfGroup(group))
     return Template::Scatter;
   if (auto conv = dyn_cast<ConvOp>(first);
       conv && (kind == "window" || kind == "epilogue") && useImplicitGemm(conv, options))

@@ -1,6 +1,19 @@
 //===- ScatterTemplate.cpp - scatter_elements / scatter_nd template ---------===//
 #include "TemplateSupport.h"
 
+mlir::Operation *aicc::scatterOfGroup(aicc::graph::FusionGroupOp group) {
+  using namespace mlir;
+  using namespace aicc::graph;
+  if (group.getKind() != "single")
+    return nullptr;
+  Block &body = group.getBody().front();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().size() != 1)
+    return nullptr;
+  Operation *op = yield.getValues()[0].getDefiningOp();
+  return op && op->getBlock() == &body && isa<ScatterElementsOp, ScatterNDOp>(op) ? op : nullptr;
+}
+
 namespace aicc::templates {
 
 //===----------------------------------------------------------------------===//
@@ -64,15 +77,24 @@ void copyOwned(OpBuilder &b, Location loc, Value src, Value dst, Type elem, int6
 }
 
 FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, StringRef name) {
-  Operation *op = &group.getBody().front().front();
+  Operation *op = scatterOfGroup(group);
+  if (!op)
+    return group.emitError("scatter group must yield the result of its scatter_elements or "
+                           "scatter_nd"),
+           failure();
   auto se = dyn_cast<ScatterElementsOp>(op);
   auto snd = dyn_cast<ScatterNDOp>(op);
-  if (!se && !snd)
-    return op->emitError("scatter group must hold scatter_elements or scatter_nd"), failure();
   Value dataV = op->getOperand(0), idxV = op->getOperand(1), updV = op->getOperand(2);
-  for (Value v : {dataV, idxV, updV})
+  for (Value v : {dataV, idxV})
     if (!isa<BlockArgument>(v))
-      return op->emitError("scatter operands must be kernel inputs"), failure();
+      return op->emitError("scatter data and indices must be kernel inputs"), failure();
+  // The updates: a kernel input, or computed before the scatter by elementwise and view
+  // ops of the group (evaluated per update element; the group holds nothing else).
+  for (Operation &other : group.getBody().front().without_terminator())
+    if (&other != op && !(isElementwise(&other) || isView(&other) || isa<ReshapeOp>(other)))
+      return other.emitError("scatter group holds ")
+                 << other.getName() << ", which its kernel cannot evaluate per update",
+             failure();
   auto dT = cast<RankedTensorType>(dataV.getType());
   auto iT = cast<RankedTensorType>(idxV.getType());
   auto uT = cast<RankedTensorType>(updV.getType());
@@ -88,6 +110,12 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
   auto dStr = rowMajorStrides(D);
   Location loc = op->getLoc();
   auto param = [&](KernelContext &kc, Value v) { return kc.inParams[kc.argIndex[v]]; };
+  // The update at flat offsets `off` of updates' shape: loaded, or evaluated there.
+  auto updateAt = [&](TileBuilder &lt, KernelContext &kc, Value off, Value mask) {
+    if (isa<BlockArgument>(updV))
+      return FailureOr<Value>(lt.load(param(kc, updV), off, mask, elem));
+    return evalBodyValueAt(lt, kc, updV, lt.delinearize(off, uT.getShape()), mask);
+  };
 
   if (se) {
     int64_t axis = se.getAxis(), N = D[axis];
@@ -133,7 +161,10 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
     Value tgt = arith::AddIOp::create(
         lb, loc, dBase,
         arith::MulIOp::create(lb, loc, wrapIndex(lt, k, N), lt.splatI32(dStr[axis])));
-    Value v = lt.load(param(kc, updV), uOff, inUpd, elem);
+    FailureOr<Value> u = updateAt(lt, kc, uOff, inUpd);
+    if (failed(u))
+      return failure();
+    Value v = *u;
     if (reduction != "none")
       v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, inUpd, elem), v);
     lt.store(kc.outParams[0], tgt, v, inUpd);
@@ -215,7 +246,7 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
           b.getDenseI64ArrayAttr({0, runTuples[1], runTuples[2] * tupleInner, 1, 1}));
   }
   // The tuple's update: one program's (u = its x) or the loop's, in order.
-  auto applyTuple = [&](OpBuilder &lb, Value u, Value mask) {
+  auto applyTuple = [&](OpBuilder &lb, Value u, Value mask) -> LogicalResult {
     TileBuilder lt{lb, loc, {BS}};
     if (runTuples) {
       Value coord = arith::RemSIOp::create(
@@ -238,16 +269,23 @@ FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, St
         lb, loc, arith::MulIOp::create(lb, loc, prefix, lt.splatI32(inner)), sBase);
     Value uOff =
         arith::AddIOp::create(lb, loc, lt.splat(arith::MulIOp::create(lb, loc, u, lt.i32(S))), s);
-    Value v = lt.load(param(kc, updV), uOff, mask, elem);
+    FailureOr<Value> upd = updateAt(lt, kc, uOff, mask);
+    if (failed(upd))
+      return failure();
+    Value v = *upd;
     if (reduction != "none")
       v = combineScatter(lb, loc, reduction, lt.load(kc.outParams[0], tgt, mask, elem), v);
     lt.store(kc.outParams[0], tgt, v, mask);
+    return success();
   };
   if (perTuple) {
-    applyTuple(b, tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0)), sMask);
+    if (failed(applyTuple(
+            b, tl::ProgramIdOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0)), sMask)))
+      return failure();
   } else {
     auto [lb, u] = emptyLoop(b, loc, Q, 1);
-    applyTuple(lb, u, sMask);
+    if (failed(applyTuple(lb, u, sMask)))
+      return failure();
   }
   func::ReturnOp::create(b, loc);
   return kc.kernel;

@@ -180,6 +180,17 @@ struct KernelContext {
   std::function<FailureOr<Value>(Value, ArrayRef<Value>, Value)> evalComputed;
 };
 
+/// Evaluates body value `v` of kc.group at the element whose index along each of v's dims
+/// is `at[d]` (i32 tiles), under `mask`: kernel inputs and views are read by loadView
+/// (index arithmetic), elementwise ops of the body evaluate their operands at the element
+/// they broadcast from (numpy rules) and apply emitElementwise. Each (value, index) is
+/// evaluated once per call (`memo`). Sets kc.evalComputed to itself, so that a view chain
+/// over a value the body computes evaluates that value at the element the chain maps to.
+/// Fails (diagnosed) on any other op. The elementwise template has its own evaluator
+/// (contiguous loads at the kernel's own element, trilu).
+FailureOr<Value> evalBodyValueAt(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> at,
+                                 Value mask);
+
 /// Loads view `v` (a kernel input, or view ops over kernel inputs) at the element whose
 /// index along each of v's dims is `idx[d]` (i32 tiles), under `mask`. View ops become
 /// index arithmetic: transpose permutes, reshape relinearizes (row-major: the element keeps
@@ -392,6 +403,9 @@ bool useImplicitGemm(ConvOp conv, const TemplateOptions &o);
 /// `NAME` over (inputs..., temp 0, temp 1, result) combining them.
 FailureOr<GroupKernels> buildAttentionKernels(OpBuilder &builder, FusionGroupOp group,
                                               StringRef name, const TemplateOptions &options);
+/// The scatter template ("single" groups): data and indices are kernel inputs; the updates
+/// a kernel input or computed in the group by elementwise and view ops (graph-fuse's
+/// formScatters), evaluated at each update element the kernel applies (evalBodyValueAt).
 FailureOr<func::FuncOp> buildScatter(OpBuilder &builder, FusionGroupOp group, StringRef name);
 
 } // namespace aicc::templates

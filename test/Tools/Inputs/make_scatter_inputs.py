@@ -1,4 +1,5 @@
-"""Inputs of Inputs/scatter-kv-cache.mlir, scatter-axis-add.mlir and scatter-no-tuples.mlir as .npy files in
+"""Inputs of Inputs/scatter-kv-cache.mlir, scatter-kv-rope.mlir, scatter-axis-add.mlir and
+scatter-no-tuples.mlir as .npy files in
 DIR (test/Tools/scatter-in-place.test): random floats from a fixed seed, and run-time
 positions that include a negative one (counted from the end) and, for the reduction,
 duplicates (which must combine in order)."""
@@ -17,3 +18,8 @@ np.save(d + "/u.npy", g.standard_normal((6, 2, 5)).astype(np.float32))
 np.save(d + "/x456.npy", g.standard_normal((4, 5, 6)).astype(np.float32))
 np.save(d + "/i02.npy", np.zeros((0, 2), dtype=np.int64))
 np.save(d + "/u06.npy", np.zeros((0, 6), dtype=np.float32))
+# scatter-kv-rope.mlir: the new keys as a projection's output [B 2, T 3, H * D 32] and the
+# rotary tables of the 3 positions [3, 16].
+np.save(d + "/kproj.npy", g.standard_normal((2, 3, 32)).astype(np.float32))
+np.save(d + "/cos.npy", np.cos(g.standard_normal((3, 16))).astype(np.float32))
+np.save(d + "/sin.npy", np.sin(g.standard_normal((3, 16))).astype(np.float32))

@@ -43,6 +43,12 @@ writes OUTDIR/NAME.onnx for NAME in:
   position_gather  Y = X [1, batch, 64] + Gather(P [512, 64], Range(0, Shape(X)[1])): accepted
                  (HF GPT-2's wpe(position_ids): rows of a table read at data of the symbol's
                  count); OUTDIR/position_gather/test_data_set_{0,1,2} at 1, 100 and 512
+  two_units      YA = 2 * Transpose(Reshape(X[..., :32], [1, batch, 2, 16])) [1, 2, batch, 16]
+                 and YB = -Transpose(Reshape(X[..., 32:], [1, batch, 2, 16])) [batch, 1, 2, 16]
+                 of X [1, batch, 64]: one elementwise kernel (siblings of X) whose results
+                 hold the symbol behind 2 rows of 16 and in one row of 32 per value (a GQA
+                 layer's q and k head splits before RoPE);
+                 OUTDIR/two_units/test_data_set_{0,1,2} at 1, 3 and 16
 """
 import os
 import sys
@@ -265,3 +271,32 @@ save("position_gather",
       numpy_helper.from_array(np.array(0, np.int64), "start"),
       numpy_helper.from_array(np.array(1, np.int64), "step")])
 table_data_sets("position_gather")
+
+
+def i64(name, values):
+    return numpy_helper.from_array(np.array(values, np.int64), name)
+
+
+save("two_units",
+     [helper.make_node("Slice", ["X", "s0", "s32", "ax2"], ["xa"]),
+      helper.make_node("Reshape", ["xa", "shape_a"], ["ra"]),
+      helper.make_node("Transpose", ["ra"], ["ta"], perm=[0, 2, 1, 3]),
+      helper.make_node("Mul", ["ta", "two"], ["YA"]),
+      helper.make_node("Slice", ["X", "s32", "s64", "ax2"], ["xb"]),
+      helper.make_node("Reshape", ["xb", "shape_a"], ["rb"]),
+      helper.make_node("Transpose", ["rb"], ["tb"], perm=[1, 0, 2, 3]),
+      helper.make_node("Neg", ["tb"], ["YB"])],
+     [vi("X", [1, "batch", 64])],
+     [vi("YA", [1, 2, "batch", 16]), vi("YB", ["batch", 1, 2, 16])],
+     [i64("s0", [0]), i64("s32", [32]), i64("s64", [64]), i64("ax2", [2]),
+      i64("shape_a", [1, -1, 2, 16]), numpy_helper.from_array(np.array(2, np.float32), "two")])
+for k, n in enumerate((1, 3, 16)):
+    d = os.path.join(out, "two_units", "test_data_set_%d" % k)
+    os.makedirs(d, exist_ok=True)
+    x = rng.standard_normal((1, n, 64)).astype(np.float32)
+    ya = 2 * x[..., :32].reshape(1, n, 2, 16).transpose(0, 2, 1, 3)
+    yb = -x[..., 32:].reshape(1, n, 2, 16).transpose(1, 0, 2, 3)
+    for name, t in (("input_0", numpy_helper.from_array(x, "X")),
+                    ("output_0", numpy_helper.from_array(ya, "YA")),
+                    ("output_1", numpy_helper.from_array(yb, "YB"))):
+        open(os.path.join(d, name + ".pb"), "wb").write(t.SerializeToString())

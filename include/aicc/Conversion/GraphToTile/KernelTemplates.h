@@ -121,6 +121,11 @@ constexpr llvm::StringLiteral kAnchorSymDimAttrName = "aicc.result_symdim";
 /// or conv), or null.
 mlir::DenseI64ArrayAttr groupAnchorSymDim(graph::FusionGroupOp group);
 
+/// The scatter_elements / scatter_nd whose result a "single" group yields (the scatter
+/// template's group, possibly with the elementwise and view ops computing its updates before
+/// it); null for any other group.
+mlir::Operation *scatterOfGroup(graph::FusionGroupOp group);
+
 mlir::FailureOr<mlir::func::FuncOp> buildKernelForGroup(mlir::OpBuilder &builder,
                                                        graph::FusionGroupOp group,
                                                        llvm::StringRef name,

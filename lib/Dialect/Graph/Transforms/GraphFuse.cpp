@@ -44,7 +44,8 @@
 // read a common input are merged, several outputs), "reduction" (sibling reduce ops of one
 // input shape and axes with their elementwise producers and consumers, several outputs),
 // "window", "attention" (graph.attention, the views that make its operands, elementwise
-// consumers), "single".
+// consumers), "single" (a scatter, with the elementwise and view ops that compute its
+// updates: formScatters).
 //
 //===----------------------------------------------------------------------===//
 #include "ConstantValues.h"
@@ -647,6 +648,46 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     mergeSiblingReductions(*this, formed);
   }
 
+  /// Scatter kernels (kind "single"): each scatter_elements / scatter_nd takes the DAG of
+  /// elementwise ops and remap views (transpose, reshape, slice, concat) that computes its
+  /// `updates` operand from other kernels' results, when every user of each value it takes
+  /// is in the kernel (rule single-user: nothing else reads it, so it is never stored; a
+  /// graph output has the return as a user). The template evaluates that DAG at each update
+  /// element it writes (ScatterTemplate.cpp): a KV cache's rotated new keys go straight
+  /// from the QKV product into the cache, no kernel writing them first. Taking only
+  /// reshapes would change nothing but index arithmetic, so they alone are left as views.
+  void formScatters(Block &top) {
+    for (Operation &opRef : top) {
+      Operation *sc = &opRef;
+      if (assigned(sc) || !isa<ScatterElementsOp, ScatterNDOp>(sc))
+        continue;
+      llvm::SetVector<Operation *> members;
+      llvm::SmallPtrSet<Operation *, 8> inKernel{sc};
+      SmallVector<Value> work{sc->getOperand(2)};
+      while (!work.empty()) {
+        Value v = work.pop_back_val();
+        Operation *def = v.getDefiningOp();
+        if (!def || def->getBlock() != sc->getBlock() || assigned(def) || members.count(def) ||
+            !isSideEffectFree(def) || def->getNumResults() != 1 ||
+            !(isFusableElementwise(def) || isRemapView(def)) ||
+            !llvm::all_of(v.getUsers(), [&](Operation *u) { return inKernel.count(u); }))
+          continue;
+        members.insert(def);
+        inKernel.insert(def);
+        for (Value o : def->getOperands())
+          work.push_back(o);
+      }
+      unsigned g = newGroup("single");
+      if (!llvm::all_of(members, [](Operation *op) { return isa<ReshapeOp>(op); })) {
+        SmallVector<Operation *> ordered(members.begin(), members.end());
+        llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+        for (Operation *op : ordered)
+          add(g, op);
+      }
+      add(g, sc);
+    }
+  }
+
   /// Recompute: a cheap injective producer with several users, all of them unassigned
   /// elementwise ops of its iteration space (future elementwise-group members, which
   /// absorb producers), is cloned once per user when recomputeCheaperThanStore says so;
@@ -747,20 +788,16 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     formAnchors(top);
     formReductions(top);
     duplicateCheapProducers(top);
+    formScatters(top);
     formElementwise(top);
     mergeSiblings(*this);
 
     // Reductions the template cannot hold (integer inputs) are kernels of their own
-    // (and fail there, loudly); scatters write at run-time positions (scatter template).
+    // (and fail there, loudly).
     for (Operation &opRef : top) {
       Operation *op = &opRef;
-      if (assigned(op))
-        continue;
-      if (isReduction(op)) {
+      if (!assigned(op) && isReduction(op)) {
         unsigned g = newGroup("reduction");
-        add(g, op);
-      } else if (isa<ScatterElementsOp, ScatterNDOp>(op)) {
-        unsigned g = newGroup("single");
         add(g, op);
       }
     }

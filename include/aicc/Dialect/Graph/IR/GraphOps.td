@@ -608,7 +608,8 @@ def Graph_FusionGroupOp : Graph_Op<"fusion_group", [IsolatedFromAbove,
     elementwise consumers, possibly the row input as a second result; or the ReduceLogSumExp
     chain), "reduction" (sibling reduce ops of one input shape and axes, with elementwise
     producers of their inputs and elementwise consumers, possibly several results),
-    "window" (a pool), or "single" (a scatter).
+    "window" (a pool), or "single" (a scatter, possibly with the elementwise and view ops
+    that compute its updates before it).
     graph-fuse records on a group, as the discardable attribute `refusals` (an array of
     dictionaries with `input` and `rule`), the rule that kept each input's producer in
     another kernel (docs/fusion.md).
