@@ -87,3 +87,23 @@ func.func @updates_reshaped(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor
   %s = graph.scatter_nd %d, %i, %r : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
   return %s : tensor<4x3xf32>
 }
+
+// -----
+
+// A value the scatter reads as its data (or indices) and its updates read too stays a
+// kernel input: only its slice and the multiply join.
+// CHECK-LABEL: func.func @data_also_updates
+// CHECK:         %[[X:.*]] = graph.fusion_group "elementwise"
+// CHECK:           graph.relu
+// CHECK:         graph.fusion_group "single" (%[[X]], %{{.*}}) {refusals = [{input = 0 : i64, rule = "no-aliasing"}]}
+// CHECK-NEXT:    ^bb0(
+// CHECK-NEXT:      graph.slice
+// CHECK-NEXT:      graph.mul
+// CHECK-NEXT:      graph.scatter_nd
+func.func @data_also_updates(%a: tensor<32x4xf32>, %i: tensor<20x1xi64>) -> tensor<32x4xf32> {
+  %x = graph.relu %a : tensor<32x4xf32>
+  %s = graph.slice %x {starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<32x4xf32> -> tensor<20x4xf32>
+  %m = graph.mul %s, %s : (tensor<20x4xf32>, tensor<20x4xf32>) -> tensor<20x4xf32>
+  %r = graph.scatter_nd %x, %i, %m : (tensor<32x4xf32>, tensor<20x1xi64>, tensor<20x4xf32>) -> tensor<32x4xf32>
+  return %r : tensor<32x4xf32>
+}

@@ -1,5 +1,5 @@
-"""Inputs of Inputs/scatter-kv-cache.mlir, scatter-kv-rope.mlir, scatter-axis-add.mlir and
-scatter-no-tuples.mlir as .npy files in
+"""Inputs of Inputs/scatter-kv-cache.mlir, scatter-kv-rope.mlir, scatter-data-shared.mlir,
+scatter-axis-add.mlir and scatter-no-tuples.mlir as .npy files in
 DIR (test/Tools/scatter-in-place.test): random floats from a fixed seed, and run-time
 positions that include a negative one (counted from the end) and, for the reduction,
 duplicates (which must combine in order)."""
@@ -23,3 +23,6 @@ np.save(d + "/u06.npy", np.zeros((0, 6), dtype=np.float32))
 np.save(d + "/kproj.npy", g.standard_normal((2, 3, 32)).astype(np.float32))
 np.save(d + "/cos.npy", np.cos(g.standard_normal((3, 16))).astype(np.float32))
 np.save(d + "/sin.npy", np.sin(g.standard_normal((3, 16))).astype(np.float32))
+# scatter-data-shared.mlir: a [32, 4] and 20 distinct positions (some negative).
+np.save(d + "/a32.npy", g.standard_normal((32, 4)).astype(np.float32))
+np.save(d + "/i20.npy", (g.permutation(32)[:20] - 16).reshape(20, 1).astype(np.int64))

@@ -652,9 +652,10 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
   /// elementwise ops and remap views (transpose, reshape, slice, concat) that computes its
   /// `updates` operand from other kernels' results, when every user of each value it takes
   /// is in the kernel (rule single-user: nothing else reads it, so it is never stored; a
-  /// graph output has the return as a user). The template evaluates that DAG at each update
-  /// element it writes (ScatterTemplate.cpp): a KV cache's rotated new keys go straight
-  /// from the QKV product into the cache, no kernel writing them first. Taking only
+  /// graph output has the return as a user) and the scatter reads it only as its updates
+  /// (a value that is also its data or indices stays a kernel input). The template evaluates that
+  /// DAG at each update element it writes (ScatterTemplate.cpp): a KV cache's rotated new keys go
+  /// straight from the QKV product into the cache, no kernel writing them first. Taking only
   /// reshapes would change nothing but index arithmetic, so they alone are left as views.
   void formScatters(Block &top) {
     for (Operation &opRef : top) {
@@ -667,10 +668,16 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
       while (!work.empty()) {
         Value v = work.pop_back_val();
         Operation *def = v.getDefiningOp();
+        // Every use inside the kernel, and the scatter's own only as its updates (data and
+        // indices stay kernel inputs: the template reads them from memory).
+        auto usedInside = [&](OpOperand &use) {
+          Operation *u = use.getOwner();
+          return inKernel.count(u) && (u != sc || use.getOperandNumber() == 2);
+        };
         if (!def || def->getBlock() != sc->getBlock() || assigned(def) || members.count(def) ||
             !isSideEffectFree(def) || def->getNumResults() != 1 ||
             !(isFusableElementwise(def) || isRemapView(def)) ||
-            !llvm::all_of(v.getUsers(), [&](Operation *u) { return inKernel.count(u); }))
+            !llvm::all_of(v.getUses(), usedInside))
           continue;
         members.insert(def);
         inKernel.insert(def);
