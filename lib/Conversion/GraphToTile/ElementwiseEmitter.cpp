@@ -3,7 +3,6 @@
 #include "StableMath.h"
 
 #include <map>
-#include <memory>
 #include <vector>
 
 namespace aicc::templates {
@@ -316,40 +315,47 @@ FailureOr<Value> emitElementwise(TileBuilder &tb, Operation *op, ArrayRef<Value>
       });
 }
 
+FailureOr<Value>
+emitElementwiseAt(TileBuilder &tb, Operation *op, ArrayRef<Value> at,
+                  llvm::function_ref<FailureOr<Value>(Value, ArrayRef<Value>)> operandAt) {
+  auto rt = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<Value> ins;
+  for (Value o : op->getOperands()) {
+    auto ot = cast<RankedTensorType>(o.getType());
+    auto t = operandAt(o, ot.getShape() == rt.getShape() ? at : broadcastIndex(tb, ot, at));
+    if (failed(t))
+      return failure();
+    ins.push_back(*t);
+  }
+  return emitElementwise(tb, op, ins);
+}
+
 FailureOr<Value> evalBodyValueAt(TileBuilder &tb, KernelContext &kc, Value v, ArrayRef<Value> at,
                                  Value mask) {
   Block &body = kc.group.getBody().front();
   // Keyed by (value, index tiles): a value read at several elements (a concat's operands,
   // broadcast operands) is evaluated once per element it is read at.
-  auto memo = std::make_shared<std::map<std::pair<void *, std::vector<void *>>, Value>>();
+  std::map<std::pair<void *, std::vector<void *>>, Value> memo;
   std::function<FailureOr<Value>(Value, ArrayRef<Value>, Value)> eval;
-  eval = [&tb, &kc, &body, memo, &eval](Value x, ArrayRef<Value> idx, Value m) -> FailureOr<Value> {
+  eval = [&](Value x, ArrayRef<Value> idx, Value m) -> FailureOr<Value> {
     std::pair<void *, std::vector<void *>> key{x.getAsOpaquePointer(), {}};
     for (Value i : idx)
       key.second.push_back(i.getAsOpaquePointer());
-    if (auto it = memo->find(key); it != memo->end())
+    if (auto it = memo.find(key); it != memo.end())
       return it->second;
     Operation *op = x.getDefiningOp();
     FailureOr<Value> r = failure();
     if (!op || op->getBlock() != &body || isView(op) || isa<ReshapeOp>(op)) {
       r = loadView(tb, kc, x, idx, m);
     } else if (isElementwise(op) && !isa<TriluOp>(op)) {
-      auto xt = cast<RankedTensorType>(x.getType());
-      SmallVector<Value> ins;
-      for (Value o : op->getOperands()) {
-        auto ot = cast<RankedTensorType>(o.getType());
-        auto t = eval(o, ot.getShape() == xt.getShape() ? idx : broadcastIndex(tb, ot, idx), m);
-        if (failed(t))
-          return failure();
-        ins.push_back(*t);
-      }
-      r = emitElementwise(tb, op, ins);
+      r = emitElementwiseAt(tb, op, idx,
+                            [&](Value o, ArrayRef<Value> oi) { return eval(o, oi, m); });
     } else {
       return op->emitError("kernel template cannot evaluate ") << op->getName() << " per element",
              failure();
     }
     if (succeeded(r))
-      (*memo)[key] = *r;
+      memo[key] = *r;
     return r;
   };
   kc.evalComputed = eval;

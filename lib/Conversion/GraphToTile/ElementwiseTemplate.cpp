@@ -180,19 +180,11 @@ FailureOr<func::FuncOp> buildElementwise(OpBuilder &builder, FusionGroupOp group
               : tb.splat(arith::ConstantOp::create(b, tb.loc, et, b.getIntegerAttr(et, 0)));
       r = arith::SelectOp::create(b, tb.loc, keep, *x, zero).getResult();
     } else if (isElementwise(op)) {
-      // Operands broadcast to v's shape (numpy): size-1 dims read element 0, missing
-      // leading dims are dropped. An operand of v's own shape is read at v's element (its
-      // size-1 dims' indices are 0 already), so at the kernel's element it keeps the flat
-      // offsets (a contiguous load, an in-place pair).
-      SmallVector<Value> ins;
-      for (Value o : op->getOperands()) {
-        auto ot = cast<RankedTensorType>(o.getType());
-        auto t = evalAt(o, ot.getShape() == vt.getShape() ? at : broadcastIndex(tb, ot, at), m);
-        if (failed(t))
-          return failure();
-        ins.push_back(*t);
-      }
-      r = emitElementwise(tb, op, ins);
+      // An operand of v's own shape is read at v's element (its size-1 dims' indices are 0
+      // already), so at the kernel's element it keeps the flat offsets (a contiguous load,
+      // an in-place pair).
+      r = emitElementwiseAt(tb, op, at,
+                            [&](Value o, ArrayRef<Value> oi) { return evalAt(o, oi, m); });
     } else {
       return op->emitError("elementwise kernel template cannot hold ") << op->getName(),
              failure();

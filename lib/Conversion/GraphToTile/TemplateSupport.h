@@ -180,6 +180,14 @@ struct KernelContext {
   std::function<FailureOr<Value>(Value, ArrayRef<Value>, Value)> evalComputed;
 };
 
+/// Elementwise op `op` at the element `at` of its result (i32 tiles, one per dim): each
+/// operand read through `operandAt` at the element it broadcasts from (numpy rules: size-1
+/// dims read element 0, missing leading dims dropped; an operand of the result's shape at
+/// `at` itself), then emitElementwise.
+FailureOr<Value>
+emitElementwiseAt(TileBuilder &tb, Operation *op, ArrayRef<Value> at,
+                  llvm::function_ref<FailureOr<Value>(Value, ArrayRef<Value>)> operandAt);
+
 /// Evaluates body value `v` of kc.group at the element whose index along each of v's dims
 /// is `at[d]` (i32 tiles), under `mask`: kernel inputs and views are read by loadView
 /// (index arithmetic), elementwise ops of the body evaluate their operands at the element
