@@ -55,6 +55,17 @@ void mergeSiblingReductions(FusionGroups &fg, llvm::ArrayRef<unsigned> formed);
 /// move after it).
 void mergeSiblings(FusionGroups &fg);
 
+/// Scatter kernels (graph-fuse phase 2b, kind "single"): each scatter_elements / scatter_nd takes
+/// the DAG of elementwise ops and remap views (transpose, reshape, slice, concat) that computes its
+/// `updates` operand from other kernels' results, when every user of each value it takes
+/// is in the kernel (rule single-user: nothing else reads it, so it is never stored; a
+/// graph output has the return as a user) and the scatter reads it only as its updates
+/// (a value that is also its data or indices stays a kernel input). The template evaluates that
+/// DAG at each update element it writes (ScatterTemplate.cpp): a KV cache's rotated new keys go
+/// straight from the QKV product into the cache, no kernel writing them first. Taking only
+/// reshapes would change nothing but index arithmetic, so they alone are left as views.
+void formScatters(FusionGroups &fg, mlir::Block &top);
+
 } // namespace aicc::graph::fusion
 
 #endif // AICC_LIB_DIALECT_GRAPH_TRANSFORMS_FUSIONGROUPS_H

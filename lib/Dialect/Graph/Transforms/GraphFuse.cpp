@@ -648,53 +648,6 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     mergeSiblingReductions(*this, formed);
   }
 
-  /// Scatter kernels (kind "single"): each scatter_elements / scatter_nd takes the DAG of
-  /// elementwise ops and remap views (transpose, reshape, slice, concat) that computes its
-  /// `updates` operand from other kernels' results, when every user of each value it takes
-  /// is in the kernel (rule single-user: nothing else reads it, so it is never stored; a
-  /// graph output has the return as a user) and the scatter reads it only as its updates
-  /// (a value that is also its data or indices stays a kernel input). The template evaluates that
-  /// DAG at each update element it writes (ScatterTemplate.cpp): a KV cache's rotated new keys go
-  /// straight from the QKV product into the cache, no kernel writing them first. Taking only
-  /// reshapes would change nothing but index arithmetic, so they alone are left as views.
-  void formScatters(Block &top) {
-    for (Operation &opRef : top) {
-      Operation *sc = &opRef;
-      if (assigned(sc) || !isa<ScatterElementsOp, ScatterNDOp>(sc))
-        continue;
-      llvm::SetVector<Operation *> members;
-      llvm::SmallPtrSet<Operation *, 8> inKernel{sc};
-      SmallVector<Value> work{sc->getOperand(2)};
-      while (!work.empty()) {
-        Value v = work.pop_back_val();
-        Operation *def = v.getDefiningOp();
-        // Every use inside the kernel, and the scatter's own only as its updates (data and
-        // indices stay kernel inputs: the template reads them from memory).
-        auto usedInside = [&](OpOperand &use) {
-          Operation *u = use.getOwner();
-          return inKernel.count(u) && (u != sc || use.getOperandNumber() == 2);
-        };
-        if (!def || def->getBlock() != sc->getBlock() || assigned(def) || members.count(def) ||
-            !isSideEffectFree(def) || def->getNumResults() != 1 ||
-            !(isFusableElementwise(def) || isRemapView(def)) ||
-            !llvm::all_of(v.getUses(), usedInside))
-          continue;
-        members.insert(def);
-        inKernel.insert(def);
-        for (Value o : def->getOperands())
-          work.push_back(o);
-      }
-      unsigned g = newGroup("single");
-      if (!llvm::all_of(members, [](Operation *op) { return isa<ReshapeOp>(op); })) {
-        SmallVector<Operation *> ordered(members.begin(), members.end());
-        llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-        for (Operation *op : ordered)
-          add(g, op);
-      }
-      add(g, sc);
-    }
-  }
-
   /// Recompute: a cheap injective producer with several users, all of them unassigned
   /// elementwise ops of its iteration space (future elementwise-group members, which
   /// absorb producers), is cloned once per user when recomputeCheaperThanStore says so;
@@ -795,7 +748,7 @@ struct GraphFusePass : public aicc::graph::impl::GraphFuseBase<GraphFusePass>,
     formAnchors(top);
     formReductions(top);
     duplicateCheapProducers(top);
-    formScatters(top);
+    formScatters(*this, top);
     formElementwise(top);
     mergeSiblings(*this);
 
