@@ -117,8 +117,6 @@ Value reshapeView(OpBuilder &b, Location loc, Value src, MemRefType type) {
   return memref::ReinterpretCastOp::create(b, loc, type, src, b.getIndexAttr(0), sizes, strs);
 }
 
-/// The kernels of one shape bucket of a group (tile.matmul_buckets): launched only at the
-/// symbol's values in `range` (array<i64: symbol, lo, hi>; null: at every value).
 /// The group input whose buffer `group` may update in place, marking its scatter_nd
 /// kScatterInPlaceAttrName: a group of a scatter_nd (and the ops computing its updates)
 /// whose data is a model input (an argument of `fn`) read by nothing but this scatter. The kernel
@@ -148,6 +146,8 @@ std::optional<unsigned> scatterInPlaceInput(func::FuncOp fn, FusionGroupOp group
   return i;
 }
 
+/// The kernels of one shape bucket of a group (tile.matmul_buckets): launched only at the
+/// symbol's values in `range` (array<i64: symbol, lo, hi>; null: at every value).
 struct Variant {
   GroupKernels kernels;
   DenseI64ArrayAttr range;
